@@ -1,0 +1,17 @@
+import type { Orm } from '../db/orm.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { createRecurrencePlanActivities } from './recurrence-plans.ts';
+
+export interface ActivityDeps {
+  orm: Orm;
+  gateway: PaymentGateway;
+}
+
+/** Every activity the worker registers, built from its dependencies (no module-level state). */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createRecurrencePlanActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,89 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Client } from '@temporalio/client';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../config/env.ts';
+import type { Orm } from '../db/orm.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { CredentialCache } from './auth/credential-cache.ts';
+import { userJwtVerifier } from './auth/user-jwt.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { requireHttps, tlsServerFactory } from './plugins/https.ts';
+import { registerIdempotency } from './plugins/idempotency.ts';
+import { registerRateLimit } from './plugins/rate-limit.ts';
+import { registerRoutes } from './routes/index.ts';
+
+export interface AppDeps {
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  gateway: PaymentGateway;
+  /** Certificate and key when the app terminates TLS itself (TLS_MODE=tls). */
+  tls?: { key: Buffer; cert: Buffer };
+}
+
+export type App = FastifyInstance;
+
+/** What every route module receives besides the Fastify instance. */
+export interface RouteDeps extends AppDeps {
+  cache: CredentialCache;
+}
+
+const REDACTED = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
+
+/**
+ * Plugins in layers: transport and conventions (HTTPS, errors, OpenAPI), then application
+ * (auth, rate limit, idempotency), then one route module per resource group.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: { level: config.LOG_LEVEL, redact: REDACTED },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    ...(config.TLS_MODE === 'tls' && deps.tls ? { serverFactory: tlsServerFactory(deps.tls) } : {}),
+    trustProxy: config.TLS_MODE === 'proxy',
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  requireHttps(app, config.TLS_MODE);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Billing, Checkout and Subscriptions API',
+        version: '1.0.0',
+        description: 'Products, prices, checkouts, subscriptions and payments (card, pix, boleto) for Brazil.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'OAT (svc_oat_), user JWT, customer session (svc_cst_) or API key' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const cache = new CredentialCache(deps.orm, config.DATABASE_URL, config.CREDENTIAL_CACHE_TTL_MS, app.log);
+  await cache.start();
+  app.addHook('onClose', async () => cache.close());
+
+  registerAuth(app, { orm: deps.orm, cache, verifyUserJwt: userJwtVerifier(config), deploymentEnv: config.DEPLOYMENT_ENV });
+  await registerRateLimit(app, deps);
+  registerIdempotency(app, deps);
+  await registerRoutes(app, { ...deps, cache });
+  return app;
+}

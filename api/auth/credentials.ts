@@ -1,0 +1,16 @@
+import type { ApiKeyScope } from '../../domain/api-key-scopes.ts';
+
+/** Who is calling. Every credential but a user JWT is bound to exactly one organization. */
+export type Credential =
+  | { kind: 'user'; userId: string; subject: string; email: string }
+  | { kind: 'oat'; id: string; organizationId: string; scopes: string[]; expiresAt: Date | null }
+  | {
+      kind: 'api_key';
+      id: string;
+      organizationId: string;
+      scopes: ApiKeyScope[];
+      expiresAt: Date | null;
+    }
+  | { kind: 'customer'; id: string; organizationId: string; customerId: string; expiresAt: Date };
+
+export type OrganizationCredential = Exclude<Credential, { kind: 'user' }>;

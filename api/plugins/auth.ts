@@ -1,0 +1,203 @@
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { uuidv7 } from 'uuidv7';
+import { apiKeyAllows, oatAllows, requiredApiKeyScope, type ApiKeyResource, type ApiKeyScope } from '../../domain/api-key-scopes.ts';
+import type { Orm } from '../../db/orm.ts';
+import { ApiError, forbidden, unauthorized } from '../errors.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
+import type { Credential, OrganizationCredential } from '../auth/credentials.ts';
+import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
+import type { UserJwtVerifier } from '../auth/user-jwt.ts';
+
+/** Which credentials a route accepts. A route names only the kinds the spec allows for it. */
+export interface AuthRule {
+  user?: boolean;
+  /** OAT accepted when it holds any of these scopes. */
+  oat?: readonly string[];
+  /** API key accepted; the scope it needs follows from the method and this resource (spec's table). */
+  apiKey?: ApiKeyResource;
+  customer?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    credential: Credential | null;
+  }
+  interface FastifyInstance {
+    authenticate(rule: AuthRule): onRequestHookHandler;
+  }
+}
+
+const API_KEY_MESSAGES = {
+  missing: 'Missing X-Service-Api-Key header',
+  invalid: 'Invalid api key',
+  scope: 'Api key lacks required scope',
+  expired: 'Api key expired',
+};
+
+interface AuthDeps {
+  orm: Orm;
+  cache: CredentialCache;
+  verifyUserJwt: UserJwtVerifier;
+  deploymentEnv: 'test' | 'live';
+}
+
+export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
+  const { orm, cache, verifyUserJwt, deploymentEnv } = deps;
+  const userIds = new Map<string, string>();
+  app.decorateRequest('credential', null);
+
+  async function userFor(token: string): Promise<Credential> {
+    const verified = await verifyUserJwt(token);
+    if (!verified) throw unauthorized('Invalid token', 'The bearer token is not a valid user JWT');
+    let userId = userIds.get(verified.subject);
+    if (!userId) {
+      const rows = await orm.em.getConnection().execute<{ id: string }[]>(
+        `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
+         on conflict (subject) do update set email = excluded.email returning id`,
+        [uuidv7(), verified.subject, verified.email],
+      );
+      userId = rows[0]!.id;
+      if (userIds.size > 10_000) userIds.clear();
+      userIds.set(verified.subject, userId);
+    }
+    return { kind: 'user', userId, subject: verified.subject, email: verified.email };
+  }
+
+  async function apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>> {
+    const ownPrefix = deploymentEnv === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
+    // A key of the other environment is as invalid here as a malformed one.
+    if (!isWellFormed(token, ownPrefix)) throw unauthorized(API_KEY_MESSAGES.invalid);
+    const hash = hashSecret(token);
+    const cached = cache.get(hash);
+    if (cached?.kind === 'api_key') return cached;
+    const rows = await orm.em.getConnection().execute<
+      { id: string; organization_id: string; scopes: ApiKeyScope[]; expires_at: Date | null; revoked_at: Date | null; deleted_at: Date | null }[]
+    >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [hash]);
+    const row = rows[0];
+    if (!row || row.revoked_at || row.deleted_at) throw unauthorized(API_KEY_MESSAGES.invalid);
+    const credential = {
+      kind: 'api_key' as const,
+      id: row.id,
+      organizationId: row.organization_id,
+      scopes: row.scopes,
+      expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+    };
+    cache.set(hash, credential);
+    return credential;
+  }
+
+  async function oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>> {
+    if (!isWellFormed(token, TOKEN_PREFIX.oat)) throw unauthorized('Invalid access token');
+    const hash = hashSecret(token);
+    const cached = cache.get(hash);
+    if (cached?.kind === 'oat') return cached;
+    const rows = await orm.em.getConnection().execute<
+      { id: string; organization_id: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]
+    >('select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?', [hash]);
+    const row = rows[0];
+    if (!row || row.revoked_at) throw unauthorized('Invalid access token');
+    const credential = {
+      kind: 'oat' as const,
+      id: row.id,
+      organizationId: row.organization_id,
+      scopes: row.scopes,
+      expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+    };
+    cache.set(hash, credential);
+    return credential;
+  }
+
+  async function customerFor(token: string): Promise<OrganizationCredential> {
+    if (!isWellFormed(token, TOKEN_PREFIX.customerSession)) throw unauthorized('Invalid customer session token');
+    const hash = hashSecret(token);
+    const cached = cache.get(hash);
+    if (cached) return cached;
+    const rows = await orm.em.getConnection().execute<
+      { id: string; organization_id: string; customer_id: string; expires_at: Date }[]
+    >(
+      `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
+         join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) throw unauthorized('Invalid customer session token');
+    const credential: OrganizationCredential = {
+      kind: 'customer',
+      id: row.id,
+      organizationId: row.organization_id,
+      customerId: row.customer_id,
+      expiresAt: new Date(row.expires_at),
+    };
+    cache.set(hash, credential);
+    return credential;
+  }
+
+  async function authorize(request: FastifyRequest, rule: AuthRule): Promise<Credential> {
+    const headerKey = request.headers['x-service-api-key'];
+    const authorization = request.headers.authorization;
+    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : undefined;
+
+    const isApiKey =
+      headerKey !== undefined || (bearer !== undefined && /^svc_(live|test)_/.test(bearer));
+    if (isApiKey) {
+      const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
+      const credential = await apiKeyFor(key);
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized(API_KEY_MESSAGES.expired);
+      if (!rule.apiKey) throw forbidden(API_KEY_MESSAGES.scope, 'This operation does not accept API keys');
+      const needed = requiredApiKeyScope(request.method, rule.apiKey);
+      if (!apiKeyAllows(credential.scopes, needed)) {
+        throw forbidden(API_KEY_MESSAGES.scope, `This operation needs the ${needed} scope`);
+      }
+      cache.recordUse('api_keys', credential.id);
+      return credential;
+    }
+
+    if (bearer === undefined) {
+      if (authorization !== undefined) throw unauthorized('Invalid Authorization header', 'Expected: Authorization: Bearer <token>');
+      throw rule.apiKey
+        ? unauthorized(API_KEY_MESSAGES.missing, 'Send the key in the X-Service-Api-Key header')
+        : unauthorized('Missing Authorization header', 'Send Authorization: Bearer <token>');
+    }
+
+    if (bearer.startsWith(TOKEN_PREFIX.oat)) {
+      const credential = await oatFor(bearer);
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized('Access token expired');
+      if (!rule.oat) throw forbidden('Organization access tokens are not accepted here');
+      if (!oatAllows(credential.scopes, rule.oat)) {
+        throw forbidden('Access token lacks required scope', `Needs one of: ${rule.oat.join(', ')}`);
+      }
+      cache.recordUse('organization_access_tokens', credential.id);
+      return credential;
+    }
+
+    if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
+      const credential = await customerFor(bearer);
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized('Customer session expired');
+      if (!rule.customer) throw forbidden('Customer session tokens are not accepted here');
+      return credential;
+    }
+
+    const credential = await userFor(bearer);
+    if (!rule.user) throw forbidden('User tokens are not accepted here');
+    return credential;
+  }
+
+  app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
+    return async (request) => {
+      request.credential = await authorize(request, rule);
+    };
+  });
+}
+
+/** The organization-bound credential of a request; routes that accept only such credentials use it. */
+export function organizationCredential(request: FastifyRequest): OrganizationCredential {
+  const credential = request.credential;
+  if (!credential || credential.kind === 'user') throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  return credential;
+}
+
+export function userCredential(request: FastifyRequest): Extract<Credential, { kind: 'user' }> {
+  const credential = request.credential;
+  if (!credential || credential.kind !== 'user') throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  return credential;
+}

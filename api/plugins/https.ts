@@ -1,0 +1,42 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+const TLS_HANDSHAKE = 0x16;
+
+/**
+ * One port that speaks TLS and, only to refuse it, plain HTTP: the first byte of a connection tells
+ * which. A plain request then gets our 403 error body instead of a garbled handshake failure.
+ */
+export function tlsServerFactory(tls: { key: Buffer; cert: Buffer }): FastifyServerFactory {
+  return (handler) => {
+    const secure = https.createServer({ key: tls.key, cert: tls.cert }, handler);
+    const plain = http.createServer(handler);
+    const tlsListeners = secure.listeners('connection') as ((socket: Socket) => void)[];
+    secure.removeAllListeners('connection');
+    secure.on('connection', (socket: Socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        socket.pause();
+        socket.unshift(chunk);
+        if (chunk[0] === TLS_HANDSHAKE) for (const listener of tlsListeners) listener.call(secure, socket);
+        else plain.emit('connection', socket);
+        process.nextTick(() => socket.resume());
+      });
+    });
+    return secure;
+  };
+}
+
+/** Rejects every request that did not arrive over HTTPS (directly, or through a trusted proxy). */
+export function requireHttps(app: FastifyInstance, mode: 'tls' | 'proxy'): void {
+  app.addHook('onRequest', async (request) => {
+    const secure =
+      mode === 'tls'
+        ? (request.raw.socket as TLSSocket).encrypted === true
+        : request.headers['x-forwarded-proto']?.toString().split(',')[0]?.trim() === 'https';
+    if (!secure) throw new ApiError(403, 'https_required', 'HTTPS is required', 'Plain HTTP requests are not served');
+  });
+}

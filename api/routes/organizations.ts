@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../app.ts';
+
+export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};

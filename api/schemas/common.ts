@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, maxPage, pageOffset, parseSorting } from '../../domain/pagination.ts';
+import { badRequest } from '../errors.ts';
+
+export const errorBody = z.object({
+  error: z.string(),
+  detail: z.string().optional(),
+  code: z.string(),
+});
+
+/** The error responses every authenticated route can answer with, for the OpenAPI document. */
+export const errorResponses = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  422: errorBody,
+  429: errorBody,
+} as const;
+
+export const metadata = z.record(z.string().max(100), z.unknown());
+export const uuid = z.uuid();
+
+/** page, limit (a limit above 100 is a 400, not silently clamped) and sorting. */
+export function listQuery(defaultLimit = DEFAULT_PAGE_LIMIT) {
+  return z.object({
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(defaultLimit),
+    sorting: z.string().optional(),
+  });
+}
+
+export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export function paginated<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    pagination: z.object({ total_count: z.number().int(), max_page: z.number().int() }),
+  });
+}
+
+export function pageOf<T>(items: T[], totalCount: number, limit: number) {
+  return { items, pagination: { total_count: totalCount, max_page: maxPage(totalCount, limit) } };
+}
+
+export { pageOffset };
+
+/**
+ * Turns `sorting` (e.g. `-created_at`) into a MikroORM orderBy. `columns` maps wire names to entity
+ * properties; anything else is a 400 naming the allowed fields.
+ */
+export function orderBy(sorting: string | undefined, columns: Record<string, string>, fallback: string) {
+  const parsed = parseSorting(sorting, Object.keys(columns), fallback);
+  if ('error' in parsed) throw badRequest('Invalid sorting', parsed.error);
+  return { [columns[parsed.field]!]: parsed.direction, id: parsed.direction } as Record<string, 'asc' | 'desc'>;
+}
+
+export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);

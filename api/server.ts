@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+import { loadConfigOrExit } from '../config/env.ts';
+import { openOrm } from '../db/orm.ts';
+import { createGateway } from '../gateway/index.ts';
+import { createTemporalClient } from '../worker/temporal-client.ts';
+import { buildApp } from './app.ts';
+
+const config = loadConfigOrExit();
+const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+const temporal = createTemporalClient(config);
+const tls =
+  config.TLS_MODE === 'tls'
+    ? { cert: await readFile(config.TLS_CERT_FILE), key: await readFile(config.TLS_KEY_FILE) }
+    : undefined;
+const app = await buildApp({ config, orm, temporal, gateway: createGateway(config, orm), ...(tls ? { tls } : {}) });
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await app.close();
+      await temporal.connection.close();
+      await orm.close();
+      process.exit(0);
+    })();
+  });
+}
+
+await app.listen({ host: config.HOST, port: config.PORT });

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the API, the worker and the scripts read, validated once at start-up.
+ * A wrong value stops the process with a message that names the variable.
+ */
+const int = z.coerce.number().int().nonnegative();
+
+const schema = z.object({
+  DEPLOYMENT_ENV: z.enum(['test', 'live']).default('test'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/billing'),
+  DATABASE_POOL_MAX: int.default(10),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('billing'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int.max(65535).default(8443),
+  TLS_MODE: z.enum(['tls', 'proxy']).default('tls'),
+  TLS_CERT_FILE: z.string().min(1).default('.certs/localhost.crt'),
+  TLS_KEY_FILE: z.string().min(1).default('.certs/localhost.key'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  CHECKOUT_LINK_BASE: z.url().optional(),
+  BODY_LIMIT_BYTES: int.min(1024).default(1_048_576),
+  JWT_SECRET: z.string().min(32).optional(),
+  JWT_JWKS_URL: z.url().optional(),
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().optional(),
+  RATE_LIMIT_MAX: int.min(1).optional(),
+  RATE_LIMIT_WINDOW_MS: int.min(1000).default(60_000),
+  RATE_LIMIT_STORE: z.enum(['postgres', 'redis']).default('postgres'),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  CREDENTIAL_CACHE_TTL_MS: int.default(60_000),
+  GATEWAY: z.enum(['simulator', 'http']).optional(),
+  GATEWAY_URL: z.url().optional(),
+  GATEWAY_API_KEY: z.string().optional(),
+});
+
+export type Config = z.infer<typeof schema> & {
+  /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
+  rateLimitMax: number;
+  gateway: 'simulator' | 'http';
+  publicBaseUrl: string;
+  checkoutLinkBase: string;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  if (!c.JWT_SECRET && !c.JWT_JWKS_URL) {
+    throw new ConfigError('Invalid environment configuration:\n  JWT_SECRET or JWT_JWKS_URL: one of them must be set');
+  }
+  const gateway = c.GATEWAY ?? (c.DEPLOYMENT_ENV === 'test' ? 'simulator' : 'http');
+  if (gateway === 'http' && !c.GATEWAY_URL) {
+    throw new ConfigError('Invalid environment configuration:\n  GATEWAY_URL: required when GATEWAY is http');
+  }
+  const publicBaseUrl = c.PUBLIC_BASE_URL ?? `https://${c.HOST}:${c.PORT}`;
+  return {
+    ...c,
+    rateLimitMax: c.RATE_LIMIT_MAX ?? (c.DEPLOYMENT_ENV === 'live' ? 1000 : 100),
+    gateway,
+    publicBaseUrl,
+    checkoutLinkBase: c.CHECKOUT_LINK_BASE ?? `${publicBaseUrl}/checkout`,
+  };
+}
+
+/** For process entry points: print the problem and exit instead of a stack trace. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

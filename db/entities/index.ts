@@ -1,0 +1,25 @@
+import { Product, Price } from './catalog.ts';
+import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.ts';
+import { Customer } from './customer.ts';
+import { Event } from './event.ts';
+import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
+
+export * from './catalog.ts';
+export * from './credentials.ts';
+export * from './customer.ts';
+export * from './event.ts';
+export * from './organization.ts';
+
+export const entities = [
+  Organization,
+  User,
+  AdminUser,
+  OrganizationMember,
+  ApiKey,
+  OrganizationAccessToken,
+  CustomerSession,
+  Product,
+  Price,
+  Customer,
+  Event,
+];

@@ -1,0 +1,23 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidv7 } from 'uuidv7';
+import { Event } from './entities/index.ts';
+
+/** Event names of DESIGN.md: `<resource>.<change>`. */
+export type EventType =
+  | 'organization.created'
+  | 'organization.updated'
+  | 'customer.created'
+  | 'customer.updated'
+  | 'customer.deleted'
+  | 'product.created'
+  | 'product.updated'
+  | 'price.created'
+  | 'price.updated';
+
+/**
+ * Records an event in the outbox. Call it with the EntityManager of the transaction that makes the
+ * change, so the event exists exactly when the change does.
+ */
+export function recordEvent(em: EntityManager, organizationId: string, type: EventType, data: Record<string, unknown>): void {
+  em.create(Event, { id: uuidv7(), organizationId, type, data, createdAt: new Date() });
+}

@@ -1,0 +1,8 @@
+import { Migration0001Platform } from './0001-platform.ts';
+import { Migration0002GatewaySimulator } from './0002-gateway-simulator.ts';
+
+/** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
+export const migrationsList = [
+  { name: '0001-platform', class: Migration0001Platform },
+  { name: '0002-gateway-simulator', class: Migration0002GatewaySimulator },
+];

@@ -1,0 +1,51 @@
+import { uuidv7 } from 'uuidv7';
+import type { Orm } from './orm.ts';
+import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
+
+export const DEMO_ADMIN_EMAIL = 'admin@demo.example';
+export const DEMO_ORG_SLUG = 'demo';
+
+/**
+ * The demo organization of `npm start`: an admin user who owns it, and a fresh API key and access
+ * token each run (secrets are only ever shown once, so old ones cannot be printed again).
+ */
+export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
+  const conn = orm.em.getConnection();
+  await conn.execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [DEMO_ADMIN_EMAIL]);
+  const [user] = await conn.execute<{ id: string }[]>(
+    `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
+     on conflict (subject) do update set email = excluded.email returning id`,
+    [uuidv7(), `user|${DEMO_ADMIN_EMAIL}`, DEMO_ADMIN_EMAIL],
+  );
+  await conn.execute(
+    `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings, notification_settings)
+     values (?, 'Demo Store', ?, 'created', ?, now(), ?, ?) on conflict (slug) do nothing`,
+    [
+      uuidv7(),
+      DEMO_ORG_SLUG,
+      DEMO_ORG_SLUG.toUpperCase(),
+      JSON.stringify({ allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' }),
+      JSON.stringify({ new_sale: true, new_subscription: true }),
+    ],
+  );
+  const [org] = await conn.execute<{ id: string }[]>('select id from organizations where slug = ?', [DEMO_ORG_SLUG]);
+  await conn.execute(
+    `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, 'owner', now())
+     on conflict do nothing`,
+    [org!.id, user!.id],
+  );
+  const keyPrefix = environment === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
+  const apiKey = newSecret(keyPrefix);
+  await conn.execute(
+    `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_by_user_id, created_at)
+     values (?, ?, 'demo key (npm start)', ?, ?, ?, ?, ?, now())`,
+    [uuidv7(), org!.id, environment, ['read', 'write'], maskSecret(apiKey, keyPrefix), hashSecret(apiKey), user!.id],
+  );
+  const oat = newSecret(TOKEN_PREFIX.oat);
+  await conn.execute(
+    `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_by_user_id, created_at)
+     values (?, ?, 'demo token (npm start)', ?, ?, ?, ?, now())`,
+    [uuidv7(), org!.id, ['web:write'], maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],
+  );
+  return { organizationId: org!.id, adminEmail: DEMO_ADMIN_EMAIL, apiKey, oat };
+}

@@ -1,0 +1,25 @@
+/** Settings of the test run: its own database, its own Temporal dev server and task queue. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_test';
+export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
+export const TEST_TEMPORAL_ADDRESS = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
+export const TEST_TASK_QUEUE = 'billing-test';
+export const TEST_JWT_SECRET = 'test-secret-for-hs256-user-jwts-0123456789';
+
+/** The environment the API and worker under test read through loadConfig. */
+export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    DEPLOYMENT_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: TEST_TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: TEST_TASK_QUEUE,
+    JWT_SECRET: TEST_JWT_SECRET,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TLS_CERT_FILE: '.certs/localhost.crt',
+    TLS_KEY_FILE: '.certs/localhost.key',
+    // High enough that only the rate-limit tests, which lower it, ever see a 429.
+    RATE_LIMIT_MAX: '100000',
+    ...overrides,
+  };
+}

@@ -1,0 +1,1 @@
+export { recurrencePlanWorkflow } from './recurrence-plan.ts';

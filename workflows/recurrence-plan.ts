@@ -1,0 +1,20 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+
+/** Workflow id of a price's plan creation: one run per price. */
+export const recurrencePlanWorkflowId = (priceId: string) => `recurrence-plan:${priceId}`;
+
+const { createRecurrencePlanForPrice } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  // The gateway was unreachable when the price was created: keep trying, patiently, for a day.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+  scheduleToCloseTimeout: '1 day',
+});
+
+/**
+ * Creating a recurring price tries the gateway inline (best effort, as the spec says). When that
+ * fails, this workflow finishes the job in the background and fills gateway_recurrence_plan_id.
+ */
+export async function recurrencePlanWorkflow(priceId: string): Promise<string | null> {
+  return createRecurrencePlanForPrice(priceId);
+}
