@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Client } from '@temporalio/client';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -11,7 +11,7 @@ import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { requireHttps, tlsServerFactory } from './plugins/https.ts';
-import { registerIdempotency } from './plugins/idempotency.ts';
+import { documentIdempotencyKey, registerIdempotency } from './plugins/idempotency.ts';
 import { registerRateLimit } from './plugins/rate-limit.ts';
 import { registerRoutes } from './routes/index.ts';
 
@@ -43,6 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: { level: config.LOG_LEVEL, redact: REDACTED },
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: true },
     genReqId: () => crypto.randomUUID(),
     ...(config.TLS_MODE === 'tls' && deps.tls ? { serverFactory: tlsServerFactory(deps.tls) } : {}),
     trustProxy: config.TLS_MODE === 'proxy',
@@ -72,12 +73,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => documentIdempotencyKey(jsonSchemaTransform(input), input.route.method),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  const cache = new CredentialCache(deps.orm, config.DATABASE_URL, config.CREDENTIAL_CACHE_TTL_MS, app.log);
+  const cache = new CredentialCache(
+    deps.orm,
+    config.DATABASE_URL,
+    { ttlMs: config.CREDENTIAL_CACHE_TTL_MS, usageFlushMs: config.CREDENTIAL_USAGE_FLUSH_MS },
+    app.log,
+  );
   await cache.start();
   app.addHook('onClose', async () => cache.close());
 

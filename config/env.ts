@@ -31,6 +31,7 @@ const schema = z.object({
   RATE_LIMIT_STORE: z.enum(['postgres', 'redis']).default('postgres'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   CREDENTIAL_CACHE_TTL_MS: int.default(60_000),
+  CREDENTIAL_USAGE_FLUSH_MS: int.min(10).default(15_000),
   GATEWAY: z.enum(['simulator', 'http']).optional(),
   GATEWAY_URL: z.url().optional(),
   GATEWAY_API_KEY: z.string().optional(),

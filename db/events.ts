@@ -6,6 +6,13 @@ import { Event } from './entities/index.ts';
 export type EventType =
   | 'organization.created'
   | 'organization.updated'
+  | 'organization_member.added'
+  | 'organization_member.removed'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'api_key.deleted'
+  | 'access_token.created'
+  | 'access_token.revoked'
   | 'customer.created'
   | 'customer.updated'
   | 'customer.deleted'

@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from './orm.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
+import { pgArray } from './sql.ts';
 
 export const DEMO_ADMIN_EMAIL = 'admin@demo.example';
 export const DEMO_ORG_SLUG = 'demo';
@@ -38,14 +39,14 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
   const apiKey = newSecret(keyPrefix);
   await conn.execute(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_by_user_id, created_at)
-     values (?, ?, 'demo key (npm start)', ?, ?, ?, ?, ?, now())`,
-    [uuidv7(), org!.id, environment, ['read', 'write'], maskSecret(apiKey, keyPrefix), hashSecret(apiKey), user!.id],
+     values (?, ?, 'demo key (npm start)', ?, ?::text[], ?, ?, ?, now())`,
+    [uuidv7(), org!.id, environment, pgArray(['read', 'write']), maskSecret(apiKey, keyPrefix), hashSecret(apiKey), user!.id],
   );
   const oat = newSecret(TOKEN_PREFIX.oat);
   await conn.execute(
     `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_by_user_id, created_at)
-     values (?, ?, 'demo token (npm start)', ?, ?, ?, ?, now())`,
-    [uuidv7(), org!.id, ['web:write'], maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],
+     values (?, ?, 'demo token (npm start)', ?::text[], ?, ?, ?, now())`,
+    [uuidv7(), org!.id, pgArray(['web:write']), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],
   );
   return { organizationId: org!.id, adminEmail: DEMO_ADMIN_EMAIL, apiKey, oat };
 }

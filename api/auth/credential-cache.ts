@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm.ts';
 import type { OrganizationCredential } from './credentials.ts';
 
@@ -7,6 +8,16 @@ import type { OrganizationCredential } from './credentials.ts';
 export const CREDENTIAL_CHANNEL = 'credential_changed';
 
 type UsageTable = 'api_keys' | 'organization_access_tokens';
+
+/** How long a revoking request waits to hear its own announcement before it answers anyway. */
+const ANNOUNCEMENT_WAIT_MS = 2000;
+
+export interface CredentialCacheOptions {
+  /** How long a verified credential is kept; 0 disables caching. */
+  ttlMs: number;
+  /** How often last_used_at is written. */
+  usageFlushMs?: number;
+}
 
 /**
  * Verified credentials by secret hash, so that a request costs no database round trip for auth.
@@ -17,6 +28,14 @@ type UsageTable = 'api_keys' | 'organization_access_tokens';
 export class CredentialCache {
   private readonly entries = new Map<string, { credential: OrganizationCredential; loadedAt: number }>();
   private readonly usage = new Map<string, { table: UsageTable; id: string; at: Date }>();
+  /** Revoking requests of this process waiting to hear their announcement, by hash. */
+  private readonly awaitingAnnouncement = new Map<string, Set<() => void>>();
+  /**
+   * Counts invalidations. A credential read from the database before an invalidation may be stale, so
+   * `set` refuses it: without this, a request that read a key just before its revocation committed
+   * could cache it after the eviction and keep it alive until the TTL.
+   */
+  private invalidations = 0;
   private listener: pg.Client | null = null;
   private listening = false;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -25,19 +44,21 @@ export class CredentialCache {
   private readonly orm: Orm;
   private readonly databaseUrl: string;
   private readonly ttlMs: number;
+  private readonly usageFlushMs: number;
   private readonly log: FastifyBaseLogger;
 
-  constructor(orm: Orm, databaseUrl: string, ttlMs: number, log: FastifyBaseLogger) {
+  constructor(orm: Orm, databaseUrl: string, { ttlMs, usageFlushMs = 15_000 }: CredentialCacheOptions, log: FastifyBaseLogger) {
     this.orm = orm;
     this.databaseUrl = databaseUrl;
     this.ttlMs = ttlMs;
+    this.usageFlushMs = usageFlushMs;
     this.log = log;
   }
 
   async start(): Promise<void> {
     await this.listen();
     // last_used_at is written in batches: accurate to within this interval, one UPDATE per table.
-    this.flushTimer = setInterval(() => void this.flushUsage(), 15_000);
+    this.flushTimer = setInterval(() => void this.flushUsage(), this.usageFlushMs);
     this.flushTimer.unref();
   }
 
@@ -52,12 +73,55 @@ export class CredentialCache {
     return hit.credential;
   }
 
-  set(hash: string, credential: OrganizationCredential): void {
+  /** Take a mark before reading a credential from the database; hand it to `set`. */
+  mark(): number {
+    return this.invalidations;
+  }
+
+  /** Caches a credential read after `mark`, unless an invalidation arrived since. */
+  set(hash: string, credential: OrganizationCredential, mark: number): void {
+    if (mark !== this.invalidations) return;
     if (this.listening && this.ttlMs > 0) this.entries.set(hash, { credential, loadedAt: Date.now() });
   }
 
   evict(hash: string): void {
+    this.invalidations++;
     this.entries.delete(hash);
+  }
+
+  /**
+   * Inside the revoking transaction: announces that the credential with this hash is no longer valid.
+   * PostgreSQL delivers the notice to every listening process when (and only if) the transaction
+   * commits. After the commit, call `revoked(hash)`.
+   */
+  async announceRevocation(tx: EntityManager, hash: string): Promise<void> {
+    // Registered before the commit, so the echo cannot arrive unobserved.
+    if (this.listening && !this.awaitingAnnouncement.has(hash)) this.awaitingAnnouncement.set(hash, new Set());
+    await tx.execute('select pg_notify(?, ?)', [CREDENTIAL_CHANNEL, hash]);
+  }
+
+  /**
+   * After the revoking transaction committed: drops this process's copy at once, then waits (briefly)
+   * until this process hears its own announcement, so that when the revoking request answers,
+   * PostgreSQL has already delivered the notice to every listener.
+   */
+  async revoked(hash: string): Promise<void> {
+    this.evict(hash);
+    const waiters = this.awaitingAnnouncement.get(hash);
+    if (!waiters || !this.listening) {
+      this.awaitingAnnouncement.delete(hash);
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ANNOUNCEMENT_WAIT_MS);
+      timer.unref();
+      waiters.add(done);
+      function done() {
+        clearTimeout(timer);
+        waiters!.delete(done);
+        resolve();
+      }
+    });
   }
 
   recordUse(table: UsageTable, id: string): void {
@@ -69,13 +133,14 @@ export class CredentialCache {
     const pending = [...this.usage.values()];
     this.usage.clear();
     for (const table of ['api_keys', 'organization_access_tokens'] as const) {
-      const rows = pending.filter((u) => u.table === table);
+      const rows = pending.filter((u) => u.table === table).map((u) => ({ id: u.id, at: u.at.toISOString() }));
       if (rows.length === 0) continue;
       try {
+        // One JSON parameter: the ORM's raw execute expands array parameters into value lists.
         await this.orm.em.getConnection().execute(
           `update ${table} t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
-             from unnest(?::uuid[], ?::timestamptz[]) as u(id, at) where t.id = u.id`,
-          [rows.map((r) => r.id), rows.map((r) => r.at.toISOString())],
+             from jsonb_to_recordset(?::jsonb) as u(id uuid, at timestamptz) where t.id = u.id`,
+          [JSON.stringify(rows)],
         );
       } catch (err) {
         this.log.warn({ err }, 'could not record credential usage');
@@ -90,7 +155,24 @@ export class CredentialCache {
     const client = this.listener;
     this.listener = null;
     this.listening = false;
+    this.releaseWaiters();
     await client?.end().catch(() => undefined);
+  }
+
+  private heard(payload: string): void {
+    this.invalidations++;
+    if (payload === '*') this.entries.clear();
+    else this.entries.delete(payload);
+    const waiters = this.awaitingAnnouncement.get(payload);
+    if (waiters) {
+      this.awaitingAnnouncement.delete(payload);
+      for (const done of waiters) done();
+    }
+  }
+
+  private releaseWaiters(): void {
+    for (const waiters of this.awaitingAnnouncement.values()) for (const done of waiters) done();
+    this.awaitingAnnouncement.clear();
   }
 
   private async listen(): Promise<void> {
@@ -98,19 +180,42 @@ export class CredentialCache {
     const lost = () => {
       if (this.listener !== client) return;
       this.listening = false;
+      this.invalidations++;
       this.entries.clear();
+      this.releaseWaiters();
       this.listener = null;
-      if (!this.closed) setTimeout(() => void this.listen().catch((err) => this.log.warn({ err }, 'credential LISTEN retry failed')), 1000).unref();
+      this.reconnectLater();
     };
     client.on('error', lost);
     client.on('end', lost);
     client.on('notification', (msg) => {
-      if (msg.payload === '*') this.entries.clear();
-      else if (msg.payload) this.entries.delete(msg.payload);
+      if (msg.payload) this.heard(msg.payload);
     });
-    await client.connect();
-    await client.query(`listen ${CREDENTIAL_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CREDENTIAL_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
+    // Reads that began while nobody listened may have missed a revocation: they must not be cached.
+    this.invalidations++;
     this.listening = true;
+  }
+
+  private reconnectLater(): void {
+    if (this.closed) return;
+    setTimeout(() => {
+      if (this.closed) return;
+      this.listen().catch((err: unknown) => {
+        this.log.warn({ err }, 'credential LISTEN retry failed');
+        this.reconnectLater();
+      });
+    }, 1000).unref();
   }
 }

@@ -51,10 +51,19 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (!verified) throw unauthorized('Invalid token', 'The bearer token is not a valid user JWT');
     let userId = userIds.get(verified.subject);
     if (!userId) {
+      // A person added to an organization by email before first signing in was given a placeholder
+      // row (`invited|<email>`); their first JWT claims it, so they keep those memberships.
       const rows = await orm.em.getConnection().execute<{ id: string }[]>(
-        `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
-         on conflict (subject) do update set email = excluded.email returning id`,
-        [uuidv7(), verified.subject, verified.email],
+        `with claimed as (
+           update users set subject = ? where subject = 'invited|' || ?
+             and not exists (select 1 from users where subject = ?) returning id),
+         inserted as (
+           insert into users (id, subject, email, created_at)
+             select ?, ?, ?, now() where not exists (select 1 from claimed)
+           on conflict (subject) do update set email = excluded.email
+           returning id)
+         select id from claimed union all select id from inserted`,
+        [verified.subject, verified.email, verified.subject, uuidv7(), verified.subject, verified.email],
       );
       userId = rows[0]!.id;
       if (userIds.size > 10_000) userIds.clear();
@@ -70,6 +79,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const hash = hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
+    const mark = cache.mark();
     const rows = await orm.em.getConnection().execute<
       { id: string; organization_id: string; scopes: ApiKeyScope[]; expires_at: Date | null; revoked_at: Date | null; deleted_at: Date | null }[]
     >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [hash]);
@@ -82,7 +92,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       scopes: row.scopes,
       expiresAt: row.expires_at ? new Date(row.expires_at) : null,
     };
-    cache.set(hash, credential);
+    cache.set(hash, credential, mark);
     return credential;
   }
 
@@ -91,6 +101,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const hash = hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
+    const mark = cache.mark();
     const rows = await orm.em.getConnection().execute<
       { id: string; organization_id: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]
     >('select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?', [hash]);
@@ -103,7 +114,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       scopes: row.scopes,
       expiresAt: row.expires_at ? new Date(row.expires_at) : null,
     };
-    cache.set(hash, credential);
+    cache.set(hash, credential, mark);
     return credential;
   }
 
@@ -111,7 +122,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (!isWellFormed(token, TOKEN_PREFIX.customerSession)) throw unauthorized('Invalid customer session token');
     const hash = hashSecret(token);
     const cached = cache.get(hash);
-    if (cached) return cached;
+    if (cached?.kind === 'customer') return cached;
+    const mark = cache.mark();
     const rows = await orm.em.getConnection().execute<
       { id: string; organization_id: string; customer_id: string; expires_at: Date }[]
     >(
@@ -128,17 +140,18 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       customerId: row.customer_id,
       expiresAt: new Date(row.expires_at),
     };
-    cache.set(hash, credential);
+    cache.set(hash, credential, mark);
     return credential;
   }
 
   async function authorize(request: FastifyRequest, rule: AuthRule): Promise<Credential> {
     const headerKey = request.headers['x-service-api-key'];
     const authorization = request.headers.authorization;
-    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : undefined;
+    // The scheme is case-insensitive (RFC 9110); the token is taken as sent, so stray spaces fail its format check.
+    const bearer = authorization !== undefined && /^bearer /i.test(authorization) ? authorization.slice('Bearer '.length) : undefined;
 
     const isApiKey =
-      headerKey !== undefined || (bearer !== undefined && /^svc_(live|test)_/.test(bearer));
+      headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
     if (isApiKey) {
       const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
       const credential = await apiKeyFor(key);

@@ -1,5 +1,227 @@
-import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AppDeps } from '../app.ts';
+import type { Orm } from '../../db/orm.ts';
+import { ApiError } from '../errors.ts';
 
-/** Placeholder: Idempotency-Key on every POST (filled in by the idempotency work). */
-export function registerIdempotency(_app: FastifyInstance, _deps: AppDeps): void {}
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request claimed its Idempotency-Key: its response is stored (or the key released). */
+    idempotencyClaim: IdempotencyClaim | null;
+  }
+}
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+const KEEP_FOR = "interval '24 hours'";
+const SWEEP_EVERY_MS = 60_000;
+/** Printable ASCII only: the key is echoed in logs and compared byte for byte. */
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+
+/**
+ * Idempotency-Key on every POST (spec, general rule 5). The record lives in PostgreSQL, so it holds
+ * across restarts and across API processes. The claim is taken in `preHandler`, after the route's
+ * auth and validation: a request refused there (401, 403, 429, 400 from the schema) never reached
+ * the operation and leaves no record, so fixing it and retrying with the same key just works.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
+  const store = new IdempotencyStore(deps.orm);
+  app.decorateRequest('idempotencyClaim', null);
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || request.is404) return;
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header.join(', ') : header;
+    if (!KEY_FORMAT.test(key)) {
+      throw new ApiError(400, 'invalid_idempotency_key', 'Invalid Idempotency-Key header', 'Use 1 to 255 printable ASCII characters, e.g. a UUID');
+    }
+    const claim = { scope: idempotencyScope(request), key };
+    const outcome = await store.claim(claim, requestFingerprint(request));
+    if (outcome.kind === 'claimed') {
+      request.idempotencyClaim = claim;
+      return;
+    }
+    if (outcome.kind === 'mismatch') {
+      throw new ApiError(422, 'idempotency_key_mismatch', 'Idempotency-Key was used for a different request', 'Use a new key for a new request');
+    }
+    if (outcome.kind === 'running') {
+      throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress', 'Retry once it has finished');
+    }
+    return replay(reply, outcome.status, outcome.body);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return payload;
+    request.idempotencyClaim = null;
+    const body = storableBody(payload, reply.getHeader('content-type'));
+    try {
+      // A 5xx says nothing about the operation's outcome the client could rely on: the key is freed for a retry.
+      if (reply.statusCode >= 500 || body === undefined) await store.release(claim);
+      else await store.complete(claim, reply.statusCode, body);
+    } catch (err) {
+      request.log.error({ err }, 'could not record the idempotent response; releasing the key');
+      await store.release(claim).catch(() => undefined);
+    }
+    return payload;
+  });
+}
+
+/**
+ * For the OpenAPI document: every POST operation lists the optional Idempotency-Key header.
+ * Documentation only; the header is checked by the hook above, not by the route's schema.
+ */
+export function documentIdempotencyKey(transformed: { schema: FastifySchema; url: string }, method: string | string[]) {
+  const methods = Array.isArray(method) ? method : [method];
+  if (!methods.includes('POST')) return transformed;
+  const headers = (transformed.schema.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  const header = {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    description:
+      'Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first ' +
+      'response (with Idempotent-Replayed: true) instead of running the operation again.',
+  };
+  return {
+    ...transformed,
+    schema: { ...transformed.schema, headers: { ...headers, properties: { ...headers.properties, [IDEMPOTENCY_HEADER]: header } } },
+  };
+}
+
+/** Who the key belongs to: the organization of the credential, else the user, else the public route. */
+export function idempotencyScope(request: FastifyRequest): string {
+  const credential = request.credential;
+  if (!credential) return `public:${request.routeOptions.url ?? request.url}`;
+  switch (credential.kind) {
+    case 'user':
+      return `user:${credential.userId}`;
+    // Two customers of one organization must never see each other's replies.
+    case 'customer':
+      return `customer:${credential.customerId}`;
+    default:
+      return `org:${credential.organizationId}`;
+  }
+}
+
+/** The request as the operation saw it (after validation): route, parameters, query and body. */
+export function requestFingerprint(request: FastifyRequest): string {
+  const seen = {
+    method: request.method,
+    route: request.routeOptions.url ?? request.url,
+    params: request.params,
+    query: request.query,
+    body: request.body,
+  };
+  return createHash('sha256').update(canonicalJson(seen)).digest('hex');
+}
+
+/** JSON with object keys sorted at every depth, so key order never makes two requests differ. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Our POST responses are JSON or empty; anything else (a stream, a file) is not replayable. */
+function storableBody(payload: unknown, contentType: unknown): string | null | undefined {
+  if (payload === null || payload === undefined || payload === '') return null;
+  if (!String(contentType ?? '').includes('json')) return undefined;
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return undefined;
+}
+
+function replay(reply: FastifyReply, status: number, body: string | null): FastifyReply {
+  reply.status(status).header(REPLAYED_HEADER, 'true');
+  if (body === null) return reply.send();
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+type ClaimOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'mismatch' }
+  | { kind: 'running' }
+  | { kind: 'done'; status: number; body: string | null };
+
+class IdempotencyStore {
+  private readonly orm: Orm;
+  private lastSweep = 0;
+
+  constructor(orm: Orm) {
+    this.orm = orm;
+  }
+
+  /**
+   * Takes the key (a new key, or one whose record expired) in one statement; otherwise reads what
+   * the record says. A record released between the two statements is simply claimed again.
+   */
+  async claim(claim: IdempotencyClaim, requestHash: string): Promise<ClaimOutcome> {
+    const conn = this.orm.em.getConnection();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claimed = await conn.execute(
+        `insert into idempotency_keys as k (scope, key, request_hash, state, created_at, expires_at)
+         values (?, ?, ?, 'running', now(), now() + ${KEEP_FOR})
+         on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'running',
+           response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+         where k.expires_at <= now()
+         returning 1 as claimed`,
+        [claim.scope, claim.key, requestHash],
+      );
+      if (claimed.length > 0) {
+        this.sweepExpired();
+        return { kind: 'claimed' };
+      }
+      const [row] = await conn.execute<
+        { request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: string | null }[]
+      >(
+        `select request_hash, state, response_status, response_body from idempotency_keys
+         where scope = ? and key = ? and expires_at > now()`,
+        [claim.scope, claim.key],
+      );
+      if (!row) continue;
+      if (row.request_hash !== requestHash) return { kind: 'mismatch' };
+      if (row.state === 'running') return { kind: 'running' };
+      return { kind: 'done', status: row.response_status!, body: row.response_body };
+    }
+    // Claimed and released by others three times over: the operation is being retried right now.
+    return { kind: 'running' };
+  }
+
+  async complete(claim: IdempotencyClaim, status: number, body: string | null): Promise<void> {
+    await this.orm.em.getConnection().execute(
+      `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
+       where scope = ? and key = ? and state = 'running'`,
+      [status, body, claim.scope, claim.key],
+    );
+  }
+
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.orm.em.getConnection().execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running'`, [
+      claim.scope,
+      claim.key,
+    ]);
+  }
+
+  /** Expired records are ignored anyway; deleting them now and then keeps the table small. */
+  private sweepExpired(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    this.orm.em
+      .getConnection()
+      .execute(
+        `delete from idempotency_keys where ctid = any(array(
+           select ctid from idempotency_keys where expires_at <= now() limit 1000))`,
+      )
+      .catch(() => undefined);
+  }
+}

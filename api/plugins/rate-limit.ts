@@ -1,5 +1,139 @@
-import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
 import type { AppDeps } from '../app.ts';
+import type { Orm } from '../../db/orm.ts';
+import { ApiError } from '../errors.ts';
 
-/** Placeholder: per-credential limits shared by every API process (filled in by the rate-limit work). */
-export async function registerRateLimit(_app: FastifyInstance, _deps: AppDeps): Promise<void> {}
+/** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
+const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
+
+/** What one request adds to its window: the count so far and the milliseconds left. */
+type Tally = { current: number; ttl: number };
+type Counter = (key: string, windowMs: number) => Promise<Tally>;
+
+/**
+ * Per-credential fixed windows (the spec: 100/min in the sandbox, 1000/min in production), counted
+ * in PostgreSQL or Redis so that every API process shares one count. The limiter runs as a root
+ * `onRequest` hook, before each route's own auth hook: a request with a bad credential is counted too.
+ */
+export async function registerRateLimit(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { config } = deps;
+  let counter: Counter;
+  if (config.RATE_LIMIT_STORE === 'redis') {
+    const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+    app.addHook('onClose', async () => {
+      await redis.quit();
+    });
+    counter = redisCounter(redis);
+  } else {
+    counter = postgresCounter(deps.orm);
+    const sweeper = setInterval(() => void sweepPostgresCounters(deps.orm, app.log), Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000));
+    sweeper.unref();
+    app.addHook('onClose', async () => clearInterval(sweeper));
+  }
+
+  const windowSeconds = Math.round(config.RATE_LIMIT_WINDOW_MS / 1000);
+  await app.register(rateLimit, {
+    // Not `global`: the plugin would append its hook after each route's auth hook. We add it at the root.
+    global: false,
+    max: config.rateLimitMax,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    keyGenerator: credentialKey,
+    allowList: (request) => EXEMPT_ROUTES.has(request.routeOptions.url ?? ''),
+    store: counterStore(counter, app.log),
+    // A counter store that is down must not take the API down with it: the request is let through (and logged).
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        429,
+        'rate_limited',
+        'Rate limit exceeded',
+        `At most ${context.max} requests per ${windowSeconds} seconds per credential; retry in ${Math.ceil(context.ttl / 1000)} seconds`,
+      ),
+  });
+  app.addHook('onRequest', app.rateLimit());
+}
+
+/**
+ * The credential presented, hashed (the secret itself never becomes a key), or else the client's
+ * address. It is not verified here: that would cost a lookup before the count.
+ */
+export function credentialKey(request: FastifyRequest): string {
+  const apiKey = request.headers['x-service-api-key'];
+  const authorization = request.headers.authorization;
+  const secret =
+    typeof apiKey === 'string' && apiKey !== ''
+      ? apiKey
+      : authorization?.startsWith('Bearer ')
+        ? authorization.slice('Bearer '.length)
+        : undefined;
+  if (secret) return `cred:${createHash('sha256').update(secret).digest('base64url')}`;
+  return `ip:${request.ip}`;
+}
+
+/** Adapts a counter to the plugin's store interface; failures are logged, then reported to the plugin. */
+function counterStore(counter: Counter, log: FastifyBaseLogger): FastifyRateLimitStoreCtor {
+  return class CounterStore implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: Tally) => void, timeWindow: number): void {
+      counter(key, timeWindow).then(
+        (tally) => callback(null, tally),
+        (err: unknown) => {
+          log.error({ err }, 'rate-limit counter unavailable; request let through');
+          callback(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+/**
+ * One statement per request: start a window or count into the current one, and say how much of it
+ * is left. The row lock serializes concurrent requests of one credential, so no count is lost.
+ */
+const COUNT_SQL = `
+insert into rate_limit_counters as c (key, count, window_ends_at)
+values (?, 1, now() + cast(? as integer) * interval '1 millisecond')
+on conflict (key) do update set
+  count = case when c.window_ends_at <= now() then 1 else c.count + 1 end,
+  window_ends_at = case when c.window_ends_at <= now() then excluded.window_ends_at else c.window_ends_at end
+returning count, greatest(0, ceil(extract(epoch from (window_ends_at - now())) * 1000))::integer as ttl`;
+
+export function postgresCounter(orm: Orm): Counter {
+  return async (key, windowMs) => {
+    const rows = await orm.em.getConnection().execute<{ count: number; ttl: number }[]>(COUNT_SQL, [key, windowMs]);
+    const row = rows[0]!;
+    return { current: row.count, ttl: row.ttl };
+  };
+}
+
+/** Windows that ended long ago are dead weight (one row per credential or address ever seen). */
+async function sweepPostgresCounters(orm: Orm, log: FastifyBaseLogger): Promise<void> {
+  try {
+    await orm.em.getConnection().execute(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
+  } catch (err) {
+    log.warn({ err }, 'rate-limit counter sweep failed');
+  }
+}
+
+/**
+ * One round trip (MULTI is pipelined): create the key with the window as its expiry unless it
+ * exists, count, read what is left of the window. INCR keeps the expiry SET gave.
+ */
+export function redisCounter(redis: Redis): Counter {
+  return async (key, windowMs) => {
+    const k = `rate-limit:${key}`;
+    const results = await redis.multi().set(k, 0, 'PX', windowMs, 'NX').incr(k).pttl(k).exec();
+    if (!results) throw new Error('Redis transaction aborted');
+    for (const [err] of results) if (err) throw err;
+    const current = Number(results[1]![1]);
+    const ttl = Number(results[2]![1]);
+    return { current, ttl: ttl > 0 ? ttl : windowMs };
+  };
+}

@@ -1,4 +1,368 @@
+import { readFile } from 'node:fs/promises';
+import { LockMode, type InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { uuidv7 } from 'uuidv7';
+import { z } from 'zod';
 import type { RouteDeps } from '../app.ts';
+import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { userCredential } from '../plugins/auth.ts';
+import { errorResponses, iso, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  accessTokenSchema,
+  apiKeyListSchema,
+  apiKeySchema,
+  createAccessTokenBody,
+  createApiKeyBody,
+  createdAccessTokenSchema,
+  createdApiKeySchema,
+  listAccessTokensQuery,
+  organizationCredentialParams,
+  organizationParams,
+  isUuid,
+  type AccessTokenRecord,
+  type ApiKeyRecord,
+  type ApiKeyStatus,
+} from '../schemas/credentials.ts';
+import { recordEvent } from '../../db/events.ts';
+import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
 
-export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};
+type ApiKeyRow = InferEntity<typeof ApiKey>;
+type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The dashboard's credential management: API keys (spec, Authentication → API keys) and
+ * Organization Access Tokens. A user JWT of the organization's owner or admin is required; a
+ * member gets 403 and anyone else 404, so the organization's existence is not revealed.
+ */
+export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const asUser = { onRequest: app.authenticate({ user: true }) };
+
+  // API keys -------------------------------------------------------------------------------------
+
+  app.post(
+    '/organizations/:organization_id/api-keys',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Create an API key (the secret is shown only in this response)',
+        params: organizationParams,
+        body: createApiKeyBody,
+        response: { 201: createdApiKeySchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { organization_id: organizationId } = request.params;
+      const { userId } = userCredential(request);
+      const body = request.body;
+      const now = new Date();
+      const expiresAt = futureExpiry(body.expires_at, now);
+      const prefix = body.environment === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
+      const secret = newSecret(prefix);
+
+      const em = deps.orm.em.fork();
+      const key = await em.transactional(async (tx) => {
+        await requireCredentialManager(tx, organizationId, userId);
+        const key = tx.create(ApiKey, {
+          id: uuidv7(),
+          organizationId,
+          name: body.name,
+          environment: body.environment,
+          scopes: [...new Set(body.scopes)].sort(),
+          maskedKey: maskSecret(secret, prefix),
+          secretHash: hashSecret(secret),
+          createdByUserId: userId,
+          createdAt: now,
+          lastUsedAt: null,
+          expiresAt,
+          revokedAt: null,
+          deletedAt: null,
+        });
+        recordEvent(tx, organizationId, 'api_key.created', apiKeyRecord(key, now));
+        return key;
+      });
+      return reply.status(201).send({ ...apiKeyRecord(key, now), key: secret });
+    },
+  );
+
+  app.get(
+    '/organizations/:organization_id/api-keys',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'List API keys: active (and expired) keys, and revoked keys in their own section',
+        params: organizationParams,
+        response: { 200: apiKeyListSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organization_id: organizationId } = request.params;
+      const em = deps.orm.em.fork();
+      await requireCredentialManager(em, organizationId, userCredential(request).userId);
+      const keys = await em.find(
+        ApiKey,
+        { organizationId, deletedAt: null },
+        { orderBy: { createdAt: 'desc', id: 'desc' } },
+      );
+      const now = new Date();
+      const records = keys.map((k) => apiKeyRecord(k, now));
+      return { active: records.filter((k) => !k.revoked), revoked: records.filter((k) => k.revoked) };
+    },
+  );
+
+  app.post(
+    '/organizations/:organization_id/api-keys/:id/revoke',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Revoke an API key: the next request with it is a 401 on every API process',
+        description: 'Idempotent: revoking a revoked key answers 200 with the key as it is. Name, last use and creation data are kept.',
+        params: organizationCredentialParams,
+        response: { 200: apiKeySchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organization_id: organizationId, id } = request.params;
+      const key = await revokeApiKey(deps, organizationId, userCredential(request).userId, id, { delete: false });
+      return apiKeyRecord(key, new Date());
+    },
+  );
+
+  app.delete(
+    '/organizations/:organization_id/api-keys/:id',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Delete an API key: revokes it and removes it from the list (the row is kept for audit)',
+        params: organizationCredentialParams,
+        response: { 204: z.null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { organization_id: organizationId, id } = request.params;
+      await revokeApiKey(deps, organizationId, userCredential(request).userId, id, { delete: true });
+      return reply.status(204).send(null);
+    },
+  );
+
+  // Organization Access Tokens -------------------------------------------------------------------
+
+  app.post(
+    '/organizations/:organization_id/access-tokens',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Create an Organization Access Token (the token is shown only in this response)',
+        params: organizationParams,
+        body: createAccessTokenBody,
+        response: { 201: createdAccessTokenSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { organization_id: organizationId } = request.params;
+      const { userId } = userCredential(request);
+      const body = request.body;
+      const now = new Date();
+      const expiresAt =
+        body.expires_in_days !== undefined
+          ? new Date(now.getTime() + body.expires_in_days * DAY_MS)
+          : futureExpiry(body.expires_at, now);
+      const token = newSecret(TOKEN_PREFIX.oat);
+
+      const em = deps.orm.em.fork();
+      const row = await em.transactional(async (tx) => {
+        await requireCredentialManager(tx, organizationId, userId);
+        const row = tx.create(OrganizationAccessToken, {
+          id: uuidv7(),
+          organizationId,
+          comment: body.comment,
+          scopes: [...new Set(body.scopes)].sort(),
+          maskedToken: maskSecret(token, TOKEN_PREFIX.oat),
+          tokenHash: hashSecret(token),
+          createdByUserId: userId,
+          createdAt: now,
+          lastUsedAt: null,
+          expiresAt,
+          revokedAt: null,
+        });
+        recordEvent(tx, organizationId, 'access_token.created', accessTokenRecord(row));
+        return row;
+      });
+      return reply.status(201).send({ ...accessTokenRecord(row), token });
+    },
+  );
+
+  app.get(
+    '/organizations/:organization_id/access-tokens',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'List the Organization Access Tokens that are not revoked',
+        params: organizationParams,
+        querystring: listAccessTokensQuery,
+        response: { 200: paginated(accessTokenSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organization_id: organizationId } = request.params;
+      const { page, limit, sorting } = request.query;
+      const em = deps.orm.em.fork();
+      await requireCredentialManager(em, organizationId, userCredential(request).userId);
+      const [rows, total] = await em.findAndCount(
+        OrganizationAccessToken,
+        { organizationId, revokedAt: null },
+        {
+          orderBy: orderBy(sorting, { created_at: 'createdAt', expires_at: 'expiresAt', last_used_at: 'lastUsedAt' }, '-created_at'),
+          limit,
+          offset: pageOffset({ page, limit }),
+        },
+      );
+      return pageOf(rows.map(accessTokenRecord), total, limit);
+    },
+  );
+
+  app.delete(
+    '/organizations/:organization_id/access-tokens/:id',
+    {
+      ...asUser,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Revoke an Organization Access Token: the next request with it is a 401 on every API process',
+        params: organizationCredentialParams,
+        response: { 204: z.null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { organization_id: organizationId, id } = request.params;
+      const { userId } = userCredential(request);
+      const em = deps.orm.em.fork();
+      const row = await em.transactional(async (tx) => {
+        await requireCredentialManager(tx, organizationId, userId);
+        const row = isUuid(id)
+          ? await tx.findOne(OrganizationAccessToken, { id, organizationId, revokedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+          : null;
+        if (!row) throw notFound('Access token');
+        row.revokedAt = new Date();
+        await deps.cache.announceRevocation(tx, row.tokenHash);
+        recordEvent(tx, organizationId, 'access_token.revoked', accessTokenRecord(row));
+        return row;
+      });
+      await deps.cache.revoked(row.tokenHash);
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+/**
+ * The dashboard page (outside /api/v1). Static HTML and JavaScript: it asks for a user JWT and an
+ * organization id and calls the endpoints above. Registered without a prefix.
+ */
+export const dashboardPageRoutes: FastifyPluginAsync = async (app) => {
+  const page = await readFile(new URL('../pages/api-keys.html', import.meta.url), 'utf8');
+  app.get('/dashboard/api-keys', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      // The page handles secrets: no framing, no caching, no third-party resources.
+      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .header('cache-control', 'no-store')
+      .header('x-frame-options', 'DENY')
+      .send(page),
+  );
+};
+
+/**
+ * Only the organization's owner or admin manages its credentials (spec, API keys point 1). A member
+ * is told no (403); a non-member, or an organization that does not exist, is a 404.
+ */
+async function requireCredentialManager(em: EntityManager, organizationId: string, userId: string): Promise<void> {
+  if (!isUuid(organizationId)) throw notFound('Organization');
+  const membership = await em.findOne(OrganizationMember, { organizationId, userId });
+  if (!membership) throw notFound('Organization');
+  if (membership.role !== 'owner' && membership.role !== 'admin') {
+    throw forbidden('Only the organization owner or an admin can manage API keys and access tokens');
+  }
+}
+
+async function revokeApiKey(
+  deps: RouteDeps,
+  organizationId: string,
+  userId: string,
+  id: string,
+  options: { delete: boolean },
+): Promise<ApiKeyRow> {
+  const em = deps.orm.em.fork();
+  const { key, announced } = await em.transactional(async (tx) => {
+    await requireCredentialManager(tx, organizationId, userId);
+    // Locked, so two revocations of one key cannot both announce and record it.
+    const key = isUuid(id)
+      ? await tx.findOne(ApiKey, { id, organizationId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
+    if (!key) throw notFound('API key');
+    const now = new Date();
+    const announced = key.revokedAt === null;
+    if (announced) {
+      key.revokedAt = now;
+      await deps.cache.announceRevocation(tx, key.secretHash);
+      recordEvent(tx, organizationId, 'api_key.revoked', apiKeyRecord(key, now));
+    }
+    if (options.delete) {
+      key.deletedAt = now;
+      recordEvent(tx, organizationId, 'api_key.deleted', apiKeyRecord(key, now));
+    }
+    return { key, announced };
+  });
+  if (announced) await deps.cache.revoked(key.secretHash);
+  return key;
+}
+
+/** An expiry must lie in the future: a key or token that is born expired is a mistake of the caller. */
+function futureExpiry(expiresAt: string | undefined, now: Date): Date | null {
+  if (expiresAt === undefined) return null;
+  const at = new Date(expiresAt);
+  if (at.getTime() <= now.getTime()) throw badRequest('expires_at must be in the future', `expires_at: ${expiresAt}`);
+  return at;
+}
+
+function apiKeyStatus(key: ApiKeyRow, now: Date): ApiKeyStatus {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+function apiKeyRecord(key: ApiKeyRow, now: Date): ApiKeyRecord {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    scopes: key.scopes,
+    masked_key: key.maskedKey,
+    created_at: iso(key.createdAt)!,
+    last_used_at: iso(key.lastUsedAt),
+    expires_at: iso(key.expiresAt),
+    revoked: key.revokedAt !== null,
+    revoked_at: iso(key.revokedAt),
+    status: apiKeyStatus(key, now),
+  };
+}
+
+function accessTokenRecord(row: AccessTokenRow): AccessTokenRecord {
+  return {
+    id: row.id,
+    comment: row.comment,
+    scopes: row.scopes,
+    masked_token: row.maskedToken,
+    created_at: iso(row.createdAt)!,
+    expires_at: iso(row.expiresAt),
+    last_used_at: iso(row.lastUsedAt),
+  };
+}

@@ -1,4 +1,67 @@
+import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Event } from '../../db/entities/event.ts';
 import type { RouteDeps } from '../app.ts';
+import { notFound } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { eventIdParams, eventRecord, eventSchema, listEventsQuery } from '../schemas/events.ts';
 
-export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};
+type EventEntity = InferEntity<typeof Event>;
+
+// The spec grants API keys read/write only on named resources; the event log falls to admin.
+const READ = { oat: ['events:read'], apiKey: 'events' } as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags: ['events'],
+        summary: 'List events',
+        description:
+          "The organization's event log. type: an exact type (customer.created) or a prefix ending in .* (customer.*). " +
+          'sorting: created_at or -created_at (default).',
+        querystring: listEventsQuery,
+        response: { 200: paginated(eventSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const q = request.query;
+      const where: FilterQuery<EventEntity> = { organizationId };
+      if (q.type !== undefined) {
+        where.type = q.type.endsWith('.*') ? { $like: `${q.type.slice(0, -2).replaceAll('_', '\\_')}.%` } : q.type;
+      }
+      const [rows, total] = await deps.orm.em.fork().findAndCount(Event, where, {
+        orderBy: orderBy(q.sorting, { created_at: 'createdAt' }, '-created_at'),
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return pageOf(rows.map(eventRecord), total, q.limit);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags: ['events'],
+        summary: 'Get an event',
+        params: eventIdParams,
+        response: { 200: eventSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const { id } = request.params;
+      if (!UUID.test(id)) throw notFound('Event');
+      const event = await deps.orm.em.fork().findOne(Event, { id, organizationId });
+      if (!event) throw notFound('Event');
+      return eventRecord(event);
+    },
+  );
+};

@@ -1,4 +1,81 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { LockMode } from '@mikro-orm/core';
+import { Product } from '../../db/entities/index.ts';
+import { recordEvent } from '../../db/events.ts';
 import type { RouteDeps } from '../app.ts';
+import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { userCredential } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { createPriceBody, presentPrice, presentProduct, priceSchema } from '../schemas/catalog.ts';
+import { checkedPrice, createPrice, pricesByProduct, provisionRecurrencePlans } from './products.ts';
 
-export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};
+/** The spec's `{functions_url}` operations, served by this app under /functions/v1. */
+export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/create-price',
+    {
+      onRequest: app.authenticate({ user: true }),
+      schema: {
+        tags: ['products'],
+        summary: 'Create a price for an existing product (user JWT of an admin user)',
+        body: createPriceBody,
+        response: { 201: priceSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const user = userCredential(request);
+      const body = request.body;
+      const conn = deps.orm.em.getConnection();
+      const admin = await conn.execute('select 1 from admin_users where lower(email) = lower(?)', [user.email]);
+      if (admin.length === 0) throw forbidden('Only admin users can create prices');
+      const normalized = checkedPrice(body, '');
+      if (body.set_as_default && !body.active) {
+        throw unprocessable(
+          'invalid_default_price',
+          'An inactive price cannot be the default price',
+          'set_as_default requires active true',
+        );
+      }
+
+      const em = deps.orm.em.fork();
+      const price = await em.transactional(async (tx) => {
+        // A soft-deleted (archived) product takes no new prices: it is "not found" to this operation.
+        const product = await tx.findOne(
+          Product,
+          { id: body.product_id, isArchived: false },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!product) throw notFound('Product');
+        const member = await tx
+          .getConnection()
+          .execute(
+            'select 1 from organization_members where organization_id = ? and user_id = ?',
+            [product.organizationId, user.userId],
+            'all',
+            tx.getTransactionContext(),
+          );
+        if (member.length === 0) {
+          throw forbidden(
+            'No access to organization',
+            `The user is not a member of the organization that owns product ${product.id}`,
+          );
+        }
+
+        const now = new Date();
+        const price = createPrice(tx, product, body, normalized, body.active, now);
+        recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
+        if (body.set_as_default) {
+          product.defaultPriceId = price.id;
+          product.modifiedAt = now;
+          const prices = [...((await pricesByProduct(tx, [product.id])).get(product.id) ?? [])];
+          if (!prices.some((p) => p.id === price.id)) prices.push(price);
+          recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, prices));
+        }
+        return price;
+      });
+
+      await provisionRecurrencePlans(deps, [price], request.log);
+      return reply.status(201).send(presentPrice(price));
+    },
+  );
+};

@@ -1,4 +1,464 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { LockMode, UniqueConstraintViolationException, type InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidv7 } from 'uuidv7';
+import { z } from 'zod';
+import { parseSorting } from '../../domain/pagination.ts';
+import {
+  DEFAULT_NOTIFICATION_SETTINGS,
+  DEFAULT_SUBSCRIPTION_SETTINGS,
+  Organization,
+  OrganizationMember,
+  type MemberRole,
+} from '../../db/entities/organization.ts';
+import { recordEvent } from '../../db/events.ts';
 import type { RouteDeps } from '../app.ts';
+import type { Credential } from '../auth/credentials.ts';
+import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { userCredential } from '../plugins/auth.ts';
+import { errorResponses, iso, listQuery, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  addedMemberSchema,
+  addMemberBody,
+  createOrganizationBody,
+  memberParams,
+  memberSchema,
+  organizationParams,
+  organizationSchema,
+  updateOrganizationBody,
+  type OrganizationBody,
+  type UpdateOrganizationBody,
+} from '../schemas/organizations.ts';
 
-export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};
+type OrganizationRow = InferEntity<typeof Organization>;
+
+const READ_SCOPES = ['organizations:read', 'web:read'];
+const WRITE_SCOPES = ['organizations:write', 'web:write'];
+const ORGANIZATION_SORTING = { created_at: 'createdAt', name: 'name', slug: 'slug' };
+const MEMBER_SORTING = { created_at: 'm.created_at', email: 'lower(u.email)' };
+
+export function toOrganizationBody(org: OrganizationRow): OrganizationBody {
+  return {
+    id: org.id,
+    parent_organization_id: org.parentOrganizationId ?? null,
+    name: org.name,
+    slug: org.slug,
+    avatar_url: org.avatarUrl ?? null,
+    bio: org.bio ?? null,
+    company: org.company ?? null,
+    blog: org.blog ?? null,
+    location: org.location ?? null,
+    email: org.email ?? null,
+    website: org.website ?? null,
+    social_username: org.socialUsername ?? null,
+    status: org.status,
+    next_review_threshold: org.nextReviewThreshold,
+    customer_invoice_prefix: org.customerInvoicePrefix,
+    customer_invoice_next_number: org.customerInvoiceNextNumber,
+    profile_settings: org.profileSettings,
+    feature_settings: org.featureSettings,
+    subscription_settings: { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...org.subscriptionSettings },
+    notification_settings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...org.notificationSettings },
+    socials: org.socials,
+    details: org.details,
+    created_at: iso(org.createdAt)!,
+    modified_at: iso(org.modifiedAt),
+    onboarded_at: iso(org.onboardedAt),
+  };
+}
+
+function callerOf(request: FastifyRequest): Credential {
+  if (!request.credential) throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  return request.credential;
+}
+
+async function roleOf(em: EntityManager, organizationId: string, userId: string): Promise<MemberRole | null> {
+  const member = await em.findOne(OrganizationMember, { organizationId, userId });
+  return member?.role ?? null;
+}
+
+const alreadyMember = (email: string) =>
+  unprocessable('already_member', 'Already a member', `${email} is already a member of this organization`);
+const slugTaken = (slug: string) =>
+  unprocessable('slug_taken', 'Slug already exists', `An organization with slug "${slug}" already exists`);
+
+/**
+ * A user may create a sub-organization under an organization they own or administer; sub-organizations
+ * are one level deep. The parent row is share-locked so it cannot gain a parent meanwhile.
+ */
+async function checkParent(tx: EntityManager, parentId: string, userId: string): Promise<void> {
+  const parent = await tx.findOne(Organization, { id: parentId }, { lockMode: LockMode.PESSIMISTIC_READ });
+  const role = parent ? await roleOf(tx, parent.id, userId) : null;
+  if (!parent || !role) throw notFound('Parent organization');
+  if (role === 'member')
+    throw forbidden('Only owners and admins of the parent organization may create sub-organizations');
+  if (parent.parentOrganizationId) {
+    throw unprocessable(
+      'nested_sub_organization',
+      'Sub-organizations are one level deep',
+      'The parent organization is itself a sub-organization',
+    );
+  }
+}
+
+/**
+ * Who may change a membership: owners may add or remove anyone; admins only plain members. A member
+ * manages nobody.
+ */
+function mayManage(actor: MemberRole, target: MemberRole): boolean {
+  if (actor === 'owner') return true;
+  return actor === 'admin' && target === 'member';
+}
+
+/** Fills in the fields the PATCH body carries; returns false when it carries none. */
+function applyUpdate(org: OrganizationRow, body: UpdateOrganizationBody): boolean {
+  const scalar = {
+    name: body.name,
+    bio: body.bio,
+    company: body.company,
+    blog: body.blog,
+    location: body.location,
+    email: body.email,
+    website: body.website,
+    avatarUrl: body.avatar_url,
+    socialUsername: body.social_username,
+    profileSettings: body.profile_settings,
+    featureSettings: body.feature_settings,
+    socials: body.socials,
+    details: body.details,
+  } as const;
+  const sent = Object.fromEntries(Object.entries(scalar).filter(([, value]) => value !== undefined));
+  Object.assign(org, sent);
+  let changed = Object.keys(sent).length > 0;
+  // Settings are merged: keys not sent keep their current value.
+  if (body.subscription_settings) {
+    org.subscriptionSettings = {
+      ...DEFAULT_SUBSCRIPTION_SETTINGS,
+      ...org.subscriptionSettings,
+      ...body.subscription_settings,
+    };
+    changed = true;
+  }
+  if (body.notification_settings) {
+    org.notificationSettings = {
+      ...DEFAULT_NOTIFICATION_SETTINGS,
+      ...org.notificationSettings,
+      ...body.notification_settings,
+    };
+    changed = true;
+  }
+  return changed;
+}
+
+/** A user is known by the subject of their JWT; someone added by email before signing in gets a placeholder. */
+async function findOrCreateUserByEmail(
+  tx: EntityManager,
+  email: string,
+): Promise<{ id: string; avatar_url: string | null }> {
+  const [existing] = await tx.execute<{ id: string; avatar_url: string | null }[]>(
+    'select id, avatar_url from users where lower(email) = ? order by created_at, id limit 1',
+    [email],
+  );
+  if (existing) return existing;
+  const [created] = await tx.execute<{ id: string; avatar_url: string | null }[]>(
+    `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
+     on conflict (subject) do update set email = excluded.email returning id, avatar_url`,
+    [uuidv7(), `invited|${email}`, email],
+  );
+  return created!;
+}
+
+export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/',
+    {
+      onRequest: app.authenticate({ user: true }),
+      // Before body validation: a user who may not create organizations learns nothing about the body.
+      preValidation: async (request) => {
+        const { email } = userCredential(request);
+        const rows = await deps.orm.em
+          .getConnection()
+          .execute('select 1 from admin_users where lower(email) = lower(?)', [email]);
+        if (rows.length === 0)
+          throw forbidden('User may not create organizations', 'Only registered admin users may create organizations');
+      },
+      schema: {
+        tags: ['organizations'],
+        summary: 'Create an organization (the caller becomes its owner)',
+        body: createOrganizationBody,
+        response: { 201: organizationSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const user = userCredential(request);
+      const body = request.body;
+      const em = deps.orm.em.fork();
+      if (await em.count(Organization, { slug: body.slug })) throw slugTaken(body.slug);
+      try {
+        const created = await em.transactional(async (tx) => {
+          if (body.parent_organization_id) await checkParent(tx, body.parent_organization_id, user.userId);
+          const now = new Date();
+          const org = tx.create(Organization, {
+            id: uuidv7(),
+            parentOrganizationId: body.parent_organization_id ?? null,
+            name: body.name,
+            slug: body.slug,
+            avatarUrl: body.avatar_url ?? null,
+            bio: body.bio ?? null,
+            email: body.email ?? null,
+            website: body.website ?? null,
+            company: body.company ?? null,
+            blog: body.blog ?? null,
+            location: body.location ?? null,
+            socialUsername: body.social_username ?? null,
+            status: 'created',
+            nextReviewThreshold: 0,
+            customerInvoicePrefix: body.slug.toUpperCase(),
+            customerInvoiceNextNumber: 1,
+            profileSettings: body.profile_settings ?? {},
+            featureSettings: body.feature_settings ?? {},
+            subscriptionSettings: { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...body.subscription_settings },
+            notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...body.notification_settings },
+            socials: body.socials ?? [],
+            details: {},
+            createdAt: now,
+            modifiedAt: null,
+            onboardedAt: null,
+          });
+          // The organization row first: the membership and the event reference it (no ORM relations order them).
+          await tx.flush();
+          tx.create(OrganizationMember, { organizationId: org.id, userId: user.userId, role: 'owner', createdAt: now });
+          recordEvent(tx, org.id, 'organization.created', toOrganizationBody(org));
+          return org;
+        });
+        return reply.status(201).send(toOrganizationBody(created));
+      } catch (err) {
+        // Two creates with one slug can both pass the check above; the unique index decides.
+        if (err instanceof UniqueConstraintViolationException && err.message.includes('slug'))
+          throw slugTaken(body.slug);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate({ user: true, oat: READ_SCOPES }),
+      schema: {
+        tags: ['organizations'],
+        summary: "List the caller's organizations (a token: its own and its direct sub-organizations)",
+        querystring: listQuery(),
+        response: { 200: paginated(organizationSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { page, limit, sorting } = request.query;
+      const order = orderBy(sorting, ORGANIZATION_SORTING, '-created_at');
+      const credential = callerOf(request);
+      const em = deps.orm.em.fork();
+      let where: object;
+      if (credential.kind === 'user') {
+        const memberships = await em.find(OrganizationMember, { userId: credential.userId });
+        where = { id: { $in: memberships.map((m) => m.organizationId) } };
+      } else {
+        where = { $or: [{ id: credential.organizationId }, { parentOrganizationId: credential.organizationId }] };
+      }
+      const [rows, total] = await em.findAndCount(Organization, where, {
+        orderBy: order,
+        limit,
+        offset: pageOffset({ page, limit }),
+      });
+      return pageOf(rows.map(toOrganizationBody), total, limit);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate({ user: true, oat: READ_SCOPES }),
+      schema: {
+        tags: ['organizations'],
+        summary: 'Get an organization',
+        params: organizationParams,
+        response: { 200: organizationSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = callerOf(request);
+      const em = deps.orm.em.fork();
+      const org = await em.findOne(Organization, { id: request.params.id });
+      if (!org) throw notFound('Organization');
+      const visible =
+        credential.kind === 'user'
+          ? (await roleOf(em, org.id, credential.userId)) !== null
+          : credential.organizationId === org.id || credential.organizationId === org.parentOrganizationId;
+      if (!visible) throw notFound('Organization');
+      return toOrganizationBody(org);
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate({ user: true, oat: WRITE_SCOPES }),
+      schema: {
+        tags: ['organizations'],
+        summary: 'Update an organization (settings objects are merged)',
+        params: organizationParams,
+        body: updateOrganizationBody,
+        response: { 200: organizationSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = callerOf(request);
+      const em = deps.orm.em.fork();
+      const updated = await em.transactional(async (tx) => {
+        // Locked: settings are merged over the current ones, so concurrent updates must not interleave.
+        const org = await tx.findOne(Organization, { id: request.params.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!org) throw notFound('Organization');
+        if (credential.kind === 'user') {
+          const role = await roleOf(tx, org.id, credential.userId);
+          if (!role) throw notFound('Organization');
+          if (role === 'member') throw forbidden('Only owners and admins may update the organization');
+        } else if (credential.organizationId !== org.id) {
+          // A parent's token already sees its sub-organizations, so a 403 confirms nothing new.
+          if (credential.organizationId === org.parentOrganizationId) {
+            throw forbidden("A parent organization's token may not update a sub-organization");
+          }
+          throw notFound('Organization');
+        }
+        if (!applyUpdate(org, request.body)) return org;
+        org.modifiedAt = new Date();
+        recordEvent(tx, org.id, 'organization.updated', toOrganizationBody(org));
+        return org;
+      });
+      return toOrganizationBody(updated);
+    },
+  );
+
+  app.get(
+    '/:id/members',
+    {
+      onRequest: app.authenticate({ user: true }),
+      schema: {
+        tags: ['organizations'],
+        summary: 'List the members of an organization the caller belongs to',
+        params: organizationParams,
+        querystring: listQuery(),
+        response: { 200: paginated(memberSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = userCredential(request);
+      const { page, limit, sorting } = request.query;
+      const sort = parseSorting(sorting, Object.keys(MEMBER_SORTING), 'created_at');
+      if ('error' in sort) throw badRequest('Invalid sorting', sort.error);
+      const em = deps.orm.em.fork();
+      const organizationId = request.params.id;
+      if (!(await roleOf(em, organizationId, user.userId))) throw notFound('Organization');
+      const column = MEMBER_SORTING[sort.field as keyof typeof MEMBER_SORTING];
+      const direction = sort.direction === 'desc' ? 'desc' : 'asc';
+      const rows = await em.execute<{ email: string; avatar_url: string | null; created_at: Date }[]>(
+        `select u.email, u.avatar_url, m.created_at from organization_members m join users u on u.id = m.user_id
+         where m.organization_id = ? order by ${column} ${direction}, m.user_id ${direction} limit ? offset ?`,
+        [organizationId, limit, pageOffset({ page, limit })],
+      );
+      const [count] = await em.execute<{ total: string }[]>(
+        'select count(*) as total from organization_members where organization_id = ?',
+        [organizationId],
+      );
+      const items = rows.map((r) => ({ email: r.email, avatar_url: r.avatar_url, created_at: iso(r.created_at)! }));
+      return pageOf(items, Number(count!.total), limit);
+    },
+  );
+
+  app.post(
+    '/:id/members',
+    {
+      onRequest: app.authenticate({ user: true }),
+      schema: {
+        tags: ['organizations'],
+        summary: 'Add a member by email (owners add admins and members; admins add members)',
+        params: organizationParams,
+        body: addMemberBody,
+        response: { 201: addedMemberSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const actor = userCredential(request);
+      const email = request.body.email.toLowerCase();
+      const role = request.body.role;
+      const em = deps.orm.em.fork();
+      try {
+        const added = await em.transactional(async (tx) => {
+          const org = await tx.findOne(
+            Organization,
+            { id: request.params.id },
+            { lockMode: LockMode.PESSIMISTIC_WRITE },
+          );
+          const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
+          if (!org || !actorRole) throw notFound('Organization');
+          if (!mayManage(actorRole, role)) throw forbidden(`A ${actorRole} may not add a member with role ${role}`);
+          const user = await findOrCreateUserByEmail(tx, email);
+          if (await roleOf(tx, org.id, user.id)) throw alreadyMember(email);
+          const member = tx.create(OrganizationMember, {
+            organizationId: org.id,
+            userId: user.id,
+            role,
+            createdAt: new Date(),
+          });
+          const body = { email, avatar_url: user.avatar_url, created_at: iso(member.createdAt)!, role };
+          recordEvent(tx, org.id, 'organization_member.added', { organization_id: org.id, ...body });
+          return body;
+        });
+        return reply.status(201).send(added);
+      } catch (err) {
+        if (err instanceof UniqueConstraintViolationException) throw alreadyMember(email);
+        throw err;
+      }
+    },
+  );
+
+  app.delete(
+    '/:id/members/:email',
+    {
+      onRequest: app.authenticate({ user: true }),
+      schema: {
+        tags: ['organizations'],
+        summary: 'Remove a member by email (the last owner stays)',
+        params: memberParams,
+        response: { 204: z.null().describe('Removed'), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const actor = userCredential(request);
+      const email = request.params.email.toLowerCase();
+      const em = deps.orm.em.fork();
+      await em.transactional(async (tx) => {
+        // The organization row serializes membership changes, so two owners cannot remove each other at once.
+        const org = await tx.findOne(Organization, { id: request.params.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
+        if (!org || !actorRole) throw notFound('Organization');
+        if (actorRole === 'member') throw forbidden('Only owners and admins may remove members');
+        const [target] = await tx.execute<{ user_id: string; role: MemberRole }[]>(
+          `select m.user_id, m.role from organization_members m join users u on u.id = m.user_id
+           where m.organization_id = ? and lower(u.email) = ? order by m.created_at limit 1`,
+          [org.id, email],
+        );
+        if (!target) throw notFound('Member');
+        if (!mayManage(actorRole, target.role))
+          throw forbidden(`A ${actorRole} may not remove a member with role ${target.role}`);
+        if (target.role === 'owner') {
+          const owners = await tx.count(OrganizationMember, { organizationId: org.id, role: 'owner' });
+          if (owners <= 1)
+            throw unprocessable('last_owner', 'The last owner cannot be removed', 'Make another member an owner first');
+        }
+        await tx.nativeDelete(OrganizationMember, { organizationId: org.id, userId: target.user_id });
+        recordEvent(tx, org.id, 'organization_member.removed', { organization_id: org.id, email, role: target.role });
+      });
+      return reply.status(204).send(null);
+    },
+  );
+};

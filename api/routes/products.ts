@@ -1,4 +1,421 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { uuidv7 } from 'uuidv7';
+import { z } from 'zod';
+import { Price, Product } from '../../db/entities/index.ts';
+import { recordEvent } from '../../db/events.ts';
+import { validatePrice, type NormalizedPrice } from '../../domain/price-rules.ts';
+import { ensureRecurrencePlan } from '../../activities/recurrence-plans.ts';
+import { recurrencePlanWorkflow, recurrencePlanWorkflowId } from '../../workflows/recurrence-plan.ts';
 import type { RouteDeps } from '../app.ts';
+import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import {
+  createProductBody,
+  listProductsQuery,
+  presentPrice,
+  presentProduct,
+  productPage,
+  productParams,
+  productSchema,
+  updateProductBody,
+  type InlinePrice,
+  type PriceEntity,
+  type ProductEntity,
+} from '../schemas/catalog.ts';
 
-export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (_app, _deps) => {};
+const tags = ['products'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/',
+    {
+      onRequest: app.authenticate({ oat: ['products:write'], apiKey: 'products' }),
+      schema: {
+        tags,
+        summary: 'Create a product with at least one inline price',
+        body: createProductBody,
+        response: { 201: productSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const credential = organizationCredential(request);
+      const body = request.body;
+      // Creating is for the credential's own organization only: the parent/child exception of the spec
+      // covers checkouts and checkout links, not the catalog.
+      if (body.organization_id !== credential.organizationId) {
+        throw forbidden(
+          'No access to organization',
+          `The credential cannot act on organization ${body.organization_id}`,
+        );
+      }
+      const normalized = body.prices.map((price, i) => checkedPrice(price, `prices.${i}.`));
+      if (body.default_price_index >= body.prices.length) {
+        throw badRequest(
+          'Invalid default_price_index',
+          `default_price_index must be between 0 and ${body.prices.length - 1}`,
+        );
+      }
+
+      const em = deps.orm.em.fork();
+      const { product, prices } = await em.transactional(async (tx) => {
+        const now = new Date();
+        const product = tx.create(Product, {
+          id: uuidv7(),
+          organizationId: credential.organizationId,
+          name: body.name,
+          description: body.description ?? null,
+          metadata: body.metadata ?? {},
+          isArchived: false,
+          isTaxApplicable: body.is_tax_applicable,
+          defaultPriceId: null,
+          createdAt: now,
+          modifiedAt: null,
+        });
+        // prices.product_id is checked immediately; the product row must exist first.
+        await tx.flush();
+        const prices = body.prices.map((input, i) => createPrice(tx, product, input, normalized[i]!, true, now));
+        product.defaultPriceId = prices[body.default_price_index]!.id;
+        recordEvent(tx, product.organizationId, 'product.created', presentProduct(product, prices));
+        for (const price of prices) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
+        return { product, prices };
+      });
+
+      await provisionRecurrencePlans(deps, prices, request.log);
+      return reply.status(201).send(presentProduct(product, prices));
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate({ oat: ['products:read'], apiKey: 'products' }),
+      schema: {
+        tags,
+        summary: 'List products with their prices',
+        querystring: listProductsQuery,
+        response: { 200: productPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = organizationCredential(request);
+      const query = request.query;
+      const organizationId = query.organization_id ?? credential.organizationId;
+      if (organizationId !== credential.organizationId) {
+        // A parent organization's access token may read its direct sub-organizations' catalogs.
+        const child =
+          credential.kind === 'oat' &&
+          (await deps.orm.em
+            .getConnection()
+            .execute('select 1 from organizations where id = ? and parent_organization_id = ?', [
+              organizationId,
+              credential.organizationId,
+            ]));
+        if (!child || child.length === 0) {
+          throw forbidden('No access to organization', `The credential cannot act on organization ${organizationId}`);
+        }
+      }
+
+      const where: Record<string, unknown> = { organizationId };
+      if (query.is_archived !== undefined) where.isArchived = query.is_archived;
+      if (query.query) where.name = { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+
+      const em = deps.orm.em.fork();
+      const [products, total] = await em.findAndCount(Product, where, {
+        orderBy: orderBy(query.sorting, { created_at: 'createdAt', name: 'name' }, '-created_at'),
+        limit: query.limit,
+        offset: pageOffset(query),
+      });
+      const prices = await pricesByProduct(
+        em,
+        products.map((p) => p.id),
+      );
+      return pageOf(
+        products.map((p) => presentProduct(p, prices.get(p.id) ?? [])),
+        total,
+        query.limit,
+      );
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate({ oat: ['products:read'], apiKey: 'products' }),
+      schema: {
+        tags,
+        summary: 'Get a product with all its prices, archived ones included',
+        params: productParams,
+        response: { 200: productSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = organizationCredential(request);
+      const em = deps.orm.em.fork();
+      const product = await ownProduct(em, request.params.id, credential.organizationId);
+      const prices = await pricesByProduct(em, [product.id]);
+      return presentProduct(product, prices.get(product.id) ?? []);
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate({ oat: ['products:write'], apiKey: 'products' }),
+      schema: {
+        tags,
+        summary: 'Update a product, add prices or archive prices (prices themselves are immutable)',
+        params: productParams,
+        body: updateProductBody,
+        response: { 200: productSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = organizationCredential(request);
+      const body = request.body;
+      const added = (body.add_prices ?? []).map((price, i) => ({
+        input: price,
+        normalized: checkedPrice(price, `add_prices.${i}.`),
+      }));
+
+      const em = deps.orm.em.fork();
+      const { product, prices, created } = await em.transactional(async (tx) => {
+        const product = await ownProduct(tx, request.params.id, credential.organizationId, true);
+        const prices = await tx.find(Price, { productId: product.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+        const byId = new Map(prices.map((p) => [p.id, p]));
+
+        const archiveIds = [...new Set(body.archive_price_ids ?? [])];
+        const unknown = archiveIds.filter((id) => !byId.has(id));
+        if (unknown.length > 0) {
+          throw unprocessable(
+            'unknown_price',
+            'Price not found on this product',
+            `archive_price_ids: ${unknown.join(', ')}`,
+          );
+        }
+        const defaultPriceId = body.default_price_id ?? product.defaultPriceId;
+        if (body.default_price_id !== undefined) {
+          const price = byId.get(body.default_price_id);
+          if (!price || !price.active || archiveIds.includes(price.id)) {
+            throw unprocessable(
+              'invalid_default_price',
+              'default_price_id must be an active price of this product',
+              `default_price_id: ${body.default_price_id}`,
+            );
+          }
+        } else if (defaultPriceId && archiveIds.includes(defaultPriceId)) {
+          throw unprocessable(
+            'default_price_archived',
+            'The default price cannot be archived',
+            'Set default_price_id to another active price of this product in the same request',
+          );
+        }
+
+        const now = new Date();
+        const archived = archiveIds.map((id) => byId.get(id)!).filter((p) => p.active);
+        for (const price of archived) {
+          price.active = false;
+          price.modifiedAt = now;
+        }
+        const created = added.map(({ input, normalized }) => createPrice(tx, product, input, normalized, true, now));
+
+        const changed =
+          archived.length > 0 ||
+          created.length > 0 ||
+          (body.name !== undefined && body.name !== product.name) ||
+          (body.description !== undefined && body.description !== product.description) ||
+          body.metadata !== undefined ||
+          (body.is_tax_applicable !== undefined && body.is_tax_applicable !== product.isTaxApplicable) ||
+          defaultPriceId !== product.defaultPriceId ||
+          (body.is_archived !== undefined && body.is_archived !== product.isArchived);
+        if (!changed) return { product, prices, created };
+
+        if (body.name !== undefined) product.name = body.name;
+        if (body.description !== undefined) product.description = body.description;
+        if (body.metadata !== undefined) product.metadata = body.metadata;
+        if (body.is_tax_applicable !== undefined) product.isTaxApplicable = body.is_tax_applicable;
+        if (body.is_archived !== undefined) product.isArchived = body.is_archived;
+        product.defaultPriceId = defaultPriceId;
+        product.modifiedAt = now;
+
+        const all = [...prices, ...created];
+        recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, all));
+        for (const price of created) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
+        for (const price of archived) recordEvent(tx, product.organizationId, 'price.updated', presentPrice(price));
+        return { product, prices: all, created };
+      });
+
+      await provisionRecurrencePlans(deps, created, request.log);
+      return presentProduct(product, prices);
+    },
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.authenticate({ oat: ['products:write'], apiKey: 'products' }),
+      schema: {
+        tags,
+        summary: 'Archive a product (soft delete: it stays readable, with is_archived true)',
+        params: productParams,
+        response: { 204: z.null().meta({ description: 'Archived' }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const credential = organizationCredential(request);
+      const em = deps.orm.em.fork();
+      await em.transactional(async (tx) => {
+        const product = await ownProduct(tx, request.params.id, credential.organizationId, true);
+        if (product.isArchived) return;
+        product.isArchived = true;
+        product.modifiedAt = new Date();
+        const prices = await pricesByProduct(tx, [product.id]);
+        recordEvent(
+          tx,
+          product.organizationId,
+          'product.updated',
+          presentProduct(product, prices.get(product.id) ?? []),
+        );
+      });
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+/**
+ * Applies the price rules of domain/price-rules.ts to one price of a request; a broken rule is a 400
+ * whose detail names the field as the client sent it (e.g. `prices.1.unit_amount`).
+ */
+export function checkedPrice(input: InlinePrice, path: string): NormalizedPrice {
+  const result = validatePrice(input);
+  if (!result.ok)
+    throw new ApiError(400, 'invalid_price', 'Invalid price', `${path}${result.field}: ${result.message}`);
+  return result.price;
+}
+
+/** Adds a price to a product inside the caller's transaction (the product row must already exist). */
+export function createPrice(
+  tx: EntityManager,
+  product: ProductEntity,
+  input: InlinePrice,
+  price: NormalizedPrice,
+  active: boolean,
+  now: Date,
+): PriceEntity {
+  return tx.create(Price, {
+    id: uuidv7(),
+    productId: product.id,
+    organizationId: product.organizationId,
+    name: input.name ?? null,
+    type: price.type,
+    currency: price.currency,
+    unitAmount: price.unit_amount,
+    interval: price.interval,
+    intervalCount: price.interval_count,
+    taxBehavior: price.tax_behavior,
+    active,
+    metadata: input.metadata ?? {},
+    gatewayRecurrencePlanId: null,
+    createdAt: now,
+    modifiedAt: null,
+    deletedAt: null,
+  });
+}
+
+/** A product of the credential's organization; any other (or a malformed id) is a 404, never a 403. */
+export async function ownProduct(
+  em: EntityManager,
+  id: string,
+  organizationId: string,
+  forUpdate = false,
+): Promise<ProductEntity> {
+  const product = UUID.test(id)
+    ? await em.findOne(Product, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
+  if (!product) throw notFound('Product');
+  return product;
+}
+
+/** Every price of the products, archived ones included, oldest first. */
+export async function pricesByProduct(em: EntityManager, productIds: string[]): Promise<Map<string, PriceEntity[]>> {
+  const map = new Map<string, PriceEntity[]>();
+  if (productIds.length === 0) return map;
+  const prices = await em.find(Price, { productId: { $in: productIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  for (const price of prices) {
+    const list = map.get(price.productId) ?? [];
+    list.push(price);
+    map.set(price.productId, list);
+  }
+  return map;
+}
+
+/** How long a request waits for the gateway before leaving the plan to the workflow. */
+const INLINE_PLAN_TIMEOUT_MS = 3000;
+
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
+
+/**
+ * The spec makes the gateway recurrence plan best effort at creation: each recurring price gets one
+ * inline attempt, and when the gateway fails or is slow, the recurrence-plan workflow finishes the job.
+ * The gateway call is keyed by the price, so the inline attempt and the workflow never make two plans.
+ * Sets `gatewayRecurrencePlanId` on the prices that got their plan inline.
+ */
+export async function provisionRecurrencePlans(
+  deps: Pick<RouteDeps, 'orm' | 'gateway' | 'temporal' | 'config'>,
+  prices: readonly PriceEntity[],
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const recurring = prices.filter((p) => p.type === 'recurring' && !p.gatewayRecurrencePlanId);
+  await Promise.all(
+    recurring.map(async (price) => {
+      try {
+        const planId = await withTimeout(ensureRecurrencePlan(deps, price.id), INLINE_PLAN_TIMEOUT_MS);
+        if (planId) {
+          price.gatewayRecurrencePlanId = planId;
+          return;
+        }
+      } catch (err) {
+        log.warn({ err, priceId: price.id }, 'recurrence plan not created inline; handing over to the workflow');
+      }
+      try {
+        await startRecurrencePlanWorkflow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, price);
+      } catch (err) {
+        log.error({ err, priceId: price.id }, 'could not start the recurrence plan workflow');
+      }
+    }),
+  );
+}
+
+/** Starts (or joins, when one is already running) the workflow that creates a price's plan. */
+export async function startRecurrencePlanWorkflow(
+  temporal: Client,
+  taskQueue: string,
+  price: { id: string; organizationId: string },
+): Promise<string> {
+  const handle = await temporal.workflow.start(recurrencePlanWorkflow, {
+    workflowId: recurrencePlanWorkflowId(price.id),
+    taskQueue,
+    args: [price.id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: ORGANIZATION_ID, value: price.organizationId }],
+  });
+  return handle.workflowId;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -68,3 +68,14 @@ export const OrganizationMember = defineEntity({
     createdAt: p.datetime(),
   },
 });
+
+export const PRORATION_BEHAVIORS = ['prorate', 'invoice', 'none'] as const;
+export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+
+/** What a new organization starts with; stored settings are merged over these when read. */
+export const DEFAULT_SUBSCRIPTION_SETTINGS = {
+  allow_multiple_subscriptions: false,
+  allow_customer_updates: true,
+  proration_behavior: 'prorate' as ProrationBehavior,
+};
+export const DEFAULT_NOTIFICATION_SETTINGS = { new_sale: true, new_subscription: true };

@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildApp, type App } from '../../api/app.ts';
 import { createGateway } from '../../gateway/index.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { REPO_ROOT } from '../../scripts/tools.ts';
 import { testEnv } from './env.ts';
@@ -22,6 +23,8 @@ export interface TestApi {
   app: App;
   orm: Orm;
   config: Config;
+  /** The API's own gateway (the simulator in tests): tests reach its fault hooks through it. */
+  gateway: PaymentGateway;
   baseUrl: string;
   call<T = any>(method: string, url: string, options?: CallOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
@@ -45,7 +48,8 @@ export async function startApi(envOverrides: Record<string, string> = {}): Promi
     cert: await readFile(path.join(REPO_ROOT, config.TLS_CERT_FILE)),
     key: await readFile(path.join(REPO_ROOT, config.TLS_KEY_FILE)),
   };
-  const app = await buildApp({ config, orm, temporal, gateway: createGateway(config, orm), tls });
+  const gateway = createGateway(config, orm);
+  const app = await buildApp({ config, orm, temporal, gateway, tls });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
@@ -55,6 +59,7 @@ export async function startApi(envOverrides: Record<string, string> = {}): Promi
     app,
     orm,
     config,
+    gateway,
     baseUrl,
     call: (method, url, options = {}) => call(baseUrl, method, url, options),
     async close() {

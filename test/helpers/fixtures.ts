@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../../db/orm.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../../api/auth/tokens.ts';
+import { pgArray } from '../../db/sql.ts';
 import { TEST_JWT_SECRET } from './env.ts';
 
 /**
@@ -67,8 +68,8 @@ export async function makeOat(orm: Orm, organizationId: string, scopes: string[]
   const token = newSecret(TOKEN_PREFIX.oat);
   await orm.em.getConnection().execute(
     `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_at, expires_at)
-     values (?, ?, 'test', ?, ?, ?, now(), ?)`,
-    [uuidv7(), organizationId, scopes, maskSecret(token, TOKEN_PREFIX.oat), hashSecret(token), expiresAt],
+     values (?, ?, 'test', ?::text[], ?, ?, now(), ?)`,
+    [uuidv7(), organizationId, pgArray(scopes), maskSecret(token, TOKEN_PREFIX.oat), hashSecret(token), expiresAt],
   );
   return token;
 }
@@ -84,8 +85,8 @@ export async function makeApiKey(
   const id = uuidv7();
   await orm.em.getConnection().execute(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_at, expires_at)
-     values (?, ?, 'test key', ?, ?, ?, ?, now(), ?)`,
-    [id, organizationId, environment, options.scopes ?? ['read', 'write'], maskSecret(key, prefix), hashSecret(key), options.expiresAt ?? null],
+     values (?, ?, 'test key', ?, ?::text[], ?, ?, now(), ?)`,
+    [id, organizationId, environment, pgArray(options.scopes ?? ['read', 'write']), maskSecret(key, prefix), hashSecret(key), options.expiresAt ?? null],
   );
   return { id, key };
 }

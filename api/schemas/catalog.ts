@@ -1,0 +1,168 @@
+import type { InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { Price, Product } from '../../db/entities/index.ts';
+import { MAX_INTERVAL_COUNT, MAX_UNIT_AMOUNT } from '../../domain/price-rules.ts';
+import { iso, listQuery, booleanQuery, metadata, paginated, uuid } from './common.ts';
+
+/**
+ * Wire shapes of the catalog: the Product and Price resources of the spec, the bodies that create and
+ * change them, and the presenters that turn entities into those shapes (the only place that does).
+ *
+ * Request schemas check types only; the price rules (currency format, amount bounds, interval when
+ * recurring, no free recurring price) live in domain/price-rules.ts, so every error they produce names
+ * the offending field the same way for inline prices and for create-price.
+ */
+
+export type ProductEntity = InferEntity<typeof Product>;
+export type PriceEntity = InferEntity<typeof Price>;
+
+export const PRICE_TYPES = ['one_time', 'recurring'] as const;
+export const PRICE_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export const TAX_BEHAVIORS = ['unspecified', 'inclusive', 'exclusive'] as const;
+
+const timestamp = z.string().meta({ description: 'ISO 8601 UTC', example: '2025-01-31T12:00:00.000Z' });
+
+/**
+ * No `.meta({ id })` here: the swagger setup has no `transformObject`, so a named schema would be a
+ * dangling $ref in /openapi.json. The shapes are inlined instead.
+ */
+export const priceSchema = z.object({
+  id: z.string(),
+  product_id: z.string(),
+  name: z.string().nullable().meta({ description: 'Descriptive label with no billing effect' }),
+  type: z.enum(PRICE_TYPES),
+  currency: z.string().meta({ description: 'Lower-case ISO 4217', example: 'brl' }),
+  unit_amount: z.number().int().meta({ description: 'Minor units (cents)', example: 4990 }),
+  interval: z.enum(PRICE_INTERVALS).nullable(),
+  interval_count: z.number().int().nullable(),
+  tax_behavior: z.enum(TAX_BEHAVIORS).nullable(),
+  active: z.boolean().meta({ description: 'false means archived: kept, but not used in new checkouts' }),
+  metadata: z.record(z.string(), z.unknown()),
+  gateway_recurrence_plan_id: z.string().nullable(),
+  created_at: timestamp,
+  modified_at: timestamp.nullable(),
+  deleted_at: timestamp.nullable(),
+});
+
+export const productSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable().meta({ description: 'Markdown' }),
+  metadata: z.record(z.string(), z.unknown()),
+  is_archived: z.boolean(),
+  is_tax_applicable: z.boolean(),
+  default_price_id: z.string().nullable(),
+  prices: z.array(priceSchema),
+  created_at: timestamp,
+  modified_at: timestamp.nullable(),
+});
+
+export type PriceBody = z.infer<typeof priceSchema>;
+export type ProductBody = z.infer<typeof productSchema>;
+
+/** The price fields a merchant sets; shared by inline prices, add_prices and create-price. */
+const priceFields = {
+  name: z.string().min(1).max(256).optional(),
+  currency: z.string().meta({ description: '3 lower-case letters (ISO 4217)', example: 'brl' }),
+  unit_amount: z.number().meta({
+    description: `Minor units, 0 to ${MAX_UNIT_AMOUNT}. 0 is valid only for one_time prices`,
+    example: 4990,
+  }),
+  type: z.enum(PRICE_TYPES).optional().meta({ description: 'Default one_time' }),
+  interval: z.enum(PRICE_INTERVALS).nullable().optional().meta({ description: 'Required when recurring' }),
+  interval_count: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: `1 to ${MAX_INTERVAL_COUNT}; default 1 when recurring, only allowed when recurring` }),
+  tax_behavior: z.enum(TAX_BEHAVIORS).nullable().optional().meta({ description: 'Default unspecified' }),
+  metadata: metadata.optional(),
+};
+
+export const inlinePriceBody = z.strictObject(priceFields);
+export type InlinePrice = z.infer<typeof inlinePriceBody>;
+
+const productName = z.string().trim().min(1).max(256);
+const productDescription = z.string().max(20_000).meta({ description: 'Markdown' });
+
+export const createProductBody = z.strictObject({
+  organization_id: uuid,
+  name: productName,
+  description: productDescription.nullable().optional(),
+  metadata: metadata.optional(),
+  is_tax_applicable: z.boolean().default(true),
+  prices: z.array(inlinePriceBody).min(1, 'a product needs at least one price').max(100),
+  default_price_index: z.number().int().min(0).default(0).meta({ description: '0-based index into prices' }),
+});
+
+export const updateProductBody = z.strictObject({
+  name: productName.optional(),
+  description: productDescription.nullable().optional(),
+  metadata: metadata.optional().meta({ description: 'Replaces the whole metadata object' }),
+  is_tax_applicable: z.boolean().optional(),
+  default_price_id: uuid.optional().meta({ description: 'An active price of this product' }),
+  is_archived: z.boolean().optional(),
+  add_prices: z.array(inlinePriceBody).max(100).optional().meta({ description: 'New prices (prices are immutable)' }),
+  archive_price_ids: z
+    .array(uuid)
+    .max(100)
+    .optional()
+    .meta({ description: 'Prices to archive (active becomes false)' }),
+});
+
+export const listProductsQuery = listQuery().extend({
+  is_archived: booleanQuery.optional(),
+  query: z.string().max(256).optional().meta({ description: 'Case-insensitive substring of the name' }),
+  organization_id: uuid.optional().meta({ description: "Default: the credential's organization" }),
+});
+
+export const productPage = paginated(productSchema);
+
+export const productParams = z.object({ id: z.string() });
+
+export const createPriceBody = z.strictObject({
+  product_id: uuid,
+  ...priceFields,
+  active: z.boolean().default(true),
+  set_as_default: z
+    .boolean()
+    .default(false)
+    .meta({ description: "When true, the product's default_price_id points to this price" }),
+});
+
+export function presentPrice(price: PriceEntity): PriceBody {
+  return {
+    id: price.id,
+    product_id: price.productId,
+    name: price.name ?? null,
+    type: price.type,
+    currency: price.currency,
+    unit_amount: Number(price.unitAmount),
+    interval: price.interval ?? null,
+    interval_count: price.intervalCount ?? null,
+    tax_behavior: price.taxBehavior ?? null,
+    active: price.active,
+    metadata: price.metadata,
+    gateway_recurrence_plan_id: price.gatewayRecurrencePlanId ?? null,
+    created_at: iso(price.createdAt)!,
+    modified_at: iso(price.modifiedAt),
+    deleted_at: iso(price.deletedAt),
+  };
+}
+
+export function presentProduct(product: ProductEntity, prices: readonly PriceEntity[]): ProductBody {
+  return {
+    id: product.id,
+    organization_id: product.organizationId,
+    name: product.name,
+    description: product.description ?? null,
+    metadata: product.metadata,
+    is_archived: product.isArchived,
+    is_tax_applicable: product.isTaxApplicable,
+    default_price_id: product.defaultPriceId ?? null,
+    prices: prices.map(presentPrice),
+    created_at: iso(product.createdAt)!,
+    modified_at: iso(product.modifiedAt),
+  };
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { iso, listQuery } from './common.ts';
+
+/** `customer.created` exactly, or every type under a prefix with `.*` (`customer.*`). */
+export const eventTypeFilter = z
+  .string()
+  .max(100)
+  .regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (customer.created) or a prefix ending in .* (customer.*)');
+
+export const listEventsQuery = listQuery().extend({ type: eventTypeFilter.optional() });
+
+export const eventIdParams = z.object({ id: z.string().max(64) });
+
+/** The payload of DESIGN.md: the same shape in the log and in webhook deliveries. */
+export const eventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  created_at: z.string(),
+  organization_id: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type EventRecord = z.infer<typeof eventSchema>;
+
+export interface EventRow {
+  id: string;
+  organizationId: string;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export function eventRecord(e: EventRow): EventRecord {
+  return { id: e.id, type: e.type, created_at: iso(e.createdAt)!, organization_id: e.organizationId, data: e.data };
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
+
+/** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62})[a-z0-9]$/;
+
+const text = (max: number) => z.string().trim().max(max);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
+
+/** The keys the spec names; stored as sent, merged over the current settings. */
+export const subscriptionSettingsInput = z.strictObject({
+  allow_multiple_subscriptions: z.boolean().optional(),
+  allow_customer_updates: z.boolean().optional(),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS).optional(),
+});
+
+export const notificationSettingsInput = z.strictObject({
+  new_sale: z.boolean().optional(),
+  new_subscription: z.boolean().optional(),
+});
+
+/** Inner fields are "not shown" in the spec: free-form objects. */
+const settingsObject = z.record(z.string().max(100), z.unknown());
+const socials = z.array(z.record(z.string().max(100), z.unknown())).max(50);
+
+/** Profile fields a merchant may set at creation and change later; null clears them. */
+const profileFields = {
+  bio: text(2000).nullish(),
+  company: text(256).nullish(),
+  blog: text(2048).nullish(),
+  location: text(256).nullish(),
+  email: z.email().max(320).nullish(),
+  website: httpUrl.nullish(),
+  avatar_url: httpUrl.nullish(),
+  social_username: text(256).nullish(),
+  profile_settings: settingsObject.optional(),
+  feature_settings: settingsObject.optional(),
+  subscription_settings: subscriptionSettingsInput.optional(),
+  notification_settings: notificationSettingsInput.optional(),
+  socials: socials.optional(),
+};
+
+export const createOrganizationBody = z.object({
+  name: text(256).min(1),
+  slug: z.string().regex(SLUG_PATTERN, {
+    error: 'must be 3-64 lower-case letters, digits or hyphens, starting and ending with a letter or digit',
+  }),
+  terms: z.literal(true, { error: 'terms must be accepted (true)' }),
+  parent_organization_id: z.uuid().nullish(),
+  ...profileFields,
+});
+export type CreateOrganizationBody = z.infer<typeof createOrganizationBody>;
+
+export const updateOrganizationBody = z.object({
+  name: text(256).min(1).optional(),
+  // The slug is the organization's public handle and its invoice prefix's source: fixed at creation.
+  slug: z.never({ error: 'slug cannot be changed after creation' }).optional(),
+  details: settingsObject.optional(),
+  ...profileFields,
+});
+export type UpdateOrganizationBody = z.infer<typeof updateOrganizationBody>;
+
+export const organizationSchema = z.object({
+  id: z.string(),
+  parent_organization_id: z.string().nullable(),
+  name: z.string(),
+  slug: z.string(),
+  avatar_url: z.string().nullable(),
+  bio: z.string().nullable(),
+  company: z.string().nullable(),
+  blog: z.string().nullable(),
+  location: z.string().nullable(),
+  email: z.string().nullable(),
+  website: z.string().nullable(),
+  social_username: z.string().nullable(),
+  status: z.string(),
+  next_review_threshold: z.number().int(),
+  customer_invoice_prefix: z.string(),
+  customer_invoice_next_number: z.number().int(),
+  profile_settings: z.record(z.string(), z.unknown()),
+  feature_settings: z.record(z.string(), z.unknown()),
+  subscription_settings: z.object({
+    allow_multiple_subscriptions: z.boolean(),
+    allow_customer_updates: z.boolean(),
+    proration_behavior: z.string(),
+  }),
+  notification_settings: z.object({ new_sale: z.boolean(), new_subscription: z.boolean() }),
+  socials: z.array(z.unknown()),
+  details: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  modified_at: z.string().nullable(),
+  onboarded_at: z.string().nullable(),
+});
+export type OrganizationBody = z.infer<typeof organizationSchema>;
+
+export const organizationParams = z.object({ id: z.uuid() });
+
+/** The spec's member list item: nothing more than email, avatar_url and the joining time. */
+export const memberSchema = z.object({
+  email: z.string(),
+  avatar_url: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const ADDABLE_ROLES = ['admin', 'member'] as const;
+
+export const addMemberBody = z.object({
+  email: z.email().max(320),
+  role: z.enum(ADDABLE_ROLES).default('member'),
+});
+
+/** The member just added, with its role so the caller sees what was granted. */
+export const addedMemberSchema = memberSchema.extend({ role: z.string() });
+
+export const memberParams = z.object({ id: z.uuid(), email: z.email() });

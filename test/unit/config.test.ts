@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../config/env.ts';
+import { REPO_ROOT } from '../../scripts/tools.ts';
+
+const base = { JWT_SECRET: 'x'.repeat(32) };
+
+describe('configuration', () => {
+  it('fills the embedded defaults of a sandbox deployment', () => {
+    const config = loadConfig(base);
+    expect(config.DEPLOYMENT_ENV).toBe('test');
+    expect(config.rateLimitMax).toBe(100);
+    expect(config.gateway).toBe('simulator');
+    expect(config.PORT).toBe(8443);
+    expect(config.publicBaseUrl).toBe('https://127.0.0.1:8443');
+    expect(config.checkoutLinkBase).toBe('https://127.0.0.1:8443/checkout');
+  });
+
+  it('gives production 1000 requests a minute and the HTTP gateway', () => {
+    const config = loadConfig({ ...base, DEPLOYMENT_ENV: 'live', GATEWAY_URL: 'https://gateway.example' });
+    expect(config.rateLimitMax).toBe(1000);
+    expect(config.gateway).toBe('http');
+  });
+
+  it('lets RATE_LIMIT_MAX override the default', () => {
+    expect(loadConfig({ ...base, RATE_LIMIT_MAX: '7' }).rateLimitMax).toBe(7);
+  });
+
+  it.each([
+    ['PORT', 'not-a-number'],
+    ['DEPLOYMENT_ENV', 'staging'],
+    ['DATABASE_URL', 'nope'],
+    ['TLS_MODE', 'plain'],
+    ['JWT_SECRET', 'short'],
+  ])('rejects a wrong %s with a message naming it', (name, value) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(new RegExp(`^Invalid environment configuration:\\n  ${name}:`));
+  });
+
+  it('needs a way to verify user JWTs', () => {
+    expect(() => loadConfig({})).toThrow(ConfigError);
+    expect(() => loadConfig({})).toThrow(/JWT_SECRET or JWT_JWKS_URL/);
+  });
+
+  it('needs GATEWAY_URL for the HTTP gateway', () => {
+    expect(() => loadConfig({ ...base, GATEWAY: 'http' })).toThrow(/GATEWAY_URL/);
+  });
+
+  it('stops the API process with the message and no stack trace', () => {
+    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'api/server.ts')], {
+      env: { PATH: process.env.PATH, JWT_SECRET: 'x'.repeat(32), PORT: 'abc' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('PORT:');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
