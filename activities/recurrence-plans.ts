@@ -31,10 +31,12 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
     },
     recurrencePlanKey(price.id),
   );
-  await em.getConnection().execute(
-    'update prices set gateway_recurrence_plan_id = ? where id = ? and gateway_recurrence_plan_id is null',
-    [plan.id, price.id],
-  );
+  await em
+    .getConnection()
+    .execute('update prices set gateway_recurrence_plan_id = ? where id = ? and gateway_recurrence_plan_id is null', [
+      plan.id,
+      price.id,
+    ]);
   return plan.id;
 }
 

@@ -2,7 +2,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Client } from '@temporalio/client';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -68,12 +74,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'OAT (svc_oat_), user JWT, customer session (svc_cst_) or API key' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'OAT (svc_oat_), user JWT, customer session (svc_cst_) or API key',
+          },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
         },
       },
     },
     transform: (input) => documentIdempotencyKey(jsonSchemaTransform(input), input.route.method),
+    // Schemas registered with .meta({ id }) become named components that $refs point to.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -87,7 +99,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await cache.start();
   app.addHook('onClose', async () => cache.close());
 
-  registerAuth(app, { orm: deps.orm, cache, verifyUserJwt: userJwtVerifier(config), deploymentEnv: config.DEPLOYMENT_ENV });
+  registerAuth(app, {
+    orm: deps.orm,
+    cache,
+    verifyUserJwt: userJwtVerifier(config),
+    deploymentEnv: config.DEPLOYMENT_ENV,
+  });
   await registerRateLimit(app, deps);
   registerIdempotency(app, deps);
   await registerRoutes(app, { ...deps, cache });

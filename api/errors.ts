@@ -20,7 +20,8 @@ export const unauthorized = (message: string, detail?: string) => new ApiError(4
 export const forbidden = (message: string, detail?: string) => new ApiError(403, 'forbidden', message, detail);
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
 export const conflict = (message: string, detail?: string) => new ApiError(409, 'conflict', message, detail);
-export const unprocessable = (code: string, message: string, detail?: string) => new ApiError(422, code, message, detail);
+export const unprocessable = (code: string, message: string, detail?: string) =>
+  new ApiError(422, code, message, detail);
 
 export interface ErrorBody {
   error: string;

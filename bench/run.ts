@@ -41,30 +41,56 @@ await orm.em.transactional(async (tx) => {
 });
 await orm.close();
 
-const common = { ...process.env, DATABASE_URL, TLS_CERT_FILE: certs.certFile, TLS_KEY_FILE: certs.keyFile, LOG_LEVEL: 'warn' };
+const common = {
+  ...process.env,
+  DATABASE_URL,
+  TLS_CERT_FILE: certs.certFile,
+  TLS_KEY_FILE: certs.keyFile,
+  LOG_LEVEL: 'warn',
+};
 const api = await startServer(
   path.join(REPO_ROOT, 'api/server.ts'),
-  { ...common, PORT: String(API_PORT), JWT_SECRET: 'bench-secret-bench-secret-bench-secret!', RATE_LIMIT_MAX: '100000000', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' },
+  {
+    ...common,
+    PORT: String(API_PORT),
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+    RATE_LIMIT_MAX: '100000000',
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+  },
   API_PORT,
 );
-const bare = await startServer(path.join(REPO_ROOT, 'bench/bare-server.ts'), { ...common, PORT: String(BARE_PORT) }, BARE_PORT);
+const bare = await startServer(
+  path.join(REPO_ROOT, 'bench/bare-server.ts'),
+  { ...common, PORT: String(BARE_PORT) },
+  BARE_PORT,
+);
 
 try {
   const options = { connections: CONNECTIONS, durationSec: DURATION };
   // Warm both (JIT, connection pools, credential cache) before measuring.
   await load('warm-up', `https://127.0.0.1:${BARE_PORT}/products/${productId}`, { ...options, durationSec: 2 });
-  await load('warm-up', `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`, { ...options, durationSec: 2, headers: { 'x-service-api-key': demo.apiKey } });
-  const bareFigures = await load('bare fastify + pg', `https://127.0.0.1:${BARE_PORT}/products/${productId}`, options);
-  bareFigures.peakRssMiB = peakRssMiB(bare.pid!);
-  const apiFigures = await load('API GET /products/:id (API key)', `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`, {
+  await load('warm-up', `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`, {
     ...options,
+    durationSec: 2,
     headers: { 'x-service-api-key': demo.apiKey },
   });
+  const bareFigures = await load('bare fastify + pg', `https://127.0.0.1:${BARE_PORT}/products/${productId}`, options);
+  bareFigures.peakRssMiB = peakRssMiB(bare.pid!);
+  const apiFigures = await load(
+    'API GET /products/:id (API key)',
+    `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`,
+    {
+      ...options,
+      headers: { 'x-service-api-key': demo.apiKey },
+    },
+  );
   apiFigures.peakRssMiB = peakRssMiB(api.pid!);
   printTable([bareFigures, apiFigures]);
   const throughput = apiFigures.requestsPerSec / bareFigures.requestsPerSec;
   const p99 = apiFigures.p99 / Math.max(bareFigures.p99, 1);
-  console.log(`throughput ratio ${(throughput * 100).toFixed(1)}% (target ≥ 60%)  p99 ratio ${p99.toFixed(2)}× (target ≤ 2×)`);
+  console.log(
+    `throughput ratio ${(throughput * 100).toFixed(1)}% (target ≥ 60%)  p99 ratio ${p99.toFixed(2)}× (target ≤ 2×)`,
+  );
   if (apiFigures.non2xx > 0) console.log(`warning: ${apiFigures.non2xx} non-2xx responses or errors from the API`);
 } finally {
   await stopServer(api);

@@ -25,6 +25,11 @@ export type EventType =
  * Records an event in the outbox. Call it with the EntityManager of the transaction that makes the
  * change, so the event exists exactly when the change does.
  */
-export function recordEvent(em: EntityManager, organizationId: string, type: EventType, data: Record<string, unknown>): void {
+export function recordEvent(
+  em: EntityManager,
+  organizationId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+): void {
   em.create(Event, { id: uuidv7(), organizationId, type, data, createdAt: new Date() });
 }

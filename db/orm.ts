@@ -13,7 +13,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const name = decodeURIComponent(url.pathname.slice(1));
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const orm = await MikroORM.init({ clientUrl: admin.toString(), entities: [], discovery: { warnWhenNoEntities: false } });
+  const orm = await MikroORM.init({
+    clientUrl: admin.toString(),
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+  });
   try {
     const rows = await orm.em.getConnection().execute('select 1 from pg_database where datname = ?', [name]);
     if (rows.length === 0) await orm.em.getConnection().execute(`create database "${name.replaceAll('"', '""')}"`);

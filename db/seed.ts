@@ -12,7 +12,9 @@ export const DEMO_ORG_SLUG = 'demo';
  */
 export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
   const conn = orm.em.getConnection();
-  await conn.execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [DEMO_ADMIN_EMAIL]);
+  await conn.execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
+    DEMO_ADMIN_EMAIL,
+  ]);
   const [user] = await conn.execute<{ id: string }[]>(
     `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
      on conflict (subject) do update set email = excluded.email returning id`,
@@ -25,7 +27,11 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
       uuidv7(),
       DEMO_ORG_SLUG,
       DEMO_ORG_SLUG.toUpperCase(),
-      JSON.stringify({ allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' }),
+      JSON.stringify({
+        allow_multiple_subscriptions: false,
+        allow_customer_updates: true,
+        proration_behavior: 'prorate',
+      }),
       JSON.stringify({ new_sale: true, new_subscription: true }),
     ],
   );
@@ -40,7 +46,15 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
   await conn.execute(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_by_user_id, created_at)
      values (?, ?, 'demo key (npm start)', ?, ?::text[], ?, ?, ?, now())`,
-    [uuidv7(), org!.id, environment, pgArray(['read', 'write']), maskSecret(apiKey, keyPrefix), hashSecret(apiKey), user!.id],
+    [
+      uuidv7(),
+      org!.id,
+      environment,
+      pgArray(['read', 'write']),
+      maskSecret(apiKey, keyPrefix),
+      hashSecret(apiKey),
+      user!.id,
+    ],
   );
   const oat = newSecret(TOKEN_PREFIX.oat);
   await conn.execute(

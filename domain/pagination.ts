@@ -9,14 +9,13 @@ export const DEFAULT_PAGE_LIMIT = 10;
 export const MAX_PAGE_LIMIT = 100;
 
 function assertPositiveInteger(name: string, n: number): void {
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new RangeError(`${name} must be a positive integer`);
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer`);
 }
 
 /** Rows to skip for a 1-based page. */
 export function pageOffset(p: PageRequest): number {
-  assertPositiveInteger("page", p.page);
-  assertPositiveInteger("limit", p.limit);
+  assertPositiveInteger('page', p.page);
+  assertPositiveInteger('limit', p.limit);
   return (p.page - 1) * p.limit;
 }
 
@@ -26,12 +25,12 @@ export function pageOffset(p: PageRequest): number {
  */
 export function maxPage(totalCount: number, limit: number): number {
   if (!Number.isSafeInteger(totalCount) || totalCount < 0)
-    throw new RangeError("totalCount must be a non-negative integer");
-  assertPositiveInteger("limit", limit);
+    throw new RangeError('totalCount must be a non-negative integer');
+  assertPositiveInteger('limit', limit);
   return Math.max(1, Math.ceil(totalCount / limit));
 }
 
-export type Sorting = { field: string; direction: "asc" | "desc" };
+export type Sorting = { field: string; direction: 'asc' | 'desc' };
 
 /**
  * Parses `sorting` (e.g. "-created_at"). Absent or blank input uses `fallback`,
@@ -43,14 +42,13 @@ export function parseSorting(
   allowed: readonly string[],
   fallback: string,
 ): Sorting | { error: string } {
-  const raw =
-    sorting === undefined || sorting.trim() === "" ? fallback : sorting.trim();
-  const desc = raw.startsWith("-");
+  const raw = sorting === undefined || sorting.trim() === '' ? fallback : sorting.trim();
+  const desc = raw.startsWith('-');
   const field = desc ? raw.slice(1) : raw;
   if (!allowed.includes(field)) {
     return {
-      error: `sorting must be one of ${allowed.join(", ")} (prefix with '-' for descending)`,
+      error: `sorting must be one of ${allowed.join(', ')} (prefix with '-' for descending)`,
     };
   }
-  return { field, direction: desc ? "desc" : "asc" };
+  return { field, direction: desc ? 'desc' : 'asc' };
 }

@@ -3,21 +3,20 @@
  * mod-11 check digits. Only the classic all-numeric CNPJ is supported.
  */
 
-export type TaxId = { type: "cpf" | "cnpj"; number: string };
+export type TaxId = { type: 'cpf' | 'cnpj'; number: string };
 
 const CPF_LENGTH = 11;
 const CNPJ_LENGTH = 14;
 
 /** Strips the punctuation people type (`.`, `-`, `/`, whitespace); anything else is kept so it fails validation. */
 export function normalizeTaxIdDigits(input: string): string {
-  return input.replace(/[.\-/\s]/g, "");
+  return input.replace(/[.\-/\s]/g, '');
 }
 
 /** Mod-11 check digit over `digits` with the given weights (same rule for CPF and CNPJ). */
 function checkDigit(digits: string, weights: readonly number[]): number {
   let sum = 0;
-  for (let i = 0; i < weights.length; i++)
-    sum += Number(digits[i]) * weights[i]!;
+  for (let i = 0; i < weights.length; i++) sum += Number(digits[i]) * weights[i]!;
   const rest = sum % 11;
   return rest < 2 ? 0 : 11 - rest;
 }
@@ -25,11 +24,7 @@ function checkDigit(digits: string, weights: readonly number[]): number {
 function hasShape(digits: string, length: number): boolean {
   // Repeated-digit sequences (000..., 111...) satisfy the arithmetic for some digits
   // but are not issued, and are the most common fake input, so they are rejected.
-  return (
-    digits.length === length &&
-    /^\d+$/.test(digits) &&
-    !/^(\d)\1*$/.test(digits)
-  );
+  return digits.length === length && /^\d+$/.test(digits) && !/^(\d)\1*$/.test(digits);
 }
 
 const CPF_W1 = [10, 9, 8, 7, 6, 5, 4, 3, 2] as const;
@@ -60,31 +55,21 @@ export function isValidCnpj(digits: string): boolean {
  * `{ type, number }` object of the customer update body. A given type must agree
  * with the digits. Returns null for anything invalid.
  */
-export function parseTaxId(
-  input: string | { type?: string; number: string },
-): TaxId | null {
-  const raw = typeof input === "string" ? input : input.number;
-  if (typeof raw !== "string") return null;
+export function parseTaxId(input: string | { type?: string; number: string }): TaxId | null {
+  const raw = typeof input === 'string' ? input : input.number;
+  if (typeof raw !== 'string') return null;
   const digits = normalizeTaxIdDigits(raw);
-  const inferred = isValidCpf(digits)
-    ? "cpf"
-    : isValidCnpj(digits)
-      ? "cnpj"
-      : null;
+  const inferred = isValidCpf(digits) ? 'cpf' : isValidCnpj(digits) ? 'cnpj' : null;
   if (inferred === null) return null;
-  if (typeof input !== "string" && input.type !== undefined) {
-    if (typeof input.type !== "string" || input.type.toLowerCase() !== inferred)
-      return null;
+  if (typeof input !== 'string' && input.type !== undefined) {
+    if (typeof input.type !== 'string' || input.type.toLowerCase() !== inferred) return null;
   }
   return { type: inferred, number: digits };
 }
 
 /** 123.456.789-09 / 12.345.678/0001-95. Input that is not the right shape is returned unchanged. */
 export function formatTaxId(t: TaxId): string {
-  return t.type === "cpf"
-    ? t.number.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4")
-    : t.number.replace(
-        /^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/,
-        "$1.$2.$3/$4-$5",
-      );
+  return t.type === 'cpf'
+    ? t.number.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4')
+    : t.number.replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5');
 }

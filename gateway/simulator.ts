@@ -64,7 +64,8 @@ export class SimulatedGateway implements PaymentGateway {
       );
       if (claimed.length === 0) {
         const [stored] = await sql('select operation, result from gateway_sim.idempotency where key = ?', [key]);
-        if (stored!.operation !== operation) throw new GatewayError(`Idempotency key reused for ${String(stored!.operation)}`, false);
+        if (stored!.operation !== operation)
+          throw new GatewayError(`Idempotency key reused for ${String(stored!.operation)}`, false);
         return stored!.result as T;
       }
       const result = await run(sql);

@@ -5,7 +5,13 @@ import { openOrm } from '../db/orm.ts';
 import { devEnv } from './dev-env.ts';
 
 /** Mints a user JWT signed with the local secret: `npm run dev:token -- --email a@b.c [--admin]`. */
-const { values } = parseArgs({ options: { email: { type: 'string' }, admin: { type: 'boolean', default: false }, ttl: { type: 'string', default: '12h' } } });
+const { values } = parseArgs({
+  options: {
+    email: { type: 'string' },
+    admin: { type: 'boolean', default: false },
+    ttl: { type: 'string', default: '12h' },
+  },
+});
 if (!values.email) {
   console.error('usage: npm run dev:token -- --email <email> [--admin] [--ttl 12h]');
   process.exit(2);
@@ -18,7 +24,9 @@ if (!config.JWT_SECRET) {
 const email = values.email.toLowerCase();
 if (values.admin) {
   const orm = await openOrm(config.DATABASE_URL, 1);
-  await orm.em.getConnection().execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [email]);
+  await orm.em
+    .getConnection()
+    .execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [email]);
   await orm.close();
 }
 const token = await new SignJWT({ email })

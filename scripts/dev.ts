@@ -28,9 +28,14 @@ try {
 await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
 await migrate(config.DATABASE_URL);
 const [host, port] = config.TEMPORAL_ADDRESS.split(':');
-const temporal = host === '127.0.0.1' || host === 'localhost'
-  ? await ensureTemporalDevServer({ port: Number(port), uiPort: Number(port) + 1000, dbFile: path.join(DATA_DIR, 'temporal.db') })
-  : { address: config.TEMPORAL_ADDRESS, uiUrl: null, stop: async () => {} };
+const temporal =
+  host === '127.0.0.1' || host === 'localhost'
+    ? await ensureTemporalDevServer({
+        port: Number(port),
+        uiPort: Number(port) + 1000,
+        dbFile: path.join(DATA_DIR, 'temporal.db'),
+      })
+    : { address: config.TEMPORAL_ADDRESS, uiUrl: null, stop: async () => {} };
 
 const orm = await openOrm(config.DATABASE_URL, 1);
 const demo = await seedDemo(orm, config.DEPLOYMENT_ENV);

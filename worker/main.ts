@@ -5,9 +5,17 @@ import { createGateway } from '../gateway/index.ts';
 import { createWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
-const level = ({ fatal: 'ERROR', error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG', trace: 'TRACE', silent: 'ERROR' } as const)[
-  config.LOG_LEVEL
-] satisfies LogLevel;
+const level = (
+  {
+    fatal: 'ERROR',
+    error: 'ERROR',
+    warn: 'WARN',
+    info: 'INFO',
+    debug: 'DEBUG',
+    trace: 'TRACE',
+    silent: 'ERROR',
+  } as const
+)[config.LOG_LEVEL] satisfies LogLevel;
 Runtime.install({ logger: new DefaultLogger(level) });
 const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
 const { worker, connection } = await createWorker(config, { orm, gateway: createGateway(config, orm) });

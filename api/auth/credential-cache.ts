@@ -30,6 +30,8 @@ export class CredentialCache {
   private readonly usage = new Map<string, { table: UsageTable; id: string; at: Date }>();
   /** Revoking requests of this process waiting to hear their announcement, by hash. */
   private readonly awaitingAnnouncement = new Map<string, Set<() => void>>();
+  /** Announcements heard lately (hash → when), for a revoking request whose echo came before it waited. */
+  private readonly recentlyHeard = new Map<string, number>();
   /**
    * Counts invalidations. A credential read from the database before an invalidation may be stale, so
    * `set` refuses it: without this, a request that read a key just before its revocation committed
@@ -47,7 +49,12 @@ export class CredentialCache {
   private readonly usageFlushMs: number;
   private readonly log: FastifyBaseLogger;
 
-  constructor(orm: Orm, databaseUrl: string, { ttlMs, usageFlushMs = 15_000 }: CredentialCacheOptions, log: FastifyBaseLogger) {
+  constructor(
+    orm: Orm,
+    databaseUrl: string,
+    { ttlMs, usageFlushMs = 15_000 }: CredentialCacheOptions,
+    log: FastifyBaseLogger,
+  ) {
     this.orm = orm;
     this.databaseUrl = databaseUrl;
     this.ttlMs = ttlMs;
@@ -95,33 +102,31 @@ export class CredentialCache {
    * commits. After the commit, call `revoked(hash)`.
    */
   async announceRevocation(tx: EntityManager, hash: string): Promise<void> {
-    // Registered before the commit, so the echo cannot arrive unobserved.
-    if (this.listening && !this.awaitingAnnouncement.has(hash)) this.awaitingAnnouncement.set(hash, new Set());
     await tx.execute('select pg_notify(?, ?)', [CREDENTIAL_CHANNEL, hash]);
   }
 
   /**
    * After the revoking transaction committed: drops this process's copy at once, then waits (briefly)
-   * until this process hears its own announcement, so that when the revoking request answers,
-   * PostgreSQL has already delivered the notice to every listener.
+   * until this process hears its own announcement: PostgreSQL signals every listener at the same
+   * moment, so when the revoking request answers, the other processes have the notice too.
    */
   async revoked(hash: string): Promise<void> {
     this.evict(hash);
-    const waiters = this.awaitingAnnouncement.get(hash);
-    if (!waiters || !this.listening) {
-      this.awaitingAnnouncement.delete(hash);
-      return;
-    }
+    if (!this.listening || this.recentlyHeard.has(hash)) return;
+    let waiters = this.awaitingAnnouncement.get(hash);
+    if (!waiters) this.awaitingAnnouncement.set(hash, (waiters = new Set()));
+    const set = waiters;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ANNOUNCEMENT_WAIT_MS);
       timer.unref();
-      waiters.add(done);
+      set.add(done);
       function done() {
         clearTimeout(timer);
-        waiters!.delete(done);
+        set.delete(done);
         resolve();
       }
     });
+    if (set.size === 0 && this.awaitingAnnouncement.get(hash) === set) this.awaitingAnnouncement.delete(hash);
   }
 
   recordUse(table: UsageTable, id: string): void {
@@ -163,6 +168,14 @@ export class CredentialCache {
     this.invalidations++;
     if (payload === '*') this.entries.clear();
     else this.entries.delete(payload);
+    const now = Date.now();
+    this.recentlyHeard.delete(payload);
+    this.recentlyHeard.set(payload, now);
+    // Oldest first (insertion order): forget what is older than the longest wait.
+    for (const [hash, at] of this.recentlyHeard) {
+      if (now - at <= ANNOUNCEMENT_WAIT_MS) break;
+      this.recentlyHeard.delete(hash);
+    }
     const waiters = this.awaitingAnnouncement.get(payload);
     if (waiters) {
       this.awaitingAnnouncement.delete(payload);

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { uuidv7 } from 'uuidv7';
-import { apiKeyAllows, oatAllows, requiredApiKeyScope, type ApiKeyResource, type ApiKeyScope } from '../../domain/api-key-scopes.ts';
+import {
+  apiKeyAllows,
+  oatAllows,
+  requiredApiKeyScope,
+  type ApiKeyResource,
+  type ApiKeyScope,
+} from '../../domain/api-key-scopes.ts';
 import type { Orm } from '../../db/orm.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
@@ -80,9 +86,20 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
-    const rows = await orm.em.getConnection().execute<
-      { id: string; organization_id: string; scopes: ApiKeyScope[]; expires_at: Date | null; revoked_at: Date | null; deleted_at: Date | null }[]
-    >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [hash]);
+    const rows = await orm.em
+      .getConnection()
+      .execute<
+        {
+          id: string;
+          organization_id: string;
+          scopes: ApiKeyScope[];
+          expires_at: Date | null;
+          revoked_at: Date | null;
+          deleted_at: Date | null;
+        }[]
+      >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [
+        hash,
+      ]);
     const row = rows[0];
     if (!row || row.revoked_at || row.deleted_at) throw unauthorized(API_KEY_MESSAGES.invalid);
     const credential = {
@@ -102,9 +119,14 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
-    const rows = await orm.em.getConnection().execute<
-      { id: string; organization_id: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]
-    >('select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?', [hash]);
+    const rows = await orm.em
+      .getConnection()
+      .execute<
+        { id: string; organization_id: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]
+      >(
+        'select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?',
+        [hash],
+      );
     const row = rows[0];
     if (!row || row.revoked_at) throw unauthorized('Invalid access token');
     const credential = {
@@ -124,13 +146,13 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'customer') return cached;
     const mark = cache.mark();
-    const rows = await orm.em.getConnection().execute<
-      { id: string; organization_id: string; customer_id: string; expires_at: Date }[]
-    >(
-      `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
+    const rows = await orm.em
+      .getConnection()
+      .execute<{ id: string; organization_id: string; customer_id: string; expires_at: Date }[]>(
+        `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
          join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
-      [hash],
-    );
+        [hash],
+      );
     const row = rows[0];
     if (!row) throw unauthorized('Invalid customer session token');
     const credential: OrganizationCredential = {
@@ -148,14 +170,17 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const headerKey = request.headers['x-service-api-key'];
     const authorization = request.headers.authorization;
     // The scheme is case-insensitive (RFC 9110); the token is taken as sent, so stray spaces fail its format check.
-    const bearer = authorization !== undefined && /^bearer /i.test(authorization) ? authorization.slice('Bearer '.length) : undefined;
+    const bearer =
+      authorization !== undefined && /^bearer /i.test(authorization)
+        ? authorization.slice('Bearer '.length)
+        : undefined;
 
-    const isApiKey =
-      headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
+    const isApiKey = headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
     if (isApiKey) {
       const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
       const credential = await apiKeyFor(key);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized(API_KEY_MESSAGES.expired);
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+        throw unauthorized(API_KEY_MESSAGES.expired);
       if (!rule.apiKey) throw forbidden(API_KEY_MESSAGES.scope, 'This operation does not accept API keys');
       const needed = requiredApiKeyScope(request.method, rule.apiKey);
       if (!apiKeyAllows(credential.scopes, needed)) {
@@ -166,7 +191,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
 
     if (bearer === undefined) {
-      if (authorization !== undefined) throw unauthorized('Invalid Authorization header', 'Expected: Authorization: Bearer <token>');
+      if (authorization !== undefined)
+        throw unauthorized('Invalid Authorization header', 'Expected: Authorization: Bearer <token>');
       throw rule.apiKey
         ? unauthorized(API_KEY_MESSAGES.missing, 'Send the key in the X-Service-Api-Key header')
         : unauthorized('Missing Authorization header', 'Send Authorization: Bearer <token>');
@@ -174,7 +200,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 
     if (bearer.startsWith(TOKEN_PREFIX.oat)) {
       const credential = await oatFor(bearer);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized('Access token expired');
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+        throw unauthorized('Access token expired');
       if (!rule.oat) throw forbidden('Organization access tokens are not accepted here');
       if (!oatAllows(credential.scopes, rule.oat)) {
         throw forbidden('Access token lacks required scope', `Needs one of: ${rule.oat.join(', ')}`);
@@ -185,7 +212,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 
     if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
       const credential = await customerFor(bearer);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthorized('Customer session expired');
+      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+        throw unauthorized('Customer session expired');
       if (!rule.customer) throw forbidden('Customer session tokens are not accepted here');
       return credential;
     }
@@ -205,12 +233,14 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 /** The organization-bound credential of a request; routes that accept only such credentials use it. */
 export function organizationCredential(request: FastifyRequest): OrganizationCredential {
   const credential = request.credential;
-  if (!credential || credential.kind === 'user') throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  if (!credential || credential.kind === 'user')
+    throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
   return credential;
 }
 
 export function userCredential(request: FastifyRequest): Extract<Credential, { kind: 'user' }> {
   const credential = request.credential;
-  if (!credential || credential.kind !== 'user') throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  if (!credential || credential.kind !== 'user')
+    throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
   return credential;
 }

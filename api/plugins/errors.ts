@@ -4,7 +4,11 @@ import { ApiError, type ErrorBody } from '../errors.ts';
 
 /** Fastify's own errors, mapped to our stable codes. */
 const FASTIFY_CODES: Record<string, { status: number; code: string; error: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', error: 'Content-Type must be application/json' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    error: 'Content-Type must be application/json',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', error: 'Request body is too large' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_request', error: 'Request body is empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', error: 'Request body is not valid JSON' },
@@ -45,7 +49,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const body: ErrorBody = { error: 'Route not found', detail: `${request.method} ${request.url}`, code: 'route_not_found' };
+    const body: ErrorBody = {
+      error: 'Route not found',
+      detail: `${request.method} ${request.url}`,
+      code: 'route_not_found',
+    };
     return reply.status(404).send(body);
   });
 }

@@ -39,7 +39,12 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!KEY_FORMAT.test(key)) {
-      throw new ApiError(400, 'invalid_idempotency_key', 'Invalid Idempotency-Key header', 'Use 1 to 255 printable ASCII characters, e.g. a UUID');
+      throw new ApiError(
+        400,
+        'invalid_idempotency_key',
+        'Invalid Idempotency-Key header',
+        'Use 1 to 255 printable ASCII characters, e.g. a UUID',
+      );
     }
     const claim = { scope: idempotencyScope(request), key };
     const outcome = await store.claim(claim, requestFingerprint(request));
@@ -48,10 +53,20 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       return;
     }
     if (outcome.kind === 'mismatch') {
-      throw new ApiError(422, 'idempotency_key_mismatch', 'Idempotency-Key was used for a different request', 'Use a new key for a new request');
+      throw new ApiError(
+        422,
+        'idempotency_key_mismatch',
+        'Idempotency-Key was used for a different request',
+        'Use a new key for a new request',
+      );
     }
     if (outcome.kind === 'running') {
-      throw new ApiError(409, 'idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress', 'Retry once it has finished');
+      throw new ApiError(
+        409,
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is still in progress',
+        'Retry once it has finished',
+      );
     }
     return replay(reply, outcome.status, outcome.body);
   });
@@ -80,7 +95,9 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
 export function documentIdempotencyKey(transformed: { schema: FastifySchema; url: string }, method: string | string[]) {
   const methods = Array.isArray(method) ? method : [method];
   if (!methods.includes('POST')) return transformed;
-  const headers = (transformed.schema.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  const headers = (transformed.schema.headers ?? { type: 'object', properties: {} }) as {
+    properties?: Record<string, unknown>;
+  };
   const header = {
     type: 'string',
     minLength: 1,
@@ -91,7 +108,10 @@ export function documentIdempotencyKey(transformed: { schema: FastifySchema; url
   };
   return {
     ...transformed,
-    schema: { ...transformed.schema, headers: { ...headers, properties: { ...headers.properties, [IDEMPOTENCY_HEADER]: header } } },
+    schema: {
+      ...transformed.schema,
+      headers: { ...headers, properties: { ...headers.properties, [IDEMPOTENCY_HEADER]: header } },
+    },
   };
 }
 
@@ -181,7 +201,12 @@ class IdempotencyStore {
         return { kind: 'claimed' };
       }
       const [row] = await conn.execute<
-        { request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: string | null }[]
+        {
+          request_hash: string;
+          state: 'running' | 'done';
+          response_status: number | null;
+          response_body: string | null;
+        }[]
       >(
         `select request_hash, state, response_status, response_body from idempotency_keys
          where scope = ? and key = ? and expires_at > now()`,
@@ -205,10 +230,12 @@ class IdempotencyStore {
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.orm.em.getConnection().execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running'`, [
-      claim.scope,
-      claim.key,
-    ]);
+    await this.orm.em
+      .getConnection()
+      .execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running'`, [
+        claim.scope,
+        claim.key,
+      ]);
   }
 
   /** Expired records are ignored anyway; deleting them now and then keeps the table small. */

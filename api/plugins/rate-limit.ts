@@ -30,7 +30,10 @@ export async function registerRateLimit(app: FastifyInstance, deps: AppDeps): Pr
     counter = redisCounter(redis);
   } else {
     counter = postgresCounter(deps.orm);
-    const sweeper = setInterval(() => void sweepPostgresCounters(deps.orm, app.log), Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000));
+    const sweeper = setInterval(
+      () => void sweepPostgresCounters(deps.orm, app.log),
+      Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000),
+    );
     sweeper.unref();
     app.addHook('onClose', async () => clearInterval(sweeper));
   }
@@ -116,7 +119,9 @@ export function postgresCounter(orm: Orm): Counter {
 /** Windows that ended long ago are dead weight (one row per credential or address ever seen). */
 async function sweepPostgresCounters(orm: Orm, log: FastifyBaseLogger): Promise<void> {
   try {
-    await orm.em.getConnection().execute(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
+    await orm.em
+      .getConnection()
+      .execute(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
   } catch (err) {
     log.warn({ err }, 'rate-limit counter sweep failed');
   }

@@ -60,7 +60,9 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         expiresAt: new Date(now.getTime() + CUSTOMER_SESSION_TTL_MS),
       });
       await em.flush();
-      return reply.status(201).send({ id: session.id, token, expires_at: iso(session.expiresAt)!, customer_id: customer.id });
+      return reply
+        .status(201)
+        .send({ id: session.id, token, expires_at: iso(session.expiresAt)!, customer_id: customer.id });
     },
   );
 

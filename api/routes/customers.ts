@@ -110,7 +110,8 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   for (const family of ['id', 'external'] as const) {
     const path = family === 'id' ? '/:id' : '/external/:external_id';
     const params = family === 'id' ? customerIdParams : externalIdParams;
-    const keyOf = (p: Record<string, string>): CustomerKey => (family === 'id' ? { id: p.id! } : { externalId: p.external_id! });
+    const keyOf = (p: Record<string, string>): CustomerKey =>
+      family === 'id' ? { id: p.id! } : { externalId: p.external_id! };
     const by = family === 'id' ? 'by id' : 'by external_id';
 
     app.get(
@@ -159,7 +160,10 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
             const changed = applyUpdate(current, request.body, taxId);
             if (changed.length > 0) {
               current.updatedAt = new Date();
-              recordEvent(tx, organizationId, 'customer.updated', { ...customerRecord(current), changed_fields: changed });
+              recordEvent(tx, organizationId, 'customer.updated', {
+                ...customerRecord(current),
+                changed_fields: changed,
+              });
             }
             return current;
           }),
@@ -175,7 +179,8 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         schema: {
           tags: ['customers'],
           summary: `Delete a customer ${by}`,
-          description: 'Soft delete: the customer disappears from the API and its email and external_id can be used again.',
+          description:
+            'Soft delete: the customer disappears from the API and its email and external_id can be used again.',
           params,
           response: { 204: z.null().describe('Deleted'), ...errorResponses },
         },
@@ -183,24 +188,39 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       async (request, reply) => {
         const { organizationId } = organizationCredential(request);
         const key = keyOf(request.params);
-        await deps.orm.em.fork().transactional(async (tx) => {
+        const sessionHashes = await deps.orm.em.fork().transactional(async (tx) => {
           const current = await findCustomer(tx, organizationId, key, true);
           const now = new Date();
           current.deletedAt = now;
           current.updatedAt = now;
           recordEvent(tx, organizationId, 'customer.deleted', customerRecord(current));
+          // A deleted customer's portal sessions end with it, in every API process.
+          const sessions = await tx.execute<{ token_hash: string }[]>(
+            'delete from customer_sessions where customer_id = ? returning token_hash',
+            [current.id],
+          );
+          for (const { token_hash } of sessions) await deps.cache.announceRevocation(tx, token_hash);
+          return sessions.map((s) => s.token_hash);
         });
+        await Promise.all(sessionHashes.map((hash) => deps.cache.revoked(hash)));
         return reply.status(204).send(null);
       },
     );
   }
 };
 
-async function findCustomer(em: EntityManager, organizationId: string, key: CustomerKey, lock = false): Promise<CustomerEntity> {
+async function findCustomer(
+  em: EntityManager,
+  organizationId: string,
+  key: CustomerKey,
+  lock = false,
+): Promise<CustomerEntity> {
   // A malformed id names no customer: 404, like any other unknown id.
   if ('id' in key && !UUID.test(key.id)) throw notFound('Customer');
   const where: FilterQuery<CustomerEntity> =
-    'id' in key ? { id: key.id, organizationId, deletedAt: null } : { externalId: key.externalId, organizationId, deletedAt: null };
+    'id' in key
+      ? { id: key.id, organizationId, deletedAt: null }
+      : { externalId: key.externalId, organizationId, deletedAt: null };
   const customer = await em.findOne(Customer, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!customer) throw notFound('Customer');
   return customer;
@@ -224,7 +244,8 @@ function applyUpdate(c: CustomerEntity, body: UpdateCustomerBody, taxId: TaxId |
     set('billing_address', 'billingAddress', body.billing_address ? storedAddress(body.billing_address) : null);
   }
   if (taxId !== undefined) set('tax_id', 'taxId', taxId);
-  if (body.user_metadata !== undefined) set('user_metadata', 'userMetadata', mergeMetadata(c.userMetadata, body.user_metadata));
+  if (body.user_metadata !== undefined)
+    set('user_metadata', 'userMetadata', mergeMetadata(c.userMetadata, body.user_metadata));
   if (body.email_verified !== undefined) set('email_verified', 'emailVerified', body.email_verified);
   // A verification of the old address says nothing about the new one.
   else if (changed.includes('email')) set('email_verified', 'emailVerified', false);
@@ -241,9 +262,21 @@ function mergeMetadata(current: Record<string, unknown>, sent: Record<string, un
   return merged;
 }
 
-function storedAddress(a: { line1: string; city: string; state?: string; postal_code?: string; country: string }): BillingAddress {
+function storedAddress(a: {
+  line1: string;
+  city: string;
+  state?: string;
+  postal_code?: string;
+  country: string;
+}): BillingAddress {
   // state and postal_code are optional on the wire and stored as null, not as missing keys.
-  return { line1: a.line1, city: a.city, state: a.state ?? null, postal_code: a.postal_code ?? null, country: a.country } as BillingAddress;
+  return {
+    line1: a.line1,
+    city: a.city,
+    state: a.state ?? null,
+    postal_code: a.postal_code ?? null,
+    country: a.country,
+  };
 }
 
 /** CPF/CNPJ check digits; a wrong tax id is a 400 of its own code so a client can point at the field. */
@@ -266,10 +299,18 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
     if (err instanceof UniqueConstraintViolationException) {
       const constraint = (err as { constraint?: string }).constraint;
       if (constraint === 'customers_org_email_uq') {
-        throw unprocessable('email_taken', 'Email already in use', 'Another customer of this organization has this email');
+        throw unprocessable(
+          'email_taken',
+          'Email already in use',
+          'Another customer of this organization has this email',
+        );
       }
       if (constraint === 'customers_org_external_id_uq') {
-        throw unprocessable('external_id_taken', 'External id already in use', 'Another customer of this organization has this external_id');
+        throw unprocessable(
+          'external_id_taken',
+          'External id already in use',
+          'Another customer of this organization has this external_id',
+        );
       }
     }
     throw err;

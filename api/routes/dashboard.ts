@@ -123,7 +123,8 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       schema: {
         tags: ['dashboard'],
         summary: 'Revoke an API key: the next request with it is a 401 on every API process',
-        description: 'Idempotent: revoking a revoked key answers 200 with the key as it is. Name, last use and creation data are kept.',
+        description:
+          'Idempotent: revoking a revoked key answers 200 with the key as it is. Name, last use and creation data are kept.',
         params: organizationCredentialParams,
         response: { 200: apiKeySchema, ...errorResponses },
       },
@@ -222,7 +223,11 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         OrganizationAccessToken,
         { organizationId, revokedAt: null },
         {
-          orderBy: orderBy(sorting, { created_at: 'createdAt', expires_at: 'expiresAt', last_used_at: 'lastUsedAt' }, '-created_at'),
+          orderBy: orderBy(
+            sorting,
+            { created_at: 'createdAt', expires_at: 'expiresAt', last_used_at: 'lastUsedAt' },
+            '-created_at',
+          ),
           limit,
           offset: pageOffset({ page, limit }),
         },
@@ -249,7 +254,11 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const row = await em.transactional(async (tx) => {
         await requireCredentialManager(tx, organizationId, userId);
         const row = isUuid(id)
-          ? await tx.findOne(OrganizationAccessToken, { id, organizationId, revokedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+          ? await tx.findOne(
+              OrganizationAccessToken,
+              { id, organizationId, revokedAt: null },
+              { lockMode: LockMode.PESSIMISTIC_WRITE },
+            )
           : null;
         if (!row) throw notFound('Access token');
         row.revokedAt = new Date();
@@ -273,7 +282,10 @@ export const dashboardPageRoutes: FastifyPluginAsync = async (app) => {
     reply
       .type('text/html; charset=utf-8')
       // The page handles secrets: no framing, no caching, no third-party resources.
-      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .header(
+        'content-security-policy',
+        "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      )
       .header('cache-control', 'no-store')
       .header('x-frame-options', 'DENY')
       .send(page),

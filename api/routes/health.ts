@@ -14,19 +14,25 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.get('/healthz', { schema: { tags: ['health'], response: { 200: probe } } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['health'], response: { 200: probe, 503: probe } } }, async (_request, reply) => {
-    const [database, temporal] = await Promise.all([
-      check(pending, () => deps.orm.em.getConnection().execute('select 1')),
-      check(pending, () =>
-        // A deadline is what ends the client's own retries: DEADLINE_EXCEEDED is final.
-        deps.temporal.connection.withDeadline(Date.now() + 2000, () =>
-          deps.temporal.connection.workflowService.getSystemInfo({}),
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'], response: { 200: probe, 503: probe } } },
+    async (_request, reply) => {
+      const [database, temporal] = await Promise.all([
+        check(pending, () => deps.orm.em.getConnection().execute('select 1')),
+        check(pending, () =>
+          // A deadline is what ends the client's own retries: DEADLINE_EXCEEDED is final.
+          deps.temporal.connection.withDeadline(Date.now() + 2000, () =>
+            deps.temporal.connection.workflowService.getSystemInfo({}),
+          ),
         ),
-      ),
-    ]);
-    const ready = database === 'ok' && temporal === 'ok';
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: { database, temporal } });
-  });
+      ]);
+      const ready = database === 'ok' && temporal === 'ok';
+      return reply
+        .status(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'unavailable', checks: { database, temporal } });
+    },
+  );
 };
 
 function check(pending: Set<Promise<string>>, probe: () => Promise<unknown>): Promise<string> {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../app.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customersRoutes } from './customers.ts';
-import { dashboardRoutes } from './dashboard.ts';
+import { dashboardPageRoutes, dashboardRoutes } from './dashboard.ts';
 import { eventsRoutes } from './events.ts';
 import { functionsRoutes } from './functions.ts';
 import { healthRoutes } from './health.ts';
@@ -14,6 +14,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(healthRoutes, deps);
   await app.register(organizationsRoutes, { ...deps, prefix: '/api/v1/organizations' });
   await app.register(dashboardRoutes, { ...deps, prefix: '/api/v1/dashboard' });
+  await app.register(dashboardPageRoutes, deps);
   await app.register(productsRoutes, { ...deps, prefix: '/api/v1/products' });
   await app.register(customersRoutes, { ...deps, prefix: '/api/v1/customers' });
   await app.register(eventsRoutes, { ...deps, prefix: '/api/v1/events' });

@@ -5,7 +5,10 @@ import { iso, listQuery } from './common.ts';
 export const eventTypeFilter = z
   .string()
   .max(100)
-  .regex(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/, 'must be an event type (customer.created) or a prefix ending in .* (customer.*)');
+  .regex(
+    /^[a-z_]+(\.[a-z_]+)*(\.\*)?$/,
+    'must be an event type (customer.created) or a prefix ending in .* (customer.*)',
+  );
 
 export const listEventsQuery = listQuery().extend({ type: eventTypeFilter.optional() });
 

@@ -4,8 +4,8 @@ import type { TaxId } from '../../domain/tax-id.ts';
 export interface BillingAddress {
   line1: string;
   city: string;
-  state: string;
-  postal_code: string;
+  state: string | null;
+  postal_code: string | null;
   country: string;
 }
 

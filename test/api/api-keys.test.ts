@@ -20,6 +20,10 @@ afterAll(async () => {
   await api.close();
 });
 
+/** Raw SQL on the test database; rows are loosely typed. */
+const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
+  api.orm.em.getConnection().execute(query, params);
+
 const keysPath = (orgId: string) => `/api/v1/dashboard/organizations/${orgId}/api-keys`;
 const SESSIONS = '/api/v1/customer-portal/sessions/';
 const CUSTOMERS = '/api/v1/customers/';
@@ -29,7 +33,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function insertCustomer(orgId: string): Promise<string> {
   const id = uuidv7();
-  await api.orm.em.getConnection().execute(
+  await sql(
     `insert into customers (id, organization_id, email, created_at, updated_at) values (?, ?, ?, now(), now())`,
     [id, orgId, `${unique('buyer')}@example.com`],
   );
@@ -51,7 +55,7 @@ function openSession(customerId: string, headers: Record<string, string>) {
 }
 
 async function keyRow(id: string) {
-  const [row] = await api.orm.em.getConnection().execute('select * from api_keys where id = ?', [id]);
+  const [row] = await sql('select * from api_keys where id = ?', [id]);
   return row;
 }
 
@@ -86,9 +90,9 @@ describe('creating an API key in the dashboard', () => {
     expect(row.created_by_user_id).toBe(t.ownerId);
     expect(JSON.stringify(row)).not.toContain(key.slice(9));
 
-    const events = await api.orm.em
-      .getConnection()
-      .execute(`select data from events where organization_id = ? and type = 'api_key.created'`, [t.org.id]);
+    const events = await sql(`select data from events where organization_id = ? and type = 'api_key.created'`, [
+      t.org.id,
+    ]);
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({ id: res.body.id, masked_key: res.body.masked_key, status: 'active' });
     expect(JSON.stringify(events[0].data)).not.toContain(key.slice(9));
@@ -125,7 +129,10 @@ describe('creating an API key in the dashboard', () => {
     });
     expect((await api.call('GET', keysPath(t.org.id), { token: await userJwt(memberEmail) })).status).toBe(403);
 
-    const stranger = await api.call('POST', keysPath(t.org.id), { token: await userJwt(`${unique('x')}@example.com`), body });
+    const stranger = await api.call('POST', keysPath(t.org.id), {
+      token: await userJwt(`${unique('x')}@example.com`),
+      body,
+    });
     expect(stranger.status).toBe(404);
     expect(stranger.body).toEqual({ error: 'Organization not found', code: 'not_found' });
 
@@ -135,9 +142,7 @@ describe('creating an API key in the dashboard', () => {
     expect((await api.call('POST', keysPath(uuidv7()), { token: t.ownerJwt, body })).status).toBe(404);
     expect((await api.call('POST', keysPath('not-a-uuid'), { token: t.ownerJwt, body })).status).toBe(404);
 
-    const [{ count }] = await api.orm.em
-      .getConnection()
-      .execute('select count(*)::int as count from api_keys where organization_id = ?', [t.org.id]);
+    const [{ count }] = await sql('select count(*)::int as count from api_keys where organization_id = ?', [t.org.id]);
     expect(count).toBe(2); // the fixture's key and the admin's
   });
 
@@ -182,7 +187,11 @@ describe('creating an API key in the dashboard', () => {
       body: { name: 'k', environment: 'test', scopes: ['read'], expires_at: past },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'expires_at must be in the future', detail: `expires_at: ${past}`, code: 'invalid_request' });
+    expect(res.body).toEqual({
+      error: 'expires_at must be in the future',
+      detail: `expires_at: ${past}`,
+      code: 'invalid_request',
+    });
   });
 });
 
@@ -195,7 +204,7 @@ describe('listing API keys', () => {
 
     const first = await createKey(jwt, org.id, { name: 'first' });
     const expired = await createKey(jwt, org.id, { name: 'expired' });
-    await api.orm.em.getConnection().execute(`update api_keys set expires_at = now() - interval '1 minute' where id = ?`, [expired.id]);
+    await sql(`update api_keys set expires_at = now() - interval '1 minute' where id = ?`, [expired.id]);
     const revoked = await createKey(jwt, org.id, { name: 'revoked' });
     expect((await api.call('POST', `${keysPath(org.id)}/${revoked.id}/revoke`, { token: jwt })).status).toBe(200);
     const deleted = await createKey(jwt, org.id, { name: 'deleted' });
@@ -211,7 +220,19 @@ describe('listing API keys', () => {
     ]);
     expect(res.body.revoked.map((k: any) => [k.name, k.status, k.revoked])).toEqual([['revoked', 'revoked', true]]);
     expect(Object.keys(res.body.active[0]).sort()).toEqual(
-      ['created_at', 'environment', 'expires_at', 'id', 'last_used_at', 'masked_key', 'name', 'revoked', 'revoked_at', 'scopes', 'status'].sort(),
+      [
+        'created_at',
+        'environment',
+        'expires_at',
+        'id',
+        'last_used_at',
+        'masked_key',
+        'name',
+        'revoked',
+        'revoked_at',
+        'scopes',
+        'status',
+      ].sort(),
     );
     expect(res.body.active[0]).toMatchObject({ id: last.id, scopes: ['read'], environment: 'test', revoked_at: null });
     expect(res.body.revoked[0].revoked_at).toMatch(ISO);
@@ -230,7 +251,13 @@ describe('revoking and deleting API keys', () => {
 
     const res = await api.call('POST', `${keysPath(t.org.id)}/${created.id}/revoke`, { token: t.ownerJwt });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, name: 'to revoke', status: 'revoked', revoked: true, last_used_at: expect.stringMatching(ISO) });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      name: 'to revoke',
+      status: 'revoked',
+      revoked: true,
+      last_used_at: expect.stringMatching(ISO),
+    });
     expect(res.body.revoked_at).toMatch(ISO);
     expect(res.body).not.toHaveProperty('key');
 
@@ -242,9 +269,9 @@ describe('revoking and deleting API keys', () => {
     expect(row.name).toBe('to revoke');
     expect(row.deleted_at).toBeNull();
     expect(new Date(row.revoked_at).toISOString()).toBe(res.body.revoked_at);
-    const events = await api.orm.em
-      .getConnection()
-      .execute(`select type from events where organization_id = ? and type = 'api_key.revoked'`, [t.org.id]);
+    const events = await sql(`select type from events where organization_id = ? and type = 'api_key.revoked'`, [
+      t.org.id,
+    ]);
     expect(events).toHaveLength(1);
   });
 
@@ -275,9 +302,15 @@ describe('revoking and deleting API keys', () => {
       ['POST', '/revoke'],
       ['DELETE', ''],
     ] as const) {
-      expect((await api.call(method, `${keysPath(a.org.id)}/${keyOfB.id}${suffix}`, { token: a.ownerJwt })).status).toBe(404);
-      expect((await api.call(method, `${keysPath(b.org.id)}/${keyOfB.id}${suffix}`, { token: a.ownerJwt })).status).toBe(404);
-      expect((await api.call(method, `${keysPath(a.org.id)}/${uuidv7()}${suffix}`, { token: a.ownerJwt })).status).toBe(404);
+      expect(
+        (await api.call(method, `${keysPath(a.org.id)}/${keyOfB.id}${suffix}`, { token: a.ownerJwt })).status,
+      ).toBe(404);
+      expect(
+        (await api.call(method, `${keysPath(b.org.id)}/${keyOfB.id}${suffix}`, { token: a.ownerJwt })).status,
+      ).toBe(404);
+      expect((await api.call(method, `${keysPath(a.org.id)}/${uuidv7()}${suffix}`, { token: a.ownerJwt })).status).toBe(
+        404,
+      );
       expect((await api.call(method, `${keysPath(a.org.id)}/nope${suffix}`, { token: a.ownerJwt })).status).toBe(404);
     }
     const memberEmail = `${unique('member')}@example.com`;
@@ -308,7 +341,7 @@ describe('authenticating with an API key', () => {
       { 'x-service-api-key': key },
       { 'X-SERVICE-API-KEY': key },
       { authorization: `Bearer ${key}` },
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await openSession(customerId, headers);
       expect(res.status).toBe(201);
       expect(res.body.customer_id).toBe(customerId);
@@ -335,7 +368,7 @@ describe('authenticating with an API key', () => {
       { 'x-service-api-key': '' },
       { authorization: `Bearer svc_test_ ${body.slice(1)}` },
       { authorization: `Bearer  ${key}` },
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await openSession(customerId, headers);
       expect({ headers, status: res.status, body: res.body }).toEqual({
         headers,
@@ -387,7 +420,7 @@ describe('authenticating with an API key', () => {
     const customerId = await insertCustomer(t.org.id);
 
     const old = await createKey(t.ownerJwt, t.org.id);
-    await api.orm.em.getConnection().execute(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [old.id]);
+    await sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [old.id]);
     const res = await openSession(customerId, { 'x-service-api-key': old.key });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'Api key expired', code: 'unauthorized' });
@@ -453,7 +486,7 @@ describe('authenticating with an API key', () => {
 
   it('is refused (403) on routes that do not accept API keys', async () => {
     const t = await makeTenant(api.orm);
-    const { key } = (await makeApiKey(api.orm, t.org.id, { scopes: ['read', 'write'] }));
+    const { key } = await makeApiKey(api.orm, t.org.id, { scopes: ['read', 'write'] });
     const res = await api.call('GET', '/api/v1/customer-portal/customer', { headers: { 'x-service-api-key': key } });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('Api key lacks required scope');

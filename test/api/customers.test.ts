@@ -63,7 +63,13 @@ const fullBody = () => ({
   name: 'Maria Silva',
   external_id: unique('ext'),
   billing_name: 'Maria S. Ltda',
-  billing_address: { line1: 'Rua Augusta, 1500', city: 'São Paulo', state: 'SP', postal_code: '01304-001', country: 'br' },
+  billing_address: {
+    line1: 'Rua Augusta, 1500',
+    city: 'São Paulo',
+    state: 'SP',
+    postal_code: '01304-001',
+    country: 'br',
+  },
   tax_id: { type: 'cnpj', number: CNPJ.formatted },
   user_metadata: { plan: 'gold', seats: 3, dropped: null },
   email_verified: true,
@@ -80,7 +86,13 @@ describe('POST /api/v1/customers/', () => {
       name: 'Maria Silva',
       external_id: body.external_id,
       billing_name: 'Maria S. Ltda',
-      billing_address: { line1: 'Rua Augusta, 1500', city: 'São Paulo', state: 'SP', postal_code: '01304-001', country: 'BR' },
+      billing_address: {
+        line1: 'Rua Augusta, 1500',
+        city: 'São Paulo',
+        state: 'SP',
+        postal_code: '01304-001',
+        country: 'BR',
+      },
       tax_id: { type: 'cnpj', number: CNPJ.digits },
       user_metadata: { plan: 'gold', seats: 3 },
       email_verified: true,
@@ -125,7 +137,13 @@ describe('POST /api/v1/customers/', () => {
 
   it('stores a missing state and postal_code as null', async () => {
     const c = await createOk({ billing_address: { line1: '1 Main St', city: 'Lisbon', country: 'PT' } });
-    expect(c.billing_address).toEqual({ line1: '1 Main St', city: 'Lisbon', state: null, postal_code: null, country: 'PT' });
+    expect(c.billing_address).toEqual({
+      line1: '1 Main St',
+      city: 'Lisbon',
+      state: null,
+      postal_code: null,
+      country: 'PT',
+    });
   });
 
   it.each([
@@ -140,10 +158,26 @@ describe('POST /api/v1/customers/', () => {
   });
 
   it.each([
-    ['a CPF with a wrong check digit', BAD_CPF, 'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match'],
-    ['a CNPJ with a wrong check digit', { type: 'cnpj', number: '11.222.333/0001-82' }, 'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match'],
-    ['repeated digits', '111.111.111-11', 'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match'],
-    ['a CNPJ labelled cpf', { type: 'cpf', number: CNPJ.formatted }, 'body.tax_id: type is cpf but the number is a valid cnpj'],
+    [
+      'a CPF with a wrong check digit',
+      BAD_CPF,
+      'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match',
+    ],
+    [
+      'a CNPJ with a wrong check digit',
+      { type: 'cnpj', number: '11.222.333/0001-82' },
+      'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match',
+    ],
+    [
+      'repeated digits',
+      '111.111.111-11',
+      'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match',
+    ],
+    [
+      'a CNPJ labelled cpf',
+      { type: 'cpf', number: CNPJ.formatted },
+      'body.tax_id: type is cpf but the number is a valid cnpj',
+    ],
   ])('rejects %s with 400 invalid_tax_id and creates nothing', async (_label, taxId, detail) => {
     const address = email();
     const res = await create({ email: address, tax_id: taxId });
@@ -157,8 +191,16 @@ describe('POST /api/v1/customers/', () => {
   it.each([
     ['no email', { name: 'x' }, 'body.email'],
     ['an invalid email', { email: 'not-an-email' }, 'body.email'],
-    ['a three-letter country', { email: 'a@example.com', billing_address: { line1: 'x', city: 'y', country: 'BRA' } }, 'body.billing_address.country'],
-    ['an address without line1', { email: 'a@example.com', billing_address: { city: 'y', country: 'BR' } }, 'body.billing_address.line1'],
+    [
+      'a three-letter country',
+      { email: 'a@example.com', billing_address: { line1: 'x', city: 'y', country: 'BRA' } },
+      'body.billing_address.country',
+    ],
+    [
+      'an address without line1',
+      { email: 'a@example.com', billing_address: { city: 'y', country: 'BR' } },
+      'body.billing_address.line1',
+    ],
     ['an unknown field', { email: 'a@example.com', nickname: 'x' }, 'body.(root)'],
     ['a non-boolean email_verified', { email: 'a@example.com', email_verified: 'yes' }, 'body.email_verified'],
   ])('rejects %s with 400', async (_label, body, field) => {
@@ -197,7 +239,10 @@ describe('POST /api/v1/customers/', () => {
 
   it('gives exactly one 201 when the same email is created twice at once', async () => {
     const address = email();
-    const results = await Promise.all([create({ email: address, name: 'one' }), create({ email: address, name: 'two' })]);
+    const results = await Promise.all([
+      create({ email: address, name: 'one' }),
+      create({ email: address, name: 'two' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
     expect(results.find((r) => r.status === 422)!.body.code).toBe('email_taken');
     const rows = await api.orm.em.getConnection().execute('select id from customers where email = ?', [address]);
@@ -213,7 +258,9 @@ describe('POST /api/v1/customers/', () => {
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 422]);
     expect(results.find((r) => r.status === 422)!.body.code).toBe('external_id_taken');
-    const rows = await api.orm.em.getConnection().execute('select id from customers where external_id = ?', [externalId]);
+    const rows = await api.orm.em
+      .getConnection()
+      .execute('select id from customers where external_id = ?', [externalId]);
     expect(rows).toHaveLength(1);
   });
 
@@ -230,9 +277,16 @@ describe('POST /api/v1/customers/', () => {
 describe('authentication', () => {
   it('rejects a read-only API key on POST with 403', async () => {
     const { key } = await makeApiKey(api.orm, A.org.id, { scopes: ['read'] });
-    const res = await api.call('POST', '/api/v1/customers/', { headers: { 'x-service-api-key': key }, body: { email: email() } });
+    const res = await api.call('POST', '/api/v1/customers/', {
+      headers: { 'x-service-api-key': key },
+      body: { email: email() },
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'Api key lacks required scope', detail: 'This operation needs the write scope', code: 'forbidden' });
+    expect(res.body).toEqual({
+      error: 'Api key lacks required scope',
+      detail: 'This operation needs the write scope',
+      code: 'forbidden',
+    });
   });
 
   it('lets a read-only API key list and read customers but not change them', async () => {
@@ -247,7 +301,14 @@ describe('authentication', () => {
   });
 
   it('accepts a write API key in X-Service-Api-Key or as a bearer token', async () => {
-    expect((await api.call('POST', '/api/v1/customers/', { headers: { 'x-service-api-key': A.apiKey }, body: { email: email() } })).status).toBe(201);
+    expect(
+      (
+        await api.call('POST', '/api/v1/customers/', {
+          headers: { 'x-service-api-key': A.apiKey },
+          body: { email: email() },
+        })
+      ).status,
+    ).toBe(201);
     expect((await create({ email: email() }, A.apiKey)).status).toBe(201);
   });
 
@@ -258,7 +319,11 @@ describe('authentication', () => {
     const other = await makeOat(api.orm, A.org.id, ['products:write']);
     const denied = await create({ email: email() }, reader);
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ error: 'Access token lacks required scope', detail: 'Needs one of: customers:write', code: 'forbidden' });
+    expect(denied.body).toEqual({
+      error: 'Access token lacks required scope',
+      detail: 'Needs one of: customers:write',
+      code: 'forbidden',
+    });
     expect((await create({ email: email() }, webReader)).status).toBe(403);
     const c = await createOk({}, writer);
     expect((await api.call('GET', `/api/v1/customers/${c.id}`, { token: reader })).status).toBe(200);
@@ -301,7 +366,10 @@ describe('GET /api/v1/customers/', () => {
   });
 
   it('filters by external_id', async () => {
-    expect((await list('?external_id=crm-2')).body).toEqual({ items: [bruno], pagination: { total_count: 1, max_page: 1 } });
+    expect((await list('?external_id=crm-2')).body).toEqual({
+      items: [bruno],
+      pagination: { total_count: 1, max_page: 1 },
+    });
     expect((await list('?external_id=crm')).body.items).toEqual([]);
   });
 
@@ -331,7 +399,10 @@ describe('GET /api/v1/customers/', () => {
   });
 
   it('paginates', async () => {
-    expect((await list('?limit=2')).body).toEqual({ items: [carla, bruno], pagination: { total_count: 3, max_page: 2 } });
+    expect((await list('?limit=2')).body).toEqual({
+      items: [carla, bruno],
+      pagination: { total_count: 3, max_page: 2 },
+    });
     expect((await list('?limit=2&page=2')).body).toEqual({ items: [ana], pagination: { total_count: 3, max_page: 2 } });
     expect((await list('?limit=2&page=3')).body).toEqual({ items: [], pagination: { total_count: 3, max_page: 2 } });
   });
@@ -351,7 +422,9 @@ describe('GET /api/v1/customers/<id> and /external/<external_id>', () => {
     const byId = await api.call('GET', `/api/v1/customers/${created.id}`, { token: A.oat });
     expect(byId.status).toBe(200);
     expect(byId.body).toEqual(created);
-    const byExternal = await api.call('GET', `/api/v1/customers/external/${encodeURIComponent(created.external_id)}`, { token: A.apiKey });
+    const byExternal = await api.call('GET', `/api/v1/customers/external/${encodeURIComponent(created.external_id)}`, {
+      token: A.apiKey,
+    });
     expect(byExternal.status).toBe(200);
     expect(byExternal.body).toEqual(created);
   });
@@ -383,7 +456,13 @@ describe.each([
     expect(res.body).toEqual({
       ...before,
       // state and postal_code of the old address are gone: the address is replaced, not merged.
-      billing_address: { line1: 'Av. Paulista, 1000', city: 'São Paulo', state: null, postal_code: null, country: 'BR' },
+      billing_address: {
+        line1: 'Av. Paulista, 1000',
+        city: 'São Paulo',
+        state: null,
+        postal_code: null,
+        country: 'BR',
+      },
       user_metadata: { plan: 'gold', seats: 5, tier: 'b' },
       updated_at: expect.stringMatching(ISO),
     });
@@ -391,7 +470,13 @@ describe.each([
 
     expect((await api.call('GET', `/api/v1/customers/${before.id}`, { token: A.oat })).body).toEqual(res.body);
     const stored = await row(before.id);
-    expect(stored.billing_address).toEqual({ line1: 'Av. Paulista, 1000', city: 'São Paulo', state: null, postal_code: null, country: 'BR' });
+    expect(stored.billing_address).toEqual({
+      line1: 'Av. Paulista, 1000',
+      city: 'São Paulo',
+      state: null,
+      postal_code: null,
+      country: 'BR',
+    });
     expect(stored.user_metadata).toEqual({ plan: 'gold', seats: 5, tier: 'b' });
     expect(new Date(stored.updated_at).toISOString()).toBe(res.body.updated_at);
 
@@ -402,7 +487,12 @@ describe.each([
 
   it('changes each scalar field on its own', async () => {
     const before = (await create(fullBody())).body;
-    const res = await patch(before, { name: 'Maria Souza', billing_name: 'MS', email_verified: false, tax_id: { type: 'cpf', number: CPF.formatted } });
+    const res = await patch(before, {
+      name: 'Maria Souza',
+      billing_name: 'MS',
+      email_verified: false,
+      tax_id: { type: 'cpf', number: CPF.formatted },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...before,
@@ -416,7 +506,13 @@ describe.each([
 
   it('clears nullable fields with null and removes metadata keys sent as null', async () => {
     const before = (await create(fullBody())).body;
-    const res = await patch(before, { name: null, billing_name: null, billing_address: null, tax_id: null, user_metadata: { plan: null } });
+    const res = await patch(before, {
+      name: null,
+      billing_name: null,
+      billing_address: null,
+      tax_id: null,
+      user_metadata: { plan: null },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...before,
@@ -483,7 +579,10 @@ describe.each([
 
   it('keeps both of two concurrent metadata merges', async () => {
     const before = (await create(fullBody())).body;
-    const results = await Promise.all([patch(before, { user_metadata: { x: 1 } }), patch(before, { user_metadata: { y: 2 } })]);
+    const results = await Promise.all([
+      patch(before, { user_metadata: { x: 1 } }),
+      patch(before, { user_metadata: { y: 2 } }),
+    ]);
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect((await row(before.id)).user_metadata).toEqual({ plan: 'gold', seats: 3, x: 1, y: 2 });
   });
@@ -505,12 +604,17 @@ describe.each([
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
 
-    for (const url of [`/api/v1/customers/${c.id}`, `/api/v1/customers/external/${encodeURIComponent(c.external_id)}`]) {
+    for (const url of [
+      `/api/v1/customers/${c.id}`,
+      `/api/v1/customers/external/${encodeURIComponent(c.external_id)}`,
+    ]) {
       expect((await api.call('GET', url, { token: A.oat })).status).toBe(404);
       expect((await api.call('PATCH', url, { token: A.oat, body: { name: 'x' } })).status).toBe(404);
       expect((await api.call('DELETE', url, { token: A.oat })).status).toBe(404);
     }
-    const listed = await api.call('GET', `/api/v1/customers/?external_id=${encodeURIComponent(c.external_id)}`, { token: A.oat });
+    const listed = await api.call('GET', `/api/v1/customers/?external_id=${encodeURIComponent(c.external_id)}`, {
+      token: A.oat,
+    });
     expect(listed.body.pagination.total_count).toBe(0);
 
     const stored = await row(c.id);
@@ -523,7 +627,10 @@ describe.each([
     const again = await create({ email: c.email, external_id: c.external_id });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(c.id);
-    expect((await api.call('GET', `/api/v1/customers/external/${encodeURIComponent(c.external_id)}`, { token: A.oat })).body.id).toBe(again.body.id);
+    expect(
+      (await api.call('GET', `/api/v1/customers/external/${encodeURIComponent(c.external_id)}`, { token: A.oat })).body
+        .id,
+    ).toBe(again.body.id);
   });
 });
 
@@ -533,17 +640,30 @@ describe('tenant isolation', () => {
     victim = (await create(fullBody())).body;
   });
 
-  const credentials = () => [
-    ['OAT', { token: B.oat }],
-    ['API key', { headers: { 'x-service-api-key': B.apiKey } }],
-  ] as const;
+  const credentials = () =>
+    [
+      ['OAT', { token: B.oat }],
+      ['API key', { headers: { 'x-service-api-key': B.apiKey } }],
+    ] as const;
 
   it('answers 404 to another organization on every route, by id and by external_id', async () => {
     for (const [, credential] of credentials()) {
-      for (const url of [`/api/v1/customers/${victim.id}`, `/api/v1/customers/external/${encodeURIComponent(victim.external_id)}`]) {
-        for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'stolen' }], ['DELETE', undefined]] as const) {
+      for (const url of [
+        `/api/v1/customers/${victim.id}`,
+        `/api/v1/customers/external/${encodeURIComponent(victim.external_id)}`,
+      ]) {
+        for (const [method, body] of [
+          ['GET', undefined],
+          ['PATCH', { name: 'stolen' }],
+          ['DELETE', undefined],
+        ] as const) {
           const res = await api.call(method, url, { ...credential, body });
-          expect([method, url, res.status, res.body]).toEqual([method, url, 404, { error: 'Customer not found', code: 'not_found' }]);
+          expect([method, url, res.status, res.body]).toEqual([
+            method,
+            url,
+            404,
+            { error: 'Customer not found', code: 'not_found' },
+          ]);
         }
       }
     }
@@ -553,7 +673,12 @@ describe('tenant isolation', () => {
 
   it('never lists another organization’s customers', async () => {
     for (const [, credential] of credentials()) {
-      for (const qs of ['', `?email=${encodeURIComponent(victim.email)}`, `?external_id=${encodeURIComponent(victim.external_id)}`, '?limit=100']) {
+      for (const qs of [
+        '',
+        `?email=${encodeURIComponent(victim.email)}`,
+        `?external_id=${encodeURIComponent(victim.external_id)}`,
+        '?limit=100',
+      ]) {
         const res = await api.call('GET', `/api/v1/customers/${qs}`, credential);
         expect(res.status).toBe(200);
         expect(res.body.items.map((c: any) => c.id)).not.toContain(victim.id);

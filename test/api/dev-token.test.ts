@@ -30,12 +30,17 @@ describe('npm run dev:token', () => {
     const token = run.stdout.trim();
     const { payload } = await jwtVerify(token, new TextEncoder().encode(TEST_JWT_SECRET));
     expect(payload.email).toBe(email.toLowerCase());
-    const rows = await api.orm.em.getConnection().execute('select email from admin_users where email = ?', [email.toLowerCase()]);
+    const rows = await api.orm.em
+      .getConnection()
+      .execute('select email from admin_users where email = ?', [email.toLowerCase()]);
     expect(rows).toHaveLength(1);
 
     // The API accepts it: an admin user may create an organization.
     const slug = unique('devorg');
-    const res = await api.call('POST', '/api/v1/organizations/', { token, body: { name: 'Dev Org', slug, terms: true } });
+    const res = await api.call('POST', '/api/v1/organizations/', {
+      token,
+      body: { name: 'Dev Org', slug, terms: true },
+    });
     expect(res.status).toBe(201);
     expect(res.body.slug).toBe(slug);
   });
@@ -46,7 +51,10 @@ describe('npm run dev:token', () => {
     expect(run.status).toBe(0);
     const rows = await api.orm.em.getConnection().execute('select email from admin_users where email = ?', [email]);
     expect(rows).toHaveLength(0);
-    const res = await api.call('POST', '/api/v1/organizations/', { token: run.stdout.trim(), body: { name: 'X', slug: unique('x'), terms: true } });
+    const res = await api.call('POST', '/api/v1/organizations/', {
+      token: run.stdout.trim(),
+      body: { name: 'X', slug: unique('x'), terms: true },
+    });
     expect(res.status).toBe(403);
   });
 

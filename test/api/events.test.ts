@@ -15,7 +15,10 @@ beforeAll(async () => {
   T = await makeTenant(api.orm);
   B = await makeTenant(api.orm);
   const create = async (name: string) => {
-    const res = await api.call('POST', '/api/v1/customers/', { token: T.oat, body: { email: `${unique(name)}@example.com`, name } });
+    const res = await api.call('POST', '/api/v1/customers/', {
+      token: T.oat,
+      body: { email: `${unique(name)}@example.com`, name },
+    });
     expect(res.status).toBe(201);
     return res.body;
   };
@@ -83,12 +86,15 @@ describe('GET /api/v1/events/', () => {
     expect((await list('?type=product.*')).body.pagination.total_count).toBe(0);
   });
 
-  it.each(['customer.%', 'Customer.created', '*', 'customer.*.x'])('rejects the type filter %s with 400', async (type) => {
-    const res = await list(`?type=${encodeURIComponent(type)}`);
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('validation_error');
-    expect(res.body.detail).toContain('querystring.type');
-  });
+  it.each(['customer.%', 'Customer.created', '*', 'customer.*.x'])(
+    'rejects the type filter %s with 400',
+    async (type) => {
+      const res = await list(`?type=${encodeURIComponent(type)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_error');
+      expect(res.body.detail).toContain('querystring.type');
+    },
+  );
 
   it('paginates with total_count and max_page', async () => {
     const all = (await list()).body.items;
@@ -110,7 +116,10 @@ describe('GET /api/v1/events/', () => {
   it('writes no event for a create that fails', async () => {
     const duplicate = await api.call('POST', '/api/v1/customers/', { token: T.oat, body: { email: c3.email } });
     expect(duplicate.status).toBe(422);
-    const invalid = await api.call('POST', '/api/v1/customers/', { token: T.oat, body: { email: 'x@example.com', tax_id: '123' } });
+    const invalid = await api.call('POST', '/api/v1/customers/', {
+      token: T.oat,
+      body: { email: 'x@example.com', tax_id: '123' },
+    });
     expect(invalid.status).toBe(400);
     expect((await list()).body.pagination.total_count).toBe(5);
   });
@@ -157,13 +166,21 @@ describe('authentication', () => {
     expect((await list('', await makeOat(api.orm, T.org.id, ['web:read']))).status).toBe(200);
     const denied = await list('', await makeOat(api.orm, T.org.id, ['customers:read']));
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ error: 'Access token lacks required scope', detail: 'Needs one of: events:read', code: 'forbidden' });
+    expect(denied.body).toEqual({
+      error: 'Access token lacks required scope',
+      detail: 'Needs one of: events:read',
+      code: 'forbidden',
+    });
   });
 
   it('needs the admin scope on an API key', async () => {
     const readWrite = await api.call('GET', '/api/v1/events/', { headers: { 'x-service-api-key': T.apiKey } });
     expect(readWrite.status).toBe(403);
-    expect(readWrite.body).toEqual({ error: 'Api key lacks required scope', detail: 'This operation needs the admin scope', code: 'forbidden' });
+    expect(readWrite.body).toEqual({
+      error: 'Api key lacks required scope',
+      detail: 'This operation needs the admin scope',
+      code: 'forbidden',
+    });
     const admin = await makeApiKey(api.orm, T.org.id, { scopes: ['admin'] });
     const res = await api.call('GET', '/api/v1/events/', { headers: { 'x-service-api-key': admin.key } });
     expect(res.status).toBe(200);

@@ -47,7 +47,9 @@ describe('replays', () => {
     expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
 
     expect(await customersWith(body.email)).toBe(1);
-    const events = await sql("select count(*) as n from events where type = 'customer.created' and data->>'id' = ?", [first.body.id]);
+    const events = await sql("select count(*) as n from events where type = 'customer.created' and data->>'id' = ?", [
+      first.body.id,
+    ]);
     expect(Number(events[0].n)).toBe(1);
     expect(await keyRows(key)).toEqual([{ scope: `org:${tenant.org.id}`, state: 'done', response_status: 201 }]);
   });
@@ -84,7 +86,9 @@ describe('replays', () => {
     expect(theirs.status).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.body.id).not.toBe(mine.body.id);
-    expect((await keyRows(key)).map((r) => r.scope).sort()).toEqual([`org:${other.org.id}`, `org:${tenant.org.id}`].sort());
+    expect((await keyRows(key)).map((r) => r.scope).sort()).toEqual(
+      [`org:${other.org.id}`, `org:${tenant.org.id}`].sort(),
+    );
   });
 
   it('stores a 4xx the operation answered and replays it even after the cause went away', async () => {
@@ -116,9 +120,17 @@ describe('replays', () => {
     const jwt = await userJwt(admin);
     const key = uuidv7();
     const body = { name: 'Idem Org', slug: unique('idem-org'), terms: true };
-    const first = await api.call('POST', '/api/v1/organizations/', { body, token: jwt, headers: { 'idempotency-key': key } });
+    const first = await api.call('POST', '/api/v1/organizations/', {
+      body,
+      token: jwt,
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
-    const again = await api.call('POST', '/api/v1/organizations/', { body, token: jwt, headers: { 'idempotency-key': key } });
+    const again = await api.call('POST', '/api/v1/organizations/', {
+      body,
+      token: jwt,
+      headers: { 'idempotency-key': key },
+    });
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -149,7 +161,10 @@ describe('conflicts', () => {
     const body = { email: email() };
     expect((await createCustomer(key, body)).status).toBe(201);
     // As if the first request had not finished yet.
-    await sql(`update idempotency_keys set state = 'running', response_status = null, response_body = null where key = ?`, [key]);
+    await sql(
+      `update idempotency_keys set state = 'running', response_status = null, response_body = null where key = ?`,
+      [key],
+    );
     const res = await createCustomer(key, body);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
@@ -164,7 +179,10 @@ describe('conflicts', () => {
     const address = `${unique('slow')}@example.com`;
     await withSlowInsert(address, async () => {
       const key = uuidv7();
-      const [a, b] = await Promise.all([createCustomer(key, { email: address }), createCustomer(key, { email: address })]);
+      const [a, b] = await Promise.all([
+        createCustomer(key, { email: address }),
+        createCustomer(key, { email: address }),
+      ]);
       expect([a.status, b.status].sort()).toEqual([201, 409]);
       expect([a, b].find((r) => r.status === 409)!.body.code).toBe('idempotency_request_in_progress');
       const after = await createCustomer(key, { email: address });
@@ -186,14 +204,20 @@ describe('expiry and failures', () => {
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(fresh.body.id).not.toBe(first.body.id);
     expect(await customersWith(address)).toBe(1);
-    const [row] = await sql(`select state, expires_at > now() + interval '23 hours' as renewed from idempotency_keys where key = ?`, [key]);
+    const [row] = await sql(
+      `select state, expires_at > now() + interval '23 hours' as renewed from idempotency_keys where key = ?`,
+      [key],
+    );
     expect(row).toEqual({ state: 'done', renewed: true });
   });
 
   it('keeps records 24 hours', async () => {
     const key = uuidv7();
     await createCustomer(key, { email: email() });
-    const [row] = await sql(`select extract(epoch from expires_at - created_at) as seconds from idempotency_keys where key = ?`, [key]);
+    const [row] = await sql(
+      `select extract(epoch from expires_at - created_at) as seconds from idempotency_keys where key = ?`,
+      [key],
+    );
     expect(Number(row.seconds)).toBe(24 * 3600);
   });
 
@@ -291,7 +315,9 @@ describe('across processes', () => {
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson({ a: [1, 2] })).not.toBe(canonicalJson({ a: [2, 1] }));
   });
 });

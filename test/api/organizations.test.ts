@@ -620,7 +620,9 @@ describe('POST /api/v1/organizations/:id/members', () => {
   it('gives the invitee the membership when they first sign in', async () => {
     const { org, owner } = await team();
     const email = newEmail('invitee');
-    expect((await api.call('POST', `${ORGS}/${org.id}/members`, { token: owner.jwt, body: { email } })).status).toBe(201);
+    expect((await api.call('POST', `${ORGS}/${org.id}/members`, { token: owner.jwt, body: { email } })).status).toBe(
+      201,
+    );
     const jwt = await userJwt(email, `idp|${unique('sub')}`);
     const res = await api.call('GET', `${ORGS}/${org.id}`, { token: jwt });
     expect(res.status).toBe(200);

@@ -92,7 +92,9 @@ describe('rate limits (PostgreSQL counters)', () => {
     expect((await a.call('GET', LIMITED, { token })).status).toBe(429);
     await a.orm.em
       .getConnection()
-      .execute(`update rate_limit_counters set window_ends_at = now() - interval '1 second' where key = ?`, [counterKey(token)]);
+      .execute(`update rate_limit_counters set window_ends_at = now() - interval '1 second' where key = ?`, [
+        counterKey(token),
+      ]);
     const fresh = await a.call('GET', LIMITED, { token });
     expect(fresh.status).toBe(401);
     expect(fresh.headers['x-ratelimit-remaining']).toBe('4');
@@ -110,8 +112,12 @@ describe('rate limits (PostgreSQL counters)', () => {
     const token = bogusToken();
     await a.call('GET', LIMITED, { token });
     const conn = a.orm.em.getConnection();
-    expect(await conn.execute(`select count from rate_limit_counters where key = ?`, [counterKey(token)])).toEqual([{ count: 1 }]);
-    expect(await conn.execute(`select key from rate_limit_counters where strpos(key, ?) > 0`, [token.slice(8)])).toEqual([]);
+    expect(await conn.execute(`select count from rate_limit_counters where key = ?`, [counterKey(token)])).toEqual([
+      { count: 1 },
+    ]);
+    expect(
+      await conn.execute(`select key from rate_limit_counters where strpos(key, ?) > 0`, [token.slice(8)]),
+    ).toEqual([]);
   });
 });
 

@@ -70,7 +70,12 @@ export async function startApi(envOverrides: Record<string, string> = {}): Promi
   };
 }
 
-export async function call<T = any>(baseUrl: string, method: string, url: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  url: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined = options.raw;

@@ -21,7 +21,9 @@ export async function userJwt(email: string, subject = `user|${email}`): Promise
 }
 
 export async function makeAdminUser(orm: Orm, email: string): Promise<void> {
-  await orm.em.getConnection().execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [email]);
+  await orm.em
+    .getConnection()
+    .execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [email]);
 }
 
 export interface OrgFixture {
@@ -29,7 +31,10 @@ export interface OrgFixture {
   slug: string;
 }
 
-export async function makeOrganization(orm: Orm, options: { parentId?: string; name?: string } = {}): Promise<OrgFixture> {
+export async function makeOrganization(
+  orm: Orm,
+  options: { parentId?: string; name?: string } = {},
+): Promise<OrgFixture> {
   const id = uuidv7();
   const slug = unique('org');
   await orm.em.getConnection().execute(
@@ -42,7 +47,11 @@ export async function makeOrganization(orm: Orm, options: { parentId?: string; n
       options.name ?? slug,
       slug,
       slug.toUpperCase(),
-      JSON.stringify({ allow_multiple_subscriptions: false, allow_customer_updates: true, proration_behavior: 'prorate' }),
+      JSON.stringify({
+        allow_multiple_subscriptions: false,
+        allow_customer_updates: true,
+        proration_behavior: 'prorate',
+      }),
       JSON.stringify({ new_sale: true, new_subscription: true }),
     ],
   );
@@ -50,7 +59,12 @@ export async function makeOrganization(orm: Orm, options: { parentId?: string; n
 }
 
 /** Makes the JWT's user a member of the organization with the role; returns the user's id. */
-export async function makeMember(orm: Orm, organizationId: string, email: string, role: 'owner' | 'admin' | 'member'): Promise<string> {
+export async function makeMember(
+  orm: Orm,
+  organizationId: string,
+  email: string,
+  role: 'owner' | 'admin' | 'member',
+): Promise<string> {
   const [user] = await orm.em.getConnection().execute<{ id: string }[]>(
     `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
      on conflict (subject) do update set email = excluded.email returning id`,
@@ -64,7 +78,12 @@ export async function makeMember(orm: Orm, organizationId: string, email: string
   return user!.id;
 }
 
-export async function makeOat(orm: Orm, organizationId: string, scopes: string[] = ['web:write'], expiresAt: Date | null = null): Promise<string> {
+export async function makeOat(
+  orm: Orm,
+  organizationId: string,
+  scopes: string[] = ['web:write'],
+  expiresAt: Date | null = null,
+): Promise<string> {
   const token = newSecret(TOKEN_PREFIX.oat);
   await orm.em.getConnection().execute(
     `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_at, expires_at)
@@ -86,7 +105,15 @@ export async function makeApiKey(
   await orm.em.getConnection().execute(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_at, expires_at)
      values (?, ?, 'test key', ?, ?::text[], ?, ?, now(), ?)`,
-    [id, organizationId, environment, pgArray(options.scopes ?? ['read', 'write']), maskSecret(key, prefix), hashSecret(key), options.expiresAt ?? null],
+    [
+      id,
+      organizationId,
+      environment,
+      pgArray(options.scopes ?? ['read', 'write']),
+      maskSecret(key, prefix),
+      hashSecret(key),
+      options.expiresAt ?? null,
+    ],
   );
   return { id, key };
 }

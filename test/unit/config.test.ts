@@ -34,7 +34,9 @@ describe('configuration', () => {
     ['TLS_MODE', 'plain'],
     ['JWT_SECRET', 'short'],
   ])('rejects a wrong %s with a message naming it', (name, value) => {
-    expect(() => loadConfig({ ...base, [name]: value })).toThrow(new RegExp(`^Invalid environment configuration:\\n  ${name}:`));
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(
+      new RegExp(`^Invalid environment configuration:\\n  ${name}:`),
+    );
   });
 
   it('needs a way to verify user JWTs', () => {

@@ -43,7 +43,15 @@ describe('Temporal tooling', () => {
 
     const output = execFileSync(
       cli!,
-      ['operator', 'search-attribute', 'list', '--address', server.address, '--disable-config-file', '--disable-config-env'],
+      [
+        'operator',
+        'search-attribute',
+        'list',
+        '--address',
+        server.address,
+        '--disable-config-file',
+        '--disable-config-env',
+      ],
       { encoding: 'utf8' },
     );
     for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
