@@ -86,20 +86,16 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
-    const rows = await orm.em
-      .getConnection()
-      .execute<
-        {
-          id: string;
-          organization_id: string;
-          scopes: ApiKeyScope[];
-          expires_at: Date | null;
-          revoked_at: Date | null;
-          deleted_at: Date | null;
-        }[]
-      >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [
-        hash,
-      ]);
+    const rows = await orm.em.getConnection().execute<
+      {
+        id: string;
+        organization_id: string;
+        scopes: ApiKeyScope[];
+        expires_at: Date | null;
+        revoked_at: Date | null;
+        deleted_at: Date | null;
+      }[]
+    >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [hash]);
     const row = rows[0];
     if (!row || row.revoked_at || row.deleted_at) throw unauthorized(API_KEY_MESSAGES.invalid);
     const credential = {
