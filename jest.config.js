@@ -12,4 +12,5 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };

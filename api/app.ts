@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
+import { openSqlPool, type SqlPool } from '../db/pool.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { userJwtVerifier } from './auth/user-jwt.ts';
@@ -35,6 +36,7 @@ export type App = FastifyInstance;
 /** What every route module receives besides the Fastify instance. */
 export interface RouteDeps extends AppDeps {
   cache: CredentialCache;
+  sql: SqlPool;
 }
 
 const REDACTED = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
@@ -98,6 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   await cache.start();
   app.addHook('onClose', async () => cache.close());
+  const sql = openSqlPool(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  app.addHook('onClose', async () => sql.end());
 
   registerAuth(app, {
     orm: deps.orm,
@@ -105,8 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     verifyUserJwt: userJwtVerifier(config),
     deploymentEnv: config.DEPLOYMENT_ENV,
   });
-  await registerRateLimit(app, deps);
+  await registerRateLimit(app, { config, sql });
   registerIdempotency(app, deps);
-  await registerRoutes(app, { ...deps, cache });
+  await registerRoutes(app, { ...deps, cache, sql });
   return app;
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
-import type { AppDeps } from '../app.ts';
-import type { Orm } from '../../db/orm.ts';
+import type { Config } from '../../config/env.ts';
+import type { SqlPool } from '../../db/pool.ts';
 import { ApiError } from '../errors.ts';
 
 /** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
@@ -18,7 +18,7 @@ type Counter = (key: string, windowMs: number) => Promise<Tally>;
  * in PostgreSQL or Redis so that every API process shares one count. The limiter runs as a root
  * `onRequest` hook, before each route's own auth hook: a request with a bad credential is counted too.
  */
-export async function registerRateLimit(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, deps: { config: Config; sql: SqlPool }): Promise<void> {
   const { config } = deps;
   let counter: Counter;
   if (config.RATE_LIMIT_STORE === 'redis') {
@@ -29,9 +29,9 @@ export async function registerRateLimit(app: FastifyInstance, deps: AppDeps): Pr
     });
     counter = redisCounter(redis);
   } else {
-    counter = postgresCounter(deps.orm);
+    counter = postgresCounter(deps.sql);
     const sweeper = setInterval(
-      () => void sweepPostgresCounters(deps.orm, app.log),
+      () => void sweepPostgresCounters(deps.sql, app.log),
       Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000),
     );
     sweeper.unref();
@@ -97,31 +97,62 @@ function counterStore(counter: Counter, log: FastifyBaseLogger): FastifyRateLimi
 }
 
 /**
- * One statement per request: start a window or count into the current one, and say how much of it
- * is left. The row lock serializes concurrent requests of one credential, so no count is lost.
+ * Counts `$3` requests at once: start a window or count into the current one, and say how much of it
+ * is left. The row lock serializes concurrent statements of one credential, so no count is lost.
  */
 const COUNT_SQL = `
 insert into rate_limit_counters as c (key, count, window_ends_at)
-values (?, 1, now() + cast(? as integer) * interval '1 millisecond')
+values ($1, $3, now() + cast($2 as integer) * interval '1 millisecond')
 on conflict (key) do update set
-  count = case when c.window_ends_at <= now() then 1 else c.count + 1 end,
+  count = case when c.window_ends_at <= now() then $3 else c.count + $3 end,
   window_ends_at = case when c.window_ends_at <= now() then excluded.window_ends_at else c.window_ends_at end
 returning count, greatest(0, ceil(extract(epoch from (window_ends_at - now())) * 1000))::integer as ttl`;
 
-export function postgresCounter(orm: Orm): Counter {
-  return async (key, windowMs) => {
-    const rows = await orm.em.getConnection().execute<{ count: number; ttl: number }[]>(COUNT_SQL, [key, windowMs]);
-    const row = rows[0]!;
-    return { current: row.count, ttl: row.ttl };
-  };
+/**
+ * Requests of one credential that arrive while its count is on the way to PostgreSQL wait and are
+ * counted together by the next statement: one round trip per batch instead of per request. Still
+ * exact: each request gets its own place in the shared count (count - n + 1 … count).
+ */
+export function postgresCounter(sql: SqlPool): Counter {
+  type Waiter = { resolve: (tally: Tally) => void; reject: (err: unknown) => void };
+  const queues = new Map<string, { inFlight: boolean; waiting: Waiter[] }>();
+
+  async function flush(key: string, windowMs: number): Promise<void> {
+    const queue = queues.get(key)!;
+    const batch = queue.waiting;
+    queue.waiting = [];
+    queue.inFlight = true;
+    try {
+      // Named: prepared once per connection, so each statement sends only Bind/Execute.
+      const { rows } = await sql.query<{ count: number; ttl: number }>({
+        name: 'rate_limit_count',
+        text: COUNT_SQL,
+        values: [key, windowMs, batch.length],
+      });
+      const { count, ttl } = rows[0]!;
+      batch.forEach((waiter, i) => waiter.resolve({ current: count - batch.length + 1 + i, ttl }));
+    } catch (err) {
+      for (const waiter of batch) waiter.reject(err);
+    } finally {
+      queue.inFlight = false;
+      if (queue.waiting.length > 0) void flush(key, windowMs);
+      else queues.delete(key);
+    }
+  }
+
+  return (key, windowMs) =>
+    new Promise<Tally>((resolve, reject) => {
+      let queue = queues.get(key);
+      if (!queue) queues.set(key, (queue = { inFlight: false, waiting: [] }));
+      queue.waiting.push({ resolve, reject });
+      if (!queue.inFlight) void flush(key, windowMs);
+    });
 }
 
 /** Windows that ended long ago are dead weight (one row per credential or address ever seen). */
-async function sweepPostgresCounters(orm: Orm, log: FastifyBaseLogger): Promise<void> {
+async function sweepPostgresCounters(sql: SqlPool, log: FastifyBaseLogger): Promise<void> {
   try {
-    await orm.em
-      .getConnection()
-      .execute(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
+    await sql.query(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
   } catch (err) {
     log.warn({ err }, 'rate-limit counter sweep failed');
   }

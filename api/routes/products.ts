@@ -20,6 +20,8 @@ import {
   listProductsQuery,
   presentPrice,
   presentProduct,
+  presentProductRow,
+  PRODUCT_WITH_PRICES_SQL,
   productPage,
   productParams,
   productSchema,
@@ -157,10 +159,16 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
     async (request) => {
       const credential = organizationCredential(request);
-      const em = deps.orm.em.fork();
-      const product = await ownProduct(em, request.params.id, credential.organizationId);
-      const prices = await pricesByProduct(em, [product.id]);
-      return presentProduct(product, prices.get(product.id) ?? []);
+      // The hottest read of the API: one statement on the plain pool, no ORM hydration.
+      const { rows } = UUID.test(request.params.id)
+        ? await deps.sql.query({
+            name: 'product_with_prices',
+            text: PRODUCT_WITH_PRICES_SQL,
+            values: [request.params.id, credential.organizationId],
+          })
+        : { rows: [] };
+      if (!rows[0]) throw notFound('Product');
+      return presentProductRow(rows[0]);
     },
   );
 

@@ -16,6 +16,39 @@ import { iso, listQuery, booleanQuery, metadata, paginated, uuid } from './commo
 export type ProductEntity = InferEntity<typeof Product>;
 export type PriceEntity = InferEntity<typeof Price>;
 
+/** What the presenters read: an entity, or the same fields straight from a row. */
+type PriceFields = Pick<
+  PriceEntity,
+  | 'id'
+  | 'productId'
+  | 'name'
+  | 'type'
+  | 'currency'
+  | 'unitAmount'
+  | 'interval'
+  | 'intervalCount'
+  | 'taxBehavior'
+  | 'active'
+  | 'metadata'
+  | 'gatewayRecurrencePlanId'
+  | 'createdAt'
+  | 'modifiedAt'
+  | 'deletedAt'
+>;
+type ProductFields = Pick<
+  ProductEntity,
+  | 'id'
+  | 'organizationId'
+  | 'name'
+  | 'description'
+  | 'metadata'
+  | 'isArchived'
+  | 'isTaxApplicable'
+  | 'defaultPriceId'
+  | 'createdAt'
+  | 'modifiedAt'
+>;
+
 export const PRICE_TYPES = ['one_time', 'recurring'] as const;
 export const PRICE_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export const TAX_BEHAVIORS = ['unspecified', 'inclusive', 'exclusive'] as const;
@@ -131,7 +164,7 @@ export const createPriceBody = z.strictObject({
     .meta({ description: "When true, the product's default_price_id points to this price" }),
 });
 
-export function presentPrice(price: PriceEntity): PriceBody {
+export function presentPrice(price: PriceFields): PriceBody {
   return {
     id: price.id,
     product_id: price.productId,
@@ -151,7 +184,7 @@ export function presentPrice(price: PriceEntity): PriceBody {
   };
 }
 
-export function presentProduct(product: ProductEntity, prices: readonly PriceEntity[]): ProductBody {
+export function presentProduct(product: ProductFields, prices: readonly PriceFields[]): ProductBody {
   return {
     id: product.id,
     organization_id: product.organizationId,
@@ -165,4 +198,51 @@ export function presentProduct(product: ProductEntity, prices: readonly PriceEnt
     created_at: iso(product.createdAt)!,
     modified_at: iso(product.modifiedAt),
   };
+}
+
+/** One product with its prices in a single statement: the hot read of GET /products/:id. */
+export const PRODUCT_WITH_PRICES_SQL = `
+select p.*, coalesce(
+  (select json_agg(pr order by pr.created_at, pr.id) from prices pr where pr.product_id = p.id), '[]'
+) as prices
+from products p where p.id = $1 and p.organization_id = $2`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it, read field by field below
+type Row = Record<string, any>;
+
+/** Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices as JSON) to what the presenter reads. */
+export function presentProductRow(row: Row): ProductBody {
+  const date = (v: unknown) => (v == null ? null : new Date(v as string));
+  const prices = (row.prices as Row[]).map((pr): PriceFields => ({
+    id: pr.id,
+    productId: pr.product_id,
+    name: pr.name,
+    type: pr.type,
+    currency: pr.currency,
+    unitAmount: Number(pr.unit_amount),
+    interval: pr.interval,
+    intervalCount: pr.interval_count,
+    taxBehavior: pr.tax_behavior,
+    active: pr.active,
+    metadata: pr.metadata,
+    gatewayRecurrencePlanId: pr.gateway_recurrence_plan_id,
+    createdAt: date(pr.created_at)!,
+    modifiedAt: date(pr.modified_at),
+    deletedAt: date(pr.deleted_at),
+  }));
+  return presentProduct(
+    {
+      id: row.id,
+      organizationId: row.organization_id,
+      name: row.name,
+      description: row.description,
+      metadata: row.metadata,
+      isArchived: row.is_archived,
+      isTaxApplicable: row.is_tax_applicable,
+      defaultPriceId: row.default_price_id,
+      createdAt: row.created_at,
+      modifiedAt: row.modified_at,
+    },
+    prices,
+  );
 }

@@ -74,6 +74,23 @@ describe('rate limits (PostgreSQL counters)', () => {
     expect((await a.call('GET', LIMITED, { token })).status).toBe(429);
   });
 
+  it('lets exactly the limit through when a burst arrives at once on two processes', async () => {
+    const token = bogusToken();
+    // Concurrent requests of one credential are counted in batches; each still gets its own place.
+    const burst = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).call('GET', LIMITED, { token })),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 429)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(19);
+    const remaining = burst.filter((r) => r.status !== 429).map((r) => Number(r.headers['x-ratelimit-remaining']));
+    expect(remaining.sort()).toEqual([0, 1, 2, 3, 4]);
+    const [row] = await a.orm.em
+      .getConnection()
+      .execute('select count from rate_limit_counters where key = ?', [counterKey(token)]);
+    expect(row.count).toBe(24);
+  });
+
   it('counts requests without a credential by client address', async () => {
     // Both instances see 127.0.0.1; this test owns that address's count (no other test sends none).
     await a.orm.em.getConnection().execute(`delete from rate_limit_counters where key = 'ip:127.0.0.1'`);
