@@ -7,10 +7,11 @@ export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Or
   return MikroORM.init(ormConfig(databaseUrl, poolMax));
 }
 
-/** Creates the database named in the URL when it does not exist (connecting to `postgres` to do so). */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
+/** Runs `fn` on the server's `postgres` database, where databases are created and dropped. */
+async function onMaintenanceDatabase(
+  databaseUrl: string,
+  fn: (execute: (sql: string, params?: unknown[]) => Promise<unknown[]>) => Promise<void>,
+) {
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const orm = await MikroORM.init({
@@ -19,11 +20,29 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     discovery: { warnWhenNoEntities: false },
   });
   try {
-    const rows = await orm.em.getConnection().execute('select 1 from pg_database where datname = ?', [name]);
-    if (rows.length === 0) await orm.em.getConnection().execute(`create database "${name.replaceAll('"', '""')}"`);
+    await fn((sql, params = []) => orm.em.getConnection().execute(sql, params));
   } finally {
     await orm.close();
   }
+}
+
+const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Creates the database named in the URL when it does not exist. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const name = databaseName(databaseUrl);
+  await onMaintenanceDatabase(databaseUrl, async (execute) => {
+    const rows = await execute('select 1 from pg_database where datname = ?', [name]);
+    if (rows.length === 0) await execute(`create database ${quoted(name)}`);
+  });
+}
+
+/** Drops the database named in the URL, disconnecting its sessions (tests start from nothing). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  await onMaintenanceDatabase(databaseUrl, (execute) =>
+    execute(`drop database if exists ${quoted(databaseName(databaseUrl))} with (force)`).then(() => undefined),
+  );
 }
 
 export async function migrate(databaseUrl: string): Promise<void> {

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ensureDatabase, migrate } from '../db/orm.ts';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureTemporalDevServer, REPO_ROOT } from '../scripts/tools.ts';
 import { TEST_DATABASE_URL, TEST_TEMPORAL_PORT, testEnv } from './helpers/env.ts';
@@ -15,7 +14,7 @@ declare global {
  * (started from the tools folder when none listens on the test port) and one real worker process.
  */
 export default async function globalSetup(): Promise<void> {
-  await recreateDatabase(TEST_DATABASE_URL);
+  await dropDatabase(TEST_DATABASE_URL);
   await migrate(TEST_DATABASE_URL);
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
   const temporal = await ensureTemporalDevServer({
@@ -28,23 +27,6 @@ export default async function globalSetup(): Promise<void> {
     await stopProcess(worker);
     await temporal.stop();
   };
-}
-
-async function recreateDatabase(url: string): Promise<void> {
-  const name = new URL(url).pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const orm = await MikroORM.init({
-    clientUrl: admin.toString(),
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-  });
-  try {
-    await orm.em.getConnection().execute(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await orm.close();
-  }
-  await ensureDatabase(url);
 }
 
 /** The worker runs as its own process, as in production: tests may stop and restart it. */

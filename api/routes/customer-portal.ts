@@ -6,6 +6,7 @@ import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, iso } from '../schemas/common.ts';
+import { presentBillingAddress } from '../schemas/customers.ts';
 import {
   createCustomerSessionBody,
   customerSessionSchema,
@@ -93,7 +94,6 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 };
 
 function portalCustomer(c: CustomerRow): PortalCustomer {
-  const address = c.billingAddress;
   return {
     id: c.id,
     email: c.email,
@@ -101,15 +101,7 @@ function portalCustomer(c: CustomerRow): PortalCustomer {
     avatar_url: c.avatarUrl ?? null,
     organization_id: c.organizationId,
     tax_id: c.taxId?.number ?? null,
-    billing_address: address
-      ? {
-          line1: address.line1,
-          city: address.city,
-          state: address.state ?? null,
-          postal_code: address.postal_code ?? null,
-          country: address.country,
-        }
-      : null,
+    billing_address: presentBillingAddress(c.billingAddress),
     created_at: iso(c.createdAt)!,
     updated_at: iso(c.updatedAt)!,
   };

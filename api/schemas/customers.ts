@@ -108,24 +108,28 @@ export interface CustomerRow {
   updatedAt: Date;
 }
 
+/** The stored address on the wire: every key present, the optional ones as null. */
+export function presentBillingAddress(address: CustomerRow['billingAddress']) {
+  return address
+    ? {
+        line1: address.line1,
+        city: address.city,
+        state: address.state ?? null,
+        postal_code: address.postal_code ?? null,
+        country: address.country,
+      }
+    : null;
+}
+
 /** A customer as the Core API returns it (tax_id is an object here; the portal shows a string). */
 export function customerRecord(c: CustomerRow): CustomerRecord {
-  const address = c.billingAddress;
   return {
     id: c.id,
     email: c.email,
     name: c.name ?? null,
     external_id: c.externalId ?? null,
     billing_name: c.billingName ?? null,
-    billing_address: address
-      ? {
-          line1: address.line1,
-          city: address.city,
-          state: address.state ?? null,
-          postal_code: address.postal_code ?? null,
-          country: address.country,
-        }
-      : null,
+    billing_address: presentBillingAddress(c.billingAddress),
     tax_id: c.taxId ? { type: c.taxId.type, number: c.taxId.number } : null,
     user_metadata: c.userMetadata ?? {},
     email_verified: c.emailVerified,
