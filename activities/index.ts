@@ -1,6 +1,8 @@
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { createCheckoutActivities } from './checkout.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
+import { createRefundActivities } from './refunds.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -11,6 +13,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRecurrencePlanActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createRefundActivities(deps),
   };
 }
 

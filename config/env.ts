@@ -35,7 +35,13 @@ const schema = z.object({
   GATEWAY: z.enum(['simulator', 'http']).optional(),
   GATEWAY_URL: z.url().optional(),
   GATEWAY_API_KEY: z.string().optional(),
+  GATEWAY_TIMEOUT_MS: int.min(1).default(10_000),
+  GATEWAY_CALLBACK_SECRET: z.string().min(16).optional(),
+  GATEWAY_CALLBACK_URL: z.url().optional(),
 });
+
+/** The sandbox's fixed callback secret: known to everyone, so never accepted in production. */
+export const DEV_GATEWAY_CALLBACK_SECRET = 'sandbox-gateway-callback-secret-0123456789';
 
 export type Config = z.infer<typeof schema> & {
   /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
@@ -43,6 +49,9 @@ export type Config = z.infer<typeof schema> & {
   gateway: 'simulator' | 'http';
   publicBaseUrl: string;
   checkoutLinkBase: string;
+  /** Where the gateway posts its callbacks (our callback endpoint) and the secret that signs them. */
+  gatewayCallbackUrl: string;
+  gatewayCallbackSecret: string;
 };
 
 export class ConfigError extends Error {}
@@ -61,6 +70,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (gateway === 'http' && !c.GATEWAY_URL) {
     throw new ConfigError('Invalid environment configuration:\n  GATEWAY_URL: required when GATEWAY is http');
   }
+  if (c.DEPLOYMENT_ENV === 'live' && !c.GATEWAY_CALLBACK_SECRET) {
+    throw new ConfigError(
+      'Invalid environment configuration:\n  GATEWAY_CALLBACK_SECRET: required when DEPLOYMENT_ENV is live',
+    );
+  }
   const publicBaseUrl = c.PUBLIC_BASE_URL ?? `https://${c.HOST}:${c.PORT}`;
   return {
     ...c,
@@ -68,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gateway,
     publicBaseUrl,
     checkoutLinkBase: c.CHECKOUT_LINK_BASE ?? `${publicBaseUrl}/checkout`,
+    gatewayCallbackUrl: c.GATEWAY_CALLBACK_URL ?? `${publicBaseUrl}/api/v1/gateway/callbacks`,
+    gatewayCallbackSecret: c.GATEWAY_CALLBACK_SECRET ?? DEV_GATEWAY_CALLBACK_SECRET,
   };
 }
 

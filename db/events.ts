@@ -19,7 +19,21 @@ export type EventType =
   | 'product.created'
   | 'product.updated'
   | 'price.created'
-  | 'price.updated';
+  | 'price.updated'
+  | 'discount.created'
+  | 'discount.updated'
+  | 'discount.deleted'
+  | 'checkout_link.created'
+  | 'checkout_link.updated'
+  | 'checkout_link.deleted'
+  | 'checkout.created'
+  | 'checkout.updated'
+  | 'sale.created'
+  | 'sale.paid'
+  | 'sale.refunded'
+  | 'subscription.created'
+  | 'subscription.active'
+  | 'refund.created';
 
 /**
  * Records an event in the outbox. Call it with the EntityManager of the transaction that makes the

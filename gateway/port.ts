@@ -1,8 +1,143 @@
 /**
- * The payment gateway as this engine sees it. Every call that creates something at the gateway
- * takes an idempotency key derived from a business identity (never an attempt number), and a
- * repeated key returns the first result: that is what lets activities retry without charging twice.
+ * The payment gateway as this engine sees it: card tokenization, card charges (1–12 installments,
+ * optionally pre-authorized), pix, boleto, buyers, recurrence plans, gateway subscriptions and their
+ * invoices, refunds and transaction lookup.
+ *
+ * Every call that creates or moves money takes an idempotency key derived from a business identity
+ * (the workflow id and the step, never an attempt number), and a repeated key returns the first
+ * result: that is what lets activities retry without charging twice.
  */
+
+export type PaymentType = 'credit' | 'pix' | 'boleto';
+
+/** The spec's transaction statuses (creation responses use the first six). */
+export type TransactionStatus =
+  | 'new'
+  | 'pending'
+  | 'pre_authorized'
+  | 'succeeded'
+  | 'failed'
+  | 'canceled'
+  | 'reversed'
+  | 'refunded'
+  | 'partial_refunded'
+  | 'dispute'
+  | 'charged_back';
+
+export type DeclineReason =
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'do_not_honor'
+  | 'fraud_suspected'
+  | 'invalid_card'
+  | 'expired'
+  | 'overdue';
+
+export interface CardInput {
+  number: string;
+  holderName: string;
+  expirationMonth: string;
+  expirationYear: string;
+  cvv: string;
+}
+
+/** What is kept of a card: never its number or CVV. */
+export interface CardToken {
+  id: string;
+  brand: string;
+  first4: string;
+  last4: string;
+  holderName: string;
+  expirationMonth: string;
+  expirationYear: string;
+}
+
+export interface BuyerInput {
+  email: string;
+  name?: string | null;
+  taxId?: string | null;
+}
+
+export interface Buyer extends BuyerInput {
+  id: string;
+}
+
+export interface PixDetails {
+  /** The copy-and-paste payload (BR Code). */
+  qrCode: string;
+  /** The same as a PNG image, as a data: URL. */
+  qrCodeImage: string;
+  expiresAt: string;
+}
+
+export interface BoletoDetails {
+  barcode: string;
+  digitableLine: string;
+  dueDate: string;
+  url: string;
+}
+
+export interface GatewayTransaction {
+  id: string;
+  /** Our reference (e.g. the checkout id) the transaction was created for. */
+  reference: string;
+  status: TransactionStatus;
+  paymentType: PaymentType;
+  /** What the buyer pays, interest included. */
+  amount: number;
+  /** What was asked before installment interest. */
+  baseAmount: number;
+  currency: string;
+  installments: number;
+  /** Each installment, in cents; they add up to `amount`. */
+  installmentAmounts: number[];
+  authorizationCode: string | null;
+  declineReason: DeclineReason | null;
+  card: CardToken | null;
+  pix: PixDetails | null;
+  boleto: BoletoDetails | null;
+  buyerId: string | null;
+  /** Sequential reference number at the gateway. */
+  transactionNumber: string;
+  capturedAmount: number;
+  refundedAmount: number;
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+export interface CardChargeInput {
+  reference: string;
+  amount: number;
+  currency: string;
+  installments: number;
+  noFeesInstallments: boolean;
+  /** A token from tokenizeCard, or the raw card (tokenized on the way). */
+  card: { token: string } | CardInput;
+  buyerId?: string | null;
+  /** False: authorize only (status pre_authorized); capture later. */
+  capture: boolean;
+  description?: string;
+}
+
+export interface PixChargeInput {
+  reference: string;
+  amount: number;
+  currency: string;
+  buyer?: BuyerInput | null;
+  expiresInSeconds: number;
+}
+
+export interface BoletoChargeInput {
+  reference: string;
+  amount: number;
+  currency: string;
+  buyer: BuyerInput;
+  /** YYYY-MM-DD */
+  dueDate: string;
+}
+
 export interface RecurrencePlanInput {
   /** Our price id: plans are kept one per price. */
   reference: string;
@@ -23,6 +158,46 @@ export interface RecurrencePlan {
   createdAt: string;
 }
 
+export interface GatewaySubscriptionInput {
+  reference: string;
+  planId: string;
+  buyerId: string;
+  cardToken: string;
+  /** YYYY-MM-DD of the first charge the gateway makes itself. */
+  startDate: string;
+}
+
+export interface GatewaySubscription {
+  id: string;
+  reference: string;
+  planId: string;
+  buyerId: string;
+  status: 'active' | 'canceled';
+  createdAt: string;
+}
+
+export interface GatewayInvoiceInput {
+  subscriptionId: string;
+  amount: number;
+  currency: string;
+  description?: string | null;
+  dueDate: string;
+  expirationDate?: string | null;
+  noFeesInstallments: boolean;
+}
+
+export interface GatewayInvoice {
+  id: string;
+  subscriptionId: string;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'paid' | 'failed' | 'voided';
+  dueDate: string;
+  expirationDate: string | null;
+  paidAt: string | null;
+  createdAt: string;
+}
+
 export class GatewayError extends Error {
   /** True when the same call may succeed later (timeouts, 5xx); false for a definite refusal. */
   readonly retryable: boolean;
@@ -34,5 +209,33 @@ export class GatewayError extends Error {
 }
 
 export interface PaymentGateway {
+  tokenizeCard(card: CardInput, idempotencyKey: string): Promise<CardToken>;
+  createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer>;
+  /** A declined card is a transaction with status failed and a decline reason, not an error. */
+  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
+  /** Voids a pre-authorization or a pending pix/boleto. */
+  cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction>;
+  createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  /** Null when the gateway has no such transaction. */
+  getTransaction(transactionId: string): Promise<GatewayTransaction | null>;
+  /** Full or partial; the gateway refuses more than was captured. */
+  refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
   createRecurrencePlan(input: RecurrencePlanInput, idempotencyKey: string): Promise<RecurrencePlan>;
+  createSubscription(input: GatewaySubscriptionInput, idempotencyKey: string): Promise<GatewaySubscription>;
+  cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription>;
+  createInvoice(input: GatewayInvoiceInput, idempotencyKey: string): Promise<GatewayInvoice>;
+  getInvoice(invoiceId: string): Promise<GatewayInvoice | null>;
+}
+
+/** What the gateway posts to our callback endpoint when a payment changes state. */
+export interface GatewayCallback {
+  /** Unique per notification, so a repeated delivery is recognized. */
+  id: string;
+  type: 'transaction.updated' | 'invoice.updated';
+  transactionId?: string;
+  invoiceId?: string;
+  status: string;
+  occurredAt: string;
 }

@@ -9,7 +9,7 @@ import { recordEvent } from '../../db/events.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
 import {
   createCustomerBody,
   customerIdParams,
@@ -27,7 +27,6 @@ type CustomerKey = { id: string } | { externalId: string };
 
 const READ = { oat: ['customers:read'], apiKey: 'customers' } as const;
 const WRITE = { oat: ['customers:write'], apiKey: 'customers' } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
@@ -216,7 +215,7 @@ async function findCustomer(
   lock = false,
 ): Promise<CustomerEntity> {
   // A malformed id names no customer: 404, like any other unknown id.
-  if ('id' in key && !UUID.test(key.id)) throw notFound('Customer');
+  if ('id' in key && !isUuid(key.id)) throw notFound('Customer');
   const where: FilterQuery<CustomerEntity> =
     'id' in key
       ? { id: key.id, organizationId, deletedAt: null }

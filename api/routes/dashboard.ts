@@ -9,7 +9,7 @@ import type { RouteDeps } from '../app.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { userCredential } from '../plugins/auth.ts';
-import { errorResponses, iso, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { errorResponses, iso, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
 import {
   accessTokenSchema,
   apiKeyListSchema,
@@ -21,7 +21,6 @@ import {
   listAccessTokensQuery,
   organizationCredentialParams,
   organizationParams,
-  isUuid,
   type AccessTokenRecord,
   type ApiKeyRecord,
   type ApiKeyStatus,

@@ -4,14 +4,13 @@ import { Event } from '../../db/entities/event.ts';
 import type { RouteDeps } from '../app.ts';
 import { notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
 import { eventIdParams, eventRecord, eventSchema, listEventsQuery } from '../schemas/events.ts';
 
 type EventEntity = InferEntity<typeof Event>;
 
 // The spec grants API keys read/write only on named resources; the event log falls to admin.
 const READ = { oat: ['events:read'], apiKey: 'events' } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.get(
@@ -58,7 +57,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
-      if (!UUID.test(id)) throw notFound('Event');
+      if (!isUuid(id)) throw notFound('Event');
       const event = await deps.orm.em.fork().findOne(Event, { id, organizationId });
       if (!event) throw notFound('Event');
       return eventRecord(event);

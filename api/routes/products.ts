@@ -14,7 +14,7 @@ import { recurrencePlanWorkflow, recurrencePlanWorkflowId } from '../../workflow
 import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../schemas/common.ts';
 import {
   createProductBody,
   listProductsQuery,
@@ -32,7 +32,6 @@ import {
 } from '../schemas/catalog.ts';
 
 const tags = ['products'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
@@ -160,7 +159,7 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     async (request) => {
       const credential = organizationCredential(request);
       // The hottest read of the API: one statement on the plain pool, no ORM hydration.
-      const { rows } = UUID.test(request.params.id)
+      const { rows } = isUuid(request.params.id)
         ? await deps.sql.query({
             name: 'product_with_prices',
             text: PRODUCT_WITH_PRICES_SQL,
@@ -343,7 +342,7 @@ export async function ownProduct(
   organizationId: string,
   forUpdate = false,
 ): Promise<ProductEntity> {
-  const product = UUID.test(id)
+  const product = isUuid(id)
     ? await em.findOne(Product, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!product) throw notFound('Product');

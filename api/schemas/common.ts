@@ -57,3 +57,8 @@ export function orderBy(sorting: string | undefined, columns: Record<string, str
 }
 
 export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A malformed id names no record: routes answer it with 404 like any other unknown id. */
+export const isUuid = (value: string) => UUID_FORMAT.test(value);

@@ -10,9 +10,6 @@ const id = z.string().min(1).max(64);
 export const organizationParams = z.object({ organization_id: id });
 export const organizationCredentialParams = z.object({ organization_id: id, id });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
-
 // API keys ---------------------------------------------------------------------------------------
 
 /** What the dashboard offers: read and/or write. admin is reserved and never offered (spec). */

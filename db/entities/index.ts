@@ -2,6 +2,16 @@ import { Product, Price } from './catalog.ts';
 import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.ts';
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
+import {
+  Checkout,
+  CheckoutLink,
+  Discount,
+  DiscountRedemption,
+  Refund,
+  Sale,
+  Subscription,
+  Transaction,
+} from './payments.ts';
 import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
 
 export * from './catalog.ts';
@@ -9,6 +19,7 @@ export * from './credentials.ts';
 export * from './customer.ts';
 export * from './event.ts';
 export * from './organization.ts';
+export * from './payments.ts';
 
 export const entities = [
   Organization,
@@ -22,4 +33,12 @@ export const entities = [
   Price,
   Customer,
   Event,
+  Discount,
+  CheckoutLink,
+  Checkout,
+  DiscountRedemption,
+  Transaction,
+  Subscription,
+  Sale,
+  Refund,
 ];

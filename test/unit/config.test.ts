@@ -18,9 +18,20 @@ describe('configuration', () => {
   });
 
   it('gives production 1000 requests a minute and the HTTP gateway', () => {
-    const config = loadConfig({ ...base, DEPLOYMENT_ENV: 'live', GATEWAY_URL: 'https://gateway.example' });
+    const config = loadConfig({
+      ...base,
+      DEPLOYMENT_ENV: 'live',
+      GATEWAY_URL: 'https://gateway.example',
+      GATEWAY_CALLBACK_SECRET: 's'.repeat(32),
+    });
     expect(config.rateLimitMax).toBe(1000);
     expect(config.gateway).toBe('http');
+  });
+
+  it('needs a real gateway callback secret in production', () => {
+    expect(() => loadConfig({ ...base, DEPLOYMENT_ENV: 'live', GATEWAY_URL: 'https://gateway.example' })).toThrow(
+      /GATEWAY_CALLBACK_SECRET: required when DEPLOYMENT_ENV is live/,
+    );
   });
 
   it('lets RATE_LIMIT_MAX override the default', () => {

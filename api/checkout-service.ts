@@ -1,0 +1,446 @@
+import { randomBytes } from 'node:crypto';
+import { LockMode, type InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { uuidv7 } from 'uuidv7';
+import {
+  Checkout,
+  CheckoutLink,
+  Customer,
+  Discount,
+  Organization,
+  Price,
+  Product,
+  Subscription,
+} from '../db/entities/index.ts';
+import { recordEvent } from '../db/events.ts';
+import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
+import type { DiscountRule } from '../domain/discounts.ts';
+import { parseTaxId } from '../domain/tax-id.ts';
+import type { RouteDeps } from './app.ts';
+import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
+import {
+  checkoutRecord,
+  type CheckoutEntity,
+  type CreateCheckoutInput,
+  type PublicCheckout,
+} from './schemas/checkouts.ts';
+import { iso } from './schemas/common.ts';
+
+/**
+ * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
+ * renewal: resolve and check the product, price, discount, customer, subscription and link; price it
+ * (domain/checkout-pricing.ts); write the row and its `checkout.created` event and start its workflow.
+ *
+ * Atomicity: the row and its event commit first, then the workflow starts. When the start fails, the
+ * row and its event are deleted again and the request answers 503, so nothing half-made stays behind.
+ * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
+ * is missing.) The one gap left is a crash of the API process between the commit and the start: an
+ * open checkout without a workflow, which `ensureCheckoutWorkflow` (idempotent) repairs.
+ */
+
+type ProductEntity = InferEntity<typeof Product>;
+type PriceEntity = InferEntity<typeof Price>;
+type DiscountEntity = InferEntity<typeof Discount>;
+
+export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+export const DEFAULT_EXPIRY_MINUTES = 60;
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
+const CHECKOUT_ID = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
+
+export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
+
+/** `cs_` + 43 base64url characters (32 random bytes). */
+export function newClientSecret(): string {
+  return `cs_${randomBytes(32).toString('base64url')}`;
+}
+
+export interface CreateCheckoutRequest {
+  /** The organization asking: the credential's, or the link's for the public link page. */
+  actingOrganizationId: string;
+  /** The spec's parent rule: an OAT may create checkouts for its direct sub-organizations' products. */
+  allowSubOrganizations: boolean;
+  input: CreateCheckoutInput;
+  /**
+   * `strict` (the API): a discount that does not apply is a 422. `when_applicable` (a checkout link
+   * opened by a buyer): the checkout is created at full price instead of showing the buyer an error.
+   */
+  discountPolicy?: 'strict' | 'when_applicable';
+  /** A renewal of an existing subscription: its price still renews after being archived for new buyers. */
+  renewal?: boolean;
+}
+
+export async function createCheckout(
+  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
+  request: CreateCheckoutRequest,
+): Promise<CheckoutEntity> {
+  const { input } = request;
+  if (!input.product_id && !input.product_price_id && !input.products?.length) {
+    throw badRequest('A product is required', 'Send product_id (recommended), product_price_id or products');
+  }
+  if ((input.trial_interval === undefined) !== (input.trial_interval_count === undefined)) {
+    throw badRequest('Incomplete trial', 'trial_interval and trial_interval_count go together');
+  }
+  const taxId = input.customer_tax_id == null ? null : validTaxId(input.customer_tax_id);
+
+  const em = deps.orm.em.fork();
+  const now = new Date();
+  const checkout = await em.transactional(async (tx) => {
+    const { product, price } = await chargedProductAndPrice(tx, request);
+    const organizationId = product.organizationId;
+    const products = await offeredProducts(tx, product, input.products ?? []);
+
+    if (input.trial_interval !== undefined && price.type !== 'recurring') {
+      throw unprocessable('trial_not_allowed', 'A trial needs a recurring price', `price ${price.id} is one_time`);
+    }
+    if (input.recurrence_billing === 'manual' && price.type !== 'recurring') {
+      throw unprocessable(
+        'recurrence_billing_not_allowed',
+        'recurrence_billing manual needs a recurring price',
+        `price ${price.id} is one_time`,
+      );
+    }
+
+    let discount = input.discount_id ? await discountOf(tx, input.discount_id, organizationId) : null;
+    let pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, discount, now);
+    if (
+      isPricingError(pricing) &&
+      pricing.error === 'discount_not_applicable' &&
+      request.discountPolicy === 'when_applicable'
+    ) {
+      discount = null;
+      pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, null, now);
+    }
+    const priced = checkedPricing(pricing);
+
+    if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
+    if (input.subscription_id) await subscriptionOf(tx, input.subscription_id, organizationId);
+    if (input.checkout_link_id) await linkOf(tx, input.checkout_link_id, organizationId);
+
+    const id = uuidv7();
+    const expiresAt = new Date(now.getTime() + (input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000);
+    const checkout = tx.create(Checkout, {
+      id,
+      organizationId,
+      status: 'open',
+      clientSecret: newClientSecret(),
+      workflowId: checkoutWorkflowId(id),
+      productId: product.id,
+      productPriceId: price.id,
+      products,
+      checkoutLinkId: input.checkout_link_id ?? null,
+      quantity: input.quantity,
+      currency: price.currency.toUpperCase(),
+      subtotalAmount: priced.subtotal,
+      discountAmount: priced.discountAmount,
+      amount: priced.amount,
+      discountId: discount?.id ?? null,
+      allowDiscountCodes: input.allow_discount_codes,
+      customerId: input.customer_id ?? null,
+      externalCustomerId: input.external_customer_id ?? null,
+      isBusinessCustomer: input.is_business_customer ?? false,
+      customerName: input.customer_name ?? null,
+      customerEmail: input.customer_email ?? null,
+      customerIpAddress: input.customer_ip_address ?? null,
+      customerBillingName: input.customer_billing_name ?? null,
+      customerBillingAddress: input.customer_billing_address ? storedAddress(input.customer_billing_address) : null,
+      customerTaxId: taxId,
+      customerMetadata: input.customer_metadata ?? {},
+      subscriptionId: input.subscription_id ?? null,
+      recurrenceBilling: input.recurrence_billing,
+      trialInterval: input.trial_interval ?? null,
+      trialIntervalCount: input.trial_interval_count ?? null,
+      requireBillingAddress: input.require_billing_address,
+      successUrl: input.success_url ?? null,
+      cancelUrl: input.cancel_url ?? null,
+      embedOrigin: input.embed_origin ?? null,
+      metadata: input.metadata ?? {},
+      noFeesInstallments: input.no_fees_installments,
+      paymentMethod: null,
+      gatewayPaymentData: null,
+      declineReason: null,
+      expiresAt,
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordEvent(tx, organizationId, 'checkout.created', checkoutRecord(checkout));
+    return checkout;
+  });
+  try {
+    await ensureCheckoutWorkflow(deps, checkout);
+  } catch (err) {
+    await deps.orm.em.fork().transactional(async (tx) => {
+      await tx.execute(`delete from events where type = 'checkout.created' and data->>'id' = ?`, [checkout.id]);
+      await tx.execute('delete from checkouts where id = ?', [checkout.id]);
+    });
+    throw new ApiError(
+      503,
+      'workflow_unavailable',
+      'The checkout could not be started',
+      `Nothing was created; retry later (${err instanceof Error ? err.message : String(err)})`,
+    );
+  }
+  return checkout;
+}
+
+/**
+ * Starts the checkout's workflow, or does nothing when it already runs or ran (the workflow id is the
+ * checkout's, and a closed one is never started again).
+ */
+export async function ensureCheckoutWorkflow(
+  deps: Pick<RouteDeps, 'temporal' | 'config'>,
+  checkout: Pick<CheckoutEntity, 'id' | 'organizationId' | 'workflowId'>,
+): Promise<void> {
+  try {
+    await deps.temporal.workflow.start(CHECKOUT_WORKFLOW, {
+      workflowId: checkout.workflowId,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ checkoutId: checkout.id, organizationId: checkout.organizationId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: ORGANIZATION_ID, value: checkout.organizationId },
+        { key: CHECKOUT_ID, value: checkout.id },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw err;
+  }
+}
+
+/**
+ * The charged product and its price. product_price_id names the price (and, without product_id, the
+ * product); otherwise the product's default price. Products of another organization are 404, except a
+ * direct sub-organization's for an OAT of its parent.
+ */
+async function chargedProductAndPrice(
+  em: EntityManager,
+  request: CreateCheckoutRequest,
+): Promise<{ product: ProductEntity; price: PriceEntity }> {
+  const { input } = request;
+  let price: PriceEntity | null = null;
+  if (input.product_price_id) {
+    price = await em.findOne(Price, { id: input.product_price_id, deletedAt: null });
+    if (!price || !(await mayUse(em, request, price.organizationId))) throw notFound('Price');
+  }
+  const productId = input.product_id ?? price?.productId ?? input.products![0]!;
+  const product = await em.findOne(Product, { id: productId });
+  if (!product || !(await mayUse(em, request, product.organizationId))) throw notFound('Product');
+  if (product.isArchived && !request.renewal) {
+    throw unprocessable('product_archived', 'The product is archived', `product ${product.id}`);
+  }
+  if (price && price.productId !== product.id) {
+    throw unprocessable(
+      'price_not_of_product',
+      'product_price_id is not a price of product_id',
+      `price ${price.id}, product ${product.id}`,
+    );
+  }
+  if (!price) {
+    if (!product.defaultPriceId) {
+      throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
+    }
+    price = await em.findOne(Price, { id: product.defaultPriceId, deletedAt: null });
+    if (!price) throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
+  }
+  if (!price.active && !request.renewal) {
+    throw unprocessable('price_inactive', 'The price is archived', `price ${price.id}`);
+  }
+  return { product, price };
+}
+
+async function mayUse(em: EntityManager, request: CreateCheckoutRequest, organizationId: string): Promise<boolean> {
+  if (organizationId === request.actingOrganizationId) return true;
+  if (!request.allowSubOrganizations) return false;
+  const child = await em.findOne(Organization, { id: organizationId }, { fields: ['id', 'parentOrganizationId'] });
+  return child?.parentOrganizationId === request.actingOrganizationId;
+}
+
+/** The products offered, charged product first; all of the checkout's organization and not archived. */
+async function offeredProducts(
+  em: EntityManager,
+  charged: ProductEntity,
+  listed: readonly string[],
+): Promise<string[]> {
+  const ids = [...new Set([charged.id, ...listed])];
+  if (ids.length === 1) return ids;
+  const found = await em.find(Product, { id: { $in: ids }, organizationId: charged.organizationId });
+  const byId = new Map(found.map((p) => [p.id, p]));
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length > 0) throw notFound('Product');
+  const archived = ids.filter((id) => byId.get(id)!.isArchived);
+  if (archived.length > 0) {
+    throw unprocessable('product_archived', 'The product is archived', `products: ${archived.join(', ')}`);
+  }
+  return ids;
+}
+
+export function pricingFor(
+  price: Pick<PriceEntity, 'unitAmount' | 'currency'>,
+  productId: string,
+  quantity: number,
+  customAmount: number | null,
+  discount: DiscountEntity | null,
+  now: Date,
+) {
+  return priceCheckout({
+    unitAmount: Number(price.unitAmount),
+    quantity,
+    customAmount,
+    discount: discount ? discountRule(discount) : null,
+    currency: price.currency,
+    productId,
+    now,
+  });
+}
+
+/** Turns a pricing refusal into the API's error. */
+export function checkedPricing(result: ReturnType<typeof priceCheckout>): CheckoutPrice {
+  if (!isPricingError(result)) return result;
+  switch (result.error) {
+    case 'amount_required':
+      throw unprocessable('amount_required', 'amount is required for a free-price product', 'Send amount >= 1 (cents)');
+    case 'amount_not_allowed':
+      throw unprocessable(
+        'amount_not_allowed',
+        'amount is only accepted for free-price products',
+        'The price sets the amount; leave amount out',
+      );
+    case 'invalid_amount':
+      throw unprocessable('invalid_amount', 'The amount must be at least 1 cent');
+    case 'invalid_quantity':
+      throw badRequest('Invalid quantity', 'quantity must be an integer >= 1');
+    case 'amount_too_large':
+      throw unprocessable('amount_too_large', 'The total amount is too large');
+    case 'discount_not_applicable':
+      throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', result.reason);
+  }
+}
+
+export function discountRule(d: DiscountEntity): DiscountRule {
+  return {
+    type: d.type,
+    basisPoints: d.basisPoints ?? null,
+    amount: d.amount == null ? null : Number(d.amount),
+    currency: d.currency ?? null,
+    startsAt: d.startsAt ?? null,
+    endsAt: d.endsAt ?? null,
+    maxRedemptions: d.maxRedemptions ?? null,
+    redemptionsCount: d.redemptionsCount,
+    productIds: d.productIds ?? [],
+  };
+}
+
+export async function discountOf(em: EntityManager, id: string, organizationId: string): Promise<DiscountEntity> {
+  const discount = await em.findOne(Discount, { id, organizationId, deletedAt: null });
+  if (!discount) throw unprocessable('discount_not_found', 'Discount not found', `discount_id ${id}`);
+  return discount;
+}
+
+export async function customerOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
+  const customer = await em.findOne(Customer, { id, organizationId, deletedAt: null }, { fields: ['id'] });
+  if (!customer) throw unprocessable('customer_not_found', 'Customer not found', `customer_id ${id}`);
+}
+
+async function subscriptionOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
+  const subscription = await em.findOne(Subscription, { id, organizationId }, { fields: ['id'] });
+  if (!subscription) throw unprocessable('subscription_not_found', 'Subscription not found', `subscription_id ${id}`);
+}
+
+async function linkOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
+  const link = await em.findOne(CheckoutLink, { id, organizationId }, { fields: ['id', 'isArchived'] });
+  if (!link) throw unprocessable('checkout_link_not_found', 'Checkout link not found', `checkout_link_id ${id}`);
+  if (link.isArchived) {
+    throw unprocessable('checkout_link_archived', 'The checkout link is archived', `checkout_link_id ${id}`);
+  }
+}
+
+/** CPF or CNPJ by its check digits; stored as digits. */
+export function validTaxId(input: string): string {
+  const parsed = parseTaxId(input);
+  if (!parsed) throw new ApiError(400, 'invalid_tax_id', 'Invalid customer_tax_id', 'Expected a valid CPF or CNPJ');
+  return parsed.number;
+}
+
+export function storedAddress(a: {
+  line1: string;
+  city: string;
+  state?: string;
+  postal_code?: string;
+  country: string;
+}) {
+  return {
+    line1: a.line1,
+    city: a.city,
+    state: a.state ?? null,
+    postal_code: a.postal_code ?? null,
+    country: a.country,
+  };
+}
+
+/** The checkout of the organization, locked for update; any other (or a malformed id) is a 404. */
+export async function ownCheckout(
+  em: EntityManager,
+  id: string,
+  organizationId: string,
+  forUpdate = false,
+): Promise<CheckoutEntity> {
+  const checkout = UUID.test(id)
+    ? await em.findOne(Checkout, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
+  if (!checkout) throw notFound('Checkout');
+  return checkout;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
+export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {
+  const [product, price, organization] = await Promise.all([
+    em.findOneOrFail(Product, { id: checkout.productId }),
+    em.findOneOrFail(Price, { id: checkout.productPriceId }),
+    em.findOneOrFail(Organization, { id: checkout.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+  ]);
+  return {
+    id: checkout.id,
+    status: checkout.status,
+    amount: Number(checkout.amount),
+    currency: checkout.currency,
+    subtotal_amount: Number(checkout.subtotalAmount),
+    discount_amount: Number(checkout.discountAmount),
+    quantity: checkout.quantity,
+    product: { id: product.id, name: product.name, description: product.description ?? null },
+    price: {
+      id: price.id,
+      type: price.type,
+      interval: price.interval ?? null,
+      interval_count: price.intervalCount ?? null,
+      unit_amount: Number(price.unitAmount),
+    },
+    customer_email: checkout.customerEmail ?? null,
+    customer_name: checkout.customerName ?? null,
+    success_url: checkout.successUrl ?? null,
+    cancel_url: checkout.cancelUrl ?? null,
+    expires_at: iso(checkout.expiresAt)!,
+    allow_discount_codes: checkout.allowDiscountCodes,
+    require_billing_address: checkout.requireBillingAddress,
+    is_business_customer: checkout.isBusinessCustomer,
+    trial_interval: checkout.trialInterval ?? null,
+    trial_interval_count: checkout.trialIntervalCount ?? null,
+    payment_method: checkout.paymentMethod ?? null,
+    gateway_payment_data: checkout.gatewayPaymentData ?? null,
+    decline_reason: checkout.declineReason ?? null,
+    max_installments: maxInstallments(price),
+    no_fees_installments: checkout.noFeesInstallments,
+    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
+  };
+}
+
+/** The checkout a client_secret opens; an unknown secret is a 404. */
+export async function checkoutByClientSecret(em: EntityManager, clientSecret: string): Promise<CheckoutEntity> {
+  const checkout = /^cs_[A-Za-z0-9_-]{43}$/.test(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
+  if (!checkout) throw notFound('Checkout');
+  return checkout;
+}

@@ -1,0 +1,286 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Checkout, Discount, Price, Subscription } from '../../db/entities/index.ts';
+import { recordEvent } from '../../db/events.ts';
+import type { RouteDeps } from '../app.ts';
+import {
+  checkedPricing,
+  checkoutByClientSecret,
+  createCheckout,
+  customerOf,
+  discountOf,
+  ownCheckout,
+  pricingFor,
+  publicCheckoutView,
+  storedAddress,
+  validTaxId,
+} from '../checkout-service.ts';
+import { conflict, ApiError } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import {
+  checkoutPage,
+  checkoutParams,
+  checkoutRecord,
+  checkoutSchema,
+  clientSecretParams,
+  createCheckoutBody,
+  listCheckoutsQuery,
+  publicCheckoutSchema,
+  updateCheckoutBody,
+  type CheckoutEntity,
+  type CreateCheckoutInput,
+  type UpdateCheckoutBody,
+} from '../schemas/checkouts.ts';
+import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+
+const tags = ['checkouts'];
+/** The spec lists checkouts under OAT scopes only; API keys fall to the admin-only `other` resource. */
+const READ = { oat: ['checkouts:read'], apiKey: 'other' } as const;
+const WRITE = { oat: ['checkouts:write'], apiKey: 'other' } as const;
+const DEPRECATION_DOCS = '/docs#/checkouts/post_api_v1_checkouts_';
+
+export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Create a checkout session (starts its checkout workflow)',
+        body: createCheckoutBody,
+        response: { 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
+      },
+    },
+    async (request, reply) => {
+      const credential = organizationCredential(request);
+      const checkout = await createCheckout(deps, {
+        actingOrganizationId: credential.organizationId,
+        allowSubOrganizations: credential.kind === 'oat',
+        input: request.body,
+      });
+      if (request.body.product_price_id !== undefined) {
+        // RFC 9745: the request used a deprecated field; the link explains what to use instead.
+        reply.header('deprecation', 'true');
+        reply.header('link', `<${deps.config.publicBaseUrl}${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"`);
+      }
+      return reply.status(201).send(checkoutRecord(checkout));
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags,
+        summary: 'List checkouts',
+        querystring: listCheckoutsQuery,
+        response: { 200: checkoutPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const query = request.query;
+      const where: FilterQuery<CheckoutEntity> = { organizationId };
+      if (query.status) where.status = query.status;
+      if (query.product_id) where.productId = query.product_id;
+      if (query.customer_id) where.customerId = query.customer_id;
+      const em = deps.orm.em.fork();
+      const [items, total] = await em.findAndCount(Checkout, where, {
+        orderBy: orderBy(
+          query.sorting,
+          { created_at: 'createdAt', expires_at: 'expiresAt', amount: 'amount' },
+          '-created_at',
+        ),
+        limit: query.limit,
+        offset: pageOffset(query),
+      });
+      return pageOf(items.map(checkoutRecord), total, query.limit);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags,
+        summary: 'Get a checkout',
+        params: checkoutParams,
+        response: { 200: checkoutSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      return checkoutRecord(await ownCheckout(deps.orm.em.fork(), request.params.id, organizationId));
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Update an open checkout (customer fields, urls, metadata; discount and quantity re-price it)',
+        params: checkoutParams,
+        body: updateCheckoutBody,
+        response: { 200: checkoutSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const body = request.body;
+      const taxId = body.customer_tax_id == null ? body.customer_tax_id : validTaxId(body.customer_tax_id);
+      const em = deps.orm.em.fork();
+      const checkout = await em.transactional(async (tx) => {
+        const checkout = await ownCheckout(tx, request.params.id, organizationId, true);
+        const now = new Date();
+        if (checkout.status !== 'open' || checkout.expiresAt.getTime() <= now.getTime()) {
+          throw new ApiError(409, 'checkout_not_open', 'The checkout is not open', `status: ${checkout.status}`);
+        }
+        if (body.customer_id) await customerOf(tx, body.customer_id, organizationId);
+        applyUpdate(checkout, body, taxId);
+        if (body.discount_id !== undefined || body.quantity !== undefined) {
+          const price = await tx.findOneOrFail(Price, { id: checkout.productPriceId });
+          const discountId = body.discount_id === undefined ? checkout.discountId : body.discount_id;
+          const discount = discountId ? await discountOf(tx, discountId, organizationId) : null;
+          const quantity = body.quantity ?? checkout.quantity;
+          // A free-price checkout keeps the unit amount the buyer was offered.
+          const custom = Number(price.unitAmount) === 0 ? Number(checkout.subtotalAmount) / checkout.quantity : null;
+          const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
+          checkout.quantity = quantity;
+          checkout.discountId = discount?.id ?? null;
+          checkout.subtotalAmount = priced.subtotal;
+          checkout.discountAmount = priced.discountAmount;
+          checkout.amount = priced.amount;
+        }
+        checkout.updatedAt = now;
+        recordEvent(tx, organizationId, 'checkout.updated', checkoutRecord(checkout));
+        return checkout;
+      });
+      return checkoutRecord(checkout);
+    },
+  );
+
+  app.post(
+    '/:id/manual-renewal-checkout',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Open the checkout that pays the next period of a manually billed subscription',
+        description:
+          "The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period.",
+        params: checkoutParams,
+        response: { 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = organizationCredential(request);
+      const em = deps.orm.em.fork();
+      const original = await ownCheckout(em, request.params.id, organizationId);
+      if (original.status !== 'succeeded' || original.recurrenceBilling !== 'manual') {
+        throw conflict(
+          'The checkout cannot be renewed manually',
+          `Needs a succeeded checkout with recurrence_billing manual (status: ${original.status}, recurrence_billing: ${original.recurrenceBilling})`,
+        );
+      }
+      const subscription = await em.findOne(Subscription, {
+        organizationId,
+        $or: [{ checkoutId: original.id }, ...(original.subscriptionId ? [{ id: original.subscriptionId }] : [])],
+      });
+      if (!subscription || subscription.status === 'canceled') {
+        throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
+      }
+      // A discount carries over only when it lasts for the subscription's life.
+      const discount = subscription.discountId
+        ? await em.findOne(Discount, { id: subscription.discountId, duration: 'forever', deletedAt: null })
+        : null;
+      const input: CreateCheckoutInput = {
+        payment_processor: 'gateway',
+        product_id: subscription.productId,
+        product_price_id: subscription.priceId,
+        discount_id: discount?.id,
+        allow_discount_codes: false,
+        quantity: original.quantity,
+        customer_id: subscription.customerId,
+        customer_name: original.customerName,
+        customer_email: original.customerEmail,
+        customer_billing_name: original.customerBillingName,
+        customer_billing_address: original.customerBillingAddress
+          ? {
+              line1: original.customerBillingAddress.line1,
+              city: original.customerBillingAddress.city,
+              country: original.customerBillingAddress.country,
+              ...(original.customerBillingAddress.state ? { state: original.customerBillingAddress.state } : {}),
+              ...(original.customerBillingAddress.postal_code
+                ? { postal_code: original.customerBillingAddress.postal_code }
+                : {}),
+            }
+          : null,
+        customer_tax_id: original.customerTaxId,
+        is_business_customer: original.isBusinessCustomer,
+        external_customer_id: original.externalCustomerId,
+        customer_metadata: original.customerMetadata,
+        subscription_id: subscription.id,
+        recurrence_billing: 'manual',
+        require_billing_address: original.requireBillingAddress,
+        success_url: original.successUrl ?? undefined,
+        cancel_url: original.cancelUrl ?? undefined,
+        embed_origin: original.embedOrigin ?? undefined,
+        metadata: {
+          ...original.metadata,
+          renewal_of_checkout_id: original.id,
+          renewal_period_start: subscription.currentPeriodEnd.toISOString(),
+        },
+        no_fees_installments: original.noFeesInstallments,
+      };
+      const checkout = await createCheckout(deps, {
+        actingOrganizationId: organizationId,
+        allowSubOrganizations: false,
+        input,
+        discountPolicy: 'when_applicable',
+        renewal: true,
+      });
+      return reply.status(201).send(checkoutRecord(checkout));
+    },
+  );
+
+  app.get(
+    '/client/:client_secret',
+    {
+      schema: {
+        tags: ['checkouts (public)'],
+        summary: 'Read a checkout by its client_secret (public: the hosted checkout page)',
+        params: clientSecretParams,
+        response: { 200: publicCheckoutSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const em = deps.orm.em.fork();
+      return publicCheckoutView(em, await checkoutByClientSecret(em, request.params.client_secret));
+    },
+  );
+};
+
+/** Sets the sent fields; null clears a nullable one. */
+function applyUpdate(checkout: CheckoutEntity, body: UpdateCheckoutBody, taxId: string | null | undefined): void {
+  if (body.customer_id !== undefined) checkout.customerId = body.customer_id;
+  if (body.customer_name !== undefined) checkout.customerName = body.customer_name;
+  if (body.customer_email !== undefined) checkout.customerEmail = body.customer_email;
+  if (body.customer_ip_address !== undefined) checkout.customerIpAddress = body.customer_ip_address;
+  if (body.customer_billing_name !== undefined) checkout.customerBillingName = body.customer_billing_name;
+  if (body.customer_billing_address !== undefined) {
+    checkout.customerBillingAddress = body.customer_billing_address
+      ? storedAddress(body.customer_billing_address)
+      : null;
+  }
+  if (taxId !== undefined) checkout.customerTaxId = taxId;
+  if (body.customer_metadata !== undefined) checkout.customerMetadata = body.customer_metadata;
+  if (body.is_business_customer !== undefined) checkout.isBusinessCustomer = body.is_business_customer;
+  if (body.external_customer_id !== undefined) checkout.externalCustomerId = body.external_customer_id;
+  if (body.metadata !== undefined) checkout.metadata = body.metadata;
+  if (body.success_url !== undefined) checkout.successUrl = body.success_url;
+  if (body.cancel_url !== undefined) checkout.cancelUrl = body.cancel_url;
+}

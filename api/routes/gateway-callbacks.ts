@@ -1,0 +1,84 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
+import { checkoutWorkflowId, paymentUpdatedSignal } from '../../workflows/checkout.ts';
+import type { RouteDeps } from '../app.ts';
+import { ApiError, badRequest, unauthorized } from '../errors.ts';
+import { errorBody } from '../schemas/common.ts';
+import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
+
+/**
+ * The gateway's notifications. The signature covers the raw body, so this module keeps its own JSON
+ * parser (scoped to these routes) that remembers the text it parsed.
+ */
+export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const rawBodies = new WeakMap<FastifyRequest, string>();
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    const raw = typeof text === 'string' ? text : text.toString('utf8');
+    rawBodies.set(request, raw);
+    try {
+      done(null, JSON.parse(raw));
+    } catch {
+      done(badRequest('Request body is not valid JSON'), undefined);
+    }
+  });
+
+  app.post(
+    '/callbacks',
+    {
+      schema: {
+        tags: ['gateway'],
+        summary: 'Receive a signed payment notification from the gateway',
+        description: `Authenticated by the ${CALLBACK_SIGNATURE_HEADER} header (HMAC-SHA256 of "<t>.<raw body>").`,
+        body: gatewayCallbackBody,
+        response: { 200: gatewayCallbackResponse, 400: errorBody, 401: errorBody, 429: errorBody, 503: errorBody },
+      },
+      // Checked before the body is validated: an unsigned request learns nothing about the shape.
+      preValidation: async (request) => {
+        const header = request.headers[CALLBACK_SIGNATURE_HEADER];
+        const raw = rawBodies.get(request) ?? '';
+        const signed = verifyCallbackSignature(
+          deps.config.gatewayCallbackSecret,
+          Array.isArray(header) ? header[0] : header,
+          raw,
+          new Date(),
+        );
+        if (!signed) throw unauthorized('Invalid gateway signature');
+      },
+    },
+    async (request) => {
+      const notice = request.body;
+      const conn = deps.orm.em.fork().getConnection();
+      const [seen] = await conn.execute<{ id: string }[]>('select id from gateway_callbacks where id = ?', [notice.id]);
+      if (seen) return { received: true as const, duplicate: true };
+
+      if (notice.type === 'transaction.updated' && notice.transactionId) {
+        const [row] = await conn.execute<{ checkout_id: string }[]>(
+          'select checkout_id from transactions where gateway_transaction_id = ? and checkout_id is not null',
+          [notice.transactionId],
+        );
+        if (row) {
+          try {
+            await deps.temporal.workflow
+              .getHandle(checkoutWorkflowId(row.checkout_id))
+              .signal(paymentUpdatedSignal, { transactionId: notice.transactionId, status: notice.status });
+          } catch (err) {
+            // A finished checkout has nothing left to learn; anything else: the gateway retries later.
+            if (!(err instanceof WorkflowNotFoundError)) {
+              request.log.warn({ err, callback: notice.id }, 'could not signal checkout workflow');
+              throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
+            }
+          }
+        }
+      }
+      // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
+      await conn.execute(
+        'insert into gateway_callbacks (id, type, payload, received_at) values (?, ?, ?, ?) on conflict (id) do nothing',
+        [notice.id, notice.type, JSON.stringify(notice), new Date()],
+      );
+      return { received: true as const, duplicate: false };
+    },
+  );
+};

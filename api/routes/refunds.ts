@@ -1,0 +1,171 @@
+import { LockMode, type FilterQuery, type InferEntity } from '@mikro-orm/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { uuidv7 } from 'uuidv7';
+import { recordEvent } from '../../db/events.ts';
+import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
+import { refundableAmount } from '../../domain/refunds.ts';
+import { refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
+import type { RouteDeps } from '../app.ts';
+import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import {
+  createRefundBody,
+  listRefundsQuery,
+  presentRefund,
+  refundPage,
+  refundSchema,
+  saleParams,
+} from '../schemas/sales.ts';
+
+type RefundEntity = InferEntity<typeof Refund>;
+
+const READ = { oat: ['refunds:read'], apiKey: 'refunds' } as const;
+const WRITE = { oat: ['refunds:write'], apiKey: 'refunds' } as const;
+const tags = ['refunds'];
+/** How long a request waits for the gateway before answering with the refund still pending. */
+const SETTLE_WAIT_MS = 5000;
+
+export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Refund a sale, fully or partly',
+        description:
+          'Never more than was captured, less what is already refunded or pending. The gateway call runs in a ' +
+          'refund workflow keyed by the refund, so it is retried until the gateway answers and never refunds twice. ' +
+          'The response waits a few seconds for the gateway; a refund still pending then settles in the background.',
+        body: createRefundBody,
+        response: { 201: refundSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = organizationCredential(request);
+      const body = request.body;
+      if (!isUuid(body.sale_id)) throw notFound('Sale');
+      const em = deps.orm.em.fork();
+      const { refund, currency } = await em.transactional(async (tx) => {
+        const sale = await tx.findOne(Sale, { id: body.sale_id, organizationId });
+        if (!sale) throw notFound('Sale');
+        // The transaction row lock serializes refunds of one payment, so two requests cannot both take the last cents.
+        const payment = await tx.findOneOrFail(
+          Transaction,
+          { id: sale.transactionId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        const [pendingRow] = await tx.execute<{ pending: string }[]>(
+          `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
+          [payment.id],
+        );
+        const available = refundableAmount(payment.capturedAmount, payment.refundedAmount, Number(pendingRow!.pending));
+        if (available === 0) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
+        const amount = body.amount ?? available;
+        if (amount > available) {
+          throw unprocessable(
+            'refund_exceeds_captured',
+            'Refund exceeds what can still be refunded',
+            `At most ${available} cents can still be refunded`,
+          );
+        }
+        const now = new Date();
+        const created = tx.create(Refund, {
+          id: uuidv7(),
+          organizationId,
+          saleId: sale.id,
+          transactionId: payment.id,
+          amount,
+          reason: body.reason ?? null,
+          status: 'pending',
+          createdAt: now,
+          updatedAt: now,
+        });
+        recordEvent(tx, organizationId, 'refund.created', {
+          id: created.id,
+          sale_id: sale.id,
+          amount,
+          reason: created.reason,
+        });
+        return { refund: created, currency: payment.currency };
+      });
+
+      try {
+        const handle = await deps.temporal.workflow.start(refundWorkflow, {
+          workflowId: refundWorkflowId(refund.id),
+          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+          args: [refund.id],
+        });
+        await Promise.race([handle.result(), new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
+      } catch (err) {
+        request.log.error({ err, refundId: refund.id }, 'could not start the refund workflow');
+        // The gateway was never asked: settle the record as failed so the amount is refundable again.
+        await deps.orm.em
+          .fork()
+          .nativeUpdate(Refund, { id: refund.id, status: 'pending' }, { status: 'failed', updatedAt: new Date() });
+        throw new ApiError(503, 'refund_unavailable', 'Refunds are unavailable right now', 'Retry in a moment');
+      }
+      const settled = await deps.orm.em.fork().findOneOrFail(Refund, { id: refund.id });
+      return reply.status(201).send(presentRefund(settled, currency));
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags,
+        summary: 'List refunds',
+        description: 'Filter: sale_id. Sorting: created_at or amount (default -created_at).',
+        querystring: listRefundsQuery,
+        response: { 200: refundPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const q = request.query;
+      const where: FilterQuery<RefundEntity> = { organizationId };
+      if (q.sale_id !== undefined) {
+        if (!isUuid(q.sale_id)) return pageOf([], 0, q.limit);
+        where.saleId = q.sale_id;
+      }
+      const em = deps.orm.em.fork();
+      const [refunds, total] = await em.findAndCount(Refund, where, {
+        orderBy: orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at'),
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      const currencies = await currenciesOf(em, refunds);
+      return pageOf(
+        refunds.map((r) => presentRefund(r, currencies.get(r.transactionId)!)),
+        total,
+        q.limit,
+      );
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate(READ),
+      schema: { tags, summary: 'Get a refund', params: saleParams, response: { 200: refundSchema, ...errorResponses } },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const em = deps.orm.em.fork();
+      const refund = isUuid(request.params.id)
+        ? await em.findOne(Refund, { id: request.params.id, organizationId })
+        : null;
+      if (!refund) throw notFound('Refund');
+      const currencies = await currenciesOf(em, [refund]);
+      return presentRefund(refund, currencies.get(refund.transactionId)!);
+    },
+  );
+};
+
+async function currenciesOf(em: ReturnType<RouteDeps['orm']['em']['fork']>, refunds: RefundEntity[]) {
+  const rows = await em.find(Transaction, { id: { $in: [...new Set(refunds.map((r) => r.transactionId))] } });
+  return new Map(rows.map((t) => [t.id, t.currency]));
+}

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Price } from '../../db/entities/index.ts';
+import { maxInstallments } from '../../domain/checkout-pricing.ts';
+import type { RouteDeps } from '../app.ts';
+import { checkoutByClientSecret } from '../checkout-service.ts';
+import { clientSecretParams, sellerConfigSchema } from '../schemas/checkouts.ts';
+import { errorResponses } from '../schemas/common.ts';
+
+/**
+ * The seller of an organization at the gateway. The simulator has no seller onboarding, so the id is
+ * derived from the organization: `sim_seller_<organization id without dashes>`.
+ */
+export function sellerIdOf(organizationId: string): string {
+  return `sim_seller_${organizationId.replaceAll('-', '')}`;
+}
+
+/** The organization a seller id names, or null when it is not one of ours. */
+export function organizationOfSeller(sellerId: string): string | null {
+  const match = /^sim_seller_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(sellerId);
+  return match ? match.slice(1).join('-') : null;
+}
+
+const PAYMENT_METHODS = ['credit_card', 'pix', 'boleto'] as const;
+
+/**
+ * What a frontend needs to pay a checkout through `POST /transactions/direct` (the spec's "seller_id
+ * obtained earlier from the seller-config endpoint"): public, the client_secret is the credential.
+ * Registered under /api/v1/checkouts.
+ */
+export const sellerConfigRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.get(
+    '/client/:client_secret/seller-config',
+    {
+      schema: {
+        tags: ['checkouts (public)'],
+        summary: 'Seller configuration for paying a checkout (public: the client_secret is the credential)',
+        params: clientSecretParams,
+        response: { 200: sellerConfigSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const em = deps.orm.em.fork();
+      const checkout = await checkoutByClientSecret(em, request.params.client_secret);
+      const price = await em.findOneOrFail(Price, { id: checkout.productPriceId });
+      return {
+        seller_id: sellerIdOf(checkout.organizationId),
+        checkout_id: checkout.id,
+        currency: checkout.currency,
+        amount: Number(checkout.amount),
+        max_installments: maxInstallments(price),
+        no_fees_installments: checkout.noFeesInstallments,
+        payment_methods: [...PAYMENT_METHODS],
+      };
+    },
+  );
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { errorBody } from './common.ts';
+
+export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(200) });
+
+const digits = (label: string, pattern: RegExp) => z.string().regex(pattern, `${label} is not valid`);
+
+export const confirmCard = z.object({
+  number: digits('number', /^\d{12,19}$/),
+  holder_name: z.string().trim().min(1).max(200),
+  expiration_month: digits('expiration_month', /^(0?[1-9]|1[0-2])$/),
+  expiration_year: digits('expiration_year', /^\d{2}(\d{2})?$/),
+  cvv: digits('cvv', /^\d{3,4}$/),
+  installments: z.number().int().min(1).max(12).default(1),
+});
+
+/** The spec's body; `boleto` is our addition (docs/decisions.md). */
+export const confirmSdkBody = z.object({
+  payment_method: z.enum(['credit_card', 'pix', 'boleto']),
+  customer_email: z.email().max(320).optional(),
+  customer_name: z.string().trim().min(1).max(200).optional(),
+  customer_tax_id: z.string().trim().min(1).max(32).optional(),
+  discount_code: z.string().trim().min(1).max(100).optional(),
+  card: confirmCard.optional(),
+});
+export type ConfirmSdkBody = z.infer<typeof confirmSdkBody>;
+
+export const gatewayPaymentData = z.object({
+  transaction_id: z.string(),
+  status: z.string(),
+  authorization_code: z.string().nullable(),
+  installments: z.number().int(),
+  pix: z.object({ qr_code: z.string(), qr_code_image: z.string(), expires_at: z.string() }).optional(),
+  boleto: z
+    .object({ barcode: z.string(), digitable_line: z.string(), due_date: z.string(), url: z.string() })
+    .optional(),
+});
+
+export const confirmSdkResponse = z.object({
+  id: z.string(),
+  status: z.enum(['open', 'confirmed', 'succeeded', 'failed', 'expired']),
+  payment_method: z.string().nullable(),
+  amount: z.number().int(),
+  currency: z.string(),
+  gateway_payment_data: gatewayPaymentData.nullable(),
+  decline_reason: z.string().nullable(),
+});
+
+/** 422: the usual error body; a declined payment (code payment_declined) adds its reason. The checkout stays open. */
+export const paymentDeclinedBody = errorBody.extend({ decline_reason: z.string().optional() });
+
+export const gatewayCallbackBody = z.object({
+  id: z.string().min(1).max(200),
+  type: z.enum(['transaction.updated', 'invoice.updated']),
+  transactionId: z.string().min(1).optional(),
+  invoiceId: z.string().min(1).optional(),
+  status: z.string().min(1),
+  occurredAt: z.string(),
+});
+
+export const gatewayCallbackResponse = z.object({ received: z.literal(true), duplicate: z.boolean() });

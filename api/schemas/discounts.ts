@@ -1,0 +1,149 @@
+import type { InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { Discount } from '../../db/entities/index.ts';
+import type { DiscountRule } from '../../domain/discounts.ts';
+import { iso, listQuery, metadata } from './common.ts';
+
+export type DiscountEntity = InferEntity<typeof Discount>;
+
+const name = z.string().trim().min(1).max(256);
+/** What a buyer types at checkout: no spaces, compared case-insensitively. */
+const code = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "-" or "_"');
+const timestamp = z.iso.datetime({ offset: true });
+const productIds = z.array(z.uuid()).max(100);
+const maxRedemptions = z.number().int().min(1).max(2_147_483_647);
+
+/** Money-affecting terms are fixed at creation: a changed discount would make past sales unexplainable. */
+const immutable = (field: string) =>
+  z.never({ error: `${field} cannot be changed after creation; create a new discount instead` }).optional();
+
+export const createDiscountBody = z
+  .strictObject({
+    name,
+    code: code.nullable().optional(),
+    type: z.enum(['percentage', 'fixed']),
+    basis_points: z.number().int().min(1).max(10_000).optional().describe('percentage only: 1 = 0.01 %, 10000 = 100 %'),
+    amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('fixed only, in cents'),
+    currency: z
+      .string()
+      .regex(/^[a-z]{3}$/, 'must be a 3-letter lower-case ISO 4217 code')
+      .optional()
+      .describe('fixed only'),
+    duration: z.enum(['once', 'forever', 'repeating']).default('once'),
+    duration_in_months: z.number().int().min(1).max(1200).optional().describe('required when duration is repeating'),
+    starts_at: timestamp.nullable().optional(),
+    ends_at: timestamp.nullable().optional(),
+    max_redemptions: maxRedemptions.nullable().optional(),
+    product_ids: productIds.optional().describe('empty or absent: every product of the organization'),
+    metadata: metadata.optional(),
+  })
+  .superRefine((b, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (b.type === 'percentage') {
+      if (b.basis_points === undefined) issue('basis_points', 'required for a percentage discount');
+      if (b.amount !== undefined) issue('amount', 'only for a fixed discount');
+      if (b.currency !== undefined) issue('currency', 'only for a fixed discount');
+    } else {
+      if (b.amount === undefined) issue('amount', 'required for a fixed discount');
+      if (b.currency === undefined) issue('currency', 'required for a fixed discount');
+      if (b.basis_points !== undefined) issue('basis_points', 'only for a percentage discount');
+    }
+    if (b.duration === 'repeating' && b.duration_in_months === undefined) {
+      issue('duration_in_months', 'required when duration is repeating');
+    }
+    if (b.duration !== 'repeating' && b.duration_in_months !== undefined) {
+      issue('duration_in_months', 'only when duration is repeating');
+    }
+    if (b.starts_at && b.ends_at && Date.parse(b.ends_at) <= Date.parse(b.starts_at)) {
+      issue('ends_at', 'must be after starts_at');
+    }
+  });
+export type CreateDiscountBody = z.infer<typeof createDiscountBody>;
+
+/** Absent: untouched; null clears a nullable field. The terms of the discount itself are immutable. */
+export const updateDiscountBody = z.strictObject({
+  name: name.optional(),
+  code: code.nullable().optional(),
+  ends_at: timestamp.nullable().optional(),
+  max_redemptions: maxRedemptions.nullable().optional(),
+  product_ids: productIds.optional(),
+  metadata: metadata.optional(),
+  type: immutable('type'),
+  basis_points: immutable('basis_points'),
+  amount: immutable('amount'),
+  currency: immutable('currency'),
+  duration: immutable('duration'),
+  duration_in_months: immutable('duration_in_months'),
+  starts_at: immutable('starts_at'),
+});
+export type UpdateDiscountBody = z.infer<typeof updateDiscountBody>;
+
+export const discountParams = z.object({ id: z.string().max(64) });
+
+export const listDiscountsQuery = listQuery().extend({
+  query: z.string().max(256).optional().describe('part of the name or code, case-insensitive'),
+  code: z.string().max(64).optional().describe('exact code, case-insensitive'),
+});
+
+export const discountSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  name: z.string(),
+  code: z.string().nullable(),
+  type: z.enum(['percentage', 'fixed']),
+  basis_points: z.number().int().nullable(),
+  amount: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  duration: z.enum(['once', 'forever', 'repeating']),
+  duration_in_months: z.number().int().nullable(),
+  starts_at: z.string().nullable(),
+  ends_at: z.string().nullable(),
+  max_redemptions: z.number().int().nullable(),
+  redemptions_count: z.number().int(),
+  product_ids: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  modified_at: z.string().nullable(),
+});
+export type DiscountRecord = z.infer<typeof discountSchema>;
+
+export function discountRecord(d: DiscountEntity): DiscountRecord {
+  return {
+    id: d.id,
+    organization_id: d.organizationId,
+    name: d.name,
+    code: d.code ?? null,
+    type: d.type,
+    basis_points: d.basisPoints ?? null,
+    amount: d.amount == null ? null : Number(d.amount),
+    currency: d.currency ?? null,
+    duration: d.duration,
+    duration_in_months: d.durationInMonths ?? null,
+    starts_at: iso(d.startsAt),
+    ends_at: iso(d.endsAt),
+    max_redemptions: d.maxRedemptions ?? null,
+    redemptions_count: d.redemptionsCount,
+    product_ids: [...d.productIds],
+    metadata: d.metadata,
+    created_at: iso(d.createdAt)!,
+    modified_at: iso(d.modifiedAt),
+  };
+}
+
+/** The stored discount as the pure rules of domain/discounts.ts see it. */
+export function discountRule(d: DiscountEntity): DiscountRule {
+  return {
+    type: d.type,
+    basisPoints: d.basisPoints ?? null,
+    amount: d.amount == null ? null : Number(d.amount),
+    currency: d.currency ?? null,
+    startsAt: d.startsAt ? new Date(d.startsAt) : null,
+    endsAt: d.endsAt ? new Date(d.endsAt) : null,
+    maxRedemptions: d.maxRedemptions ?? null,
+    redemptionsCount: d.redemptionsCount,
+    productIds: [...d.productIds],
+  };
+}

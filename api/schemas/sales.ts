@@ -1,0 +1,110 @@
+import type { InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { Refund, Sale } from '../../db/entities/index.ts';
+import { iso, listQuery, paginated } from './common.ts';
+
+type SaleEntity = InferEntity<typeof Sale>;
+type RefundEntity = InferEntity<typeof Refund>;
+
+const timestamp = z.string();
+
+export const saleSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  checkout_id: z.string().nullable(),
+  transaction_id: z.string().describe('Our transaction record'),
+  gateway_transaction_id: z.string().describe('The gateway identifier (GET /transactions/<it>)'),
+  customer: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
+  product: z.object({ id: z.string(), name: z.string() }),
+  price_id: z.string(),
+  subscription_id: z.string().nullable(),
+  discount_id: z.string().nullable(),
+  currency: z.string().describe('Upper case, as on checkouts'),
+  subtotal_amount: z.number().int(),
+  discount_amount: z.number().int(),
+  amount: z.number().int().describe('What the sale was for, after discount, in cents'),
+  installments: z.number().int(),
+  payment_method: z.string(),
+  status: z.enum(['paid', 'refunded', 'partially_refunded']),
+  refunded_amount: z.number().int(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type SaleBody = z.infer<typeof saleSchema>;
+
+export const listSalesQuery = listQuery().extend({
+  customer_id: z.string().optional(),
+  product_id: z.string().optional(),
+  subscription_id: z.string().optional(),
+  status: z.enum(['paid', 'refunded', 'partially_refunded']).optional(),
+});
+export const salePage = paginated(saleSchema);
+export const saleParams = z.object({ id: z.string() });
+
+export interface SaleRelations {
+  gatewayTransactionId: string;
+  customer: { id: string; email: string; name: string | null };
+  product: { id: string; name: string };
+}
+
+export function presentSale(sale: SaleEntity, related: SaleRelations): SaleBody {
+  return {
+    id: sale.id,
+    organization_id: sale.organizationId,
+    checkout_id: sale.checkoutId ?? null,
+    transaction_id: sale.transactionId,
+    gateway_transaction_id: related.gatewayTransactionId,
+    customer: related.customer,
+    product: related.product,
+    price_id: sale.priceId,
+    subscription_id: sale.subscriptionId ?? null,
+    discount_id: sale.discountId ?? null,
+    currency: sale.currency.toUpperCase(),
+    subtotal_amount: sale.subtotalAmount,
+    discount_amount: sale.discountAmount,
+    amount: sale.amount,
+    installments: sale.installments,
+    payment_method: sale.paymentMethod,
+    status: sale.status,
+    refunded_amount: sale.refundedAmount,
+    created_at: iso(sale.createdAt)!,
+    updated_at: iso(sale.updatedAt)!,
+  };
+}
+
+export const refundSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  sale_id: z.string(),
+  transaction_id: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  reason: z.string().nullable(),
+  status: z.enum(['pending', 'succeeded', 'failed']).describe('pending while the gateway has not confirmed it'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const createRefundBody = z.strictObject({
+  sale_id: z.string(),
+  amount: z.number().int().positive().optional().describe('Cents; the whole refundable amount when omitted'),
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+
+export const listRefundsQuery = listQuery().extend({ sale_id: z.string().optional() });
+export const refundPage = paginated(refundSchema);
+
+export function presentRefund(refund: RefundEntity, currency: string) {
+  return {
+    id: refund.id,
+    organization_id: refund.organizationId,
+    sale_id: refund.saleId,
+    transaction_id: refund.transactionId,
+    amount: refund.amount,
+    currency: currency.toUpperCase(),
+    reason: refund.reason ?? null,
+    status: refund.status,
+    created_at: iso(refund.createdAt)!,
+    updated_at: iso(refund.updatedAt)!,
+  };
+}

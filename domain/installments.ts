@@ -1,0 +1,70 @@
+import { installmentAmounts, MAX_INSTALLMENTS } from './money.ts';
+
+/** Installment interest when the seller does not absorb it: 2.99% a month. */
+export const DEFAULT_MONTHLY_RATE_BASIS_POINTS = 299;
+
+export interface InstallmentOptions {
+  /** The seller absorbs the interest (`no_fees_installments`): the buyer pays the base amount. */
+  noFees: boolean;
+  /** Monthly interest rate in basis points (299 = 2.99%). */
+  monthlyRateBasisPoints: number;
+}
+
+export interface InstallmentPlan {
+  /** What the buyer pays, interest included. */
+  total: number;
+  /** Each installment in cents; they add up to `total`. */
+  installmentAmounts: number[];
+}
+
+/** Round half up to a whole cent (amounts here are positive). */
+const roundCents = (x: number) => Math.floor(x + 0.5);
+
+/**
+ * What the buyer pays for `baseAmount` in `installments` parts. One installment, no-fees
+ * installments or a zero rate: the base amount, split evenly to the cent. Otherwise the Price
+ * table: a fixed installment PMT = P·i / (1 − (1 + i)^−n) rounded half up to the cent, every
+ * installment equal, and the total is their sum (so it is exact by construction). For amounts of a
+ * few cents, where PMT would round below an even split, the installment is the even split rounded up:
+ * interest never makes the buyer pay less than the base amount.
+ */
+export function installmentPlan(
+  baseAmount: number,
+  installments: number,
+  options: InstallmentOptions,
+): InstallmentPlan {
+  if (!Number.isSafeInteger(baseAmount) || baseAmount < 0)
+    throw new RangeError('baseAmount must be a non-negative safe integer');
+  if (!Number.isInteger(installments) || installments < 1 || installments > MAX_INSTALLMENTS) {
+    throw new RangeError(`installments must be an integer between 1 and ${MAX_INSTALLMENTS}`);
+  }
+  if (!Number.isInteger(options.monthlyRateBasisPoints) || options.monthlyRateBasisPoints < 0) {
+    throw new RangeError('monthlyRateBasisPoints must be a non-negative integer');
+  }
+  if (installments === 1 || options.noFees || options.monthlyRateBasisPoints === 0 || baseAmount === 0) {
+    return { total: baseAmount, installmentAmounts: installmentAmounts(baseAmount, installments) };
+  }
+  const i = options.monthlyRateBasisPoints / 10_000;
+  const pmt = Math.max(
+    roundCents((baseAmount * i) / (1 - (1 + i) ** -installments)),
+    Math.ceil(baseAmount / installments),
+  );
+  return { total: pmt * installments, installmentAmounts: Array.from({ length: installments }, () => pmt) };
+}
+
+export interface InstallmentOption extends InstallmentPlan {
+  installments: number;
+}
+
+/** Every choice from 1 to `max` installments, with what each costs the buyer. */
+export function installmentOptions(
+  baseAmount: number,
+  options: InstallmentOptions,
+  max = MAX_INSTALLMENTS,
+): InstallmentOption[] {
+  const upTo = Math.min(Math.max(1, Math.floor(max)), MAX_INSTALLMENTS);
+  return Array.from({ length: upTo }, (_, k) => ({
+    installments: k + 1,
+    ...installmentPlan(baseAmount, k + 1, options),
+  }));
+}

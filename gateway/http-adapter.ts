@@ -1,0 +1,241 @@
+import { request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  IDEMPOTENCY_HEADER,
+  ROUTES,
+  buyerFromWire,
+  buyerInputToWire,
+  cardInputToWire,
+  cardTokenFromWire,
+  createTransactionToWire,
+  invoiceFromWire,
+  invoiceInputToWire,
+  planFromWire,
+  planInputToWire,
+  routePath,
+  subscriptionFromWire,
+  subscriptionInputToWire,
+  transactionFromWire,
+  wireBuyer,
+  wireCardToken,
+  wireError,
+  wireInvoice,
+  wirePlan,
+  wireSubscription,
+  wireTransaction,
+  type RouteName,
+} from './http-protocol.ts';
+import {
+  GatewayError,
+  type BoletoChargeInput,
+  type Buyer,
+  type BuyerInput,
+  type CardChargeInput,
+  type CardInput,
+  type CardToken,
+  type GatewayInvoice,
+  type GatewayInvoiceInput,
+  type GatewaySubscription,
+  type GatewaySubscriptionInput,
+  type GatewayTransaction,
+  type PaymentGateway,
+  type PixChargeInput,
+  type RecurrencePlan,
+  type RecurrencePlanInput,
+} from './port.ts';
+
+export interface HttpGatewayOptions {
+  /** e.g. `https://api.gateway.example` (no trailing path). */
+  baseUrl: string;
+  apiKey: string;
+  /** Per call, headers and body included; past it the call is a retryable GatewayError. */
+  timeoutMs: number;
+  dispatcher?: Dispatcher;
+}
+
+/** A gateway error with what the gateway answered, for logs and for callers that need the status. */
+export class GatewayHttpError extends GatewayError {
+  /** The HTTP status, or null when no answer arrived (network error, timeout). */
+  readonly status: number | null;
+  /** The gateway's error type (`invalid_request`, `request_refused`…), when it sent one. */
+  readonly type: string | null;
+  constructor(message: string, retryable: boolean, status: number | null, type: string | null) {
+    super(message, retryable);
+    this.status = status;
+    this.type = type;
+  }
+}
+
+/**
+ * The PaymentGateway over the gateway's REST protocol (http-protocol.ts).
+ *
+ * Failure mapping, which activities' retry policies rely on: no answer (network error, timeout),
+ * 5xx and 429 are retryable — the call may or may not have happened, and repeating it with the same
+ * idempotency key is safe; any other 4xx is a definite refusal; 404 on a lookup is "no such thing".
+ */
+export class HttpGateway implements PaymentGateway {
+  private readonly options: HttpGatewayOptions;
+  private readonly baseUrl: string;
+
+  constructor(options: HttpGatewayOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  async tokenizeCard(card: CardInput, idempotencyKey: string): Promise<CardToken> {
+    const wire = await this.post('tokenizeCard', undefined, cardInputToWire(card), idempotencyKey, wireCardToken);
+    return cardTokenFromWire(wire);
+  }
+
+  async createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer> {
+    return buyerFromWire(await this.post('createBuyer', undefined, buyerInputToWire(buyer), idempotencyKey, wireBuyer));
+  }
+
+  async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    return this.createTransaction(createTransactionToWire({ paymentType: 'credit', input }), idempotencyKey);
+  }
+
+  async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    return this.createTransaction(createTransactionToWire({ paymentType: 'pix', input }), idempotencyKey);
+  }
+
+  async createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    return this.createTransaction(createTransactionToWire({ paymentType: 'boleto', input }), idempotencyKey);
+  }
+
+  async capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction> {
+    const wire = await this.post('captureTransaction', transactionId, { amount }, idempotencyKey, wireTransaction);
+    return transactionFromWire(wire);
+  }
+
+  async cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction> {
+    return transactionFromWire(await this.post('voidTransaction', transactionId, {}, idempotencyKey, wireTransaction));
+  }
+
+  async getTransaction(transactionId: string): Promise<GatewayTransaction | null> {
+    const wire = await this.get('getTransaction', transactionId, wireTransaction);
+    return wire ? transactionFromWire(wire) : null;
+  }
+
+  async refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction> {
+    const wire = await this.post('refundTransaction', transactionId, { amount }, idempotencyKey, wireTransaction);
+    return transactionFromWire(wire);
+  }
+
+  async createRecurrencePlan(input: RecurrencePlanInput, idempotencyKey: string): Promise<RecurrencePlan> {
+    return planFromWire(await this.post('createPlan', undefined, planInputToWire(input), idempotencyKey, wirePlan));
+  }
+
+  async createSubscription(input: GatewaySubscriptionInput, idempotencyKey: string): Promise<GatewaySubscription> {
+    const body = subscriptionInputToWire(input);
+    return subscriptionFromWire(
+      await this.post('createSubscription', undefined, body, idempotencyKey, wireSubscription),
+    );
+  }
+
+  async cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription> {
+    const wire = await this.post('cancelSubscription', subscriptionId, {}, idempotencyKey, wireSubscription);
+    return subscriptionFromWire(wire);
+  }
+
+  async createInvoice(input: GatewayInvoiceInput, idempotencyKey: string): Promise<GatewayInvoice> {
+    return invoiceFromWire(
+      await this.post('createInvoice', undefined, invoiceInputToWire(input), idempotencyKey, wireInvoice),
+    );
+  }
+
+  async getInvoice(invoiceId: string): Promise<GatewayInvoice | null> {
+    const wire = await this.get('getInvoice', invoiceId, wireInvoice);
+    return wire ? invoiceFromWire(wire) : null;
+  }
+
+  private async createTransaction(body: object, idempotencyKey: string): Promise<GatewayTransaction> {
+    return transactionFromWire(await this.post('createTransaction', undefined, body, idempotencyKey, wireTransaction));
+  }
+
+  private async post<S extends z.ZodType>(
+    route: RouteName,
+    id: string | undefined,
+    body: object,
+    idempotencyKey: string,
+    schema: S,
+  ): Promise<z.infer<S>> {
+    const result = await this.send('POST', routePath(route, id), body, idempotencyKey, schema);
+    if (result === null) throw new GatewayHttpError(`${ROUTES[route].path}: not found`, false, 404, 'not_found');
+    return result;
+  }
+
+  private async get<S extends z.ZodType>(route: RouteName, id: string, schema: S): Promise<z.infer<S> | null> {
+    return this.send('GET', routePath(route, id), undefined, undefined, schema);
+  }
+
+  /** One call; null for a 404, the parsed body for a 2xx, a GatewayHttpError otherwise. */
+  private async send<S extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: object | undefined,
+    idempotencyKey: string | undefined,
+    schema: S,
+  ): Promise<z.infer<S> | null> {
+    const what = `${method} ${path}`;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = idempotencyKey;
+
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(this.baseUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: deadline,
+        ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (err) {
+      // The call may have reached the gateway: repeating it under the same idempotency key is safe.
+      const reason = deadline.aborted
+        ? `no answer within ${this.options.timeoutMs} ms`
+        : String((err as Error).message);
+      throw new GatewayHttpError(`Gateway ${what}: ${reason}`, true, null, null);
+    }
+
+    if (status >= 200 && status < 300) {
+      const parsed = schema.safeParse(safeJson(text));
+      if (!parsed.success) {
+        throw new GatewayHttpError(
+          `Gateway ${what}: unexpected response body (${parsed.error.message})`,
+          false,
+          status,
+          null,
+        );
+      }
+      return parsed.data;
+    }
+    if (status === 404 && method === 'GET') return null;
+    const error = wireError.safeParse(safeJson(text));
+    const type = error.success ? error.data.error.type : null;
+    const message = error.success ? error.data.error.message : text.slice(0, 200);
+    const retryable = status >= 500 || status === 429;
+    throw new GatewayHttpError(
+      `Gateway ${what} answered ${status}${type ? ` ${type}` : ''}: ${message}`,
+      retryable,
+      status,
+      type,
+    );
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

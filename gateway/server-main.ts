@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { DEV_GATEWAY_CALLBACK_SECRET } from '../config/env.ts';
+import { openOrm } from '../db/orm.ts';
+import { buildGatewayServer, GatewayFaults } from './server.ts';
+import { SimulatedGateway } from './simulator.ts';
+
+/**
+ * `npm run gateway:sim`: the simulated gateway as a standalone HTTP server on 127.0.0.1, for running
+ * the API with GATEWAY=http against something that behaves like the real gateway. Its books are the
+ * simulator's (schema gateway_sim of DATABASE_URL). Plain HTTP: it only listens on loopback.
+ */
+const env = z
+  .object({
+    DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/billing'),
+    GATEWAY_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8444),
+    /** The key clients send as `Authorization: Bearer …`; the API's GATEWAY_API_KEY. */
+    GATEWAY_API_KEY: z.string().min(1).default('sim_gateway_key'),
+    /** Where the simulator posts payment callbacks (our API's callback endpoint), and their secret. */
+    GATEWAY_CALLBACK_URL: z.url().default('https://127.0.0.1:8443/api/v1/gateway/callbacks'),
+    GATEWAY_CALLBACK_SECRET: z.string().min(16).default(DEV_GATEWAY_CALLBACK_SECRET),
+    /** `1` enables fault injection (`POST /v1/_faults`). */
+    GATEWAY_SERVER_FAULTS: z.enum(['0', '1']).default('0'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .parse(process.env);
+
+const orm = await openOrm(env.DATABASE_URL, 5);
+const gateway = new SimulatedGateway(orm, {
+  callbackUrl: env.GATEWAY_CALLBACK_URL,
+  callbackSecret: env.GATEWAY_CALLBACK_SECRET,
+});
+const server = buildGatewayServer({
+  gateway,
+  apiKey: env.GATEWAY_API_KEY,
+  sandbox: gateway,
+  logger: { level: env.LOG_LEVEL },
+  ...(env.GATEWAY_SERVER_FAULTS === '1' ? { faults: new GatewayFaults() } : {}),
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void (async () => {
+      await server.close();
+      await orm.close();
+      process.exit(0);
+    })();
+  });
+}
+
+await server.listen({ host: '127.0.0.1', port: env.GATEWAY_SERVER_PORT });

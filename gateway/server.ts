@@ -1,0 +1,265 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
+import type { z } from 'zod';
+import {
+  CONTROL_PREFIX,
+  IDEMPOTENCY_HEADER,
+  ROUTES,
+  buyerInputFromWire,
+  buyerToWire,
+  cardInputFromWire,
+  cardTokenToWire,
+  createTransactionFromWire,
+  errorBody,
+  invoiceInputFromWire,
+  invoiceToWire,
+  planInputFromWire,
+  planToWire,
+  subscriptionInputFromWire,
+  subscriptionToWire,
+  transactionToWire,
+  wireBuyerInput,
+  wireCapture,
+  wireCardInput,
+  wireCreateTransaction,
+  wireEmpty,
+  wireFaults,
+  wireInvoiceInput,
+  wirePlanInput,
+  wireRefund,
+  wireSubscriptionInput,
+} from './http-protocol.ts';
+import { GatewayError, type GatewayInvoice, type GatewayTransaction, type PaymentGateway } from './port.ts';
+
+/**
+ * The standalone simulated-gateway HTTP server: any PaymentGateway (the SimulatedGateway in practice)
+ * served over the gateway REST protocol of http-protocol.ts, so the HTTP adapter is tested over real
+ * HTTP, with the failures a real gateway has (5xx, hangs) injectable.
+ */
+
+/** Failures the next calls suffer; handed to buildGatewayServer to enable fault injection. */
+export class GatewayFaults {
+  private failures: number[] = [];
+  private delays: number[] = [];
+
+  /** The next `n` calls answer `status` without reaching the gateway. */
+  failNext(n: number, status = 503): void {
+    for (let i = 0; i < n; i += 1) this.failures.push(status);
+  }
+
+  /** The next call waits `ms` before it is handled (and is handled then: a slow, not a lost, call). */
+  delayNextMs(ms: number): void {
+    this.delays.push(ms);
+  }
+
+  reset(): void {
+    this.failures = [];
+    this.delays = [];
+  }
+
+  /** What happens to the call arriving now. */
+  take(): { failStatus: number | null; delayMs: number } {
+    return { failStatus: this.failures.shift() ?? null, delayMs: this.delays.shift() ?? 0 };
+  }
+}
+
+/** The simulator's sandbox controls: what the buyer or time does to a payment. */
+export interface SandboxControls {
+  pay(transactionId: string): Promise<GatewayTransaction>;
+  expire(transactionId: string): Promise<GatewayTransaction>;
+  payInvoice(invoiceId: string): Promise<GatewayInvoice>;
+}
+
+export interface GatewayServerOptions {
+  gateway: PaymentGateway;
+  /** The one API key (Bearer token) the server accepts. */
+  apiKey: string;
+  /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
+  faults?: GatewayFaults;
+  /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, pay an invoice). */
+  sandbox?: SandboxControls;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** An error answered as `{ error: { type, message } }` with its status. */
+class HttpProblem extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+    throw new HttpProblem(400, `Invalid request body: ${detail}`);
+  }
+  return parsed.data;
+}
+
+function idempotencyKey(request: FastifyRequest): string {
+  const key = request.headers[IDEMPOTENCY_HEADER];
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
+    throw new HttpProblem(400, 'Idempotency-Key header is required on every POST (1-255 characters)');
+  }
+  return key;
+}
+
+function idParam(request: FastifyRequest): string {
+  return (request.params as { id: string }).id;
+}
+
+export function buildGatewayServer(options: GatewayServerOptions): FastifyInstance {
+  const { gateway, faults } = options;
+  const expectedKey = digest(options.apiKey);
+  const app = Fastify({ logger: options.logger ?? false });
+  // Hung calls are cut short when the server closes, so a test's teardown never waits for them.
+  const closing = new AbortController();
+  app.addHook('onClose', async () => closing.abort());
+
+  app.addHook('onRequest', async (request, reply) => {
+    const header = request.headers.authorization ?? '';
+    const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+    if (!timingSafeEqual(digest(token), expectedKey)) {
+      return reply.status(401).send(errorBody(401, 'Missing or invalid API key'));
+    }
+  });
+
+  if (faults) {
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.routeOptions.url?.startsWith(CONTROL_PREFIX)) return;
+      const { failStatus, delayMs } = faults.take();
+      if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing.signal }).catch(() => undefined);
+      if (failStatus !== null) {
+        return reply.status(failStatus).send(errorBody(failStatus, `Injected fault: ${failStatus}`));
+      }
+    });
+    app.post(ROUTES.faults.path, async (request) => {
+      const body = parse(wireFaults, request.body);
+      faults.reset();
+      faults.failNext(body.fail_next, body.status);
+      if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms);
+      return { ok: true };
+    });
+  }
+
+  const { sandbox } = options;
+  if (sandbox) {
+    app.post(ROUTES.sandboxPayTransaction.path, async (request) =>
+      transactionToWire(await sandbox.pay(idParam(request))),
+    );
+    app.post(ROUTES.sandboxExpireTransaction.path, async (request) =>
+      transactionToWire(await sandbox.expire(idParam(request))),
+    );
+    app.post(ROUTES.sandboxPayInvoice.path, async (request) =>
+      invoiceToWire(await sandbox.payInvoice(idParam(request))),
+    );
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(errorBody(404, `No route ${request.method} ${request.url}`));
+  });
+
+  app.setErrorHandler((err: unknown, request, reply: FastifyReply) => {
+    if (err instanceof HttpProblem) return reply.status(err.status).send(errorBody(err.status, err.message));
+    // A refusal of the gateway (idempotency key reused, refund above the captured amount…) is final;
+    // a retryable one is the gateway being unavailable.
+    if (err instanceof GatewayError) {
+      const status = err.retryable ? 503 : 422;
+      return reply.status(status).send(errorBody(status, err.message));
+    }
+    const status = (err as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return reply.status(status).send(errorBody(status, (err as Error).message));
+    }
+    request.log.error({ err }, 'simulated gateway failed');
+    return reply.status(500).send(errorBody(500, 'Internal gateway error'));
+  });
+
+  app.post(ROUTES.tokenizeCard.path, async (request, reply) => {
+    const card = cardInputFromWire(parse(wireCardInput, request.body));
+    const token = await gateway.tokenizeCard(card, idempotencyKey(request));
+    return reply.status(201).send(cardTokenToWire(token));
+  });
+
+  app.post(ROUTES.createBuyer.path, async (request, reply) => {
+    const buyer = buyerInputFromWire(parse(wireBuyerInput, request.body));
+    return reply.status(201).send(buyerToWire(await gateway.createBuyer(buyer, idempotencyKey(request))));
+  });
+
+  app.post(ROUTES.createTransaction.path, async (request, reply) => {
+    const create = createTransactionFromWire(parse(wireCreateTransaction, request.body));
+    const key = idempotencyKey(request);
+    const transaction =
+      create.paymentType === 'credit'
+        ? await gateway.chargeCard(create.input, key)
+        : create.paymentType === 'pix'
+          ? await gateway.createPixCharge(create.input, key)
+          : await gateway.createBoleto(create.input, key);
+    return reply.status(201).send(transactionToWire(transaction));
+  });
+
+  app.get(ROUTES.getTransaction.path, async (request, reply) => {
+    const transaction = await gateway.getTransaction(idParam(request));
+    if (!transaction) throw new HttpProblem(404, 'Transaction not found');
+    return reply.send(transactionToWire(transaction));
+  });
+
+  app.post(ROUTES.captureTransaction.path, async (request, reply) => {
+    const { amount } = parse(wireCapture, request.body);
+    return reply.send(transactionToWire(await gateway.capture(idParam(request), amount, idempotencyKey(request))));
+  });
+
+  app.post(ROUTES.voidTransaction.path, async (request, reply) => {
+    parse(wireEmpty, request.body);
+    return reply.send(transactionToWire(await gateway.cancel(idParam(request), idempotencyKey(request))));
+  });
+
+  app.post(ROUTES.refundTransaction.path, async (request, reply) => {
+    const { amount } = parse(wireRefund, request.body);
+    const transaction = await gateway.refund(idParam(request), amount, idempotencyKey(request));
+    return reply.status(201).send(transactionToWire(transaction));
+  });
+
+  app.post(ROUTES.createPlan.path, async (request, reply) => {
+    const plan = planInputFromWire(parse(wirePlanInput, request.body));
+    return reply.status(201).send(planToWire(await gateway.createRecurrencePlan(plan, idempotencyKey(request))));
+  });
+
+  app.post(ROUTES.createSubscription.path, async (request, reply) => {
+    const input = subscriptionInputFromWire(parse(wireSubscriptionInput, request.body));
+    const subscription = await gateway.createSubscription(input, idempotencyKey(request));
+    return reply.status(201).send(subscriptionToWire(subscription));
+  });
+
+  app.post(ROUTES.cancelSubscription.path, async (request, reply) => {
+    parse(wireEmpty, request.body);
+    const subscription = await gateway.cancelSubscription(idParam(request), idempotencyKey(request));
+    return reply.send(subscriptionToWire(subscription));
+  });
+
+  app.post(ROUTES.createInvoice.path, async (request, reply) => {
+    const input = invoiceInputFromWire(parse(wireInvoiceInput, request.body));
+    return reply.status(201).send(invoiceToWire(await gateway.createInvoice(input, idempotencyKey(request))));
+  });
+
+  app.get(ROUTES.getInvoice.path, async (request, reply) => {
+    const invoice = await gateway.getInvoice(idParam(request));
+    if (!invoice) throw new HttpProblem(404, 'Invoice not found');
+    return reply.send(invoiceToWire(invoice));
+  });
+
+  return app;
+}

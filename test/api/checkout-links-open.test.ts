@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { uuidv7 } from 'uuidv7';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeTenant, unique } from '../helpers/fixtures.ts';
+
+/** Opening a checkout link (`{checkout_link_base}/<id>`) creates a fresh checkout for each visitor. */
+let api: TestApi;
+let A: Awaited<ReturnType<typeof makeTenant>>;
+
+beforeAll(async () => {
+  api = await startApi();
+  A = await makeTenant(api.orm);
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);
+
+async function makeProduct(organizationId: string, unitAmount: number) {
+  const productId = uuidv7();
+  const priceId = uuidv7();
+  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, ?, now())`, [
+    productId,
+    organizationId,
+    unique('product'),
+  ]);
+  await sql(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, created_at)
+     values (?, ?, ?, 'one_time', 'brl', ?, now())`,
+    [priceId, productId, organizationId, unitAmount],
+  );
+  await sql('update products set default_price_id = ? where id = ?', [priceId, productId]);
+  return { productId, priceId };
+}
+
+async function makeDiscount(organizationId: string, endsAt: Date | null = null) {
+  const id = uuidv7();
+  await sql(
+    `insert into discounts (id, organization_id, name, type, basis_points, duration, ends_at, created_at)
+     values (?, ?, 'promo', 'percentage', 2000, 'once', ?, now())`,
+    [id, organizationId, endsAt],
+  );
+  return id;
+}
+
+async function makeLink(
+  organizationId: string,
+  productIds: string[],
+  fields: { discountId?: string; archived?: boolean } = {},
+) {
+  const id = uuidv7();
+  await sql(
+    `insert into checkout_links (id, organization_id, label, product_ids, discount_id, allow_discount_codes, success_url, cancel_url,
+       metadata, is_archived, created_at, updated_at)
+     values (?, ?, 'Launch', ?::uuid[], ?, false, 'https://shop.example.com/ok', 'https://shop.example.com/back', ?, ?, now(), now())`,
+    [
+      id,
+      organizationId,
+      `{${productIds.join(',')}}`,
+      fields.discountId ?? null,
+      JSON.stringify({ campaign: 'launch' }),
+      fields.archived ?? false,
+    ],
+  );
+  return id;
+}
+
+const open = (linkId: string, accept = 'application/json') =>
+  api.call('GET', `/checkout/${linkId}`, { headers: { accept } });
+
+describe('GET /checkout/:checkout_link_id', () => {
+  it('creates a new checkout from the link on every visit', async () => {
+    const first = await makeProduct(A.org.id, 5000);
+    const second = await makeProduct(A.org.id, 9000);
+    const discountId = await makeDiscount(A.org.id);
+    const linkId = await makeLink(A.org.id, [first.productId, second.productId], { discountId });
+
+    const one = await open(linkId);
+    expect(one.status).toBe(201);
+    expect(one.headers['cache-control']).toBe('no-store');
+    expect(one.body).toMatchObject({
+      status: 'open',
+      product: { id: first.productId },
+      price: { id: first.priceId, unit_amount: 5000 },
+      subtotal_amount: 5000,
+      discount_amount: 1000,
+      amount: 4000,
+      currency: 'BRL',
+      allow_discount_codes: false,
+      success_url: 'https://shop.example.com/ok',
+      cancel_url: 'https://shop.example.com/back',
+    });
+    // The public view never carries the link's (merchant's) metadata.
+    expect(JSON.stringify(one.body)).not.toContain('launch');
+    const two = await open(linkId);
+    expect(two.status).toBe(201);
+    expect(two.body.id).not.toBe(one.body.id);
+
+    const rows = await sql(`select * from checkouts where checkout_link_id = ? order by created_at`, [linkId]);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({
+      organization_id: A.org.id,
+      product_id: first.productId,
+      products: [first.productId, second.productId],
+      discount_id: discountId,
+      metadata: { campaign: 'launch' },
+      status: 'open',
+    });
+    const events = await sql(
+      `select data from events where type = 'checkout.created' and data->>'checkout_link_id' = ?`,
+      [linkId],
+    );
+    expect(events).toHaveLength(2);
+  });
+
+  it('redirects a browser (303) to the new checkout by its client_secret', async () => {
+    const { productId } = await makeProduct(A.org.id, 1000);
+    const linkId = await makeLink(A.org.id, [productId]);
+    const res = await open(linkId, 'text/html');
+    expect(res.status).toBe(303);
+    const location = String(res.headers.location);
+    expect(location).toMatch(new RegExp(`^${api.config.publicBaseUrl}/api/v1/checkouts/client/cs_[A-Za-z0-9_-]{43}$`));
+    const secret = location.split('/').pop()!;
+    const view = await api.call('GET', `/api/v1/checkouts/client/${secret}`);
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({ status: 'open', amount: 1000, product: { id: productId } });
+  });
+
+  it('sells at full price when the link discount has ended', async () => {
+    const { productId } = await makeProduct(A.org.id, 3000);
+    const ended = await makeDiscount(A.org.id, new Date(Date.now() - 60_000));
+    const linkId = await makeLink(A.org.id, [productId], { discountId: ended });
+    const res = await open(linkId);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ subtotal_amount: 3000, discount_amount: 0, amount: 3000 });
+  });
+
+  it('is 404 for an archived or unknown link, creating nothing', async () => {
+    const { productId } = await makeProduct(A.org.id, 1000);
+    const archived = await makeLink(A.org.id, [productId], { archived: true });
+    for (const id of [archived, uuidv7(), 'not-a-uuid']) {
+      const res = await open(id);
+      expect({ id, status: res.status, body: res.body }).toEqual({
+        id,
+        status: 404,
+        body: { error: 'Checkout link not found', code: 'not_found' },
+      });
+    }
+    expect(await sql(`select id from checkouts where checkout_link_id = ?`, [archived])).toEqual([]);
+  });
+
+  it('answers 422 when the link product can no longer be sold', async () => {
+    const { productId } = await makeProduct(A.org.id, 1000);
+    const linkId = await makeLink(A.org.id, [productId]);
+    await sql('update products set is_archived = true where id = ?', [productId]);
+    const res = await open(linkId);
+    expect([res.status, res.body.code]).toEqual([422, 'product_archived']);
+  });
+});

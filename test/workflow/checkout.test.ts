@@ -1,0 +1,468 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import proto from '@temporalio/proto';
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { uuidv7 } from 'uuidv7';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { checkoutStateQuery, checkoutWorkflowId } from '../../workflows/checkout.ts';
+import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeOrganization } from '../helpers/fixtures.ts';
+import { TEST_TASK_QUEUE } from '../helpers/env.ts';
+
+/**
+ * Every path of the checkout workflow on the real dev server, run by the real worker process, with
+ * the simulated gateway's books in PostgreSQL. Checkouts are written by SQL and their workflow
+ * started here, as the checkout creation endpoint does.
+ */
+let api: TestApi;
+let sim: SimulatedGateway;
+let temporal: Client;
+beforeAll(async () => {
+  api = await startApi({ LOG_LEVEL: process.env.API_LOG_LEVEL ?? 'silent' });
+  temporal = createTemporalClient(api.config);
+  sim = api.gateway as SimulatedGateway;
+  sim.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+  sim.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
+});
+afterAll(async () => {
+  await sim.settleCallbacks();
+  await temporal.connection.close();
+  await api.close();
+});
+
+const OrganizationId = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
+const CheckoutId = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
+const CustomerId = defineSearchAttributeKey('CustomerId', 'KEYWORD');
+
+const APPROVE = '4111111111111111';
+const card = (number: string, installments = 1) => ({
+  number,
+  holder_name: 'Ana Souza',
+  expiration_month: '12',
+  expiration_year: '2031',
+  cvv: '123',
+  installments,
+});
+
+interface CheckoutFixture {
+  id: string;
+  clientSecret: string;
+  organizationId: string;
+  priceId: string;
+  email: string;
+}
+
+async function makeCheckout(options: { amount?: number; expiresInMs?: number } = {}): Promise<CheckoutFixture> {
+  const amount = options.amount ?? 10_000;
+  const org = await makeOrganization(api.orm);
+  const conn = api.orm.em.getConnection();
+  const productId = uuidv7();
+  const priceId = uuidv7();
+  await conn.execute(
+    `insert into products (id, organization_id, name, metadata, is_archived, is_tax_applicable, created_at)
+     values (?, ?, 'Course', '{}', false, true, now())`,
+    [productId, org.id],
+  );
+  await conn.execute(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, active, metadata, created_at)
+     values (?, ?, ?, 'one_time', 'brl', ?, true, '{}', now())`,
+    [priceId, productId, org.id, amount],
+  );
+  const id = uuidv7();
+  const clientSecret = `cs_${randomBytes(32).toString('base64url').slice(0, 43)}`;
+  const email = `buyer-${id.slice(-8)}@example.com`;
+  await conn.execute(
+    `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id, products,
+       currency, subtotal_amount, amount, customer_email, expires_at, created_at, updated_at)
+     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, now(), now())`,
+    [
+      id,
+      org.id,
+      clientSecret,
+      checkoutWorkflowId(id),
+      productId,
+      priceId,
+      `{${productId}}`,
+      amount,
+      amount,
+      email,
+      new Date(Date.now() + (options.expiresInMs ?? 10 * 60_000)),
+    ],
+  );
+  await startWorkflow(id, org.id);
+  return { id, clientSecret, organizationId: org.id, priceId, email };
+}
+
+async function startWorkflow(checkoutId: string, organizationId: string) {
+  await temporal.workflow.start('checkoutWorkflow', {
+    workflowId: checkoutWorkflowId(checkoutId),
+    taskQueue: TEST_TASK_QUEUE,
+    args: [{ checkoutId, organizationId }],
+    typedSearchAttributes: [
+      { key: OrganizationId, value: organizationId },
+      { key: CheckoutId, value: checkoutId },
+    ],
+  });
+}
+
+const confirm = (c: CheckoutFixture, body: Record<string, unknown>) =>
+  api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, { body });
+
+async function row(checkoutId: string) {
+  const [r] = await api.orm.em
+    .getConnection()
+    .execute<Record<string, any>[]>('select * from checkouts where id = ?', [checkoutId]);
+  return r!;
+}
+
+async function waitForStatus(checkoutId: string, status: string, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await row(checkoutId);
+    if (r.status === status) return r;
+    if (Date.now() > until) throw new Error(`checkout ${checkoutId} is ${r.status}, expected ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+async function captures(checkoutId: string): Promise<number> {
+  const [r] = await api.orm.em.getConnection().execute<{ n: string }[]>(
+    `select count(*) as n from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+     where t.reference = ? and l.kind = 'capture'`,
+    [checkoutId],
+  );
+  return Number(r!.n);
+}
+
+async function eventTypes(organizationId: string): Promise<string[]> {
+  const rows = await api.orm.em
+    .getConnection()
+    .execute<{ type: string }[]>('select type from events where organization_id = ? order by created_at, id', [
+      organizationId,
+    ]);
+  return rows.map((r) => r.type);
+}
+
+/** With RECORD_HISTORIES=1 the finished workflow's history is saved for the replay test. */
+async function recordHistory(name: string, checkoutId: string) {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).fetchHistory();
+  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
+  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
+  await writeFile(
+    path.join(import.meta.dirname, 'histories', `checkout-${name}.json`),
+    `${JSON.stringify(json, null, 1)}\n`,
+  );
+}
+
+async function workflowResult(checkoutId: string) {
+  const handle = temporal.workflow.getHandle(checkoutWorkflowId(checkoutId));
+  const result = await handle.result();
+  const description = await handle.describe();
+  const history = JSON.stringify(await handle.fetchHistory());
+  return { result, description, history };
+}
+
+describe('card', () => {
+  it('an approved card: checkout succeeded, one capture, transaction, customer, sale and events', async () => {
+    const c = await makeCheckout({ amount: 12_345 });
+    const res = await confirm(c, { payment_method: 'credit_card', customer_name: 'Ana Souza', card: card(APPROVE) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: c.id,
+      status: 'succeeded',
+      payment_method: 'credit_card',
+      amount: 12_345,
+      currency: 'BRL',
+      gateway_payment_data: {
+        transaction_id: expect.any(String),
+        status: 'succeeded',
+        authorization_code: expect.stringMatching(/^[0-9A-F]{6}$/),
+        installments: 1,
+      },
+      decline_reason: null,
+    });
+    expect(await captures(c.id)).toBe(1);
+
+    const conn = api.orm.em.getConnection();
+    const [tx] = await conn.execute<Record<string, any>[]>('select * from transactions where checkout_id = ?', [c.id]);
+    expect(tx).toMatchObject({
+      gateway_transaction_id: res.body.gateway_payment_data.transaction_id,
+      status: 'succeeded',
+      payment_type: 'credit',
+      amount: '12345',
+      currency: 'BRL',
+      installments: 1,
+      captured_amount: '12345',
+      card: { brand: 'visa', first4: '4111', last4: '1111' },
+    });
+    const [customer] = await conn.execute<Record<string, any>[]>('select * from customers where organization_id = ?', [
+      c.organizationId,
+    ]);
+    expect(customer).toMatchObject({ email: c.email, name: 'Ana Souza' });
+    const sales = await conn.execute<Record<string, any>[]>('select * from sales where checkout_id = ?', [c.id]);
+    expect(sales).toHaveLength(1);
+    expect(sales[0]).toMatchObject({
+      status: 'paid',
+      amount: '12345',
+      subtotal_amount: '12345',
+      payment_method: 'credit_card',
+      customer_id: customer!.id,
+      transaction_id: tx!.id,
+      installments: 1,
+    });
+    expect(await row(c.id)).toMatchObject({
+      status: 'succeeded',
+      customer_id: customer!.id,
+      payment_method: 'credit_card',
+    });
+    expect(await eventTypes(c.organizationId)).toEqual([
+      'checkout.updated', // confirmed
+      'customer.created',
+      'sale.created',
+      'sale.paid',
+      'checkout.updated', // succeeded
+    ]);
+
+    const { result, description, history } = await workflowResult(c.id);
+    expect(result).toEqual({ status: 'succeeded' });
+    expect(description.typedSearchAttributes.get(CustomerId)).toBe(customer!.id);
+    await recordHistory('card', c.id);
+    // The card never reaches Temporal's history, our tables or the event log: only its token does.
+    expect(history).not.toContain(APPROVE);
+    const everything = JSON.stringify([
+      await conn.execute('select * from transactions where checkout_id = ?', [c.id]),
+      await conn.execute('select * from checkouts where id = ?', [c.id]),
+      await conn.execute('select * from events where organization_id = ?', [c.organizationId]),
+    ]);
+    expect(everything).not.toContain(APPROVE);
+    expect(everything).not.toContain('"cvv"');
+  });
+
+  it.each([
+    ['card_declined', '4000000000000002'],
+    ['insufficient_funds', '4000000000009995'],
+    ['expired_card', '4000000000000069'],
+  ])('a %s decline leaves the checkout open with its reason; a good card then pays it once', async (reason, number) => {
+    const c = await makeCheckout({ amount: 5_000 });
+    const declined = await confirm(c, { payment_method: 'credit_card', card: card(number) });
+    expect(declined.status).toBe(422);
+    expect(declined.body).toEqual({
+      error: 'Payment declined',
+      code: 'payment_declined',
+      detail: reason,
+      decline_reason: reason,
+    });
+    expect(await row(c.id)).toMatchObject({ status: 'open', decline_reason: reason });
+    const [failed] = await api.orm.em
+      .getConnection()
+      .execute<Record<string, any>[]>('select status, decline_reason from transactions where checkout_id = ?', [c.id]);
+    expect(failed).toEqual({ status: 'failed', decline_reason: reason });
+    expect(await captures(c.id)).toBe(0);
+
+    const paid = await confirm(c, { payment_method: 'credit_card', card: card(APPROVE) });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', decline_reason: null });
+    expect(await captures(c.id)).toBe(1);
+    const sales = await api.orm.em.getConnection().execute('select id from sales where checkout_id = ?', [c.id]);
+    expect(sales).toHaveLength(1);
+    if (reason === 'card_declined') await recordHistory('card-declined-then-paid', c.id);
+  });
+
+  it('a processing error is retried with the same idempotency key and charges once', async () => {
+    const c = await makeCheckout({ amount: 7_700 });
+    const res = await confirm(c, { payment_method: 'credit_card', card: card('4000000000000119') });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('succeeded');
+    expect(await captures(c.id)).toBe(1);
+    const attempts = await api.orm.em
+      .getConnection()
+      .execute<{ key: string }[]>("select key from gateway_sim.attempts where key = ? and operation = 'charge_card'", [
+        `checkout:${c.id}:charge:1`,
+      ]);
+    expect(attempts).toHaveLength(2);
+  });
+
+  it('a card that only pre-authorizes is captured once', async () => {
+    const c = await makeCheckout({ amount: 8_800 });
+    const res = await confirm(c, { payment_method: 'credit_card', card: card('4000000000003220') });
+    expect(res.status).toBe(200);
+    expect(res.body.gateway_payment_data.status).toBe('succeeded');
+    expect(await captures(c.id)).toBe(1);
+    const t = await sim.getTransaction(res.body.gateway_payment_data.transaction_id);
+    expect(t).toMatchObject({ status: 'succeeded', capturedAmount: 8_800 });
+  });
+
+  it('installments add the Price-table interest to the transaction; the sale keeps the checkout amount', async () => {
+    const c = await makeCheckout({ amount: 10_000 });
+    const res = await confirm(c, { payment_method: 'credit_card', card: card(APPROVE, 3) });
+    expect(res.status).toBe(200);
+    expect(res.body.gateway_payment_data.installments).toBe(3);
+    const t = await sim.getTransaction(res.body.gateway_payment_data.transaction_id);
+    // PMT(10000, 2.99 %, 3) = 3535.10… → 3535 per installment.
+    expect(t).toMatchObject({ amount: 10_605, installmentAmounts: [3535, 3535, 3535] });
+    const [tx] = await api.orm.em
+      .getConnection()
+      .execute<Record<string, any>[]>('select amount, installments from transactions where checkout_id = ?', [c.id]);
+    expect(tx).toEqual({ amount: '10605', installments: 3 });
+  });
+
+  it('concurrent confirmations charge once; the others get 409', async () => {
+    const c = await makeCheckout({ amount: 9_900 });
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => confirm(c, { payment_method: 'credit_card', card: card(APPROVE) })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409]);
+    for (const r of results.filter((x) => x.status === 409)) {
+      expect(['checkout_not_open', 'confirmation_in_progress']).toContain(r.body.code);
+      expect(r.body).toEqual({
+        error: expect.any(String),
+        code: r.body.code,
+        ...(r.body.detail ? { detail: r.body.detail } : {}),
+      });
+    }
+    expect(await captures(c.id)).toBe(1);
+  });
+});
+
+describe('pix and boleto', () => {
+  it('pix: issued (confirmed, QR code), paid through the gateway, callback → succeeded', async () => {
+    const c = await makeCheckout({ amount: 4_990 });
+    const res = await confirm(c, {
+      payment_method: 'pix',
+      customer_name: 'Bruno Lima',
+      customer_tax_id: '529.982.247-25',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: c.id,
+      status: 'confirmed',
+      payment_method: 'pix',
+      amount: 4_990,
+      gateway_payment_data: {
+        status: 'pending',
+        installments: 1,
+        pix: { qr_code: expect.any(String), qr_code_image: expect.stringMatching(/^data:image\/png;base64,/) },
+      },
+    });
+    // A second confirmation while the pix is in flight is refused.
+    const again = await confirm(c, { payment_method: 'pix' });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('checkout_not_open');
+
+    await sim.pay(res.body.gateway_payment_data.transaction_id);
+    await sim.settleCallbacks();
+    const done = await waitForStatus(c.id, 'succeeded');
+    expect(done.payment_method).toBe('pix');
+    expect(await captures(c.id)).toBe(1);
+    const conn = api.orm.em.getConnection();
+    const [sale] = await conn.execute<Record<string, any>[]>('select * from sales where checkout_id = ?', [c.id]);
+    expect(sale).toMatchObject({ status: 'paid', amount: '4990', payment_method: 'pix' });
+    const [customer] = await conn.execute<Record<string, any>[]>('select * from customers where id = ?', [
+      sale!.customer_id,
+    ]);
+    expect(customer).toMatchObject({ name: 'Bruno Lima', tax_id: { type: 'cpf', number: '52998224725' } });
+    const callbacks = await conn.execute('select id from gateway_callbacks where payload->>? = ?', [
+      'transactionId',
+      res.body.gateway_payment_data.transaction_id,
+    ]);
+    expect(callbacks.length).toBeGreaterThanOrEqual(1);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'succeeded' });
+    await recordHistory('pix-paid', c.id);
+  });
+
+  it('pix: never paid, it expires and the checkout fails', async () => {
+    const c = await makeCheckout({ amount: 3_000, expiresInMs: 4_000 });
+    const res = await confirm(c, { payment_method: 'pix' });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('confirmed');
+    const failed = await waitForStatus(c.id, 'failed');
+    expect(failed.decline_reason).toBe('expired');
+    expect(await captures(c.id)).toBe(0);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'failed' });
+    await recordHistory('pix-expired', c.id);
+    const sales = await api.orm.em.getConnection().execute('select id from sales where checkout_id = ?', [c.id]);
+    expect(sales).toHaveLength(0);
+  });
+
+  it('boleto: issued with barcode and due date, paid, succeeded', async () => {
+    const c = await makeCheckout({ amount: 15_000 });
+    const res = await confirm(c, {
+      payment_method: 'boleto',
+      customer_name: 'Carla Dias',
+      customer_tax_id: '11.222.333/0001-81',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'confirmed',
+      payment_method: 'boleto',
+      gateway_payment_data: {
+        status: 'pending',
+        boleto: {
+          barcode: expect.stringMatching(/^\d{44}$/),
+          digitable_line: expect.any(String),
+          due_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        },
+      },
+    });
+    await sim.pay(res.body.gateway_payment_data.transaction_id);
+    await sim.settleCallbacks();
+    await waitForStatus(c.id, 'succeeded');
+    expect(await captures(c.id)).toBe(1);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'succeeded' });
+    await recordHistory('boleto-paid', c.id);
+  });
+
+  it('boleto: overdue at the gateway → callback → the checkout fails', async () => {
+    const c = await makeCheckout({ amount: 15_000 });
+    const res = await confirm(c, {
+      payment_method: 'boleto',
+      customer_name: 'Carla Dias',
+      customer_tax_id: '11.222.333/0001-81',
+    });
+    expect(res.status).toBe(200);
+    await sim.expire(res.body.gateway_payment_data.transaction_id);
+    await sim.settleCallbacks();
+    const failed = await waitForStatus(c.id, 'failed');
+    expect(failed.decline_reason).toBe('overdue');
+    expect(await captures(c.id)).toBe(0);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'failed' });
+    await recordHistory('boleto-overdue', c.id);
+  });
+});
+
+describe('expiry', () => {
+  it('an unpaid checkout expires at expires_at; confirming it afterwards is a 409', async () => {
+    const c = await makeCheckout({ expiresInMs: 2_000 });
+    const expired = await waitForStatus(c.id, 'expired');
+    expect(expired.status).toBe('expired');
+    expect(await eventTypes(c.organizationId)).toEqual(['checkout.updated']);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'expired' });
+    await recordHistory('expired', c.id);
+
+    const res = await confirm(c, { payment_method: 'credit_card', card: card(APPROVE) });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      error: 'Checkout is not open',
+      code: 'checkout_not_open',
+      detail: 'Checkout is expired',
+    });
+    expect(await captures(c.id)).toBe(0);
+  });
+
+  it('the state query reports the confirmation attempts', async () => {
+    const c = await makeCheckout();
+    await confirm(c, { payment_method: 'credit_card', card: card('4000000000000002') });
+    const state = await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).query(checkoutStateQuery);
+    expect(state).toMatchObject({ status: 'open', attempts: 1, confirming: false, declineReason: 'card_declined' });
+  });
+});

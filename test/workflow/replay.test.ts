@@ -1,0 +1,25 @@
+import { describe, expect, it } from '@jest/globals';
+import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { workflowsPath } from '../../worker/worker.ts';
+
+/**
+ * Recorded histories of finished workflows, replayed against today's workflow code: a change that
+ * would break a running workflow's determinism fails here (put it behind `patched()`).
+ * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1.
+ */
+const HISTORIES = path.join(import.meta.dirname, 'histories');
+
+describe('replay of recorded histories', () => {
+  it('every recorded checkout history replays without nondeterminism', async () => {
+    const files = (await readdir(HISTORIES)).filter((f) => f.startsWith('checkout-') && f.endsWith('.json'));
+    expect(files).toEqual(expect.arrayContaining(['checkout-card.json']));
+    for (const file of files) {
+      const json: unknown = JSON.parse(await readFile(path.join(HISTORIES, file), 'utf8'));
+      const history = proto.temporal.api.history.v1.History.fromObject(json as Record<string, unknown>);
+      await expect(Worker.runReplayHistory({ workflowsPath }, history, file)).resolves.toBeUndefined();
+    }
+  }, 120_000);
+});
