@@ -30,10 +30,10 @@ export default async function globalSetup(): Promise<void> {
 }
 
 /** The worker runs as its own process, as in production: tests may stop and restart it. */
-export async function startWorkerProcess(): Promise<ChildProcess> {
+export async function startWorkerProcess(envOverrides: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'worker/main.ts')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...testEnv({ LOG_LEVEL: 'warn' }) },
+    env: { ...process.env, ...testEnv({ LOG_LEVEL: 'warn', ...envOverrides }) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -60,6 +61,11 @@ export interface PaymentUpdate {
 export interface CheckoutState {
   status: CheckoutStatus;
   attempts: number;
+  /**
+   * The charge slot whose gateway call never got an answer (retries exhausted). The next confirmation
+   * reuses it, and so its idempotency key: if the gateway did take the money, it returns that charge.
+   */
+  unanswered: number | null;
   confirming: boolean;
   declineReason: string | null;
   pendingTransactionId: string | null;
@@ -113,6 +119,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const state: CheckoutState = {
     status: 'open',
     attempts: 0,
+    unanswered: null,
     confirming: false,
     declineReason: null,
     pendingTransactionId: null,
@@ -136,8 +143,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   }
 
   async function confirm(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
-    state.attempts += 1;
-    const attempt = state.attempts;
+    const attempt = state.unanswered ?? ++state.attempts;
+    state.unanswered = null;
     state.status = 'confirmed';
     if (request.paymentMethod === 'credit_card') {
       if (!request.card) throw ApplicationFailure.nonRetryable('A card token is required', 'InvalidConfirmation');
@@ -150,8 +157,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
           installments: request.installments,
           buyer: request.buyer,
         });
-      } catch {
+      } catch (err) {
         // The gateway kept failing (or refused outright): the buyer may try again.
+        if (!isGatewayRefusal(err)) state.unanswered = attempt;
         await db.reopenCheckout(checkoutId, 'processing_error');
         return declined('processing_error');
       }
@@ -171,7 +179,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         kind: request.paymentMethod,
         buyer: request.buyer,
       });
-    } catch {
+    } catch (err) {
+      if (!isGatewayRefusal(err)) state.unanswered = attempt;
       await db.reopenCheckout(checkoutId, 'processing_error');
       return declined('processing_error');
     }
@@ -278,4 +287,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   }
   await condition(allHandlersFinished);
   return { status: state.status };
+}
+
+/** A definite refusal by the gateway (it took nothing), as opposed to a call that never got an answer. */
+function isGatewayRefusal(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'GatewayRefusal'
+  );
 }

@@ -291,6 +291,36 @@ describe('card', () => {
     expect(attempts).toHaveLength(2);
   });
 
+  it('a charge that never got an answer is retried on the next confirmation with the same key', async () => {
+    const c = await makeCheckout({ amount: 6_600 });
+    const conn = api.orm.em.getConnection();
+    // The gateway's books refuse this checkout's charge for now: every attempt fails like an outage.
+    await conn.execute(`create or replace function gateway_sim.refuse_charge() returns trigger language plpgsql as $$
+      begin
+        if new.reference = '${c.id}' then raise exception 'gateway down'; end if;
+        return new;
+      end $$`);
+    await conn.execute(
+      'create trigger refuse_charge before insert on gateway_sim.transactions for each row execute function gateway_sim.refuse_charge()',
+    );
+    try {
+      const failed = await confirm(c, { payment_method: 'credit_card', card: card(APPROVE) });
+      expect(failed.status).toBe(422);
+      expect(failed.body.decline_reason).toBe('processing_error');
+    } finally {
+      await conn.execute('drop trigger refuse_charge on gateway_sim.transactions');
+    }
+    const paid = await confirm(c, { payment_method: 'credit_card', card: card(APPROVE) });
+    expect(paid.status).toBe(200);
+    expect(paid.body.status).toBe('succeeded');
+    expect(await captures(c.id)).toBe(1);
+    const keys = await conn.execute<{ key: string }[]>(
+      "select distinct key from gateway_sim.attempts where key like ? and operation = 'charge_card'",
+      [`checkout:${c.id}:charge:%`],
+    );
+    expect(keys.map((k) => k.key)).toEqual([`checkout:${c.id}:charge:1`]);
+  });
+
   it('a card that only pre-authorizes is captured once', async () => {
     const c = await makeCheckout({ amount: 8_800 });
     const res = await confirm(c, { payment_method: 'credit_card', card: card('4000000000003220') });
