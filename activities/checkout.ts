@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../db/events.ts';
-import { Checkout, Customer, Price } from '../db/entities/index.ts';
+import { Checkout, Customer, Price, storedCard } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import {
@@ -94,7 +94,7 @@ function paymentData(t: GatewayTransaction): Record<string, unknown> {
   };
 }
 
-/** Records (or refreshes) our copy of a gateway transaction. Only brand, first4 and last4 of a card are kept. */
+/** Records (or refreshes) our copy of a gateway transaction. Of a card, only what DESIGN.md allows is kept. */
 async function upsertTransaction(
   em: EntityManager,
   checkout: { id: string; organizationId: string },
@@ -120,7 +120,7 @@ async function upsertTransaction(
       t.amount,
       t.currency.toUpperCase(),
       t.installments,
-      t.card ? JSON.stringify({ brand: t.card.brand, first4: t.card.first4, last4: t.card.last4 }) : null,
+      t.card ? JSON.stringify(storedCard(t.card)) : null,
       t.authorizationCode,
       t.declineReason,
       t.capturedAmount,

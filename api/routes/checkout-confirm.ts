@@ -96,96 +96,9 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       },
     },
     async (request, reply) => {
-      const body = request.body;
       const em = deps.orm.em.fork();
       const checkout = await checkoutByClientSecret(em, request.params.client_secret);
-      if (checkout.status !== 'open') throw notOpen(checkout.status);
-      const price = await em.findOneOrFail(Price, { id: checkout.productPriceId });
-
-      const installments = body.card?.installments ?? 1;
-      if (body.payment_method === 'credit_card') {
-        if (!body.card) throw badRequest('card is required when payment_method is credit_card');
-        const max = maxInstallments({ type: price.type, interval: price.interval ?? null });
-        if (installments > max) {
-          throw badRequest(
-            'Too many installments',
-            `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`,
-          );
-        }
-      } else if (body.card) {
-        throw badRequest('card is only accepted when payment_method is credit_card');
-      }
-      if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
-        throw badRequest('Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
-      }
-      if (!body.customer_email && !checkout.customerEmail && !checkout.customerId) {
-        throw badRequest('customer_email is required', 'The checkout has no customer yet: send customer_email');
-      }
-      if (body.payment_method === 'boleto') {
-        if (!(body.customer_name ?? checkout.customerName)) throw badRequest('customer_name is required for boleto');
-        if (!(body.customer_tax_id ?? checkout.customerTaxId))
-          throw badRequest('customer_tax_id is required for boleto');
-      }
-
-      const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
-      if (body.discount_code) {
-        // The amount must not change under a charge already running.
-        const state = await handle.query(checkoutStateQuery).catch(() => null);
-        if (state?.confirming) throw inProgress();
-        await applyDiscountCode(deps, checkout.id, body.discount_code);
-      }
-
-      let card: CardToken | null = null;
-      if (body.card) {
-        const c = body.card;
-        try {
-          card = await deps.gateway.tokenizeCard(
-            {
-              number: c.number,
-              holderName: c.holder_name,
-              expirationMonth: c.expiration_month,
-              expirationYear: c.expiration_year,
-              cvv: c.cvv,
-            },
-            tokenKey(checkout.id, c),
-          );
-        } catch (err) {
-          if (err instanceof GatewayError && !err.retryable) {
-            throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-          }
-          if (err instanceof GatewayError)
-            throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
-          throw err;
-        }
-      }
-
-      let result: ConfirmCheckoutResult;
-      try {
-        result = await handle.executeUpdate(confirmCheckoutUpdate, {
-          args: [
-            {
-              paymentMethod: body.payment_method,
-              card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
-              installments,
-              buyer: {
-                email: body.customer_email ?? null,
-                name: body.customer_name ?? null,
-                taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
-              },
-            },
-          ],
-        });
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-          if (err.cause.type === CONFIRMATION_IN_PROGRESS) throw inProgress();
-          if (err.cause.type === CHECKOUT_NOT_OPEN) throw notOpen(err.cause.message.replace(/^Checkout is /, ''));
-        }
-        // The workflow has ended: the checkout expired or was paid meanwhile.
-        if (err instanceof WorkflowNotFoundError) throw notOpen('closed');
-        throw err;
-      }
-
-      const updated = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkout.id });
+      const { result, checkout: updated } = await confirmCheckout(deps, checkout, request.body);
       if (result.outcome === 'declined') {
         const reason = result.declineReason ?? 'card_declined';
         return reply
@@ -196,6 +109,102 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   );
 };
+
+/**
+ * Confirms a checkout: the request rules, a discount code, server-side card tokenization (only the
+ * token reaches the workflow), then the confirmation Update. Shared by confirm-sdk and transactions/direct.
+ */
+export async function confirmCheckout(
+  deps: RouteDeps,
+  checkout: CheckoutEntity,
+  body: ConfirmSdkBody,
+): Promise<{ result: ConfirmCheckoutResult; checkout: CheckoutEntity }> {
+  const em = deps.orm.em.fork();
+  if (checkout.status !== 'open') throw notOpen(checkout.status);
+  const price = await em.findOneOrFail(Price, { id: checkout.productPriceId });
+
+  const installments = body.card?.installments ?? 1;
+  if (body.payment_method === 'credit_card') {
+    if (!body.card) throw badRequest('card is required when payment_method is credit_card');
+    const max = maxInstallments({ type: price.type, interval: price.interval ?? null });
+    if (installments > max) {
+      throw badRequest('Too many installments', `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`);
+    }
+  } else if (body.card) {
+    throw badRequest('card is only accepted when payment_method is credit_card');
+  }
+  if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
+    throw badRequest('Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
+  }
+  if (!body.customer_email && !checkout.customerEmail && !checkout.customerId) {
+    throw badRequest('customer_email is required', 'The checkout has no customer yet: send customer_email');
+  }
+  if (body.payment_method === 'boleto') {
+    if (!(body.customer_name ?? checkout.customerName)) throw badRequest('customer_name is required for boleto');
+    if (!(body.customer_tax_id ?? checkout.customerTaxId)) throw badRequest('customer_tax_id is required for boleto');
+  }
+
+  const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
+  if (body.discount_code) {
+    // The amount must not change under a charge already running.
+    const state = await handle.query(checkoutStateQuery).catch(() => null);
+    if (state?.confirming) throw inProgress();
+    await applyDiscountCode(deps, checkout.id, body.discount_code);
+  }
+
+  let card: CardToken | null = null;
+  if (body.card) {
+    const c = body.card;
+    try {
+      card = await deps.gateway.tokenizeCard(
+        {
+          number: c.number,
+          holderName: c.holder_name,
+          expirationMonth: c.expiration_month,
+          expirationYear: c.expiration_year,
+          cvv: c.cvv,
+        },
+        tokenKey(checkout.id, c),
+      );
+    } catch (err) {
+      if (err instanceof GatewayError && !err.retryable) {
+        throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
+      }
+      if (err instanceof GatewayError)
+        throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
+      throw err;
+    }
+  }
+
+  let result: ConfirmCheckoutResult;
+  try {
+    result = await handle.executeUpdate(confirmCheckoutUpdate, {
+      args: [
+        {
+          paymentMethod: body.payment_method,
+          card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
+          installments,
+          buyer: {
+            email: body.customer_email ?? null,
+            name: body.customer_name ?? null,
+            taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
+          },
+        },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+      if (err.cause.type === CONFIRMATION_IN_PROGRESS) throw inProgress();
+      if (err.cause.type === CHECKOUT_NOT_OPEN) throw notOpen(err.cause.message.replace(/^Checkout is /, ''));
+    }
+    // The workflow has ended: the checkout expired or was paid meanwhile.
+    if (err instanceof WorkflowNotFoundError) throw notOpen('closed');
+    throw err;
+  }
+
+  const updated = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkout.id });
+  return { result, checkout: updated };
+}
 
 /**
  * Applies a discount code at payment time: the checkout's amount changes and the redemption is

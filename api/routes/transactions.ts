@@ -1,20 +1,85 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Product, Transaction } from '../../db/entities/index.ts';
+import { uuidv7 } from 'uuidv7';
+import { Checkout, Organization, Product, storedCard, Transaction } from '../../db/entities/index.ts';
+import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
 import type { RouteDeps } from '../app.ts';
-import { notFound } from '../errors.ts';
-import { errorResponses, iso } from '../schemas/common.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
+import { confirmCheckout } from './checkout-confirm.ts';
+import { organizationOfSeller } from './seller-config.ts';
+import { errorResponses, isUuid, iso } from '../schemas/common.ts';
 import {
   buyerNames,
   cardOf,
+  directTransactionBody,
+  directTransactionResponse,
   transactionParams,
   transactionSchema,
+  type DirectTransactionBody,
   type TransactionBody,
 } from '../schemas/transactions.ts';
 
 const tags = ['transactions'];
 
-/** Transactions read by their gateway identifier (public, as the spec says: the id is the credential). */
+/** Transactions: created from the buyer's browser, and read by their gateway identifier (both public, as the spec says). */
 export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/direct',
+    {
+      schema: {
+        tags,
+        summary: "Create a payment transaction from the buyer's browser (public)",
+        description:
+          'The seller_id comes from the seller-config endpoint. With a checkout_id the payment confirms that ' +
+          'checkout (its workflow charges once, however often this is sent); without one it is a standalone charge, ' +
+          'made safe to retry by the Idempotency-Key header. A monthly recurring price accepts only 1 installment. ' +
+          'Card data goes to the gateway and is never stored.',
+        body: directTransactionBody,
+        response: { 201: directTransactionResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const organizationId = organizationOfSeller(body.seller_id);
+      const em = deps.orm.em.fork();
+      if (!organizationId || !(await em.findOne(Organization, { id: organizationId }))) {
+        throw unprocessable('unknown_seller', 'Unknown seller_id', 'Use the seller_id of the seller-config endpoint');
+      }
+      if (body.payment_type === 'credit' && !body.card)
+        throw badRequest('card is required when payment_type is credit');
+      if (body.payment_type === 'pix' && body.card)
+        throw badRequest('card is only accepted when payment_type is credit');
+      if (body.payment_type === 'pix' && body.installments > 1) {
+        throw badRequest('Installments apply to credit only', 'A pix payment is made in one installment');
+      }
+      const key = request.headers['idempotency-key'];
+      const payment = body.checkout_id
+        ? await payCheckout(deps, organizationId, body)
+        : await chargeStandalone(deps, organizationId, body, typeof key === 'string' ? key : uuidv7());
+      return reply.status(201).send({
+        transaction_id: payment.id,
+        status: payment.status as 'succeeded',
+        authorization_code: payment.authorizationCode,
+        amount: payment.amount,
+        installments: payment.installments,
+        ...(payment.declineReason ? { decline_reason: payment.declineReason } : {}),
+        payment_method: {
+          type: payment.paymentType === 'pix' ? 'pix' : 'credit',
+          brand: payment.card?.brand ?? null,
+          last4: payment.card?.last4 ?? null,
+        },
+        ...(payment.pix
+          ? {
+              pix: {
+                qr_code: payment.pix.qrCode,
+                qr_code_image: payment.pix.qrCodeImage,
+                expires_at: payment.pix.expiresAt,
+              },
+            }
+          : {}),
+      });
+    },
+  );
+
   app.get(
     '/:transaction_id',
     {
@@ -94,3 +159,122 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
     },
   );
 };
+
+/** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
+async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {
+  const em = deps.orm.em.fork();
+  const checkout = isUuid(body.checkout_id!)
+    ? await em.findOne(Checkout, { id: body.checkout_id!, organizationId })
+    : null;
+  if (!checkout) throw notFound('Checkout');
+  if (body.amount !== checkout.amount) {
+    throw badRequest('amount does not match the checkout', `The checkout's amount is ${checkout.amount} cents`);
+  }
+  const card = body.card;
+  await confirmCheckout(deps, checkout, {
+    payment_method: body.payment_type === 'pix' ? 'pix' : 'credit_card',
+    customer_email: body.customer_email,
+    customer_tax_id: body.customer_tax_id,
+    discount_code: body.discount_code,
+    card: card
+      ? {
+          number: card.card_number,
+          holder_name: card.holder_name,
+          expiration_month: card.expiration_month,
+          expiration_year: card.expiration_year,
+          cvv: card.security_code,
+          installments: body.installments,
+        }
+      : undefined,
+  });
+  // The attempt just made is the checkout's newest transaction (declined ones are recorded too).
+  const [latest] = await deps.orm.em
+    .fork()
+    .find(Transaction, { checkoutId: checkout.id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 1 });
+  const payment = latest ? await deps.gateway.getTransaction(latest.gatewayTransactionId) : null;
+  if (!payment) throw new ApiError(500, 'internal_error', 'The payment was not recorded');
+  return payment;
+}
+
+/** A charge with no checkout: recorded as a transaction of the seller's organization, with no sale. */
+async function chargeStandalone(
+  deps: RouteDeps,
+  organizationId: string,
+  body: DirectTransactionBody,
+  idempotencyKey: string,
+): Promise<GatewayTransaction> {
+  if (body.discount_code) throw badRequest('discount_code needs a checkout_id', 'Discounts apply to checkouts');
+  const key = `direct:${organizationId}:${idempotencyKey}`;
+  let payment: GatewayTransaction;
+  try {
+    payment =
+      body.payment_type === 'pix'
+        ? await deps.gateway.createPixCharge(
+            {
+              reference: key,
+              amount: body.amount,
+              currency: 'BRL',
+              buyer: body.customer_email ? { email: body.customer_email, taxId: body.customer_tax_id ?? null } : null,
+              expiresInSeconds: 30 * 60,
+            },
+            key,
+          )
+        : await deps.gateway.chargeCard(
+            {
+              reference: key,
+              amount: body.amount,
+              currency: 'BRL',
+              installments: body.installments,
+              noFeesInstallments: false,
+              card: {
+                number: body.card!.card_number,
+                holderName: body.card!.holder_name,
+                expirationMonth: body.card!.expiration_month,
+                expirationYear: body.card!.expiration_year,
+                cvv: body.card!.security_code,
+              },
+              buyerId: body.gateway_buyer_id ?? null,
+              capture: true,
+            },
+            key,
+          );
+  } catch (err) {
+    if (err instanceof GatewayError && err.retryable) {
+      throw new ApiError(
+        503,
+        'gateway_unavailable',
+        'The payment gateway is unavailable',
+        'Retry with the same Idempotency-Key',
+      );
+    }
+    if (err instanceof GatewayError)
+      throw unprocessable('payment_refused', 'The gateway refused the payment', err.message);
+    throw err;
+  }
+  const now = new Date();
+  await deps.orm.em.getConnection().execute(
+    `insert into transactions (id, organization_id, gateway_transaction_id, status, payment_type, amount, currency,
+       installments, card, authorization_code, decline_reason, buyer, captured_amount, confirmed_at, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (gateway_transaction_id) do nothing`,
+    [
+      uuidv7(),
+      organizationId,
+      payment.id,
+      payment.status,
+      payment.paymentType,
+      payment.amount,
+      payment.currency.toUpperCase(),
+      payment.installments,
+      payment.card ? JSON.stringify(storedCard(payment.card)) : null,
+      payment.authorizationCode,
+      payment.declineReason,
+      body.customer_email ? JSON.stringify({ email: body.customer_email }) : null,
+      payment.capturedAmount,
+      payment.confirmedAt,
+      now,
+      now,
+    ],
+  );
+  return payment;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedCard } from '../../db/entities/index.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 
 const timestamp = z.string();
@@ -55,15 +56,60 @@ export function buyerNames(name: string | null | undefined) {
   return { first_name: parts[0]!, last_name: parts.length > 1 ? parts.slice(1).join(' ') : null };
 }
 
+/** The stored card (snake_case, see storedCard) or the gateway's card, as the spec's card object. */
 export function cardOf(card: GatewayTransaction['card'] | Record<string, unknown> | null) {
   if (!card) return undefined;
-  const c = card as Record<string, string>;
+  const c =
+    'holderName' in card
+      ? storedCard(card as NonNullable<GatewayTransaction['card']>)
+      : (card as Record<string, string>);
   return {
-    brand: c.brand!,
-    last4: c.last4!,
-    first4: c.first4!,
-    holder_name: c.holderName ?? c.holder_name!,
-    expiration_month: c.expirationMonth ?? c.expiration_month!,
-    expiration_year: c.expirationYear ?? c.expiration_year!,
+    brand: String(c.brand),
+    last4: String(c.last4),
+    first4: String(c.first4),
+    holder_name: String(c.holder_name),
+    expiration_month: String(c.expiration_month),
+    expiration_year: String(c.expiration_year),
   };
 }
+
+const digits = z.string().regex(/^\d+$/, 'digits only');
+
+/** POST /transactions/direct: the spec's body; card fields use the gateway's names (card_number, security_code). */
+export const directTransactionBody = z.strictObject({
+  seller_id: z.string().min(1).max(100),
+  amount: z.number().int().positive(),
+  checkout_id: z.string().optional(),
+  customer_email: z.email().max(320).optional(),
+  customer_tax_id: digits.max(14).optional(),
+  gateway_buyer_id: z.string().min(1).max(100).optional(),
+  installments: z.number().int().min(1).max(12).default(1),
+  payment_type: z.enum(['credit', 'pix']).default('credit'),
+  discount_code: z.string().trim().min(1).max(100).optional(),
+  customer_billing_address: z.record(z.string(), z.unknown()).optional(),
+  card: z
+    .strictObject({
+      card_number: digits.min(12).max(19),
+      holder_name: z.string().trim().min(1).max(100),
+      expiration_month: z.string().regex(/^(0?[1-9]|1[0-2])$/),
+      expiration_year: z.string().regex(/^\d{2}(\d{2})?$/),
+      security_code: digits.min(3).max(4),
+    })
+    .optional(),
+});
+export type DirectTransactionBody = z.infer<typeof directTransactionBody>;
+
+export const directTransactionResponse = z.object({
+  transaction_id: z.string(),
+  status: z.enum(['new', 'pending', 'pre_authorized', 'succeeded', 'failed', 'canceled']),
+  authorization_code: z.string().nullable(),
+  amount: z.number().int().describe('What the buyer is charged, installment interest included'),
+  installments: z.number().int(),
+  decline_reason: z.string().optional().describe('Only on failure'),
+  payment_method: z.object({
+    type: z.enum(['credit', 'pix']),
+    brand: z.string().nullable(),
+    last4: z.string().nullable(),
+  }),
+  pix: z.object({ qr_code: z.string(), qr_code_image: z.string(), expires_at: z.string() }).optional(),
+});

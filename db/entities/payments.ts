@@ -202,3 +202,22 @@ export const Refund = defineEntity({
     updatedAt: p.datetime(),
   },
 });
+
+/** What a transaction keeps of a card (DESIGN.md: never the number or CVV). */
+export function storedCard(card: {
+  brand: string;
+  first4: string;
+  last4: string;
+  holderName: string;
+  expirationMonth: string;
+  expirationYear: string;
+}) {
+  return {
+    brand: card.brand,
+    first4: card.first4,
+    last4: card.last4,
+    holder_name: card.holderName,
+    expiration_month: card.expirationMonth,
+    expiration_year: card.expirationYear,
+  };
+}

@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { uuidv7 } from 'uuidv7';
+import { sellerIdOf } from '../../api/routes/seller-config.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeTenant } from '../helpers/fixtures.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startApi({ LOG_LEVEL: process.env.API_LOG_LEVEL ?? 'silent' });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+type Tenant = Awaited<ReturnType<typeof makeTenant>>;
+const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
+  api.orm.em.getConnection().execute(query, params);
+const card = (number = '4111111111111111') => ({
+  card_number: number,
+  holder_name: 'ANA SOUZA',
+  expiration_month: '12',
+  expiration_year: '2031',
+  security_code: '123',
+});
+const direct = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  api.call('POST', '/api/v1/transactions/direct', { body, headers });
+
+async function checkoutFor(t: Tenant, price: Record<string, unknown>) {
+  const product = await api.call('POST', '/api/v1/products/', {
+    token: t.oat,
+    body: { organization_id: t.org.id, name: 'Plan', prices: [{ currency: 'brl', ...price }] },
+  });
+  expect(product.status).toBe(201);
+  const checkout = await api.call('POST', '/api/v1/checkouts/', {
+    token: t.oat,
+    body: { product_id: product.body.id, customer_email: 'ana@example.com', customer_name: 'Ana Souza' },
+  });
+  expect(checkout.status).toBe(201);
+  const config = await api.call('GET', `/api/v1/checkouts/client/${checkout.body.client_secret}/seller-config`);
+  expect(config.status).toBe(200);
+  return { checkout: checkout.body, sellerId: config.body.seller_id as string };
+}
+
+describe('POST /api/v1/transactions/direct', () => {
+  it('charges a card without a checkout and records the transaction (never the card)', async () => {
+    const t = await makeTenant(api.orm);
+    const res = await direct({
+      seller_id: sellerIdOf(t.org.id),
+      amount: 5000,
+      card: card(),
+      customer_email: 'a@example.com',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      transaction_id: expect.any(String),
+      status: 'succeeded',
+      authorization_code: expect.any(String),
+      amount: 5000,
+      installments: 1,
+      payment_method: { type: 'credit', brand: 'visa', last4: '1111' },
+    });
+    const rows = await sql(
+      'select organization_id, amount, card::text as card from transactions where gateway_transaction_id = ?',
+      [res.body.transaction_id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].organization_id).toBe(t.org.id);
+    expect(rows[0].card).not.toContain('4111111111111111');
+  });
+
+  it('adds Price-table interest for installments, exact to the cent', async () => {
+    const t = await makeTenant(api.orm);
+    const res = await direct({ seller_id: sellerIdOf(t.org.id), amount: 10_000, installments: 3, card: card() });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ amount: 10_605, installments: 3, status: 'succeeded' });
+  });
+
+  it('answers a declined card with status failed and the decline reason', async () => {
+    const t = await makeTenant(api.orm);
+    const res = await direct({ seller_id: sellerIdOf(t.org.id), amount: 5000, card: card('4000000000009995') });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      status: 'failed',
+      decline_reason: 'insufficient_funds',
+      authorization_code: null,
+    });
+  });
+
+  it('charges once for a repeated Idempotency-Key', async () => {
+    const t = await makeTenant(api.orm);
+    const key = uuidv7();
+    const body = { seller_id: sellerIdOf(t.org.id), amount: 2500, card: card() };
+    const first = await direct(body, { 'idempotency-key': key });
+    const second = await direct(body, { 'idempotency-key': key });
+    expect(second.status).toBe(201);
+    expect(second.body.transaction_id).toBe(first.body.transaction_id);
+    const [ledger] = await sql(
+      `select count(*)::int as n from gateway_sim.ledger where transaction_id = ? and kind = 'capture'`,
+      [first.body.transaction_id],
+    );
+    expect(ledger.n).toBe(1);
+  });
+
+  it('issues a pix', async () => {
+    const t = await makeTenant(api.orm);
+    const res = await direct({
+      seller_id: sellerIdOf(t.org.id),
+      amount: 1990,
+      payment_type: 'pix',
+      customer_email: 'p@example.com',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      status: 'pending',
+      amount: 1990,
+      payment_method: { type: 'pix', brand: null, last4: null },
+    });
+    expect(res.body.pix.qr_code).toContain('540519.90');
+  });
+
+  it.each([
+    ['installments above 12', { installments: 13, card: card() }],
+    ['a credit payment without a card', {}],
+    ['pix in installments', { payment_type: 'pix', installments: 2 }],
+    ['a card with pix', { payment_type: 'pix', card: card() }],
+    ['a tax id with punctuation', { customer_tax_id: '529.982.247-25', card: card() }],
+  ])('refuses %s with 400', async (_name, extra) => {
+    const t = await makeTenant(api.orm);
+    const res = await direct({ seller_id: sellerIdOf(t.org.id), amount: 1000, ...extra });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBeTruthy();
+  });
+
+  it('refuses an unknown seller', async () => {
+    const res = await direct({ seller_id: 'sim_seller_00000000000000000000000000000000', amount: 1000, card: card() });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('unknown_seller');
+  });
+
+  it('accepts only 1 installment for a monthly recurring subscription', async () => {
+    const t = await makeTenant(api.orm);
+    const { checkout, sellerId } = await checkoutFor(t, { unit_amount: 3990, type: 'recurring', interval: 'month' });
+    const res = await direct({
+      seller_id: sellerId,
+      amount: 3990,
+      checkout_id: checkout.id,
+      installments: 2,
+      card: card(),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe('This price accepts at most 1 installment');
+    const ok = await direct({
+      seller_id: sellerId,
+      amount: 3990,
+      checkout_id: checkout.id,
+      installments: 1,
+      card: card(),
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.status).toBe('succeeded');
+    const [sub] = await sql('select status from subscriptions where checkout_id = ?', [checkout.id]);
+    expect(sub.status).toBe('active');
+  });
+
+  it('pays a checkout through its workflow, once', async () => {
+    const t = await makeTenant(api.orm);
+    const { checkout, sellerId } = await checkoutFor(t, { unit_amount: 15_000 });
+    const wrong = await direct({ seller_id: sellerId, amount: 14_999, checkout_id: checkout.id, card: card() });
+    expect(wrong.status).toBe(400);
+    const paid = await direct({
+      seller_id: sellerId,
+      amount: 15_000,
+      checkout_id: checkout.id,
+      installments: 2,
+      card: card(),
+    });
+    expect(paid.status).toBe(201);
+    expect(paid.body).toMatchObject({
+      status: 'succeeded',
+      installments: 2,
+      payment_method: { brand: 'visa', last4: '1111' },
+    });
+    const [row] = await sql('select status from checkouts where id = ?', [checkout.id]);
+    expect(row.status).toBe('succeeded');
+    expect(await sql('select id from sales where checkout_id = ?', [checkout.id])).toHaveLength(1);
+    const again = await direct({ seller_id: sellerId, amount: 15_000, checkout_id: checkout.id, card: card() });
+    expect(again.status).toBe(409);
+    const other = await makeTenant(api.orm);
+    const foreign = await direct({
+      seller_id: sellerIdOf(other.org.id),
+      amount: 15_000,
+      checkout_id: checkout.id,
+      card: card(),
+    });
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe('GET /api/v1/transactions/:transaction_id', () => {
+  it('reads a transaction we recorded, with its checkout, product, card and buyer', async () => {
+    const t = await makeTenant(api.orm);
+    const { checkout, sellerId } = await checkoutFor(t, { unit_amount: 7000 });
+    const paid = await direct({ seller_id: sellerId, amount: 7000, checkout_id: checkout.id, card: card() });
+    const res = await api.call('GET', `/api/v1/transactions/${paid.body.transaction_id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: expect.any(String),
+      transaction_id: paid.body.transaction_id,
+      status: 'succeeded',
+      amount: 7000,
+      currency: 'BRL',
+      payment_type: 'credit',
+      installments: 1,
+      card: { brand: 'visa', last4: '1111', first4: '4111', holder_name: 'ANA SOUZA', expiration_month: '12' },
+      transaction_number: expect.stringMatching(/^\d+$/),
+      authorization_code: expect.any(String),
+      checkout: {
+        id: checkout.id,
+        status: 'succeeded',
+        amount: 7000,
+        currency: 'BRL',
+        customer_email: 'ana@example.com',
+        product: { name: 'Plan' },
+      },
+      buyer: { first_name: 'Ana', last_name: 'Souza' },
+    });
+    expect(res.body).not.toHaveProperty('synced_from_gateway');
+  });
+
+  it('reads from the gateway what we have no record of, and says so', async () => {
+    const charge = await api.gateway.chargeCard(
+      {
+        reference: uuidv7(),
+        amount: 1234,
+        currency: 'BRL',
+        installments: 1,
+        noFeesInstallments: false,
+        card: {
+          number: '5555555555554444',
+          holderName: 'BIA',
+          expirationMonth: '01',
+          expirationYear: '2030',
+          cvv: '321',
+        },
+        capture: true,
+      },
+      `test:${uuidv7()}`,
+    );
+    const res = await api.call('GET', `/api/v1/transactions/${charge.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: null,
+      transaction_id: charge.id,
+      status: 'succeeded',
+      amount: 1234,
+      card: { brand: 'mastercard', last4: '4444' },
+      synced_from_gateway: true,
+    });
+  });
+
+  it('answers 404 for a transaction nobody knows', async () => {
+    const res = await api.call('GET', '/api/v1/transactions/tx_does_not_exist');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+});
