@@ -12,10 +12,16 @@ export interface Figures {
   peakRssMiB?: number;
 }
 
-/** Starts a server script as its own process (so its memory can be read) and waits for its port. */
-export async function startServer(script: string, env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+/**
+ * Starts a server script as its own process (so its memory can be read) and waits for its port, or,
+ * for a process that listens on none (the worker), a few seconds for it to bundle and poll.
+ */
+export async function startServer(script: string, env: NodeJS.ProcessEnv, port: number | null): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !(await isPortOpen('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (port === null) await new Promise((r) => setTimeout(r, 4000));
+  else
+    for (let i = 0; i < 100 && !(await isPortOpen('127.0.0.1', port)); i++)
+      await new Promise((r) => setTimeout(r, 100));
   if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
   return child;
 }
