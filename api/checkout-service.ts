@@ -14,6 +14,7 @@ import {
   Product,
   Subscription,
 } from '../db/entities/index.ts';
+import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { recordEvent } from '../db/events.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import type { DiscountRule } from '../domain/discounts.ts';
@@ -164,6 +165,14 @@ export async function createCheckout(
       createdAt: now,
       updatedAt: now,
     });
+    if (discount) {
+      // The redemption is counted with the checkout that takes the discount, exactly once, under the
+      // discount's max_redemptions even when checkouts are created concurrently.
+      await tx.flush();
+      if ((await redeemDiscount(tx, discount.id, id)) === 'exhausted') {
+        throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
+      }
+    }
     recordEvent(tx, organizationId, 'checkout.created', checkoutRecord(checkout));
     return checkout;
   });
@@ -172,6 +181,7 @@ export async function createCheckout(
   } catch (err) {
     await deps.orm.em.fork().transactional(async (tx) => {
       await tx.execute(`delete from events where type = 'checkout.created' and data->>'id' = ?`, [checkout.id]);
+      await releaseRedemption(tx, checkout.id);
       await tx.execute('delete from checkouts where id = ?', [checkout.id]);
     });
     throw new ApiError(

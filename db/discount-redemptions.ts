@@ -42,3 +42,12 @@ export async function redeemDiscount(
   ]);
   return 'exhausted';
 }
+
+/** Gives back the redemption a checkout holds, if any (its discount was removed or replaced). */
+export async function releaseRedemption(tx: EntityManager, checkoutId: string): Promise<void> {
+  await tx.execute(
+    `with released as (delete from discount_redemptions where checkout_id = ? returning discount_id)
+     update discounts set redemptions_count = redemptions_count - 1 where id in (select discount_id from released)`,
+    [checkoutId],
+  );
+}

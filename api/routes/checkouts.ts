@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Discount, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
 import type { RouteDeps } from '../app.ts';
 import {
   checkedPricing,
@@ -15,7 +16,7 @@ import {
   storedAddress,
   validTaxId,
 } from '../checkout-service.ts';
-import { conflict, ApiError } from '../errors.ts';
+import { conflict, ApiError, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   checkoutPage,
@@ -149,6 +150,12 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           // A free-price checkout keeps the unit amount the buyer was offered.
           const custom = Number(price.unitAmount) === 0 ? Number(checkout.subtotalAmount) / checkout.quantity : null;
           const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
+          if ((discount?.id ?? null) !== checkout.discountId) {
+            await releaseRedemption(tx, checkout.id);
+            if (discount && (await redeemDiscount(tx, discount.id, checkout.id)) === 'exhausted') {
+              throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
+            }
+          }
           checkout.quantity = quantity;
           checkout.discountId = discount?.id ?? null;
           checkout.subtotalAmount = priced.subtotal;

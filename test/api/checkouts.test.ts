@@ -397,6 +397,32 @@ describe('POST /api/v1/checkouts/', () => {
       expect(c).toMatchObject({ subtotal_amount: 1005, discount_amount: 101, amount: 904, discount_id: discountId });
     });
 
+    it('counts each redemption once and stops at max_redemptions, even under concurrent checkouts', async () => {
+      const { productId } = await makeProduct(A.org.id, { unitAmount: 1000 });
+      const discountId = await makeDiscount(A.org.id, { basis_points: 500 });
+      await sql('update discounts set max_redemptions = 2 where id = ?', [discountId]);
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => create({ product_id: productId, discount_id: discountId })),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 422, 422, 422]);
+      // Exhausted when the count was read (not applicable) or when the redemption was taken (exhausted).
+      for (const r of results.filter((r) => r.status === 422)) {
+        expect(['discount_exhausted', 'discount_not_applicable']).toContain(r.body.code);
+      }
+      const [d] = await sql('select redemptions_count from discounts where id = ?', [discountId]);
+      expect(d.redemptions_count).toBe(2);
+      // Taking the discount off an open checkout gives its redemption back.
+      const holder = results.find((r) => r.status === 201)!.body;
+      const released = await api.call('PATCH', `/api/v1/checkouts/${holder.id}`, {
+        token: A.oat,
+        body: { discount_id: null },
+      });
+      expect(released.status).toBe(200);
+      const [after] = await sql('select redemptions_count from discounts where id = ?', [discountId]);
+      expect(after.redemptions_count).toBe(1);
+      expect((await create({ product_id: productId, discount_id: discountId })).status).toBe(201);
+    });
+
     it('pre-applies a fixed discount capped at the subtotal', async () => {
       const { productId } = await makeProduct(A.org.id, { unitAmount: 4990 });
       const fixed = await makeDiscount(A.org.id, { type: 'fixed', basis_points: null, amount: 1000, currency: 'brl' });
