@@ -18,6 +18,7 @@ import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts
 import { recordEvent } from '../db/events.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import type { DiscountRule } from '../domain/discounts.ts';
+import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RouteDeps } from './app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
@@ -444,6 +445,11 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
     decline_reason: checkout.declineReason ?? null,
     max_installments: maxInstallments(price),
     no_fees_installments: checkout.noFeesInstallments,
+    installment_options: installmentOptions(
+      Number(checkout.amount),
+      { noFees: checkout.noFeesInstallments, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
+      maxInstallments(price),
+    ).map((o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! })),
     organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
   };
 }

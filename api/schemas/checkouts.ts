@@ -246,6 +246,12 @@ export const publicCheckoutSchema = z.object({
   decline_reason: z.string().nullable(),
   max_installments: z.number().int().meta({ description: '1 to 12; 1 for recurring prices other than yearly' }),
   no_fees_installments: z.boolean(),
+  installment_options: z
+    .array(z.object({ installments: z.number().int(), total: z.number().int(), installment_amount: z.number().int() }))
+    .meta({
+      description:
+        'What the buyer pays in each number of installments, interest included (the same rule the gateway applies)',
+    }),
   organization: z.object({ name: z.string(), slug: z.string(), avatar_url: z.string().nullable() }),
 });
 export type PublicCheckout = z.infer<typeof publicCheckoutSchema>;

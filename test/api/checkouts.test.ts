@@ -770,11 +770,24 @@ describe('GET /api/v1/checkouts/client/:client_secret (public)', () => {
       decline_reason: null,
       max_installments: 1,
       no_fees_installments: false,
+      installment_options: [{ installments: 1, total: 2990, installment_amount: 2990 }],
       organization: { name: 'Loja A', slug: A.org.slug, avatar_url: 'https://img.example.com/a.png' },
     });
     const text = JSON.stringify(res.body);
     for (const hidden of ['secret-crm-id', 'vip', customerId, A.org.id, c.client_secret])
       expect(text).not.toContain(hidden);
+  });
+
+  it('lists each installment count with its Price-table total, the same the gateway charges', async () => {
+    const { productId } = await makeProduct(A.org.id, { unitAmount: 100_000 });
+    const c = await createOk({ product_id: productId });
+    const res = await api.call('GET', `/api/v1/checkouts/client/${c.client_secret}`);
+    expect(res.body.installment_options).toHaveLength(12);
+    expect(res.body.installment_options[0]).toEqual({ installments: 1, total: 100_000, installment_amount: 100_000 });
+    expect(res.body.installment_options[11]).toEqual({ installments: 12, total: 120_480, installment_amount: 10_040 });
+    const free = await createOk({ product_id: productId, no_fees_installments: true });
+    const noFees = await api.call('GET', `/api/v1/checkouts/client/${free.client_secret}`);
+    expect(noFees.body.installment_options[11]).toEqual({ installments: 12, total: 100_000, installment_amount: 8334 });
   });
 
   it('is 404 for an unknown secret', async () => {
