@@ -16,6 +16,7 @@ import {
 } from '../db/entities/index.ts';
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { recordEvent } from '../db/events.ts';
+import { checkoutWorkflow, checkoutWorkflowId } from '../workflows/checkout.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import type { DiscountRule } from '../domain/discounts.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
@@ -46,12 +47,9 @@ type ProductEntity = InferEntity<typeof Product>;
 type PriceEntity = InferEntity<typeof Price>;
 type DiscountEntity = InferEntity<typeof Discount>;
 
-export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
 export const DEFAULT_EXPIRY_MINUTES = 60;
 const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
 const CHECKOUT_ID = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
-
-export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
 
 /** `cs_` + 43 base64url characters (32 random bytes). */
 export function newClientSecret(): string {
@@ -204,7 +202,7 @@ export async function ensureCheckoutWorkflow(
   checkout: Pick<CheckoutEntity, 'id' | 'organizationId' | 'workflowId'>,
 ): Promise<void> {
   try {
-    await deps.temporal.workflow.start(CHECKOUT_WORKFLOW, {
+    await deps.temporal.workflow.start(checkoutWorkflow, {
       workflowId: checkout.workflowId,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [{ checkoutId: checkout.id, organizationId: checkout.organizationId }],

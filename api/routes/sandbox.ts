@@ -1,59 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, type GatewayInvoice, type GatewayTransaction } from '../../gateway/port.ts';
+import { invoiceToWire, transactionToWire, wireInvoice, wireTransaction } from '../../gateway/http-protocol.ts';
+import { GatewayError } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { TEST_CARDS } from '../../gateway/test-cards.ts';
 import type { RouteDeps } from '../app.ts';
 import { conflict, notFound } from '../errors.ts';
 import { errorResponses } from '../schemas/common.ts';
 
-const transactionSchema = z.object({
-  id: z.string(),
-  reference: z.string(),
-  status: z.string(),
-  payment_type: z.enum(['credit', 'pix', 'boleto']),
-  amount: z.number().int(),
-  base_amount: z.number().int(),
-  currency: z.string(),
-  installments: z.number().int(),
-  installment_amounts: z.array(z.number().int()),
-  authorization_code: z.string().nullable(),
-  decline_reason: z.string().nullable(),
-  card: z
-    .object({
-      id: z.string(),
-      brand: z.string(),
-      first4: z.string(),
-      last4: z.string(),
-      holder_name: z.string(),
-      expiration_month: z.string(),
-      expiration_year: z.string(),
-    })
-    .nullable(),
-  pix: z.object({ qr_code: z.string(), qr_code_image: z.string(), expires_at: z.string() }).nullable(),
-  boleto: z
-    .object({ barcode: z.string(), digitable_line: z.string(), due_date: z.string(), url: z.string() })
-    .nullable(),
-  buyer_id: z.string().nullable(),
-  transaction_number: z.string(),
-  captured_amount: z.number().int(),
-  refunded_amount: z.number().int(),
-  created_at: z.string(),
-  confirmed_at: z.string().nullable(),
-});
-
-const invoiceSchema = z.object({
-  id: z.string(),
-  subscription_id: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  status: z.string(),
-  due_date: z.string(),
-  expiration_date: z.string().nullable(),
-  paid_at: z.string().nullable(),
-  created_at: z.string(),
-});
-
+/** The sandbox answers with the gateway's own wire shapes (gateway/http-protocol.ts). */
 const testCardSchema = z.object({
   number: z.string(),
   brand: z.string(),
@@ -98,10 +53,10 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
         tags: ['sandbox'],
         summary: 'Pay a pending pix or boleto (sandbox)',
         params: transactionParams,
-        response: { 200: transactionSchema, ...errorResponses },
+        response: { 200: wireTransaction, ...errorResponses },
       },
     },
-    async (request) => transactionBody(await control(() => simulator().pay(request.params.transaction_id))),
+    async (request) => transactionToWire(await control(() => simulator().pay(request.params.transaction_id))),
   );
 
   app.post(
@@ -111,10 +66,10 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
         tags: ['sandbox'],
         summary: 'Expire a pending pix, or make a pending boleto overdue (sandbox)',
         params: transactionParams,
-        response: { 200: transactionSchema, ...errorResponses },
+        response: { 200: wireTransaction, ...errorResponses },
       },
     },
-    async (request) => transactionBody(await control(() => simulator().expire(request.params.transaction_id))),
+    async (request) => transactionToWire(await control(() => simulator().expire(request.params.transaction_id))),
   );
 
   app.post(
@@ -124,10 +79,10 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
         tags: ['sandbox'],
         summary: 'Charge a pending gateway invoice to its subscription’s card (sandbox)',
         params: z.object({ invoice_id: z.string().min(1).max(100) }),
-        response: { 200: invoiceSchema, ...errorResponses },
+        response: { 200: wireInvoice, ...errorResponses },
       },
     },
-    async (request) => invoiceBody(await control(() => simulator().payInvoice(request.params.invoice_id))),
+    async (request) => invoiceToWire(await control(() => simulator().payInvoice(request.params.invoice_id))),
   );
 };
 
@@ -143,56 +98,4 @@ async function control<T>(run: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
-}
-
-export function transactionBody(t: GatewayTransaction): z.infer<typeof transactionSchema> {
-  return {
-    id: t.id,
-    reference: t.reference,
-    status: t.status,
-    payment_type: t.paymentType,
-    amount: t.amount,
-    base_amount: t.baseAmount,
-    currency: t.currency,
-    installments: t.installments,
-    installment_amounts: t.installmentAmounts,
-    authorization_code: t.authorizationCode,
-    decline_reason: t.declineReason,
-    card: t.card && {
-      id: t.card.id,
-      brand: t.card.brand,
-      first4: t.card.first4,
-      last4: t.card.last4,
-      holder_name: t.card.holderName,
-      expiration_month: t.card.expirationMonth,
-      expiration_year: t.card.expirationYear,
-    },
-    pix: t.pix && { qr_code: t.pix.qrCode, qr_code_image: t.pix.qrCodeImage, expires_at: t.pix.expiresAt },
-    boleto: t.boleto && {
-      barcode: t.boleto.barcode,
-      digitable_line: t.boleto.digitableLine,
-      due_date: t.boleto.dueDate,
-      url: t.boleto.url,
-    },
-    buyer_id: t.buyerId,
-    transaction_number: t.transactionNumber,
-    captured_amount: t.capturedAmount,
-    refunded_amount: t.refundedAmount,
-    created_at: t.createdAt,
-    confirmed_at: t.confirmedAt,
-  };
-}
-
-function invoiceBody(i: GatewayInvoice): z.infer<typeof invoiceSchema> {
-  return {
-    id: i.id,
-    subscription_id: i.subscriptionId,
-    amount: i.amount,
-    currency: i.currency,
-    status: i.status,
-    due_date: i.dueDate,
-    expiration_date: i.expirationDate,
-    paid_at: i.paidAt,
-    created_at: i.createdAt,
-  };
 }
