@@ -8,7 +8,7 @@ import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
+import { makeCheckout as makeFixture, type CheckoutFixtureOptions } from '../helpers/checkouts.ts';
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
 
 /**
@@ -39,70 +39,7 @@ const card = (installments = 1) => ({
   installments,
 });
 
-interface CheckoutOptions {
-  amount?: number;
-  recurring?: 'month' | 'year';
-  email?: string | null;
-  allowDiscountCodes?: boolean;
-  trialDays?: number;
-}
-
-async function makeCheckout(options: CheckoutOptions = {}) {
-  const amount = options.amount ?? 10_000;
-  const org = await makeOrganization(api.orm);
-  const conn = api.orm.em.getConnection();
-  const productId = uuidv7();
-  const priceId = uuidv7();
-  await conn.execute(
-    `insert into products (id, organization_id, name, metadata, is_archived, is_tax_applicable, created_at)
-     values (?, ?, 'Club', '{}', false, true, now())`,
-    [productId, org.id],
-  );
-  await conn.execute(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, interval, interval_count, active, metadata, created_at)
-     values (?, ?, ?, ?, 'brl', ?, ?, ?, true, '{}', now())`,
-    [
-      priceId,
-      productId,
-      org.id,
-      options.recurring ? 'recurring' : 'one_time',
-      amount,
-      options.recurring ?? null,
-      options.recurring ? 1 : null,
-    ],
-  );
-  const id = uuidv7();
-  const clientSecret = `cs_${randomBytes(32).toString('base64url').slice(0, 43)}`;
-  const email = options.email === undefined ? `buyer-${id.slice(-8)}@example.com` : options.email;
-  await conn.execute(
-    `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id, products,
-       currency, subtotal_amount, amount, customer_email, allow_discount_codes, trial_interval, trial_interval_count,
-       expires_at, created_at, updated_at)
-     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, ?, ?, ?, now(), now())`,
-    [
-      id,
-      org.id,
-      clientSecret,
-      checkoutWorkflowId(id),
-      productId,
-      priceId,
-      `{${productId}}`,
-      amount,
-      amount,
-      email,
-      options.allowDiscountCodes ?? true,
-      options.trialDays ? 'day' : null,
-      options.trialDays ?? null,
-      new Date(Date.now() + 10 * 60_000),
-    ],
-  );
-  await temporal.workflow.start('checkoutWorkflow', {
-    workflowId: checkoutWorkflowId(id),
-    taskQueue: TEST_TASK_QUEUE,
-    args: [{ checkoutId: id, organizationId: org.id }],
-  });
-  return { id, clientSecret, organizationId: org.id, productId, priceId, email };
-}
+const makeCheckout = (options: CheckoutFixtureOptions = {}) => makeFixture(api.orm, temporal, options);
 
 type Fixture = Awaited<ReturnType<typeof makeCheckout>>;
 const confirm = (c: Fixture, body: unknown) =>

@@ -2,16 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { uuidv7 } from 'uuidv7';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { checkoutStateQuery, checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_TASK_QUEUE } from '../helpers/env.ts';
+import {
+  makeCheckout as makeFixture,
+  type CheckoutFixture,
+  type CheckoutFixtureOptions,
+} from '../helpers/checkouts.ts';
 
 /**
  * Every path of the checkout workflow on the real dev server, run by the real worker process, with
@@ -34,8 +35,6 @@ afterAll(async () => {
   await api.close();
 });
 
-const OrganizationId = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
-const CheckoutId = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
 const CustomerId = defineSearchAttributeKey('CustomerId', 'KEYWORD');
 
 const APPROVE = '4111111111111111';
@@ -48,66 +47,7 @@ const card = (number: string, installments = 1) => ({
   installments,
 });
 
-interface CheckoutFixture {
-  id: string;
-  clientSecret: string;
-  organizationId: string;
-  priceId: string;
-  email: string;
-}
-
-async function makeCheckout(options: { amount?: number; expiresInMs?: number } = {}): Promise<CheckoutFixture> {
-  const amount = options.amount ?? 10_000;
-  const org = await makeOrganization(api.orm);
-  const conn = api.orm.em.getConnection();
-  const productId = uuidv7();
-  const priceId = uuidv7();
-  await conn.execute(
-    `insert into products (id, organization_id, name, metadata, is_archived, is_tax_applicable, created_at)
-     values (?, ?, 'Course', '{}', false, true, now())`,
-    [productId, org.id],
-  );
-  await conn.execute(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, active, metadata, created_at)
-     values (?, ?, ?, 'one_time', 'brl', ?, true, '{}', now())`,
-    [priceId, productId, org.id, amount],
-  );
-  const id = uuidv7();
-  const clientSecret = `cs_${randomBytes(32).toString('base64url').slice(0, 43)}`;
-  const email = `buyer-${id.slice(-8)}@example.com`;
-  await conn.execute(
-    `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id, products,
-       currency, subtotal_amount, amount, customer_email, expires_at, created_at, updated_at)
-     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, now(), now())`,
-    [
-      id,
-      org.id,
-      clientSecret,
-      checkoutWorkflowId(id),
-      productId,
-      priceId,
-      `{${productId}}`,
-      amount,
-      amount,
-      email,
-      new Date(Date.now() + (options.expiresInMs ?? 10 * 60_000)),
-    ],
-  );
-  await startWorkflow(id, org.id);
-  return { id, clientSecret, organizationId: org.id, priceId, email };
-}
-
-async function startWorkflow(checkoutId: string, organizationId: string) {
-  await temporal.workflow.start('checkoutWorkflow', {
-    workflowId: checkoutWorkflowId(checkoutId),
-    taskQueue: TEST_TASK_QUEUE,
-    args: [{ checkoutId, organizationId }],
-    typedSearchAttributes: [
-      { key: OrganizationId, value: organizationId },
-      { key: CheckoutId, value: checkoutId },
-    ],
-  });
-}
+const makeCheckout = (options: CheckoutFixtureOptions = {}) => makeFixture(api.orm, temporal, options);
 
 const confirm = (c: CheckoutFixture, body: Record<string, unknown>) =>
   api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, { body });

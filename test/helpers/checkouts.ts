@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { uuidv7 } from 'uuidv7';
+import type { Orm } from '../../db/orm.ts';
+import { checkoutWorkflowId } from '../../workflows/checkout.ts';
+import { TEST_TASK_QUEUE } from './env.ts';
+import { makeOrganization } from './fixtures.ts';
+
+export interface CheckoutFixtureOptions {
+  amount?: number;
+  recurring?: 'month' | 'year';
+  /** null: a checkout with no customer email yet. */
+  email?: string | null;
+  allowDiscountCodes?: boolean;
+  trialDays?: number;
+  expiresInMs?: number;
+  productName?: string;
+}
+
+export interface CheckoutFixture {
+  id: string;
+  clientSecret: string;
+  organizationId: string;
+  productId: string;
+  priceId: string;
+  email: string | null;
+}
+
+const OrganizationId = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
+const CheckoutId = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
+
+/**
+ * An open checkout of a new organization, written by SQL, with its workflow started as the creation
+ * endpoint starts it (that endpoint has its own tests): for tests of the confirmation and the workflow.
+ */
+export async function makeCheckout(
+  orm: Orm,
+  temporal: Client,
+  options: CheckoutFixtureOptions = {},
+): Promise<CheckoutFixture> {
+  const amount = options.amount ?? 10_000;
+  const org = await makeOrganization(orm);
+  const conn = orm.em.getConnection();
+  const productId = uuidv7();
+  const priceId = uuidv7();
+  await conn.execute(
+    `insert into products (id, organization_id, name, metadata, is_archived, is_tax_applicable, created_at)
+     values (?, ?, ?, '{}', false, true, now())`,
+    [productId, org.id, options.productName ?? 'Course'],
+  );
+  await conn.execute(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, interval, interval_count, active, metadata, created_at)
+     values (?, ?, ?, ?, 'brl', ?, ?, ?, true, '{}', now())`,
+    [
+      priceId,
+      productId,
+      org.id,
+      options.recurring ? 'recurring' : 'one_time',
+      amount,
+      options.recurring ?? null,
+      options.recurring ? 1 : null,
+    ],
+  );
+  const id = uuidv7();
+  const clientSecret = `cs_${randomBytes(32).toString('base64url').slice(0, 43)}`;
+  const email = options.email === undefined ? `buyer-${id.slice(-8)}@example.com` : options.email;
+  await conn.execute(
+    `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id, products,
+       currency, subtotal_amount, amount, customer_email, allow_discount_codes, trial_interval, trial_interval_count,
+       expires_at, created_at, updated_at)
+     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, ?, ?, ?, now(), now())`,
+    [
+      id,
+      org.id,
+      clientSecret,
+      checkoutWorkflowId(id),
+      productId,
+      priceId,
+      `{${productId}}`,
+      amount,
+      amount,
+      email,
+      options.allowDiscountCodes ?? true,
+      options.trialDays ? 'day' : null,
+      options.trialDays ?? null,
+      new Date(Date.now() + (options.expiresInMs ?? 10 * 60_000)),
+    ],
+  );
+  await startCheckoutWorkflow(temporal, id, org.id);
+  return { id, clientSecret, organizationId: org.id, productId, priceId, email };
+}
+
+export async function startCheckoutWorkflow(temporal: Client, checkoutId: string, organizationId: string) {
+  await temporal.workflow.start('checkoutWorkflow', {
+    workflowId: checkoutWorkflowId(checkoutId),
+    taskQueue: TEST_TASK_QUEUE,
+    args: [{ checkoutId, organizationId }],
+    typedSearchAttributes: [
+      { key: OrganizationId, value: organizationId },
+      { key: CheckoutId, value: checkoutId },
+    ],
+  });
+}
