@@ -5,6 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../db/events.ts';
 import { Checkout, Customer, Price, storedCard } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { addInterval, isoDate } from '../domain/periods.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import {
   GatewayError,
@@ -131,17 +132,6 @@ async function upsertTransaction(
   );
   return rows[0]!.id as string;
 }
-
-function addInterval(from: Date, interval: 'day' | 'week' | 'month' | 'year', count: number): Date {
-  const d = new Date(from);
-  if (interval === 'day') d.setUTCDate(d.getUTCDate() + count);
-  else if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7 * count);
-  else if (interval === 'month') d.setUTCMonth(d.getUTCMonth() + count);
-  else d.setUTCFullYear(d.getUTCFullYear() + count);
-  return d;
-}
-
-const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
 export function createCheckoutActivities(deps: CheckoutActivityDeps) {
   const { orm, gateway } = deps;

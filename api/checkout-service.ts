@@ -29,7 +29,8 @@ import {
   type CreateCheckoutInput,
   type PublicCheckout,
 } from './schemas/checkouts.ts';
-import { iso } from './schemas/common.ts';
+import { iso, isUuid } from './schemas/common.ts';
+import { storedBillingAddress } from './schemas/customers.ts';
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
@@ -144,7 +145,9 @@ export async function createCheckout(
       customerEmail: input.customer_email ?? null,
       customerIpAddress: input.customer_ip_address ?? null,
       customerBillingName: input.customer_billing_name ?? null,
-      customerBillingAddress: input.customer_billing_address ? storedAddress(input.customer_billing_address) : null,
+      customerBillingAddress: input.customer_billing_address
+        ? storedBillingAddress(input.customer_billing_address)
+        : null,
       customerTaxId: taxId,
       customerMetadata: input.customer_metadata ?? {},
       subscriptionId: input.subscription_id ?? null,
@@ -373,22 +376,6 @@ export function validTaxId(input: string): string {
   return parsed.number;
 }
 
-export function storedAddress(a: {
-  line1: string;
-  city: string;
-  state?: string;
-  postal_code?: string;
-  country: string;
-}) {
-  return {
-    line1: a.line1,
-    city: a.city,
-    state: a.state ?? null,
-    postal_code: a.postal_code ?? null,
-    country: a.country,
-  };
-}
-
 /** The checkout of the organization, locked for update; any other (or a malformed id) is a 404. */
 export async function ownCheckout(
   em: EntityManager,
@@ -396,14 +383,12 @@ export async function ownCheckout(
   organizationId: string,
   forUpdate = false,
 ): Promise<CheckoutEntity> {
-  const checkout = UUID.test(id)
+  const checkout = isUuid(id)
     ? await em.findOne(Checkout, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!checkout) throw notFound('Checkout');
   return checkout;
 }
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
 export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {

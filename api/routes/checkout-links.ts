@@ -19,13 +19,12 @@ import {
   updateCheckoutLinkBody,
   type CheckoutLinkEntity,
 } from '../schemas/checkout-links.ts';
-import { errorResponses, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { errorResponses, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
 
 const tags = ['checkout-links'];
 // API keys: read (GET) per the spec's table; writes need admin, which no key holds.
 const READ = { oat: ['checkout_links:read'], apiKey: 'checkout-links' } as const;
 const WRITE = { oat: ['checkout_links:write'], apiKey: 'checkout-links' } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SORT_COLUMNS = { created_at: 'createdAt', modified_at: 'updatedAt' } as const;
 
 export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -218,7 +217,7 @@ export async function ownCheckoutLink(
   id: string,
   lock = false,
 ): Promise<CheckoutLinkEntity> {
-  const link = UUID.test(id)
+  const link = isUuid(id)
     ? await em.findOne(CheckoutLink, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!link) throw notFound('Checkout link');

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CheckoutLink } from '../../db/entities/index.ts';
 import type { RouteDeps } from '../app.ts';
-import { createCheckout, publicCheckoutView, UUID } from '../checkout-service.ts';
+import { createCheckout, publicCheckoutView } from '../checkout-service.ts';
 import { notFound } from '../errors.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { errorResponses, isUuid } from '../schemas/common.ts';
 import { publicCheckoutSchema } from '../schemas/checkouts.ts';
 
 const params = z.object({ checkout_link_id: z.string().max(64) });
@@ -34,7 +34,7 @@ export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
     async (request, reply) => {
       const id = request.params.checkout_link_id;
       const em = deps.orm.em.fork();
-      const link = UUID.test(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
+      const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
       if (!link || link.productIds.length === 0) throw notFound('Checkout link');
       const checkout = await createCheckout(deps, {
         actingOrganizationId: link.organizationId,

@@ -13,7 +13,6 @@ import {
   ownCheckout,
   pricingFor,
   publicCheckoutView,
-  storedAddress,
   validTaxId,
 } from '../checkout-service.ts';
 import { conflict, ApiError, unprocessable } from '../errors.ts';
@@ -32,6 +31,7 @@ import {
   type CreateCheckoutInput,
   type UpdateCheckoutBody,
 } from '../schemas/checkouts.ts';
+import { storedBillingAddress } from '../schemas/customers.ts';
 import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
 
 const tags = ['checkouts'];
@@ -280,7 +280,7 @@ function applyUpdate(checkout: CheckoutEntity, body: UpdateCheckoutBody, taxId: 
   if (body.customer_billing_name !== undefined) checkout.customerBillingName = body.customer_billing_name;
   if (body.customer_billing_address !== undefined) {
     checkout.customerBillingAddress = body.customer_billing_address
-      ? storedAddress(body.customer_billing_address)
+      ? storedBillingAddress(body.customer_billing_address)
       : null;
   }
   if (taxId !== undefined) checkout.customerTaxId = taxId;

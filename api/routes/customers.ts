@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { parseTaxId, type TaxId } from '../../domain/tax-id.ts';
-import { Customer, type BillingAddress } from '../../db/entities/customer.ts';
+import { Customer } from '../../db/entities/customer.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, notFound, unprocessable } from '../errors.ts';
@@ -19,6 +19,7 @@ import {
   listCustomersQuery,
   updateCustomerBody,
   type UpdateCustomerBody,
+  storedBillingAddress,
 } from '../schemas/customers.ts';
 
 type CustomerEntity = InferEntity<typeof Customer>;
@@ -55,7 +56,7 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
             name: body.name ?? null,
             externalId: body.external_id ?? null,
             billingName: body.billing_name ?? null,
-            billingAddress: body.billing_address ? storedAddress(body.billing_address) : null,
+            billingAddress: body.billing_address ? storedBillingAddress(body.billing_address) : null,
             taxId,
             userMetadata: mergeMetadata({}, body.user_metadata ?? {}),
             emailVerified: body.email_verified ?? false,
@@ -240,7 +241,7 @@ function applyUpdate(c: CustomerEntity, body: UpdateCustomerBody, taxId: TaxId |
   if (body.name !== undefined) set('name', 'name', body.name);
   if (body.billing_name !== undefined) set('billing_name', 'billingName', body.billing_name);
   if (body.billing_address !== undefined) {
-    set('billing_address', 'billingAddress', body.billing_address ? storedAddress(body.billing_address) : null);
+    set('billing_address', 'billingAddress', body.billing_address ? storedBillingAddress(body.billing_address) : null);
   }
   if (taxId !== undefined) set('tax_id', 'taxId', taxId);
   if (body.user_metadata !== undefined)
@@ -259,23 +260,6 @@ function mergeMetadata(current: Record<string, unknown>, sent: Record<string, un
     else merged[key] = value;
   }
   return merged;
-}
-
-function storedAddress(a: {
-  line1: string;
-  city: string;
-  state?: string;
-  postal_code?: string;
-  country: string;
-}): BillingAddress {
-  // state and postal_code are optional on the wire and stored as null, not as missing keys.
-  return {
-    line1: a.line1,
-    city: a.city,
-    state: a.state ?? null,
-    postal_code: a.postal_code ?? null,
-    country: a.country,
-  };
 }
 
 /** CPF/CNPJ check digits; a wrong tax id is a 400 of its own code so a client can point at the field. */

@@ -9,7 +9,7 @@ import { pgArray } from '../../db/sql.ts';
 import type { RouteDeps } from '../app.ts';
 import { badRequest, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
 import {
   createDiscountBody,
   discountParams,
@@ -24,7 +24,6 @@ const tags = ['discounts'];
 // The spec gives API keys no discount operations: resource 'other' needs admin, which no key holds.
 const READ = { oat: ['discounts:read'], apiKey: 'other' } as const;
 const WRITE = { oat: ['discounts:write'], apiKey: 'other' } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
@@ -222,7 +221,7 @@ export async function ownDiscount(
   id: string,
   lock = false,
 ): Promise<DiscountEntity> {
-  const discount = UUID.test(id)
+  const discount = isUuid(id)
     ? await em.findOne(
         Discount,
         { id, organizationId, deletedAt: null },

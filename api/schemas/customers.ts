@@ -108,6 +108,17 @@ export interface CustomerRow {
   updatedAt: Date;
 }
 
+/** An address as stored: state and postal_code optional on the wire, null (never missing) in the row. */
+export function storedBillingAddress(a: z.infer<typeof billingAddressInput>): BillingAddress {
+  return {
+    line1: a.line1,
+    city: a.city,
+    state: a.state ?? null,
+    postal_code: a.postal_code ?? null,
+    country: a.country,
+  };
+}
+
 /** The stored address on the wire: every key present, the optional ones as null. */
 export function presentBillingAddress(address: CustomerRow['billingAddress']) {
   return address
