@@ -1,12 +1,25 @@
 export type PeriodInterval = 'day' | 'week' | 'month' | 'year';
 
-/** The end of `count` billing intervals from `from`, in UTC (time is an argument: no clock here). */
+/**
+ * The end of `count` billing intervals from `from`, in UTC (time is an argument: no clock here).
+ * Months and years keep the day of the month, clamped to the month's last day: a period that starts
+ * on 31 January ends on 28 (or 29) February, never in March.
+ */
 export function addInterval(from: Date, interval: PeriodInterval, count: number): Date {
   const d = new Date(from);
   if (interval === 'day') d.setUTCDate(d.getUTCDate() + count);
   else if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7 * count);
-  else if (interval === 'month') d.setUTCMonth(d.getUTCMonth() + count);
-  else d.setUTCFullYear(d.getUTCFullYear() + count);
+  else return addMonths(d, interval === 'month' ? count : 12 * count);
+  return d;
+}
+
+function addMonths(from: Date, months: number): Date {
+  const d = new Date(from);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
   return d;
 }
 

@@ -13,6 +13,14 @@ describe('billing periods', () => {
     expect(addInterval(from, 'year', 1).toISOString()).toBe('2027-03-15T10:30:00.000Z');
   });
 
+  it('clamps a month-end start to the end of shorter months', () => {
+    expect(addInterval(at('2026-01-31T12:00:00.000Z'), 'month', 1).toISOString()).toBe('2026-02-28T12:00:00.000Z');
+    expect(addInterval(at('2028-01-31T12:00:00.000Z'), 'month', 1).toISOString()).toBe('2028-02-29T12:00:00.000Z');
+    expect(addInterval(at('2026-03-31T00:00:00.000Z'), 'month', 1).toISOString()).toBe('2026-04-30T00:00:00.000Z');
+    expect(addInterval(at('2026-08-31T00:00:00.000Z'), 'month', 6).toISOString()).toBe('2027-02-28T00:00:00.000Z');
+    expect(addInterval(at('2028-02-29T00:00:00.000Z'), 'year', 1).toISOString()).toBe('2029-02-28T00:00:00.000Z');
+  });
+
   it('does not change the instant it starts from', () => {
     const from = at('2026-01-01T00:00:00.000Z');
     addInterval(from, 'month', 1);
