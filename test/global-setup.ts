@@ -1,43 +1,73 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureTemporalDevServer, REPO_ROOT } from '../scripts/tools.ts';
-import { TEST_DATABASE_URL, TEST_TEMPORAL_PORT, testEnv } from './helpers/env.ts';
 
 declare global {
   var __billingTestTeardown: (() => Promise<void>) | undefined;
 }
 
 /**
- * Runs once before every test file: a fresh database, a TLS certificate, a Temporal dev server
- * (started from the tools folder when none listens on the test port) and one real worker process.
+ * Runs once before every test file: a database of this run's own, a TLS certificate, a Temporal dev
+ * server on a free port of this run's own and one real worker process. Two runs on one machine never
+ * share a database or a server. The settings reach the test files (and the processes they spawn)
+ * through process.env, which test/helpers/env.ts reads.
  */
 export default async function globalSetup(): Promise<void> {
+  const run = randomBytes(4).toString('hex');
+  process.env.TEST_DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/billing_test_${run}`;
+  process.env.TEST_TEMPORAL_PORT ??= String(await freePort());
+  // Imported only now: env.ts reads the two variables when it is evaluated.
+  const { TEST_DATABASE_URL, TEST_TEMPORAL_PORT } = await import('./helpers/env.ts');
   await dropDatabase(TEST_DATABASE_URL);
   await migrate(TEST_DATABASE_URL);
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
-  const temporal = await ensureTemporalDevServer({
-    port: TEST_TEMPORAL_PORT,
-    uiPort: TEST_TEMPORAL_PORT + 1000,
-    ui: false,
-  });
+  const temporal = await ensureTemporalDevServer({ port: TEST_TEMPORAL_PORT, uiPort: 0, ui: false });
   const worker = await startWorkerProcess();
   globalThis.__billingTestTeardown = async () => {
     await stopProcess(worker);
     await temporal.stop();
+    if (!process.env.KEEP_TEST_DATABASE) await dropDatabase(TEST_DATABASE_URL).catch(() => undefined);
   };
+}
+
+/** A port nothing listens on now: the kernel's pick for an ephemeral bind. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The worker runs as its own process, as in production: tests may stop and restart it. */
 export async function startWorkerProcess(envOverrides: Record<string, string> = {}): Promise<ChildProcess> {
+  const { testEnv } = await import('./helpers/env.ts');
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'worker/main.ts')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...testEnv({ LOG_LEVEL: 'warn', ...envOverrides }) },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  if (child.exitCode !== null) throw new Error(`worker exited at start with code ${child.exitCode}`);
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (!seen.includes('worker ready:')) return;
+      child.stdout!.off('data', onData);
+      child.stdout!.pipe(process.stdout);
+      child.off('exit', onExit);
+      resolve();
+    };
+    const onExit = (code: number | null) => reject(new Error(`worker exited at start with code ${code}: ${seen}`));
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
   return child;
 }
 

@@ -21,6 +21,9 @@ const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
 const { worker, connection } = await createWorker(config, { orm, gateway: createGateway(config, orm) });
 
 // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
-await worker.run();
+const running = worker.run();
+// The line scripts and tests wait on: the worker polls its task queue from here on.
+process.stdout.write(`worker ready: task queue ${config.TEMPORAL_TASK_QUEUE}, pid ${process.pid}\n`);
+await running;
 await connection.close();
 await orm.close();
