@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import type { Orm } from '../../db/orm.ts';
@@ -14,6 +14,8 @@ declare module 'fastify' {
 export interface IdempotencyClaim {
   scope: string;
   key: string;
+  /** This claim of the key: only its holder stores a response or releases the key. */
+  id: string;
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -28,9 +30,12 @@ const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
  * across restarts and across API processes. The claim is taken in `preHandler`, after the route's
  * auth and validation: a request refused there (401, 403, 429, 400 from the schema) never reached
  * the operation and leaves no record, so fixing it and retrying with the same key just works.
+ *
+ * A claim is a lease of IDEMPOTENCY_LEASE_MS: a replay within it is a 409; once it has run out with
+ * no response stored (the process that held it crashed), the key is free again, as a 5xx frees it.
  */
 export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
-  const store = new IdempotencyStore(deps.orm);
+  const store = new IdempotencyStore(deps.orm, deps.config.IDEMPOTENCY_LEASE_MS);
   app.decorateRequest('idempotencyClaim', null);
 
   app.addHook('preHandler', async (request, reply) => {
@@ -46,7 +51,7 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
         'Use 1 to 255 printable ASCII characters, e.g. a UUID',
       );
     }
-    const claim = { scope: idempotencyScope(request), key };
+    const claim = { scope: idempotencyScope(request), key, id: randomUUID() };
     const outcome = await store.claim(claim, requestFingerprint(request));
     if (outcome.kind === 'claimed') {
       request.idempotencyClaim = claim;
@@ -174,27 +179,32 @@ type ClaimOutcome =
 
 class IdempotencyStore {
   private readonly orm: Orm;
+  private readonly leaseMs: number;
   private lastSweep = 0;
 
-  constructor(orm: Orm) {
+  constructor(orm: Orm, leaseMs: number) {
     this.orm = orm;
+    this.leaseMs = leaseMs;
   }
 
   /**
-   * Takes the key (a new key, or one whose record expired) in one statement; otherwise reads what
-   * the record says. A record released between the two statements is simply claimed again.
+   * Takes the key (a new key, one whose record expired, or one whose claim's lease ran out with no
+   * response stored) in one statement; otherwise reads what the record says. A record released
+   * between the two statements is simply claimed again.
    */
   async claim(claim: IdempotencyClaim, requestHash: string): Promise<ClaimOutcome> {
     const conn = this.orm.em.getConnection();
     for (let attempt = 0; attempt < 3; attempt++) {
       const claimed = await conn.execute(
-        `insert into idempotency_keys as k (scope, key, request_hash, state, created_at, expires_at)
-         values (?, ?, ?, 'running', now(), now() + ${KEEP_FOR})
+        `insert into idempotency_keys as k
+           (scope, key, request_hash, state, created_at, expires_at, locked_until, claim_id)
+         values (?, ?, ?, 'running', now(), now() + ${KEEP_FOR}, now() + cast(? as integer) * interval '1 millisecond', ?)
          on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'running',
-           response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-         where k.expires_at <= now()
+           response_status = null, response_body = null, created_at = excluded.created_at,
+           expires_at = excluded.expires_at, locked_until = excluded.locked_until, claim_id = excluded.claim_id
+         where k.expires_at <= now() or (k.state = 'running' and k.locked_until <= now())
          returning 1 as claimed`,
-        [claim.scope, claim.key, requestHash],
+        [claim.scope, claim.key, requestHash, this.leaseMs, claim.id],
       );
       if (claimed.length > 0) {
         this.sweepExpired();
@@ -206,13 +216,16 @@ class IdempotencyStore {
           state: 'running' | 'done';
           response_status: number | null;
           response_body: string | null;
+          lapsed: boolean;
         }[]
       >(
-        `select request_hash, state, response_status, response_body from idempotency_keys
-         where scope = ? and key = ? and expires_at > now()`,
+        `select request_hash, state, response_status, response_body,
+           state = 'running' and locked_until <= now() as lapsed
+         from idempotency_keys where scope = ? and key = ? and expires_at > now()`,
         [claim.scope, claim.key],
       );
-      if (!row) continue;
+      // Gone (released, expired) or its lease ran out since the insert: try to claim it again.
+      if (!row || row.lapsed) continue;
       if (row.request_hash !== requestHash) return { kind: 'mismatch' };
       if (row.state === 'running') return { kind: 'running' };
       return { kind: 'done', status: row.response_status!, body: row.response_body };
@@ -221,20 +234,22 @@ class IdempotencyStore {
     return { kind: 'running' };
   }
 
+  /** Stores the response, unless the claim was lost (its lease ran out and another request took the key). */
   async complete(claim: IdempotencyClaim, status: number, body: string | null): Promise<void> {
     await this.orm.em.getConnection().execute(
       `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
-       where scope = ? and key = ? and state = 'running'`,
-      [status, body, claim.scope, claim.key],
+       where scope = ? and key = ? and state = 'running' and claim_id = ?`,
+      [status, body, claim.scope, claim.key, claim.id],
     );
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
     await this.orm.em
       .getConnection()
-      .execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running'`, [
+      .execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running' and claim_id = ?`, [
         claim.scope,
         claim.key,
+        claim.id,
       ]);
   }
 

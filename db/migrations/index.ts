@@ -2,6 +2,7 @@ import { Migration0001Platform } from './0001-platform.ts';
 import { Migration0002GatewaySimulator } from './0002-gateway-simulator.ts';
 import { Migration0003Payments } from './0003-payments.ts';
 import { Migration0004GatewaySimulatorBooks } from './0004-gateway-simulator-books.ts';
+import { Migration0005IdempotencyLease } from './0005-idempotency-lease.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: '0002-gateway-simulator', class: Migration0002GatewaySimulator },
   { name: '0003-payments', class: Migration0003Payments },
   { name: '0004-gateway-simulator-books', class: Migration0004GatewaySimulatorBooks },
+  { name: '0005-idempotency-lease', class: Migration0005IdempotencyLease },
 ];

@@ -221,6 +221,79 @@ describe('expiry and failures', () => {
     expect(Number(row.seconds)).toBe(24 * 3600);
   });
 
+  it('gives each claim a lease of IDEMPOTENCY_LEASE_MS (a minute by default)', async () => {
+    const key = uuidv7();
+    await createCustomer(key, { email: email() });
+    const [row] = await sql(
+      `select extract(epoch from locked_until - created_at) as seconds, claim_id is not null as named
+       from idempotency_keys where key = ?`,
+      [key],
+    );
+    expect({ seconds: Number(row.seconds), named: row.named }).toEqual({ seconds: 60, named: true });
+  });
+
+  it('frees a key left running by a crashed process once its lease has run out', async () => {
+    const key = uuidv7();
+    // What a process that died between claiming the key and storing its response leaves behind.
+    await sql(
+      `insert into idempotency_keys (scope, key, request_hash, state, created_at, expires_at, locked_until, claim_id)
+       values (?, ?, 'crashed', 'running', now() - interval '2 minutes', now() + interval '22 hours',
+               now() - interval '1 minute', ?)`,
+      [`org:${tenant.org.id}`, key, uuidv7()],
+    );
+    const address = email();
+    const res = await createCustomer(key, { email: address });
+    expect(res.status).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await customersWith(address)).toBe(1);
+    const replay = await createCustomer(key, { email: address });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(res.body);
+    const [row] = await sql(
+      `select state, expires_at > now() + interval '23 hours' as renewed from idempotency_keys where key = ?`,
+      [key],
+    );
+    expect(row).toEqual({ state: 'done', renewed: true });
+  });
+
+  it('answers 409 while the lease of a running claim lasts, and runs the request again after it', async () => {
+    const key = uuidv7();
+    const body = { email: email() };
+    expect((await createCustomer(key, body)).status).toBe(201);
+    // As if the first request were still running, 30 seconds into its lease.
+    await sql(
+      `update idempotency_keys set state = 'running', response_status = null, response_body = null,
+         locked_until = now() + interval '30 seconds' where key = ?`,
+      [key],
+    );
+    const within = await createCustomer(key, body);
+    expect(within.status).toBe(409);
+    expect(within.body.code).toBe('idempotency_request_in_progress');
+
+    await sql(`update idempotency_keys set locked_until = now() - interval '1 second' where key = ?`, [key]);
+    const after = await createCustomer(key, body);
+    // Claimed again, so the operation ran again: the customer it made the first time is there.
+    expect(after.status).toBe(422);
+    expect(after.body.code).toBe('email_taken');
+    expect(after.headers['idempotent-replayed']).toBeUndefined();
+    expect(await customersWith(body.email)).toBe(1);
+  });
+
+  it('honours a shorter lease from IDEMPOTENCY_LEASE_MS', async () => {
+    const short = await startApi({ IDEMPOTENCY_LEASE_MS: '1000' });
+    try {
+      const key = uuidv7();
+      await createCustomer(key, { email: email() }, { on: short });
+      const [row] = await sql(
+        `select extract(epoch from locked_until - created_at) as seconds from idempotency_keys where key = ?`,
+        [key],
+      );
+      expect(Number(row.seconds)).toBe(1);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('does not store a 5xx: the key is released and a retry runs the operation', async () => {
     const address = `${unique('boom')}@example.com`;
     const key = uuidv7();
