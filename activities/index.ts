@@ -1,6 +1,8 @@
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
-import { createCheckoutActivities } from './checkout.ts';
+import { createCheckoutPaymentActivities } from './checkout-payments.ts';
+import { createCheckoutRecordActivities } from './checkout-records.ts';
+import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 
@@ -13,7 +15,9 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRecurrencePlanActivities(deps),
-    ...createCheckoutActivities(deps),
+    ...createCheckoutRecordActivities(deps),
+    ...createCheckoutPaymentActivities(deps),
+    recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
   };
 }

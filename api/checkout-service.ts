@@ -18,7 +18,7 @@ import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts
 import { recordEvent } from '../db/events.ts';
 import { checkoutWorkflow, checkoutWorkflowId } from '../workflows/checkout.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
-import type { DiscountRule } from '../domain/discounts.ts';
+import { discountRule } from '../domain/discounts.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RouteDeps } from './app.ts';
@@ -329,20 +329,6 @@ export function checkedPricing(result: ReturnType<typeof priceCheckout>): Checko
     case 'discount_not_applicable':
       throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', result.reason);
   }
-}
-
-export function discountRule(d: DiscountEntity): DiscountRule {
-  return {
-    type: d.type,
-    basisPoints: d.basisPoints ?? null,
-    amount: d.amount == null ? null : Number(d.amount),
-    currency: d.currency ?? null,
-    startsAt: d.startsAt ?? null,
-    endsAt: d.endsAt ?? null,
-    maxRedemptions: d.maxRedemptions ?? null,
-    redemptionsCount: d.redemptionsCount,
-    productIds: d.productIds ?? [],
-  };
 }
 
 export async function discountOf(em: EntityManager, id: string, organizationId: string): Promise<DiscountEntity> {

@@ -77,3 +77,28 @@ export function discountApplicability(
   }
   return { ok: true };
 }
+
+/** A stored discount as a rule (amounts come back from PostgreSQL's bigint as numbers or strings). */
+export function discountRule(d: {
+  type: 'percentage' | 'fixed';
+  basisPoints?: number | null;
+  amount?: number | string | null;
+  currency?: string | null;
+  startsAt?: Date | null;
+  endsAt?: Date | null;
+  maxRedemptions?: number | null;
+  redemptionsCount: number;
+  productIds?: readonly string[] | null;
+}): DiscountRule {
+  return {
+    type: d.type,
+    basisPoints: d.basisPoints ?? null,
+    amount: d.amount == null ? null : Number(d.amount),
+    currency: d.currency ?? null,
+    startsAt: d.startsAt ? new Date(d.startsAt) : null,
+    endsAt: d.endsAt ? new Date(d.endsAt) : null,
+    maxRedemptions: d.maxRedemptions ?? null,
+    redemptionsCount: d.redemptionsCount,
+    productIds: [...(d.productIds ?? [])],
+  };
+}

@@ -220,6 +220,13 @@ export interface PaymentGateway {
   createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
   /** Null when the gateway has no such transaction. */
   getTransaction(transactionId: string): Promise<GatewayTransaction | null>;
+  /**
+   * The transaction that a chargeCard, createPixCharge or createBoleto call made under this
+   * idempotency key, as it stands now (a captured pre-authorization shows as succeeded); null when
+   * the gateway never processed a call with this key. How a caller whose answer was lost learns
+   * the truth before it tells the buyer anything or accepts another payment.
+   */
+  findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null>;
   /** Full or partial; the gateway refuses more than was captured. */
   refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
   createRecurrencePlan(input: RecurrencePlanInput, idempotencyKey: string): Promise<RecurrencePlan>;

@@ -12,6 +12,24 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { PreparedConfirmation } from '../activities/checkout-records.ts';
+import {
+  CHECKOUT_NOT_OPEN,
+  CONFIRMATION_IN_PROGRESS,
+  CONFIRMATION_INVALID,
+  DISCOUNT_REJECTED,
+  firstSubscriptionPeriod,
+  MAX_DECLINED_CONFIRMATIONS,
+  paymentKey,
+  requiresCharge,
+  TOO_MANY_ATTEMPTS,
+  type CheckoutStatus,
+  type ConfirmCheckoutInput,
+  type ConfirmCheckoutResult,
+  type GatewayPaymentData,
+  type PaymentSummary,
+  type PendingPaymentKind,
+} from '../domain/checkout.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
 export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
@@ -21,38 +39,6 @@ export interface CheckoutWorkflowInput {
   organizationId: string;
 }
 
-export type CheckoutStatus = 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
-
-/** A gateway card token: what the API got from tokenizing the buyer's card. Never the card itself. */
-export interface ConfirmCardToken {
-  id: string;
-  brand: string;
-  first4: string;
-  last4: string;
-}
-
-export interface ConfirmBuyer {
-  email: string | null;
-  name: string | null;
-  taxId: string | null;
-}
-
-export interface ConfirmCheckoutInput {
-  paymentMethod: ConfirmPaymentMethod;
-  /** Present for credit_card. */
-  card: ConfirmCardToken | null;
-  installments: number;
-  buyer: ConfirmBuyer;
-}
-
-export interface ConfirmCheckoutResult {
-  /** succeeded: paid; pending: pix/boleto issued, waiting for payment; declined: open again. */
-  outcome: 'succeeded' | 'pending' | 'declined';
-  status: CheckoutStatus;
-  declineReason: string | null;
-}
-
 export interface PaymentUpdate {
   transactionId: string;
   status: string;
@@ -60,22 +46,16 @@ export interface PaymentUpdate {
 
 export interface CheckoutState {
   status: CheckoutStatus;
-  attempts: number;
-  /**
-   * The charge slot whose gateway call never got an answer (retries exhausted). The next confirmation
-   * reuses it, and so its idempotency key: if the gateway did take the money, it returns that charge.
-   */
-  unanswered: number | null;
+  /** Confirmations refused so far (declines and payment errors); MAX_DECLINED_CONFIRMATIONS ends the checkout. */
+  declined: number;
   confirming: boolean;
+  /** A payment call got no answer and the gateway has not yet said what became of it. */
+  processing: boolean;
   declineReason: string | null;
   pendingTransactionId: string | null;
   customerId: string | null;
   subscriptionId: string | null;
 }
-
-/** Rejection codes of the confirmation validator; the API answers them with 409. */
-export const CHECKOUT_NOT_OPEN = 'checkout_not_open';
-export const CONFIRMATION_IN_PROGRESS = 'confirmation_in_progress';
 
 export const confirmCheckoutUpdate = defineUpdate<ConfirmCheckoutResult, [ConfirmCheckoutInput]>('confirmCheckout');
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
@@ -83,146 +63,283 @@ export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
 
 const CustomerIdKey = defineSearchAttributeKey('CustomerId', 'KEYWORD');
 const SubscriptionIdKey = defineSearchAttributeKey('SubscriptionId', 'KEYWORD');
+/** Set when an operator must look at this run; see docs/decisions.md. */
+const PaymentIssueKey = defineSearchAttributeKey('PaymentIssue', 'KEYWORD');
 
-/** Database steps: retried until they succeed (they are idempotent). */
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+const GATEWAY_REFUSAL = 'GatewayRefusal';
+const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED, 'CheckoutNotFound'];
+/** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
+const RECORDING_REFUSALS = ['CheckoutNotFound', 'MissingCustomerEmail', 'RecordingRejected'];
+
+/** Database steps: short, idempotent, retried until they succeed unless they refuse outright. */
+const records = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [...CONFIRMATION_REFUSALS, ...RECORDING_REFUSALS],
+  },
 });
 
 /**
- * Gateway steps that run while the buyer waits on the confirmation: a few quick retries of
- * retryable gateway errors (timeouts, 5xx), never of a definite refusal. The idempotency key is the
- * same on every retry, so a retried charge can never charge twice.
+ * Payment calls the buyer waits on: a few quick retries of a call that got no answer, always with
+ * the same key, so a retry can never charge twice. A definite refusal is never retried. The timeout
+ * is the gateway's own (10 s) plus a margin: a worker that dies mid-call is noticed in that time.
  */
-const gateway = proxyActivities<Activities>({
-  startToCloseTimeout: '20 seconds',
+const payments = proxyActivities<Activities>({
+  startToCloseTimeout: '12 seconds',
   retry: {
-    initialInterval: '500 milliseconds',
+    initialInterval: '300 milliseconds',
     backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['GatewayRefusal'],
+    maximumInterval: '2 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [GATEWAY_REFUSAL, CHECKOUT_NOT_OPEN],
+  },
+});
+
+/** Gateway calls whose outcome must be known before anything else happens: retried until the gateway answers. */
+const untilAnswered = proxyActivities<Activities>({
+  startToCloseTimeout: '12 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [GATEWAY_REFUSAL, CHECKOUT_NOT_OPEN, 'UnknownTransaction'],
   },
 });
 
 /** Grace after a pix/boleto deadline before we ask the gateway, so its clock has passed it too. */
 const DEADLINE_SLACK_MS = 2_000;
 
+/** One try at paying: the confirmation, what it fixed, and its slot (which keys its gateway calls). */
+interface Attempt {
+  request: ConfirmCheckoutInput;
+  prepared: PreparedConfirmation;
+  slot: number;
+}
+
 /**
- * A checkout's whole life: open until confirmed or expired; a confirmation (Workflow Update)
- * charges the card or issues the pix/boleto; a pending pix/boleto waits for the gateway's callback
- * (signal) or its deadline; a paid checkout records customer, transaction, sale and subscription.
+ * A checkout's whole life: open until confirmed or expired. A confirmation (Workflow Update) fixes
+ * the amount, charges the card or issues the pix/boleto, and records the sale; a payment call whose
+ * answer was lost is resolved by asking the gateway before anything else is accepted; a pending
+ * pix/boleto waits for the gateway's callback (signal) or its deadline.
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ status: CheckoutStatus }> {
-  const { checkoutId } = input;
+  const { checkoutId, organizationId } = input;
   const state: CheckoutState = {
     status: 'open',
-    attempts: 0,
-    unanswered: null,
+    declined: 0,
     confirming: false,
+    processing: false,
     declineReason: null,
     pendingTransactionId: null,
     customerId: null,
     subscriptionId: null,
   };
-  // Handlers are registered before the first await: an update may arrive in the first activation.
   let loaded = false;
-  let pending: { transactionId: string; kind: 'pix' | 'boleto'; payBy: number } | null = null;
-  let paymentNotice: PaymentUpdate | null = null;
+  let slots = 0;
+  let unresolved: Attempt | null = null;
+  let pending: { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number } | null = null;
+  /** Transactions the gateway told us about; kept even when the notice beats the pix/boleto's own answer. */
+  const notices: string[] = [];
 
-  async function complete(gatewayTransactionId: string, cardTokenId: string | null): Promise<void> {
-    const done = await db.completeCheckout({ checkoutId, gatewayTransactionId, cardTokenId });
-    state.status = 'succeeded';
-    state.customerId = done.customerId;
-    state.subscriptionId = done.subscriptionId;
-    upsertSearchAttributes([
-      { key: CustomerIdKey, value: done.customerId },
-      ...(done.subscriptionId ? [{ key: SubscriptionIdKey, value: done.subscriptionId }] : []),
-    ]);
-  }
+  const view = (a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] => ({
+    id: checkoutId,
+    status: state.status,
+    payment_method: a.request.paymentMethod,
+    amount: a.prepared.amount,
+    currency: a.prepared.currency,
+    gateway_payment_data: paymentData,
+    decline_reason: state.declineReason,
+  });
 
   async function confirm(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
-    const attempt = state.unanswered ?? ++state.attempts;
-    state.unanswered = null;
+    const prepared = await records.prepareConfirmation(checkoutId, request);
     state.status = 'confirmed';
-    if (request.paymentMethod === 'credit_card') {
-      if (!request.card) throw ApplicationFailure.nonRetryable('A card token is required', 'InvalidConfirmation');
-      let charged;
-      try {
-        charged = await gateway.chargeCard({
-          checkoutId,
-          attempt,
-          cardTokenId: request.card.id,
-          installments: request.installments,
-          buyer: request.buyer,
-        });
-      } catch (err) {
-        // The gateway kept failing (or refused outright): the buyer may try again.
-        if (!isGatewayRefusal(err)) state.unanswered = attempt;
-        await db.reopenCheckout(checkoutId, 'processing_error');
-        return declined('processing_error');
-      }
-      if (charged.outcome === 'declined') {
-        state.status = 'open';
-        state.declineReason = charged.declineReason;
-        return { outcome: 'declined', status: 'open', declineReason: charged.declineReason };
-      }
-      await complete(charged.gatewayTransactionId, request.card.id);
-      return { outcome: 'succeeded', status: 'succeeded', declineReason: null };
-    }
-    let issued;
-    try {
-      issued = await gateway.issuePendingPayment({
-        checkoutId,
-        attempt,
-        kind: request.paymentMethod,
-        buyer: request.buyer,
-      });
-    } catch (err) {
-      if (!isGatewayRefusal(err)) state.unanswered = attempt;
-      await db.reopenCheckout(checkoutId, 'processing_error');
-      return declined('processing_error');
-    }
-    pending = {
-      transactionId: issued.gatewayTransactionId,
-      kind: request.paymentMethod,
-      payBy: Date.parse(issued.payBy),
-    };
-    state.pendingTransactionId = issued.gatewayTransactionId;
     state.declineReason = null;
-    return { outcome: 'pending', status: 'confirmed', declineReason: null };
+    const attempt: Attempt = { request, prepared, slot: ++slots };
+    if (!requiresCharge(prepared.amount)) return recordSale(attempt, null);
+    let outcome: { payment: PaymentSummary; payBy: string | null } | null;
+    try {
+      outcome = await pay(attempt, payments);
+    } catch (err) {
+      if (isFailure(err, GATEWAY_REFUSAL)) return decline(attempt, 'processing_error', null);
+      // No answer: the gateway may or may not have acted. Nothing else happens until it says which.
+      unresolved = attempt;
+      state.processing = true;
+      try {
+        outcome = await resolve(attempt, payments);
+      } catch {
+        return { outcome: 'processing', checkout: view(attempt, null), payment: null };
+      }
+      unresolved = null;
+      state.processing = false;
+    }
+    return outcome ? settle(attempt, outcome) : decline(attempt, 'processing_error', null);
   }
 
-  function declined(reason: string): ConfirmCheckoutResult {
-    state.status = 'open';
-    state.declineReason = reason;
-    return { outcome: 'declined', status: 'open', declineReason: reason };
+  /** The slot's payment call: a card charge, or a pix/boleto issued. */
+  async function pay(a: Attempt, via: typeof payments): Promise<{ payment: PaymentSummary; payBy: string | null }> {
+    const { request, prepared, slot } = a;
+    if (request.paymentMethod === 'credit_card') {
+      const payment = await via.chargeCard({
+        checkoutId,
+        slot,
+        amount: prepared.amount,
+        currency: prepared.currency,
+        installments: request.installments,
+        noFeesInstallments: prepared.noFeesInstallments,
+        cardTokenId: request.card!.id,
+      });
+      return { payment, payBy: null };
+    }
+    return via.issuePendingPayment({
+      checkoutId,
+      organizationId,
+      slot,
+      kind: request.paymentMethod,
+      amount: prepared.amount,
+      currency: prepared.currency,
+      buyer: prepared.buyer,
+      expiresAt: prepared.expiresAt,
+    });
+  }
+
+  /**
+   * What became of a call that got no answer: null when the gateway never processed it; otherwise
+   * the same call again, whose key returns what was done (and finishes a capture left half-way).
+   */
+  async function resolve(a: Attempt, via: typeof payments) {
+    const found = await via.findPayment(paymentKey(checkoutId, a.request.paymentMethod, a.slot));
+    return found ? pay(a, via) : null;
+  }
+
+  async function settle(a: Attempt, outcome: { payment: PaymentSummary; payBy: string | null }) {
+    const { payment, payBy } = outcome;
+    if (payBy !== null) {
+      pending = {
+        attempt: a,
+        transactionId: payment.id,
+        kind: a.request.paymentMethod as PendingPaymentKind,
+        payBy: Date.parse(payBy),
+      };
+      state.pendingTransactionId = payment.id;
+      return { outcome: 'pending' as const, checkout: view(a, payment.paymentData), payment };
+    }
+    if (payment.status === 'succeeded') return recordSale(a, payment);
+    return decline(a, payment.declineReason ?? 'card_declined', payment);
+  }
+
+  /** A refused payment: open again for another try, or failed once the attempts are used up. */
+  async function decline(a: Attempt, reason: string, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    state.declined += 1;
+    if (state.declined >= MAX_DECLINED_CONFIRMATIONS) {
+      await records.failCheckout(checkoutId, TOO_MANY_ATTEMPTS, payment);
+      state.status = 'failed';
+      state.declineReason = TOO_MANY_ATTEMPTS;
+    } else {
+      await records.reopenCheckout(checkoutId, reason, payment);
+      state.status = 'open';
+      state.declineReason = reason;
+    }
+    return { outcome: 'declined', checkout: view(a, payment?.paymentData ?? null), payment };
+  }
+
+  /**
+   * Records the paid checkout: the gateway subscription of a gateway-billed recurring price first
+   * (its outcome must be known, or the gateway could bill a subscription we do not hold), then the
+   * customer, transaction, subscription and sale in one transaction. Should the record be refused
+   * for good, the capture is given back: never money without a sale.
+   */
+  async function recordSale(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const paidAt = new Date();
+    const recurring = a.prepared.recurring;
+    const period = recurring
+      ? firstSubscriptionPeriod(
+          { interval: recurring.interval, intervalCount: recurring.intervalCount },
+          recurring.trial,
+          paidAt,
+        )
+      : null;
+    let gatewaySubscriptionId: string | null = null;
+    if (recurring?.billing === 'gateway' && a.request.card) {
+      try {
+        gatewaySubscriptionId = await untilAnswered.createGatewaySubscription({
+          checkoutId,
+          priceId: a.prepared.priceId,
+          cardTokenId: a.request.card.id,
+          buyer: a.prepared.buyer,
+          startDate: period!.periodEnd.toISOString().slice(0, 10),
+        });
+      } catch (err) {
+        // Refused by the gateway: our own renewals bill the subscription instead (docs/decisions.md).
+        if (!isFailure(err, GATEWAY_REFUSAL)) throw err;
+      }
+    }
+    let sale;
+    try {
+      sale = await records.recordSale({
+        checkoutId,
+        payment,
+        subscription: period && {
+          status: period.status,
+          periodStart: paidAt.toISOString(),
+          periodEnd: period.periodEnd.toISOString(),
+          trialEnd: period.trialEnd?.toISOString() ?? null,
+          gatewaySubscriptionId,
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      return giveBack(a, payment);
+    }
+    state.status = 'succeeded';
+    state.customerId = sale.customerId;
+    state.subscriptionId = sale.subscriptionId;
+    upsertSearchAttributes([
+      { key: CustomerIdKey, value: sale.customerId },
+      ...(sale.subscriptionId ? [{ key: SubscriptionIdKey, value: sale.subscriptionId }] : []),
+    ]);
+    return { outcome: 'succeeded', checkout: view(a, payment?.paymentData ?? null), payment };
+  }
+
+  /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
+  async function giveBack(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const refunded =
+      payment && payment.capturedAmount > 0
+        ? await untilAnswered.refundUnrecordedCapture(checkoutId, payment)
+        : payment;
+    upsertSearchAttributes([{ key: PaymentIssueKey, value: 'capture_refunded_unrecorded' }]);
+    await records.failCheckout(checkoutId, 'recording_failed', refunded);
+    state.status = 'failed';
+    state.declineReason = 'recording_failed';
+    return { outcome: 'declined', checkout: view(a, refunded?.paymentData ?? null), payment: refunded };
   }
 
   /** Waits for the pix/boleto to be paid or to pass its deadline; the gateway is the source of truth. */
-  async function settlePendingPayment(p: { transactionId: string; kind: 'pix' | 'boleto'; payBy: number }) {
-    const notified = await condition(
-      () => paymentNotice !== null,
-      Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1),
-    );
-    paymentNotice = null;
-    const payment = await db.syncPayment(p.transactionId);
-    if (payment.status === 'succeeded') return complete(p.transactionId, null);
+  async function settlePendingPayment(p: NonNullable<typeof pending>) {
+    const noticed = () => notices.includes(p.transactionId);
+    const notified = await condition(noticed, Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
+    notices.splice(0, notices.length, ...notices.filter((id) => id !== p.transactionId));
+    const payment = await untilAnswered.syncPayment(p.transactionId);
+    if (payment.status === 'succeeded') return void (await recordSale(p.attempt, payment));
     if (payment.status === 'pending' && notified) return; // an early or repeated notice: keep waiting
-    const settled = payment.status === 'pending' ? await db.cancelPendingPayment(checkoutId, p.transactionId) : payment;
-    if (settled.status === 'succeeded') return complete(p.transactionId, null);
+    const settled =
+      payment.status === 'pending' ? await untilAnswered.cancelPendingPayment(checkoutId, p.transactionId) : payment;
+    if (settled.status === 'succeeded') return void (await recordSale(p.attempt, settled));
+    pending = null;
+    state.pendingTransactionId = null;
     const reason = p.kind === 'pix' ? 'expired' : 'overdue';
-    await db.failCheckout(checkoutId, reason);
+    await records.failCheckout(checkoutId, reason, settled);
     state.status = 'failed';
     state.declineReason = reason;
-    state.pendingTransactionId = null;
-    pending = null;
   }
 
   setHandler(checkoutStateQuery, () => ({ ...state }));
   setHandler(paymentUpdatedSignal, (notice) => {
-    if (pending && notice.transactionId === pending.transactionId) paymentNotice = notice;
+    if (!notices.includes(notice.transactionId)) notices.push(notice.transactionId);
+    if (notices.length > 20) notices.shift();
   });
   setHandler(
     confirmCheckoutUpdate,
@@ -235,6 +352,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
         return await confirm(request);
+      } catch (err) {
+        // A refusal of the confirmation itself (not open, a bad discount code) reaches the API as is.
+        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+        throw err;
       } finally {
         state.confirming = false;
       }
@@ -251,13 +372,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
         if (request.paymentMethod === 'credit_card' && !request.card) {
-          throw ApplicationFailure.nonRetryable('A card token is required', 'invalid_confirmation');
+          throw ApplicationFailure.nonRetryable('A card token is required', CONFIRMATION_INVALID);
         }
       },
     },
   );
 
-  const checkout = await db.loadCheckout(checkoutId);
+  const checkout = await records.loadCheckout(checkoutId);
   if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
   state.status = checkout.status;
   state.declineReason = checkout.declineReason;
@@ -265,22 +386,25 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const expiresAt = Date.parse(checkout.expiresAt);
 
   for (;;) {
-    if (state.status === 'open') {
+    if (state.confirming) {
+      await condition(() => !state.confirming);
+    } else if (state.status === 'open') {
       const woke = await condition(
         () => state.confirming || state.status !== 'open',
         Math.max(expiresAt - Date.now(), 1),
       );
-      if (!woke) {
-        await db.expireCheckout(checkoutId);
-        state.status = 'expired';
-        break;
-      }
-      await condition(() => !state.confirming);
+      if (woke) continue;
+      // Expiring: from here the validator refuses confirmations (the status is no longer open).
+      state.status = 'expired';
+      await records.expireCheckout(checkoutId);
+    } else if (state.status === 'confirmed' && unresolved) {
+      const a: Attempt = unresolved;
+      const outcome = await resolve(a, untilAnswered);
+      unresolved = null;
+      state.processing = false;
+      await (outcome ? settle(a, outcome) : decline(a, 'processing_error', null));
     } else if (state.status === 'confirmed' && pending) {
       await settlePendingPayment(pending);
-    } else if (state.status === 'confirmed') {
-      await condition(() => !state.confirming);
-      if (state.status === 'confirmed' && !pending) break;
     } else {
       break;
     }
@@ -289,9 +413,6 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   return { status: state.status };
 }
 
-/** A definite refusal by the gateway (it took nothing), as opposed to a call that never got an answer. */
-function isGatewayRefusal(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'GatewayRefusal'
-  );
+function isFailure(err: unknown, type: string): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === type;
 }

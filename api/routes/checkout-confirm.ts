@@ -1,25 +1,22 @@
 import { createHash } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Discount, Price } from '../../db/entities/index.ts';
-import { redeemDiscount } from '../../db/discount-redemptions.ts';
-import { recordEvent } from '../../db/events.ts';
-import { maxInstallments } from '../../domain/checkout-pricing.ts';
-import { discountAmount, discountApplicability } from '../../domain/discounts.ts';
-import { parseTaxId } from '../../domain/tax-id.ts';
-import { GatewayError, type CardToken } from '../../gateway/port.ts';
+import { Checkout, Price } from '../../db/entities/index.ts';
 import {
   CHECKOUT_NOT_OPEN,
-  checkoutStateQuery,
-  checkoutWorkflowId,
-  confirmCheckoutUpdate,
   CONFIRMATION_IN_PROGRESS,
+  CONFIRMATION_INVALID,
+  DISCOUNT_REJECTED,
   type ConfirmCheckoutResult,
-} from '../../workflows/checkout.ts';
+  type GatewayPaymentData,
+} from '../../domain/checkout.ts';
+import { maxInstallments } from '../../domain/checkout-pricing.ts';
+import { parseTaxId } from '../../domain/tax-id.ts';
+import { GatewayError, type CardToken } from '../../gateway/port.ts';
+import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
-import { checkoutByClientSecret, discountRule } from '../checkout-service.ts';
+import { checkoutByClientSecret } from '../checkout-service.ts';
 import { ApiError, badRequest, unprocessable } from '../errors.ts';
 import { errorBody } from '../schemas/common.ts';
 import {
@@ -46,28 +43,6 @@ function tokenKey(checkoutId: string, card: NonNullable<ConfirmSdkBody['card']>)
     .update([card.number, card.expiration_month, card.expiration_year, card.cvv, card.holder_name].join('|'))
     .digest('hex');
   return `checkout:${checkoutId}:card:${digest}`;
-}
-
-export function confirmResponse(c: CheckoutEntity) {
-  const data = c.gatewayPaymentData as Record<string, unknown> | null | undefined;
-  return {
-    id: c.id,
-    status: c.status,
-    payment_method: c.paymentMethod ?? null,
-    amount: Number(c.amount),
-    currency: c.currency,
-    gateway_payment_data: data
-      ? {
-          transaction_id: String(data.transaction_id),
-          status: String(data.status),
-          authorization_code: (data.authorization_code as string | null) ?? null,
-          installments: Number(data.installments ?? 1),
-          ...(data.pix ? { pix: data.pix as never } : {}),
-          ...(data.boleto ? { boleto: data.boleto as never } : {}),
-        }
-      : null,
-    decline_reason: c.declineReason ?? null,
-  };
 }
 
 export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -98,30 +73,40 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     async (request, reply) => {
       const em = deps.orm.em.fork();
       const checkout = await checkoutByClientSecret(em, request.params.client_secret);
-      const { result, checkout: updated } = await confirmCheckout(deps, checkout, request.body);
+      const result = await confirmCheckout(deps, checkout, request.body);
       if (result.outcome === 'declined') {
-        const reason = result.declineReason ?? 'card_declined';
+        const reason = result.checkout.decline_reason ?? 'card_declined';
         return reply
           .status(422)
           .send({ error: 'Payment declined', code: 'payment_declined', detail: reason, decline_reason: reason });
       }
-      return reply.status(200).send(confirmResponse(updated));
+      return reply.status(200).send(result.checkout);
     },
   );
 };
 
+/** How long a buyer's request waits for the confirmation; past it the checkout is answered as being processed. */
+const CONFIRM_WAIT_MS = 20_000;
+
+const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
+  discount_codes_not_allowed: ['discount_codes_not_allowed', 'This checkout does not accept discount codes'],
+  discount_not_found: ['discount_not_found', 'Unknown discount code'],
+  discount_already_applied: ['discount_already_applied', 'The checkout already has a discount'],
+};
+
 /**
- * Confirms a checkout: the request rules, a discount code, server-side card tokenization (only the
- * token reaches the workflow), then the confirmation Update. Shared by confirm-sdk and transactions/direct.
+ * Confirms a checkout: the request rules and server-side card tokenization (only the token reaches
+ * the workflow), then one Update that carries everything, discount code included. The workflow fixes
+ * the amount, charges and records; the answer is the Update's result. Shared by confirm-sdk and
+ * transactions/direct.
  */
 export async function confirmCheckout(
   deps: RouteDeps,
   checkout: CheckoutEntity,
   body: ConfirmSdkBody,
-): Promise<{ result: ConfirmCheckoutResult; checkout: CheckoutEntity }> {
-  const em = deps.orm.em.fork();
+): Promise<ConfirmCheckoutResult> {
   if (checkout.status !== 'open') throw notOpen(checkout.status);
-  const price = await em.findOneOrFail(Price, { id: checkout.productPriceId });
+  const price = await deps.orm.em.fork().findOneOrFail(Price, { id: checkout.productPriceId });
 
   const installments = body.card?.installments ?? 1;
   if (body.payment_method === 'credit_card') {
@@ -144,41 +129,11 @@ export async function confirmCheckout(
     if (!(body.customer_tax_id ?? checkout.customerTaxId)) throw badRequest('customer_tax_id is required for boleto');
   }
 
+  const card = body.card ? await tokenize(deps, checkout.id, body.card) : null;
   const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
-  if (body.discount_code) {
-    // The amount must not change under a charge already running.
-    const state = await handle.query(checkoutStateQuery).catch(() => null);
-    if (state?.confirming) throw inProgress();
-    await applyDiscountCode(deps, checkout.id, body.discount_code);
-  }
-
-  let card: CardToken | null = null;
-  if (body.card) {
-    const c = body.card;
-    try {
-      card = await deps.gateway.tokenizeCard(
-        {
-          number: c.number,
-          holderName: c.holder_name,
-          expirationMonth: c.expiration_month,
-          expirationYear: c.expiration_year,
-          cvv: c.cvv,
-        },
-        tokenKey(checkout.id, c),
-      );
-    } catch (err) {
-      if (err instanceof GatewayError && !err.retryable) {
-        throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-      }
-      if (err instanceof GatewayError)
-        throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
-      throw err;
-    }
-  }
-
-  let result: ConfirmCheckoutResult;
   try {
-    result = await handle.executeUpdate(confirmCheckoutUpdate, {
+    const update = await handle.startUpdate(confirmCheckoutUpdate, {
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
       args: [
         {
           paymentMethod: body.payment_method,
@@ -189,76 +144,85 @@ export async function confirmCheckout(
             name: body.customer_name ?? null,
             taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
           },
+          discountCode: body.discount_code ?? null,
         },
       ],
     });
+    const answered = await Promise.race([
+      update.result(),
+      new Promise<null>((resolve) => setTimeout(resolve, CONFIRM_WAIT_MS, null).unref()),
+    ]);
+    return answered ?? (await stillProcessing(deps, checkout.id));
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-      if (err.cause.type === CONFIRMATION_IN_PROGRESS) throw inProgress();
-      if (err.cause.type === CHECKOUT_NOT_OPEN) throw notOpen(err.cause.message.replace(/^Checkout is /, ''));
-    }
-    // The workflow has ended: the checkout expired or was paid meanwhile.
-    if (err instanceof WorkflowNotFoundError) throw notOpen('closed');
-    throw err;
+    throw confirmationError(err);
   }
-
-  const updated = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkout.id });
-  return { result, checkout: updated };
 }
 
-/**
- * Applies a discount code at payment time: the checkout's amount changes and the redemption is
- * counted, in one database transaction (a code already applied to this checkout is a no-op).
- */
-async function applyDiscountCode(deps: RouteDeps, checkoutId: string, code: string): Promise<void> {
-  await deps.orm.em.fork().transactional(async (tx) => {
-    const checkout = await tx.findOneOrFail(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (checkout.status !== 'open') throw notOpen(checkout.status);
-    if (!checkout.allowDiscountCodes) {
-      throw unprocessable('discount_codes_not_allowed', 'This checkout does not accept discount codes');
+/** A confirmation that outlasted the request: the buyer is told it is being processed, and polls the checkout. */
+async function stillProcessing(deps: RouteDeps, checkoutId: string): Promise<ConfirmCheckoutResult> {
+  const c = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkoutId });
+  return {
+    outcome: 'processing',
+    checkout: {
+      id: c.id,
+      status: c.status,
+      payment_method: (c.paymentMethod ?? 'credit_card') as ConfirmCheckoutResult['checkout']['payment_method'],
+      amount: Number(c.amount),
+      currency: c.currency,
+      gateway_payment_data: (c.gatewayPaymentData as GatewayPaymentData | null) ?? null,
+      decline_reason: c.declineReason ?? null,
+    },
+    payment: null,
+  };
+}
+
+/** The workflow's refusals as the API's errors. */
+function confirmationError(err: unknown): unknown {
+  // The workflow has ended: the checkout expired or was paid meanwhile.
+  if (err instanceof WorkflowNotFoundError) return notOpen('closed');
+  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
+  const failure = err.cause;
+  switch (failure.type) {
+    case CONFIRMATION_IN_PROGRESS:
+      return inProgress();
+    case CHECKOUT_NOT_OPEN:
+      return notOpen(failure.message.replace(/^Checkout is /, ''));
+    case CONFIRMATION_INVALID:
+      return badRequest(failure.message);
+    case DISCOUNT_REJECTED: {
+      const reason = String(failure.details?.[0] ?? 'not_applicable');
+      const known = DISCOUNT_ERRORS[reason];
+      if (known) return unprocessable(known[0], known[1]);
+      return unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', reason);
     }
-    const [found] = await tx.execute<{ id: string }[]>(
-      'select id from discounts where organization_id = ? and upper(code) = upper(?) and deleted_at is null',
-      [checkout.organizationId, code],
+    default:
+      return err;
+  }
+}
+
+/** Tokenizes the buyer's card at the gateway; a card the gateway refuses is a 422. */
+async function tokenize(
+  deps: RouteDeps,
+  checkoutId: string,
+  c: NonNullable<ConfirmSdkBody['card']>,
+): Promise<CardToken> {
+  try {
+    return await deps.gateway.tokenizeCard(
+      {
+        number: c.number,
+        holderName: c.holder_name,
+        expirationMonth: c.expiration_month,
+        expirationYear: c.expiration_year,
+        cvv: c.cvv,
+      },
+      tokenKey(checkoutId, c),
     );
-    if (!found) throw unprocessable('discount_not_found', 'Unknown discount code');
-    if (checkout.discountId === found.id) return;
-    if (checkout.discountId) {
-      throw unprocessable('discount_already_applied', 'The checkout already has a discount');
+  } catch (err) {
+    if (err instanceof GatewayError && !err.retryable) {
+      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
     }
-    const discount = await tx.findOneOrFail(Discount, { id: found.id });
-    const rule = discountRule(discount);
-    const applicable = discountApplicability(rule, {
-      productId: checkout.productId,
-      currency: checkout.currency,
-      now: new Date(),
-    });
-    if (!applicable.ok) {
-      throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', applicable.reason);
-    }
-    const off = discountAmount(Number(checkout.subtotalAmount), checkout.currency, rule);
-    if (Number(checkout.subtotalAmount) - off < 1) {
-      throw unprocessable(
-        'discount_not_applicable',
-        'The discount does not apply to this checkout',
-        'amount_below_minimum',
-      );
-    }
-    const outcome = await redeemDiscount(tx, discount.id, checkout.id);
-    if (outcome === 'exhausted') {
-      throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', 'exhausted');
-    }
-    checkout.discountId = discount.id;
-    checkout.discountAmount = off;
-    checkout.amount = Number(checkout.subtotalAmount) - off;
-    checkout.updatedAt = new Date();
-    recordEvent(tx, checkout.organizationId, 'checkout.updated', {
-      id: checkout.id,
-      status: checkout.status,
-      discount_id: discount.id,
-      discount_amount: off,
-      amount: checkout.amount,
-      currency: checkout.currency,
-    });
-  });
+    if (err instanceof GatewayError)
+      throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
+    throw err;
+  }
 }

@@ -76,14 +76,16 @@ async function presentSales(em: EntityManager, sales: SaleEntity[]): Promise<Sal
   // One EntityManager runs one query at a time.
   const customers = await em.find(Customer, { id: { $in: [...new Set(sales.map((s) => s.customerId))] } });
   const products = await em.find(Product, { id: { $in: [...new Set(sales.map((s) => s.productId))] } });
-  const transactions = await em.find(Transaction, { id: { $in: sales.map((s) => s.transactionId) } });
+  const paid = sales.flatMap((s) => (s.transactionId ? [s.transactionId] : []));
+  const transactions = paid.length ? await em.find(Transaction, { id: { $in: paid } }) : [];
   const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
   const [c, p, t] = [byId(customers), byId(products), byId(transactions)];
   return sales.map((sale) => {
     const customer = c.get(sale.customerId)!;
     const product = p.get(sale.productId)!;
     return presentSale(sale, {
-      gatewayTransactionId: t.get(sale.transactionId)!.gatewayTransactionId,
+      // A sale of a zero total has no payment.
+      gatewayTransactionId: sale.transactionId ? t.get(sale.transactionId)!.gatewayTransactionId : null,
       customer: { id: customer.id, email: customer.email, name: customer.name ?? null },
       product: { id: product.id, name: product.name },
     });

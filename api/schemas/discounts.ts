@@ -1,7 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Discount } from '../../db/entities/index.ts';
-import type { DiscountRule } from '../../domain/discounts.ts';
 import { iso, listQuery, metadata } from './common.ts';
 
 export type DiscountEntity = InferEntity<typeof Discount>;
@@ -134,16 +133,4 @@ export function discountRecord(d: DiscountEntity): DiscountRecord {
 }
 
 /** The stored discount as the pure rules of domain/discounts.ts see it. */
-export function discountRule(d: DiscountEntity): DiscountRule {
-  return {
-    type: d.type,
-    basisPoints: d.basisPoints ?? null,
-    amount: d.amount == null ? null : Number(d.amount),
-    currency: d.currency ?? null,
-    startsAt: d.startsAt ? new Date(d.startsAt) : null,
-    endsAt: d.endsAt ? new Date(d.endsAt) : null,
-    maxRedemptions: d.maxRedemptions ?? null,
-    redemptionsCount: d.redemptionsCount,
-    productIds: [...d.productIds],
-  };
-}
+export { discountRule } from '../../domain/discounts.ts';

@@ -12,8 +12,11 @@ export const saleSchema = z.object({
   id: z.string(),
   organization_id: z.string(),
   checkout_id: z.string().nullable(),
-  transaction_id: z.string().describe('Our transaction record'),
-  gateway_transaction_id: z.string().describe('The gateway identifier (GET /transactions/<it>)'),
+  transaction_id: z.string().nullable().describe('Our transaction record; null for a sale whose total was zero'),
+  gateway_transaction_id: z
+    .string()
+    .nullable()
+    .describe('The gateway identifier (GET /transactions/<it>); null for a sale whose total was zero'),
   customer: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
   product: z.object({ id: z.string(), name: z.string() }),
   price_id: z.string(),
@@ -42,7 +45,7 @@ export const salePage = paginated(saleSchema);
 export const saleParams = z.object({ id: z.string() });
 
 export interface SaleRelations {
-  gatewayTransactionId: string;
+  gatewayTransactionId: string | null;
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string };
 }
@@ -52,7 +55,7 @@ export function presentSale(sale: SaleEntity, related: SaleRelations): SaleBody 
     id: sale.id,
     organization_id: sale.organizationId,
     checkout_id: sale.checkoutId ?? null,
-    transaction_id: sale.transactionId,
+    transaction_id: sale.transactionId ?? null,
     gateway_transaction_id: related.gatewayTransactionId,
     customer: related.customer,
     product: related.product,

@@ -168,7 +168,7 @@ export const Sale = defineEntity({
     id: p.uuid().primary(),
     organizationId: p.uuid(),
     checkoutId: p.uuid().nullable(),
-    transactionId: p.uuid(),
+    transactionId: p.uuid().nullable(),
     customerId: p.uuid(),
     productId: p.uuid(),
     priceId: p.uuid(),

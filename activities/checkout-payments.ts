@@ -1,0 +1,273 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Orm } from '../db/orm.ts';
+import { upsertTransaction } from '../db/transactions.ts';
+import {
+  CHECKOUT_NOT_OPEN,
+  checkoutKeys,
+  type GatewayPaymentData,
+  type PaymentSummary,
+  type PendingPaymentKind,
+} from '../domain/checkout.ts';
+import { addInterval, isoDate } from '../domain/periods.ts';
+import { BOLETO_GRACE_DAYS } from '../gateway/payment-documents.ts';
+import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
+import { callGateway } from './gateway-failures.ts';
+import { ensureRecurrencePlan } from './recurrence-plans.ts';
+
+/**
+ * The checkout's gateway steps. Each is one gateway call (or a call and its unavoidable follow-up,
+ * such as capturing a pre-authorization), keyed by the checkout and the payment slot so a retry or a
+ * replay returns the first result. Recording what they return is the workflow's next activity.
+ */
+
+/** A pix is valid until the checkout would have expired, and never longer than this. */
+const PIX_MAX_VALIDITY_SECONDS = 30 * 60;
+/** A boleto falls due this many days after it is issued. */
+const BOLETO_DUE_DAYS = 3;
+
+/** The gateway's transaction as the workflow carries it. */
+export function summarize(t: GatewayTransaction): PaymentSummary {
+  return {
+    id: t.id,
+    status: t.status,
+    paymentType: t.paymentType,
+    amount: t.amount,
+    currency: t.currency,
+    installments: t.installments,
+    authorizationCode: t.authorizationCode,
+    declineReason: t.declineReason,
+    capturedAmount: t.capturedAmount,
+    confirmedAt: t.confirmedAt,
+    card: t.card,
+    paymentData: paymentData(t),
+  };
+}
+
+/** The checkout's gateway_payment_data: the spec's four fields, plus what a pix/boleto buyer needs to pay. */
+function paymentData(t: GatewayTransaction): GatewayPaymentData {
+  return {
+    transaction_id: t.id,
+    status: t.status,
+    authorization_code: t.authorizationCode,
+    installments: t.installments,
+    ...(t.pix ? { pix: { qr_code: t.pix.qrCode, qr_code_image: t.pix.qrCodeImage, expires_at: t.pix.expiresAt } } : {}),
+    ...(t.boleto
+      ? {
+          boleto: {
+            barcode: t.boleto.barcode,
+            digitable_line: t.boleto.digitableLine,
+            due_date: t.boleto.dueDate,
+            url: t.boleto.url,
+          },
+        }
+      : {}),
+  };
+}
+
+export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+  const { orm, gateway } = deps;
+
+  /** A charge is made only for a checkout this confirmation holds: one that expired or was paid is refused. */
+  async function assertPayable(checkoutId: string): Promise<void> {
+    const [row] = await orm.em
+      .getConnection()
+      .execute<{ status: string }[]>('select status from checkouts where id = ?', [checkoutId]);
+    if (row?.status !== 'confirmed') {
+      throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
+    }
+  }
+
+  return {
+    /**
+     * Charges the tokenized card for the amount the confirmation fixed, capturing a
+     * pre-authorization; a capture the gateway refuses voids the authorization, so no hold is left
+     * on the buyer's card. A decline is an answer (status failed), not an error.
+     */
+    async chargeCard(input: {
+      checkoutId: string;
+      slot: number;
+      amount: number;
+      currency: string;
+      installments: number;
+      noFeesInstallments: boolean;
+      cardTokenId: string;
+    }): Promise<PaymentSummary> {
+      await assertPayable(input.checkoutId);
+      const charged = await callGateway(() =>
+        gateway.chargeCard(
+          {
+            reference: input.checkoutId,
+            amount: input.amount,
+            currency: input.currency,
+            installments: input.installments,
+            noFeesInstallments: input.noFeesInstallments,
+            card: { token: input.cardTokenId },
+            capture: true,
+          },
+          checkoutKeys.charge(input.checkoutId, input.slot),
+        ),
+      );
+      if (charged.status !== 'pre_authorized') return summarize(charged);
+      return summarize(await captureOrVoid(gateway, charged, input.checkoutId, input.slot));
+    },
+
+    /**
+     * The truth about a payment call whose answer was lost: the transaction the gateway made under
+     * the slot's key, or null when it never processed that call.
+     */
+    async findPayment(idempotencyKey: string): Promise<PaymentSummary | null> {
+      const found = await callGateway(() => gateway.findTransactionByIdempotencyKey(idempotencyKey));
+      return found ? summarize(found) : null;
+    },
+
+    /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
+    async issuePendingPayment(input: {
+      checkoutId: string;
+      organizationId: string;
+      slot: number;
+      kind: PendingPaymentKind;
+      amount: number;
+      currency: string;
+      buyer: BuyerInput;
+      expiresAt: string;
+    }): Promise<{ payment: PaymentSummary; payBy: string }> {
+      await assertPayable(input.checkoutId);
+      const now = Date.now();
+      let issued: GatewayTransaction;
+      let payBy: Date;
+      if (input.kind === 'pix') {
+        const untilExpiry = Math.ceil((Date.parse(input.expiresAt) - now) / 1000);
+        issued = await callGateway(() =>
+          gateway.createPixCharge(
+            {
+              reference: input.checkoutId,
+              amount: input.amount,
+              currency: input.currency,
+              buyer: input.buyer.email ? input.buyer : null,
+              expiresInSeconds: Math.min(Math.max(untilExpiry, 1), PIX_MAX_VALIDITY_SECONDS),
+            },
+            checkoutKeys.pix(input.checkoutId, input.slot),
+          ),
+        );
+        payBy = new Date(issued.pix!.expiresAt);
+      } else {
+        issued = await callGateway(() =>
+          gateway.createBoleto(
+            {
+              reference: input.checkoutId,
+              amount: input.amount,
+              currency: input.currency,
+              buyer: input.buyer,
+              dueDate: isoDate(addInterval(new Date(now), 'day', BOLETO_DUE_DAYS)),
+            },
+            checkoutKeys.boleto(input.checkoutId, input.slot),
+          ),
+        );
+        // Payable through the due date and the grace days after it (UTC), as the gateway counts them.
+        payBy = addInterval(new Date(`${issued.boleto!.dueDate}T00:00:00Z`), 'day', BOLETO_GRACE_DAYS + 1);
+      }
+      const payment = summarize(issued);
+      await orm.em.fork().transactional(async (tx) => {
+        await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
+        await tx.execute(
+          `update checkouts set gateway_payment_data = ?, updated_at = now() where id = ? and status = 'confirmed'`,
+          [JSON.stringify(payment.paymentData), input.checkoutId],
+        );
+      });
+      return { payment, payBy: payBy.toISOString() };
+    },
+
+    /** The gateway's word on a transaction, copied into our transactions table. */
+    async syncPayment(gatewayTransactionId: string): Promise<PaymentSummary> {
+      const t = await callGateway(() => gateway.getTransaction(gatewayTransactionId));
+      if (!t) {
+        throw ApplicationFailure.nonRetryable(
+          `Gateway has no transaction ${gatewayTransactionId}`,
+          'UnknownTransaction',
+        );
+      }
+      await orm.em
+        .getConnection()
+        .execute(
+          'update transactions set status = ?, captured_amount = ?, confirmed_at = coalesce(confirmed_at, ?), updated_at = ? where gateway_transaction_id = ?',
+          [t.status, t.capturedAmount, t.confirmedAt, new Date(), t.id],
+        );
+      return summarize(t);
+    },
+
+    /** Voids an unpaid pix/boleto past its deadline; if it was paid meanwhile, says so instead. */
+    async cancelPendingPayment(checkoutId: string, gatewayTransactionId: string): Promise<PaymentSummary> {
+      try {
+        return summarize(
+          await gateway.cancel(gatewayTransactionId, checkoutKeys.cancel(checkoutId, gatewayTransactionId)),
+        );
+      } catch (err) {
+        if (!(err instanceof GatewayError) || err.retryable) throw err;
+        const t = await callGateway(() => gateway.getTransaction(gatewayTransactionId));
+        if (!t)
+          throw ApplicationFailure.nonRetryable(
+            `Gateway has no transaction ${gatewayTransactionId}`,
+            'UnknownTransaction',
+          );
+        return summarize(t);
+      }
+    },
+
+    /**
+     * Gives a capture back when its sale could not be recorded (the money-transfer sample's
+     * compensation): a full refund, keyed by the checkout and the transaction, so it happens once.
+     */
+    async refundUnrecordedCapture(checkoutId: string, payment: PaymentSummary): Promise<PaymentSummary> {
+      const refunded = await callGateway(() =>
+        gateway.refund(payment.id, payment.capturedAmount, checkoutKeys.compensation(checkoutId, payment.id)),
+      );
+      return summarize(refunded);
+    },
+
+    /**
+     * The gateway subscription that bills a recurring price when recurrence_billing is gateway: its
+     * buyer and subscription keyed by the checkout, starting when the first period ends. Null when
+     * the price has no gateway plan.
+     */
+    async createGatewaySubscription(input: {
+      checkoutId: string;
+      priceId: string;
+      cardTokenId: string;
+      buyer: BuyerInput;
+      startDate: string;
+    }): Promise<string | null> {
+      const planId = await callGateway(() => ensureRecurrencePlan(deps, input.priceId));
+      if (!planId) return null;
+      const buyer = await callGateway(() => gateway.createBuyer(input.buyer, checkoutKeys.buyer(input.checkoutId)));
+      const created = await callGateway(() =>
+        gateway.createSubscription(
+          {
+            reference: input.checkoutId,
+            planId,
+            buyerId: buyer.id,
+            cardToken: input.cardTokenId,
+            startDate: input.startDate,
+          },
+          checkoutKeys.subscription(input.checkoutId),
+        ),
+      );
+      return created.id;
+    },
+  };
+}
+
+/** Captures a pre-authorization; when the gateway refuses the capture, voids it and reports the decline. */
+async function captureOrVoid(
+  gateway: PaymentGateway,
+  authorized: GatewayTransaction,
+  checkoutId: string,
+  slot: number,
+): Promise<GatewayTransaction> {
+  try {
+    return await gateway.capture(authorized.id, null, checkoutKeys.capture(checkoutId, slot));
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.retryable) return callGateway(() => Promise.reject(err));
+    const voided = await callGateway(() => gateway.cancel(authorized.id, checkoutKeys.void(checkoutId, slot)));
+    return { ...voided, status: 'failed', declineReason: voided.declineReason ?? 'card_declined' };
+  }
+}

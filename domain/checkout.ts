@@ -1,0 +1,203 @@
+/**
+ * The checkout's shared language and rules, imported by the API, the workflow and the activities
+ * alike (so activities never import from workflows/). Pure: no I/O, no clock.
+ */
+import { discountAmount, discountApplicability, type DiscountInapplicability, type DiscountRule } from './discounts.ts';
+import { addInterval, type PeriodInterval } from './periods.ts';
+
+export type CheckoutStatus = 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
+export type PendingPaymentKind = 'pix' | 'boleto';
+
+/** A gateway card token: what the API got from tokenizing the buyer's card. Never the card itself. */
+export interface ConfirmCardToken {
+  id: string;
+  brand: string;
+  first4: string;
+  last4: string;
+}
+
+export interface ConfirmBuyer {
+  email: string | null;
+  name: string | null;
+  taxId: string | null;
+}
+
+/** Everything a confirmation carries into the workflow, in one Update. */
+export interface ConfirmCheckoutInput {
+  paymentMethod: ConfirmPaymentMethod;
+  /** Present for credit_card. */
+  card: ConfirmCardToken | null;
+  installments: number;
+  buyer: ConfirmBuyer;
+  /** Applied by the workflow, under the same lock that marks the checkout confirmed. */
+  discountCode: string | null;
+}
+
+/** The gateway_payment_data the buyer and the merchant see: the spec's four fields, and what pays a pix/boleto. */
+export type GatewayPaymentData = {
+  transaction_id: string;
+  status: string;
+  authorization_code: string | null;
+  installments: number;
+  pix?: { qr_code: string; qr_code_image: string; expires_at: string };
+  boleto?: { barcode: string; digitable_line: string; due_date: string; url: string };
+};
+
+/**
+ * A payment as the workflow knows it, straight from the gateway: enough to record it and to answer
+ * the buyer without reading anything again. Of a card, only the token and what DESIGN.md lets us keep.
+ */
+export interface PaymentSummary {
+  id: string;
+  status: string;
+  paymentType: 'credit' | 'pix' | 'boleto';
+  /** What the buyer pays in all, installment interest included. */
+  amount: number;
+  currency: string;
+  installments: number;
+  authorizationCode: string | null;
+  declineReason: string | null;
+  capturedAmount: number;
+  confirmedAt: string | null;
+  card: {
+    id: string;
+    brand: string;
+    first4: string;
+    last4: string;
+    holderName: string;
+    expirationMonth: string;
+    expirationYear: string;
+  } | null;
+  paymentData: GatewayPaymentData;
+}
+
+/**
+ * The answer to a confirmation: the checkout as it stands after it. `succeeded` paid; `pending` a
+ * pix/boleto issued and awaiting payment; `processing` the gateway's answer was lost and is being
+ * resolved (the checkout stays confirmed and the buyer polls it); `declined` open again, or failed
+ * when the attempts ran out.
+ */
+export interface ConfirmCheckoutResult {
+  outcome: 'succeeded' | 'pending' | 'processing' | 'declined';
+  checkout: {
+    id: string;
+    status: CheckoutStatus;
+    payment_method: ConfirmPaymentMethod;
+    amount: number;
+    currency: string;
+    gateway_payment_data: GatewayPaymentData | null;
+    decline_reason: string | null;
+  };
+  payment: PaymentSummary | null;
+}
+
+/** Rejection codes of the confirmation; the API answers the first two with 409 and the others with 422. */
+export const CHECKOUT_NOT_OPEN = 'checkout_not_open';
+export const CONFIRMATION_IN_PROGRESS = 'confirmation_in_progress';
+export const DISCOUNT_REJECTED = 'discount_rejected';
+export const CONFIRMATION_INVALID = 'confirmation_invalid';
+
+/**
+ * Declined confirmations one checkout accepts before it fails for good (reason `too_many_attempts`):
+ * a card-testing bot cannot grow a workflow's history without bound, and a real buyer who is refused
+ * ten times is better served by a new checkout.
+ */
+export const MAX_DECLINED_CONFIRMATIONS = 10;
+export const TOO_MANY_ATTEMPTS = 'too_many_attempts';
+
+/**
+ * Whether a checkout total is charged at the gateway. A total of zero (a 100 % discount) completes
+ * without a charge; a recurring one keeps the card token for the renewals.
+ */
+export const requiresCharge = (amount: number): boolean => amount > 0;
+
+/** Gateway idempotency keys: the checkout and the business step, never a Temporal attempt number. */
+export const checkoutKeys = {
+  /** `slot` numbers the checkout's payment tries; a slot's key is reused until its outcome is known. */
+  charge: (checkoutId: string, slot: number) => `checkout:${checkoutId}:charge:${slot}`,
+  capture: (checkoutId: string, slot: number) => `checkout:${checkoutId}:capture:${slot}`,
+  void: (checkoutId: string, slot: number) => `checkout:${checkoutId}:void:${slot}`,
+  pix: (checkoutId: string, slot: number) => `checkout:${checkoutId}:pix:${slot}`,
+  boleto: (checkoutId: string, slot: number) => `checkout:${checkoutId}:boleto:${slot}`,
+  cancel: (checkoutId: string, transactionId: string) => `checkout:${checkoutId}:cancel:${transactionId}`,
+  compensation: (checkoutId: string, transactionId: string) => `checkout:${checkoutId}:compensate:${transactionId}`,
+  buyer: (checkoutId: string) => `checkout:${checkoutId}:buyer`,
+  subscription: (checkoutId: string) => `checkout:${checkoutId}:subscription`,
+};
+
+/** The gateway key of a slot's payment call, by method. */
+export function paymentKey(checkoutId: string, method: ConfirmPaymentMethod, slot: number): string {
+  if (method === 'credit_card') return checkoutKeys.charge(checkoutId, slot);
+  return method === 'pix' ? checkoutKeys.pix(checkoutId, slot) : checkoutKeys.boleto(checkoutId, slot);
+}
+
+export type DiscountCodeRefusal =
+  'discount_codes_not_allowed' | 'discount_not_found' | 'discount_already_applied' | DiscountInapplicability;
+
+/**
+ * A discount code applied at payment time to an open checkout: the new discount and total, or why
+ * not. A code the checkout already carries changes nothing. A total of zero is allowed
+ * (`requiresCharge` says it is not charged).
+ */
+export function applyDiscountCode(
+  checkout: {
+    allowDiscountCodes: boolean;
+    discountId: string | null;
+    subtotalAmount: number;
+    productId: string;
+    currency: string;
+  },
+  discount: ({ id: string } & DiscountRule) | null,
+  now: Date,
+):
+  | { ok: true; discountId: string; discountAmount: number; amount: number; changed: boolean }
+  | { ok: false; reason: DiscountCodeRefusal } {
+  if (!checkout.allowDiscountCodes) return { ok: false, reason: 'discount_codes_not_allowed' };
+  if (!discount) return { ok: false, reason: 'discount_not_found' };
+  const off = discountAmount(checkout.subtotalAmount, checkout.currency, discount);
+  if (checkout.discountId === discount.id) {
+    return {
+      ok: true,
+      discountId: discount.id,
+      discountAmount: off,
+      amount: checkout.subtotalAmount - off,
+      changed: false,
+    };
+  }
+  if (checkout.discountId) return { ok: false, reason: 'discount_already_applied' };
+  const applicable = discountApplicability(discount, {
+    productId: checkout.productId,
+    currency: checkout.currency,
+    now,
+  });
+  if (!applicable.ok) return { ok: false, reason: applicable.reason };
+  return {
+    ok: true,
+    discountId: discount.id,
+    discountAmount: off,
+    amount: checkout.subtotalAmount - off,
+    changed: true,
+  };
+}
+
+/**
+ * A renewal checkout takes over the subscription's discount only when it lasts for the
+ * subscription's life; `once` was spent on the first period (`repeating` is the renewals' rule).
+ */
+export const discountCarriesOverToRenewal = (discount: { duration: 'once' | 'forever' | 'repeating' }): boolean =>
+  discount.duration === 'forever';
+
+/**
+ * The first period of a subscription bought at `now`: a trial when the checkout has one (trialing,
+ * the first charge at its end), else one interval of the price (active).
+ */
+export function firstSubscriptionPeriod(
+  price: { interval: PeriodInterval; intervalCount: number },
+  trial: { interval: PeriodInterval; count: number } | null,
+  now: Date,
+): { status: 'trialing' | 'active'; periodEnd: Date; trialEnd: Date | null } {
+  const trialEnd = trial ? addInterval(now, trial.interval, trial.count) : null;
+  if (trialEnd) return { status: 'trialing', periodEnd: trialEnd, trialEnd };
+  return { status: 'active', periodEnd: addInterval(now, price.interval, price.intervalCount), trialEnd: null };
+}
