@@ -1,4 +1,4 @@
-import type { InferEntity } from '@mikro-orm/core';
+import { ConstraintViolationException, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
@@ -41,6 +41,18 @@ export interface RecordedSale {
  * recorded, and the sale and the subscription are unique per checkout. It never calls the gateway.
  */
 export async function recordSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
+  try {
+    return await writeSale(orm, input);
+  } catch (err) {
+    // The database refuses these rows (a constraint): retrying cannot help, so the workflow gives the money back.
+    if (err instanceof ConstraintViolationException) {
+      throw ApplicationFailure.nonRetryable(`The sale could not be recorded: ${err.message}`, 'RecordingRejected');
+    }
+    throw err;
+  }
+}
+
+async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
   return orm.em.fork().transactional(async (tx) => {
     const checkout = await lockedCheckout(tx, input.checkoutId);
     if (checkout.status === 'succeeded') {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import proto from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { uuidv7 } from 'uuidv7';
@@ -101,4 +104,55 @@ export async function startCheckoutWorkflow(temporal: Client, checkoutId: string
       { key: CheckoutId, value: checkoutId },
     ],
   });
+}
+
+/** The checkout's row as stored. */
+export async function checkoutRow(orm: Orm, checkoutId: string): Promise<Record<string, any>> {
+  const [r] = await orm.em
+    .getConnection()
+    .execute<Record<string, any>[]>('select * from checkouts where id = ?', [checkoutId]);
+  return r!;
+}
+
+/** Polls the checkout's row until it has `status`. */
+export async function waitForCheckoutStatus(orm: Orm, checkoutId: string, status: string, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await checkoutRow(orm, checkoutId);
+    if (r.status === status) return r;
+    if (Date.now() > until) throw new Error(`checkout ${checkoutId} is ${r.status}, expected ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** The simulated gateway's ledger for one checkout: how many captures and refunds, and their sums. */
+export async function ledgerOf(orm: Orm, checkoutId: string) {
+  const rows = await orm.em.getConnection().execute<{ kind: string; n: string; total: string }[]>(
+    `select l.kind, count(*) as n, sum(l.amount) as total from gateway_sim.ledger l
+       join gateway_sim.transactions t on t.id = l.transaction_id where t.reference = ? group by l.kind`,
+    [checkoutId],
+  );
+  const of = (kind: string) => rows.find((r) => r.kind === kind);
+  return {
+    captures: Number(of('capture')?.n ?? 0),
+    captured: Number(of('capture')?.total ?? 0),
+    refunds: Number(of('refund')?.n ?? 0),
+    refunded: Number(of('refund')?.total ?? 0),
+  };
+}
+
+/** With RECORD_HISTORIES=1 the finished workflow's history is saved for the replay test. */
+export async function recordHistory(temporal: Client, name: string, checkoutId: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).fetchHistory();
+  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
+  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
+  await writeFile(
+    path.join(import.meta.dirname, '..', 'workflow', 'histories', `checkout-${name}.json`),
+    `${JSON.stringify(json, null, 1)}\n`,
+  );
 }

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import proto from '@temporalio/proto';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { checkoutStateQuery, checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
+  checkoutRow,
+  recordHistory as saveHistory,
+  waitForCheckoutStatus,
   makeCheckout as makeFixture,
   type CheckoutFixture,
   type CheckoutFixtureOptions,
@@ -52,22 +52,9 @@ const makeCheckout = (options: CheckoutFixtureOptions = {}) => makeFixture(api.o
 const confirm = (c: CheckoutFixture, body: Record<string, unknown>) =>
   api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, { body });
 
-async function row(checkoutId: string) {
-  const [r] = await api.orm.em
-    .getConnection()
-    .execute<Record<string, any>[]>('select * from checkouts where id = ?', [checkoutId]);
-  return r!;
-}
-
-async function waitForStatus(checkoutId: string, status: string, timeoutMs = 20_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await row(checkoutId);
-    if (r.status === status) return r;
-    if (Date.now() > until) throw new Error(`checkout ${checkoutId} is ${r.status}, expected ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+const row = (checkoutId: string) => checkoutRow(api.orm, checkoutId);
+const waitForStatus = (checkoutId: string, status: string, timeoutMs?: number) =>
+  waitForCheckoutStatus(api.orm, checkoutId, status, timeoutMs);
 
 async function captures(checkoutId: string): Promise<number> {
   const [r] = await api.orm.em.getConnection().execute<{ n: string }[]>(
@@ -87,21 +74,7 @@ async function eventTypes(organizationId: string): Promise<string[]> {
   return rows.map((r) => r.type);
 }
 
-/** With RECORD_HISTORIES=1 the finished workflow's history is saved for the replay test. */
-async function recordHistory(name: string, checkoutId: string) {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).fetchHistory();
-  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
-  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
-    longs: String,
-    enums: String,
-    bytes: String,
-  });
-  await writeFile(
-    path.join(import.meta.dirname, 'histories', `checkout-${name}.json`),
-    `${JSON.stringify(json, null, 1)}\n`,
-  );
-}
+const recordHistory = (name: string, checkoutId: string) => saveHistory(temporal, name, checkoutId);
 
 async function workflowResult(checkoutId: string) {
   const handle = temporal.workflow.getHandle(checkoutWorkflowId(checkoutId));
