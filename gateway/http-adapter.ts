@@ -16,6 +16,7 @@ import {
   subscriptionFromWire,
   subscriptionInputToWire,
   transactionFromWire,
+  transactionQueryPath,
   wireBuyer,
   wireCardToken,
   wireError,
@@ -23,6 +24,7 @@ import {
   wirePlan,
   wireSubscription,
   wireTransaction,
+  wireTransactionList,
   type RouteName,
 } from './http-protocol.ts';
 import {
@@ -71,7 +73,8 @@ export class GatewayHttpError extends GatewayError {
  *
  * Failure mapping, which activities' retry policies rely on: no answer (network error, timeout),
  * 5xx and 429 are retryable — the call may or may not have happened, and repeating it with the same
- * idempotency key is safe; any other 4xx is a definite refusal; 404 on a lookup is "no such thing".
+ * idempotency key is safe (or findTransactionByIdempotencyKey tells what happened); any other 4xx
+ * is a definite refusal; 404 on a lookup by id is "no such thing".
  */
 export class HttpGateway implements PaymentGateway {
   private readonly options: HttpGatewayOptions;
@@ -114,6 +117,19 @@ export class HttpGateway implements PaymentGateway {
 
   async getTransaction(transactionId: string): Promise<GatewayTransaction | null> {
     const wire = await this.get('getTransaction', transactionId, wireTransaction);
+    return wire ? transactionFromWire(wire) : null;
+  }
+
+  /**
+   * `GET /v1/transactions?idempotency_key=…`. An empty list is the gateway saying it never completed
+   * a call under that key; a 404 is not (it means the route is missing: a wrong base URL), so it is
+   * an error, never null.
+   */
+  async findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null> {
+    const path = transactionQueryPath(idempotencyKey);
+    const list = await this.send('GET', path, undefined, undefined, wireTransactionList);
+    if (list === null) throw new GatewayHttpError(`Gateway GET ${path}: not found`, false, 404, 'not_found');
+    const [wire] = list.data;
     return wire ? transactionFromWire(wire) : null;
   }
 

@@ -30,6 +30,11 @@ export const ROUTES = {
   tokenizeCard: { method: 'POST', path: '/v1/cards/tokens' },
   createBuyer: { method: 'POST', path: '/v1/buyers' },
   createTransaction: { method: 'POST', path: '/v1/transactions' },
+  /**
+   * `GET /v1/transactions?idempotency_key=…`: the transaction a createTransaction call made under
+   * that key, as it stands now, in a list of zero or one (`{ data: [...] }`).
+   */
+  findTransactions: { method: 'GET', path: '/v1/transactions' },
   getTransaction: { method: 'GET', path: '/v1/transactions/:id' },
   captureTransaction: { method: 'POST', path: '/v1/transactions/:id/capture' },
   voidTransaction: { method: 'POST', path: '/v1/transactions/:id/void' },
@@ -449,6 +454,20 @@ export function createTransactionFromWire(w: WireCreateTransaction): CreateTrans
   }
 }
 
+/** The query of `GET /v1/transactions`: the one filter there is, required. */
+export const wireTransactionQuery = z.object({ idempotency_key: z.string().min(1).max(255) });
+export type WireTransactionQuery = z.infer<typeof wireTransactionQuery>;
+
+/** The answer of `GET /v1/transactions`: an empty list when no call under that key completed. */
+export const wireTransactionList = z.object({ data: z.array(wireTransaction).max(1) });
+export type WireTransactionList = z.infer<typeof wireTransactionList>;
+
+/** The path and query of the lookup by idempotency key. */
+export function transactionQueryPath(idempotencyKey: string): string {
+  const query: WireTransactionQuery = { idempotency_key: idempotencyKey };
+  return `${ROUTES.findTransactions.path}?${new URLSearchParams(query).toString()}`;
+}
+
 /** `POST /v1/transactions/:id/capture`: null captures the whole authorization. */
 export const wireCapture = z.object({ amount: positiveCents.nullable() });
 export const wireRefund = z.object({ amount: positiveCents });
@@ -667,11 +686,28 @@ export function invoiceFromWire(w: WireInvoice): GatewayInvoice {
 // ---------------------------------------------------------------------------------------------
 // Fault injection (simulated server only)
 
+/** The routes a fault can be aimed at: every route but the controls. */
+export const FAULTABLE_ROUTES = (Object.keys(ROUTES) as RouteName[]).filter(
+  (name) => !ROUTES[name].path.startsWith(CONTROL_PREFIX),
+) as [RouteName, ...RouteName[]];
+
+/**
+ * `POST /v1/_faults`: replaces every pending fault with these. Each applies to the next matching
+ * calls in order; with `route` (a name of ROUTES, e.g. `createTransaction` for charges), only to
+ * that route's calls, so other calls (lookups) go through untouched.
+ */
 export const wireFaults = z.object({
   /** How many upcoming calls answer `status` without reaching the gateway. */
   fail_next: z.number().int().nonnegative().default(0),
   status: z.number().int().min(400).max(599).default(503),
   /** The next call waits this long before it is handled (a gateway that hangs). */
   delay_ms: z.number().int().nonnegative().default(0),
+  /**
+   * How many upcoming calls the gateway carries out (a charge is captured) whose answer is then
+   * lost: the connection is closed without a response, as when a network drops it.
+   */
+  drop_answer_next: z.number().int().nonnegative().default(0),
+  /** Aims the faults above at one route's calls only. */
+  route: z.enum(FAULTABLE_ROUTES).nullish(),
 });
 export type WireFaults = z.input<typeof wireFaults>;

@@ -34,38 +34,86 @@ import {
   wirePlanInput,
   wireRefund,
   wireSubscriptionInput,
+  wireTransactionQuery,
+  type RouteName,
+  type WireTransactionList,
 } from './http-protocol.ts';
 import { GatewayError, type GatewayInvoice, type GatewayTransaction, type PaymentGateway } from './port.ts';
 
 /**
  * The standalone simulated-gateway HTTP server: any PaymentGateway (the SimulatedGateway in practice)
  * served over the gateway REST protocol of http-protocol.ts, so the HTTP adapter is tested over real
- * HTTP, with the failures a real gateway has (5xx, hangs) injectable.
+ * HTTP, with the failures a real gateway has (5xx, hangs, answers lost after the work is done)
+ * injectable.
  */
 
-/** Failures the next calls suffer; handed to buildGatewayServer to enable fault injection. */
+/** A pending fault: what it does, and the route it is aimed at (null: any call). */
+interface Pending<T> {
+  value: T;
+  route: RouteName | null;
+}
+
+/** The first pending fault that applies to a call of `route`, taken off its queue. */
+function takeFor<T>(queue: Pending<T>[], route: RouteName | null): T | null {
+  const at = queue.findIndex((f) => f.route === null || f.route === route);
+  if (at < 0) return null;
+  return queue.splice(at, 1)[0]!.value;
+}
+
+/** What happens to one call (see GatewayFaults.take). */
+export interface CallFate {
+  /** Answered with this status without reaching the gateway. */
+  failStatus: number | null;
+  /** Held this long first. */
+  delayMs: number;
+  /** Carried out by the gateway, then its connection is closed without an answer. */
+  dropAnswer: boolean;
+}
+
+/**
+ * Failures the next calls suffer; handed to buildGatewayServer to enable fault injection. Each fault
+ * may be aimed at one route (a name of ROUTES, e.g. `createTransaction`); unaimed, it hits the next
+ * call of any route. Control routes (`/v1/_…`) are never hit.
+ */
 export class GatewayFaults {
-  private failures: number[] = [];
-  private delays: number[] = [];
+  private failures: Pending<number>[] = [];
+  private delays: Pending<number>[] = [];
+  private drops: Pending<true>[] = [];
 
   /** The next `n` calls answer `status` without reaching the gateway. */
-  failNext(n: number, status = 503): void {
-    for (let i = 0; i < n; i += 1) this.failures.push(status);
+  failNext(n: number, status = 503, route: RouteName | null = null): void {
+    for (let i = 0; i < n; i += 1) this.failures.push({ value: status, route });
   }
 
   /** The next call waits `ms` before it is handled (and is handled then: a slow, not a lost, call). */
-  delayNextMs(ms: number): void {
-    this.delays.push(ms);
+  delayNextMs(ms: number, route: RouteName | null = null): void {
+    this.delays.push({ value: ms, route });
+  }
+
+  /**
+   * The next `n` calls are carried out by the gateway (a charge is captured, a refusal is final)
+   * but their answer is lost: the server closes the connection without a response, and the client
+   * sees a reset connection, not a status.
+   */
+  dropAnswerNext(n: number, route: RouteName | null = null): void {
+    for (let i = 0; i < n; i += 1) this.drops.push({ value: true, route });
   }
 
   reset(): void {
     this.failures = [];
     this.delays = [];
+    this.drops = [];
   }
 
-  /** What happens to the call arriving now. */
-  take(): { failStatus: number | null; delayMs: number } {
-    return { failStatus: this.failures.shift() ?? null, delayMs: this.delays.shift() ?? 0 };
+  /**
+   * What happens to the call of `route` arriving now (null: a path with no route). A call that
+   * fails never reaches the gateway, so it does not use up a dropped answer.
+   */
+  take(route: RouteName | null = null): CallFate {
+    const delayMs = takeFor(this.delays, route) ?? 0;
+    const failStatus = takeFor(this.failures, route);
+    const dropAnswer = failStatus === null && takeFor(this.drops, route) !== null;
+    return { failStatus, delayMs, dropAnswer };
   }
 }
 
@@ -100,11 +148,11 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+function parse<S extends z.ZodType>(schema: S, body: unknown, what: 'body' | 'query' = 'body'): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    throw new HttpProblem(400, `Invalid request body: ${detail}`);
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`).join('; ');
+    throw new HttpProblem(400, `Invalid request ${what}: ${detail}`);
   }
   return parsed.data;
 }
@@ -119,6 +167,16 @@ function idempotencyKey(request: FastifyRequest): string {
 
 function idParam(request: FastifyRequest): string {
   return (request.params as { id: string }).id;
+}
+
+/** The ROUTES name of each `METHOD path`, to aim faults at. */
+const ROUTE_NAMES = new Map<string, RouteName>(
+  (Object.keys(ROUTES) as RouteName[]).map((name) => [`${ROUTES[name].method} ${ROUTES[name].path}`, name]),
+);
+
+function routeNameOf(request: FastifyRequest): RouteName | null {
+  const url = request.routeOptions.url;
+  return url === undefined ? null : (ROUTE_NAMES.get(`${request.method} ${url}`) ?? null);
 }
 
 export function buildGatewayServer(options: GatewayServerOptions): FastifyInstance {
@@ -138,19 +196,32 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   });
 
   if (faults) {
+    /** Calls whose answer is to be lost once the gateway has handled them. */
+    const dropping = new WeakSet<FastifyRequest>();
     app.addHook('preHandler', async (request, reply) => {
       if (request.routeOptions.url?.startsWith(CONTROL_PREFIX)) return;
-      const { failStatus, delayMs } = faults.take();
+      const { failStatus, delayMs, dropAnswer } = faults.take(routeNameOf(request));
       if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing.signal }).catch(() => undefined);
       if (failStatus !== null) {
         return reply.status(failStatus).send(errorBody(failStatus, `Injected fault: ${failStatus}`));
       }
+      if (dropAnswer) dropping.add(request);
+    });
+    // The handler has run (and the gateway committed whatever it did): the answer goes nowhere.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (dropping.has(request)) {
+        request.log.info('injected fault: answer dropped');
+        reply.raw.destroy();
+      }
+      return payload;
     });
     app.post(ROUTES.faults.path, async (request) => {
       const body = parse(wireFaults, request.body);
+      const route = body.route ?? null;
       faults.reset();
-      faults.failNext(body.fail_next, body.status);
-      if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms);
+      faults.failNext(body.fail_next, body.status, route);
+      if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
+      faults.dropAnswerNext(body.drop_answer_next, route);
       return { ok: true };
     });
   }
@@ -209,6 +280,13 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
           ? await gateway.createPixCharge(create.input, key)
           : await gateway.createBoleto(create.input, key);
     return reply.status(201).send(transactionToWire(transaction));
+  });
+
+  app.get(ROUTES.findTransactions.path, async (request, reply) => {
+    const { idempotency_key: key } = parse(wireTransactionQuery, request.query, 'query');
+    const transaction = await gateway.findTransactionByIdempotencyKey(key);
+    const list: WireTransactionList = { data: transaction ? [transactionToWire(transaction)] : [] };
+    return reply.send(list);
   });
 
   app.get(ROUTES.getTransaction.path, async (request, reply) => {

@@ -30,9 +30,18 @@ import { cardBrand, cardOutcome, digitsOf, isExpired, type CardOutcome } from '.
 
 /** Test hooks: make the next calls fail the way a real gateway sometimes does. */
 export interface SimulatorFaults {
-  /** Number of upcoming calls that fail with a retryable error (as a 503 would). */
+  /** Number of upcoming calls that fail with a retryable error (as a 503 would), changing nothing. */
   failNext: number;
+  /**
+   * Number of upcoming calls that are carried out (and committed: a charge is captured) whose
+   * answer is then lost: the caller gets a retryable error, as after a timeout or a reset connection.
+   * Lookups (getTransaction, findTransactionByIdempotencyKey…) are never affected.
+   */
+  loseAnswerNext: number;
 }
+
+/** The operations that create a transaction: what findTransactionByIdempotencyKey answers for. */
+const TRANSACTION_OPERATIONS = ['charge_card', 'create_pix_charge', 'create_boleto'];
 
 export interface SimulatorCallbacks {
   /** Our callback endpoint; no callbacks are sent without it. */
@@ -67,7 +76,7 @@ const isoDate = /^\d{4}-\d{2}-\d{2}$/;
  * (capture, cancel, refund, payment, expiry).
  */
 export class SimulatedGateway implements PaymentGateway {
-  readonly faults: SimulatorFaults = { failNext: 0 };
+  readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0 };
   /** Where callbacks go; tests that start the API on a free port point it there afterwards. */
   readonly callbacks: SimulatorCallbacks;
   /** The simulator's clock: tests move it to expire pix charges and boletos. */
@@ -290,6 +299,18 @@ export class SimulatedGateway implements PaymentGateway {
     const updated = toTransaction(lapsed);
     this.deliver([this.transactionNotice(updated)]);
     return updated;
+  }
+
+  /**
+   * The transaction a chargeCard, createPixCharge or createBoleto call made under `idempotencyKey`,
+   * as it stands now (read like getTransaction); null when no such call completed: the key is
+   * unknown, its call was refused or failed (an attempt that throws stores nothing), or it belongs
+   * to another operation. A call with this key that is running right now is waited for, so its
+   * outcome is never missed; a call that has not reached the gateway yet cannot be seen.
+   */
+  async findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null> {
+    const transactionId = await this.transactionIdOfKey(idempotencyKey);
+    return transactionId === null ? null : this.getTransaction(transactionId);
   }
 
   // ── Recurrence ────────────────────────────────────────────────────────────────────────────
@@ -716,6 +737,33 @@ export class SimulatedGateway implements PaymentGateway {
     return this.insecureAgent;
   }
 
+  /**
+   * Claiming the key, like `once` does, and then giving it back (rolling back) makes the lookup wait
+   * on the row lock of a call with the same key that has not committed yet.
+   */
+  private async transactionIdOfKey(key: string): Promise<string | null> {
+    const free = new Error('key not used');
+    try {
+      return await this.transactional(async (sql) => {
+        const claimed = await sql(
+          `insert into gateway_sim.idempotency (key, operation, result) values (?, 'lookup', 'null')
+           on conflict (key) do nothing returning key`,
+          [key],
+        );
+        if (claimed.length > 0) throw free;
+        const [stored] = await sql(`select operation, result->>'id' as id from gateway_sim.idempotency where key = ?`, [
+          key,
+        ]);
+        return TRANSACTION_OPERATIONS.includes(stored!.operation as string)
+          ? ((stored!.id as string | null) ?? null)
+          : null;
+      });
+    } catch (err) {
+      if (err === free) return null;
+      throw err;
+    }
+  }
+
   private async transactional<T>(run: (sql: Sql) => Promise<T>): Promise<T> {
     const em = this.orm.em.fork();
     return em.transactional(async (tx) => {
@@ -725,17 +773,28 @@ export class SimulatedGateway implements PaymentGateway {
     });
   }
 
+  /** `runOnce`, unless an injected fault (`faults`) says otherwise. */
+  private async once<T>(key: string, operation: string, run: (sql: Sql, attempt: number) => Promise<T>): Promise<T> {
+    if (this.faults.failNext > 0) {
+      this.faults.failNext -= 1;
+      throw new GatewayError('Simulated gateway unavailable', true);
+    }
+    if (this.faults.loseAnswerNext > 0) {
+      this.faults.loseAnswerNext -= 1;
+      // Whatever the call did stays done; only its answer (a result or a refusal) never arrives.
+      await this.runOnce(key, operation, run).catch(() => undefined);
+      throw new GatewayError('Simulated lost answer: the gateway handled the call, its answer never arrived', true);
+    }
+    return this.runOnce(key, operation, run);
+  }
+
   /**
    * Runs `operation` at most once per idempotency key: the key row and the operation's writes commit
    * together, and a concurrent duplicate waits on the key's row lock, then reads the stored result.
    * An attempt that throws stores nothing (the key stays free for the retry); every attempt is
    * traced in gateway_sim.attempts, outside the transaction, and `run` learns its attempt number.
    */
-  private async once<T>(key: string, operation: string, run: (sql: Sql, attempt: number) => Promise<T>): Promise<T> {
-    if (this.faults.failNext > 0) {
-      this.faults.failNext -= 1;
-      throw new GatewayError('Simulated gateway unavailable', true);
-    }
+  private async runOnce<T>(key: string, operation: string, run: (sql: Sql, attempt: number) => Promise<T>): Promise<T> {
     const conn = this.orm.em.getConnection();
     const [trace] = await conn.execute<Row[]>(
       `with prior as (select count(*)::int as n from gateway_sim.attempts where key = ?)

@@ -418,6 +418,160 @@ describe('failures', () => {
   });
 });
 
+describe('findTransactionByIdempotencyKey', () => {
+  it('finds what a create call made under a key, as it stands now, equal to the simulator’s own answer', async () => {
+    const card = cardCharge({ capture: false }, AUTHORIZE_ONLY);
+    const cardKey = `${card.reference}:authorize`;
+    const held = await gateway.chargeCard(card, cardKey);
+    expect(await gateway.findTransactionByIdempotencyKey(cardKey)).toEqual(held);
+    await gateway.capture(held.id, null, `${card.reference}:capture`);
+    const captured = await gateway.findTransactionByIdempotencyKey(cardKey);
+    expect(captured).toMatchObject({ id: held.id, status: 'succeeded', capturedAmount: 10_000 });
+    expect(captured).toEqual(await simulator.findTransactionByIdempotencyKey(cardKey));
+
+    const declinedInput = cardCharge({}, INSUFFICIENT_FUNDS);
+    const declinedKey = `${declinedInput.reference}:charge`;
+    const declined = await gateway.chargeCard(declinedInput, declinedKey);
+    expect(await gateway.findTransactionByIdempotencyKey(declinedKey)).toEqual(declined);
+    expect(declined).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds' });
+
+    const pixRef = unique('checkout');
+    const pix = await gateway.createPixCharge(
+      { reference: pixRef, amount: 990, currency: 'brl', buyer: null, expiresInSeconds: 60 },
+      `${pixRef}:pix`,
+    );
+    expect(await gateway.findTransactionByIdempotencyKey(`${pixRef}:pix`)).toEqual(pix);
+    const boletoRef = unique('checkout');
+    const boleto = await gateway.createBoleto(
+      {
+        reference: boletoRef,
+        amount: 2_000,
+        currency: 'brl',
+        buyer: { email: 'b@example.com' },
+        dueDate: '2031-01-05',
+      },
+      `${boletoRef}:boleto`,
+    );
+    expect(await gateway.findTransactionByIdempotencyKey(`${boletoRef}:boleto`)).toEqual(boleto);
+  });
+
+  it('answers null for an unknown key, a refused call and a key of another operation', async () => {
+    expect(await gateway.findTransactionByIdempotencyKey(unique('never'))).toBeNull();
+    const refused = unique('refused');
+    await rejection(gateway.chargeCard(cardCharge({ card: { token: 'card_unknown' } }), refused));
+    expect(await gateway.findTransactionByIdempotencyKey(refused)).toBeNull();
+    const buyerKey = unique('buyer');
+    await gateway.createBuyer({ email: 'x@example.com' }, buyerKey);
+    expect(await gateway.findTransactionByIdempotencyKey(buyerKey)).toBeNull();
+  });
+
+  it('carries any key intact in the query string', async () => {
+    const input = cardCharge();
+    const key = `checkout:${input.reference}/charge?x=1&y=ç #2`;
+    const t = await gateway.chargeCard(input, key);
+    expect(await gateway.findTransactionByIdempotencyKey(key)).toEqual(t);
+    expect(await gateway.findTransactionByIdempotencyKey(`checkout:${input.reference}/charge?x=1`)).toBeNull();
+  });
+
+  it('is GET /v1/transactions?idempotency_key=… answering a list of zero or one, 400 without the key', async () => {
+    const input = cardCharge();
+    const key = `${input.reference}:charge`;
+    const t = await gateway.chargeCard(input, key);
+    const found = await raw('GET', `/v1/transactions?idempotency_key=${encodeURIComponent(key)}`);
+    expect(found).toEqual({
+      status: 200,
+      body: { data: [expect.objectContaining({ id: t.id, status: 'succeeded', captured_amount: 10_000 })] },
+    });
+    expect(await raw('GET', `/v1/transactions?idempotency_key=${unique('none')}`)).toEqual({
+      status: 200,
+      body: { data: [] },
+    });
+    expect(await raw('GET', '/v1/transactions')).toEqual({
+      status: 400,
+      body: { error: { type: 'invalid_request', message: expect.stringContaining('idempotency_key') } },
+    });
+  });
+
+  it('treats a 404 as an error, never as "no such transaction" (a wrong base URL)', async () => {
+    const misrouted = new HttpGateway({ baseUrl: `${baseUrl}/elsewhere`, apiKey: API_KEY, timeoutMs: 2_000 });
+    const err = await rejection(misrouted.findTransactionByIdempotencyKey(unique('key')));
+    expect(err).toMatchObject({ retryable: false, status: 404 });
+  });
+});
+
+describe('lost answers', () => {
+  async function ledgerTotals(reference: string) {
+    return orm.em.getConnection().execute(
+      `select l.kind, sum(l.amount)::int as total, count(*)::int as entries
+       from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? group by l.kind`,
+      [reference],
+    );
+  }
+
+  it('captures a charge whose answer is dropped: the adapter sees a retryable error, the lookup and the retry see the one capture', async () => {
+    faults.dropAnswerNext(1, 'createTransaction');
+    const input = cardCharge({ installments: 12, amount: 100_000 });
+    const key = `${input.reference}:charge`;
+    const err = await rejection(gateway.chargeCard(input, key));
+    expect(err).toBeInstanceOf(GatewayHttpError);
+    expect(err).toMatchObject({ retryable: true, status: null, type: null });
+
+    // The gateway did the work: the charge is captured, though its answer never arrived.
+    const found = await gateway.findTransactionByIdempotencyKey(key);
+    expect(found).toMatchObject({
+      reference: input.reference,
+      status: 'succeeded',
+      amount: 120_480,
+      capturedAmount: 120_480,
+    });
+    const retried = await gateway.chargeCard(input, key);
+    expect(retried).toEqual(found);
+    expect(await transactionsFor(input.reference)).toEqual([{ id: found!.id }]);
+    expect(await ledgerTotals(input.reference)).toEqual([{ kind: 'capture', total: 120_480, entries: 1 }]);
+  });
+
+  it('aims a fault at one route: other calls go through, the charge’s answer is the one lost', async () => {
+    const res = await raw('POST', '/v1/_faults', { drop_answer_next: 1, route: 'createTransaction' });
+    expect(res).toEqual({ status: 200, body: { ok: true } });
+    const input = cardCharge();
+    const key = `${input.reference}:charge`;
+    expect(await gateway.getTransaction('tr_any')).toBeNull();
+    expect(await gateway.findTransactionByIdempotencyKey(key)).toBeNull();
+    expect(await rejection(gateway.chargeCard(input, key))).toMatchObject({ retryable: true, status: null });
+    const found = await gateway.findTransactionByIdempotencyKey(key);
+    expect(found).toMatchObject({ status: 'succeeded', capturedAmount: 10_000 });
+    // Used up: the next charge is answered.
+    const again = await gateway.chargeCard(input, key);
+    expect(again).toEqual(found);
+    expect(await ledgerTotals(input.reference)).toEqual([{ kind: 'capture', total: 10_000, entries: 1 }]);
+  });
+
+  it('aims a failure at one route too, and refuses an unknown route name', async () => {
+    faults.failNext(1, 503, 'createTransaction');
+    expect(await gateway.findTransactionByIdempotencyKey(unique('key'))).toBeNull();
+    const input = cardCharge();
+    expect(await rejection(gateway.chargeCard(input, `${input.reference}:charge`))).toMatchObject({ status: 503 });
+    expect(await transactionsFor(input.reference)).toEqual([]);
+
+    const bad = await raw('POST', '/v1/_faults', { drop_answer_next: 1, route: 'faults' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.type).toBe('invalid_request');
+  });
+
+  it('drops the answer of a refusal too: the refusal stands, the caller learns it only by looking', async () => {
+    const input = cardCharge({}, INSUFFICIENT_FUNDS);
+    const key = `${input.reference}:charge`;
+    faults.dropAnswerNext(1);
+    expect(await rejection(gateway.chargeCard(input, key))).toMatchObject({ retryable: true, status: null });
+    expect(await gateway.findTransactionByIdempotencyKey(key)).toMatchObject({
+      status: 'failed',
+      declineReason: 'insufficient_funds',
+      capturedAmount: 0,
+    });
+  });
+});
+
 describe('recurrence', () => {
   it('round-trips a plan, a subscription and its invoice', async () => {
     const reference = unique('price');

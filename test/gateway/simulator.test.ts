@@ -358,6 +358,164 @@ describe('idempotency', () => {
   });
 });
 
+describe('findTransactionByIdempotencyKey', () => {
+  it('finds a captured card charge as it was answered', async () => {
+    const k = key('find');
+    const t = await charge('4111111111111111', { idempotencyKey: k, installments: 3 });
+    expect(await gateway.findTransactionByIdempotencyKey(k)).toEqual(t);
+  });
+
+  it('shows a pre-authorization as it stands now: succeeded once captured, canceled once voided', async () => {
+    const k = key('authorize');
+    const held = await charge('4111111111111111', { idempotencyKey: k, capture: false, amount: 7_000 });
+    expect(await gateway.findTransactionByIdempotencyKey(k)).toEqual(held);
+    const captured = await gateway.capture(held.id, null, key('capture'));
+    const found = await gateway.findTransactionByIdempotencyKey(k);
+    expect(found).toEqual(captured);
+    expect(found).toMatchObject({ id: held.id, status: 'succeeded', capturedAmount: 7_000 });
+
+    const k2 = key('authorize');
+    const voided = await charge('4111111111111111', { idempotencyKey: k2, capture: false });
+    await gateway.cancel(voided.id, key('void'));
+    expect(await gateway.findTransactionByIdempotencyKey(k2)).toMatchObject({ id: voided.id, status: 'canceled' });
+  });
+
+  it('finds a declined card as its failed transaction', async () => {
+    const k = key('declined');
+    const declined = await charge('4000000000009995', { idempotencyKey: k });
+    expect(await gateway.findTransactionByIdempotencyKey(k)).toEqual(declined);
+    expect(declined).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds' });
+  });
+
+  it('finds pix and boleto charges, paid or lapsed since', async () => {
+    const pixKey = key('pix');
+    const pix = await gateway.createPixCharge(
+      { reference: uuidv7(), amount: 2_500, currency: 'BRL', buyer: null, expiresInSeconds: 60 },
+      pixKey,
+    );
+    expect(await gateway.findTransactionByIdempotencyKey(pixKey)).toEqual(pix);
+    gateway.now = () => new Date(Date.now() + 61_000);
+    expect(await gateway.findTransactionByIdempotencyKey(pixKey)).toMatchObject({
+      id: pix.id,
+      status: 'failed',
+      declineReason: 'expired',
+    });
+    gateway.now = () => new Date();
+
+    const boletoKey = key('boleto');
+    const boleto = await gateway.createBoleto(
+      { reference: uuidv7(), amount: 3_000, currency: 'BRL', buyer: { email: 'b@example.com' }, dueDate: '2031-05-05' },
+      boletoKey,
+    );
+    expect(await gateway.findTransactionByIdempotencyKey(boletoKey)).toEqual(boleto);
+    await gateway.pay(boleto.id);
+    expect(await gateway.findTransactionByIdempotencyKey(boletoKey)).toMatchObject({
+      id: boleto.id,
+      status: 'succeeded',
+      capturedAmount: 3_000,
+    });
+  });
+
+  it('answers null for a key never used, a refused or failed call, and a key of another operation', async () => {
+    const never = key('never');
+    expect(await gateway.findTransactionByIdempotencyKey(never)).toBeNull();
+    // The lookup leaves no trace: the key is still free for a real call.
+    expect(await sql('select 1 from gateway_sim.idempotency where key = ?', [never])).toEqual([]);
+
+    const refused = key('refused');
+    await rejection(
+      gateway.chargeCard(
+        {
+          reference: uuidv7(),
+          amount: 1_000,
+          currency: 'BRL',
+          installments: 1,
+          noFeesInstallments: false,
+          card: { token: 'card_unknown' },
+          capture: true,
+        },
+        refused,
+      ),
+    );
+    expect(await gateway.findTransactionByIdempotencyKey(refused)).toBeNull();
+
+    const unavailable = key('unavailable');
+    gateway.faults.failNext = 1;
+    await rejection(charge('4111111111111111', { idempotencyKey: unavailable }));
+    expect(await gateway.findTransactionByIdempotencyKey(unavailable)).toBeNull();
+
+    // A retryable processing error leaves nothing behind; the retry's transaction is found.
+    const processing = key('processing');
+    await rejection(charge('4000000000000119', { idempotencyKey: processing }));
+    expect(await gateway.findTransactionByIdempotencyKey(processing)).toBeNull();
+    const retried = await charge('4000000000000119', { idempotencyKey: processing });
+    expect(await gateway.findTransactionByIdempotencyKey(processing)).toEqual(retried);
+
+    const tokenKey = key('token');
+    await gateway.tokenizeCard(card('4111111111111111'), tokenKey);
+    expect(await gateway.findTransactionByIdempotencyKey(tokenKey)).toBeNull();
+    const held = await charge('4111111111111111', { capture: false });
+    const captureKey = key('capture');
+    await gateway.capture(held.id, null, captureKey);
+    expect(await gateway.findTransactionByIdempotencyKey(captureKey)).toBeNull();
+  });
+
+  it('waits for a call under the same key that is still running, and sees what it did', async () => {
+    const existing = await charge('4111111111111111');
+    for (const outcome of ['commit', 'rollback'] as const) {
+      const k = key(`inflight-${outcome}`);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let claimed!: () => void;
+      const isClaimed = new Promise<void>((resolve) => (claimed = resolve));
+      // Plays a chargeCard call in the middle of its transaction: the key claimed, not yet committed.
+      const inflight = orm.em
+        .fork()
+        .transactional(async (tx) => {
+          await tx
+            .getConnection()
+            .execute(
+              `insert into gateway_sim.idempotency (key, operation, result) values (?, 'charge_card', ?::jsonb)`,
+              [k, JSON.stringify(existing)],
+              'all',
+              tx.getTransactionContext(),
+            );
+          claimed();
+          await released;
+          if (outcome === 'rollback') throw new Error('the call failed');
+        })
+        .catch(() => undefined);
+      await isClaimed;
+      let settled = false;
+      const lookup = gateway.findTransactionByIdempotencyKey(k).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      release();
+      await inflight;
+      if (outcome === 'commit') expect(await lookup).toEqual(existing);
+      else expect(await lookup).toBeNull();
+    }
+  });
+
+  it('finds the charge whose answer was lost (faults.loseAnswerNext); the retry returns it and captures once', async () => {
+    const k = key('lost');
+    const reference = uuidv7();
+    gateway.faults.loseAnswerNext = 1;
+    const err = await rejection(charge('4111111111111111', { idempotencyKey: k, reference }));
+    expect(err).toMatchObject({ retryable: true, message: expect.stringContaining('lost answer') });
+    expect(gateway.faults.loseAnswerNext).toBe(0);
+
+    const found = await gateway.findTransactionByIdempotencyKey(k);
+    expect(found).toMatchObject({ reference, status: 'succeeded', capturedAmount: 10_000 });
+    const retried = await charge('4111111111111111', { idempotencyKey: k, reference });
+    expect(retried).toEqual(found);
+    expect(await sql('select id from gateway_sim.transactions where reference = ?', [reference])).toEqual([
+      { id: found!.id },
+    ]);
+    expect(await ledger(found!.id)).toEqual([['capture', 10_000]]);
+  });
+});
+
 describe('pre-authorization and capture', () => {
   it('authorizes only when capture is false, then captures the whole amount once', async () => {
     const t = await charge('4111111111111111', { capture: false, amount: 25_000 });
