@@ -1,0 +1,147 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { checkoutWorkflowId } from '../../workflows/checkout.ts';
+import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { startWorkerProcess, stopProcess } from '../global-setup.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import {
+  checkoutRow,
+  ledgerOf,
+  makeCheckout as makeFixture,
+  recordHistory,
+  waitForCheckoutStatus,
+  type CheckoutFixture,
+  type CheckoutFixtureOptions,
+} from '../helpers/checkouts.ts';
+import { TEST_DATABASE_URL } from '../helpers/env.ts';
+
+/**
+ * A charge whose answer is lost is not a decline. The API and a worker of this file's own task queue
+ * talk to the standalone simulated gateway over real HTTP, whose fault injection lets the gateway
+ * capture and then lose the answer, or answer 503 without acting. The simulator's ledger says what
+ * was really captured.
+ */
+const QUEUE = 'billing-test-lost-answers';
+const API_KEY = 'gw_lost_answers_0123456789';
+
+let orm: Orm;
+let faults: GatewayFaults;
+let gatewayServer: FastifyInstance;
+let api: TestApi;
+let worker: ChildProcess;
+let temporal: Client;
+
+beforeAll(async () => {
+  orm = await openOrm(TEST_DATABASE_URL, 5);
+  const simulator = new SimulatedGateway(orm);
+  faults = new GatewayFaults();
+  gatewayServer = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults, sandbox: simulator });
+  await gatewayServer.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = gatewayServer.server.address() as { port: number };
+  const env = {
+    TEMPORAL_TASK_QUEUE: QUEUE,
+    GATEWAY: 'http',
+    GATEWAY_URL: `http://127.0.0.1:${port}`,
+    GATEWAY_API_KEY: API_KEY,
+    GATEWAY_TIMEOUT_MS: '3000',
+  };
+  api = await startApi(env);
+  worker = await startWorkerProcess(env);
+  temporal = createTemporalClient(api.config);
+});
+afterEach(() => faults.reset());
+afterAll(async () => {
+  await stopProcess(worker);
+  await temporal.connection.close();
+  await api.close();
+  await gatewayServer.close();
+  await orm.close();
+});
+
+const card = () => ({
+  number: '4111111111111111',
+  holder_name: 'Ana Souza',
+  expiration_month: '12',
+  expiration_year: '2031',
+  cvv: '123',
+  installments: 1,
+});
+
+async function makeCheckout(options: CheckoutFixtureOptions = {}): Promise<CheckoutFixture> {
+  const c = await makeFixture(api.orm, temporal, options);
+  // The fixture starts workflows on the harness's queue; this file's worker has its own.
+  const handle = temporal.workflow.getHandle(checkoutWorkflowId(c.id));
+  await handle.terminate('moved to the lost-answers queue');
+  await temporal.workflow.start('checkoutWorkflow', {
+    workflowId: checkoutWorkflowId(c.id),
+    taskQueue: QUEUE,
+    args: [{ checkoutId: c.id, organizationId: c.organizationId }],
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+  return c;
+}
+const confirm = (c: CheckoutFixture, body: Record<string, unknown>) =>
+  api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, { body });
+
+/** Every payment call that carries a charge: the first attempt and the workflow's quick retries (3 in all). */
+const CHARGE_ATTEMPTS = 3;
+
+describe('a charge whose answer is lost', () => {
+  it('is looked up at the gateway and the buyer is told the truth: paid, once', async () => {
+    const c = await makeCheckout({ amount: 5_000 });
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createTransaction');
+    const res = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('succeeded');
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 5_000 });
+    expect(await orm.em.getConnection().execute('select amount from sales where checkout_id = ?', [c.id])).toEqual([
+      { amount: '5000' },
+    ]);
+    await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
+    await recordHistory(temporal, 'card-answer-lost', c.id);
+  });
+
+  it('while the gateway cannot be asked, the checkout stays confirmed, refuses pix, and ends paid once', async () => {
+    const c = await makeCheckout({ amount: 6_100 });
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createTransaction');
+    faults.failNext(CHARGE_ATTEMPTS + 2, 503, 'findTransactions');
+    const res = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'confirmed', gateway_payment_data: null, decline_reason: null });
+    // The buyer switches to pix: refused while the card's outcome is unknown.
+    const pix = await confirm(c, { payment_method: 'pix' });
+    expect([pix.status, pix.body.code]).toEqual([409, 'checkout_not_open']);
+    const view = await api.call('GET', `/api/v1/checkouts/client/${c.clientSecret}`);
+    expect(view.body.status).toBe('confirmed');
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded', 60_000);
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 6_100 });
+  }, 90_000);
+
+  it('does not let the checkout expire before the gateway has answered', async () => {
+    const c = await makeCheckout({ amount: 4_200, expiresInMs: 3_000 });
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createTransaction');
+    // Lookups fail for longer than the checkout has left: its deadline passes while the charge is unresolved.
+    faults.failNext(CHARGE_ATTEMPTS + 4, 503, 'findTransactions');
+    const res = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect(res.body.status).toBe('confirmed');
+    const done = await waitForCheckoutStatus(api.orm, c.id, 'succeeded', 60_000);
+    expect(new Date(done.expires_at).getTime()).toBeLessThan(Date.now());
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 4_200 });
+  }, 90_000);
+
+  it('a charge the gateway never received is a processing error; the buyer then pays by pix, and no card is captured', async () => {
+    const c = await makeCheckout({ amount: 3_300 });
+    faults.failNext(CHARGE_ATTEMPTS, 503, 'createTransaction');
+    const res = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect([res.status, res.body.decline_reason]).toEqual([422, 'processing_error']);
+    expect((await checkoutRow(api.orm, c.id)).status).toBe('open');
+    const pix = await confirm(c, { payment_method: 'pix' });
+    expect([pix.status, pix.body.status]).toEqual([200, 'confirmed']);
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 0 });
+  });
+});
