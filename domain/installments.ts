@@ -17,9 +17,6 @@ export interface InstallmentPlan {
   installmentAmounts: number[];
 }
 
-/** Round half up to a whole cent (amounts here are positive). */
-const roundCents = (x: number) => Math.floor(x + 0.5);
-
 /**
  * What the buyer pays for `baseAmount` in `installments` parts. One installment, no-fees
  * installments or a zero rate: the base amount, split evenly to the cent. Otherwise the Price
@@ -44,9 +41,14 @@ export function installmentPlan(
   if (installments === 1 || options.noFees || options.monthlyRateBasisPoints === 0 || baseAmount === 0) {
     return { total: baseAmount, installmentAmounts: installmentAmounts(baseAmount, installments) };
   }
-  const i = options.monthlyRateBasisPoints / 10_000;
+  // PMT = P·r / (1 − (1 + r)^−n) with r = b / 10000, in exact integers (a float lands on the wrong
+  // side of a half cent for some amounts): P·b·g / (10000·(g − 10000ⁿ)) with g = (10000 + b)ⁿ,
+  // rounded half up.
+  const b = BigInt(options.monthlyRateBasisPoints);
+  const g = (10_000n + b) ** BigInt(installments);
+  const den = 10_000n * (g - 10_000n ** BigInt(installments));
   const pmt = Math.max(
-    roundCents((baseAmount * i) / (1 - (1 + i) ** -installments)),
+    Number((2n * BigInt(baseAmount) * b * g + den) / (2n * den)),
     Math.ceil(baseAmount / installments),
   );
   return { total: pmt * installments, installmentAmounts: Array.from({ length: installments }, () => pmt) };

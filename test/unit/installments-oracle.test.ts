@@ -119,12 +119,10 @@ describe('installmentPlan against the exact oracle', () => {
   });
 
   /**
-   * Known disagreement (reported, not fixed here: domain/installments.ts is not this test's to
-   * change). The implementation computes PMT in floating point; when the exact PMT lies a hair above
-   * x.5 cents (by 10^-8 or so) the float lands below x.5 and rounds down, one cent per installment
-   * short of the stated rule. A scan of every amount 1..10^9 at 2.99% found 1 133 such (amount, n)
-   * pairs, all above R$ 200.000; these are the smallest for each n. When the implementation computes
-   * PMT exactly these pass the oracle, `it.failing` turns red, and they become plain `it.each`.
+   * The amounts whose exact PMT lies a hair above x.5 cents (by 10^-8 or so): a floating-point PMT
+   * lands below x.5 and rounds down, one cent short per installment. A scan of every amount 1..10^9
+   * at 2.99% found 1 133 such (amount, n) pairs, all above R$ 200.000; these are the smallest for each
+   * n. The implementation computes PMT in exact integers since.
    */
   const nearHalf: [number, number][] = [
     [50_276_202, 2],
@@ -148,7 +146,7 @@ describe('installmentPlan against the exact oracle', () => {
     expect(oraclePlan(base, n, statedWithInterest).installmentAmounts[0]).toBe(Number(exact.floor()) + 1);
   });
 
-  it.failing.each(nearHalf)('KNOWN BUG: the implementation rounds %i cents in %ix down', (base, n) => {
+  it.each(nearHalf)('the implementation rounds %i cents in %ix up, as the oracle does', (base, n) => {
     expect(installmentPlan(base, n, withInterest)).toEqual(oraclePlan(base, n, statedWithInterest));
   });
 });
