@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { GatewayError } from '../gateway/port.ts';
 
 /** A gateway failure that may not have happened (timeout, 5xx): the workflow's retry policy retries it. */

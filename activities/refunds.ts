@@ -1,10 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
-import { GatewayError, type PaymentGateway } from '../gateway/port.ts';
+import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { REFUND_NOT_FOUND } from '../workflows/refund.ts';
+import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
 
 export interface RefundDeps {
   orm: Orm;
@@ -14,59 +17,126 @@ export interface RefundDeps {
 /** The gateway idempotency key of a refund: one gateway refund per refund record, however often this runs. */
 export const refundGatewayKey = (refundId: string) => `refund:${refundId}`;
 
+export type SettledRefundStatus = 'succeeded' | 'failed';
+
+/** What the gateway said of the refund: done, or definitely refused (with its reason). */
+export type RefundSettlement = { status: 'succeeded' } | { status: 'failed'; reason: string };
+
 export function createRefundActivities(deps: RefundDeps) {
+  async function loadRefund(em: EntityManager, refundId: string, lock = false) {
+    const refund = await em.findOne(Refund, { id: refundId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (!refund) throw ApplicationFailure.nonRetryable(`Refund ${refundId} not found`, REFUND_NOT_FOUND);
+    return refund;
+  }
+
   return {
     /**
-     * Asks the gateway for the refund and records the outcome in one transaction. Safe to repeat:
-     * the gateway call is keyed by the refund, and a refund already settled is left as it is.
+     * Asks the gateway for the refund. Keyed by the refund, so a repeat (a retry, a replay, a second
+     * run) gets the first answer and never refunds twice. A refund already settled is not asked for.
+     * A definite refusal is thrown as GatewayRefusal, anything else as a retryable GatewayError.
      */
-    async executeRefund(refundId: string): Promise<'succeeded' | 'failed'> {
+    async refundAtGateway(refundId: string): Promise<'refunded' | 'already_settled'> {
       const em = deps.orm.em.fork();
-      const refund = await em.findOneOrFail(Refund, { id: refundId });
-      if (refund.status !== 'pending') return refund.status;
-      const transaction = await em.findOneOrFail(Transaction, { id: refund.transactionId });
-      let failure: string | null = null;
-      try {
-        await deps.gateway.refund(transaction.gatewayTransactionId, refund.amount, refundGatewayKey(refund.id));
-      } catch (err) {
-        // A definite refusal settles the refund as failed; anything else is retried by the workflow.
-        if (err instanceof GatewayError && !err.retryable) failure = err.message;
-        else throw err instanceof GatewayError ? ApplicationFailure.retryable(err.message, 'GatewayError') : err;
-      }
-      return em.transactional(async (tx) => {
-        const current = await tx.findOneOrFail(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (current.status !== 'pending') return current.status;
-        const now = new Date();
-        current.updatedAt = now;
-        if (failure) {
-          current.status = 'failed';
-          current.reason = current.reason ? `${current.reason} (gateway: ${failure})` : `gateway: ${failure}`;
-          return 'failed';
-        }
-        current.status = 'succeeded';
-        const txRow = await tx.findOneOrFail(
+      const refund = await loadRefund(em, refundId);
+      if (refund.status !== 'pending') return 'already_settled';
+      const payment = await em.findOneOrFail(Transaction, { id: refund.transactionId });
+      await callGateway(() =>
+        deps.gateway.refund(payment.gatewayTransactionId, refund.amount, refundGatewayKey(refund.id)),
+      );
+      return 'refunded';
+    },
+
+    /** Records the gateway's answer, once: a refund no longer pending is left as it is. */
+    async settleRefund(refundId: string, settlement: RefundSettlement): Promise<SettledRefundStatus> {
+      return deps.orm.em.fork().transactional((tx) => settle(tx, refundId, settlement));
+    },
+
+    /**
+     * A refund the gateway never answered for (its retries ran out): the gateway's books decide.
+     * Our refund and payment rows stay locked while the gateway is read, so no other refund of the
+     * payment is recorded in between and the two sets of books are compared at one moment (see
+     * refundVerdict). When the amounts cannot tell, the keyed refund is asked for once more: the
+     * gateway answers a refund it made with that refund, and makes one it never made — either way
+     * our record ends as the gateway's books are.
+     */
+    async reconcileRefund(refundId: string): Promise<SettledRefundStatus> {
+      const em = deps.orm.em.fork();
+      const decided = await em.transactional(async (tx) => {
+        const refund = await loadRefund(tx, refundId, true);
+        if (refund.status !== 'pending') return refund.status;
+        const payment = await tx.findOneOrFail(
           Transaction,
-          { id: current.transactionId },
+          { id: refund.transactionId },
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
-        txRow.refundedAmount += current.amount;
-        txRow.status = transactionStatusAfterRefunds(txRow.capturedAmount, txRow.refundedAmount);
-        txRow.updatedAt = now;
-        const sale = await tx.findOneOrFail(Sale, { id: current.saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        // Refunds are measured against what was captured (installment interest included); the sale keeps
-        // the same tally, bounded by its own amount.
-        sale.refundedAmount = Math.min(sale.amount, txRow.refundedAmount);
-        sale.status = saleStatusAfterRefunds(txRow.capturedAmount, txRow.refundedAmount);
-        sale.updatedAt = now;
-        recordEvent(tx, current.organizationId, 'sale.refunded', {
-          sale_id: sale.id,
-          refund_id: current.id,
-          amount: current.amount,
-          refunded_amount: txRow.refundedAmount,
-          status: sale.status,
+        const books = await callGateway(() => deps.gateway.getTransaction(payment.gatewayTransactionId));
+        if (!books) {
+          return settle(tx, refundId, { status: 'failed', reason: 'gateway: no such transaction' });
+        }
+        const [others] = await tx.execute<{ pending: string }[]>(
+          `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending' and id <> ?`,
+          [payment.id, refund.id],
+        );
+        const verdict = refundVerdict({
+          gatewayRefunded: books.refundedAmount,
+          recordedRefunded: payment.refundedAmount,
+          amount: refund.amount,
+          otherPending: Number(others!.pending),
         });
-        return 'succeeded';
+        if (verdict === 'happened') return settle(tx, refundId, { status: 'succeeded' });
+        if (verdict === 'not_happened') {
+          return settle(tx, refundId, { status: 'failed', reason: 'gateway: no answer, and no such refund' });
+        }
+        return { ambiguous: payment.gatewayTransactionId, amount: refund.amount };
       });
+      if (typeof decided === 'string') return decided as SettledRefundStatus;
+      let settlement: RefundSettlement = { status: 'succeeded' };
+      try {
+        await callGateway(() => deps.gateway.refund(decided.ambiguous, decided.amount, refundGatewayKey(refundId)));
+      } catch (err) {
+        if (!(err instanceof ApplicationFailure) || err.type !== GATEWAY_REFUSAL) throw err;
+        settlement = { status: 'failed', reason: `gateway: ${err.message}` };
+      }
+      return em.fork().transactional((tx) => settle(tx, refundId, settlement));
     },
   };
+}
+
+/**
+ * Settles a pending refund in one transaction: its status, and for a refund made, the payment's and
+ * the sale's refunded totals and the sale.refunded event. Locks refund, payment, sale in that order.
+ */
+async function settle(tx: EntityManager, refundId: string, settlement: RefundSettlement): Promise<SettledRefundStatus> {
+  const refund = await tx.findOneOrFail(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (refund.status !== 'pending') return refund.status;
+  const now = new Date();
+  refund.updatedAt = now;
+  if (settlement.status === 'failed') {
+    refund.status = 'failed';
+    refund.reason = refund.reason ? `${refund.reason} (${settlement.reason})` : settlement.reason;
+    return 'failed';
+  }
+  refund.status = 'succeeded';
+  const payment = await tx.findOneOrFail(
+    Transaction,
+    { id: refund.transactionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  payment.refundedAmount += refund.amount;
+  payment.status = transactionStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
+  payment.updatedAt = now;
+  const sale = await tx.findOneOrFail(Sale, { id: refund.saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // Refunds are measured against what was captured (installment interest included); the sale keeps
+  // the same tally, bounded by its own amount.
+  sale.refundedAmount = Math.min(sale.amount, payment.refundedAmount);
+  sale.status = saleStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
+  sale.updatedAt = now;
+  recordEvent(tx, refund.organizationId, 'sale.refunded', {
+    sale_id: sale.id,
+    refund_id: refund.id,
+    amount: refund.amount,
+    refunded_amount: payment.refundedAmount,
+    status: sale.status,
+  });
+  return 'succeeded';
 }

@@ -17,3 +17,24 @@ export function transactionStatusAfterRefunds(
   if (refunded <= 0) return 'succeeded';
   return refunded >= captured ? 'refunded' : 'partial_refunded';
 }
+
+export type RefundVerdict = 'happened' | 'not_happened' | 'ambiguous';
+
+/**
+ * Whether a refund whose answer never came did happen, from the gateway's books alone. What the
+ * gateway has refunded on the payment, less what our settled refunds account for, is what the
+ * still-pending refunds took. Less than this refund's amount: it cannot have happened. More than
+ * the other pending refunds could have taken: it must have. In between the amounts cannot tell
+ * which refund it was.
+ */
+export function refundVerdict(books: {
+  gatewayRefunded: number;
+  recordedRefunded: number;
+  amount: number;
+  otherPending: number;
+}): RefundVerdict {
+  const unaccounted = books.gatewayRefunded - books.recordedRefunded;
+  if (unaccounted < books.amount) return 'not_happened';
+  if (unaccounted - books.otherPending >= books.amount) return 'happened';
+  return 'ambiguous';
+}

@@ -1,4 +1,5 @@
 import { LockMode, type FilterQuery, type InferEntity } from '@mikro-orm/core';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
@@ -6,7 +7,7 @@ import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
 import { refundableAmount } from '../../domain/refunds.ts';
 import { refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
 import type { RouteDeps } from '../app.ts';
-import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
 import {
@@ -25,8 +26,23 @@ const WRITE = { oat: ['refunds:write'], apiKey: 'refunds' } as const;
 const tags = ['refunds'];
 /** How long a request waits for the gateway before answering with the refund still pending. */
 const SETTLE_WAIT_MS = 5000;
+/** How often each API process looks for pending refunds whose workflow may never have started. */
+const SWEEP_EVERY_MS = 60_000;
+/** A refund younger than this is still in its request's hands. */
+const STRANDED_AFTER_MS = 60_000;
+const SWEEP_BATCH = 100;
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
 
 export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  let cursor: SweepCursor = null;
+  const sweeper = setInterval(() => {
+    restartStrandedRefunds(deps, cursor)
+      .then(({ next }) => (cursor = next))
+      .catch((err: unknown) => app.log.warn({ err }, 'refund sweep failed'));
+  }, SWEEP_EVERY_MS);
+  sweeper.unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+
   app.post(
     '/',
     {
@@ -37,7 +53,9 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
         description:
           'Never more than was captured, less what is already refunded or pending. The gateway call runs in a ' +
           'refund workflow keyed by the refund, so it is retried until the gateway answers and never refunds twice. ' +
-          'The response waits a few seconds for the gateway; a refund still pending then settles in the background.',
+          'The response waits a few seconds for the gateway; a refund still pending then settles in the background ' +
+          '(its workflow is started again by a sweep if the request could not start it). A refund the gateway never ' +
+          'answers for within three days is settled from what the gateway says it refunded.',
         body: createRefundBody,
         response: { 201: refundSchema, ...errorResponses },
       },
@@ -50,6 +68,10 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       const { refund, currency } = await em.transactional(async (tx) => {
         const sale = await tx.findOne(Sale, { id: body.sale_id, organizationId });
         if (!sale) throw notFound('Sale');
+        // A sale of a zero total has no payment to refund.
+        if (!sale.transactionId) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
+        // A sale whose total was zero took no money.
+        if (!sale.transactionId) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
         // The transaction row lock serializes refunds of one payment, so two requests cannot both take the last cents.
         const payment = await tx.findOneOrFail(
           Transaction,
@@ -92,19 +114,12 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       });
 
       try {
-        const handle = await deps.temporal.workflow.start(refundWorkflow, {
-          workflowId: refundWorkflowId(refund.id),
-          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-          args: [refund.id],
-        });
+        const handle = await startRefundWorkflow(deps, refund);
         await Promise.race([handle.result(), new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
       } catch (err) {
-        request.log.error({ err, refundId: refund.id }, 'could not start the refund workflow');
-        // The gateway was never asked: settle the record as failed so the amount is refundable again.
-        await deps.orm.em
-          .fork()
-          .nativeUpdate(Refund, { id: refund.id, status: 'pending' }, { status: 'failed', updatedAt: new Date() });
-        throw new ApiError(503, 'refund_unavailable', 'Refunds are unavailable right now', 'Retry in a moment');
+        // Neither a failed start nor a lost answer says what the gateway did, so the refund is never
+        // settled here: it stays pending, and its workflow (started now, or by the sweep below) settles it.
+        request.log.warn({ err, refundId: refund.id }, 'refund workflow not started or not answering; left pending');
       }
       const settled = await deps.orm.em.fork().findOneOrFail(Refund, { id: refund.id });
       return reply.status(201).send(presentRefund(settled, currency));
@@ -164,6 +179,56 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
   );
 };
+
+/**
+ * Starts the refund's workflow, or joins the run already under way: starting twice is harmless, so
+ * the request and the sweep may both do it.
+ */
+export async function startRefundWorkflow(
+  deps: Pick<RouteDeps, 'temporal' | 'config'>,
+  refund: { id: string; organizationId: string },
+) {
+  return deps.temporal.workflow.start(refundWorkflow, {
+    workflowId: refundWorkflowId(refund.id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [refund.id],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: ORGANIZATION_ID, value: refund.organizationId }],
+  });
+}
+
+/** Where a sweep pass stopped: the next one resumes after it. */
+export type SweepCursor = { createdAt: Date; id: string } | null;
+
+/**
+ * The sweep: (re)starts the workflow of refunds still pending after STRANDED_AFTER_MS, a batch at a
+ * time, oldest first, from `after` on. A refund whose request could not start its workflow (Temporal
+ * unreachable, the process gone) is settled this way; for one whose workflow runs, the start is a
+ * no-op. Returns the refunds it started or joined, and where the next pass resumes (null: from the
+ * oldest again).
+ */
+export async function restartStrandedRefunds(
+  deps: Pick<RouteDeps, 'temporal' | 'config' | 'orm'>,
+  after: SweepCursor = null,
+  options: { strandedAfterMs?: number; batch?: number } = {},
+): Promise<{ started: string[]; next: SweepCursor }> {
+  const batch = options.batch ?? SWEEP_BATCH;
+  const where: FilterQuery<RefundEntity> = {
+    status: 'pending',
+    createdAt: { $lte: new Date(Date.now() - (options.strandedAfterMs ?? STRANDED_AFTER_MS)) },
+  };
+  if (after)
+    where.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, id: { $gt: after.id } }];
+  const stranded = await deps.orm.em
+    .fork()
+    .find(Refund, where, { orderBy: { createdAt: 'asc', id: 'asc' }, limit: batch });
+  for (const refund of stranded) await startRefundWorkflow(deps, refund);
+  const last = stranded.at(-1);
+  return {
+    started: stranded.map((r) => r.id),
+    next: last && stranded.length === batch ? { createdAt: last.createdAt, id: last.id } : null,
+  };
+}
 
 async function currenciesOf(em: ReturnType<RouteDeps['orm']['em']['fork']>, refunds: RefundEntity[]) {
   const rows = await em.find(Transaction, { id: { $in: [...new Set(refunds.map((r) => r.transactionId))] } });

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import net from 'node:net';
 import { uuidv7 } from 'uuidv7';
+import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
 
@@ -244,4 +247,83 @@ describe('refunds', () => {
     expect(withKey.status).toBe(201);
     expect((await api.call('GET', `/api/v1/refunds/${withKey.body.id}`, { token: other.oat })).status).toBe(404);
   });
+
+  it('leaves a refund whose workflow could not be started pending, never failed, and the sweep settles it', async () => {
+    const t = await makeTenant(api.orm);
+    const sale = await paidSale(t, 6000);
+    // The same API, but its Temporal client points at a port where nothing listens.
+    const cutOff = await startApi({ TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}` });
+    let res;
+    try {
+      res = await cutOff.call('POST', '/api/v1/refunds/', {
+        token: t.oat,
+        body: { sale_id: sale.saleId, amount: 1500 },
+        headers: { 'idempotency-key': uuidv7() },
+      });
+    } finally {
+      await cutOff.close();
+    }
+    // Accepted and pending: the record exists, and only its workflow will settle it.
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ amount: 1500, status: 'pending' });
+    const [row] = await sql('select status from refunds where id = ?', [res.body.id]);
+    expect(row.status).toBe('pending');
+    expect(await refundLedger(sale.gatewayTransactionId)).toEqual([]);
+    // Its amount stays taken: a second full refund may only have the rest.
+    const rest = await api.call('POST', '/api/v1/refunds/', {
+      token: t.oat,
+      body: { sale_id: sale.saleId, amount: 4501 },
+    });
+    expect(rest.body.code).toBe('refund_exceeds_captured');
+
+    const temporal = createTemporalClient(api.config);
+    try {
+      const pass = await restartStrandedRefunds({ temporal, config: api.config, orm: api.orm }, null, {
+        strandedAfterMs: 0,
+        batch: 1000,
+      });
+      expect(pass.started).toContain(res.body.id);
+      expect(await waitForRefund(t, res.body.id, (s) => s !== 'pending')).toBe('succeeded');
+      // A second pass finds nothing of it left to do.
+      const again = await restartStrandedRefunds({ temporal, config: api.config, orm: api.orm }, null, {
+        strandedAfterMs: 0,
+        batch: 1000,
+      });
+      expect(again.started).not.toContain(res.body.id);
+    } finally {
+      await temporal.connection.close();
+    }
+    expect(await refundLedger(sale.gatewayTransactionId)).toEqual([{ amount: '1500' }]);
+    expect((await api.call('GET', `/api/v1/sales/${sale.saleId}`, { token: t.oat })).body).toMatchObject({
+      status: 'partially_refunded',
+      refunded_amount: 1500,
+    });
+  });
 });
+
+/** A local port nothing listens on: connections to it are refused at once. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function refundLedger(gatewayTransactionId: string) {
+  return sql(`select amount from gateway_sim.ledger where transaction_id = ? and kind = 'refund'`, [
+    gatewayTransactionId,
+  ]);
+}
+
+async function waitForRefund(t: Tenant, refundId: string, done: (status: string) => boolean, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const status: string = (await api.call('GET', `/api/v1/refunds/${refundId}`, { token: t.oat })).body.status;
+    if (done(status) || Date.now() > until) return status;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

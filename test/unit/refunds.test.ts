@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { refundableAmount, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../../domain/refunds.ts';
+import {
+  refundableAmount,
+  refundVerdict,
+  saleStatusAfterRefunds,
+  transactionStatusAfterRefunds,
+} from '../../domain/refunds.ts';
 
 describe('refund rules', () => {
   it('never lets more than was paid come back', () => {
@@ -29,5 +34,52 @@ describe('refund rules', () => {
     expect(transactionStatusAfterRefunds(1000, 0)).toBe('succeeded');
     expect(transactionStatusAfterRefunds(1000, 400)).toBe('partial_refunded');
     expect(transactionStatusAfterRefunds(1000, 1000)).toBe('refunded');
+  });
+});
+
+describe('the verdict on a refund the gateway never answered for', () => {
+  it('is never wrong: "happened" only when it did, "not_happened" only when it did not', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(1_000_000),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.boolean(),
+        fc.array(fc.record({ amount: fc.integer({ min: 1, max: 100_000 }), happened: fc.boolean() }), {
+          maxLength: 5,
+        }),
+        (recorded, amount, happened, others) => {
+          // The gateway's total: what our settled refunds account for, plus each pending refund it made.
+          const gatewayRefunded =
+            recorded + (happened ? amount : 0) + others.reduce((sum, o) => sum + (o.happened ? o.amount : 0), 0);
+          const verdict = refundVerdict({
+            gatewayRefunded,
+            recordedRefunded: recorded,
+            amount,
+            otherPending: others.reduce((sum, o) => sum + o.amount, 0),
+          });
+          if (verdict === 'happened') expect(happened).toBe(true);
+          if (verdict === 'not_happened') expect(happened).toBe(false);
+          // With no other pending refund the books always tell.
+          if (others.length === 0) expect(verdict).toBe(happened ? 'happened' : 'not_happened');
+        },
+      ),
+    );
+  });
+
+  it('reads the books', () => {
+    expect(refundVerdict({ gatewayRefunded: 500, recordedRefunded: 500, amount: 100, otherPending: 0 })).toBe(
+      'not_happened',
+    );
+    expect(refundVerdict({ gatewayRefunded: 600, recordedRefunded: 500, amount: 100, otherPending: 0 })).toBe(
+      'happened',
+    );
+    // 100 unaccounted for, and another pending refund of 100 could be it.
+    expect(refundVerdict({ gatewayRefunded: 600, recordedRefunded: 500, amount: 100, otherPending: 100 })).toBe(
+      'ambiguous',
+    );
+    // 150 unaccounted for: more than the other pending refund of 100 explains.
+    expect(refundVerdict({ gatewayRefunded: 650, recordedRefunded: 500, amount: 50, otherPending: 100 })).toBe(
+      'happened',
+    );
   });
 });
