@@ -37,6 +37,7 @@ export function summarize(t: GatewayTransaction): PaymentSummary {
     authorizationCode: t.authorizationCode,
     declineReason: t.declineReason,
     capturedAmount: t.capturedAmount,
+    refundedAmount: t.refundedAmount,
     confirmedAt: t.confirmedAt,
     card: t.card,
     paymentData: paymentData(t),
@@ -219,7 +220,11 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
      */
     async refundUnrecordedCapture(checkoutId: string, payment: PaymentSummary): Promise<PaymentSummary> {
       const refunded = await callGateway(() =>
-        gateway.refund(payment.id, payment.capturedAmount, checkoutKeys.compensation(checkoutId, payment.id)),
+        gateway.refund(
+          payment.id,
+          payment.capturedAmount - payment.refundedAmount,
+          checkoutKeys.compensation(checkoutId, payment.id),
+        ),
       );
       return summarize(refunded);
     },

@@ -59,6 +59,7 @@ export interface PaymentSummary {
   authorizationCode: string | null;
   declineReason: string | null;
   capturedAmount: number;
+  refundedAmount: number;
   confirmedAt: string | null;
   card: {
     id: string;

@@ -9,6 +9,7 @@ import {
   defineUpdate,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
@@ -111,6 +112,11 @@ const untilAnswered = proxyActivities<Activities>({
 
 /** Grace after a pix/boleto deadline before we ask the gateway, so its clock has passed it too. */
 const DEADLINE_SLACK_MS = 2_000;
+/**
+ * A call the gateway said it never processed may still have been on its way (held in a network, a
+ * queue): after this long, longer than any gateway call may take, each such key is asked once more.
+ */
+const LATE_ARRIVAL_WINDOW = '1 minute';
 
 /** One try at paying: the confirmation, what it fixed, and its slot (which keys its gateway calls). */
 interface Attempt {
@@ -143,6 +149,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   let pending: { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number } | null = null;
   /** Transactions the gateway told us about; kept even when the notice beats the pix/boleto's own answer. */
   const notices: string[] = [];
+  /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
+  const doubtful: Attempt[] = [];
+  let recordedPaymentId: string | null = null;
 
   const view = (a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] => ({
     id: checkoutId,
@@ -176,7 +185,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       unresolved = null;
       state.processing = false;
     }
-    return outcome ? settle(attempt, outcome) : decline(attempt, 'processing_error', null);
+    return outcome ? settle(attempt, outcome) : neverProcessed(attempt);
+  }
+
+  /** The gateway says the call never reached it: the buyer may try again; the key is checked again at the end. */
+  function neverProcessed(a: Attempt): Promise<ConfirmCheckoutResult> {
+    doubtful.push(a);
+    return decline(a, 'processing_error', null);
   }
 
   /** The slot's payment call: a card charge, or a pix/boleto issued. */
@@ -295,6 +310,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       return giveBack(a, payment);
     }
     state.status = 'succeeded';
+    recordedPaymentId = payment?.id ?? null;
     state.customerId = sale.customerId;
     state.subscriptionId = sale.subscriptionId;
     upsertSearchAttributes([
@@ -402,7 +418,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       const outcome = await resolve(a, untilAnswered);
       unresolved = null;
       state.processing = false;
-      await (outcome ? settle(a, outcome) : decline(a, 'processing_error', null));
+      await (outcome ? settle(a, outcome) : neverProcessed(a));
     } else if (state.status === 'confirmed' && pending) {
       await settlePendingPayment(pending);
     } else {
@@ -410,7 +426,25 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
   }
   await condition(allHandlersFinished);
+  if (doubtful.length > 0) await undoLateArrivals();
   return { status: state.status };
+
+  /**
+   * A call the gateway once said it never processed, found done after all: a capture that is not
+   * this checkout's recorded payment is refunded, a pix/boleto issued late is cancelled, and the run
+   * is flagged for an operator. Never money without a sale.
+   */
+  async function undoLateArrivals(): Promise<void> {
+    await sleep(LATE_ARRIVAL_WINDOW);
+    for (const a of doubtful) {
+      const late = await untilAnswered.findPayment(paymentKey(checkoutId, a.request.paymentMethod, a.slot));
+      if (!late || late.id === recordedPaymentId) continue;
+      if (late.capturedAmount > late.refundedAmount) await untilAnswered.refundUnrecordedCapture(checkoutId, late);
+      else if (late.status === 'pending') await untilAnswered.cancelPendingPayment(checkoutId, late.id);
+      else continue;
+      upsertSearchAttributes([{ key: PaymentIssueKey, value: 'late_payment_undone' }]);
+    }
+  }
 }
 
 function isFailure(err: unknown, type: string): boolean {

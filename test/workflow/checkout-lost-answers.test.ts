@@ -35,12 +35,20 @@ let gatewayServer: FastifyInstance;
 let api: TestApi;
 let worker: ChildProcess;
 let temporal: Client;
+let refuseAfterFirst: { seen: number; upTo: number } | null = null;
 
 beforeAll(async () => {
   orm = await openOrm(TEST_DATABASE_URL, 5);
   const simulator = new SimulatedGateway(orm);
   faults = new GatewayFaults();
   gatewayServer = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults, sandbox: simulator });
+  // A test may answer charge calls 503 itself, without the gateway acting, from the second one on.
+  gatewayServer.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST' || request.url !== '/v1/transactions' || !refuseAfterFirst) return;
+    if (refuseAfterFirst.seen++ > 0 && refuseAfterFirst.seen <= refuseAfterFirst.upTo) {
+      return reply.status(503).send({ error: { type: 'unavailable', message: 'Injected by the test' } });
+    }
+  });
   await gatewayServer.listen({ host: '127.0.0.1', port: 0 });
   const { port } = gatewayServer.server.address() as { port: number };
   const env = {
@@ -54,7 +62,10 @@ beforeAll(async () => {
   worker = await startWorkerProcess(env);
   temporal = createTemporalClient(api.config);
 });
-afterEach(() => faults.reset());
+afterEach(() => {
+  faults.reset();
+  refuseAfterFirst = null;
+});
 afterAll(async () => {
   await stopProcess(worker);
   await temporal.connection.close();
@@ -144,4 +155,27 @@ describe('a charge whose answer is lost', () => {
     expect([pix.status, pix.body.status]).toEqual([200, 'confirmed']);
     expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 0 });
   });
+
+  it('a charge that reaches the gateway after it was looked up is refunded before the run ends', async () => {
+    const c = await makeCheckout({ amount: 2_500 });
+    // The first charge call is held past the adapter's timeout (3 s) and then carried out; its retries
+    // are refused without the gateway acting, so the lookup finds nothing and the buyer may try again.
+    faults.delayNextMs(5_000, 'createTransaction');
+    refuseAfterFirst = { seen: 0, upTo: CHARGE_ATTEMPTS };
+    const first = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect([first.status, first.body.decline_reason]).toEqual([422, 'processing_error']);
+    refuseAfterFirst = null;
+    const second = await confirm(c, { payment_method: 'credit_card', card: card() });
+    expect([second.status, second.body.status]).toEqual([200, 'succeeded']);
+
+    const handle = temporal.workflow.getHandle(checkoutWorkflowId(c.id));
+    expect(await handle.result()).toEqual({ status: 'succeeded' });
+    // The late capture was found and given back; the buyer paid once.
+    expect(await ledgerOf(orm, c.id)).toEqual({ captures: 2, captured: 5_000, refunds: 1, refunded: 2_500 });
+    expect(await orm.em.getConnection().execute('select amount from sales where checkout_id = ?', [c.id])).toEqual([
+      { amount: '2500' },
+    ]);
+    expect((await handle.describe()).searchAttributes.PaymentIssue).toEqual(['late_payment_undone']);
+    await recordHistory(temporal, 'card-late-arrival-refunded', c.id);
+  }, 120_000);
 });
