@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.ts';
+import { requiresCharge } from '../domain/checkout.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../domain/installments.ts';
 import { MAX_INSTALLMENTS } from '../domain/money.ts';
 import { boletoDocument, BOLETO_GRACE_DAYS, pixDocument } from './payment-documents.ts';
@@ -833,8 +834,9 @@ export class SimulatedGateway implements PaymentGateway {
   }
 }
 
+/** The engine's own rule (domain/checkout.ts): a total of zero is never sent to be charged. */
 function assertAmount(amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount <= 0)
+  if (!Number.isSafeInteger(amount) || !requiresCharge(amount))
     throw new GatewayError('amount must be a positive integer of cents', false);
 }
 
