@@ -72,3 +72,14 @@ export function maxInstallments(price: { type: 'one_time' | 'recurring'; interva
   if (price.type === 'recurring' && price.interval !== 'year') return 1;
   return MAX_INSTALLMENTS;
 }
+
+/**
+ * The `customAmount` to price an open checkout again with (a new quantity or discount): a
+ * free-price checkout keeps the unit amount its buyer was offered; any other takes the price's.
+ */
+export function customAmountOnReprice(
+  priceUnitAmount: number,
+  checkout: { subtotalAmount: number; quantity: number },
+): number | null {
+  return priceUnitAmount === 0 ? checkout.subtotalAmount / checkout.quantity : null;
+}

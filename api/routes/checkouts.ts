@@ -2,6 +2,8 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Discount, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { discountCarriesOverToRenewal } from '../../domain/checkout.ts';
+import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
 import type { RouteDeps } from '../app.ts';
 import {
@@ -147,8 +149,10 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           const discountId = body.discount_id === undefined ? checkout.discountId : body.discount_id;
           const discount = discountId ? await discountOf(tx, discountId, organizationId) : null;
           const quantity = body.quantity ?? checkout.quantity;
-          // A free-price checkout keeps the unit amount the buyer was offered.
-          const custom = Number(price.unitAmount) === 0 ? Number(checkout.subtotalAmount) / checkout.quantity : null;
+          const custom = customAmountOnReprice(Number(price.unitAmount), {
+            subtotalAmount: Number(checkout.subtotalAmount),
+            quantity: checkout.quantity,
+          });
           const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
           if ((discount?.id ?? null) !== checkout.discountId) {
             await releaseRedemption(tx, checkout.id);
@@ -200,10 +204,10 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       if (!subscription || subscription.status === 'canceled') {
         throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
       }
-      // A discount carries over only when it lasts for the subscription's life.
-      const discount = subscription.discountId
-        ? await em.findOne(Discount, { id: subscription.discountId, duration: 'forever', deletedAt: null })
+      const held = subscription.discountId
+        ? await em.findOne(Discount, { id: subscription.discountId, deletedAt: null })
         : null;
+      const discount = held && discountCarriesOverToRenewal(held) ? held : null;
       const input: CreateCheckoutInput = {
         payment_processor: 'gateway',
         product_id: subscription.productId,
