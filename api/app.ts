@@ -95,12 +95,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const cache = new CredentialCache(
     deps.orm,
     config.DATABASE_URL,
-    { ttlMs: config.CREDENTIAL_CACHE_TTL_MS, usageFlushMs: config.CREDENTIAL_USAGE_FLUSH_MS },
+    {
+      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+      usageFlushMs: config.CREDENTIAL_USAGE_FLUSH_MS,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    },
     app.log,
   );
   await cache.start();
   app.addHook('onClose', async () => cache.close());
-  const sql = openSqlPool(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const sql = openSqlPool(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    applicationName: 'billing-api',
+    onError: (err) =>
+      app.log.warn(`PostgreSQL connection lost (${err.message}); the pool reconnects on the next query`),
+  });
   app.addHook('onClose', async () => sql.end());
 
   registerAuth(app, {

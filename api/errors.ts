@@ -23,6 +23,12 @@ export const conflict = (message: string, detail?: string) => new ApiError(409, 
 export const unprocessable = (code: string, message: string, detail?: string) =>
   new ApiError(422, code, message, detail);
 
+/** What a 503 tells the client to wait before retrying (a dependency down: PostgreSQL, Temporal, the gateway). */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const serviceUnavailable = (code: string, message: string, detail?: string) =>
+  new ApiError(503, code, message, detail);
+
 export interface ErrorBody {
   error: string;
   detail?: string;

@@ -6,7 +6,12 @@ import { createTemporalClient } from '../worker/temporal-client.ts';
 import { buildApp } from './app.ts';
 
 const config = loadConfigOrExit();
-const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+// Neither PostgreSQL nor Temporal is connected to here: both are reached on first use and reconnected
+// by themselves, so the API starts, and stays up, while either is down (it answers 503 meanwhile).
+const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+  connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  applicationName: 'billing-api',
+});
 const temporal = createTemporalClient(config);
 const tls =
   config.TLS_MODE === 'tls'

@@ -1,10 +1,15 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from './config.ts';
+import type { ConnectionOptions } from './pool.ts';
 
 export type Orm = MikroORM;
 
-export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormConfig(databaseUrl, poolMax));
+/**
+ * MikroORM over a pg pool. No connection is opened here: the first query opens one, so a process
+ * starts (and answers 503) while PostgreSQL is down, and reconnects by itself when it is back.
+ */
+export async function openOrm(databaseUrl: string, poolMax?: number, options: ConnectionOptions = {}): Promise<Orm> {
+  return MikroORM.init(ormConfig(databaseUrl, poolMax, options));
 }
 
 /** Runs `fn` on the server's `postgres` database, where databases are created and dropped. */

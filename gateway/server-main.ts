@@ -24,7 +24,9 @@ const env = z
   })
   .parse(process.env);
 
-const orm = await openOrm(env.DATABASE_URL, 5);
+// Connections are opened on first use and replaced when PostgreSQL drops them (db/pool.ts): the server
+// outlives a database restart, answering errors meanwhile.
+const orm = await openOrm(env.DATABASE_URL, 5, { applicationName: 'billing-gateway-sim' });
 const gateway = new SimulatedGateway(orm, {
   callbackUrl: env.GATEWAY_CALLBACK_URL,
   callbackSecret: env.GATEWAY_CALLBACK_SECRET,

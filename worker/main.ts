@@ -16,14 +16,49 @@ const level = (
     silent: 'ERROR',
   } as const
 )[config.LOG_LEVEL] satisfies LogLevel;
-Runtime.install({ logger: new DefaultLogger(level) });
-const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-const { worker, connection } = await createWorker(config, { orm, gateway: createGateway(config, orm) });
+const logger = new DefaultLogger(level);
+Runtime.install({ logger });
+// No connection is opened here: activities open them, and a PostgreSQL that is down only fails the
+// activities that need it (Temporal retries them), never the worker.
+const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+  connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  applicationName: 'billing-worker',
+  onError: (err) => logger.warn(`PostgreSQL connection lost (${err.message}); the pool reconnects on the next query`),
+});
 
-// Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
-const running = worker.run();
-// The line scripts and tests wait on: the worker polls its task queue from here on.
-process.stdout.write(`worker ready: task queue ${config.TEMPORAL_TASK_QUEUE}, pid ${process.pid}\n`);
-await running;
-await connection.close();
+const gateway = createGateway(config, orm);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopping = true));
+
+/**
+ * Temporal down at start-up is waited for, as it is once running (the worker's connection then
+ * reconnects by itself): a supervisor starting the stack in any order gets a worker that comes up.
+ */
+async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>> | null> {
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      return await createWorker(config, { orm, gateway });
+    } catch (err) {
+      // Only an unreachable server is waited for; anything else (a bad workflow bundle, an unknown
+      // namespace) is a mistake that retrying would hide.
+      if (!(err instanceof Error) || err.name !== 'TransportError') throw err;
+      if (stopping) return null;
+      logger.warn(`Temporal at ${config.TEMPORAL_ADDRESS} is unreachable (${err.message}); retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (stopping) return null;
+    }
+  }
+}
+
+const connected = await connectWorker();
+if (connected) {
+  const { worker, connection } = connected;
+  // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
+  const running = worker.run();
+  // The line scripts and tests wait on: the worker polls its task queue from here on.
+  process.stdout.write(`worker ready: task queue ${config.TEMPORAL_TASK_QUEUE}, pid ${process.pid}\n`);
+  await running;
+  await connection.close();
+}
 await orm.close();

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../../db/orm.ts';
+import { pgConnectionOptions } from '../../db/pool.ts';
 import type { OrganizationCredential } from './credentials.ts';
 
 /** Committed revocations are announced on this channel, so every API process drops its copy at once. */
@@ -17,6 +18,8 @@ export interface CredentialCacheOptions {
   ttlMs: number;
   /** How often last_used_at is written. */
   usageFlushMs?: number;
+  /** How long opening the LISTEN connection may take before it is retried. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -40,6 +43,7 @@ export class CredentialCache {
   private invalidations = 0;
   private listener: pg.Client | null = null;
   private listening = false;
+  private reconnecting = false;
   private flushTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -47,23 +51,34 @@ export class CredentialCache {
   private readonly databaseUrl: string;
   private readonly ttlMs: number;
   private readonly usageFlushMs: number;
+  private readonly connectTimeoutMs: number | undefined;
   private readonly log: FastifyBaseLogger;
 
   constructor(
     orm: Orm,
     databaseUrl: string,
-    { ttlMs, usageFlushMs = 15_000 }: CredentialCacheOptions,
+    { ttlMs, usageFlushMs = 15_000, connectTimeoutMs }: CredentialCacheOptions,
     log: FastifyBaseLogger,
   ) {
     this.orm = orm;
     this.databaseUrl = databaseUrl;
     this.ttlMs = ttlMs;
     this.usageFlushMs = usageFlushMs;
+    this.connectTimeoutMs = connectTimeoutMs;
     this.log = log;
   }
 
+  /** Whether revocations are being heard (and so whether credentials are cached). */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
   async start(): Promise<void> {
-    await this.listen();
+    // PostgreSQL down at start-up does not stop the API: it answers 503 and this keeps trying.
+    await this.listen().catch((err: unknown) => {
+      this.log.warn({ err }, 'credential LISTEN connection failed; retrying every second');
+      this.reconnectLater();
+    });
     // last_used_at is written in batches: accurate to within this interval, one UPDATE per table.
     this.flushTimer = setInterval(() => void this.flushUsage(), this.usageFlushMs);
     this.flushTimer.unref();
@@ -189,14 +204,19 @@ export class CredentialCache {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    const lost = () => {
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      ...pgConnectionOptions({ connectTimeoutMs: this.connectTimeoutMs, applicationName: 'billing-api:listen' }),
+    });
+    const lost = (err?: Error) => {
       if (this.listener !== client) return;
+      this.log.warn({ err }, 'credential LISTEN connection lost; credentials are not cached until it is back');
       this.listening = false;
       this.invalidations++;
       this.entries.clear();
       this.releaseWaiters();
       this.listener = null;
+      client.end().catch(() => undefined);
       this.reconnectLater();
     };
     client.on('error', lost);
@@ -219,14 +239,18 @@ export class CredentialCache {
     // Reads that began while nobody listened may have missed a revocation: they must not be cached.
     this.invalidations++;
     this.listening = true;
+    if (this.reconnecting) this.log.info('credential LISTEN connection is back');
+    this.reconnecting = false;
   }
 
   private reconnectLater(): void {
     if (this.closed) return;
+    this.reconnecting = true;
     setTimeout(() => {
       if (this.closed) return;
       this.listen().catch((err: unknown) => {
-        this.log.warn({ err }, 'credential LISTEN retry failed');
+        // Once per outage is enough: the retry runs every second until PostgreSQL is back.
+        this.log.debug({ err }, 'credential LISTEN retry failed');
         this.reconnectLater();
       });
     }, 1000).unref();

@@ -4,7 +4,14 @@ import type { RouteDeps } from '../app.ts';
 
 const probe = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
 
-/** Liveness says the process answers; readiness says it can do work (PostgreSQL and Temporal reachable). */
+/** How long each readiness probe may take: a dependency slower than this is not ready. */
+const PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * Liveness says the process answers (it stays 200 while a dependency is down: restarting the process
+ * would not bring PostgreSQL or Temporal back). Readiness says it can do work, dependency by
+ * dependency: `checks.database` and `checks.temporal` are `ok` or `unavailable: <reason>`.
+ */
 export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const pending = new Set<Promise<string>>();
   // The Temporal client retries on a timer; closing its channel under a live retry would crash the process.
@@ -19,10 +26,10 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     { schema: { tags: ['health'], response: { 200: probe, 503: probe } } },
     async (_request, reply) => {
       const [database, temporal] = await Promise.all([
-        check(pending, () => deps.orm.em.getConnection().execute('select 1')),
+        check(pending, () => withTimeout(deps.orm.em.getConnection().execute('select 1'), PROBE_TIMEOUT_MS)),
         check(pending, () =>
           // A deadline is what ends the client's own retries: DEADLINE_EXCEEDED is final.
-          deps.temporal.connection.withDeadline(Date.now() + 2000, () =>
+          deps.temporal.connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>
             deps.temporal.connection.workflowService.getSystemInfo({}),
           ),
         ),
@@ -43,4 +50,12 @@ function check(pending: Set<Promise<string>>, probe: () => Promise<unknown>): Pr
   pending.add(result);
   void result.finally(() => pending.delete(result));
   return result;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
