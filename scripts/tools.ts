@@ -285,6 +285,8 @@ export interface TemporalDevServer {
   /** `127.0.0.1:<port>` */
   address: string;
   uiUrl: string | null;
+  /** The server's process id when this call started it (undefined when it reused a running server). */
+  pid?: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -382,7 +384,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     await sleep(250);
   }
 
-  return { address, uiUrl: ui ? `http://${HOST}:${opts.uiPort}` : null, stop };
+  return { address, uiUrl: ui ? `http://${HOST}:${opts.uiPort}` : null, pid: child.pid, stop };
 }
 
 /**
