@@ -5,7 +5,7 @@ import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gatewa
 import { checkoutWorkflowId, paymentUpdatedSignal } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, unauthorized } from '../errors.ts';
-import { errorBody } from '../schemas/common.ts';
+import { errorBody, isUuid } from '../schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
 
 /**
@@ -55,10 +55,13 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       if (seen) return { received: true as const, duplicate: true };
 
       if (notice.type === 'transaction.updated' && notice.transactionId) {
-        const [row] = await conn.execute<{ checkout_id: string }[]>(
+        const [recorded] = await conn.execute<{ checkout_id: string }[]>(
           'select checkout_id from transactions where gateway_transaction_id = ? and checkout_id is not null',
           [notice.transactionId],
         );
+        // A notice can beat the answer of the call that made the payment (or that answer was lost):
+        // the gateway's own record names the checkout it was made for.
+        const row = recorded ?? (await checkoutOfGatewayTransaction(deps, notice.transactionId));
         if (row) {
           try {
             await deps.temporal.workflow
@@ -82,3 +85,20 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   );
 };
+
+/** The checkout a gateway transaction was made for (its reference), when it is one of ours. */
+async function checkoutOfGatewayTransaction(
+  deps: RouteDeps,
+  gatewayTransactionId: string,
+): Promise<{ checkout_id: string } | null> {
+  const t = await deps.gateway.getTransaction(gatewayTransactionId).catch(() => {
+    // Unanswered now: the gateway sends the notice again later.
+    throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
+  });
+  if (!t || !isUuid(t.reference)) return null;
+  const [row] = await deps.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ id: string }[]>('select id from checkouts where id = ?', [t.reference]);
+  return row ? { checkout_id: row.id } : null;
+}

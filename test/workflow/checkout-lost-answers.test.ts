@@ -30,6 +30,7 @@ const QUEUE = 'billing-test-lost-answers';
 const API_KEY = 'gw_lost_answers_0123456789';
 
 let orm: Orm;
+let simulator: SimulatedGateway;
 let faults: GatewayFaults;
 let gatewayServer: FastifyInstance;
 let api: TestApi;
@@ -39,7 +40,7 @@ let refuseAfterFirst: { seen: number; upTo: number } | null = null;
 
 beforeAll(async () => {
   orm = await openOrm(TEST_DATABASE_URL, 5);
-  const simulator = new SimulatedGateway(orm);
+  simulator = new SimulatedGateway(orm);
   faults = new GatewayFaults();
   gatewayServer = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults, sandbox: simulator });
   // A test may answer charge calls 503 itself, without the gateway acting, from the second one on.
@@ -61,6 +62,8 @@ beforeAll(async () => {
   api = await startApi(env);
   worker = await startWorkerProcess(env);
   temporal = createTemporalClient(api.config);
+  simulator.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+  simulator.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
 });
 afterEach(() => {
   faults.reset();
@@ -178,4 +181,26 @@ describe('a charge whose answer is lost', () => {
     expect((await handle.describe()).searchAttributes.PaymentIssue).toEqual(['late_payment_undone']);
     await recordHistory(temporal, 'card-late-arrival-refunded', c.id);
   }, 120_000);
+
+  it('a payment notice that beats the pix answer is kept, and the checkout completes on it', async () => {
+    const c = await makeCheckout({ amount: 1_990 });
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createTransaction');
+    faults.delayNextMs(1_500, 'findTransactions');
+    const confirmation = confirm(c, { payment_method: 'pix', customer_name: 'Bruno Lima' });
+    // The buyer pays the moment the gateway has made the pix, before the workflow has heard of it.
+    let issued: { id: string } | undefined;
+    while (!issued) {
+      [issued] = await orm.em
+        .getConnection()
+        .execute<{ id: string }[]>('select id from gateway_sim.transactions where reference = ?', [c.id]);
+    }
+    await simulator.pay(issued.id);
+    await simulator.settleCallbacks();
+    const res = await confirmation;
+    expect(res.status).toBe(200);
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded', 20_000);
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 1_990 });
+    await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
+    await recordHistory(temporal, 'pix-early-notice', c.id);
+  });
 });
