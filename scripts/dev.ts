@@ -41,17 +41,36 @@ const orm = await openOrm(config.DATABASE_URL, 1);
 const demo = await seedDemo(orm, config.DEPLOYMENT_ENV);
 await orm.close();
 
-const children: ChildProcess[] = [];
-function run(name: string, file: string): ChildProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, file)], { cwd: REPO_ROOT, env, stdio: 'inherit' });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} exited (${signal ?? code}); stopping the stack`);
-      void stop(1);
-    }
-  });
-  children.push(child);
-  return child;
+/**
+ * The worker and the API ride out a PostgreSQL or Temporal restart by themselves. Should one exit
+ * anyway (a bug), it is started again after a short pause, growing while it keeps exiting; one that
+ * exits five times in a row within a minute of starting stops the stack, as its output will say why.
+ */
+const children = new Map<string, ChildProcess>();
+const MAX_QUICK_EXITS = 5;
+
+function run(name: string, file: string): void {
+  let quickExits = 0;
+  const start = () => {
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, file)], { cwd: REPO_ROOT, env, stdio: 'inherit' });
+    children.set(name, child);
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      quickExits = Date.now() - startedAt < 60_000 ? quickExits + 1 : 1;
+      if (quickExits >= MAX_QUICK_EXITS) {
+        console.error(`${name} exited (${signal ?? code}) ${quickExits} times in a row; stopping the stack`);
+        void stop(1);
+        return;
+      }
+      const delayMs = Math.min(1000 * 2 ** (quickExits - 1), 15_000);
+      console.error(`${name} exited (${signal ?? code}); starting it again in ${delayMs / 1000} s`);
+      setTimeout(() => {
+        if (!stopping) start();
+      }, delayMs);
+    });
+  };
+  start();
 }
 
 let stopping = false;
@@ -59,10 +78,10 @@ async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   await Promise.all(
-    children.map(
+    [...children.values()].map(
       (child) =>
         new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve(undefined);
+          if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
           child.once('exit', resolve);
           child.kill('SIGTERM');
         }),
