@@ -204,6 +204,34 @@ describe('a running stack', () => {
 });
 
 describe('PostgreSQL goes away', () => {
+  it('keeps every process up when PostgreSQL ends their sessions (as a restart does), and reconnects', async () => {
+    const pids = [api.pid, worker.pid, gateway.pid];
+    // Warm every pool: the processes hold idle connections, which is where an unhandled error kills.
+    expect((await call('GET', '/api/v1/products/', { auth: 'api_key' })).status).toBe(200);
+    expect(
+      (
+        await timedCall(`${gatewayBase}/v1/transactions/tx_missing`, {
+          headers: { authorization: 'Bearer sim_gateway_key' },
+        })
+      ).status,
+    ).toBe(404);
+    const ports = proxy.upstreamPorts();
+    // 57P01 admin_shutdown on every session of the processes under test, idle or not.
+    const [terminated] = await orm.em.getConnection().execute<{ n: number }[]>(
+      `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+       where datname = current_database() and client_port = any(?::int[])`,
+      [`{${ports.join(',')}}`],
+    );
+    expect(terminated!.n).toBeGreaterThan(2);
+    await waitFor(async () => (await listenSessionsThroughProxy()) === 0, 10_000, 'the LISTEN session to end');
+
+    expect((await call('GET', '/api/v1/products/', { auth: 'api_key' })).status).toBe(200);
+    await waitFor(async () => (await listenSessionsThroughProxy()) === 1, 20_000, 'the API to LISTEN again');
+    await buyOnce('after-sessions-terminated@example.com');
+    expectAllAlive();
+    expect([api.pid, worker.pid, gateway.pid]).toEqual(pids);
+  });
+
   it('keeps every process up, answers 503 with Retry-After at once, and recovers by itself', async () => {
     const pids = [api.pid, worker.pid, gateway.pid];
     await proxy.cut('refuse');
