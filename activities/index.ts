@@ -3,6 +3,7 @@ import type { PaymentGateway } from '../gateway/port.ts';
 import { createCheckoutPaymentActivities } from './checkout-payments.ts';
 import { createCheckoutRecordActivities } from './checkout-records.ts';
 import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
+import { createDirectTransactionActivities } from './direct-transactions.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutPaymentActivities(deps),
     recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
+    ...createDirectTransactionActivities(deps),
   };
 }
 

@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, defineSearchAttributeKey } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
-import { Checkout, Organization, Product, storedCard, Transaction } from '../../db/entities/index.ts';
+import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
+import {
+  directTransactionWorkflow,
+  directTransactionWorkflowId,
+  GATEWAY_UNAVAILABLE,
+  type DirectTransactionInput,
+  type DirectTransactionResult,
+} from '../../workflows/direct-transaction.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { confirmCheckout } from './checkout-confirm.ts';
@@ -196,7 +206,12 @@ async function payCheckout(deps: RouteDeps, organizationId: string, body: Direct
   return payment;
 }
 
-/** A charge with no checkout: recorded as a transaction of the seller's organization, with no sale. */
+/**
+ * A payment with no checkout: a transaction of the seller's organization, with no sale. Made by its
+ * own workflow (charge, then record, a lost answer looked up by its key) so that no crash between
+ * the gateway and our books loses a payment. A retried request (same Idempotency-Key) joins that
+ * workflow and gets its answer. The card is tokenized here: only the token reaches the workflow.
+ */
 async function chargeStandalone(
   deps: RouteDeps,
   organizationId: string,
@@ -204,77 +219,113 @@ async function chargeStandalone(
   idempotencyKey: string,
 ): Promise<GatewayTransaction> {
   if (body.discount_code) throw badRequest('discount_code needs a checkout_id', 'Discounts apply to checkouts');
-  const key = `direct:${organizationId}:${idempotencyKey}`;
-  let payment: GatewayTransaction;
+  const input: DirectTransactionInput = {
+    organizationId,
+    idempotencyKey,
+    paymentType: body.payment_type,
+    amount: body.amount,
+    installments: body.installments,
+    cardToken: body.card ? await tokenizeDirectCard(deps, organizationId, idempotencyKey, body.card) : null,
+    gatewayBuyerId: body.gateway_buyer_id ?? null,
+    customerEmail: body.customer_email ?? null,
+    customerTaxId: body.customer_tax_id ?? null,
+  };
+  const result = await runDirectTransaction(deps, input);
+  if (result.outcome === 'refused') {
+    throw unprocessable('payment_refused', 'The gateway refused the payment', result.reason);
+  }
+  return result.payment;
+}
+
+/**
+ * The card's tokenization key: one token per request and card, so a retried request gets the same
+ * token and so the same workflow input. Only a hash of the card data goes into the key (as
+ * checkout-confirm's tokenKey); the card itself is never stored or logged.
+ */
+async function tokenizeDirectCard(
+  deps: RouteDeps,
+  organizationId: string,
+  idempotencyKey: string,
+  card: NonNullable<DirectTransactionBody['card']>,
+): Promise<string> {
+  const digest = createHash('sha256')
+    .update(
+      [card.card_number, card.expiration_month, card.expiration_year, card.security_code, card.holder_name].join('|'),
+    )
+    .digest('hex');
   try {
-    payment =
-      body.payment_type === 'pix'
-        ? await deps.gateway.createPixCharge(
-            {
-              reference: key,
-              amount: body.amount,
-              currency: 'BRL',
-              buyer: body.customer_email ? { email: body.customer_email, taxId: body.customer_tax_id ?? null } : null,
-              expiresInSeconds: 30 * 60,
-            },
-            key,
-          )
-        : await deps.gateway.chargeCard(
-            {
-              reference: key,
-              amount: body.amount,
-              currency: 'BRL',
-              installments: body.installments,
-              noFeesInstallments: false,
-              card: {
-                number: body.card!.card_number,
-                holderName: body.card!.holder_name,
-                expirationMonth: body.card!.expiration_month,
-                expirationYear: body.card!.expiration_year,
-                cvv: body.card!.security_code,
-              },
-              buyerId: body.gateway_buyer_id ?? null,
-              capture: true,
-            },
-            key,
-          );
+    const token = await deps.gateway.tokenizeCard(
+      {
+        number: card.card_number,
+        holderName: card.holder_name,
+        expirationMonth: card.expiration_month,
+        expirationYear: card.expiration_year,
+        cvv: card.security_code,
+      },
+      `direct:${organizationId}:${idempotencyKey}:card:${digest}`,
+    );
+    return token.id;
   } catch (err) {
-    if (err instanceof GatewayError && err.retryable) {
-      throw new ApiError(
-        503,
-        'gateway_unavailable',
-        'The payment gateway is unavailable',
-        'Retry with the same Idempotency-Key',
-      );
+    if (err instanceof GatewayError && !err.retryable) {
+      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
     }
-    if (err instanceof GatewayError)
-      throw unprocessable('payment_refused', 'The gateway refused the payment', err.message);
+    // Nothing was charged yet: a retry is safe.
+    if (err instanceof GatewayError) throw gatewayUnavailable();
     throw err;
   }
-  const now = new Date();
-  await deps.orm.em.getConnection().execute(
-    `insert into transactions (id, organization_id, gateway_transaction_id, status, payment_type, amount, currency,
-       installments, card, authorization_code, decline_reason, buyer, captured_amount, confirmed_at, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (gateway_transaction_id) do nothing`,
-    [
-      uuidv7(),
-      organizationId,
-      payment.id,
-      payment.status,
-      payment.paymentType,
-      payment.amount,
-      payment.currency.toUpperCase(),
-      payment.installments,
-      payment.card ? JSON.stringify(storedCard(payment.card)) : null,
-      payment.authorizationCode,
-      payment.declineReason,
-      body.customer_email ? JSON.stringify({ email: body.customer_email }) : null,
-      payment.capturedAmount,
-      payment.confirmedAt,
-      now,
-      now,
-    ],
+}
+
+/** How long a request waits for its workflow's answer; past it, a retry with the same key gets it. */
+const DIRECT_ANSWER_WAIT_MS = 25_000;
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
+
+/** Starts the request's workflow, or joins the run of an earlier request with the same key, and waits for its answer. */
+async function runDirectTransaction(deps: RouteDeps, input: DirectTransactionInput): Promise<DirectTransactionResult> {
+  const workflowId = directTransactionWorkflowId(input.organizationId, input.idempotencyKey);
+  let handle: WorkflowHandle<typeof directTransactionWorkflow>;
+  try {
+    handle = await deps.temporal.workflow.start(directTransactionWorkflow, {
+      workflowId,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      // A finished run is the request's answer; only a run that failed (nothing charged) is run again.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      typedSearchAttributes: [{ key: ORGANIZATION_ID, value: input.organizationId }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw paymentProcessing(err);
+    handle = deps.temporal.workflow.getHandle(workflowId);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      handle.result(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer yet')), DIRECT_ANSWER_WAIT_MS);
+      }),
+    ]);
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+      if (err.cause.type === GATEWAY_UNAVAILABLE) throw gatewayUnavailable();
+    }
+    // The workflow may still charge and record: only it knows the outcome.
+    throw paymentProcessing(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const gatewayUnavailable = () =>
+  new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable', 'Retry with the same Idempotency-Key');
+
+function paymentProcessing(cause: unknown) {
+  const error = new ApiError(
+    503,
+    'payment_processing',
+    'The payment is being processed',
+    'Retry with the same Idempotency-Key for its outcome',
   );
-  return payment;
+  error.cause = cause;
+  return error;
 }

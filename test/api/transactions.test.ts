@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { sellerIdOf } from '../../api/routes/seller-config.ts';
+import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { directTransactionWorkflowId } from '../../workflows/direct-transaction.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 
@@ -86,20 +88,109 @@ describe('POST /api/v1/transactions/direct', () => {
     });
   });
 
-  it('charges once for a repeated Idempotency-Key', async () => {
+  it('charges once for a repeated Idempotency-Key, and answers the same', async () => {
     const t = await makeTenant(api.orm);
     const key = uuidv7();
     const body = { seller_id: sellerIdOf(t.org.id), amount: 2500, card: card() };
     const first = await direct(body, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
     const second = await direct(body, { 'idempotency-key': key });
     expect(second.status).toBe(201);
-    expect(second.body.transaction_id).toBe(first.body.transaction_id);
+    expect(second.body).toEqual(first.body);
+    // As after a 5xx or once the key's record expired: the request reaches the route again, and
+    // joins the workflow of the first (finished) run rather than charging anew.
+    await sql(`delete from idempotency_keys where key = ?`, [key]);
+    const third = await direct(body, { 'idempotency-key': key });
+    expect(third.status).toBe(201);
+    expect(third.headers['idempotent-replayed']).toBeUndefined();
+    expect(third.body).toEqual(first.body);
     const [ledger] = await sql(
       `select count(*)::int as n from gateway_sim.ledger where transaction_id = ? and kind = 'capture'`,
       [first.body.transaction_id],
     );
     expect(ledger.n).toBe(1);
+    const charges = await sql(
+      `select count(*)::int as n from gateway_sim.attempts where key = ? and operation = 'charge_card'`,
+      [`direct:${t.org.id}:${key}`],
+    );
+    expect(charges[0].n).toBe(1);
+    expect(await sql('select id from transactions where organization_id = ?', [t.org.id])).toHaveLength(1);
   });
+
+  it('keeps the card out of the workflow history: the workflow gets a token', async () => {
+    const t = await makeTenant(api.orm);
+    const key = uuidv7();
+    const pan = '5555555555554444';
+    const res = await direct(
+      { seller_id: sellerIdOf(t.org.id), amount: 3100, card: { ...card(pan), security_code: '987' } },
+      { 'idempotency-key': key },
+    );
+    expect(res.status).toBe(201);
+    const temporal = createTemporalClient(api.config);
+    try {
+      const handle = temporal.workflow.getHandle(directTransactionWorkflowId(t.org.id, key));
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      const history = JSON.stringify(await handle.fetchHistory());
+      // The search is over the payloads as stored (base64 JSON): decode them before looking.
+      const decoded = history.replace(/"data":"([A-Za-z0-9+/=]+)"/g, (_m, b64: string) =>
+        Buffer.from(b64, 'base64').toString('utf8'),
+      );
+      expect(decoded).toContain(res.body.transaction_id);
+      expect(decoded).toContain('"cardToken":"card_');
+      expect(decoded).not.toContain(pan);
+      expect(decoded).not.toMatch(/cvv|security_code|card_number/);
+    } finally {
+      await temporal.connection.close();
+    }
+  });
+
+  it('retries a processing error with the same key, and charges once', async () => {
+    const t = await makeTenant(api.orm);
+    const key = uuidv7();
+    const res = await direct(
+      { seller_id: sellerIdOf(t.org.id), amount: 1800, card: card('4000000000000119') },
+      { 'idempotency-key': key },
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('succeeded');
+    const attempts = await sql(
+      `select outcome from gateway_sim.attempts where key = ? and operation = 'charge_card' order by id`,
+      [`direct:${t.org.id}:${key}`],
+    );
+    expect(attempts.map((a) => a.outcome)).toEqual([expect.stringMatching(/^error: Processing error/), 'ran']);
+    expect(await sql('select id from transactions where organization_id = ?', [t.org.id])).toHaveLength(1);
+  });
+
+  it('answers 503 when the gateway never took the charge, and a retry with the same key charges', async () => {
+    const t = await makeTenant(api.orm);
+    const key = uuidv7();
+    const reference = `direct:${t.org.id}:${key}`;
+    // The gateway's books refuse this charge for now: every try fails like an outage, and nothing is charged.
+    await sql(`create or replace function gateway_sim.refuse_direct() returns trigger language plpgsql as $$
+      begin
+        if new.reference = '${reference}' then raise exception 'gateway down'; end if;
+        return new;
+      end $$`);
+    await sql(
+      `create trigger refuse_direct before insert on gateway_sim.transactions for each row execute function gateway_sim.refuse_direct()`,
+    );
+    const body = { seller_id: sellerIdOf(t.org.id), amount: 2700, card: card() };
+    let down;
+    try {
+      down = await direct(body, { 'idempotency-key': key });
+    } finally {
+      await sql('drop trigger refuse_direct on gateway_sim.transactions');
+    }
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ code: 'gateway_unavailable', detail: 'Retry with the same Idempotency-Key' });
+    expect(await sql('select id from transactions where organization_id = ?', [t.org.id])).toEqual([]);
+
+    const retried = await direct(body, { 'idempotency-key': key });
+    expect(retried.status).toBe(201);
+    expect(retried.body.status).toBe('succeeded');
+    const rows = await sql('select gateway_transaction_id from transactions where organization_id = ?', [t.org.id]);
+    expect(rows).toEqual([{ gateway_transaction_id: retried.body.transaction_id }]);
+  }, 60_000);
 
   it('issues a pix', async () => {
     const t = await makeTenant(api.orm);

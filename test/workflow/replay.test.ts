@@ -8,7 +8,8 @@ import { workflowsPath } from '../../worker/worker.ts';
 /**
  * Recorded histories of finished workflows, replayed against today's workflow code: a change that
  * would break a running workflow's determinism fails here (put it behind `patched()`).
- * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1.
+ * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1 (refund and direct-transaction
+ * histories by test/workflow/refund.test.ts and direct-transaction.test.ts).
  */
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 
@@ -22,4 +23,20 @@ describe('replay of recorded histories', () => {
       await expect(Worker.runReplayHistory({ workflowsPath }, history, file)).resolves.toBeUndefined();
     }
   }, 120_000);
+
+  it.each([
+    'refund-succeeded.json',
+    'refund-reconciled-made.json',
+    'refund-reconciled-not-made.json',
+    'direct-transaction-card.json',
+    'direct-transaction-lost-answer.json',
+  ])(
+    '%s replays without nondeterminism',
+    async (file) => {
+      const json: unknown = JSON.parse(await readFile(path.join(HISTORIES, file), 'utf8'));
+      const history = proto.temporal.api.history.v1.History.fromObject(json as Record<string, unknown>);
+      await expect(Worker.runReplayHistory({ workflowsPath }, history, file)).resolves.toBeUndefined();
+    },
+    60_000,
+  );
 });
