@@ -27,6 +27,8 @@ export const SEARCH_ATTRIBUTES = {
   CustomerId: 'Keyword',
   SubscriptionId: 'Keyword',
   CheckoutId: 'Keyword',
+  /** Set on a billing run an operator must look at (e.g. a capture given back because its sale could not be recorded). */
+  PaymentIssue: 'Keyword',
 } as const;
 
 /**

@@ -181,7 +181,7 @@ async function payCheckout(deps: RouteDeps, organizationId: string, body: Direct
     throw badRequest('amount does not match the checkout', `The checkout's amount is ${checkout.amount} cents`);
   }
   const card = body.card;
-  await confirmCheckout(deps, checkout, {
+  const result = await confirmCheckout(deps, checkout, {
     payment_method: body.payment_type === 'pix' ? 'pix' : 'credit_card',
     customer_email: body.customer_email,
     customer_tax_id: body.customer_tax_id,
@@ -197,13 +197,28 @@ async function payCheckout(deps: RouteDeps, organizationId: string, body: Direct
         }
       : undefined,
   });
-  // The attempt just made is the checkout's newest transaction (declined ones are recorded too).
-  const [latest] = await deps.orm.em
-    .fork()
-    .find(Transaction, { checkoutId: checkout.id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 1 });
-  const payment = latest ? await deps.gateway.getTransaction(latest.gatewayTransactionId) : null;
-  if (!payment) throw new ApiError(500, 'internal_error', 'The payment was not recorded');
-  return payment;
+  // The answer is the payment the workflow made (a decline included), as the gateway reported it.
+  const p = result.payment;
+  if (!p) {
+    throw new ApiError(
+      503,
+      'payment_processing',
+      'The payment is being processed',
+      'Read the checkout for its outcome',
+    );
+  }
+  const pix = p.paymentData.pix;
+  return {
+    id: p.id,
+    status: p.status,
+    authorizationCode: p.authorizationCode,
+    amount: p.amount,
+    installments: p.installments,
+    declineReason: p.declineReason,
+    paymentType: p.paymentType,
+    card: p.card,
+    pix: pix ? { qrCode: pix.qr_code, qrCodeImage: pix.qr_code_image, expiresAt: pix.expires_at } : null,
+  };
 }
 
 /**
