@@ -1,10 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { GatewayError } from '../gateway/port.ts';
 
-/** A gateway failure that may not have happened (timeout, 5xx): the workflow's retry policy retries it. */
-export const GATEWAY_ERROR = 'GatewayError';
-/** A definite refusal: listed in the workflow's nonRetryableErrorTypes. */
-export const GATEWAY_REFUSAL = 'GatewayRefusal';
+export { GATEWAY_ERROR, GATEWAY_REFUSAL };
 
 /**
  * A gateway failure as Temporal should see it: GatewayError is retried by the workflow's retry

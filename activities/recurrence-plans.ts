@@ -1,6 +1,7 @@
 import type { Orm } from '../db/orm.ts';
 import { Price, Product } from '../db/entities/index.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { callGateway } from './gateway-failures.ts';
 
 export interface RecurrencePlanDeps {
   orm: Orm;
@@ -43,7 +44,7 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
 export function createRecurrencePlanActivities(deps: RecurrencePlanDeps) {
   return {
     async createRecurrencePlanForPrice(priceId: string): Promise<string | null> {
-      return ensureRecurrencePlan(deps, priceId);
+      return callGateway(() => ensureRecurrencePlan(deps, priceId));
     },
   };
 }

@@ -32,6 +32,7 @@ import {
   type PaymentSummary,
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
 export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
@@ -68,7 +69,6 @@ const SubscriptionIdKey = defineSearchAttributeKey('SubscriptionId', 'KEYWORD');
 /** Set when an operator must look at this run; see docs/decisions.md. */
 const PaymentIssueKey = defineSearchAttributeKey('PaymentIssue', 'KEYWORD');
 
-const GATEWAY_REFUSAL = 'GatewayRefusal';
 const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED, 'CheckoutNotFound'];
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
 const RECORDING_REFUSALS = ['CheckoutNotFound', 'MissingCustomerEmail', 'RecordingRejected'];

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { GATEWAY_REFUSAL } from '../activities/gateway-failures.ts';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import type { GatewayTransaction } from '../gateway/port.ts';
 
 /**
@@ -54,7 +54,12 @@ const { findDirectTransaction, recordDirectTransaction } = proxyActivities<Activ
   startToCloseTimeout: '30 seconds',
   // A charge the gateway made must be found and recorded, however long the gateway or the database
   // take to come back: retried until they succeed.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: [GATEWAY_REFUSAL],
+  },
 });
 
 /**

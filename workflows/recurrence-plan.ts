@@ -1,13 +1,20 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 
 /** Workflow id of a price's plan creation: one run per price. */
 export const recurrencePlanWorkflowId = (priceId: string) => `recurrence-plan:${priceId}`;
 
 const { createRecurrencePlanForPrice } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  // The gateway was unreachable when the price was created: keep trying, patiently, for a day.
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+  // The gateway was unreachable when the price was created: keep trying, patiently, for a day. A
+  // definite refusal is final: the price is renewed by our own workflow instead.
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    nonRetryableErrorTypes: [GATEWAY_REFUSAL],
+  },
   scheduleToCloseTimeout: '1 day',
 });
 

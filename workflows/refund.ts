@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { GATEWAY_REFUSAL } from '../activities/gateway-failures.ts';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import type { SettledRefundStatus } from '../activities/refunds.ts';
 
 export const refundWorkflowId = (refundId: string) => `refund:${refundId}`;
