@@ -1,14 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Client } from '@temporalio/client';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import { openSqlPool, type SqlPool } from '../db/pool.ts';
@@ -18,7 +10,9 @@ import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { requireHttps, tlsServerFactory } from './plugins/https.ts';
-import { documentIdempotencyKey, registerIdempotency } from './plugins/idempotency.ts';
+import { registerIdempotency } from './plugins/idempotency.ts';
+import { MAX_PARAM_LENGTH, recordAuthRules, registerOpenApi } from './plugins/openapi.ts';
+import { frameworkErrors, methodNotAllowed, rejectNulCharacters } from './plugins/protocol.ts';
 import { registerRateLimit } from './plugins/rate-limit.ts';
 import { registerRoutes } from './routes/index.ts';
 
@@ -51,7 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: { level: config.LOG_LEVEL, redact: REDACTED },
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
     genReqId: () => crypto.randomUUID(),
     ...(config.TLS_MODE === 'tls' && deps.tls ? { serverFactory: tlsServerFactory(deps.tls) } : {}),
     trustProxy: config.TLS_MODE === 'proxy',
@@ -64,33 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   registerErrorHandling(app);
   requireHttps(app, config.TLS_MODE);
-
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Billing, Checkout and Subscriptions API',
-        version: '1.0.0',
-        description: 'Products, prices, checkouts, subscriptions and payments (card, pix, boleto) for Brazil.',
-      },
-      servers: [{ url: config.publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'OAT (svc_oat_), user JWT, customer session (svc_cst_) or API key',
-          },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
-        },
-      },
-    },
-    transform: (input) => documentIdempotencyKey(jsonSchemaTransform(input), input.route.method),
-    // Schemas registered with .meta({ id }) become named components that $refs point to.
-    transformObject: jsonSchemaTransformObject,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Before any route: it learns every route's methods, for the 405s.
+  methodNotAllowed(app);
+  rejectNulCharacters(app);
+  await registerOpenApi(app, config);
 
   const cache = new CredentialCache(
     deps.orm,
@@ -118,6 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     verifyUserJwt: userJwtVerifier(config),
     deploymentEnv: config.DEPLOYMENT_ENV,
   });
+  // The document reads each route's credentials from the rule it hands to app.authenticate.
+  recordAuthRules(app);
   await registerRateLimit(app, { config, sql });
   registerIdempotency(app, deps);
   await registerRoutes(app, { ...deps, cache, sql });

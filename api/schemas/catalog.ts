@@ -152,7 +152,7 @@ export const listProductsQuery = listQuery().extend({
 
 export const productPage = paginated(productSchema);
 
-export const productParams = z.object({ id: z.string() });
+export const productParams = z.object({ id: z.string().max(64) });
 
 export const createPriceBody = z.strictObject({
   product_id: uuid,

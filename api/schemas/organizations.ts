@@ -112,4 +112,4 @@ export const addMemberBody = z.object({
 /** The member just added, with its role so the caller sees what was granted. */
 export const addedMemberSchema = memberSchema.extend({ role: z.string() });
 
-export const memberParams = z.object({ id: z.uuid(), email: z.email() });
+export const memberParams = z.object({ id: z.uuid(), email: z.email().max(254) });

@@ -42,7 +42,7 @@ export const listSalesQuery = listQuery().extend({
   status: z.enum(['paid', 'refunded', 'partially_refunded']).optional(),
 });
 export const salePage = paginated(saleSchema);
-export const saleParams = z.object({ id: z.string() });
+export const saleParams = z.object({ id: z.string().max(64) });
 
 export interface SaleRelations {
   gatewayTransactionId: string | null;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { MAX_PARAM_LENGTH } from '../../api/plugins/openapi.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 
 /** /openapi.json is generated from the routes' zod schemas; these tests keep it complete and valid. */
@@ -90,8 +91,9 @@ describe('the OpenAPI document', () => {
       const where = `${method.toUpperCase()} ${path}`;
       if (!op.tags?.length) incomplete.push(`${where}: no tags`);
       if (!op.summary) incomplete.push(`${where}: no summary`);
-      // Any request can be malformed, unauthenticated or over the rate limit.
-      for (const status of ['400', '401', '429']) if (!op.responses[status]) incomplete.push(`${where}: no ${status}`);
+      // Any request can be malformed or over the rate limit; an authenticated one can lack its credential.
+      const expected = ['400', '429', '500', ...(op.security?.length ? ['401', '403'] : [])];
+      for (const status of expected) if (!op.responses[status]) incomplete.push(`${where}: no ${status}`);
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue;
         const schema = response.content?.['application/json']?.schema;
@@ -119,10 +121,91 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('declares both credential schemes', () => {
+  it('declares one security scheme per kind of credential', () => {
     expect(doc.components.securitySchemes).toEqual({
-      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
-      apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+      accessToken: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_oat_…' }),
+      apiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' }),
+      userJwt: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+      customerSession: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'svc_cst_…' }),
+    });
+  });
+
+  it('gives every operation a unique, stable operationId', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(ids.filter((id) => typeof id !== 'string' || !/^[a-z][A-Za-z0-9]+$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    // Generated clients call these names: a rename breaks them.
+    const byRoute = Object.fromEntries(
+      operations().map(({ method, path, op }) => [`${method} ${path}`, op.operationId]),
+    );
+    expect(byRoute).toMatchObject({
+      'get /api/v1/products': 'listProducts',
+      'post /api/v1/products': 'createProduct',
+      'get /api/v1/products/{id}': 'getProduct',
+      'patch /api/v1/customers/{id}': 'updateCustomer',
+      'get /api/v1/organizations/{id}/members': 'listOrganizationMembers',
+      'post /api/v1/checkouts': 'createCheckout',
+      'get /api/v1/checkouts/{id}': 'getCheckout',
+      'post /api/v1/checkouts/client/{client_secret}/confirm-sdk': 'confirmCheckout',
+      'post /functions/v1/create-price': 'createPrice',
+    });
+  });
+
+  it("states each operation's credentials as its route's auth rule accepts them", () => {
+    const security = (method: string, path: string) =>
+      operations().find((o) => o.method === method && o.path === path)!.op.security;
+    expect(security('post', '/api/v1/products')).toEqual([{ accessToken: ['products:write'] }, { apiKey: ['admin'] }]);
+    expect(security('get', '/api/v1/customers')).toEqual([{ accessToken: ['customers:read'] }, { apiKey: ['read'] }]);
+    expect(security('post', '/api/v1/organizations')).toEqual([{ userJwt: [] }]);
+    expect(security('get', '/api/v1/customer-portal/customer')).toEqual([{ customerSession: [] }]);
+    // Public operations say so (an empty list), rather than saying nothing.
+    const publicOps = operations()
+      .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(publicOps.sort()).toEqual(
+      [
+        'GET /api/v1/checkouts/client/{client_secret}',
+        'GET /api/v1/checkouts/client/{client_secret}/seller-config',
+        'GET /api/v1/sandbox/test-cards',
+        'GET /api/v1/transactions/{transaction_id}',
+        'GET /checkout/{checkout_link_id}',
+        'GET /healthz',
+        'GET /readyz',
+        'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
+        'POST /api/v1/gateway/callbacks',
+        'POST /api/v1/sandbox/invoices/{invoice_id}/pay',
+        'POST /api/v1/sandbox/transactions/{transaction_id}/expire',
+        'POST /api/v1/sandbox/transactions/{transaction_id}/pay',
+        'POST /api/v1/transactions/direct',
+      ].sort(),
+    );
+    for (const { op } of operations())
+      for (const requirement of op.security ?? [])
+        for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes[scheme]).toBeDefined();
+  });
+
+  it('bounds every path parameter within what the router takes', () => {
+    const unbounded: string[] = [];
+    for (const { method, path, op } of operations())
+      for (const p of (op.parameters ?? []).filter((p: any) => p.in === 'path')) {
+        const max = p.schema.maxLength ?? (p.schema.format === 'uuid' ? 36 : undefined);
+        if (!(max <= MAX_PARAM_LENGTH / 2)) unbounded.push(`${method} ${path} ${p.name}`);
+      }
+    expect(unbounded).toEqual([]);
+  });
+
+  it('links each created record to the operations that take its id', () => {
+    const ids = new Set(operations().map(({ op }) => op.operationId));
+    const links = operations().flatMap(({ op }) =>
+      Object.values<any>(op.responses).flatMap((r) => Object.values<any>(r.links ?? {})),
+    );
+    expect(links.length).toBeGreaterThan(40);
+    expect(links.filter((l) => !ids.has(l.operationId))).toEqual([]);
+    const created = operations().find(({ op }) => op.operationId === 'createProduct')!.op.responses['201'].links;
+    expect(created.GetProduct).toEqual({ operationId: 'getProduct', parameters: { 'path.id': '$response.body#/id' } });
+    expect(created.CreateCheckout).toEqual({
+      operationId: 'createCheckout',
+      requestBody: { product_id: '$response.body#/id' },
     });
   });
 });
