@@ -130,6 +130,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           checkout.declineReason = null;
           checkout.gatewayPaymentData = null;
           checkout.updatedAt = new Date();
+          recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
         }
         const email = checkout.customerEmail ?? (await customerEmail(tx, checkout));
         if (!email) {
@@ -139,7 +140,6 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           throw ApplicationFailure.nonRetryable('A boleto needs the buyer name and tax id', CONFIRMATION_INVALID);
         }
         const price = await tx.findOneOrFail(Price, { id: checkout.productPriceId });
-        recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
         return {
           amount: Number(checkout.amount),
           currency: checkout.currency,
