@@ -3,7 +3,7 @@
  * to the file (or printed). Built from the routes themselves, so it needs only a PostgreSQL server to
  * connect to (no migrated database, no Temporal): `DATABASE_URL`, else the server's `postgres` database.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildApp } from '../api/app.ts';
 import { loadConfig } from '../config/env.ts';
@@ -38,6 +38,8 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
 if (import.meta.filename === path.resolve(process.argv[1] ?? '')) {
   const text = `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
   const file = process.argv[2];
-  if (file) await writeFile(file, text);
-  else process.stdout.write(text);
+  if (file) {
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+    await writeFile(file, text);
+  } else process.stdout.write(text);
 }

