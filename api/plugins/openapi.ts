@@ -148,13 +148,16 @@ export function authRuleOf(route: Pick<RouteOptions, 'onRequest'>): AuthRule | u
   return undefined;
 }
 
-/** Alternatives in the order a client would pick them: access token, API key, user JWT, customer session. */
+/**
+ * Alternatives, the most personal first: user JWT, access token, API key, customer session. (A
+ * client that holds several picks the first; for a user's own organizations that is the JWT.)
+ */
 export function securityOf(rule: AuthRule | undefined, method: string): SecurityRequirement[] {
   if (!rule) return [];
   const requirements: SecurityRequirement[] = [];
+  if (rule.user) requirements.push({ userJwt: [] });
   if (rule.oat) requirements.push({ accessToken: [...rule.oat] });
   if (rule.apiKey) requirements.push({ apiKey: [requiredApiKeyScope(method, rule.apiKey)] });
-  if (rule.user) requirements.push({ userJwt: [] });
   if (rule.customer) requirements.push({ customerSession: [] });
   return requirements;
 }

@@ -97,10 +97,13 @@ export type ProductBody = z.infer<typeof productSchema>;
 /** The price fields a merchant sets; shared by inline prices, add_prices and create-price. */
 const priceFields = {
   name: z.string().min(1).max(256).optional(),
-  currency: z.string().meta({ description: '3 lower-case letters (ISO 4217)', example: 'brl' }),
+  currency: z.string().meta({ description: '3 lower-case letters (ISO 4217)', example: 'brl', pattern: '^[a-z]{3}$' }),
   unit_amount: z.number().meta({
     description: `Minor units, 0 to ${MAX_UNIT_AMOUNT}. 0 is valid only for one_time prices`,
     example: 4990,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_UNIT_AMOUNT,
   }),
   type: z.enum(PRICE_TYPES).optional().meta({ description: 'Default one_time' }),
   interval: z.enum(PRICE_INTERVALS).nullable().optional().meta({ description: 'Required when recurring' }),
@@ -108,12 +111,27 @@ const priceFields = {
     .number()
     .nullable()
     .optional()
-    .meta({ description: `1 to ${MAX_INTERVAL_COUNT}; default 1 when recurring, only allowed when recurring` }),
+    .meta({
+      description: `1 to ${MAX_INTERVAL_COUNT}; default 1 when recurring, only allowed when recurring`,
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_INTERVAL_COUNT,
+    }),
   tax_behavior: z.enum(TAX_BEHAVIORS).nullable().optional().meta({ description: 'Default unspecified' }),
   metadata: metadata.optional(),
 };
 
-export const inlinePriceBody = z.strictObject(priceFields);
+/**
+ * The price rules across fields (domain/price-rules.ts checks them), stated for the document: a
+ * recurring price names its interval and costs something; a one-time price names no interval.
+ */
+export const PRICE_RULES = {
+  if: { properties: { type: { const: 'recurring' } }, required: ['type'] },
+  then: { required: ['interval'], properties: { interval: { type: 'string' }, unit_amount: { minimum: 1 } } },
+  else: { properties: { interval: { type: 'null' }, interval_count: { type: 'null' } } },
+};
+
+export const inlinePriceBody = z.strictObject(priceFields).meta(PRICE_RULES);
 export type InlinePrice = z.infer<typeof inlinePriceBody>;
 
 const productName = z.string().trim().min(1).max(256);
@@ -144,7 +162,7 @@ export const updateProductBody = z.strictObject({
     .meta({ description: 'Prices to archive (active becomes false)' }),
 });
 
-export const listProductsQuery = listQuery().extend({
+export const listProductsQuery = listQuery(['created_at', 'name']).extend({
   is_archived: booleanQuery.optional(),
   query: z.string().max(256).optional().meta({ description: 'Case-insensitive substring of the name' }),
   organization_id: uuid.optional().meta({ description: "Default: the credential's organization" }),
@@ -154,15 +172,17 @@ export const productPage = paginated(productSchema);
 
 export const productParams = z.object({ id: z.string().max(64) });
 
-export const createPriceBody = z.strictObject({
-  product_id: uuid,
-  ...priceFields,
-  active: z.boolean().default(true),
-  set_as_default: z
-    .boolean()
-    .default(false)
-    .meta({ description: "When true, the product's default_price_id points to this price" }),
-});
+export const createPriceBody = z
+  .strictObject({
+    product_id: uuid,
+    ...priceFields,
+    active: z.boolean().default(true),
+    set_as_default: z
+      .boolean()
+      .default(false)
+      .meta({ description: "When true, the product's default_price_id points to this price" }),
+  })
+  .meta(PRICE_RULES);
 
 export function presentPrice(price: PriceFields): PriceBody {
   return {

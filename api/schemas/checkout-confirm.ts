@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBody } from './common.ts';
+import { emailAddress, errorBody } from './common.ts';
 
 export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(200) });
 
@@ -17,7 +17,7 @@ export const confirmCard = z.object({
 /** The spec's body; `boleto` is our addition (docs/decisions.md). */
 export const confirmSdkBody = z.object({
   payment_method: z.enum(['credit_card', 'pix', 'boleto']),
-  customer_email: z.email().max(320).optional(),
+  customer_email: emailAddress().optional(),
   customer_name: z.string().trim().min(1).max(200).optional(),
   customer_tax_id: z.string().trim().min(1).max(32).optional(),
   discount_code: z.string().trim().min(1).max(100).optional(),

@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Checkout } from '../../db/entities/index.ts';
 import { billingAddressInput, billingAddressSchema, presentBillingAddress } from './customers.ts';
-import { iso, listQuery, metadata, paginated, uuid } from './common.ts';
+import { emailAddress, iso, listQuery, metadata, paginated, TAX_ID_FORMAT, uuid } from './common.ts';
 import { CHECKOUT_STATUSES } from '../../db/entities/payments.ts';
 
 /**
@@ -19,7 +19,7 @@ const httpUrl = z
   .max(2048)
   .meta({ description: 'http(s) URL' });
 const text = z.string().trim().min(1).max(256);
-const email = z.email().max(320).toLowerCase();
+const email = emailAddress().toLowerCase();
 
 /** An origin is scheme://host[:port] and nothing else: it is compared with the browser's Origin header. */
 const origin = z
@@ -41,7 +41,7 @@ const customerFields = {
   customer_ip_address: z.union([z.ipv4(), z.ipv6()]).nullable().optional().meta({ description: 'For anti-fraud' }),
   customer_billing_name: text.nullable().optional(),
   customer_billing_address: billingAddressInput.nullable().optional(),
-  customer_tax_id: z.string().max(32).nullable().optional().meta({ description: 'CPF or CNPJ; check digits verified' }),
+  customer_tax_id: z.string().max(32).meta(TAX_ID_FORMAT).nullable().optional(),
   customer_metadata: metadata.optional(),
   is_business_customer: z.boolean().optional(),
   external_customer_id: z.string().min(1).max(256).nullable().optional(),
@@ -102,7 +102,7 @@ export type UpdateCheckoutBody = z.output<typeof updateCheckoutBody>;
 export const checkoutParams = z.object({ id: z.string().max(64) });
 export const clientSecretParams = z.object({ client_secret: z.string().max(128) });
 
-export const listCheckoutsQuery = listQuery().extend({
+export const listCheckoutsQuery = listQuery(['created_at', 'expires_at', 'amount']).extend({
   status: z.enum(CHECKOUT_STATUSES).optional(),
   product_id: uuid.optional(),
   customer_id: uuid.optional(),

@@ -19,15 +19,49 @@ export const errorResponses = {
   429: errorBody,
 } as const;
 
-export const metadata = z.record(z.string().max(100), z.unknown());
+/**
+ * How the document marks a CPF or CNPJ: `format: cpf-cnpj` (11 or 14 digits, punctuation allowed,
+ * check digits verified by the server). Not a standard format: clients see a string; the fuzz run
+ * teaches it to schemathesis (scripts/schemathesis_hooks.py).
+ */
+export const TAX_ID_FORMAT = {
+  format: 'cpf-cnpj',
+  description: 'CPF (11 digits) or CNPJ (14 digits); check digits verified',
+};
+
+/**
+ * An email address as the document's `format: email` means it (RFC 5321): at most 254 characters, at
+ * most 64 before the @. `maxLength` can lower the 254.
+ */
+export function emailAddress(maxLength = 254) {
+  return z
+    .email()
+    .max(maxLength)
+    .refine((value) => value.lastIndexOf('@') <= 64, 'the part before @ is longer than 64 characters');
+}
+
+/** An object key of a free-form object: no NUL (jsonb cannot hold one), at most 100 characters. */
+export const objectKey = z
+  .string()
+  .max(100)
+  .regex(/^[^\u0000]*$/);
+export const metadata = z.record(objectKey, z.unknown());
 export const uuid = z.uuid();
 
-/** page, limit (a limit above 100 is a 400, not silently clamped) and sorting. */
-export function listQuery(defaultLimit = DEFAULT_PAGE_LIMIT) {
+/**
+ * page, limit (a limit above 100 is a 400, not silently clamped) and sorting by one of `sortable`
+ * (`-` first for descending). The document lists the sorting values; the route's orderBy answers any
+ * other with 400 "Invalid sorting", naming them.
+ */
+export function listQuery(sortable: readonly [string, ...string[]], defaultLimit = DEFAULT_PAGE_LIMIT) {
+  const values = sortable.flatMap((field) => [field, `-${field}`]);
   return z.object({
     page: z.coerce.number().int().min(1).default(1),
     limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(defaultLimit),
-    sorting: z.string().optional(),
+    sorting: z
+      .string()
+      .meta({ enum: values, description: `Field to sort by; a leading - sorts descending` })
+      .optional(),
   });
 }
 

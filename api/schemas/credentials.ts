@@ -57,6 +57,7 @@ export const createAccessTokenBody = z
     expires_in_days: z.int().min(1).max(3650).optional(),
     expires_at: futureInstant.optional(),
   })
+  .meta({ not: { required: ['expires_in_days', 'expires_at'] } })
   .refine((b) => b.expires_in_days === undefined || b.expires_at === undefined, {
     message: 'send expires_in_days or expires_at, not both',
     path: ['expires_at'],
@@ -76,4 +77,4 @@ export type AccessTokenRecord = z.infer<typeof accessTokenSchema>;
 
 export const createdAccessTokenSchema = accessTokenSchema.extend({ token: z.string() });
 
-export const listAccessTokensQuery = listQuery();
+export const listAccessTokensQuery = listQuery(['created_at', 'expires_at', 'last_used_at']);

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 
 /** Exactly one of the two identifies the customer; the route answers 400 otherwise. */
-export const createCustomerSessionBody = z.strictObject({
-  customer_id: z.uuid().optional(),
-  external_customer_id: z.string().min(1).max(256).optional(),
-});
+export const createCustomerSessionBody = z
+  .strictObject({
+    customer_id: z.uuid().optional(),
+    external_customer_id: z.string().min(1).max(256).optional(),
+  })
+  .meta({ oneOf: [{ required: ['customer_id'] }, { required: ['external_customer_id'] }] });
 
 export const customerSessionSchema = z.object({
   id: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BillingAddress } from '../../db/entities/customer.ts';
 import type { TaxId } from '../../domain/tax-id.ts';
-import { iso, listQuery, metadata } from './common.ts';
+import { emailAddress, iso, listQuery, metadata, TAX_ID_FORMAT } from './common.ts';
 
 const text = z.string().trim().min(1).max(256);
 /** Kept exactly as sent: it is the merchant's own key and is looked up verbatim. */
@@ -21,11 +21,18 @@ export const billingAddressInput = z.strictObject({
 
 /** CPF or CNPJ, as `{ type?, number }` (the spec's update body) or as a bare string; digits are checked by the route. */
 export const taxIdInput = z.union([
-  z.string().max(32),
-  z.strictObject({ type: z.enum(['cpf', 'cnpj']).optional(), number: z.string().max(32) }),
+  z.string().max(32).meta(TAX_ID_FORMAT),
+  z.strictObject({ type: z.enum(['cpf', 'cnpj']).optional(), number: z.string().max(32) }).meta({
+    description: 'A CPF or CNPJ; when type is given, the number is of that kind',
+    anyOf: [
+      { not: { required: ['type'] }, properties: { number: { format: 'cpf-cnpj' } } },
+      { required: ['type'], properties: { type: { const: 'cpf' }, number: { format: 'cpf' } } },
+      { required: ['type'], properties: { type: { const: 'cnpj' }, number: { format: 'cnpj' } } },
+    ],
+  }),
 ]);
 
-const email = z.email().max(320).toLowerCase();
+const email = emailAddress().toLowerCase();
 
 /** A null value in user_metadata removes that key (on create it is simply not stored). */
 const userMetadata = metadata;
@@ -60,7 +67,7 @@ export type UpdateCustomerBody = z.infer<typeof updateCustomerBody>;
 export const customerIdParams = z.object({ id: z.string().max(64) });
 export const externalIdParams = z.object({ external_id: externalId });
 
-export const listCustomersQuery = listQuery().extend({
+export const listCustomersQuery = listQuery(['created_at', 'email', 'name']).extend({
   email: z.string().max(320).optional(),
   external_id: z.string().max(256).optional(),
   query: z.string().max(256).optional(),

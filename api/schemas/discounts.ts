@@ -82,7 +82,7 @@ export type UpdateDiscountBody = z.infer<typeof updateDiscountBody>;
 
 export const discountParams = z.object({ id: z.string().max(64) });
 
-export const listDiscountsQuery = listQuery().extend({
+export const listDiscountsQuery = listQuery(['created_at', 'name']).extend({
   query: z.string().max(256).optional().describe('part of the name or code, case-insensitive'),
   code: z.string().max(64).optional().describe('exact code, case-insensitive'),
 });

@@ -10,7 +10,7 @@ export const eventTypeFilter = z
     'must be an event type (customer.created) or a prefix ending in .* (customer.*)',
   );
 
-export const listEventsQuery = listQuery().extend({ type: eventTypeFilter.optional() });
+export const listEventsQuery = listQuery(['created_at']).extend({ type: eventTypeFilter.optional() });
 
 export const eventIdParams = z.object({ id: z.string().max(64) });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress, objectKey } from './common.ts';
 import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
@@ -20,7 +21,7 @@ export const notificationSettingsInput = z.strictObject({
 });
 
 /** Inner fields are "not shown" in the spec: free-form objects. */
-const settingsObject = z.record(z.string().max(100), z.unknown());
+const settingsObject = z.record(objectKey, z.unknown());
 const socials = z.array(z.record(z.string().max(100), z.unknown())).max(50);
 
 /** Profile fields a merchant may set at creation and change later; null clears them. */
@@ -29,7 +30,7 @@ const profileFields = {
   company: text(256).nullish(),
   blog: text(2048).nullish(),
   location: text(256).nullish(),
-  email: z.email().max(320).nullish(),
+  email: emailAddress().nullish(),
   website: httpUrl.nullish(),
   avatar_url: httpUrl.nullish(),
   social_username: text(256).nullish(),
@@ -105,11 +106,11 @@ export const memberSchema = z.object({
 export const ADDABLE_ROLES = ['admin', 'member'] as const;
 
 export const addMemberBody = z.object({
-  email: z.email().max(320),
+  email: emailAddress(),
   role: z.enum(ADDABLE_ROLES).default('member'),
 });
 
 /** The member just added, with its role so the caller sees what was granted. */
 export const addedMemberSchema = memberSchema.extend({ role: z.string() });
 
-export const memberParams = z.object({ id: z.uuid(), email: z.email().max(254) });
+export const memberParams = z.object({ id: z.uuid(), email: emailAddress() });

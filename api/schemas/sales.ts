@@ -35,7 +35,7 @@ export const saleSchema = z.object({
 });
 export type SaleBody = z.infer<typeof saleSchema>;
 
-export const listSalesQuery = listQuery().extend({
+export const listSalesQuery = listQuery(['created_at', 'amount']).extend({
   customer_id: z.string().optional(),
   product_id: z.string().optional(),
   subscription_id: z.string().optional(),
@@ -94,7 +94,7 @@ export const createRefundBody = z.strictObject({
   reason: z.string().trim().min(1).max(500).optional(),
 });
 
-export const listRefundsQuery = listQuery().extend({ sale_id: z.string().optional() });
+export const listRefundsQuery = listQuery(['created_at', 'amount']).extend({ sale_id: z.string().optional() });
 export const refundPage = paginated(refundSchema);
 
 export function presentRefund(refund: RefundEntity, currency: string) {

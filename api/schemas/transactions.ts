@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from './common.ts';
 import { storedCard } from '../../db/entities/index.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 
@@ -80,7 +81,7 @@ export const directTransactionBody = z.strictObject({
   seller_id: z.string().min(1).max(100),
   amount: z.number().int().positive(),
   checkout_id: z.string().optional(),
-  customer_email: z.email().max(320).optional(),
+  customer_email: emailAddress().optional(),
   customer_tax_id: digits.max(14).optional(),
   gateway_buyer_id: z.string().min(1).max(100).optional(),
   installments: z.number().int().min(1).max(12).default(1),

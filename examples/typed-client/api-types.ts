@@ -988,7 +988,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'name' | '-name' | 'slug' | '-slug';
       };
       header?: never;
       path?: never;
@@ -1783,7 +1784,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'email' | '-email';
       };
       header?: never;
       path: {
@@ -2827,7 +2829,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'expires_at' | '-expires_at' | 'last_used_at' | '-last_used_at';
       };
       header?: never;
       path: {
@@ -3298,7 +3301,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'name' | '-name';
         is_archived?: 'true' | 'false';
         /** @description Case-insensitive substring of the name */
         query?: string;
@@ -4294,7 +4298,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'email' | '-email' | 'name' | '-name';
         email?: string;
         external_id?: string;
         query?: string;
@@ -4480,11 +4485,29 @@ export interface operations {
           tax_id?:
             | (
                 | string
-                | {
-                    /** @enum {string} */
-                    type?: 'cpf' | 'cnpj';
-                    number: string;
-                  }
+                | (
+                    | {
+                        /** @enum {string} */
+                        type?: 'cpf' | 'cnpj';
+                        number: string;
+                      }
+                    | {
+                        /** Format: cpf-cnpj */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cpf';
+                        /** Format: cpf */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cnpj';
+                        /** Format: cnpj */
+                        number?: unknown;
+                      }
+                  )
               )
             | null;
           user_metadata?: {
@@ -4964,11 +4987,29 @@ export interface operations {
           tax_id?:
             | (
                 | string
-                | {
-                    /** @enum {string} */
-                    type?: 'cpf' | 'cnpj';
-                    number: string;
-                  }
+                | (
+                    | {
+                        /** @enum {string} */
+                        type?: 'cpf' | 'cnpj';
+                        number: string;
+                      }
+                    | {
+                        /** Format: cpf-cnpj */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cpf';
+                        /** Format: cpf */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cnpj';
+                        /** Format: cnpj */
+                        number?: unknown;
+                      }
+                  )
               )
             | null;
           user_metadata?: {
@@ -5448,11 +5489,29 @@ export interface operations {
           tax_id?:
             | (
                 | string
-                | {
-                    /** @enum {string} */
-                    type?: 'cpf' | 'cnpj';
-                    number: string;
-                  }
+                | (
+                    | {
+                        /** @enum {string} */
+                        type?: 'cpf' | 'cnpj';
+                        number: string;
+                      }
+                    | {
+                        /** Format: cpf-cnpj */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cpf';
+                        /** Format: cpf */
+                        number?: unknown;
+                      }
+                    | {
+                        /** @enum {unknown} */
+                        type: 'cnpj';
+                        /** Format: cnpj */
+                        number?: unknown;
+                      }
+                  )
               )
             | null;
           user_metadata?: {
@@ -5635,7 +5694,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'name' | '-name';
         /** @description part of the name or code, case-insensitive */
         query?: string;
         /** @description exact code, case-insensitive */
@@ -7259,7 +7319,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at';
         type?: string;
       };
       header?: never;
@@ -7547,7 +7608,7 @@ export interface operations {
           /** Format: uuid */
           customer_id?: string;
           external_customer_id?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -7842,7 +7903,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'expires_at' | '-expires_at' | 'amount' | '-amount';
         status?: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
         product_id?: string;
         customer_id?: string;
@@ -8117,7 +8179,6 @@ export interface operations {
             postal_code?: string;
             country: string;
           } | null;
-          /** @description CPF or CNPJ; check digits verified */
           customer_tax_id?: string | null;
           customer_metadata?: {
             [key: string]: unknown;
@@ -8638,7 +8699,6 @@ export interface operations {
             postal_code?: string;
             country: string;
           } | null;
-          /** @description CPF or CNPJ; check digits verified */
           customer_tax_id?: string | null;
           customer_metadata?: {
             [key: string]: unknown;
@@ -9959,7 +10019,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'amount' | '-amount';
         customer_id?: string;
         product_id?: string;
         subscription_id?: string;
@@ -10289,7 +10350,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        sorting?: string;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'amount' | '-amount';
         sale_id?: string;
       };
       header?: never;

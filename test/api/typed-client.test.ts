@@ -30,7 +30,8 @@ describe('the typed client example', () => {
     const tenant = await makeTenant(api.orm);
     // The test run's certificate is self-signed: this fetch trusts it, as the README's curl uses -k.
     const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-    const fetch = (input: Request) => globalThis.fetch(input, { dispatcher } as RequestInit);
+    const fetch = (input: string | URL | Request, init?: RequestInit) =>
+      globalThis.fetch(input, { ...init, dispatcher } as RequestInit);
     const client = billingClient({ baseUrl: api.baseUrl, accessToken: tenant.oat, fetch });
     const checkout = await sellOnce(client, tenant.org.id);
     expect(checkout).toMatchObject({
