@@ -44,6 +44,7 @@ export function emailAddress(maxLength = 254) {
 export const objectKey = z
   .string()
   .max(100)
+  // eslint-disable-next-line no-control-regex -- refusing U+0000 is the point of this pattern
   .regex(/^[^\u0000]*$/);
 export const metadata = z.record(objectKey, z.unknown());
 export const uuid = z.uuid();
