@@ -165,7 +165,8 @@ async function stillProcessing(deps: RouteDeps, checkoutId: string): Promise<Con
     outcome: 'processing',
     checkout: {
       id: c.id,
-      status: c.status,
+      // The Update was accepted: a row still open only means its first step has not committed yet.
+      status: c.status === 'open' ? 'confirmed' : c.status,
       payment_method: (c.paymentMethod ?? 'credit_card') as ConfirmCheckoutResult['checkout']['payment_method'],
       amount: Number(c.amount),
       currency: c.currency,
