@@ -202,13 +202,19 @@ export async function createCheckout(
  */
 export async function ensureCheckoutWorkflow(
   deps: Pick<RouteDeps, 'temporal' | 'config'>,
-  checkout: Pick<CheckoutEntity, 'id' | 'organizationId' | 'workflowId'>,
+  checkout: Pick<CheckoutEntity, 'id' | 'organizationId' | 'workflowId' | 'status' | 'expiresAt'>,
 ): Promise<void> {
   try {
     await deps.temporal.workflow.start(checkoutWorkflow, {
       workflowId: checkout.workflowId,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [{ checkoutId: checkout.id, organizationId: checkout.organizationId }],
+      args: [
+        {
+          checkoutId: checkout.id,
+          organizationId: checkout.organizationId,
+          ...(checkout.status === 'open' ? { openUntil: checkout.expiresAt.toISOString() } : {}),
+        },
+      ],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [

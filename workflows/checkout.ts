@@ -40,6 +40,11 @@ export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId
 export interface CheckoutWorkflowInput {
   checkoutId: string;
   organizationId: string;
+  /**
+   * Set by whoever starts the workflow of a checkout it has just opened: open until then. Without it
+   * the workflow reads the checkout first (one step more before a confirmation can be taken).
+   */
+  openUntil?: string;
 }
 
 export interface PaymentUpdate {
@@ -401,7 +406,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     },
   );
 
-  const checkout = await records.loadCheckout(checkoutId);
+  const checkout = input.openUntil
+    ? { status: 'open' as const, expiresAt: input.openUntil, declineReason: null }
+    : await records.loadCheckout(checkoutId);
   if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
   state.status = checkout.status;
   state.declineReason = checkout.declineReason;
