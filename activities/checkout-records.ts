@@ -2,8 +2,8 @@ import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { redeemDiscount } from '../db/discount-redemptions.ts';
-import { Checkout, Customer, Discount, Price } from '../db/entities/index.ts';
-import { recordEvent } from '../db/events.ts';
+import { Checkout, Discount } from '../db/entities/index.ts';
+import { insertEvents, recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import {
@@ -111,52 +111,86 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
      * The row lock serializes this with the merchant's PATCH, which refuses a checkout that is not open.
      */
     async prepareConfirmation(checkoutId: string, request: ConfirmCheckoutInput): Promise<PreparedConfirmation> {
+      // Plain statements: this runs for every confirmation, and entity tracking would cost more
+      // than the statements themselves.
       return orm.em.fork().transactional(async (tx) => {
-        const checkout = await lockedCheckout(tx, checkoutId);
+        const [c] = await tx.execute<PreparingRow[]>(
+          `select c.*, p.type as price_type, p.interval as price_interval, p.interval_count as price_interval_count
+           from checkouts c join prices p on p.id = c.product_price_id where c.id = ? for update of c`,
+          [checkoutId],
+        );
+        if (!c) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
         // Confirmed already: this activity's own earlier attempt committed (the workflow runs one
         // confirmation at a time), so its result stands.
-        if (checkout.status !== 'confirmed') {
-          if (checkout.status !== 'open' || checkout.expiresAt.getTime() <= Date.now()) {
-            const status = checkout.status === 'open' ? 'expired' : checkout.status;
+        if (c.status !== 'confirmed') {
+          if (c.status !== 'open' || new Date(c.expires_at).getTime() <= Date.now()) {
+            const status = c.status === 'open' ? 'expired' : c.status;
             throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
           }
-          if (request.discountCode) await applyCode(tx, checkout, request.discountCode);
+          const discounted = request.discountCode ? await applyCode(tx, c, request.discountCode) : null;
+          if (discounted) Object.assign(c, discounted);
           const { buyer } = request;
-          if (buyer.email) checkout.customerEmail = buyer.email;
-          if (buyer.name) checkout.customerName = buyer.name;
-          if (buyer.taxId) checkout.customerTaxId = buyer.taxId;
-          checkout.status = 'confirmed';
-          checkout.paymentMethod = request.paymentMethod;
-          checkout.declineReason = null;
-          checkout.gatewayPaymentData = null;
-          checkout.updatedAt = new Date();
-          recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
+          c.customer_email = buyer.email ?? c.customer_email;
+          c.customer_name = buyer.name ?? c.customer_name;
+          c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
+          c.status = 'confirmed';
+          c.payment_method = request.paymentMethod;
+          await tx.execute(
+            `update checkouts set status = 'confirmed', payment_method = ?, decline_reason = null,
+               gateway_payment_data = null, customer_email = ?, customer_name = ?, customer_tax_id = ?,
+               discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
+             where id = ?`,
+            [
+              c.payment_method,
+              c.customer_email,
+              c.customer_name,
+              c.customer_tax_id,
+              c.discount_id,
+              c.discount_amount,
+              c.amount,
+              new Date(),
+              c.id,
+            ],
+          );
+          await insertEvents(tx, c.organization_id, [
+            [
+              'checkout.updated',
+              {
+                id: c.id,
+                status: c.status,
+                amount: Number(c.amount),
+                currency: c.currency,
+                payment_method: c.payment_method,
+                customer_id: c.customer_id,
+                decline_reason: null,
+              },
+            ],
+          ]);
         }
-        const email = checkout.customerEmail ?? (await customerEmail(tx, checkout));
+        const email = c.customer_email ?? (await customerEmail(tx, c));
         if (!email) {
           throw ApplicationFailure.nonRetryable('The checkout has no customer email', CONFIRMATION_INVALID);
         }
-        if (request.paymentMethod === 'boleto' && !(checkout.customerName && checkout.customerTaxId)) {
+        if (request.paymentMethod === 'boleto' && !(c.customer_name && c.customer_tax_id)) {
           throw ApplicationFailure.nonRetryable('A boleto needs the buyer name and tax id', CONFIRMATION_INVALID);
         }
-        const price = await tx.findOneOrFail(Price, { id: checkout.productPriceId });
         return {
-          amount: Number(checkout.amount),
-          currency: checkout.currency,
-          noFeesInstallments: checkout.noFeesInstallments,
-          expiresAt: checkout.expiresAt.toISOString(),
-          buyer: { email, name: checkout.customerName ?? null, taxId: checkout.customerTaxId ?? null },
-          priceId: price.id,
+          amount: Number(c.amount),
+          currency: c.currency,
+          noFeesInstallments: c.no_fees_installments,
+          expiresAt: new Date(c.expires_at).toISOString(),
+          buyer: { email, name: c.customer_name, taxId: c.customer_tax_id },
+          priceId: c.product_price_id,
           recurring:
-            price.type === 'recurring' && price.interval
+            c.price_type === 'recurring' && c.price_interval
               ? {
-                  interval: price.interval,
-                  intervalCount: price.intervalCount ?? 1,
+                  interval: c.price_interval,
+                  intervalCount: c.price_interval_count ?? 1,
                   trial:
-                    checkout.trialInterval && checkout.trialIntervalCount
-                      ? { interval: checkout.trialInterval, count: checkout.trialIntervalCount }
+                    c.trial_interval && c.trial_interval_count
+                      ? { interval: c.trial_interval, count: c.trial_interval_count }
                       : null,
-                  billing: checkout.recurrenceBilling,
+                  billing: c.recurrence_billing,
                 }
               : null,
         };
@@ -187,41 +221,73 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
   };
 }
 
+/** The checkout's row with its price's terms, as prepareConfirmation reads it (bigints as strings). */
+interface PreparingRow {
+  id: string;
+  organization_id: string;
+  status: CheckoutStatus;
+  expires_at: Date | string;
+  product_id: string;
+  product_price_id: string;
+  currency: string;
+  subtotal_amount: string;
+  discount_amount: string | number;
+  amount: string | number;
+  discount_id: string | null;
+  allow_discount_codes: boolean;
+  no_fees_installments: boolean;
+  customer_id: string | null;
+  customer_email: string | null;
+  customer_name: string | null;
+  customer_tax_id: string | null;
+  payment_method: string | null;
+  trial_interval: PeriodInterval | null;
+  trial_interval_count: number | null;
+  recurrence_billing: 'gateway' | 'manual';
+  price_type: 'one_time' | 'recurring';
+  price_interval: PeriodInterval | null;
+  price_interval_count: number | null;
+}
+
 /** The email of the checkout's named customer, when the checkout itself has none. */
-async function customerEmail(tx: EntityManager, checkout: CheckoutEntity): Promise<string | null> {
-  if (!checkout.customerId) return null;
-  const customer = await tx.findOne(Customer, {
-    id: checkout.customerId,
-    organizationId: checkout.organizationId,
-    deletedAt: null,
-  });
+async function customerEmail(tx: EntityManager, c: PreparingRow): Promise<string | null> {
+  if (!c.customer_id) return null;
+  const [customer] = await tx.execute<{ email: string }[]>(
+    'select email from customers where id = ? and organization_id = ? and deleted_at is null',
+    [c.customer_id, c.organization_id],
+  );
   return customer?.email ?? null;
 }
 
-/** A discount code applied at payment time (domain/checkout.ts decides), its redemption counted once. */
-async function applyCode(tx: EntityManager, checkout: CheckoutEntity, code: string): Promise<void> {
+/**
+ * A discount code applied at payment time (domain/checkout.ts decides), its redemption counted once.
+ * The checkout's new discount and amount, or null when the code is the one it already carries.
+ */
+async function applyCode(
+  tx: EntityManager,
+  c: PreparingRow,
+  code: string,
+): Promise<Pick<PreparingRow, 'discount_id' | 'discount_amount' | 'amount'> | null> {
   const [found] = await tx.execute<{ id: string }[]>(
     'select id from discounts where organization_id = ? and upper(code) = upper(?) and deleted_at is null',
-    [checkout.organizationId, code],
+    [c.organization_id, code],
   );
   const discount = found ? await tx.findOneOrFail(Discount, { id: found.id }) : null;
   const applied = applyDiscountCode(
     {
-      allowDiscountCodes: checkout.allowDiscountCodes,
-      discountId: checkout.discountId ?? null,
-      subtotalAmount: Number(checkout.subtotalAmount),
-      productId: checkout.productId,
-      currency: checkout.currency,
+      allowDiscountCodes: c.allow_discount_codes,
+      discountId: c.discount_id,
+      subtotalAmount: Number(c.subtotal_amount),
+      productId: c.product_id,
+      currency: c.currency,
     },
     discount ? { id: discount.id, ...discountRule(discount) } : null,
     new Date(),
   );
   if (!applied.ok) throw discountRejected(applied.reason);
-  if (!applied.changed) return;
-  if ((await redeemDiscount(tx, applied.discountId, checkout.id)) === 'exhausted') throw discountRejected('exhausted');
-  checkout.discountId = applied.discountId;
-  checkout.discountAmount = applied.discountAmount;
-  checkout.amount = applied.amount;
+  if (!applied.changed) return null;
+  if ((await redeemDiscount(tx, applied.discountId, c.id)) === 'exhausted') throw discountRejected('exhausted');
+  return { discount_id: applied.discountId, discount_amount: applied.discountAmount, amount: applied.amount };
 }
 
 const discountRejected = (reason: string) =>

@@ -1,17 +1,13 @@
-import { ConstraintViolationException, type InferEntity } from '@mikro-orm/core';
+import { ConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
-import { Checkout, Customer } from '../db/entities/index.ts';
-import { recordEvent } from '../db/events.ts';
+import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
-import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 
-type CheckoutEntity = InferEntity<typeof Checkout>;
-type CustomerEntity = InferEntity<typeof Customer>;
 type Row = Record<string, unknown>;
 
 export interface RecordSaleInput {
@@ -52,9 +48,43 @@ export async function recordSale(orm: Orm, input: RecordSaleInput): Promise<Reco
   }
 }
 
+/** The checkout's row as the recording reads it (snake_case, bigints as strings). */
+interface CheckoutRow {
+  id: string;
+  organization_id: string;
+  status: string;
+  product_id: string;
+  product_price_id: string;
+  currency: string;
+  subtotal_amount: string;
+  discount_amount: string;
+  amount: string;
+  discount_id: string | null;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  customer_email: string | null;
+  customer_name: string | null;
+  customer_tax_id: string | null;
+  customer_billing_name: string | null;
+  customer_billing_address: Record<string, unknown> | null;
+  customer_metadata: Record<string, unknown> | null;
+  subscription_id: string | null;
+  recurrence_billing: 'gateway' | 'manual';
+  payment_method: string | null;
+}
+
+type Events = [EventType, Record<string, unknown>][];
+
+/**
+ * Plain statements under the checkout's row lock, events written in one insert: this runs for every
+ * paid checkout, and entity tracking would cost more than the statements themselves.
+ */
 async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
   return orm.em.fork().transactional(async (tx) => {
-    const checkout = await lockedCheckout(tx, input.checkoutId);
+    const [checkout] = await tx.execute<CheckoutRow[]>('select * from checkouts where id = ? for update', [
+      input.checkoutId,
+    ]);
+    if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${input.checkoutId} not found`, 'CheckoutNotFound');
     if (checkout.status === 'succeeded') {
       const [sale] = await tx.execute<Row[]>(
         'select id, customer_id, subscription_id from sales where checkout_id = ?',
@@ -69,21 +99,14 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
       }
     }
     const now = new Date();
-    const { customer, created } = await findOrCreateCustomer(tx, checkout, now);
-    const org = checkout.organizationId;
-    if (created) {
-      recordEvent(tx, org, 'customer.created', {
-        id: customer.id,
-        email: customer.email,
-        name: customer.name ?? null,
-        external_id: customer.externalId ?? null,
-      });
-    }
+    const events: Events = [];
+    const customerId = await findOrCreateCustomer(tx, checkout, now, events);
+    const org = checkout.organization_id;
     const transactionId = input.payment
       ? await upsertTransaction(tx, { organizationId: org, checkoutId: checkout.id }, input.payment)
       : null;
     const subscriptionId = input.subscription
-      ? await insertSubscription(tx, checkout, customer.id, input.subscription)
+      ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
       : null;
 
     const saleId = uuidv7();
@@ -98,17 +121,17 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
         org,
         checkout.id,
         transactionId,
-        customer.id,
-        checkout.productId,
-        checkout.productPriceId,
+        customerId,
+        checkout.product_id,
+        checkout.product_price_id,
         subscriptionId,
-        checkout.discountId,
+        checkout.discount_id,
         checkout.currency,
-        checkout.subtotalAmount,
-        checkout.discountAmount,
+        checkout.subtotal_amount,
+        checkout.discount_amount,
         checkout.amount,
         installments,
-        checkout.paymentMethod ?? 'credit_card',
+        checkout.payment_method ?? 'credit_card',
         now,
         now,
       ],
@@ -116,40 +139,54 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     const sale = {
       id: saleId,
       checkout_id: checkout.id,
-      customer_id: customer.id,
-      product_id: checkout.productId,
-      price_id: checkout.productPriceId,
+      customer_id: customerId,
+      product_id: checkout.product_id,
+      price_id: checkout.product_price_id,
       subscription_id: subscriptionId,
       currency: checkout.currency,
-      subtotal_amount: checkout.subtotalAmount,
-      discount_amount: checkout.discountAmount,
-      amount: checkout.amount,
+      subtotal_amount: Number(checkout.subtotal_amount),
+      discount_amount: Number(checkout.discount_amount),
+      amount: Number(checkout.amount),
       installments,
-      payment_method: checkout.paymentMethod,
+      payment_method: checkout.payment_method,
       status: 'paid',
     };
-    recordEvent(tx, org, 'sale.created', sale);
-    recordEvent(tx, org, 'sale.paid', sale);
+    events.push(['sale.created', sale], ['sale.paid', sale]);
 
-    checkout.status = 'succeeded';
-    checkout.customerId = customer.id;
-    checkout.subscriptionId = checkout.subscriptionId ?? subscriptionId;
-    checkout.declineReason = null;
-    if (input.payment) checkout.gatewayPaymentData = input.payment.paymentData;
-    checkout.updatedAt = now;
-    recordEvent(tx, org, 'checkout.updated', wireCheckout(checkout));
-    return { customerId: customer.id, subscriptionId, saleId };
+    const paymentData = input.payment?.paymentData ?? null;
+    await tx.execute(
+      `update checkouts set status = 'succeeded', customer_id = ?, subscription_id = coalesce(subscription_id, ?),
+         decline_reason = null, gateway_payment_data = coalesce(?::jsonb, gateway_payment_data), updated_at = ?
+       where id = ?`,
+      [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
+    );
+    events.push([
+      'checkout.updated',
+      {
+        id: checkout.id,
+        status: 'succeeded',
+        amount: Number(checkout.amount),
+        currency: checkout.currency,
+        payment_method: checkout.payment_method,
+        customer_id: customerId,
+        decline_reason: null,
+        ...(paymentData ? { gateway_payment_data: paymentData } : {}),
+      },
+    ]);
+    await insertEvents(tx, org, events);
+    return { customerId, subscriptionId, saleId };
   });
 }
 
 async function insertSubscription(
   tx: EntityManager,
-  checkout: CheckoutEntity,
+  checkout: CheckoutRow,
   customerId: string,
   s: NonNullable<RecordSaleInput['subscription']>,
+  events: Events,
 ): Promise<string> {
   const id = uuidv7();
-  const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.productPriceId]);
+  const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.product_price_id]);
   const currency = price!.currency as string;
   await tx.execute(
     `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
@@ -158,18 +195,18 @@ async function insertSubscription(
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       id,
-      checkout.organizationId,
+      checkout.organization_id,
       customerId,
-      checkout.productId,
-      checkout.productPriceId,
+      checkout.product_id,
+      checkout.product_price_id,
       checkout.id,
       s.status,
       // Without a gateway subscription (none could be made), our own renewals bill it.
-      s.gatewaySubscriptionId ? checkout.recurrenceBilling : 'manual',
+      s.gatewaySubscriptionId ? checkout.recurrence_billing : 'manual',
       s.gatewaySubscriptionId,
       checkout.amount,
       currency,
-      checkout.discountId,
+      checkout.discount_id,
       s.periodStart,
       s.periodEnd,
       s.trialEnd,
@@ -180,84 +217,94 @@ async function insertSubscription(
     id,
     status: s.status,
     customer_id: customerId,
-    product_id: checkout.productId,
-    price_id: checkout.productPriceId,
+    product_id: checkout.product_id,
+    price_id: checkout.product_price_id,
     checkout_id: checkout.id,
     gateway_subscription_id: s.gatewaySubscriptionId,
-    amount: checkout.amount,
+    amount: Number(checkout.amount),
     currency,
     current_period_start: s.periodStart,
     current_period_end: s.periodEnd,
     trial_end: s.trialEnd,
   };
-  recordEvent(tx, checkout.organizationId, 'subscription.created', data);
-  if (s.status === 'active') recordEvent(tx, checkout.organizationId, 'subscription.active', data);
+  events.push(['subscription.created', data]);
+  if (s.status === 'active') events.push(['subscription.active', data]);
   return id;
+}
+
+interface CustomerRow {
+  id: string;
+  email: string;
+  name: string | null;
+  external_id: string | null;
+  billing_name: string | null;
+  billing_address: unknown;
+  tax_id: unknown;
 }
 
 /**
  * The buyer as a customer of the organization: the checkout's customer_id, else its external
  * customer id, else its email. A found customer gets the fields it lacked; a new one gets them all.
  */
-async function findOrCreateCustomer(
-  tx: EntityManager,
-  checkout: CheckoutEntity,
-  now: Date,
-): Promise<{ customer: CustomerEntity; created: boolean }> {
-  const org = checkout.organizationId;
-  let customer =
-    (checkout.customerId
-      ? await tx.findOne(Customer, { id: checkout.customerId, organizationId: org, deletedAt: null })
-      : null) ??
-    (checkout.externalCustomerId
-      ? await tx.findOne(Customer, { externalId: checkout.externalCustomerId, organizationId: org, deletedAt: null })
-      : null) ??
-    (checkout.customerEmail
-      ? await tx.findOne(Customer, {
-          email: {
-            $ilike: checkout.customerEmail.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_'),
-          },
-          organizationId: org,
-          deletedAt: null,
-        })
-      : null);
-  const taxId = checkout.customerTaxId ? parseTaxId(checkout.customerTaxId) : null;
+async function findOrCreateCustomer(tx: EntityManager, c: CheckoutRow, now: Date, events: Events): Promise<string> {
+  const org = c.organization_id;
+  const columns = 'id, email, name, external_id, billing_name, billing_address, tax_id';
+  const live = 'organization_id = ? and deleted_at is null';
+  const first = async (where: string, value: string) =>
+    (await tx.execute<CustomerRow[]>(`select ${columns} from customers where ${live} and ${where}`, [org, value]))[0];
+  const customer =
+    (c.customer_id ? await first('id = ?', c.customer_id) : undefined) ??
+    (c.external_customer_id ? await first('external_id = ?', c.external_customer_id) : undefined) ??
+    (c.customer_email ? await first('lower(email) = lower(?)', c.customer_email) : undefined);
+  const taxId = c.customer_tax_id ? parseTaxId(c.customer_tax_id) : null;
   if (customer) {
-    const patch: Partial<CustomerEntity> = {};
-    if (!customer.name && checkout.customerName) patch.name = checkout.customerName;
-    if (!customer.taxId && taxId) patch.taxId = taxId;
-    if (!customer.billingName && checkout.customerBillingName) patch.billingName = checkout.customerBillingName;
-    if (!customer.billingAddress && checkout.customerBillingAddress)
-      patch.billingAddress = checkout.customerBillingAddress;
-    if (!customer.externalId && checkout.externalCustomerId) patch.externalId = checkout.externalCustomerId;
-    const changed = Object.keys(patch).length > 0;
-    Object.assign(customer, patch);
-    if (changed) {
-      customer.updatedAt = now;
-      recordEvent(tx, org, 'customer.updated', { id: customer.id, email: customer.email, name: customer.name });
+    const patch: Record<string, unknown> = {};
+    if (!customer.name && c.customer_name) patch.name = c.customer_name;
+    if (!customer.tax_id && taxId) patch.tax_id = JSON.stringify(taxId);
+    if (!customer.billing_name && c.customer_billing_name) patch.billing_name = c.customer_billing_name;
+    if (!customer.billing_address && c.customer_billing_address) {
+      patch.billing_address = JSON.stringify(c.customer_billing_address);
     }
-    return { customer, created: false };
+    if (!customer.external_id && c.external_customer_id) patch.external_id = c.external_customer_id;
+    const fields = Object.keys(patch);
+    if (fields.length > 0) {
+      await tx.execute(
+        `update customers set ${fields.map((f) => `${f} = ?`).join(', ')}, updated_at = ? where id = ?`,
+        [...Object.values(patch), now, customer.id],
+      );
+      events.push([
+        'customer.updated',
+        { id: customer.id, email: customer.email, name: (patch.name as string | undefined) ?? customer.name },
+      ]);
+    }
+    return customer.id;
   }
   // prepareConfirmation checked the email before any money moved; this is only a guard.
-  if (!checkout.customerEmail) {
+  if (!c.customer_email) {
     throw ApplicationFailure.nonRetryable('The checkout has no customer email', 'MissingCustomerEmail');
   }
-  customer = tx.create(Customer, {
-    id: uuidv7(),
-    organizationId: org,
-    email: checkout.customerEmail,
-    name: checkout.customerName,
-    externalId: checkout.externalCustomerId,
-    billingName: checkout.customerBillingName,
-    billingAddress: checkout.customerBillingAddress,
-    taxId,
-    userMetadata: checkout.customerMetadata ?? {},
-    emailVerified: false,
-    avatarUrl: null,
-    createdAt: now,
-    updatedAt: now,
-    deletedAt: null,
-  });
-  await tx.flush();
-  return { customer, created: true };
+  const id = uuidv7();
+  await tx.execute(
+    `insert into customers (id, organization_id, email, name, external_id, billing_name, billing_address, tax_id,
+       user_metadata, email_verified, avatar_url, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, false, null, ?, ?)`,
+    [
+      id,
+      org,
+      c.customer_email,
+      c.customer_name,
+      c.external_customer_id,
+      c.customer_billing_name,
+      c.customer_billing_address ? JSON.stringify(c.customer_billing_address) : null,
+      taxId ? JSON.stringify(taxId) : null,
+      JSON.stringify(c.customer_metadata ?? {}),
+      now,
+      now,
+    ],
+  );
+  events.push([
+    'customer.created',
+    { id, email: c.customer_email, name: c.customer_name ?? null, external_id: c.external_customer_id ?? null },
+  ]);
+  return id;
 }

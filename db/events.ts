@@ -47,3 +47,20 @@ export function recordEvent(
 ): void {
   em.create(Event, { id: uuidv7(), organizationId, type, data, createdAt: new Date() });
 }
+
+/**
+ * Records several events in one statement, in order, inside the caller's transaction: the hot paths'
+ * form of recordEvent (no entity to track and flush).
+ */
+export async function insertEvents(
+  em: EntityManager,
+  organizationId: string,
+  events: readonly (readonly [EventType, Record<string, unknown>])[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const now = new Date();
+  await em.execute(
+    `insert into events (id, organization_id, type, data, created_at) values ${events.map(() => '(?, ?, ?, ?::jsonb, ?)').join(', ')}`,
+    events.flatMap(([type, data]) => [uuidv7(), organizationId, type, JSON.stringify(data), now]),
+  );
+}
