@@ -1,8 +1,7 @@
-import { uuidv7 } from 'uuidv7';
-import { storedCard } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
 import type { DirectTransactionInput } from '../workflows/direct-transaction.ts';
+import { upsertTransaction } from '../db/transactions.ts';
 import { callGateway } from './gateway-failures.ts';
 
 export interface DirectTransactionDeps {
@@ -75,33 +74,12 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
       payment: GatewayTransaction,
       customerEmail: string | null,
     ): Promise<string> {
-      const now = new Date();
-      const rows = await deps.orm.em.fork().execute<{ id: string }[]>(
-        `insert into transactions (id, organization_id, gateway_transaction_id, status, payment_type, amount, currency,
-           installments, card, authorization_code, decline_reason, buyer, captured_amount, confirmed_at, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (gateway_transaction_id) do update set gateway_transaction_id = excluded.gateway_transaction_id
-         returning id`,
-        [
-          uuidv7(),
-          organizationId,
-          payment.id,
-          payment.status,
-          payment.paymentType,
-          payment.amount,
-          payment.currency.toUpperCase(),
-          payment.installments,
-          payment.card ? JSON.stringify(storedCard(payment.card)) : null,
-          payment.authorizationCode,
-          payment.declineReason,
-          customerEmail ? JSON.stringify({ email: customerEmail }) : null,
-          payment.capturedAmount,
-          payment.confirmedAt,
-          now,
-          now,
-        ],
+      return upsertTransaction(
+        deps.orm.em.fork(),
+        { organizationId, checkoutId: null, buyer: customerEmail ? { email: customerEmail } : null },
+        payment,
+        'keep',
       );
-      return rows[0]!.id;
     },
   };
 }

@@ -203,4 +203,20 @@ describe('a charge whose answer is lost', () => {
     await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
     await recordHistory(temporal, 'pix-early-notice', c.id);
   });
+
+  it('a pre-authorization whose capture the gateway refuses is voided, and the buyer is told it was declined', async () => {
+    const c = await makeCheckout({ amount: 8_800 });
+    faults.failNext(1, 422, 'captureTransaction');
+    const res = await confirm(c, {
+      payment_method: 'credit_card',
+      card: { ...card(), number: '4000000000003220' },
+    });
+    expect([res.status, res.body.code]).toEqual([422, 'payment_declined']);
+    expect((await checkoutRow(api.orm, c.id)).status).toBe('open');
+    const [held] = await orm.em
+      .getConnection()
+      .execute<{ status: string }[]>('select status from gateway_sim.transactions where reference = ?', [c.id]);
+    expect(held!.status).toBe('canceled');
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 0 });
+  });
 });

@@ -227,6 +227,7 @@ describe('card', () => {
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('succeeded');
     expect(await captures(c.id)).toBe(1);
+    await recordHistory('card-processing-error-then-paid', c.id);
     const keys = await conn.execute<{ key: string }[]>(
       "select distinct key from gateway_sim.attempts where key like ? and operation = 'charge_card'",
       [`checkout:${c.id}:charge:%`],
@@ -322,6 +323,25 @@ describe('pix and boleto', () => {
     expect(callbacks.length).toBeGreaterThanOrEqual(1);
     expect((await workflowResult(c.id)).result).toEqual({ status: 'succeeded' });
     await recordHistory('pix-paid', c.id);
+  });
+
+  it('pix: paid without a notice, it is found paid at its deadline and the checkout succeeds', async () => {
+    const c = await makeCheckout({ amount: 2_200, expiresInMs: 4_000 });
+    const res = await confirm(c, { payment_method: 'pix' });
+    expect(res.body.status).toBe('confirmed');
+    // The gateway's notice never comes: only the deadline's own check can find the payment.
+    const callbackUrl = sim.callbacks.callbackUrl;
+    sim.callbacks.callbackUrl = undefined;
+    try {
+      await sim.pay(res.body.gateway_payment_data.transaction_id);
+    } finally {
+      sim.callbacks.callbackUrl = callbackUrl;
+    }
+    expect((await row(c.id)).status).toBe('confirmed');
+    await waitForStatus(c.id, 'succeeded');
+    expect(await captures(c.id)).toBe(1);
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'succeeded' });
+    await recordHistory('pix-paid-found-at-deadline', c.id);
   });
 
   it('pix: never paid, it expires and the checkout fails', async () => {
