@@ -7,9 +7,9 @@ import { parseTaxId, type TaxId } from '../../domain/tax-id.ts';
 import { Customer } from '../../db/entities/customer.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { RouteDeps } from '../app.ts';
-import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
 import {
   createCustomerBody,
   customerIdParams,
@@ -29,6 +29,18 @@ type CustomerKey = { id: string } | { externalId: string };
 const READ = { oat: ['customers:read'], apiKey: 'customers' } as const;
 const WRITE = { oat: ['customers:write'], apiKey: 'customers' } as const;
 
+const TAX_ID_RULE = 'tax_id is not a valid CPF or CNPJ (check digits), or its type is not the kind its number is';
+/** The 422s of creating and of updating a customer. */
+const CREATE_ERRORS = validationErrors({
+  invalid_tax_id: TAX_ID_RULE,
+  email_taken: 'another customer of the organization has this email',
+  external_id_taken: 'another customer of the organization has this external_id',
+});
+const UPDATE_ERRORS = validationErrors({
+  invalid_tax_id: TAX_ID_RULE,
+  email_taken: 'another customer of the organization has this email',
+});
+
 export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
     '/',
@@ -38,7 +50,7 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags: ['customers'],
         summary: 'Create a customer',
         body: createCustomerBody,
-        response: { 201: customerSchema, ...errorResponses },
+        response: { 201: customerSchema, ...errorResponses, 422: CREATE_ERRORS },
       },
     },
     async (request, reply) => {
@@ -145,7 +157,7 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
             'unless the same request sets it.',
           params,
           body: updateCustomerBody,
-          response: { 200: customerSchema, ...errorResponses },
+          response: { 200: customerSchema, ...errorResponses, 422: UPDATE_ERRORS },
         },
       },
       async (request) => {
@@ -262,7 +274,11 @@ function mergeMetadata(current: Record<string, unknown>, sent: Record<string, un
   return merged;
 }
 
-/** CPF/CNPJ check digits; a wrong tax id is a 400 of its own code so a client can point at the field. */
+/**
+ * CPF/CNPJ check digits, and a given type that agrees with them: rules of the digits that the
+ * document states only as formats (`cpf`, `cnpj`, `cpf-cnpj`), so a well-formed tax_id that breaks
+ * them is a 422 of its own code, naming the field.
+ */
 function validTaxId(input: string | { type?: 'cpf' | 'cnpj'; number: string }): TaxId {
   const parsed = parseTaxId(input);
   if (parsed) return parsed;
@@ -271,7 +287,7 @@ function validTaxId(input: string | { type?: 'cpf' | 'cnpj'; number: string }): 
     other && typeof input !== 'string'
       ? `body.tax_id: type is ${input.type} but the number is a valid ${other.type}`
       : 'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match';
-  throw new ApiError(400, 'invalid_tax_id', 'Invalid tax_id', detail);
+  throw unprocessable('invalid_tax_id', 'Invalid tax_id', detail);
 }
 
 /** The unique indexes are the source of truth, so concurrent creates still give exactly one success. */

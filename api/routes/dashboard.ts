@@ -7,9 +7,18 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import type { RouteDeps } from '../app.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../errors.ts';
 import { userCredential } from '../plugins/auth.ts';
-import { errorResponses, iso, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import {
+  errorResponses,
+  iso,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+  isUuid,
+  validationErrors,
+} from '../schemas/common.ts';
 import {
   accessTokenSchema,
   apiKeyListSchema,
@@ -33,6 +42,9 @@ type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The 422 of creating a key or a token. */
+const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not in the future' });
+
 /**
  * The dashboard's credential management: API keys (spec, Authentication → API keys) and
  * Organization Access Tokens. A user JWT of the organization's owner or admin is required; a
@@ -52,7 +64,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         summary: 'Create an API key (the secret is shown only in this response)',
         params: organizationParams,
         body: createApiKeyBody,
-        response: { 201: createdApiKeySchema, ...errorResponses },
+        response: { 201: createdApiKeySchema, ...errorResponses, 422: EXPIRY_ERRORS },
       },
     },
     async (request, reply) => {
@@ -60,13 +72,13 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const { userId } = userCredential(request);
       const body = request.body;
       const now = new Date();
-      const expiresAt = futureExpiry(body.expires_at, now);
       const prefix = body.environment === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
       const secret = newSecret(prefix);
 
       const em = deps.orm.em.fork();
       const key = await em.transactional(async (tx) => {
         await requireCredentialManager(tx, organizationId, userId);
+        const expiresAt = futureExpiry(body.expires_at, now);
         const key = tx.create(ApiKey, {
           id: uuidv7(),
           organizationId,
@@ -164,7 +176,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         summary: 'Create an Organization Access Token (the token is shown only in this response)',
         params: organizationParams,
         body: createAccessTokenBody,
-        response: { 201: createdAccessTokenSchema, ...errorResponses },
+        response: { 201: createdAccessTokenSchema, ...errorResponses, 422: EXPIRY_ERRORS },
       },
     },
     async (request, reply) => {
@@ -172,15 +184,15 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const { userId } = userCredential(request);
       const body = request.body;
       const now = new Date();
-      const expiresAt =
-        body.expires_in_days !== undefined
-          ? new Date(now.getTime() + body.expires_in_days * DAY_MS)
-          : futureExpiry(body.expires_at, now);
       const token = newSecret(TOKEN_PREFIX.oat);
 
       const em = deps.orm.em.fork();
       const row = await em.transactional(async (tx) => {
         await requireCredentialManager(tx, organizationId, userId);
+        const expiresAt =
+          body.expires_in_days !== undefined
+            ? new Date(now.getTime() + body.expires_in_days * DAY_MS)
+            : futureExpiry(body.expires_at, now);
         const row = tx.create(OrganizationAccessToken, {
           id: uuidv7(),
           organizationId,
@@ -336,11 +348,20 @@ async function revokeApiKey(
   return key;
 }
 
-/** An expiry must lie in the future: a key or token that is born expired is a mistake of the caller. */
+/**
+ * An expiry must lie in the future: a key or token that is born expired is a mistake of the caller.
+ * A rule of the clock, which JSON Schema cannot state: a well-formed expires_at in the past is a 422.
+ */
 function futureExpiry(expiresAt: string | undefined, now: Date): Date | null {
   if (expiresAt === undefined) return null;
   const at = new Date(expiresAt);
-  if (at.getTime() <= now.getTime()) throw badRequest('expires_at must be in the future', `expires_at: ${expiresAt}`);
+  if (at.getTime() <= now.getTime()) {
+    throw unprocessable(
+      'invalid_expires_at',
+      'expires_at must be in the future',
+      `body.expires_at: ${expiresAt} is not in the future`,
+    );
+  }
   return at;
 }
 

@@ -7,9 +7,9 @@ import { Discount } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
 import type { RouteDeps } from '../app.ts';
-import { badRequest, notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
 import {
   createDiscountBody,
   discountParams,
@@ -25,6 +25,11 @@ const tags = ['discounts'];
 const READ = { oat: ['discounts:read'], apiKey: 'other' } as const;
 const WRITE = { oat: ['discounts:write'], apiKey: 'other' } as const;
 
+/** The rules of a discount that JSON Schema cannot state, by their 422 codes. */
+const WINDOW_ERROR = { invalid_ends_at: 'ends_at is not after starts_at' };
+const PRODUCT_ERROR = { invalid_product: 'a product_id names no product of the organization' };
+const CODE_ERROR = { code_taken: 'another discount of the organization has this code, in any case' };
+
 export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
     '/',
@@ -37,14 +42,23 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           'percentage (basis_points 1–10000) or fixed (amount in cents and a lower-case currency); optional code, ' +
           'unique per organization regardless of case; duration once, forever or repeating (with duration_in_months) ' +
           'for subscriptions; starts_at/ends_at window; max_redemptions; product_ids restricts the discount to ' +
-          'those products of the organization (422 otherwise).',
+          'those products of the organization. The body is one of four variants (type × duration): a field of ' +
+          'another variant is a 400. 422 `invalid_ends_at` when ends_at is not after starts_at, 422 ' +
+          '`invalid_product` for a product_id of no product of the organization, 422 `code_taken` for a code in use.',
         body: createDiscountBody,
-        response: { 201: discountSchema, ...errorResponses },
+        response: {
+          201: discountSchema,
+          ...errorResponses,
+          422: validationErrors({ ...WINDOW_ERROR, ...PRODUCT_ERROR, ...CODE_ERROR }),
+        },
       },
     },
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
       const body = request.body;
+      const startsAt = body.starts_at ? new Date(body.starts_at) : null;
+      const endsAt = body.ends_at ? new Date(body.ends_at) : null;
+      assertWindow(startsAt, endsAt);
       const productIds = distinctIds(body.product_ids ?? []);
       const em = deps.orm.em.fork();
       const discount = await uniqueCode(() =>
@@ -56,13 +70,13 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
             name: body.name,
             code: body.code ?? null,
             type: body.type,
-            basisPoints: body.type === 'percentage' ? body.basis_points! : null,
-            amount: body.type === 'fixed' ? body.amount! : null,
-            currency: body.type === 'fixed' ? body.currency! : null,
+            basisPoints: body.type === 'percentage' ? body.basis_points : null,
+            amount: body.type === 'fixed' ? body.amount : null,
+            currency: body.type === 'fixed' ? body.currency : null,
             duration: body.duration,
-            durationInMonths: body.duration === 'repeating' ? body.duration_in_months! : null,
-            startsAt: body.starts_at ? new Date(body.starts_at) : null,
-            endsAt: body.ends_at ? new Date(body.ends_at) : null,
+            durationInMonths: body.duration === 'repeating' ? body.duration_in_months : null,
+            startsAt,
+            endsAt,
             maxRedemptions: body.max_redemptions ?? null,
             redemptionsCount: 0,
             productIds,
@@ -138,10 +152,20 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         description:
           'name, code, ends_at, max_redemptions, product_ids and metadata; null clears a nullable field. type, ' +
           'basis_points, amount, currency, duration, duration_in_months and starts_at are immutable (400): create a new ' +
-          'discount instead. max_redemptions cannot go below redemptions_count (422).',
+          "discount instead. 422 `invalid_ends_at` when ends_at is not after the discount's starts_at, 422 " +
+          '`max_redemptions_below_redemptions` when max_redemptions is below redemptions_count.',
         params: discountParams,
         body: updateDiscountBody,
-        response: { 200: discountSchema, ...errorResponses },
+        response: {
+          200: discountSchema,
+          ...errorResponses,
+          422: validationErrors({
+            ...WINDOW_ERROR,
+            ...PRODUCT_ERROR,
+            ...CODE_ERROR,
+            max_redemptions_below_redemptions: 'max_redemptions is below redemptions_count',
+          }),
+        },
       },
     },
     async (request) => {
@@ -154,9 +178,7 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           const d = await ownDiscount(tx, organizationId, request.params.id, true);
           const before = JSON.stringify(discountRecord(d));
           const endsAt = body.ends_at === undefined ? undefined : body.ends_at === null ? null : new Date(body.ends_at);
-          if (endsAt && d.startsAt && endsAt.getTime() <= new Date(d.startsAt).getTime()) {
-            throw badRequest('Invalid request', 'body.ends_at: must be after starts_at');
-          }
+          assertWindow(d.startsAt ? new Date(d.startsAt) : null, endsAt ?? null);
           if (body.max_redemptions != null && body.max_redemptions < d.redemptionsCount) {
             throw unprocessable(
               'max_redemptions_below_redemptions',
@@ -239,6 +261,16 @@ export async function discountByCode(
   code: string,
 ): Promise<DiscountEntity | null> {
   return em.findOne(Discount, { organizationId, deletedAt: null, code: { $ilike: escapeLike(code) } });
+}
+
+/**
+ * ends_at after starts_at: a rule between two fields (on update, between the body and the stored
+ * discount) that JSON Schema cannot state, so a well-formed body that breaks it is a 422.
+ */
+function assertWindow(startsAt: Date | null, endsAt: Date | null): void {
+  if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime()) {
+    throw unprocessable('invalid_ends_at', 'ends_at must be after starts_at', 'body.ends_at: must be after starts_at');
+  }
 }
 
 /** Every id must be a product of the organization (archived ones included: the restriction is a filter). */

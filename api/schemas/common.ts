@@ -8,16 +8,39 @@ export const errorBody = z.object({
   code: z.string(),
 });
 
+const described = (description: string) => errorBody.meta({ description });
+
+/**
+ * 400 and 422, as the spec's table names them: 400 "invalid request" is a request this document itself
+ * refuses (a missing or unknown field, a wrong type, a broken pattern, a variant's field in another);
+ * 422 "validation error" is a well-formed request that a rule the document cannot state in JSON Schema
+ * refuses — a rule between fields, of the clock, of check digits, or of the data already stored.
+ */
+const INVALID_REQUEST = 'Invalid request: the request breaks this document (the detail names the field)';
+const VALIDATION_ERROR =
+  'Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits ' +
+  'or of the stored data refuses it; `code` says which rule, the detail names the field';
+
 /** The error responses every authenticated route can answer with, for the OpenAPI document. */
 export const errorResponses = {
-  400: errorBody,
-  401: errorBody,
-  403: errorBody,
-  404: errorBody,
-  409: errorBody,
-  422: errorBody,
-  429: errorBody,
+  400: described(INVALID_REQUEST),
+  401: described('Missing, invalid or expired credential'),
+  403: described('The credential lacks the scope or role this operation needs'),
+  404: described('No such record visible to this credential'),
+  409: described(
+    'In conflict with the state of the record, or with a request still running under the same Idempotency-Key',
+  ),
+  422: described(VALIDATION_ERROR),
+  429: described('Rate limit exceeded; see Retry-After'),
 } as const;
+
+/** The 422 of an operation, with the codes of the rules it checks (other 422s, e.g. a reused Idempotency-Key, may occur). */
+export function validationErrors(rules: Record<string, string>) {
+  const listed = Object.entries(rules)
+    .map(([code, rule]) => `\`${code}\`: ${rule}`)
+    .join('; ');
+  return described(`${VALIDATION_ERROR}. ${listed}.`);
+}
 
 /**
  * How the document marks a CPF or CNPJ: `format: cpf-cnpj` (11 or 14 digits, punctuation allowed,

@@ -3,7 +3,10 @@ import { OAT_SCOPES } from '../../domain/api-key-scopes.ts';
 import { listQuery } from './common.ts';
 
 const timestamp = z.string();
-const futureInstant = z.iso.datetime({ offset: true });
+/** Must lie in the future: a rule of the clock, so a past instant is a 422 `invalid_expires_at`, not a 400. */
+const futureInstant = z.iso
+  .datetime({ offset: true })
+  .describe('in the future (422 `invalid_expires_at` otherwise); absent: never expires');
 
 // Ids are not validated as UUIDs here: a malformed id names no record, so the route answers 404 like for any unknown id.
 const id = z.string().min(1).max(64);

@@ -19,11 +19,17 @@ export const billingAddressInput = z.strictObject({
     .toUpperCase(),
 });
 
-/** CPF or CNPJ, as `{ type?, number }` (the spec's update body) or as a bare string; digits are checked by the route. */
+/**
+ * CPF or CNPJ, as `{ type?, number }` (the spec's update body) or as a bare string. The check digits,
+ * and a type that agrees with them, are checked by the route: a well-formed value that breaks them is
+ * a 422 `invalid_tax_id` (the formats below state the rule; JSON Schema does not enforce a format).
+ */
 export const taxIdInput = z.union([
   z.string().max(32).meta(TAX_ID_FORMAT),
   z.strictObject({ type: z.enum(['cpf', 'cnpj']).optional(), number: z.string().max(32) }).meta({
-    description: 'A CPF or CNPJ; when type is given, the number is of that kind',
+    description:
+      'A CPF or CNPJ; when type is given, the number is of that kind (422 `invalid_tax_id` when the check digits ' +
+      'or the kind do not match)',
     anyOf: [
       { not: { required: ['type'] }, properties: { number: { format: 'cpf-cnpj' } } },
       { required: ['type'], properties: { type: { const: 'cpf' }, number: { format: 'cpf' } } },

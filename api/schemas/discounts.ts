@@ -19,47 +19,74 @@ const maxRedemptions = z.number().int().min(1).max(2_147_483_647);
 const immutable = (field: string) =>
   z.never({ error: `${field} cannot be changed after creation; create a new discount instead` }).optional();
 
-export const createDiscountBody = z
-  .strictObject({
-    name,
-    code: code.nullable().optional(),
-    type: z.enum(['percentage', 'fixed']),
-    basis_points: z.number().int().min(1).max(10_000).optional().describe('percentage only: 1 = 0.01 %, 10000 = 100 %'),
-    amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('fixed only, in cents'),
-    currency: z
-      .string()
-      .regex(/^[a-z]{3}$/, 'must be a 3-letter lower-case ISO 4217 code')
-      .optional()
-      .describe('fixed only'),
-    duration: z.enum(['once', 'forever', 'repeating']).default('once'),
-    duration_in_months: z.number().int().min(1).max(1200).optional().describe('required when duration is repeating'),
-    starts_at: timestamp.nullable().optional(),
-    ends_at: timestamp.nullable().optional(),
-    max_redemptions: maxRedemptions.nullable().optional(),
-    product_ids: productIds.optional().describe('empty or absent: every product of the organization'),
-    metadata: metadata.optional(),
-  })
-  .superRefine((b, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (b.type === 'percentage') {
-      if (b.basis_points === undefined) issue('basis_points', 'required for a percentage discount');
-      if (b.amount !== undefined) issue('amount', 'only for a fixed discount');
-      if (b.currency !== undefined) issue('currency', 'only for a fixed discount');
-    } else {
-      if (b.amount === undefined) issue('amount', 'required for a fixed discount');
-      if (b.currency === undefined) issue('currency', 'required for a fixed discount');
-      if (b.basis_points !== undefined) issue('basis_points', 'only for a percentage discount');
-    }
-    if (b.duration === 'repeating' && b.duration_in_months === undefined) {
-      issue('duration_in_months', 'required when duration is repeating');
-    }
-    if (b.duration !== 'repeating' && b.duration_in_months !== undefined) {
-      issue('duration_in_months', 'only when duration is repeating');
-    }
-    if (b.starts_at && b.ends_at && Date.parse(b.ends_at) <= Date.parse(b.starts_at)) {
-      issue('ends_at', 'must be after starts_at');
-    }
-  });
+/** A field the chosen variant does not take: `{ not: {} }` in the document, a 400 naming it at runtime. */
+const absent = (message: string) => z.never({ error: message }).optional();
+/** A number whose absence is reported with `message` rather than zod's "expected number". */
+const requiredNumber = (message: string) =>
+  z.number({ error: (issue) => (issue.input === undefined ? message : undefined) });
+
+const common = {
+  name,
+  code: code.nullable().optional(),
+  starts_at: timestamp.nullable().optional(),
+  ends_at: timestamp
+    .nullable()
+    .optional()
+    .describe('after starts_at when both are given (422 `invalid_ends_at` otherwise)'),
+  max_redemptions: maxRedemptions.nullable().optional(),
+  product_ids: productIds.optional().describe('empty or absent: every product of the organization'),
+  metadata: metadata.optional(),
+};
+
+/** The value of the discount: a percentage takes basis_points only, a fixed discount amount and currency only. */
+const percentage = {
+  type: z.literal('percentage'),
+  basis_points: requiredNumber('required for a percentage discount')
+    .int()
+    .min(1)
+    .max(10_000)
+    .describe('1 = 0.01 %, 10000 = 100 %'),
+  amount: absent('only for a fixed discount'),
+  currency: absent('only for a fixed discount'),
+};
+const fixed = {
+  type: z.literal('fixed'),
+  amount: requiredNumber('required for a fixed discount')
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe('in cents'),
+  currency: z
+    .string({ error: (issue) => (issue.input === undefined ? 'required for a fixed discount' : undefined) })
+    .regex(/^[a-z]{3}$/, 'must be a 3-letter lower-case ISO 4217 code'),
+  basis_points: absent('only for a percentage discount'),
+};
+
+/** How long it applies to a subscription: duration_in_months with repeating only, and then required. */
+const single = {
+  duration: z.enum(['once', 'forever']).default('once'),
+  duration_in_months: absent('only when duration is repeating'),
+};
+const repeating = {
+  duration: z.literal('repeating'),
+  duration_in_months: requiredNumber('required when duration is repeating').int().min(1).max(1200),
+};
+
+/**
+ * The cross-field rules are the document's own: one variant per type (percentage, fixed) and
+ * duration (once or forever, repeating), so a client and the fuzzer see which fields go together and
+ * a body that mixes them breaks the schema (400). Only ends_at after starts_at is left to the route (422).
+ */
+export const createDiscountBody = z.discriminatedUnion('type', [
+  z.discriminatedUnion('duration', [
+    z.strictObject({ ...common, ...percentage, ...single }),
+    z.strictObject({ ...common, ...percentage, ...repeating }),
+  ]),
+  z.discriminatedUnion('duration', [
+    z.strictObject({ ...common, ...fixed, ...single }),
+    z.strictObject({ ...common, ...fixed, ...repeating }),
+  ]),
+]);
 export type CreateDiscountBody = z.infer<typeof createDiscountBody>;
 
 /** Absent: untouched; null clears a nullable field. The terms of the discount itself are immutable. */

@@ -109,14 +109,19 @@ describe('creating an access token', () => {
     expect(res.body.code).toBe('validation_error');
   });
 
-  it('rejects an expires_at in the past with 400', async () => {
+  it('rejects a well-formed expires_at in the past with 422 invalid_expires_at', async () => {
     const t = await makeTenant(api.orm);
+    const past = new Date(Date.now() - 1000).toISOString();
     const res = await api.call('POST', tokensPath(t.org.id), {
       token: t.ownerJwt,
-      body: { comment: 'x', scopes: ['customers:read'], expires_at: new Date(Date.now() - 1000).toISOString() },
+      body: { comment: 'x', scopes: ['customers:read'], expires_at: past },
     });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('expires_at must be in the future');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: 'expires_at must be in the future',
+      detail: `body.expires_at: ${past} is not in the future`,
+      code: 'invalid_expires_at',
+    });
   });
 
   it('is for owners and admins: a member gets 403, others 404, an OAT 403', async () => {

@@ -179,19 +179,21 @@ describe('creating an API key in the dashboard', () => {
     expect(res.body).toMatchObject({ error: 'Invalid request', code: 'validation_error' });
   });
 
-  it('rejects an expiration date in the past with 400', async () => {
+  it('rejects a well-formed expiration date in the past with 422 invalid_expires_at and creates nothing', async () => {
     const t = await makeTenant(api.orm);
     const past = new Date(Date.now() - 60_000).toISOString();
     const res = await api.call('POST', keysPath(t.org.id), {
       token: t.ownerJwt,
       body: { name: 'k', environment: 'test', scopes: ['read'], expires_at: past },
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body).toEqual({
       error: 'expires_at must be in the future',
-      detail: `expires_at: ${past}`,
-      code: 'invalid_request',
+      detail: `body.expires_at: ${past} is not in the future`,
+      code: 'invalid_expires_at',
     });
+    const listed = await api.call('GET', keysPath(t.org.id), { token: t.ownerJwt });
+    expect(listed.body.active.filter((k: { name: string }) => k.name === 'k')).toEqual([]);
   });
 });
 

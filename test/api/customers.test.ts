@@ -178,10 +178,10 @@ describe('POST /api/v1/customers/', () => {
       { type: 'cpf', number: CNPJ.formatted },
       'body.tax_id: type is cpf but the number is a valid cnpj',
     ],
-  ])('rejects %s with 400 invalid_tax_id and creates nothing', async (_label, taxId, detail) => {
+  ])('rejects %s with 422 invalid_tax_id and creates nothing', async (_label, taxId, detail) => {
     const address = email();
     const res = await create({ email: address, tax_id: taxId });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: 'Invalid tax_id', detail, code: 'invalid_tax_id' });
     const rows = await api.orm.em.getConnection().execute('select 1 from customers where email = ?', [address]);
     expect(rows).toHaveLength(0);
@@ -547,11 +547,27 @@ describe.each([
     expect(await eventsFor(before.id, 'customer.updated')).toHaveLength(0);
   });
 
-  it('rejects an invalid tax_id with 400 invalid_tax_id and changes nothing', async () => {
+  it.each([
+    [
+      'a CPF with a wrong check digit',
+      { type: 'cpf', number: BAD_CPF },
+      'body.tax_id: not a valid CPF (11 digits) or CNPJ (14 digits); the check digits do not match',
+    ],
+    [
+      'a CPF labelled cnpj',
+      { type: 'cnpj', number: CPF.digits },
+      'body.tax_id: type is cnpj but the number is a valid cpf',
+    ],
+    [
+      'a CNPJ labelled cpf',
+      { type: 'cpf', number: CNPJ.digits },
+      'body.tax_id: type is cpf but the number is a valid cnpj',
+    ],
+  ])('rejects %s, well-formed, with 422 invalid_tax_id and changes nothing', async (_label, taxId, detail) => {
     const before = (await create(fullBody())).body;
-    const res = await patch(before, { name: 'changed', tax_id: { type: 'cpf', number: BAD_CPF } });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('invalid_tax_id');
+    const res = await patch(before, { name: 'changed', tax_id: taxId });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'Invalid tax_id', detail, code: 'invalid_tax_id' });
     expect((await api.call('GET', `/api/v1/customers/${before.id}`, { token: A.oat })).body).toEqual(before);
   });
 

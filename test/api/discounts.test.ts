@@ -161,15 +161,21 @@ describe('POST /api/v1/discounts/', () => {
       'body.duration_in_months: only when duration is repeating',
     ],
     [
-      'ends_at before starts_at',
-      { type: 'percentage', basis_points: 10, starts_at: '2025-02-01T00:00:00Z', ends_at: '2025-01-01T00:00:00Z' },
-      'body.ends_at: must be after starts_at',
+      'fixed, repeating, without duration_in_months',
+      { type: 'fixed', amount: 100, currency: 'brl', duration: 'repeating' },
+      'body.duration_in_months: required when duration is repeating',
     ],
     [
-      'ends_at equal to starts_at',
-      { type: 'percentage', basis_points: 10, starts_at: '2025-02-01T00:00:00Z', ends_at: '2025-02-01T00:00:00Z' },
-      'body.ends_at: must be after starts_at',
+      'duration_in_months with forever',
+      { type: 'fixed', amount: 100, currency: 'brl', duration: 'forever', duration_in_months: 2 },
+      'body.duration_in_months: only when duration is repeating',
     ],
+    [
+      'duration_in_months without a duration (once)',
+      { type: 'percentage', basis_points: 10, duration_in_months: 2 },
+      'body.duration_in_months: only when duration is repeating',
+    ],
+    ['an unknown duration', { type: 'percentage', basis_points: 10, duration: 'weekly' }, 'body.duration'],
     ['malformed starts_at', { type: 'percentage', basis_points: 10, starts_at: 'tomorrow' }, 'body.starts_at'],
     ['max_redemptions 0', { type: 'percentage', basis_points: 10, max_redemptions: 0 }, 'body.max_redemptions'],
     ['code with spaces', { type: 'percentage', basis_points: 10, code: 'TWO WORDS' }, 'body.code'],
@@ -179,6 +185,42 @@ describe('POST /api/v1/discounts/', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'Invalid request', code: 'validation_error' });
     expect(res.body.detail).toContain(detail);
+  });
+
+  it.each([
+    ['before starts_at', '2025-01-01T00:00:00Z'],
+    ['equal to starts_at', '2025-02-01T00:00:00Z'],
+    ['equal to starts_at in another offset', '2025-01-31T21:00:00-03:00'],
+  ])('422 invalid_ends_at for a well-formed ends_at %s, and creates nothing', async (_label, endsAt) => {
+    const name = unique('window');
+    const res = await create({
+      name,
+      type: 'percentage',
+      basis_points: 10,
+      starts_at: '2025-02-01T00:00:00Z',
+      ends_at: endsAt,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: 'ends_at must be after starts_at',
+      detail: 'body.ends_at: must be after starts_at',
+      code: 'invalid_ends_at',
+    });
+    expect(await count('select count(*)::int as n from discounts where name = ?', [name])).toBe(0);
+  });
+
+  it('accepts every variant of type and duration the document states', async () => {
+    for (const body of [
+      { type: 'percentage', basis_points: 10 },
+      { type: 'percentage', basis_points: 10, duration: 'forever' },
+      { type: 'percentage', basis_points: 10, duration: 'repeating', duration_in_months: 3 },
+      { type: 'fixed', amount: 100, currency: 'brl', duration: 'once' },
+      { type: 'fixed', amount: 100, currency: 'brl', duration: 'repeating', duration_in_months: 12 },
+    ]) {
+      const res = await create({ name: unique('variant'), ...body });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ ...body, duration: body.duration ?? 'once' });
+    }
   });
 
   it('400 without a name', async () => {
@@ -357,18 +399,20 @@ describe('PATCH /api/v1/discounts/:id', () => {
     expect(row).toEqual({ type: 'percentage', basis_points: 1000, modified_at: null });
   });
 
-  it('400 when the new ends_at is not after starts_at', async () => {
+  it('422 invalid_ends_at when the new ends_at is not after the stored starts_at, and changes nothing', async () => {
     const created = await createOk({ starts_at: '2025-06-01T00:00:00Z' });
     const res = await api.call('PATCH', `/api/v1/discounts/${created.id}`, {
       token: A.oat,
       body: { ends_at: '2025-05-01T00:00:00Z' },
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body).toEqual({
-      error: 'Invalid request',
+      error: 'ends_at must be after starts_at',
       detail: 'body.ends_at: must be after starts_at',
-      code: 'invalid_request',
+      code: 'invalid_ends_at',
     });
+    const [row] = await sql('select ends_at, modified_at from discounts where id = ?', [created.id]);
+    expect(row).toEqual({ ends_at: null, modified_at: null });
   });
 
   it('422 when max_redemptions would go below redemptions_count', async () => {
