@@ -213,7 +213,45 @@ export function describeOperation(input: TransformInput): Described {
     jsonSchemaTransform({ ...input, schema: described }) as Described,
     route.method,
   ) as Described;
-  return { ...transformed, schema: documentParameters(transformed.schema) };
+  return { ...transformed, schema: forbidNulInRequest(documentParameters(transformed.schema)) };
+}
+
+/**
+ * What every request string is refused for (api/plugins/protocol.ts answers it 400 `invalid_character`),
+ * as a pattern: PostgreSQL's text and jsonb cannot hold U+0000.
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** Where a request can carry a string: the body, the query string, the path and the headers. */
+const REQUEST_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
+/** Keywords holding one subschema, or a list or map of them, that a value must (or may) match. */
+const SUBSCHEMA = ['items', 'additionalProperties', 'propertyNames', 'contains', 'if', 'then', 'else'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'];
+
+/**
+ * States the NUL rule on every string of the request that does not already say what it holds (no
+ * pattern, format, enum or const: those are stated by a pattern of their own, or cannot hold a NUL),
+ * so that a client, and a fuzzer generating valid data, knows such a string is invalid. A value
+ * under `not` is left alone: a pattern there would turn the rule around.
+ */
+export function forbidNulInRequest(schema: Described['schema']): Described['schema'] {
+  for (const part of REQUEST_PARTS) forbidNul(schema[part]);
+  return schema;
+}
+
+function forbidNul(node: unknown): void {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+  const schema = node as Record<string, unknown>;
+  const types = [schema.type].flat();
+  const free = !('pattern' in schema || 'format' in schema || 'enum' in schema || 'const' in schema);
+  if (types.includes('string') && free) schema.pattern = NO_NUL_PATTERN;
+  for (const key of SUBSCHEMA) forbidNul(schema[key]);
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (const item of schema[key]) forbidNul(item);
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (map && typeof map === 'object') for (const item of Object.values(map)) forbidNul(item);
+  }
 }
 
 /** The key's rule (idempotency.ts checks it) and every path parameter's longest length, stated. */
@@ -339,9 +377,12 @@ const CROSS_LINKS: CrossLink[] = [
 const DESCRIPTION = `Products, prices, checkouts, subscriptions and payments (card, pix, boleto) for Brazil.
 
 Every error answers with \`{ "error": string, "detail"?: string, "code": string }\`; \`code\` is stable and
-machine-readable. Strings anywhere in a request (body, query, path) must not contain the NUL character
-(U+0000): such a request is answered 400 \`invalid_character\`. POST operations take an optional
-\`Idempotency-Key\` header.`;
+machine-readable. 400 means the request breaks this document (a missing or unknown field, a wrong type, a
+broken pattern); 422 means it is well-formed but a rule the document cannot state in JSON Schema refuses it
+(a rule between fields, of the clock, of check digits, or of the data already stored), and its \`code\` says
+which. Strings anywhere in a request (body, query, path) must not contain the NUL character (U+0000; the
+pattern \`${NO_NUL_PATTERN}\` on each free-text string states it): such a request is answered 400
+\`invalid_character\`. POST operations take an optional \`Idempotency-Key\` header.`;
 
 /** @fastify/swagger with the transforms above; the document at /openapi.json, its page at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {

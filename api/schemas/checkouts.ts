@@ -25,7 +25,8 @@ const email = emailAddress().toLowerCase();
 const origin = z
   .url({ protocol: /^https?$/ })
   .max(2048)
-  .refine((value) => new URL(value).origin === value.replace(/\/$/, ''), {
+  // Checks run on after a failed one: a value that is no URL at all must not reach `new URL` (a 500).
+  .refine((value) => URL.canParse(value) && new URL(value).origin === value.replace(/\/$/, ''), {
     message: 'must be an origin (scheme://host[:port]) without path, query or fragment',
   })
   .transform((value) => new URL(value).origin)
@@ -47,7 +48,7 @@ const customerFields = {
   external_customer_id: z.string().min(1).max(256).nullable().optional(),
 };
 
-export const createCheckoutBody = z.strictObject({
+const createCheckoutFields = z.strictObject({
   payment_processor: z.literal('gateway').default('gateway').meta({ description: 'Only gateway is accepted' }),
   product_id: uuid.optional().meta({ description: 'Recommended. The product charged, at its default price' }),
   product_price_id: uuid.optional().meta({
@@ -84,6 +85,13 @@ export const createCheckoutBody = z.strictObject({
     .max(1440)
     .optional()
     .meta({ description: 'Minutes until expires_at, 10 to 1440 (default 60)' }),
+});
+/** The service's own rules between fields (api/checkout-service.ts answers them 400), stated in the document. */
+export const createCheckoutBody = createCheckoutFields.meta({
+  description:
+    'A product is required (product_id, product_price_id or products); trial_interval and trial_interval_count go together',
+  anyOf: [{ required: ['product_id'] }, { required: ['product_price_id'] }, { required: ['products'] }],
+  dependentRequired: { trial_interval: ['trial_interval_count'], trial_interval_count: ['trial_interval'] },
 });
 export type CreateCheckoutBody = z.input<typeof createCheckoutBody>;
 export type CreateCheckoutInput = z.output<typeof createCheckoutBody>;

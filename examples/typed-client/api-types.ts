@@ -319,7 +319,7 @@ export interface paths {
     put?: never;
     /**
      * Create a discount
-     * @description percentage (basis_points 1–10000) or fixed (amount in cents and a lower-case currency); optional code, unique per organization regardless of case; duration once, forever or repeating (with duration_in_months) for subscriptions; starts_at/ends_at window; max_redemptions; product_ids restricts the discount to those products of the organization (422 otherwise).
+     * @description percentage (basis_points 1–10000) or fixed (amount in cents and a lower-case currency); optional code, unique per organization regardless of case; duration once, forever or repeating (with duration_in_months) for subscriptions; starts_at/ends_at window; max_redemptions; product_ids restricts the discount to those products of the organization. The body is one of four variants (type × duration): a field of another variant is a 400. 422 `invalid_ends_at` when ends_at is not after starts_at, 422 `invalid_product` for a product_id of no product of the organization, 422 `code_taken` for a code in use.
      */
     post: operations['createDiscount'];
     delete?: never;
@@ -348,7 +348,7 @@ export interface paths {
     head?: never;
     /**
      * Update a discount
-     * @description name, code, ends_at, max_redemptions, product_ids and metadata; null clears a nullable field. type, basis_points, amount, currency, duration, duration_in_months and starts_at are immutable (400): create a new discount instead. max_redemptions cannot go below redemptions_count (422).
+     * @description name, code, ends_at, max_redemptions, product_ids and metadata; null clears a nullable field. type, basis_points, amount, currency, duration, duration_in_months and starts_at are immutable (400): create a new discount instead. 422 `invalid_ends_at` when ends_at is not after the discount's starts_at, 422 `max_redemptions_below_redemptions` when max_redemptions is below redemptions_count.
      */
     patch: operations['updateDiscount'];
     trace?: never;
@@ -1051,7 +1051,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1064,7 +1064,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1077,7 +1077,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1090,7 +1090,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1103,7 +1103,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1116,7 +1116,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1129,7 +1129,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1254,7 +1254,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1267,7 +1267,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1280,7 +1280,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1293,7 +1293,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1306,7 +1306,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1345,7 +1345,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1358,7 +1358,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1445,7 +1445,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1458,7 +1458,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1471,7 +1471,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1484,7 +1484,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1497,7 +1497,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1510,7 +1510,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1523,7 +1523,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1647,7 +1647,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1660,7 +1660,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1673,7 +1673,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1686,7 +1686,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1699,7 +1699,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1738,7 +1738,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1751,7 +1751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1814,7 +1814,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1827,7 +1827,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1840,7 +1840,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1853,7 +1853,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1866,7 +1866,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1879,7 +1879,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1892,7 +1892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1960,7 +1960,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1973,7 +1973,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1986,7 +1986,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1999,7 +1999,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2012,7 +2012,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2051,7 +2051,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2064,7 +2064,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2111,7 +2111,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2124,7 +2124,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2137,7 +2137,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2150,7 +2150,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2163,7 +2163,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2176,7 +2176,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2189,7 +2189,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2268,7 +2268,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2281,7 +2281,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2294,7 +2294,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2307,7 +2307,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2320,7 +2320,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2333,7 +2333,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2346,7 +2346,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2393,7 +2393,10 @@ export interface operations {
           /** @enum {string} */
           environment: 'live' | 'test';
           scopes: ('read' | 'write')[];
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description in the future (422 `invalid_expires_at` otherwise); absent: never expires
+           */
           expires_at?: string;
         };
       };
@@ -2423,7 +2426,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2436,7 +2439,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2449,7 +2452,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2462,7 +2465,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2475,7 +2478,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2514,7 +2517,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_expires_at`: expires_at is not in the future. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2527,7 +2530,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2593,7 +2596,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2606,7 +2609,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2619,7 +2622,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2632,7 +2635,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2645,7 +2648,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2658,7 +2661,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2671,7 +2674,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2718,7 +2721,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2731,7 +2734,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2744,7 +2747,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2757,7 +2760,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2770,7 +2773,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2783,7 +2786,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2796,7 +2799,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2863,7 +2866,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2876,7 +2879,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2889,7 +2892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2902,7 +2905,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2915,7 +2918,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2928,7 +2931,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2941,7 +2944,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3015,7 +3018,10 @@ export interface operations {
             | 'customer_sessions:write'
           )[];
           expires_in_days?: number;
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description in the future (422 `invalid_expires_at` otherwise); absent: never expires
+           */
           expires_at?: string;
         };
       };
@@ -3039,7 +3045,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3052,7 +3058,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3065,7 +3071,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3078,7 +3084,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3091,7 +3097,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3130,7 +3136,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_expires_at`: expires_at is not in the future. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3143,7 +3149,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3190,7 +3196,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3203,7 +3209,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3216,7 +3222,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3229,7 +3235,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3242,7 +3248,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3255,7 +3261,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3268,7 +3274,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3382,7 +3388,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3395,7 +3401,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3408,7 +3414,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3421,7 +3427,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3434,7 +3440,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3447,7 +3453,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3460,7 +3466,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3607,7 +3613,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3620,7 +3626,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3633,7 +3639,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3646,7 +3652,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3659,7 +3665,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3698,7 +3704,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3711,7 +3717,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3811,7 +3817,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3824,7 +3830,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3837,7 +3843,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3850,7 +3856,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3863,7 +3869,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3876,7 +3882,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3889,7 +3895,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3935,7 +3941,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3948,7 +3954,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3961,7 +3967,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3974,7 +3980,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3987,7 +3993,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4000,7 +4006,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4013,7 +4019,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4161,7 +4167,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4174,7 +4180,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4187,7 +4193,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4200,7 +4206,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4213,7 +4219,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4252,7 +4258,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4265,7 +4271,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4351,7 +4357,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4364,7 +4370,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4377,7 +4383,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4390,7 +4396,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4403,7 +4409,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4416,7 +4422,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4429,7 +4435,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4553,7 +4559,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4566,7 +4572,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4579,7 +4585,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4592,7 +4598,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4605,7 +4611,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4644,7 +4650,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_tax_id`: tax_id is not a valid CPF or CNPJ (check digits), or its type is not the kind its number is; `email_taken`: another customer of the organization has this email; `external_id_taken`: another customer of the organization has this external_id. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4657,7 +4663,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4731,7 +4737,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4744,7 +4750,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4757,7 +4763,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4770,7 +4776,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4783,7 +4789,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4796,7 +4802,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4809,7 +4815,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4855,7 +4861,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4868,7 +4874,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -4881,7 +4887,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4894,7 +4900,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4907,7 +4913,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4920,7 +4926,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4933,7 +4939,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5055,7 +5061,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5068,7 +5074,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5081,7 +5087,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5094,7 +5100,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5107,7 +5113,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5146,7 +5152,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_tax_id`: tax_id is not a valid CPF or CNPJ (check digits), or its type is not the kind its number is; `email_taken`: another customer of the organization has this email. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5159,7 +5165,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5233,7 +5239,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5246,7 +5252,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5259,7 +5265,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5272,7 +5278,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5285,7 +5291,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5298,7 +5304,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5311,7 +5317,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5357,7 +5363,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5370,7 +5376,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5383,7 +5389,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5396,7 +5402,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5409,7 +5415,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5422,7 +5428,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5435,7 +5441,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5557,7 +5563,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5570,7 +5576,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5583,7 +5589,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5596,7 +5602,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5609,7 +5615,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5648,7 +5654,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_tax_id`: tax_id is not a valid CPF or CNPJ (check digits), or its type is not the kind its number is; `email_taken`: another customer of the organization has this email. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5661,7 +5667,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5745,7 +5751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5758,7 +5764,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5771,7 +5777,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5784,7 +5790,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5797,7 +5803,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5810,7 +5816,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5823,7 +5829,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5863,33 +5869,105 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          name: string;
-          code?: string | null;
-          /** @enum {string} */
-          type: 'percentage' | 'fixed';
-          /** @description percentage only: 1 = 0.01 %, 10000 = 100 % */
-          basis_points?: number;
-          /** @description fixed only, in cents */
-          amount?: number;
-          /** @description fixed only */
-          currency?: string;
-          /**
-           * @default once
-           * @enum {string}
-           */
-          duration?: 'once' | 'forever' | 'repeating';
-          /** @description required when duration is repeating */
-          duration_in_months?: number;
-          starts_at?: string | null;
-          ends_at?: string | null;
-          max_redemptions?: number | null;
-          /** @description empty or absent: every product of the organization */
-          product_ids?: string[];
-          metadata?: {
-            [key: string]: unknown;
-          };
-        };
+        'application/json':
+          | (
+              | {
+                  name: string;
+                  code?: string | null;
+                  starts_at?: string | null;
+                  /** @description after starts_at when both are given (422 `invalid_ends_at` otherwise) */
+                  ends_at?: string | null;
+                  max_redemptions?: number | null;
+                  /** @description empty or absent: every product of the organization */
+                  product_ids?: string[];
+                  metadata?: {
+                    [key: string]: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'percentage';
+                  /** @description 1 = 0.01 %, 10000 = 100 % */
+                  basis_points: number;
+                  amount?: unknown;
+                  currency?: unknown;
+                  /**
+                   * @default once
+                   * @enum {string}
+                   */
+                  duration?: 'once' | 'forever';
+                  duration_in_months?: unknown;
+                }
+              | {
+                  name: string;
+                  code?: string | null;
+                  starts_at?: string | null;
+                  /** @description after starts_at when both are given (422 `invalid_ends_at` otherwise) */
+                  ends_at?: string | null;
+                  max_redemptions?: number | null;
+                  /** @description empty or absent: every product of the organization */
+                  product_ids?: string[];
+                  metadata?: {
+                    [key: string]: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'percentage';
+                  /** @description 1 = 0.01 %, 10000 = 100 % */
+                  basis_points: number;
+                  amount?: unknown;
+                  currency?: unknown;
+                  /** @enum {string} */
+                  duration: 'repeating';
+                  duration_in_months: number;
+                }
+            )
+          | (
+              | {
+                  name: string;
+                  code?: string | null;
+                  starts_at?: string | null;
+                  /** @description after starts_at when both are given (422 `invalid_ends_at` otherwise) */
+                  ends_at?: string | null;
+                  max_redemptions?: number | null;
+                  /** @description empty or absent: every product of the organization */
+                  product_ids?: string[];
+                  metadata?: {
+                    [key: string]: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'fixed';
+                  /** @description in cents */
+                  amount: number;
+                  currency: string;
+                  basis_points?: unknown;
+                  /**
+                   * @default once
+                   * @enum {string}
+                   */
+                  duration?: 'once' | 'forever';
+                  duration_in_months?: unknown;
+                }
+              | {
+                  name: string;
+                  code?: string | null;
+                  starts_at?: string | null;
+                  /** @description after starts_at when both are given (422 `invalid_ends_at` otherwise) */
+                  ends_at?: string | null;
+                  max_redemptions?: number | null;
+                  /** @description empty or absent: every product of the organization */
+                  product_ids?: string[];
+                  metadata?: {
+                    [key: string]: unknown;
+                  };
+                  /** @enum {string} */
+                  type: 'fixed';
+                  /** @description in cents */
+                  amount: number;
+                  currency: string;
+                  basis_points?: unknown;
+                  /** @enum {string} */
+                  duration: 'repeating';
+                  duration_in_months: number;
+                }
+            );
       };
     };
     responses: {
@@ -5925,7 +6003,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5938,7 +6016,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -5951,7 +6029,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5964,7 +6042,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -5977,7 +6055,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6016,7 +6094,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_ends_at`: ends_at is not after starts_at; `invalid_product`: a product_id names no product of the organization; `code_taken`: another discount of the organization has this code, in any case. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6029,7 +6107,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6100,7 +6178,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6113,7 +6191,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6126,7 +6204,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6139,7 +6217,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6152,7 +6230,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6165,7 +6243,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6178,7 +6256,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6224,7 +6302,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6237,7 +6315,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6250,7 +6328,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6263,7 +6341,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6276,7 +6354,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6289,7 +6367,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6302,7 +6380,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6393,7 +6471,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6406,7 +6484,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6419,7 +6497,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6432,7 +6510,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6445,7 +6523,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6484,7 +6562,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_ends_at`: ends_at is not after starts_at; `invalid_product`: a product_id names no product of the organization; `code_taken`: another discount of the organization has this code, in any case; `max_redemptions_below_redemptions`: max_redemptions is below redemptions_count. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6497,7 +6575,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6574,7 +6652,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6587,7 +6665,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6600,7 +6678,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6613,7 +6691,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6626,7 +6704,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6639,7 +6717,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6652,7 +6730,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6733,7 +6811,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6746,7 +6824,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6759,7 +6837,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6772,7 +6850,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6785,7 +6863,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6824,7 +6902,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6837,7 +6915,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -6901,7 +6979,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6914,7 +6992,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6927,7 +7005,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6940,7 +7018,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6953,7 +7031,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6966,7 +7044,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6979,7 +7057,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7025,7 +7103,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7038,7 +7116,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7051,7 +7129,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7064,7 +7142,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7077,7 +7155,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7090,7 +7168,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7103,7 +7181,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7182,7 +7260,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7195,7 +7273,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7208,7 +7286,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7221,7 +7299,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7234,7 +7312,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7273,7 +7351,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7286,7 +7364,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7352,7 +7430,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7365,7 +7443,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7378,7 +7456,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7391,7 +7469,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7404,7 +7482,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7417,7 +7495,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7430,7 +7508,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7486,7 +7564,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7499,7 +7577,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7512,7 +7590,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7525,7 +7603,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7538,7 +7616,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7551,7 +7629,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7564,7 +7642,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7626,7 +7704,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7639,7 +7717,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7652,7 +7730,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7665,7 +7743,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7678,7 +7756,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7717,7 +7795,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7730,7 +7808,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -7792,7 +7870,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7805,7 +7883,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7818,7 +7896,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7831,7 +7909,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7844,7 +7922,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7857,7 +7935,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7870,7 +7948,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8010,7 +8088,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8023,7 +8101,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8036,7 +8114,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8049,7 +8127,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8062,7 +8140,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8075,7 +8153,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8088,7 +8166,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8126,112 +8204,117 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description A product is required (product_id, product_price_id or products); trial_interval and trial_interval_count go together */
     requestBody: {
       content: {
-        'application/json': {
-          /**
-           * @description Only gateway is accepted
-           * @default gateway
-           * @enum {string}
-           */
-          payment_processor?: 'gateway';
-          /**
-           * Format: uuid
-           * @description Recommended. The product charged, at its default price
-           */
-          product_id?: string;
-          /**
-           * Format: uuid
-           * @deprecated
-           * @description Deprecated (answered with a Deprecation header): prefer product_id
-           */
-          product_price_id?: string;
-          /** @description Multi-item checkout: the products offered. The checkout charges product_id (or the first of these) at its default price, unless product_price_id names one */
-          products?: string[];
-          /**
-           * Format: uuid
-           * @description Pre-applied discount; must apply to the product (else 422)
-           */
-          discount_id?: string;
-          /** @default true */
-          allow_discount_codes?: boolean;
-          /** @description Cents per unit, required for free-price products (one_time price with unit_amount 0) only */
-          amount?: number;
-          /**
-           * @description Total = unit amount × quantity
-           * @default 1
-           */
-          quantity?: number;
-          /**
-           * Format: uuid
-           * @description An existing customer of the organization
-           */
-          customer_id?: string;
-          customer_name?: string | null;
-          customer_email?: string | null;
-          /** @description For anti-fraud */
-          customer_ip_address?: string | null;
-          customer_billing_name?: string | null;
-          customer_billing_address?: {
-            line1: string;
-            city: string;
-            state?: string;
-            postal_code?: string;
-            country: string;
-          } | null;
-          customer_tax_id?: string | null;
-          customer_metadata?: {
-            [key: string]: unknown;
-          };
-          is_business_customer?: boolean;
-          external_customer_id?: string | null;
-          /**
-           * Format: uuid
-           * @description Existing subscription, for plan upgrades
-           */
-          subscription_id?: string;
-          /**
-           * @default gateway
-           * @enum {string}
-           */
-          recurrence_billing?: 'gateway' | 'manual';
-          /**
-           * @description Only for recurring prices
-           * @enum {string}
-           */
-          trial_interval?: 'day' | 'week' | 'month' | 'year';
-          trial_interval_count?: number;
-          /** @default false */
-          require_billing_address?: boolean;
-          /**
-           * Format: uri
-           * @description http(s) URL
-           */
-          success_url?: string;
-          /**
-           * Format: uri
-           * @description http(s) URL
-           */
-          cancel_url?: string;
-          /**
-           * Format: uri
-           * @description scheme://host[:port]
-           * @example https://shop.example.com
-           */
-          embed_origin?: string;
-          metadata?: {
-            [key: string]: unknown;
-          };
-          /** @default false */
-          no_fees_installments?: boolean;
-          /**
-           * Format: uuid
-           * @description The reusable checkout link this checkout came from
-           */
-          checkout_link_id?: string;
-          /** @description Minutes until expires_at, 10 to 1440 (default 60) */
-          expires_in_minutes?: number;
-        };
+        'application/json':
+          | {
+              /**
+               * @description Only gateway is accepted
+               * @default gateway
+               * @enum {string}
+               */
+              payment_processor?: 'gateway';
+              /**
+               * Format: uuid
+               * @description Recommended. The product charged, at its default price
+               */
+              product_id?: string;
+              /**
+               * Format: uuid
+               * @deprecated
+               * @description Deprecated (answered with a Deprecation header): prefer product_id
+               */
+              product_price_id?: string;
+              /** @description Multi-item checkout: the products offered. The checkout charges product_id (or the first of these) at its default price, unless product_price_id names one */
+              products?: string[];
+              /**
+               * Format: uuid
+               * @description Pre-applied discount; must apply to the product (else 422)
+               */
+              discount_id?: string;
+              /** @default true */
+              allow_discount_codes?: boolean;
+              /** @description Cents per unit, required for free-price products (one_time price with unit_amount 0) only */
+              amount?: number;
+              /**
+               * @description Total = unit amount × quantity
+               * @default 1
+               */
+              quantity?: number;
+              /**
+               * Format: uuid
+               * @description An existing customer of the organization
+               */
+              customer_id?: string;
+              customer_name?: string | null;
+              customer_email?: string | null;
+              /** @description For anti-fraud */
+              customer_ip_address?: string | null;
+              customer_billing_name?: string | null;
+              customer_billing_address?: {
+                line1: string;
+                city: string;
+                state?: string;
+                postal_code?: string;
+                country: string;
+              } | null;
+              customer_tax_id?: string | null;
+              customer_metadata?: {
+                [key: string]: unknown;
+              };
+              is_business_customer?: boolean;
+              external_customer_id?: string | null;
+              /**
+               * Format: uuid
+               * @description Existing subscription, for plan upgrades
+               */
+              subscription_id?: string;
+              /**
+               * @default gateway
+               * @enum {string}
+               */
+              recurrence_billing?: 'gateway' | 'manual';
+              /**
+               * @description Only for recurring prices
+               * @enum {string}
+               */
+              trial_interval?: 'day' | 'week' | 'month' | 'year';
+              trial_interval_count?: number;
+              /** @default false */
+              require_billing_address?: boolean;
+              /**
+               * Format: uri
+               * @description http(s) URL
+               */
+              success_url?: string;
+              /**
+               * Format: uri
+               * @description http(s) URL
+               */
+              cancel_url?: string;
+              /**
+               * Format: uri
+               * @description scheme://host[:port]
+               * @example https://shop.example.com
+               */
+              embed_origin?: string;
+              metadata?: {
+                [key: string]: unknown;
+              };
+              /** @default false */
+              no_fees_installments?: boolean;
+              /**
+               * Format: uuid
+               * @description The reusable checkout link this checkout came from
+               */
+              checkout_link_id?: string;
+              /** @description Minutes until expires_at, 10 to 1440 (default 60) */
+              expires_in_minutes?: number;
+            }
+          | unknown
+          | unknown
+          | unknown;
       };
     };
     responses: {
@@ -8324,7 +8407,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8337,7 +8420,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8350,7 +8433,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8363,7 +8446,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8376,7 +8459,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8415,7 +8498,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8428,7 +8511,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8454,7 +8537,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8569,7 +8652,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8582,7 +8665,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8595,7 +8678,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8608,7 +8691,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8621,7 +8704,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8634,7 +8717,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8647,7 +8730,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -8809,7 +8892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8822,7 +8905,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8835,7 +8918,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8848,7 +8931,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8861,7 +8944,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8900,7 +8983,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8913,7 +8996,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9044,7 +9127,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9057,7 +9140,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9070,7 +9153,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9083,7 +9166,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9096,7 +9179,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9109,7 +9192,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9122,7 +9205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9148,7 +9231,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9239,7 +9322,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9252,7 +9335,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9265,7 +9348,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9278,7 +9361,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9291,7 +9374,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9304,7 +9387,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9317,7 +9400,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9374,7 +9457,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9387,7 +9470,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9400,7 +9483,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9413,7 +9496,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9426,7 +9509,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9439,7 +9522,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9452,7 +9535,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9895,7 +9978,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9908,7 +9991,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -9921,7 +10004,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9934,7 +10017,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9947,7 +10030,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9960,7 +10043,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9973,7 +10056,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -9999,7 +10082,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10080,7 +10163,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10093,7 +10176,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10106,7 +10189,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10119,7 +10202,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10132,7 +10215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10145,7 +10228,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10158,7 +10241,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10239,7 +10322,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10252,7 +10335,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10265,7 +10348,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10278,7 +10361,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10291,7 +10374,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10304,7 +10387,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10317,7 +10400,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10390,7 +10473,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10403,7 +10486,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10416,7 +10499,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10429,7 +10512,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10442,7 +10525,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10455,7 +10538,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10468,7 +10551,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10541,7 +10624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10554,7 +10637,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10567,7 +10650,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10580,7 +10663,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10593,7 +10676,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10632,7 +10715,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10645,7 +10728,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10708,7 +10791,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10721,7 +10804,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10734,7 +10817,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10747,7 +10830,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10760,7 +10843,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10773,7 +10856,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10786,7 +10869,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -10839,7 +10922,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10852,7 +10935,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10865,7 +10948,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10878,7 +10961,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10891,7 +10974,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10904,7 +10987,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10917,7 +11000,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11031,7 +11114,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11044,7 +11127,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11057,7 +11140,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11070,7 +11153,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11083,7 +11166,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11096,7 +11179,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11109,7 +11192,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11223,7 +11306,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11236,7 +11319,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11249,7 +11332,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11262,7 +11345,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11275,7 +11358,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11288,7 +11371,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11301,7 +11384,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11363,7 +11446,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11376,7 +11459,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11389,7 +11472,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11402,7 +11485,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11415,7 +11498,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11428,7 +11511,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11441,7 +11524,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11541,7 +11624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11554,7 +11637,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11567,7 +11650,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11580,7 +11663,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11593,7 +11676,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11632,7 +11715,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11645,7 +11728,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11738,7 +11821,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11751,7 +11834,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11764,7 +11847,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11777,7 +11860,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11790,7 +11873,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11803,7 +11886,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11816,7 +11899,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;
@@ -11937,7 +12020,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11950,7 +12033,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Missing, invalid or expired credential */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11963,7 +12046,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description The credential lacks the scope or role this operation needs */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11976,7 +12059,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description No such record visible to this credential */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11989,7 +12072,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12028,7 +12111,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12041,7 +12124,7 @@ export interface operations {
           };
         };
       };
-      /** @description Default Response */
+      /** @description Rate limit exceeded; see Retry-After */
       429: {
         headers: {
           [name: string]: unknown;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { MAX_PARAM_LENGTH } from '../../api/plugins/openapi.ts';
+import { MAX_PARAM_LENGTH, NO_NUL_PATTERN } from '../../api/plugins/openapi.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeTenant } from '../helpers/fixtures.ts';
 
 /** /openapi.json is generated from the routes' zod schemas; these tests keep it complete and valid. */
 let api: TestApi;
@@ -192,6 +193,120 @@ describe('the OpenAPI document', () => {
         if (!(max <= MAX_PARAM_LENGTH / 2)) unbounded.push(`${method} ${path} ${p.name}`);
       }
     expect(unbounded).toEqual([]);
+  });
+
+  it('states on every string of a request what it may hold: no NUL character, or a pattern, format or value list', () => {
+    /** Each string schema of a request part, with where it is; `not` is skipped (it turns a rule around). */
+    const strings = (node: any, at: string, out: { at: string; schema: any }[] = []) => {
+      if (!node || typeof node !== 'object' || Array.isArray(node)) return out;
+      if ([node.type].flat().includes('string')) out.push({ at, schema: node });
+      for (const key of ['items', 'additionalProperties', 'propertyNames', 'contains', 'if', 'then', 'else'])
+        strings(node[key], `${at}/${key}`, out);
+      for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+        (node[key] ?? []).forEach((item: any, i: number) => strings(item, `${at}/${key}/${i}`, out));
+      for (const [name, item] of Object.entries<any>(node.properties ?? {})) strings(item, `${at}.${name}`, out);
+      return out;
+    };
+    const found = operations().flatMap(({ method, path, op }) => [
+      ...(op.parameters ?? []).flatMap((p: any) => strings(p.schema, `${method} ${path} ${p.in}:${p.name}`)),
+      ...strings(op.requestBody?.content?.['application/json']?.schema, `${method} ${path} body`),
+    ]);
+    expect(found.length).toBeGreaterThan(200);
+    const unstated = found.filter(({ schema }) => !schema.pattern && !schema.format && !schema.enum && !schema.const);
+    expect(unstated.map(({ at }) => at)).toEqual([]);
+    // Every pattern, the added one and the routes' own, refuses a NUL (ECMA-262 reads \u0000 as U+0000).
+    const admitsNul = found.filter(({ schema }) => schema.pattern && new RegExp(schema.pattern).test('a\u0000b'));
+    expect(admitsNul.map(({ at }) => at)).toEqual([]);
+    expect(found.filter(({ schema }) => schema.pattern === NO_NUL_PATTERN).length).toBeGreaterThan(100);
+    expect(new RegExp(NO_NUL_PATTERN).test('tab\there, é, ✓')).toBe(true);
+    expect(doc.info.description).toContain(NO_NUL_PATTERN);
+  });
+
+  it('states the variants of a discount (type × duration), so a body that mixes them breaks the document', () => {
+    const create = operations().find(({ op }) => op.operationId === 'createDiscount')!.op;
+    const variants = create.requestBody.content['application/json'].schema.oneOf.flatMap((byType: any) => byType.oneOf);
+    const summary = variants.map((v: any) => ({
+      type: v.properties.type.enum,
+      duration: v.properties.duration.enum,
+      required: v.required.filter((f: string) => !['name', 'type'].includes(f)).sort(),
+      forbidden: Object.keys(v.properties)
+        .filter((f) => JSON.stringify(v.properties[f]) === '{"not":{}}')
+        .sort(),
+      closed: v.additionalProperties === false,
+    }));
+    expect(summary).toEqual([
+      {
+        type: ['percentage'],
+        duration: ['once', 'forever'],
+        required: ['basis_points'],
+        forbidden: ['amount', 'currency', 'duration_in_months'],
+        closed: true,
+      },
+      {
+        type: ['percentage'],
+        duration: ['repeating'],
+        required: ['basis_points', 'duration', 'duration_in_months'],
+        forbidden: ['amount', 'currency'],
+        closed: true,
+      },
+      {
+        type: ['fixed'],
+        duration: ['once', 'forever'],
+        required: ['amount', 'currency'],
+        forbidden: ['basis_points', 'duration_in_months'],
+        closed: true,
+      },
+      {
+        type: ['fixed'],
+        duration: ['repeating'],
+        required: ['amount', 'currency', 'duration', 'duration_in_months'],
+        forbidden: ['basis_points'],
+        closed: true,
+      },
+    ]);
+  });
+
+  it('documents the 422 of the rules JSON Schema cannot state, by their codes', () => {
+    const response = (operationId: string) =>
+      operations().find(({ op }) => op.operationId === operationId)!.op.responses['422'].description;
+    expect(response('createDiscount')).toMatch(/`invalid_ends_at`/);
+    expect(response('updateDiscount')).toMatch(/`invalid_ends_at`.*`max_redemptions_below_redemptions`/);
+    expect(response('createApiKey')).toMatch(/`invalid_expires_at`/);
+    expect(response('createAccessToken')).toMatch(/`invalid_expires_at`/);
+    for (const id of ['createCustomer', 'updateCustomer', 'updateCustomerByExternalId'])
+      expect(response(id)).toMatch(/`invalid_tax_id`/);
+    // 400 and 422 say which is which on the operations whose routes use the shared error responses.
+    for (const { path, op } of operations().filter(({ path }) =>
+      /^\/api\/v1\/(discounts|customers|dashboard)/.test(path),
+    )) {
+      expect({ path, description: op.responses['400'].description }).toEqual({
+        path,
+        description: expect.stringMatching(/^Invalid request: the request breaks this document/),
+      });
+      expect({ path, description: op.responses['422'].description }).toEqual({
+        path,
+        description: expect.stringMatching(/^Validation error: the request is well-formed/),
+      });
+    }
+  });
+
+  it("states a checkout's rules between fields, and a body that breaks the document is a 400, never a 500", async () => {
+    const create = operations().find(({ op }) => op.operationId === 'createCheckout')!.op;
+    const body = create.requestBody.content['application/json'].schema;
+    expect(body.anyOf).toEqual([
+      { required: ['product_id'] },
+      { required: ['product_price_id'] },
+      { required: ['products'] },
+    ]);
+    expect(body.dependentRequired).toEqual({
+      trial_interval: ['trial_interval_count'],
+      trial_interval_count: ['trial_interval'],
+    });
+    const tenant = await makeTenant(api.orm);
+    for (const sent of [{}, { product_id: '0190a0a0-0000-7000-8000-000000000000', embed_origin: '' }]) {
+      const res = await api.call('POST', '/api/v1/checkouts', { token: tenant.oat, body: sent });
+      expect({ sent, status: res.status }).toEqual({ sent, status: 400 });
+    }
   });
 
   it('links each created record to the operations that take its id', () => {
