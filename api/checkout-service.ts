@@ -364,7 +364,7 @@ async function linkOf(em: EntityManager, id: string, organizationId: string): Pr
 /** CPF or CNPJ by its check digits; stored as digits. */
 export function validTaxId(input: string): string {
   const parsed = parseTaxId(input);
-  if (!parsed) throw new ApiError(400, 'invalid_tax_id', 'Invalid customer_tax_id', 'Expected a valid CPF or CNPJ');
+  if (!parsed) throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'Expected a valid CPF or CNPJ');
   return parsed.number;
 }
 

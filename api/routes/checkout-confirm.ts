@@ -119,7 +119,7 @@ export async function confirmCheckout(
     throw badRequest('card is only accepted when payment_method is credit_card');
   }
   if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
-    throw badRequest('Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
+    throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
   if (!body.customer_email && !checkout.customerEmail && !checkout.customerId) {
     throw badRequest('customer_email is required', 'The checkout has no customer yet: send customer_email');

@@ -92,10 +92,10 @@ describe('confirm-sdk: request rules', () => {
     expect(customer).toEqual({ email: 'late@example.com' });
   });
 
-  it('an invalid customer_tax_id is a 400; boleto needs a name and a tax id', async () => {
+  it('an invalid customer_tax_id is a 422; boleto needs a name and a tax id', async () => {
     const c = await makeCheckout();
     const badTax = await confirm(c, { payment_method: 'pix', customer_tax_id: '111.111.111-11' });
-    expect(badTax.status).toBe(400);
+    expect([badTax.status, badTax.body.code]).toEqual([422, 'invalid_tax_id']);
     expect(badTax.body.error).toBe('Invalid customer_tax_id');
     const boleto = await confirm(c, { payment_method: 'boleto', customer_name: 'Ana' });
     expect(boleto.status).toBe(400);

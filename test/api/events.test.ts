@@ -120,7 +120,7 @@ describe('GET /api/v1/events/', () => {
       token: T.oat,
       body: { email: 'x@example.com', tax_id: '123' },
     });
-    expect(invalid.status).toBe(400);
+    expect(invalid.status).toBe(422);
     expect((await list()).body.pagination.total_count).toBe(5);
   });
 
