@@ -18,7 +18,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
@@ -27,7 +26,7 @@ import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
 import { pgArray } from '../db/sql.ts';
 import { ensureDevCertificate } from './certs.ts';
-import { installTools, isPortOpen, REPO_ROOT, startTemporalDevServer, TOOLS_DIR } from './tools.ts';
+import { freePort, installTools, isPortOpen, REPO_ROOT, startTemporalDevServer, TOOLS_DIR } from './tools.ts';
 
 const SCHEMATHESIS = path.join(TOOLS_DIR, 'venv', 'bin', 'st');
 const CONFIG_FILE = path.join(REPO_ROOT, 'scripts', 'schemathesis.toml');
@@ -255,17 +254,6 @@ async function waitForPort(port: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the API did not listen on port ${port} within 30 s (see ${LOG_DIR}/api.log)`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function stopAll(): Promise<void> {

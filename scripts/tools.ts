@@ -193,6 +193,18 @@ export async function installTools(): Promise<void> {
 // Networking helpers
 // ---------------------------------------------------------------------------
 
+/** A port nothing listens on now: the kernel's pick for an ephemeral bind. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export function isPortOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });

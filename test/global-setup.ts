@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
-import { ensureTemporalDevServer, REPO_ROOT } from '../scripts/tools.ts';
+import { ensureTemporalDevServer, freePort, REPO_ROOT } from '../scripts/tools.ts';
+
+export { freePort };
 
 declare global {
   var __billingTestTeardown: (() => Promise<void>) | undefined;
@@ -32,18 +33,6 @@ export default async function globalSetup(): Promise<void> {
     await temporal.stop();
     if (!process.env.KEEP_TEST_DATABASE) await dropDatabase(TEST_DATABASE_URL).catch(() => undefined);
   };
-}
-
-/** A port nothing listens on now: the kernel's pick for an ephemeral bind. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The worker runs as its own process, as in production: tests may stop and restart it. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import net from 'node:net';
 import { uuidv7 } from 'uuidv7';
 import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
+import { freePort } from '../../scripts/tools.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -302,16 +302,7 @@ describe('refunds', () => {
 });
 
 /** A local port nothing listens on: connections to it are refused at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const closedPort = freePort;
 
 async function refundLedger(gatewayTransactionId: string) {
   return sql(`select amount from gateway_sim.ledger where transaction_id = ? and kind = 'refund'`, [

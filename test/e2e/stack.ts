@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { freePort, REPO_ROOT } from '../../scripts/tools.ts';
+
+export { freePort };
 
 /**
  * The stack's processes as `npm start` runs them (API, worker, standalone gateway), each a real
@@ -93,18 +95,6 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs: numb
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** A port nothing listens on now: the kernel's pick for an ephemeral bind. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function portOpen(port: number): Promise<boolean> {
