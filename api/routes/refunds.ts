@@ -141,6 +141,8 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
+      // Checked before any filter can answer early: a bad sorting is a 400 whatever else was sent.
+      const order = orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at');
       const where: FilterQuery<RefundEntity> = { organizationId };
       if (q.sale_id !== undefined) {
         if (!isUuid(q.sale_id)) return pageOf([], 0, q.limit);
@@ -148,7 +150,7 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       }
       const em = deps.orm.em.fork();
       const [refunds, total] = await em.findAndCount(Refund, where, {
-        orderBy: orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at'),
+        orderBy: order,
         limit: q.limit,
         offset: pageOffset(q),
       });

@@ -31,6 +31,8 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
+      // Checked before any filter can answer early: a bad sorting is a 400 whatever else was sent.
+      const order = orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at');
       const where: FilterQuery<SaleEntity> = { organizationId };
       for (const [field, value] of [
         ['customerId', q.customer_id],
@@ -45,7 +47,7 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       if (q.status) where.status = q.status;
       const em = deps.orm.em.fork();
       const [sales, total] = await em.findAndCount(Sale, where, {
-        orderBy: orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at'),
+        orderBy: order,
         limit: q.limit,
         offset: pageOffset(q),
       });

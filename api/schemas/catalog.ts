@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Price, Product } from '../../db/entities/index.ts';
 import { MAX_INTERVAL_COUNT, MAX_UNIT_AMOUNT } from '../../domain/price-rules.ts';
-import { iso, listQuery, booleanQuery, metadata, paginated, uuid } from './common.ts';
+import { iso, listQuery, booleanQuery, metadata, paginated, uuid, nonBlank } from './common.ts';
 
 /**
  * Wire shapes of the catalog: the Product and Price resources of the spec, the bodies that create and
@@ -134,7 +134,7 @@ export const PRICE_RULES = {
 export const inlinePriceBody = z.strictObject(priceFields).meta(PRICE_RULES);
 export type InlinePrice = z.infer<typeof inlinePriceBody>;
 
-const productName = z.string().trim().min(1).max(256);
+const productName = nonBlank(256);
 const productDescription = z.string().max(20_000).meta({ description: 'Markdown' });
 
 export const createProductBody = z.strictObject({

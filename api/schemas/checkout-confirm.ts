@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, errorBody } from './common.ts';
+import { emailAddress, errorBody, nonBlank } from './common.ts';
 
 export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(200) });
 
@@ -7,7 +7,7 @@ const digits = (label: string, pattern: RegExp) => z.string().regex(pattern, `${
 
 export const confirmCard = z.object({
   number: digits('number', /^\d{12,19}$/),
-  holder_name: z.string().trim().min(1).max(200),
+  holder_name: nonBlank(200),
   expiration_month: digits('expiration_month', /^(0?[1-9]|1[0-2])$/),
   expiration_year: digits('expiration_year', /^\d{2}(\d{2})?$/),
   cvv: digits('cvv', /^\d{3,4}$/),
@@ -18,9 +18,9 @@ export const confirmCard = z.object({
 export const confirmSdkBody = z.object({
   payment_method: z.enum(['credit_card', 'pix', 'boleto']),
   customer_email: emailAddress().optional(),
-  customer_name: z.string().trim().min(1).max(200).optional(),
-  customer_tax_id: z.string().trim().min(1).max(32).optional(),
-  discount_code: z.string().trim().min(1).max(100).optional(),
+  customer_name: nonBlank(200).optional(),
+  customer_tax_id: nonBlank(32).optional(),
+  discount_code: nonBlank(100).optional(),
   card: confirmCard.optional(),
 });
 export type ConfirmSdkBody = z.infer<typeof confirmSdkBody>;

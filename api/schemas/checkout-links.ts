@@ -2,14 +2,14 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { MAX_PAGE_LIMIT } from '../../domain/pagination.ts';
-import { booleanQuery, iso, metadata } from './common.ts';
+import { booleanQuery, iso, metadata, nonBlank } from './common.ts';
 
 export type CheckoutLinkEntity = InferEntity<typeof CheckoutLink>;
 
 /** The spec's own default for this list: 100, not the usual 10. */
 export const CHECKOUT_LINK_PAGE_LIMIT = 100;
 
-const label = z.string().trim().min(1).max(256);
+const label = nonBlank(256);
 const url = z.url({ protocol: /^https?$/ }).max(2048);
 const productIds = z.array(z.uuid()).min(1).max(100);
 

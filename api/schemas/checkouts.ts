@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Checkout } from '../../db/entities/index.ts';
 import { billingAddressInput, billingAddressSchema, presentBillingAddress } from './customers.ts';
-import { emailAddress, iso, listQuery, metadata, paginated, TAX_ID_FORMAT, uuid } from './common.ts';
+import { emailAddress, iso, listQuery, metadata, paginated, TAX_ID_FORMAT, uuid, nonBlank } from './common.ts';
 import { CHECKOUT_STATUSES } from '../../db/entities/payments.ts';
 
 /**
@@ -18,7 +18,7 @@ const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2048)
   .meta({ description: 'http(s) URL' });
-const text = z.string().trim().min(1).max(256);
+const text = nonBlank(256);
 const email = emailAddress().toLowerCase();
 
 /** An origin is scheme://host[:port] and nothing else: it is compared with the browser's Origin header. */

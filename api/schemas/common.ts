@@ -70,6 +70,20 @@ export const objectKey = z
   // eslint-disable-next-line no-control-regex -- refusing U+0000 is the point of this pattern
   .regex(/^[^\u0000]*$/);
 export const metadata = z.record(objectKey, z.unknown());
+
+/**
+ * Free text that must not be blank: trimmed, then at least one character. The document states it as a
+ * pattern (a character that is neither white space nor NUL), because JSON Schema cannot say "after
+ * trimming"; without it a client would read a lone tab as valid.
+ */
+export const nonBlank = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // eslint-disable-next-line no-control-regex -- refusing U+0000 is part of the rule
+    .regex(/^[^\u0000]*[^\s\u0000\ufeff][^\u0000]*$/);
 export const uuid = z.uuid();
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OAT_SCOPES } from '../../domain/api-key-scopes.ts';
-import { listQuery } from './common.ts';
+import { listQuery, nonBlank } from './common.ts';
 
 const timestamp = z.string();
 /** Must lie in the future: a rule of the clock, so a past instant is a 422 `invalid_expires_at`, not a 400. */
@@ -19,7 +19,7 @@ export const organizationCredentialParams = z.object({ organization_id: id, id }
 export const DASHBOARD_API_KEY_SCOPES = ['read', 'write'] as const;
 
 export const createApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: nonBlank(100),
   environment: z.enum(['live', 'test']),
   scopes: z.array(z.enum(DASHBOARD_API_KEY_SCOPES)).min(1),
   expires_at: futureInstant.optional(),
@@ -55,7 +55,7 @@ export const apiKeyListSchema = z.object({ active: z.array(apiKeySchema), revoke
 
 export const createAccessTokenBody = z
   .strictObject({
-    comment: z.string().trim().min(1).max(200),
+    comment: nonBlank(200),
     scopes: z.array(z.enum(OAT_SCOPES)).min(1),
     expires_in_days: z.int().min(1).max(3650).optional(),
     expires_at: futureInstant.optional(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { BillingAddress } from '../../db/entities/customer.ts';
 import type { TaxId } from '../../domain/tax-id.ts';
-import { emailAddress, iso, listQuery, metadata, TAX_ID_FORMAT } from './common.ts';
+import { emailAddress, iso, listQuery, metadata, TAX_ID_FORMAT, nonBlank } from './common.ts';
 
-const text = z.string().trim().min(1).max(256);
+const text = nonBlank(256);
 /** Kept exactly as sent: it is the merchant's own key and is looked up verbatim. */
 const externalId = z.string().min(1).max(256);
 
@@ -12,7 +12,7 @@ export const billingAddressInput = z.strictObject({
   line1: text,
   city: text,
   state: text.optional(),
-  postal_code: z.string().trim().min(1).max(32).optional(),
+  postal_code: nonBlank(32).optional(),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 country code')

@@ -1,11 +1,11 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Discount } from '../../db/entities/index.ts';
-import { iso, listQuery, metadata } from './common.ts';
+import { iso, listQuery, metadata, nonBlank } from './common.ts';
 
 export type DiscountEntity = InferEntity<typeof Discount>;
 
-const name = z.string().trim().min(1).max(256);
+const name = nonBlank(256);
 /** What a buyer types at checkout: no spaces, compared case-insensitively. */
 const code = z
   .string()

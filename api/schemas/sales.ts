@@ -1,7 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Refund, Sale } from '../../db/entities/index.ts';
-import { iso, listQuery, paginated } from './common.ts';
+import { iso, listQuery, paginated, nonBlank } from './common.ts';
 
 type SaleEntity = InferEntity<typeof Sale>;
 type RefundEntity = InferEntity<typeof Refund>;
@@ -91,7 +91,7 @@ export const refundSchema = z.object({
 export const createRefundBody = z.strictObject({
   sale_id: z.string(),
   amount: z.number().int().positive().optional().describe('Cents; the whole refundable amount when omitted'),
-  reason: z.string().trim().min(1).max(500).optional(),
+  reason: nonBlank(500).optional(),
 });
 
 export const listRefundsQuery = listQuery(['created_at', 'amount']).extend({ sale_id: z.string().optional() });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress } from './common.ts';
+import { emailAddress, nonBlank } from './common.ts';
 import { storedCard } from '../../db/entities/index.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 
@@ -86,12 +86,12 @@ export const directTransactionBody = z.strictObject({
   gateway_buyer_id: z.string().min(1).max(100).optional(),
   installments: z.number().int().min(1).max(12).default(1),
   payment_type: z.enum(['credit', 'pix']).default('credit'),
-  discount_code: z.string().trim().min(1).max(100).optional(),
+  discount_code: nonBlank(100).optional(),
   customer_billing_address: z.record(z.string(), z.unknown()).optional(),
   card: z
     .strictObject({
       card_number: digits.min(12).max(19),
-      holder_name: z.string().trim().min(1).max(100),
+      holder_name: nonBlank(100),
       expiration_month: z.string().regex(/^(0?[1-9]|1[0-2])$/),
       expiration_year: z.string().regex(/^\d{2}(\d{2})?$/),
       security_code: digits.min(3).max(4),

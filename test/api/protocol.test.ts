@@ -109,3 +109,31 @@ describe('a path parameter longer than the router takes', () => {
     });
   });
 });
+
+describe('what the fuzzer found', () => {
+  it.each(['/api/v1/sales/?subscription_id=not-a-uuid&sorting=nope', '/api/v1/refunds/?sale_id=x&sorting=nope'])(
+    'a bad sorting is a 400 even when a filter already matches nothing: %s',
+    async (url) => {
+      const res = await api.call('GET', url, { token: tenant.oat });
+      expect([res.status, res.body.error]).toEqual([400, 'Invalid sorting']);
+    },
+  );
+
+  it('a blank name is refused, and the document says so with a pattern', async () => {
+    const res = await api.call('POST', '/api/v1/customers/', {
+      token: tenant.oat,
+      body: { email: 'blank-name@example.com', billing_name: '\u000b' },
+    });
+    expect(res.status).toBe(400);
+    const doc = (await api.call('GET', '/docs/json')).body;
+    const body = doc.paths['/api/v1/customers'].post.requestBody.content['application/json'].schema;
+    const patternOf = (schema: unknown): string | undefined => {
+      if (!schema || typeof schema !== 'object') return undefined;
+      const found = (schema as { pattern?: string }).pattern;
+      return found ?? Object.values(schema).map(patternOf).find(Boolean);
+    };
+    const pattern = new RegExp(patternOf(body.properties.billing_name)!);
+    expect(pattern.test('\u000b')).toBe(false);
+    expect(pattern.test(' Ana ')).toBe(true);
+  });
+});
