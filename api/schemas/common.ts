@@ -79,9 +79,10 @@ export const metadata = z.record(objectKey, z.unknown());
 export const nonBlank = (max: number) =>
   z
     .string()
+    // The length is the document's, of the string as sent; the blank check is of the trimmed one.
+    .max(max)
     .trim()
     .min(1)
-    .max(max)
     // eslint-disable-next-line no-control-regex -- refusing U+0000 is part of the rule
     .regex(/^[^\u0000]*[^\s\u0000\ufeff][^\u0000]*$/);
 export const uuid = z.uuid();
