@@ -1,6 +1,6 @@
 import type { Orm } from '../db/orm.ts';
 import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
-import type { DirectTransactionInput } from '../workflows/direct-transaction.ts';
+import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { callGateway } from './gateway-failures.ts';
 

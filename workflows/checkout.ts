@@ -33,6 +33,7 @@ import {
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import { isoDate } from '../domain/periods.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
 export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
@@ -74,7 +75,7 @@ const SubscriptionIdKey = defineSearchAttributeKey('SubscriptionId', 'KEYWORD');
 /** Set when an operator must look at this run; see docs/decisions.md. */
 const PaymentIssueKey = defineSearchAttributeKey('PaymentIssue', 'KEYWORD');
 
-const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED, 'CheckoutNotFound'];
+const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED];
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
 const RECORDING_REFUSALS = ['CheckoutNotFound', 'MissingCustomerEmail', 'RecordingRejected'];
 
@@ -295,7 +296,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
           priceId: a.prepared.priceId,
           cardTokenId: a.request.card.id,
           buyer: a.prepared.buyer,
-          startDate: period!.periodEnd.toISOString().slice(0, 10),
+          startDate: isoDate(period!.periodEnd),
         });
       } catch (err) {
         // Refused by the gateway: our own renewals bill the subscription instead (docs/decisions.md).

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@te
 import type { Activities } from '../activities/index.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import type { GatewayTransaction } from '../gateway/port.ts';
+import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 
 /**
  * Workflow id of a direct transaction (a payment with no checkout): one per organization and request
@@ -10,19 +11,7 @@ import type { GatewayTransaction } from '../gateway/port.ts';
 export const directTransactionWorkflowId = (organizationId: string, idempotencyKey: string) =>
   `direct-transaction:${organizationId}:${idempotencyKey}`;
 
-export interface DirectTransactionInput {
-  organizationId: string;
-  /** The request's Idempotency-Key (or a fresh id): the gateway key is derived from it. */
-  idempotencyKey: string;
-  paymentType: 'credit' | 'pix';
-  amount: number;
-  installments: number;
-  /** The gateway token of the buyer's card (credit). The card itself never reaches workflow history. */
-  cardToken: string | null;
-  gatewayBuyerId: string | null;
-  customerEmail: string | null;
-  customerTaxId: string | null;
-}
+export type { DirectTransactionInput };
 
 export type DirectTransactionResult =
   /** The gateway's transaction, recorded: approved, declined (status failed) or a pix issued. */
