@@ -5,6 +5,7 @@ import { redeemDiscount } from '../db/discount-redemptions.ts';
 import { Checkout, Discount } from '../db/entities/index.ts';
 import { insertEvents, recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import {
   applyDiscountCode,
@@ -113,7 +114,8 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     async prepareConfirmation(checkoutId: string, request: ConfirmCheckoutInput): Promise<PreparedConfirmation> {
       // Plain statements: this runs for every confirmation, and entity tracking would cost more
       // than the statements themselves.
-      return orm.em.fork().transactional(async (tx) => {
+      return plainSql(orm).transaction(async (sql) => {
+        const tx = executorOf(sql);
         const [c] = await tx.execute<PreparingRow[]>(
           `select c.*, p.type as price_type, p.interval as price_interval, p.interval_count as price_interval_count
            from checkouts c join prices p on p.id = c.product_price_id where c.id = ? for update of c`,
@@ -127,7 +129,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
             const status = c.status === 'open' ? 'expired' : c.status;
             throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
           }
-          const discounted = request.discountCode ? await applyCode(tx, c, request.discountCode) : null;
+          const discounted = request.discountCode ? await applyCode(orm, tx, c, request.discountCode) : null;
           if (discounted) Object.assign(c, discounted);
           const { buyer } = request;
           c.customer_email = buyer.email ?? c.customer_email;
@@ -250,7 +252,7 @@ interface PreparingRow {
 }
 
 /** The email of the checkout's named customer, when the checkout itself has none. */
-async function customerEmail(tx: EntityManager, c: PreparingRow): Promise<string | null> {
+async function customerEmail(tx: SqlExecutor, c: PreparingRow): Promise<string | null> {
   if (!c.customer_id) return null;
   const [customer] = await tx.execute<{ email: string }[]>(
     'select email from customers where id = ? and organization_id = ? and deleted_at is null',
@@ -264,7 +266,8 @@ async function customerEmail(tx: EntityManager, c: PreparingRow): Promise<string
  * The checkout's new discount and amount, or null when the code is the one it already carries.
  */
 async function applyCode(
-  tx: EntityManager,
+  orm: Orm,
+  tx: SqlExecutor,
   c: PreparingRow,
   code: string,
 ): Promise<Pick<PreparingRow, 'discount_id' | 'discount_amount' | 'amount'> | null> {
@@ -272,7 +275,8 @@ async function applyCode(
     'select id from discounts where organization_id = ? and upper(code) = upper(?) and deleted_at is null',
     [c.organization_id, code],
   );
-  const discount = found ? await tx.findOneOrFail(Discount, { id: found.id }) : null;
+  // Its terms, read as an entity (a rare path); the redemption below counts on the transaction.
+  const discount = found ? await orm.em.fork().findOneOrFail(Discount, { id: found.id }) : null;
   const applied = applyDiscountCode(
     {
       allowDiscountCodes: c.allow_discount_codes,

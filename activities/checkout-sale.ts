@@ -1,9 +1,8 @@
-import { ConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
@@ -41,11 +40,17 @@ export async function recordSale(orm: Orm, input: RecordSaleInput): Promise<Reco
     return await writeSale(orm, input);
   } catch (err) {
     // The database refuses these rows (a constraint): retrying cannot help, so the workflow gives the money back.
-    if (err instanceof ConstraintViolationException) {
+    if (isConstraintViolation(err)) {
       throw ApplicationFailure.nonRetryable(`The sale could not be recorded: ${err.message}`, 'RecordingRejected');
     }
     throw err;
   }
+}
+
+/** PostgreSQL's class 23: integrity constraint violations (unique, foreign key, not null, check). */
+function isConstraintViolation(err: unknown): err is Error {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' && code.startsWith('23');
 }
 
 /** The checkout's row as the recording reads it (snake_case, bigints as strings). */
@@ -80,7 +85,8 @@ type Events = [EventType, Record<string, unknown>][];
  * paid checkout, and entity tracking would cost more than the statements themselves.
  */
 async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
-  return orm.em.fork().transactional(async (tx) => {
+  return plainSql(orm).transaction(async (sql) => {
+    const tx = executorOf(sql);
     const [checkout] = await tx.execute<CheckoutRow[]>('select * from checkouts where id = ? for update', [
       input.checkoutId,
     ]);
@@ -179,7 +185,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
 }
 
 async function insertSubscription(
-  tx: EntityManager,
+  tx: SqlExecutor,
   checkout: CheckoutRow,
   customerId: string,
   s: NonNullable<RecordSaleInput['subscription']>,
@@ -246,7 +252,7 @@ interface CustomerRow {
  * The buyer as a customer of the organization: the checkout's customer_id, else its external
  * customer id, else its email. A found customer gets the fields it lacked; a new one gets them all.
  */
-async function findOrCreateCustomer(tx: EntityManager, c: CheckoutRow, now: Date, events: Events): Promise<string> {
+async function findOrCreateCustomer(tx: SqlExecutor, c: CheckoutRow, now: Date, events: Events): Promise<string> {
   const org = c.organization_id;
   const columns = 'id, email, name, external_id, billing_name, billing_address, tax_id';
   const live = 'organization_id = ? and deleted_at is null';

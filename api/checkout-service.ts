@@ -430,8 +430,11 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
 }
 
 /** The checkout a client_secret opens; an unknown secret is a 404. */
+/** The shape of the client secrets we hand out: anything else is not looked up. */
+export const isClientSecret = (value: string) => /^cs_[A-Za-z0-9_-]{43}$/.test(value);
+
 export async function checkoutByClientSecret(em: EntityManager, clientSecret: string): Promise<CheckoutEntity> {
-  const checkout = /^cs_[A-Za-z0-9_-]{43}$/.test(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
+  const checkout = isClientSecret(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
   if (!checkout) throw notFound('Checkout');
   return checkout;
 }

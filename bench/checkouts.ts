@@ -8,7 +8,7 @@ import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureTemporalDevServer, REPO_ROOT } from '../scripts/tools.ts';
 import { confirmBaselineUpdate } from './baseline-workflow.ts';
-import { startServer, stopServer } from './harness.ts';
+import { cpuMs, postgresCpuMs, startServer, stopServer } from './harness.ts';
 
 /**
  * Checkout create + confirm-sdk with an approving card, end to end over HTTPS, at a fixed concurrency,
@@ -145,12 +145,27 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
       return (await handle.executeUpdate(confirmBaselineUpdate)) === 'succeeded';
     };
 
+    /** CPU time used by each process of the stack while `run` goes on. */
+    const processes = {
+      temporal: () => (temporalServer.pid ? cpuMs(temporalServer.pid) : 0),
+      worker: () => cpuMs(workerProcess.pid!),
+      api: () => cpuMs(api.pid!),
+      postgres: postgresCpuMs,
+      'bench (load, baseline worker)': () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000,
+    };
+    async function measured(run: () => Promise<Run>): Promise<Run & { cpu: Record<string, number> }> {
+      const before = Object.fromEntries(Object.entries(processes).map(([k, read]) => [k, read()]));
+      const result = await run();
+      const cpu = Object.fromEntries(Object.entries(processes).map(([k, read]) => [k, read() - before[k]!]));
+      return { ...result, cpu };
+    }
+
     // Warm both paths (bundles, JIT, pools) before measuring.
     for (let i = 0; i < 3; i++) await Promise.all([checkout(), baseline()]);
-    const base = await drive(baseline);
+    const base = await measured(() => drive(baseline));
     halves.create.length = 0;
     halves.confirm.length = 0;
-    const real = await drive(checkout);
+    const real = await measured(() => drive(checkout));
     const rate = (r: Run) => r.completed / r.seconds;
     console.table([
       {
@@ -172,6 +187,10 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
       `  of which POST /checkouts/ p50 ${percentile(halves.create, 50)} ms, p99 ${percentile(halves.create, 99)} ms; ` +
         `confirm-sdk p50 ${percentile(halves.confirm, 50)} ms, p99 ${percentile(halves.confirm, 99)} ms`,
     );
+    const perOperation = (r: typeof base) =>
+      Object.fromEntries(Object.entries(r.cpu).map(([k, ms]) => [k, Math.round(ms / Math.max(r.completed, 1))]));
+    console.log('  CPU ms per operation, by process:');
+    console.table({ baseline: perOperation(base), checkout: perOperation(real) });
     console.log(
       `checkout rate ${((rate(real) / rate(base)) * 100).toFixed(1)}% of the baseline (target ≥ 60%, goal 70%) at concurrency ${CONCURRENCY}`,
     );

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlExecutor } from './plain-sql.ts';
 
 export type RedemptionOutcome = 'redeemed' | 'already_redeemed' | 'exhausted';
 
@@ -17,7 +17,7 @@ export type RedemptionOutcome = 'redeemed' | 'already_redeemed' | 'exhausted';
  *   caller commits; callers normally roll back and answer that the discount no longer applies.
  */
 export async function redeemDiscount(
-  tx: EntityManager,
+  tx: SqlExecutor,
   discountId: string,
   checkoutId: string,
 ): Promise<RedemptionOutcome> {
@@ -44,7 +44,7 @@ export async function redeemDiscount(
 }
 
 /** Gives back the redemption a checkout holds, if any (its discount was removed or replaced). */
-export async function releaseRedemption(tx: EntityManager, checkoutId: string): Promise<void> {
+export async function releaseRedemption(tx: SqlExecutor, checkoutId: string): Promise<void> {
   await tx.execute(
     `with released as (delete from discount_redemptions where checkout_id = ? returning discount_id)
      update discounts set redemptions_count = redemptions_count - 1 where id in (select discount_id from released)`,

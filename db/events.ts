@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import { Event } from './entities/index.ts';
+import type { SqlExecutor } from './plain-sql.ts';
 
 /** Event names of DESIGN.md: `<resource>.<change>`. */
 export type EventType =
@@ -53,7 +54,7 @@ export function recordEvent(
  * form of recordEvent (no entity to track and flush).
  */
 export async function insertEvents(
-  em: EntityManager,
+  em: SqlExecutor,
   organizationId: string,
   events: readonly (readonly [EventType, Record<string, unknown>])[],
 ): Promise<void> {

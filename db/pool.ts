@@ -75,7 +75,8 @@ function markErrorsOf(pool: pg.Pool, method: 'connect' | 'query'): void {
 
 const FROM_DATABASE = Symbol('fromDatabase');
 
-function markDatabaseError(err: unknown): unknown {
+/** Marks an error as PostgreSQL's, for `isDatabaseError`. */
+export function markDatabaseError(err: unknown): unknown {
   if (err instanceof Error) Object.defineProperty(err, FROM_DATABASE, { value: true });
   return err;
 }

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { storedCard } from './entities/index.ts';
+import type { SqlExecutor } from './plain-sql.ts';
 
 const REFRESH = `status = excluded.status, authorization_code = excluded.authorization_code,
   decline_reason = excluded.decline_reason,
@@ -15,7 +15,7 @@ const KEEP = 'gateway_transaction_id = excluded.gateway_transaction_id';
  * what DESIGN.md allows is kept. Returns our id.
  */
 export async function upsertTransaction(
-  em: EntityManager,
+  em: SqlExecutor,
   owner: { organizationId: string; checkoutId: string | null; buyer?: Record<string, unknown> | null },
   t: Omit<PaymentSummary, 'paymentData'>,
   /** `keep`: a record already there is left as it is (a later callback may have moved it on). */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Orm } from '../db/orm.ts';
+import { plainSql, type PlainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import { requiresCharge } from '../domain/checkout.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../domain/installments.ts';
 import { MAX_INSTALLMENTS } from '../domain/money.ts';
@@ -51,9 +52,6 @@ export interface SimulatorCallbacks {
   callbackSecret?: string;
 }
 
-type Row = Record<string, unknown>;
-type Sql = (q: string, params: unknown[]) => Promise<Row[]>;
-
 const TRANSACTION_COLUMNS = `id, reference, status, payment_type, amount, base_amount, currency, installments,
   installment_amounts, authorization_code, decline_reason, card, pix, boleto, buyer_id, transaction_number,
   captured_amount, refunded_amount, lapses_at, created_at, confirmed_at`;
@@ -82,12 +80,12 @@ export class SimulatedGateway implements PaymentGateway {
   readonly callbacks: SimulatorCallbacks;
   /** The simulator's clock: tests move it to expire pix charges and boletos. */
   now: () => Date = () => new Date();
-  private readonly orm: Orm;
+  private readonly db: PlainSql;
   private readonly inflight = new Set<Promise<void>>();
   private insecureAgent: Agent | null = null;
 
   constructor(orm: Orm, callbacks: SimulatorCallbacks = {}) {
-    this.orm = orm;
+    this.db = plainSql(orm);
     this.callbacks = { ...callbacks };
   }
 
@@ -282,15 +280,13 @@ export class SimulatedGateway implements PaymentGateway {
 
   /** Reads a transaction; a pending pix past its expiry or a boleto past its grace days fails now. */
   async getTransaction(transactionId: string): Promise<GatewayTransaction | null> {
-    const conn = this.orm.em.getConnection();
-    const [row] = await conn.execute<Row[]>(
-      `select ${TRANSACTION_COLUMNS} from gateway_sim.transactions where id = ?`,
-      [transactionId],
-    );
+    const [row] = await this.db.query(`select ${TRANSACTION_COLUMNS} from gateway_sim.transactions where id = ?`, [
+      transactionId,
+    ]);
     if (!row) return null;
     const t = toTransaction(row);
     if (!this.hasLapsed(t, row)) return t;
-    const [lapsed] = await conn.execute<Row[]>(
+    const [lapsed] = await this.db.query(
       `update gateway_sim.transactions set status = 'failed', decline_reason = ?, updated_at = now()
        where id = ? and status = 'pending' returning ${TRANSACTION_COLUMNS}`,
       [lapseReason(t), t.id],
@@ -395,15 +391,12 @@ export class SimulatedGateway implements PaymentGateway {
 
   /** Reads an invoice; a pending invoice past its expiration date has failed. */
   async getInvoice(invoiceId: string): Promise<GatewayInvoice | null> {
-    const conn = this.orm.em.getConnection();
-    const [row] = await conn.execute<Row[]>(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [
-      invoiceId,
-    ]);
+    const [row] = await this.db.query(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [invoiceId]);
     if (!row) return null;
     const invoice = toInvoice(row);
     const today = this.now().toISOString().slice(0, 10);
     if (invoice.status !== 'pending' || !invoice.expirationDate || invoice.expirationDate >= today) return invoice;
-    const [failed] = await conn.execute<Row[]>(
+    const [failed] = await this.db.query(
       `update gateway_sim.invoices set status = 'failed' where id = ? and status = 'pending' returning ${INVOICE_COLUMNS}`,
       [invoiceId],
     );
@@ -420,7 +413,7 @@ export class SimulatedGateway implements PaymentGateway {
     const current = await this.getTransaction(transactionId);
     if (!current) throw new GatewayError(`Unknown transaction ${transactionId}`, false);
     const notices: GatewayCallback[] = [];
-    const result = await this.transactional(async (sql) => {
+    const result = await this.db.transaction(async (sql) => {
       const t = await this.lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge is paid this way', false);
       if (t.status === 'succeeded') return t;
@@ -446,7 +439,7 @@ export class SimulatedGateway implements PaymentGateway {
   /** A pending pix expires (declineReason expired) or a pending boleto goes overdue now. */
   async expire(transactionId: string): Promise<GatewayTransaction> {
     const notices: GatewayCallback[] = [];
-    const result = await this.transactional(async (sql) => {
+    const result = await this.db.transaction(async (sql) => {
       const t = await this.lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge expires', false);
       if (t.status === 'failed') return t;
@@ -467,7 +460,7 @@ export class SimulatedGateway implements PaymentGateway {
   /** The gateway charges a subscription's invoice to its card: the invoice is paid, a transaction captured. */
   async payInvoice(invoiceId: string): Promise<GatewayInvoice> {
     const notices: GatewayCallback[] = [];
-    const result = await this.transactional(async (sql) => {
+    const result = await this.db.transaction(async (sql) => {
       const [inv] = await sql(
         `select i.status, i.amount, i.currency, i.subscription_id, s.card_id, s.buyer_id, c.brand, c.first4, c.last4,
                 c.holder_name, c.expiration_month, c.expiration_year
@@ -745,7 +738,7 @@ export class SimulatedGateway implements PaymentGateway {
   private async transactionIdOfKey(key: string): Promise<string | null> {
     const free = new Error('key not used');
     try {
-      return await this.transactional(async (sql) => {
+      return await this.db.transaction(async (sql) => {
         const claimed = await sql(
           `insert into gateway_sim.idempotency (key, operation, result) values (?, 'lookup', 'null')
            on conflict (key) do nothing returning key`,
@@ -763,15 +756,6 @@ export class SimulatedGateway implements PaymentGateway {
       if (err === free) return null;
       throw err;
     }
-  }
-
-  private async transactional<T>(run: (sql: Sql) => Promise<T>): Promise<T> {
-    const em = this.orm.em.fork();
-    return em.transactional(async (tx) => {
-      const conn = tx.getConnection();
-      const ctx = tx.getTransactionContext();
-      return run((q, params) => conn.execute<Row[]>(q, params, 'all', ctx));
-    });
   }
 
   /** `runOnce`, unless an injected fault (`faults`) says otherwise. */
@@ -792,24 +776,20 @@ export class SimulatedGateway implements PaymentGateway {
   /**
    * Runs `operation` at most once per idempotency key: the key row and the operation's writes commit
    * together, and a concurrent duplicate waits on the key's row lock, then reads the stored result.
-   * An attempt that throws stores nothing (the key stays free for the retry); every attempt is
-   * traced in gateway_sim.attempts, outside the transaction, and `run` learns its attempt number.
+   * An attempt that throws stores nothing (the key stays free for the retry). Every attempt is
+   * traced in gateway_sim.attempts once its transaction has ended (committed or not), and `run`
+   * learns its attempt number.
    */
   private async runOnce<T>(key: string, operation: string, run: (sql: Sql, attempt: number) => Promise<T>): Promise<T> {
-    const conn = this.orm.em.getConnection();
-    const [trace] = await conn.execute<Row[]>(
-      `with prior as (select count(*)::int as n from gateway_sim.attempts where key = ?)
-       insert into gateway_sim.attempts (key, operation) select ?, ? from prior returning id, (select n from prior) + 1 as attempt`,
-      [key, key, operation],
-    );
     let outcome = 'error';
     try {
-      const result = await this.transactional(async (sql) => {
-        const claimed = await sql(
-          `insert into gateway_sim.idempotency (key, operation, result) values (?, ?, 'null') on conflict (key) do nothing returning key`,
-          [key, operation],
+      return await this.db.transaction(async (sql) => {
+        const [claimed] = await sql(
+          `insert into gateway_sim.idempotency (key, operation, result) values (?, ?, 'null') on conflict (key) do nothing
+           returning (select count(*)::int from gateway_sim.attempts where key = ?) + 1 as attempt`,
+          [key, operation, key],
         );
-        if (claimed.length === 0) {
+        if (!claimed) {
           const [stored] = await sql('select operation, result from gateway_sim.idempotency where key = ?', [key]);
           if (stored!.operation !== operation) {
             throw new GatewayError(`Idempotency key reused for ${String(stored!.operation)}`, false);
@@ -817,18 +797,17 @@ export class SimulatedGateway implements PaymentGateway {
           outcome = 'replayed';
           return stored!.result as T;
         }
-        const value = await run(sql, Number(trace!.attempt));
+        const value = await run(sql, Number(claimed.attempt));
         await sql('update gateway_sim.idempotency set result = ? where key = ?', [JSON.stringify(value), key]);
         outcome = 'ran';
         return value;
       });
-      return result;
     } catch (err) {
       outcome = err instanceof Error ? `error: ${err.message}` : 'error';
       throw err;
     } finally {
-      await conn
-        .execute('update gateway_sim.attempts set outcome = ? where id = ?', [outcome, trace!.id])
+      await this.db
+        .query('insert into gateway_sim.attempts (key, operation, outcome) values (?, ?, ?)', [key, operation, outcome])
         .catch(() => undefined);
     }
   }

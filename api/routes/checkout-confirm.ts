@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Price } from '../../db/entities/index.ts';
+import { randomUUID } from 'node:crypto';
+import { Checkout } from '../../db/entities/index.ts';
+import type { SqlPool } from '../../db/pool.ts';
 import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_IN_PROGRESS,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
+  type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
 } from '../../domain/checkout.ts';
@@ -16,8 +19,8 @@ import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
-import { checkoutByClientSecret } from '../checkout-service.ts';
-import { ApiError, badRequest, unprocessable } from '../errors.ts';
+import { isClientSecret } from '../checkout-service.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { errorBody } from '../schemas/common.ts';
 import {
   confirmSdkBody,
@@ -27,7 +30,36 @@ import {
   type ConfirmSdkBody,
 } from '../schemas/checkout-confirm.ts';
 
-type CheckoutEntity = NonNullable<Awaited<ReturnType<typeof checkoutByClientSecret>>>;
+/** What a confirmation checks before the Update: the checkout's status and buyer, and its price's kind. */
+export interface ConfirmableCheckout {
+  id: string;
+  status: string;
+  amount: number;
+  customerId: string | null;
+  customerEmail: string | null;
+  customerName: string | null;
+  customerTaxId: string | null;
+  priceType: 'one_time' | 'recurring';
+  priceInterval: string | null;
+}
+
+/** The checkout and its price in one statement (this is the buyer's hot path). */
+export async function confirmableCheckout(
+  sql: SqlPool,
+  by: { clientSecret: string } | { id: string; organizationId: string },
+): Promise<ConfirmableCheckout> {
+  const where = 'clientSecret' in by ? 'c.client_secret = $1' : 'c.id = $1 and c.organization_id = $2';
+  const { rows } = await sql.query<ConfirmableCheckout>(
+    `select c.id, c.status, c.amount, c.customer_id as "customerId",
+            c.customer_email as "customerEmail", c.customer_name as "customerName",
+            c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval"
+     from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
+    'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Checkout');
+  return { ...row, amount: Number(row.amount) };
+}
 
 const notOpen = (status: string) =>
   new ApiError(409, CHECKOUT_NOT_OPEN, 'Checkout is not open', `Checkout is ${status}`);
@@ -71,8 +103,9 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       },
     },
     async (request, reply) => {
-      const em = deps.orm.em.fork();
-      const checkout = await checkoutByClientSecret(em, request.params.client_secret);
+      const secret = request.params.client_secret;
+      if (!isClientSecret(secret)) throw notFound('Checkout');
+      const checkout = await confirmableCheckout(deps.sql, { clientSecret: secret });
       const result = await confirmCheckout(deps, checkout, request.body);
       if (result.outcome === 'declined') {
         const reason = result.checkout.decline_reason ?? 'card_declined';
@@ -102,16 +135,15 @@ const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
  */
 export async function confirmCheckout(
   deps: RouteDeps,
-  checkout: CheckoutEntity,
+  checkout: ConfirmableCheckout,
   body: ConfirmSdkBody,
 ): Promise<ConfirmCheckoutResult> {
   if (checkout.status !== 'open') throw notOpen(checkout.status);
-  const price = await deps.orm.em.fork().findOneOrFail(Price, { id: checkout.productPriceId });
 
   const installments = body.card?.installments ?? 1;
   if (body.payment_method === 'credit_card') {
     if (!body.card) throw badRequest('card is required when payment_method is credit_card');
-    const max = maxInstallments({ type: price.type, interval: price.interval ?? null });
+    const max = maxInstallments({ type: checkout.priceType, interval: checkout.priceInterval });
     if (installments > max) {
       throw badRequest('Too many installments', `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`);
     }
@@ -131,28 +163,36 @@ export async function confirmCheckout(
 
   const card = body.card ? await tokenize(deps, checkout.id, body.card) : null;
   const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
-  try {
-    const update = await handle.startUpdate(confirmCheckoutUpdate, {
-      waitForStage: WorkflowUpdateStage.ACCEPTED,
-      args: [
-        {
-          paymentMethod: body.payment_method,
-          card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
-          installments,
-          buyer: {
-            email: body.customer_email ?? null,
-            name: body.customer_name ?? null,
-            taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
-          },
-          discountCode: body.discount_code ?? null,
+  const update = {
+    // Our own id, so that the slow path below can wait for this same Update to be accepted.
+    updateId: randomUUID(),
+    args: [
+      {
+        paymentMethod: body.payment_method,
+        card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
+        installments,
+        buyer: {
+          email: body.customer_email ?? null,
+          name: body.customer_name ?? null,
+          taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
         },
-      ],
-    });
+        discountCode: body.discount_code ?? null,
+      },
+    ] as [ConfirmCheckoutInput],
+  };
+  try {
+    // One call that returns with the outcome (the server holds it until the Update completes).
+    const completed = handle.executeUpdate(confirmCheckoutUpdate, update);
     const answered = await Promise.race([
-      update.result(),
+      completed,
       new Promise<null>((resolve) => setTimeout(resolve, CONFIRM_WAIT_MS, null).unref()),
     ]);
-    return answered ?? (await stillProcessing(deps, checkout.id));
+    if (answered) return answered;
+    // Past the wait: its outcome is read from the checkout later, by the buyer's polling.
+    completed.catch(() => undefined);
+    // Only an Update the workflow accepted may be answered as being processed; a refusal throws here.
+    await handle.startUpdate(confirmCheckoutUpdate, { ...update, waitForStage: WorkflowUpdateStage.ACCEPTED });
+    return await stillProcessing(deps, checkout.id);
   } catch (err) {
     throw confirmationError(err);
   }

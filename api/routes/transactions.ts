@@ -14,7 +14,7 @@ import {
 } from '../../workflows/direct-transaction.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
-import { confirmCheckout } from './checkout-confirm.ts';
+import { confirmableCheckout, confirmCheckout } from './checkout-confirm.ts';
 import { organizationOfSeller } from './seller-config.ts';
 import { errorResponses, isUuid, iso } from '../schemas/common.ts';
 import {
@@ -172,11 +172,8 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
 
 /** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
 async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {
-  const em = deps.orm.em.fork();
-  const checkout = isUuid(body.checkout_id!)
-    ? await em.findOne(Checkout, { id: body.checkout_id!, organizationId })
-    : null;
-  if (!checkout) throw notFound('Checkout');
+  if (!isUuid(body.checkout_id!)) throw notFound('Checkout');
+  const checkout = await confirmableCheckout(deps.sql, { id: body.checkout_id!, organizationId });
   if (body.amount !== checkout.amount) {
     throw badRequest('amount does not match the checkout', `The checkout's amount is ${checkout.amount} cents`);
   }

@@ -56,7 +56,7 @@ export async function checkoutGates(
   };
   /** A gateway call of one of the organization's checkouts, keyed `checkout:<id>:<step>:…`, that has run. */
   const gatewayCall = (gate: GateName, step: string) => ({
-    on: 'before update on gateway_sim.attempts',
+    on: 'before insert on gateway_sim.attempts',
     when: `new.outcome = 'ran' and new.key like 'checkout:%:${step}:%'`,
     body: `if exists (select 1 from checkouts where id::text = split_part(new.key, ':', 2) and organization_id = ${org})
            then ${wait(gate, "split_part(new.key, ':', 2)::uuid")} end if;`,
