@@ -13,7 +13,7 @@ import { cpuMs, postgresCpuMs, startServer, stopServer } from './harness.ts';
 /**
  * Checkout create + confirm-sdk with an approving card, end to end over HTTPS, at a fixed concurrency,
  * against a bare Temporal baseline in the same run: a workflow started by a client that takes one
- * Update and runs the same number of no-op activities (three). Target: at least 50% of the baseline.
+ * Update and runs the same number of no-op activities (three). Target: at least 60% of the baseline (goal 70%).
  */
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? 8);
 const DURATION_MS = Number(process.env.BENCH_DURATION_SEC ?? 10) * 1000;
