@@ -663,6 +663,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List subscriptions
+     * @description Filters: status, customer_id, external_customer_id (the customer's external_id), product_id. Sorting: created_at, current_period_end or amount (default -created_at).
+     */
+    get: operations['listSubscriptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a subscription with its charges */
+    get: operations['getSubscription'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/refunds': {
     parameters: {
       query?: never;
@@ -10319,6 +10356,360 @@ export interface operations {
             refunded_amount: number;
             created_at: string;
             updated_at: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'current_period_end' | '-current_period_end' | 'amount' | '-amount';
+        status?: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+        customer_id?: string;
+        /** @description The customer's external_id */
+        external_customer_id?: string;
+        product_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              organization_id: string;
+              /** @enum {string} */
+              status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+              customer_id: string;
+              product_id: string;
+              price_id: string;
+              checkout_id: string | null;
+              /**
+               * @description gateway: the gateway renews it; manual: our own renewals charge it
+               * @enum {string}
+               */
+              recurrence_billing: 'gateway' | 'manual';
+              gateway_subscription_id: string | null;
+              /** @description What each period is charged, after discount, in cents */
+              amount: number;
+              /** @description The price before discounts, in cents */
+              subtotal_amount: number;
+              /** @description Upper case, as on checkouts */
+              currency: string;
+              discount_id: string | null;
+              current_period_start: string;
+              current_period_end: string;
+              /** @description 0 during the trial, then 1, 2… */
+              period_number: number;
+              trial_end: string | null;
+              cancel_at_period_end: boolean;
+              canceled_at: string | null;
+              ended_at: string | null;
+              created_at: string;
+              modified_at: string | null;
+              /** @description subscription:<id>, the Temporal workflow that bills it */
+              workflow_id: string;
+              /** @description That workflow in the Temporal UI */
+              workflow_url: string;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+            customer_id: string;
+            product_id: string;
+            price_id: string;
+            checkout_id: string | null;
+            /**
+             * @description gateway: the gateway renews it; manual: our own renewals charge it
+             * @enum {string}
+             */
+            recurrence_billing: 'gateway' | 'manual';
+            gateway_subscription_id: string | null;
+            /** @description What each period is charged, after discount, in cents */
+            amount: number;
+            /** @description The price before discounts, in cents */
+            subtotal_amount: number;
+            /** @description Upper case, as on checkouts */
+            currency: string;
+            discount_id: string | null;
+            current_period_start: string;
+            current_period_end: string;
+            /** @description 0 during the trial, then 1, 2… */
+            period_number: number;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            canceled_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            modified_at: string | null;
+            /** @description subscription:<id>, the Temporal workflow that bills it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI */
+            workflow_url: string;
+            /** @description Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try) */
+            charges: {
+              period_number: number;
+              /** @description 1 for the renewal charge, then one more per dunning retry */
+              try_number: number;
+              amount: number;
+              /** @description Upper case */
+              currency: string;
+              /** @enum {string} */
+              outcome: 'succeeded' | 'failed' | 'refunded';
+              /** @description The gateway's reason when the charge failed */
+              decline_reason: string | null;
+              /** @description Our transaction record of the charge; null when none was made */
+              transaction_id: string | null;
+              attempted_at: string;
+            }[];
           };
         };
       };

@@ -15,6 +15,7 @@ describe('configuration', () => {
     expect(config.PORT).toBe(8443);
     expect(config.publicBaseUrl).toBe('https://127.0.0.1:8443');
     expect(config.checkoutLinkBase).toBe('https://127.0.0.1:8443/checkout');
+    expect(config.TEMPORAL_UI_URL).toBe('http://127.0.0.1:8233');
   });
 
   it('gives production 1000 requests a minute and the HTTP gateway', () => {
@@ -44,6 +45,7 @@ describe('configuration', () => {
     ['DATABASE_URL', 'nope'],
     ['TLS_MODE', 'plain'],
     ['JWT_SECRET', 'short'],
+    ['TEMPORAL_UI_URL', 'javascript:alert(1)'],
   ])('rejects a wrong %s with a message naming it', (name, value) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(
       new RegExp(`^Invalid environment configuration:\\n  ${name}:`),

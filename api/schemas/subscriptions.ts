@@ -1,0 +1,116 @@
+import type { InferEntity } from '@mikro-orm/core';
+import { z } from 'zod';
+import type { Config } from '../../config/env.ts';
+import type { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
+import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
+import { iso, listQuery, paginated } from './common.ts';
+
+type SubscriptionEntity = InferEntity<typeof Subscription>;
+type ChargeEntity = InferEntity<typeof SubscriptionCharge>;
+
+const timestamp = z.string();
+
+/** The subscription's fields; its card token stays out (it charges the customer's card). */
+export const subscriptionSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  customer_id: z.string(),
+  product_id: z.string(),
+  price_id: z.string(),
+  checkout_id: z.string().nullable(),
+  recurrence_billing: z
+    .enum(['gateway', 'manual'])
+    .describe('gateway: the gateway renews it; manual: our own renewals charge it'),
+  gateway_subscription_id: z.string().nullable(),
+  amount: z.number().int().describe('What each period is charged, after discount, in cents'),
+  subtotal_amount: z.number().int().describe('The price before discounts, in cents'),
+  currency: z.string().describe('Upper case, as on checkouts'),
+  discount_id: z.string().nullable(),
+  current_period_start: timestamp,
+  current_period_end: timestamp,
+  period_number: z.number().int().describe('0 during the trial, then 1, 2…'),
+  trial_end: timestamp.nullable(),
+  cancel_at_period_end: z.boolean(),
+  canceled_at: timestamp.nullable(),
+  ended_at: timestamp.nullable(),
+  created_at: timestamp,
+  modified_at: timestamp.nullable(),
+  workflow_id: z.string().describe('subscription:<id>, the Temporal workflow that bills it'),
+  workflow_url: z.string().describe('That workflow in the Temporal UI'),
+});
+export type SubscriptionBody = z.infer<typeof subscriptionSchema>;
+
+export const subscriptionChargeSchema = z.object({
+  period_number: z.number().int(),
+  try_number: z.number().int().describe('1 for the renewal charge, then one more per dunning retry'),
+  amount: z.number().int(),
+  currency: z.string().describe('Upper case'),
+  outcome: z.enum(['succeeded', 'failed', 'refunded']),
+  decline_reason: z.string().nullable().describe("The gateway's reason when the charge failed"),
+  transaction_id: z.string().nullable().describe('Our transaction record of the charge; null when none was made'),
+  attempted_at: timestamp,
+});
+
+export const subscriptionDetailSchema = subscriptionSchema.extend({
+  charges: z
+    .array(subscriptionChargeSchema)
+    .describe('Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try)'),
+});
+
+export const listSubscriptionsQuery = listQuery(['created_at', 'current_period_end', 'amount']).extend({
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  customer_id: z.string().optional(),
+  external_customer_id: z.string().max(256).optional().describe("The customer's external_id"),
+  product_id: z.string().optional(),
+});
+export const subscriptionPage = paginated(subscriptionSchema);
+export const subscriptionParams = z.object({ id: z.string().max(64) });
+
+/** Where an operator watches the workflow: the Temporal UI's page of it (the id holds a ':'). */
+export function workflowUrl(config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>, workflowId: string) {
+  const base = config.TEMPORAL_UI_URL.replace(/\/+$/, '');
+  return `${base}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+export function presentSubscription(s: SubscriptionEntity, url: string): SubscriptionBody {
+  return {
+    id: s.id,
+    organization_id: s.organizationId,
+    status: s.status,
+    customer_id: s.customerId,
+    product_id: s.productId,
+    price_id: s.priceId,
+    checkout_id: s.checkoutId ?? null,
+    recurrence_billing: s.recurrenceBilling,
+    gateway_subscription_id: s.gatewaySubscriptionId ?? null,
+    amount: s.amount,
+    subtotal_amount: s.subtotalAmount,
+    currency: s.currency.toUpperCase(),
+    discount_id: s.discountId ?? null,
+    current_period_start: iso(s.currentPeriodStart)!,
+    current_period_end: iso(s.currentPeriodEnd)!,
+    period_number: s.periodNumber,
+    trial_end: iso(s.trialEnd),
+    cancel_at_period_end: s.cancelAtPeriodEnd,
+    canceled_at: iso(s.canceledAt),
+    ended_at: iso(s.endedAt),
+    created_at: iso(s.createdAt)!,
+    modified_at: iso(s.modifiedAt),
+    workflow_id: s.workflowId,
+    workflow_url: url,
+  };
+}
+
+export function presentCharge(c: ChargeEntity): z.infer<typeof subscriptionChargeSchema> {
+  return {
+    period_number: c.periodNumber,
+    try_number: c.tryNumber,
+    amount: c.amount,
+    currency: c.currency.toUpperCase(),
+    outcome: c.outcome,
+    decline_reason: c.declineReason ?? null,
+    transaction_id: c.transactionId ?? null,
+    attempted_at: iso(c.attemptedAt)!,
+  };
+}
