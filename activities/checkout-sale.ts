@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
+import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 
 type Row = Record<string, unknown>;
@@ -20,6 +21,8 @@ export interface RecordSaleInput {
     periodEnd: string;
     trialEnd: string | null;
     gatewaySubscriptionId: string | null;
+    /** The card the buyer paid with, which manual renewals charge; null for pix and boleto. */
+    cardTokenId?: string | null;
   } | null;
 }
 
@@ -197,8 +200,9 @@ async function insertSubscription(
   await tx.execute(
     `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
        recurrence_billing, gateway_subscription_id, amount, currency, discount_id, current_period_start,
-       current_period_end, trial_end, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       current_period_end, trial_end, created_at, workflow_id, billing_anchor, period_number, card_token_id,
+       subtotal_amount)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       id,
       checkout.organization_id,
@@ -217,6 +221,12 @@ async function insertSubscription(
       s.periodEnd,
       s.trialEnd,
       s.periodStart,
+      subscriptionWorkflowId(id),
+      // Periods are counted from the first paid one: the trial's end, or now.
+      s.trialEnd ?? s.periodStart,
+      s.trialEnd ? 0 : 1,
+      s.cardTokenId ?? null,
+      checkout.subtotal_amount,
     ],
   );
   const data = {

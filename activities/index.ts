@@ -6,6 +6,7 @@ import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
 import { createDirectTransactionActivities } from './direct-transactions.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
+import { createSubscriptionActivities } from './subscriptions.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
     ...createDirectTransactionActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }
 

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { uuidv7 } from 'uuidv7';
 import {
   Checkout,
@@ -31,6 +30,7 @@ import {
 } from './schemas/checkouts.ts';
 import { iso, isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
+import { CHECKOUT_ID, ORGANIZATION_ID } from '../domain/search-attributes.ts';
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
@@ -49,8 +49,6 @@ type PriceEntity = InferEntity<typeof Price>;
 type DiscountEntity = InferEntity<typeof Discount>;
 
 export const DEFAULT_EXPIRY_MINUTES = 60;
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
-const CHECKOUT_ID = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
 
 /** `cs_` + 43 base64url characters (32 random bytes). */
 export function newClientSecret(): string {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
+import type { SubscriptionEvent } from '../domain/subscriptions.ts';
 import { Event } from './entities/index.ts';
 import type { SqlExecutor } from './plain-sql.ts';
 
@@ -32,8 +33,7 @@ export type EventType =
   | 'sale.created'
   | 'sale.paid'
   | 'sale.refunded'
-  | 'subscription.created'
-  | 'subscription.active'
+  | SubscriptionEvent
   | 'refund.created';
 
 /**

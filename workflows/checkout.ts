@@ -1,4 +1,4 @@
-import { defineSearchAttributeKey } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -9,8 +9,10 @@ import {
   defineUpdate,
   proxyActivities,
   proxyLocalActivities,
+  patched,
   setHandler,
   sleep,
+  startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
@@ -34,6 +36,9 @@ import {
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
+import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
+import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import type { subscriptionWorkflow } from './subscription.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
 export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
@@ -69,11 +74,6 @@ export interface CheckoutState {
 export const confirmCheckoutUpdate = defineUpdate<ConfirmCheckoutResult, [ConfirmCheckoutInput]>('confirmCheckout');
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
-
-const CustomerIdKey = defineSearchAttributeKey('CustomerId', 'KEYWORD');
-const SubscriptionIdKey = defineSearchAttributeKey('SubscriptionId', 'KEYWORD');
-/** Set when an operator must look at this run; see docs/decisions.md. */
-const PaymentIssueKey = defineSearchAttributeKey('PaymentIssue', 'KEYWORD');
 
 const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED];
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
@@ -314,6 +314,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
           periodEnd: period.periodEnd.toISOString(),
           trialEnd: period.trialEnd?.toISOString() ?? null,
           gatewaySubscriptionId,
+          cardTokenId: a.request.card?.id ?? null,
         },
       });
     } catch (err) {
@@ -327,10 +328,37 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     state.customerId = sale.customerId;
     state.subscriptionId = sale.subscriptionId;
     upsertSearchAttributes([
-      { key: CustomerIdKey, value: sale.customerId },
-      ...(sale.subscriptionId ? [{ key: SubscriptionIdKey, value: sale.subscriptionId }] : []),
+      { key: CUSTOMER_ID, value: sale.customerId },
+      ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
     ]);
+    // Runs recorded before subscriptions had a workflow of their own replay without this start.
+    if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
+      await startSubscription(sale.subscriptionId, sale.customerId);
+    }
     return { outcome: 'succeeded', checkout: view(a, payment?.paymentData ?? null), payment };
+  }
+
+  /**
+   * The subscription's own workflow, which outlives this one (ABANDON): its renewals, dunning and
+   * changes from here on. Its id is the subscription's, so it is started once whatever happens.
+   */
+  async function startSubscription(subscriptionId: string, customerId: string): Promise<void> {
+    try {
+      await startChild<typeof subscriptionWorkflow>('subscriptionWorkflow', {
+        workflowId: subscriptionWorkflowId(subscriptionId),
+        args: [{ subscriptionId }],
+        parentClosePolicy: 'ABANDON',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: organizationId },
+          { key: CUSTOMER_ID, value: customerId },
+          { key: SUBSCRIPTION_ID, value: subscriptionId },
+        ],
+      });
+    } catch (err) {
+      // Already started (a subscription's id is taken once): nothing to do.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
   }
 
   /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
@@ -339,7 +367,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       payment && payment.capturedAmount > 0
         ? await untilAnswered.refundUnrecordedCapture(checkoutId, payment)
         : payment;
-    upsertSearchAttributes([{ key: PaymentIssueKey, value: 'capture_refunded_unrecorded' }]);
+    upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'capture_refunded_unrecorded' }]);
     await records.failCheckout(checkoutId, 'recording_failed', refunded);
     state.status = 'failed';
     state.declineReason = 'recording_failed';
@@ -457,10 +485,12 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       if (late.capturedAmount > late.refundedAmount) await untilAnswered.refundUnrecordedCapture(checkoutId, late);
       else if (late.status === 'pending') await untilAnswered.cancelPendingPayment(checkoutId, late.id);
       else continue;
-      upsertSearchAttributes([{ key: PaymentIssueKey, value: 'late_payment_undone' }]);
+      upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'late_payment_undone' }]);
     }
   }
 }
+
+const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */
 function isFailure(err: unknown, type: string): boolean {

@@ -2,3 +2,4 @@ export { recurrencePlanWorkflow } from './recurrence-plan.ts';
 export { refundWorkflow } from './refund.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
+export { subscriptionWorkflow } from './subscription.ts';

@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
@@ -30,6 +29,7 @@ import {
   type PriceEntity,
   type ProductEntity,
 } from '../schemas/catalog.ts';
+import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 
 const tags = ['products'];
 
@@ -364,8 +364,6 @@ export async function pricesByProduct(em: EntityManager, productIds: string[]): 
 
 /** How long a request waits for the gateway before leaving the plan to the workflow. */
 const INLINE_PLAN_TIMEOUT_MS = 3000;
-
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
 
 /**
  * The spec makes the gateway recurrence plan best effort at creation: each recurring price gets one

@@ -1,5 +1,4 @@
 import { LockMode, type FilterQuery, type InferEntity } from '@mikro-orm/core';
-import { defineSearchAttributeKey } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
@@ -18,6 +17,7 @@ import {
   refundSchema,
   saleParams,
 } from '../schemas/sales.ts';
+import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 
 type RefundEntity = InferEntity<typeof Refund>;
 
@@ -31,7 +31,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** A refund younger than this is still in its request's hands. */
 const STRANDED_AFTER_MS = 60_000;
 const SWEEP_BATCH = 100;
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
 
 export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   let cursor: SweepCursor = null;

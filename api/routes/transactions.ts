@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, defineSearchAttributeKey } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
@@ -27,6 +27,7 @@ import {
   type DirectTransactionBody,
   type TransactionBody,
 } from '../schemas/transactions.ts';
+import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 
 const tags = ['transactions'];
 
@@ -289,7 +290,6 @@ async function tokenizeDirectCard(
 
 /** How long a request waits for its workflow's answer; past it, a retry with the same key gets it. */
 const DIRECT_ANSWER_WAIT_MS = 25_000;
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
 
 /** Starts the request's workflow, or joins the run of an earlier request with the same key, and waits for its answer. */
 async function runDirectTransaction(deps: RouteDeps, input: DirectTransactionInput): Promise<DirectTransactionResult> {

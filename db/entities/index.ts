@@ -10,6 +10,7 @@ import {
   Refund,
   Sale,
   Subscription,
+  SubscriptionCharge,
   Transaction,
 } from './payments.ts';
 import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
@@ -39,6 +40,7 @@ export const entities = [
   DiscountRedemption,
   Transaction,
   Subscription,
+  SubscriptionCharge,
   Sale,
   Refund,
 ];

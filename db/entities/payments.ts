@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
 export const Discount = defineEntity({
@@ -133,8 +134,6 @@ export const Transaction = defineEntity({
   },
 });
 
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const;
-
 export const Subscription = defineEntity({
   name: 'Subscription',
   tableName: 'subscriptions',
@@ -158,6 +157,35 @@ export const Subscription = defineEntity({
     canceledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     modifiedAt: p.datetime().nullable(),
+    workflowId: p.string(),
+    /** Start of the first paid period: every period boundary is counted from it (domain/subscriptions.ts). */
+    billingAnchor: p.datetime(),
+    /** 0 while in the trial, then 1, 2… */
+    periodNumber: p.integer(),
+    /** The gateway's token of the card manual renewals charge; null when paid by pix or boleto. */
+    cardTokenId: p.string().nullable(),
+    endedAt: p.datetime().nullable(),
+    /** The price before discounts; each renewal applies the discount again while it lasts. */
+    subtotalAmount: p.bigint('number'),
+  },
+});
+
+/** One renewal charge or dunning retry of a subscription's period, with its outcome. */
+export const SubscriptionCharge = defineEntity({
+  name: 'SubscriptionCharge',
+  tableName: 'subscription_charges',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    subscriptionId: p.uuid(),
+    periodNumber: p.integer(),
+    tryNumber: p.integer(),
+    amount: p.bigint('number'),
+    currency: p.string(),
+    outcome: p.enum(['succeeded', 'failed', 'refunded'] as const),
+    declineReason: p.string().nullable(),
+    transactionId: p.uuid().nullable(),
+    attemptedAt: p.datetime(),
   },
 });
 

@@ -4,6 +4,7 @@ import { Migration0003Payments } from './0003-payments.ts';
 import { Migration0004GatewaySimulatorBooks } from './0004-gateway-simulator-books.ts';
 import { Migration0005IdempotencyLease } from './0005-idempotency-lease.ts';
 import { Migration0006CheckoutIntegrity } from './0006-checkout-integrity.ts';
+import { Migration0007SubscriptionLifecycle } from './0007-subscription-lifecycle.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: '0004-gateway-simulator-books', class: Migration0004GatewaySimulatorBooks },
   { name: '0005-idempotency-lease', class: Migration0005IdempotencyLease },
   { name: '0006-checkout-integrity', class: Migration0006CheckoutIntegrity },
+  { name: '0007-subscription-lifecycle', class: Migration0007SubscriptionLifecycle },
 ];

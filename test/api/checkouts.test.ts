@@ -478,10 +478,10 @@ describe('POST /api/v1/checkouts/', () => {
     const customerId = await makeCustomer(A.org.id);
     const subscriptionId = uuidv7();
     await sql(
-      `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing, amount, currency,
-         current_period_start, current_period_end, created_at)
-       values (?, ?, ?, ?, ?, 'active', 'gateway', 2990, 'BRL', now(), now() + interval '1 month', now())`,
-      [subscriptionId, A.org.id, customerId, productId, priceId],
+      `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing, amount,
+         subtotal_amount, currency, current_period_start, current_period_end, created_at, workflow_id, billing_anchor)
+       values (?, ?, ?, ?, ?, 'active', 'gateway', 2990, 2990, 'BRL', now(), now() + interval '1 month', now(), ?, now())`,
+      [subscriptionId, A.org.id, customerId, productId, priceId, `subscription:${subscriptionId}`],
     );
     const linkId = uuidv7();
     await sql(
@@ -839,9 +839,10 @@ describe('POST /api/v1/checkouts/:id/manual-renewal-checkout', () => {
     const subscriptionId = uuidv7();
     await sql(
       `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status, recurrence_billing, amount,
-         currency, current_period_start, current_period_end, created_at)
-       values (?, ?, ?, ?, ?, ?, 'active', 'manual', 7980, 'BRL', '2025-01-01T00:00:00Z', '2025-02-01T00:00:00Z', now())`,
-      [subscriptionId, A.org.id, customerId, productId, priceId, c.id],
+         subtotal_amount, currency, current_period_start, current_period_end, created_at, workflow_id, billing_anchor)
+       values (?, ?, ?, ?, ?, ?, 'active', 'manual', 7980, 7980, 'BRL', '2025-01-01T00:00:00Z', '2025-02-01T00:00:00Z', now(), ?,
+         '2025-01-01T00:00:00Z')`,
+      [subscriptionId, A.org.id, customerId, productId, priceId, c.id, `subscription:${subscriptionId}`],
     );
     return { c, productId, priceId, customerId, subscriptionId };
   }

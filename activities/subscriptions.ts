@@ -1,0 +1,383 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { uuidv7 } from 'uuidv7';
+import { insertEvents, type EventType } from '../db/events.ts';
+import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
+import { upsertTransaction } from '../db/transactions.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
+import { discountRule } from '../domain/discounts.ts';
+import type { PeriodInterval } from '../domain/periods.ts';
+import {
+  DEFAULT_DUNNING_RETRY_DAYS,
+  periodBounds,
+  renewalAmount,
+  renewalChargeKey,
+  transition,
+  type DunningExhaustedStatus,
+  type SubscriptionChange,
+  type SubscriptionStatus,
+} from '../domain/subscriptions.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { summarize } from './checkout-payments.ts';
+import { callGateway } from './gateway-failures.ts';
+
+/**
+ * A subscription's steps, run by its workflow. Gateway calls are keyed by period and try
+ * (domain/subscriptions.ts), so a retry returns what the gateway did the first time; every write is
+ * idempotent (a period already recorded, a try already traced, a status already reached change
+ * nothing). Each instant comes from the workflow (`at`), never from this machine's clock.
+ */
+
+/** What the workflow needs to run a subscription (read when a run starts without carried state). */
+export interface SubscriptionPlan {
+  organizationId: string;
+  status: SubscriptionStatus;
+  recurrenceBilling: 'gateway' | 'manual';
+  periodNumber: number;
+  currentPeriodEnd: string;
+  cancelAtPeriodEnd: boolean;
+  hasCard: boolean;
+  /** The organization's dunning settings (subscription_settings), defaults filled in. */
+  retryDays: number[];
+  exhaustedStatus: DunningExhaustedStatus;
+}
+
+export interface RenewalCharge {
+  subscriptionId: string;
+  period: number;
+  tryNumber: number;
+}
+
+export interface RenewalOutcome {
+  amount: number;
+  currency: string;
+  /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
+  payment: PaymentSummary | null;
+}
+
+/** The row and the terms a renewal is charged on. */
+interface Terms extends Row {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  product_id: string;
+  price_id: string;
+  status: SubscriptionStatus;
+  period_number: number;
+  billing_anchor: string;
+  subtotal_amount: string;
+  currency: string;
+  discount_id: string | null;
+  card_token_id: string | null;
+  interval: PeriodInterval;
+  interval_count: number | null;
+}
+
+const TERMS = `select s.*, p.interval, p.interval_count from subscriptions s join prices p on p.id = s.price_id
+  where s.id = ?`;
+
+export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+  const { orm, gateway } = deps;
+  const db = plainSql(orm);
+
+  async function terms(tx: SqlExecutor, subscriptionId: string, lock = false): Promise<Terms> {
+    const [row] = await tx.execute<Terms[]>(TERMS + (lock ? ' for update of s' : ''), [subscriptionId]);
+    if (!row) throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
+    return row;
+  }
+
+  /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
+  async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
+    const start = periodBounds(new Date(t.billing_anchor), termsOf(t), period).start;
+    const [d] = t.discount_id ? await tx.execute<Row[]>('select * from discounts where id = ?', [t.discount_id]) : [];
+    const discount = d
+      ? {
+          duration: d.duration as 'once' | 'forever' | 'repeating',
+          durationInMonths: (d.duration_in_months as number | null) ?? null,
+          rule: discountRule({
+            type: d.type as 'percentage' | 'fixed',
+            basisPoints: d.basis_points as number | null,
+            amount: d.amount as string | null,
+            currency: d.currency as string | null,
+            redemptionsCount: Number(d.redemptions_count),
+          }),
+        }
+      : null;
+    return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
+  }
+
+  /** Applies a lifecycle change and writes its event; the new status (unchanged when it did not apply). */
+  async function change(
+    tx: SqlExecutor,
+    t: Terms,
+    what: SubscriptionChange,
+    at: Date,
+    exhausted?: DunningExhaustedStatus,
+  ): Promise<SubscriptionStatus> {
+    const next = transition(t.status, what, exhausted);
+    if (!next) return t.status;
+    const ends = next.status === 'canceled';
+    const [row] = await tx.execute<Row[]>(
+      `update subscriptions set status = ?, modified_at = ?,
+         canceled_at = case when ? then coalesce(canceled_at, ?) else canceled_at end,
+         ended_at = case when ? then ? else ended_at end
+       where id = ? returning *`,
+      [next.status, at, ends, at, ends, at, t.id],
+    );
+    await insertEvents(tx, t.organization_id, [[next.event, wireSubscription(row!)]]);
+    return next.status;
+  }
+
+  return {
+    async loadSubscription(subscriptionId: string): Promise<SubscriptionPlan> {
+      const [row] = await db.query(
+        `select s.*, o.subscription_settings from subscriptions s join organizations o on o.id = s.organization_id
+         where s.id = ?`,
+        [subscriptionId],
+      );
+      if (!row)
+        throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
+      const settings = (row.subscription_settings ?? {}) as Record<string, unknown>;
+      return {
+        organizationId: row.organization_id as string,
+        status: row.status as SubscriptionStatus,
+        recurrenceBilling: row.recurrence_billing as 'gateway' | 'manual',
+        periodNumber: Number(row.period_number),
+        currentPeriodEnd: new Date(row.current_period_end as string).toISOString(),
+        cancelAtPeriodEnd: Boolean(row.cancel_at_period_end),
+        hasCard: row.card_token_id !== null,
+        retryDays: Array.isArray(settings.dunning_retry_days)
+          ? (settings.dunning_retry_days as number[])
+          : [...DEFAULT_DUNNING_RETRY_DAYS],
+        exhaustedStatus: settings.dunning_exhausted_status === 'canceled' ? 'canceled' : 'unpaid',
+      };
+    },
+
+    /** Charges the saved card for the period; a decline is an answer (status failed), not an error. */
+    async chargeRenewal(input: RenewalCharge): Promise<RenewalOutcome> {
+      const t = await terms(executorOf(db.query), input.subscriptionId);
+      const amount = await amountOf(executorOf(db.query), t, input.period);
+      const currency = t.currency.toUpperCase();
+      if (amount === 0) return { amount, currency, payment: null };
+      if (!t.card_token_id) {
+        throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
+      }
+      const charged = await callGateway(() =>
+        gateway.chargeCard(
+          {
+            reference: t.id,
+            amount,
+            currency,
+            installments: 1,
+            noFeesInstallments: true,
+            card: { token: t.card_token_id! },
+            capture: true,
+          },
+          renewalChargeKey(t.id, input.period, input.tryNumber),
+        ),
+      );
+      return { amount, currency, payment: summarize(charged) };
+    },
+
+    /** Gives a renewal's capture back (a revocation that raced the charge): never a charge after cancellation. */
+    async refundRenewal(input: RenewalCharge & { payment: PaymentSummary }): Promise<PaymentSummary> {
+      const refunded = await callGateway(() =>
+        gateway.refund(
+          input.payment.id,
+          input.payment.capturedAmount - input.payment.refundedAmount,
+          `${renewalChargeKey(input.subscriptionId, input.period, input.tryNumber)}:refund`,
+        ),
+      );
+      return summarize(refunded);
+    },
+
+    /**
+     * A paid period: its transaction, sale and charge row, the subscription moved to the period and
+     * active, and the events, in one transaction. A period already recorded changes nothing.
+     */
+    async recordRenewal(
+      input: RenewalCharge & RenewalOutcome & { at: string },
+    ): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await terms(tx, input.subscriptionId, true);
+        if (t.period_number >= input.period) {
+          return { status: t.status, periodEnd: new Date(t.current_period_end as string).toISOString() };
+        }
+        const at = new Date(input.at);
+        const org = t.organization_id;
+        const transactionId = input.payment
+          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
+          : null;
+        await traceCharge(tx, t, input, 'succeeded', null, transactionId, at);
+        const subtotal = Number(t.subtotal_amount);
+        const sale = {
+          id: uuidv7(),
+          subscription_id: t.id,
+          customer_id: t.customer_id,
+          product_id: t.product_id,
+          price_id: t.price_id,
+          currency: input.currency,
+          subtotal_amount: subtotal,
+          discount_amount: subtotal - input.amount,
+          amount: input.amount,
+          installments: 1,
+          payment_method: 'credit_card',
+          status: 'paid',
+        };
+        if (transactionId) {
+          await tx.execute(
+            `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
+               discount_id, currency, subtotal_amount, discount_amount, amount, installments, payment_method, status,
+               created_at, updated_at)
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'credit_card', 'paid', ?, ?)`,
+            [
+              sale.id,
+              org,
+              transactionId,
+              t.customer_id,
+              t.product_id,
+              t.price_id,
+              t.id,
+              t.discount_id,
+              input.currency,
+              subtotal,
+              sale.discount_amount,
+              input.amount,
+              at,
+              at,
+            ],
+          );
+        }
+        const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), input.period);
+        await tx.execute(
+          `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
+           where id = ?`,
+          [input.period, bounds.start, bounds.end, input.amount, t.id],
+        );
+        const events: [EventType, Record<string, unknown>][] = transactionId
+          ? [
+              ['sale.created', sale],
+              ['sale.paid', sale],
+            ]
+          : [];
+        await insertEvents(tx, org, events);
+        const status = await change(tx, { ...t, period_number: input.period }, 'charge_succeeded', at);
+        return { status, periodEnd: bounds.end.toISOString() };
+      });
+    },
+
+    /** A refused renewal try: traced with the gateway's reason; the subscription is past due. */
+    async recordRenewalFailure(
+      input: RenewalCharge & RenewalOutcome & { declineReason: string; at: string },
+    ): Promise<SubscriptionStatus> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await terms(tx, input.subscriptionId, true);
+        const at = new Date(input.at);
+        const transactionId = input.payment
+          ? await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment)
+          : null;
+        if (!(await traceCharge(tx, t, input, 'failed', input.declineReason, transactionId, at))) return t.status;
+        return change(tx, t, 'charge_failed', at);
+      });
+    },
+
+    /** Marks a raced renewal's capture as given back in the timeline. */
+    async recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void> {
+      await db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await terms(tx, input.subscriptionId, true);
+        await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment);
+        await tx.execute(
+          `update subscription_charges set outcome = 'refunded' where subscription_id = ? and period_number = ? and try_number = ?`,
+          [t.id, input.period, input.tryNumber],
+        );
+      });
+    },
+
+    /** A lifecycle change with no charge: dunning exhausted, the period ended canceled, a revocation. */
+    async changeSubscription(input: {
+      subscriptionId: string;
+      change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked'>;
+      exhaustedStatus?: DunningExhaustedStatus;
+      at: string;
+    }): Promise<SubscriptionStatus> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await terms(tx, input.subscriptionId, true);
+        return change(tx, t, input.change, new Date(input.at), input.exhaustedStatus);
+      });
+    },
+
+    /** Sets or clears cancel_at_period_end, with subscription.updated or subscription.uncanceled. */
+    async setCancelAtPeriodEnd(input: { subscriptionId: string; cancel: boolean; at: string }): Promise<void> {
+      await db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await terms(tx, input.subscriptionId, true);
+        if (t.status === 'canceled' || Boolean(t.cancel_at_period_end) === input.cancel) return;
+        const [row] = await tx.execute<Row[]>(
+          'update subscriptions set cancel_at_period_end = ?, modified_at = ? where id = ? returning *',
+          [input.cancel, new Date(input.at), t.id],
+        );
+        const event: EventType = input.cancel ? 'subscription.updated' : 'subscription.uncanceled';
+        await insertEvents(tx, t.organization_id, [[event, wireSubscription(row!)]]);
+      });
+    },
+  };
+}
+
+const termsOf = (t: Terms) => ({ interval: t.interval, intervalCount: t.interval_count ?? 1 });
+
+/** One row of the renewal timeline; false when this try was already traced (a retried activity). */
+async function traceCharge(
+  tx: SqlExecutor,
+  t: Terms,
+  c: RenewalCharge & RenewalOutcome,
+  outcome: 'succeeded' | 'failed',
+  declineReason: string | null,
+  transactionId: string | null,
+  at: Date,
+): Promise<boolean> {
+  const inserted = await tx.execute<Row[]>(
+    `insert into subscription_charges (id, organization_id, subscription_id, period_number, try_number, amount,
+       currency, outcome, decline_reason, transaction_id, attempted_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (subscription_id, period_number, try_number) do nothing returning id`,
+    [
+      uuidv7(),
+      t.organization_id,
+      t.id,
+      c.period,
+      c.tryNumber,
+      c.amount,
+      c.currency,
+      outcome,
+      declineReason,
+      transactionId,
+      at,
+    ],
+  );
+  return inserted.length > 0;
+}
+
+/** The event payload of a subscription: its row in the API's field names. */
+function wireSubscription(row: Row): Record<string, unknown> {
+  const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
+  return {
+    id: row.id,
+    status: row.status,
+    customer_id: row.customer_id,
+    product_id: row.product_id,
+    price_id: row.price_id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    period_number: Number(row.period_number),
+    current_period_start: iso(row.current_period_start),
+    current_period_end: iso(row.current_period_end),
+    cancel_at_period_end: row.cancel_at_period_end,
+    canceled_at: iso(row.canceled_at),
+    ended_at: iso(row.ended_at),
+    workflow_id: row.workflow_id,
+  };
+}

@@ -1,0 +1,161 @@
+import { discountAmount, type DiscountRule } from './discounts.ts';
+import { addInterval, type PeriodInterval } from './periods.ts';
+
+/**
+ * A subscription's rules, shared by its workflow, its activities and the API: the lifecycle as a
+ * state machine, period boundaries, the charge keys, dunning and discounts at renewal. No clock here:
+ * every instant is an argument.
+ */
+
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** One workflow per subscription for its whole life (continued as new once per period). */
+export const subscriptionWorkflowId = (subscriptionId: string) => `subscription:${subscriptionId}`;
+
+/**
+ * The gateway key of one charge of a period. A period may be charged more than once (dunning
+ * retries), so the key also names the try; both numbers are durable state of the subscription
+ * (stored, and carried across continue-as-new), never a per-run counter: a retried or replayed
+ * activity reuses the key, and the gateway answers with what it did the first time.
+ */
+export const renewalChargeKey = (subscriptionId: string, period: number, tryNumber: number) =>
+  `subscription:${subscriptionId}:period:${period}:try:${tryNumber}`;
+
+// ── Lifecycle ───────────────────────────────────────────────────────────────────────────────────
+
+export type SubscriptionChange =
+  /** A period was paid: the first charge after a trial, a renewal, or a dunning retry. */
+  | 'charge_succeeded'
+  /** A period's charge was refused. */
+  | 'charge_failed'
+  /** Every dunning retry was refused, or a hard decline made retrying pointless. */
+  | 'dunning_exhausted'
+  /** The period ended with cancel_at_period_end set. */
+  | 'period_ended_canceled'
+  /** Ended now by the merchant (or a customer where allowed). */
+  | 'revoked';
+
+export type DunningExhaustedStatus = 'unpaid' | 'canceled';
+
+/** The events of a subscription's changes (DESIGN.md's names). */
+export type SubscriptionEvent =
+  | 'subscription.created'
+  | 'subscription.active'
+  | 'subscription.updated'
+  | 'subscription.past_due'
+  | 'subscription.canceled'
+  | 'subscription.uncanceled'
+  | 'subscription.revoked';
+
+export interface Transition {
+  status: SubscriptionStatus;
+  /** The event this change emits. */
+  event: SubscriptionEvent;
+}
+
+/**
+ * The lifecycle (docs/decisions.md, "Subscriptions"): null when the change does not apply in this
+ * status (a canceled subscription never changes again). `exhausted` is the organization's choice
+ * of where dunning ends.
+ */
+export function transition(
+  status: SubscriptionStatus,
+  change: SubscriptionChange,
+  exhausted: DunningExhaustedStatus = 'unpaid',
+): Transition | null {
+  if (status === 'canceled') return null;
+  switch (change) {
+    case 'charge_succeeded':
+      // Renewing an active subscription is an update; anything else becomes active again.
+      return status === 'active'
+        ? { status: 'active', event: 'subscription.updated' }
+        : { status: 'active', event: 'subscription.active' };
+    case 'charge_failed':
+      if (status === 'past_due') return { status: 'past_due', event: 'subscription.updated' };
+      if (status === 'unpaid') return { status: 'unpaid', event: 'subscription.updated' };
+      return { status: 'past_due', event: 'subscription.past_due' };
+    case 'dunning_exhausted':
+      if (status !== 'past_due') return null;
+      return exhausted === 'canceled'
+        ? { status: 'canceled', event: 'subscription.canceled' }
+        : { status: 'unpaid', event: 'subscription.updated' };
+    case 'period_ended_canceled':
+      return { status: 'canceled', event: 'subscription.canceled' };
+    case 'revoked':
+      return { status: 'canceled', event: 'subscription.revoked' };
+  }
+}
+
+/** Statuses whose subscription still renews (and may be canceled, uncanceled or revoked). */
+export const isLive = (status: SubscriptionStatus) => status !== 'canceled' && status !== 'incomplete';
+
+// ── Periods ─────────────────────────────────────────────────────────────────────────────────────
+
+export interface BillingTerms {
+  interval: PeriodInterval;
+  intervalCount: number;
+}
+
+/**
+ * Period `n` (1, 2…) of a subscription whose first paid period starts at `anchor`. Every boundary is
+ * counted from the anchor, never from the previous boundary, so a subscription started on 31 January
+ * renews on 28 (or 29) February and again on 31 March, not on 28 March.
+ */
+export function periodBounds(anchor: Date, terms: BillingTerms, n: number): { start: Date; end: Date } {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`period number must be 1 or more, got ${n}`);
+  return {
+    start: addInterval(anchor, terms.interval, terms.intervalCount * (n - 1)),
+    end: addInterval(anchor, terms.interval, terms.intervalCount * n),
+  };
+}
+
+// ── Dunning ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Days after a renewal's first refusal on which it is tried again (each organization may set its own). */
+export const DEFAULT_DUNNING_RETRY_DAYS: readonly number[] = [1, 3, 5, 7];
+
+/** Refusals that no retry can cure: the card is gone or someone else's. Dunning ends at once. */
+export const HARD_DECLINES: readonly string[] = ['expired_card', 'fraud_suspected', 'invalid_card'];
+export const isHardDecline = (reason: string | null) => reason !== null && HARD_DECLINES.includes(reason);
+
+/**
+ * When try `tryNumber` (2, 3…; try 1 is the renewal itself) of a period is due, counted from the
+ * first refusal; null when the schedule has no more tries.
+ */
+export function dunningRetryAt(firstFailure: Date, tryNumber: number, retryDays: readonly number[]): Date | null {
+  const days = retryDays[tryNumber - 2];
+  if (days === undefined) return null;
+  return new Date(firstFailure.getTime() + days * 86_400_000);
+}
+
+// ── Discounts at renewal ────────────────────────────────────────────────────────────────────────
+
+export interface DiscountDuration {
+  duration: 'once' | 'forever' | 'repeating';
+  durationInMonths: number | null;
+}
+
+/**
+ * Whether a subscription's discount still applies to a period starting at `periodStart`: `once`
+ * only to the first paid period (which the checkout charged), `forever` always, `repeating` while
+ * the period starts within its months of the first paid period's start (`anchor`).
+ */
+export function discountAppliesToPeriod(d: DiscountDuration, anchor: Date, periodStart: Date): boolean {
+  if (d.duration === 'forever') return true;
+  if (d.duration === 'once') return periodStart.getTime() <= anchor.getTime();
+  const months = d.durationInMonths ?? 0;
+  return periodStart.getTime() < addInterval(anchor, 'month', months).getTime();
+}
+
+/** What a period costs: the price before discounts, less the discount while it lasts. */
+export function renewalAmount(
+  subtotal: number,
+  currency: string,
+  discount: (DiscountDuration & { rule: DiscountRule }) | null,
+  anchor: Date,
+  periodStart: Date,
+): number {
+  if (!discount || !discountAppliesToPeriod(discount, anchor, periodStart)) return subtotal;
+  return subtotal - discountAmount(subtotal, currency, discount.rule);
+}
