@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
+import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -113,9 +114,9 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     what: SubscriptionChange,
     at: Date,
     exhausted?: DunningExhaustedStatus,
-  ): Promise<SubscriptionStatus> {
+  ): Promise<SubscriptionRecord> {
     const next = transition(t.status, what, exhausted);
-    if (!next) return t.status;
+    if (!next) return subscriptionRecord(t);
     const ends = next.status === 'canceled';
     const [row] = await tx.execute<Row[]>(
       `update subscriptions set status = ?, modified_at = ?,
@@ -124,8 +125,9 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
        where id = ? returning *`,
       [next.status, at, ends, at, ends, at, t.id],
     );
-    await insertEvents(tx, t.organization_id, [[next.event, wireSubscription(row!)]]);
-    return next.status;
+    const record = subscriptionRecord(row!);
+    await insertEvents(tx, t.organization_id, [[next.event, { ...record }]]);
+    return record;
   }
 
   return {
@@ -262,7 +264,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             ]
           : [];
         await insertEvents(tx, org, events);
-        const status = await change(tx, { ...t, period_number: input.period }, 'charge_succeeded', at);
+        const { status } = await change(tx, { ...t, period_number: input.period }, 'charge_succeeded', at);
         return { status, periodEnd: bounds.end.toISOString() };
       });
     },
@@ -279,7 +281,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           ? await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment)
           : null;
         if (!(await traceCharge(tx, t, input, 'failed', input.declineReason, transactionId, at))) return t.status;
-        return change(tx, t, 'charge_failed', at);
+        return (await change(tx, t, 'charge_failed', at)).status;
       });
     },
 
@@ -302,7 +304,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked'>;
       exhaustedStatus?: DunningExhaustedStatus;
       at: string;
-    }): Promise<SubscriptionStatus> {
+    }): Promise<SubscriptionRecord> {
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await terms(tx, input.subscriptionId, true);
@@ -311,17 +313,23 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     },
 
     /** Sets or clears cancel_at_period_end, with subscription.updated or subscription.uncanceled. */
-    async setCancelAtPeriodEnd(input: { subscriptionId: string; cancel: boolean; at: string }): Promise<void> {
-      await db.transaction(async (sql) => {
+    async setCancelAtPeriodEnd(input: {
+      subscriptionId: string;
+      cancel: boolean;
+      at: string;
+    }): Promise<SubscriptionRecord> {
+      return db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await terms(tx, input.subscriptionId, true);
-        if (t.status === 'canceled' || Boolean(t.cancel_at_period_end) === input.cancel) return;
+        if (t.status === 'canceled' || Boolean(t.cancel_at_period_end) === input.cancel) return subscriptionRecord(t);
         const [row] = await tx.execute<Row[]>(
           'update subscriptions set cancel_at_period_end = ?, modified_at = ? where id = ? returning *',
           [input.cancel, new Date(input.at), t.id],
         );
+        const record = subscriptionRecord(row!);
         const event: EventType = input.cancel ? 'subscription.updated' : 'subscription.uncanceled';
-        await insertEvents(tx, t.organization_id, [[event, wireSubscription(row!)]]);
+        await insertEvents(tx, t.organization_id, [[event, { ...record }]]);
+        return record;
       });
     },
   };
@@ -359,25 +367,4 @@ async function traceCharge(
     ],
   );
   return inserted.length > 0;
-}
-
-/** The event payload of a subscription: its row in the API's field names. */
-function wireSubscription(row: Row): Record<string, unknown> {
-  const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
-  return {
-    id: row.id,
-    status: row.status,
-    customer_id: row.customer_id,
-    product_id: row.product_id,
-    price_id: row.price_id,
-    amount: Number(row.amount),
-    currency: row.currency,
-    period_number: Number(row.period_number),
-    current_period_start: iso(row.current_period_start),
-    current_period_end: iso(row.current_period_end),
-    cancel_at_period_end: row.cancel_at_period_end,
-    canceled_at: iso(row.canceled_at),
-    ended_at: iso(row.ended_at),
-    workflow_id: row.workflow_id,
-  };
 }

@@ -87,6 +87,13 @@ export function transition(
   }
 }
 
+/** A change asked of a subscription that has ended (canceled): refused. */
+export const SUBSCRIPTION_ENDED = 'subscription_ended';
+
+/** The changes a merchant makes through its workflow. */
+export const SUBSCRIPTION_ACTIONS = ['cancel_at_period_end', 'uncancel', 'revoke'] as const;
+export type SubscriptionAction = (typeof SUBSCRIPTION_ACTIONS)[number];
+
 /** Statuses whose subscription still renews (and may be canceled, uncanceled or revoked). */
 export const isLive = (status: SubscriptionStatus) => status !== 'canceled' && status !== 'incomplete';
 

@@ -9,10 +9,14 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RenewalOutcome } from '../activities/subscriptions.ts';
+import type { SubscriptionRecord } from '../db/subscription-records.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import {
   dunningRetryAt,
   isHardDecline,
+  SUBSCRIPTION_ACTIONS,
+  SUBSCRIPTION_ENDED,
+  type SubscriptionAction,
   type DunningExhaustedStatus,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
@@ -45,12 +49,9 @@ export interface SubscriptionWorkflowInput {
   state?: SubscriptionRunState;
 }
 
-export const SUBSCRIPTION_ACTIONS = ['cancel_at_period_end', 'uncancel', 'revoke'] as const;
-export type SubscriptionAction = (typeof SUBSCRIPTION_ACTIONS)[number];
-export const changeSubscriptionUpdate = defineUpdate<SubscriptionRunState, [SubscriptionAction]>('changeSubscription');
+/** A merchant's change; answers with the subscription as it was written. */
+export const changeSubscriptionUpdate = defineUpdate<SubscriptionRecord, [SubscriptionAction]>('changeSubscription');
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
-
-export const SUBSCRIPTION_ENDED = 'subscription_ended';
 
 /** Database steps: retried until they succeed. */
 const records = proxyActivities<Activities>({
@@ -97,13 +98,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         const at = new Date().toISOString();
         if (action === 'revoke') {
           revoked = true;
-          state.status = await records.changeSubscription({ subscriptionId, change: 'revoked', at });
-        } else {
-          const cancel = action === 'cancel_at_period_end';
-          await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at });
-          state.cancelAtPeriodEnd = cancel;
+          const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at });
+          state.status = record.status;
+          return record;
         }
-        return { ...state };
+        const cancel = action === 'cancel_at_period_end';
+        const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at });
+        state.cancelAtPeriodEnd = cancel;
+        return record;
       } finally {
         changing--;
       }
@@ -136,22 +138,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const due = nextChargeAt();
     if (due === null && state.status === 'past_due') {
       // Every retry was refused (or a hard decline ended dunning): unpaid or canceled, per organization.
-      state.status = await records.changeSubscription({
+      const exhausted = await records.changeSubscription({
         subscriptionId,
         change: 'dunning_exhausted',
         exhaustedStatus: state.exhaustedStatus,
         at: new Date().toISOString(),
       });
+      state.status = exhausted.status;
       continue;
     }
     if (await waitUntil(due)) break;
     if (state.cancelAtPeriodEnd) {
       // The period is over (or, in dunning, the next retry is due): it ends with no further charge.
-      state.status = await records.changeSubscription({
+      const closed = await records.changeSubscription({
         subscriptionId,
         change: 'period_ended_canceled',
         at: new Date().toISOString(),
       });
+      state.status = closed.status;
       break;
     }
     if (await renew()) {

@@ -1,8 +1,12 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Customer, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import type { RouteDeps } from '../app.ts';
-import { notFound } from '../errors.ts';
+import { SUBSCRIPTION_ENDED, type SubscriptionAction } from '../../domain/subscriptions.ts';
+import { changeSubscriptionUpdate } from '../../workflows/subscription.ts';
+import { conflict, notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
 import {
@@ -12,13 +16,17 @@ import {
   subscriptionDetailSchema,
   subscriptionPage,
   subscriptionParams,
+  subscriptionSchema,
+  updateSubscriptionBody,
   workflowUrl,
+  type UpdateSubscriptionBody,
 } from '../schemas/subscriptions.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 
 // subscriptions:write, web:read and web:write imply subscriptions:read (domain/api-key-scopes.ts).
 const READ = { oat: ['subscriptions:read'], apiKey: 'subscriptions' } as const;
+const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const;
 const tags = ['subscriptions'];
 
 /** The read side of subscriptions: each one as its workflow last recorded it, with its charges. */
@@ -105,4 +113,50 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return { ...present(subscription), charges: charges.map(presentCharge) };
     },
   );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Cancel a subscription at its period end, undo that, or revoke it now',
+        description:
+          "The change is made by the subscription's workflow, which answers with the subscription as written. " +
+          'A subscription that has ended answers 409.',
+        params: subscriptionParams,
+        body: updateSubscriptionBody,
+        response: { 200: subscriptionSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const { id } = request.params;
+      const subscription = isUuid(id)
+        ? await deps.orm.em.fork().findOne(Subscription, { id, organizationId }, { fields: ['workflowId'] })
+        : null;
+      if (!subscription) throw notFound('Subscription');
+      try {
+        const record = await deps.temporal.workflow
+          .getHandle(subscription.workflowId)
+          .executeUpdate(changeSubscriptionUpdate, { args: [actionOf(request.body)] });
+        return { ...record, workflow_url: workflowUrl(deps.config, record.workflow_id) };
+      } catch (err) {
+        throw changeError(err);
+      }
+    },
+  );
 };
+
+const actionOf = (body: UpdateSubscriptionBody): SubscriptionAction =>
+  'revoke' in body ? 'revoke' : body.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';
+
+/** The workflow's refusal as the API's error; a workflow that has finished belongs to an ended subscription. */
+function changeError(err: unknown): unknown {
+  const ended = () => conflict('The subscription has ended', 'A canceled subscription cannot be changed');
+  if (err instanceof WorkflowNotFoundError) return ended();
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    if (err.cause.type === SUBSCRIPTION_ENDED) return ended();
+  }
+  return err;
+}

@@ -65,6 +65,17 @@ export const listSubscriptionsQuery = listQuery(['created_at', 'current_period_e
   product_id: z.string().optional(),
 });
 export const subscriptionPage = paginated(subscriptionSchema);
+
+/** One change per request: cancel at the period's end (or undo it), or revoke now. */
+export const updateSubscriptionBody = z.union([
+  z.strictObject({
+    cancel_at_period_end: z
+      .boolean()
+      .describe('true: it ends when the current period does, with no further charge; false: undo that'),
+  }),
+  z.strictObject({ revoke: z.literal(true).describe('End it now: no renewal or dunning retry is charged again') }),
+]);
+export type UpdateSubscriptionBody = z.infer<typeof updateSubscriptionBody>;
 export const subscriptionParams = z.object({ id: z.string().max(64) });
 
 /** Where an operator watches the workflow: the Temporal UI's page of it (the id holds a ':'). */

@@ -19,6 +19,10 @@ export interface CheckoutFixtureOptions {
   trialDays?: number;
   expiresInMs?: number;
   productName?: string;
+  /** Who bills a recurring price's renewals (default: the gateway). */
+  recurrenceBilling?: 'gateway' | 'manual';
+  /** The checkout's organization (default: a new one). */
+  organizationId?: string;
 }
 
 export interface CheckoutFixture {
@@ -43,7 +47,7 @@ export async function makeCheckout(
   options: CheckoutFixtureOptions = {},
 ): Promise<CheckoutFixture> {
   const amount = options.amount ?? 10_000;
-  const org = await makeOrganization(orm);
+  const org = options.organizationId ? { id: options.organizationId } : await makeOrganization(orm);
   const conn = orm.em.getConnection();
   const productId = uuidv7();
   const priceId = uuidv7();
@@ -71,8 +75,8 @@ export async function makeCheckout(
   await conn.execute(
     `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id, products,
        currency, subtotal_amount, amount, customer_email, allow_discount_codes, trial_interval, trial_interval_count,
-       expires_at, created_at, updated_at)
-     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, ?, ?, ?, now(), now())`,
+       expires_at, recurrence_billing, created_at, updated_at)
+     values (?, ?, 'open', ?, ?, ?, ?, ?::uuid[], 'BRL', ?, ?, ?, ?, ?, ?, ?, ?, now(), now())`,
     [
       id,
       org.id,
@@ -88,6 +92,7 @@ export async function makeCheckout(
       options.trialDays ? 'day' : null,
       options.trialDays ?? null,
       new Date(Date.now() + (options.expiresInMs ?? 10 * 60_000)),
+      options.recurrenceBilling ?? 'gateway',
     ],
   );
   await startCheckoutWorkflow(temporal, id, org.id);

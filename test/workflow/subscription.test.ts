@@ -251,8 +251,8 @@ describe('subscription workflow', () => {
   it('canceled at period end: ends when the period does, with no further charge', async () => {
     const s = await subscription(APPROVE);
     const result = await run(s.id, async (handle) => {
-      const state = await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
-      expect(state.cancelAtPeriodEnd).toBe(true);
+      const record = await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
+      expect(record).toMatchObject({ id: s.id, status: 'active', cancel_at_period_end: true, ended_at: null });
       return handle.result();
     });
     expect(result).toBe('canceled');

@@ -1,0 +1,63 @@
+import type { SubscriptionStatus } from '../domain/subscriptions.ts';
+import type { Row } from './plain-sql.ts';
+
+/**
+ * A subscription as its events carry it and as its workflow's Updates answer: the API's record
+ * (api/schemas/subscriptions.ts) but for workflow_url, which only the API knows how to build.
+ */
+export interface SubscriptionRecord {
+  id: string;
+  organization_id: string;
+  status: SubscriptionStatus;
+  customer_id: string;
+  product_id: string;
+  price_id: string;
+  checkout_id: string | null;
+  recurrence_billing: 'gateway' | 'manual';
+  gateway_subscription_id: string | null;
+  amount: number;
+  subtotal_amount: number;
+  currency: string;
+  discount_id: string | null;
+  current_period_start: string;
+  current_period_end: string;
+  period_number: number;
+  trial_end: string | null;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  modified_at: string | null;
+  workflow_id: string;
+}
+
+const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
+
+/** The record of a `subscriptions` row read with plain SQL (timestamps as text, bigints as strings). */
+export function subscriptionRecord(row: Row): SubscriptionRecord {
+  return {
+    id: row.id as string,
+    organization_id: row.organization_id as string,
+    status: row.status as SubscriptionStatus,
+    customer_id: row.customer_id as string,
+    product_id: row.product_id as string,
+    price_id: row.price_id as string,
+    checkout_id: (row.checkout_id as string | null) ?? null,
+    recurrence_billing: row.recurrence_billing as 'gateway' | 'manual',
+    gateway_subscription_id: (row.gateway_subscription_id as string | null) ?? null,
+    amount: Number(row.amount),
+    subtotal_amount: Number(row.subtotal_amount),
+    currency: (row.currency as string).toUpperCase(),
+    discount_id: (row.discount_id as string | null) ?? null,
+    current_period_start: iso(row.current_period_start)!,
+    current_period_end: iso(row.current_period_end)!,
+    period_number: Number(row.period_number),
+    trial_end: iso(row.trial_end),
+    cancel_at_period_end: Boolean(row.cancel_at_period_end),
+    canceled_at: iso(row.canceled_at),
+    ended_at: iso(row.ended_at),
+    created_at: iso(row.created_at)!,
+    modified_at: iso(row.modified_at),
+    workflow_id: row.workflow_id as string,
+  };
+}
