@@ -9,7 +9,7 @@ import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import {
-  DEFAULT_DUNNING_RETRY_DAYS,
+  dunningSettings,
   periodBounds,
   renewalAmount,
   renewalChargeKey,
@@ -139,7 +139,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       );
       if (!row)
         throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
-      const settings = (row.subscription_settings ?? {}) as Record<string, unknown>;
+      const dunning = dunningSettings((row.subscription_settings ?? {}) as Record<string, unknown>);
       return {
         organizationId: row.organization_id as string,
         status: row.status as SubscriptionStatus,
@@ -148,10 +148,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         currentPeriodEnd: new Date(row.current_period_end as string).toISOString(),
         cancelAtPeriodEnd: Boolean(row.cancel_at_period_end),
         hasCard: row.card_token_id !== null,
-        retryDays: Array.isArray(settings.dunning_retry_days)
-          ? (settings.dunning_retry_days as number[])
-          : [...DEFAULT_DUNNING_RETRY_DAYS],
-        exhaustedStatus: settings.dunning_exhausted_status === 'canceled' ? 'canceled' : 'unpaid',
+        ...dunning,
       };
     },
 

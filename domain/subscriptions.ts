@@ -126,6 +126,26 @@ export const DEFAULT_DUNNING_RETRY_DAYS: readonly number[] = [1, 3, 5, 7];
 export const HARD_DECLINES: readonly string[] = ['expired_card', 'fraud_suspected', 'invalid_card'];
 export const isHardDecline = (reason: string | null) => reason !== null && HARD_DECLINES.includes(reason);
 
+export const DUNNING_EXHAUSTED_STATUSES = ['unpaid', 'canceled'] as const;
+/** At most this many retries, each at most this many days after the first refusal. */
+export const MAX_DUNNING_RETRIES = 8;
+export const MAX_DUNNING_DAY = 60;
+
+/** An organization's dunning, from its subscription_settings, defaults filled in. */
+export function dunningSettings(settings: Record<string, unknown>): {
+  retryDays: number[];
+  exhaustedStatus: DunningExhaustedStatus;
+} {
+  const days = settings.dunning_retry_days;
+  return {
+    retryDays: Array.isArray(days) ? days.map(Number) : [...DEFAULT_DUNNING_RETRY_DAYS],
+    exhaustedStatus: settings.dunning_exhausted_status === 'canceled' ? 'canceled' : 'unpaid',
+  };
+}
+
+/** A schedule is days after the first refusal, each later than the one before. */
+export const isDunningSchedule = (days: readonly number[]) => days.every((d, i) => i === 0 || d > days[i - 1]!);
+
 /**
  * When try `tryNumber` (2, 3…; try 1 is the renewal itself) of a period is due, counted from the
  * first refusal; null when the schedule has no more tries.

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { emailAddress, objectKey } from './common.ts';
 import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
+import {
+  DUNNING_EXHAUSTED_STATUSES,
+  isDunningSchedule,
+  MAX_DUNNING_DAY,
+  MAX_DUNNING_RETRIES,
+} from '../../domain/subscriptions.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62})[a-z0-9]$/;
@@ -13,6 +19,16 @@ export const subscriptionSettingsInput = z.strictObject({
   allow_multiple_subscriptions: z.boolean().optional(),
   allow_customer_updates: z.boolean().optional(),
   proration_behavior: z.enum(PRORATION_BEHAVIORS).optional(),
+  dunning_retry_days: z
+    .array(z.number().int().min(1).max(MAX_DUNNING_DAY))
+    .max(MAX_DUNNING_RETRIES)
+    .refine(isDunningSchedule, 'must be increasing: days after the first refusal')
+    .describe('Days after a renewal is first refused on which it is tried again; [] for no retry')
+    .optional(),
+  dunning_exhausted_status: z
+    .enum(DUNNING_EXHAUSTED_STATUSES)
+    .describe('Where a subscription ends up when every retry was refused')
+    .optional(),
 });
 
 export const notificationSettingsInput = z.strictObject({
@@ -84,6 +100,8 @@ export const organizationSchema = z.object({
     allow_multiple_subscriptions: z.boolean(),
     allow_customer_updates: z.boolean(),
     proration_behavior: z.string(),
+    dunning_retry_days: z.array(z.number().int()),
+    dunning_exhausted_status: z.enum(DUNNING_EXHAUSTED_STATUSES),
   }),
   notification_settings: z.object({ new_sale: z.boolean(), new_subscription: z.boolean() }),
   socials: z.array(z.unknown()),

@@ -1,3 +1,4 @@
+import { DEFAULT_DUNNING_RETRY_DAYS, type DunningExhaustedStatus } from '../../domain/subscriptions.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const Organization = defineEntity({
@@ -77,5 +78,9 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS = {
   allow_multiple_subscriptions: false,
   allow_customer_updates: true,
   proration_behavior: 'prorate' as ProrationBehavior,
+  /** Days after a renewal's first refusal on which it is tried again (domain/subscriptions.ts). */
+  dunning_retry_days: [...DEFAULT_DUNNING_RETRY_DAYS],
+  /** Where a subscription ends up when every retry was refused. */
+  dunning_exhausted_status: 'unpaid' as DunningExhaustedStatus,
 };
 export const DEFAULT_NOTIFICATION_SETTINGS = { new_sale: true, new_subscription: true };

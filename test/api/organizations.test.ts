@@ -92,6 +92,8 @@ describe('POST /api/v1/organizations/', () => {
         allow_multiple_subscriptions: false,
         allow_customer_updates: true,
         proration_behavior: 'prorate',
+        dunning_retry_days: [1, 3, 5, 7],
+        dunning_exhausted_status: 'unpaid',
       },
       notification_settings: { new_sale: true, new_subscription: true },
       socials: [],
@@ -124,7 +126,11 @@ describe('POST /api/v1/organizations/', () => {
       social_username: 'acme',
       profile_settings: { description: 'Shop' },
       feature_settings: { issue_funding_enabled: false },
-      subscription_settings: { proration_behavior: 'invoice' },
+      subscription_settings: {
+        proration_behavior: 'invoice',
+        dunning_retry_days: [2, 4],
+        dunning_exhausted_status: 'canceled',
+      },
       notification_settings: { new_sale: false },
       socials: [{ platform: 'x', url: 'https://x.com/acme' }],
     });
@@ -145,6 +151,8 @@ describe('POST /api/v1/organizations/', () => {
         allow_multiple_subscriptions: false,
         allow_customer_updates: true,
         proration_behavior: 'invoice',
+        dunning_retry_days: [2, 4],
+        dunning_exhausted_status: 'canceled',
       },
       notification_settings: { new_sale: false, new_subscription: true },
       socials: [{ platform: 'x', url: 'https://x.com/acme' }],
@@ -156,6 +164,8 @@ describe('POST /api/v1/organizations/', () => {
       allow_multiple_subscriptions: false,
       allow_customer_updates: true,
       proration_behavior: 'invoice',
+      dunning_retry_days: [2, 4],
+      dunning_exhausted_status: 'canceled',
     });
     expect(row.notification_settings).toEqual({ new_sale: false, new_subscription: true });
   });
@@ -175,6 +185,21 @@ describe('POST /api/v1/organizations/', () => {
       'proration_behavior is unknown',
       { subscription_settings: { proration_behavior: 'later' } },
       'body.subscription_settings.proration_behavior',
+    ],
+    [
+      'the dunning days are not increasing',
+      { subscription_settings: { dunning_retry_days: [3, 1] } },
+      'body.subscription_settings.dunning_retry_days',
+    ],
+    [
+      'a dunning retry is more than 60 days out',
+      { subscription_settings: { dunning_retry_days: [61] } },
+      'body.subscription_settings.dunning_retry_days.0',
+    ],
+    [
+      'dunning ends in an unknown status',
+      { subscription_settings: { dunning_exhausted_status: 'paused' } },
+      'body.subscription_settings.dunning_exhausted_status',
     ],
     [
       'notification_settings has an unknown key',
@@ -430,6 +455,8 @@ describe('PATCH /api/v1/organizations/:id', () => {
         allow_multiple_subscriptions: true,
         allow_customer_updates: true,
         proration_behavior: 'none',
+        dunning_retry_days: [1, 3, 5, 7],
+        dunning_exhausted_status: 'unpaid',
       },
       notification_settings: { new_sale: true, new_subscription: false },
       profile_settings: { theme: 'dark' },
@@ -548,6 +575,8 @@ describe('PATCH /api/v1/organizations/:id', () => {
       allow_multiple_subscriptions: true,
       allow_customer_updates: true,
       proration_behavior: 'invoice',
+      dunning_retry_days: [1, 3, 5, 7],
+      dunning_exhausted_status: 'unpaid',
     });
   });
 });

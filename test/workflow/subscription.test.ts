@@ -235,6 +235,24 @@ describe('subscription workflow', () => {
     ]);
   }, 60_000);
 
+  it("follows the organization's own dunning schedule", async () => {
+    const s = await subscription(DECLINE, { settings: { dunning_retry_days: [2] } });
+    const status = await run(s.id, async (handle) => {
+      await handle.query(subscriptionStateQuery);
+      await env.sleep(await until(addMonth(s.anchor), 3 * DAY));
+      return (await handle.query(subscriptionStateQuery)).status;
+    });
+    expect(status).toBe('unpaid');
+    const timeline = await sql(
+      `select try_number, attempted_at from subscription_charges where subscription_id = ? order by try_number`,
+      [s.id],
+    );
+    expect(timeline.map((c) => c.try_number)).toEqual([1, 2]);
+    const gap = new Date(timeline[1].attempted_at).getTime() - new Date(timeline[0].attempted_at).getTime();
+    // Two days apart, give or take the charge's own round trip.
+    expect(Math.abs(gap - 2 * DAY)).toBeLessThan(60_000);
+  }, 60_000);
+
   it('ends canceled when the organization says so, and a hard decline skips the retries', async () => {
     const s = await subscription(EXPIRED, { settings: { dunning_exhausted_status: 'canceled' } });
     const result = await run(s.id, async (handle) => {
