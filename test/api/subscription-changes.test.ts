@@ -5,7 +5,7 @@ import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeCheckout } from '../helpers/checkouts.ts';
+import { makeCheckout, recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 
 /**
@@ -53,6 +53,7 @@ async function paidSubscription() {
   expect(paid.status).toBe(200);
   const [sub] = await sql('select id, card_token_id from subscriptions where checkout_id = ?', [c.id]);
   return {
+    checkoutId: c.id,
     id: sub!.id as string,
     cardTokenId: sub!.card_token_id,
     organizationId: org.id,
@@ -77,6 +78,8 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
     const description = await handle.describe();
     expect(description.status.name).toBe('RUNNING');
+    // The checkout's run that started it (behind the subscription-workflow patch).
+    await recordHistory(temporal, 'card-manual-subscription', s.checkoutId);
     expect(description.typedSearchAttributes.get(SUBSCRIPTION_ID)).toBe(s.id);
     expect(await handle.query(subscriptionStateQuery)).toMatchObject({
       status: 'active',

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import proto from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../../db/orm.ts';
+import { CHECKOUT_ID, ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { TEST_TASK_QUEUE } from './env.ts';
+import { recordHistory as saveHistory } from './histories.ts';
 import { makeOrganization } from './fixtures.ts';
 
 export interface CheckoutFixtureOptions {
@@ -33,9 +31,6 @@ export interface CheckoutFixture {
   priceId: string;
   email: string | null;
 }
-
-const OrganizationId = defineSearchAttributeKey('OrganizationId', 'KEYWORD');
-const CheckoutId = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
 
 /**
  * An open checkout of a new organization, written by SQL, with its workflow started as the creation
@@ -105,8 +100,8 @@ export async function startCheckoutWorkflow(temporal: Client, checkoutId: string
     taskQueue: TEST_TASK_QUEUE,
     args: [{ checkoutId, organizationId }],
     typedSearchAttributes: [
-      { key: OrganizationId, value: organizationId },
-      { key: CheckoutId, value: checkoutId },
+      { key: ORGANIZATION_ID, value: organizationId },
+      { key: CHECKOUT_ID, value: checkoutId },
     ],
   });
 }
@@ -146,18 +141,7 @@ export async function ledgerOf(orm: Orm, checkoutId: string) {
   };
 }
 
-/** With RECORD_HISTORIES=1 the finished workflow's history is saved for the replay test. */
+/** With RECORD_HISTORIES=1 the finished checkout's history is saved for the replay test. */
 export async function recordHistory(temporal: Client, name: string, checkoutId: string): Promise<void> {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).fetchHistory();
-  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
-  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
-    longs: String,
-    enums: String,
-    bytes: String,
-  });
-  await writeFile(
-    path.join(import.meta.dirname, '..', 'workflow', 'histories', `checkout-${name}.json`),
-    `${JSON.stringify(json, null, 1)}\n`,
-  );
+  await saveHistory(temporal, `checkout-${name}`, checkoutWorkflowId(checkoutId));
 }

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
@@ -20,6 +19,7 @@ import {
 } from '../../workflows/direct-transaction.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { recordHistory as saveHistory } from '../helpers/histories.ts';
 
 /**
  * The direct-transaction workflow on the time-skipping test server, with its real activities on the
@@ -212,15 +212,4 @@ describe('directTransactionWorkflow', () => {
 async function recordHistory(name: string, input: DirectTransactionInput) {
   if (process.env.RECORD_HISTORIES !== '1') return;
   await saveHistory(env.client, name, directTransactionWorkflowId(input.organizationId, input.idempotencyKey));
-}
-
-async function saveHistory(client: Client, name: string, workflowId: string) {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
-  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
-    longs: String,
-    enums: String,
-    bytes: String,
-  });
-  await writeFile(path.join(import.meta.dirname, 'histories', `${name}.json`), `${JSON.stringify(json, null, 1)}\n`);
 }

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
@@ -16,6 +14,7 @@ import { temporalTestServerPath } from '../../scripts/tools.ts';
 import { REFUND_GATEWAY_TIMEOUT, refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { recordHistory as saveHistory } from '../helpers/histories.ts';
 
 /**
  * The refund workflow on the time-skipping test server: three days of gateway silence pass in
@@ -287,15 +286,4 @@ describe('refundWorkflow', () => {
 async function recordHistory(name: string, refundId: string) {
   if (process.env.RECORD_HISTORIES !== '1') return;
   await saveHistory(env.client, name, refundWorkflowId(refundId));
-}
-
-async function saveHistory(client: Client, name: string, workflowId: string) {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  // protobufjs's own JSON form (enum names, base64 bytes, string longs); replay.test.ts reads it back with fromObject.
-  const json = proto.temporal.api.history.v1.History.toObject(history as proto.temporal.api.history.v1.History, {
-    longs: String,
-    enums: String,
-    bytes: String,
-  });
-  await writeFile(path.join(import.meta.dirname, 'histories', `${name}.json`), `${JSON.stringify(json, null, 1)}\n`);
 }

@@ -9,7 +9,8 @@ import { workflowsPath } from '../../worker/worker.ts';
  * Recorded histories of finished workflows, replayed against today's workflow code: a change that
  * would break a running workflow's determinism fails here (put it behind `patched()`).
  * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1 (refund and direct-transaction
- * histories by test/workflow/refund.test.ts and direct-transaction.test.ts).
+ * histories by test/workflow/refund.test.ts and direct-transaction.test.ts, subscription histories by
+ * test/workflow/subscription.test.ts).
  */
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 
@@ -30,6 +31,10 @@ describe('replay of recorded histories', () => {
     'refund-reconciled-not-made.json',
     'direct-transaction-card.json',
     'direct-transaction-lost-answer.json',
+    'subscription-renewed.json',
+    'subscription-revoked-in-dunning.json',
+    'subscription-canceled-at-period-end.json',
+    'subscription-hard-decline-canceled.json',
   ])(
     '%s replays without nondeterminism',
     async (file) => {

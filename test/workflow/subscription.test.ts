@@ -15,6 +15,7 @@ import {
 } from '../../workflows/subscription.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 /**
  * A subscription's workflow over months of billing on the time-skipping test server: renewals,
@@ -184,6 +185,8 @@ describe('subscription workflow', () => {
     const s = await subscription(APPROVE);
     const state = await run(s.id, async (handle) => {
       await env.sleep(365 * DAY + 3_600_000);
+      // The first run: one period, ended by continue-as-new.
+      await recordHistory(env.client, 'subscription-renewed', handle.workflowId, handle.firstExecutionRunId);
       return handle.query(subscriptionStateQuery);
     });
     // Period 1 was the checkout's; periods 2–13 began within the year.
@@ -257,7 +260,9 @@ describe('subscription workflow', () => {
     const s = await subscription(EXPIRED, { settings: { dunning_exhausted_status: 'canceled' } });
     const result = await run(s.id, async (handle) => {
       await env.sleep(32 * DAY);
-      return handle.result();
+      const ended = await handle.result();
+      await recordHistory(env.client, 'subscription-hard-decline-canceled', handle.workflowId);
+      return ended;
     });
     expect(result).toBe('canceled');
     expect((await charges(s.id)).map((c) => c.decline_reason)).toEqual(['expired_card']);
@@ -271,7 +276,9 @@ describe('subscription workflow', () => {
     const result = await run(s.id, async (handle) => {
       const record = await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       expect(record).toMatchObject({ id: s.id, status: 'active', cancel_at_period_end: true, ended_at: null });
-      return handle.result();
+      const result = await handle.result();
+      await recordHistory(env.client, 'subscription-canceled-at-period-end', handle.workflowId);
+      return result;
     });
     expect(result).toBe('canceled');
     expect(await captured(s.id)).toEqual([]);
@@ -297,7 +304,9 @@ describe('subscription workflow', () => {
       expect((await handle.query(subscriptionStateQuery)).status).toBe('past_due');
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
       await env.sleep(10 * DAY);
-      return handle.result();
+      const result = await handle.result();
+      await recordHistory(env.client, 'subscription-revoked-in-dunning', handle.workflowId);
+      return result;
     });
     expect(result).toBe('canceled');
     expect(await charges(s.id)).toHaveLength(1);
