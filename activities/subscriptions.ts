@@ -7,6 +7,7 @@ import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
+import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import {
   dunningSettings,
@@ -200,15 +201,15 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await terms(tx, input.subscriptionId, true);
-        if (t.period_number >= input.period) {
-          return { status: t.status, periodEnd: new Date(t.current_period_end as string).toISOString() };
-        }
+        const unchanged = { status: t.status, periodEnd: new Date(t.current_period_end as string).toISOString() };
+        if (t.period_number >= input.period) return unchanged;
         const at = new Date(input.at);
         const org = t.organization_id;
         const transactionId = input.payment
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
-        await traceCharge(tx, t, input, 'succeeded', null, transactionId, at);
+        // This try is recorded already (a retried activity whose period was not entered: revoked meanwhile).
+        if (!(await traceCharge(tx, t, input, 'succeeded', null, transactionId, at))) return unchanged;
         const subtotal = Number(t.subtotal_amount);
         const sale = {
           id: uuidv7(),
@@ -248,12 +249,6 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             ],
           );
         }
-        const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), input.period);
-        await tx.execute(
-          `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
-           where id = ?`,
-          [input.period, bounds.start, bounds.end, input.amount, t.id],
-        );
         const events: [EventType, Record<string, unknown>][] = transactionId
           ? [
               ['sale.created', sale],
@@ -261,6 +256,14 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             ]
           : [];
         await insertEvents(tx, org, events);
+        const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), input.period);
+        // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
+        if (t.status === 'canceled') return unchanged;
+        await tx.execute(
+          `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
+           where id = ?`,
+          [input.period, bounds.start, bounds.end, input.amount, t.id],
+        );
         const { status } = await change(tx, { ...t, period_number: input.period }, 'charge_succeeded', at);
         return { status, periodEnd: bounds.end.toISOString() };
       });
@@ -282,16 +285,38 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       });
     },
 
-    /** Marks a raced renewal's capture as given back in the timeline. */
+    /** A raced renewal's capture given back: the payment, its sale and its row in the timeline say so. */
     async recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void> {
       await db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await terms(tx, input.subscriptionId, true);
-        await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment);
-        await tx.execute(
-          `update subscription_charges set outcome = 'refunded' where subscription_id = ? and period_number = ? and try_number = ?`,
+        const transactionId = await upsertTransaction(
+          tx,
+          { organizationId: t.organization_id, checkoutId: null },
+          input.payment,
+        );
+        const [charge] = await tx.execute<Row[]>(
+          `update subscription_charges set outcome = 'refunded'
+           where subscription_id = ? and period_number = ? and try_number = ? and outcome = 'succeeded' returning id`,
           [t.id, input.period, input.tryNumber],
         );
+        if (!charge) return; // recorded already (a retried activity)
+        const { capturedAmount: captured, refundedAmount: refunded } = input.payment;
+        await tx.execute(`update transactions set refunded_amount = ?, status = ? where id = ?`, [
+          refunded,
+          transactionStatusAfterRefunds(captured, refunded),
+          transactionId,
+        ]);
+        const status = saleStatusAfterRefunds(captured, refunded);
+        const [sale] = await tx.execute<Row[]>(
+          `update sales set status = ?, refunded_amount = least(amount, ?), updated_at = now()
+           where transaction_id = ? returning id, refunded_amount`,
+          [status, refunded, transactionId],
+        );
+        if (sale) {
+          const refund = { sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status };
+          await insertEvents(tx, t.organization_id, [['sale.refunded', refund]]);
+        }
       });
     },
 

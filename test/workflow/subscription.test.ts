@@ -5,6 +5,7 @@ import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tools.ts';
 import {
@@ -124,14 +125,18 @@ function addMonth(d: Date, months = 1): Date {
 }
 
 /** Runs the subscription's workflow while `during` lets workflow time pass. */
-async function run<T>(subscriptionId: string, during: (handle: Handle) => Promise<T>): Promise<T> {
+async function run<T>(
+  subscriptionId: string,
+  during: (handle: Handle) => Promise<T>,
+  gateway: PaymentGateway = sim,
+): Promise<T> {
   // A queue per run: a test that times out leaves its worker behind without blocking the next.
   const taskQueue = `${TASK_QUEUE}-${subscriptionId}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities({ orm, gateway: sim }),
+    activities: createActivities({ orm, gateway }),
   });
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start(subscriptionWorkflow, {
@@ -311,5 +316,48 @@ describe('subscription workflow', () => {
     expect(result).toBe('canceled');
     expect(await charges(s.id)).toHaveLength(1);
     expect(await eventTypes(s.organizationId)).toEqual(['subscription.past_due', 'subscription.revoked']);
+  }, 60_000);
+
+  it('revoked while a renewal charge is on its way: the capture is refunded, and nothing is charged again', async () => {
+    const s = await subscription(APPROVE);
+    // The gateway holds the renewal's charge until the revocation is written.
+    let reached!: () => void;
+    let release!: () => void;
+    const atCharge = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const gateway = Object.create(sim) as SimulatedGateway;
+    gateway.chargeCard = async (input, key) => {
+      reached();
+      await released;
+      return sim.chargeCard(input, key);
+    };
+    const result = await run(
+      s.id,
+      async (handle) => {
+        const skipping = env.sleep(await until(addMonth(s.anchor), DAY));
+        await atCharge;
+        const revoking = handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
+        while ((await row(s.id)).status !== 'canceled') await new Promise((r) => setTimeout(r, 50));
+        release();
+        expect((await revoking).status).toBe('canceled');
+        await skipping;
+        return handle.result();
+      },
+      gateway,
+    );
+    expect(result).toBe('canceled');
+    const refunds = await sql(
+      `select l.amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? and l.kind = 'refund'`,
+      [s.id],
+    );
+    expect(await captured(s.id)).toEqual([9_900]);
+    expect(refunds.map((r) => Number(r.amount))).toEqual([9_900]);
+    expect((await charges(s.id)).map((c) => c.outcome)).toEqual(['refunded']);
+    const [sale] = await sql('select status, refunded_amount::int as refunded from sales where subscription_id = ?', [
+      s.id,
+    ]);
+    expect(sale).toEqual({ status: 'refunded', refunded: 9_900 });
+    expect((await row(s.id)).period_number).toBe(1);
   }, 60_000);
 });
