@@ -5,7 +5,7 @@ import { createGateway } from '../gateway/index.ts';
 import { createTemporalClient } from '../worker/temporal-client.ts';
 import { buildApp } from './app.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit('api');
 // Neither PostgreSQL nor Temporal is connected to here: both are reached on first use and reconnected
 // by themselves, so the API starts, and stays up, while either is down (it answers 503 meanwhile).
 const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {

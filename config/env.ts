@@ -61,14 +61,17 @@ export type Config = z.infer<typeof schema> & {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Which process reads the settings: each requires only what it uses (only the API verifies JWTs). */
+export type ProcessRole = 'api' | 'worker' | 'migrate';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'api'): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid environment configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
-  if (!c.JWT_SECRET && !c.JWT_JWKS_URL) {
+  if (role === 'api' && !c.JWT_SECRET && !c.JWT_JWKS_URL) {
     throw new ConfigError('Invalid environment configuration:\n  JWT_SECRET or JWT_JWKS_URL: one of them must be set');
   }
   const gateway = c.GATEWAY ?? (c.DEPLOYMENT_ENV === 'test' ? 'simulator' : 'http');
@@ -93,9 +96,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** For process entry points: print the problem and exit instead of a stack trace. */
-export function loadConfigOrExit(): Config {
+export function loadConfigOrExit(role: ProcessRole): Config {
   try {
-    return loadConfig();
+    return loadConfig(process.env, role);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -4,7 +4,7 @@ import { openOrm } from '../db/orm.ts';
 import { createGateway } from '../gateway/index.ts';
 import { createWorker } from './worker.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit('worker');
 const level = (
   {
     fatal: 'ERROR',

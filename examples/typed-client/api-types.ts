@@ -697,7 +697,11 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Cancel a subscription at its period end, undo that, or revoke it now
+     * @description The change is made by the subscription's workflow, which answers with the subscription as written. A subscription that has ended answers 409.
+     */
+    patch: operations['updateSubscription'];
     trace?: never;
   };
   '/api/v1/refunds': {
@@ -1068,6 +1072,9 @@ export interface operations {
                 allow_multiple_subscriptions: boolean;
                 allow_customer_updates: boolean;
                 proration_behavior: string;
+                dunning_retry_days: number[];
+                /** @enum {string} */
+                dunning_exhausted_status: 'unpaid' | 'canceled';
               };
               notification_settings: {
                 new_sale: boolean;
@@ -1231,6 +1238,13 @@ export interface operations {
             allow_customer_updates?: boolean;
             /** @enum {string} */
             proration_behavior?: 'prorate' | 'invoice' | 'none';
+            /** @description Days after a renewal is first refused on which it is tried again; [] for no retry */
+            dunning_retry_days?: number[];
+            /**
+             * @description Where a subscription ends up when every retry was refused
+             * @enum {string}
+             */
+            dunning_exhausted_status?: 'unpaid' | 'canceled';
           };
           notification_settings?: {
             new_sale?: boolean;
@@ -1276,6 +1290,9 @@ export interface operations {
               allow_multiple_subscriptions: boolean;
               allow_customer_updates: boolean;
               proration_behavior: string;
+              dunning_retry_days: number[];
+              /** @enum {string} */
+              dunning_exhausted_status: 'unpaid' | 'canceled';
             };
             notification_settings: {
               new_sale: boolean;
@@ -1467,6 +1484,9 @@ export interface operations {
               allow_multiple_subscriptions: boolean;
               allow_customer_updates: boolean;
               proration_behavior: string;
+              dunning_retry_days: number[];
+              /** @enum {string} */
+              dunning_exhausted_status: 'unpaid' | 'canceled';
             };
             notification_settings: {
               new_sale: boolean;
@@ -1624,6 +1644,13 @@ export interface operations {
             allow_customer_updates?: boolean;
             /** @enum {string} */
             proration_behavior?: 'prorate' | 'invoice' | 'none';
+            /** @description Days after a renewal is first refused on which it is tried again; [] for no retry */
+            dunning_retry_days?: number[];
+            /**
+             * @description Where a subscription ends up when every retry was refused
+             * @enum {string}
+             */
+            dunning_exhausted_status?: 'unpaid' | 'canceled';
           };
           notification_settings?: {
             new_sale?: boolean;
@@ -1669,6 +1696,9 @@ export interface operations {
               allow_multiple_subscriptions: boolean;
               allow_customer_updates: boolean;
               proration_behavior: string;
+              dunning_retry_days: number[];
+              /** @enum {string} */
+              dunning_exhausted_status: 'unpaid' | 'canceled';
             };
             notification_settings: {
               new_sale: boolean;
@@ -10767,6 +10797,209 @@ export interface operations {
       };
       /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  updateSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description true: it ends when the current period does, with no further charge; false: undo that */
+              cancel_at_period_end: boolean;
+            }
+          | {
+              /**
+               * @description End it now: no renewal or dunning retry is charged again
+               * @enum {boolean}
+               */
+              revoke: true;
+            };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+            customer_id: string;
+            product_id: string;
+            price_id: string;
+            checkout_id: string | null;
+            /**
+             * @description gateway: the gateway renews it; manual: our own renewals charge it
+             * @enum {string}
+             */
+            recurrence_billing: 'gateway' | 'manual';
+            gateway_subscription_id: string | null;
+            /** @description What each period is charged, after discount, in cents */
+            amount: number;
+            /** @description The price before discounts, in cents */
+            subtotal_amount: number;
+            /** @description Upper case, as on checkouts */
+            currency: string;
+            discount_id: string | null;
+            current_period_start: string;
+            current_period_end: string;
+            /** @description 0 during the trial, then 1, 2… */
+            period_number: number;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            canceled_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            modified_at: string | null;
+            /** @description subscription:<id>, the Temporal workflow that bills it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI */
+            workflow_url: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -52,9 +52,11 @@ describe('configuration', () => {
     );
   });
 
-  it('needs a way to verify user JWTs', () => {
+  it('needs a way to verify user JWTs in the API, and none in the worker (which verifies no JWT)', () => {
     expect(() => loadConfig({})).toThrow(ConfigError);
     expect(() => loadConfig({})).toThrow(/JWT_SECRET or JWT_JWKS_URL/);
+    expect(() => loadConfig({}, 'api')).toThrow(/JWT_SECRET or JWT_JWKS_URL/);
+    expect(loadConfig({}, 'worker').JWT_SECRET).toBeUndefined();
   });
 
   it('needs GATEWAY_URL for the HTTP gateway', () => {
