@@ -108,7 +108,10 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
   }
 
-  /** Applies a lifecycle change and writes its event; the new status (unchanged when it did not apply). */
+  /**
+   * Applies a lifecycle change and writes its event; the subscription as it stands (unchanged when
+   * the change does not apply).
+   */
   async function change(
     tx: SqlExecutor,
     t: Terms,
