@@ -41,6 +41,8 @@ export interface PreparedConfirmation {
     trial: { interval: PeriodInterval; count: number } | null;
     billing: 'gateway' | 'manual';
   } | null;
+  /** A renewal checkout: the subscription and the period it pays (no new subscription is made). */
+  renewal?: { subscriptionId: string; period: number } | null;
 }
 
 export function wireCheckout(c: CheckoutEntity) {
@@ -183,6 +185,10 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           expiresAt: new Date(c.expires_at).toISOString(),
           buyer: { email, name: c.customer_name, taxId: c.customer_tax_id },
           priceId: c.product_price_id,
+          renewal:
+            c.subscription_id && c.renewal_period !== null
+              ? { subscriptionId: c.subscription_id, period: c.renewal_period }
+              : null,
           recurring:
             c.price_type === 'recurring' && c.price_interval
               ? {
@@ -246,6 +252,8 @@ interface PreparingRow {
   trial_interval: PeriodInterval | null;
   trial_interval_count: number | null;
   recurrence_billing: 'gateway' | 'manual';
+  subscription_id: string | null;
+  renewal_period: number | null;
   price_type: 'one_time' | 'recurring';
   price_interval: PeriodInterval | null;
   price_interval_count: number | null;

@@ -6,6 +6,7 @@ import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { enterPeriod, lockedTerms, traceCharge } from './subscription-periods.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 
 type Row = Record<string, unknown>;
@@ -77,6 +78,7 @@ interface CheckoutRow {
   customer_billing_address: Record<string, unknown> | null;
   customer_metadata: Record<string, unknown> | null;
   subscription_id: string | null;
+  renewal_period: number | null;
   recurrence_billing: 'gateway' | 'manual';
   payment_method: string | null;
 }
@@ -114,9 +116,12 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     const transactionId = input.payment
       ? await upsertTransaction(tx, { organizationId: org, checkoutId: checkout.id }, input.payment)
       : null;
-    const subscriptionId = input.subscription
-      ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
-      : null;
+    const subscriptionId =
+      checkout.renewal_period !== null
+        ? await payRenewal(tx, checkout, transactionId, now)
+        : input.subscription
+          ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
+          : null;
 
     const saleId = uuidv7();
     const installments = input.payment?.installments ?? 1;
@@ -185,6 +190,36 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     await insertEvents(tx, org, events);
     return { customerId, subscriptionId, saleId };
   });
+}
+
+/**
+ * A renewal checkout's payment moves its subscription into the period it pays, and takes its place in
+ * the subscription's timeline (the next try of that period). A period paid already (the saved card
+ * was charged first) or a subscription that has ended refuses the record: the capture is given back.
+ */
+async function payRenewal(
+  tx: SqlExecutor,
+  checkout: CheckoutRow,
+  transactionId: string | null,
+  at: Date,
+): Promise<string> {
+  const period = checkout.renewal_period!;
+  const t = await lockedTerms(tx, checkout.subscription_id!, true);
+  if (t.status === 'canceled' || t.period_number >= period) {
+    throw ApplicationFailure.nonRetryable(
+      `Period ${period} of subscription ${t.id} is paid already, or the subscription has ended`,
+      'RecordingRejected',
+    );
+  }
+  const [next] = await tx.execute<{ n: number }[]>(
+    `select coalesce(max(try_number), 0) + 1 as n from subscription_charges where subscription_id = ? and period_number = ?`,
+    [t.id, period],
+  );
+  const amount = Number(checkout.amount);
+  const trace = { period, tryNumber: next!.n, amount, currency: checkout.currency, transactionId, at };
+  await traceCharge(tx, t, { ...trace, outcome: 'succeeded', declineReason: null });
+  await enterPeriod(tx, t, period, amount, at);
+  return t.id;
 }
 
 async function insertSubscription(

@@ -8,18 +8,17 @@ import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
-import type { PeriodInterval } from '../domain/periods.ts';
 import {
   dunningSettings,
   periodBounds,
   renewalAmount,
   renewalChargeKey,
-  transition,
   type DunningExhaustedStatus,
   type SubscriptionChange,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { applyChange, enterPeriod, lockedTerms, termsOf, traceCharge, type Terms } from './subscription-periods.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 
@@ -55,38 +54,13 @@ export interface RenewalOutcome {
   currency: string;
   /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
   payment: PaymentSummary | null;
+  /** The period was paid meanwhile (a renewal checkout): nothing was charged. */
+  paidAlready?: boolean;
 }
-
-/** The row and the terms a renewal is charged on. */
-interface Terms extends Row {
-  id: string;
-  organization_id: string;
-  customer_id: string;
-  product_id: string;
-  price_id: string;
-  status: SubscriptionStatus;
-  period_number: number;
-  billing_anchor: string;
-  subtotal_amount: string;
-  currency: string;
-  discount_id: string | null;
-  card_token_id: string | null;
-  interval: PeriodInterval;
-  interval_count: number | null;
-}
-
-const TERMS = `select s.*, p.interval, p.interval_count from subscriptions s join prices p on p.id = s.price_id
-  where s.id = ?`;
 
 export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
   const db = plainSql(orm);
-
-  async function terms(tx: SqlExecutor, subscriptionId: string, lock = false): Promise<Terms> {
-    const [row] = await tx.execute<Terms[]>(TERMS + (lock ? ' for update of s' : ''), [subscriptionId]);
-    if (!row) throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
-    return row;
-  }
 
   /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
   async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
@@ -106,32 +80,6 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         }
       : null;
     return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
-  }
-
-  /**
-   * Applies a lifecycle change and writes its event; the subscription as it stands (unchanged when
-   * the change does not apply).
-   */
-  async function change(
-    tx: SqlExecutor,
-    t: Terms,
-    what: SubscriptionChange,
-    at: Date,
-    exhausted?: DunningExhaustedStatus,
-  ): Promise<SubscriptionRecord> {
-    const next = transition(t.status, what, exhausted);
-    if (!next) return subscriptionRecord(t);
-    const ends = next.status === 'canceled';
-    const [row] = await tx.execute<Row[]>(
-      `update subscriptions set status = ?, modified_at = ?,
-         canceled_at = case when ? then coalesce(canceled_at, ?) else canceled_at end,
-         ended_at = case when ? then ? else ended_at end
-       where id = ? returning *`,
-      [next.status, at, ends, at, ends, at, t.id],
-    );
-    const record = subscriptionRecord(row!);
-    await insertEvents(tx, t.organization_id, [[next.event, { ...record }]]);
-    return record;
   }
 
   return {
@@ -158,28 +106,34 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
 
     /** Charges the saved card for the period; a decline is an answer (status failed), not an error. */
     async chargeRenewal(input: RenewalCharge): Promise<RenewalOutcome> {
-      const t = await terms(executorOf(db.query), input.subscriptionId);
-      const amount = await amountOf(executorOf(db.query), t, input.period);
-      const currency = t.currency.toUpperCase();
-      if (amount === 0) return { amount, currency, payment: null };
-      if (!t.card_token_id) {
-        throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
-      }
-      const charged = await callGateway(() =>
-        gateway.chargeCard(
-          {
-            reference: t.id,
-            amount,
-            currency,
-            installments: 1,
-            noFeesInstallments: true,
-            card: { token: t.card_token_id! },
-            capture: true,
-          },
-          renewalChargeKey(t.id, input.period, input.tryNumber),
-        ),
-      );
-      return { amount, currency, payment: summarize(charged) };
+      // Under the subscription's row lock, which a renewal checkout's sale also takes: either the period
+      // is found paid here, or that sale finds it paid and gives its capture back. Never both.
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        const amount = await amountOf(tx, t, input.period);
+        const currency = t.currency.toUpperCase();
+        if (t.period_number >= input.period) return { amount, currency, payment: null, paidAlready: true };
+        if (amount === 0) return { amount, currency, payment: null };
+        if (!t.card_token_id) {
+          throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
+        }
+        const charged = await callGateway(() =>
+          gateway.chargeCard(
+            {
+              reference: t.id,
+              amount,
+              currency,
+              installments: 1,
+              noFeesInstallments: true,
+              card: { token: t.card_token_id! },
+              capture: true,
+            },
+            renewalChargeKey(t.id, input.period, input.tryNumber),
+          ),
+        );
+        return { amount, currency, payment: summarize(charged) };
+      });
     },
 
     /** Gives a renewal's capture back (a revocation that raced the charge): never a charge after cancellation. */
@@ -199,12 +153,12 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
      * active, and the events, in one transaction. A period already recorded changes nothing.
      */
     async recordRenewal(
-      input: RenewalCharge & RenewalOutcome & { at: string },
+      input: RenewalCharge & RenewalOutcome & { at: string; enter?: boolean },
     ): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await terms(tx, input.subscriptionId, true);
-        const unchanged = { status: t.status, periodEnd: new Date(t.current_period_end as string).toISOString() };
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        const unchanged = { status: t.status, periodEnd: new Date(t.current_period_end).toISOString() };
         if (t.period_number >= input.period) return unchanged;
         const at = new Date(input.at);
         const org = t.organization_id;
@@ -212,7 +166,8 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         // This try is recorded already (a retried activity whose period was not entered: revoked meanwhile).
-        if (!(await traceCharge(tx, t, input, 'succeeded', null, transactionId, at))) return unchanged;
+        const traced = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
+        if (!(await traceCharge(tx, t, traced))) return unchanged;
         const subtotal = Number(t.subtotal_amount);
         const sale = {
           id: uuidv7(),
@@ -259,16 +214,9 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             ]
           : [];
         await insertEvents(tx, org, events);
-        const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), input.period);
         // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
-        if (t.status === 'canceled') return unchanged;
-        await tx.execute(
-          `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
-           where id = ?`,
-          [input.period, bounds.start, bounds.end, input.amount, t.id],
-        );
-        const { status } = await change(tx, { ...t, period_number: input.period }, 'charge_succeeded', at);
-        return { status, periodEnd: bounds.end.toISOString() };
+        if (input.enter === false || t.status === 'canceled') return unchanged;
+        return enterPeriod(tx, t, input.period, input.amount, at);
       });
     },
 
@@ -278,13 +226,14 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     ): Promise<SubscriptionStatus> {
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await terms(tx, input.subscriptionId, true);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
         const at = new Date(input.at);
         const transactionId = input.payment
           ? await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment)
           : null;
-        if (!(await traceCharge(tx, t, input, 'failed', input.declineReason, transactionId, at))) return t.status;
-        return (await change(tx, t, 'charge_failed', at)).status;
+        const traced = { ...input, outcome: 'failed' as const, transactionId, at };
+        if (!(await traceCharge(tx, t, traced))) return t.status;
+        return (await applyChange(tx, t, 'charge_failed', at)).status;
       });
     },
 
@@ -292,7 +241,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     async recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void> {
       await db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await terms(tx, input.subscriptionId, true);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
         const transactionId = await upsertTransaction(
           tx,
           { organizationId: t.organization_id, checkoutId: null },
@@ -332,8 +281,8 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     }): Promise<SubscriptionRecord> {
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await terms(tx, input.subscriptionId, true);
-        return change(tx, t, input.change, new Date(input.at), input.exhaustedStatus);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        return applyChange(tx, t, input.change, new Date(input.at), input.exhaustedStatus);
       });
     },
 
@@ -345,7 +294,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     }): Promise<SubscriptionRecord> {
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await terms(tx, input.subscriptionId, true);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
         if (t.status === 'canceled' || Boolean(t.cancel_at_period_end) === input.cancel) return subscriptionRecord(t);
         const [row] = await tx.execute<Row[]>(
           'update subscriptions set cancel_at_period_end = ?, modified_at = ? where id = ? returning *',
@@ -358,38 +307,4 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       });
     },
   };
-}
-
-const termsOf = (t: Terms) => ({ interval: t.interval, intervalCount: t.interval_count ?? 1 });
-
-/** One row of the renewal timeline; false when this try was already traced (a retried activity). */
-async function traceCharge(
-  tx: SqlExecutor,
-  t: Terms,
-  c: RenewalCharge & RenewalOutcome,
-  outcome: 'succeeded' | 'failed',
-  declineReason: string | null,
-  transactionId: string | null,
-  at: Date,
-): Promise<boolean> {
-  const inserted = await tx.execute<Row[]>(
-    `insert into subscription_charges (id, organization_id, subscription_id, period_number, try_number, amount,
-       currency, outcome, decline_reason, transaction_id, attempted_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (subscription_id, period_number, try_number) do nothing returning id`,
-    [
-      uuidv7(),
-      t.organization_id,
-      t.id,
-      c.period,
-      c.tryNumber,
-      c.amount,
-      c.currency,
-      outcome,
-      declineReason,
-      transactionId,
-      at,
-    ],
-  );
-  return inserted.length > 0;
 }

@@ -66,8 +66,11 @@ export interface CreateCheckoutRequest {
    * opened by a buyer): the checkout is created at full price instead of showing the buyer an error.
    */
   discountPolicy?: 'strict' | 'when_applicable';
-  /** A renewal of an existing subscription: its price still renews after being archived for new buyers. */
-  renewal?: boolean;
+  /**
+   * A renewal of an existing subscription, paying its period `period`: its price still renews after
+   * being archived for new buyers.
+   */
+  renewal?: { period: number };
 }
 
 export async function createCheckout(
@@ -149,6 +152,7 @@ export async function createCheckout(
       customerTaxId: taxId,
       customerMetadata: input.customer_metadata ?? {},
       subscriptionId: input.subscription_id ?? null,
+      renewalPeriod: request.renewal?.period ?? null,
       recurrenceBilling: input.recurrence_billing,
       trialInterval: input.trial_interval ?? null,
       trialIntervalCount: input.trial_interval_count ?? null,

@@ -7,9 +7,10 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
-  patched,
   setHandler,
   sleep,
   startChild,
@@ -38,7 +39,7 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import type { subscriptionWorkflow } from './subscription.ts';
+import { renewalPaidSignal, type subscriptionWorkflow } from './subscription.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
 export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
@@ -280,7 +281,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
    */
   async function recordSale(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
     const paidAt = new Date();
-    const recurring = a.prepared.recurring;
+    // A renewal checkout pays a period of its subscription: no new subscription, no gateway recurrence.
+    const recurring = a.prepared.renewal ? null : a.prepared.recurring;
     const period = recurring
       ? firstSubscriptionPeriod(
           { interval: recurring.interval, intervalCount: recurring.intervalCount },
@@ -331,8 +333,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       { key: CUSTOMER_ID, value: sale.customerId },
       ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
     ]);
-    // Runs recorded before subscriptions had a workflow of their own replay without this start.
-    if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
+    const renewal = a.prepared.renewal;
+    if (renewal && patched(RENEWAL_SIGNAL_PATCH)) {
+      // The sale moved the subscription into the paid period; its workflow reads it again.
+      await getExternalWorkflowHandle(subscriptionWorkflowId(renewal.subscriptionId))
+        .signal(renewalPaidSignal)
+        .catch(() => undefined); // no running workflow (ended, or recorded before they existed): nothing to tell
+    } else if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
+      // Runs recorded before subscriptions had a workflow of their own replay without this start.
       await startSubscription(sale.subscriptionId, sale.customerId);
     }
     return { outcome: 'succeeded', checkout: view(a, payment?.paymentData ?? null), payment };
@@ -491,6 +499,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 }
 
 const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
+const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */
 function isFailure(err: unknown, type: string): boolean {

@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   proxyActivities,
   setHandler,
@@ -52,6 +53,8 @@ export interface SubscriptionWorkflowInput {
 /** A merchant's change; answers with the subscription as it was written. */
 export const changeSubscriptionUpdate = defineUpdate<SubscriptionRecord, [SubscriptionAction]>('changeSubscription');
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
+/** A renewal checkout paid a period (its sale moved the subscription): the workflow reads it again. */
+export const renewalPaidSignal = defineSignal('renewalPaid');
 
 /** Database steps: retried until they succeed. */
 const records = proxyActivities<Activities>({
@@ -88,7 +91,13 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** Updates waiting for their database step; renewals wait for them, so the two never interleave. */
   let changing = 0;
 
+  /** A renewal checkout was paid: the subscription is read again before anything is charged. */
+  let paidElsewhere = false;
+
   setHandler(subscriptionStateQuery, () => ({ ...state }));
+  setHandler(renewalPaidSignal, () => {
+    paidElsewhere = true;
+  });
   setHandler(
     changeSubscriptionUpdate,
     async (action) => {
@@ -127,9 +136,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
 
   const ended = () => revoked || state.status === 'canceled';
   /** Waits until `when` (or forever), or until the subscription ends; true when it ended. */
+  const interrupted = () => ended() || paidElsewhere;
   const waitUntil = async (when: number | null) => {
-    if (when === null) await condition(ended);
-    else await condition(ended, Math.max(when - Date.now(), 1));
+    if (when === null) await condition(interrupted);
+    else await condition(interrupted, Math.max(when - Date.now(), 1));
     await condition(() => changing === 0);
     return ended();
   };
@@ -148,6 +158,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       continue;
     }
     if (await waitUntil(due)) break;
+    if (paidElsewhere) {
+      paidElsewhere = false;
+      if (await refreshed()) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
+      continue;
+    }
     if (state.cancelAtPeriodEnd) {
       // The period is over (or, in dunning, the next retry is due): it ends with no further charge.
       const closed = await records.changeSubscription({
@@ -182,10 +197,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   async function renew(): Promise<boolean> {
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
+    if (outcome.paidAlready) return refreshed();
     const at = new Date().toISOString();
     const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
     if (paid) {
-      const recorded = await records.recordRenewal({ ...charge, ...outcome, at });
+      // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
+      const recorded = await records.recordRenewal({ ...charge, ...outcome, at, enter: !revoked });
       state.status = recorded.status;
       if (revoked && outcome.payment) {
         // Revoked while the charge was on its way: the money goes back.
@@ -205,6 +222,18 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // A hard decline skips the remaining retries: the next try is past the schedule.
     state.tryNumber = isHardDecline(reason) ? state.retryDays.length + 2 : state.tryNumber + 1;
     return false;
+  }
+
+  /** Reads the subscription again; true when a period was paid meanwhile (it moved on). */
+  async function refreshed(): Promise<boolean> {
+    const plan = await records.loadSubscription(subscriptionId);
+    state.status = plan.status;
+    if (plan.periodNumber <= state.periodNumber) return false;
+    state.periodNumber = plan.periodNumber;
+    state.periodEnd = plan.currentPeriodEnd;
+    state.tryNumber = 1;
+    state.firstFailureAt = null;
+    return true;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FilterQuery } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Discount, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
@@ -182,9 +182,10 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: 'Open the checkout that pays the next period of a manually billed subscription',
         description:
-          "The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period.",
+          "The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period. " +
+          'A payable (open or confirmed) renewal checkout of that period is answered as it is (200) rather than opened twice; paying it moves the subscription to that period.',
         params: checkoutParams,
-        response: { 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
+        response: { 200: checkoutSchema, 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
       },
     },
     async (request, reply) => {
@@ -204,6 +205,16 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       if (!subscription || subscription.status === 'canceled') {
         throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
       }
+      const period = subscription.periodNumber + 1;
+      const payable = () =>
+        em.findOne(Checkout, {
+          organizationId,
+          subscriptionId: subscription.id,
+          renewalPeriod: period,
+          status: { $in: ['open', 'confirmed'] },
+        });
+      const open = await payable();
+      if (open) return reply.status(200).send(checkoutRecord(open));
       const held = subscription.discountId
         ? await em.findOne(Discount, { id: subscription.discountId, deletedAt: null })
         : null;
@@ -247,14 +258,21 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         },
         no_fees_installments: original.noFeesInstallments,
       };
-      const checkout = await createCheckout(deps, {
-        actingOrganizationId: organizationId,
-        allowSubOrganizations: false,
-        input,
-        discountPolicy: 'when_applicable',
-        renewal: true,
-      });
-      return reply.status(201).send(checkoutRecord(checkout));
+      try {
+        const checkout = await createCheckout(deps, {
+          actingOrganizationId: organizationId,
+          allowSubOrganizations: false,
+          input,
+          discountPolicy: 'when_applicable',
+          renewal: { period },
+        });
+        return reply.status(201).send(checkoutRecord(checkout));
+      } catch (err) {
+        // A concurrent call opened it first (the payable renewal of a period is unique): that one is the answer.
+        const raced = err instanceof UniqueConstraintViolationException ? await payable() : null;
+        if (raced) return reply.status(200).send(checkoutRecord(raced));
+        throw err;
+      }
     },
   );
 

@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { parseSorting } from '../../domain/pagination.ts';
+import { isDunningSchedule } from '../../domain/subscriptions.ts';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_SUBSCRIPTION_SETTINGS,
@@ -112,6 +113,18 @@ function mayManage(actor: MemberRole, target: MemberRole): boolean {
 }
 
 /** Fills in the fields the PATCH body carries; returns false when it carries none. */
+/** Settings rules JSON Schema cannot state: a 422 (docs/decisions.md, "400 or 422"). */
+function checkSubscriptionSettings(settings: { dunning_retry_days?: number[] } | undefined): void {
+  const days = settings?.dunning_retry_days;
+  if (days && !isDunningSchedule(days)) {
+    throw unprocessable(
+      'invalid_dunning_schedule',
+      'Invalid dunning schedule',
+      'subscription_settings.dunning_retry_days must be increasing: days after the first refusal',
+    );
+  }
+}
+
 function applyUpdate(org: OrganizationRow, body: UpdateOrganizationBody): boolean {
   const scalar = {
     name: body.name,
@@ -193,6 +206,7 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
     async (request, reply) => {
       const user = userCredential(request);
       const body = request.body;
+      checkSubscriptionSettings(body.subscription_settings);
       const em = deps.orm.em.fork();
       if (await em.count(Organization, { slug: body.slug })) throw slugTaken(body.slug);
       try {
@@ -329,6 +343,7 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
           }
           throw notFound('Organization');
         }
+        checkSubscriptionSettings(request.body.subscription_settings);
         if (!applyUpdate(org, request.body)) return org;
         org.modifiedAt = new Date();
         recordEvent(tx, org.id, 'organization.updated', toOrganizationBody(org));

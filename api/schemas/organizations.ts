@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { emailAddress, objectKey } from './common.ts';
 import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
-import {
-  DUNNING_EXHAUSTED_STATUSES,
-  isDunningSchedule,
-  MAX_DUNNING_DAY,
-  MAX_DUNNING_RETRIES,
-} from '../../domain/subscriptions.ts';
+import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62})[a-z0-9]$/;
@@ -22,8 +17,9 @@ export const subscriptionSettingsInput = z.strictObject({
   dunning_retry_days: z
     .array(z.number().int().min(1).max(MAX_DUNNING_DAY))
     .max(MAX_DUNNING_RETRIES)
-    .refine(isDunningSchedule, 'must be increasing: days after the first refusal')
-    .describe('Days after a renewal is first refused on which it is tried again; [] for no retry')
+    .describe(
+      'Days after a renewal is first refused on which it is tried again, increasing (422 otherwise); [] for no retry',
+    )
     .optional(),
   dunning_exhausted_status: z
     .enum(DUNNING_EXHAUSTED_STATUSES)

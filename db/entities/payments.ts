@@ -80,6 +80,8 @@ export const Checkout = defineEntity({
     customerTaxId: p.string().nullable(),
     customerMetadata: p.json<Record<string, unknown>>(),
     subscriptionId: p.uuid().nullable(),
+    /** The period of `subscriptionId` this checkout pays (a renewal checkout); null otherwise. */
+    renewalPeriod: p.integer().nullable(),
     recurrenceBilling: p.enum(['gateway', 'manual'] as const),
     trialInterval: p.enum(['day', 'week', 'month', 'year'] as const).nullable(),
     trialIntervalCount: p.integer().nullable(),

@@ -5,6 +5,7 @@ import { Migration0004GatewaySimulatorBooks } from './0004-gateway-simulator-boo
 import { Migration0005IdempotencyLease } from './0005-idempotency-lease.ts';
 import { Migration0006CheckoutIntegrity } from './0006-checkout-integrity.ts';
 import { Migration0007SubscriptionLifecycle } from './0007-subscription-lifecycle.ts';
+import { Migration0008RenewalCheckouts } from './0008-renewal-checkouts.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: '0005-idempotency-lease', class: Migration0005IdempotencyLease },
   { name: '0006-checkout-integrity', class: Migration0006CheckoutIntegrity },
   { name: '0007-subscription-lifecycle', class: Migration0007SubscriptionLifecycle },
+  { name: '0008-renewal-checkouts', class: Migration0008RenewalCheckouts },
 ];

@@ -523,7 +523,7 @@ export interface paths {
     put?: never;
     /**
      * Open the checkout that pays the next period of a manually billed subscription
-     * @description The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period.
+     * @description The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period. A payable (open or confirmed) renewal checkout of that period is answered as it is (200) rather than opened twice; paying it moves the subscription to that period.
      */
     post: operations['createManualRenewalCheckout'];
     delete?: never;
@@ -1238,7 +1238,7 @@ export interface operations {
             allow_customer_updates?: boolean;
             /** @enum {string} */
             proration_behavior?: 'prorate' | 'invoice' | 'none';
-            /** @description Days after a renewal is first refused on which it is tried again; [] for no retry */
+            /** @description Days after a renewal is first refused on which it is tried again, increasing (422 otherwise); [] for no retry */
             dunning_retry_days?: number[];
             /**
              * @description Where a subscription ends up when every retry was refused
@@ -1644,7 +1644,7 @@ export interface operations {
             allow_customer_updates?: boolean;
             /** @enum {string} */
             proration_behavior?: 'prorate' | 'invoice' | 'none';
-            /** @description Days after a renewal is first refused on which it is tried again; [] for no retry */
+            /** @description Days after a renewal is first refused on which it is tried again, increasing (422 otherwise); [] for no retry */
             dunning_retry_days?: number[];
             /**
              * @description Where a subscription ends up when every retry was refused
@@ -9105,6 +9105,95 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+          };
+        };
+      };
       /** @description Default Response */
       201: {
         headers: {

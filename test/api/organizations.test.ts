@@ -187,11 +187,6 @@ describe('POST /api/v1/organizations/', () => {
       'body.subscription_settings.proration_behavior',
     ],
     [
-      'the dunning days are not increasing',
-      { subscription_settings: { dunning_retry_days: [3, 1] } },
-      'body.subscription_settings.dunning_retry_days',
-    ],
-    [
       'a dunning retry is more than 60 days out',
       { subscription_settings: { dunning_retry_days: [61] } },
       'body.subscription_settings.dunning_retry_days.0',
@@ -218,6 +213,25 @@ describe('POST /api/v1/organizations/', () => {
     expect(res.body.code).toBe('validation_error');
     expect(res.body.detail).toContain(field);
     expect(await sql('select 1 from organizations where slug = ?', [slug])).toHaveLength(0);
+  });
+
+  it('is 422 for a dunning schedule that is not increasing (a rule JSON Schema cannot state), on create and update', async () => {
+    const admin = await adminUser();
+    const slug = newSlug();
+    const bad = { subscription_settings: { dunning_retry_days: [3, 1] } };
+    const created = await api.call('POST', `${ORGS}/`, {
+      token: admin.jwt,
+      body: { name: 'Acme', slug, terms: true, ...bad },
+    });
+    expect(created.status).toBe(422);
+    expect(created.body).toMatchObject({ code: 'invalid_dunning_schedule', error: 'Invalid dunning schedule' });
+    expect(await sql('select 1 from organizations where slug = ?', [slug])).toHaveLength(0);
+    const ok = await api.call('POST', `${ORGS}/`, { token: admin.jwt, body: { name: 'Acme', slug, terms: true } });
+    expect(ok.status).toBe(201);
+    const updated = await api.call('PATCH', `${ORGS}/${ok.body.id}`, { token: admin.jwt, body: { ...bad } });
+    expect(updated.status).toBe(422);
+    const [row] = await sql('select subscription_settings from organizations where id = ?', [ok.body.id]);
+    expect(row.subscription_settings.dunning_retry_days).toEqual([1, 3, 5, 7]);
   });
 
   it('accepts the longest and shortest slugs', async () => {

@@ -28,16 +28,8 @@ afterAll(async () => {
 const sql = <T = Record<string, any>>(q: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<T[]>(q, params);
 
-/** A paid monthly subscription of a new organization, and an OAT of that organization. */
-async function paidSubscription() {
-  const org = await makeOrganization(api.orm);
-  const c = await makeCheckout(api.orm, temporal, {
-    organizationId: org.id,
-    recurring: 'month',
-    recurrenceBilling: 'manual',
-    amount: 4_990,
-  });
-  const paid = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
+const payByCard = (clientSecret: string) =>
+  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, {
     body: {
       payment_method: 'credit_card',
       card: {
@@ -50,6 +42,17 @@ async function paidSubscription() {
       },
     },
   });
+
+/** A paid monthly subscription of a new organization, and an OAT of that organization. */
+async function paidSubscription() {
+  const org = await makeOrganization(api.orm);
+  const c = await makeCheckout(api.orm, temporal, {
+    organizationId: org.id,
+    recurring: 'month',
+    recurrenceBilling: 'manual',
+    amount: 4_990,
+  });
+  const paid = await payByCard(c.clientSecret);
   expect(paid.status).toBe(200);
   const [sub] = await sql('select id, card_token_id from subscriptions where checkout_id = ?', [c.id]);
   return {
@@ -157,5 +160,66 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
     expect(refused.status).toBe(403);
     const [row] = await sql('select status from subscriptions where id = ?', [s.id]);
     expect(row!.status).toBe('active');
+  });
+});
+
+describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
+  const renewal = (s: { checkoutId: string; oat: string }) =>
+    api.call('POST', `/api/v1/checkouts/${s.checkoutId}/manual-renewal-checkout`, { token: s.oat });
+
+  it('hands out one payable checkout per period; paying it moves the same subscription on, and its workflow with it', async () => {
+    const s = await paidSubscription();
+    const first = await renewal(s);
+    expect(first.status).toBe(201);
+    const again = await renewal(s);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+
+    const paid = await payByCard(first.body.client_secret);
+    expect(paid.status).toBe(200);
+    expect(paid.body.status).toBe('succeeded');
+    const subscriptions = await sql('select id, period_number, status from subscriptions where organization_id = ?', [
+      s.organizationId,
+    ]);
+    expect(subscriptions).toEqual([{ id: s.id, period_number: 2, status: 'active' }]);
+    const charges = await sql(
+      'select period_number, try_number, amount::int as amount, outcome from subscription_charges where subscription_id = ?',
+      [s.id],
+    );
+    expect(charges).toEqual([{ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }]);
+    const sales = await sql('select subscription_id from sales where organization_id = ?', [s.organizationId]);
+    expect(sales).toEqual([{ subscription_id: s.id }, { subscription_id: s.id }]);
+    // The signal reaches the subscription's workflow, which reads the paid period.
+    const handle = temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
+    for (let i = 0; i < 100 && (await handle.query(subscriptionStateQuery)).periodNumber !== 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+    await recordHistory(temporal, 'card-renewal-checkout', first.body.id);
+
+    const next = await renewal(s);
+    expect(next.status).toBe(201);
+    expect(next.body.id).not.toBe(first.body.id);
+  });
+
+  it('a renewal checkout whose period was paid meanwhile gives its capture back: never two payments for a period', async () => {
+    const s = await paidSubscription();
+    const open = await renewal(s);
+    expect(open.status).toBe(201);
+    // The saved card paid period 2 first.
+    await sql('update subscriptions set period_number = 2 where id = ?', [s.id]);
+    const paid = await payByCard(open.body.client_secret);
+    expect(paid.status).toBe(422);
+    expect(paid.body.decline_reason).toBe('recording_failed');
+    const ledger = await sql(
+      `select l.kind, l.amount::int as amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? order by l.id`,
+      [open.body.id],
+    );
+    expect(ledger).toEqual([
+      { kind: 'capture', amount: 4_990 },
+      { kind: 'refund', amount: 4_990 },
+    ]);
+    expect(await sql('select 1 from subscription_charges where subscription_id = ?', [s.id])).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { WorkflowUpdateStage } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
@@ -336,10 +337,13 @@ describe('subscription workflow', () => {
       async (handle) => {
         const skipping = env.sleep(await until(addMonth(s.anchor), DAY));
         await atCharge;
-        const revoking = handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
-        while ((await row(s.id)).status !== 'canceled') await new Promise((r) => setTimeout(r, 50));
+        // The workflow has taken the revocation (its row waits for the charge's lock) before the gateway answers.
+        const revoking = await handle.startUpdate(changeSubscriptionUpdate, {
+          args: ['revoke'],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
         release();
-        expect((await revoking).status).toBe('canceled');
+        expect((await revoking.result()).status).toBe('canceled');
         await skipping;
         return handle.result();
       },

@@ -1,0 +1,130 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { uuidv7 } from 'uuidv7';
+import { insertEvents } from '../db/events.ts';
+import type { Row, SqlExecutor } from '../db/plain-sql.ts';
+import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
+import type { PeriodInterval } from '../domain/periods.ts';
+import {
+  periodBounds,
+  transition,
+  type DunningExhaustedStatus,
+  type SubscriptionChange,
+  type SubscriptionStatus,
+} from '../domain/subscriptions.ts';
+
+/**
+ * The writes a subscription's period takes, shared by its own renewals (activities/subscriptions.ts)
+ * and by a renewal checkout's sale (activities/checkout-sale.ts): both run them under the
+ * subscription's row lock, in the caller's transaction.
+ */
+
+/** The subscription's row and its price's terms. */
+export interface Terms extends Row {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  product_id: string;
+  price_id: string;
+  status: SubscriptionStatus;
+  period_number: number;
+  billing_anchor: string;
+  current_period_end: string;
+  subtotal_amount: string;
+  currency: string;
+  discount_id: string | null;
+  card_token_id: string | null;
+  interval: PeriodInterval;
+  interval_count: number | null;
+}
+
+export const termsOf = (t: Terms) => ({ interval: t.interval, intervalCount: t.interval_count ?? 1 });
+
+/** The subscription and its terms; `lock` holds its row until the transaction ends. */
+export async function lockedTerms(tx: SqlExecutor, subscriptionId: string, lock = false): Promise<Terms> {
+  const [row] = await tx.execute<Terms[]>(
+    `select s.*, p.interval, p.interval_count from subscriptions s join prices p on p.id = s.price_id where s.id = ?` +
+      (lock ? ' for update of s' : ''),
+    [subscriptionId],
+  );
+  if (!row) throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
+  return row;
+}
+
+/**
+ * Applies a lifecycle change and writes its event; the subscription as it stands (unchanged when
+ * the change does not apply).
+ */
+export async function applyChange(
+  tx: SqlExecutor,
+  t: Terms,
+  what: SubscriptionChange,
+  at: Date,
+  exhausted?: DunningExhaustedStatus,
+): Promise<SubscriptionRecord> {
+  const next = transition(t.status, what, exhausted);
+  if (!next) return subscriptionRecord(t);
+  const ends = next.status === 'canceled';
+  const [row] = await tx.execute<Row[]>(
+    `update subscriptions set status = ?, modified_at = ?,
+       canceled_at = case when ? then coalesce(canceled_at, ?) else canceled_at end,
+       ended_at = case when ? then ? else ended_at end
+     where id = ? returning *`,
+    [next.status, at, ends, at, ends, at, t.id],
+  );
+  const record = subscriptionRecord(row!);
+  await insertEvents(tx, t.organization_id, [[next.event, { ...record }]]);
+  return record;
+}
+
+/** Moves a paid subscription into `period` (its anchored bounds, what it was charged) and makes it active. */
+export async function enterPeriod(
+  tx: SqlExecutor,
+  t: Terms,
+  period: number,
+  amount: number,
+  at: Date,
+): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
+  const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), period);
+  await tx.execute(
+    `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
+     where id = ?`,
+    [period, bounds.start, bounds.end, amount, t.id],
+  );
+  const { status } = await applyChange(tx, { ...t, period_number: period }, 'charge_succeeded', at);
+  return { status, periodEnd: bounds.end.toISOString() };
+}
+
+export interface ChargeTrace {
+  period: number;
+  tryNumber: number;
+  amount: number;
+  currency: string;
+  outcome: 'succeeded' | 'failed';
+  declineReason: string | null;
+  transactionId: string | null;
+  at: Date;
+}
+
+/** One row of the renewal timeline; false when this try was already traced (a retried activity). */
+export async function traceCharge(tx: SqlExecutor, t: Terms, c: ChargeTrace): Promise<boolean> {
+  const inserted = await tx.execute<Row[]>(
+    `insert into subscription_charges (id, organization_id, subscription_id, period_number, try_number, amount,
+       currency, outcome, decline_reason, transaction_id, attempted_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (subscription_id, period_number, try_number) do nothing returning id`,
+    [
+      uuidv7(),
+      t.organization_id,
+      t.id,
+      c.period,
+      c.tryNumber,
+      c.amount,
+      c.currency,
+      c.outcome,
+      c.declineReason,
+      c.transactionId,
+      c.at,
+    ],
+  );
+  return inserted.length > 0;
+}
