@@ -1,6 +1,7 @@
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
+import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { redeemDiscount } from '../db/discount-redemptions.ts';
 import { Checkout, Discount } from '../db/entities/index.ts';
 import { insertEvents, recordEvent } from '../db/events.ts';
@@ -12,6 +13,7 @@ import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
+  SUBSCRIPTION_EXISTS,
   type CheckoutStatus,
   type ConfirmCheckoutInput,
   type PaymentSummary,
@@ -131,6 +133,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
             const status = c.status === 'open' ? 'expired' : c.status;
             throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
           }
+          await refuseSecondSubscription(tx, c, request.buyer.email ?? c.customer_email);
           const discounted = request.discountCode ? await applyCode(orm, tx, c, request.discountCode) : null;
           if (discounted) Object.assign(c, discounted);
           const { buyer } = request;
@@ -245,6 +248,7 @@ interface PreparingRow {
   allow_discount_codes: boolean;
   no_fees_installments: boolean;
   customer_id: string | null;
+  external_customer_id: string | null;
   customer_email: string | null;
   customer_name: string | null;
   customer_tax_id: string | null;
@@ -257,6 +261,19 @@ interface PreparingRow {
   price_type: 'one_time' | 'recurring';
   price_interval: PeriodInterval | null;
   price_interval_count: number | null;
+}
+
+/**
+ * The buyer is known now (the email at the latest): a customer with a live subscription cannot buy
+ * another recurring price where the organization allows one. Refused before any money moves; the
+ * checkout stays open. The sale checks again under the customer's lock (activities/checkout-sale.ts).
+ */
+async function refuseSecondSubscription(tx: SqlExecutor, c: PreparingRow, email: string | null): Promise<void> {
+  if (c.price_type !== 'recurring') return; // one-time sales, the hot path, read nothing more
+  const buyer = { customerId: c.customer_id, externalCustomerId: c.external_customer_id, email };
+  if (await secondSubscriptionRefused(tx, c.organization_id, buyer, { renewal: c.renewal_period !== null })) {
+    throw ApplicationFailure.nonRetryable('The customer already has a subscription', SUBSCRIPTION_EXISTS);
+  }
 }
 
 /** The email of the checkout's named customer, when the checkout itself has none. */

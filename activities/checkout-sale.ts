@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
+import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
@@ -229,6 +230,7 @@ async function insertSubscription(
   s: NonNullable<RecordSaleInput['subscription']>,
   events: Events,
 ): Promise<string> {
+  await refuseSecondSubscription(tx, checkout, customerId);
   const id = uuidv7();
   const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.product_price_id]);
   const currency = price!.currency as string;
@@ -283,7 +285,23 @@ async function insertSubscription(
   return id;
 }
 
-interface CustomerRow {
+/**
+ * The guard behind the confirmation's check: a payment that arrived after the customer got a live
+ * subscription another way (a pix paid late, two checkouts paid at once) is refused where the
+ * organization allows one, and the workflow gives it back. The customer's row lock serializes the
+ * sales of one customer, so two of them cannot both pass.
+ */
+async function refuseSecondSubscription(tx: SqlExecutor, checkout: CheckoutRow, customerId: string): Promise<void> {
+  const buyer = { customerId, externalCustomerId: null, email: null };
+  if (await secondSubscriptionRefused(tx, checkout.organization_id, buyer, { renewal: false, lock: true })) {
+    throw ApplicationFailure.nonRetryable(
+      `Customer ${customerId} already has a live subscription of organization ${checkout.organization_id}`,
+      'RecordingRejected',
+    );
+  }
+}
+
+interface CustomerRow extends Row {
   id: string;
   email: string;
   name: string | null;
@@ -299,14 +317,12 @@ interface CustomerRow {
  */
 async function findOrCreateCustomer(tx: SqlExecutor, c: CheckoutRow, now: Date, events: Events): Promise<string> {
   const org = c.organization_id;
-  const columns = 'id, email, name, external_id, billing_name, billing_address, tax_id';
-  const live = 'organization_id = ? and deleted_at is null';
-  const first = async (where: string, value: string) =>
-    (await tx.execute<CustomerRow[]>(`select ${columns} from customers where ${live} and ${where}`, [org, value]))[0];
-  const customer =
-    (c.customer_id ? await first('id = ?', c.customer_id) : undefined) ??
-    (c.external_customer_id ? await first('external_id = ?', c.external_customer_id) : undefined) ??
-    (c.customer_email ? await first('lower(email) = lower(?)', c.customer_email) : undefined);
+  const customer = await findCheckoutCustomer<CustomerRow>(
+    tx,
+    org,
+    { customerId: c.customer_id, externalCustomerId: c.external_customer_id, email: c.customer_email },
+    'id, email, name, external_id, billing_name, billing_address, tax_id',
+  );
   const taxId = c.customer_tax_id ? parseTaxId(c.customer_tax_id) : null;
   if (customer) {
     const patch: Record<string, unknown> = {};

@@ -1,16 +1,30 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { createCheckoutPaymentActivities } from './checkout-payments.ts';
 import { createCheckoutRecordActivities } from './checkout-records.ts';
 import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
 import { createDirectTransactionActivities } from './direct-transactions.ts';
+import { createGatewayRenewalActivities } from './gateway-renewals.ts';
+import { createInvoiceActivities } from './invoices.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
+import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
+import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
+import { createSweepActivities } from './sweeps.ts';
 
 export interface ActivityDeps {
   orm: Orm;
   gateway: PaymentGateway;
+  /**
+   * The worker's Temporal client, batch task queue and configuration: for the sweep that starts
+   * missing workflows, and for the renewal checkouts a subscription's workflow opens.
+   */
+  temporal?: Client;
+  taskQueue?: string;
+  config?: Config;
 }
 
 /** Every activity the worker registers, built from its dependencies (no module-level state). */
@@ -23,6 +37,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefundActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
+    ...createInvoiceActivities(deps),
+    ...createGatewayRenewalActivities(deps),
+    ...createSubscriptionChangeActivities(deps),
+    ...createSweepActivities(deps),
+    ...createRenewalCheckoutActivities(deps),
   };
 }
 

@@ -33,6 +33,12 @@ export interface Terms extends Row {
   currency: string;
   discount_id: string | null;
   card_token_id: string | null;
+  gateway_subscription_id: string | null;
+  trial_end: string | null;
+  current_period_start: string;
+  recurrence_billing: 'gateway' | 'manual';
+  balance_amount: string;
+  price_changes: number;
   interval: PeriodInterval;
   interval_count: number | null;
 }

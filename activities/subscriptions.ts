@@ -7,6 +7,7 @@ import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
+import { applyBalance } from '../domain/proration.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import {
   dunningSettings,
@@ -56,6 +57,11 @@ export interface RenewalOutcome {
   payment: PaymentSummary | null;
   /** The period was paid meanwhile (a renewal checkout): nothing was charged. */
   paidAlready?: boolean;
+  /**
+   * What the charge took from the subscription's balance (a plan change's credit or amount owed):
+   * the balance moves by it when the period is entered. The period's own price is amount + this.
+   */
+  balanceDelta?: number;
 }
 
 export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
@@ -111,10 +117,12 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await lockedTerms(tx, input.subscriptionId, true);
-        const amount = await amountOf(tx, t, input.period);
+        const balance = Number(t.balance_amount);
+        const { charge: amount, balanceAfter } = applyBalance(await amountOf(tx, t, input.period), balance);
         const currency = t.currency.toUpperCase();
         if (t.period_number >= input.period) return { amount, currency, payment: null, paidAlready: true };
-        if (amount === 0) return { amount, currency, payment: null };
+        const balanceDelta = balanceAfter - balance;
+        if (amount === 0) return { amount, currency, payment: null, balanceDelta };
         if (!t.card_token_id) {
           throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
         }
@@ -132,7 +140,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             renewalChargeKey(t.id, input.period, input.tryNumber),
           ),
         );
-        return { amount, currency, payment: summarize(charged) };
+        return { amount, currency, payment: summarize(charged), balanceDelta };
       });
     },
 
@@ -169,6 +177,8 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         const traced = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
         if (!(await traceCharge(tx, t, traced))) return unchanged;
         const subtotal = Number(t.subtotal_amount);
+        // The period's own price (a balance the charge settled is in the amount, not the discount).
+        const price = input.amount + (input.balanceDelta ?? 0);
         const sale = {
           id: uuidv7(),
           subscription_id: t.id,
@@ -177,7 +187,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           price_id: t.price_id,
           currency: input.currency,
           subtotal_amount: subtotal,
-          discount_amount: subtotal - input.amount,
+          discount_amount: subtotal - price,
           amount: input.amount,
           installments: 1,
           payment_method: 'credit_card',
@@ -216,6 +226,12 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         await insertEvents(tx, org, events);
         // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
         if (input.enter === false || t.status === 'canceled') return unchanged;
+        if (input.balanceDelta) {
+          await tx.execute('update subscriptions set balance_amount = balance_amount + ? where id = ?', [
+            input.balanceDelta,
+            t.id,
+          ]);
+        }
         return enterPeriod(tx, t, input.period, input.amount, at);
       });
     },
@@ -275,7 +291,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
     /** A lifecycle change with no charge: dunning exhausted, the period ended canceled, a revocation. */
     async changeSubscription(input: {
       subscriptionId: string;
-      change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked'>;
+      change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due'>;
       exhaustedStatus?: DunningExhaustedStatus;
       at: string;
     }): Promise<SubscriptionRecord> {

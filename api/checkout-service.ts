@@ -14,8 +14,10 @@ import {
   Subscription,
 } from '../db/entities/index.ts';
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
+import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { checkoutWorkflow, checkoutWorkflowId } from '../workflows/checkout.ts';
+import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
@@ -118,6 +120,18 @@ export async function createCheckout(
 
     if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
     if (input.subscription_id) await subscriptionOf(tx, input.subscription_id, organizationId);
+    // A customer the request already names is checked now (else at confirmation); one-time sales skip it.
+    const buyer = {
+      customerId: input.customer_id ?? null,
+      externalCustomerId: input.external_customer_id ?? null,
+      email: input.customer_email ?? null,
+    };
+    if (
+      price.type === 'recurring' &&
+      (await secondSubscriptionRefused(tx, organizationId, buyer, { renewal: Boolean(request.renewal) }))
+    ) {
+      throw subscriptionExists();
+    }
     if (input.checkout_link_id) await linkOf(tx, input.checkout_link_id, organizationId);
 
     const id = uuidv7();
@@ -354,6 +368,14 @@ async function subscriptionOf(em: EntityManager, id: string, organizationId: str
   const subscription = await em.findOne(Subscription, { id, organizationId }, { fields: ['id'] });
   if (!subscription) throw unprocessable('subscription_not_found', 'Subscription not found', `subscription_id ${id}`);
 }
+
+/** The 422 of a checkout whose customer already has a live subscription (allow_multiple_subscriptions false). */
+export const subscriptionExists = () =>
+  unprocessable(
+    SUBSCRIPTION_EXISTS,
+    'The customer already has a subscription',
+    'The organization allows one live subscription per customer: change its plan instead',
+  );
 
 async function linkOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
   const link = await em.findOne(CheckoutLink, { id, organizationId }, { fields: ['id', 'isArchived'] });

@@ -1,14 +1,12 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { Agent, request } from 'undici';
 import { uuidv7 } from 'uuidv7';
-import { migrate, openOrm } from '../db/orm.ts';
-import { seedDemo } from '../db/seed.ts';
-import { ensureDevCertificate } from '../scripts/certs.ts';
-import { ensureTemporalDevServer, REPO_ROOT } from '../scripts/tools.ts';
+import { REPO_ROOT } from '../scripts/tools.ts';
 import { confirmBaselineUpdate } from './baseline-workflow.ts';
-import { cpuMs, postgresCpuMs, startServer, stopServer } from './harness.ts';
+import { checkoutBuyer, drive, type Run } from './checkout-load.ts';
+import { cpuSince, cpuSnapshot, ownCpuMs, percentile } from './harness.ts';
+import { startStack } from './stack.ts';
 
 /**
  * Checkout create + confirm-sdk with an approving card, end to end over HTTPS, at a fixed concurrency,
@@ -20,78 +18,18 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_SEC ?? 10) * 1000;
 const TEMPORAL_PORT = 7255;
 const API_PORT = 18445;
 
-interface Run {
-  completed: number;
-  failed: number;
-  latencies: number[];
-  seconds: number;
-}
-
-/** Runs `one` in CONCURRENCY loops for DURATION_MS and collects per-iteration latencies. */
-async function drive(one: () => Promise<boolean>): Promise<Run> {
-  const latencies: number[] = [];
-  let failed = 0;
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() - started < DURATION_MS) {
-        const t0 = performance.now();
-        if (await one()) latencies.push(performance.now() - t0);
-        else failed++;
-      }
-    }),
-  );
-  return { completed: latencies.length, failed, latencies, seconds: (Date.now() - started) / 1000 };
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
-}
-
 export async function benchCheckouts(databaseUrl: string): Promise<void> {
-  const certs = await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
-  await migrate(databaseUrl);
-  const temporalServer = await ensureTemporalDevServer({
-    port: TEMPORAL_PORT,
-    uiPort: TEMPORAL_PORT + 1000,
-    ui: false,
+  const stack = await startStack(databaseUrl, {
+    temporalPort: TEMPORAL_PORT,
+    apiPort: API_PORT,
+    taskQueue: 'bench-checkouts',
   });
-  const orm = await openOrm(databaseUrl, 2);
-  const demo = await seedDemo(orm, 'test');
-  await orm.close();
-
-  const env = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporalServer.address,
-    TEMPORAL_TASK_QUEUE: 'bench-checkouts',
-    TLS_CERT_FILE: certs.certFile,
-    TLS_KEY_FILE: certs.keyFile,
-    LOG_LEVEL: 'warn',
-    PORT: String(API_PORT),
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
-    RATE_LIMIT_MAX: '100000000',
-  };
-  const workerProcess = await startServer(path.join(REPO_ROOT, 'worker/main.ts'), env, null);
-  const api = await startServer(path.join(REPO_ROOT, 'api/server.ts'), env, API_PORT);
-
-  const baseUrl = `https://127.0.0.1:${API_PORT}`;
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: CONCURRENCY * 2 });
-  async function post(url: string, body: unknown, token?: string) {
-    const res = await request(baseUrl + url, {
-      method: 'POST',
-      dispatcher,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
-  }
+  const buyer = await checkoutBuyer(stack, CONCURRENCY * 2);
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await Connection.connect({ address: temporalServer.address });
+  const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
-  const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
+  const nativeConnection = await NativeConnection.connect({ address: stack.temporal.address });
   const baselineWorker = await Worker.create({
     connection: nativeConnection,
     taskQueue: 'bench-baseline',
@@ -101,42 +39,6 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
   const baselineRunning = baselineWorker.run();
 
   try {
-    const product = await post(
-      '/api/v1/products/',
-      {
-        organization_id: demo.organizationId,
-        name: 'Bench course',
-        prices: [{ currency: 'brl', unit_amount: 19_900 }],
-      },
-      demo.oat,
-    );
-    if (product.status !== 201) throw new Error(`product: ${product.status} ${JSON.stringify(product.body)}`);
-    /** Each half's latencies, so a slow step shows which request it is in. */
-    const halves = { create: [] as number[], confirm: [] as number[] };
-    const checkout = async () => {
-      const t0 = performance.now();
-      const created = await post(
-        '/api/v1/checkouts/',
-        { product_id: product.body.id, customer_email: 'bench@example.com' },
-        demo.oat,
-      );
-      if (created.status !== 201) return false;
-      const t1 = performance.now();
-      const confirmed = await post(`/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
-        payment_method: 'credit_card',
-        card: {
-          number: '4111111111111111',
-          holder_name: 'BENCH',
-          expiration_month: '12',
-          expiration_year: '2031',
-          cvv: '123',
-          installments: 1,
-        },
-      });
-      halves.create.push(t1 - t0);
-      halves.confirm.push(performance.now() - t1);
-      return confirmed.status === 200 && confirmed.body.status === 'succeeded';
-    };
     const baseline = async () => {
       const handle = await client.workflow.start('baselineCheckoutWorkflow', {
         taskQueue: 'bench-baseline',
@@ -146,26 +48,19 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
     };
 
     /** CPU time used by each process of the stack while `run` goes on. */
-    const processes = {
-      temporal: () => (temporalServer.pid ? cpuMs(temporalServer.pid) : 0),
-      worker: () => cpuMs(workerProcess.pid!),
-      api: () => cpuMs(api.pid!),
-      postgres: postgresCpuMs,
-      'bench (load, baseline worker)': () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000,
-    };
+    const processes = { ...stack.cpu, 'bench (load, baseline worker)': ownCpuMs };
     async function measured(run: () => Promise<Run>): Promise<Run & { cpu: Record<string, number> }> {
-      const before = Object.fromEntries(Object.entries(processes).map(([k, read]) => [k, read()]));
+      const before = cpuSnapshot(processes);
       const result = await run();
-      const cpu = Object.fromEntries(Object.entries(processes).map(([k, read]) => [k, read() - before[k]!]));
-      return { ...result, cpu };
+      return { ...result, cpu: cpuSince(processes, before) };
     }
 
     // Warm both paths (bundles, JIT, pools) before measuring.
-    for (let i = 0; i < 3; i++) await Promise.all([checkout(), baseline()]);
-    const base = await measured(() => drive(baseline));
-    halves.create.length = 0;
-    halves.confirm.length = 0;
-    const real = await measured(() => drive(checkout));
+    for (let i = 0; i < 3; i++) await Promise.all([buyer.checkout(), baseline()]);
+    const base = await measured(() => drive(baseline, CONCURRENCY, DURATION_MS));
+    buyer.halves.create.length = 0;
+    buyer.halves.confirm.length = 0;
+    const real = await measured(() => drive(buyer.checkout, CONCURRENCY, DURATION_MS));
     const rate = (r: Run) => r.completed / r.seconds;
     console.table([
       {
@@ -183,9 +78,10 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
         failed: real.failed,
       },
     ]);
+    const { create, confirm } = buyer.halves;
     console.log(
-      `  of which POST /checkouts/ p50 ${percentile(halves.create, 50)} ms, p99 ${percentile(halves.create, 99)} ms; ` +
-        `confirm-sdk p50 ${percentile(halves.confirm, 50)} ms, p99 ${percentile(halves.confirm, 99)} ms`,
+      `  of which POST /checkouts/ p50 ${percentile(create, 50)} ms, p99 ${percentile(create, 99)} ms; ` +
+        `confirm-sdk p50 ${percentile(confirm, 50)} ms, p99 ${percentile(confirm, 99)} ms`,
     );
     const perOperation = (r: typeof base) =>
       Object.fromEntries(Object.entries(r.cpu).map(([k, ms]) => [k, Math.round(ms / Math.max(r.completed, 1))]));
@@ -199,9 +95,7 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
     await baselineRunning;
     await nativeConnection.close();
     await connection.close();
-    await dispatcher.close();
-    await stopServer(api);
-    await stopServer(workerProcess);
-    await temporalServer.stop();
+    await buyer.close();
+    await stack.stop();
   }
 }

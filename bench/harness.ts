@@ -13,17 +13,41 @@ export interface Figures {
 }
 
 /**
- * Starts a server script as its own process (so its memory can be read) and waits for its port, or,
- * for a process that listens on none (the worker), a few seconds for it to bundle and poll.
+ * Starts a server script as its own process (so its memory and CPU can be read) and waits for its
+ * port, or, for a process that listens on none (the worker), for its `worker ready` line.
  */
 export async function startServer(script: string, env: NodeJS.ProcessEnv, port: number | null): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (port === null) await new Promise((r) => setTimeout(r, 4000));
+  const child = spawn(process.execPath, [script], {
+    env,
+    stdio: ['ignore', port === null ? 'pipe' : 'ignore', 'inherit'],
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`))),
+  );
+  exited.catch(() => undefined);
+  if (port === null) await Promise.race([readyLine(child, 'worker ready', 120_000), exited]);
   else
     for (let i = 0; i < 100 && !(await isPortOpen('127.0.0.1', port)); i++)
       await new Promise((r) => setTimeout(r, 100));
   if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
   return child;
+}
+
+/** Resolves once the child prints a line with `text`; its output is drained (and dropped) from then on. */
+function readyLine(child: ChildProcess, text: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    let ready = false;
+    const timer = setTimeout(() => reject(new Error(`no "${text}" line within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (ready) return;
+      seen += chunk.toString();
+      if (!seen.includes(text)) return;
+      ready = true;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 export async function stopServer(child: ChildProcess): Promise<void> {
@@ -53,18 +77,51 @@ export function cpuMs(pid: number): number {
 }
 const CLOCK_TICKS_PER_SEC = 100;
 
-/** CPU time of every PostgreSQL process on the machine (its backends come and go with the pools). */
-export function postgresCpuMs(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry));
-    } catch {
-      // Gone meanwhile.
+/**
+ * A reader of the CPU time of the PostgreSQL backends serving `database` (their process title names
+ * it), or of every PostgreSQL process on the machine. Backends come and go with the pools: one that
+ * has exited counts with what it had used when last read.
+ */
+export function postgresCpuReader(database?: string): () => number {
+  const lastSeen = new Map<number, number>();
+  return () => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+        if (database && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+        const used = cpuMs(Number(entry));
+        // A pid reused by a new backend starts again from zero: the old one's time is kept under a key of its own.
+        const known = lastSeen.get(Number(entry)) ?? 0;
+        if (used < known) lastSeen.set(-lastSeen.size - 1, known);
+        lastSeen.set(Number(entry), used);
+      } catch {
+        // Gone meanwhile.
+      }
     }
-  }
-  return total;
+    let total = 0;
+    for (const ms of lastSeen.values()) total += ms;
+    return total;
+  };
+}
+
+/** CPU time of this process (the load generator), ms. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** Named CPU-time readers (ms so far); `since` gives what each used after a snapshot. */
+export type CpuReaders = Record<string, () => number>;
+export const cpuSnapshot = (readers: CpuReaders): Record<string, number> =>
+  Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, read()]));
+export const cpuSince = (readers: CpuReaders, before: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, read() - (before[name] ?? 0)]));
+
+/** The value at percentile `p` (nearest rank), rounded to whole ms. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
 }
 
 export async function load(

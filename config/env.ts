@@ -16,6 +16,8 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('billing'),
   TEMPORAL_CALL_TIMEOUT_MS: int.min(100).default(5000),
+  /** The batch queue's (renewals, dunning, sweeps) activities per second across all workers: the gateway's budget. */
+  BATCH_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(50),
   /** The Temporal UI, for the links to workflows in API responses (a browser opens them: http or https only). */
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8233'),
   HOST: z.string().min(1).default('127.0.0.1'),

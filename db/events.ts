@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
+import type { InvoiceEvent } from '../domain/invoices.ts';
 import type { SubscriptionEvent } from '../domain/subscriptions.ts';
 import { Event } from './entities/index.ts';
 import type { SqlExecutor } from './plain-sql.ts';
@@ -34,6 +35,7 @@ export type EventType =
   | 'sale.paid'
   | 'sale.refunded'
   | SubscriptionEvent
+  | InvoiceEvent
   | 'refund.created';
 
 /**

@@ -29,6 +29,7 @@ export interface SubscriptionRecord {
   created_at: string;
   modified_at: string | null;
   workflow_id: string;
+  metadata: Record<string, unknown>;
 }
 
 const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
@@ -59,5 +60,6 @@ export function subscriptionRecord(row: Row): SubscriptionRecord {
     created_at: iso(row.created_at)!,
     modified_at: iso(row.modified_at),
     workflow_id: row.workflow_id as string,
+    metadata: (row.metadata as Record<string, unknown> | null) ?? {},
   };
 }

@@ -182,6 +182,31 @@ export function applyDiscountCode(
   };
 }
 
+// ── One subscription per customer ─────────────────────────────────────────────────────────────
+
+/** A checkout refused because its customer already has a live subscription (answered 422). */
+export const SUBSCRIPTION_EXISTS = 'subscription_exists';
+
+/**
+ * Whether the organization lets a customer hold more than one live subscription
+ * (subscription_settings.allow_multiple_subscriptions). Missing means no: the default every
+ * organization starts with and its record shows (DEFAULT_SUBSCRIPTION_SETTINGS).
+ */
+export const DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS = false;
+export const allowsMultipleSubscriptions = (settings: Record<string, unknown> | null | undefined): boolean =>
+  typeof settings?.allow_multiple_subscriptions === 'boolean'
+    ? settings.allow_multiple_subscriptions
+    : DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS;
+
+/**
+ * Whether a checkout is held to one live subscription per customer: a recurring price that is not a
+ * renewal (a renewal pays the same subscription again), in an organization that does not allow more.
+ * Such a checkout is refused when its customer already has a live subscription (isLive: neither
+ * canceled nor incomplete).
+ */
+export const limitedToOneSubscription = (c: { allowMultiple: boolean; recurring: boolean; renewal: boolean }) =>
+  !c.allowMultiple && c.recurring && !c.renewal;
+
 /**
  * A renewal checkout takes over the subscription's discount only when it lasts for the
  * subscription's life; `once` was spent on the first period (`repeating` is the renewals' rule).

@@ -22,6 +22,25 @@ export const subscriptionWorkflowId = (subscriptionId: string) => `subscription:
 export const renewalChargeKey = (subscriptionId: string, period: number, tryNumber: number) =>
   `subscription:${subscriptionId}:period:${period}:try:${tryNumber}`;
 
+/** The charge of a subscription's n-th plan change (its prorated difference, charged now). */
+export const priceChangeKey = (subscriptionId: string, n: number) => `subscription:${subscriptionId}:price-change:${n}`;
+
+/** Cancels a gateway-billed subscription's recurrence at the gateway, once however often it is asked. */
+export const gatewayCancelKey = (subscriptionId: string) => `subscription:${subscriptionId}:gateway-cancel`;
+
+// ── Gateway-billed periods ──────────────────────────────────────────────────────────────────────
+
+/**
+ * The gateway's recurrence starts on the first period the checkout did not pay: period 1 after a
+ * trial (period 0), else period 2. Its cycle c bills our period c + that.
+ */
+export const gatewayCycleOf = (period: number, hadTrial: boolean) => period - (hadTrial ? 1 : 2);
+
+/** How long after a period's end the gateway's word on its charge is waited for before asking it. */
+export const GATEWAY_NOTICE_GRACE_MS = 24 * 3_600_000;
+/** While the gateway has not billed a period past that grace, it is asked again this often. */
+export const GATEWAY_RECHECK_MS = 24 * 3_600_000;
+
 // ── Lifecycle ───────────────────────────────────────────────────────────────────────────────────
 
 export type SubscriptionChange =
@@ -29,6 +48,8 @@ export type SubscriptionChange =
   | 'charge_succeeded'
   /** A period's charge was refused. */
   | 'charge_failed'
+  /** A period ended unpaid with no card to charge: its renewal checkout waits for the customer. */
+  | 'payment_due'
   /** Every dunning retry was refused, or a hard decline made retrying pointless. */
   | 'dunning_exhausted'
   /** The period ended with cancel_at_period_end set. */
@@ -75,6 +96,10 @@ export function transition(
       if (status === 'past_due') return { status: 'past_due', event: 'subscription.updated' };
       if (status === 'unpaid') return { status: 'unpaid', event: 'subscription.updated' };
       return { status: 'past_due', event: 'subscription.past_due' };
+    case 'payment_due':
+      return status === 'active' || status === 'trialing'
+        ? { status: 'past_due', event: 'subscription.past_due' }
+        : null;
     case 'dunning_exhausted':
       if (status !== 'past_due') return null;
       return exhausted === 'canceled'
@@ -89,6 +114,9 @@ export function transition(
 
 /** A change asked of a subscription that has ended (canceled): refused. */
 export const SUBSCRIPTION_ENDED = 'subscription_ended';
+/** A plan change refused for its price or billing (answered 422), or because its charge was declined. */
+export const PLAN_CHANGE_REFUSED = 'PlanChangeRefused';
+export const PLAN_CHANGE_DECLINED = 'PlanChangeDeclined';
 
 /** The changes a merchant makes through its workflow. */
 export const SUBSCRIPTION_ACTIONS = ['cancel_at_period_end', 'uncancel', 'revoke'] as const;
@@ -155,6 +183,13 @@ export function dunningRetryAt(firstFailure: Date, tryNumber: number, retryDays:
   if (days === undefined) return null;
   return new Date(firstFailure.getTime() + days * 86_400_000);
 }
+
+/**
+ * Until when a period left unpaid can still be paid (its renewal checkout stays open): the last
+ * retry day of the schedule after the first refusal (or the period's end); null with no retry days.
+ */
+export const renewalDeadline = (firstFailure: Date, retryDays: readonly number[]) =>
+  dunningRetryAt(firstFailure, retryDays.length + 1, retryDays);
 
 // ── Discounts at renewal ────────────────────────────────────────────────────────────────────────
 

@@ -21,6 +21,7 @@ import {
   wireCardToken,
   wireError,
   wireInvoice,
+  wireInvoiceList,
   wirePlan,
   wireSubscription,
   wireTransaction,
@@ -160,9 +161,19 @@ export class HttpGateway implements PaymentGateway {
     );
   }
 
+  async cancelInvoice(invoiceId: string, idempotencyKey: string): Promise<GatewayInvoice> {
+    return invoiceFromWire(await this.post('cancelInvoice', invoiceId, {}, idempotencyKey, wireInvoice));
+  }
+
   async getInvoice(invoiceId: string): Promise<GatewayInvoice | null> {
     const wire = await this.get('getInvoice', invoiceId, wireInvoice);
     return wire ? invoiceFromWire(wire) : null;
+  }
+
+  async listSubscriptionInvoices(subscriptionId: string): Promise<GatewayInvoice[]> {
+    const wire = await this.get('listSubscriptionInvoices', subscriptionId, wireInvoiceList);
+    if (!wire) throw new GatewayError(`Unknown subscription ${subscriptionId}`, false);
+    return wire.items.map(invoiceFromWire);
   }
 
   private async createTransaction(body: object, idempotencyKey: string): Promise<GatewayTransaction> {

@@ -43,7 +43,9 @@ export const ROUTES = {
   createSubscription: { method: 'POST', path: '/v1/subscriptions' },
   cancelSubscription: { method: 'POST', path: '/v1/subscriptions/:id/cancel' },
   createInvoice: { method: 'POST', path: '/v1/invoices' },
+  cancelInvoice: { method: 'POST', path: '/v1/invoices/:id/cancel' },
   getInvoice: { method: 'GET', path: '/v1/invoices/:id' },
+  listSubscriptionInvoices: { method: 'GET', path: '/v1/subscriptions/:id/invoices' },
   // Controls of the simulated server only (`/v1/_…`); no real gateway has them.
   /** Fault injection for tests. */
   faults: { method: 'POST', path: '/v1/_faults' },
@@ -53,6 +55,10 @@ export const ROUTES = {
   sandboxExpireTransaction: { method: 'POST', path: '/v1/_sandbox/transactions/:id/expire' },
   /** The gateway charges a subscription invoice to its card. */
   sandboxPayInvoice: { method: 'POST', path: '/v1/_sandbox/invoices/:id/pay' },
+  /** The gateway's charge of a subscription invoice is refused. */
+  sandboxFailInvoice: { method: 'POST', path: '/v1/_sandbox/invoices/:id/fail' },
+  /** The gateway's recurrence bills a subscription's next (or refused) cycle now. */
+  sandboxBillSubscription: { method: 'POST', path: '/v1/_sandbox/subscriptions/:id/bill' },
 } as const;
 
 /** Control routes are never subject to injected faults and take no Idempotency-Key. */
@@ -652,8 +658,11 @@ export const wireInvoice = z.object({
   expiration_date: z.string().nullable(),
   paid_at: timestamp.nullable(),
   created_at: timestamp,
+  transaction_id: z.string().nullable(),
+  cycle: z.number().int().min(0).nullable(),
 });
 export type WireInvoice = z.infer<typeof wireInvoice>;
+export const wireInvoiceList = z.object({ items: z.array(wireInvoice) });
 
 export function invoiceToWire(i: GatewayInvoice): WireInvoice {
   return {
@@ -666,6 +675,8 @@ export function invoiceToWire(i: GatewayInvoice): WireInvoice {
     expiration_date: i.expirationDate ?? null,
     paid_at: i.paidAt ?? null,
     created_at: i.createdAt,
+    transaction_id: i.transactionId,
+    cycle: i.cycle,
   };
 }
 
@@ -680,6 +691,8 @@ export function invoiceFromWire(w: WireInvoice): GatewayInvoice {
     expirationDate: w.expiration_date,
     paidAt: w.paid_at,
     createdAt: w.created_at,
+    transactionId: w.transaction_id,
+    cycle: w.cycle,
   };
 }
 

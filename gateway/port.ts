@@ -196,6 +196,13 @@ export interface GatewayInvoice {
   expirationDate: string | null;
   paidAt: string | null;
   createdAt: string;
+  /** The charge of its last try (paid or failed); null while none was made. */
+  transactionId: string | null;
+  /**
+   * Which period of the gateway's own recurrence it bills (0: the first charge on the subscription's
+   * start date); null for an extra charge created with createInvoice.
+   */
+  cycle: number | null;
 }
 
 export class GatewayError extends Error {
@@ -233,7 +240,11 @@ export interface PaymentGateway {
   createSubscription(input: GatewaySubscriptionInput, idempotencyKey: string): Promise<GatewaySubscription>;
   cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription>;
   createInvoice(input: GatewayInvoiceInput, idempotencyKey: string): Promise<GatewayInvoice>;
+  /** Voids an unpaid invoice so that it can no longer be paid; a paid one is refused (not retryable). */
+  cancelInvoice(invoiceId: string, idempotencyKey: string): Promise<GatewayInvoice>;
   getInvoice(invoiceId: string): Promise<GatewayInvoice | null>;
+  /** Every invoice of a gateway subscription (its recurrence's cycles and its extra charges), oldest first. */
+  listSubscriptionInvoices(subscriptionId: string): Promise<GatewayInvoice[]>;
 }
 
 /** What the gateway posts to our callback endpoint when a payment changes state. */

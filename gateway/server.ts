@@ -122,6 +122,8 @@ export interface SandboxControls {
   pay(transactionId: string): Promise<GatewayTransaction>;
   expire(transactionId: string): Promise<GatewayTransaction>;
   payInvoice(invoiceId: string): Promise<GatewayInvoice>;
+  failInvoice(invoiceId: string): Promise<GatewayInvoice>;
+  billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
 }
 
 export interface GatewayServerOptions {
@@ -237,6 +239,12 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
     app.post(ROUTES.sandboxPayInvoice.path, async (request) =>
       invoiceToWire(await sandbox.payInvoice(idParam(request))),
     );
+    app.post(ROUTES.sandboxFailInvoice.path, async (request) =>
+      invoiceToWire(await sandbox.failInvoice(idParam(request))),
+    );
+    app.post(ROUTES.sandboxBillSubscription.path, async (request) =>
+      invoiceToWire(await sandbox.billSubscription(idParam(request))),
+    );
   }
 
   app.setNotFoundHandler((request, reply) => {
@@ -333,10 +341,20 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
     return reply.status(201).send(invoiceToWire(await gateway.createInvoice(input, idempotencyKey(request))));
   });
 
+  app.post(ROUTES.cancelInvoice.path, async (request, reply) => {
+    parse(wireEmpty, request.body);
+    return reply.send(invoiceToWire(await gateway.cancelInvoice(idParam(request), idempotencyKey(request))));
+  });
+
   app.get(ROUTES.getInvoice.path, async (request, reply) => {
     const invoice = await gateway.getInvoice(idParam(request));
     if (!invoice) throw new HttpProblem(404, 'Invoice not found');
     return reply.send(invoiceToWire(invoice));
+  });
+
+  app.get(ROUTES.listSubscriptionInvoices.path, async (request, reply) => {
+    const invoices = await gateway.listSubscriptionInvoices(idParam(request));
+    return reply.send({ items: invoices.map(invoiceToWire) });
   });
 
   return app;

@@ -6,6 +6,7 @@ import { plainSql, type PlainSql, type Row, type Sql } from '../db/plain-sql.ts'
 import { requiresCharge } from '../domain/checkout.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../domain/installments.ts';
 import { MAX_INSTALLMENTS } from '../domain/money.ts';
+import { addInterval, isoDate as isoDateOf, type PeriodInterval } from '../domain/periods.ts';
 import { boletoDocument, BOLETO_GRACE_DAYS, pixDocument } from './payment-documents.ts';
 import { CALLBACK_SIGNATURE_HEADER, signCallback } from './callback-signature.ts';
 import {
@@ -56,7 +57,7 @@ const TRANSACTION_COLUMNS = `id, reference, status, payment_type, amount, base_a
   installment_amounts, authorization_code, decline_reason, card, pix, boleto, buyer_id, transaction_number,
   captured_amount, refunded_amount, lapses_at, created_at, confirmed_at`;
 const INVOICE_COLUMNS = `id, subscription_id, amount, currency, status, due_date::text as due_date,
-  expiration_date::text as expiration_date, paid_at, created_at, transaction_id`;
+  expiration_date::text as expiration_date, paid_at, created_at, transaction_id, cycle`;
 
 /** Pauses between callback deliveries of one notification; a notification is tried once more per pause. */
 const CALLBACK_RETRY_DELAYS_MS = [250, 1000, 3000];
@@ -70,7 +71,7 @@ const isoDate = /^\d{4}-\d{2}-\d{2}$/;
  * The embedded simulated gateway (the sandbox's gateway). Its books live in PostgreSQL
  * (schema gateway_sim), so the API, the worker and the standalone server see one gateway.
  *
- * Besides the port it has sandbox controls (`pay`, `expire`, `payInvoice`) and, like a real gateway,
+ * Besides the port it has sandbox controls (`pay`, `expire`, `payInvoice`, `failInvoice`) and, like a real gateway,
  * posts a signed GatewayCallback to our API after each state change that follows a creation
  * (capture, cancel, refund, payment, expiry).
  */
@@ -389,6 +390,31 @@ export class SimulatedGateway implements PaymentGateway {
     });
   }
 
+  /**
+   * Voids an unpaid invoice (pending, or failed: refused or lapsed) so that it can never be paid; a
+   * paid invoice is refused, and a voided one is answered as it is.
+   */
+  async cancelInvoice(invoiceId: string, idempotencyKey: string): Promise<GatewayInvoice> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.once(idempotencyKey, 'cancel_invoice', async (sql) => {
+      const [row] = await sql(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ? for update`, [
+        invoiceId,
+      ]);
+      if (!row) throw new GatewayError(`Unknown invoice ${invoiceId}`, false);
+      if (row.status === 'voided') return toInvoice(row);
+      if (row.status === 'paid') throw new GatewayError('Cannot void an invoice that is paid', false);
+      const [voided] = await sql(
+        `update gateway_sim.invoices set status = 'voided' where id = ? returning ${INVOICE_COLUMNS}`,
+        [invoiceId],
+      );
+      const invoice = toInvoice(voided!);
+      notices.push(this.invoiceNotice(invoice));
+      return invoice;
+    });
+    this.deliver(notices);
+    return result;
+  }
+
   /** Reads an invoice; a pending invoice past its expiration date has failed. */
   async getInvoice(invoiceId: string): Promise<GatewayInvoice | null> {
     const [row] = await this.db.query(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [invoiceId]);
@@ -404,6 +430,14 @@ export class SimulatedGateway implements PaymentGateway {
     const updated = toInvoice(failed);
     this.deliver([this.invoiceNotice(updated)]);
     return updated;
+  }
+
+  async listSubscriptionInvoices(subscriptionId: string): Promise<GatewayInvoice[]> {
+    const rows = await this.db.query(
+      `select ${INVOICE_COLUMNS} from gateway_sim.invoices where subscription_id = ? order by created_at, id`,
+      [subscriptionId],
+    );
+    return rows.map(toInvoice);
   }
 
   // ── Sandbox controls (not part of the port) ───────────────────────────────────────────────
@@ -452,6 +486,55 @@ export class SimulatedGateway implements PaymentGateway {
       const updated = toTransaction(row!);
       notices.push(this.transactionNotice(updated));
       return updated;
+    });
+    this.deliver(notices);
+    return result;
+  }
+
+  /** The gateway's charge of a pending invoice is refused (card_declined): the invoice fails with that transaction. */
+  async failInvoice(invoiceId: string): Promise<GatewayInvoice> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.db.transaction(async (sql) => {
+      const [inv] = await sql(
+        `select i.status, i.amount, i.currency, i.transaction_id, s.card_id, s.buyer_id, c.brand, c.first4, c.last4,
+                c.holder_name, c.expiration_month, c.expiration_year
+         from gateway_sim.invoices i
+         join gateway_sim.subscriptions s on s.id = i.subscription_id
+         join gateway_sim.cards c on c.id = s.card_id
+         where i.id = ? for update of i`,
+        [invoiceId],
+      );
+      if (!inv) throw new GatewayError(`Unknown invoice ${invoiceId}`, false);
+      if (inv.status !== 'pending') {
+        if (inv.status !== 'failed' || !inv.transaction_id) {
+          throw new GatewayError(`Cannot charge an invoice that is ${String(inv.status)}`, false);
+        }
+        const [row] = await sql(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [invoiceId]);
+        return toInvoice(row!);
+      }
+      const amount = Number(inv.amount);
+      const refused = await this.insertTransaction(sql, {
+        reference: invoiceId,
+        status: 'failed',
+        paymentType: 'credit',
+        amount,
+        baseAmount: amount,
+        currency: inv.currency as string,
+        installments: 1,
+        installmentAmounts: [amount],
+        declineReason: 'card_declined',
+        cardId: inv.card_id as string,
+        card: cardTokenOf({ ...inv, id: inv.card_id }),
+        buyerId: inv.buyer_id as string,
+        now: this.now(),
+      });
+      const [row] = await sql(
+        `update gateway_sim.invoices set status = 'failed', transaction_id = ? where id = ? returning ${INVOICE_COLUMNS}`,
+        [refused.id, invoiceId],
+      );
+      const invoice = toInvoice(row!);
+      notices.push(this.invoiceNotice(invoice), this.transactionNotice(refused));
+      return invoice;
     });
     this.deliver(notices);
     return result;
@@ -509,6 +592,65 @@ export class SimulatedGateway implements PaymentGateway {
     return result;
   }
 
+  /**
+   * The gateway's recurrence runs once for a subscription, as on a cycle's due date: its earliest
+   * unpaid cycle is charged to the subscription's card (another try at a refused invoice), or, when
+   * every cycle so far is paid, the next cycle's invoice is made and charged. A canceled subscription
+   * is never billed.
+   */
+  async billSubscription(subscriptionId: string): Promise<GatewayInvoice> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.db.transaction(async (sql) => {
+      const [sub] = await sql(
+        `select s.status, s.card_id, s.buyer_id, s.start_date::text as start_date, p.amount, p.currency, p.interval,
+                p.interval_count
+         from gateway_sim.subscriptions s join gateway_sim.recurrence_plans p on p.id = s.plan_id
+         where s.id = ? for update of s`,
+        [subscriptionId],
+      );
+      if (!sub) throw new GatewayError(`Unknown subscription ${subscriptionId}`, false);
+      if (sub.status !== 'active') throw new GatewayError('Cannot bill a canceled subscription', false);
+      const [unpaid] = await sql(
+        `select ${INVOICE_COLUMNS} from gateway_sim.invoices
+         where subscription_id = ? and cycle is not null and status <> 'paid' order by cycle limit 1`,
+        [subscriptionId],
+      );
+      const invoice = unpaid ? toInvoice(unpaid) : await this.openCycle(sql, subscriptionId, sub);
+      const amount = invoice.amount;
+      const { token, outcome } = await this.findCard(sql, sub.card_id as string);
+      const declineReason = this.declineReasonOf(outcome, token, null);
+      const now = this.now();
+      const tx = await this.insertTransaction(sql, {
+        reference: invoice.id,
+        status: declineReason ? 'failed' : 'succeeded',
+        paymentType: 'credit',
+        amount,
+        baseAmount: amount,
+        currency: invoice.currency,
+        installments: 1,
+        installmentAmounts: [amount],
+        authorizationCode: declineReason ? null : authorizationCode(),
+        declineReason,
+        cardId: token.id,
+        card: token,
+        buyerId: sub.buyer_id as string,
+        confirmedAt: declineReason ? null : now,
+        now,
+      });
+      const charged = declineReason ? tx : await this.recordCapture(sql, tx.id, amount, null);
+      const [row] = await sql(
+        `update gateway_sim.invoices set status = ?, paid_at = ?, transaction_id = ?, attempts = attempts + 1
+         where id = ? returning ${INVOICE_COLUMNS}`,
+        [declineReason ? 'failed' : 'paid', declineReason ? null : now, tx.id, invoice.id],
+      );
+      const billed = toInvoice(row!);
+      notices.push(this.invoiceNotice(billed), this.transactionNotice(charged));
+      return billed;
+    });
+    this.deliver(notices);
+    return result;
+  }
+
   /** Resolves when every callback under way has been delivered or given up (tests await it). */
   async settleCallbacks(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
@@ -554,6 +696,24 @@ export class SimulatedGateway implements PaymentGateway {
     );
     const token = cardTokenOf(row!);
     return withOutcome ? { token, outcome } : token;
+  }
+
+  /** The invoice of a subscription's next cycle, due that many plan intervals after its start date. */
+  private async openCycle(sql: Sql, subscriptionId: string, sub: Row): Promise<GatewayInvoice> {
+    const [last] = await sql(
+      'select max(cycle) as cycle from gateway_sim.invoices where subscription_id = ? and cycle is not null',
+      [subscriptionId],
+    );
+    const cycle = last?.cycle == null ? 0 : Number(last.cycle) + 1;
+    const start = new Date(`${sub.start_date as string}T00:00:00Z`);
+    const due = addInterval(start, sub.interval as PeriodInterval, Number(sub.interval_count) * cycle);
+    const [row] = await sql(
+      `insert into gateway_sim.invoices
+         (id, subscription_id, amount, currency, status, due_date, no_fees_installments, cycle)
+       values (?, ?, ?, ?, 'pending', ?, true, ?) returning ${INVOICE_COLUMNS}`,
+      [newId('inv'), subscriptionId, Number(sub.amount), sub.currency, isoDateOf(due), cycle],
+    );
+    return toInvoice(row!);
   }
 
   private async findCard(sql: Sql, tokenId: string): Promise<{ token: CardToken; outcome: CardOutcome }> {
@@ -886,5 +1046,7 @@ function toInvoice(row: Row): GatewayInvoice {
     expirationDate: (row.expiration_date as string | null) ?? null,
     paidAt: isoOf(row.paid_at),
     createdAt: isoOf(row.created_at)!,
+    transactionId: (row.transaction_id as string | null) ?? null,
+    cycle: row.cycle == null ? null : Number(row.cycle),
   };
 }

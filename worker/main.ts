@@ -2,6 +2,9 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
 import { createGateway } from '../gateway/index.ts';
+import { batchTaskQueue } from '../domain/task-queues.ts';
+import { ensureSchedules } from './schedules.ts';
+import { createTemporalClient } from './temporal-client.ts';
 import { createWorker } from './worker.ts';
 
 const config = loadConfigOrExit('worker');
@@ -27,6 +30,8 @@ const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
 });
 
 const gateway = createGateway(config, orm);
+// For the sweep's starts and the schedules; connects lazily, like the API's.
+const temporal = createTemporalClient(config);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopping = true));
@@ -38,7 +43,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>> | null> {
   for (let delay = 500; ; delay = Math.min(delay * 2, 5000)) {
     try {
-      return await createWorker(config, { orm, gateway });
+      const taskQueue = batchTaskQueue(config.TEMPORAL_TASK_QUEUE);
+      return await createWorker(config, { orm, gateway, temporal, taskQueue, config });
     } catch (err) {
       // Only an unreachable server is waited for; anything else (a bad workflow bundle, an unknown
       // namespace) is a mistake that retrying would hide.
@@ -53,12 +59,19 @@ async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>>
 
 const connected = await connectWorker();
 if (connected) {
-  const { worker, connection } = connected;
+  const { worker, batchWorker, connection } = connected;
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
-  const running = worker.run();
+  const running = Promise.all([worker.run(), batchWorker.run()]);
+  // Registered by whichever worker starts first; a failure only delays them to the next start.
+  await ensureSchedules(temporal, config).catch((err: unknown) =>
+    logger.warn(`Temporal Schedules not registered (${err instanceof Error ? err.message : String(err)})`),
+  );
   // The line scripts and tests wait on: the worker polls its task queue from here on.
-  process.stdout.write(`worker ready: task queue ${config.TEMPORAL_TASK_QUEUE}, pid ${process.pid}\n`);
+  process.stdout.write(
+    `worker ready: task queues ${config.TEMPORAL_TASK_QUEUE} and ${batchTaskQueue(config.TEMPORAL_TASK_QUEUE)}, pid ${process.pid}\n`,
+  );
   await running;
   await connection.close();
 }
+await temporal.connection.close();
 await orm.close();

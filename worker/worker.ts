@@ -1,23 +1,40 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config/env.ts';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { batchTaskQueue } from '../domain/task-queues.ts';
 
 export const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
 
-/** Builds the worker that runs every workflow and activity on the billing task queue. */
+/** The bundler's progress lines are noise in the worker's log; its warnings and errors are not. */
+const quiet: Logger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message, meta) => console.warn(message, meta ?? ''),
+  error: (message, meta) => console.error(message, meta ?? ''),
+};
+
+/**
+ * Builds the worker of the interactive task queue and the worker of its batch queue (domain/task-queues.ts),
+ * on one connection: both run every workflow and activity (a run started on either is served), and the
+ * batch queue's activities are rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers).
+ */
 export async function createWorker(
   config: Config,
   deps: ActivityDeps,
   overrides: Partial<WorkerOptions> = {},
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: Worker; batchWorker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activities: createActivities(deps),
-    ...(overrides.workflowBundle ? {} : { workflowsPath }),
-    ...overrides,
+  const activities = createActivities(deps);
+  // Bundled once for both workers (a bundle is built per Worker otherwise).
+  const workflowBundle = overrides.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: quiet }));
+  const options = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, ...overrides, workflowBundle };
+  const worker = await Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const batchWorker = await Worker.create({
+    ...options,
+    taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
+    maxTaskQueueActivitiesPerSecond: config.BATCH_ACTIVITIES_PER_SECOND,
   });
-  return { worker, connection };
+  return { worker, batchWorker, connection };
 }

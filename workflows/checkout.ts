@@ -15,6 +15,7 @@ import {
   sleep,
   startChild,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { PreparedConfirmation } from '../activities/checkout-records.ts';
@@ -39,6 +40,7 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { batchTaskQueue } from '../domain/task-queues.ts';
 import { renewalPaidSignal, type subscriptionWorkflow } from './subscription.ts';
 
 /** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
@@ -354,6 +356,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     try {
       await startChild<typeof subscriptionWorkflow>('subscriptionWorkflow', {
         workflowId: subscriptionWorkflowId(subscriptionId),
+        // Renewals and dunning run on the batch queue; runs recorded before it existed stay on this one.
+        ...(patched(BATCH_QUEUE_PATCH) ? { taskQueue: batchTaskQueue(workflowInfo().taskQueue) } : {}),
         args: [{ subscriptionId }],
         parentClosePolicy: 'ABANDON',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -500,6 +504,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
 const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
 const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
+const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */
 function isFailure(err: unknown, type: string): boolean {

@@ -3,3 +3,5 @@ export { refundWorkflow } from './refund.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
+export { invoiceWorkflow } from './invoice.ts';
+export { billingSweepWorkflow } from './sweep.ts';

@@ -1,79 +1,42 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  proxyActivities,
+  patched,
   setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import type { RenewalOutcome } from '../activities/subscriptions.ts';
-import type { SubscriptionRecord } from '../db/subscription-records.ts';
-import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import type { RenewalCharge, RenewalOutcome } from '../activities/subscriptions.ts';
+import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import {
   dunningRetryAt,
   isHardDecline,
+  renewalDeadline,
   SUBSCRIPTION_ACTIONS,
   SUBSCRIPTION_ENDED,
-  type SubscriptionAction,
-  type DunningExhaustedStatus,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
+import {
+  advanceClockUpdate,
+  changeMetadataUpdate,
+  changePriceUpdate,
+  changeSubscriptionUpdate,
+  gatewayInvoiceSignal,
+  INVALID_CLOCK,
+  payments,
+  records,
+  RENEWAL_CHECKOUT_PATCH,
+  renewalPaidSignal,
+  subscriptionStateQuery,
+  type SubscriptionRun,
+  type SubscriptionRunState,
+  type SubscriptionWorkflowInput,
+} from './subscription-definitions.ts';
+import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 
+export * from './subscription-definitions.ts';
 export { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-
-/** What one run hands the next (continue-as-new once per period): the subscription's durable state. */
-export interface SubscriptionRunState {
-  status: SubscriptionStatus;
-  /** The period paid last (0: in the trial); the next charge is for periodNumber + 1. */
-  periodNumber: number;
-  /** When the current period ends (ISO): the next renewal is due then. */
-  periodEnd: string;
-  cancelAtPeriodEnd: boolean;
-  /** Who charges the periods: this workflow (manual) or the gateway's own recurrence. */
-  billing: 'gateway' | 'manual';
-  /** Manual renewals charge the saved card; without one, renewal checkouts pay. */
-  hasCard: boolean;
-  /** The try of the next charge of period periodNumber + 1 (1: the renewal itself; more: dunning). */
-  tryNumber: number;
-  /** When the period's first try was refused (ISO); dunning retries are counted from it. */
-  firstFailureAt: string | null;
-  retryDays: number[];
-  exhaustedStatus: DunningExhaustedStatus;
-}
-
-export interface SubscriptionWorkflowInput {
-  subscriptionId: string;
-  /** Absent on the first run: the run reads the subscription. */
-  state?: SubscriptionRunState;
-}
-
-/** A merchant's change; answers with the subscription as it was written. */
-export const changeSubscriptionUpdate = defineUpdate<SubscriptionRecord, [SubscriptionAction]>('changeSubscription');
-export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
-/** A renewal checkout paid a period (its sale moved the subscription): the workflow reads it again. */
-export const renewalPaidSignal = defineSignal('renewalPaid');
-
-/** Database steps: retried until they succeed. */
-const records = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SubscriptionNotFound'] },
-});
-
-/**
- * The renewal charge: retried with the same key (period and try) until the gateway answers, so a
- * retry can never charge twice; a definite refusal of the call itself is not retried.
- */
-const payments = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    maximumInterval: '5 minutes',
-    nonRetryableErrorTypes: [GATEWAY_REFUSAL, 'NoSavedCard', 'SubscriptionNotFound'],
-  },
-});
 
 /**
  * A subscription's whole life, one period per run: it waits for the period's end, renews (charging
@@ -89,22 +52,50 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let ready = false;
   let revoked = false;
   /** Updates waiting for their database step; renewals wait for them, so the two never interleave. */
-  let changing = 0;
+  const flags = { noticed: false, woken: false, changing: 0 };
 
   /** A renewal checkout was paid: the subscription is read again before anything is charged. */
   let paidElsewhere = false;
+  // flags.noticed: the gateway sent word of an invoice (gateway billing); flags.woken also by a merchant's change.
+  /** The test clock moved: waits are worked out again. */
+  let clockMoved = false;
+  /** This subscription's time: real time, or ahead of it by its test clock (sandbox). */
+  const now = () => Date.now() + (state?.clockOffsetMs ?? 0);
+  const nowIso = () => new Date(now()).toISOString();
+  /** Where the test clock stands or is going. */
+  const clockTime = () => Math.max(now(), state?.clockTarget ? Date.parse(state.clockTarget) : 0);
+  /**
+   * Waits until `when` (or forever) or `stop`. A test clock moved past `when` jumps to it instead,
+   * so what falls due happens at its own time, one step after the other, until the clock's time.
+   */
+  const sleepUntil = async (when: number | null, stop: () => boolean) => {
+    const target = state.clockTarget ? Date.parse(state.clockTarget) : null;
+    if (target !== null) {
+      if (when !== null && when <= target) {
+        state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(when - now(), 0);
+        return;
+      }
+      state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(target - now(), 0);
+      state.clockTarget = null;
+    }
+    if (when === null) await condition(stop);
+    else await condition(stop, Math.max(when - now(), 1));
+  };
 
   setHandler(subscriptionStateQuery, () => ({ ...state }));
   setHandler(renewalPaidSignal, () => {
     paidElsewhere = true;
   });
+  setHandler(gatewayInvoiceSignal, () => {
+    flags.noticed = flags.woken = true;
+  });
   setHandler(
     changeSubscriptionUpdate,
     async (action) => {
-      changing++;
+      flags.changing++;
       try {
         await condition(() => ready);
-        const at = new Date().toISOString();
+        const at = nowIso();
         if (action === 'revoke') {
           revoked = true;
           const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at });
@@ -114,9 +105,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         const cancel = action === 'cancel_at_period_end';
         const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at });
         state.cancelAtPeriodEnd = cancel;
+        flags.woken = true;
         return record;
       } finally {
-        changing--;
+        flags.changing--;
       }
     },
     {
@@ -131,30 +123,122 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     },
   );
 
+  setHandler(
+    changePriceUpdate,
+    async ({ priceId }) => {
+      flags.changing++;
+      try {
+        await condition(() => ready);
+        // The renewal loop waits for `changing`: the price never moves under a renewal's charge.
+        return await payments.changePrice({ subscriptionId, priceId, at: nowIso() });
+      } finally {
+        flags.changing--;
+      }
+    },
+    {
+      validator: (change) => {
+        if (typeof change?.priceId !== 'string') {
+          throw ApplicationFailure.nonRetryable('A price id is required', 'InvalidAction');
+        }
+        if (ready && (state.status === 'canceled' || revoked)) {
+          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        }
+      },
+    },
+  );
+
+  setHandler(
+    changeMetadataUpdate,
+    async ({ metadata }) => {
+      flags.changing++; // counted like the others: no continue-as-new while it is being written
+      try {
+        await condition(() => ready);
+        return await records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: nowIso() });
+      } finally {
+        flags.changing--;
+      }
+    },
+    {
+      validator: (change) => {
+        if (typeof change?.metadata !== 'object' || change.metadata === null) {
+          throw ApplicationFailure.nonRetryable('A metadata object is required', 'InvalidAction');
+        }
+        if (ready && (state.status === 'canceled' || revoked)) {
+          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        }
+      },
+    },
+  );
+
+  setHandler(
+    advanceClockUpdate,
+    async ({ to }) => {
+      await condition(() => ready);
+      if (Date.parse(to) <= clockTime()) {
+        throw ApplicationFailure.nonRetryable(
+          "A test clock only moves forward, past the subscription's now",
+          INVALID_CLOCK,
+        );
+      }
+      state.clockTarget = new Date(to).toISOString();
+      clockMoved = flags.woken = true;
+      return { clock: state.clockTarget };
+    },
+    {
+      validator: ({ to }) => {
+        if (typeof to !== 'string' || Number.isNaN(Date.parse(to))) {
+          throw ApplicationFailure.nonRetryable('The time is not a valid timestamp', INVALID_CLOCK);
+        }
+        if (ready && Date.parse(to) <= clockTime()) {
+          throw ApplicationFailure.nonRetryable(
+            "A test clock only moves forward, past the subscription's now",
+            INVALID_CLOCK,
+          );
+        }
+        if (ready && (state.status === 'canceled' || revoked)) {
+          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        }
+      },
+    },
+  );
+
   if (!input.state) state = await initialState(subscriptionId);
   ready = true;
 
   const ended = () => revoked || state.status === 'canceled';
+  const run: SubscriptionRun = {
+    subscriptionId,
+    get state() {
+      return state;
+    },
+    flags,
+    now,
+    nowIso,
+    ended,
+    revoked: () => revoked,
+    sleepUntil,
+    paidPeriod,
+    refusedPeriod,
+    exhaustDunning,
+    closePeriod,
+  };
   /** Waits until `when` (or forever), or until the subscription ends; true when it ended. */
-  const interrupted = () => ended() || paidElsewhere;
+  const interrupted = () => ended() || paidElsewhere || clockMoved;
   const waitUntil = async (when: number | null) => {
-    if (when === null) await condition(interrupted);
-    else await condition(interrupted, Math.max(when - Date.now(), 1));
-    await condition(() => changing === 0);
+    clockMoved = false;
+    await sleepUntil(when, interrupted);
+    await condition(() => flags.changing === 0);
     return ended();
   };
 
-  for (;;) {
+  if (state.billing === 'gateway') {
+    await gatewayBilledPeriods(run);
+    if (state.status === 'canceled') await stopGatewayRecurrence(run);
+  }
+  while (state.billing === 'manual') {
     const due = nextChargeAt();
     if (due === null && state.status === 'past_due') {
-      // Every retry was refused (or a hard decline ended dunning): unpaid or canceled, per organization.
-      const exhausted = await records.changeSubscription({
-        subscriptionId,
-        change: 'dunning_exhausted',
-        exhaustedStatus: state.exhaustedStatus,
-        at: new Date().toISOString(),
-      });
-      state.status = exhausted.status;
+      await exhaustDunning();
       continue;
     }
     if (await waitUntil(due)) break;
@@ -163,24 +247,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       if (await refreshed()) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
       continue;
     }
+    // Woken by the test clock short of the due time: the wait is worked out again.
+    if (due === null || now() < due) continue;
     if (state.cancelAtPeriodEnd) {
-      // The period is over (or, in dunning, the next retry is due): it ends with no further charge.
-      const closed = await records.changeSubscription({
-        subscriptionId,
-        change: 'period_ended_canceled',
-        at: new Date().toISOString(),
-      });
-      state.status = closed.status;
+      await closePeriod();
       break;
     }
+    if (!state.hasCard) {
+      await unpaidWithoutCard();
+      continue;
+    }
     if (await renew()) {
-      await condition(() => changing === 0);
+      await condition(() => flags.changing === 0);
       if (ended()) break;
       // One run per period: the history stays short however long the subscription lives.
       await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
     }
   }
-  await condition(() => changing === 0);
+  await condition(() => flags.changing === 0);
   return state.status;
 
   /**
@@ -188,7 +272,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    * is saved (pix, boleto: renewal checkouts pay), the subscription is unpaid, or dunning is over.
    */
   function nextChargeAt(): number | null {
-    if (state.billing !== 'manual' || !state.hasCard || state.status === 'unpaid') return null;
+    if (state.billing !== 'manual' || state.status === 'unpaid') return null;
+    // Runs from before this workflow opened renewal checkouts wait for the merchant's (or a sweep's) instead.
+    if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
     if (!state.firstFailureAt) return Date.parse(state.periodEnd);
     return dunningRetryAt(new Date(state.firstFailureAt), state.tryNumber, state.retryDays)?.getTime() ?? null;
   }
@@ -198,30 +284,99 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
     if (outcome.paidAlready) return refreshed();
-    const at = new Date().toISOString();
+    const at = nowIso();
     const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
-    if (paid) {
-      // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
-      const recorded = await records.recordRenewal({ ...charge, ...outcome, at, enter: !revoked });
-      state.status = recorded.status;
-      if (revoked && outcome.payment) {
-        // Revoked while the charge was on its way: the money goes back.
-        const refunded = await payments.refundRenewal({ ...charge, payment: outcome.payment });
-        await records.recordRenewalRefunded({ ...charge, payment: refunded });
-        return false;
-      }
-      state.periodNumber = charge.period;
-      state.periodEnd = recorded.periodEnd;
-      state.tryNumber = 1;
-      state.firstFailureAt = null;
-      return true;
+    if (paid) return paidPeriod(charge, outcome, at);
+    await refusedPeriod(charge, outcome, at);
+    return false;
+  }
+
+  /** A paid charge of the next period: the period is entered; true when it was (not revoked meanwhile). */
+  async function paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean> {
+    // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
+    const recorded = await records.recordRenewal({ ...charge, ...outcome, at, enter: !revoked });
+    state.status = recorded.status;
+    if (revoked && outcome.payment) {
+      // Revoked while the charge was on its way: the money goes back.
+      const refunded = await payments.refundRenewal({ ...charge, payment: outcome.payment });
+      await records.recordRenewalRefunded({ ...charge, payment: refunded });
+      return false;
     }
+    state.periodNumber = charge.period;
+    state.periodEnd = recorded.periodEnd;
+    state.tryNumber = 1;
+    state.firstFailureAt = null;
+    state.lastGatewayCharge = null;
+    return true;
+  }
+
+  /**
+   * A refused try: past due, with the gateway's reason; a hard decline skips the remaining retries.
+   * On a manual renewal's first refusal the customer also gets the renewal checkout, to pay another
+   * way until the deadline (the card's retries and that checkout's sale serialize on the period).
+   */
+  async function refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void> {
     const reason = outcome.payment?.declineReason ?? 'card_declined';
     state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
+    // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
+    const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
+    if (!state.firstFailureAt && !ends && state.billing === 'manual' && patched(RENEWAL_CHECKOUT_PATCH)) {
+      await openRenewalCheckout(charge.period, at);
+    }
     state.firstFailureAt ??= at;
     // A hard decline skips the remaining retries: the next try is past the schedule.
     state.tryNumber = isHardDecline(reason) ? state.retryDays.length + 2 : state.tryNumber + 1;
-    return false;
+  }
+
+  /**
+   * Manual billing with no card to charge (pix, boleto): at the period's end the renewal checkout is
+   * opened for the customer and the subscription is past due; paid (renewalPaid) it moves on, and at
+   * the deadline (the last dunning day) unpaid, dunning is over.
+   */
+  async function unpaidWithoutCard(): Promise<void> {
+    if (state.firstFailureAt) {
+      state.tryNumber = state.retryDays.length + 2; // the deadline passed
+      return;
+    }
+    const at = nowIso();
+    await openRenewalCheckout(state.periodNumber + 1, at);
+    const due = await records.changeSubscription({ subscriptionId, change: 'payment_due', at });
+    state.status = due.status;
+    state.firstFailureAt = at;
+    state.tryNumber = state.retryDays.length + 1; // next: the deadline
+  }
+
+  /** Opens the period's renewal checkout until its deadline; a refusal leaves the merchant's way open. */
+  async function openRenewalCheckout(period: number, at: string): Promise<void> {
+    const deadline = renewalDeadline(new Date(at), state.retryDays) ?? new Date(Date.parse(at) + 86_400_000);
+    try {
+      await records.openRenewalCheckout({ subscriptionId, period, expiresAt: deadline.toISOString() });
+    } catch (err) {
+      // Refused (say, its product was archived): the merchant can still open one; dunning goes on.
+      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
+      upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'renewal_checkout_refused' }]);
+    }
+  }
+
+  async function exhaustDunning(): Promise<void> {
+    // Every retry was refused (or a hard decline ended dunning): unpaid or canceled, per organization.
+    const exhausted = await records.changeSubscription({
+      subscriptionId,
+      change: 'dunning_exhausted',
+      exhaustedStatus: state.exhaustedStatus,
+      at: nowIso(),
+    });
+    state.status = exhausted.status;
+  }
+
+  async function closePeriod(): Promise<void> {
+    // The period is over (or, in dunning, the next retry is due): it ends with no further charge.
+    const closed = await records.changeSubscription({
+      subscriptionId,
+      change: 'period_ended_canceled',
+      at: nowIso(),
+    });
+    state.status = closed.status;
   }
 
   /** Reads the subscription again; true when a period was paid meanwhile (it moved on). */

@@ -240,3 +240,11 @@ export function userCredential(request: FastifyRequest): Extract<Credential, { k
     throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
   return credential;
 }
+
+/** The customer session of a request: the Customer Portal's routes accept nothing else. */
+export function customerCredential(request: FastifyRequest): Extract<Credential, { kind: 'customer' }> {
+  const credential = request.credential;
+  if (!credential || credential.kind !== 'customer')
+    throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');
+  return credential;
+}

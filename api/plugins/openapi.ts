@@ -89,6 +89,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/sandbox/transactions/:transaction_id/pay': 'paySandboxTransaction',
   'POST /api/v1/sandbox/transactions/:transaction_id/expire': 'expireSandboxTransaction',
   'POST /api/v1/sandbox/invoices/:invoice_id/pay': 'paySandboxInvoice',
+  'POST /api/v1/sandbox/invoices/:invoice_id/fail': 'failSandboxInvoice',
   'POST /api/v1/transactions/direct': 'createDirectTransaction',
   'POST /functions/v1/create-price': 'createPrice',
 };
@@ -363,6 +364,11 @@ const CROSS_LINKS: CrossLink[] = [
     parameters: { 'path.client_secret': '$response.body#/client_secret' },
   })),
   { from: 'createCheckoutLink', to: 'openCheckoutLink', parameters: { 'path.checkout_link_id': '$response.body#/id' } },
+  ...['paySandboxInvoice', 'failSandboxInvoice'].map((to) => ({
+    from: 'createSubscriptionInvoice',
+    to,
+    parameters: { 'path.invoice_id': '$response.body#/gateway_invoice_id' },
+  })),
   ...['getTransaction', 'paySandboxTransaction', 'expireSandboxTransaction'].map((to) => ({
     from: 'confirmCheckout',
     to,

@@ -10,6 +10,7 @@ import {
   CONFIRMATION_IN_PROGRESS,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
+  SUBSCRIPTION_EXISTS,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
@@ -19,7 +20,7 @@ import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
-import { isClientSecret } from '../checkout-service.ts';
+import { isClientSecret, subscriptionExists } from '../checkout-service.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { errorBody } from '../schemas/common.ts';
 import {
@@ -87,7 +88,9 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         description:
           'Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 ' +
           '(code payment_declined, with decline_reason) and leaves the checkout open for another try. ' +
-          'A checkout that is not open, or one already being confirmed, answers 409.',
+          'A checkout that is not open, or one already being confirmed, answers 409. A buyer who already has a ' +
+          "live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is " +
+          'false, answers 422 `subscription_exists` for a recurring price, with nothing charged.',
         params: confirmSdkParams,
         body: confirmSdkBody,
         response: {
@@ -230,6 +233,8 @@ function confirmationError(err: unknown): unknown {
       return notOpen(failure.message.replace(/^Checkout is /, ''));
     case CONFIRMATION_INVALID:
       return badRequest(failure.message);
+    case SUBSCRIPTION_EXISTS:
+      return subscriptionExists();
     case DISCOUNT_REJECTED: {
       const reason = String(failure.details?.[0] ?? 'not_applicable');
       const known = DISCOUNT_ERRORS[reason];

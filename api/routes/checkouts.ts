@@ -1,8 +1,7 @@
-import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Discount, Price, Subscription } from '../../db/entities/index.ts';
+import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
-import { discountCarriesOverToRenewal } from '../../domain/checkout.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
 import type { RouteDeps } from '../app.ts';
@@ -30,10 +29,10 @@ import {
   publicCheckoutSchema,
   updateCheckoutBody,
   type CheckoutEntity,
-  type CreateCheckoutInput,
   type UpdateCheckoutBody,
 } from '../schemas/checkouts.ts';
 import { storedBillingAddress } from '../schemas/customers.ts';
+import { openRenewalCheckout } from '../renewal-checkouts.ts';
 import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
 
 const tags = ['checkouts'];
@@ -205,74 +204,8 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       if (!subscription || subscription.status === 'canceled') {
         throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
       }
-      const period = subscription.periodNumber + 1;
-      const payable = () =>
-        em.findOne(Checkout, {
-          organizationId,
-          subscriptionId: subscription.id,
-          renewalPeriod: period,
-          status: { $in: ['open', 'confirmed'] },
-        });
-      const open = await payable();
-      if (open) return reply.status(200).send(checkoutRecord(open));
-      const held = subscription.discountId
-        ? await em.findOne(Discount, { id: subscription.discountId, deletedAt: null })
-        : null;
-      const discount = held && discountCarriesOverToRenewal(held) ? held : null;
-      const input: CreateCheckoutInput = {
-        payment_processor: 'gateway',
-        product_id: subscription.productId,
-        product_price_id: subscription.priceId,
-        discount_id: discount?.id,
-        allow_discount_codes: false,
-        quantity: original.quantity,
-        customer_id: subscription.customerId,
-        customer_name: original.customerName,
-        customer_email: original.customerEmail,
-        customer_billing_name: original.customerBillingName,
-        customer_billing_address: original.customerBillingAddress
-          ? {
-              line1: original.customerBillingAddress.line1,
-              city: original.customerBillingAddress.city,
-              country: original.customerBillingAddress.country,
-              ...(original.customerBillingAddress.state ? { state: original.customerBillingAddress.state } : {}),
-              ...(original.customerBillingAddress.postal_code
-                ? { postal_code: original.customerBillingAddress.postal_code }
-                : {}),
-            }
-          : null,
-        customer_tax_id: original.customerTaxId,
-        is_business_customer: original.isBusinessCustomer,
-        external_customer_id: original.externalCustomerId,
-        customer_metadata: original.customerMetadata,
-        subscription_id: subscription.id,
-        recurrence_billing: 'manual',
-        require_billing_address: original.requireBillingAddress,
-        success_url: original.successUrl ?? undefined,
-        cancel_url: original.cancelUrl ?? undefined,
-        embed_origin: original.embedOrigin ?? undefined,
-        metadata: {
-          ...original.metadata,
-          renewal_of_checkout_id: original.id,
-          renewal_period_start: subscription.currentPeriodEnd.toISOString(),
-        },
-        no_fees_installments: original.noFeesInstallments,
-      };
-      try {
-        const checkout = await createCheckout(deps, {
-          actingOrganizationId: organizationId,
-          allowSubOrganizations: false,
-          input,
-          discountPolicy: 'when_applicable',
-          renewal: { period },
-        });
-        return reply.status(201).send(checkoutRecord(checkout));
-      } catch (err) {
-        // A concurrent call opened it first (the payable renewal of a period is unique): that one is the answer.
-        const raced = err instanceof UniqueConstraintViolationException ? await payable() : null;
-        if (raced) return reply.status(200).send(checkoutRecord(raced));
-        throw err;
-      }
+      const opened = await openRenewalCheckout(deps, { organizationId, original, subscription });
+      return reply.status(opened.created ? 201 : 200).send(checkoutRecord(opened.checkout));
     },
   );
 

@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import type { RouteDeps } from '../app.ts';
 import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
-import { organizationCredential } from '../plugins/auth.ts';
+import { customerCredential, organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, iso } from '../schemas/common.ts';
 import { presentBillingAddress } from '../schemas/customers.ts';
 import {
@@ -14,6 +14,7 @@ import {
   type PortalCustomer,
 } from '../schemas/customer-portal.ts';
 import { Customer, CustomerSession } from '../../db/entities/index.ts';
+import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
 
 type CustomerRow = InferEntity<typeof Customer>;
 
@@ -78,8 +79,7 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       },
     },
     async (request) => {
-      const credential = organizationCredential(request);
-      if (credential.kind !== 'customer') throw unauthorized('Invalid customer session token');
+      const credential = customerCredential(request);
       const em = deps.orm.em.fork();
       const customer = await em.findOne(Customer, {
         id: credential.customerId,
@@ -91,6 +91,8 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       return portalCustomer(customer);
     },
   );
+
+  await app.register(customerPortalSubscriptionsRoutes, { ...deps, prefix: '/subscriptions' });
 };
 
 function portalCustomer(c: CustomerRow): PortalCustomer {

@@ -3,7 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { checkoutWorkflowId, paymentUpdatedSignal } from '../../workflows/checkout.ts';
+import { signalInvoiceNotice } from '../invoice-notices.ts';
 import type { RouteDeps } from '../app.ts';
+import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
 import { ApiError, badRequest, unauthorized } from '../errors.ts';
 import { errorBody, isUuid } from '../schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
@@ -75,6 +77,10 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
             }
           }
         }
+      }
+      // An extra charge of ours (looked up here), else a cycle of a gateway subscription's recurrence.
+      if (notice.type === 'invoice.updated' && !(await signalInvoiceNotice(deps, notice, request.log))) {
+        if (notice.invoiceId) await signalRecurrenceInvoice(deps, notice.invoiceId);
       }
       // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
       await conn.execute(

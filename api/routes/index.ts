@@ -17,6 +17,7 @@ import { productsRoutes } from './products.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { refundsRoutes } from './refunds.ts';
 import { salesRoutes } from './sales.ts';
+import { subscriptionInvoicesRoutes } from './subscription-invoices.ts';
 import { subscriptionsRoutes } from './subscriptions.ts';
 import { transactionsRoutes } from './transactions.ts';
 import { sellerConfigRoutes } from './seller-config.ts';
@@ -40,6 +41,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(checkoutPageRoutes, deps);
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
+  await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
   await app.register(sandboxRoutes, { ...deps, prefix: '/api/v1/sandbox' });
   await app.register(transactionsRoutes, { ...deps, prefix: '/api/v1/transactions' });

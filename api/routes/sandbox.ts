@@ -84,6 +84,36 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
     async (request) => invoiceToWire(await control(() => simulator().payInvoice(request.params.invoice_id))),
   );
+
+  app.post(
+    '/invoices/:invoice_id/fail',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Refuse the charge of a pending gateway invoice (card_declined) (sandbox)',
+        params: z.object({ invoice_id: z.string().min(1).max(100) }),
+        response: { 200: wireInvoice, ...errorResponses },
+      },
+    },
+    async (request) => invoiceToWire(await control(() => simulator().failInvoice(request.params.invoice_id))),
+  );
+
+  app.post(
+    '/subscriptions/:gateway_subscription_id/bill',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Run the gateway’s recurrence for a subscription now: its next cycle, or another try (sandbox)',
+        description:
+          'The gateway charges its earliest unpaid cycle (or the next one) to the subscription’s card and ' +
+          'notifies the API, as it does on each due date; the subscription’s workflow records the period.',
+        params: z.object({ gateway_subscription_id: z.string().min(1).max(100) }),
+        response: { 200: wireInvoice, ...errorResponses },
+      },
+    },
+    async (request) =>
+      invoiceToWire(await control(() => simulator().billSubscription(request.params.gateway_subscription_id))),
+  );
 };
 
 /** The simulator's refusals: an unknown id is a 404, a state that does not allow the step a 409. */
@@ -94,6 +124,7 @@ async function control<T>(run: () => Promise<T>): Promise<T> {
     if (err instanceof GatewayError && !err.retryable) {
       if (err.message.startsWith('Unknown transaction')) throw notFound('Transaction');
       if (err.message.startsWith('Unknown invoice')) throw notFound('Invoice');
+      if (err.message.startsWith('Unknown subscription')) throw notFound('Subscription');
       throw conflict(err.message);
     }
     throw err;

@@ -1,14 +1,19 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { Customer, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import type { RouteDeps } from '../app.ts';
-import { SUBSCRIPTION_ENDED, type SubscriptionAction } from '../../domain/subscriptions.ts';
-import { changeSubscriptionUpdate } from '../../workflows/subscription.ts';
-import { conflict, notFound } from '../errors.ts';
+import type { SubscriptionAction } from '../../domain/subscriptions.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import {
+  sendClockAdvance,
+  sendMetadataChange,
+  sendPriceChange,
+  sendSubscriptionChange,
+} from '../subscription-updates.ts';
 import {
   listSubscriptionsQuery,
   presentCharge,
@@ -120,43 +125,70 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       onRequest: app.authenticate(WRITE),
       schema: {
         tags,
-        summary: 'Cancel a subscription at its period end, undo that, or revoke it now',
+        summary: 'Cancel a subscription at its period end, undo that, revoke it now, or change its price or metadata',
         description:
           "The change is made by the subscription's workflow, which answers with the subscription as written. " +
-          'A subscription that has ended answers 409.',
+          'A subscription that has ended answers 409; a price it cannot move to, or a declined prorated charge, 422.',
         params: subscriptionParams,
         body: updateSubscriptionBody,
         response: { 200: subscriptionSchema, ...errorResponses },
       },
     },
     async (request) => {
-      const { organizationId } = organizationCredential(request);
-      const { id } = request.params;
-      const subscription = isUuid(id)
-        ? await deps.orm.em.fork().findOne(Subscription, { id, organizationId }, { fields: ['workflowId'] })
-        : null;
-      if (!subscription) throw notFound('Subscription');
-      try {
-        const record = await deps.temporal.workflow
-          .getHandle(subscription.workflowId)
-          .executeUpdate(changeSubscriptionUpdate, { args: [actionOf(request.body)] });
-        return { ...record, workflow_url: workflowUrl(deps.config, record.workflow_id) };
-      } catch (err) {
-        throw changeError(err);
-      }
+      const workflowId = await workflowOf(request, request.params.id);
+      const body = request.body;
+      const record =
+        'price_id' in body
+          ? await sendPriceChange(deps.temporal, workflowId, body.price_id)
+          : 'metadata' in body
+            ? await sendMetadataChange(deps.temporal, workflowId, body.metadata)
+            : await sendSubscriptionChange(deps.temporal, workflowId, actionOf(body));
+      return { ...record, workflow_url: workflowUrl(deps.config, record.workflow_id) };
     },
   );
+
+  app.post(
+    '/:id/test-clock/advance',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: "Move a subscription's test clock forward (test deployments only)",
+        description:
+          "The subscription's own time jumps to `to`: the renewals, dunning retries, trial end and deadlines due " +
+          'by then happen at once, one after the other, as its workflow works through them (read the ' +
+          'subscription to see them). Only forward; refused (403) in a live deployment.',
+        params: subscriptionParams,
+        body: advanceClockBody,
+        response: { 200: z.object({ id: z.string(), clock: z.string() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      if (deps.config.DEPLOYMENT_ENV === 'live') {
+        throw new ApiError(403, 'test_clock_unavailable', 'Test clocks exist only in test deployments');
+      }
+      const { id } = request.params;
+      const { clock } = await sendClockAdvance(deps.temporal, await workflowOf(request, id), request.body.to);
+      return { id, clock };
+    },
+  );
+  /** The workflow of the credential's organization's subscription `id`; 404 for any other. */
+  async function workflowOf(request: FastifyRequest, id: string): Promise<string> {
+    const { organizationId } = organizationCredential(request);
+    const subscription = isUuid(id)
+      ? await deps.orm.em.fork().findOne(Subscription, { id, organizationId }, { fields: ['workflowId'] })
+      : null;
+    if (!subscription) throw notFound('Subscription');
+    return subscription.workflowId;
+  }
 };
 
-const actionOf = (body: UpdateSubscriptionBody): SubscriptionAction =>
-  'revoke' in body ? 'revoke' : body.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';
+/** Sandbox test clocks: a subscription's own time, moved forward on request (never in a live deployment). */
+const advanceClockBody = z.strictObject({
+  to: z.iso.datetime({ offset: true }).describe("The subscription's new time: later than its current time"),
+});
 
-/** The workflow's refusal as the API's error; a workflow that has finished belongs to an ended subscription. */
-function changeError(err: unknown): unknown {
-  const ended = () => conflict('The subscription has ended', 'A canceled subscription cannot be changed');
-  if (err instanceof WorkflowNotFoundError) return ended();
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    if (err.cause.type === SUBSCRIPTION_ENDED) return ended();
-  }
-  return err;
-}
+const actionOf = (
+  body: Exclude<UpdateSubscriptionBody, { price_id: string } | { metadata: unknown }>,
+): SubscriptionAction =>
+  'revoke' in body ? 'revoke' : body.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
+import { booleanQuery, listQuery, paginated } from './common.ts';
+import { subscriptionChargeSchema, subscriptionSchema } from './subscriptions.ts';
 
 /** Exactly one of the two identifies the customer; the route answers 400 otherwise. */
 export const createCustomerSessionBody = z
@@ -37,3 +40,78 @@ export const portalCustomerSchema = z.object({
   updated_at: z.string(),
 });
 export type PortalCustomer = z.infer<typeof portalCustomerSchema>;
+
+/**
+ * A subscription as its customer sees it: the merchant's record (api/schemas/subscriptions.ts) less
+ * what only operators and the merchant need: workflow_id and workflow_url (the Temporal UI),
+ * gateway_subscription_id and recurrence_billing (who charges the renewals). The fields are picked,
+ * not omitted, so a field the merchant's record gains later stays out until it is chosen here.
+ */
+export const portalSubscriptionSchema = subscriptionSchema.pick({
+  id: true,
+  organization_id: true,
+  status: true,
+  customer_id: true,
+  product_id: true,
+  price_id: true,
+  checkout_id: true,
+  amount: true,
+  subtotal_amount: true,
+  currency: true,
+  discount_id: true,
+  current_period_start: true,
+  current_period_end: true,
+  period_number: true,
+  trial_end: true,
+  cancel_at_period_end: true,
+  canceled_at: true,
+  ended_at: true,
+  created_at: true,
+  modified_at: true,
+});
+export type PortalSubscription = z.infer<typeof portalSubscriptionSchema>;
+
+export const portalSubscriptionDetailSchema = portalSubscriptionSchema.extend({
+  charges: z
+    .array(subscriptionChargeSchema.omit({ transaction_id: true }))
+    .describe('Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try)'),
+});
+
+export const listPortalSubscriptionsQuery = listQuery(['created_at', 'current_period_end', 'amount']).extend({
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  product_id: z.string().optional(),
+  active: booleanQuery
+    .optional()
+    .describe('true: subscriptions that still run (neither canceled nor incomplete); false: the others'),
+});
+export const portalSubscriptionPage = paginated(portalSubscriptionSchema);
+
+/**
+ * One change per request: whether it ends with the period, or a move to another price (when the
+ * organization allows customer updates). Revoking is the merchant's.
+ */
+export const updatePortalSubscriptionBody = z
+  .union([
+    z.strictObject({
+      cancel_at_period_end: z
+        .boolean()
+        .describe('true: it ends when the current period does, with no further charge; false: undo that'),
+    }),
+    z.strictObject({
+      price_id: z
+        .uuid()
+        .describe(
+          'Move to this recurring price of the organization (same currency and interval, its product not archived), ' +
+            "prorated per the organization's subscription_settings.proration_behavior",
+        ),
+    }),
+  ])
+  .describe('Any other field (revoke, metadata…) or two changes at once is a 400');
+
+/** The fields of a subscription record (the merchant's, or the one a workflow Update answers) the customer sees. */
+export function presentPortalSubscription(record: PortalSubscription): PortalSubscription {
+  const shown = {} as Record<string, unknown>;
+  for (const field of Object.keys(portalSubscriptionSchema.shape))
+    shown[field] = record[field as keyof PortalSubscription];
+  return shown as PortalSubscription;
+}

@@ -11,7 +11,13 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 /** The keys the spec names; stored as sent, merged over the current settings. */
 export const subscriptionSettingsInput = z.strictObject({
-  allow_multiple_subscriptions: z.boolean().optional(),
+  allow_multiple_subscriptions: z
+    .boolean()
+    .describe(
+      'Default false: a customer with a live subscription cannot buy another recurring price ' +
+        '(422 subscription_exists at checkout creation or confirmation); renewals are always sold',
+    )
+    .optional(),
   allow_customer_updates: z.boolean().optional(),
   proration_behavior: z.enum(PRORATION_BEHAVIORS).optional(),
   dunning_retry_days: z

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
 import type { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import { iso, listQuery, paginated } from './common.ts';
+import { iso, listQuery, metadata, paginated } from './common.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 type ChargeEntity = InferEntity<typeof SubscriptionCharge>;
@@ -38,6 +38,7 @@ export const subscriptionSchema = z.object({
   modified_at: timestamp.nullable(),
   workflow_id: z.string().describe('subscription:<id>, the Temporal workflow that bills it'),
   workflow_url: z.string().describe('That workflow in the Temporal UI'),
+  metadata: z.record(z.string(), z.unknown()).describe("The merchant's key/value metadata"),
 });
 export type SubscriptionBody = z.infer<typeof subscriptionSchema>;
 
@@ -66,7 +67,7 @@ export const listSubscriptionsQuery = listQuery(['created_at', 'current_period_e
 });
 export const subscriptionPage = paginated(subscriptionSchema);
 
-/** One change per request: cancel at the period's end (or undo it), or revoke now. */
+/** One change per request: cancel at the period's end (or undo it), revoke now, change price or metadata. */
 export const updateSubscriptionBody = z.union([
   z.strictObject({
     cancel_at_period_end: z
@@ -74,6 +75,15 @@ export const updateSubscriptionBody = z.union([
       .describe('true: it ends when the current period does, with no further charge; false: undo that'),
   }),
   z.strictObject({ revoke: z.literal(true).describe('End it now: no renewal or dunning retry is charged again') }),
+  z.strictObject({
+    price_id: z
+      .uuid()
+      .describe(
+        "Move to this recurring price (same currency and interval), prorated per the organization's " +
+          'subscription_settings.proration_behavior',
+      ),
+  }),
+  z.strictObject({ metadata: metadata.describe('Replaces the whole metadata object ({} clears it)') }),
 ]);
 export type UpdateSubscriptionBody = z.infer<typeof updateSubscriptionBody>;
 export const subscriptionParams = z.object({ id: z.string().max(64) });
@@ -110,6 +120,7 @@ export function presentSubscription(s: SubscriptionEntity, url: string): Subscri
     modified_at: iso(s.modifiedAt),
     workflow_id: s.workflowId,
     workflow_url: url,
+    metadata: s.metadata ?? {},
   };
 }
 

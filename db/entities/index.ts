@@ -2,6 +2,7 @@ import { Product, Price } from './catalog.ts';
 import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.ts';
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
+import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
   CheckoutLink,
@@ -19,6 +20,7 @@ export * from './catalog.ts';
 export * from './credentials.ts';
 export * from './customer.ts';
 export * from './event.ts';
+export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
 
@@ -41,6 +43,7 @@ export const entities = [
   Transaction,
   Subscription,
   SubscriptionCharge,
+  SubscriptionInvoice,
   Sale,
   Refund,
 ];

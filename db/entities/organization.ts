@@ -1,3 +1,4 @@
+import { DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS } from '../../domain/checkout.ts';
 import { DEFAULT_DUNNING_RETRY_DAYS, type DunningExhaustedStatus } from '../../domain/subscriptions.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 
@@ -75,7 +76,8 @@ export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
 
 /** What a new organization starts with; stored settings are merged over these when read. */
 export const DEFAULT_SUBSCRIPTION_SETTINGS = {
-  allow_multiple_subscriptions: false,
+  /** A customer may hold one live subscription at a time unless this is true (domain/checkout.ts). */
+  allow_multiple_subscriptions: DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS,
   allow_customer_updates: true,
   proration_behavior: 'prorate' as ProrationBehavior,
   /** Days after a renewal's first refusal on which it is tried again (domain/subscriptions.ts). */

@@ -169,6 +169,8 @@ export const Subscription = defineEntity({
     endedAt: p.datetime().nullable(),
     /** The price before discounts; each renewal applies the discount again while it lasts. */
     subtotalAmount: p.bigint('number'),
+    /** The merchant's key/value metadata, replaced whole by PATCH (through the workflow). */
+    metadata: p.json<Record<string, unknown>>(),
   },
 });
 

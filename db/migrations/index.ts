@@ -6,6 +6,10 @@ import { Migration0005IdempotencyLease } from './0005-idempotency-lease.ts';
 import { Migration0006CheckoutIntegrity } from './0006-checkout-integrity.ts';
 import { Migration0007SubscriptionLifecycle } from './0007-subscription-lifecycle.ts';
 import { Migration0008RenewalCheckouts } from './0008-renewal-checkouts.ts';
+import { Migration0009SubscriptionInvoices } from './0009-subscription-invoices.ts';
+import { Migration0010GatewayRecurrence } from './0010-gateway-recurrence.ts';
+import { Migration0011SubscriptionPriceChanges } from './0011-subscription-price-changes.ts';
+import { Migration0012SubscriptionMetadata } from './0012-subscription-metadata.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -17,4 +21,8 @@ export const migrationsList = [
   { name: '0006-checkout-integrity', class: Migration0006CheckoutIntegrity },
   { name: '0007-subscription-lifecycle', class: Migration0007SubscriptionLifecycle },
   { name: '0008-renewal-checkouts', class: Migration0008RenewalCheckouts },
+  { name: '0009-subscription-invoices', class: Migration0009SubscriptionInvoices },
+  { name: '0010-gateway-recurrence', class: Migration0010GatewayRecurrence },
+  { name: '0011-subscription-price-changes', class: Migration0011SubscriptionPriceChanges },
+  { name: '0012-subscription-metadata', class: Migration0012SubscriptionMetadata },
 ];

@@ -476,6 +476,47 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/customer-portal/subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the subscriptions of the session's customer
+     * @description Filters: status, product_id, active. Sorting: created_at, current_period_end or amount (default -created_at).
+     */
+    get: operations['listPortalSubscriptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customer-portal/subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a subscription of the session's customer, with its charges */
+    get: operations['getPortalSubscription'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Cancel a subscription of the session customer at its period end, undo that, or change its price
+     * @description The change is made by the subscription's workflow, as the merchant's PATCH /subscriptions/<id> makes it, and answered with the subscription as written. A subscription that has ended answers 409; a price it cannot move to, or a declined prorated charge, 422; an organization whose subscription_settings.allow_customer_updates is false answers 403 `customer_updates_disabled`.
+     */
+    patch: operations['updatePortalSubscription'];
+    trace?: never;
+  };
   '/api/v1/checkouts': {
     parameters: {
       query?: never;
@@ -577,7 +618,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout that is not open, or one already being confirmed, answers 409.
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout that is not open, or one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged.
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -698,10 +739,71 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Cancel a subscription at its period end, undo that, or revoke it now
-     * @description The change is made by the subscription's workflow, which answers with the subscription as written. A subscription that has ended answers 409.
+     * Cancel a subscription at its period end, undo that, revoke it now, or change its price or metadata
+     * @description The change is made by the subscription's workflow, which answers with the subscription as written. A subscription that has ended answers 409; a price it cannot move to, or a declined prorated charge, 422.
      */
     patch: operations['updateSubscription'];
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/test-clock/advance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move a subscription's test clock forward (test deployments only)
+     * @description The subscription's own time jumps to `to`: the renewals, dunning retries, trial end and deadlines due by then happen at once, one after the other, as its workflow works through them (read the subscription to see them). Only forward; refused (403) in a live deployment.
+     */
+    post: operations['createSubscriptionTestClockAdvance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/invoices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a subscription's extra-charge invoices
+     * @description Filter: status. Sorting: created_at, due_date or amount (default -created_at).
+     */
+    get: operations['listSubscriptionInvoices'];
+    put?: never;
+    /**
+     * Charge a subscription once, outside its recurrence
+     * @description The gateway creates the invoice and charges it to the subscription's card; the answer comes once it exists there, numbered `<customer_invoice_prefix>-<n>`, status pending. It becomes paid or failed with the charge, or voided when unpaid past its last payable day. Only a subscription that is active, trialing, unpaid or past_due and billed by the gateway can be charged (else 409). A 503 means nothing was created.
+     */
+    post: operations['createSubscriptionInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/invoices/{invoice_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an extra-charge invoice of a subscription */
+    get: operations['getSubscriptionInvoice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/refunds': {
@@ -807,6 +909,43 @@ export interface paths {
     put?: never;
     /** Charge a pending gateway invoice to its subscription’s card (sandbox) */
     post: operations['paySandboxInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/invoices/{invoice_id}/fail': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refuse the charge of a pending gateway invoice (card_declined) (sandbox) */
+    post: operations['failSandboxInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/subscriptions/{gateway_subscription_id}/bill': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run the gateway’s recurrence for a subscription now: its next cycle, or another try (sandbox)
+     * @description The gateway charges its earliest unpaid cycle (or the next one) to the subscription’s card and notifies the API, as it does on each due date; the subscription’s workflow records the period.
+     */
+    post: operations['createSandboxSubscriptionBill'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1234,6 +1373,7 @@ export interface operations {
             [key: string]: unknown;
           };
           subscription_settings?: {
+            /** @description Default false: a customer with a live subscription cannot buy another recurring price (422 subscription_exists at checkout creation or confirmation); renewals are always sold */
             allow_multiple_subscriptions?: boolean;
             allow_customer_updates?: boolean;
             /** @enum {string} */
@@ -1640,6 +1780,7 @@ export interface operations {
             [key: string]: unknown;
           };
           subscription_settings?: {
+            /** @description Default false: a customer with a live subscription cannot buy another recurring price (422 subscription_exists at checkout creation or confirmation); renewals are always sold */
             allow_multiple_subscriptions?: boolean;
             allow_customer_updates?: boolean;
             /** @enum {string} */
@@ -8043,6 +8184,531 @@ export interface operations {
       };
     };
   };
+  listPortalSubscriptions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'current_period_end' | '-current_period_end' | 'amount' | '-amount';
+        status?: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+        product_id?: string;
+        /** @description true: subscriptions that still run (neither canceled nor incomplete); false: the others */
+        active?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              organization_id: string;
+              /** @enum {string} */
+              status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+              customer_id: string;
+              product_id: string;
+              price_id: string;
+              checkout_id: string | null;
+              /** @description What each period is charged, after discount, in cents */
+              amount: number;
+              /** @description The price before discounts, in cents */
+              subtotal_amount: number;
+              /** @description Upper case, as on checkouts */
+              currency: string;
+              discount_id: string | null;
+              current_period_start: string;
+              current_period_end: string;
+              /** @description 0 during the trial, then 1, 2… */
+              period_number: number;
+              trial_end: string | null;
+              cancel_at_period_end: boolean;
+              canceled_at: string | null;
+              ended_at: string | null;
+              created_at: string;
+              modified_at: string | null;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getPortalSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+            customer_id: string;
+            product_id: string;
+            price_id: string;
+            checkout_id: string | null;
+            /** @description What each period is charged, after discount, in cents */
+            amount: number;
+            /** @description The price before discounts, in cents */
+            subtotal_amount: number;
+            /** @description Upper case, as on checkouts */
+            currency: string;
+            discount_id: string | null;
+            current_period_start: string;
+            current_period_end: string;
+            /** @description 0 during the trial, then 1, 2… */
+            period_number: number;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            canceled_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            modified_at: string | null;
+            /** @description Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try) */
+            charges: {
+              period_number: number;
+              /** @description 1 for the renewal charge, then one more per dunning retry */
+              try_number: number;
+              amount: number;
+              /** @description Upper case */
+              currency: string;
+              /** @enum {string} */
+              outcome: 'succeeded' | 'failed' | 'refunded';
+              /** @description The gateway's reason when the charge failed */
+              decline_reason: string | null;
+              attempted_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  updatePortalSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Any other field (revoke, metadata…) or two changes at once is a 400 */
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description true: it ends when the current period does, with no further charge; false: undo that */
+              cancel_at_period_end: boolean;
+            }
+          | {
+              /**
+               * Format: uuid
+               * @description Move to this recurring price of the organization (same currency and interval, its product not archived), prorated per the organization's subscription_settings.proration_behavior
+               */
+              price_id: string;
+            };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+            customer_id: string;
+            product_id: string;
+            price_id: string;
+            checkout_id: string | null;
+            /** @description What each period is charged, after discount, in cents */
+            amount: number;
+            /** @description The price before discounts, in cents */
+            subtotal_amount: number;
+            /** @description Upper case, as on checkouts */
+            currency: string;
+            discount_id: string | null;
+            current_period_start: string;
+            current_period_end: string;
+            /** @description 0 during the trial, then 1, 2… */
+            period_number: number;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            canceled_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            modified_at: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential is not a customer session, or the organization does not let customers change their subscriptions (`customer_updates_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   listCheckouts: {
     parameters: {
       query?: {
@@ -10646,6 +11312,10 @@ export interface operations {
               workflow_id: string;
               /** @description That workflow in the Temporal UI */
               workflow_url: string;
+              /** @description The merchant's key/value metadata */
+              metadata: {
+                [key: string]: unknown;
+              };
             }[];
             pagination: {
               total_count: number;
@@ -10813,6 +11483,10 @@ export interface operations {
             workflow_id: string;
             /** @description That workflow in the Temporal UI */
             workflow_url: string;
+            /** @description The merchant's key/value metadata */
+            metadata: {
+              [key: string]: unknown;
+            };
             /** @description Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try) */
             charges: {
               period_number: number;
@@ -10960,6 +11634,19 @@ export interface operations {
                * @enum {boolean}
                */
               revoke: true;
+            }
+          | {
+              /**
+               * Format: uuid
+               * @description Move to this recurring price (same currency and interval), prorated per the organization's subscription_settings.proration_behavior
+               */
+              price_id: string;
+            }
+          | {
+              /** @description Replaces the whole metadata object ({} clears it) */
+              metadata: {
+                [key: string]: unknown;
+              };
             };
       };
     };
@@ -11003,6 +11690,568 @@ export interface operations {
             created_at: string;
             modified_at: string | null;
             /** @description subscription:<id>, the Temporal workflow that bills it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI */
+            workflow_url: string;
+            /** @description The merchant's key/value metadata */
+            metadata: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSubscriptionTestClockAdvance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description The subscription's new time: later than its current time
+           */
+          to: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            clock: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listSubscriptionInvoices: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'due_date' | '-due_date' | 'amount' | '-amount';
+        status?: 'pending' | 'paid' | 'failed' | 'voided';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+              number: string;
+              gateway_invoice_id: string;
+              subscription_id: string;
+              organization_id: string;
+              /** @description Cents */
+              amount: number;
+              /** @description Upper case (BRL) */
+              currency: string;
+              description: string | null;
+              /** @description YYYY-MM-DD */
+              due_date: string;
+              /** @description YYYY-MM-DD */
+              expiration_date: string | null;
+              /**
+               * @description The gateway charges the subscription’s card
+               * @enum {string}
+               */
+              payment_method: 'credit';
+              /**
+               * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+               * @enum {string}
+               */
+              status: 'pending' | 'paid' | 'failed' | 'voided';
+              no_fees_installments: boolean;
+              /** @description The gateway's decline reason when failed */
+              failure_reason: string | null;
+              /** @description Our transaction record of the charge, once one was made */
+              transaction_id: string | null;
+              paid_at: string | null;
+              created_at: string;
+              modified_at: string;
+              /** @description invoice:<id>, the Temporal workflow that runs it */
+              workflow_id: string;
+              /** @description That workflow in the Temporal UI */
+              workflow_url: string;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSubscriptionInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Cents, positive */
+          amount: number;
+          /**
+           * Format: date
+           * @description YYYY-MM-DD; today or later, in Brazil (UTC−3)
+           */
+          due_date: string;
+          /** @description Shown to the customer */
+          description?: string;
+          /** @description YYYY-MM-DD, not before due_date: the last day it can be paid (default: 30 days after due_date); unpaid by then, it is voided */
+          expiration_date?: string | null;
+          /**
+           * @description Installment options computed without interest
+           * @default false
+           */
+          no_fees_installments?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+            number: string;
+            gateway_invoice_id: string;
+            subscription_id: string;
+            organization_id: string;
+            /** @description Cents */
+            amount: number;
+            /** @description Upper case (BRL) */
+            currency: string;
+            description: string | null;
+            /** @description YYYY-MM-DD */
+            due_date: string;
+            /** @description YYYY-MM-DD */
+            expiration_date: string | null;
+            /**
+             * @description The gateway charges the subscription’s card
+             * @enum {string}
+             */
+            payment_method: 'credit';
+            /**
+             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @enum {string}
+             */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            no_fees_installments: boolean;
+            /** @description The gateway's decline reason when failed */
+            failure_reason: string | null;
+            /** @description Our transaction record of the charge, once one was made */
+            transaction_id: string | null;
+            paid_at: string | null;
+            created_at: string;
+            modified_at: string;
+            /** @description invoice:<id>, the Temporal workflow that runs it */
             workflow_id: string;
             /** @description That workflow in the Temporal UI */
             workflow_url: string;
@@ -11089,6 +12338,171 @@ export interface operations {
       };
       /** @description Content-Type is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_due_date`: due_date is before today; `invalid_expiration_date`: expiration_date is before due_date; `gateway_refused`: the gateway refused to create the invoice; nothing was created. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getSubscriptionInvoice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        invoice_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+            number: string;
+            gateway_invoice_id: string;
+            subscription_id: string;
+            organization_id: string;
+            /** @description Cents */
+            amount: number;
+            /** @description Upper case (BRL) */
+            currency: string;
+            description: string | null;
+            /** @description YYYY-MM-DD */
+            due_date: string;
+            /** @description YYYY-MM-DD */
+            expiration_date: string | null;
+            /**
+             * @description The gateway charges the subscription’s card
+             * @enum {string}
+             */
+            payment_method: 'credit';
+            /**
+             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @enum {string}
+             */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            no_fees_installments: boolean;
+            /** @description The gateway's decline reason when failed */
+            failure_reason: string | null;
+            /** @description Our transaction record of the charge, once one was made */
+            transaction_id: string | null;
+            paid_at: string | null;
+            created_at: string;
+            modified_at: string;
+            /** @description invoice:<id>, the Temporal workflow that runs it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI */
+            workflow_url: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12156,6 +13570,292 @@ export interface operations {
             expiration_date: string | null;
             paid_at: string | null;
             created_at: string;
+            transaction_id: string | null;
+            cycle: number | null;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  failSandboxInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        invoice_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            subscription_id: string;
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            due_date: string;
+            expiration_date: string | null;
+            paid_at: string | null;
+            created_at: string;
+            transaction_id: string | null;
+            cycle: number | null;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSandboxSubscriptionBill: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        gateway_subscription_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            subscription_id: string;
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            due_date: string;
+            expiration_date: string | null;
+            paid_at: string | null;
+            created_at: string;
+            transaction_id: string | null;
+            cycle: number | null;
           };
         };
       };

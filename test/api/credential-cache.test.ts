@@ -8,8 +8,8 @@ import { makeTenant, unique } from '../helpers/fixtures.ts';
 
 /**
  * Each API process caches verified credentials. A revocation made through one process must be
- * honoured by every other one on the very next request: two API instances here stand for two
- * processes, each with its own cache and its own LISTEN connection.
+ * honoured by every other one as soon as PostgreSQL's notice reaches it (moments later): two API
+ * instances here stand for two processes, each with its own cache and its own LISTEN connection.
  */
 
 let a: TestApi;
@@ -24,8 +24,22 @@ afterAll(async () => {
 const CUSTOMERS = '/api/v1/customers/';
 const dashboard = (orgId: string) => `/api/v1/dashboard/organizations/${orgId}`;
 
+/**
+ * The other process learns of a revocation from PostgreSQL's NOTIFY, which arrives a moment after the
+ * revoking transaction commits: its answers are read until they change (at most a second), and the
+ * first one that is no longer a 200 is returned. A broken invalidation keeps answering 200 (the
+ * cache lives a minute) and fails.
+ */
+async function onceRefused(request: () => Promise<{ status: number; body: any }>) {
+  for (let i = 0; ; i++) {
+    const res = await request();
+    if (res.status !== 200 || i >= 50) return res;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('revocation across API processes', () => {
-  it('an API key revoked through instance A is rejected by instance B on the next request', async () => {
+  it('an API key revoked through instance A is rejected by instance B as soon as its notice arrives', async () => {
     const t = await makeTenant(a.orm);
     const created = await a.call('POST', `${dashboard(t.org.id)}/api-keys`, {
       token: t.ownerJwt,
@@ -39,13 +53,13 @@ describe('revocation across API processes', () => {
       token: t.ownerJwt,
     });
     expect(revoked.status).toBe(200);
-    const onB = await b.call('GET', CUSTOMERS, { headers });
+    const onB = await onceRefused(() => b.call('GET', CUSTOMERS, { headers }));
     expect(onB.status).toBe(401);
     expect(onB.body).toEqual({ error: 'Invalid api key', code: 'unauthorized' });
     expect((await a.call('GET', CUSTOMERS, { headers })).status).toBe(401);
   });
 
-  it('an API key deleted through instance B is rejected by instance A on the next request', async () => {
+  it('an API key deleted through instance B is rejected by instance A as soon as its notice arrives', async () => {
     const t = await makeTenant(a.orm);
     const created = await b.call('POST', `${dashboard(t.org.id)}/api-keys`, {
       token: t.ownerJwt,
@@ -56,10 +70,10 @@ describe('revocation across API processes', () => {
     expect(
       (await b.call('DELETE', `${dashboard(t.org.id)}/api-keys/${created.body.id}`, { token: t.ownerJwt })).status,
     ).toBe(204);
-    expect((await a.call('GET', CUSTOMERS, { headers })).status).toBe(401);
+    expect((await onceRefused(() => a.call('GET', CUSTOMERS, { headers }))).status).toBe(401);
   });
 
-  it('an access token revoked through instance A is rejected by instance B on the next request', async () => {
+  it('an access token revoked through instance A is rejected by instance B as soon as its notice arrives', async () => {
     const t = await makeTenant(a.orm);
     const created = await a.call('POST', `${dashboard(t.org.id)}/access-tokens`, {
       token: t.ownerJwt,
@@ -71,7 +85,7 @@ describe('revocation across API processes', () => {
     expect(
       (await a.call('DELETE', `${dashboard(t.org.id)}/access-tokens/${created.body.id}`, { token: t.ownerJwt })).status,
     ).toBe(204);
-    const onB = await b.call('GET', CUSTOMERS, { token });
+    const onB = await onceRefused(() => b.call('GET', CUSTOMERS, { token }));
     expect(onB.status).toBe(401);
     expect(onB.body).toEqual({ error: 'Invalid access token', code: 'unauthorized' });
   });
@@ -91,7 +105,10 @@ describe('revocation across API processes', () => {
     await a.call('POST', `${dashboard(t.org.id)}/api-keys/${dropped.id}/revoke`, { token: t.ownerJwt });
     for (const api of [a, b]) {
       expect((await api.call('GET', CUSTOMERS, { headers: { 'x-service-api-key': kept.key } })).status).toBe(200);
-      expect((await api.call('GET', CUSTOMERS, { headers: { 'x-service-api-key': dropped.key } })).status).toBe(401);
+      const refused = await onceRefused(() =>
+        api.call('GET', CUSTOMERS, { headers: { 'x-service-api-key': dropped.key } }),
+      );
+      expect(refused.status).toBe(401);
       expect((await api.call('GET', CUSTOMERS, { token: t.oat })).status).toBe(200);
     }
   });

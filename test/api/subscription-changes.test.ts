@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
+import { uuidv7 } from 'uuidv7';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
+import { batchTaskQueue } from '../../domain/task-queues.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeCheckout, recordHistory } from '../helpers/checkouts.ts';
+import { TEST_TASK_QUEUE } from '../helpers/env.ts';
+import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/subscriptions.ts';
 
 /**
  * PATCH /api/v1/subscriptions/<id> over HTTPS against the real worker: a card checkout of a manually
@@ -28,37 +32,17 @@ afterAll(async () => {
 const sql = <T = Record<string, any>>(q: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<T[]>(q, params);
 
-const payByCard = (clientSecret: string) =>
-  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, {
-    body: {
-      payment_method: 'credit_card',
-      card: {
-        number: '4111111111111111',
-        holder_name: 'Ana Souza',
-        expiration_month: '12',
-        expiration_year: '2031',
-        cvv: '123',
-        installments: 1,
-      },
-    },
-  });
-
 /** A paid monthly subscription of a new organization, and an OAT of that organization. */
 async function paidSubscription() {
   const org = await makeOrganization(api.orm);
-  const c = await makeCheckout(api.orm, temporal, {
+  const { checkoutId, row } = await paidSubscriptionOf(api, temporal, {
     organizationId: org.id,
-    recurring: 'month',
     recurrenceBilling: 'manual',
-    amount: 4_990,
   });
-  const paid = await payByCard(c.clientSecret);
-  expect(paid.status).toBe(200);
-  const [sub] = await sql('select id, card_token_id from subscriptions where checkout_id = ?', [c.id]);
   return {
-    checkoutId: c.id,
-    id: sub!.id as string,
-    cardTokenId: sub!.card_token_id,
+    checkoutId,
+    id: row.id as string,
+    cardTokenId: row.card_token_id,
     organizationId: org.id,
     oat: await makeOat(api.orm, org.id),
   };
@@ -81,10 +65,18 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
     const description = await handle.describe();
     expect(description.status.name).toBe('RUNNING');
+    // Renewals run on the batch task queue, apart from the buyers' checkouts.
+    expect(description.taskQueue).toBe(batchTaskQueue(TEST_TASK_QUEUE));
     // The checkout's run that started it (behind the subscription-workflow patch).
     await recordHistory(temporal, 'card-manual-subscription', s.checkoutId);
     expect(description.typedSearchAttributes.get(SUBSCRIPTION_ID)).toBe(s.id);
-    expect(await handle.query(subscriptionStateQuery)).toMatchObject({
+    // Its first step reads the subscription: the state is complete once that is done.
+    let state = await handle.query(subscriptionStateQuery);
+    for (let i = 0; state.periodNumber === undefined && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = await handle.query(subscriptionStateQuery);
+    }
+    expect(state).toMatchObject({
       status: 'active',
       periodNumber: 1,
       billing: 'manual',
@@ -163,6 +155,55 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
   });
 });
 
+describe('PATCH /api/v1/subscriptions/<id> with a price_id (plan change)', () => {
+  /** Another recurring price of the subscription's product. */
+  async function price(subscriptionId: string, unitAmount: number, interval = 'month') {
+    const id = uuidv7();
+    await sql(
+      `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+         interval_count, created_at)
+       select ?, product_id, organization_id, 'recurring', 'brl', ?, 'unspecified', ?, 1, now()
+       from subscriptions where id = ?`,
+      [id, unitAmount, interval, subscriptionId],
+    );
+    return id;
+  }
+
+  it('an upgrade right after the checkout charges the whole difference now and moves the subscription', async () => {
+    const s = await paidSubscription();
+    const premium = await price(s.id, 9_990);
+    const changed = await patch(s, { price_id: premium });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ id: s.id, price_id: premium, amount: 9_990, status: 'active' });
+    // R$ 49,90 → R$ 99,90 with (all but seconds of) the month left: R$ 50,00, to the cent.
+    const sales = await sql<{ amount: number; price_id: string }>(
+      'select amount::int as amount, price_id from sales where subscription_id = ? order by created_at',
+      [s.id],
+    );
+    expect(sales.map((x) => x.amount)).toEqual([4_990, 5_000]);
+    expect(sales[1]!.price_id).toBe(premium);
+    expect((await events(s.organizationId)).at(-1)).toBe('subscription.updated');
+  });
+
+  it('a price it cannot move to is a 422 and changes nothing; a malformed one a 400', async () => {
+    const s = await paidSubscription();
+    const yearly = await price(s.id, 49_900, 'year');
+    const refused = await patch(s, { price_id: yearly });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({
+      code: 'plan_change_refused',
+      error: 'The new price bills another interval',
+    });
+    const unknown = await patch(s, { price_id: uuidv7() });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toBe('Price not found');
+    expect((await patch(s, { price_id: 'premium' })).status).toBe(400);
+    const [row] = await sql('select price_id, price_changes from subscriptions where id = ?', [s.id]);
+    expect(row).toMatchObject({ price_changes: 0 });
+    expect(row!.price_id).not.toBe(yearly);
+  });
+});
+
 describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
   const renewal = (s: { checkoutId: string; oat: string }) =>
     api.call('POST', `/api/v1/checkouts/${s.checkoutId}/manual-renewal-checkout`, { token: s.oat });
@@ -175,7 +216,7 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
 
-    const paid = await payByCard(first.body.client_secret);
+    const paid = await payByCard(api, first.body.client_secret);
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('succeeded');
     const subscriptions = await sql('select id, period_number, status from subscriptions where organization_id = ?', [
@@ -208,7 +249,7 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     expect(open.status).toBe(201);
     // The saved card paid period 2 first.
     await sql('update subscriptions set period_number = 2 where id = ?', [s.id]);
-    const paid = await payByCard(open.body.client_secret);
+    const paid = await payByCard(api, open.body.client_secret);
     expect(paid.status).toBe(422);
     expect(paid.body.decline_reason).toBe('recording_failed');
     const ledger = await sql(
@@ -221,5 +262,58 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
       { kind: 'refund', amount: 4_990 },
     ]);
     expect(await sql('select 1 from subscription_charges where subscription_id = ?', [s.id])).toEqual([]);
+  });
+});
+
+describe('PATCH /api/v1/subscriptions/<id> with metadata', () => {
+  const metadataOf = async (id: string) =>
+    (await sql<{ metadata: unknown }>('select metadata from subscriptions where id = ?', [id]))[0]!.metadata;
+
+  it("replaces the metadata through the subscription's workflow, with subscription.updated; the same again writes nothing", async () => {
+    const s = await paidSubscription();
+    expect(await metadataOf(s.id)).toEqual({});
+    const set = await patch(s, { metadata: { plan: 'gold', seats: 3 } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ id: s.id, status: 'active', metadata: { plan: 'gold', seats: 3 } });
+    const replaced = await patch(s, { metadata: { seats: 4 } });
+    expect(replaced.body.metadata).toEqual({ seats: 4 });
+    expect(await metadataOf(s.id)).toEqual({ seats: 4 });
+    const read = await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat });
+    expect(read.body.metadata).toEqual({ seats: 4 });
+    const listed = await api.call('GET', '/api/v1/subscriptions/', { token: s.oat });
+    expect(listed.body.items[0].metadata).toEqual({ seats: 4 });
+    expect((await patch(s, { metadata: { seats: 4 } })).status).toBe(200);
+    expect((await patch(s, { metadata: {} })).body.metadata).toEqual({});
+
+    const updates = await sql<{ metadata: unknown }>(
+      `select data->'metadata' as metadata from events where organization_id = ? and type = 'subscription.updated'
+       order by created_at, id`,
+      [s.organizationId],
+    );
+    expect(updates.map((e) => e.metadata)).toEqual([{ plan: 'gold', seats: 3 }, { seats: 4 }, {}]);
+    // Written by the workflow's Update, not by the API.
+    const history = await temporal.workflow.getHandle(subscriptionWorkflowId(s.id)).fetchHistory();
+    const accepted = history.events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(accepted.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.name)).toEqual(
+      ['changeMetadata', 'changeMetadata', 'changeMetadata', 'changeMetadata'],
+    );
+  });
+
+  it('refuses metadata that is not a key/value object, or comes with another change (400); an ended subscription is 409', async () => {
+    const s = await paidSubscription();
+    for (const body of [
+      { metadata: 'gold' },
+      { metadata: ['gold'] },
+      { metadata: null },
+      { metadata: { ['k'.repeat(101)]: 1 } },
+      { metadata: {}, revoke: true },
+    ]) {
+      const res = await patch(s, body);
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+    }
+    expect((await patch(s, { revoke: true })).status).toBe(200);
+    const late = await patch(s, { metadata: { plan: 'gold' } });
+    expect(late.status).toBe(409);
+    expect(await metadataOf(s.id)).toEqual({});
   });
 });

@@ -164,6 +164,7 @@ describe('GET /api/v1/subscriptions/<id>', () => {
       modified_at: '2025-03-16T08:00:00.000Z',
       workflow_id: `subscription:${id}`,
       workflow_url: uiLink(id),
+      metadata: {},
       charges: [
         charge(1, 1, 'refunded', '2025-02-15T00:00:00.000Z', { transaction_id: paid1 }),
         charge(2, 1, 'failed', '2025-03-15T00:00:00.000Z', { decline_reason: 'insufficient_funds' }),

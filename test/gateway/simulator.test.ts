@@ -972,6 +972,8 @@ describe('sandbox routes', () => {
       expiration_date: null,
       paid_at: expect.any(String),
       created_at: invoice.createdAt,
+      transaction_id: expect.any(String),
+      cycle: null,
     });
   });
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  allowsMultipleSubscriptions,
   applyDiscountCode,
   discountCarriesOverToRenewal,
   firstSubscriptionPeriod,
+  limitedToOneSubscription,
   paymentKey,
   requiresCharge,
 } from '../../domain/checkout.ts';
@@ -106,5 +108,23 @@ describe('keys and re-pricing', () => {
   it('a free-price checkout keeps its buyer-chosen unit amount when re-priced', () => {
     expect(customAmountOnReprice(0, { subtotalAmount: 3_000, quantity: 3 })).toBe(1_000);
     expect(customAmountOnReprice(2_500, { subtotalAmount: 5_000, quantity: 2 })).toBeNull();
+  });
+});
+
+describe('one subscription per customer (allow_multiple_subscriptions)', () => {
+  it('is the rule unless the organization set it true; a missing or malformed setting is false', () => {
+    expect(allowsMultipleSubscriptions({ allow_multiple_subscriptions: true })).toBe(true);
+    expect(allowsMultipleSubscriptions({ allow_multiple_subscriptions: false })).toBe(false);
+    for (const settings of [{}, null, undefined, { allow_multiple_subscriptions: 'yes' }]) {
+      expect(allowsMultipleSubscriptions(settings)).toBe(false);
+    }
+  });
+
+  it('holds only a new recurring sale: never a one-time price or a renewal of the same subscription', () => {
+    const sale = { allowMultiple: false, recurring: true, renewal: false };
+    expect(limitedToOneSubscription(sale)).toBe(true);
+    expect(limitedToOneSubscription({ ...sale, allowMultiple: true })).toBe(false);
+    expect(limitedToOneSubscription({ ...sale, recurring: false })).toBe(false);
+    expect(limitedToOneSubscription({ ...sale, renewal: true })).toBe(false);
   });
 });

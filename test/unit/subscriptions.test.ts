@@ -131,12 +131,17 @@ describe('subscription lifecycle', () => {
     });
     expect(transition('unpaid', 'revoked')).toEqual({ status: 'canceled', event: 'subscription.revoked' });
     expect(settle('active', 'charge_failed', 'charge_failed', 'dunning_exhausted')).toBe('unpaid');
+    // A period ended unpaid with no card: past due once; its renewal checkout paid, active again.
+    expect(transition('active', 'payment_due')).toEqual({ status: 'past_due', event: 'subscription.past_due' });
+    expect(transition('past_due', 'payment_due')).toBeNull();
+    expect(settle('active', 'payment_due', 'dunning_exhausted', 'charge_succeeded')).toBe('active');
   });
 
   it('a canceled subscription never changes again', () => {
     for (const change of [
       'charge_succeeded',
       'charge_failed',
+      'payment_due',
       'dunning_exhausted',
       'period_ended_canceled',
       'revoked',

@@ -10,7 +10,7 @@ import { workflowsPath } from '../../worker/worker.ts';
  * would break a running workflow's determinism fails here (put it behind `patched()`).
  * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1 (refund and direct-transaction
  * histories by test/workflow/refund.test.ts and direct-transaction.test.ts, subscription histories by
- * test/workflow/subscription.test.ts).
+ * test/workflow/subscription.test.ts, invoice histories by test/workflow/invoice.test.ts).
  */
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 
@@ -35,6 +35,11 @@ describe('replay of recorded histories', () => {
     'subscription-revoked-in-dunning.json',
     'subscription-canceled-at-period-end.json',
     'subscription-hard-decline-canceled.json',
+    'invoice-paid.json',
+    'invoice-failed.json',
+    'invoice-voided.json',
+    'invoice-paid-reconciled.json',
+    'invoice-abandoned.json',
   ])(
     '%s replays without nondeterminism',
     async (file) => {

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import path from 'node:path';
-import { uuidv7 } from 'uuidv7';
-import { createActivities } from '../../activities/index.ts';
-import { openOrm, type Orm } from '../../db/orm.ts';
-import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tools.ts';
-import {
-  changeSubscriptionUpdate,
-  subscriptionStateQuery,
-  subscriptionWorkflow,
-  subscriptionWorkflowId,
-} from '../../workflows/subscription.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { changeSubscriptionUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import {
+  addMonth,
+  APPROVE,
+  DAY,
+  DECLINE,
+  EXPIRED,
+  useSubscriptionWorkflows,
+} from '../helpers/subscription-workflows.ts';
 
 /**
  * A subscription's workflow over months of billing on the time-skipping test server: renewals,
@@ -25,174 +18,16 @@ import { recordHistory } from '../helpers/histories.ts';
  * activities are the real ones, on the test database and the simulated gateway, whose ledger says
  * what was really charged.
  */
-const TASK_QUEUE = 'subscription-workflow-test';
-const DAY = 86_400_000;
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-let orm: Orm;
-let sim: SimulatedGateway;
-
-beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
-  });
-  bundle = await bundleWorkflowCode({
-    workflowsPath: path.resolve(import.meta.dirname, '../../workflows/subscription.ts'),
-  });
-  orm = await openOrm(TEST_DATABASE_URL, 4);
-  sim = new SimulatedGateway(orm);
-}, 120_000);
-afterAll(async () => {
-  await orm?.close();
-  await env?.teardown();
-});
-
-const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
-
-const APPROVE = '4111111111111111';
-const DECLINE = '4000000000000002';
-const EXPIRED = '4000000000000069';
-
-/**
- * An active monthly subscription of R$ 99,00 in its first period, paid with `cardNumber`, whose
- * period ends `periodDays` days after the test server's now.
- */
-async function subscription(
-  cardNumber: string,
-  options: { settings?: Record<string, unknown>; trialDays?: number; subtotal?: number } = {},
-) {
-  const org = await makeOrganization(orm);
-  if (options.settings) {
-    await sql(`update organizations set subscription_settings = subscription_settings || ?::jsonb where id = ?`, [
-      JSON.stringify(options.settings),
-      org.id,
-    ]);
-  }
-  const [productId, priceId, customerId, id] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
-  const subtotal = options.subtotal ?? 9_900;
-  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
-    productId,
-    org.id,
-  ]);
-  await sql(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
-       interval_count, created_at)
-     values (?, ?, ?, 'recurring', 'brl', ?, 'unspecified', 'month', 1, now())`,
-    [priceId, productId, org.id, subtotal],
-  );
-  await sql(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
-    [customerId, org.id, `${uuidv7()}@example.com`],
-  );
-  const token = await sim.tokenizeCard(
-    { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
-    `test:card:${id}`,
-  );
-  const now = new Date(await env.currentTimeMs());
-  const trialEnd = options.trialDays ? new Date(now.getTime() + options.trialDays * DAY) : null;
-  const anchor = trialEnd ?? now;
-  const periodEnd = trialEnd ?? addMonth(now);
-  await sql(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
-       amount, subtotal_amount, currency, current_period_start, current_period_end, trial_end, created_at,
-       workflow_id, billing_anchor, period_number, card_token_id)
-     values (?, ?, ?, ?, ?, ?, 'manual', ?, ?, 'brl', ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      id,
-      org.id,
-      customerId,
-      productId,
-      priceId,
-      trialEnd ? 'trialing' : 'active',
-      subtotal,
-      subtotal,
-      now,
-      periodEnd,
-      trialEnd,
-      now,
-      subscriptionWorkflowId(id),
-      anchor,
-      trialEnd ? 0 : 1,
-      token.id,
-    ],
-  );
-  return { id, organizationId: org.id, anchor };
-}
-
-function addMonth(d: Date, months = 1): Date {
-  const out = new Date(d);
-  out.setUTCMonth(out.getUTCMonth() + months);
-  return out;
-}
-
-/** Runs the subscription's workflow while `during` lets workflow time pass. */
-async function run<T>(
-  subscriptionId: string,
-  during: (handle: Handle) => Promise<T>,
-  gateway: PaymentGateway = sim,
-): Promise<T> {
-  // A queue per run: a test that times out leaves its worker behind without blocking the next.
-  const taskQueue = `${TASK_QUEUE}-${subscriptionId}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: createActivities({ orm, gateway }),
-  });
-  return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(subscriptionWorkflow, {
-      workflowId: subscriptionWorkflowId(subscriptionId),
-      taskQueue,
-      args: [{ subscriptionId }],
-    });
-    try {
-      return await during(handle);
-    } finally {
-      // A run still waiting on a timer would hold the test server's clock once this worker is gone.
-      await handle.terminate('test over').catch(() => undefined);
-    }
-  });
-}
-
-/** Workflow time until `instant` and then `extra` more, in ms. */
-async function until(instant: Date, extra: number): Promise<number> {
-  return instant.getTime() - (await env.currentTimeMs()) + extra;
-}
-type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof subscriptionWorkflow>>>;
-
-/** The gateway's own record of what it captured for the subscription, in cents. */
-async function captured(subscriptionId: string): Promise<number[]> {
-  const rows = await sql(
-    `select l.amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
-     where t.reference = ? and l.kind = 'capture' order by l.id`,
-    [subscriptionId],
-  );
-  return rows.map((r) => Number(r.amount));
-}
-
-const charges = (subscriptionId: string) =>
-  sql(
-    `select period_number, try_number, amount::int as amount, outcome, decline_reason from subscription_charges
-     where subscription_id = ? order by period_number, try_number`,
-    [subscriptionId],
-  );
-const row = async (subscriptionId: string) =>
-  (await sql('select * from subscriptions where id = ?', [subscriptionId]))[0];
-const eventTypes = async (organizationId: string) =>
-  (
-    await sql(
-      `select type from events where organization_id = ? and type like 'subscription.%' order by created_at, id`,
-      [organizationId],
-    )
-  ).map((e) => e.type);
+const kit = useSubscriptionWorkflows('subscription-workflow-test');
+const { sql, subscription, run, until, captured, charges, row, eventTypes } = kit;
 
 describe('subscription workflow', () => {
   it('renews a monthly subscription once per period for a year, on the anchored dates, charging the price each time', async () => {
     const s = await subscription(APPROVE);
     const state = await run(s.id, async (handle) => {
-      await env.sleep(365 * DAY + 3_600_000);
+      await kit.env.sleep(365 * DAY + 3_600_000);
       // The first run: one period, ended by continue-as-new.
-      await recordHistory(env.client, 'subscription-renewed', handle.workflowId, handle.firstExecutionRunId);
+      await recordHistory(kit.env.client, 'subscription-renewed', handle.workflowId, handle.firstExecutionRunId);
       return handle.query(subscriptionStateQuery);
     });
     // Period 1 was the checkout's; periods 2–13 began within the year.
@@ -215,7 +50,7 @@ describe('subscription workflow', () => {
   it('charges the first period when the trial ends', async () => {
     const s = await subscription(APPROVE, { trialDays: 7 });
     const state = await run(s.id, async (handle) => {
-      await env.sleep(8 * DAY);
+      await kit.env.sleep(8 * DAY);
       return handle.query(subscriptionStateQuery);
     });
     expect(state.periodNumber).toBe(1);
@@ -227,7 +62,7 @@ describe('subscription workflow', () => {
   it('a refused renewal is past due, retried 1, 3, 5 and 7 days later, then unpaid; every try says why', async () => {
     const s = await subscription(DECLINE);
     const status = await run(s.id, async (handle) => {
-      await env.sleep(31 * DAY + 8 * DAY);
+      await kit.env.sleep(31 * DAY + 8 * DAY);
       return (await handle.query(subscriptionStateQuery)).status;
     });
     expect(status).toBe('unpaid');
@@ -248,7 +83,7 @@ describe('subscription workflow', () => {
     const s = await subscription(DECLINE, { settings: { dunning_retry_days: [2] } });
     const status = await run(s.id, async (handle) => {
       await handle.query(subscriptionStateQuery);
-      await env.sleep(await until(addMonth(s.anchor), 3 * DAY));
+      await kit.env.sleep(await until(addMonth(s.anchor), 3 * DAY));
       return (await handle.query(subscriptionStateQuery)).status;
     });
     expect(status).toBe('unpaid');
@@ -265,9 +100,9 @@ describe('subscription workflow', () => {
   it('ends canceled when the organization says so, and a hard decline skips the retries', async () => {
     const s = await subscription(EXPIRED, { settings: { dunning_exhausted_status: 'canceled' } });
     const result = await run(s.id, async (handle) => {
-      await env.sleep(32 * DAY);
+      await kit.env.sleep(32 * DAY);
       const ended = await handle.result();
-      await recordHistory(env.client, 'subscription-hard-decline-canceled', handle.workflowId);
+      await recordHistory(kit.env.client, 'subscription-hard-decline-canceled', handle.workflowId);
       return ended;
     });
     expect(result).toBe('canceled');
@@ -283,7 +118,7 @@ describe('subscription workflow', () => {
       const record = await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       expect(record).toMatchObject({ id: s.id, status: 'active', cancel_at_period_end: true, ended_at: null });
       const result = await handle.result();
-      await recordHistory(env.client, 'subscription-canceled-at-period-end', handle.workflowId);
+      await recordHistory(kit.env.client, 'subscription-canceled-at-period-end', handle.workflowId);
       return result;
     });
     expect(result).toBe('canceled');
@@ -296,7 +131,7 @@ describe('subscription workflow', () => {
     const state = await run(s.id, async (handle) => {
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['uncancel'] });
-      await env.sleep(32 * DAY);
+      await kit.env.sleep(32 * DAY);
       return handle.query(subscriptionStateQuery);
     });
     expect(state.periodNumber).toBe(2);
@@ -306,12 +141,12 @@ describe('subscription workflow', () => {
   it('revoked during dunning: no retry is ever charged again', async () => {
     const s = await subscription(DECLINE);
     const result = await run(s.id, async (handle) => {
-      await env.sleep(await until(addMonth(s.anchor), DAY / 2));
+      await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
       expect((await handle.query(subscriptionStateQuery)).status).toBe('past_due');
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
-      await env.sleep(10 * DAY);
+      await kit.env.sleep(10 * DAY);
       const result = await handle.result();
-      await recordHistory(env.client, 'subscription-revoked-in-dunning', handle.workflowId);
+      await recordHistory(kit.env.client, 'subscription-revoked-in-dunning', handle.workflowId);
       return result;
     });
     expect(result).toBe('canceled');
@@ -326,16 +161,16 @@ describe('subscription workflow', () => {
     let release!: () => void;
     const atCharge = new Promise<void>((resolve) => (reached = resolve));
     const released = new Promise<void>((resolve) => (release = resolve));
-    const gateway = Object.create(sim) as SimulatedGateway;
+    const gateway = Object.create(kit.sim) as SimulatedGateway;
     gateway.chargeCard = async (input, key) => {
       reached();
       await released;
-      return sim.chargeCard(input, key);
+      return kit.sim.chargeCard(input, key);
     };
     const result = await run(
       s.id,
       async (handle) => {
-        const skipping = env.sleep(await until(addMonth(s.anchor), DAY));
+        const skipping = kit.env.sleep(await until(addMonth(s.anchor), DAY));
         await atCharge;
         // The workflow has taken the revocation (its row waits for the charge's lock) before the gateway answers.
         const revoking = await handle.startUpdate(changeSubscriptionUpdate, {

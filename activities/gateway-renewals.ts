@@ -1,0 +1,72 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Orm } from '../db/orm.ts';
+import { plainSql, executorOf } from '../db/plain-sql.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
+import { gatewayCancelKey, gatewayCycleOf } from '../domain/subscriptions.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { summarize } from './checkout-payments.ts';
+import { callGateway } from './gateway-failures.ts';
+import { lockedTerms } from './subscription-periods.ts';
+
+/**
+ * The steps of a gateway-billed subscription (`recurrence_billing: gateway`): the gateway's own
+ * recurrence charges each period, so these only ask it what happened and stop it. A notice from the
+ * gateway is only a reason to ask: what is recorded always comes from the gateway's own books.
+ */
+
+/** What the gateway did about one period. */
+export interface GatewayPeriodOutcome {
+  /** open: not billed yet, or its invoice still pending. */
+  state: 'paid' | 'failed' | 'open';
+  amount: number;
+  currency: string;
+  /** The charge of the invoice's last try (paid or refused); null while open. */
+  payment: PaymentSummary | null;
+}
+
+export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+  const { orm, gateway } = deps;
+  const db = plainSql(orm);
+
+  async function gatewaySubscriptionOf(subscriptionId: string) {
+    const t = await lockedTerms(executorOf(db.query), subscriptionId);
+    if (!t.gateway_subscription_id) {
+      throw ApplicationFailure.nonRetryable(
+        `Subscription ${subscriptionId} is not billed by the gateway`,
+        'NotGatewayBilled',
+      );
+    }
+    return { t, gatewaySubscriptionId: t.gateway_subscription_id };
+  }
+
+  return {
+    /** Asks the gateway for the invoice of the period's cycle and the charge of its last try. */
+    async reconcileGatewayPeriod(input: { subscriptionId: string; period: number }): Promise<GatewayPeriodOutcome> {
+      const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
+      const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
+      const invoices = await callGateway(() => gateway.listSubscriptionInvoices(gatewaySubscriptionId));
+      const invoice = invoices.find((i) => i.cycle === cycle);
+      const open = {
+        state: 'open' as const,
+        amount: Number(t.amount),
+        currency: t.currency.toUpperCase(),
+        payment: null,
+      };
+      if (!invoice?.transactionId || invoice.status === 'pending' || invoice.status === 'voided') return open;
+      const charge = await callGateway(() => gateway.getTransaction(invoice.transactionId!));
+      if (!charge) return open;
+      return {
+        state: invoice.status === 'paid' ? 'paid' : 'failed',
+        amount: invoice.amount,
+        currency: invoice.currency.toUpperCase(),
+        payment: summarize(charge),
+      };
+    },
+
+    /** Stops the gateway's recurrence (the subscription ended): no period after it is ever billed. */
+    async cancelGatewaySubscription(subscriptionId: string): Promise<void> {
+      const { gatewaySubscriptionId } = await gatewaySubscriptionOf(subscriptionId);
+      await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
+    },
+  };
+}

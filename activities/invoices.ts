@@ -1,0 +1,235 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { uuidv7 } from 'uuidv7';
+import { insertEvents, type EventType } from '../db/events.ts';
+import { INVOICE_COLUMNS, invoiceRecord, type InvoiceRecord } from '../db/invoice-records.ts';
+import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
+import { upsertTransaction } from '../db/transactions.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
+import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
+import {
+  invoiceCreationKey,
+  invoiceNumber,
+  invoiceVoidKey,
+  invoiceWorkflowId,
+  type InvoiceStatus,
+} from '../domain/invoices.ts';
+import type { GatewayInvoice, PaymentGateway } from '../gateway/port.ts';
+import { summarize } from './checkout-payments.ts';
+import { callGateway } from './gateway-failures.ts';
+
+/**
+ * The steps of an extra-charge invoice, run by its workflow (workflows/invoice.ts). Gateway calls are
+ * keyed by the invoice id, so a retry returns what the gateway did the first time; every write is
+ * idempotent (an invoice recorded or settled already changes nothing). Instants come from the
+ * workflow (`at`), never from this machine's clock.
+ */
+
+/** What the merchant asked for, checked by the API, and the invoice's id. */
+export interface InvoiceRequest {
+  invoiceId: string;
+  organizationId: string;
+  subscriptionId: string;
+  customerId: string;
+  gatewaySubscriptionId: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  dueDate: string;
+  expirationDate: string | null;
+  noFeesInstallments: boolean;
+}
+
+/** The gateway's invoice as the workflow decides on it, with the charge it made, if any. */
+export interface GatewayInvoiceState {
+  invoice: GatewayInvoice;
+  payment: PaymentSummary | null;
+}
+
+export interface InvoiceSettlement {
+  invoiceId: string;
+  status: Exclude<InvoiceStatus, 'pending'>;
+  payment: PaymentSummary | null;
+  /** The gateway's time of payment. */
+  paidAt: string | null;
+  at: string;
+}
+
+export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+  const { orm, gateway } = deps;
+  const db = plainSql(orm);
+
+  async function withPayment(invoice: GatewayInvoice): Promise<GatewayInvoiceState> {
+    if (!invoice.transactionId) return { invoice, payment: null };
+    const t = await callGateway(() => gateway.getTransaction(invoice.transactionId!));
+    // The invoice names a charge its gateway cannot show yet: asked again on the next try.
+    if (!t)
+      throw ApplicationFailure.create({
+        message: `No gateway transaction ${invoice.transactionId}`,
+        type: GATEWAY_ERROR,
+      });
+    return { invoice, payment: summarize(t) };
+  }
+
+  return {
+    /** Creates the invoice at the gateway; the key makes a repeated call answer the invoice the first one made. */
+    async createGatewayInvoice(input: InvoiceRequest): Promise<GatewayInvoice> {
+      return callGateway(() =>
+        gateway.createInvoice(
+          {
+            subscriptionId: input.gatewaySubscriptionId,
+            amount: input.amount,
+            currency: input.currency,
+            description: input.description,
+            dueDate: input.dueDate,
+            expirationDate: input.expirationDate,
+            noFeesInstallments: input.noFeesInstallments,
+          },
+          invoiceCreationKey(input.invoiceId),
+        ),
+      );
+    },
+
+    /** Numbers and stores an invoice the gateway created, with invoice.created; a repeated call returns the record. */
+    async recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord> {
+      return db.transaction(async (sql) => {
+        const [known] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ?`, [
+          input.invoiceId,
+        ]);
+        if (known) return invoiceRecord(known);
+        // Taken in the insert's transaction, under the organization's row lock: a number is never given
+        // twice, and one given is never lost (a rollback gives it back).
+        const [org] = await sql(
+          `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
+           returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
+          [input.organizationId],
+        );
+        const at = new Date(input.at);
+        const [row] = await sql(
+          `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
+             currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
+             modified_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
+          [
+            input.invoiceId,
+            input.organizationId,
+            input.subscriptionId,
+            invoiceNumber(org!.prefix as string, Number(org!.n)),
+            input.gatewayInvoiceId,
+            input.amount,
+            input.currency,
+            input.description,
+            input.dueDate,
+            input.expirationDate,
+            input.noFeesInstallments,
+            invoiceWorkflowId(input.invoiceId),
+            at,
+            at,
+          ],
+        );
+        const record = invoiceRecord(row!);
+        await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
+        return record;
+      });
+    },
+
+    /** The gateway's invoice as it stands now (the source of truth: a callback is only a hint). */
+    async readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState> {
+      const invoice = await callGateway(() => gateway.getInvoice(gatewayInvoiceId));
+      if (!invoice)
+        throw ApplicationFailure.create({ message: `No gateway invoice ${gatewayInvoiceId}`, type: GATEWAY_ERROR });
+      return withPayment(invoice);
+    },
+
+    /** Voids the invoice at the gateway, so it can no longer be paid; one paid meanwhile is answered as paid. */
+    async voidGatewayInvoice(input: { invoiceId: string; gatewayInvoiceId: string }): Promise<GatewayInvoiceState> {
+      const key = invoiceVoidKey(input.invoiceId);
+      const voided = await callGateway(() => gateway.cancelInvoice(input.gatewayInvoiceId, key)).catch(
+        async (err: unknown) => {
+          // The gateway refuses to void a paid invoice: its books say what happened.
+          const refused = err instanceof ApplicationFailure && err.type === GATEWAY_REFUSAL;
+          const current = refused ? await callGateway(() => gateway.getInvoice(input.gatewayInvoiceId)) : null;
+          if (current?.status !== 'paid') throw err;
+          return current;
+        },
+      );
+      return withPayment(voided);
+    },
+
+    /**
+     * The invoice's outcome, once, in one transaction: paid records the transaction and a sale of the
+     * subscription's product (like a renewal); failed records the refused transaction and its reason.
+     * Each writes its event. An invoice settled already is answered as it is.
+     */
+    async settleInvoice(input: InvoiceSettlement): Promise<InvoiceRecord> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const [row] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ? for update`, [
+          input.invoiceId,
+        ]);
+        if (!row) throw ApplicationFailure.nonRetryable(`Invoice ${input.invoiceId} not found`, 'InvoiceNotFound');
+        if (row.status !== 'pending') return invoiceRecord(row);
+        const org = row.organization_id as string;
+        const at = new Date(input.at);
+        const transactionId = input.payment
+          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
+          : null;
+        const sale = input.status === 'paid' && transactionId ? await insertSale(tx, row, transactionId, at) : null;
+        const failureReason = input.status === 'failed' ? (input.payment?.declineReason ?? 'charge_failed') : null;
+        const [updated] = await sql(
+          `update subscription_invoices set status = ?, failure_reason = ?, transaction_id = ?, paid_at = ?, modified_at = ?
+           where id = ? returning ${INVOICE_COLUMNS}`,
+          [
+            input.status,
+            failureReason,
+            transactionId,
+            input.paidAt ? new Date(input.paidAt) : null,
+            at,
+            input.invoiceId,
+          ],
+        );
+        const record = invoiceRecord(updated!);
+        const events: [EventType, Record<string, unknown>][] = [[`invoice.${input.status}`, { ...record }]];
+        if (sale) events.push(['sale.created', sale], ['sale.paid', sale]);
+        await insertEvents(tx, org, events);
+        return record;
+      });
+    },
+  };
+}
+
+/** The sale of a paid invoice: the subscription's customer, product and price, for the invoice's amount. */
+async function insertSale(
+  tx: ReturnType<typeof executorOf>,
+  invoice: Row,
+  transactionId: string,
+  at: Date,
+): Promise<Record<string, unknown>> {
+  const [sale] = await tx.execute<Row[]>(
+    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
+       invoice_id, currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
+       updated_at)
+     select ?, s.organization_id, ?, s.customer_id, s.product_id, s.price_id, s.id, ?, ?, ?, 0, ?, 1, 'credit_card',
+       'paid', ?, ?
+     from subscriptions s where s.id = ?
+     returning id, transaction_id, customer_id, product_id, price_id, subscription_id, invoice_id, currency,
+       subtotal_amount, discount_amount, amount, installments, payment_method, status`,
+    [
+      uuidv7(),
+      transactionId,
+      invoice.id,
+      invoice.currency,
+      invoice.amount,
+      invoice.amount,
+      at,
+      at,
+      invoice.subscription_id,
+    ],
+  );
+  return {
+    ...sale!,
+    subtotal_amount: Number(sale!.subtotal_amount),
+    discount_amount: Number(sale!.discount_amount),
+    amount: Number(sale!.amount),
+  };
+}

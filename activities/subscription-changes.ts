@@ -1,0 +1,198 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { uuidv7 } from 'uuidv7';
+import { insertEvents, type EventType } from '../db/events.ts';
+import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
+import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
+import { upsertTransaction } from '../db/transactions.ts';
+import { planChangeRefusal, prorationAmount, settleProration, type ProrationBehavior } from '../domain/proration.ts';
+import {
+  PLAN_CHANGE_DECLINED,
+  PLAN_CHANGE_REFUSED,
+  priceChangeKey,
+  SUBSCRIPTION_ENDED,
+} from '../domain/subscriptions.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { summarize } from './checkout-payments.ts';
+import { callGateway } from './gateway-failures.ts';
+import { lockedTerms } from './subscription-periods.ts';
+
+export interface PriceChange {
+  subscriptionId: string;
+  priceId: string;
+  /** The workflow's instant of the change: what is left of the period is counted from it. */
+  at: string;
+}
+
+export interface MetadataChange {
+  subscriptionId: string;
+  metadata: Record<string, unknown>;
+  at: string;
+}
+
+/**
+ * A subscription's move to another price, run by its workflow (a merchant's Update). Under the
+ * subscription's row lock, like a renewal: the prorated difference for what is left of the period is
+ * settled per the organization's proration_behavior: charged now to the saved card (`prorate`, an
+ * upgrade), or kept in the subscription's balance for the next renewal (a credit, `invoice`, or no
+ * saved card); `none` prorates nothing. The charge is keyed by the change's number, so a retry never
+ * charges twice; a refused charge leaves the price as it was.
+ */
+export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+  const { orm, gateway } = deps;
+  const db = plainSql(orm);
+
+  return {
+    async changePrice(input: PriceChange): Promise<SubscriptionRecord> {
+      const declined = await db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        if (t.status === 'canceled')
+          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        if (t.price_id === input.priceId) return null;
+        if (t.recurrence_billing !== 'manual') {
+          throw ApplicationFailure.nonRetryable(
+            'A gateway-billed subscription cannot change plan',
+            PLAN_CHANGE_REFUSED,
+          );
+        }
+        const [p] = await tx.execute<Row[]>(
+          `select p.*, o.subscription_settings from prices p join organizations o on o.id = p.organization_id
+           where p.id = ? and p.organization_id = ? and p.deleted_at is null`,
+          [input.priceId, t.organization_id],
+        );
+        if (!p) throw ApplicationFailure.nonRetryable('Price not found', PLAN_CHANGE_REFUSED);
+        const refusal = planChangeRefusal(
+          {
+            type: 'recurring',
+            active: true,
+            currency: t.currency,
+            interval: t.interval,
+            intervalCount: t.interval_count,
+          },
+          {
+            type: p.type as string,
+            active: Boolean(p.active),
+            currency: p.currency as string,
+            interval: p.interval as string | null,
+            intervalCount: p.interval_count as number | null,
+          },
+        );
+        if (refusal) throw ApplicationFailure.nonRetryable(refusal, PLAN_CHANGE_REFUSED);
+
+        const settings = (p.subscription_settings ?? {}) as { proration_behavior?: ProrationBehavior };
+        const behavior = settings.proration_behavior ?? 'prorate';
+        const from = Number(t.subtotal_amount);
+        const to = Number(p.unit_amount);
+        const at = new Date(input.at);
+        const period = { start: new Date(t.current_period_start as string), end: new Date(t.current_period_end) };
+        // A trial has nothing paid to prorate: its first charge is the new price.
+        const prorated = t.status === 'trialing' ? 0 : prorationAmount(from, to, period, at);
+        let { chargeNow, toBalance } = settleProration(behavior, prorated);
+        if (chargeNow > 0 && !t.card_token_id) [chargeNow, toBalance] = [0, chargeNow]; // the next renewal settles it
+        const n = Number(t.price_changes) + 1;
+        await tx.execute('update subscriptions set price_changes = ? where id = ?', [n, t.id]);
+
+        const currency = t.currency.toUpperCase();
+        const events: [EventType, Record<string, unknown>][] = [];
+        if (chargeNow > 0) {
+          const charged = summarize(
+            await callGateway(() =>
+              gateway.chargeCard(
+                {
+                  reference: t.id,
+                  amount: chargeNow,
+                  currency,
+                  installments: 1,
+                  noFeesInstallments: true,
+                  card: { token: t.card_token_id! },
+                  capture: true,
+                  description: 'Plan change (prorated)',
+                },
+                priceChangeKey(t.id, n),
+              ),
+            ),
+          );
+          const owner = { organizationId: t.organization_id, checkoutId: null };
+          const transactionId = await upsertTransaction(tx, owner, charged);
+          // Refused: the count moves on (the next try has a key of its own); nothing else changes.
+          if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
+          const sale = {
+            id: uuidv7(),
+            subscription_id: t.id,
+            customer_id: t.customer_id,
+            product_id: p.product_id,
+            price_id: p.id,
+            currency,
+            subtotal_amount: chargeNow,
+            discount_amount: 0,
+            amount: chargeNow,
+            installments: 1,
+            payment_method: 'credit_card',
+            status: 'paid',
+          };
+          await tx.execute(
+            `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
+               currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
+               updated_at)
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 1, 'credit_card', 'paid', ?, ?)`,
+            [
+              sale.id,
+              t.organization_id,
+              transactionId,
+              t.customer_id,
+              p.product_id,
+              p.id,
+              t.id,
+              currency,
+              chargeNow,
+              chargeNow,
+              at,
+              at,
+            ],
+          );
+          events.push(['sale.created', sale], ['sale.paid', sale]);
+        }
+        const [row] = await tx.execute<Row[]>(
+          `update subscriptions set price_id = ?, product_id = ?, subtotal_amount = ?, amount = ?,
+             balance_amount = balance_amount + ?, modified_at = ?
+           where id = ? returning *`,
+          [p.id, p.product_id, to, to, toBalance, at, t.id],
+        );
+        const record = subscriptionRecord(row!);
+        const proration = { behavior, amount: prorated, charged: chargeNow, to_balance: toBalance };
+        events.push(['subscription.updated', { ...record, previous_price_id: t.price_id, proration }]);
+        await insertEvents(tx, t.organization_id, events);
+        return null;
+      });
+      if (declined) {
+        throw ApplicationFailure.nonRetryable(`The card was declined (${declined})`, PLAN_CHANGE_DECLINED, declined);
+      }
+      const [row] = await db.query('select * from subscriptions where id = ?', [input.subscriptionId]);
+      return subscriptionRecord(row!);
+    },
+
+    /**
+     * The merchant's metadata, replaced whole (as a product's is), with `subscription.updated`; the
+     * same metadata again writes nothing (jsonb equality ignores key order).
+     */
+    async replaceSubscriptionMetadata(input: MetadataChange): Promise<SubscriptionRecord> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        if (t.status === 'canceled')
+          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        const metadata = JSON.stringify(input.metadata);
+        const [row] = await tx.execute<Row[]>(
+          `update subscriptions set metadata = ?::jsonb, modified_at = ?
+           where id = ? and metadata is distinct from ?::jsonb returning *`,
+          [metadata, new Date(input.at), t.id, metadata],
+        );
+        if (!row) return subscriptionRecord(t);
+        const record = subscriptionRecord(row);
+        await insertEvents(tx, t.organization_id, [['subscription.updated', { ...record }]]);
+        return record;
+      });
+    },
+  };
+}

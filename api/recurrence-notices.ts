@@ -1,0 +1,35 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { gatewayInvoiceSignal } from '../workflows/subscription.ts';
+import type { RouteDeps } from './app.ts';
+import { ApiError } from './errors.ts';
+
+/**
+ * An `invoice.updated` notice about a cycle of a gateway subscription's recurrence: the invoice is
+ * read at the gateway (the notice itself carries no subscription) and the workflow of our
+ * subscription billed by it is told; the workflow asks the gateway what happened. False when the
+ * invoice is not a recurrence cycle of one of our subscriptions.
+ */
+export async function signalRecurrenceInvoice(deps: RouteDeps, invoiceId: string): Promise<boolean> {
+  const invoice = await deps.gateway.getInvoice(invoiceId).catch(() => {
+    // Unanswered now: the gateway sends the notice again later.
+    throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
+  });
+  if (!invoice || invoice.cycle === null) return false;
+  const [row] = await deps.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ id: string }[]>('select id from subscriptions where gateway_subscription_id = ?', [
+      invoice.subscriptionId,
+    ]);
+  if (!row) return false;
+  try {
+    await deps.temporal.workflow.getHandle(subscriptionWorkflowId(row.id)).signal(gatewayInvoiceSignal);
+  } catch (err) {
+    // An ended subscription has nothing left to learn; anything else: the gateway retries later.
+    if (!(err instanceof WorkflowNotFoundError)) {
+      throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
+    }
+  }
+  return true;
+}

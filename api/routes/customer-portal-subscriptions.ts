@@ -1,0 +1,183 @@
+import type { FilterQuery, InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Organization, Price, Product, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
+import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
+import { customerPlanChangeRefusal } from '../../domain/proration.ts';
+import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
+import type { RouteDeps } from '../app.ts';
+import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { customerCredential } from '../plugins/auth.ts';
+import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import {
+  listPortalSubscriptionsQuery,
+  portalSubscriptionDetailSchema,
+  portalSubscriptionPage,
+  portalSubscriptionSchema,
+  presentPortalSubscription,
+  updatePortalSubscriptionBody,
+} from '../schemas/customer-portal.ts';
+import { presentCharge, presentSubscription, subscriptionParams } from '../schemas/subscriptions.ts';
+import { sendPriceChange, sendSubscriptionChange } from '../subscription-updates.ts';
+
+type SubscriptionEntity = InferEntity<typeof Subscription>;
+
+const CUSTOMER = { customer: true } as const;
+const tags = ['customer-portal'];
+
+/** The organization has turned customer changes off (subscription_settings.allow_customer_updates). */
+const customerUpdatesDisabled = () =>
+  new ApiError(
+    403,
+    'customer_updates_disabled',
+    'Customer updates are disabled',
+    'The organization does not let customers change their subscriptions; ask the merchant',
+  );
+
+/** A charge without our transaction id: the portal has no operation that takes one. */
+function presentPortalCharge(c: InferEntity<typeof SubscriptionCharge>) {
+  const { transaction_id: _internal, ...shown } = presentCharge(c);
+  return shown;
+}
+
+// The merchant's presenter builds the record; the portal's picks what the customer sees (no workflow_url).
+const present = (s: SubscriptionEntity) => presentPortalSubscription(presentSubscription(s, ''));
+
+/**
+ * The Customer Portal's subscriptions: each customer sees and changes only its own. Another
+ * customer's or organization's subscription is a 404, like an unknown id, so no id is confirmed.
+ */
+export const customerPortalSubscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate(CUSTOMER),
+      schema: {
+        operationId: 'listPortalSubscriptions',
+        tags,
+        summary: "List the subscriptions of the session's customer",
+        description:
+          'Filters: status, product_id, active. Sorting: created_at, current_period_end or amount (default -created_at).',
+        querystring: listPortalSubscriptionsQuery,
+        response: { 200: portalSubscriptionPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId, customerId } = customerCredential(request);
+      const q = request.query;
+      // Checked before any filter can answer early: a bad sorting is a 400 whatever else was sent.
+      const order = orderBy(
+        q.sorting,
+        { created_at: 'createdAt', current_period_end: 'currentPeriodEnd', amount: 'amount' },
+        '-created_at',
+      );
+      const where: FilterQuery<SubscriptionEntity> = { organizationId, customerId };
+      if (q.status !== undefined || q.active !== undefined) {
+        const statuses = SUBSCRIPTION_STATUSES.filter(
+          (s) => (q.status === undefined || s === q.status) && (q.active === undefined || isLive(s) === q.active),
+        );
+        if (statuses.length === 0) return pageOf([], 0, q.limit);
+        where.status = { $in: statuses };
+      }
+      if (q.product_id !== undefined) {
+        // A malformed id matches nothing, like an unknown one.
+        if (!isUuid(q.product_id)) return pageOf([], 0, q.limit);
+        where.productId = q.product_id;
+      }
+      const [subscriptions, total] = await deps.orm.em.fork().findAndCount(Subscription, where, {
+        orderBy: order,
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return pageOf(subscriptions.map(present), total, q.limit);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate(CUSTOMER),
+      schema: {
+        operationId: 'getPortalSubscription',
+        tags,
+        summary: "Get a subscription of the session's customer, with its charges",
+        params: subscriptionParams,
+        response: { 200: portalSubscriptionDetailSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId, customerId } = customerCredential(request);
+      const { id } = request.params;
+      const em = deps.orm.em.fork();
+      const subscription = isUuid(id) ? await em.findOne(Subscription, { id, organizationId, customerId }) : null;
+      if (!subscription) throw notFound('Subscription');
+      const charges = await em.find(
+        SubscriptionCharge,
+        { subscriptionId: id },
+        { orderBy: { attemptedAt: 'asc', periodNumber: 'asc', tryNumber: 'asc' } },
+      );
+      return { ...present(subscription), charges: charges.map(presentPortalCharge) };
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate(CUSTOMER),
+      schema: {
+        operationId: 'updatePortalSubscription',
+        tags,
+        summary: 'Cancel a subscription of the session customer at its period end, undo that, or change its price',
+        description:
+          "The change is made by the subscription's workflow, as the merchant's PATCH /subscriptions/<id> makes it, " +
+          'and answered with the subscription as written. A subscription that has ended answers 409; a price it ' +
+          'cannot move to, or a declined prorated charge, 422; an organization whose ' +
+          'subscription_settings.allow_customer_updates is false answers 403 `customer_updates_disabled`.',
+        params: subscriptionParams,
+        body: updatePortalSubscriptionBody,
+        response: {
+          200: portalSubscriptionSchema,
+          ...errorResponses,
+          403: errorBody.meta({
+            description:
+              'The credential is not a customer session, or the organization does not let customers change ' +
+              'their subscriptions (`customer_updates_disabled`)',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { organizationId, customerId } = customerCredential(request);
+      const { id } = request.params;
+      const em = deps.orm.em.fork();
+      // Ownership first: another customer's id is a 404 whatever the organization allows.
+      const subscription = isUuid(id)
+        ? await em.findOne(Subscription, { id, organizationId, customerId }, { fields: ['workflowId'] })
+        : null;
+      if (!subscription) throw notFound('Subscription');
+      const organization = await em.findOne(Organization, { id: organizationId }, { fields: ['subscriptionSettings'] });
+      const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...organization?.subscriptionSettings };
+      if (settings.allow_customer_updates !== true) throw customerUpdatesDisabled();
+      const body = request.body;
+      if ('price_id' in body) {
+        const refusal = await customerPriceRefusal(em, organizationId, body.price_id);
+        if (refusal) throw unprocessable('plan_change_refused', refusal);
+        return presentPortalSubscription(await sendPriceChange(deps.temporal, subscription.workflowId, body.price_id));
+      }
+      const action = body.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';
+      return presentPortalSubscription(await sendSubscriptionChange(deps.temporal, subscription.workflowId, action));
+    },
+  );
+};
+
+/**
+ * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a
+ * product still on sale. Whether the price is of this organization and fits the subscription is the
+ * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
+ */
+async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
+  const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
+  if (!price) return null;
+  const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
+  return customerPlanChangeRefusal({ productArchived: product?.isArchived ?? true });
+}

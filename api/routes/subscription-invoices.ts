@@ -1,0 +1,250 @@
+import type { FilterQuery, InferEntity } from '@mikro-orm/core';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type WorkflowUpdateHandle,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { uuidv7 } from 'uuidv7';
+import { Subscription, SubscriptionInvoice } from '../../db/entities/index.ts';
+import type { InvoiceRecord } from '../../db/invoice-records.ts';
+import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
+import {
+  brazilToday,
+  INVOICE_CREATION_ABANDONED,
+  INVOICE_CREATION_WINDOW_MS,
+  invoiceDatesError,
+  invoiceWorkflowId,
+  notInvoiceable,
+} from '../../domain/invoices.ts';
+import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
+import type { InvoiceRequest } from '../../activities/invoices.ts';
+import { invoiceCreationUpdate, invoiceWorkflow } from '../../workflows/invoice.ts';
+import type { RouteDeps } from '../app.ts';
+import { ApiError, notFound, serviceUnavailable, unprocessable } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset, validationErrors } from '../schemas/common.ts';
+import {
+  createInvoiceBody,
+  invoicePage,
+  invoiceParams,
+  invoiceSchema,
+  listInvoicesQuery,
+  presentInvoice,
+} from '../schemas/invoices.ts';
+import { subscriptionParams, workflowUrl } from '../schemas/subscriptions.ts';
+
+type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
+
+// The spec's scopes: web:write or subscriptions:write; API keys with write (read for the GETs).
+const READ = { oat: ['subscriptions:read'], apiKey: 'subscriptions' } as const;
+const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const;
+const tags = ['subscriptions'];
+
+/** The 409 of a subscription the spec does not let take an extra charge. */
+export const SUBSCRIPTION_NOT_INVOICEABLE = 'subscription_not_invoiceable';
+/** How much longer than the creation window the request waits for the workflow to store what it created. */
+const RECORDING_MARGIN_MS = 5_000;
+
+/**
+ * Extra charges on a subscription (the spec's POST /subscriptions/<id>/invoices), each run by its own
+ * `invoice:<id>` workflow. The POST answers once the gateway created the invoice and it is stored.
+ */
+export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const present = (i: InvoiceEntity) => presentInvoice(i, workflowUrl(deps.config, i.workflowId));
+  const ownSubscription = async (organizationId: string, id: string) => {
+    const subscription = isUuid(id)
+      ? await deps.orm.em
+          .fork()
+          .findOne(
+            Subscription,
+            { id, organizationId },
+            { fields: ['status', 'gatewaySubscriptionId', 'customerId', 'currency'] },
+          )
+      : null;
+    if (!subscription) throw notFound('Subscription');
+    return subscription;
+  };
+
+  app.post(
+    '/:id/invoices',
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags,
+        summary: 'Charge a subscription once, outside its recurrence',
+        description:
+          "The gateway creates the invoice and charges it to the subscription's card; the answer comes once it " +
+          'exists there, numbered `<customer_invoice_prefix>-<n>`, status pending. It becomes paid or failed with ' +
+          'the charge, or voided when unpaid past its last payable day. Only a subscription that is active, ' +
+          'trialing, unpaid or past_due and billed by the gateway can be charged (else 409). A 503 means nothing ' +
+          'was created.',
+        params: subscriptionParams,
+        body: createInvoiceBody,
+        response: {
+          201: invoiceSchema,
+          ...errorResponses,
+          422: validationErrors({
+            invalid_due_date: 'due_date is before today',
+            invalid_expiration_date: 'expiration_date is before due_date',
+            gateway_refused: 'the gateway refused to create the invoice; nothing was created',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = organizationCredential(request);
+      const body = request.body;
+      const subscription = await ownSubscription(organizationId, request.params.id);
+      const requestedAt = new Date();
+      const expirationDate = body.expiration_date ?? null;
+      const wrongDates = invoiceDatesError({ dueDate: body.due_date, expirationDate }, brazilToday(requestedAt));
+      if (wrongDates) throw unprocessable(wrongDates.code, 'Invalid invoice dates', wrongDates.detail);
+      const why = notInvoiceable(subscription.status, subscription.gatewaySubscriptionId ?? null);
+      if (why) throw new ApiError(409, SUBSCRIPTION_NOT_INVOICEABLE, 'The subscription cannot be invoiced', why);
+      const record = await createInvoice(
+        deps,
+        {
+          invoiceId: uuidv7(),
+          organizationId,
+          subscriptionId: request.params.id,
+          customerId: subscription.customerId,
+          gatewaySubscriptionId: subscription.gatewaySubscriptionId!,
+          amount: body.amount,
+          currency: subscription.currency.toUpperCase(),
+          description: body.description ?? null,
+          dueDate: body.due_date,
+          expirationDate,
+          noFeesInstallments: body.no_fees_installments,
+        },
+        requestedAt.getTime() + INVOICE_CREATION_WINDOW_MS,
+      );
+      return reply.status(201).send({ ...record, workflow_url: workflowUrl(deps.config, record.workflow_id) });
+    },
+  );
+
+  app.get(
+    '/:id/invoices',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags,
+        summary: "List a subscription's extra-charge invoices",
+        description: 'Filter: status. Sorting: created_at, due_date or amount (default -created_at).',
+        params: subscriptionParams,
+        querystring: listInvoicesQuery,
+        response: { 200: invoicePage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const q = request.query;
+      const order = orderBy(
+        q.sorting,
+        { created_at: 'createdAt', due_date: 'dueDate', amount: 'amount' },
+        '-created_at',
+      );
+      await ownSubscription(organizationId, request.params.id);
+      const where: FilterQuery<InvoiceEntity> = { organizationId, subscriptionId: request.params.id };
+      if (q.status) where.status = q.status;
+      const [invoices, total] = await deps.orm.em
+        .fork()
+        .findAndCount(SubscriptionInvoice, where, { orderBy: order, limit: q.limit, offset: pageOffset(q) });
+      return pageOf(invoices.map(present), total, q.limit);
+    },
+  );
+
+  app.get(
+    '/:id/invoices/:invoice_id',
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags,
+        summary: 'Get an extra-charge invoice of a subscription',
+        params: invoiceParams,
+        response: { 200: invoiceSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const { id, invoice_id: invoiceId } = request.params;
+      const invoice =
+        isUuid(id) && isUuid(invoiceId)
+          ? await deps.orm.em.fork().findOne(SubscriptionInvoice, { id: invoiceId, subscriptionId: id, organizationId })
+          : null;
+      if (!invoice) throw notFound('Invoice');
+      return present(invoice);
+    },
+  );
+};
+
+/**
+ * Starts the invoice's workflow with its creation Update, and answers with what the Update answers.
+ * The workflow keeps nothing the gateway has not created by `answerBy`, so after waiting that long
+ * (and the time to store it) "not answered" means "not created".
+ */
+async function createInvoice(deps: RouteDeps, request: InvoiceRequest, answerBy: number): Promise<InvoiceRecord> {
+  const workflowId = invoiceWorkflowId(request.invoiceId);
+  // The invoice's id names its creation Update, so that it can be asked for again after a lost answer.
+  const updateId = request.invoiceId;
+  const startWorkflowOperation = new WithStartWorkflowOperation(invoiceWorkflow, {
+    workflowId,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [{ ...request, answerBy: new Date(answerBy).toISOString() }],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: [
+      { key: ORGANIZATION_ID, value: request.organizationId },
+      { key: SUBSCRIPTION_ID, value: request.subscriptionId },
+      { key: CUSTOMER_ID, value: request.customerId },
+    ],
+  });
+  let handle: WorkflowUpdateHandle<InvoiceRecord>;
+  let startError: unknown = null;
+  try {
+    handle = await deps.temporal.workflow.startUpdateWithStart(invoiceCreationUpdate, {
+      updateId,
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+      startWorkflowOperation,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw creationError(err);
+    // The start may have happened all the same (its answer lost, or the worker slow to take it).
+    startError = err;
+    handle = deps.temporal.workflow.getHandle(workflowId).getUpdateHandle<InvoiceRecord>(updateId);
+  }
+  const result = handle.result();
+  const waited = new Promise<null>((resolve) =>
+    setTimeout(resolve, Math.max(answerBy + RECORDING_MARGIN_MS - Date.now(), 0), null).unref(),
+  );
+  try {
+    const record = await Promise.race([result, waited]);
+    if (record) return record;
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw creationError(err);
+    throw startError ?? err;
+  } finally {
+    result.catch(() => undefined);
+  }
+  // Stored meanwhile (a slow store), or never created: the workflow will not create it now.
+  const stored = await deps.orm.em.fork().findOne(SubscriptionInvoice, { id: request.invoiceId });
+  if (stored) return presentInvoice(stored, '');
+  throw serviceUnavailable(
+    'invoice_not_created',
+    'The invoice was not created',
+    'Its workflow did not answer in time; nothing was created or will be charged. Retry.',
+  );
+}
+
+/** The workflow's refusals as the API's errors: either way nothing was created. */
+function creationError(err: WorkflowUpdateFailedError): unknown {
+  if (!(err.cause instanceof ApplicationFailure)) return err;
+  if (err.cause.type === GATEWAY_REFUSAL) {
+    return unprocessable('gateway_refused', 'The gateway refused to create the invoice', err.cause.message);
+  }
+  if (err.cause.type === INVOICE_CREATION_ABANDONED) {
+    return serviceUnavailable('gateway_unavailable', 'The payment gateway is unavailable', err.cause.message);
+  }
+  return err;
+}

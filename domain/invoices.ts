@@ -1,0 +1,93 @@
+import type { SubscriptionStatus } from './subscriptions.ts';
+
+/**
+ * Extra-charge invoices of a subscription (the spec's "Subscription invoice"), shared by the API, the
+ * invoice workflow and its activities: who may be invoiced, the dates a request may ask for, the
+ * invoice number, the keys of its gateway calls and how a gateway invoice's state reads. No clock
+ * here: "now" is an argument.
+ */
+
+export const INVOICE_STATUSES = ['pending', 'paid', 'failed', 'voided'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** DESIGN.md's event names of an invoice. */
+export type InvoiceEvent = 'invoice.created' | 'invoice.paid' | 'invoice.failed' | 'invoice.voided';
+
+/** The spec's eligible statuses: a subscription that still bills its customer. */
+export const INVOICEABLE_STATUSES: readonly SubscriptionStatus[] = ['active', 'trialing', 'unpaid', 'past_due'];
+
+/** Why a subscription cannot take an extra charge (the 409's detail); null when it can. */
+export function notInvoiceable(status: SubscriptionStatus, gatewaySubscriptionId: string | null): string | null {
+  if (!INVOICEABLE_STATUSES.includes(status)) {
+    return `The subscription is ${status}; extra charges need it ${INVOICEABLE_STATUSES.join(', ')}`;
+  }
+  // The gateway charges the invoice to the card of its own subscription.
+  if (!gatewaySubscriptionId) return 'The subscription is not billed by the gateway (no gateway_subscription_id)';
+  return null;
+}
+
+/** The organization's numbering: `<customer_invoice_prefix>-<n>`, n taken from customer_invoice_next_number. */
+export const invoiceNumber = (prefix: string, n: number) => `${prefix}-${n}`;
+
+/** One workflow per invoice, for its whole life. */
+export const invoiceWorkflowId = (invoiceId: string) => `invoice:${invoiceId}`;
+/** The gateway keys of an invoice: derived from its id, so a retried call never makes a second one. */
+export const invoiceCreationKey = (invoiceId: string) => `invoice:${invoiceId}:create`;
+export const invoiceVoidKey = (invoiceId: string) => `invoice:${invoiceId}:void`;
+
+/**
+ * Brazil's calendar (America/São Paulo, UTC−3 all year since 2019): a due date is a day there, not
+ * in UTC, where "today" turns over at 21:00 in Brasília.
+ */
+const BRAZIL_OFFSET_MS = -3 * 3_600_000;
+const DAY_MS = 86_400_000;
+export const brazilToday = (now: Date) => new Date(now.getTime() + BRAZIL_OFFSET_MS).toISOString().slice(0, 10);
+
+/** Without an expiration_date the invoice stays payable this long after its due date, then is voided. */
+export const DEFAULT_EXPIRATION_DAYS = 30;
+
+/** Refusals of well-formed dates (422), with the field they name. */
+export type InvoiceDateError = { code: 'invalid_due_date' | 'invalid_expiration_date'; detail: string };
+
+/** The request's dates against the calendar: never in the past, and expiring no earlier than due. */
+export function invoiceDatesError(
+  dates: { dueDate: string; expirationDate?: string | null },
+  today: string,
+): InvoiceDateError | null {
+  if (dates.dueDate < today) return { code: 'invalid_due_date', detail: `due_date is before today (${today})` };
+  if (dates.expirationDate != null && dates.expirationDate < dates.dueDate) {
+    return { code: 'invalid_expiration_date', detail: 'expiration_date is before due_date' };
+  }
+  return null;
+}
+
+/**
+ * When an unpaid invoice is voided: the end of its last payable day in Brazil, which is the
+ * expiration date, else DEFAULT_EXPIRATION_DAYS after the due date.
+ */
+export function invoiceDeadline(dueDate: string, expirationDate: string | null): Date {
+  const lastDay = expirationDate ?? addDays(dueDate, DEFAULT_EXPIRATION_DAYS);
+  return new Date(Date.parse(`${addDays(lastDay, 1)}T00:00:00Z`) - BRAZIL_OFFSET_MS);
+}
+
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * What a gateway invoice's state means for ours. The gateway says `failed` both when its charge was
+ * refused (a transaction was made) and when the invoice lapsed unpaid (none was): only the first is
+ * our `failed`; a lapse is voided like any invoice unpaid at its deadline.
+ */
+export function gatewayInvoiceOutcome(invoice: {
+  status: 'pending' | 'paid' | 'failed' | 'voided';
+  transactionId: string | null;
+}): InvoiceStatus | 'lapsed' {
+  if (invoice.status === 'failed') return invoice.transactionId ? 'failed' : 'lapsed';
+  return invoice.status;
+}
+
+/** Refusal types of the invoice workflow's creation Update (the API turns them into its errors). */
+export const INVOICE_CREATION_ABANDONED = 'InvoiceCreationAbandoned';
+
+/** How long the gateway has to create the invoice while the request waits; past it nothing is kept. */
+export const INVOICE_CREATION_WINDOW_MS = 20_000;

@@ -1,0 +1,7 @@
+/**
+ * Two task queues per deployment: the interactive one (TEMPORAL_TASK_QUEUE: checkouts,
+ * confirmations, API-driven changes) and its batch queue (renewals, dunning, sweeps), which workers
+ * poll with a rate limit of their own, so a storm of renewals never queues ahead of a buyer. The batch
+ * queue's name is derived, so a workflow can name it from its own task queue, deterministically.
+ */
+export const batchTaskQueue = (interactive: string) => `${interactive}-batch`;

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { paidSubscription } from '../helpers/subscriptions.ts';
+
+/**
+ * POST /api/v1/subscriptions/<id>/test-clock/advance against the real worker: a month ahead, the
+ * renewal is charged at once and shows on the subscription; only forward; never in a live deployment.
+ */
+let api: TestApi;
+let temporal: Client;
+beforeAll(async () => {
+  api = await startApi();
+  temporal = createTemporalClient(api.config);
+});
+afterAll(async () => {
+  await (api.gateway as SimulatedGateway).settleCallbacks();
+  await temporal.connection.close();
+  await api.close();
+});
+
+async function subscription() {
+  const org = await makeOrganization(api.orm);
+  const { row } = await paidSubscription(api, temporal, { organizationId: org.id, recurrenceBilling: 'manual' });
+  return { id: row.id as string, periodEnd: new Date(row.current_period_end), oat: await makeOat(api.orm, org.id) };
+}
+const advance = (s: { id: string; oat: string }, body: unknown) =>
+  api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, { body, token: s.oat });
+
+describe('subscription test clocks', () => {
+  it('a month ahead: the renewal is charged at once and the subscription moves to its next period', async () => {
+    const s = await subscription();
+    const to = new Date(s.periodEnd.getTime() + 3_600_000).toISOString();
+    const moved = await advance(s, { to });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toEqual({ id: s.id, clock: to });
+    let body: any;
+    for (let i = 0; i < 300; i++) {
+      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
+      if (body.period_number === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(body).toMatchObject({ period_number: 2, status: 'active' });
+    expect(body.charges).toEqual([
+      expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
+    ]);
+  });
+
+  it('a refused card: the dunning retries fall due one after the other, each on its own day, to unpaid', async () => {
+    const s = await subscription();
+    // The saved card is refused from now on (the test card's scripted outcome, as if blocked since).
+    await api.orm.em
+      .getConnection()
+      .execute(
+        `update gateway_sim.cards set outcome = 'decline:insufficient_funds' where id = (select card_token_id from subscriptions where id = ?)`,
+        [s.id],
+      );
+    const moved = await advance(s, { to: new Date(s.periodEnd.getTime() + 8 * 86_400_000).toISOString() });
+    expect(moved.status).toBe(200);
+    let body: any;
+    for (let i = 0; i < 300; i++) {
+      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
+      if (body.status === 'unpaid') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(body.status).toBe('unpaid');
+    const tries = body.charges.map((c: any) => [c.try_number, c.outcome, c.decline_reason]);
+    expect(tries).toEqual([1, 2, 3, 4, 5].map((n) => [n, 'failed', 'insufficient_funds']));
+    // Each try at its own time on the subscription's clock: the period's end, then 1, 3, 5 and 7 days later.
+    const days = body.charges.map((c: any) =>
+      Math.round((Date.parse(c.attempted_at) - s.periodEnd.getTime()) / 86_400_000),
+    );
+    expect(days).toEqual([0, 1, 3, 5, 7]);
+  });
+
+  it('only forward (422), a well-formed time (400), an existing subscription (404)', async () => {
+    const s = await subscription();
+    const back = await advance(s, { to: new Date(Date.now() - 86_400_000).toISOString() });
+    expect(back.status).toBe(422);
+    expect(back.body.code).toBe('invalid_clock');
+    expect((await advance(s, { to: 'next month' })).status).toBe(400);
+    expect(
+      (await advance({ ...s, id: '01a20b00-0000-7000-8000-000000000000' }, { to: new Date().toISOString() })).status,
+    ).toBe(404);
+  });
+
+  it('is refused in a live deployment', async () => {
+    const live = await startApi({
+      DEPLOYMENT_ENV: 'live',
+      GATEWAY: 'simulator',
+      GATEWAY_CALLBACK_SECRET: 'live-callback-secret-0123456789',
+    });
+    try {
+      const s = await subscription();
+      const res = await live.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+        body: { to: new Date(s.periodEnd.getTime() + 3_600_000).toISOString() },
+        token: s.oat,
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('test_clock_unavailable');
+    } finally {
+      await live.close();
+    }
+  });
+});

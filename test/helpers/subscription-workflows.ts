@@ -1,0 +1,296 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { uuidv7 } from 'uuidv7';
+import { createActivities } from '../../activities/index.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { isoDate } from '../../domain/periods.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SEARCH_ATTRIBUTES, temporalTestServerPath } from '../../scripts/tools.ts';
+import { workflowsPath } from '../../worker/worker.ts';
+import {
+  subscriptionStateQuery,
+  subscriptionWorkflow,
+  subscriptionWorkflowId,
+  type SubscriptionRunState,
+} from '../../workflows/subscription.ts';
+import { loadConfig, type Config } from '../../config/env.ts';
+import { TEST_DATABASE_URL, testEnv } from './env.ts';
+import { makeOrganization } from './fixtures.ts';
+
+/**
+ * What the subscription workflow tests share: the time-skipping test server, the real activities on
+ * the test database and the simulated gateway (whose ledger says what was really charged), and a
+ * subscription in its first period written as a paid checkout leaves it.
+ */
+export const DAY = 86_400_000;
+const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+export const APPROVE = '4111111111111111';
+export const DECLINE = '4000000000000002';
+export const EXPIRED = '4000000000000069';
+
+export type Handle = Awaited<ReturnType<TestWorkflowEnvironment['client']['workflow']['start']>>;
+
+/**
+ * Queries the workflow's state until `done` holds: no workflow time passes (what it waits for was
+ * set off already, by a signal, an Update or a test clock).
+ */
+export async function stateWhen(
+  handle: Handle,
+  done: (s: SubscriptionRunState) => boolean,
+): Promise<SubscriptionRunState> {
+  for (let i = 0; ; i++) {
+    const s = await handle.query(subscriptionStateQuery);
+    if (done(s)) return s;
+    if (i > 300) throw new Error(`state never reached: ${JSON.stringify(s)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export function addMonth(d: Date, months = 1): Date {
+  const out = new Date(d);
+  out.setUTCMonth(out.getUTCMonth() + months);
+  return out;
+}
+
+export interface SubscriptionOptions {
+  settings?: Record<string, unknown>;
+  trialDays?: number;
+  subtotal?: number;
+  /** gateway: the simulated gateway's recurrence bills the periods (a plan, a buyer and its subscription). */
+  billing?: 'manual' | 'gateway';
+  /** Paid by pix or boleto: no card is kept, renewal checkouts pay. */
+  noCard?: boolean;
+}
+
+/** Registers the suite's set-up and tear-down; the kit's members work inside its tests. */
+export function useSubscriptionWorkflows(taskQueuePrefix: string) {
+  let env: TestWorkflowEnvironment;
+  let bundle: WorkflowBundleWithSourceMap;
+  let orm: Orm;
+  let sim: SimulatedGateway;
+  let config: Config;
+
+  beforeAll(async () => {
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
+    });
+    // Our search attributes (all keywords), as scripts/tools.ts registers them with the dev server.
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, KEYWORD])),
+    });
+    bundle = await bundleWorkflowCode({ workflowsPath });
+    orm = await openOrm(TEST_DATABASE_URL, 4);
+    sim = new SimulatedGateway(orm);
+    config = loadConfig(testEnv(), 'worker');
+  }, 120_000);
+  afterAll(async () => {
+    await orm?.close();
+    await env?.teardown();
+  });
+
+  const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
+
+  /**
+   * An active monthly subscription of R$ 99,00 in its first period (or trialing), paid with
+   * `cardNumber`, whose period ends a month (or the trial) after the test server's now.
+   */
+  async function subscription(cardNumber: string, options: SubscriptionOptions = {}) {
+    const org = await makeOrganization(orm);
+    if (options.settings) {
+      await sql(`update organizations set subscription_settings = subscription_settings || ?::jsonb where id = ?`, [
+        JSON.stringify(options.settings),
+        org.id,
+      ]);
+    }
+    const [productId, priceId, customerId, id, checkoutId] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];
+    const subtotal = options.subtotal ?? 9_900;
+    await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
+      productId,
+      org.id,
+    ]);
+    await sql(
+      `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+         interval_count, created_at)
+       values (?, ?, ?, 'recurring', 'brl', ?, 'unspecified', 'month', 1, now())`,
+      [priceId, productId, org.id, subtotal],
+    );
+    const email = `${uuidv7()}@example.com`;
+    await sql(
+      `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
+      [customerId, org.id, email],
+    );
+    const token = await sim.tokenizeCard(
+      { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+      `test:card:${id}`,
+    );
+    const now = new Date(await env.currentTimeMs());
+    // The checkout that sold it (renewal checkouts copy its customer details).
+    await sql(
+      `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
+         currency, subtotal_amount, amount, customer_id, customer_email, recurrence_billing, expires_at, created_at,
+         updated_at)
+       values (?, ?, 'succeeded', ?, ?, ?, ?, 'BRL', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        checkoutId,
+        org.id,
+        `cs_${uuidv7()}`,
+        `checkout:${checkoutId}`,
+        productId,
+        priceId,
+        subtotal,
+        subtotal,
+        customerId,
+        email,
+        options.billing ?? 'manual',
+        now,
+        now,
+        now,
+      ],
+    );
+    const trialEnd = options.trialDays ? new Date(now.getTime() + options.trialDays * DAY) : null;
+    const anchor = trialEnd ?? now;
+    const periodEnd = trialEnd ?? addMonth(now);
+    const gatewaySubscriptionId =
+      options.billing === 'gateway' ? await gatewaySubscription(id, subtotal, token.id, email, periodEnd) : null;
+    await sql(
+      `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
+         amount, subtotal_amount, currency, current_period_start, current_period_end, trial_end, created_at,
+         workflow_id, billing_anchor, period_number, card_token_id, gateway_subscription_id, checkout_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'brl', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        id,
+        org.id,
+        customerId,
+        productId,
+        priceId,
+        trialEnd ? 'trialing' : 'active',
+        options.billing ?? 'manual',
+        subtotal,
+        subtotal,
+        now,
+        periodEnd,
+        trialEnd,
+        now,
+        subscriptionWorkflowId(id),
+        anchor,
+        trialEnd ? 0 : 1,
+        options.noCard ? null : token.id,
+        gatewaySubscriptionId,
+        checkoutId,
+      ],
+    );
+    return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId };
+  }
+
+  /** The gateway's side of a gateway-billed subscription, as the checkout creates it. */
+  async function gatewaySubscription(id: string, amount: number, cardToken: string, email: string, start: Date) {
+    const plan = await sim.createRecurrencePlan(
+      { reference: id, name: 'Club', amount, currency: 'BRL', interval: 'month', intervalCount: 1 },
+      `test:plan:${id}`,
+    );
+    const buyer = await sim.createBuyer({ email }, `test:buyer:${id}`);
+    const created = await sim.createSubscription(
+      { reference: id, planId: plan.id, buyerId: buyer.id, cardToken, startDate: isoDate(start) },
+      `test:subscription:${id}`,
+    );
+    return created.id;
+  }
+
+  /** Runs the subscription's workflow while `during` lets workflow time pass. */
+  async function run<T>(
+    subscriptionId: string,
+    during: (handle: Handle) => Promise<T>,
+    gateway: PaymentGateway = sim,
+  ): Promise<T> {
+    // A queue per run: a test that times out leaves its worker behind without blocking the next.
+    const taskQueue = `${taskQueuePrefix}-${subscriptionId}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      // The renewal checkouts it opens run their workflows here too (the test server skips time only
+      // while every workflow is idle).
+      activities: createActivities({
+        orm,
+        gateway,
+        temporal: env.client,
+        config: { ...config, TEMPORAL_TASK_QUEUE: taskQueue },
+      }),
+    });
+    return worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(subscriptionWorkflow, {
+        workflowId: subscriptionWorkflowId(subscriptionId),
+        taskQueue,
+        args: [{ subscriptionId }],
+      });
+      try {
+        return await during(handle);
+      } finally {
+        // A run still waiting on a timer would hold the test server's clock once this worker is gone:
+        // the subscription's, and the renewal checkouts' it opened.
+        await handle.terminate('test over').catch(() => undefined);
+        const opened = await sql(
+          'select workflow_id from checkouts where subscription_id = ? and renewal_period is not null',
+          [subscriptionId],
+        );
+        for (const c of opened) {
+          await env.client.workflow
+            .getHandle(c.workflow_id)
+            .terminate('test over')
+            .catch(() => undefined);
+        }
+      }
+    });
+  }
+
+  /** Workflow time until `instant` and then `extra` more, in ms. */
+  const until = async (instant: Date, extra: number): Promise<number> =>
+    instant.getTime() - (await env.currentTimeMs()) + extra;
+
+  /** The gateway's own record of what it captured for a reference (a subscription, an invoice), in cents. */
+  async function captured(reference: string): Promise<number[]> {
+    const rows = await sql(
+      `select l.amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? and l.kind = 'capture' order by l.id`,
+      [reference],
+    );
+    return rows.map((r) => Number(r.amount));
+  }
+
+  const charges = (subscriptionId: string) =>
+    sql(
+      `select period_number, try_number, amount::int as amount, outcome, decline_reason from subscription_charges
+       where subscription_id = ? order by period_number, try_number`,
+      [subscriptionId],
+    );
+  const row = async (subscriptionId: string) =>
+    (await sql('select * from subscriptions where id = ?', [subscriptionId]))[0];
+  const eventTypes = async (organizationId: string) =>
+    (
+      await sql(
+        `select type from events where organization_id = ? and type like 'subscription.%' order by created_at, id`,
+        [organizationId],
+      )
+    ).map((e) => e.type);
+
+  return {
+    get env() {
+      return env;
+    },
+    get sim() {
+      return sim;
+    },
+    sql,
+    subscription,
+    run,
+    until,
+    captured,
+    charges,
+    row,
+    eventTypes,
+  };
+}

@@ -1,0 +1,44 @@
+import { expect } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { TestApi } from './api.ts';
+import { makeCheckout } from './checkouts.ts';
+
+/** The buyer pays a checkout by card through confirm-sdk, in one installment (default: an approved card). */
+export const payByCard = (api: TestApi, clientSecret: string, number = '4111111111111111') =>
+  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, {
+    body: {
+      payment_method: 'credit_card',
+      card: {
+        number,
+        holder_name: 'Ana Souza',
+        expiration_month: '12',
+        expiration_year: '2031',
+        cvv: '123',
+        installments: 1,
+      },
+    },
+  });
+
+/**
+ * A monthly subscription of R$ 49,90 (or `amount`) sold by a card checkout of `organizationId` that
+ * the buyer paid through the API, so its workflow runs on the real worker: the checkout's id and the
+ * subscription's row as the sale wrote it.
+ */
+export async function paidSubscription(
+  api: TestApi,
+  temporal: Client,
+  options: { organizationId: string; recurrenceBilling: 'gateway' | 'manual'; amount?: number },
+): Promise<{ checkoutId: string; row: Record<string, any> }> {
+  const c = await makeCheckout(api.orm, temporal, {
+    organizationId: options.organizationId,
+    recurring: 'month',
+    recurrenceBilling: options.recurrenceBilling,
+    amount: options.amount ?? 4_990,
+  });
+  const paid = await payByCard(api, c.clientSecret);
+  expect(paid.status).toBe(200);
+  const [row] = await api.orm.em
+    .getConnection()
+    .execute<Record<string, any>[]>('select * from subscriptions where checkout_id = ?', [c.id]);
+  return { checkoutId: c.id, row: row! };
+}

@@ -1,0 +1,355 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import path from 'node:path';
+import { uuidv7 } from 'uuidv7';
+import { createActivities } from '../../activities/index.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { temporalTestServerPath } from '../../scripts/tools.ts';
+import {
+  invoiceNoticeSignal,
+  invoiceStateQuery,
+  invoiceWorkflow,
+  invoiceWorkflowId,
+  type InvoiceWorkflowInput,
+} from '../../workflows/invoice.ts';
+import { makeOrganization } from '../helpers/fixtures.ts';
+import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { recordHistory } from '../helpers/histories.ts';
+
+/**
+ * An extra-charge invoice's workflow on the time-skipping test server, with the real activities on
+ * the test database and the simulated gateway: created and numbered, then paid, failed or voided at
+ * its deadline, where the gateway is asked before anything is decided (a lost callback included).
+ */
+const DAY = 86_400_000;
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let orm: Orm;
+let sim: SimulatedGateway;
+
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
+  });
+  bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/invoice.ts') });
+  orm = await openOrm(TEST_DATABASE_URL, 4);
+  sim = new SimulatedGateway(orm);
+}, 120_000);
+afterAll(async () => {
+  await orm?.close();
+  await env?.teardown();
+});
+
+const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
+const key = (label: string) => `test:${label}:${uuidv7()}`;
+
+/** A gateway-billed subscription (its gateway plan, buyer, card and subscription) of a new organization. */
+async function subscription() {
+  const org = await makeOrganization(orm);
+  const [productId, priceId, customerId, id] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
+  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
+    productId,
+    org.id,
+  ]);
+  await sql(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+       interval_count, created_at)
+     values (?, ?, ?, 'recurring', 'brl', 9900, 'unspecified', 'month', 1, now())`,
+    [priceId, productId, org.id],
+  );
+  await sql(
+    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
+    [customerId, org.id, `${uuidv7()}@example.com`],
+  );
+  const plan = await sim.createRecurrencePlan(
+    { reference: priceId, name: 'Club', amount: 9_900, currency: 'BRL', interval: 'month', intervalCount: 1 },
+    key('plan'),
+  );
+  const buyer = await sim.createBuyer({ email: 'ana@example.com', name: 'Ana' }, key('buyer'));
+  const card = await sim.tokenizeCard(
+    { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+    key('card'),
+  );
+  const now = new Date(await env.currentTimeMs());
+  const gatewaySub = await sim.createSubscription(
+    { reference: id, planId: plan.id, buyerId: buyer.id, cardToken: card.id, startDate: brazilToday(now) },
+    key('sub'),
+  );
+  await sql(
+    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
+       gateway_subscription_id, amount, subtotal_amount, currency, current_period_start, current_period_end,
+       created_at, workflow_id, billing_anchor, period_number)
+     values (?, ?, ?, ?, ?, 'active', 'gateway', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
+    [
+      id,
+      org.id,
+      customerId,
+      productId,
+      priceId,
+      gatewaySub.id,
+      now,
+      new Date(now.getTime() + 30 * DAY),
+      now,
+      `subscription:${id}`,
+      now,
+    ],
+  );
+  return { id, organizationId: org.id, slug: org.slug, customerId, gatewaySubscriptionId: gatewaySub.id };
+}
+
+type Subscription = Awaited<ReturnType<typeof subscription>>;
+
+/** The workflow's input for an invoice of R$ 150,00 due today (test-server time), payable for `days` more days. */
+async function invoiceInput(s: Subscription, days: number | null = 2): Promise<InvoiceWorkflowInput> {
+  const now = await env.currentTimeMs();
+  return {
+    invoiceId: uuidv7(),
+    organizationId: s.organizationId,
+    subscriptionId: s.id,
+    customerId: s.customerId,
+    gatewaySubscriptionId: s.gatewaySubscriptionId,
+    amount: 15_000,
+    currency: 'BRL',
+    description: 'Setup fee',
+    dueDate: brazilToday(new Date(now)),
+    expirationDate: days === null ? null : brazilToday(new Date(now + days * DAY)),
+    noFeesInstallments: false,
+    answerBy: new Date(now + DAY).toISOString(),
+  };
+}
+
+type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof invoiceWorkflow>>>;
+
+/** Runs the invoice's workflow while `during` acts on it; a worker (and task queue) per run. */
+async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> {
+  const taskQueue = `invoice-workflow-test-${input.invoiceId}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: createActivities({ orm, gateway: sim }),
+  });
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(invoiceWorkflow, {
+      workflowId: invoiceWorkflowId(input.invoiceId),
+      taskQueue,
+      args: [input],
+    });
+    try {
+      return await during(handle);
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+    }
+  });
+}
+
+/** Polls the workflow until the invoice is stored pending at the gateway; its gateway id. */
+async function pending(handle: Handle): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const state = await handle.query(invoiceStateQuery);
+    if (state.status === 'pending') return state.gatewayInvoiceId!;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the invoice never became pending');
+}
+
+const invoiceRow = async (id: string) =>
+  (
+    await sql(
+      `select number, status, amount::int as amount, failure_reason, transaction_id, paid_at, modified_at,
+         due_date::text as due_date
+       from subscription_invoices where id = ?`,
+      [id],
+    )
+  )[0];
+const eventTypes = async (organizationId: string) =>
+  (await sql('select type from events where organization_id = ? order by created_at, id', [organizationId])).map(
+    (e) => e.type,
+  );
+
+describe('invoice workflow', () => {
+  it('creates the invoice at the gateway, numbers it, and records the payment the callback tells of, with a sale', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s);
+    const outcome = await run(input, async (handle) => {
+      const gatewayId = await pending(handle);
+      expect(await invoiceRow(input.invoiceId)).toMatchObject({
+        number: `${s.slug.toUpperCase()}-1`,
+        status: 'pending',
+        amount: 15_000,
+        due_date: input.dueDate,
+      });
+      await sim.payInvoice(gatewayId);
+      await handle.signal(invoiceNoticeSignal, { status: 'paid' });
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-paid', handle.workflowId);
+      return result;
+    });
+    expect(outcome).toBe('paid');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'paid', paid_at: expect.any(String), failure_reason: null });
+    // Settled on the callback (workflow time), long before the deadline's reconciliation.
+    expect(Date.parse(row.modified_at)).toBeLessThan(Date.parse(`${input.expirationDate}T00:00:00Z`));
+    const [transaction] = await sql(
+      'select status, amount::int as amount, payment_type, checkout_id from transactions where id = ?',
+      [row.transaction_id],
+    );
+    expect(transaction).toEqual({ status: 'succeeded', amount: 15_000, payment_type: 'credit', checkout_id: null });
+    const sales = await sql(
+      'select amount::int as amount, subscription_id, customer_id, transaction_id, status from sales where invoice_id = ?',
+      [input.invoiceId],
+    );
+    expect(sales).toEqual([
+      {
+        amount: 15_000,
+        subscription_id: s.id,
+        customer_id: s.customerId,
+        transaction_id: row.transaction_id,
+        status: 'paid',
+      },
+    ]);
+    expect(await eventTypes(s.organizationId)).toEqual([
+      'invoice.created',
+      'invoice.paid',
+      'sale.created',
+      'sale.paid',
+    ]);
+  });
+
+  it('fails the invoice when the gateway refuses its charge, with the reason and the refused transaction, no sale', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s);
+    const outcome = await run(input, async (handle) => {
+      const gatewayId = await pending(handle);
+      await sim.failInvoice(gatewayId);
+      await handle.signal(invoiceNoticeSignal, { status: 'failed' });
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-failed', handle.workflowId);
+      return result;
+    });
+    expect(outcome).toBe('failed');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'failed', failure_reason: 'card_declined', paid_at: null });
+    expect(Date.parse(row.modified_at)).toBeLessThan(Date.parse(`${input.expirationDate}T00:00:00Z`));
+    const [transaction] = await sql('select status, decline_reason from transactions where id = ?', [
+      row.transaction_id,
+    ]);
+    expect(transaction).toEqual({ status: 'failed', decline_reason: 'card_declined' });
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toEqual([]);
+    expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.failed']);
+  });
+
+  it('a callback that says nothing new changes nothing: the invoice stays pending', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s);
+    await run(input, async (handle) => {
+      await pending(handle);
+      await handle.signal(invoiceNoticeSignal, { status: 'pending' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await handle.query(invoiceStateQuery)).status).toBe('pending');
+    });
+    expect((await invoiceRow(input.invoiceId)).status).toBe('pending');
+  });
+
+  it('voids an invoice unpaid at its deadline, at the gateway too, so that it can no longer be paid', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s, 2);
+    const { outcome, gatewayId } = await run(input, async (handle) => {
+      const id = await pending(handle);
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-voided', handle.workflowId);
+      return { outcome: result, gatewayId: id };
+    });
+    expect(outcome).toBe('voided');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'voided', transaction_id: null });
+    expect(Date.parse(row.modified_at)).toBeGreaterThanOrEqual(
+      invoiceDeadline(input.dueDate, input.expirationDate).getTime(),
+    );
+    expect((await sim.getInvoice(gatewayId))!.status).toBe('voided');
+    await expect(sim.payInvoice(gatewayId)).rejects.toThrow('Cannot pay an invoice that is voided');
+    expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.voided']);
+  });
+
+  it('an invoice the gateway reports lapsed (failed with no charge) is voided, not failed', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s, 2);
+    sim.now = () => new Date(Date.now() + 5 * DAY);
+    try {
+      expect(await run(input, async (handle) => handle.result())).toBe('voided');
+    } finally {
+      sim.now = () => new Date();
+    }
+    expect(await invoiceRow(input.invoiceId)).toMatchObject({ status: 'voided', failure_reason: null });
+  });
+
+  it('asks the gateway at the deadline: an invoice paid whose callback never came is recorded paid, not voided', async () => {
+    const s = await subscription();
+    const input = await invoiceInput(s, null);
+    const outcome = await run(input, async (handle) => {
+      await sim.payInvoice(await pending(handle));
+      // No notice: the callback was lost. Thirty days after the due date the workflow asks the gateway.
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-paid-reconciled', handle.workflowId);
+      return result;
+    });
+    expect(outcome).toBe('paid');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'paid' });
+    expect(Date.parse(row.modified_at)).toBeGreaterThanOrEqual(invoiceDeadline(input.dueDate, null).getTime());
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toHaveLength(1);
+  });
+
+  it('numbers the invoices of an organization one after the other', async () => {
+    const s = await subscription();
+    const numbers: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const input = await invoiceInput(s);
+      await run(input, async (handle) => pending(handle));
+      numbers.push((await invoiceRow(input.invoiceId)).number);
+    }
+    const prefix = s.slug.toUpperCase();
+    expect(numbers).toEqual([`${prefix}-1`, `${prefix}-2`, `${prefix}-3`]);
+    const [org] = await sql('select customer_invoice_next_number from organizations where id = ?', [s.organizationId]);
+    expect(org.customer_invoice_next_number).toBe(4);
+  });
+
+  it('keeps nothing the gateway refused to create, and takes no number for it', async () => {
+    const s = await subscription();
+    await sim.cancelSubscription(s.gatewaySubscriptionId, key('cancel'));
+    const input = await invoiceInput(s);
+    expect(await run(input, async (handle) => handle.result())).toBe('refused');
+    expect(await invoiceRow(input.invoiceId)).toBeUndefined();
+    const [org] = await sql('select customer_invoice_next_number from organizations where id = ?', [s.organizationId]);
+    expect(org.customer_invoice_next_number).toBe(1);
+    expect(await eventTypes(s.organizationId)).toEqual([]);
+  });
+
+  it('a gateway that creates it only after the request stopped waiting: abandoned, and the late invoice voided', async () => {
+    const s = await subscription();
+    const input = {
+      ...(await invoiceInput(s)),
+      answerBy: new Date((await env.currentTimeMs()) + 10_000).toISOString(),
+    };
+    // Down for the first tries (1 s, 2 s, 4 s, 8 s … apart): past answerBy, then it answers.
+    sim.faults.failNext = 6;
+    try {
+      const outcome = await run(input, async (handle) => {
+        const result = await handle.result();
+        await recordHistory(env.client, 'invoice-abandoned', handle.workflowId);
+        return result;
+      });
+      expect(outcome).toBe('abandoned');
+    } finally {
+      sim.faults.failNext = 0;
+    }
+    expect(await invoiceRow(input.invoiceId)).toBeUndefined();
+    const made = await sql('select status from gateway_sim.invoices where subscription_id = ?', [
+      s.gatewaySubscriptionId,
+    ]);
+    expect(made).toEqual([{ status: 'voided' }]);
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from '@jest/globals';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { uuidv7 } from 'uuidv7';
+import { changePriceUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { addMonth, APPROVE, DAY, useSubscriptionWorkflows, type Handle } from '../helpers/subscription-workflows.ts';
+
+/**
+ * Plan changes on the time-skipping test server, each at exactly half of a R$ 99,00 monthly period:
+ * the prorated difference is half the price difference, settled per the organization's
+ * proration_behavior (charged now, or carried to the next renewal), and the next renewal charges the
+ * new price. Amounts are worked out by hand, not by the code under test.
+ */
+const kit = useSubscriptionWorkflows('subscription-price-change-test');
+const { sql, subscription, run, until, charges, row } = kit;
+
+type Sub = Awaited<ReturnType<typeof subscription>>;
+
+/** Another monthly BRL price of the subscription's product. */
+async function price(s: Sub, unitAmount: number, overrides: { interval?: string; currency?: string } = {}) {
+  const id = uuidv7();
+  await sql(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+       interval_count, created_at)
+     values (?, ?, ?, 'recurring', ?, ?, 'unspecified', ?, 1, now())`,
+    [id, s.productId, s.organizationId, overrides.currency ?? 'brl', unitAmount, overrides.interval ?? 'month'],
+  );
+  return id;
+}
+
+/** Every capture the gateway made for the subscription (renewals and changes), in cents. */
+const captures = async (s: Sub) =>
+  (
+    await sql(
+      `select l.amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? and l.kind = 'capture' order by l.id`,
+      [s.id],
+    )
+  ).map((r) => Number(r.amount));
+
+/** Lets workflow time reach the middle of the first period, then changes the price. */
+async function changeAtHalf(s: Sub, handle: Handle, priceId: string) {
+  const length = addMonth(s.anchor).getTime() - s.anchor.getTime();
+  await kit.env.sleep(await until(s.anchor, length / 2));
+  return handle.executeUpdate(changePriceUpdate, { args: [{ priceId }] });
+}
+
+/** Through the next renewal (the end of the first period and a little more). */
+const pastRenewal = async (s: Sub) => kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
+
+describe('plan changes', () => {
+  it('prorate, upgrade: half the difference is charged now, and the next renewal charges the new price', async () => {
+    const s = await subscription(APPROVE);
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      const record = await changeAtHalf(s, handle, premium);
+      expect(record).toMatchObject({ id: s.id, price_id: premium, status: 'active' });
+      expect(await captures(s)).toEqual([5_000]);
+      await pastRenewal(s);
+      expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+      await recordHistory(kit.env.client, 'subscription-price-changed', handle.workflowId, handle.firstExecutionRunId);
+    });
+    expect(await captures(s)).toEqual([5_000, 19_900]);
+    expect((await charges(s.id)).map((c) => c.amount)).toEqual([19_900]);
+    const [change] = await sql(
+      `select data from events where organization_id = ? and type = 'subscription.updated' order by created_at limit 1`,
+      [s.organizationId],
+    );
+    expect(change.data).toMatchObject({
+      price_id: premium,
+      previous_price_id: s.priceId,
+      proration: { behavior: 'prorate', amount: 5_000, charged: 5_000, to_balance: 0 },
+    });
+  }, 60_000);
+
+  it('prorate, downgrade: the unused half is a credit the next renewal spends', async () => {
+    const s = await subscription(APPROVE, { subtotal: 19_900 });
+    const basic = await price(s, 9_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, basic);
+      expect(await captures(s)).toEqual([]);
+      expect(Number((await row(s.id)).balance_amount)).toBe(-5_000);
+      await pastRenewal(s);
+    });
+    expect(await captures(s)).toEqual([4_900]);
+    const r = await row(s.id);
+    expect(Number(r.balance_amount)).toBe(0);
+    const [sale] = await sql(
+      `select subtotal_amount::int as subtotal, amount::int as amount from sales where subscription_id = ?`,
+      [s.id],
+    );
+    expect(sale).toEqual({ subtotal: 9_900, amount: 4_900 });
+  }, 60_000);
+
+  it('invoice: nothing is charged now; the next renewal charges the new price and the prorated difference', async () => {
+    const s = await subscription(APPROVE, { settings: { proration_behavior: 'invoice' } });
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, premium);
+      expect(await captures(s)).toEqual([]);
+      await pastRenewal(s);
+    });
+    expect(await captures(s)).toEqual([24_900]);
+  }, 60_000);
+
+  it('none: nothing is prorated; the new price applies from the next period', async () => {
+    const s = await subscription(APPROVE, { settings: { proration_behavior: 'none' } });
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, premium);
+      await pastRenewal(s);
+    });
+    expect(await captures(s)).toEqual([19_900]);
+  }, 60_000);
+
+  it('an upgrade and a downgrade back at the same instant leave no money moved', async () => {
+    const s = await subscription(APPROVE, { settings: { proration_behavior: 'invoice' } });
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, premium);
+      await handle.executeUpdate(changePriceUpdate, { args: [{ priceId: s.priceId }] });
+      expect(Number((await row(s.id)).balance_amount)).toBe(0);
+      await pastRenewal(s);
+    });
+    expect(await captures(s)).toEqual([9_900]);
+  }, 60_000);
+
+  it('a declined upgrade leaves the price as it was; another interval or currency is refused', async () => {
+    const s = await subscription(APPROVE);
+    const premium = await price(s, 19_900);
+    const yearly = await price(s, 99_000, { interval: 'year' });
+    const dollars = await price(s, 1_900, { currency: 'usd' });
+    await run(s.id, async (handle) => {
+      // The saved card is refused from now on (the test card's scripted outcome, as if blocked since).
+      await sql(`update gateway_sim.cards set outcome = 'decline:insufficient_funds' where id = ?`, [
+        (await row(s.id)).card_token_id,
+      ]);
+      const failure = (priceId: string) =>
+        handle.executeUpdate(changePriceUpdate, { args: [{ priceId }] }).then(
+          () => null,
+          (err: unknown) => (err instanceof WorkflowUpdateFailedError ? (err.cause?.cause ?? err.cause) : err),
+        );
+      expect(await failure(premium)).toMatchObject({
+        type: 'PlanChangeDeclined',
+        message: expect.stringContaining('insufficient_funds'),
+      });
+      expect(await failure(yearly)).toMatchObject({
+        type: 'PlanChangeRefused',
+        message: 'The new price bills another interval',
+      });
+      expect(await failure(dollars)).toMatchObject({
+        type: 'PlanChangeRefused',
+        message: 'The new price is in another currency',
+      });
+    });
+    const r = await row(s.id);
+    expect(r).toMatchObject({ price_id: s.priceId, price_changes: 1 });
+    expect(Number(r.balance_amount)).toBe(0);
+  }, 60_000);
+});

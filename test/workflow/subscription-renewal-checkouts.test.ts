@@ -1,0 +1,74 @@
+import { describe, expect, it } from '@jest/globals';
+import { renewalPaidSignal, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { addMonth, APPROVE, DAY, DECLINE, useSubscriptionWorkflows } from '../helpers/subscription-workflows.ts';
+
+/**
+ * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the
+ * workflow opens the period's renewal checkout itself (one per period, open until the dunning
+ * deadline) and waits for it; unpaid by the deadline, dunning is over. On the time-skipping server.
+ */
+const kit = useSubscriptionWorkflows('subscription-renewal-checkout-test');
+const { sql, subscription, run, until, captured, eventTypes } = kit;
+const HOUR = 3_600_000;
+
+const renewalCheckouts = (subscriptionId: string) =>
+  sql(
+    `select renewal_period, status, amount::int as amount, customer_email, expires_at from checkouts
+     where subscription_id = ? and renewal_period is not null order by created_at`,
+    [subscriptionId],
+  );
+
+describe('renewal checkouts opened by the subscription workflow', () => {
+  it('no card: the period ends past due with its renewal checkout open until the deadline; paid, it moves on', async () => {
+    const s = await subscription(APPROVE, { noCard: true });
+    const state = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
+      expect(await handle.query(subscriptionStateQuery)).toMatchObject({ status: 'past_due', periodNumber: 1 });
+      const [checkout] = await renewalCheckouts(s.id);
+      expect(checkout).toMatchObject({ renewal_period: 2, status: 'open', amount: 9_900 });
+      // Open until the last dunning day (7 days after the period's end), to the minute.
+      const deadline = addMonth(s.anchor).getTime() + 7 * DAY;
+      expect(Math.abs(new Date(checkout!.expires_at).getTime() - deadline)).toBeLessThan(2 * 60_000);
+      // The buyer pays it: its sale enters the period (as activities/checkout-sale.ts does) and tells the workflow.
+      await sql(
+        `update subscriptions set period_number = 2, status = 'active', current_period_start = ?, current_period_end = ?
+         where id = ?`,
+        [addMonth(s.anchor), addMonth(s.anchor, 2), s.id],
+      );
+      await handle.signal(renewalPaidSignal);
+      await kit.env.sleep(DAY);
+      await recordHistory(
+        kit.env.client,
+        'subscription-renewal-checkout',
+        handle.workflowId,
+        handle.firstExecutionRunId,
+      );
+      return handle.query(subscriptionStateQuery);
+    });
+    expect(state).toMatchObject({ status: 'active', periodNumber: 2, firstFailureAt: null });
+    expect(await captured(s.id)).toEqual([]); // nothing is ever charged without a card
+    expect(await renewalCheckouts(s.id)).toHaveLength(1);
+  }, 60_000);
+
+  it('no card, unpaid by the deadline: unpaid, and no second checkout for the period', async () => {
+    const s = await subscription(APPROVE, { noCard: true });
+    const status = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), 8 * DAY));
+      return (await handle.query(subscriptionStateQuery)).status;
+    });
+    expect(status).toBe('unpaid');
+    expect(await renewalCheckouts(s.id)).toHaveLength(1);
+    expect(await eventTypes(s.organizationId)).toEqual(['subscription.past_due', 'subscription.updated']);
+  }, 60_000);
+
+  it('a refused card: the renewal checkout opens on the first refusal, once, while the retries go on', async () => {
+    const s = await subscription(DECLINE);
+    await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), 8 * DAY));
+      expect((await handle.query(subscriptionStateQuery)).status).toBe('unpaid');
+    });
+    const checkouts = await renewalCheckouts(s.id);
+    expect(checkouts.map((c) => [c.renewal_period, c.amount])).toEqual([[2, 9_900]]);
+  }, 60_000);
+});

@@ -1,0 +1,108 @@
+import { condition, continueAsNew, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
+import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
+import {
+  MISSING_RENEWAL,
+  payments,
+  records,
+  type SubscriptionRun,
+  type SubscriptionRunState,
+} from './subscription-definitions.ts';
+import type { subscriptionWorkflow } from './subscription.ts';
+
+/**
+ * The gateway-billed half of a subscription's workflow (`recurrence_billing: gateway`): the
+ * gateway's recurrence charges, this only asks the gateway and records what it did
+ * (docs/decisions.md, "Gateway-billed periods").
+ */
+
+/**
+ * Gateway billing: the gateway's recurrence charges each period, never this workflow. At a
+ * period's end (plus a grace) or on the gateway's notice, the gateway is asked what it did: a paid
+ * period is entered (one run per period), a refusal makes the subscription past due, and the
+ * gateway's own retries are looked for on the organization's dunning schedule until it is
+ * exhausted. A period the gateway has not billed past the grace is flagged for operators
+ * (PaymentIssue) and asked about daily. Returns when the subscription ends.
+ */
+export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> {
+  const { state, subscriptionId, flags } = run;
+  let checkAt = Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS;
+  for (;;) {
+    const scheduled = nextGatewayCheckAt(state, checkAt);
+    if (scheduled === null && state.status === 'past_due') {
+      await run.exhaustDunning();
+      continue;
+    }
+    // Canceled at period end: the period closes at its end (in dunning, at the next check).
+    const until = state.cancelAtPeriodEnd && !state.firstFailureAt ? Date.parse(state.periodEnd) : scheduled;
+    if (await wake(run, until)) return;
+    const due = until !== null && run.now() >= until;
+    if (state.cancelAtPeriodEnd && due) {
+      await run.closePeriod();
+      return;
+    }
+    if (!due && !flags.noticed) continue; // woken by a merchant's change: the times are worked out again
+    flags.noticed = false;
+    const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
+    const found = await payments.reconcileGatewayPeriod(charge);
+    const at = run.nowIso();
+    const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
+    if (found.state === 'paid') {
+      if (!(await run.paidPeriod(charge, outcome, at))) return;
+      flagMissing(false);
+      await condition(() => flags.changing === 0);
+      if (run.ended()) return;
+      await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
+    }
+    if (found.state === 'failed' && found.payment!.id !== state.lastGatewayCharge) {
+      state.lastGatewayCharge = found.payment!.id;
+      await run.refusedPeriod(charge, outcome, at);
+    } else if (due && state.firstFailureAt) {
+      state.tryNumber++; // the gateway did not try again by this check: the schedule moves on
+    } else if (due) {
+      flagMissing(run.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
+      checkAt = run.now() + GATEWAY_RECHECK_MS;
+    }
+  }
+}
+
+/** Marks the run for operators (PaymentIssue) while the gateway has not billed a period past the grace. */
+function flagMissing(missing: boolean): void {
+  const flagged = workflowInfo().typedSearchAttributes.get(PAYMENT_ISSUE) === MISSING_RENEWAL;
+  if (missing && !flagged) upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: MISSING_RENEWAL }]);
+  if (!missing && flagged) upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: null }]);
+}
+
+/** When the gateway is asked next; null when nothing is expected (unpaid, or dunning is over). */
+function nextGatewayCheckAt(state: SubscriptionRunState, checkAt: number): number | null {
+  if (state.status === 'unpaid') return null;
+  if (!state.firstFailureAt) return checkAt;
+  return dunningRetryAt(new Date(state.firstFailureAt), state.tryNumber, state.retryDays)?.getTime() ?? null;
+}
+
+/** Waits until `when` (or forever), a notice, a change or the end; true when the subscription ended. */
+async function wake(run: SubscriptionRun, when: number | null): Promise<boolean> {
+  const { flags } = run;
+  flags.woken = false;
+  // A notice that came while an activity ran (after the last reconciliation began) wakes it at once.
+  const stop = () => run.ended() || flags.woken || flags.noticed;
+  await run.sleepUntil(when, stop);
+  await condition(() => flags.changing === 0);
+  return run.ended();
+}
+
+/**
+ * The subscription ended: the gateway's recurrence is stopped, and a period it billed on the way
+ * (the cancellation raced its charge) is recorded and refunded, never entered.
+ */
+export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
+  const { state, subscriptionId } = run;
+  await payments.cancelGatewaySubscription(subscriptionId);
+  const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
+  const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
+  // Not billed, or given back already (a revocation that raced the period's recording).
+  if (billed !== 'paid' || !payment || payment.refundedAmount >= payment.capturedAmount) return;
+  await records.recordRenewal({ ...charge, ...money, payment, at: run.nowIso(), enter: false });
+  const refunded = await payments.refundRenewal({ ...charge, payment });
+  await records.recordRenewalRefunded({ ...charge, payment: refunded });
+}
