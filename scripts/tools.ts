@@ -281,9 +281,13 @@ async function registerMissingSearchAttributes(cli: string, address: string): Pr
   return created;
 }
 
+/** The log's last lines, after its first panic or error line (a Go panic's cause precedes its long stack). */
 function tailOfFile(file: string, lines = 40): string {
   try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n').trim() || '(empty)';
+    const all = fs.readFileSync(file, 'utf8').split('\n');
+    const cause = all.find((line) => /^panic:|"level":"(error|fatal)"|address already in use/.test(line));
+    const tail = all.slice(-lines).join('\n').trim() || '(empty)';
+    return cause && !tail.includes(cause) ? `${cause}\n…\n${tail}` : tail;
   } catch {
     return '(log not readable)';
   }
@@ -323,7 +327,27 @@ function waitForExit(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** A start that failed because the server process died before it was ready (worth another try). */
+class DevServerExitedEarly extends Error {}
+
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts a dev server on `opts.port`. The CLI binds its internal services to ports it picks itself,
+ * so a start can lose a race for one of them to another process and die at once: that is retried.
+ */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTemporalDevServerOnce(opts);
+    } catch (err) {
+      if (!(err instanceof DevServerExitedEarly) || attempt >= START_ATTEMPTS) throw err;
+      console.error(`${(err as Error).message.split('\n')[0]} Retrying (attempt ${attempt + 1} of ${START_ATTEMPTS}).`);
+    }
+  }
+}
+
+async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const cli = requireTemporalCli();
   const ui = opts.ui ?? true;
   const address = `${HOST}:${opts.port}`;
@@ -380,9 +404,9 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     return stopping;
   };
 
-  const fail = async (reason: string): Promise<never> => {
+  const fail = async (reason: string, ErrorType: new (message: string) => Error = Error): Promise<never> => {
     await stop();
-    throw new Error(
+    throw new ErrorType(
       `Temporal dev server on ${address} ${reason}.\nCommand: ${cli} ${args.join(' ')}\nLog (${logFile}), last lines:\n${tailOfFile(logFile)}`,
     );
   };
@@ -392,7 +416,10 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   for (;;) {
     if (spawnError) return fail(`could not be spawned: ${(spawnError as Error).message}`);
     if (child.exitCode !== null || child.signalCode !== null) {
-      return fail(`exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode})`);
+      return fail(
+        `exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode})`,
+        DevServerExitedEarly,
+      );
     }
     if (Date.now() > deadline)
       return fail(`did not become ready within ${READY_TIMEOUT_MS / 1000}s (last error: ${lastError})`);
