@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
-import { createGateway } from '../gateway/index.ts';
+import { openGateway } from '../gateway/index.ts';
 import { createTemporalClient } from '../worker/temporal-client.ts';
 import { buildApp } from './app.ts';
 
@@ -17,7 +17,8 @@ const tls =
   config.TLS_MODE === 'tls'
     ? { cert: await readFile(config.TLS_CERT_FILE), key: await readFile(config.TLS_KEY_FILE) }
     : undefined;
-const app = await buildApp({ config, orm, temporal, gateway: createGateway(config, orm), ...(tls ? { tls } : {}) });
+const { gateway, close: closeGateway } = await openGateway(config, 'billing-api');
+const app = await buildApp({ config, orm, temporal, gateway, ...(tls ? { tls } : {}) });
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -27,6 +28,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void (async () => {
       await app.close();
       await temporal.connection.close();
+      await closeGateway();
       await orm.close();
       process.exit(0);
     })();

@@ -1,21 +1,39 @@
 import type { Config } from '../config/env.ts';
-import type { Orm } from '../db/orm.ts';
+import { openOrm, type Orm } from '../db/orm.ts';
 import { HttpGateway } from './http-adapter.ts';
 import type { PaymentGateway } from './port.ts';
 import { SimulatedGateway } from './simulator.ts';
 
-/** Sandbox deployments use the simulator; production uses the configured HTTP adapter. */
-export function createGateway(config: Config, orm: Orm): PaymentGateway {
-  if (config.gateway === 'simulator') {
-    return new SimulatedGateway(orm, {
-      callbackUrl: config.gatewayCallbackUrl,
-      callbackSecret: config.gatewayCallbackSecret,
-    });
-  }
-  return new HttpGateway({
+const simulator = (config: Config, orm: Orm) =>
+  new SimulatedGateway(orm, { callbackUrl: config.gatewayCallbackUrl, callbackSecret: config.gatewayCallbackSecret });
+
+const httpGateway = (config: Config) =>
+  new HttpGateway({
     // loadConfig refuses GATEWAY=http without GATEWAY_URL.
     baseUrl: config.GATEWAY_URL!,
     apiKey: config.GATEWAY_API_KEY ?? '',
     timeoutMs: config.GATEWAY_TIMEOUT_MS,
   });
+
+/** Sandbox deployments use the simulator (on `orm`); production uses the configured HTTP adapter. */
+export function createGateway(config: Config, orm: Orm): PaymentGateway {
+  return config.gateway === 'simulator' ? simulator(config, orm) : httpGateway(config);
+}
+
+/**
+ * The gateway a process serves with. The embedded simulator stands in for a remote service, so it
+ * gets a pool of its own: a renewal holds one of the process's connections (the subscription's row
+ * lock) while it calls the gateway, and a simulator drawing from that same pool would deadlock once
+ * as many renewals ran at once as the pool has connections.
+ */
+export async function openGateway(
+  config: Config,
+  applicationName: string,
+): Promise<{ gateway: PaymentGateway; close(): Promise<void> }> {
+  if (config.gateway !== 'simulator') return { gateway: httpGateway(config), close: async () => {} };
+  const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    applicationName: `${applicationName}-simulator`,
+  });
+  return { gateway: simulator(config, orm), close: () => orm.close() };
 }

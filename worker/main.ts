@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
-import { createGateway } from '../gateway/index.ts';
+import { openGateway } from '../gateway/index.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
 import { ensureSchedules } from './schedules.ts';
 import { createTemporalClient } from './temporal-client.ts';
@@ -29,7 +29,7 @@ const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
   onError: (err) => logger.warn(`PostgreSQL connection lost (${err.message}); the pool reconnects on the next query`),
 });
 
-const gateway = createGateway(config, orm);
+const { gateway, close: closeGateway } = await openGateway(config, 'billing-worker');
 // For the sweep's starts and the schedules; connects lazily, like the API's.
 const temporal = createTemporalClient(config);
 
@@ -74,4 +74,5 @@ if (connected) {
   await connection.close();
 }
 await temporal.connection.close();
+await closeGateway();
 await orm.close();
