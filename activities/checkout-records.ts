@@ -45,6 +45,8 @@ export interface PreparedConfirmation {
   } | null;
   /** A renewal checkout: the subscription and the period it pays (no new subscription is made). */
   renewal?: { subscriptionId: string; period: number } | null;
+  /** An upgrade checkout: the subscription that moves to its price (domain/upgrades.ts). */
+  upgrade?: { subscriptionId: string } | null;
 }
 
 export function wireCheckout(c: CheckoutEntity) {
@@ -192,6 +194,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
             c.subscription_id && c.renewal_period !== null
               ? { subscriptionId: c.subscription_id, period: c.renewal_period }
               : null,
+          upgrade: c.subscription_id && c.renewal_period === null ? { subscriptionId: c.subscription_id } : null,
           recurring:
             c.price_type === 'recurring' && c.price_interval
               ? {
@@ -271,7 +274,8 @@ interface PreparingRow {
 async function refuseSecondSubscription(tx: SqlExecutor, c: PreparingRow, email: string | null): Promise<void> {
   if (c.price_type !== 'recurring') return; // one-time sales, the hot path, read nothing more
   const buyer = { customerId: c.customer_id, externalCustomerId: c.external_customer_id, email };
-  if (await secondSubscriptionRefused(tx, c.organization_id, buyer, { renewal: c.renewal_period !== null })) {
+  // A renewal or an upgrade pays the subscription the customer has.
+  if (await secondSubscriptionRefused(tx, c.organization_id, buyer, { renewal: c.subscription_id !== null })) {
     throw ApplicationFailure.nonRetryable('The customer already has a subscription', SUBSCRIPTION_EXISTS);
   }
 }

@@ -7,7 +7,7 @@ import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { enterPeriod, lockedTerms, traceCharge } from './subscription-periods.ts';
+import { payRenewal, upgradeSubscription } from './subscription-sales.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 
 type Row = Record<string, unknown>;
@@ -59,7 +59,7 @@ function isConstraintViolation(err: unknown): err is Error {
 }
 
 /** The checkout's row as the recording reads it (snake_case, bigints as strings). */
-interface CheckoutRow {
+export interface CheckoutRow {
   id: string;
   organization_id: string;
   status: string;
@@ -84,7 +84,7 @@ interface CheckoutRow {
   payment_method: string | null;
 }
 
-type Events = [EventType, Record<string, unknown>][];
+export type Events = [EventType, Record<string, unknown>][];
 
 /**
  * Plain statements under the checkout's row lock, events written in one insert: this runs for every
@@ -120,9 +120,11 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     const subscriptionId =
       checkout.renewal_period !== null
         ? await payRenewal(tx, checkout, transactionId, now)
-        : input.subscription
-          ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
-          : null;
+        : checkout.subscription_id && input.subscription
+          ? await upgradeSubscription(tx, checkout, input.subscription, transactionId, now, events)
+          : input.subscription
+            ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
+            : null;
 
     const saleId = uuidv7();
     const installments = input.payment?.installments ?? 1;
@@ -191,36 +193,6 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     await insertEvents(tx, org, events);
     return { customerId, subscriptionId, saleId };
   });
-}
-
-/**
- * A renewal checkout's payment moves its subscription into the period it pays, and takes its place in
- * the subscription's timeline (the next try of that period). A period paid already (the saved card
- * was charged first) or a subscription that has ended refuses the record: the capture is given back.
- */
-async function payRenewal(
-  tx: SqlExecutor,
-  checkout: CheckoutRow,
-  transactionId: string | null,
-  at: Date,
-): Promise<string> {
-  const period = checkout.renewal_period!;
-  const t = await lockedTerms(tx, checkout.subscription_id!, true);
-  if (t.status === 'canceled' || t.period_number >= period) {
-    throw ApplicationFailure.nonRetryable(
-      `Period ${period} of subscription ${t.id} is paid already, or the subscription has ended`,
-      'RecordingRejected',
-    );
-  }
-  const [next] = await tx.execute<{ n: number }[]>(
-    `select coalesce(max(try_number), 0) + 1 as n from subscription_charges where subscription_id = ? and period_number = ?`,
-    [t.id, period],
-  );
-  const amount = Number(checkout.amount);
-  const trace = { period, tryNumber: next!.n, amount, currency: checkout.currency, transactionId, at };
-  await traceCharge(tx, t, { ...trace, outcome: 'succeeded', declineReason: null });
-  await enterPeriod(tx, t, period, amount, at);
-  return t.id;
 }
 
 async function insertSubscription(

@@ -28,6 +28,7 @@ export interface Terms extends Row {
   status: SubscriptionStatus;
   period_number: number;
   billing_anchor: string;
+  anchor_period: number;
   current_period_end: string;
   subtotal_amount: string;
   currency: string;
@@ -44,6 +45,10 @@ export interface Terms extends Row {
 }
 
 export const termsOf = (t: Terms) => ({ interval: t.interval, intervalCount: t.interval_count ?? 1 });
+
+/** Period `period`'s bounds, counted from the subscription's anchor. */
+export const boundsOf = (t: Terms, period: number) =>
+  periodBounds(new Date(t.billing_anchor), termsOf(t), period - Number(t.anchor_period ?? 1) + 1);
 
 /** The subscription and its terms; `lock` holds its row until the transaction ends. */
 export async function lockedTerms(tx: SqlExecutor, subscriptionId: string, lock = false): Promise<Terms> {
@@ -90,7 +95,7 @@ export async function enterPeriod(
   amount: number,
   at: Date,
 ): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
-  const bounds = periodBounds(new Date(t.billing_anchor), termsOf(t), period);
+  const bounds = boundsOf(t, period);
   await tx.execute(
     `update subscriptions set period_number = ?, current_period_start = ?, current_period_end = ?, amount = ?
      where id = ?`,

@@ -11,7 +11,6 @@ import { applyBalance } from '../domain/proration.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import {
   dunningSettings,
-  periodBounds,
   renewalAmount,
   renewalChargeKey,
   type DunningExhaustedStatus,
@@ -19,7 +18,7 @@ import {
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
-import { applyChange, enterPeriod, lockedTerms, termsOf, traceCharge, type Terms } from './subscription-periods.ts';
+import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 
@@ -70,7 +69,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
 
   /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
   async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
-    const start = periodBounds(new Date(t.billing_anchor), termsOf(t), period).start;
+    const start = boundsOf(t, period).start;
     const [d] = t.discount_id ? await tx.execute<Row[]>('select * from discounts where id = ?', [t.discount_id]) : [];
     const discount = d
       ? {
@@ -140,7 +139,15 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
             renewalChargeKey(t.id, input.period, input.tryNumber),
           ),
         );
-        return { amount, currency, payment: summarize(charged), balanceDelta };
+        const payment = summarize(charged);
+        if (payment.status === 'succeeded') {
+          // Traced before the lock is released: a renewal checkout's sale now finds the period being
+          // paid and gives its own capture back. The record (recordRenewal) completes this row with its
+          // transaction and the workflow's time.
+          const trace = { ...input, amount, currency, transactionId: null, at: new Date() };
+          await traceCharge(tx, t, { ...trace, outcome: 'succeeded', declineReason: null });
+        }
+        return { amount, currency, payment, balanceDelta };
       });
     },
 
@@ -173,9 +180,19 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         const transactionId = input.payment
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
-        // This try is recorded already (a retried activity whose period was not entered: revoked meanwhile).
         const traced = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
-        if (!(await traceCharge(tx, t, traced))) return unchanged;
+        if (!(await traceCharge(tx, t, traced))) {
+          // Traced by chargeRenewal at the capture, or recorded already by an earlier run of this
+          // activity (one whose period was not entered: revoked meanwhile). Recorded once: by whoever
+          // gives the row its transaction.
+          const [claimed] = await tx.execute<Row[]>(
+            `update subscription_charges set transaction_id = ?, attempted_at = ?
+             where subscription_id = ? and period_number = ? and try_number = ? and transaction_id is null
+             returning id`,
+            [transactionId, at, t.id, input.period, input.tryNumber],
+          );
+          if (!claimed) return unchanged;
+        }
         const subtotal = Number(t.subtotal_amount);
         // The period's own price (a balance the charge settled is in the amount, not the discount).
         const price = input.amount + (input.balanceDelta ?? 0);

@@ -32,6 +32,7 @@ import {
 } from './schemas/checkouts.ts';
 import { iso, isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
+import { upgradedSubscription } from './checkout-upgrades.ts';
 import { CHECKOUT_ID, ORGANIZATION_ID } from '../domain/search-attributes.ts';
 
 /**
@@ -119,16 +120,20 @@ export async function createCheckout(
     const priced = checkedPricing(pricing);
 
     if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
-    if (input.subscription_id) await subscriptionOf(tx, input.subscription_id, organizationId);
-    // A customer the request already names is checked now (else at confirmation); one-time sales skip it.
+    if (input.subscription_id && request.renewal) await subscriptionOf(tx, input.subscription_id, organizationId);
+    const upgrade =
+      input.subscription_id && !request.renewal ? await upgradedSubscription(tx, input, price, organizationId) : null;
+    // A customer the request already names is checked now (else at confirmation); one-time sales skip
+    // it, and so do renewals and upgrades, which pay the subscription the customer has.
     const buyer = {
-      customerId: input.customer_id ?? null,
+      customerId: upgrade?.customerId ?? input.customer_id ?? null,
       externalCustomerId: input.external_customer_id ?? null,
       email: input.customer_email ?? null,
     };
     if (
       price.type === 'recurring' &&
-      (await secondSubscriptionRefused(tx, organizationId, buyer, { renewal: Boolean(request.renewal) }))
+      !input.subscription_id &&
+      (await secondSubscriptionRefused(tx, organizationId, buyer, { renewal: false }))
     ) {
       throw subscriptionExists();
     }
@@ -153,7 +158,7 @@ export async function createCheckout(
       amount: priced.amount,
       discountId: discount?.id ?? null,
       allowDiscountCodes: input.allow_discount_codes,
-      customerId: input.customer_id ?? null,
+      customerId: upgrade?.customerId ?? input.customer_id ?? null,
       externalCustomerId: input.external_customer_id ?? null,
       isBusinessCustomer: input.is_business_customer ?? false,
       customerName: input.customer_name ?? null,
@@ -167,7 +172,7 @@ export async function createCheckout(
       customerMetadata: input.customer_metadata ?? {},
       subscriptionId: input.subscription_id ?? null,
       renewalPeriod: request.renewal?.period ?? null,
-      recurrenceBilling: input.recurrence_billing,
+      recurrenceBilling: upgrade?.recurrenceBilling ?? input.recurrence_billing,
       trialInterval: input.trial_interval ?? null,
       trialIntervalCount: input.trial_interval_count ?? null,
       requireBillingAddress: input.require_billing_address,

@@ -18,6 +18,12 @@ const schema = z.object({
   TEMPORAL_CALL_TIMEOUT_MS: int.min(100).default(5000),
   /** The batch queue's (renewals, dunning, sweeps) activities per second across all workers: the gateway's budget. */
   BATCH_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(50),
+  /**
+   * Workflow runs each of a worker process's two Workers keeps in memory between tasks. A subscription
+   * waiting a month on its timer needs no place: a bounded cache bounds the worker's memory in a renewal
+   * storm (an evicted run is replayed from its short history when its next task comes).
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: int.min(1).default(250),
   /** The Temporal UI, for the links to workflows in API responses (a browser opens them: http or https only). */
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8233'),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -493,100 +493,39 @@ export class SimulatedGateway implements PaymentGateway {
 
   /** The gateway's charge of a pending invoice is refused (card_declined): the invoice fails with that transaction. */
   async failInvoice(invoiceId: string): Promise<GatewayInvoice> {
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction(async (sql) => {
-      const [inv] = await sql(
-        `select i.status, i.amount, i.currency, i.transaction_id, s.card_id, s.buyer_id, c.brand, c.first4, c.last4,
-                c.holder_name, c.expiration_month, c.expiration_year
-         from gateway_sim.invoices i
-         join gateway_sim.subscriptions s on s.id = i.subscription_id
-         join gateway_sim.cards c on c.id = s.card_id
-         where i.id = ? for update of i`,
-        [invoiceId],
-      );
-      if (!inv) throw new GatewayError(`Unknown invoice ${invoiceId}`, false);
-      if (inv.status !== 'pending') {
-        if (inv.status !== 'failed' || !inv.transaction_id) {
-          throw new GatewayError(`Cannot charge an invoice that is ${String(inv.status)}`, false);
-        }
-        const [row] = await sql(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [invoiceId]);
-        return toInvoice(row!);
-      }
-      const amount = Number(inv.amount);
-      const refused = await this.insertTransaction(sql, {
-        reference: invoiceId,
-        status: 'failed',
-        paymentType: 'credit',
-        amount,
-        baseAmount: amount,
-        currency: inv.currency as string,
-        installments: 1,
-        installmentAmounts: [amount],
-        declineReason: 'card_declined',
-        cardId: inv.card_id as string,
-        card: cardTokenOf({ ...inv, id: inv.card_id }),
-        buyerId: inv.buyer_id as string,
-        now: this.now(),
-      });
-      const [row] = await sql(
-        `update gateway_sim.invoices set status = 'failed', transaction_id = ? where id = ? returning ${INVOICE_COLUMNS}`,
-        [refused.id, invoiceId],
-      );
-      const invoice = toInvoice(row!);
-      notices.push(this.invoiceNotice(invoice), this.transactionNotice(refused));
-      return invoice;
-    });
-    this.deliver(notices);
-    return result;
+    return this.settleInvoice(invoiceId, 'card_declined');
   }
 
   /** The gateway charges a subscription's invoice to its card: the invoice is paid, a transaction captured. */
   async payInvoice(invoiceId: string): Promise<GatewayInvoice> {
+    return this.settleInvoice(invoiceId, null);
+  }
+
+  /** The sandbox's settling of a pending invoice, paid or refused; the same outcome again returns it as it is. */
+  private async settleInvoice(invoiceId: string, declineReason: DeclineReason | null): Promise<GatewayInvoice> {
     const notices: GatewayCallback[] = [];
     const result = await this.db.transaction(async (sql) => {
-      const [inv] = await sql(
-        `select i.status, i.amount, i.currency, i.subscription_id, s.card_id, s.buyer_id, c.brand, c.first4, c.last4,
-                c.holder_name, c.expiration_month, c.expiration_year
-         from gateway_sim.invoices i
-         join gateway_sim.subscriptions s on s.id = i.subscription_id
-         join gateway_sim.cards c on c.id = s.card_id
-         where i.id = ? for update of i`,
-        [invoiceId],
-      );
+      const [inv] = await sql(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ? for update`, [
+        invoiceId,
+      ]);
       if (!inv) throw new GatewayError(`Unknown invoice ${invoiceId}`, false);
-      if (inv.status === 'paid') {
-        const [row] = await sql(`select ${INVOICE_COLUMNS} from gateway_sim.invoices where id = ?`, [invoiceId]);
-        return toInvoice(row!);
+      const invoice = toInvoice(inv);
+      // Settled so already: a paid invoice however it was paid, a failed one by a refused charge.
+      if (invoice.status === 'paid' && !declineReason) return invoice;
+      if (invoice.status === 'failed' && declineReason && invoice.transactionId) return invoice;
+      if (invoice.status !== 'pending') {
+        throw new GatewayError(
+          `Cannot ${declineReason ? 'charge' : 'pay'} an invoice that is ${invoice.status}`,
+          false,
+        );
       }
-      if (inv.status !== 'pending')
-        throw new GatewayError(`Cannot pay an invoice that is ${String(inv.status)}`, false);
-      const amount = Number(inv.amount);
-      const now = this.now();
-      const tx = await this.insertTransaction(sql, {
-        reference: invoiceId,
-        status: 'succeeded',
-        paymentType: 'credit',
-        amount,
-        baseAmount: amount,
-        currency: inv.currency as string,
-        installments: 1,
-        installmentAmounts: [amount],
-        authorizationCode: authorizationCode(),
-        cardId: inv.card_id as string,
-        card: cardTokenOf({ ...inv, id: inv.card_id }),
-        buyerId: inv.buyer_id as string,
-        confirmedAt: now,
-        now,
-      });
-      const captured = await this.recordCapture(sql, tx.id, amount, null);
-      const [row] = await sql(
-        `update gateway_sim.invoices set status = 'paid', paid_at = ?, transaction_id = ? where id = ?
-         returning ${INVOICE_COLUMNS}`,
-        [now, tx.id, invoiceId],
+      const [holder] = await sql(
+        `select s.buyer_id, c.* from gateway_sim.subscriptions s join gateway_sim.cards c on c.id = s.card_id
+         where s.id = ?`,
+        [invoice.subscriptionId],
       );
-      const invoice = toInvoice(row!);
-      notices.push(this.invoiceNotice(invoice), this.transactionNotice(captured));
-      return invoice;
+      const card = cardTokenOf(holder!);
+      return this.chargeInvoice(sql, invoice, card, holder!.buyer_id as string, declineReason, notices);
     });
     this.deliver(notices);
     return result;
@@ -616,36 +555,9 @@ export class SimulatedGateway implements PaymentGateway {
         [subscriptionId],
       );
       const invoice = unpaid ? toInvoice(unpaid) : await this.openCycle(sql, subscriptionId, sub);
-      const amount = invoice.amount;
       const { token, outcome } = await this.findCard(sql, sub.card_id as string);
       const declineReason = this.declineReasonOf(outcome, token, null);
-      const now = this.now();
-      const tx = await this.insertTransaction(sql, {
-        reference: invoice.id,
-        status: declineReason ? 'failed' : 'succeeded',
-        paymentType: 'credit',
-        amount,
-        baseAmount: amount,
-        currency: invoice.currency,
-        installments: 1,
-        installmentAmounts: [amount],
-        authorizationCode: declineReason ? null : authorizationCode(),
-        declineReason,
-        cardId: token.id,
-        card: token,
-        buyerId: sub.buyer_id as string,
-        confirmedAt: declineReason ? null : now,
-        now,
-      });
-      const charged = declineReason ? tx : await this.recordCapture(sql, tx.id, amount, null);
-      const [row] = await sql(
-        `update gateway_sim.invoices set status = ?, paid_at = ?, transaction_id = ?, attempts = attempts + 1
-         where id = ? returning ${INVOICE_COLUMNS}`,
-        [declineReason ? 'failed' : 'paid', declineReason ? null : now, tx.id, invoice.id],
-      );
-      const billed = toInvoice(row!);
-      notices.push(this.invoiceNotice(billed), this.transactionNotice(charged));
-      return billed;
+      return this.chargeInvoice(sql, invoice, token, sub.buyer_id as string, declineReason, notices);
     });
     this.deliver(notices);
     return result;
@@ -657,6 +569,48 @@ export class SimulatedGateway implements PaymentGateway {
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * One charge of an invoice to the subscription's card (every way an invoice is charged comes here):
+   * its transaction, captured unless refused, the invoice paid or failed with it, and both notices.
+   */
+  private async chargeInvoice(
+    sql: Sql,
+    invoice: GatewayInvoice,
+    card: CardToken,
+    buyerId: string,
+    declineReason: DeclineReason | null,
+    notices: GatewayCallback[],
+  ): Promise<GatewayInvoice> {
+    const { amount } = invoice;
+    const now = this.now();
+    const tx = await this.insertTransaction(sql, {
+      reference: invoice.id,
+      status: declineReason ? 'failed' : 'succeeded',
+      paymentType: 'credit',
+      amount,
+      baseAmount: amount,
+      currency: invoice.currency,
+      installments: 1,
+      installmentAmounts: [amount],
+      authorizationCode: declineReason ? null : authorizationCode(),
+      declineReason,
+      cardId: card.id,
+      card,
+      buyerId,
+      confirmedAt: declineReason ? null : now,
+      now,
+    });
+    const charged = declineReason ? tx : await this.recordCapture(sql, tx.id, amount, null);
+    const [row] = await sql(
+      `update gateway_sim.invoices set status = ?, paid_at = ?, transaction_id = ?, attempts = attempts + 1
+       where id = ? returning ${INVOICE_COLUMNS}`,
+      [declineReason ? 'failed' : 'paid', declineReason ? null : now, tx.id, invoice.id],
+    );
+    const billed = toInvoice(row!);
+    notices.push(this.invoiceNotice(billed), this.transactionNotice(charged));
+    return billed;
+  }
 
   private declineReasonOf(outcome: CardOutcome, card: CardToken, cvv: string | null): DeclineReason | null {
     if (outcome === 'decline:invalid_card') return 'invalid_card';

@@ -29,7 +29,14 @@ export async function createWorker(
   const activities = createActivities(deps);
   // Bundled once for both workers (a bundle is built per Worker otherwise).
   const workflowBundle = overrides.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: quiet }));
-  const options = { connection, namespace: config.TEMPORAL_NAMESPACE, activities, ...overrides, workflowBundle };
+  const options = {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    activities,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    ...overrides,
+    workflowBundle,
+  };
   const worker = await Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE });
   const batchWorker = await Worker.create({
     ...options,

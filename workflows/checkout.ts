@@ -336,9 +336,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
     ]);
     const renewal = a.prepared.renewal;
-    if (renewal && patched(RENEWAL_SIGNAL_PATCH)) {
-      // The sale moved the subscription into the paid period; its workflow reads it again.
-      await getExternalWorkflowHandle(subscriptionWorkflowId(renewal.subscriptionId))
+    const upgrade = a.prepared.upgrade;
+    if ((renewal && patched(RENEWAL_SIGNAL_PATCH)) || (upgrade && patched(UPGRADE_PATCH))) {
+      // The sale moved the subscription into the paid period (or onto its new price); its workflow reads it again.
+      await getExternalWorkflowHandle(subscriptionWorkflowId((renewal ?? upgrade)!.subscriptionId))
         .signal(renewalPaidSignal)
         .catch(() => undefined); // no running workflow (ended, or recorded before they existed): nothing to tell
     } else if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
@@ -504,6 +505,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
 const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
 const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
+const UPGRADE_PATCH = 'upgrade-checkout';
 const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */

@@ -386,6 +386,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (plan.periodNumber <= state.periodNumber) return false;
     state.periodNumber = plan.periodNumber;
     state.periodEnd = plan.currentPeriodEnd;
+    // An upgrade checkout may bring a card and undoes a cancellation at period end.
+    state.hasCard = plan.hasCard;
+    state.cancelAtPeriodEnd = plan.cancelAtPeriodEnd;
     state.tryNumber = 1;
     state.firstFailureAt = null;
     return true;

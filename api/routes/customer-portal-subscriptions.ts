@@ -6,6 +6,7 @@ import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts
 import { customerPlanChangeRefusal } from '../../domain/proration.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { RouteDeps } from '../app.ts';
+import { subscriptionWithCharges } from '../subscription-reads.ts';
 import { ApiError, notFound, unprocessable } from '../errors.ts';
 import { customerCredential } from '../plugins/auth.ts';
 import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
@@ -108,14 +109,10 @@ export const customerPortalSubscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps>
     async (request) => {
       const { organizationId, customerId } = customerCredential(request);
       const { id } = request.params;
-      const em = deps.orm.em.fork();
-      const subscription = isUuid(id) ? await em.findOne(Subscription, { id, organizationId, customerId }) : null;
-      if (!subscription) throw notFound('Subscription');
-      const charges = await em.find(
-        SubscriptionCharge,
-        { subscriptionId: id },
-        { orderBy: { attemptedAt: 'asc', periodNumber: 'asc', tryNumber: 'asc' } },
-      );
+      const { subscription, charges } = await subscriptionWithCharges(deps.orm.em.fork(), id, {
+        organizationId,
+        customerId,
+      });
       return { ...present(subscription), charges: charges.map(presentPortalCharge) };
     },
   );

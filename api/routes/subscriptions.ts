@@ -2,8 +2,9 @@ import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Customer, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
+import { Customer, Subscription } from '../../db/entities/index.ts';
 import type { RouteDeps } from '../app.ts';
+import { subscriptionWithCharges } from '../subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -107,14 +108,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
-      const em = deps.orm.em.fork();
-      const subscription = isUuid(id) ? await em.findOne(Subscription, { id, organizationId }) : null;
-      if (!subscription) throw notFound('Subscription');
-      const charges = await em.find(
-        SubscriptionCharge,
-        { subscriptionId: id },
-        { orderBy: { attemptedAt: 'asc', periodNumber: 'asc', tryNumber: 'asc' } },
-      );
+      const { subscription, charges } = await subscriptionWithCharges(deps.orm.em.fork(), id, { organizationId });
       return { ...present(subscription), charges: charges.map(presentCharge) };
     },
   );

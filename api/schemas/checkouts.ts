@@ -67,7 +67,13 @@ const createCheckoutFields = z.strictObject({
   quantity: z.number().int().min(1).max(10_000).default(1).meta({ description: 'Total = unit amount × quantity' }),
   customer_id: uuid.optional().meta({ description: 'An existing customer of the organization' }),
   ...customerFields,
-  subscription_id: uuid.optional().meta({ description: 'Existing subscription, for plan upgrades' }),
+  subscription_id: uuid.optional().meta({
+    description:
+      'Existing subscription, for plan upgrades: once paid, the subscription moves to this price with a period ' +
+      'starting at the payment, and the rest of its current period is credited (per proration_behavior). ' +
+      'For a manually billed subscription that has not ended, a recurring price in its currency, no trial, and ' +
+      "the subscription's customer; else 422 `upgrade_refused` (`subscription_not_found` for an unknown one)",
+  }),
   recurrence_billing: z.enum(RECURRENCE_BILLING).default('gateway'),
   trial_interval: z.enum(TRIAL_INTERVALS).optional().meta({ description: 'Only for recurring prices' }),
   trial_interval_count: z.number().int().min(1).max(1000).optional(),

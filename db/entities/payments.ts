@@ -160,8 +160,10 @@ export const Subscription = defineEntity({
     createdAt: p.datetime(),
     modifiedAt: p.datetime().nullable(),
     workflowId: p.string(),
-    /** Start of the first paid period: every period boundary is counted from it (domain/subscriptions.ts). */
+    /** Start of period `anchorPeriod`: every later boundary is counted from it (domain/subscriptions.ts). */
     billingAnchor: p.datetime(),
+    /** 1, or the period an upgrade checkout started (it anchored the periods after it anew). */
+    anchorPeriod: p.integer(),
     /** 0 while in the trial, then 1, 2… */
     periodNumber: p.integer(),
     /** The gateway's token of the card manual renewals charge; null when paid by pix or boleto. */

@@ -9000,7 +9000,7 @@ export interface operations {
               external_customer_id?: string | null;
               /**
                * Format: uuid
-               * @description Existing subscription, for plan upgrades
+               * @description Existing subscription, for plan upgrades: once paid, the subscription moves to this price with a period starting at the payment, and the rest of its current period is credited (per proration_behavior). For a manually billed subscription that has not ended, a recurring price in its currency, no trial, and the subscription's customer; else 422 `upgrade_refused` (`subscription_not_found` for an unknown one)
                */
               subscription_id?: string;
               /**

@@ -480,7 +480,7 @@ describe('POST /api/v1/checkouts/', () => {
     await sql(
       `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing, amount,
          subtotal_amount, currency, current_period_start, current_period_end, created_at, workflow_id, billing_anchor)
-       values (?, ?, ?, ?, ?, 'active', 'gateway', 2990, 2990, 'BRL', now(), now() + interval '1 month', now(), ?, now())`,
+       values (?, ?, ?, ?, ?, 'active', 'manual', 2990, 2990, 'BRL', now(), now() + interval '1 month', now(), ?, now())`,
       [subscriptionId, A.org.id, customerId, productId, priceId, `subscription:${subscriptionId}`],
     );
     const linkId = uuidv7();
@@ -489,7 +489,13 @@ describe('POST /api/v1/checkouts/', () => {
       [linkId, A.org.id, `{${productId}}`],
     );
     const c = await createOk({ product_id: productId, subscription_id: subscriptionId, checkout_link_id: linkId });
-    expect(c).toMatchObject({ subscription_id: subscriptionId, checkout_link_id: linkId });
+    // An upgrade is the subscription customer's, billed as the subscription is (test/api/subscription-upgrades.test.ts).
+    expect(c).toMatchObject({
+      subscription_id: subscriptionId,
+      checkout_link_id: linkId,
+      customer_id: customerId,
+      recurrence_billing: 'manual',
+    });
     await sql('update checkout_links set is_archived = true where id = ?', [linkId]);
     const res = await create({ product_id: productId, checkout_link_id: linkId });
     expect([res.status, res.body.code]).toEqual([422, 'checkout_link_archived']);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
+import { createSubscriptionActivities } from '../../activities/subscriptions.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import { batchTaskQueue } from '../../domain/task-queues.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
@@ -262,6 +263,49 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
       { kind: 'refund', amount: 4_990 },
     ]);
     expect(await sql('select 1 from subscription_charges where subscription_id = ?', [s.id])).toEqual([]);
+  });
+
+  it("a renewal checkout paid between the saved card's capture and its record gives its capture back; the card's is recorded", async () => {
+    const s = await paidSubscription();
+    const open = await renewal(s);
+    expect(open.status).toBe(201);
+    // The subscription workflow's two steps, run here with the moment between them held open.
+    const steps = createSubscriptionActivities({ orm: api.orm, gateway: api.gateway });
+    const charge = { subscriptionId: s.id, period: 2, tryNumber: 1 };
+    const outcome = await steps.chargeRenewal(charge);
+    expect(outcome.payment?.status).toBe('succeeded');
+    const paid = await payByCard(api, open.body.client_secret);
+    expect(paid.status).toBe(422);
+    expect(paid.body.decline_reason).toBe('recording_failed');
+    const at = new Date().toISOString();
+    expect(await steps.recordRenewal({ ...charge, ...outcome, at })).toMatchObject({ status: 'active' });
+
+    const ledger = await sql(
+      `select t.reference = ? as checkout, l.kind, l.amount::int as amount from gateway_sim.ledger l
+       join gateway_sim.transactions t on t.id = l.transaction_id where t.reference in (?, ?) order by l.id`,
+      [open.body.id, open.body.id, s.id],
+    );
+    expect(ledger).toEqual([
+      { checkout: false, kind: 'capture', amount: 4_990 },
+      { checkout: true, kind: 'capture', amount: 4_990 },
+      { checkout: true, kind: 'refund', amount: 4_990 },
+    ]);
+    const [row] = await sql('select period_number, status from subscriptions where id = ?', [s.id]);
+    expect(row).toEqual({ period_number: 2, status: 'active' });
+    const charges = await sql(
+      `select c.period_number, c.try_number, c.outcome, c.attempted_at = ?::timestamptz as recorded_at,
+         t.gateway_transaction_id is not null as has_transaction
+       from subscription_charges c left join transactions t on t.id = c.transaction_id where c.subscription_id = ?`,
+      [at, s.id],
+    );
+    expect(charges).toEqual([
+      { period_number: 2, try_number: 1, outcome: 'succeeded', recorded_at: true, has_transaction: true },
+    ]);
+    const renewalSales = await sql(
+      'select amount::int as amount from sales where subscription_id = ? and checkout_id is null',
+      [s.id],
+    );
+    expect(renewalSales).toEqual([{ amount: 4_990 }]);
   });
 });
 

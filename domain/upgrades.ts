@@ -1,0 +1,54 @@
+import { prorationAmount, settleProration, type PeriodSpan, type ProrationBehavior } from './proration.ts';
+import type { SubscriptionStatus } from './subscriptions.ts';
+
+/**
+ * An upgrade through a checkout (`subscription_id` on a checkout that is not a renewal): the buyer
+ * pays the new price's first period; once paid, the subscription moves to that price with a period
+ * starting at the payment, and the unpaid-for rest of the period it leaves becomes a credit.
+ */
+
+/** The 422 code of a checkout that cannot upgrade its subscription. */
+export const UPGRADE_REFUSED = 'upgrade_refused';
+
+export interface UpgradedSubscription {
+  status: SubscriptionStatus;
+  recurrenceBilling: 'gateway' | 'manual';
+  currency: string;
+  customerId: string;
+}
+
+export interface UpgradeCheckout {
+  priceType: string;
+  currency: string;
+  hasTrial: boolean;
+  /** The customer the request names, if any. */
+  customerId: string | null;
+}
+
+/** Why the checkout cannot upgrade the subscription; null when it can. */
+export function upgradeRefusal(s: UpgradedSubscription, c: UpgradeCheckout): string | null {
+  if (s.status === 'canceled') return 'The subscription has ended';
+  // The gateway's recurrence bills such a subscription on its own plan (see docs/decisions.md).
+  if (s.recurrenceBilling !== 'manual') return 'A gateway-billed subscription cannot change plan';
+  if (c.priceType !== 'recurring') return 'An upgrade sells a recurring price';
+  if (c.currency.toLowerCase() !== s.currency.toLowerCase()) return 'The price is in another currency';
+  if (c.hasTrial) return 'An upgrade starts a paid period: it takes no trial';
+  if (c.customerId !== null && c.customerId !== s.customerId) return "The customer is not the subscription's";
+  return null;
+}
+
+/**
+ * The credit (zero or negative, for the subscription's balance) for the part of the current period
+ * left at `at`, of the `paid` amount it was charged, settled as the organization settles plan
+ * changes: `none` credits nothing. A trial was not paid for.
+ */
+export function upgradeCredit(
+  behavior: ProrationBehavior,
+  status: SubscriptionStatus,
+  paid: number,
+  period: PeriodSpan,
+  at: Date,
+): number {
+  if (status === 'trialing' || paid <= 0) return 0;
+  return settleProration(behavior, prorationAmount(paid, 0, period, at)).toBalance;
+}
