@@ -1,52 +1,185 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
+import { plainSql, type Row } from '../db/plain-sql.ts';
+import type { PendingPaymentKind } from '../domain/checkout.ts';
+import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
+import { addInterval } from '../domain/periods.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../domain/workflow-starts.ts';
+import { BOLETO_GRACE_DAYS } from '../gateway/payment-documents.ts';
 
 /**
- * The periodic sweep's steps (workflows/sweep.ts). A subscription that is not canceled must have a
- * running workflow, or nothing renews it: one recorded before subscriptions had workflows, or whose
- * run an operator terminated, gets one started again. Starting is idempotent (an existing run is
- * kept), so a sweep that overlaps a checkout starting the same workflow changes nothing.
+ * The periodic sweep's steps (workflows/sweep.ts). Whatever still waits on the gateway must have a
+ * running workflow, or nothing settles it: a subscription that is not canceled (its renewals), an
+ * extra-charge invoice still pending (its deadline), a checkout still open or waiting for its pix or
+ * boleto (its expiry). One recorded before it had a workflow, or whose run an operator terminated,
+ * gets one started again. Starting is idempotent (a running run is kept), so a sweep that overlaps
+ * the API starting the same workflow changes nothing.
  */
 export interface SweepPage {
-  /** How many live subscriptions this page looked at. */
+  /** How many records this page looked at. */
   checked: number;
-  /** The last subscription id of the page; null when there is nothing after it. */
+  /** The last id of the page; null when there is nothing after it. */
   next: string | null;
 }
 
-export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQueue?: string }) {
+export interface SweepPageInput {
+  after: string | null;
+  limit: number;
+}
+
+/** A pix or boleto a checkout issued and still waits for, as a run started again picks it up. */
+export interface IssuedPendingPayment {
+  transactionId: string;
+  kind: PendingPaymentKind;
+  /** Until when it can be paid (ISO), as the gateway counts it. */
+  payBy: string;
+}
+
+/** A confirmed checkout with a pix or boleto issued (its payment data stored) and not yet settled. */
+const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
+  and gateway_payment_data->>'transaction_id' is not null`;
+
+export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQueue?: string; config?: Config }) {
   const db = plainSql(deps.orm);
+
+  /** The worker's client and queues; a worker built without them cannot sweep. */
+  function starter(): { temporal: Client; batchQueue: string; interactiveQueue: string } {
+    const { temporal, taskQueue, config } = deps;
+    if (!temporal || !taskQueue || !config) {
+      throw ApplicationFailure.nonRetryable('This worker has no Temporal client for sweeps', 'SweepUnavailable');
+    }
+    return { temporal, batchQueue: taskQueue, interactiveQueue: config.TEMPORAL_TASK_QUEUE };
+  }
+
+  /** One page of `from` in the order of `id` (its id column, selected as `id`), each row handed to `start`. */
+  async function sweepPage(
+    input: SweepPageInput,
+    query: { select: string; from: string; where: string; id: string },
+    start: (row: Row) => Promise<void>,
+  ): Promise<SweepPage> {
+    const { id } = query;
+    const rows = await db.query(
+      `select ${query.select} from ${query.from}
+       where ${query.where} and (?::uuid is null or ${id} > ?::uuid) order by ${id} limit ?`,
+      [input.after, input.after, input.limit],
+    );
+    for (const row of rows) await start(row);
+    return { checked: rows.length, next: rows.length < input.limit ? null : (rows.at(-1)!.id as string) };
+  }
+
   return {
-    async ensureSubscriptionWorkflows(input: { after: string | null; limit: number }): Promise<SweepPage> {
-      const { temporal, taskQueue } = deps;
-      if (!temporal || !taskQueue) {
-        throw ApplicationFailure.nonRetryable('This worker has no Temporal client for sweeps', 'SweepUnavailable');
-      }
-      const rows = await db.query(
-        `select id, organization_id, customer_id from subscriptions
-         where status <> 'canceled' and (?::uuid is null or id > ?::uuid) order by id limit ?`,
-        [input.after, input.after, input.limit],
+    /** Live subscriptions: their workflows renew them, on the batch queue. */
+    async ensureSubscriptionWorkflows(input: SweepPageInput): Promise<SweepPage> {
+      const { temporal, batchQueue } = starter();
+      return sweepPage(
+        input,
+        { select: 'id, organization_id, customer_id', from: 'subscriptions', where: `status <> 'canceled'`, id: 'id' },
+        async (row) => {
+          const subscriptionId = row.id as string;
+          await temporal.workflow.start('subscriptionWorkflow', {
+            workflowId: subscriptionWorkflowId(subscriptionId),
+            taskQueue: batchQueue,
+            args: [{ subscriptionId }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+            typedSearchAttributes: [
+              { key: ORGANIZATION_ID, value: row.organization_id as string },
+              { key: CUSTOMER_ID, value: row.customer_id as string },
+              { key: SUBSCRIPTION_ID, value: subscriptionId },
+            ],
+          });
+        },
       );
-      for (const row of rows) {
-        const subscriptionId = row.id as string;
-        await temporal.workflow.start('subscriptionWorkflow', {
-          workflowId: subscriptionWorkflowId(subscriptionId),
-          taskQueue,
-          args: [{ subscriptionId }],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          typedSearchAttributes: [
-            { key: ORGANIZATION_ID, value: row.organization_id as string },
-            { key: CUSTOMER_ID, value: row.customer_id as string },
-            { key: SUBSCRIPTION_ID, value: subscriptionId },
-          ],
-        });
-      }
-      return { checked: rows.length, next: rows.length < input.limit ? null : (rows.at(-1)!.id as string) };
+    },
+
+    /**
+     * Pending extra-charge invoices: started with the API's input and the gateway invoice the lost run
+     * stored, so the new run creates nothing and settles the invoice (at once if it was paid meanwhile,
+     * else at its deadline, which may have passed: then it asks the gateway and voids it unpaid).
+     */
+    async ensureInvoiceWorkflows(input: SweepPageInput): Promise<SweepPage> {
+      const { temporal, interactiveQueue } = starter();
+      return sweepPage(
+        input,
+        {
+          select: `i.id, i.organization_id, i.subscription_id, s.customer_id, s.gateway_subscription_id,
+            i.gateway_invoice_id, i.amount::text as amount, i.currency, i.description, i.due_date::text as due_date,
+            i.expiration_date::text as expiration_date, i.no_fees_installments, i.created_at`,
+          from: 'subscription_invoices i join subscriptions s on s.id = i.subscription_id',
+          where: `i.status = 'pending'`,
+          id: 'i.id',
+        },
+        (row) =>
+          ensureInvoiceWorkflow(temporal, interactiveQueue, {
+            invoiceId: row.id as string,
+            organizationId: row.organization_id as string,
+            subscriptionId: row.subscription_id as string,
+            customerId: row.customer_id as string,
+            gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? '',
+            amount: Number(row.amount),
+            currency: row.currency as string,
+            description: (row.description as string | null) ?? null,
+            dueDate: row.due_date as string,
+            expirationDate: (row.expiration_date as string | null) ?? null,
+            noFeesInstallments: row.no_fees_installments as boolean,
+            answerBy: new Date(new Date(row.created_at as string).getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
+            gatewayInvoiceId: row.gateway_invoice_id as string,
+          }),
+      );
+    },
+
+    /** Open checkouts, and confirmed ones waiting for their pix or boleto: their workflows expire or settle them. */
+    async ensureCheckoutWorkflows(input: SweepPageInput): Promise<SweepPage> {
+      const { temporal, interactiveQueue } = starter();
+      return sweepPage(
+        input,
+        {
+          select: 'id, organization_id, workflow_id, status, expires_at',
+          from: 'checkouts',
+          where: `(status = 'open' or (${AWAITING_PAYMENT}))`,
+          id: 'id',
+        },
+        (row) =>
+          ensureCheckoutWorkflow(temporal, interactiveQueue, {
+            id: row.id as string,
+            organizationId: row.organization_id as string,
+            workflowId: row.workflow_id as string,
+            status: row.status as string,
+            expiresAt: new Date(row.expires_at as string),
+          }),
+      );
+    },
+
+    /**
+     * The pix or boleto a confirmed checkout issued and still waits for, read by a checkout workflow
+     * started again (workflows/checkout.ts); null when there is none. Its deadline is the one the
+     * issuing step computed (activities/checkout-payments.ts): the pix's expiry, or the boleto's due
+     * date and its grace days.
+     */
+    async issuedPendingPayment(checkoutId: string): Promise<IssuedPendingPayment | null> {
+      const [row] = await db.query(
+        `select payment_method, gateway_payment_data, expires_at from checkouts where id = ? and ${AWAITING_PAYMENT}`,
+        [checkoutId],
+      );
+      if (!row) return null;
+      const data = row.gateway_payment_data as {
+        transaction_id: string;
+        pix?: { expires_at: string };
+        boleto?: { due_date: string };
+      };
+      const kind = row.payment_method as PendingPaymentKind;
+      // Payment data without its document (never stored so): the checkout's own expiry.
+      const payBy =
+        kind === 'pix' && data.pix
+          ? new Date(data.pix.expires_at)
+          : kind === 'boleto' && data.boleto
+            ? addInterval(new Date(`${data.boleto.due_date}T00:00:00Z`), 'day', BOLETO_GRACE_DAYS + 1)
+            : new Date(row.expires_at as string);
+      return { transactionId: data.transaction_id, kind, payBy: payBy.toISOString() };
     },
   };
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import {
   Checkout,
@@ -16,7 +15,7 @@ import {
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { checkoutWorkflow, checkoutWorkflowId } from '../workflows/checkout.ts';
+import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -32,8 +31,8 @@ import {
 } from './schemas/checkouts.ts';
 import { iso, isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
+import { ensureCheckoutWorkflow } from '../domain/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
-import { CHECKOUT_ID, ORGANIZATION_ID } from '../domain/search-attributes.ts';
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
@@ -44,7 +43,8 @@ import { CHECKOUT_ID, ORGANIZATION_ID } from '../domain/search-attributes.ts';
  * row and its event are deleted again and the request answers 503, so nothing half-made stays behind.
  * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
  * is missing.) The one gap left is a crash of the API process between the commit and the start: an
- * open checkout without a workflow, which `ensureCheckoutWorkflow` (idempotent) repairs.
+ * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
+ * domain/workflow-starts.ts, idempotent).
  */
 
 type ProductEntity = InferEntity<typeof Product>;
@@ -200,7 +200,7 @@ export async function createCheckout(
     return checkout;
   });
   try {
-    await ensureCheckoutWorkflow(deps, checkout);
+    await ensureCheckoutWorkflow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, checkout);
   } catch (err) {
     await deps.orm.em.fork().transactional(async (tx) => {
       await tx.execute(`delete from events where type = 'checkout.created' and data->>'id' = ?`, [checkout.id]);
@@ -215,38 +215,6 @@ export async function createCheckout(
     );
   }
   return checkout;
-}
-
-/**
- * Starts the checkout's workflow, or does nothing when it already runs or ran (the workflow id is the
- * checkout's, and a closed one is never started again).
- */
-export async function ensureCheckoutWorkflow(
-  deps: Pick<RouteDeps, 'temporal' | 'config'>,
-  checkout: Pick<CheckoutEntity, 'id' | 'organizationId' | 'workflowId' | 'status' | 'expiresAt'>,
-): Promise<void> {
-  try {
-    await deps.temporal.workflow.start(checkoutWorkflow, {
-      workflowId: checkout.workflowId,
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [
-        {
-          checkoutId: checkout.id,
-          organizationId: checkout.organizationId,
-          ...(checkout.status === 'open' ? { openUntil: checkout.expiresAt.toISOString() } : {}),
-        },
-      ],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: ORGANIZATION_ID, value: checkout.organizationId },
-        { key: CHECKOUT_ID, value: checkout.id },
-      ],
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    throw err;
-  }
 }
 
 /**

@@ -24,7 +24,11 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
         args: [{}],
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-      state: { note: 'Starts the workflow of every live subscription that has none (see docs/decisions.md)' },
+      state: {
+        note:
+          'Starts the missing workflow of every live subscription, pending invoice and open or pix/boleto-pending ' +
+          'checkout (see docs/decisions.md)',
+      },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

@@ -456,6 +456,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   state.declineReason = checkout.declineReason;
   loaded = true;
   const expiresAt = Date.parse(checkout.expiresAt);
+  // Started again on a confirmed checkout (the sweep, after its run was lost): a pix or boleto it
+  // issued is waited for as before. Runs recorded before this was possible replay without the step.
+  if (state.status === 'confirmed' && !input.openUntil && patched(RESUME_PAYMENT_PATCH)) await resumePendingPayment();
 
   for (;;) {
     if (state.confirming) {
@@ -486,6 +489,33 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   return { status: state.status };
 
   /**
+   * The pix or boleto a lost run issued, picked up as that run left it, with what the confirmation
+   * fixed (read again: the checkout is confirmed, so nothing changes). The gateway is asked at once,
+   * as if it had sent a notice: one may have come while no run was there to hear it, and a deadline
+   * that passed meanwhile is reconciled there (paid: recorded; else cancelled, then failed).
+   */
+  async function resumePendingPayment(): Promise<void> {
+    const issued = await records.issuedPendingPayment(checkoutId);
+    if (!issued) return;
+    const request: ConfirmCheckoutInput = {
+      paymentMethod: issued.kind,
+      card: null,
+      installments: 1,
+      buyer: { email: null, name: null, taxId: null },
+      discountCode: null,
+    };
+    const prepared = await records.prepareConfirmation(checkoutId, request);
+    pending = {
+      attempt: { request, prepared, slot: 0 },
+      transactionId: issued.transactionId,
+      kind: issued.kind,
+      payBy: Date.parse(issued.payBy),
+    };
+    state.pendingTransactionId = issued.transactionId;
+    notices.push(issued.transactionId);
+  }
+
+  /**
    * A call the gateway once said it never processed, found done after all: a capture that is not
    * this checkout's recorded payment is refunded, a pix/boleto issued late is cancelled, and the run
    * is flagged for an operator. Never money without a sale.
@@ -507,6 +537,7 @@ const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
 const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
 const UPGRADE_PATCH = 'upgrade-checkout';
 const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
+const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */
 function isFailure(err: unknown, type: string): boolean {

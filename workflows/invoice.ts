@@ -30,6 +30,12 @@ export interface InvoiceWorkflowInput extends InvoiceRequest {
    * by then leaves nothing behind: the request was told so, and a late creation is voided.
    */
   answerBy: string;
+  /**
+   * Set when the invoice was created and stored already, by a run that is gone (the sweep starts the
+   * workflow of a pending invoice again): this run settles it, asking the gateway at once, since a
+   * callback may have come while no run was there to hear it.
+   */
+  gatewayInvoiceId?: string;
 }
 
 /** How a run ended: the invoice's last status, or never recorded (refused by the gateway, or abandoned). */
@@ -63,12 +69,12 @@ const records = proxyActivities<Activities>({
  * costs nothing but time.
  */
 export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<InvoiceOutcome> {
-  const { answerBy, ...request } = input;
+  const { answerBy, gatewayInvoiceId: stored, ...request } = input;
   const { invoiceId } = request;
   let record: InvoiceRecord | null = null;
   let refusal: ApplicationFailure | null = null;
   let ended: InvoiceOutcome | null = null;
-  let noticed = false;
+  let noticed = stored !== undefined;
   const now = () => new Date().toISOString();
 
   setHandler(invoiceCreationUpdate, async () => {
@@ -84,7 +90,7 @@ export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<Invo
     gatewayInvoiceId: record?.gateway_invoice_id ?? null,
   }));
 
-  const created = await create();
+  const created = stored !== undefined ? { id: stored } : await create();
   if (created) {
     record = await records.recordInvoice({ ...request, gatewayInvoiceId: created.id, at: now() });
     record = await settle(created.id, invoiceDeadline(input.dueDate, input.expirationDate).getTime());

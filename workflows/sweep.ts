@@ -4,7 +4,7 @@ import type { Activities } from '../activities/index.ts';
 /** The schedule that runs the sweep, registered by the worker at start (worker/schedules.ts). */
 export const SWEEP_SCHEDULE_ID = 'billing-sweep';
 const PAGE = 200;
-/** Pages per run: a sweep over very many subscriptions continues as new rather than growing its history. */
+/** Pages per run: a sweep over very many records continues as new rather than growing its history. */
 const PAGES_PER_RUN = 50;
 
 const sweeps = proxyActivities<Activities>({
@@ -12,24 +12,48 @@ const sweeps = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SweepUnavailable'] },
 });
 
+/** What the sweep walks, in this order, each page by page. */
+export const SWEEP_KINDS = ['subscriptions', 'invoices', 'checkouts'] as const;
+export type SweepKind = (typeof SWEEP_KINDS)[number];
+/** How many records of each kind a sweep looked at. */
+export type SweepCounts = Record<SweepKind, number>;
+
+/** The activity that walks one page of each kind (activities/sweeps.ts). */
+const STEPS = {
+  subscriptions: 'ensureSubscriptionWorkflows',
+  invoices: 'ensureInvoiceWorkflows',
+  checkouts: 'ensureCheckoutWorkflows',
+} as const satisfies Record<SweepKind, keyof Activities>;
+
 export interface SweepInput {
+  /** Where a run continued as new: the kind being walked and the last id seen. */
+  kind?: SweepKind;
   after?: string | null;
-  checked?: number;
+  /** The counts so far (a number: a run continued before the sweep walked more than subscriptions). */
+  checked?: Partial<SweepCounts> | number;
 }
 
 /**
- * The periodic sweep (Temporal Schedule `billing-sweep`): every live subscription has a running
- * workflow, page by page. Each workflow then reconciles its own periods and each invoice its own
- * deadline; the sweep only makes sure none of them is missing. Returns how many it looked at.
+ * The periodic sweep (Temporal Schedule `billing-sweep`): every live subscription, pending
+ * extra-charge invoice and open checkout (or one waiting for its pix or boleto) has a running
+ * workflow, page by page. Each workflow then reconciles with the gateway by itself (a subscription
+ * its periods, an invoice at its deadline, a checkout at its expiry or its payment's deadline); the
+ * sweep only makes sure none of them is missing. Returns how many of each it looked at.
  */
-export async function billingSweepWorkflow(input: SweepInput = {}): Promise<number> {
+export async function billingSweepWorkflow(input: SweepInput = {}): Promise<SweepCounts> {
+  let kind: SweepKind = input.kind ?? 'subscriptions';
   let after = input.after ?? null;
-  let checked = input.checked ?? 0;
+  const prior = typeof input.checked === 'number' ? { subscriptions: input.checked } : (input.checked ?? {});
+  const checked: SweepCounts = { subscriptions: 0, invoices: 0, checkouts: 0, ...prior };
   for (let page = 0; page < PAGES_PER_RUN; page++) {
-    const result = await sweeps.ensureSubscriptionWorkflows({ after, limit: PAGE });
-    checked += result.checked;
-    if (result.next === null) return checked;
+    const result = await sweeps[STEPS[kind]]({ after, limit: PAGE });
+    checked[kind] += result.checked;
     after = result.next;
+    if (after === null) {
+      const next = SWEEP_KINDS[SWEEP_KINDS.indexOf(kind) + 1];
+      if (!next) return checked;
+      kind = next;
+    }
   }
-  return continueAsNew<typeof billingSweepWorkflow>({ after, checked });
+  return continueAsNew<typeof billingSweepWorkflow>({ kind, after, checked });
 }

@@ -19,7 +19,7 @@ import {
   invoiceWorkflowId,
   notInvoiceable,
 } from '../../domain/invoices.ts';
-import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
+import { invoiceWorkflowStart } from '../../domain/workflow-starts.ts';
 import type { InvoiceRequest } from '../../activities/invoices.ts';
 import { invoiceCreationUpdate, invoiceWorkflow } from '../../workflows/invoice.ts';
 import type { RouteDeps } from '../app.ts';
@@ -190,15 +190,11 @@ async function createInvoice(deps: RouteDeps, request: InvoiceRequest, answerBy:
   // The invoice's id names its creation Update, so that it can be asked for again after a lost answer.
   const updateId = request.invoiceId;
   const startWorkflowOperation = new WithStartWorkflowOperation(invoiceWorkflow, {
-    workflowId,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [{ ...request, answerBy: new Date(answerBy).toISOString() }],
+    ...invoiceWorkflowStart(deps.config.TEMPORAL_TASK_QUEUE, {
+      ...request,
+      answerBy: new Date(answerBy).toISOString(),
+    }),
     workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: request.organizationId },
-      { key: SUBSCRIPTION_ID, value: request.subscriptionId },
-      { key: CUSTOMER_ID, value: request.customerId },
-    ],
   });
   let handle: WorkflowUpdateHandle<InvoiceRecord>;
   let startError: unknown = null;

@@ -1,26 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
+import { brazilToday, invoiceWorkflowId } from '../../domain/invoices.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { subscriptionWorkflowId } from '../../workflows/subscription.ts';
-import { SWEEP_SCHEDULE_ID } from '../../workflows/sweep.ts';
+import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../workflows/sweep.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
+import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 
 /**
  * The periodic sweep, a Temporal Schedule the real worker registers at start: triggered, it starts
- * the workflow of a live subscription that has none (here: one an operator terminated), and leaves
- * a running one alone.
+ * the workflow of a live subscription, a pending extra-charge invoice or an open (or pix-pending)
+ * checkout that has none (here: one an operator terminated), and leaves a running one alone. The
+ * workflow started again asks the gateway before it settles anything.
  */
 let api: TestApi;
 let temporal: Client;
+let sim: SimulatedGateway;
 beforeAll(async () => {
   api = await startApi();
   temporal = createTemporalClient(api.config);
+  sim = api.gateway as SimulatedGateway;
+  sim.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+  sim.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
 });
 afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
+  await sim.settleCallbacks();
   await temporal.connection.close();
   await api.close();
 });
@@ -57,23 +65,171 @@ describe('the billing sweep schedule', () => {
     await lostHandle.terminate('an operator stopped it');
     const keptRun = await describedWhen(subscriptionWorkflowId(kept), (d) => d.status === 'RUNNING');
 
-    const runsBefore = await sweepRuns();
-    await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).trigger();
+    const counts = await sweep();
     await describedWhen(lostHandle.workflowId, (d) => d.status === 'RUNNING' && d.runId !== terminated.runId);
     // The sweep's own run finished, and the running workflow was left as it was.
-    await waitFor(async () => (await sweepRuns()) > runsBefore);
     expect((await describedWhen(subscriptionWorkflowId(kept), () => true)).runId).toBe(keptRun.runId);
+    expect(counts.subscriptions).toBeGreaterThanOrEqual(2);
   });
 });
 
-async function sweepRuns(): Promise<number> {
-  let n = 0;
+describe('the sweep and pending extra-charge invoices', () => {
+  it('an invoice unpaid past its deadline whose workflow was lost: started again, it asks the gateway and voids it', async () => {
+    const s = await gatewaySubscription();
+    const invoice = await pendingInvoice(s);
+    const lost = await lose(invoiceWorkflowId(invoice.id));
+    await lostLongAgo(invoice.id, true);
+
+    expect((await sweep()).invoices).toBeGreaterThanOrEqual(1);
+    expect(await newRunResult(invoiceWorkflowId(invoice.id), lost)).toBe('voided');
+    expect(await invoiceRow(invoice.id)).toMatchObject({ status: 'voided', transaction_id: null });
+    expect((await sim.getInvoice(invoice.gatewayId))!.status).toBe('voided');
+  });
+
+  it('invoices paid at the gateway while they had no workflow are recorded paid: past their deadline, and at once before it', async () => {
+    const s = await gatewaySubscription();
+    const [late, early] = [await pendingInvoice(s), await pendingInvoice(s)];
+    const lost = [await lose(invoiceWorkflowId(late.id)), await lose(invoiceWorkflowId(early.id))];
+    await sim.payInvoice(late.gatewayId);
+    await sim.payInvoice(early.gatewayId);
+    // Their callbacks found no workflow to tell.
+    await sim.settleCallbacks();
+    await lostLongAgo(late.id, true);
+    await lostLongAgo(early.id, false);
+
+    await sweep();
+    expect(await newRunResult(invoiceWorkflowId(late.id), lost[0]!)).toBe('paid');
+    // Its deadline is days away: only the ask of a run started again finds the payment now.
+    expect(await newRunResult(invoiceWorkflowId(early.id), lost[1]!)).toBe('paid');
+    for (const invoice of [late, early]) {
+      expect(await invoiceRow(invoice.id)).toMatchObject({ status: 'paid', transaction_id: expect.any(String) });
+      expect(await sql('select status from sales where invoice_id = ?', [invoice.id])).toEqual([{ status: 'paid' }]);
+    }
+  });
+});
+
+describe('the sweep and open checkouts', () => {
+  it('pix checkouts whose workflow was lost, started again past their deadline, end as the gateway says; an open one expires', async () => {
+    const [paid, unpaid, open] = [
+      await makeCheckout(api.orm, temporal, { amount: 2_500, expiresInMs: 5_000 }),
+      await makeCheckout(api.orm, temporal, { amount: 2_600, expiresInMs: 5_000 }),
+      await makeCheckout(api.orm, temporal, { amount: 2_700, expiresInMs: 5_000 }),
+    ];
+    const pix = [await confirmPix(paid.clientSecret), await confirmPix(unpaid.clientSecret)];
+    const lost = [
+      await lose(checkoutWorkflowId(paid.id)),
+      await lose(checkoutWorkflowId(unpaid.id)),
+      await lose(checkoutWorkflowId(open.id)),
+    ];
+    await sim.pay(pix[0]!.transactionId);
+    await sim.settleCallbacks();
+    expect((await checkoutRow(paid.id)).status).toBe('confirmed');
+    // Both pix deadlines (and the open checkout's expiry) pass with no workflow to see them.
+    const deadline = Math.max(
+      ...pix.map((p) => Date.parse(p.expiresAt)),
+      new Date((await checkoutRow(open.id)).expires_at).getTime(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(deadline - Date.now(), 0) + 1_000));
+
+    expect((await sweep()).checkouts).toBeGreaterThanOrEqual(3);
+    expect(await newRunResult(checkoutWorkflowId(paid.id), lost[0]!)).toEqual({ status: 'succeeded' });
+    expect(await waitForCheckoutStatus(api.orm, paid.id, 'succeeded')).toMatchObject({ payment_method: 'pix' });
+    expect(await sql('select status, payment_method from sales where checkout_id = ?', [paid.id])).toEqual([
+      { status: 'paid', payment_method: 'pix' },
+    ]);
+
+    expect(await newRunResult(checkoutWorkflowId(unpaid.id), lost[1]!)).toEqual({ status: 'failed' });
+    expect(await waitForCheckoutStatus(api.orm, unpaid.id, 'failed')).toMatchObject({ decline_reason: 'expired' });
+    expect((await sim.getTransaction(pix[1]!.transactionId))!.status).toBe('failed');
+    expect(await sql('select id from sales where checkout_id = ?', [unpaid.id])).toEqual([]);
+
+    expect(await newRunResult(checkoutWorkflowId(open.id), lost[2]!)).toEqual({ status: 'expired' });
+    expect((await checkoutRow(open.id)).status).toBe('expired');
+  });
+});
+
+const sql = (query: string, params: unknown[] = []) =>
+  api.orm.em.getConnection().execute<Record<string, any>[]>(query, params);
+const checkoutRow = async (id: string) => (await sql('select * from checkouts where id = ?', [id]))[0]!;
+const invoiceRow = async (id: string) =>
+  (await sql('select status, transaction_id from subscription_invoices where id = ?', [id]))[0];
+const daysFromToday = (days: number) => brazilToday(new Date(Date.now() + days * 86_400_000));
+
+/** A monthly subscription billed by the gateway (it can take extra charges), with an OAT of its organization. */
+async function gatewaySubscription(): Promise<{ id: string; oat: string }> {
+  const org = await makeOrganization(api.orm);
+  const { row } = await paidSubscriptionOf(api, temporal, { organizationId: org.id, recurrenceBilling: 'gateway' });
+  return { id: row.id as string, oat: await makeOat(api.orm, org.id) };
+}
+
+/** An extra charge created through the API, pending, payable for five more days. */
+async function pendingInvoice(s: { id: string; oat: string }): Promise<{ id: string; gatewayId: string }> {
+  const res = await api.call('POST', `/api/v1/subscriptions/${s.id}/invoices`, {
+    token: s.oat,
+    body: { amount: 12_345, due_date: daysFromToday(0), expiration_date: daysFromToday(5), description: 'Setup' },
+  });
+  expect(res.status).toBe(201);
+  return { id: res.body.id, gatewayId: res.body.gateway_invoice_id };
+}
+
+/**
+ * The invoice was created days ago (its creation window long over) and its workflow lost since; with
+ * `pastDeadline`, its deadline passed meanwhile too: the dates the sweep reads lie in the past.
+ */
+async function lostLongAgo(invoiceId: string, pastDeadline: boolean): Promise<void> {
+  await sql(`update subscription_invoices set created_at = created_at - interval '3 days' where id = ?`, [invoiceId]);
+  if (!pastDeadline) return;
+  await sql('update subscription_invoices set due_date = ?, expiration_date = ? where id = ?', [
+    daysFromToday(-3),
+    daysFromToday(-2),
+    invoiceId,
+  ]);
+}
+
+/** The buyer confirms the checkout with pix: its gateway transaction and the pix's expiry. */
+async function confirmPix(clientSecret: string): Promise<{ transactionId: string; expiresAt: string }> {
+  const res = await api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, {
+    body: { payment_method: 'pix' },
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('confirmed');
+  return {
+    transactionId: res.body.gateway_payment_data.transaction_id,
+    expiresAt: res.body.gateway_payment_data.pix.expires_at,
+  };
+}
+
+/** An operator terminates the workflow's run; its run id. */
+async function lose(workflowId: string): Promise<string> {
+  const handle = temporal.workflow.getHandle(workflowId);
+  const { runId } = await describedWhen(workflowId, (d) => d.status === 'RUNNING');
+  await handle.terminate('an operator stopped it');
+  return runId;
+}
+
+/** The result of the workflow's run started after `lostRunId`, once it completed. */
+async function newRunResult(workflowId: string, lostRunId: string): Promise<unknown> {
+  const { runId } = await describedWhen(workflowId, (d) => d.runId !== lostRunId && d.status === 'COMPLETED');
+  return temporal.workflow.getHandle(workflowId, runId).result();
+}
+
+/** Triggers the schedule and waits for the sweep's run to complete; what it looked at. */
+async function sweep(): Promise<SweepCounts> {
+  const before = new Set((await sweepRuns()).map((w) => w.runId));
+  await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).trigger();
+  let done: { workflowId: string; runId: string } | undefined;
+  await waitFor(async () => (done = (await sweepRuns()).find((w) => !before.has(w.runId))) !== undefined);
+  return temporal.workflow.getHandle(done!.workflowId, done!.runId).result();
+}
+
+async function sweepRuns(): Promise<{ workflowId: string; runId: string }[]> {
+  const runs: { workflowId: string; runId: string }[] = [];
   for await (const w of temporal.workflow.list({
     query: `WorkflowType = 'billingSweepWorkflow' AND ExecutionStatus = 'Completed'`,
   })) {
-    if (w.workflowId.startsWith(SWEEP_SCHEDULE_ID)) n++;
+    if (w.workflowId.startsWith(SWEEP_SCHEDULE_ID)) runs.push({ workflowId: w.workflowId, runId: w.runId });
   }
-  return n;
+  return runs;
 }
 
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
