@@ -21,6 +21,8 @@ export interface CheckoutFixtureOptions {
   recurrenceBilling?: 'gateway' | 'manual';
   /** The checkout's organization (default: a new one). */
   organizationId?: string;
+  /** The task queue its workflow runs on (default: the test run's), for tests with a worker of their own. */
+  taskQueue?: string;
 }
 
 export interface CheckoutFixture {
@@ -90,14 +92,19 @@ export async function makeCheckout(
       options.recurrenceBilling ?? 'gateway',
     ],
   );
-  await startCheckoutWorkflow(temporal, id, org.id);
+  await startCheckoutWorkflow(temporal, id, org.id, options.taskQueue);
   return { id, clientSecret, organizationId: org.id, productId, priceId, email };
 }
 
-export async function startCheckoutWorkflow(temporal: Client, checkoutId: string, organizationId: string) {
+export async function startCheckoutWorkflow(
+  temporal: Client,
+  checkoutId: string,
+  organizationId: string,
+  taskQueue = TEST_TASK_QUEUE,
+) {
   await temporal.workflow.start('checkoutWorkflow', {
     workflowId: checkoutWorkflowId(checkoutId),
-    taskQueue: TEST_TASK_QUEUE,
+    taskQueue,
     args: [{ checkoutId, organizationId }],
     typedSearchAttributes: [
       { key: ORGANIZATION_ID, value: organizationId },

@@ -27,13 +27,20 @@ export const payByCard = (api: TestApi, clientSecret: string, number = '41111111
 export async function paidSubscription(
   api: TestApi,
   temporal: Client,
-  options: { organizationId: string; recurrenceBilling: 'gateway' | 'manual'; amount?: number },
+  options: {
+    organizationId: string;
+    recurrenceBilling: 'gateway' | 'manual';
+    amount?: number;
+    /** The checkout's task queue (default: the test run's); the subscription's runs on its batch queue. */
+    taskQueue?: string;
+  },
 ): Promise<{ checkoutId: string; row: Record<string, any> }> {
   const c = await makeCheckout(api.orm, temporal, {
     organizationId: options.organizationId,
     recurring: 'month',
     recurrenceBilling: options.recurrenceBilling,
     amount: options.amount ?? 4_990,
+    taskQueue: options.taskQueue,
   });
   const paid = await payByCard(api, c.clientSecret);
   expect(paid.status).toBe(200);
