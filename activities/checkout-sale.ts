@@ -80,6 +80,7 @@ export interface CheckoutRow {
   customer_metadata: Record<string, unknown> | null;
   subscription_id: string | null;
   renewal_period: number | null;
+  balance_applied: string;
   recurrence_billing: 'gateway' | 'manual';
   payment_method: string | null;
 }

@@ -38,6 +38,13 @@ export async function payRenewal(
   const amount = Number(checkout.amount);
   const trace = { period, tryNumber: next!.n, amount, currency: checkout.currency, transactionId, at };
   await traceCharge(tx, t, { ...trace, outcome: 'succeeded', declineReason: null });
+  if (Number(checkout.balance_applied) !== 0) {
+    // The checkout's amount took this from the balance: it moves by exactly that, whatever it is now.
+    await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [
+      checkout.balance_applied,
+      t.id,
+    ]);
+  }
   await enterPeriod(tx, t, period, amount, at);
   return t.id;
 }

@@ -19,6 +19,7 @@ import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
+import { applyBalance } from '../domain/proration.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RouteDeps } from './app.ts';
@@ -73,7 +74,7 @@ export interface CreateCheckoutRequest {
    * A renewal of an existing subscription, paying its period `period`: its price still renews after
    * being archived for new buyers.
    */
-  renewal?: { period: number };
+  renewal?: { period: number; balance?: number };
 }
 
 export async function createCheckout(
@@ -118,6 +119,11 @@ export async function createCheckout(
       pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, null, now);
     }
     const priced = checkedPricing(pricing);
+    // A renewal checkout takes its subscription's balance (domain/proration.ts): a plan change's credit
+    // lowers its amount, never below zero; an amount owed raises it. Its sale moves the balance by this.
+    const balanceApplied = request.renewal
+      ? applyBalance(priced.amount, request.renewal.balance ?? 0).charge - priced.amount
+      : 0;
 
     if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
     if (input.subscription_id && request.renewal) await subscriptionOf(tx, input.subscription_id, organizationId);
@@ -155,7 +161,8 @@ export async function createCheckout(
       currency: price.currency.toUpperCase(),
       subtotalAmount: priced.subtotal,
       discountAmount: priced.discountAmount,
-      amount: priced.amount,
+      amount: priced.amount + balanceApplied,
+      balanceApplied,
       discountId: discount?.id ?? null,
       allowDiscountCodes: input.allow_discount_codes,
       customerId: upgrade?.customerId ?? input.customer_id ?? null,

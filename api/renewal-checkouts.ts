@@ -83,7 +83,7 @@ export async function openRenewalCheckout(
       allowSubOrganizations: false,
       input,
       discountPolicy: 'when_applicable',
-      renewal: { period },
+      renewal: { period, balance: subscription.balanceAmount },
     });
     return { checkout, created: true };
   } catch (err) {

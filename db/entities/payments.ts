@@ -82,6 +82,8 @@ export const Checkout = defineEntity({
     subscriptionId: p.uuid().nullable(),
     /** The period of `subscriptionId` this checkout pays (a renewal checkout); null otherwise. */
     renewalPeriod: p.integer().nullable(),
+    /** What a renewal checkout took from its subscription's balance (its amount is the price plus this). */
+    balanceApplied: p.bigint('number'),
     recurrenceBilling: p.enum(['gateway', 'manual'] as const),
     trialInterval: p.enum(['day', 'week', 'month', 'year'] as const).nullable(),
     trialIntervalCount: p.integer().nullable(),
@@ -171,6 +173,8 @@ export const Subscription = defineEntity({
     endedAt: p.datetime().nullable(),
     /** The price before discounts; each renewal applies the discount again while it lasts. */
     subtotalAmount: p.bigint('number'),
+    /** Owed (positive) or credited (negative) by plan changes and upgrades; the next renewals take it. */
+    balanceAmount: p.bigint('number'),
     /** The merchant's key/value metadata, replaced whole by PATCH (through the workflow). */
     metadata: p.json<Record<string, unknown>>(),
   },

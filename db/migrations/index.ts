@@ -11,6 +11,7 @@ import { Migration0010GatewayRecurrence } from './0010-gateway-recurrence.ts';
 import { Migration0011SubscriptionPriceChanges } from './0011-subscription-price-changes.ts';
 import { Migration0012SubscriptionMetadata } from './0012-subscription-metadata.ts';
 import { Migration0013SubscriptionAnchorPeriod } from './0013-subscription-anchor-period.ts';
+import { Migration0014RenewalCheckoutBalance } from './0014-renewal-checkout-balance.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -27,4 +28,5 @@ export const migrationsList = [
   { name: '0011-subscription-price-changes', class: Migration0011SubscriptionPriceChanges },
   { name: '0012-subscription-metadata', class: Migration0012SubscriptionMetadata },
   { name: '0013-subscription-anchor-period', class: Migration0013SubscriptionAnchorPeriod },
+  { name: '0014-renewal-checkout-balance', class: Migration0014RenewalCheckoutBalance },
 ];

@@ -265,6 +265,27 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     expect(await sql('select 1 from subscription_charges where subscription_id = ?', [s.id])).toEqual([]);
   });
 
+  it("takes the subscription's credit off the renewal checkout's amount; its sale spends exactly that", async () => {
+    const s = await paidSubscription();
+    // A plan change left R$ 10,00 of credit.
+    await sql('update subscriptions set balance_amount = -1000 where id = ?', [s.id]);
+    const open = await renewal(s);
+    expect(open.status).toBe(201);
+    expect(open.body).toMatchObject({ subtotal_amount: 4_990, amount: 3_990 });
+    // Another change meanwhile adds R$ 5,00 of credit: the sale spends only what the checkout took.
+    await sql('update subscriptions set balance_amount = balance_amount - 500 where id = ?', [s.id]);
+    const paid = await payByCard(api, open.body.client_secret);
+    expect(paid.status).toBe(200);
+    const [row] = await sql('select period_number, balance_amount::int as balance from subscriptions where id = ?', [
+      s.id,
+    ]);
+    expect(row).toEqual({ period_number: 2, balance: -500 });
+    const charges = await sql('select amount::int as amount from subscription_charges where subscription_id = ?', [
+      s.id,
+    ]);
+    expect(charges).toEqual([{ amount: 3_990 }]);
+  });
+
   it("a renewal checkout paid between the saved card's capture and its record gives its capture back; the card's is recorded", async () => {
     const s = await paidSubscription();
     const open = await renewal(s);
