@@ -21,6 +21,12 @@ export function createGateway(config: Config, orm: Orm): PaymentGateway {
 }
 
 /**
+ * The embedded simulator's connections: half the process's pool (its calls are short, and a worker
+ * runs at most that many batch activities at once), so a process stays within about 1.5× its pool.
+ */
+export const simulatorPoolMax = (poolMax: number) => Math.max(2, Math.ceil(poolMax / 2));
+
+/**
  * The gateway a process serves with. The embedded simulator stands in for a remote service, so it
  * gets a pool of its own: a renewal holds one of the process's connections (the subscription's row
  * lock) while it calls the gateway, and a simulator drawing from that same pool would deadlock once
@@ -31,7 +37,7 @@ export async function openGateway(
   applicationName: string,
 ): Promise<{ gateway: PaymentGateway; close(): Promise<void> }> {
   if (config.gateway !== 'simulator') return { gateway: httpGateway(config), close: async () => {} };
-  const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+  const orm = await openOrm(config.DATABASE_URL, simulatorPoolMax(config.DATABASE_POOL_MAX), {
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     applicationName: `${applicationName}-simulator`,
   });

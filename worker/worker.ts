@@ -15,6 +15,9 @@ const quiet: Logger = {
   error: (message, meta) => console.error(message, meta ?? ''),
 };
 
+/** The batch queue's concurrent activities per worker process: half its database pool. */
+export const batchActivitySlots = (poolMax: number) => Math.max(1, Math.floor(poolMax / 2));
+
 /**
  * Builds the worker of the interactive task queue and the worker of its batch queue (domain/task-queues.ts),
  * on one connection: both run every workflow and activity (a run started on either is served), and the
@@ -42,6 +45,9 @@ export async function createWorker(
     ...options,
     taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
     maxTaskQueueActivitiesPerSecond: config.BATCH_ACTIVITIES_PER_SECOND,
+    // A renewal holds a connection across its gateway call: the batch queue's activities never take more
+    // than half the pool, so a storm waits in Temporal's queue, not on the pool (and buyers keep the rest).
+    maxConcurrentActivityTaskExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
   });
   return { worker, batchWorker, connection };
 }

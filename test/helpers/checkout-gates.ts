@@ -1,12 +1,9 @@
-import pg from 'pg';
 import { pgArray } from '../../db/sql.ts';
+import { heldAtGatesColumns as heldColumns, installGates, type Gates } from './gates.ts';
 
 /**
- * Gates that hold an organization's card checkouts at the moments a crash hurts most, so a test can
- * kill a process exactly there. Each gate is a trigger that takes a shared advisory lock, which the
- * gates' own connection holds exclusively while the gate is closed. A closed gate keeps the waiting
- * statement open in PostgreSQL, on a connection of the process that sent it; killed, that process
- * leaves it to run into the lost connection (a transaction rolls back) once the gate opens.
+ * Gates (test/helpers/gates.ts) that hold an organization's card checkouts at the moments a crash
+ * hurts most, so a test can kill a process exactly there.
  *
  * - `tokenizations`: the API's tokenization of the buyer's card waits right after the gateway stored
  *   the token, before the route sends the Update (at the simulator's trace of the attempt,
@@ -22,21 +19,9 @@ import { pgArray } from '../../db/sql.ts';
 export type GateName = 'tokenizations' | 'confirmations' | 'charges' | 'recordings';
 export const GATE_NAMES: readonly GateName[] = ['tokenizations', 'confirmations', 'charges', 'recordings'];
 
-export interface Gate {
-  close(): Promise<void>;
-  open(): Promise<void>;
-}
+export type CheckoutGates = Gates<GateName>;
 
-export interface CheckoutGates extends Record<GateName, Gate> {
-  openAll(): Promise<void>;
-  /** Opens them all, drops the triggers and closes the gates' connection. */
-  remove(): Promise<void>;
-}
-
-/** The advisory lock (a hashtext of this) a gate's trigger waits on. */
-const gateKey = (organizationId: string, gate: GateName) => `test-gate:${gate}:${organizationId}`;
-
-export async function checkoutGates(
+export function checkoutGates(
   databaseUrl: string,
   organizationId: string,
   options: {
@@ -45,90 +30,38 @@ export async function checkoutGates(
     only?: Partial<Record<GateName, string[]>>;
   },
 ): Promise<CheckoutGates> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'test-checkout-gates' });
-  await client.connect();
-  const org = `'${organizationId}'::uuid`;
-  /** Waits at the gate, when the checkout (an id expression) is one the gate holds. */
-  const wait = (gate: GateName, checkoutId: string) => {
-    const only = options.only?.[gate];
-    const lock = `perform pg_advisory_xact_lock_shared(hashtext('${gateKey(organizationId, gate)}'));`;
-    return only ? `if ${checkoutId} = any('${pgArray(only)}'::uuid[]) then ${lock} end if;` : lock;
-  };
-  /** A gateway call of one of the organization's checkouts, keyed `checkout:<id>:<step>:…`, that has run. */
-  const gatewayCall = (gate: GateName, step: string) => ({
-    on: 'before insert on gateway_sim.attempts',
-    when: `new.outcome = 'ran' and new.key like 'checkout:%:${step}:%'`,
-    body: `if exists (select 1 from checkouts where id::text = split_part(new.key, ':', 2) and organization_id = ${org})
-           then ${wait(gate, "split_part(new.key, ':', 2)::uuid")} end if;`,
-  });
-  const suffix = organizationId.replaceAll('-', '');
-  const triggers: Record<GateName, { on: string; when: string; body: string }> = {
-    tokenizations: gatewayCall('tokenizations', 'card'),
-    confirmations: {
-      on: 'before update on checkouts',
-      when: `old.status = 'open' and new.status = 'confirmed' and new.organization_id = ${org}`,
-      body: wait('confirmations', 'new.id'),
-    },
-    charges: gatewayCall('charges', 'charge'),
-    recordings: {
-      on: 'before insert on sales',
-      when: `new.organization_id = ${org}`,
-      body: `${wait('recordings', 'new.checkout_id')}
-             perform pg_sleep(random() * ${Number(options.recordingDelaySeconds)});`,
-    },
-  };
-  const nameOf = (gate: GateName) => `test_gate_${gate}_${suffix}`;
-  for (const gate of GATE_NAMES) {
-    const t = triggers[gate];
-    await client.query(
-      `create function ${nameOf(gate)}() returns trigger language plpgsql as $$ begin ${t.body} return new; end $$`,
-    );
-    await client.query(
-      `create trigger ${nameOf(gate)} ${t.on} for each row when (${t.when}) execute function ${nameOf(gate)}()`,
-    );
-  }
-
-  const gate = (name: GateName): Gate => {
-    const key = gateKey(organizationId, name);
-    let closed = false;
+  return installGates<GateName>(databaseUrl, 'checkout', organizationId, (waitAt) => {
+    const org = `'${organizationId}'::uuid`;
+    /** Waits at the gate, when the checkout (an id expression) is one the gate holds. */
+    const wait = (gate: GateName, checkoutId: string) => {
+      const only = options.only?.[gate];
+      const lock = waitAt(gate);
+      return only ? `if ${checkoutId} = any('${pgArray(only)}'::uuid[]) then ${lock} end if;` : lock;
+    };
+    /** A gateway call of one of the organization's checkouts, keyed `checkout:<id>:<step>:…`, that has run. */
+    const gatewayCall = (gate: GateName, step: string) => ({
+      on: 'before insert on gateway_sim.attempts',
+      when: `new.outcome = 'ran' and new.key like 'checkout:%:${step}:%'`,
+      body: `if exists (select 1 from checkouts where id::text = split_part(new.key, ':', 2) and organization_id = ${org})
+             then ${wait(gate, "split_part(new.key, ':', 2)::uuid")} end if;`,
+    });
     return {
-      async close() {
-        if (closed) return;
-        await client.query('select pg_advisory_lock(hashtext($1))', [key]);
-        closed = true;
+      tokenizations: gatewayCall('tokenizations', 'card'),
+      confirmations: {
+        on: 'before update on checkouts',
+        when: `old.status = 'open' and new.status = 'confirmed' and new.organization_id = ${org}`,
+        body: wait('confirmations', 'new.id'),
       },
-      async open() {
-        if (!closed) return;
-        await client.query('select pg_advisory_unlock(hashtext($1))', [key]);
-        closed = false;
+      charges: gatewayCall('charges', 'charge'),
+      recordings: {
+        on: 'before insert on sales',
+        when: `new.organization_id = ${org}`,
+        body: `${wait('recordings', 'new.checkout_id')}
+               perform pg_sleep(random() * ${Number(options.recordingDelaySeconds)});`,
       },
     };
-  };
-  const gates = Object.fromEntries(GATE_NAMES.map((name) => [name, gate(name)])) as Record<GateName, Gate>;
-  const openAll = async () => {
-    for (const name of GATE_NAMES) await gates[name].open();
-  };
-  return {
-    ...gates,
-    openAll,
-    async remove() {
-      await openAll();
-      for (const name of GATE_NAMES) {
-        const table = triggers[name].on.replace(/^before \w+ on /, '');
-        await client.query(`drop trigger if exists ${nameOf(name)} on ${table}`);
-        await client.query(`drop function if exists ${nameOf(name)}()`);
-      }
-      await client.end();
-    },
-  };
+  });
 }
 
 /** SQL columns counting, per gate, the statements waiting at it now (each named after its gate). */
-export function heldAtGatesColumns(organizationId: string): string {
-  return GATE_NAMES.map(
-    (gate) => `(select count(*)::int from pg_locks l
-        where l.locktype = 'advisory' and not l.granted
-          and l.database = (select oid from pg_database where datname = current_database())
-          and l.objid::bigint = (hashtext('${gateKey(organizationId, gate)}')::bigint & 4294967295)) as "${gate}"`,
-  ).join(',\n');
-}
+export const heldAtGatesColumns = (organizationId: string) => heldColumns('checkout', organizationId, GATE_NAMES);

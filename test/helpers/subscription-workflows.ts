@@ -63,6 +63,10 @@ export interface SubscriptionOptions {
   billing?: 'manual' | 'gateway';
   /** Paid by pix or boleto: no card is kept, renewal checkouts pay. */
   noCard?: boolean;
+  /** Billed yearly rather than monthly. */
+  interval?: 'month' | 'year';
+  /** A percentage discount the checkout applied, for its duration (the first period's amount takes it). */
+  discount?: { basisPoints: number; duration: 'once' | 'forever' | 'repeating'; durationInMonths?: number };
 }
 
 /** Registers the suite's set-up and tear-down; the kit's members work inside its tests. */
@@ -115,9 +119,22 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     await sql(
       `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
          interval_count, created_at)
-       values (?, ?, ?, 'recurring', 'brl', ?, 'unspecified', 'month', 1, now())`,
-      [priceId, productId, org.id, subtotal],
+       values (?, ?, ?, 'recurring', 'brl', ?, 'unspecified', ?, 1, now())`,
+      [priceId, productId, org.id, subtotal, options.interval ?? 'month'],
     );
+    const discountId = options.discount ? uuidv7() : null;
+    if (options.discount) {
+      const d = options.discount;
+      await sql(
+        `insert into discounts (id, organization_id, name, type, basis_points, duration, duration_in_months, created_at)
+         values (?, ?, 'Launch', 'percentage', ?, ?, ?, now())`,
+        [discountId, org.id, d.basisPoints, d.duration, d.durationInMonths ?? null],
+      );
+    }
+    // What the first period cost (the discount taken off, rounded as prices are: to the cent).
+    const firstAmount = options.discount
+      ? subtotal - Math.round((subtotal * options.discount.basisPoints) / 10_000)
+      : subtotal;
     const email = `${uuidv7()}@example.com`;
     await sql(
       `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
@@ -153,14 +170,14 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     );
     const trialEnd = options.trialDays ? new Date(now.getTime() + options.trialDays * DAY) : null;
     const anchor = trialEnd ?? now;
-    const periodEnd = trialEnd ?? addMonth(now);
+    const periodEnd = trialEnd ?? addMonth(now, options.interval === 'year' ? 12 : 1);
     const gatewaySubscriptionId =
       options.billing === 'gateway' ? await gatewaySubscription(id, subtotal, token.id, email, periodEnd) : null;
     await sql(
       `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
          amount, subtotal_amount, currency, current_period_start, current_period_end, trial_end, created_at,
-         workflow_id, billing_anchor, period_number, card_token_id, gateway_subscription_id, checkout_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'brl', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         workflow_id, billing_anchor, period_number, card_token_id, gateway_subscription_id, checkout_id, discount_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'brl', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         id,
         org.id,
@@ -169,7 +186,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         priceId,
         trialEnd ? 'trialing' : 'active',
         options.billing ?? 'manual',
-        subtotal,
+        firstAmount,
         subtotal,
         now,
         periodEnd,
@@ -181,6 +198,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         options.noCard ? null : token.id,
         gatewaySubscriptionId,
         checkoutId,
+        discountId,
       ],
     );
     return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId };

@@ -50,10 +50,11 @@ const SUBSCRIPTIONS = 20;
 const AMOUNTS = [4_990, 990, 12_345, 100, 45_000];
 /**
  * A held charge keeps one connection of each of the worker's pools (its row lock on the main one, the
- * simulator's trace on the embedded simulator's): the pool running out is what stops the wave of
- * charges part of the way, and what stops the recordings past the ones held.
+ * simulator's trace on the embedded simulator's) and one of the batch queue's activity slots, half the
+ * pool (worker/worker.ts): the slots running out is what stops the wave of charges part of the way, and
+ * what stops the recordings past the ones held.
  */
-const POOL = 8;
+const POOL = 16;
 const HELD = 6;
 /** Subscriptions whose recording is held open at the second kill (few: each keeps a connection). */
 const HELD_RECORDINGS = 4;

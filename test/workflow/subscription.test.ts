@@ -10,6 +10,7 @@ import {
   DECLINE,
   EXPIRED,
   useSubscriptionWorkflows,
+  type SubscriptionOptions,
 } from '../helpers/subscription-workflows.ts';
 
 /**
@@ -46,6 +47,35 @@ describe('subscription workflow', () => {
     );
     expect(sales).toEqual({ n: 12, total: 12 * 9_900 });
   }, 60_000);
+
+  it('renews a yearly subscription on its anniversaries', async () => {
+    const s = await subscription(APPROVE, { interval: 'year', subtotal: 99_000 });
+    const state = await run(s.id, async (handle) => {
+      await kit.env.sleep(2 * 366 * DAY);
+      return handle.query(subscriptionStateQuery);
+    });
+    expect(state.periodNumber).toBe(3);
+    expect(await captured(s.id)).toEqual([99_000, 99_000]);
+    const r = await row(s.id);
+    expect(new Date(r.current_period_start).toISOString()).toBe(addMonth(s.anchor, 24).toISOString());
+    expect(new Date(r.current_period_end).toISOString()).toBe(addMonth(s.anchor, 36).toISOString());
+  }, 60_000);
+
+  it('takes a discount off for its duration: once, three months, or for ever', async () => {
+    const half = { basisPoints: 5_000 };
+    /** Periods 2 to 6 of a subscription with the discount (the first, the checkout's, was R$ 49,50). */
+    const fiveRenewals = async (discount: SubscriptionOptions['discount']) => {
+      const s = await subscription(APPROVE, { discount });
+      await run(s.id, () => kit.env.sleep(5 * 31 * DAY));
+      return captured(s.id);
+    };
+    expect(await fiveRenewals({ ...half, duration: 'once' })).toEqual([9_900, 9_900, 9_900, 9_900, 9_900]);
+    // Three months from the start: periods 2 and 3 begin within them.
+    expect(await fiveRenewals({ ...half, duration: 'repeating', durationInMonths: 3 })).toEqual([
+      4_950, 4_950, 9_900, 9_900, 9_900,
+    ]);
+    expect(await fiveRenewals({ ...half, duration: 'forever' })).toEqual([4_950, 4_950, 4_950, 4_950, 4_950]);
+  }, 120_000);
 
   it('charges the first period when the trial ends', async () => {
     const s = await subscription(APPROVE, { trialDays: 7 });
