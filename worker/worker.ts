@@ -1,19 +1,10 @@
-import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config/env.ts';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
+import { bundleInChild, workflowsPath } from './bundle.ts';
 
-export const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
-
-/** The bundler's progress lines are noise in the worker's log; its warnings and errors are not. */
-const quiet: Logger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message, meta) => console.warn(message, meta ?? ''),
-  error: (message, meta) => console.error(message, meta ?? ''),
-};
+export { workflowsPath };
 
 /** The batch queue's concurrent activities per worker process: half its database pool. */
 export const batchActivitySlots = (poolMax: number) => Math.max(1, Math.floor(poolMax / 2));
@@ -30,8 +21,8 @@ export async function createWorker(
 ): Promise<{ worker: Worker; batchWorker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const activities = createActivities(deps);
-  // Bundled once for both workers (a bundle is built per Worker otherwise).
-  const workflowBundle = overrides.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: quiet }));
+  // Bundled once for both workers (a bundle is built per Worker otherwise), in a child process.
+  const workflowBundle = overrides.workflowBundle ?? (await bundleInChild());
   const options = {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
