@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import { useApi, type TestApi } from '../helpers/api.ts';
 import { ledgerOf, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
@@ -16,17 +14,8 @@ import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
  */
 let api: TestApi;
 let temporal: Client;
-beforeAll(async () => {
-  api = await startApi();
-  temporal = createTemporalClient(api.config);
-  // The API listens on a port of its own: the sandbox's callbacks (a pix paid) go there.
-  (api.gateway as SimulatedGateway).callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
-});
-afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
-  await temporal.connection.close();
-  await api.close();
-});
+// The API listens on a port of its own: the sandbox's callbacks (a pix paid) go there.
+useApi((started) => ({ api, temporal } = started), { callbacksHere: true });
 
 const sql = <T = Record<string, any>>(q: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<T[]>(q, params);

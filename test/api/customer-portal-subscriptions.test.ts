@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import { useApi, type TestApi } from '../helpers/api.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
 
@@ -17,15 +15,7 @@ import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
  */
 let api: TestApi;
 let temporal: Client;
-beforeAll(async () => {
-  api = await startApi();
-  temporal = createTemporalClient(api.config);
-});
-afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
-  await temporal.connection.close();
-  await api.close();
-});
+useApi((started) => ({ api, temporal } = started));
 
 type Tenant = Awaited<ReturnType<typeof makeTenant>>;
 const sql = (query: string, params: unknown[] = []): Promise<any[]> =>

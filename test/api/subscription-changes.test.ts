@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { createSubscriptionActivities } from '../../activities/subscriptions.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import { batchTaskQueue } from '../../domain/task-queues.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import { useApi, type TestApi } from '../helpers/api.ts';
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
 import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
@@ -20,15 +18,7 @@ import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/su
  */
 let api: TestApi;
 let temporal: Client;
-beforeAll(async () => {
-  api = await startApi();
-  temporal = createTemporalClient(api.config);
-});
-afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
-  await temporal.connection.close();
-  await api.close();
-});
+useApi((started) => ({ api, temporal } = started));
 
 const sql = <T = Record<string, any>>(q: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<T[]>(q, params);

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import { startApi, useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription } from '../helpers/subscriptions.ts';
 
@@ -12,15 +10,7 @@ import { paidSubscription } from '../helpers/subscriptions.ts';
  */
 let api: TestApi;
 let temporal: Client;
-beforeAll(async () => {
-  api = await startApi();
-  temporal = createTemporalClient(api.config);
-});
-afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
-  await temporal.connection.close();
-  await api.close();
-});
+useApi((started) => ({ api, temporal } = started));
 
 async function subscription() {
   const org = await makeOrganization(api.orm);

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
 
@@ -15,15 +13,7 @@ import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
  */
 let api: TestApi;
 let temporal: Client;
-beforeAll(async () => {
-  api = await startApi();
-  temporal = createTemporalClient(api.config);
-});
-afterAll(async () => {
-  await (api.gateway as SimulatedGateway).settleCallbacks();
-  await temporal.connection.close();
-  await api.close();
-});
+useApi((started) => ({ api, temporal } = started));
 
 const sql = <T = Record<string, any>>(q: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<T[]>(q, params);

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll } from '@jest/globals';
+import type { Client } from '@temporalio/client';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { loadConfig, type Config } from '../../config/env.ts';
@@ -6,6 +8,7 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildApp, type App } from '../../api/app.ts';
 import { createGateway } from '../../gateway/index.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { REPO_ROOT } from '../../scripts/tools.ts';
 import { testEnv } from './env.ts';
@@ -88,4 +91,30 @@ export async function call<T = any>(
   let parsed: unknown = text;
   if ((res.headers['content-type'] ?? '').toString().includes('json') && text) parsed = JSON.parse(text);
   return { status: res.statusCode, headers: res.headers, body: parsed as T };
+}
+
+/**
+ * A test file's API and Temporal client: started before its tests (`started` hands them over), and
+ * closed after them once the simulator's callbacks under way have been delivered. With
+ * `callbacksHere`, the simulator in this API process notifies this API (it listens on a port of its own).
+ */
+export function useApi(
+  started: (stack: { api: TestApi; temporal: Client }) => void,
+  options: { callbacksHere?: boolean } = {},
+): void {
+  let stack: { api: TestApi; temporal: Client } | null = null;
+  beforeAll(async () => {
+    const api = await startApi();
+    if (options.callbacksHere) {
+      (api.gateway as SimulatedGateway).callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+    }
+    stack = { api, temporal: createTemporalClient(api.config) };
+    started(stack);
+  });
+  afterAll(async () => {
+    if (!stack) return;
+    await (stack.api.gateway as SimulatedGateway).settleCallbacks();
+    await stack.temporal.connection.close();
+    await stack.api.close();
+  });
 }
