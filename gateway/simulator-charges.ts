@@ -1,0 +1,109 @@
+import type { Sql } from '../db/plain-sql.ts';
+import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../domain/installments.ts';
+import { boletoDocument, pixDocument } from './payment-documents.ts';
+import {
+  GatewayError,
+  type BoletoChargeInput,
+  type CardChargeInput,
+  type GatewayTransaction,
+  type PixChargeInput,
+} from './port.ts';
+import { declineReasonOf, findCard, requireBuyer, storeBuyer, storeCard } from './simulator-cards.ts';
+import { newId } from './simulator-rows.ts';
+import { authorizationCode, boletoLapsesAt, insertTransaction, recordCapture } from './simulator-transactions.ts';
+
+/**
+ * The simulator's new charges (a card charge, a pix charge, a boleto), each in the transaction that
+ * claimed its idempotency key (`sql`); `clock` is the simulator's. The inputs were checked before.
+ */
+
+/** A card charge in installments: declined, pre-authorized, or captured at once when asked and the card allows it. */
+export async function insertCardCharge(
+  sql: Sql,
+  clock: () => Date,
+  input: CardChargeInput,
+  idempotencyKey: string,
+  attempt: number,
+): Promise<GatewayTransaction> {
+  const { token, outcome } =
+    'token' in input.card ? await findCard(sql, input.card.token) : await storeCard(sql, input.card, true);
+  if (outcome === 'processing_error_once' && attempt === 1) {
+    throw new GatewayError('Processing error at the card network; retry with the same idempotency key', true);
+  }
+  if (input.buyerId) await requireBuyer(sql, input.buyerId);
+  const declineReason = declineReasonOf(outcome, token, 'token' in input.card ? null : input.card.cvv, clock);
+  const plan = installmentPlan(input.amount, input.installments, {
+    noFees: input.noFeesInstallments,
+    monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS,
+  });
+  const status = declineReason
+    ? 'failed'
+    : input.capture && outcome !== 'authorize_only'
+      ? 'succeeded'
+      : 'pre_authorized';
+  const now = clock();
+  const row = await insertTransaction(sql, {
+    reference: input.reference,
+    status,
+    paymentType: 'credit',
+    amount: plan.total,
+    baseAmount: input.amount,
+    currency: input.currency,
+    installments: input.installments,
+    installmentAmounts: plan.installmentAmounts,
+    authorizationCode: declineReason ? null : authorizationCode(),
+    declineReason,
+    cardId: token.id,
+    card: token,
+    buyerId: input.buyerId ?? null,
+    confirmedAt: status === 'succeeded' ? now : null,
+    now,
+  });
+  if (status === 'succeeded') return recordCapture(sql, row.id, plan.total, idempotencyKey);
+  return row;
+}
+
+export async function insertPixCharge(sql: Sql, clock: () => Date, input: PixChargeInput): Promise<GatewayTransaction> {
+  const buyer = input.buyer ? await storeBuyer(sql, input.buyer) : null;
+  const now = clock();
+  const id = newId('tr');
+  const expiresAt = new Date(now.getTime() + input.expiresInSeconds * 1000);
+  return insertTransaction(sql, {
+    id,
+    reference: input.reference,
+    status: 'pending',
+    paymentType: 'pix',
+    amount: input.amount,
+    baseAmount: input.amount,
+    currency: input.currency,
+    installments: 1,
+    installmentAmounts: [input.amount],
+    buyerId: buyer?.id ?? null,
+    pix: pixDocument({ transactionId: id, reference: input.reference, amount: input.amount, expiresAt }),
+    lapsesAt: expiresAt,
+    now,
+  });
+}
+
+export async function insertBoleto(sql: Sql, clock: () => Date, input: BoletoChargeInput): Promise<GatewayTransaction> {
+  const buyer = await storeBuyer(sql, input.buyer);
+  const id = newId('tr');
+  const [seq] = await sql(`select nextval('gateway_sim.transaction_numbers')::text as n`, []);
+  const transactionNumber = seq!.n as string;
+  return insertTransaction(sql, {
+    id,
+    transactionNumber,
+    reference: input.reference,
+    status: 'pending',
+    paymentType: 'boleto',
+    amount: input.amount,
+    baseAmount: input.amount,
+    currency: input.currency,
+    installments: 1,
+    installmentAmounts: [input.amount],
+    buyerId: buyer.id,
+    boleto: boletoDocument({ transactionId: id, transactionNumber, amount: input.amount, dueDate: input.dueDate }),
+    lapsesAt: boletoLapsesAt(input.dueDate),
+    now: clock(),
+  });
+}
