@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
-import { openOrm, type Orm } from '../../db/orm.ts';
-import { HttpGateway } from '../../gateway/http-adapter.ts';
+import type { HttpGateway } from '../../gateway/http-adapter.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { buildGatewayServer } from '../../gateway/server.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { useGatewayServer } from '../helpers/gateway-server.ts';
 
 /**
  * The gateway's own recurrence: one invoice per cycle, due on the plan's dates from the start date,
@@ -16,26 +13,10 @@ import { TEST_DATABASE_URL } from '../helpers/env.ts';
  * simulator and through the HTTP adapter against the simulated-gateway server.
  */
 const API_KEY = 'gw_test_key_recurrence_0123456789';
-let orm: Orm;
 let sim: SimulatedGateway;
-let server: FastifyInstance;
 let baseUrl: string;
 let http: HttpGateway;
-
-beforeAll(async () => {
-  orm = await openOrm(TEST_DATABASE_URL, 4);
-  sim = new SimulatedGateway(orm);
-  server = buildGatewayServer({ gateway: sim, apiKey: API_KEY, sandbox: sim });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  http = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
-});
-afterAll(async () => {
-  await server.close();
-  await orm.close();
-});
+useGatewayServer(API_KEY, (started) => ({ sim, baseUrl, http } = started));
 
 const key = (label: string) => `test:${label}:${uuidv7()}`;
 

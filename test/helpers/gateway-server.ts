@@ -1,0 +1,38 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { FastifyInstance } from 'fastify';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { HttpGateway } from '../../gateway/http-adapter.ts';
+import { buildGatewayServer } from '../../gateway/server.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { TEST_DATABASE_URL } from './env.ts';
+
+export interface GatewayServerStack {
+  sim: SimulatedGateway;
+  /** The simulated-gateway server's address (its sandbox routes included). */
+  baseUrl: string;
+  /** The HTTP adapter, talking to that server. */
+  http: HttpGateway;
+}
+
+/**
+ * A test file's simulator and the simulated-gateway server over it, with the HTTP adapter pointed at
+ * it: started before its tests (`started` hands them over), closed after them.
+ */
+export function useGatewayServer(apiKey: string, started: (stack: GatewayServerStack) => void): void {
+  let orm: Orm | null = null;
+  let server: FastifyInstance | null = null;
+  beforeAll(async () => {
+    orm = await openOrm(TEST_DATABASE_URL, 4);
+    const sim = new SimulatedGateway(orm);
+    server = buildGatewayServer({ gateway: sim, apiKey, sandbox: sim });
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    const address = server.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    const baseUrl = `http://127.0.0.1:${address.port}`;
+    started({ sim, baseUrl, http: new HttpGateway({ baseUrl, apiKey, timeoutMs: 5000 }) });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await orm?.close();
+  });
+}
