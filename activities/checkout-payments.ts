@@ -9,7 +9,7 @@ import {
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
 import { addInterval, isoDate } from '../domain/periods.ts';
-import { BOLETO_GRACE_DAYS } from '../gateway/payment-documents.ts';
+import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from './recurrence-plans.ts';
@@ -165,7 +165,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
           ),
         );
         // Payable through the due date and the grace days after it (UTC), as the gateway counts them.
-        payBy = addInterval(new Date(`${issued.boleto!.dueDate}T00:00:00Z`), 'day', BOLETO_GRACE_DAYS + 1);
+        payBy = boletoPayableUntil(issued.boleto!.dueDate);
       }
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {

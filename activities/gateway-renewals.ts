@@ -1,11 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, executorOf } from '../db/plain-sql.ts';
+import { plainSql, executorOf, type Row } from '../db/plain-sql.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
-import { gatewayCancelKey, gatewayCycleOf } from '../domain/subscriptions.ts';
+import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import { chargeExtra, refundCredit, type Events } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
 
 /**
@@ -61,6 +63,44 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
         currency: invoice.currency.toUpperCase(),
         payment: summarize(charge),
       };
+    },
+
+    /**
+     * The gateway billed period `period` (entered): the subscription's balance, which its recurrence
+     * cannot take (a plan change's credit or amount owed), is settled with it. An amount owed is charged
+     * to the saved card (refused, it waits for the next period); a credit is given back from the
+     * period's payment, and what that cannot cover waits for the next. Once per period, keyed by it.
+     */
+    async settleGatewayBalance(input: {
+      subscriptionId: string;
+      period: number;
+      payment: PaymentSummary;
+      at: string;
+    }): Promise<{ settled: number }> {
+      return db.transaction(async (sql) => {
+        const tx = executorOf(sql);
+        const t = await lockedTerms(tx, input.subscriptionId, true);
+        const balance = Number(t.balance_amount);
+        const [done] = await tx.execute<Row[]>(
+          `update subscriptions set balance_settled_period = ?
+           where id = ? and period_number = ? and balance_settled_period is distinct from ? returning id`,
+          [input.period, t.id, input.period, input.period],
+        );
+        if (!done || balance === 0) return { settled: 0 };
+        const key = balanceSettlementKey(t.id, input.period);
+        const events: Events = [];
+        let settled = 0;
+        if (balance > 0) {
+          const owed = { amount: balance, priceId: t.price_id, productId: t.product_id, key, at: new Date(input.at) };
+          const refused = await chargeExtra(tx, gateway, t, { ...owed, description: 'Balance owed' }, events);
+          if (!refused) settled = balance;
+        } else {
+          settled = -(await refundCredit(tx, gateway, t, { payment: input.payment, amount: -balance, key }, events));
+        }
+        await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [settled, t.id]);
+        await insertEvents(tx, t.organization_id, events);
+        return { settled };
+      });
     },
 
     /** Stops the gateway's recurrence (the subscription ended): no period after it is ever billed. */

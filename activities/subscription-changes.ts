@@ -1,10 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { uuidv7 } from 'uuidv7';
-import { insertEvents, type EventType } from '../db/events.ts';
+import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
 import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
-import { upsertTransaction } from '../db/transactions.ts';
 import { planChangeRefusal, prorationAmount, settleProration, type ProrationBehavior } from '../domain/proration.ts';
 import {
   PLAN_CHANGE_DECLINED,
@@ -13,8 +11,9 @@ import {
   SUBSCRIPTION_ENDED,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
-import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import { chargeExtra, type Events } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
 
 export interface PriceChange {
@@ -36,7 +35,9 @@ export interface MetadataChange {
  * settled per the organization's proration_behavior: charged now to the saved card (`prorate`, an
  * upgrade), or kept in the subscription's balance for the next renewal (a credit, `invoice`, or no
  * saved card); `none` prorates nothing. The charge is keyed by the change's number, so a retry never
- * charges twice; a refused charge leaves the price as it was.
+ * charges twice; a refused charge leaves the price as it was. A gateway-billed subscription's
+ * recurrence moves to the new price's plan too (from its next cycle), and its balance is settled
+ * when the gateway bills a period (activities/gateway-renewals.ts).
  */
 export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
@@ -50,12 +51,6 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         if (t.status === 'canceled')
           throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
         if (t.price_id === input.priceId) return null;
-        if (t.recurrence_billing !== 'manual') {
-          throw ApplicationFailure.nonRetryable(
-            'A gateway-billed subscription cannot change plan',
-            PLAN_CHANGE_REFUSED,
-          );
-        }
         const [p] = await tx.execute<Row[]>(
           `select p.*, o.subscription_settings from prices p join organizations o on o.id = p.organization_id
            where p.id = ? and p.organization_id = ? and p.deleted_at is null`,
@@ -93,65 +88,24 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         const n = Number(t.price_changes) + 1;
         await tx.execute('update subscriptions set price_changes = ? where id = ?', [n, t.id]);
 
-        const currency = t.currency.toUpperCase();
-        const events: [EventType, Record<string, unknown>][] = [];
+        const events: Events = [];
+        const key = priceChangeKey(t.id, n);
         if (chargeNow > 0) {
-          const charged = summarize(
-            await callGateway(() =>
-              gateway.chargeCard(
-                {
-                  reference: t.id,
-                  amount: chargeNow,
-                  currency,
-                  installments: 1,
-                  noFeesInstallments: true,
-                  card: { token: t.card_token_id! },
-                  capture: true,
-                  description: 'Plan change (prorated)',
-                },
-                priceChangeKey(t.id, n),
-              ),
-            ),
-          );
-          const owner = { organizationId: t.organization_id, checkoutId: null };
-          const transactionId = await upsertTransaction(tx, owner, charged);
+          const charge = { amount: chargeNow, priceId: p.id as string, productId: p.product_id as string, key, at };
           // Refused: the count moves on (the next try has a key of its own); nothing else changes.
-          if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
-          const sale = {
-            id: uuidv7(),
-            subscription_id: t.id,
-            customer_id: t.customer_id,
-            product_id: p.product_id,
-            price_id: p.id,
-            currency,
-            subtotal_amount: chargeNow,
-            discount_amount: 0,
-            amount: chargeNow,
-            installments: 1,
-            payment_method: 'credit_card',
-            status: 'paid',
-          };
-          await tx.execute(
-            `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
-               currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
-               updated_at)
-             values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 1, 'credit_card', 'paid', ?, ?)`,
-            [
-              sale.id,
-              t.organization_id,
-              transactionId,
-              t.customer_id,
-              p.product_id,
-              p.id,
-              t.id,
-              currency,
-              chargeNow,
-              chargeNow,
-              at,
-              at,
-            ],
+          const refused = await chargeExtra(
+            tx,
+            gateway,
+            t,
+            { ...charge, description: 'Plan change (prorated)' },
+            events,
           );
-          events.push(['sale.created', sale], ['sale.paid', sale]);
+          if (refused) return refused;
+        }
+        // Gateway billing: its recurrence bills the new price's plan from its next cycle on.
+        if (t.recurrence_billing === 'gateway') {
+          const planId = await callGateway(() => ensureRecurrencePlan(deps, p.id as string));
+          await callGateway(() => gateway.changeSubscriptionPlan(t.gateway_subscription_id!, planId!, `${key}:plan`));
         }
         const [row] = await tx.execute<Row[]>(
           `update subscriptions set price_id = ?, product_id = ?, subtotal_amount = ?, amount = ?,

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
+import type { Config } from '../config/env.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
@@ -8,9 +9,9 @@ import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
-import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import {
   dunningSettings,
+  renewalDelayMs,
   renewalAmount,
   renewalChargeKey,
   type DunningExhaustedStatus,
@@ -18,6 +19,7 @@ import {
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { recordRefunds, type Events } from './subscription-extra-charges.ts';
 import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
@@ -41,6 +43,8 @@ export interface SubscriptionPlan {
   /** The organization's dunning settings (subscription_settings), defaults filled in. */
   retryDays: number[];
   exhaustedStatus: DunningExhaustedStatus;
+  /** How long after its period's end the subscription's renewal is tried (RENEWAL_SPREAD_SECONDS). */
+  renewalDelayMs: number;
 }
 
 export interface RenewalCharge {
@@ -63,8 +67,9 @@ export interface RenewalOutcome {
   balanceDelta?: number;
 }
 
-export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: Config }) {
   const { orm, gateway } = deps;
+  const spreadSeconds = deps.config?.RENEWAL_SPREAD_SECONDS ?? 0;
   const db = plainSql(orm);
 
   /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
@@ -106,6 +111,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         cancelAtPeriodEnd: Boolean(row.cancel_at_period_end),
         hasCard: row.card_token_id !== null,
         ...dunning,
+        renewalDelayMs: renewalDelayMs(subscriptionId, spreadSeconds),
       };
     },
 
@@ -286,22 +292,9 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           [t.id, input.period, input.tryNumber],
         );
         if (!charge) return; // recorded already (a retried activity)
-        const { capturedAmount: captured, refundedAmount: refunded } = input.payment;
-        await tx.execute(`update transactions set refunded_amount = ?, status = ? where id = ?`, [
-          refunded,
-          transactionStatusAfterRefunds(captured, refunded),
-          transactionId,
-        ]);
-        const status = saleStatusAfterRefunds(captured, refunded);
-        const [sale] = await tx.execute<Row[]>(
-          `update sales set status = ?, refunded_amount = least(amount, ?), updated_at = now()
-           where transaction_id = ? returning id, refunded_amount`,
-          [status, refunded, transactionId],
-        );
-        if (sale) {
-          const refund = { sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status };
-          await insertEvents(tx, t.organization_id, [['sale.refunded', refund]]);
-        }
+        const events: Events = [];
+        await recordRefunds(tx, transactionId, input.payment, events);
+        await insertEvents(tx, t.organization_id, events);
       });
     },
 

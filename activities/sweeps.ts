@@ -5,11 +5,10 @@ import type { Orm } from '../db/orm.ts';
 import { plainSql, type Row } from '../db/plain-sql.ts';
 import type { PendingPaymentKind } from '../domain/checkout.ts';
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
-import { addInterval } from '../domain/periods.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../domain/workflow-starts.ts';
-import { BOLETO_GRACE_DAYS } from '../gateway/payment-documents.ts';
+import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 
 /**
  * The periodic sweep's steps (workflows/sweep.ts). Whatever still waits on the gateway must have a
@@ -43,6 +42,45 @@ export interface IssuedPendingPayment {
 const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
   and gateway_payment_data->>'transaction_id' is not null`;
 
+/** What the sweep pages through: `from` in the order of `id` (its id column, selected as `id`). */
+interface SweepQuery {
+  select: string;
+  from: string;
+  where: string;
+  id: string;
+}
+
+/**
+ * Each sweep's rows. Each `where` is the predicate of a partial index (migration 0016), so a sweep
+ * reads only the live rows however many have ended.
+ */
+export const SWEEP_QUERIES = {
+  subscriptions: {
+    select: 'id, organization_id, customer_id',
+    from: 'subscriptions',
+    where: `status <> 'canceled'`,
+    id: 'id',
+  },
+  invoices: {
+    select: `i.id, i.organization_id, i.subscription_id, s.customer_id, s.gateway_subscription_id,
+      i.gateway_invoice_id, i.amount::text as amount, i.currency, i.description, i.due_date::text as due_date,
+      i.expiration_date::text as expiration_date, i.no_fees_installments, i.created_at`,
+    from: 'subscription_invoices i join subscriptions s on s.id = i.subscription_id',
+    where: `i.status = 'pending'`,
+    id: 'i.id',
+  },
+  checkouts: {
+    select: 'id, organization_id, workflow_id, status, expires_at',
+    from: 'checkouts',
+    where: `(status = 'open' or (${AWAITING_PAYMENT}))`,
+    id: 'id',
+  },
+} satisfies Record<string, SweepQuery>;
+
+/** One page's statement: the rows after the last id of the page before (null: from the first). */
+export const sweepPageSql = (q: SweepQuery) =>
+  `select ${q.select} from ${q.from} where ${q.where} and (?::uuid is null or ${q.id} > ?::uuid) order by ${q.id} limit ?`;
+
 export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQueue?: string; config?: Config }) {
   const db = plainSql(deps.orm);
 
@@ -58,15 +96,10 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
   /** One page of `from` in the order of `id` (its id column, selected as `id`), each row handed to `start`. */
   async function sweepPage(
     input: SweepPageInput,
-    query: { select: string; from: string; where: string; id: string },
+    query: SweepQuery,
     start: (row: Row) => Promise<void>,
   ): Promise<SweepPage> {
-    const { id } = query;
-    const rows = await db.query(
-      `select ${query.select} from ${query.from}
-       where ${query.where} and (?::uuid is null or ${id} > ?::uuid) order by ${id} limit ?`,
-      [input.after, input.after, input.limit],
-    );
+    const rows = await db.query(sweepPageSql(query), [input.after, input.after, input.limit]);
     for (const row of rows) await start(row);
     return { checked: rows.length, next: rows.length < input.limit ? null : (rows.at(-1)!.id as string) };
   }
@@ -75,25 +108,21 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
     /** Live subscriptions: their workflows renew them, on the batch queue. */
     async ensureSubscriptionWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, batchQueue } = starter();
-      return sweepPage(
-        input,
-        { select: 'id, organization_id, customer_id', from: 'subscriptions', where: `status <> 'canceled'`, id: 'id' },
-        async (row) => {
-          const subscriptionId = row.id as string;
-          await temporal.workflow.start('subscriptionWorkflow', {
-            workflowId: subscriptionWorkflowId(subscriptionId),
-            taskQueue: batchQueue,
-            args: [{ subscriptionId }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-            typedSearchAttributes: [
-              { key: ORGANIZATION_ID, value: row.organization_id as string },
-              { key: CUSTOMER_ID, value: row.customer_id as string },
-              { key: SUBSCRIPTION_ID, value: subscriptionId },
-            ],
-          });
-        },
-      );
+      return sweepPage(input, SWEEP_QUERIES.subscriptions, async (row) => {
+        const subscriptionId = row.id as string;
+        await temporal.workflow.start('subscriptionWorkflow', {
+          workflowId: subscriptionWorkflowId(subscriptionId),
+          taskQueue: batchQueue,
+          args: [{ subscriptionId }],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          typedSearchAttributes: [
+            { key: ORGANIZATION_ID, value: row.organization_id as string },
+            { key: CUSTOMER_ID, value: row.customer_id as string },
+            { key: SUBSCRIPTION_ID, value: subscriptionId },
+          ],
+        });
+      });
     },
 
     /**
@@ -103,54 +132,36 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
      */
     async ensureInvoiceWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
-      return sweepPage(
-        input,
-        {
-          select: `i.id, i.organization_id, i.subscription_id, s.customer_id, s.gateway_subscription_id,
-            i.gateway_invoice_id, i.amount::text as amount, i.currency, i.description, i.due_date::text as due_date,
-            i.expiration_date::text as expiration_date, i.no_fees_installments, i.created_at`,
-          from: 'subscription_invoices i join subscriptions s on s.id = i.subscription_id',
-          where: `i.status = 'pending'`,
-          id: 'i.id',
-        },
-        (row) =>
-          ensureInvoiceWorkflow(temporal, interactiveQueue, {
-            invoiceId: row.id as string,
-            organizationId: row.organization_id as string,
-            subscriptionId: row.subscription_id as string,
-            customerId: row.customer_id as string,
-            gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? '',
-            amount: Number(row.amount),
-            currency: row.currency as string,
-            description: (row.description as string | null) ?? null,
-            dueDate: row.due_date as string,
-            expirationDate: (row.expiration_date as string | null) ?? null,
-            noFeesInstallments: row.no_fees_installments as boolean,
-            answerBy: new Date(new Date(row.created_at as string).getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
-            gatewayInvoiceId: row.gateway_invoice_id as string,
-          }),
+      return sweepPage(input, SWEEP_QUERIES.invoices, (row) =>
+        ensureInvoiceWorkflow(temporal, interactiveQueue, {
+          invoiceId: row.id as string,
+          organizationId: row.organization_id as string,
+          subscriptionId: row.subscription_id as string,
+          customerId: row.customer_id as string,
+          gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? '',
+          amount: Number(row.amount),
+          currency: row.currency as string,
+          description: (row.description as string | null) ?? null,
+          dueDate: row.due_date as string,
+          expirationDate: (row.expiration_date as string | null) ?? null,
+          noFeesInstallments: row.no_fees_installments as boolean,
+          answerBy: new Date(new Date(row.created_at as string).getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
+          gatewayInvoiceId: row.gateway_invoice_id as string,
+        }),
       );
     },
 
     /** Open checkouts, and confirmed ones waiting for their pix or boleto: their workflows expire or settle them. */
     async ensureCheckoutWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
-      return sweepPage(
-        input,
-        {
-          select: 'id, organization_id, workflow_id, status, expires_at',
-          from: 'checkouts',
-          where: `(status = 'open' or (${AWAITING_PAYMENT}))`,
-          id: 'id',
-        },
-        (row) =>
-          ensureCheckoutWorkflow(temporal, interactiveQueue, {
-            id: row.id as string,
-            organizationId: row.organization_id as string,
-            workflowId: row.workflow_id as string,
-            status: row.status as string,
-            expiresAt: new Date(row.expires_at as string),
-          }),
+      return sweepPage(input, SWEEP_QUERIES.checkouts, (row) =>
+        ensureCheckoutWorkflow(temporal, interactiveQueue, {
+          id: row.id as string,
+          organizationId: row.organization_id as string,
+          workflowId: row.workflow_id as string,
+          status: row.status as string,
+          expiresAt: new Date(row.expires_at as string),
+        }),
       );
     },
 
@@ -177,7 +188,7 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
         kind === 'pix' && data.pix
           ? new Date(data.pix.expires_at)
           : kind === 'boleto' && data.boleto
-            ? addInterval(new Date(`${data.boleto.due_date}T00:00:00Z`), 'day', BOLETO_GRACE_DAYS + 1)
+            ? boletoPayableUntil(data.boleto.due_date)
             : new Date(row.expires_at as string);
       return { transactionId: data.transaction_id, kind, payBy: payBy.toISOString() };
     },

@@ -17,20 +17,14 @@ import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
-import { isPricingError, maxInstallments, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
+import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
-import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RouteDeps } from './app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
-import {
-  checkoutRecord,
-  type CheckoutEntity,
-  type CreateCheckoutInput,
-  type PublicCheckout,
-} from './schemas/checkouts.ts';
-import { iso, isUuid } from './schemas/common.ts';
+import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from './schemas/checkouts.ts';
+import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../domain/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
@@ -382,63 +376,6 @@ export async function ownCheckout(
   const checkout = isUuid(id)
     ? await em.findOne(Checkout, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
-  if (!checkout) throw notFound('Checkout');
-  return checkout;
-}
-
-/** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
-export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {
-  const [product, price, organization] = await Promise.all([
-    em.findOneOrFail(Product, { id: checkout.productId }),
-    em.findOneOrFail(Price, { id: checkout.productPriceId }),
-    em.findOneOrFail(Organization, { id: checkout.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
-  ]);
-  return {
-    id: checkout.id,
-    status: checkout.status,
-    amount: Number(checkout.amount),
-    currency: checkout.currency,
-    subtotal_amount: Number(checkout.subtotalAmount),
-    discount_amount: Number(checkout.discountAmount),
-    quantity: checkout.quantity,
-    product: { id: product.id, name: product.name, description: product.description ?? null },
-    price: {
-      id: price.id,
-      type: price.type,
-      interval: price.interval ?? null,
-      interval_count: price.intervalCount ?? null,
-      unit_amount: Number(price.unitAmount),
-    },
-    customer_email: checkout.customerEmail ?? null,
-    customer_name: checkout.customerName ?? null,
-    success_url: checkout.successUrl ?? null,
-    cancel_url: checkout.cancelUrl ?? null,
-    expires_at: iso(checkout.expiresAt)!,
-    allow_discount_codes: checkout.allowDiscountCodes,
-    require_billing_address: checkout.requireBillingAddress,
-    is_business_customer: checkout.isBusinessCustomer,
-    trial_interval: checkout.trialInterval ?? null,
-    trial_interval_count: checkout.trialIntervalCount ?? null,
-    payment_method: checkout.paymentMethod ?? null,
-    gateway_payment_data: checkout.gatewayPaymentData ?? null,
-    decline_reason: checkout.declineReason ?? null,
-    max_installments: maxInstallments(price),
-    no_fees_installments: checkout.noFeesInstallments,
-    installment_options: installmentOptions(
-      Number(checkout.amount),
-      { noFees: checkout.noFeesInstallments, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
-      maxInstallments(price),
-    ).map((o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! })),
-    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
-  };
-}
-
-/** The checkout a client_secret opens; an unknown secret is a 404. */
-/** The shape of the client secrets we hand out: anything else is not looked up. */
-export const isClientSecret = (value: string) => /^cs_[A-Za-z0-9_-]{43}$/.test(value);
-
-export async function checkoutByClientSecret(em: EntityManager, clientSecret: string): Promise<CheckoutEntity> {
-  const checkout = isClientSecret(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
   if (!checkout) throw notFound('Checkout');
   return checkout;
 }

@@ -16,8 +16,13 @@ export interface Figures {
  * Starts a server script as its own process (so its memory and CPU can be read) and waits for its
  * port, or, for a process that listens on none (the worker), for its `worker ready` line.
  */
-export async function startServer(script: string, env: NodeJS.ProcessEnv, port: number | null): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], {
+export async function startServer(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  port: number | null,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env,
     stdio: ['ignore', port === null ? 'pipe' : 'ignore', 'inherit'],
   });

@@ -4,6 +4,7 @@ import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureTemporalDevServer, REPO_ROOT, type TemporalDevServer } from '../scripts/tools.ts';
+import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
 import { cpuMs, peakRssMiB, postgresCpuReader, startServer, stopServer, type CpuReaders } from './harness.ts';
 
 /**
@@ -88,7 +89,9 @@ export async function startStack(databaseUrl: string, options: StackOptions): Pr
     }
     // One after the other: each bundles the workflow code, which takes a core for a few seconds.
     for (let i = 0; i < (options.workers ?? 1); i++)
-      children.push(await startServer(path.join(REPO_ROOT, 'worker/main.ts'), env, null));
+      children.push(
+        await startServer(path.join(REPO_ROOT, 'worker/main.ts'), { ...env, ...WORKER_ENV }, null, WORKER_NODE_ARGS),
+      );
     children.push(await startServer(path.join(REPO_ROOT, 'api/server.ts'), env, options.apiPort));
   } catch (err) {
     await stop();

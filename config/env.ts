@@ -19,11 +19,21 @@ const schema = z.object({
   /** The batch queue's (renewals, dunning, sweeps) activities per second across all workers: the gateway's budget. */
   BATCH_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(50),
   /**
-   * Workflow runs each of a worker process's two Workers keeps in memory between tasks. A subscription
-   * waiting a month on its timer needs no place: a bounded cache bounds the worker's memory in a renewal
-   * storm (an evicted run is replayed from its short history when its next task comes).
+   * Workflow runs the interactive queue's Worker (checkouts, confirmations, API-driven changes) keeps in
+   * memory between tasks: a bounded cache bounds the worker's memory (each run held costs about 1 MB).
    */
-  WORKER_MAX_CACHED_WORKFLOWS: int.min(1).default(250),
+  WORKER_MAX_CACHED_WORKFLOWS: int.min(2).default(250),
+  /**
+   * The same for the batch queue's Worker (renewals, dunning, invoices, sweeps): its runs wait days to
+   * months between tasks, so a few suffice; a run evicted is replayed from its short history (one period).
+   */
+  WORKER_BATCH_MAX_CACHED_WORKFLOWS: int.min(2).default(25),
+  /**
+   * Renewals due at one instant are tried over this many seconds after it, each subscription at its own
+   * fixed offset (domain/subscriptions.ts, renewalDelayMs), so a book renewing at once never floods
+   * Temporal, the database and the gateway. 0: each at its period's end. Periods do not move.
+   */
+  RENEWAL_SPREAD_SECONDS: int.max(86_400).default(0),
   /** The Temporal UI, for the links to workflows in API responses (a browser opens them: http or https only). */
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8233'),
   HOST: z.string().min(1).default('127.0.0.1'),

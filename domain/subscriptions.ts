@@ -25,6 +25,10 @@ export const renewalChargeKey = (subscriptionId: string, period: number, tryNumb
 /** The charge of a subscription's n-th plan change (its prorated difference, charged now). */
 export const priceChangeKey = (subscriptionId: string, n: number) => `subscription:${subscriptionId}:price-change:${n}`;
 
+/** A gateway-billed period's settling of the subscription's balance (a charge owed, or a credit given back). */
+export const balanceSettlementKey = (subscriptionId: string, period: number) =>
+  `subscription:${subscriptionId}:period:${period}:balance`;
+
 /** Cancels a gateway-billed subscription's recurrence at the gateway, once however often it is asked. */
 export const gatewayCancelKey = (subscriptionId: string) => `subscription:${subscriptionId}:gateway-cancel`;
 
@@ -169,6 +173,18 @@ export function dunningSettings(settings: Record<string, unknown>): {
     retryDays: Array.isArray(days) ? days.map(Number) : [...DEFAULT_DUNNING_RETRY_DAYS],
     exhaustedStatus: settings.dunning_exhausted_status === 'canceled' ? 'canceled' : 'unpaid',
   };
+}
+
+/**
+ * How long after its period's end a subscription's renewal is tried, within a spread of `spreadSeconds`:
+ * a fixed offset from its id (FNV-1a), so renewals due at one instant are spread evenly over the spread,
+ * and each subscription is tried at the same offset every period, on every worker and every replay.
+ */
+export function renewalDelayMs(subscriptionId: string, spreadSeconds: number): number {
+  if (spreadSeconds <= 0) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < subscriptionId.length; i++) hash = Math.imul(hash ^ subscriptionId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % (spreadSeconds * 1000);
 }
 
 /** A schedule is days after the first refusal, each later than the one before. */

@@ -29,7 +29,8 @@ export interface UpgradeCheckout {
 export function upgradeRefusal(s: UpgradedSubscription, c: UpgradeCheckout): string | null {
   if (s.status === 'canceled') return 'The subscription has ended';
   // The gateway's recurrence bills such a subscription on its own plan (see docs/decisions.md).
-  if (s.recurrenceBilling !== 'manual') return 'A gateway-billed subscription cannot change plan';
+  if (s.recurrenceBilling !== 'manual')
+    return 'A gateway-billed subscription changes plan by a price change, not through a checkout';
   if (c.priceType !== 'recurring') return 'An upgrade sells a recurring price';
   if (c.currency.toLowerCase() !== s.currency.toLowerCase()) return 'The price is in another currency';
   if (c.hasTrial) return 'An upgrade starts a paid period: it takes no trial';

@@ -27,6 +27,7 @@ import {
   wireTransaction,
   wireTransactionList,
   type RouteName,
+  type WireSubscriptionPlanChange,
 } from './http-protocol.ts';
 import {
   GatewayError,
@@ -152,6 +153,16 @@ export class HttpGateway implements PaymentGateway {
 
   async cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription> {
     const wire = await this.post('cancelSubscription', subscriptionId, {}, idempotencyKey, wireSubscription);
+    return subscriptionFromWire(wire);
+  }
+
+  async changeSubscriptionPlan(
+    subscriptionId: string,
+    planId: string,
+    idempotencyKey: string,
+  ): Promise<GatewaySubscription> {
+    const body: WireSubscriptionPlanChange = { plan_id: planId };
+    const wire = await this.post('changeSubscriptionPlan', subscriptionId, body, idempotencyKey, wireSubscription);
     return subscriptionFromWire(wire);
   }
 

@@ -42,6 +42,8 @@ export const ROUTES = {
   createPlan: { method: 'POST', path: '/v1/plans' },
   createSubscription: { method: 'POST', path: '/v1/subscriptions' },
   cancelSubscription: { method: 'POST', path: '/v1/subscriptions/:id/cancel' },
+  /** Body `{ plan_id }`: the subscription bills that plan from its next cycle on. */
+  changeSubscriptionPlan: { method: 'POST', path: '/v1/subscriptions/:id/plan' },
   createInvoice: { method: 'POST', path: '/v1/invoices' },
   cancelInvoice: { method: 'POST', path: '/v1/invoices/:id/cancel' },
   getInvoice: { method: 'GET', path: '/v1/invoices/:id' },
@@ -612,6 +614,10 @@ export function subscriptionFromWire(w: WireSubscription): GatewaySubscription {
     createdAt: w.created_at,
   };
 }
+
+/** `POST /v1/subscriptions/:id/plan`: the plan the subscription moves to. */
+export const wireSubscriptionPlanChange = z.object({ plan_id: z.string().min(1) });
+export type WireSubscriptionPlanChange = z.infer<typeof wireSubscriptionPlanChange>;
 
 export const wireInvoiceInput = z.object({
   subscription_id: z.string().min(1),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
+import { addInterval } from '../domain/periods.ts';
 import type { BoletoDetails, PixDetails } from './port.ts';
 
 /**
@@ -9,6 +10,10 @@ import type { BoletoDetails, PixDetails } from './port.ts';
 
 /** Days a boleto may still be paid after its due date before the simulator calls it overdue. */
 export const BOLETO_GRACE_DAYS = 3;
+
+/** The end of a boleto's last payable day: its due date (YYYY-MM-DD) and the grace days after it, in UTC. */
+export const boletoPayableUntil = (dueDate: string): Date =>
+  addInterval(new Date(`${dueDate}T00:00:00Z`), 'day', BOLETO_GRACE_DAYS + 1);
 
 const SIMULATOR_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0c0a1b5f8a11';
 const BOLETO_BANK = '999';

@@ -239,6 +239,14 @@ export interface PaymentGateway {
   createRecurrencePlan(input: RecurrencePlanInput, idempotencyKey: string): Promise<RecurrencePlan>;
   createSubscription(input: GatewaySubscriptionInput, idempotencyKey: string): Promise<GatewaySubscription>;
   cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription>;
+  /**
+   * Moves a gateway subscription to another recurrence plan: it bills `planId` from its next cycle
+   * on, while a cycle already opened (an invoice with that `cycle` exists) keeps its amount. The new
+   * plan must have the current one's currency, interval and interval count, since the cycles' dates
+   * run on from the start date. An unknown subscription or plan, a canceled subscription or another
+   * currency or period is refused (not retryable); the plan it already has returns it unchanged.
+   */
+  changeSubscriptionPlan(subscriptionId: string, planId: string, idempotencyKey: string): Promise<GatewaySubscription>;
   createInvoice(input: GatewayInvoiceInput, idempotencyKey: string): Promise<GatewayInvoice>;
   /** Voids an unpaid invoice so that it can no longer be paid; a paid one is refused (not retryable). */
   cancelInvoice(invoiceId: string, idempotencyKey: string): Promise<GatewayInvoice>;

@@ -34,6 +34,7 @@ import {
   wirePlanInput,
   wireRefund,
   wireSubscriptionInput,
+  wireSubscriptionPlanChange,
   wireTransactionQuery,
   type RouteName,
   type WireTransactionList,
@@ -333,6 +334,12 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   app.post(ROUTES.cancelSubscription.path, async (request, reply) => {
     parse(wireEmpty, request.body);
     const subscription = await gateway.cancelSubscription(idParam(request), idempotencyKey(request));
+    return reply.send(subscriptionToWire(subscription));
+  });
+
+  app.post(ROUTES.changeSubscriptionPlan.path, async (request, reply) => {
+    const { plan_id: planId } = parse(wireSubscriptionPlanChange, request.body);
+    const subscription = await gateway.changeSubscriptionPlan(idParam(request), planId, idempotencyKey(request));
     return reply.send(subscriptionToWire(subscription));
   });
 

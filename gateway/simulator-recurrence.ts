@@ -65,6 +65,50 @@ export async function markSubscriptionCanceled(sql: Sql, subscriptionId: string)
   return toSubscription(row);
 }
 
+/**
+ * SimulatedGateway.changeSubscriptionPlan's change. Only plan_id moves: openCycle prices a new cycle
+ * from the subscription's plan, while billNextCycle charges an opened cycle at its invoice's amount,
+ * so the new plan bills from the next cycle opened on. The row lock orders it with billNextCycle's.
+ */
+export async function moveSubscriptionToPlan(
+  sql: Sql,
+  subscriptionId: string,
+  planId: string,
+): Promise<GatewaySubscription> {
+  const [sub] = await sql(
+    `select s.*, p.currency, p.interval, p.interval_count
+     from gateway_sim.subscriptions s join gateway_sim.recurrence_plans p on p.id = s.plan_id
+     where s.id = ? for update of s`,
+    [subscriptionId],
+  );
+  if (!sub) throw new GatewayError(`Unknown subscription ${subscriptionId}`, false);
+  if (sub.status !== 'active') throw new GatewayError('Cannot change the plan of a canceled subscription', false);
+  if (sub.plan_id === planId) return toSubscription(sub);
+  const [plan] = await sql('select currency, interval, interval_count from gateway_sim.recurrence_plans where id = ?', [
+    planId,
+  ]);
+  if (!plan) throw new GatewayError(`Unknown recurrence plan ${planId}`, false);
+  // A currency is its ISO 4217 code in either case: callers send 'brl' or 'BRL'.
+  if ((plan.currency as string).toUpperCase() !== (sub.currency as string).toUpperCase()) {
+    throw new GatewayError(
+      `Plan ${planId} is in ${String(plan.currency)}, the subscription in ${String(sub.currency)}`,
+      false,
+    );
+  }
+  if (plan.interval !== sub.interval || Number(plan.interval_count) !== Number(sub.interval_count)) {
+    throw new GatewayError(
+      `Plan ${planId} renews every ${Number(plan.interval_count)} ${String(plan.interval)}, the subscription every ` +
+        `${Number(sub.interval_count)} ${String(sub.interval)}`,
+      false,
+    );
+  }
+  const [row] = await sql('update gateway_sim.subscriptions set plan_id = ? where id = ? returning *', [
+    planId,
+    subscriptionId,
+  ]);
+  return toSubscription(row!);
+}
+
 export async function insertInvoice(sql: Sql, input: GatewayInvoiceInput): Promise<GatewayInvoice> {
   const [sub] = await sql('select status from gateway_sim.subscriptions where id = ?', [input.subscriptionId]);
   if (!sub) throw new GatewayError(`Unknown subscription ${input.subscriptionId}`, false);

@@ -37,6 +37,7 @@ import {
   insertRecurrencePlan,
   insertSubscription,
   markSubscriptionCanceled,
+  moveSubscriptionToPlan,
   settlePendingInvoice,
   voidInvoice,
 } from './simulator-recurrence.ts';
@@ -227,6 +228,16 @@ export class SimulatedGateway implements PaymentGateway {
 
   async cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription> {
     return this.once(idempotencyKey, 'cancel_subscription', (sql) => markSubscriptionCanceled(sql, subscriptionId));
+  }
+
+  async changeSubscriptionPlan(
+    subscriptionId: string,
+    planId: string,
+    idempotencyKey: string,
+  ): Promise<GatewaySubscription> {
+    return this.once(idempotencyKey, 'change_subscription_plan', (sql) =>
+      moveSubscriptionToPlan(sql, subscriptionId, planId),
+    );
   }
 
   async createInvoice(input: GatewayInvoiceInput, idempotencyKey: string): Promise<GatewayInvoice> {

@@ -7,6 +7,7 @@ import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { DATA_DIR, devEnv } from './dev-env.ts';
 import { ensureTemporalDevServer, REPO_ROOT } from './tools.ts';
+import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
 
 /**
  * `npm start`: the whole stack on this machine with the embedded defaults — database migrated,
@@ -53,7 +54,12 @@ function run(name: string, file: string): void {
   let quickExits = 0;
   const start = () => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, file)], { cwd: REPO_ROOT, env, stdio: 'inherit' });
+    const worker = file === 'worker/main.ts';
+    const child = spawn(process.execPath, [...(worker ? WORKER_NODE_ARGS : []), path.join(REPO_ROOT, file)], {
+      cwd: REPO_ROOT,
+      env: worker ? { ...env, ...WORKER_ENV } : env,
+      stdio: 'inherit',
+    });
     children.set(name, child);
     child.on('exit', (code, signal) => {
       if (stopping) return;

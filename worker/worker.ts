@@ -36,6 +36,9 @@ export async function createWorker(
     ...options,
     taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
     maxTaskQueueActivitiesPerSecond: config.BATCH_ACTIVITIES_PER_SECOND,
+    // Its runs wait days between tasks: few are kept in memory (no more tasks at once than are kept).
+    maxCachedWorkflows: config.WORKER_BATCH_MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTaskExecutions: Math.min(40, config.WORKER_BATCH_MAX_CACHED_WORKFLOWS),
     // A renewal holds a connection across its gateway call: the batch queue's activities never take more
     // than half the pool, so a storm waits in Temporal's queue, not on the pool (and buyers keep the rest).
     maxConcurrentActivityTaskExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),

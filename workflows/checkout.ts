@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -7,10 +6,7 @@ import {
   getExternalWorkflowHandle,
   patched,
   setHandler,
-  sleep,
-  startChild,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import {
   CHECKOUT_NOT_OPEN,
@@ -30,17 +26,15 @@ import {
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
-import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
+import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
-import { renewalPaidSignal, type subscriptionWorkflow } from './subscription.ts';
+import { renewalPaidSignal } from './subscription.ts';
+import { startSubscriptionWorkflow, undoLateArrivals } from './checkout-aftermath.ts';
 import {
-  BATCH_QUEUE_PATCH,
   checkoutStateQuery,
   confirmCheckoutUpdate,
   DEADLINE_SLACK_MS,
   isFailure,
-  LATE_ARRIVAL_WINDOW,
   paymentUpdatedSignal,
   payments,
   records,
@@ -261,34 +255,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         .catch(() => undefined); // no running workflow (ended, or recorded before they existed): nothing to tell
     } else if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
       // Runs recorded before subscriptions had a workflow of their own replay without this start.
-      await startSubscription(sale.subscriptionId, sale.customerId);
+      await startSubscriptionWorkflow(organizationId, sale.subscriptionId, sale.customerId);
     }
     return { outcome: 'succeeded', checkout: view(a, payment?.paymentData ?? null), payment };
-  }
-
-  /**
-   * The subscription's own workflow, which outlives this one (ABANDON): its renewals, dunning and
-   * changes from here on. Its id is the subscription's, so it is started once whatever happens.
-   */
-  async function startSubscription(subscriptionId: string, customerId: string): Promise<void> {
-    try {
-      await startChild<typeof subscriptionWorkflow>('subscriptionWorkflow', {
-        workflowId: subscriptionWorkflowId(subscriptionId),
-        // Renewals and dunning run on the batch queue; runs recorded before it existed stay on this one.
-        ...(patched(BATCH_QUEUE_PATCH) ? { taskQueue: batchTaskQueue(workflowInfo().taskQueue) } : {}),
-        args: [{ subscriptionId }],
-        parentClosePolicy: 'ABANDON',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: organizationId },
-          { key: CUSTOMER_ID, value: customerId },
-          { key: SUBSCRIPTION_ID, value: subscriptionId },
-        ],
-      });
-    } catch (err) {
-      // Already started (a subscription's id is taken once): nothing to do.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
   }
 
   /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
@@ -402,7 +371,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
   }
   await condition(allHandlersFinished);
-  if (doubtful.length > 0) await undoLateArrivals();
+  if (doubtful.length > 0) await undoLateArrivals(checkoutId, doubtful, recordedPaymentId);
   return { status: state.status };
 
   /**
@@ -430,22 +399,5 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     };
     state.pendingTransactionId = issued.transactionId;
     notices.push(issued.transactionId);
-  }
-
-  /**
-   * A call the gateway once said it never processed, found done after all: a capture that is not
-   * this checkout's recorded payment is refunded, a pix/boleto issued late is cancelled, and the run
-   * is flagged for an operator. Never money without a sale.
-   */
-  async function undoLateArrivals(): Promise<void> {
-    await sleep(LATE_ARRIVAL_WINDOW);
-    for (const a of doubtful) {
-      const late = await untilAnswered.findPayment(paymentKey(checkoutId, a.request.paymentMethod, a.slot));
-      if (!late || late.id === recordedPaymentId) continue;
-      if (late.capturedAmount > late.refundedAmount) await untilAnswered.refundUnrecordedCapture(checkoutId, late);
-      else if (late.status === 'pending') await untilAnswered.cancelPendingPayment(checkoutId, late.id);
-      else continue;
-      upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'late_payment_undone' }]);
-    }
   }
 }

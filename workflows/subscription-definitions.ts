@@ -38,6 +38,8 @@ export interface SubscriptionRunState {
   exhaustedStatus: DunningExhaustedStatus;
   /** Gateway billing: the charge of the refused try recorded last, so a try is recorded once. */
   lastGatewayCharge?: string | null;
+  /** How long after periodEnd the renewal is tried (the deployment's renewal spread); absent: 0. */
+  renewalDelayMs?: number;
   /** Sandbox test clock: how far this subscription's time runs ahead of real time (ms). */
   clockOffsetMs?: number;
   /** Sandbox test clock: the time it was moved to, which the workflow reaches step by step (ISO). */
@@ -73,6 +75,8 @@ export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 
 /** Runs from before the workflow opened renewal checkouts itself replay without them. */
 export const RENEWAL_CHECKOUT_PATCH = 'renewal-checkout-by-workflow';
+/** Runs from before it entered gateway-billed periods without settling the subscription's balance. */
+export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
@@ -124,4 +128,22 @@ export interface SubscriptionRun {
   refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void>;
   exhaustDunning(): Promise<void>;
   closePeriod(): Promise<void>;
+}
+
+/** A run's state read from the subscription (a run started without carried state: its first). */
+export async function initialState(subscriptionId: string): Promise<SubscriptionRunState> {
+  const plan = await records.loadSubscription(subscriptionId);
+  return {
+    status: plan.status,
+    periodNumber: plan.periodNumber,
+    periodEnd: plan.currentPeriodEnd,
+    cancelAtPeriodEnd: plan.cancelAtPeriodEnd,
+    billing: plan.recurrenceBilling,
+    hasCard: plan.hasCard,
+    tryNumber: 1,
+    firstFailureAt: null,
+    retryDays: plan.retryDays,
+    exhaustedStatus: plan.exhaustedStatus,
+    renewalDelayMs: plan.renewalDelayMs,
+  };
 }

@@ -1,7 +1,16 @@
-import { condition, continueAsNew, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  continueAsNew,
+  log,
+  patched,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
 import {
+  GATEWAY_BALANCE_PATCH,
   MISSING_RENEWAL,
   payments,
   records,
@@ -9,6 +18,7 @@ import {
   type SubscriptionRunState,
 } from './subscription-definitions.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
 
 /**
  * The gateway-billed half of a subscription's workflow (`recurrence_billing: gateway`): the
@@ -49,6 +59,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
     if (found.state === 'paid') {
       if (!(await run.paidPeriod(charge, outcome, at))) return;
+      if (patched(GATEWAY_BALANCE_PATCH)) await settleBalance(run, charge.period, found.payment!, at);
       flagMissing(false);
       await condition(() => flags.changing === 0);
       if (run.ended()) return;
@@ -63,6 +74,19 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
       flagMissing(run.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
       checkAt = run.now() + GATEWAY_RECHECK_MS;
     }
+  }
+}
+
+/**
+ * Settles the balance a plan change left (the gateway's recurrence bills its plan's price only). A
+ * refusal of the call leaves the balance for the next period: it never stops the subscription.
+ */
+async function settleBalance(run: SubscriptionRun, period: number, payment: PaymentSummary, at: string) {
+  try {
+    await payments.settleGatewayBalance({ subscriptionId: run.subscriptionId, period, payment, at });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    log.warn('The balance was not settled with this period; the next one settles it', { period, error: err.message });
   }
 }
 

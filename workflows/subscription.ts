@@ -23,6 +23,7 @@ import {
   changePriceUpdate,
   changeSubscriptionUpdate,
   gatewayInvoiceSignal,
+  initialState,
   INVALID_CLOCK,
   payments,
   records,
@@ -275,7 +276,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (state.billing !== 'manual' || state.status === 'unpaid') return null;
     // Runs from before this workflow opened renewal checkouts wait for the merchant's (or a sweep's) instead.
     if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
-    if (!state.firstFailureAt) return Date.parse(state.periodEnd);
+    // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
+    const testClock = state.clockOffsetMs !== undefined || Boolean(state.clockTarget);
+    if (!state.firstFailureAt) return Date.parse(state.periodEnd) + (testClock ? 0 : (state.renewalDelayMs ?? 0));
     return dunningRetryAt(new Date(state.firstFailureAt), state.tryNumber, state.retryDays)?.getTime() ?? null;
   }
 
@@ -383,6 +386,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   async function refreshed(): Promise<boolean> {
     const plan = await records.loadSubscription(subscriptionId);
     state.status = plan.status;
+    state.renewalDelayMs = plan.renewalDelayMs;
     if (plan.periodNumber <= state.periodNumber) return false;
     state.periodNumber = plan.periodNumber;
     state.periodEnd = plan.currentPeriodEnd;
@@ -393,20 +397,4 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     state.firstFailureAt = null;
     return true;
   }
-}
-
-async function initialState(subscriptionId: string): Promise<SubscriptionRunState> {
-  const plan = await records.loadSubscription(subscriptionId);
-  return {
-    status: plan.status,
-    periodNumber: plan.periodNumber,
-    periodEnd: plan.currentPeriodEnd,
-    cancelAtPeriodEnd: plan.cancelAtPeriodEnd,
-    billing: plan.recurrenceBilling,
-    hasCard: plan.hasCard,
-    tryNumber: 1,
-    firstFailureAt: null,
-    retryDays: plan.retryDays,
-    exhaustedStatus: plan.exhaustedStatus,
-  };
 }

@@ -20,7 +20,8 @@ import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
-import { isClientSecret, subscriptionExists } from '../checkout-service.ts';
+import { isClientSecret } from '../checkout-public.ts';
+import { subscriptionExists } from '../checkout-service.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { errorBody } from '../schemas/common.ts';
 import {

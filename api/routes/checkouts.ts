@@ -7,15 +7,14 @@ import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions
 import type { RouteDeps } from '../app.ts';
 import {
   checkedPricing,
-  checkoutByClientSecret,
   createCheckout,
   customerOf,
   discountOf,
   ownCheckout,
   pricingFor,
-  publicCheckoutView,
   validTaxId,
 } from '../checkout-service.ts';
+import { checkoutByClientSecret, publicCheckoutView } from '../checkout-public.ts';
 import { conflict, ApiError, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Price } from '../../db/entities/index.ts';
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import type { RouteDeps } from '../app.ts';
-import { checkoutByClientSecret } from '../checkout-service.ts';
+import { checkoutByClientSecret } from '../checkout-public.ts';
 import { clientSecretParams, sellerConfigSchema } from '../schemas/checkouts.ts';
 import { errorResponses } from '../schemas/common.ts';
 

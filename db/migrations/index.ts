@@ -12,6 +12,8 @@ import { Migration0011SubscriptionPriceChanges } from './0011-subscription-price
 import { Migration0012SubscriptionMetadata } from './0012-subscription-metadata.ts';
 import { Migration0013SubscriptionAnchorPeriod } from './0013-subscription-anchor-period.ts';
 import { Migration0014RenewalCheckoutBalance } from './0014-renewal-checkout-balance.ts';
+import { Migration0015GatewayBalanceSettlement } from './0015-gateway-balance-settlement.ts';
+import { Migration0016SweepIndexes } from './0016-sweep-indexes.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -29,4 +31,6 @@ export const migrationsList = [
   { name: '0012-subscription-metadata', class: Migration0012SubscriptionMetadata },
   { name: '0013-subscription-anchor-period', class: Migration0013SubscriptionAnchorPeriod },
   { name: '0014-renewal-checkout-balance', class: Migration0014RenewalCheckoutBalance },
+  { name: '0015-gateway-balance-settlement', class: Migration0015GatewayBalanceSettlement },
+  { name: '0016-sweep-indexes', class: Migration0016SweepIndexes },
 ];

@@ -195,7 +195,7 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
     });
     expect(refused.body).toMatchObject({
       code: 'upgrade_refused',
-      detail: 'A gateway-billed subscription cannot change plan',
+      detail: 'A gateway-billed subscription changes plan by a price change, not through a checkout',
     });
     // Ended: revoked first.
     expect(

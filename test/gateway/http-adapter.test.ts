@@ -641,6 +641,38 @@ describe('recurrence', () => {
     const canceled = await gateway.cancelSubscription(subscription.id, `${reference}:cancel`);
     expect(canceled).toEqual({ ...subscription, status: 'canceled' });
   });
+
+  it('moves a subscription to another plan, billed from its next cycle; refusals are not retryable', async () => {
+    const reference = unique('price');
+    const plan = (amount: number, interval: 'month' | 'year' = 'month') =>
+      gateway.createRecurrencePlan(
+        { reference, name: `Club ${amount}`, amount, currency: 'brl', interval, intervalCount: 1 },
+        `${reference}:plan:${amount}`,
+      );
+    const [basic, pro, yearly] = [await plan(3_990), await plan(5_990), await plan(39_900, 'year')];
+    const buyer = await gateway.createBuyer({ email: 'club@example.com' }, `${reference}:buyer`);
+    const card = await gateway.tokenizeCard(
+      { number: APPROVED, holderName: 'Clube', expirationMonth: '10', expirationYear: '2033', cvv: '999' },
+      `${reference}:card`,
+    );
+    const subscription = await gateway.createSubscription(
+      { reference, planId: basic.id, buyerId: buyer.id, cardToken: card.id, startDate: '2030-02-01' },
+      `${reference}:subscription`,
+    );
+
+    const moved = await gateway.changeSubscriptionPlan(subscription.id, pro.id, `${reference}:plan-change`);
+    expect(moved).toEqual({ ...subscription, planId: pro.id });
+    expect(await gateway.changeSubscriptionPlan(subscription.id, pro.id, `${reference}:plan-change`)).toEqual(moved);
+    const billed = await raw('POST', `/v1/_sandbox/subscriptions/${subscription.id}/bill`, {});
+    expect(billed.body).toMatchObject({ cycle: 0, status: 'paid', amount: 5_990 });
+    expect(await ledger(billed.body.transaction_id)).toEqual([{ kind: 'capture', amount: 5_990 }]);
+
+    const err = await rejection(gateway.changeSubscriptionPlan(subscription.id, yearly.id, `${reference}:to-yearly`));
+    expect([err.retryable, err.status, err.type]).toEqual([false, 422, 'request_refused']);
+    expect(err.message).toContain('renews every 1 year');
+    const noPlan = await raw('POST', `/v1/subscriptions/${subscription.id}/plan`, {}, { 'idempotency-key': reference });
+    expect([noPlan.status, noPlan.body.error.type]).toEqual([400, 'invalid_request']);
+  });
 });
 
 describe('configuration', () => {

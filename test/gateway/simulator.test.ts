@@ -818,6 +818,98 @@ describe('subscriptions and invoices', () => {
   });
 });
 
+describe('plan changes', () => {
+  type Period = { interval: 'day' | 'week' | 'month' | 'year'; intervalCount: number };
+  const plan = (amount: number, currency = 'BRL', period: Period = { interval: 'month', intervalCount: 1 }) =>
+    gateway.createRecurrencePlan(
+      { reference: uuidv7(), name: `Plan ${amount}`, amount, currency, ...period },
+      key('plan'),
+    );
+
+  /** A monthly subscription from 1 February 2030 on `planId`, with a card that expires at the end of next year. */
+  async function subscribed(planId: string) {
+    const buyer = await gateway.createBuyer({ email: 'plans@example.com' }, key('buyer'));
+    const expirationYear = String(new Date().getUTCFullYear() + 1);
+    const token = await gateway.tokenizeCard(card('4111111111111111', { expirationYear }), key('tok'));
+    return gateway.createSubscription(
+      { reference: uuidv7(), planId, buyerId: buyer.id, cardToken: token.id, startDate: '2030-02-01' },
+      key('sub'),
+    );
+  }
+
+  const planOf = async (subscriptionId: string) =>
+    (await sql<{ plan_id: string }>('select plan_id from gateway_sim.subscriptions where id = ?', [subscriptionId]))[0]!
+      .plan_id;
+
+  it('bills the new plan from the next cycle opened on; a cycle opened before keeps its amount', async () => {
+    const [basic, pro] = [await plan(4_990), await plan(9_990)];
+    const sub = await subscribed(basic.id);
+    // Cycle 0 is opened at the old plan's amount and refused: the card has expired by then.
+    gateway.now = () => new Date('2040-01-01T00:00:00Z');
+    expect(await gateway.billSubscription(sub.id)).toMatchObject({ cycle: 0, status: 'failed', amount: 4_990 });
+    gateway.now = () => new Date();
+
+    const moved = await gateway.changeSubscriptionPlan(sub.id, pro.id, key('plan-change'));
+    expect(moved).toEqual({ ...sub, planId: pro.id });
+
+    const retried = await gateway.billSubscription(sub.id);
+    expect(retried).toMatchObject({ cycle: 0, status: 'paid', amount: 4_990 });
+    expect(await ledger(retried.transactionId!)).toEqual([['capture', 4_990]]);
+    const next = await gateway.billSubscription(sub.id);
+    expect(next).toMatchObject({ cycle: 1, status: 'paid', amount: 9_990, dueDate: '2030-03-01' });
+    expect(await ledger(next.transactionId!)).toEqual([['capture', 9_990]]);
+  });
+
+  it('changes once per key, answering a repeated key as it first did; the plan it already has changes nothing', async () => {
+    const [basic, pro] = [await plan(4_990), await plan(9_990)];
+    const sub = await subscribed(basic.id);
+    const k = key('plan-change');
+    const first = await gateway.changeSubscriptionPlan(sub.id, pro.id, k);
+    expect(await gateway.changeSubscriptionPlan(sub.id, pro.id, k)).toEqual(first);
+    expect(await planOf(sub.id)).toBe(pro.id);
+    // Moved back under another key: the first key, repeated, answers its result and does not move it again.
+    await gateway.changeSubscriptionPlan(sub.id, basic.id, key('plan-change'));
+    expect(await gateway.changeSubscriptionPlan(sub.id, pro.id, k)).toEqual(first);
+    expect(await planOf(sub.id)).toBe(basic.id);
+    const attempts = await sql<{ outcome: string }>(
+      'select outcome from gateway_sim.attempts where key = ? order by id',
+      [k],
+    );
+    expect(attempts.map((a) => a.outcome)).toEqual(['ran', 'replayed', 'replayed']);
+
+    expect(await gateway.changeSubscriptionPlan(sub.id, basic.id, key('plan-change'))).toEqual(sub);
+  });
+
+  it('refuses another currency or period, an unknown plan or subscription, and a canceled subscription (not retryable)', async () => {
+    const [basic, pro] = [await plan(4_990), await plan(9_990)];
+    const sub = await subscribed(basic.id);
+    const refusals: [string, string][] = [
+      [(await plan(4_990, 'USD')).id, 'is in USD, the subscription in BRL'],
+      [(await plan(49_900, 'BRL', { interval: 'year', intervalCount: 1 })).id, 'renews every 1 year'],
+      [(await plan(14_000, 'BRL', { interval: 'month', intervalCount: 3 })).id, 'renews every 3 month'],
+      ['plan_missing', 'Unknown recurrence plan plan_missing'],
+    ];
+    for (const [planId, message] of refusals) {
+      const err = await rejection(gateway.changeSubscriptionPlan(sub.id, planId, key('plan-change')));
+      expect([err.retryable, err.message]).toEqual([false, expect.stringContaining(message)]);
+    }
+    expect(await planOf(sub.id)).toBe(basic.id);
+    // The same currency in another case is the same currency.
+    expect((await gateway.changeSubscriptionPlan(sub.id, (await plan(5_990, 'brl')).id, key())).planId).not.toBe(
+      basic.id,
+    );
+
+    const unknown = await rejection(gateway.changeSubscriptionPlan('sub_missing', pro.id, key('plan-change')));
+    expect([unknown.retryable, unknown.message]).toEqual([false, 'Unknown subscription sub_missing']);
+    await gateway.cancelSubscription(sub.id, key('cancel'));
+    const canceled = await rejection(gateway.changeSubscriptionPlan(sub.id, pro.id, key('plan-change')));
+    expect([canceled.retryable, canceled.message]).toEqual([
+      false,
+      'Cannot change the plan of a canceled subscription',
+    ]);
+  });
+});
+
 describe('callback delivery', () => {
   it('retries a callback the receiver did not take, and never throws into the caller', async () => {
     failDeliveries = 1;

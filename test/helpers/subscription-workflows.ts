@@ -218,11 +218,12 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     return created.id;
   }
 
-  /** Runs the subscription's workflow while `during` lets workflow time pass. */
+  /** Runs the subscription's workflow while `during` lets workflow time pass (the worker's settings overridable). */
   async function run<T>(
     subscriptionId: string,
     during: (handle: Handle) => Promise<T>,
     gateway: PaymentGateway = sim,
+    settings: Partial<Config> = {},
   ): Promise<T> {
     // A queue per run: a test that times out leaves its worker behind without blocking the next.
     const taskQueue = `${taskQueuePrefix}-${subscriptionId}`;
@@ -236,7 +237,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         orm,
         gateway,
         temporal: env.client,
-        config: { ...config, TEMPORAL_TASK_QUEUE: taskQueue },
+        config: { ...config, ...settings, TEMPORAL_TASK_QUEUE: taskQueue },
       }),
     });
     return worker.runUntil(async () => {

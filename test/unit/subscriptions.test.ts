@@ -7,6 +7,7 @@ import {
   periodBounds,
   renewalAmount,
   renewalChargeKey,
+  renewalDelayMs,
   SUBSCRIPTION_STATUSES,
   transition,
   type SubscriptionStatus,
@@ -179,6 +180,39 @@ describe('dunning', () => {
     expect(
       new Set([renewalChargeKey('s1', 2, 1), renewalChargeKey('s1', 2, 2), renewalChargeKey('s1', 3, 1)]).size,
     ).toBe(3);
+  });
+});
+
+describe('renewal spread', () => {
+  const ids = Array.from(
+    { length: 2_000 },
+    (_, i) => `0193a6b2-${String(i).padStart(4, '0')}-7000-8000-00000000${i % 10}abc`,
+  );
+
+  it('tries each subscription at the period end when there is no spread', () => {
+    expect(ids.slice(0, 50).every((id) => renewalDelayMs(id, 0) === 0)).toBe(true);
+  });
+
+  it('gives each subscription a fixed offset within the spread, spread evenly over it', () => {
+    const spread = 600;
+    const delays = ids.map((id) => renewalDelayMs(id, spread));
+    expect(delays.every((d) => Number.isInteger(d) && d >= 0 && d < spread * 1000)).toBe(true);
+    // The same subscription, the same offset, every time it is asked.
+    expect(ids.map((id) => renewalDelayMs(id, spread))).toEqual(delays);
+    // Ten equal slices of the spread each hold about a tenth (200 ± 5 standard deviations of 13.4).
+    const slices = Array<number>(10).fill(0);
+    for (const d of delays) slices[Math.floor(d / (spread * 100))]!++;
+    expect(Math.min(...slices)).toBeGreaterThan(133);
+    expect(Math.max(...slices)).toBeLessThan(267);
+  });
+
+  it('spreads random ids too: none outside the spread', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.integer({ min: 1, max: 86_400 }), (id, spread) => {
+        const d = renewalDelayMs(id, spread);
+        return d >= 0 && d < spread * 1000;
+      }),
+    );
   });
 });
 

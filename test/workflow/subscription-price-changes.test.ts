@@ -1,9 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { changePriceUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { changePriceUpdate, gatewayInvoiceSignal, subscriptionStateQuery } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { addMonth, APPROVE, DAY, useSubscriptionWorkflows, type Handle } from '../helpers/subscription-workflows.ts';
+import {
+  addMonth,
+  APPROVE,
+  DAY,
+  stateWhen,
+  useSubscriptionWorkflows,
+  type Handle,
+} from '../helpers/subscription-workflows.ts';
 
 /**
  * Plan changes on the time-skipping test server, each at exactly half of a R$ 99,00 monthly period:
@@ -156,5 +163,98 @@ describe('plan changes', () => {
     const r = await row(s.id);
     expect(r).toMatchObject({ price_id: s.priceId, price_changes: 1 });
     expect(Number(r.balance_amount)).toBe(0);
+  }, 60_000);
+});
+
+/**
+ * Gateway billing: the gateway's recurrence bills the new price's plan from its next cycle, and the
+ * balance a change leaves (which its recurrence cannot take) is settled when it bills that period: an
+ * amount owed is charged to the saved card, a credit is given back from the period's payment.
+ */
+describe('plan changes of a gateway-billed subscription', () => {
+  /** What the gateway captured (or refunded) for its recurrence's cycles, in cents. */
+  const cycleLedger = async (s: Sub, kind: 'capture' | 'refund') =>
+    (
+      await sql(
+        `select l.amount from gateway_sim.ledger l join gateway_sim.invoices i on i.transaction_id = l.transaction_id
+         where i.subscription_id = ? and l.kind = ? order by l.id`,
+        [s.gatewaySubscriptionId, kind],
+      )
+    ).map((r) => Number(r.amount));
+  const cycleCaptures = (s: Sub) => cycleLedger(s, 'capture');
+
+  /** The gateway bills the next cycle (its due date), tells the workflow, and the balance is settled. */
+  async function gatewayBillsPeriod2(s: Sub, handle: Handle) {
+    await pastRenewal(s);
+    await kit.sim.billSubscription(s.gatewaySubscriptionId!);
+    await handle.signal(gatewayInvoiceSignal);
+    await stateWhen(handle, (st) => st.periodNumber === 2);
+    for (let i = 0; i < 100 && (await row(s.id)).balance_settled_period !== 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  it('prorate, upgrade: half the difference is charged now; the gateway bills the new price next', async () => {
+    const s = await subscription(APPROVE, { billing: 'gateway' });
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      expect(await changeAtHalf(s, handle, premium)).toMatchObject({ price_id: premium, status: 'active' });
+      expect(await captures(s)).toEqual([5_000]);
+      await gatewayBillsPeriod2(s, handle);
+    });
+    expect(await cycleCaptures(s)).toEqual([19_900]);
+    expect(await captures(s)).toEqual([5_000]);
+    const [plan] = await sql(
+      `select p.reference from gateway_sim.subscriptions g join gateway_sim.recurrence_plans p on p.id = g.plan_id
+       where g.id = ?`,
+      [s.gatewaySubscriptionId],
+    );
+    expect(plan.reference).toBe(premium);
+    expect(Number((await row(s.id)).balance_amount)).toBe(0);
+  }, 60_000);
+
+  it('prorate, downgrade: the unused half is given back from the next period the gateway bills', async () => {
+    const s = await subscription(APPROVE, { billing: 'gateway', subtotal: 19_900 });
+    const basic = await price(s, 9_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, basic);
+      expect(Number((await row(s.id)).balance_amount)).toBe(-5_000);
+      await gatewayBillsPeriod2(s, handle);
+      await recordHistory(
+        kit.env.client,
+        'subscription-gateway-credit-settled',
+        handle.workflowId,
+        handle.firstExecutionRunId,
+      );
+    });
+    expect(await cycleCaptures(s)).toEqual([9_900]);
+    expect(await cycleLedger(s, 'refund')).toEqual([5_000]);
+    expect(Number((await row(s.id)).balance_amount)).toBe(0);
+    const [sale] = await sql(
+      `select amount::int as amount, refunded_amount::int as refunded, status from sales where subscription_id = ?`,
+      [s.id],
+    );
+    expect(sale).toEqual({ amount: 9_900, refunded: 5_000, status: 'partially_refunded' });
+    const [event] = await sql(`select data from events where organization_id = ? and type = 'sale.refunded'`, [
+      s.organizationId,
+    ]);
+    expect(event.data).toMatchObject({ refunded_amount: 5_000 });
+  }, 60_000);
+
+  it('invoice, upgrade: nothing now; the difference is charged when the gateway bills the next period', async () => {
+    const s = await subscription(APPROVE, { billing: 'gateway', settings: { proration_behavior: 'invoice' } });
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      await changeAtHalf(s, handle, premium);
+      expect(await captures(s)).toEqual([]);
+      expect(Number((await row(s.id)).balance_amount)).toBe(5_000);
+      await gatewayBillsPeriod2(s, handle);
+    });
+    expect(await cycleCaptures(s)).toEqual([19_900]);
+    expect(await captures(s)).toEqual([5_000]);
+    expect(Number((await row(s.id)).balance_amount)).toBe(0);
+    const sales = await sql('select amount::int as amount from sales where subscription_id = ? order by amount', [
+      s.id,
+    ]);
+    expect(sales.map((x) => x.amount)).toEqual([5_000, 19_900]);
   }, 60_000);
 });

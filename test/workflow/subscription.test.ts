@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { changeSubscriptionUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { advanceClockUpdate, changeSubscriptionUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -9,6 +9,7 @@ import {
   DAY,
   DECLINE,
   EXPIRED,
+  stateWhen,
   useSubscriptionWorkflows,
   type SubscriptionOptions,
 } from '../helpers/subscription-workflows.ts';
@@ -59,6 +60,50 @@ describe('subscription workflow', () => {
     const r = await row(s.id);
     expect(new Date(r.current_period_start).toISOString()).toBe(addMonth(s.anchor, 24).toISOString());
     expect(new Date(r.current_period_end).toISOString()).toBe(addMonth(s.anchor, 36).toISOString());
+  }, 60_000);
+
+  it('with a renewal spread, tries each renewal at its own fixed offset after the period end; the periods do not move', async () => {
+    const spreadSeconds = 3_600;
+    const s = await subscription(APPROVE);
+    await run(
+      s.id,
+      () => kit.env.sleep(addMonth(s.anchor, 2).getTime() - s.anchor.getTime() + 2 * spreadSeconds * 1000),
+      kit.sim,
+      {
+        RENEWAL_SPREAD_SECONDS: spreadSeconds,
+      },
+    );
+    const tries = await sql(
+      'select period_number, attempted_at from subscription_charges where subscription_id = ? order by period_number',
+      [s.id],
+    );
+    expect(tries.map((t) => t.period_number)).toEqual([2, 3]);
+    // Each tried after its period's end, within the spread, at the same offset both times.
+    const offsets = tries.map((t, i) => new Date(t.attempted_at).getTime() - addMonth(s.anchor, i + 1).getTime());
+    expect(offsets[0]).toBeGreaterThan(0);
+    expect(offsets[0]).toBeLessThan(spreadSeconds * 1000);
+    expect(offsets[1]).toBe(offsets[0]);
+    expect(await captured(s.id)).toEqual([9_900, 9_900]);
+    // The periods start on the anchored dates, whenever their charge was tried.
+    const r = await row(s.id);
+    expect(new Date(r.current_period_start).toISOString()).toBe(addMonth(s.anchor, 2).toISOString());
+    expect(new Date(r.current_period_end).toISOString()).toBe(addMonth(s.anchor, 3).toISOString());
+  }, 60_000);
+
+  it('on a test clock, a renewal falls due at the period end whatever the spread', async () => {
+    const s = await subscription(APPROVE);
+    const state = await run(
+      s.id,
+      async (handle) => {
+        await handle.executeUpdate(advanceClockUpdate, { args: [{ to: addMonth(s.anchor).toISOString() }] });
+        // Queries let no workflow time pass: the renewal happens on the clock's move alone.
+        return stateWhen(handle, (st) => st.periodNumber === 2);
+      },
+      kit.sim,
+      { RENEWAL_SPREAD_SECONDS: 86_400 },
+    );
+    expect(state.status).toBe('active');
+    expect(await captured(s.id)).toEqual([9_900]);
   }, 60_000);
 
   it('takes a discount off for its duration: once, three months, or for ever', async () => {

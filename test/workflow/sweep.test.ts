@@ -6,6 +6,8 @@ import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../workflows/sweep.ts';
+import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
@@ -70,6 +72,30 @@ describe('the billing sweep schedule', () => {
     // The sweep's own run finished, and the running workflow was left as it was.
     expect((await describedWhen(subscriptionWorkflowId(kept), () => true)).runId).toBe(keptRun.runId);
     expect(counts.subscriptions).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('the sweep reads only live rows', () => {
+  it.each([
+    ['subscriptions', 'subscriptions', 'subscriptions_live_idx'],
+    ['invoices', 'subscription_invoices', 'subscription_invoices_pending_idx'],
+    ['checkouts', 'checkouts', 'checkouts_unsettled_idx'],
+  ] as const)('pages through %s (table %s) on its partial index %s', async (name, table, index) => {
+    // On a small table the planner may prefer the primary key, so the check runs on an empty copy of
+    // the table (a temporary table hides the real one for this transaction) that has the migration's
+    // partial index and nothing else, sequential scans discouraged: the plan takes the index only if
+    // the sweep's predicate implies the index's. On the first page (no id before it) and a later one.
+    for (const after of [null, '0193a6b2-0000-7000-8000-000000000000']) {
+      const plan = await plainSql(api.orm).transaction(async (sql) => {
+        const [row] = await sql('select indexdef from pg_indexes where indexname = ?', [index]);
+        await sql(`create temporary table ${table} (like public.${table}) on commit drop`);
+        await sql((row!.indexdef as string).replace(` ON public.${table} `, ` ON pg_temp.${table} `));
+        await sql('set local enable_seqscan = off');
+        const rows = await sql(`explain ${sweepPageSql(SWEEP_QUERIES[name])}`, [after, after, 100]);
+        return rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      });
+      expect(plan).toContain(index);
+    }
   });
 });
 

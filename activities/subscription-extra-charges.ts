@@ -1,0 +1,134 @@
+import { uuidv7 } from 'uuidv7';
+import type { EventType } from '../db/events.ts';
+import type { SqlExecutor, Row } from '../db/plain-sql.ts';
+import { upsertTransaction } from '../db/transactions.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
+import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import { summarize } from './checkout-payments.ts';
+import { callGateway } from './gateway-failures.ts';
+import type { Terms } from './subscription-periods.ts';
+
+/**
+ * Money a subscription moves outside its periods' charges: a plan change's prorated amount, and the
+ * balance a gateway-billed subscription settles when the gateway bills a period. Each runs in the
+ * caller's transaction, under the subscription's row lock, and calls the gateway with the caller's
+ * key: a retried activity gets the gateway's first answer, and records it once.
+ */
+
+export type Events = [EventType, Record<string, unknown>][];
+
+/**
+ * Charges the saved card `amount` and records its transaction and, paid, its sale (with sale.created
+ * and sale.paid on `events`). The decline reason when refused (its transaction is still recorded).
+ */
+export async function chargeExtra(
+  tx: SqlExecutor,
+  gateway: PaymentGateway,
+  t: Terms,
+  charge: { amount: number; priceId: string; productId: string; key: string; description: string; at: Date },
+  events: Events,
+): Promise<string | null> {
+  const currency = t.currency.toUpperCase();
+  const charged = summarize(
+    await callGateway(() =>
+      gateway.chargeCard(
+        {
+          reference: t.id,
+          amount: charge.amount,
+          currency,
+          installments: 1,
+          noFeesInstallments: true,
+          card: { token: t.card_token_id! },
+          capture: true,
+          description: charge.description,
+        },
+        charge.key,
+      ),
+    ),
+  );
+  const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
+  if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
+  const sale = {
+    id: uuidv7(),
+    subscription_id: t.id,
+    customer_id: t.customer_id,
+    product_id: charge.productId,
+    price_id: charge.priceId,
+    currency,
+    subtotal_amount: charge.amount,
+    discount_amount: 0,
+    amount: charge.amount,
+    installments: 1,
+    payment_method: 'credit_card',
+    status: 'paid',
+  };
+  await tx.execute(
+    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
+       currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
+       updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 1, 'credit_card', 'paid', ?, ?)`,
+    [
+      sale.id,
+      t.organization_id,
+      transactionId,
+      t.customer_id,
+      charge.productId,
+      charge.priceId,
+      t.id,
+      currency,
+      charge.amount,
+      charge.amount,
+      charge.at,
+      charge.at,
+    ],
+  );
+  events.push(['sale.created', sale], ['sale.paid', sale]);
+  return null;
+}
+
+/**
+ * Gives back up to `amount` of a period's payment (a credit the subscription holds): the refund at the
+ * gateway, recorded on its transaction and sale (sale.refunded on `events`). What was given back: no
+ * more than the payment has left.
+ */
+export async function refundCredit(
+  tx: SqlExecutor,
+  gateway: PaymentGateway,
+  t: Terms,
+  refund: { payment: PaymentSummary; amount: number; key: string },
+  events: Events,
+): Promise<number> {
+  const { payment } = refund;
+  const amount = Math.min(refund.amount, payment.capturedAmount - payment.refundedAmount);
+  if (amount <= 0) return 0;
+  const refunded = summarize(await callGateway(() => gateway.refund(payment.id, amount, refund.key)));
+  const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, refunded);
+  await recordRefunds(tx, transactionId, refunded, events);
+  return amount;
+}
+
+/**
+ * A payment's refunds as the gateway counts them, on its transaction and its sale (with sale.refunded
+ * on `events`): the totals are written, so recording the same refunds again changes nothing.
+ */
+export async function recordRefunds(
+  tx: SqlExecutor,
+  transactionId: string,
+  payment: PaymentSummary,
+  events: Events,
+): Promise<void> {
+  const { capturedAmount: captured, refundedAmount: total } = payment;
+  await tx.execute('update transactions set refunded_amount = ?, status = ? where id = ?', [
+    total,
+    transactionStatusAfterRefunds(captured, total),
+    transactionId,
+  ]);
+  const status = saleStatusAfterRefunds(captured, total);
+  const [sale] = await tx.execute<Row[]>(
+    `update sales set status = ?, refunded_amount = least(amount, ?), updated_at = now()
+     where transaction_id = ? returning id, refunded_amount`,
+    [status, total, transactionId],
+  );
+  if (sale) events.push(['sale.refunded', { sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status }]);
+}

@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Checkout, Organization, Price, Product } from '../db/entities/index.ts';
+import { maxInstallments } from '../domain/checkout-pricing.ts';
+import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
+import { notFound } from './errors.ts';
+import type { CheckoutEntity, PublicCheckout } from './schemas/checkouts.ts';
+import { iso } from './schemas/common.ts';
+
+/** What a buyer's side reaches of a checkout: by its client secret, and the hosted page's view of it. */
+
+/** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
+export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {
+  const [product, price, organization] = await Promise.all([
+    em.findOneOrFail(Product, { id: checkout.productId }),
+    em.findOneOrFail(Price, { id: checkout.productPriceId }),
+    em.findOneOrFail(Organization, { id: checkout.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+  ]);
+  return {
+    id: checkout.id,
+    status: checkout.status,
+    amount: Number(checkout.amount),
+    currency: checkout.currency,
+    subtotal_amount: Number(checkout.subtotalAmount),
+    discount_amount: Number(checkout.discountAmount),
+    quantity: checkout.quantity,
+    product: { id: product.id, name: product.name, description: product.description ?? null },
+    price: {
+      id: price.id,
+      type: price.type,
+      interval: price.interval ?? null,
+      interval_count: price.intervalCount ?? null,
+      unit_amount: Number(price.unitAmount),
+    },
+    customer_email: checkout.customerEmail ?? null,
+    customer_name: checkout.customerName ?? null,
+    success_url: checkout.successUrl ?? null,
+    cancel_url: checkout.cancelUrl ?? null,
+    expires_at: iso(checkout.expiresAt)!,
+    allow_discount_codes: checkout.allowDiscountCodes,
+    require_billing_address: checkout.requireBillingAddress,
+    is_business_customer: checkout.isBusinessCustomer,
+    trial_interval: checkout.trialInterval ?? null,
+    trial_interval_count: checkout.trialIntervalCount ?? null,
+    payment_method: checkout.paymentMethod ?? null,
+    gateway_payment_data: checkout.gatewayPaymentData ?? null,
+    decline_reason: checkout.declineReason ?? null,
+    max_installments: maxInstallments(price),
+    no_fees_installments: checkout.noFeesInstallments,
+    installment_options: installmentOptions(
+      Number(checkout.amount),
+      { noFees: checkout.noFeesInstallments, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
+      maxInstallments(price),
+    ).map((o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! })),
+    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
+  };
+}
+
+/** The shape of the client secrets we hand out: anything else is not looked up. */
+export const isClientSecret = (value: string) => /^cs_[A-Za-z0-9_-]{43}$/.test(value);
+
+/** The checkout a client_secret opens; an unknown secret is a 404. */
+export async function checkoutByClientSecret(em: EntityManager, clientSecret: string): Promise<CheckoutEntity> {
+  const checkout = isClientSecret(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
+  if (!checkout) throw notFound('Checkout');
+  return checkout;
+}
