@@ -47,6 +47,18 @@ export interface PreparedConfirmation {
   renewal?: { subscriptionId: string; period: number } | null;
   /** An upgrade checkout: the subscription that moves to its price (domain/upgrades.ts). */
   upgrade?: { subscriptionId: string } | null;
+  /**
+   * The confirmation's number, carried by its payment call's gateway key: counted on the checkout's
+   * row, so a run started again never reuses a number. Absent in runs recorded before it was stored.
+   */
+  slot?: number;
+}
+
+/** What a confirmation asked the gateway for, kept on the checkout (its `confirmation` column). */
+interface StoredConfirmation {
+  payment_method: ConfirmCheckoutInput['paymentMethod'];
+  card: ConfirmCheckoutInput['card'];
+  installments: number;
 }
 
 export function wireCheckout(c: CheckoutEntity) {
@@ -117,7 +129,12 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
      * is checked here, before any money moves, so nothing can refuse the record after a capture.
      * The row lock serializes this with the merchant's PATCH, which refuses a checkout that is not open.
      */
-    async prepareConfirmation(checkoutId: string, request: ConfirmCheckoutInput): Promise<PreparedConfirmation> {
+    async prepareConfirmation(
+      checkoutId: string,
+      request: ConfirmCheckoutInput,
+      /** The run's own next number: a run from before the number was stored may have counted further. */
+      leastSlot = 1,
+    ): Promise<PreparedConfirmation> {
       // Plain statements: this runs for every confirmation, and entity tracking would cost more
       // than the statements themselves.
       return plainSql(orm).transaction(async (sql) => {
@@ -144,13 +161,21 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
           c.status = 'confirmed';
           c.payment_method = request.paymentMethod;
+          c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
+          const confirmation: StoredConfirmation = {
+            payment_method: request.paymentMethod,
+            card: request.card,
+            installments: request.installments,
+          };
           await tx.execute(
-            `update checkouts set status = 'confirmed', payment_method = ?, decline_reason = null,
-               gateway_payment_data = null, customer_email = ?, customer_name = ?, customer_tax_id = ?,
-               discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
+            `update checkouts set status = 'confirmed', payment_method = ?, payment_slot = ?, confirmation = ?,
+               decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
+               customer_tax_id = ?, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
              where id = ?`,
             [
               c.payment_method,
+              c.payment_slot,
+              JSON.stringify(confirmation),
               c.customer_email,
               c.customer_name,
               c.customer_tax_id,
@@ -195,6 +220,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
               ? { subscriptionId: c.subscription_id, period: c.renewal_period }
               : null,
           upgrade: c.subscription_id && c.renewal_period === null ? { subscriptionId: c.subscription_id } : null,
+          slot: c.payment_slot,
           recurring:
             c.price_type === 'recurring' && c.price_interval
               ? {
@@ -256,6 +282,7 @@ interface PreparingRow {
   customer_name: string | null;
   customer_tax_id: string | null;
   payment_method: string | null;
+  payment_slot: number;
   trial_interval: PeriodInterval | null;
   trial_interval_count: number | null;
   recurrence_billing: 'gateway' | 'manual';

@@ -3,7 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import { plainSql, type Row } from '../db/plain-sql.ts';
-import type { PendingPaymentKind } from '../domain/checkout.ts';
+import type {
+  ConfirmCardToken,
+  ConfirmCheckoutInput,
+  ConfirmPaymentMethod,
+  PendingPaymentKind,
+} from '../domain/checkout.ts';
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
@@ -41,6 +46,12 @@ export interface IssuedPendingPayment {
 /** A confirmed checkout with a pix or boleto issued (its payment data stored) and not yet settled. */
 const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
   and gateway_payment_data->>'transaction_id' is not null`;
+/**
+ * Confirmed checkouts whose payment call's answer was never recorded: the run was lost between the
+ * confirmation and the call's answer (the call may or may not have reached the gateway). Rows confirmed
+ * before the confirmation was kept cannot be asked about and are left out.
+ */
+const PAYMENT_IN_FLIGHT = `status = 'confirmed' and gateway_payment_data is null and confirmation is not null`;
 
 /** What the sweep pages through: `from` in the order of `id` (its id column, selected as `id`). */
 interface SweepQuery {
@@ -72,7 +83,7 @@ export const SWEEP_QUERIES = {
   checkouts: {
     select: 'id, organization_id, workflow_id, status, expires_at',
     from: 'checkouts',
-    where: `(status = 'open' or (${AWAITING_PAYMENT}))`,
+    where: `(status = 'open' or (${AWAITING_PAYMENT}) or (${PAYMENT_IN_FLIGHT}))`,
     id: 'id',
   },
 } satisfies Record<string, SweepQuery>;
@@ -163,6 +174,30 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
           expiresAt: new Date(row.expires_at as string),
         }),
       );
+    },
+
+    /**
+     * The confirmation whose payment call a lost run made without recording its answer, as the buyer
+     * sent it (without the buyer's details, written on the checkout already); null when there is none.
+     * A checkout workflow started again asks the gateway about the call it keyed (workflows/checkout.ts).
+     */
+    async paymentInFlight(checkoutId: string): Promise<ConfirmCheckoutInput | null> {
+      const [row] = await db.query(`select confirmation from checkouts where id = ? and ${PAYMENT_IN_FLIGHT}`, [
+        checkoutId,
+      ]);
+      if (!row) return null;
+      const c = row.confirmation as {
+        payment_method: ConfirmPaymentMethod;
+        card: ConfirmCardToken | null;
+        installments: number;
+      };
+      return {
+        paymentMethod: c.payment_method,
+        card: c.card,
+        installments: c.installments,
+        buyer: { email: null, name: null, taxId: null },
+        discountCode: null,
+      };
     },
 
     /**

@@ -125,6 +125,7 @@ export const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
 export const UPGRADE_PATCH = 'upgrade-checkout';
 export const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
 export const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
+export const RESUME_IN_FLIGHT_PATCH = 'checkout-resume-payment-in-flight';
 
 /** Whether an activity (or local activity, whose failure may arrive unwrapped) failed with `type`. */
 export function isFailure(err: unknown, type: string): boolean {

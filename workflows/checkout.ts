@@ -30,6 +30,7 @@ import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-at
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { renewalPaidSignal } from './subscription.ts';
 import { startSubscriptionWorkflow, undoLateArrivals } from './checkout-aftermath.ts';
+import { lostPayment, type LostPayment } from './checkout-resume.ts';
 import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
@@ -89,10 +90,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   });
 
   async function confirm(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
-    const prepared = await records.prepareConfirmation(checkoutId, request);
+    const prepared = await records.prepareConfirmation(checkoutId, request, slots + 1);
     state.status = 'confirmed';
     state.declineReason = null;
-    const attempt: Attempt = { request, prepared, slot: ++slots };
+    slots = prepared.slot ?? slots + 1;
+    const attempt: Attempt = { request, prepared, slot: slots };
     if (!requiresCharge(prepared.amount)) return recordSale(attempt, null);
     let outcome: { payment: PaymentSummary; payBy: string | null } | null;
     try {
@@ -343,8 +345,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   loaded = true;
   const expiresAt = Date.parse(checkout.expiresAt);
   // Started again on a confirmed checkout (the sweep, after its run was lost): a pix or boleto it
-  // issued is waited for as before. Runs recorded before this was possible replay without the step.
-  if (state.status === 'confirmed' && !input.openUntil && patched(RESUME_PAYMENT_PATCH)) await resumePendingPayment();
+  // issued is waited for as before, a payment call whose answer it lost is asked about. Runs recorded
+  // before this was possible replay without the step.
+  const lost = state.status === 'confirmed' && !input.openUntil && patched(RESUME_PAYMENT_PATCH);
+  if (lost) await resume(await lostPayment(checkoutId));
 
   for (;;) {
     if (state.confirming) {
@@ -374,30 +378,19 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   if (doubtful.length > 0) await undoLateArrivals(checkoutId, doubtful, recordedPaymentId);
   return { status: state.status };
 
-  /**
-   * The pix or boleto a lost run issued, picked up as that run left it, with what the confirmation
-   * fixed (read again: the checkout is confirmed, so nothing changes). The gateway is asked at once,
-   * as if it had sent a notice: one may have come while no run was there to hear it, and a deadline
-   * that passed meanwhile is reconciled there (paid: recorded; else cancelled, then failed).
-   */
-  async function resumePendingPayment(): Promise<void> {
-    const issued = await records.issuedPendingPayment(checkoutId);
-    if (!issued) return;
-    const request: ConfirmCheckoutInput = {
-      paymentMethod: issued.kind,
-      card: null,
-      installments: 1,
-      buyer: { email: null, name: null, taxId: null },
-      discountCode: null,
-    };
-    const prepared = await records.prepareConfirmation(checkoutId, request);
-    pending = {
-      attempt: { request, prepared, slot: 0 },
-      transactionId: issued.transactionId,
-      kind: issued.kind,
-      payBy: Date.parse(issued.payBy),
-    };
-    state.pendingTransactionId = issued.transactionId;
-    notices.push(issued.transactionId);
+  /** Picks up what a lost run left (workflows/checkout-resume.ts) as that run would have gone on. */
+  async function resume(left: LostPayment): Promise<void> {
+    if (left && 'pending' in left) {
+      pending = left.pending;
+      state.pendingTransactionId = pending.transactionId;
+      // As if the gateway had sent a notice: one may have come while no run was there to hear it, and
+      // a deadline that passed meanwhile is reconciled there (paid: recorded; else cancelled, then failed).
+      notices.push(pending.transactionId);
+    } else if (left) {
+      slots = left.inFlight.slot;
+      if (!requiresCharge(left.inFlight.prepared.amount)) return void (await recordSale(left.inFlight, null));
+      unresolved = left.inFlight;
+      state.processing = true;
+    }
   }
 }

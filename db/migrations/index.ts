@@ -14,6 +14,7 @@ import { Migration0013SubscriptionAnchorPeriod } from './0013-subscription-ancho
 import { Migration0014RenewalCheckoutBalance } from './0014-renewal-checkout-balance.ts';
 import { Migration0015GatewayBalanceSettlement } from './0015-gateway-balance-settlement.ts';
 import { Migration0016SweepIndexes } from './0016-sweep-indexes.ts';
+import { Migration0017CheckoutPaymentAttempts } from './0017-checkout-payment-attempts.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: '0014-renewal-checkout-balance', class: Migration0014RenewalCheckoutBalance },
   { name: '0015-gateway-balance-settlement', class: Migration0015GatewayBalanceSettlement },
   { name: '0016-sweep-indexes', class: Migration0016SweepIndexes },
+  { name: '0017-checkout-payment-attempts', class: Migration0017CheckoutPaymentAttempts },
 ];

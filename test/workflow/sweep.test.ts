@@ -9,7 +9,11 @@ import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../workflows/sweep.ts';
 import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { APPROVED_CARD_CONFIRMATION } from '../helpers/checkout-books.ts';
+import { checkoutGates, heldAtGatesColumns } from '../helpers/checkout-gates.ts';
+import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import type { Gate } from '../helpers/gates.ts';
+import { ledgerOf, makeCheckout, recordHistory, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 
@@ -173,6 +177,94 @@ describe('the sweep and open checkouts', () => {
     expect((await checkoutRow(open.id)).status).toBe('expired');
   });
 });
+
+describe('the sweep and confirmations whose payment call was lost', () => {
+  it('a card captured while the run was lost: the new run asks the gateway and records the sale, captured once', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 3_100 });
+    await withGates(c, 'charges', async (gate) => {
+      const answered = confirmCard(c.clientSecret, APPROVED);
+      await heldAt(c.organizationId, 'charges');
+      const lostRun = await lose(checkoutWorkflowId(c.id));
+      await gate.open(); // the capture was committed before the gate; its answer goes nowhere
+      await answered;
+      expect(await checkoutRow(c.id)).toMatchObject({ status: 'confirmed', gateway_payment_data: null });
+
+      expect((await sweep()).checkouts).toBeGreaterThanOrEqual(1);
+      expect(await newRunResult(checkoutWorkflowId(c.id), lostRun)).toEqual({ status: 'succeeded' });
+    });
+    await recordHistory(temporal, 'card-resumed-capture-found', c.id);
+    expect(await sql('select status, amount::int as amount from sales where checkout_id = ?', [c.id])).toEqual([
+      { status: 'paid', amount: 3_100 },
+    ]);
+    expect(await ledgerOf(api.orm, c.id)).toEqual({ captures: 1, captured: 3_100, refunds: 0, refunded: 0 });
+  });
+
+  it('a confirmation lost before its call reached the gateway: the checkout opens again, and the next confirmation pays', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 3_200 });
+    await withGates(c, 'confirmations', async (gate) => {
+      const answered = confirmCard(c.clientSecret, APPROVED);
+      await heldAt(c.organizationId, 'confirmations');
+      await lose(checkoutWorkflowId(c.id));
+      await gate.open(); // the confirmation commits; no run is left to make the call
+      await answered;
+      await waitForCheckoutStatus(api.orm, c.id, 'confirmed');
+    });
+
+    await sweep();
+    expect(await waitForCheckoutStatus(api.orm, c.id, 'open')).toMatchObject({ decline_reason: 'processing_error' });
+    expect(await ledgerOf(api.orm, c.id)).toMatchObject({ captures: 0 });
+    expect((await confirmCard(c.clientSecret, APPROVED)).body.status).toBe('succeeded');
+    expect(await ledgerOf(api.orm, c.id)).toEqual({ captures: 1, captured: 3_200, refunds: 0, refunded: 0 });
+    await recordHistory(temporal, 'card-resumed-never-charged', c.id);
+  });
+
+  it('a checkout declined before its run was lost is charged anew once started again, not answered the old decline', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 3_300, expiresInMs: 10 * 60_000 });
+    expect((await confirmCard(c.clientSecret, DECLINED)).body).toMatchObject({ decline_reason: 'card_declined' });
+    const lostRun = await lose(checkoutWorkflowId(c.id));
+    await sweep();
+    await describedWhen(checkoutWorkflowId(c.id), (d) => d.status === 'RUNNING' && d.runId !== lostRun);
+
+    expect((await confirmCard(c.clientSecret, APPROVED)).body.status).toBe('succeeded');
+    expect(await ledgerOf(api.orm, c.id)).toEqual({ captures: 1, captured: 3_300, refunds: 0, refunded: 0 });
+  });
+});
+
+const APPROVED = APPROVED_CARD_CONFIRMATION.card.number;
+const DECLINED = '4000000000000002';
+
+/** The buyer confirms with a card (typed into confirm-sdk); the route's answer. */
+function confirmCard(clientSecret: string, number: string) {
+  return api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, {
+    body: { ...APPROVED_CARD_CONFIRMATION, card: { ...APPROVED_CARD_CONFIRMATION.card, number } },
+  });
+}
+
+/** Runs `body` with one of the checkout gates (test/helpers/checkout-gates.ts) closed for this checkout. */
+async function withGates(
+  c: { id: string; organizationId: string },
+  name: 'charges' | 'confirmations',
+  body: (gate: Gate) => Promise<void>,
+): Promise<void> {
+  const gates = await checkoutGates(TEST_DATABASE_URL, c.organizationId, {
+    recordingDelaySeconds: 0,
+    only: { [name]: [c.id] },
+  });
+  try {
+    await gates[name].close();
+    await body(gates[name]);
+  } finally {
+    await gates.remove();
+  }
+}
+
+/** Waits until a statement of the organization's checkouts is held at the gate. */
+async function heldAt(organizationId: string, name: 'charges' | 'confirmations'): Promise<void> {
+  await waitFor(async () => {
+    const [held] = await sql(`select ${heldAtGatesColumns(organizationId)}`);
+    return held![name] > 0;
+  });
+}
 
 const sql = (query: string, params: unknown[] = []) =>
   api.orm.em.getConnection().execute<Record<string, any>[]>(query, params);

@@ -1,0 +1,42 @@
+import { patched } from '@temporalio/workflow';
+import type { ConfirmCheckoutInput, PendingPaymentKind } from '../domain/checkout.ts';
+import { records, RESUME_IN_FLIGHT_PATCH, type Attempt } from './checkout-definitions.ts';
+
+/**
+ * What a lost run left on a checkout it had confirmed, for the run the sweep starts again on it: a pix
+ * or boleto issued and waited for, or a payment call whose answer it never recorded (the new run asks
+ * the gateway what became of it, by the call's key). Null when it left neither.
+ */
+export type LostPayment =
+  | { pending: { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number } }
+  | { inFlight: Attempt }
+  | null;
+
+export async function lostPayment(checkoutId: string): Promise<LostPayment> {
+  const issued = await records.issuedPendingPayment(checkoutId);
+  if (issued) {
+    // What the confirmation fixed is read again (the checkout is confirmed, so nothing changes).
+    const request: ConfirmCheckoutInput = {
+      paymentMethod: issued.kind,
+      card: null,
+      installments: 1,
+      buyer: { email: null, name: null, taxId: null },
+      discountCode: null,
+    };
+    const prepared = await records.prepareConfirmation(checkoutId, request);
+    return {
+      pending: {
+        attempt: { request, prepared, slot: prepared.slot ?? 0 },
+        transactionId: issued.transactionId,
+        kind: issued.kind,
+        payBy: Date.parse(issued.payBy),
+      },
+    };
+  }
+  // Runs that resumed before in-flight calls were kept replay without the step.
+  if (!patched(RESUME_IN_FLIGHT_PATCH)) return null;
+  const request = await records.paymentInFlight(checkoutId);
+  if (!request) return null;
+  const prepared = await records.prepareConfirmation(checkoutId, request);
+  return { inFlight: { request, prepared, slot: prepared.slot ?? 0 } };
+}
