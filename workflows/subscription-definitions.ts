@@ -1,4 +1,11 @@
-import { defineQuery, defineSignal, defineUpdate, proxyActivities } from '@temporalio/workflow';
+import {
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RenewalCharge, RenewalOutcome } from '../activities/subscriptions.ts';
 import type { SubscriptionRecord } from '../db/subscription-records.ts';
@@ -77,6 +84,7 @@ export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 export const RENEWAL_CHECKOUT_PATCH = 'renewal-checkout-by-workflow';
 /** Runs from before it entered gateway-billed periods without settling the subscription's balance. */
 export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
+export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
@@ -90,6 +98,19 @@ export const records = proxyActivities<Activities>({
     nonRetryableErrorTypes: ['SubscriptionNotFound', 'RenewalCheckoutRefused'],
   },
 });
+
+/**
+ * A renewal's record as a local activity: run by the worker inside the workflow task that got the
+ * charge's answer, so a renewal costs Temporal one activity and one workflow task less (a renewal storm
+ * is mostly the server's work). It is idempotent by the charge's try, so a workflow task retried after
+ * a crash records it once. Runs recorded before it was local replay with the remote one.
+ */
+const localRecords = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SubscriptionNotFound'] },
+});
+export const renewalRecords = (): Pick<Activities, 'recordRenewal'> =>
+  patched(LOCAL_RECORD_PATCH) ? localRecords : records;
 
 /**
  * The renewal charge: retried with the same key (period and try) until the gateway answers, so a

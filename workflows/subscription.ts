@@ -27,6 +27,7 @@ import {
   INVALID_CLOCK,
   payments,
   records,
+  renewalRecords,
   RENEWAL_CHECKOUT_PATCH,
   renewalPaidSignal,
   subscriptionStateQuery,
@@ -297,7 +298,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** A paid charge of the next period: the period is entered; true when it was (not revoked meanwhile). */
   async function paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean> {
     // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
-    const recorded = await records.recordRenewal({ ...charge, ...outcome, at, enter: !revoked });
+    const recorded = await renewalRecords().recordRenewal({ ...charge, ...outcome, at, enter: !revoked });
     state.status = recorded.status;
     if (revoked && outcome.payment) {
       // Revoked while the charge was on its way: the money goes back.

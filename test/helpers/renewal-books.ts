@@ -120,14 +120,31 @@ export interface RenewalTraces {
   retriedActivities: Record<string, number>;
   /** Workflow tasks lost with a worker (timed out) and run again elsewhere. */
   lostWorkflowTasks: number;
+  /**
+   * Renewals whose record (a local activity, run inside the workflow task that got the charge's
+   * answer) was lost with that task and run again by the next one: a workflow task timed out between
+   * the charge's answer and the record's marker.
+   */
+  recordingsRunAgain: number;
+}
+
+/** The activity type of a local activity's marker (the SDK core's JSON details), or null for another marker. */
+function localActivityType(marker: { markerName?: string | null; details?: Record<string, any> | null }) {
+  if (marker.markerName !== 'core_local_activity') return null;
+  const data = marker.details?.data?.payloads?.[0]?.data as Uint8Array | undefined;
+  return data
+    ? ((JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type ?? null)
+    : null;
 }
 
 /** What the renewing runs' histories (given by workflow id and run id) say the crashes did. */
 export async function renewalTraces(client: Client, runs: { workflowId: string; runId: string }[]) {
-  const traces: RenewalTraces = { retriedActivities: {}, lostWorkflowTasks: 0 };
+  const traces: RenewalTraces = { retriedActivities: {}, lostWorkflowTasks: 0, recordingsRunAgain: 0 };
   for (const { workflowId, runId } of runs) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const typeOf = new Map<string, string>();
+    let charged = false;
+    let lostAfterCharge = false;
     for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
       if (scheduled) typeOf.set(String(event.eventId), scheduled.activityType?.name ?? '?');
@@ -136,7 +153,14 @@ export async function renewalTraces(client: Client, runs: { workflowId: string; 
         const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
         traces.retriedActivities[type] = (traces.retriedActivities[type] ?? 0) + 1;
       }
-      if (event.workflowTaskTimedOutEventAttributes) traces.lostWorkflowTasks += 1;
+      const completed = event.activityTaskCompletedEventAttributes;
+      if (completed && typeOf.get(String(completed.scheduledEventId)) === 'chargeRenewal') charged = true;
+      if (event.workflowTaskTimedOutEventAttributes) {
+        traces.lostWorkflowTasks += 1;
+        if (charged) lostAfterCharge = true;
+      }
+      const marker = event.markerRecordedEventAttributes;
+      if (marker && localActivityType(marker) === 'recordRenewal' && lostAfterCharge) traces.recordingsRunAgain += 1;
     }
   }
   return traces;

@@ -32,6 +32,7 @@ describe('replay of recorded histories', () => {
     'direct-transaction-card.json',
     'direct-transaction-lost-answer.json',
     'subscription-renewed.json',
+    'subscription-renewed-recorded-locally.json',
     'subscription-revoked-in-dunning.json',
     'subscription-canceled-at-period-end.json',
     'subscription-hard-decline-canceled.json',
