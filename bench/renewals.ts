@@ -38,6 +38,11 @@ const GATEWAY = process.env.BENCH_RENEWAL_GATEWAY ?? 'http';
  * 2-core machine sustains (0: all at the instant, a flood).
  */
 const spreadSec = (n: number) => Number(process.env.BENCH_RENEWAL_SPREAD_SEC ?? Math.ceil(n / 8));
+/**
+ * `1`: the interactive queue in a worker process of its own besides the storm's workers, which then
+ * poll only the batch queue (WORKER_TASK_QUEUES); by default every worker polls both.
+ */
+const INTERACTIVE_WORKER = process.env.BENCH_RENEWAL_INTERACTIVE_WORKER === '1';
 const PROBE_PER_SEC = Number(process.env.BENCH_PROBE_CHECKOUTS_PER_SEC ?? 2);
 const REST_MS = Number(process.env.BENCH_PROBE_REST_SEC ?? 60) * 1000;
 /** How long before the due instant the subscriptions are written (their workflows start meanwhile). */
@@ -101,12 +106,14 @@ async function settle(readers: CpuReaders, dueAt: Date): Promise<number | null> 
   return null;
 }
 async function storm(databaseUrl: string, n: number, workers: number): Promise<StormFigures> {
-  log(`${n} renewals, ${workers} worker process(es): starting the stack`);
+  const shape = INTERACTIVE_WORKER ? ' polling the batch queue, and one for the interactive queue' : '';
+  log(`${n} renewals, ${workers} worker process(es)${shape}: starting the stack`);
   const stack: Stack = await startStack(databaseUrl, {
     temporalPort: TEMPORAL_PORT,
     apiPort: API_PORT,
     taskQueue: TASK_QUEUE,
     workers,
+    interactiveWorker: INTERACTIVE_WORKER,
     env: { BATCH_ACTIVITIES_PER_SECOND: BATCH_RATE, RENEWAL_SPREAD_SECONDS: String(spreadSec(n)) },
     ...(GATEWAY === 'http' ? { gatewayPort: GATEWAY_PORT } : {}),
   });
@@ -212,6 +219,7 @@ function print(results: StormFigures[]): void {
       'wall ms/renewal': round(f.totalMs / f.n, 2),
       'CPU ms/renewal (stack)': round(stackCpu(f)),
       'worker peak RSS MiB': f.peakRssMiB.join(' + '),
+      'confirm p50 rest → storm ms': `${percentile(f.rest.confirm, 50)} → ${percentile(f.storm.confirm, 50)}`,
       'confirm p99 rest → storm ms': `${percentile(f.rest.confirm, 99)} → ${percentile(f.storm.confirm, 99)}`,
       'probe n rest / storm': `${f.rest.confirm.length} / ${f.storm.confirm.length}`,
       'probe failed': f.rest.failed + f.storm.failed,

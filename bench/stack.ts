@@ -41,6 +41,11 @@ export interface StackOptions {
    * own process (`npm run gateway:sim` on this port) that they call over HTTP, as a real gateway.
    */
   gatewayPort?: number;
+  /**
+   * The interactive queue in a worker process of its own (WORKER_TASK_QUEUES=interactive), the `workers`
+   * processes polling only the batch queue; otherwise each of them polls both.
+   */
+  interactiveWorker?: boolean;
 }
 
 export async function startStack(databaseUrl: string, options: StackOptions): Promise<Stack> {
@@ -88,9 +93,17 @@ export async function startStack(databaseUrl: string, options: StackOptions): Pr
       gateway = await startServer(path.join(REPO_ROOT, 'gateway/server-main.ts'), gatewayEnv, options.gatewayPort);
     }
     // One after the other: each bundles the workflow code, which takes a core for a few seconds.
-    for (let i = 0; i < (options.workers ?? 1); i++)
+    const queues = options.interactiveWorker
+      ? ['interactive', ...Array<string>(options.workers ?? 1).fill('batch')]
+      : Array<string>(options.workers ?? 1).fill('all');
+    for (const WORKER_TASK_QUEUES of queues)
       children.push(
-        await startServer(path.join(REPO_ROOT, 'worker/main.ts'), { ...env, ...WORKER_ENV }, null, WORKER_NODE_ARGS),
+        await startServer(
+          path.join(REPO_ROOT, 'worker/main.ts'),
+          { ...env, ...WORKER_ENV, WORKER_TASK_QUEUES },
+          null,
+          WORKER_NODE_ARGS,
+        ),
       );
     children.push(await startServer(path.join(REPO_ROOT, 'api/server.ts'), env, options.apiPort));
   } catch (err) {

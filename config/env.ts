@@ -29,6 +29,11 @@ const schema = z.object({
    */
   WORKER_BATCH_MAX_CACHED_WORKFLOWS: int.min(2).default(25),
   /**
+   * The task queues this worker process polls: both, or one of them, so the buyers' queue can run in a
+   * process of its own whose event loop a renewal storm never holds up (docs/decisions.md).
+   */
+  WORKER_TASK_QUEUES: z.enum(['all', 'interactive', 'batch']).default('all'),
+  /**
    * Renewals due at one instant are tried over this many seconds after it, each subscription at its own
    * fixed offset (domain/subscriptions.ts, renewalDelayMs), so a book renewing at once never floods
    * Temporal, the database and the gateway. 0: each at its period's end. Periods do not move.

@@ -59,17 +59,15 @@ async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>>
 
 const connected = await connectWorker();
 if (connected) {
-  const { worker, batchWorker, connection } = connected;
+  const { workers, taskQueues, connection } = connected;
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
-  const running = Promise.all([worker.run(), batchWorker.run()]);
+  const running = Promise.all(workers.map((w) => w.run()));
   // Registered by whichever worker starts first; a failure only delays them to the next start.
   await ensureSchedules(temporal, config).catch((err: unknown) =>
     logger.warn(`Temporal Schedules not registered (${err instanceof Error ? err.message : String(err)})`),
   );
   // The line scripts and tests wait on: the worker polls its task queue from here on.
-  process.stdout.write(
-    `worker ready: task queues ${config.TEMPORAL_TASK_QUEUE} and ${batchTaskQueue(config.TEMPORAL_TASK_QUEUE)}, pid ${process.pid}\n`,
-  );
+  process.stdout.write(`worker ready: task queues ${taskQueues.join(' and ')}, pid ${process.pid}\n`);
   await running;
   await connection.close();
 }

@@ -26,8 +26,8 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
       state: {
         note:
-          'Starts the missing workflow of every live subscription, pending invoice and open or pix/boleto-pending ' +
-          'checkout (see docs/decisions.md)',
+          'Starts the missing workflow of every live subscription, pending invoice and unsettled checkout ' +
+          '(see docs/decisions.md)',
       },
     });
   } catch (err) {

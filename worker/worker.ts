@@ -10,15 +10,16 @@ export { workflowsPath };
 export const batchActivitySlots = (poolMax: number) => Math.max(1, Math.floor(poolMax / 2));
 
 /**
- * Builds the worker of the interactive task queue and the worker of its batch queue (domain/task-queues.ts),
- * on one connection: both run every workflow and activity (a run started on either is served), and the
- * batch queue's activities are rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers).
+ * Builds the Worker of the interactive task queue and the Worker of its batch queue
+ * (domain/task-queues.ts), or only the one WORKER_TASK_QUEUES names, on one connection: each runs every
+ * workflow and activity (a run started on either queue is served), and the batch queue's activities are
+ * rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers).
  */
 export async function createWorker(
   config: Config,
   deps: ActivityDeps,
   overrides: Partial<WorkerOptions> = {},
-): Promise<{ worker: Worker; batchWorker: Worker; connection: NativeConnection }> {
+): Promise<{ workers: Worker[]; taskQueues: string[]; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const activities = createActivities(deps);
   // Bundled once for both workers (a bundle is built per Worker otherwise), in a child process.
@@ -31,17 +32,25 @@ export async function createWorker(
     ...overrides,
     workflowBundle,
   };
-  const worker = await Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE });
-  const batchWorker = await Worker.create({
-    ...options,
-    taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    maxTaskQueueActivitiesPerSecond: config.BATCH_ACTIVITIES_PER_SECOND,
-    // Its runs wait days between tasks: few are kept in memory (no more tasks at once than are kept).
-    maxCachedWorkflows: config.WORKER_BATCH_MAX_CACHED_WORKFLOWS,
-    maxConcurrentWorkflowTaskExecutions: Math.min(40, config.WORKER_BATCH_MAX_CACHED_WORKFLOWS),
-    // A renewal holds a connection across its gateway call: the batch queue's activities never take more
-    // than half the pool, so a storm waits in Temporal's queue, not on the pool (and buyers keep the rest).
-    maxConcurrentActivityTaskExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
-  });
-  return { worker, batchWorker, connection };
+  const interactive = (): Promise<Worker> => Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const batch = (): Promise<Worker> =>
+    Worker.create({
+      ...options,
+      taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
+      maxTaskQueueActivitiesPerSecond: config.BATCH_ACTIVITIES_PER_SECOND,
+      // Its runs wait days between tasks: few are kept in memory (no more tasks at once than are kept).
+      maxCachedWorkflows: config.WORKER_BATCH_MAX_CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: Math.min(40, config.WORKER_BATCH_MAX_CACHED_WORKFLOWS),
+      // A renewal holds a connection across its gateway call: the batch queue's activities never take more
+      // than half the pool, so a storm waits in Temporal's queue, not on the pool (and buyers keep the rest).
+      maxConcurrentActivityTaskExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
+      // A renewal's record runs as a local activity (workflows/subscription-definitions.ts): the same bound.
+      maxConcurrentLocalActivityExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
+    });
+  const which = config.WORKER_TASK_QUEUES;
+  const workers = [
+    ...(which === 'batch' ? [] : [await interactive()]),
+    ...(which === 'interactive' ? [] : [await batch()]),
+  ];
+  return { workers, taskQueues: workers.map((w) => w.options.taskQueue), connection };
 }
