@@ -14,6 +14,9 @@ import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
 import { createSweepActivities } from './sweeps.ts';
+import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
+import { createWebhookRelayActivities } from './webhook-relay.ts';
+import { webhookTaskQueue } from '../domain/task-queues.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -42,6 +45,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createSubscriptionChangeActivities(deps),
     ...createSweepActivities(deps),
     ...createRenewalCheckoutActivities(deps),
+    ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
+    ...createWebhookRelayActivities({
+      orm: deps.orm,
+      temporal: deps.temporal,
+      webhookQueue: deps.config && webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
+    }),
   };
 }
 

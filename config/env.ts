@@ -33,6 +33,10 @@ const schema = z.object({
    * process of its own whose event loop a renewal storm never holds up (docs/decisions.md).
    */
   WORKER_TASK_QUEUES: z.enum(['all', 'interactive', 'batch']).default('all'),
+  /** Webhook deliveries in flight at once per worker process (each waits up to 15 s on a merchant's server). */
+  WEBHOOK_DELIVERIES_AT_ONCE: int.min(1).max(1000).default(100),
+  /** How often a worker's relay reads the outbox without having been woken by a notification. */
+  WEBHOOK_RELAY_POLL_MS: int.min(100).default(5000),
   /**
    * Renewals due at one instant are tried over this many seconds after it, each subscription at its own
    * fixed offset (domain/subscriptions.ts, renewalDelayMs), so a book renewing at once never floods

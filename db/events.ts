@@ -5,38 +5,58 @@ import type { SubscriptionEvent } from '../domain/subscriptions.ts';
 import { Event } from './entities/index.ts';
 import type { SqlExecutor } from './plain-sql.ts';
 
-/** Event names of DESIGN.md: `<resource>.<change>`. */
-export type EventType =
-  | 'organization.created'
-  | 'organization.updated'
-  | 'organization_member.added'
-  | 'organization_member.removed'
-  | 'api_key.created'
-  | 'api_key.revoked'
-  | 'api_key.deleted'
-  | 'access_token.created'
-  | 'access_token.revoked'
-  | 'customer.created'
-  | 'customer.updated'
-  | 'customer.deleted'
-  | 'product.created'
-  | 'product.updated'
-  | 'price.created'
-  | 'price.updated'
-  | 'discount.created'
-  | 'discount.updated'
-  | 'discount.deleted'
-  | 'checkout_link.created'
-  | 'checkout_link.updated'
-  | 'checkout_link.deleted'
-  | 'checkout.created'
-  | 'checkout.updated'
-  | 'sale.created'
-  | 'sale.paid'
-  | 'sale.refunded'
-  | SubscriptionEvent
-  | InvoiceEvent
-  | 'refund.created';
+/** Event names of DESIGN.md (`<resource>.<change>`), as a list: what a webhook endpoint may subscribe to. */
+export const EVENT_TYPES = [
+  'organization.created',
+  'organization.updated',
+  'organization_member.added',
+  'organization_member.removed',
+  'api_key.created',
+  'api_key.revoked',
+  'api_key.deleted',
+  'access_token.created',
+  'access_token.revoked',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'product.created',
+  'product.updated',
+  'price.created',
+  'price.updated',
+  'discount.created',
+  'discount.updated',
+  'discount.deleted',
+  'checkout_link.created',
+  'checkout_link.updated',
+  'checkout_link.deleted',
+  'checkout.created',
+  'checkout.updated',
+  'sale.created',
+  'sale.paid',
+  'sale.refunded',
+  'subscription.created',
+  'subscription.active',
+  'subscription.updated',
+  'subscription.past_due',
+  'subscription.canceled',
+  'subscription.uncanceled',
+  'subscription.revoked',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.failed',
+  'invoice.voided',
+  'refund.created',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.disabled',
+  'webhook_endpoint.ping',
+] as const satisfies readonly (SubscriptionEvent | InvoiceEvent | string)[];
+
+export type EventType = (typeof EVENT_TYPES)[number];
+// Every subscription and invoice event of domain/ is in the list (a compile error otherwise).
+const _listed: readonly EventType[] = [] as (SubscriptionEvent | InvoiceEvent)[];
+void _listed;
 
 /**
  * Records an event in the outbox. Call it with the EntityManager of the transaction that makes the

@@ -5,3 +5,9 @@
  * queue's name is derived, so a workflow can name it from its own task queue, deterministically.
  */
 export const batchTaskQueue = (interactive: string) => `${interactive}-batch`;
+
+/**
+ * The webhook queue: delivery workflows and their HTTP calls, polled with many concurrent slots (the
+ * calls wait on merchants' servers, not on our CPU), so a slow endpoint never takes a buyer's slot.
+ */
+export const webhookTaskQueue = (interactive: string) => `${interactive}-webhooks`;

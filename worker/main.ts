@@ -2,9 +2,10 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
 import { openGateway } from '../gateway/index.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
+import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
 import { ensureSchedules } from './schedules.ts';
 import { createTemporalClient } from './temporal-client.ts';
+import { startRelayLoop } from './webhook-relay.ts';
 import { createWorker } from './worker.ts';
 
 const config = loadConfigOrExit('worker');
@@ -66,9 +67,22 @@ if (connected) {
   await ensureSchedules(temporal, config).catch((err: unknown) =>
     logger.warn(`Temporal Schedules not registered (${err instanceof Error ? err.message : String(err)})`),
   );
+  // The worker that delivers webhooks also relays the outbox to them.
+  const webhookQueue = webhookTaskQueue(config.TEMPORAL_TASK_QUEUE);
+  const relay = taskQueues.includes(webhookQueue)
+    ? startRelayLoop({
+        databaseUrl: config.DATABASE_URL,
+        orm,
+        temporal,
+        webhookQueue,
+        pollMs: config.WEBHOOK_RELAY_POLL_MS,
+        log: (message) => logger.warn(message),
+      })
+    : null;
   // The line scripts and tests wait on: the worker polls its task queue from here on.
   process.stdout.write(`worker ready: task queues ${taskQueues.join(' and ')}, pid ${process.pid}\n`);
   await running;
+  await relay?.stop();
   await connection.close();
 }
 await temporal.connection.close();

@@ -1,7 +1,11 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
+import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
+import { WEBHOOK_RELAY_SCHEDULE_ID, webhookRelayWorkflow } from '../workflows/webhook-relay.ts';
 import { billingSweepWorkflow, SWEEP_SCHEDULE_ID } from '../workflows/sweep.ts';
+
+/** How often the webhook relay's safety sweep runs. */
+export const WEBHOOK_RELAY_EVERY = '1 minute';
 
 /** How often the sweep runs. */
 export const SWEEP_EVERY = '1 hour';
@@ -29,6 +33,22 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
           'Starts the missing workflow of every live subscription, pending invoice and unsettled checkout ' +
           '(see docs/decisions.md)',
       },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId: WEBHOOK_RELAY_SCHEDULE_ID,
+      spec: { intervals: [{ every: WEBHOOK_RELAY_EVERY }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: webhookRelayWorkflow,
+        workflowId: WEBHOOK_RELAY_SCHEDULE_ID,
+        taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      state: { note: "Relays outbox events the workers' LISTEN loops missed to webhook deliveries" },
     });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;

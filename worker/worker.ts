@@ -1,7 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config/env.ts';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
+import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
 import { bundleInChild, workflowsPath } from './bundle.ts';
 
 export { workflowsPath };
@@ -10,8 +10,8 @@ export { workflowsPath };
 export const batchActivitySlots = (poolMax: number) => Math.max(1, Math.floor(poolMax / 2));
 
 /**
- * Builds the Worker of the interactive task queue and the Worker of its batch queue
- * (domain/task-queues.ts), or only the one WORKER_TASK_QUEUES names, on one connection: each runs every
+ * Builds the Worker of the interactive task queue and those of its batch and webhook queues
+ * (domain/task-queues.ts), or only the interactive or the background ones (WORKER_TASK_QUEUES), on one connection: each runs every
  * workflow and activity (a run started on either queue is served), and the batch queue's activities are
  * rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers).
  */
@@ -47,10 +47,20 @@ export async function createWorker(
       // A renewal's record runs as a local activity (workflows/subscription-definitions.ts): the same bound.
       maxConcurrentLocalActivityExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
     });
+  // Deliveries wait on merchants' servers, not on the database (a short statement before and after the
+  // call): many at once, their runs (asleep between attempts for hours) few in memory.
+  const webhooks = (): Promise<Worker> =>
+    Worker.create({
+      ...options,
+      taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
+      maxCachedWorkflows: config.WORKER_BATCH_MAX_CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: Math.min(40, config.WORKER_BATCH_MAX_CACHED_WORKFLOWS),
+      maxConcurrentActivityTaskExecutions: config.WEBHOOK_DELIVERIES_AT_ONCE,
+    });
   const which = config.WORKER_TASK_QUEUES;
   const workers = [
     ...(which === 'batch' ? [] : [await interactive()]),
-    ...(which === 'interactive' ? [] : [await batch()]),
+    ...(which === 'interactive' ? [] : [await batch(), await webhooks()]),
   ];
   return { workers, taskQueues: workers.map((w) => w.options.taskQueue), connection };
 }

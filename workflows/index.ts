@@ -5,3 +5,5 @@ export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
 export { invoiceWorkflow } from './invoice.ts';
 export { billingSweepWorkflow } from './sweep.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { webhookRelayWorkflow } from './webhook-relay.ts';

@@ -10,8 +10,8 @@ import { createWorker } from '../../worker/worker.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 
 /**
- * WORKER_TASK_QUEUES: a worker process polls the interactive queue and its batch queue, or only one of
- * them (README, Running more workers), against the test run's Temporal server.
+ * WORKER_TASK_QUEUES: a worker process polls the interactive queue and its batch and webhook queues, or
+ * only the interactive one or only the other two (README, Running more workers), against the test run's Temporal server.
  */
 let orm: Orm;
 let workflowBundle: { code: string };
@@ -45,9 +45,9 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
 
 describe('the task queues a worker polls', () => {
   it.each([
-    ['all', ['', '-batch']],
+    ['all', ['', '-batch', '-webhooks']],
     ['interactive', ['']],
-    ['batch', ['-batch']],
+    ['batch', ['-batch', '-webhooks']],
   ] as const)('WORKER_TASK_QUEUES=%s: the queues %j', async (which, polled) => {
     const queue = `worker-queues-test-${which}`;
     const config = loadConfig(testEnv({ WORKER_TASK_QUEUES: which, TEMPORAL_TASK_QUEUE: queue }), 'worker');
@@ -63,7 +63,7 @@ describe('the task queues a worker polls', () => {
     try {
       // The server sees a poller on each queue the worker polls, and none on the other.
       await waitFor(async () => (await Promise.all(taskQueues.map(pollers))).every((n) => n > 0));
-      const other = ['', '-batch'].filter((suffix) => !(polled as readonly string[]).includes(suffix));
+      const other = ['', '-batch', '-webhooks'].filter((suffix) => !(polled as readonly string[]).includes(suffix));
       for (const suffix of other) expect(await pollers(queue + suffix)).toBe(0);
     } finally {
       stop();

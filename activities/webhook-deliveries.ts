@@ -1,0 +1,259 @@
+import { lookup } from 'node:dns';
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { uuidv7 } from 'uuidv7';
+import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, type Sql } from '../db/plain-sql.ts';
+import { insertEvents } from '../db/events.ts';
+import {
+  DISABLE_AFTER_FAILING_MS,
+  isSuccessStatus,
+  publicAddressRefusal,
+  type DeploymentEnv,
+} from '../domain/webhooks.ts';
+import type { DeliveryStart } from './webhook-relay.ts';
+
+/** A delivery's HTTP call gives up after this long (headers and body alike). */
+const TIMEOUT_MS = 15_000;
+/** What is kept of the endpoint's answer. */
+const EXCERPT_BYTES = 1024;
+/** Calls to one endpoint at once from one worker: a slow endpoint holds at most this many slots. */
+const PER_ENDPOINT = 4;
+
+export interface AttemptInput extends DeliveryStart {
+  /** 1-based, within this run; with the run id it keys the attempt's record. */
+  attempt: number;
+  runId: string;
+  manual: boolean;
+  /** The workflow's time of the attempt (a test clock's, under time skipping). */
+  at: string;
+  /** When the next attempt will be, should this one fail; null: this is the last. */
+  nextAttemptAt: string | null;
+}
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'gone';
+
+/**
+ * One attempt at delivering an event to an endpoint: signed per Standard Webhooks (`webhook-id` is the
+ * event's id on every attempt), posted with a 15 s timeout, only a 2xx counted, the attempt recorded
+ * with its status, latency and a bounded excerpt of the answer. The endpoint's address is checked
+ * after DNS, at the connection itself (no second lookup a rebinding could answer differently).
+ * An endpoint failing for DISABLE_AFTER_FAILING_MS is disabled, with an event to its owner.
+ */
+export function createWebhookDeliveryActivities(deps: { orm: Orm; env: DeploymentEnv }) {
+  const db = plainSql(deps.orm);
+  const agent = new Agent({ connect: { lookup: guardedLookup(deps.env), timeout: TIMEOUT_MS } });
+  const busy = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+
+  async function slot(endpointId: string): Promise<() => void> {
+    while ((busy.get(endpointId) ?? 0) >= PER_ENDPOINT) {
+      await new Promise<void>((resolve) => waiting.set(endpointId, [...(waiting.get(endpointId) ?? []), resolve]));
+    }
+    busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1);
+    return () => {
+      const left = (busy.get(endpointId) ?? 1) - 1;
+      if (left === 0) busy.delete(endpointId);
+      else busy.set(endpointId, left);
+      const next = waiting.get(endpointId)?.shift();
+      if (waiting.get(endpointId)?.length === 0) waiting.delete(endpointId);
+      next?.();
+    };
+  }
+
+  return {
+    async attemptWebhookDelivery(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
+      const target = await loadTarget(db.query, input);
+      if (!target) return { outcome: 'gone', statusCode: null };
+      const release = await slot(input.endpointId);
+      const started = performance.now();
+      let statusCode: number | null = null;
+      let excerpt: string | null = null;
+      let error: string | null = null;
+      try {
+        const now = new Date();
+        const headers = signedHeaders(target, now);
+        const res = await request(target.url, {
+          method: 'POST',
+          body: target.payload,
+          headers: { 'content-type': 'application/json', 'user-agent': 'billing-engine-webhooks/1', ...headers },
+          dispatcher: agent,
+          headersTimeout: TIMEOUT_MS,
+          bodyTimeout: TIMEOUT_MS,
+        });
+        statusCode = res.statusCode;
+        excerpt = await readExcerpt(res.body);
+      } catch (err) {
+        error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      } finally {
+        release();
+      }
+      const latencyMs = Math.round(performance.now() - started);
+      const succeeded = statusCode !== null && isSuccessStatus(statusCode);
+      await record(db.transaction, target, input, { statusCode, latencyMs, succeeded, excerpt, error });
+      return { outcome: succeeded ? 'succeeded' : 'failed', statusCode };
+    },
+  };
+}
+
+interface Target {
+  deliveryId: string;
+  organizationId: string;
+  endpointId: string;
+  url: string;
+  secrets: string[];
+  eventId: string;
+  payload: string;
+}
+
+/**
+ * The event's payload and the endpoint's URL and signing secrets, the delivery's row made if it is the
+ * first attempt; null (and the delivery canceled) when the endpoint was deleted or disabled meanwhile.
+ */
+async function loadTarget(sql: Sql, input: AttemptInput): Promise<Target | null> {
+  const [row] = await sql(
+    `select e.id as event_id, e.organization_id, e.type, e.data, e.created_at,
+       w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.enabled and w.deleted_at is null as live
+     from events e join webhook_endpoints w on w.id = ? and w.organization_id = e.organization_id
+     where e.id = ?`,
+    [input.endpointId, input.eventId],
+  );
+  const [delivery] = await sql(
+    `insert into webhook_deliveries (id, organization_id, event_id, endpoint_id, status, created_at, updated_at)
+     values (?, ?, ?, ?, 'pending', ?, ?)
+     on conflict (event_id, endpoint_id) do update set updated_at = excluded.updated_at
+     returning id`,
+    [uuidv7(), input.organizationId, input.eventId, input.endpointId, input.at, input.at],
+  );
+  if (!row || !row.live) {
+    await sql(`update webhook_deliveries set status = 'canceled', next_attempt_at = null where id = ?`, [delivery!.id]);
+    return null;
+  }
+  const overlap = row.previous_secret && new Date(row.previous_secret_expires_at as string) > new Date(input.at);
+  return {
+    deliveryId: delivery!.id as string,
+    organizationId: row.organization_id as string,
+    endpointId: input.endpointId,
+    url: row.url as string,
+    secrets: [row.secret as string, ...(overlap ? [row.previous_secret as string] : [])],
+    eventId: row.event_id as string,
+    payload: JSON.stringify({
+      id: row.event_id,
+      type: row.type,
+      created_at: new Date(row.created_at as string).toISOString(),
+      organization_id: row.organization_id,
+      data: row.data,
+    }),
+  };
+}
+
+/** Standard Webhooks' headers; during a secret's rotation both secrets sign (space-separated). */
+function signedHeaders(t: Target, now: Date): Record<string, string> {
+  const signatures = t.secrets.map((secret) => new Webhook(secret).sign(t.eventId, now, t.payload));
+  return {
+    'webhook-id': t.eventId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': signatures.join(' '),
+  };
+}
+
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= EXCERPT_BYTES) break; // the rest is not read (the connection is closed)
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+}
+
+interface AttemptResult {
+  statusCode: number | null;
+  latencyMs: number;
+  succeeded: boolean;
+  excerpt: string | null;
+  error: string | null;
+}
+
+/**
+ * The attempt's row (once, however often the activity is retried), the delivery's state and the
+ * endpoint's health: a success clears `failing_since`; a failure sets it, and one failing for long
+ * enough disables the endpoint with `webhook_endpoint.disabled` in the same transaction.
+ */
+async function record(
+  transaction: (run: (sql: Sql) => Promise<void>) => Promise<void>,
+  t: Target,
+  input: AttemptInput,
+  r: AttemptResult,
+): Promise<void> {
+  await transaction(async (sql) => {
+    const inserted = await sql(
+      `insert into webhook_attempts (id, delivery_id, run_id, number, manual, attempted_at, status_code, latency_ms,
+         succeeded, response_excerpt, error)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (delivery_id, run_id, number) do nothing returning id`,
+      [
+        uuidv7(),
+        t.deliveryId,
+        input.runId,
+        input.attempt,
+        input.manual,
+        input.at,
+        r.statusCode,
+        r.latencyMs,
+        r.succeeded,
+        r.excerpt,
+        r.error,
+      ],
+    );
+    if (inserted.length === 0) return; // recorded by an earlier try of this activity
+    const status = r.succeeded ? 'succeeded' : input.nextAttemptAt === null ? 'failed' : 'pending';
+    await sql(
+      `update webhook_deliveries set status = ?, attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?,
+         succeeded_at = case when ? then ?::timestamptz else succeeded_at end, updated_at = ?
+       where id = ?`,
+      [status, input.at, r.succeeded ? null : input.nextAttemptAt, r.succeeded, input.at, input.at, t.deliveryId],
+    );
+    if (r.succeeded) {
+      await sql('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [
+        t.endpointId,
+      ]);
+      return;
+    }
+    const [endpoint] = await sql(
+      `update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz) where id = ?
+       returning failing_since, enabled`,
+      [input.at, t.endpointId],
+    );
+    const failingMs = Date.parse(input.at) - new Date(endpoint!.failing_since as string).getTime();
+    if (endpoint!.enabled && failingMs >= DISABLE_AFTER_FAILING_MS) {
+      const reason = `every delivery failed for ${Math.floor(failingMs / 3_600_000)} hours`;
+      await sql(`update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ?`, [
+        reason,
+        input.at,
+        t.endpointId,
+      ]);
+      await insertEvents(executorOf(sql), t.organizationId, [
+        ['webhook_endpoint.disabled', { id: t.endpointId, url: t.url, reason, failing_since: endpoint!.failing_since }],
+      ]);
+    }
+  });
+}
+
+/** dns.lookup that refuses, in production, a host resolving to any non-public address (the SSRF guard). */
+function guardedLookup(env: DeploymentEnv): typeof lookup {
+  return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err);
+      const list = addresses as { address: string; family: number }[];
+      const refusal = publicAddressRefusal(
+        list.map((a) => a.address),
+        env,
+      );
+      if (refusal) return callback(new Error(`Endpoint ${hostname} ${refusal}`));
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  }) as typeof lookup;
+}

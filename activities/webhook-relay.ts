@@ -1,0 +1,107 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Orm } from '../db/orm.ts';
+import { plainSql } from '../db/plain-sql.ts';
+import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
+import { PING_EVENT, webhookWorkflowId } from '../domain/webhooks.ts';
+import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
+
+/** Events read per pass; a pass that read a full page runs again at once. */
+const PAGE = 500;
+/** Workflow starts in flight at once during a pass. */
+const STARTS_AT_ONCE = 20;
+
+export interface RelayPass {
+  events: number;
+  deliveries: number;
+  /** More events may wait past this page. */
+  full: boolean;
+}
+
+/**
+ * One pass of the outbox relay: the events committed since the cursor, in (tx, seq) order and only
+ * from transactions older than every one still running (so none committed later can land behind the
+ * cursor), each fanned out to the organization's enabled endpoints that want its type, as one
+ * `webhook:<event>:<endpoint>` workflow per pair; then the cursor moves past them. Passes serialize on
+ * the cursor's row, so any number of workers may run them. A delivery is started before the cursor
+ * moves: a pass cut short starts again from the same events, and a start of a pair already started
+ * (running or finished) is a no-op.
+ */
+export async function relayEvents(orm: Orm, temporal: Client, taskQueue: string): Promise<RelayPass> {
+  return plainSql(orm).transaction(async (sql) => {
+    const [cursor] = await sql('select tx::text as tx, seq::text as seq from webhook_relay where id = 1 for update');
+    if (!cursor) throw new Error('webhook_relay has no cursor row (migration 0019 not applied?)');
+    const events = await sql(
+      `select id, organization_id, type, data, tx::text as tx, seq::text as seq from events
+       where (tx, seq) > (?::xid8, ?::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
+       order by tx, seq limit ?`,
+      [cursor.tx, cursor.seq, PAGE],
+    );
+    if (events.length === 0) return { events: 0, deliveries: 0, full: false };
+    const pairs = await sql(
+      `select e.id as event_id, e.organization_id, w.id as endpoint_id
+       from unnest(?::uuid[]) with ordinality as e0(id, n)
+       join events e on e.id = e0.id
+       join webhook_endpoints w on w.organization_id = e.organization_id and w.enabled and w.deleted_at is null
+         and (cardinality(w.event_types) = 0 or e.type = any(w.event_types))
+         and (e.type <> ? or w.id::text = e.data->>'endpoint_id')
+       order by e0.n`,
+      [events.map((e) => e.id), PING_EVENT],
+    );
+    for (let i = 0; i < pairs.length; i += STARTS_AT_ONCE) {
+      await Promise.all(
+        pairs.slice(i, i + STARTS_AT_ONCE).map((p) =>
+          startDelivery(temporal, taskQueue, {
+            eventId: p.event_id as string,
+            endpointId: p.endpoint_id as string,
+            organizationId: p.organization_id as string,
+          }),
+        ),
+      );
+    }
+    const last = events.at(-1)!;
+    await sql('update webhook_relay set tx = ?::xid8, seq = ?::bigint, updated_at = now() where id = 1', [
+      last.tx,
+      last.seq,
+    ]);
+    return { events: events.length, deliveries: pairs.length, full: events.length === PAGE };
+  });
+}
+
+export interface DeliveryStart {
+  eventId: string;
+  endpointId: string;
+  organizationId: string;
+}
+
+/** The relay's start of a delivery: never a second run of a pair, whether the first runs or has ended. */
+async function startDelivery(temporal: Client, taskQueue: string, d: DeliveryStart): Promise<void> {
+  try {
+    await temporal.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+      workflowId: webhookWorkflowId(d.eventId, d.endpointId),
+      taskQueue,
+      args: [d],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [{ key: ORGANIZATION_ID, value: d.organizationId }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** The relay as an activity: passes until the outbox is read up to now (the Schedule's safety sweep). */
+export function createWebhookRelayActivities(deps: { orm: Orm; temporal?: Client; webhookQueue?: string }) {
+  return {
+    async relayWebhookEvents(): Promise<{ events: number; deliveries: number }> {
+      const { temporal, webhookQueue } = deps;
+      if (!temporal || !webhookQueue) throw new Error('This worker has no Temporal client for the relay');
+      const total = { events: 0, deliveries: 0 };
+      for (;;) {
+        const pass = await relayEvents(deps.orm, temporal, webhookQueue);
+        total.events += pass.events;
+        total.deliveries += pass.deliveries;
+        if (!pass.full) return total;
+      }
+    },
+  };
+}

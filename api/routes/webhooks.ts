@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { uuidv7 } from 'uuidv7';
+import { z } from 'zod';
+import { insertEvents, type EventType } from '../../db/events.ts';
+import { executorOf, plainSql, type Row, type Sql } from '../../db/plain-sql.ts';
+import { parseSorting } from '../../domain/pagination.ts';
+import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
+import type { RouteDeps } from '../app.ts';
+import { badRequest, conflict, notFound, unprocessable } from '../errors.ts';
+import { organizationCredential } from '../plugins/auth.ts';
+import { errorResponses, isUuid, pageOf, pageOffset, paginated, validationErrors } from '../schemas/common.ts';
+import {
+  createWebhookBody,
+  listWebhooksQuery,
+  pingStarted,
+  updateWebhookBody,
+  webhookParams,
+  webhookRecord,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from '../schemas/webhooks.ts';
+
+const tags = ['webhooks'];
+// The spec gives API keys no webhook operations: resource 'other' needs admin, which no key holds.
+export const WEBHOOKS_READ = { oat: ['webhooks:read'], apiKey: 'other' } as const;
+export const WEBHOOKS_WRITE = { oat: ['webhooks:write'], apiKey: 'other' } as const;
+
+const URL_ERROR = { invalid_url: 'the URL is not one deliveries may go to (the detail says why)' };
+
+/** A new signing secret: `whsec_` and 24 random bytes in base64, as Standard Webhooks libraries read it. */
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/**
+ * `/api/v1/webhooks/`: the organization's endpoints. The secret is shown when made and when rotated,
+ * never read back; a rotated-out secret keeps signing beside the new one for SECRET_OVERLAP_MS.
+ * Deliveries and redelivery are in webhook-deliveries.ts.
+ */
+export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const db = plainSql(deps.orm);
+  const env = deps.config.DEPLOYMENT_ENV;
+  const assertUrl = (url: string) => {
+    const refusal = endpointUrlRefusal(url, env);
+    if (refusal) throw unprocessable('invalid_url', 'Invalid webhook URL', `url ${refusal}`);
+  };
+
+  app.post(
+    '/',
+    {
+      onRequest: app.authenticate(WEBHOOKS_WRITE),
+      schema: {
+        tags,
+        summary: 'Create a webhook endpoint',
+        description:
+          'Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the ' +
+          'secret returned here, once. 422 `invalid_url` for a URL deliveries may not go to.',
+        body: createWebhookBody,
+        response: { 201: webhookWithSecretSchema, ...errorResponses, 422: validationErrors(URL_ERROR) },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = organizationCredential(request);
+      const body = request.body;
+      assertUrl(body.url);
+      const secret = newSecret();
+      const row = await db.transaction(async (sql) => {
+        const [created] = await sql(
+          `insert into webhook_endpoints (id, organization_id, url, description, event_types, enabled, secret,
+             created_at, updated_at)
+           values (?, ?, ?, ?, ?::text[], ?, ?, now(), now()) returning *`,
+          [
+            uuidv7(),
+            organizationId,
+            body.url,
+            body.description ?? null,
+            distinct(body.event_types ?? []),
+            body.enabled ?? true,
+            secret,
+          ],
+        );
+        await audit(sql, 'webhook_endpoint.created', created!);
+        return created!;
+      });
+      return reply.status(201).send({ ...webhookRecord(row), secret });
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.authenticate(WEBHOOKS_READ),
+      schema: {
+        tags,
+        summary: 'List webhook endpoints',
+        description: 'sorting: created_at or -created_at (default). Deleted endpoints are not listed.',
+        querystring: listWebhooksQuery,
+        response: { 200: paginated(webhookSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const q = request.query;
+      const sorting = parseSorting(q.sorting, ['created_at'], '-created_at');
+      if ('error' in sorting) throw badRequest('Invalid sorting', sorting.error);
+      const direction = sorting.direction === 'asc' ? 'asc' : 'desc';
+      const rows = await db.query(
+        `select *, count(*) over () as total from webhook_endpoints
+         where organization_id = ? and deleted_at is null
+         order by created_at ${direction}, id ${direction} limit ? offset ?`,
+        [organizationId, q.limit, pageOffset(q)],
+      );
+      return pageOf(
+        rows.map(webhookRecord),
+        Number(rows[0]?.total ?? (await count(db.query, organizationId))),
+        q.limit,
+      );
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.authenticate(WEBHOOKS_READ),
+      schema: {
+        tags,
+        summary: 'Get a webhook endpoint',
+        params: webhookParams,
+        response: { 200: webhookSchema, ...errorResponses },
+      },
+    },
+    async (request) => webhookRecord(await endpointOf(db.query, organizationCredential(request), request.params.id)),
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.authenticate(WEBHOOKS_WRITE),
+      schema: {
+        tags,
+        summary: 'Update a webhook endpoint',
+        description:
+          'url, event_types, description, enabled. Enabling an endpoint we disabled clears its failure record; ' +
+          'what it missed meanwhile can be redelivered (POST /webhooks/{id}/redeliver). 422 `invalid_url`.',
+        params: webhookParams,
+        body: updateWebhookBody,
+        response: { 200: webhookSchema, ...errorResponses, 422: validationErrors(URL_ERROR) },
+      },
+    },
+    async (request) => {
+      const credential = organizationCredential(request);
+      const body = request.body;
+      if (body.url !== undefined) assertUrl(body.url);
+      const row = await db.transaction(async (sql) => {
+        const current = await endpointOf(sql, credential, request.params.id, true);
+        const enabling = body.enabled === true && !current.enabled;
+        const [updated] = await sql(
+          `update webhook_endpoints set url = ?, description = ?, event_types = ?::text[], enabled = ?,
+             disabled_reason = case when ? then null else disabled_reason end,
+             failing_since = case when ? then null else failing_since end, updated_at = now()
+           where id = ? returning *`,
+          [
+            body.url ?? current.url,
+            body.description === undefined ? current.description : body.description,
+            body.event_types === undefined ? current.event_types : distinct(body.event_types),
+            body.enabled ?? current.enabled,
+            enabling,
+            enabling,
+            current.id,
+          ],
+        );
+        await audit(sql, 'webhook_endpoint.updated', updated!);
+        return updated!;
+      });
+      return webhookRecord(row);
+    },
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.authenticate(WEBHOOKS_WRITE),
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint',
+        description: 'Deliveries waiting to try again are canceled at their next attempt.',
+        params: webhookParams,
+        response: { 204: z.null().describe('Deleted'), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const credential = organizationCredential(request);
+      await db.transaction(async (sql) => {
+        const current = await endpointOf(sql, credential, request.params.id, true);
+        const [deleted] = await sql(
+          'update webhook_endpoints set deleted_at = now(), enabled = false, updated_at = now() where id = ? returning *',
+          [current.id],
+        );
+        await audit(sql, 'webhook_endpoint.deleted', deleted!);
+      });
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/:id/secret',
+    {
+      onRequest: app.authenticate(WEBHOOKS_WRITE),
+      schema: {
+        tags,
+        summary: "Rotate a webhook endpoint's secret",
+        description:
+          'A new secret, shown once. For 24 hours deliveries carry a signature by each secret (space-separated in ' +
+          'webhook-signature), so a receiver can switch at its own pace.',
+        params: webhookParams,
+        response: { 200: webhookWithSecretSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const credential = organizationCredential(request);
+      const secret = newSecret();
+      const row = await db.transaction(async (sql) => {
+        const current = await endpointOf(sql, credential, request.params.id, true);
+        const [rotated] = await sql(
+          `update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = ?, secret = ?,
+             updated_at = now() where id = ? returning *`,
+          [new Date(Date.now() + SECRET_OVERLAP_MS), secret, current.id],
+        );
+        await audit(sql, 'webhook_endpoint.updated', rotated!);
+        return rotated!;
+      });
+      return { ...webhookRecord(row), secret };
+    },
+  );
+
+  app.post(
+    '/:id/ping',
+    {
+      onRequest: app.authenticate(WEBHOOKS_WRITE),
+      schema: {
+        tags,
+        summary: 'Send a test event to a webhook endpoint',
+        description: `Writes a ${PING_EVENT} event, delivered to this endpoint only. 409 when the endpoint is disabled.`,
+        params: webhookParams,
+        response: { 202: pingStarted, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const credential = organizationCredential(request);
+      const eventId = await db.transaction(async (sql) => {
+        const endpoint = await endpointOf(sql, credential, request.params.id, true);
+        if (!endpoint.enabled)
+          throw conflict('The webhook endpoint is disabled', 'enable it first (PATCH enabled: true)');
+        const [event] = await sql(
+          `insert into events (id, organization_id, type, data, created_at) values (?, ?, ?, ?::jsonb, now()) returning id`,
+          [
+            uuidv7(),
+            credential.organizationId,
+            PING_EVENT,
+            JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url }),
+          ],
+        );
+        return event!.id as string;
+      });
+      return reply.status(202).send({ event_id: eventId, endpoint_id: request.params.id });
+    },
+  );
+};
+
+/** The organization's endpoint (404 for another's, a deleted one or a malformed id); locked with `forUpdate`. */
+export async function endpointOf(
+  sql: Sql,
+  credential: { organizationId: string },
+  id: string,
+  forUpdate = false,
+): Promise<Row> {
+  if (!isUuid(id)) throw notFound('Webhook endpoint');
+  const [row] = await sql(
+    `select * from webhook_endpoints where id = ? and organization_id = ? and deleted_at is null${forUpdate ? ' for update' : ''}`,
+    [id, credential.organizationId],
+  );
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+/** The endpoint's event, in the transaction that changes it (never with the secret). */
+async function audit(sql: Sql, type: EventType, row: Row): Promise<void> {
+  await insertEvents(executorOf(sql), row.organization_id as string, [[type, webhookRecord(row)]]);
+}
+
+async function count(sql: Sql, organizationId: string): Promise<number> {
+  const [row] = await sql(
+    'select count(*)::int as n from webhook_endpoints where organization_id = ? and deleted_at is null',
+    [organizationId],
+  );
+  return row!.n as number;
+}
+
+const distinct = (types: readonly string[]) => [...new Set(types)];

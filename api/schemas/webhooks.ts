@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../db/events.ts';
+import type { Row } from '../../db/plain-sql.ts';
+import { PING_EVENT } from '../../domain/webhooks.ts';
+import { iso, listQuery, nonBlank, uuid } from './common.ts';
+
+/** The types an endpoint can subscribe to (the ping goes only to the endpoint it tests). */
+const subscribable = EVENT_TYPES.filter((t) => t !== PING_EVENT) as [string, ...string[]];
+
+const eventTypes = z
+  .array(z.enum(subscribable))
+  .max(subscribable.length)
+  .meta({ description: 'Event types delivered to the endpoint; empty (the default): every type' });
+
+const url = z
+  .string()
+  .max(2048)
+  .meta({
+    format: 'uri',
+    description:
+      'Where deliveries are POSTed: https (in the sandbox also http to a loopback address, for local development); ' +
+      'in production never a loopback or private address, checked again after DNS at each delivery',
+  });
+
+export const createWebhookBody = z.object({
+  url,
+  event_types: eventTypes.optional(),
+  description: nonBlank(500).nullable().optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const updateWebhookBody = z
+  .object({
+    url: url.optional(),
+    event_types: eventTypes.optional(),
+    description: nonBlank(500).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+
+export const webhookParams = z.object({ id: z.string().max(64) });
+export const listWebhooksQuery = listQuery(['created_at']);
+
+export const webhookSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  event_types: z.array(z.string()),
+  enabled: z.boolean(),
+  /** Why it was disabled by us (every delivery failing for days); null when enabled or disabled by hand. */
+  disabled_reason: z.string().nullable(),
+  failing_since: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** Shown once: at creation and at each rotation. */
+export const webhookWithSecretSchema = webhookSchema.extend({
+  secret: z.string().meta({ description: 'The signing secret (whsec_…): shown only now' }),
+});
+
+export function webhookRecord(r: Row): z.infer<typeof webhookSchema> {
+  return {
+    id: r.id as string,
+    organization_id: r.organization_id as string,
+    url: r.url as string,
+    description: (r.description as string | null) ?? null,
+    event_types: r.event_types as string[],
+    enabled: r.enabled as boolean,
+    disabled_reason: (r.disabled_reason as string | null) ?? null,
+    failing_since: iso(r.failing_since as Date | null),
+    created_at: iso(r.created_at as Date)!,
+    updated_at: iso(r.updated_at as Date)!,
+  };
+}
+
+export const listDeliveriesQuery = listQuery(['created_at']).extend({
+  endpoint_id: uuid.optional(),
+  event_id: uuid.optional(),
+  status: z.enum(['pending', 'succeeded', 'failed', 'canceled']).optional(),
+});
+
+export const attemptSchema = z.object({
+  number: z.number().int(),
+  manual: z.boolean(),
+  attempted_at: z.string(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  succeeded: z.boolean(),
+  response_excerpt: z.string().nullable().meta({ description: 'The first KiB of the answer' }),
+  error: z.string().nullable().meta({ description: 'Why no answer came (timeout, refused, address not allowed)' }),
+});
+
+export const deliverySchema = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  endpoint_id: z.string(),
+  event_type: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed', 'canceled']),
+  attempts: z.number().int(),
+  last_attempt_at: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  succeeded_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const deliveryWithAttemptsSchema = deliverySchema.extend({ attempt_log: z.array(attemptSchema) });
+
+export function deliveryRecord(r: Row): z.infer<typeof deliverySchema> {
+  return {
+    id: r.id as string,
+    event_id: r.event_id as string,
+    endpoint_id: r.endpoint_id as string,
+    event_type: r.event_type as string,
+    status: r.status as z.infer<typeof deliverySchema>['status'],
+    attempts: r.attempts as number,
+    last_attempt_at: iso(r.last_attempt_at as Date | null),
+    next_attempt_at: iso(r.next_attempt_at as Date | null),
+    succeeded_at: iso(r.succeeded_at as Date | null),
+    created_at: iso(r.created_at as Date)!,
+  };
+}
+
+export function attemptRecord(r: Row): z.infer<typeof attemptSchema> {
+  return {
+    number: r.number as number,
+    manual: r.manual as boolean,
+    attempted_at: iso(r.attempted_at as Date)!,
+    status_code: (r.status_code as number | null) ?? null,
+    latency_ms: r.latency_ms as number,
+    succeeded: r.succeeded as boolean,
+    response_excerpt: (r.response_excerpt as string | null) ?? null,
+    error: (r.error as string | null) ?? null,
+  };
+}
+
+export const redeliverBody = z.object({ event_id: uuid });
+export const redeliveryStarted = z.object({ event_id: z.string(), endpoint_id: z.string(), workflow_id: z.string() });
+export const pingStarted = z.object({ event_id: z.string(), endpoint_id: z.string() });

@@ -1,0 +1,82 @@
+import type { Client } from '@temporalio/client';
+import pg from 'pg';
+import { relayEvents } from '../activities/webhook-relay.ts';
+import type { Orm } from '../db/orm.ts';
+
+export interface RelayLoop {
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker's outbox relay: LISTENs for the events trigger's notification (sent at each commit that
+ * wrote events) and runs a relay pass (activities/webhook-relay.ts), again at once while one finds a
+ * full page or a notification came during it, and every `pollMs` in any case (a notification is lost
+ * while the listening connection is down). Failures are logged and retried on the next wake-up; the
+ * `webhook-relay` Schedule covers a worker that relays nothing at all.
+ */
+export function startRelayLoop(deps: {
+  databaseUrl: string;
+  orm: Orm;
+  temporal: Client;
+  webhookQueue: string;
+  pollMs: number;
+  log: (message: string) => void;
+}): RelayLoop {
+  let stopped = false;
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  let listener: pg.Client | null = null;
+  const poke = () => {
+    dirty = true;
+    wake?.();
+  };
+
+  async function listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: deps.databaseUrl, application_name: 'billing-webhook-relay' });
+    client.on('notification', poke);
+    client.on('error', (err) => {
+      deps.log(`webhook relay: listening connection lost (${err.message}); reconnecting`);
+      listener = null;
+      client.end().catch(() => undefined);
+    });
+    await client.connect();
+    await client.query('listen billing_events');
+    listener = client;
+    poke(); // events may have come while no connection listened
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
+      if (dirty) {
+        dirty = false;
+        try {
+          const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue);
+          if (pass.full) dirty = true;
+        } catch (err) {
+          deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deps.pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+      dirty = true;
+    }
+  }
+
+  const running = loop();
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+      await listener?.end().catch(() => undefined);
+    },
+  };
+}
