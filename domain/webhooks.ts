@@ -39,7 +39,7 @@ export function retryDelayMs(attempt: number, random: number): number | null {
 }
 
 /** An endpoint whose every delivery has failed for this long is disabled (its owner gets an event). */
-export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3_600_000;
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
 /** A rotated-out secret keeps signing (beside the new one) this long, so receivers can switch over. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
