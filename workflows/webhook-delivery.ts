@@ -7,10 +7,12 @@ import { retryDelayMs } from '../domain/webhooks.ts';
 export interface WebhookDeliveryInput extends DeliveryStart {
   /** Started by hand (a redelivery): its attempts are marked so. */
   manual?: boolean;
+  /** The redelivery that started this run, whose attemptNow signal (sent with the start) it ignores. */
+  requestId?: string;
 }
 
-/** A redelivery asked for while this delivery waits to try again: it tries now. */
-export const attemptNowSignal = defineSignal('attemptNow');
+/** A redelivery (its request id) asked for while this delivery is on: it tries (again) now. */
+export const attemptNowSignal = defineSignal<[string]>('attemptNow');
 
 /**
  * One attempt per activity, never retried by Temporal for the endpoint's sake (a failed HTTP call is an
@@ -28,21 +30,28 @@ const { attemptWebhookDelivery } = proxyActivities<Activities>({
  * deleted or disabled. Every attempt is in the run's history and in webhook_attempts.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<{ outcome: AttemptOutcome }> {
-  let now = false;
-  setHandler(attemptNowSignal, () => void (now = true));
+  // Redeliveries asked for by hand while this run is on (signalWithStart also signals a new run).
+  let asked = 0;
+  setHandler(attemptNowSignal, (requestId) => {
+    if (requestId !== input.requestId) asked++;
+  });
+  let manual = input.manual ?? false;
   for (let attempt = 1; ; attempt++) {
+    const askedBefore = asked;
     const retryIn = retryDelayMs(attempt, Math.random());
     const at = Date.now();
     const { outcome } = await attemptWebhookDelivery({
       ...input,
       attempt,
       runId: workflowInfo().runId,
-      manual: input.manual ?? false,
+      manual,
       at: new Date(at).toISOString(),
       nextAttemptAt: retryIn === null ? null : new Date(at + retryIn).toISOString(),
     });
+    // Asked for again while this attempt was under way (even one that succeeded): one more, now.
+    manual = asked > askedBefore;
+    if (manual && outcome !== 'gone') continue;
     if (outcome !== 'failed' || retryIn === null) return { outcome };
-    now = false;
-    await condition(() => now, retryIn);
+    manual = await condition(() => asked > askedBefore, retryIn);
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { plainSql } from '../../db/plain-sql.ts';
 import { parseSorting } from '../../domain/pagination.ts';
@@ -134,16 +135,28 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       ]);
       if (!event) throw notFound('Event');
       const workflowId = webhookWorkflowId(eventId, endpoint.id as string);
-      // A run in progress (waiting to try again) is told to try now; otherwise a new run starts.
-      await deps.temporal.workflow.signalWithStart<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
-        workflowId,
-        taskQueue: webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
-        args: [{ eventId, endpointId: endpoint.id as string, organizationId: credential.organizationId, manual: true }],
-        signal: attemptNowSignal,
-        signalArgs: [],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        typedSearchAttributes: [{ key: ORGANIZATION_ID, value: credential.organizationId }],
-      });
+      const requestId = randomUUID();
+      // A run in progress is told to try (again) now; otherwise a new run starts, and ignores this signal.
+      await deps.temporal.workflow.signalWithStart<typeof webhookDeliveryWorkflow, [string]>(
+        'webhookDeliveryWorkflow',
+        {
+          workflowId,
+          taskQueue: webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
+          args: [
+            {
+              eventId,
+              endpointId: endpoint.id as string,
+              organizationId: credential.organizationId,
+              manual: true,
+              requestId,
+            },
+          ],
+          signal: attemptNowSignal,
+          signalArgs: [requestId],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          typedSearchAttributes: [{ key: ORGANIZATION_ID, value: credential.organizationId }],
+        },
+      );
       return reply.status(202).send({ event_id: eventId, endpoint_id: endpoint.id as string, workflow_id: workflowId });
     },
   );

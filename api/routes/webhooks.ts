@@ -197,7 +197,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         );
         await audit(sql, 'webhook_endpoint.deleted', deleted!);
       });
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { useApi, type TestApi } from '../helpers/api.ts';
+import type { AddressInfo } from 'node:net';
+import { webhookReceiver, type BillingEvent } from '../../examples/webhook-receiver/receiver.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -201,6 +203,47 @@ describe('webhook deliveries', () => {
     expect((await call('POST', `/api/v1/webhooks/${b.id}/ping`)).status).toBe(409);
     const event = a.receiver.ofType('customer.created')[0]!.id;
     expect((await call('POST', `/api/v1/webhooks/${b.id}/redeliver`, { event_id: event })).status).toBe(409);
+  });
+});
+
+describe("the README's receiver (examples/webhook-receiver)", () => {
+  it('handles a real delivery once, even redelivered, and refuses a forged one with 400', async () => {
+    // The endpoint first (its secret is the receiver's), then pointed at the receiver once it listens.
+    const made = await call('POST', '/api/v1/webhooks/', {
+      url: 'http://127.0.0.1:9/',
+      event_types: ['customer.created'],
+    });
+    const handled: BillingEvent[] = [];
+    const server = webhookReceiver(made.body.secret, async (event) => {
+      handled.push(event);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/billing-webhooks`;
+      expect((await call('PATCH', `/api/v1/webhooks/${made.body.id}`, { url })).status).toBe(200);
+      const customerId = await newCustomer();
+      await waitFor(async () => handled.length === 1);
+      expect(handled[0]).toMatchObject({ type: 'customer.created', data: { id: customerId } });
+      await waitFor(async () => (await deliveriesOf(made.body.id))[0]?.status === 'succeeded');
+      const again = await call('POST', `/api/v1/webhooks/${made.body.id}/redeliver`, { event_id: handled[0]!.id });
+      expect(again.status).toBe(202);
+      await waitFor(async () => (await deliveriesOf(made.body.id))[0]?.attempts === 2);
+      expect(handled).toHaveLength(1);
+
+      const forged = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'evt',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+        },
+        body: JSON.stringify({ id: 'evt', type: 'sale.paid' }),
+      });
+      expect(forged.status).toBe(400);
+      expect(handled).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
