@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -70,6 +71,26 @@ const schema = z.object({
   GATEWAY_TIMEOUT_MS: int.min(1).default(10_000),
   GATEWAY_CALLBACK_SECRET: z.string().min(16).optional(),
   GATEWAY_CALLBACK_URL: z.url().optional(),
+  /** Where uploaded files live: the local disk (the embedded default) or an S3-compatible bucket. */
+  FILES_STORAGE: z.enum(['local', 's3']).default('local'),
+  FILES_LOCAL_DIR: z.string().min(1).default('.data/files'),
+  /** Largest upload; S3 takes any size in parts, 5 GiB is our ceiling. */
+  FILES_MAX_BYTES: int
+    .min(1)
+    .max(5 * 1024 ** 3)
+    .default(10 * 1024 ** 2),
+  /** How long a download URL works; S3 presigns for 7 days at most. */
+  FILES_URL_EXPIRY_SECONDS: int.min(1).max(604_800).default(600),
+  FILES_URL_SIGNING_SECRET: z.string().min(32).optional(),
+  FILES_S3_BUCKET: z.string().min(3).max(63).optional(),
+  FILES_S3_REGION: z.string().min(1).default('us-east-1'),
+  FILES_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  FILES_S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'], 'must be true or false')
+    .default('false')
+    .transform((v) => v === 'true'),
+  FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 });
 
 /** The sandbox's fixed callback secret: known to everyone, so never accepted in production. */
@@ -84,6 +105,8 @@ export type Config = z.infer<typeof schema> & {
   /** Where the gateway posts its callbacks (our callback endpoint) and the secret that signs them. */
   gatewayCallbackUrl: string;
   gatewayCallbackSecret: string;
+  /** Signs the local disk's download URLs: FILES_URL_SIGNING_SECRET, else derived from the callback secret. */
+  filesUrlSigningSecret: string;
 };
 
 export class ConfigError extends Error {}
@@ -110,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       'Invalid environment configuration:\n  GATEWAY_CALLBACK_SECRET: required when DEPLOYMENT_ENV is live',
     );
   }
+  if (role === 'api') checkFileStorage(c);
   const publicBaseUrl = c.PUBLIC_BASE_URL ?? `https://${c.HOST}:${c.PORT}`;
   return {
     ...c,
@@ -119,7 +143,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     checkoutLinkBase: c.CHECKOUT_LINK_BASE ?? `${publicBaseUrl}/checkout`,
     gatewayCallbackUrl: c.GATEWAY_CALLBACK_URL ?? `${publicBaseUrl}/api/v1/gateway/callbacks`,
     gatewayCallbackSecret: c.GATEWAY_CALLBACK_SECRET ?? DEV_GATEWAY_CALLBACK_SECRET,
+    filesUrlSigningSecret:
+      c.FILES_URL_SIGNING_SECRET ??
+      derivedSecret(c.GATEWAY_CALLBACK_SECRET ?? DEV_GATEWAY_CALLBACK_SECRET, 'files.download-urls'),
   };
+}
+
+/** Only the API stores files: the settings FILES_STORAGE needs, together. */
+function checkFileStorage(c: z.infer<typeof schema>): void {
+  const problem = (line: string) => new ConfigError(`Invalid environment configuration:\n  ${line}`);
+  if (c.FILES_STORAGE === 's3' && !c.FILES_S3_BUCKET) {
+    throw problem('FILES_S3_BUCKET: required when FILES_STORAGE is s3');
+  }
+  if (!c.FILES_S3_ACCESS_KEY_ID !== !c.FILES_S3_SECRET_ACCESS_KEY) {
+    throw problem(
+      'FILES_S3_ACCESS_KEY_ID / FILES_S3_SECRET_ACCESS_KEY: set both, or neither for the AWS default credential chain',
+    );
+  }
+}
+
+/**
+ * A key of its own for one use, derived (HKDF-SHA256) from a secret every API process of the
+ * deployment already shares, so they all sign alike without one more secret to manage. Production
+ * requires that secret, so its derived keys are never the sandbox's public ones.
+ */
+function derivedSecret(secret: string, use: string): string {
+  return Buffer.from(hkdfSync('sha256', secret, '', use, 32)).toString('base64url');
 }
 
 /** For process entry points: print the problem and exit instead of a stack trace. */

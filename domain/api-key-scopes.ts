@@ -11,6 +11,7 @@ export type ApiKeyResource =
   | 'refunds'
   | 'customer-portal-sessions'
   | 'events'
+  | 'files'
   | 'other';
 
 const READ_RESOURCES: readonly ApiKeyResource[] = [

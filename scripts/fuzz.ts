@@ -17,7 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
@@ -60,6 +60,9 @@ async function main(): Promise<number> {
   });
   cleanups.push(() => temporal.stop());
 
+  const filesDir = path.join(LOG_DIR, `files-${run}`);
+  cleanups.push(() => rm(filesDir, { recursive: true, force: true }));
+
   const apiPort = await freePort();
   const base = `https://127.0.0.1:${apiPort}`;
   const env: NodeJS.ProcessEnv = {
@@ -77,6 +80,8 @@ async function main(): Promise<number> {
     TLS_KEY_FILE: path.join(path.dirname(CERT_FILE), 'localhost.key'),
     // The fuzzer is one client sending thousands of requests a minute; the limit has its own tests.
     RATE_LIMIT_MAX: '10000000',
+    // Its uploads go to a folder of this run, not into the developer's own files folder.
+    FILES_LOCAL_DIR: filesDir,
   };
 
   await start('worker', 'worker/main.ts', env, 'worker ready:');

@@ -73,3 +73,13 @@ def before_call(context, case, kwargs):
         if name.lower() == "idempotency-key" and isinstance(headers[name], str):
             if IDEMPOTENCY_KEY.fullmatch(headers[name]):
                 headers[name] = str(uuid.uuid4())
+
+
+# format: binary — the only binary string of a request is an upload's file, whose bytes must be of a
+# type the API accepts (their magic number decides, api/routes/files.ts): a 1×1 PNG or a tiny PDF.
+PNG_1X1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082"
+)
+PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+schemathesis.openapi.format("binary", st.sampled_from([PNG_1X1, PDF]))

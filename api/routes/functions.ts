@@ -8,6 +8,7 @@ import { userCredential } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { createPriceBody, presentPrice, presentProduct, priceSchema } from '../schemas/catalog.ts';
 import { checkedPrice, createPrice, pricesByProduct, provisionRecurrencePlans } from './products.ts';
+import { mediasByProduct, mediasOf } from '../product-medias.ts';
 
 /** The spec's `{functions_url}` operations, served by this app under /functions/v1. */
 export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -69,7 +70,8 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           product.modifiedAt = now;
           const prices = [...((await pricesByProduct(tx, [product.id])).get(product.id) ?? [])];
           if (!prices.some((p) => p.id === price.id)) prices.push(price);
-          recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, prices));
+          const medias = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
+          recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, prices, medias));
         }
         return price;
       });

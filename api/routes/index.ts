@@ -10,6 +10,7 @@ import { customersRoutes } from './customers.ts';
 import { dashboardPageRoutes, dashboardRoutes } from './dashboard.ts';
 import { discountsRoutes } from './discounts.ts';
 import { eventsRoutes } from './events.ts';
+import { filesRoutes } from './files.ts';
 import { webhookDeliveriesRoutes } from './webhook-deliveries.ts';
 import { webhooksRoutes } from './webhooks.ts';
 import { functionsRoutes } from './functions.ts';
@@ -35,6 +36,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(discountsRoutes, { ...deps, prefix: '/api/v1/discounts' });
   await app.register(checkoutLinksRoutes, { ...deps, prefix: '/api/v1/checkout-links' });
   await app.register(eventsRoutes, { ...deps, prefix: '/api/v1/events' });
+  await app.register(filesRoutes, { ...deps, prefix: '/api/v1/files' });
   await app.register(webhooksRoutes, { ...deps, prefix: '/api/v1/webhooks' });
   await app.register(webhookDeliveriesRoutes, { ...deps, prefix: '/api/v1/webhooks' });
   await app.register(customerPortalRoutes, { ...deps, prefix: '/api/v1/customer-portal' });

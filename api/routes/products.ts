@@ -30,6 +30,7 @@ import {
   type ProductEntity,
 } from '../schemas/catalog.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
+import { mediasByProduct, mediasOf, ownMediaFiles, setProductMedias } from '../product-medias.ts';
 
 const tags = ['products'];
 
@@ -65,7 +66,7 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       }
 
       const em = deps.orm.em.fork();
-      const { product, prices } = await em.transactional(async (tx) => {
+      const { product, prices, medias } = await em.transactional(async (tx) => {
         const now = new Date();
         const product = tx.create(Product, {
           id: uuidv7(),
@@ -79,17 +80,19 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
           createdAt: now,
           modifiedAt: null,
         });
-        // prices.product_id is checked immediately; the product row must exist first.
+        // prices.product_id and product_medias.product_id are checked immediately; the product row must exist first.
         await tx.flush();
+        const medias = await ownMediaFiles(tx, product.organizationId, body.medias ?? []);
+        await setProductMedias(tx, product, medias);
         const prices = body.prices.map((input, i) => createPrice(tx, product, input, normalized[i]!, true, now));
         product.defaultPriceId = prices[body.default_price_index]!.id;
-        recordEvent(tx, product.organizationId, 'product.created', presentProduct(product, prices));
+        recordEvent(tx, product.organizationId, 'product.created', presentProduct(product, prices, medias));
         for (const price of prices) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
-        return { product, prices };
+        return { product, prices, medias };
       });
 
       await provisionRecurrencePlans(deps, prices, request.log);
-      return reply.status(201).send(presentProduct(product, prices));
+      return reply.status(201).send(presentProduct(product, prices, medias));
     },
   );
 
@@ -133,12 +136,10 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         limit: query.limit,
         offset: pageOffset(query),
       });
-      const prices = await pricesByProduct(
-        em,
-        products.map((p) => p.id),
-      );
+      const ids = products.map((p) => p.id);
+      const [prices, medias] = await Promise.all([pricesByProduct(em, ids), mediasByProduct(em, ids)]);
       return pageOf(
-        products.map((p) => presentProduct(p, prices.get(p.id) ?? [])),
+        products.map((p) => presentProduct(p, prices.get(p.id) ?? [], mediasOf(medias, p.id))),
         total,
         query.limit,
       );
@@ -192,9 +193,12 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       }));
 
       const em = deps.orm.em.fork();
-      const { product, prices, created } = await em.transactional(async (tx) => {
+      const { product, prices, medias, created } = await em.transactional(async (tx) => {
         const product = await ownProduct(tx, request.params.id, credential.organizationId, true);
         const prices = await tx.find(Price, { productId: product.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+        const shown = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
+        const medias = body.medias ? await ownMediaFiles(tx, product.organizationId, body.medias) : shown;
+        const mediasChanged = medias.map((m) => m.id).join() !== shown.map((m) => m.id).join();
         const byId = new Map(prices.map((p) => [p.id, p]));
 
         const archiveIds = [...new Set(body.archive_price_ids ?? [])];
@@ -240,8 +244,9 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
           body.metadata !== undefined ||
           (body.is_tax_applicable !== undefined && body.is_tax_applicable !== product.isTaxApplicable) ||
           defaultPriceId !== product.defaultPriceId ||
-          (body.is_archived !== undefined && body.is_archived !== product.isArchived);
-        if (!changed) return { product, prices, created };
+          (body.is_archived !== undefined && body.is_archived !== product.isArchived) ||
+          mediasChanged;
+        if (!changed) return { product, prices, medias, created };
 
         if (body.name !== undefined) product.name = body.name;
         if (body.description !== undefined) product.description = body.description;
@@ -250,16 +255,17 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         if (body.is_archived !== undefined) product.isArchived = body.is_archived;
         product.defaultPriceId = defaultPriceId;
         product.modifiedAt = now;
+        if (mediasChanged) await setProductMedias(tx, product, medias);
 
         const all = [...prices, ...created];
-        recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, all));
+        recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, all, medias));
         for (const price of created) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
         for (const price of archived) recordEvent(tx, product.organizationId, 'price.updated', presentPrice(price));
-        return { product, prices: all, created };
+        return { product, prices: all, medias, created };
       });
 
       await provisionRecurrencePlans(deps, created, request.log);
-      return presentProduct(product, prices);
+      return presentProduct(product, prices, medias);
     },
   );
 
@@ -283,11 +289,12 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         product.isArchived = true;
         product.modifiedAt = new Date();
         const prices = await pricesByProduct(tx, [product.id]);
+        const medias = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
         recordEvent(
           tx,
           product.organizationId,
           'product.updated',
-          presentProduct(product, prices.get(product.id) ?? []),
+          presentProduct(product, prices.get(product.id) ?? [], medias),
         );
       });
       return reply.status(204).send(null);

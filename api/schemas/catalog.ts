@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Price, Product } from '../../db/entities/index.ts';
 import { MAX_INTERVAL_COUNT, MAX_UNIT_AMOUNT } from '../../domain/price-rules.ts';
 import { iso, listQuery, booleanQuery, metadata, paginated, uuid, nonBlank } from './common.ts';
+import { mediaFileSchema, type MediaFileRecord } from './files.ts';
 
 /**
  * Wire shapes of the catalog: the Product and Price resources of the spec, the bodies that create and
@@ -87,6 +88,7 @@ export const productSchema = z.object({
   is_tax_applicable: z.boolean(),
   default_price_id: z.string().nullable(),
   prices: z.array(priceSchema),
+  medias: z.array(mediaFileSchema).meta({ description: 'Image files shown with the product, in order' }),
   created_at: timestamp,
   modified_at: timestamp.nullable(),
 });
@@ -135,6 +137,12 @@ export const inlinePriceBody = z.strictObject(priceFields).meta(PRICE_RULES);
 export type InlinePrice = z.infer<typeof inlinePriceBody>;
 
 const productName = nonBlank(256);
+/** At most this many media per product. */
+const MAX_PRODUCT_MEDIAS = 20;
+const mediaIds = z
+  .array(uuid)
+  .max(MAX_PRODUCT_MEDIAS)
+  .meta({ description: "Ids of the organization's image files (POST /api/v1/files/), in display order" });
 const productDescription = z.string().max(20_000).meta({ description: 'Markdown' });
 
 export const createProductBody = z.strictObject({
@@ -145,6 +153,7 @@ export const createProductBody = z.strictObject({
   is_tax_applicable: z.boolean().default(true),
   prices: z.array(inlinePriceBody).min(1, 'a product needs at least one price').max(100),
   default_price_index: z.number().int().min(0).default(0).meta({ description: '0-based index into prices' }),
+  medias: mediaIds.optional(),
 });
 
 export const updateProductBody = z.strictObject({
@@ -160,6 +169,7 @@ export const updateProductBody = z.strictObject({
     .max(100)
     .optional()
     .meta({ description: 'Prices to archive (active becomes false)' }),
+  medias: mediaIds.optional().meta({ description: 'Replaces the whole media list; [] removes every media' }),
 });
 
 export const listProductsQuery = listQuery(['created_at', 'name']).extend({
@@ -204,7 +214,11 @@ export function presentPrice(price: PriceFields): PriceBody {
   };
 }
 
-export function presentProduct(product: ProductFields, prices: readonly PriceFields[]): ProductBody {
+export function presentProduct(
+  product: ProductFields,
+  prices: readonly PriceFields[],
+  medias: readonly MediaFileRecord[],
+): ProductBody {
   return {
     id: product.id,
     organization_id: product.organizationId,
@@ -215,22 +229,27 @@ export function presentProduct(product: ProductFields, prices: readonly PriceFie
     is_tax_applicable: product.isTaxApplicable,
     default_price_id: product.defaultPriceId ?? null,
     prices: prices.map(presentPrice),
+    medias: [...medias],
     created_at: iso(product.createdAt)!,
     modified_at: iso(product.modifiedAt),
   };
 }
 
-/** One product with its prices in a single statement: the hot read of GET /products/:id. */
+/** One product with its prices and media in a single statement: the hot read of GET /products/:id. */
 export const PRODUCT_WITH_PRICES_SQL = `
 select p.*, coalesce(
   (select json_agg(pr order by pr.created_at, pr.id) from prices pr where pr.product_id = p.id), '[]'
-) as prices
+) as prices, coalesce(
+  (select json_agg(json_build_object('id', f.id, 'name', f.name, 'mime_type', f.mime_type, 'size', f.size,
+     'checksum_sha256', f.checksum_sha256) order by m.position)
+   from product_medias m join files f on f.id = m.file_id where m.product_id = p.id), '[]'
+) as medias
 from products p where p.id = $1 and p.organization_id = $2`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it, read field by field below
 type Row = Record<string, any>;
 
-/** Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices as JSON) to what the presenter reads. */
+/** Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices and medias as JSON) to what the presenter reads. */
 export function presentProductRow(row: Row): ProductBody {
   const date = (v: unknown) => (v == null ? null : new Date(v as string));
   const prices = (row.prices as Row[]).map((pr): PriceFields => ({
@@ -264,5 +283,6 @@ export function presentProductRow(row: Row): ProductBody {
       modifiedAt: row.modified_at,
     },
     prices,
+    row.medias as MediaFileRecord[],
   );
 }

@@ -15,6 +15,7 @@ import { Migration0014RenewalCheckoutBalance } from './0014-renewal-checkout-bal
 import { Migration0015GatewayBalanceSettlement } from './0015-gateway-balance-settlement.ts';
 import { Migration0016SweepIndexes } from './0016-sweep-indexes.ts';
 import { Migration0017CheckoutPaymentAttempts } from './0017-checkout-payment-attempts.ts';
+import { Migration0018Files } from './0018-files.ts';
 import { Migration0019Webhooks } from './0019-webhooks.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
@@ -36,5 +37,6 @@ export const migrationsList = [
   { name: '0015-gateway-balance-settlement', class: Migration0015GatewayBalanceSettlement },
   { name: '0016-sweep-indexes', class: Migration0016SweepIndexes },
   { name: '0017-checkout-payment-attempts', class: Migration0017CheckoutPaymentAttempts },
+  { name: '0018-files', class: Migration0018Files },
   { name: '0019-webhooks', class: Migration0019Webhooks },
 ];

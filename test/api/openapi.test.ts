@@ -167,6 +167,7 @@ describe('the OpenAPI document', () => {
       [
         'GET /api/v1/checkouts/client/{client_secret}',
         'GET /api/v1/checkouts/client/{client_secret}/seller-config',
+        'GET /api/v1/files/{id}/download',
         'GET /api/v1/sandbox/test-cards',
         'GET /api/v1/transactions/{transaction_id}',
         'GET /checkout/{checkout_link_id}',

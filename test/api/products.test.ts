@@ -126,6 +126,7 @@ describe('POST /api/v1/products/', () => {
           deleted_at: null,
         },
       ],
+      medias: [],
       created_at: TIMESTAMP,
       modified_at: null,
     });

@@ -19,6 +19,7 @@ const RESOURCES: readonly ApiKeyResource[] = [
   'refunds',
   'customer-portal-sessions',
   'events',
+  'files',
   'other',
 ];
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
@@ -37,6 +38,7 @@ const TABLE: Record<ApiKeyResource, Record<(typeof METHODS)[number], ApiKeyScope
   refunds: { GET: a, POST: w, PATCH: w, DELETE: w, PUT: a },
   'customer-portal-sessions': { GET: a, POST: w, PATCH: a, DELETE: a, PUT: a },
   events: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
+  files: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
   other: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
 };
 

@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * The `files` table in plain SQL (no entity: the routes and the product media read a handful of
+ * columns). A row is written only once the file's bytes are all stored.
+ */
+export interface FileRow {
+  id: string;
+  organizationId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  /** Hex. */
+  checksumSha256: string;
+  storageKey: string;
+  createdAt: Date;
+}
+
+const COLUMNS = 'id, organization_id, name, mime_type, size, checksum_sha256, storage_key, created_at';
+
+interface Row {
+  id: string;
+  organization_id: string;
+  name: string;
+  mime_type: string;
+  size: string | number;
+  checksum_sha256: string;
+  storage_key: string;
+  created_at: Date | string;
+}
+
+export const fileFromRow = (r: Row): FileRow => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  mimeType: r.mime_type,
+  size: Number(r.size),
+  checksumSha256: r.checksum_sha256,
+  storageKey: r.storage_key,
+  createdAt: new Date(r.created_at),
+});
+
+export async function insertFile(em: EntityManager, f: FileRow): Promise<void> {
+  await em.execute(
+    `insert into files (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [f.id, f.organizationId, f.name, f.mimeType, f.size, f.checksumSha256, f.storageKey, f.createdAt],
+    'run',
+  );
+}
+
+/** A file of the organization; another organization's is as absent as an unknown id. */
+export async function findFile(em: EntityManager, organizationId: string, id: string): Promise<FileRow | null> {
+  const rows = await em.execute<Row[]>(`select ${COLUMNS} from files where id = ? and organization_id = ?`, [
+    id,
+    organizationId,
+  ]);
+  return rows[0] ? fileFromRow(rows[0]) : null;
+}
+
+/** For the signed download route, whose signature already proves who may read the file. */
+export async function findFileById(em: EntityManager, id: string): Promise<FileRow | null> {
+  const rows = await em.execute<Row[]>(`select ${COLUMNS} from files where id = ?`, [id]);
+  return rows[0] ? fileFromRow(rows[0]) : null;
+}
+
+/** Sortable columns of the list, by their wire names (the same as the columns). */
+export const FILE_SORT_FIELDS = ['created_at', 'name', 'size'] as const;
+
+export async function listFiles(
+  em: EntityManager,
+  organizationId: string,
+  page: { sortField: (typeof FILE_SORT_FIELDS)[number]; direction: 'asc' | 'desc'; limit: number; offset: number },
+): Promise<{ files: FileRow[]; total: number }> {
+  const dir = page.direction === 'desc' ? 'desc' : 'asc';
+  const [rows, [count]] = await Promise.all([
+    em.execute<Row[]>(
+      `select ${COLUMNS} from files where organization_id = ?
+       order by ${page.sortField} ${dir}, id ${dir} limit ? offset ?`,
+      [organizationId, page.limit, page.offset],
+    ),
+    em.execute<{ n: string }[]>('select count(*) as n from files where organization_id = ?', [organizationId]),
+  ]);
+  return { files: rows.map(fileFromRow), total: Number(count!.n) };
+}
+
+/**
+ * Deletes the organization's file unless a product shows it. The row is locked first, so a product
+ * attaching it meanwhile (which holds it `for key share`) either finishes before and is seen, or waits
+ * and then finds it gone.
+ */
+export async function deleteFile(
+  tx: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<{ deleted: FileRow } | { shownBy: string[] } | null> {
+  const [row] = await tx.execute<Row[]>(
+    `select ${COLUMNS} from files where id = ? and organization_id = ? for update`,
+    [id, organizationId],
+  );
+  if (!row) return null;
+  const products = await tx.execute<{ product_id: string }[]>(
+    'select product_id from product_medias where file_id = ? order by product_id',
+    [id],
+  );
+  if (products.length > 0) return { shownBy: products.map((p) => p.product_id) };
+  await tx.execute('delete from files where id = ?', [id], 'run');
+  return { deleted: fileFromRow(row) };
+}
