@@ -203,16 +203,20 @@ export async function createCheckout(
   try {
     await ensureCheckoutWorkflow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, checkout);
   } catch (err) {
+    // Its checkout.created is committed (a webhook may have carried it already): the checkout is not
+    // deleted with it but closed, expired at once, by a change with its own event; its discount given back.
     await deps.orm.em.fork().transactional(async (tx) => {
-      await tx.execute(`delete from events where type = 'checkout.created' and data->>'id' = ?`, [checkout.id]);
+      const closed = await tx.findOneOrFail(Checkout, { id: checkout.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      closed.status = 'expired';
+      closed.expiresAt = closed.updatedAt = new Date();
       await releaseRedemption(tx, checkout.id);
-      await tx.execute('delete from checkouts where id = ?', [checkout.id]);
+      recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
     });
     throw new ApiError(
       503,
       'workflow_unavailable',
       'The checkout could not be started',
-      `Nothing was created; retry later (${err instanceof Error ? err.message : String(err)})`,
+      `Checkout ${checkout.id} was closed (expired) unused; retry later (${err instanceof Error ? err.message : String(err)})`,
     );
   }
   return checkout;

@@ -11,7 +11,7 @@ import { dashboardPageRoutes, dashboardRoutes } from './dashboard.ts';
 import { discountsRoutes } from './discounts.ts';
 import { eventsRoutes } from './events.ts';
 import { filesRoutes } from './files.ts';
-import { webhookDeliveriesRoutes } from './webhook-deliveries.ts';
+import { webhookDeliveriesRoutes, webhookRedeliveryRoutes } from './webhook-deliveries.ts';
 import { webhooksRoutes } from './webhooks.ts';
 import { functionsRoutes } from './functions.ts';
 import { healthRoutes } from './health.ts';
@@ -38,7 +38,8 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(eventsRoutes, { ...deps, prefix: '/api/v1/events' });
   await app.register(filesRoutes, { ...deps, prefix: '/api/v1/files' });
   await app.register(webhooksRoutes, { ...deps, prefix: '/api/v1/webhooks' });
-  await app.register(webhookDeliveriesRoutes, { ...deps, prefix: '/api/v1/webhooks' });
+  await app.register(webhookRedeliveryRoutes, { ...deps, prefix: '/api/v1/webhooks' });
+  await app.register(webhookDeliveriesRoutes, { ...deps, prefix: '/api/v1/webhook-deliveries' });
   await app.register(customerPortalRoutes, { ...deps, prefix: '/api/v1/customer-portal' });
   await app.register(checkoutsRoutes, { ...deps, prefix: '/api/v1/checkouts' });
   await app.register(sellerConfigRoutes, { ...deps, prefix: '/api/v1/checkouts' });

@@ -30,13 +30,13 @@ const DELIVERY_COLUMNS = `d.id, d.event_id, d.endpoint_id, e.type as event_type,
 /**
  * Deliveries of the organization's events to its endpoints, each with every attempt, and redelivery of
  * any event to an endpoint by hand — one that failed, and one that succeeded too (a receiver that lost
- * what it got). Under /api/v1/webhooks/.
+ * what it got). Deliveries under /api/v1/webhook-deliveries/, redelivery under /api/v1/webhooks/<id>/.
  */
 export const webhookDeliveriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const db = plainSql(deps.orm);
 
   app.get(
-    '/deliveries/',
+    '/',
     {
       onRequest: app.authenticate(WEBHOOKS_READ),
       schema: {
@@ -79,7 +79,7 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   );
 
   app.get(
-    '/deliveries/:id',
+    '/:id',
     {
       onRequest: app.authenticate(WEBHOOKS_READ),
       schema: {
@@ -106,6 +106,11 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       return { ...deliveryRecord(row), attempt_log: attempts.map(attemptRecord) };
     },
   );
+};
+
+/** `POST /api/v1/webhooks/<id>/redeliver`: registered under the endpoints' prefix. */
+export const webhookRedeliveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const db = plainSql(deps.orm);
 
   app.post(
     '/:id/redeliver',

@@ -892,7 +892,7 @@ describe('POST /api/v1/checkouts/:id/manual-renewal-checkout', () => {
 });
 
 describe('when Temporal refuses the workflow', () => {
-  it('answers 503 and leaves no checkout and no event behind', async () => {
+  it('answers 503; the checkout its event announced is closed (expired) by an event of its own, never deleted', async () => {
     const { productId } = await makeProduct(A.org.id);
     const broken = await startApi({ TEMPORAL_NAMESPACE: 'no-such-namespace' });
     try {
@@ -905,10 +905,17 @@ describe('when Temporal refuses the workflow', () => {
     } finally {
       await broken.close();
     }
-    expect(await sql(`select id from checkouts where product_id = ?`, [productId])).toEqual([]);
-    expect(
-      await sql(`select id from events where type = 'checkout.created' and data->>'product_id' = ?`, [productId]),
-    ).toEqual([]);
+    const [checkout] = await sql(`select id, status from checkouts where product_id = ?`, [productId]);
+    expect(checkout).toMatchObject({ status: 'expired' });
+    const events = await sql(`select type, data->>'status' as status from events where data->>'id' = ? order by seq`, [
+      checkout.id,
+    ]);
+    expect(events).toEqual([
+      { type: 'checkout.created', status: 'open' },
+      { type: 'checkout.updated', status: 'expired' },
+    ]);
+    const read = await api.call('GET', `/api/v1/checkouts/${checkout.id}`, { token: A.oat });
+    expect(read.body.status).toBe('expired');
   });
 });
 

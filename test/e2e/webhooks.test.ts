@@ -53,7 +53,7 @@ async function newCustomer(token = tenant.oat): Promise<string> {
 }
 
 async function deliveriesOf(endpointId: string) {
-  const res = await call('GET', `/api/v1/webhooks/deliveries/?endpoint_id=${endpointId}&limit=100`);
+  const res = await call('GET', `/api/v1/webhook-deliveries/?endpoint_id=${endpointId}&limit=100`);
   expect(res.status).toBe(200);
   return res.body.items as { id: string; event_id: string; status: string; attempts: number; event_type: string }[];
 }
@@ -117,7 +117,7 @@ describe('webhook deliveries', () => {
     await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveriesOf(e.id);
     expect(delivery).toMatchObject({ event_id: got!.id, event_type: 'customer.created', attempts: 1 });
-    const detail = await call('GET', `/api/v1/webhooks/deliveries/${delivery!.id}`);
+    const detail = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`);
     expect(detail.body.attempt_log).toEqual([
       expect.objectContaining({ number: 1, status_code: 200, succeeded: true, response_excerpt: 'ok', manual: false }),
     ]);
@@ -142,7 +142,7 @@ describe('webhook deliveries', () => {
     await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveriesOf(e.id);
     expect(delivery!.attempts).toBe(2);
-    const detail = await call('GET', `/api/v1/webhooks/deliveries/${delivery!.id}`);
+    const detail = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`);
     expect(detail.body.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 200]);
   });
 
@@ -169,7 +169,7 @@ describe('webhook deliveries', () => {
     expect(got[1]!.id).toBe(first!.id);
     expect(got[1]!.verified).toEqual([true]);
     await waitFor(async () => (await deliveriesOf(e.id))[0]?.attempts === 2);
-    const detail = await call('GET', `/api/v1/webhooks/deliveries/${(await deliveriesOf(e.id))[0]!.id}`);
+    const detail = await call('GET', `/api/v1/webhook-deliveries/${(await deliveriesOf(e.id))[0]!.id}`);
     expect(detail.body.attempt_log.map((a: { manual: boolean }) => a.manual)).toEqual([false, true]);
   });
 
