@@ -21,8 +21,9 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         tags: ['events'],
         summary: 'List events',
         description:
-          "The organization's event log. type: an exact type (customer.created) or a prefix ending in .* (customer.*). " +
-          'sorting: created_at or -created_at (default).',
+          "The organization's event log. type: an exact type (customer.created) or a prefix ending in .* (customer.*); " +
+          'created_after / created_before: a range of creation instants; object_id: the events about one record ' +
+          '(its id in data.id). sorting: created_at or -created_at (default).',
         querystring: listEventsQuery,
         response: { 200: paginated(eventSchema), ...errorResponses },
       },
@@ -34,6 +35,13 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       if (q.type !== undefined) {
         where.type = q.type.endsWith('.*') ? { $like: `${q.type.slice(0, -2).replaceAll('_', '\\_')}.%` } : q.type;
       }
+      if (q.created_after !== undefined || q.created_before !== undefined) {
+        where.createdAt = {
+          ...(q.created_after !== undefined ? { $gte: new Date(q.created_after) } : {}),
+          ...(q.created_before !== undefined ? { $lt: new Date(q.created_before) } : {}),
+        };
+      }
+      if (q.object_id !== undefined) where.data = { id: q.object_id };
       const [rows, total] = await deps.orm.em.fork().findAndCount(Event, where, {
         orderBy: orderBy(q.sorting, { created_at: 'createdAt' }, '-created_at'),
         limit: q.limit,

@@ -10,7 +10,18 @@ export const eventTypeFilter = z
     'must be an event type (customer.created) or a prefix ending in .* (customer.*)',
   );
 
-export const listEventsQuery = listQuery(['created_at']).extend({ type: eventTypeFilter.optional() });
+const instant = z.iso.datetime({ offset: true });
+
+export const listEventsQuery = listQuery(['created_at']).extend({
+  type: eventTypeFilter.optional(),
+  created_after: instant.optional().meta({ description: 'Events created at or after this instant' }),
+  created_before: instant.optional().meta({ description: 'Events created before this instant' }),
+  object_id: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: 'Events about this record: its id in the payload (data.id)' }),
+});
 
 export const eventIdParams = z.object({ id: z.string().max(64) });
 

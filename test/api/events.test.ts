@@ -96,6 +96,23 @@ describe('GET /api/v1/events/', () => {
     },
   );
 
+  it('filters by the record an event is about (object_id), and by a range of creation instants', async () => {
+    const about = await list(`?object_id=${c2.id}&sorting=created_at`);
+    expect(about.body.items.map((e: any) => e.type)).toEqual(['customer.created', 'customer.deleted']);
+    expect((await list(`?object_id=${c2.id}`, B.oat)).body.items).toEqual([]);
+
+    const all = (await list('?sorting=created_at')).body.items as { created_at: string }[];
+    // From the third event's instant on (inclusive), and before the last one's (exclusive).
+    const from = all[2]!.created_at;
+    const until = all[4]!.created_at;
+    const ranged = await list(`?sorting=created_at&created_after=${from}&created_before=${until}`);
+    expect(ranged.body.items).toEqual(all.filter((e) => e.created_at >= from && e.created_at < until));
+    expect(ranged.body.items.length).toBeGreaterThan(0);
+    const bad = await list('?created_after=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toContain('querystring.created_after');
+  });
+
   it('paginates with total_count and max_page', async () => {
     const all = (await list()).body.items;
     const p1 = await list('?limit=2');
