@@ -162,7 +162,7 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
       );
     },
 
-    /** Open checkouts, and confirmed ones waiting for their pix or boleto: their workflows expire or settle them. */
+    /** Open checkouts, and confirmed ones waiting for their pix or boleto or for a payment answer a lost run never recorded. */
     async ensureCheckoutWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
       return sweepPage(input, SWEEP_QUERIES.checkouts, (row) =>

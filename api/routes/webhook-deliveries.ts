@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { plainSql } from '../../db/plain-sql.ts';
-import { parseSorting } from '../../domain/pagination.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { webhookTaskQueue } from '../../domain/task-queues.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
 import { attemptNowSignal, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import type { RouteDeps } from '../app.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import { createdAtDirection, errorResponses, isUuid, pageOf, pageOffset, paginated } from '../schemas/common.ts';
 import {
   attemptRecord,
   deliveryRecord,
@@ -52,9 +51,7 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
-      const sorting = parseSorting(q.sorting, ['created_at'], '-created_at');
-      if ('error' in sorting) throw badRequest('Invalid sorting', sorting.error);
-      const direction = sorting.direction === 'asc' ? 'asc' : 'desc';
+      const direction = createdAtDirection(q.sorting);
       const where = `d.organization_id = ? and (?::uuid is null or d.endpoint_id = ?::uuid)
         and (?::uuid is null or d.event_id = ?::uuid) and (?::text is null or d.status = ?::text)`;
       const params = [

@@ -4,12 +4,19 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { insertEvents, type EventType } from '../../db/events.ts';
 import { executorOf, plainSql, type Row, type Sql } from '../../db/plain-sql.ts';
-import { parseSorting } from '../../domain/pagination.ts';
 import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
 import type { RouteDeps } from '../app.ts';
-import { badRequest, conflict, notFound, unprocessable } from '../errors.ts';
+import { conflict, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, pageOf, pageOffset, paginated, validationErrors } from '../schemas/common.ts';
+import {
+  createdAtDirection,
+  errorResponses,
+  isUuid,
+  pageOf,
+  pageOffset,
+  paginated,
+  validationErrors,
+} from '../schemas/common.ts';
 import {
   createWebhookBody,
   listWebhooksQuery,
@@ -100,9 +107,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
-      const sorting = parseSorting(q.sorting, ['created_at'], '-created_at');
-      if ('error' in sorting) throw badRequest('Invalid sorting', sorting.error);
-      const direction = sorting.direction === 'asc' ? 'asc' : 'desc';
+      const direction = createdAtDirection(q.sorting);
       const rows = await db.query(
         `select *, count(*) over () as total from webhook_endpoints
          where organization_id = ? and deleted_at is null

@@ -129,6 +129,13 @@ export function orderBy(sorting: string | undefined, columns: Record<string, str
   return { [columns[parsed.field]!]: parsed.direction, id: parsed.direction } as Record<string, 'asc' | 'desc'>;
 }
 
+/** The direction of a plain-SQL list sorted by created_at alone (`sorting`: created_at or -created_at). */
+export function createdAtDirection(sorting: string | undefined): 'asc' | 'desc' {
+  const parsed = parseSorting(sorting, ['created_at'], '-created_at');
+  if ('error' in parsed) throw badRequest('Invalid sorting', parsed.error);
+  return parsed.direction === 'asc' ? 'asc' : 'desc';
+}
+
 export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
