@@ -144,7 +144,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         tags,
         summary: 'Update a webhook endpoint',
         description:
-          'url, event_types, description, enabled. Enabling an endpoint we disabled clears its failure record; ' +
+          'url, event_types, description, enabled (none: nothing changes). Enabling an endpoint we disabled clears its failure record; ' +
           'what it missed meanwhile can be redelivered (POST /webhooks/{id}/redeliver). 422 `invalid_url`.',
         params: webhookParams,
         body: updateWebhookBody,
@@ -155,6 +155,8 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       const credential = organizationCredential(request);
       const body = request.body;
       if (body.url !== undefined) assertUrl(body.url);
+      if (Object.keys(body).length === 0)
+        return webhookRecord(await endpointOf(db.query, credential, request.params.id));
       const row = await db.transaction(async (sql) => {
         const current = await endpointOf(sql, credential, request.params.id, true);
         const enabling = body.enabled === true && !current.enabled;

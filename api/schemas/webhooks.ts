@@ -29,14 +29,13 @@ export const createWebhookBody = z.object({
   enabled: z.boolean().optional(),
 });
 
-export const updateWebhookBody = z
-  .object({
-    url: url.optional(),
-    event_types: eventTypes.optional(),
-    description: nonBlank(500).nullable().optional(),
-    enabled: z.boolean().optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+/** The fields to change; none changes nothing (answered with the endpoint as it is). */
+export const updateWebhookBody = z.object({
+  url: url.optional(),
+  event_types: eventTypes.optional(),
+  description: nonBlank(500).nullable().optional(),
+  enabled: z.boolean().optional(),
+});
 
 export const webhookParams = z.object({ id: z.string().max(64) });
 export const listWebhooksQuery = listQuery(['created_at']);

@@ -66,6 +66,7 @@ describe('webhook endpoints', () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ url: made.url, event_types: ['customer.created'], enabled: true });
     expect(read.body).not.toHaveProperty('secret');
+    expect((await call('PATCH', `/api/v1/webhooks/${made.id}`, {})).body).toEqual(read.body);
     const other = await makeTenant(api.orm);
     expect((await call('GET', `/api/v1/webhooks/${made.id}`, undefined, other.oat)).status).toBe(404);
     const list = await call('GET', '/api/v1/webhooks/', undefined, other.oat);
