@@ -14,6 +14,7 @@ import { filesRoutes } from './files.ts';
 import { webhookDeliveriesRoutes, webhookRedeliveryRoutes } from './webhook-deliveries.ts';
 import { webhooksRoutes } from './webhooks.ts';
 import { functionsRoutes } from './functions.ts';
+import { metricsRoutes } from './metrics.ts';
 import { healthRoutes } from './health.ts';
 import { organizationsRoutes } from './organizations.ts';
 import { productsRoutes } from './products.ts';
@@ -36,6 +37,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(discountsRoutes, { ...deps, prefix: '/api/v1/discounts' });
   await app.register(checkoutLinksRoutes, { ...deps, prefix: '/api/v1/checkout-links' });
   await app.register(eventsRoutes, { ...deps, prefix: '/api/v1/events' });
+  await app.register(metricsRoutes, { ...deps, prefix: '/api/v1/metrics' });
   await app.register(filesRoutes, { ...deps, prefix: '/api/v1/files' });
   await app.register(webhooksRoutes, { ...deps, prefix: '/api/v1/webhooks' });
   await app.register(webhookRedeliveryRoutes, { ...deps, prefix: '/api/v1/webhooks' });

@@ -17,6 +17,7 @@ import { Migration0016SweepIndexes } from './0016-sweep-indexes.ts';
 import { Migration0017CheckoutPaymentAttempts } from './0017-checkout-payment-attempts.ts';
 import { Migration0018Files } from './0018-files.ts';
 import { Migration0019Webhooks } from './0019-webhooks.ts';
+import { Migration0020MetricsIndexes } from './0020-metrics-indexes.ts';
 import { Migration0021EventObjectIndex } from './0021-event-object-index.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
@@ -40,5 +41,6 @@ export const migrationsList = [
   { name: '0017-checkout-payment-attempts', class: Migration0017CheckoutPaymentAttempts },
   { name: '0018-files', class: Migration0018Files },
   { name: '0019-webhooks', class: Migration0019Webhooks },
+  { name: '0020-metrics-indexes', class: Migration0020MetricsIndexes },
   { name: '0021-event-object-index', class: Migration0021EventObjectIndex },
 ];
