@@ -414,7 +414,7 @@ export interface paths {
     };
     /**
      * List events
-     * @description The organization's event log. type: an exact type (customer.created) or a prefix ending in .* (customer.*). sorting: created_at or -created_at (default).
+     * @description The organization's event log. type: an exact type (customer.created) or a prefix ending in .* (customer.*); created_after / created_before: a range of creation instants; object_id: the events about one record (its id in data.id). sorting: created_at or -created_at (default).
      */
     get: operations['listEvents'];
     put?: never;
@@ -434,6 +434,234 @@ export interface paths {
     };
     /** Get an event */
     get: operations['getEvent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get metrics
+     * @description Revenue, refunds, sales, subscriptions, MRR and checkout conversion per period of a local date range, with totals over the range. Periods are read in `timezone` (default America/Sao_Paulo): a sale at 02:30 UTC on 2 March counts on 1 March there. Money in integer cents, in one currency.
+     */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the organization's files
+     * @description sorting: created_at, name or size (- first for descending); default -created_at.
+     */
+    get: operations['listFiles'];
+    put?: never;
+    /**
+     * Upload a file (multipart/form-data, field `file`)
+     * @description Streams the file to the organization's storage and records its size and SHA-256. The bytes decide the type (their magic number), and the part must declare the same type, application/octet-stream or none.
+     */
+    post: operations['createFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/files/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a file with a fresh download URL */
+    get: operations['getFile'];
+    put?: never;
+    post?: never;
+    /** Delete a file and its bytes (refused while a product shows it as media) */
+    delete: operations['deleteFile'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/files/{id}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a file through its signed URL (local storage)
+     * @description The URL comes from a file record (download_url) and needs no credential until it expires. With S3 storage the record holds a presigned URL of the bucket instead, and this operation finds nothing.
+     */
+    get: operations['listFileDownload'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhook endpoints
+     * @description sorting: created_at or -created_at (default). Deleted endpoints are not listed.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Deliveries are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret returned here, once. 422 `invalid_url` for a URL deliveries may not go to.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a webhook endpoint */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Deliveries waiting to try again are canceled at their next attempt.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a webhook endpoint
+     * @description url, event_types, description, enabled (none: nothing changes). Enabling an endpoint we disabled clears its failure record; what it missed meanwhile can be redelivered (POST /webhooks/{id}/redeliver). 422 `invalid_url`.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's secret
+     * @description A new secret, shown once. For 24 hours deliveries carry a signature by each secret (space-separated in webhook-signature), so a receiver can switch at its own pace.
+     */
+    post: operations['createWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event to a webhook endpoint
+     * @description Writes a webhook_endpoint.ping event, delivered to this endpoint only. 409 when the endpoint is disabled.
+     */
+    post: operations['createWebhookPing'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redeliver an event to a webhook endpoint
+     * @description Any event of the organization, whether its delivery to this endpoint failed, succeeded or never was (an endpoint added or enabled since). A delivery waiting to try again tries now. 409 when the endpoint is disabled.
+     */
+    post: operations['createWebhookRedeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhook deliveries
+     * @description Filters: endpoint_id (the deliveries of an endpoint), event_id (of an event), status. sorting: created_at or -created_at (default).
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-deliveries/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a webhook delivery with its attempts */
+    get: operations['getWebhookDelivery'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3582,6 +3810,17 @@ export interface operations {
                 modified_at: string | null;
                 deleted_at: string | null;
               }[];
+              /** @description Image files shown with the product, in order */
+              medias: {
+                id: string;
+                name: string;
+                /** @example image/png */
+                mime_type: string;
+                /** @description Bytes */
+                size: number;
+                /** @description SHA-256 of the bytes, hex */
+                checksum_sha256: string;
+              }[];
               /**
                * @description ISO 8601 UTC
                * @example 2025-01-31T12:00:00.000Z
@@ -3756,6 +3995,8 @@ export interface operations {
            * @default 0
            */
           default_price_index?: number;
+          /** @description Ids of the organization's image files (POST /api/v1/files/), in display order */
+          medias?: string[];
         };
       };
     };
@@ -3811,6 +4052,17 @@ export interface operations {
               created_at: string;
               modified_at: string | null;
               deleted_at: string | null;
+            }[];
+            /** @description Image files shown with the product, in order */
+            medias: {
+              id: string;
+              name: string;
+              /** @example image/png */
+              mime_type: string;
+              /** @description Bytes */
+              size: number;
+              /** @description SHA-256 of the bytes, hex */
+              checksum_sha256: string;
             }[];
             /**
              * @description ISO 8601 UTC
@@ -4015,6 +4267,17 @@ export interface operations {
               created_at: string;
               modified_at: string | null;
               deleted_at: string | null;
+            }[];
+            /** @description Image files shown with the product, in order */
+            medias: {
+              id: string;
+              name: string;
+              /** @example image/png */
+              mime_type: string;
+              /** @description Bytes */
+              size: number;
+              /** @description SHA-256 of the bytes, hex */
+              checksum_sha256: string;
             }[];
             /**
              * @description ISO 8601 UTC
@@ -4310,6 +4573,8 @@ export interface operations {
           }[];
           /** @description Prices to archive (active becomes false) */
           archive_price_ids?: string[];
+          /** @description Replaces the whole media list; [] removes every media */
+          medias?: string[];
         };
       };
     };
@@ -4365,6 +4630,17 @@ export interface operations {
               created_at: string;
               modified_at: string | null;
               deleted_at: string | null;
+            }[];
+            /** @description Image files shown with the product, in order */
+            medias: {
+              id: string;
+              name: string;
+              /** @example image/png */
+              mime_type: string;
+              /** @description Bytes */
+              size: number;
+              /** @description SHA-256 of the bytes, hex */
+              checksum_sha256: string;
             }[];
             /**
              * @description ISO 8601 UTC
@@ -7608,6 +7884,12 @@ export interface operations {
         /** @description Field to sort by; a leading - sorts descending */
         sorting?: 'created_at' | '-created_at';
         type?: string;
+        /** @description Events created at or after this instant */
+        created_after?: string;
+        /** @description Events created before this instant */
+        created_before?: string;
+        /** @description Events about this record: its id in the payload (data.id) */
+        object_id?: string;
       };
       header?: never;
       path?: never;
@@ -7769,6 +8051,2554 @@ export interface operations {
             data: {
               [key: string]: unknown;
             };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query: {
+        /** @description First local date of the range (YYYY-MM-DD, in `timezone`), included; 1970-01-01 or later */
+        start_date: string;
+        /** @description Last local date of the range (YYYY-MM-DD, in `timezone`), included */
+        end_date: string;
+        /** @description Period length: calendar days, ISO weeks (Monday first), calendar months or years */
+        interval: 'day' | 'week' | 'month' | 'year';
+        /** @description IANA time zone name in which dates and periods are read (America/Sao_Paulo, UTC, Europe/Lisbon) */
+        timezone?: string;
+        /** @description Only records in this currency count (ISO 4217, any case) */
+        currency?: string;
+        /** @description Only sales, subscriptions and checkouts of this product */
+        product_id?: string;
+        /** @description Only sales, subscriptions and checkouts of this customer */
+        customer_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            start_date: string;
+            end_date: string;
+            /** @enum {string} */
+            interval: 'day' | 'week' | 'month' | 'year';
+            timezone: string;
+            currency: string;
+            periods: {
+              /** @description First local date of the period (the range start cuts the first period) */
+              start_date: string;
+              /** @description Last local date of the period (the range end cuts the last period) */
+              end_date: string;
+              /** @description The local midnight the period starts at, as a UTC instant (included) */
+              start_at: string;
+              /** @description The local midnight after its last date, as a UTC instant (excluded) */
+              end_at: string;
+              /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
+              revenue: number;
+              /** @description revenue minus refunds, in cents */
+              net_revenue: number;
+              /** @description What has been refunded of the sales made in the period (up to today), in cents */
+              refunds: number;
+              /** @description Sales made in the period that took money (amount above zero) */
+              sales_count: number;
+              /** @description Sales made in the period refunded in whole or in part */
+              refunded_sales_count: number;
+              /** @description revenue / sales_count, rounded half up to the cent; null without sales */
+              average_order_value: number | null;
+              /** @description Subscriptions started in the period */
+              new_subscriptions: number;
+              /** @description Subscriptions alive (not ended) at the end of the period, trials included */
+              active_subscriptions: number;
+              /** @description Subscriptions that ended in the period */
+              churned_subscriptions: number;
+              /** @description Monthly recurring revenue at the end of the period: the monthly amount of each subscription alive and out of trial then (its current amount; 12 months, 52 weeks or 365 days a year; each rounded half up to the cent), summed, in cents */
+              mrr: number;
+              /** @description Checkouts opened in the period (renewal checkouts left out) */
+              checkouts: number;
+              /** @description Of those, the ones paid (status succeeded) */
+              succeeded_checkouts: number;
+              /** @description succeeded_checkouts / checkouts, a fraction with four decimal places (half up); null without checkouts */
+              checkout_conversion: number | null;
+            }[];
+            /** @description Over the whole range: flows summed, active_subscriptions and mrr at its end, averages and rates of the sums */
+            totals: {
+              /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
+              revenue: number;
+              /** @description revenue minus refunds, in cents */
+              net_revenue: number;
+              /** @description What has been refunded of the sales made in the period (up to today), in cents */
+              refunds: number;
+              /** @description Sales made in the period that took money (amount above zero) */
+              sales_count: number;
+              /** @description Sales made in the period refunded in whole or in part */
+              refunded_sales_count: number;
+              /** @description revenue / sales_count, rounded half up to the cent; null without sales */
+              average_order_value: number | null;
+              /** @description Subscriptions started in the period */
+              new_subscriptions: number;
+              /** @description Subscriptions alive (not ended) at the end of the period, trials included */
+              active_subscriptions: number;
+              /** @description Subscriptions that ended in the period */
+              churned_subscriptions: number;
+              /** @description Monthly recurring revenue at the end of the period: the monthly amount of each subscription alive and out of trial then (its current amount; 12 months, 52 weeks or 365 days a year; each rounded half up to the cent), summed, in cents */
+              mrr: number;
+              /** @description Checkouts opened in the period (renewal checkouts left out) */
+              checkouts: number;
+              /** @description Of those, the ones paid (status succeeded) */
+              succeeded_checkouts: number;
+              /** @description succeeded_checkouts / checkouts, a fraction with four decimal places (half up); null without checkouts */
+              checkout_conversion: number | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_date_range`: end_date before start_date, or start_date before 1970-01-01; `too_many_periods`: the range makes more than 366 periods of the interval; `invalid_timezone`: timezone is not an IANA time zone name. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listFiles: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at' | 'name' | '-name' | 'size' | '-size';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              name: string;
+              /** @example image/png */
+              mime_type: string;
+              /** @description Bytes */
+              size: number;
+              /** @description SHA-256 of the bytes, hex */
+              checksum_sha256: string;
+              organization_id: string;
+              /**
+               * @description ISO 8601 UTC
+               * @example 2025-01-31T12:00:00.000Z
+               */
+              created_at: string;
+              /** @description Short-lived URL that serves the bytes without a credential, until download_url_expires_at */
+              download_url: string;
+              /**
+               * @description ISO 8601 UTC
+               * @example 2025-01-31T12:00:00.000Z
+               */
+              download_url_expires_at: string;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The file, at most FILES_MAX_BYTES (10 MiB by default). Its bytes must be one of: image/png, image/jpeg, image/webp, image/gif, image/avif, application/pdf; the part's Content-Type must say the same, or application/octet-stream (or none)
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @example image/png */
+            mime_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, hex */
+            checksum_sha256: string;
+            organization_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /** @description Short-lived URL that serves the bytes without a credential, until download_url_expires_at */
+            download_url: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            download_url_expires_at: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The file is larger than FILES_MAX_BYTES (code file_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Not multipart/form-data, or a file of a type not allowed or not the type declared (code unsupported_file_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @example image/png */
+            mime_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, hex */
+            checksum_sha256: string;
+            organization_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /** @description Short-lived URL that serves the bytes without a credential, until download_url_expires_at */
+            download_url: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            download_url_expires_at: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  deleteFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listFileDownload: {
+    parameters: {
+      query: {
+        /** @description Unix seconds; the URL works until then */
+        expires: number;
+        /** @description HMAC-SHA256 of the file id and `expires`, base64url */
+        signature: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The bytes, under the content type recorded at upload */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': string;
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              organization_id: string;
+              url: string;
+              description: string | null;
+              event_types: string[];
+              enabled: boolean;
+              disabled_reason: string | null;
+              failing_since: string | null;
+              created_at: string;
+              updated_at: string;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uri
+           * @description Where deliveries are POSTed: https (in the sandbox also http to a loopback address, for local development); in production never a loopback or private address, checked again after DNS at each delivery
+           */
+          url: string;
+          /** @description Event types delivered to the endpoint; empty (the default): every type */
+          event_types?: (
+            | 'organization.created'
+            | 'organization.updated'
+            | 'organization_member.added'
+            | 'organization_member.removed'
+            | 'api_key.created'
+            | 'api_key.revoked'
+            | 'api_key.deleted'
+            | 'access_token.created'
+            | 'access_token.revoked'
+            | 'customer.created'
+            | 'customer.updated'
+            | 'customer.deleted'
+            | 'product.created'
+            | 'product.updated'
+            | 'price.created'
+            | 'price.updated'
+            | 'discount.created'
+            | 'discount.updated'
+            | 'discount.deleted'
+            | 'checkout_link.created'
+            | 'checkout_link.updated'
+            | 'checkout_link.deleted'
+            | 'checkout.created'
+            | 'checkout.updated'
+            | 'sale.created'
+            | 'sale.paid'
+            | 'sale.refunded'
+            | 'subscription.created'
+            | 'subscription.active'
+            | 'subscription.updated'
+            | 'subscription.past_due'
+            | 'subscription.canceled'
+            | 'subscription.uncanceled'
+            | 'subscription.revoked'
+            | 'invoice.created'
+            | 'invoice.paid'
+            | 'invoice.failed'
+            | 'invoice.voided'
+            | 'refund.created'
+            | 'webhook_endpoint.created'
+            | 'webhook_endpoint.updated'
+            | 'webhook_endpoint.deleted'
+            | 'webhook_endpoint.disabled'
+          )[];
+          description?: string | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            failing_since: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The signing secret (whsec_…): shown only now */
+            secret: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_url`: the URL is not one deliveries may go to (the detail says why). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            failing_since: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uri
+           * @description Where deliveries are POSTed: https (in the sandbox also http to a loopback address, for local development); in production never a loopback or private address, checked again after DNS at each delivery
+           */
+          url?: string;
+          /** @description Event types delivered to the endpoint; empty (the default): every type */
+          event_types?: (
+            | 'organization.created'
+            | 'organization.updated'
+            | 'organization_member.added'
+            | 'organization_member.removed'
+            | 'api_key.created'
+            | 'api_key.revoked'
+            | 'api_key.deleted'
+            | 'access_token.created'
+            | 'access_token.revoked'
+            | 'customer.created'
+            | 'customer.updated'
+            | 'customer.deleted'
+            | 'product.created'
+            | 'product.updated'
+            | 'price.created'
+            | 'price.updated'
+            | 'discount.created'
+            | 'discount.updated'
+            | 'discount.deleted'
+            | 'checkout_link.created'
+            | 'checkout_link.updated'
+            | 'checkout_link.deleted'
+            | 'checkout.created'
+            | 'checkout.updated'
+            | 'sale.created'
+            | 'sale.paid'
+            | 'sale.refunded'
+            | 'subscription.created'
+            | 'subscription.active'
+            | 'subscription.updated'
+            | 'subscription.past_due'
+            | 'subscription.canceled'
+            | 'subscription.uncanceled'
+            | 'subscription.revoked'
+            | 'invoice.created'
+            | 'invoice.paid'
+            | 'invoice.failed'
+            | 'invoice.voided'
+            | 'refund.created'
+            | 'webhook_endpoint.created'
+            | 'webhook_endpoint.updated'
+            | 'webhook_endpoint.deleted'
+            | 'webhook_endpoint.disabled'
+          )[];
+          description?: string | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            failing_since: string | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `invalid_url`: the URL is not one deliveries may go to (the detail says why). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            failing_since: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The signing secret (whsec_…): shown only now */
+            secret: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createWebhookPing: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            event_id: string;
+            endpoint_id: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createWebhookRedeliver: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          event_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            event_id: string;
+            endpoint_id: string;
+            workflow_id: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at';
+        endpoint_id?: string;
+        event_id?: string;
+        status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: string;
+              event_id: string;
+              endpoint_id: string;
+              event_type: string;
+              /** @enum {string} */
+              status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+              attempts: number;
+              last_attempt_at: string | null;
+              next_attempt_at: string | null;
+              succeeded_at: string | null;
+              created_at: string;
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            event_id: string;
+            endpoint_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+            attempts: number;
+            last_attempt_at: string | null;
+            next_attempt_at: string | null;
+            succeeded_at: string | null;
+            created_at: string;
+            attempt_log: {
+              number: number;
+              manual: boolean;
+              attempted_at: string;
+              status_code: number | null;
+              latency_ms: number;
+              succeeded: boolean;
+              /** @description The first KiB of the answer */
+              response_excerpt: string | null;
+              /** @description Why no answer came (timeout, refused, address not allowed) */
+              error: string | null;
+            }[];
           };
         };
       };
