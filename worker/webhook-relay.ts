@@ -34,11 +34,15 @@ export function startRelayLoop(deps: {
   async function listen(): Promise<void> {
     const client = new pg.Client({ connectionString: deps.databaseUrl, application_name: 'billing-webhook-relay' });
     client.on('notification', poke);
-    client.on('error', (err) => {
-      deps.log(`webhook relay: listening connection lost (${err.message}); reconnecting`);
+    const lost = (why: string) => {
+      if (stopped || listener !== client) return;
+      deps.log(`webhook relay: listening connection lost (${why}); reconnecting`);
       listener = null;
       client.end().catch(() => undefined);
-    });
+      poke(); // reconnect now, not at the next poll
+    };
+    client.on('error', (err) => lost(err.message));
+    client.on('end', () => lost('ended'));
     await client.connect();
     await client.query('listen billing_events');
     listener = client;

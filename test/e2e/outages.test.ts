@@ -165,14 +165,17 @@ async function buyOnce(email: string): Promise<void> {
   await waitFor(async () => (await checkoutStatus(created.body.id)) === 'succeeded', 30_000, 'the checkout to succeed');
 }
 
-/** The API's LISTEN session for credential revocations, if it has one through the proxy. */
-async function listenSessionsThroughProxy(): Promise<number> {
+/**
+ * The LISTEN sessions through the proxy on a channel: the API's for credential revocations
+ * (`credential_changed`), the worker's outbox relay's (`billing_events`).
+ */
+async function listenSessionsThroughProxy(channel = 'credential_changed'): Promise<number> {
   const ports = proxy.upstreamPorts();
   if (ports.length === 0) return 0;
   const rows = await orm.em.getConnection().execute<{ n: number }[]>(
     `select count(*)::int as n from pg_stat_activity
-     where datname = current_database() and query ilike 'listen %' and client_port = any(?::int[])`,
-    [`{${ports.join(',')}}`],
+     where datname = current_database() and query ilike ? and client_port = any(?::int[])`,
+    [`listen ${channel}`, `{${ports.join(',')}}`],
   );
   return rows[0]!.n;
 }
@@ -200,6 +203,11 @@ describe('a running stack', () => {
     expect((await call('GET', '/api/v1/products/', { auth: 'api_key' })).status).toBe(200);
     await buyOnce('before-outages@example.com');
     await waitFor(async () => (await listenSessionsThroughProxy()) === 1, 10_000, 'the API to LISTEN');
+    await waitFor(
+      async () => (await listenSessionsThroughProxy('billing_events')) === 1,
+      10_000,
+      'the relay to LISTEN',
+    );
   });
 });
 
@@ -227,6 +235,12 @@ describe('PostgreSQL goes away', () => {
 
     expect((await call('GET', '/api/v1/products/', { auth: 'api_key' })).status).toBe(200);
     await waitFor(async () => (await listenSessionsThroughProxy()) === 1, 20_000, 'the API to LISTEN again');
+    // The worker's outbox relay listens again too (webhooks are woken at once again).
+    await waitFor(
+      async () => (await listenSessionsThroughProxy('billing_events')) === 1,
+      20_000,
+      'the relay to LISTEN again',
+    );
     await buyOnce('after-sessions-terminated@example.com');
     expectAllAlive();
     expect([api.pid, worker.pid, gateway.pid]).toEqual(pids);
