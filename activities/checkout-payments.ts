@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ApplicationFailure } from '@temporalio/activity';
+import { recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import {
@@ -11,6 +13,7 @@ import {
 import { addInterval, isoDate } from '../domain/periods.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
+import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from './recurrence-plans.ts';
 
@@ -170,10 +173,14 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {
         await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
-        await tx.execute(
-          `update checkouts set gateway_payment_data = ?, updated_at = now() where id = ? and status = 'confirmed'`,
-          [JSON.stringify(payment.paymentData), input.checkoutId],
-        );
+        // The pix code or boleto the buyer pays with changes the checkout: once, with its checkout.updated.
+        const checkout = await lockedCheckout(tx, input.checkoutId);
+        if (checkout.status !== 'confirmed' || isDeepStrictEqual(checkout.gatewayPaymentData, payment.paymentData)) {
+          return;
+        }
+        checkout.gatewayPaymentData = payment.paymentData;
+        checkout.updatedAt = new Date();
+        recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
       });
       return { payment, payBy: payBy.toISOString() };
     },

@@ -4,6 +4,7 @@ import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
+import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
@@ -207,12 +208,12 @@ async function insertSubscription(
   const id = uuidv7();
   const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.product_price_id]);
   const currency = price!.currency as string;
-  await tx.execute(
+  const [row] = await tx.execute<Row[]>(
     `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
        recurrence_billing, gateway_subscription_id, amount, currency, discount_id, current_period_start,
        current_period_end, trial_end, created_at, workflow_id, billing_anchor, period_number, card_token_id,
        subtotal_amount)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
     [
       id,
       checkout.organization_id,
@@ -239,20 +240,8 @@ async function insertSubscription(
       checkout.subtotal_amount,
     ],
   );
-  const data = {
-    id,
-    status: s.status,
-    customer_id: customerId,
-    product_id: checkout.product_id,
-    price_id: checkout.product_price_id,
-    checkout_id: checkout.id,
-    gateway_subscription_id: s.gatewaySubscriptionId,
-    amount: Number(checkout.amount),
-    currency,
-    current_period_start: s.periodStart,
-    current_period_end: s.periodEnd,
-    trial_end: s.trialEnd,
-  };
+  // The record every later subscription event carries (the API's, currency in upper case).
+  const data = { ...subscriptionRecord(row!) };
   events.push(['subscription.created', data]);
   if (s.status === 'active') events.push(['subscription.active', data]);
   return id;

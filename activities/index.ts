@@ -1,13 +1,15 @@
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config/env.ts';
+import { loadConfig, type Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { openMailer } from '../mailer/index.ts';
 import { createCheckoutPaymentActivities } from './checkout-payments.ts';
 import { createCheckoutRecordActivities } from './checkout-records.ts';
 import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
 import { createDirectTransactionActivities } from './direct-transactions.ts';
 import { createGatewayRenewalActivities } from './gateway-renewals.ts';
 import { createInvoiceActivities } from './invoices.ts';
+import { createNotificationActivities } from './notifications.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
@@ -32,6 +34,8 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built from its dependencies (no module-level state). */
 export function createActivities(deps: ActivityDeps) {
+  // A worker built without configuration (some tests) mails to the default outbox.
+  const mailConfig = deps.config ?? loadConfig({}, 'worker');
   return {
     ...createRecurrencePlanActivities(deps),
     ...createCheckoutRecordActivities(deps),
@@ -46,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSweepActivities(deps),
     ...createRenewalCheckoutActivities(deps),
     ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
+    ...createNotificationActivities({ orm: deps.orm, mailer: openMailer(mailConfig), from: mailConfig.mailFrom }),
     ...createWebhookRelayActivities({
       orm: deps.orm,
       temporal: deps.temporal,

@@ -131,7 +131,9 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   sale.refundedAmount = Math.min(sale.amount, payment.refundedAmount);
   sale.status = saleStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
   sale.updatedAt = now;
+  // data.id is the sale's, as in every sale event: the event log finds it by the sale (object_id).
   recordEvent(tx, refund.organizationId, 'sale.refunded', {
+    id: sale.id,
     sale_id: sale.id,
     refund_id: refund.id,
     amount: refund.amount,

@@ -130,5 +130,8 @@ export async function recordRefunds(
      where transaction_id = ? returning id, refunded_amount`,
     [status, total, transactionId],
   );
-  if (sale) events.push(['sale.refunded', { sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status }]);
+  if (sale) {
+    const refunded = { id: sale.id, sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status };
+    events.push(['sale.refunded', refunded]);
+  }
 }

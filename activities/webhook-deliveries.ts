@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns';
+import { Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { uuidv7 } from 'uuidv7';
@@ -19,6 +20,10 @@ const TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 1024;
 /** Calls to one endpoint at once from one worker: a slow endpoint holds at most this many slots. */
 const PER_ENDPOINT = 4;
+/** A regular attempt's heartbeat (its timeout is in workflows/webhook-delivery.ts). */
+const HEARTBEAT_EVERY_MS = 5_000;
+/** How long an attempt run inside a workflow task waits for one of them before it gives way (`busy`). */
+const LOCAL_SLOT_WAIT_MS = 1000;
 
 export interface AttemptInput extends DeliveryStart {
   /** 1-based, within this run; with the run id it keys the attempt's record. */
@@ -29,9 +34,16 @@ export interface AttemptInput extends DeliveryStart {
   at: string;
   /** When the next attempt will be, should this one fail; null: this is the last. */
   nextAttemptAt: string | null;
+  /**
+   * Run inside the workflow's task (a local activity): made only if one of the endpoint's slots is free
+   * within a second, else `busy` (the run then waits for one as a regular activity, holding no workflow
+   * task meanwhile).
+   */
+  onlyIfFree?: boolean;
 }
 
-export type AttemptOutcome = 'succeeded' | 'failed' | 'gone';
+/** `busy`: not attempted (the endpoint's slots were taken and the input said onlyIfFree). */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'busy';
 
 /**
  * One attempt at delivering an event to an endpoint: signed per Standard Webhooks (`webhook-id` is the
@@ -46,54 +58,94 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
   const busy = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
 
-  async function slot(endpointId: string): Promise<() => void> {
+  /** One of the endpoint's slots, once one is free; null if none is within `waitMs`. */
+  async function slot(endpointId: string, waitMs = Infinity): Promise<(() => void) | null> {
+    const deadline = Date.now() + waitMs;
     while ((busy.get(endpointId) ?? 0) >= PER_ENDPOINT) {
-      await new Promise<void>((resolve) => waiting.set(endpointId, [...(waiting.get(endpointId) ?? []), resolve]));
+      if (Date.now() >= deadline) return null;
+      await new Promise<void>((resolve) => {
+        const queue = waiting.get(endpointId) ?? [];
+        waiting.set(endpointId, queue);
+        const timer =
+          waitMs === Infinity
+            ? undefined
+            : setTimeout(() => {
+                // Out of the queue, so that a slot freed later wakes a waiter still waiting.
+                const at = queue.indexOf(wake);
+                if (at >= 0) queue.splice(at, 1);
+                if (queue.length === 0 && waiting.get(endpointId) === queue) waiting.delete(endpointId);
+                resolve();
+              }, deadline - Date.now());
+        const wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        queue.push(wake);
+      });
     }
     busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1);
     return () => {
       const left = (busy.get(endpointId) ?? 1) - 1;
       if (left === 0) busy.delete(endpointId);
       else busy.set(endpointId, left);
-      const next = waiting.get(endpointId)?.shift();
-      if (waiting.get(endpointId)?.length === 0) waiting.delete(endpointId);
+      const queue = waiting.get(endpointId);
+      const next = queue?.shift();
+      if (queue?.length === 0) waiting.delete(endpointId);
       next?.();
     };
   }
 
   return {
-    async attemptWebhookDelivery(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
-      const target = await loadTarget(db.query, input);
-      if (!target) return { outcome: 'gone', statusCode: null };
-      const release = await slot(input.endpointId);
-      const started = performance.now();
-      let statusCode: number | null = null;
-      let excerpt: string | null = null;
-      let error: string | null = null;
-      try {
-        const now = new Date();
-        const headers = signedHeaders(target, now);
-        const res = await request(target.url, {
-          method: 'POST',
-          body: target.payload,
-          headers: { 'content-type': 'application/json', 'user-agent': 'billing-engine-webhooks/1', ...headers },
-          dispatcher: agent,
-          headersTimeout: TIMEOUT_MS,
-          bodyTimeout: TIMEOUT_MS,
-        });
-        statusCode = res.statusCode;
-        excerpt = await readExcerpt(res.body);
-      } catch (err) {
-        error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      } finally {
-        release();
-      }
-      const latencyMs = Math.round(performance.now() - started);
-      const succeeded = statusCode !== null && isSuccessStatus(statusCode);
-      await record(db.transaction, target, input, { statusCode, latencyMs, succeeded, excerpt, error });
-      return { outcome: succeeded ? 'succeeded' : 'failed', statusCode };
-    },
+    attemptWebhookDelivery: (input: AttemptInput) => heartbeating(() => attempt(input)),
   };
+
+  async function attempt(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
+    const target = await loadTarget(db.query, input);
+    if (!target) return { outcome: 'gone', statusCode: null };
+    const release = await slot(input.endpointId, input.onlyIfFree ? LOCAL_SLOT_WAIT_MS : Infinity);
+    if (!release) return { outcome: 'busy', statusCode: null };
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let excerpt: string | null = null;
+    let error: string | null = null;
+    try {
+      const now = new Date();
+      const headers = signedHeaders(target, now);
+      const res = await request(target.url, {
+        method: 'POST',
+        body: target.payload,
+        headers: { 'content-type': 'application/json', 'user-agent': 'billing-engine-webhooks/1', ...headers },
+        dispatcher: agent,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+      statusCode = res.statusCode;
+      excerpt = await readExcerpt(res.body);
+    } catch (err) {
+      error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    } finally {
+      release();
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    const succeeded = statusCode !== null && isSuccessStatus(statusCode);
+    await record(db.transaction, target, input, { statusCode, latencyMs, succeeded, excerpt, error });
+    return { outcome: succeeded ? 'succeeded' : 'failed', statusCode };
+  }
+}
+
+/**
+ * A regular attempt heartbeats while it waits for a slot and for the endpoint: should its worker die,
+ * Temporal gives the attempt to another within the heartbeat timeout (workflows/webhook-delivery.ts),
+ * not at the end of its two minutes. A local one cannot heartbeat (its workflow task is its lease).
+ */
+async function heartbeating<T>(run: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await run();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 interface Target {

@@ -5,6 +5,7 @@ import { plainSql } from '../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
 import { PING_EVENT, webhookWorkflowId } from '../domain/webhooks.ts';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
+import { startNotifications } from './notifications.ts';
 
 /** Events read per pass; a pass that read a full page runs again at once. */
 const PAGE = 500;
@@ -22,12 +23,18 @@ export interface RelayPass {
  * One pass of the outbox relay: the events committed since the cursor, in (tx, seq) order and only
  * from transactions older than every one still running (so none committed later can land behind the
  * cursor), each fanned out to the organization's enabled endpoints that want its type, as one
- * `webhook:<event>:<endpoint>` workflow per pair; then the cursor moves past them. Passes serialize on
+ * `webhook:<event>:<endpoint>` workflow per pair, and the members' notifications of those that notify
+ * (activities/notifications.ts); then the cursor moves past them. Passes serialize on
  * the cursor's row, so any number of workers may run them. A delivery is started before the cursor
  * moves: a pass cut short starts again from the same events, and a start of a pair already started
  * (running or finished) is a no-op.
  */
-export async function relayEvents(orm: Orm, temporal: Client, taskQueue: string): Promise<RelayPass> {
+export async function relayEvents(
+  orm: Orm,
+  temporal: Client,
+  taskQueue: string,
+  options: StartOptions = {},
+): Promise<RelayPass> {
   return plainSql(orm).transaction(async (sql) => {
     const [cursor] = await sql('select tx::text as tx, seq::text as seq from webhook_relay where id = 1 for update');
     if (!cursor) throw new Error('webhook_relay has no cursor row (migration 0019 not applied?)');
@@ -51,7 +58,7 @@ export async function relayEvents(orm: Orm, temporal: Client, taskQueue: string)
     for (let i = 0; i < pairs.length; i += STARTS_AT_ONCE) {
       await Promise.all(
         pairs.slice(i, i + STARTS_AT_ONCE).map((p) =>
-          startDelivery(temporal, taskQueue, {
+          startDelivery(temporal, taskQueue, options, {
             eventId: p.event_id as string,
             endpointId: p.endpoint_id as string,
             organizationId: p.organization_id as string,
@@ -59,6 +66,7 @@ export async function relayEvents(orm: Orm, temporal: Client, taskQueue: string)
         ),
       );
     }
+    await startNotifications(sql, temporal, taskQueue, events);
     const last = events.at(-1)!;
     await sql('update webhook_relay set tx = ?::xid8, seq = ?::bigint, updated_at = now() where id = 1', [
       last.tx,
@@ -74,13 +82,24 @@ export interface DeliveryStart {
   organizationId: string;
 }
 
+export interface StartOptions {
+  /**
+   * Eager start: the run's first workflow task comes back in the start's answer, to this process's
+   * worker of the webhook queue (the client must share that worker's NativeConnection), instead of
+   * through the task queue. It saves a round trip and a poll per delivery; the server falls back to
+   * the queue when the worker has no free slot.
+   */
+  eager?: boolean;
+}
+
 /** The relay's start of a delivery: never a second run of a pair, whether the first runs or has ended. */
-async function startDelivery(temporal: Client, taskQueue: string, d: DeliveryStart): Promise<void> {
+async function startDelivery(temporal: Client, taskQueue: string, options: StartOptions, d: DeliveryStart) {
   try {
     await temporal.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: webhookWorkflowId(d.eventId, d.endpointId),
       taskQueue,
       args: [d],
+      requestEagerStart: options.eager ?? false,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [{ key: ORGANIZATION_ID, value: d.organizationId }],
     });

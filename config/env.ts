@@ -6,6 +6,8 @@ import { z } from 'zod';
  * A wrong value stops the process with a message that names the variable.
  */
 const int = z.coerce.number().int().nonnegative();
+/** `someone@example.com` or `Name <someone@example.com>`: a mail's sender. */
+const MAILBOX = /^(?:[^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
 const schema = z.object({
   DEPLOYMENT_ENV: z.enum(['test', 'live']).default('test'),
@@ -91,6 +93,15 @@ const schema = z.object({
     .transform((v) => v === 'true'),
   FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /**
+   * Where the members' notification mails go: `outbox`, a folder of `.eml` files (the embedded default),
+   * or `smtp`, a mail server. Unset: smtp when SMTP_URL is set, so a URL is never silently ignored.
+   */
+  MAILER: z.enum(['outbox', 'smtp']).optional(),
+  /** `smtp://` (STARTTLS when offered) or `smtps://` (TLS), with `user:password@` when the server wants them. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().regex(MAILBOX, 'must be an address or "Name <address>"').optional(),
+  MAIL_OUTBOX_DIR: z.string().min(1).default('.data/mail'),
 });
 
 /** The sandbox's fixed callback secret: known to everyone, so never accepted in production. */
@@ -107,6 +118,9 @@ export type Config = z.infer<typeof schema> & {
   gatewayCallbackSecret: string;
   /** Signs the local disk's download URLs: FILES_URL_SIGNING_SECRET, else derived from the callback secret. */
   filesUrlSigningSecret: string;
+  mailer: 'outbox' | 'smtp';
+  /** The notifications' sender: MAIL_FROM, else a local address the outbox can show. */
+  mailFrom: string;
 };
 
 export class ConfigError extends Error {}
@@ -134,6 +148,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     );
   }
   if (role === 'api') checkFileStorage(c);
+  const mailer = c.MAILER ?? (c.SMTP_URL ? 'smtp' : 'outbox');
+  if (mailer === 'smtp' && !c.SMTP_URL) {
+    throw new ConfigError('Invalid environment configuration:\n  SMTP_URL: required when MAILER is smtp');
+  }
+  // A real server refuses (or a recipient's spam filter drops) mail from a made-up local sender.
+  if (mailer === 'smtp' && !c.MAIL_FROM) {
+    throw new ConfigError('Invalid environment configuration:\n  MAIL_FROM: required when mail goes through SMTP');
+  }
   const publicBaseUrl = c.PUBLIC_BASE_URL ?? `https://${c.HOST}:${c.PORT}`;
   return {
     ...c,
@@ -146,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     filesUrlSigningSecret:
       c.FILES_URL_SIGNING_SECRET ??
       derivedSecret(c.GATEWAY_CALLBACK_SECRET ?? DEV_GATEWAY_CALLBACK_SECRET, 'files.download-urls'),
+    mailer,
+    mailFrom: c.MAIL_FROM ?? 'Billing <billing@localhost>',
   };
 }
 

@@ -29,3 +29,18 @@ export function installmentAmounts(total: number, installments: number): number[
   const remainder = total % installments;
   return Array.from({ length: installments }, (_, i) => (i < remainder ? base + 1 : base));
 }
+
+/**
+ * `amount` minor units of `currency` for people to read ("R$1,234.56"). The decimal is built from the
+ * integer as a string (Intl formats decimal strings exactly), never by dividing into a float; the
+ * currency's own number of decimals (0 for JPY, 2 for BRL) comes from ICU.
+ */
+export function formatAmount(amount: number, currency: string): string {
+  if (!Number.isSafeInteger(amount)) throw new RangeError('amount must be a safe integer');
+  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
+  const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
+  const digits = String(Math.abs(amount)).padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const decimal = decimals > 0 ? `${whole}.${digits.slice(-decimals)}` : whole;
+  return format.format(`${amount < 0 ? '-' : ''}${decimal}` as `${number}`);
+}

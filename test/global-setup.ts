@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
@@ -22,7 +23,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/billing_test_${run}`;
   process.env.TEST_TEMPORAL_PORT ??= String(await freePort());
   // Imported only now: env.ts reads the two variables when it is evaluated.
-  const { TEST_DATABASE_URL, TEST_TEMPORAL_PORT } = await import('./helpers/env.ts');
+  const { TEST_DATABASE_URL, TEST_TEMPORAL_PORT, TEST_MAIL_OUTBOX_DIR } = await import('./helpers/env.ts');
   await dropDatabase(TEST_DATABASE_URL);
   await migrate(TEST_DATABASE_URL);
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
@@ -32,6 +33,7 @@ export default async function globalSetup(): Promise<void> {
     await stopProcess(worker);
     await temporal.stop();
     if (!process.env.KEEP_TEST_DATABASE) await dropDatabase(TEST_DATABASE_URL).catch(() => undefined);
+    await rm(TEST_MAIL_OUTBOX_DIR, { recursive: true, force: true });
   };
 }
 

@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
@@ -73,7 +74,10 @@ if (connected) {
     ? startRelayLoop({
         databaseUrl: config.DATABASE_URL,
         orm,
-        temporal,
+        // On the worker's own connection, so that its starts are eager (the runs' first tasks come
+        // straight back to this worker).
+        temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+        eager: true,
         webhookQueue,
         pollMs: config.WEBHOOK_RELAY_POLL_MS,
         log: (message) => logger.warn(message),

@@ -19,6 +19,8 @@ export function startRelayLoop(deps: {
   orm: Orm;
   temporal: Client;
   webhookQueue: string;
+  /** `temporal` shares the connection of this process's worker of `webhookQueue` (activities/webhook-relay.ts). */
+  eager?: boolean;
   pollMs: number;
   log: (message: string) => void;
 }): RelayLoop {
@@ -55,7 +57,7 @@ export function startRelayLoop(deps: {
       if (dirty) {
         dirty = false;
         try {
-          const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue);
+          const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
           if (pass.full) dirty = true;
         } catch (err) {
           deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);

@@ -48,14 +48,19 @@ export async function createWorker(
       maxConcurrentLocalActivityExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
     });
   // Deliveries wait on merchants' servers, not on the database (a short statement before and after the
-  // call): many at once, their runs (asleep between attempts for hours) few in memory.
+  // call): many at once. A delivery's run is small and mostly done within a second: as many are kept in
+  // memory as run at once (twice over), so a busy relay's runs are not evicted between their tasks and
+  // replayed from their history (runs asleep between retries are the ones the cache lets go).
+  const deliveriesAtOnce = config.WEBHOOK_DELIVERIES_AT_ONCE;
   const webhooks = (): Promise<Worker> =>
     Worker.create({
       ...options,
       taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
-      maxCachedWorkflows: config.WORKER_BATCH_MAX_CACHED_WORKFLOWS,
-      maxConcurrentWorkflowTaskExecutions: Math.min(40, config.WORKER_BATCH_MAX_CACHED_WORKFLOWS),
-      maxConcurrentActivityTaskExecutions: config.WEBHOOK_DELIVERIES_AT_ONCE,
+      maxCachedWorkflows: 2 * deliveriesAtOnce,
+      maxConcurrentWorkflowTaskExecutions: Math.min(100, 2 * deliveriesAtOnce),
+      maxConcurrentActivityTaskExecutions: deliveriesAtOnce,
+      // A run's first attempt runs in its workflow task (workflows/webhook-delivery.ts).
+      maxConcurrentLocalActivityExecutions: deliveriesAtOnce,
     });
   const which = config.WORKER_TASK_QUEUES;
   const workers = [

@@ -7,3 +7,4 @@ export { invoiceWorkflow } from './invoice.ts';
 export { billingSweepWorkflow } from './sweep.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
+export { notificationWorkflow } from './notification.ts';

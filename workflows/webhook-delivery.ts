@@ -1,4 +1,12 @@
-import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { AttemptOutcome } from '../activities/webhook-deliveries.ts';
 import type { DeliveryStart } from '../activities/webhook-relay.ts';
@@ -21,8 +29,23 @@ export const attemptNowSignal = defineSignal<[string]>('attemptNow');
  */
 const { attemptWebhookDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // It heartbeats while waiting for a slot and the endpoint: a dead worker's attempt is retried soon.
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
 });
+
+/**
+ * The first attempt runs inside the run's first workflow task (a local activity): a delivery that
+ * succeeds at once is one task from start to end, with no activity task to queue and no second
+ * workflow task (what bounds the deliveries a second; docs/performance.md). It gives way to the
+ * regular activity when the endpoint's slots are taken (a slow endpoint), so that waiting for them
+ * never holds a workflow task.
+ */
+const { attemptWebhookDelivery: attemptInTask } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
+});
+const FIRST_ATTEMPT_IN_TASK_PATCH = 'webhook-first-attempt-in-task';
 
 /**
  * `webhook:<event_id>:<endpoint_id>`: delivers one event to one endpoint, trying again on the schedule
@@ -36,18 +59,28 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (requestId !== input.requestId) asked++;
   });
   let manual = input.manual ?? false;
+  const firstInTask = patched(FIRST_ATTEMPT_IN_TASK_PATCH);
   for (let attempt = 1; ; attempt++) {
-    const askedBefore = asked;
+    // A redelivery asked for before the first attempt's outcome is in the history is one more attempt:
+    // the first attempt runs in the first workflow task, and a signal that comes during it fails that
+    // task, so its retry sees the signal before the attempt (run again under the same run and number:
+    // recorded once).
+    const askedBefore = attempt === 1 && firstInTask ? 0 : asked;
     const retryIn = retryDelayMs(attempt, Math.random());
     const at = Date.now();
-    const { outcome } = await attemptWebhookDelivery({
+    const attemptInput = {
       ...input,
       attempt,
       runId: workflowInfo().runId,
       manual,
       at: new Date(at).toISOString(),
       nextAttemptAt: retryIn === null ? null : new Date(at + retryIn).toISOString(),
-    });
+    };
+    let { outcome } =
+      attempt === 1 && firstInTask
+        ? await attemptInTask({ ...attemptInput, onlyIfFree: true })
+        : await attemptWebhookDelivery(attemptInput);
+    if (outcome === 'busy') ({ outcome } = await attemptWebhookDelivery(attemptInput));
     // Asked for again while this attempt was under way (even one that succeeded): one more, now.
     manual = asked > askedBefore;
     if (manual && outcome !== 'gone') continue;

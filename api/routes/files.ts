@@ -57,9 +57,12 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     return `${config.publicBaseUrl}${downloadPath(target.fileId)}?expires=${expires}&signature=${signature}`;
   });
 
-  /** A record with a fresh URL; whole seconds, so the time shown is the one the URL carries. */
+  /**
+   * A record with a fresh URL. Whole seconds, so the time shown is the one the URL carries, rounded
+   * up, so a URL lives FILES_URL_EXPIRY_SECONDS at least (rounding down left a 1 s URL a few ms).
+   */
   async function withDownloadUrl(file: FileRow) {
-    const expiresAt = new Date((Math.floor(Date.now() / 1000) + config.FILES_URL_EXPIRY_SECONDS) * 1000);
+    const expiresAt = new Date((Math.ceil(Date.now() / 1000) + config.FILES_URL_EXPIRY_SECONDS) * 1000);
     const url = await storage.downloadUrl({
       key: file.storageKey,
       fileId: file.id,

@@ -19,6 +19,7 @@ import { Migration0018Files } from './0018-files.ts';
 import { Migration0019Webhooks } from './0019-webhooks.ts';
 import { Migration0020MetricsIndexes } from './0020-metrics-indexes.ts';
 import { Migration0021EventObjectIndex } from './0021-event-object-index.ts';
+import { Migration0022Notifications } from './0022-notifications.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: '0019-webhooks', class: Migration0019Webhooks },
   { name: '0020-metrics-indexes', class: Migration0020MetricsIndexes },
   { name: '0021-event-object-index', class: Migration0021EventObjectIndex },
+  { name: '0022-notifications', class: Migration0022Notifications },
 ];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import type { AddressInfo } from 'node:net';
 import { webhookReceiver, type BillingEvent } from '../../examples/webhook-receiver/receiver.ts';
@@ -11,7 +12,8 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
  * `standardwebhooks` package, as a merchant's server would.
  */
 let api: TestApi;
-useApi((stack) => ({ api } = stack));
+let temporal: Client;
+useApi((stack) => ({ api, temporal } = stack));
 
 let tenant: Awaited<ReturnType<typeof makeTenant>>;
 const receivers: WebhookReceiver[] = [];
@@ -147,16 +149,31 @@ describe('webhook deliveries', () => {
     expect(detail.body.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([503, 200]);
   });
 
-  it('a receiver that hangs does not delay a fast one', async () => {
+  it('a receiver that hangs does not delay a fast one, nor hold workflow tasks waiting for its slots', async () => {
     const slow = await endpoint(['customer.created']);
     slow.receiver.answer = () => 'hang';
     const fast = await endpoint(['customer.created']);
-    await newCustomer();
-    await slow.receiver.until((r) => r.length >= 1);
+    // More events than the worker's calls to one endpoint at once (4).
+    await Promise.all(Array.from({ length: 6 }, () => newCustomer()));
+    await slow.receiver.until((r) => r.length >= 4);
     const started = Date.now();
-    await fast.receiver.until((r) => r.length >= 1);
-    // The slow call waits 15 s for its answer; the fast endpoint got its delivery meanwhile.
+    await fast.receiver.until((r) => r.length >= 6);
+    // The slow calls wait 15 s for their answers; the fast endpoint got every delivery meanwhile.
     expect(Date.now() - started).toBeLessThan(5_000);
+    expect(slow.receiver.received).toHaveLength(4);
+    // The fast endpoint's deliveries were each attempted within its run's first workflow task; of the
+    // slow one's, two found its slots taken and wait for one as activities (no workflow task held).
+    const scheduled = async (endpointId: string) => {
+      const events = await Promise.all(
+        (await deliveriesOf(endpointId)).map(async (d) => {
+          const history = await temporal.workflow.getHandle(`webhook:${d.event_id}:${endpointId}`).fetchHistory();
+          return history.events!.filter((e) => e.activityTaskScheduledEventAttributes).length;
+        }),
+      );
+      return events.sort();
+    };
+    expect(await scheduled(fast.id)).toEqual([0, 0, 0, 0, 0, 0]);
+    await waitFor(async () => (await scheduled(slow.id)).join() === '0,0,0,0,1,1', 5_000);
   });
 
   it('redelivers by hand an event whose delivery succeeded, with the same webhook-id', async () => {

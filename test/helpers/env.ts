@@ -1,9 +1,14 @@
+import os from 'node:os';
+import path from 'node:path';
+
 /** Settings of the test run: its own database, its own Temporal dev server and task queue. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_test';
 export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
 export const TEST_TEMPORAL_ADDRESS = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
 export const TEST_TASK_QUEUE = 'billing-test';
 export const TEST_JWT_SECRET = 'test-secret-for-hs256-user-jwts-0123456789';
+/** The worker's mail outbox (MAIL_OUTBOX_DIR): a temporary folder of the run's own, named after its database. */
+export const TEST_MAIL_OUTBOX_DIR = path.join(os.tmpdir(), `${new URL(TEST_DATABASE_URL).pathname.slice(1)}-mail`);
 
 /** The environment the API and worker under test read through loadConfig. */
 export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -20,6 +25,7 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     TLS_KEY_FILE: '.certs/localhost.key',
     // High enough that only the rate-limit tests, which lower it, ever see a 429.
     RATE_LIMIT_MAX: '100000',
+    MAIL_OUTBOX_DIR: TEST_MAIL_OUTBOX_DIR,
     ...overrides,
   };
 }

@@ -63,6 +63,40 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...base, GATEWAY: 'http' })).toThrow(/GATEWAY_URL/);
   });
 
+  describe('the notification mailer', () => {
+    const smtpUrl = 'smtps://billing:pw@smtp.example:465';
+
+    it('writes to the outbox folder by default, from a local sender', () => {
+      const config = loadConfig(base);
+      expect(config).toMatchObject({ mailer: 'outbox', MAIL_OUTBOX_DIR: '.data/mail' });
+      expect(config.mailFrom).toBe('Billing <billing@localhost>');
+      expect(loadConfig({ ...base, MAIL_OUTBOX_DIR: '/var/mail/billing' }).MAIL_OUTBOX_DIR).toBe('/var/mail/billing');
+    });
+
+    it('sends through SMTP when SMTP_URL is set, unless MAILER says outbox', () => {
+      const smtp = loadConfig({ ...base, SMTP_URL: smtpUrl, MAIL_FROM: 'Acme <billing@acme.example>' });
+      expect(smtp).toMatchObject({ mailer: 'smtp', SMTP_URL: smtpUrl, mailFrom: 'Acme <billing@acme.example>' });
+      expect(loadConfig({ ...base, SMTP_URL: smtpUrl, MAILER: 'outbox' }).mailer).toBe('outbox');
+    });
+
+    it.each([
+      [{ MAILER: 'smtp' }, 'SMTP_URL: required when MAILER is smtp'],
+      [{ MAILER: 'smtp', MAIL_FROM: 'billing@acme.example' }, 'SMTP_URL: required when MAILER is smtp'],
+      [{ MAILER: 'smtp', SMTP_URL: smtpUrl }, 'MAIL_FROM: required when mail goes through SMTP'],
+      [{ SMTP_URL: smtpUrl }, 'MAIL_FROM: required when mail goes through SMTP'],
+      [{ MAILER: 'sendmail' }, 'MAILER:'],
+      [{ SMTP_URL: 'https://smtp.example' }, 'SMTP_URL: must be an smtp:// or smtps:// URL'],
+      [{ SMTP_URL: 'smtp example' }, 'SMTP_URL:'],
+      [{ MAIL_FROM: 'billing' }, 'MAIL_FROM: must be an address or "Name <address>"'],
+      [{ MAIL_FROM: 'Billing <billing>' }, 'MAIL_FROM: must be an address'],
+      [{ MAIL_OUTBOX_DIR: '' }, 'MAIL_OUTBOX_DIR:'],
+    ])('refuses %j, naming the variable', (env, message) => {
+      expect(() => loadConfig({ ...base, ...env }, 'worker')).toThrow(
+        `Invalid environment configuration:\n  ${message}`,
+      );
+    });
+  });
+
   it('stops the API process with the message and no stack trace', () => {
     const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'api/server.ts')], {
       env: { PATH: process.env.PATH, JWT_SECRET: 'x'.repeat(32), PORT: 'abc' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { assertMinorUnits, installmentAmounts, multiplyAmount } from '../../domain/money.ts';
+import { assertMinorUnits, formatAmount, installmentAmounts, multiplyAmount } from '../../domain/money.ts';
 
 describe('assertMinorUnits', () => {
   it.each([0, 1, 2990, Number.MAX_SAFE_INTEGER])('accepts %p', (n) => {
@@ -82,5 +82,23 @@ describe('installmentAmounts', () => {
         );
       }),
     );
+  });
+});
+
+describe('formatAmount', () => {
+  it.each([
+    [12_345, 'BRL', 'R$123.45'],
+    [5, 'brl', 'R$0.05'],
+    [0, 'BRL', 'R$0.00'],
+    [-4_990, 'usd', '-$49.90'],
+    [123_456_789, 'BRL', 'R$1,234,567.89'],
+    [500, 'JPY', '¥500'],
+    [Number.MAX_SAFE_INTEGER, 'BRL', 'R$90,071,992,547,409.91'],
+  ])('formats %p minor units of %s as %s, exactly', (amount, currency, text) => {
+    expect(formatAmount(amount, currency)).toBe(text);
+  });
+
+  it('refuses an amount that is not a safe integer', () => {
+    expect(() => formatAmount(1.5, 'BRL')).toThrow(RangeError);
   });
 });

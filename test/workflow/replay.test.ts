@@ -46,6 +46,7 @@ describe('replay of recorded histories', () => {
     'invoice-voided.json',
     'invoice-paid-reconciled.json',
     'invoice-abandoned.json',
+    'webhook-delivered-after-retries.json',
   ])(
     '%s replays without nondeterminism',
     async (file) => {

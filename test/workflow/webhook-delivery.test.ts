@@ -9,9 +9,10 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tools.ts';
-import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
+import { attemptNowSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
@@ -27,6 +28,8 @@ let bundle: WorkflowBundleWithSourceMap;
 let orm: Orm;
 let receiver: WebhookReceiver;
 let url: string;
+/** The task queue of the worker `deliver` runs. */
+let currentTaskQueue: string;
 
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({
@@ -73,6 +76,7 @@ async function event(organizationId: string): Promise<string> {
 /** Runs the delivery workflows of `events` to the endpoint on a worker of this test, until `during` ends. */
 async function deliver<T>(during: (start: (eventId: string) => Promise<() => Promise<unknown>>) => Promise<T>) {
   const taskQueue = `webhook-delivery-test-${uuidv7()}`;
+  currentTaskQueue = taskQueue;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -117,6 +121,7 @@ describe('webhook delivery over days', () => {
       return results;
     });
     expect(outcomes).toEqual([{ outcome: 'succeeded' }, { outcome: 'succeeded' }]);
+    await recordHistory(env.client, 'webhook-delivered-after-retries', webhookWorkflowId(events[0]!, endpointId));
     for (const id of events) {
       const got = receiver.received.filter((r) => r.body.id === id);
       expect(got.map((r) => r.id)).toEqual(Array(10).fill(id));
@@ -133,6 +138,27 @@ describe('webhook delivery over days', () => {
       { status: 'succeeded', attempts: 10 },
       { status: 'succeeded', attempts: 10 },
     ]);
+  }, 120_000);
+
+  it('a redelivery asked for before the first attempt is recorded is one more attempt (the signal comes first in the retried task)', async () => {
+    const { organizationId, endpointId } = await endpoint();
+    receiver.answer = () => 200;
+    const id = await event(organizationId);
+    // The signal lands with the start, as it does in the first workflow task's retry after a signal
+    // came during the first attempt.
+    const outcome = await deliver(async () => {
+      const handle = await env.client.workflow.signalWithStart(webhookDeliveryWorkflow, {
+        workflowId: webhookWorkflowId(id, endpointId),
+        taskQueue: currentTaskQueue,
+        args: [{ eventId: id, endpointId, organizationId }],
+        signal: attemptNowSignal,
+        signalArgs: ['a-redelivery'],
+      });
+      return handle.result();
+    });
+    expect(outcome).toEqual({ outcome: 'succeeded' });
+    expect((await attempts(id)).map((a) => a.succeeded)).toEqual([true, true]);
+    expect(receiver.received.filter((r) => r.body.id === id).map((r) => r.id)).toEqual([id, id]);
   }, 120_000);
 
   it('gives up after ten attempts over about three days: the delivery failed, the endpoint still enabled', async () => {

@@ -1,0 +1,99 @@
+import { formatAmount } from './money.ts';
+
+/**
+ * The events an organization's members are mailed about, each under its key of
+ * `notification_settings` (the spec's two keys): every sale, renewals and invoices included, and every
+ * new subscription. A key left out of an organization's settings counts as on (the default).
+ */
+export const NOTIFYING_EVENTS = {
+  'sale.created': 'new_sale',
+  'subscription.created': 'new_subscription',
+} as const;
+
+export type NotifyingEvent = keyof typeof NOTIFYING_EVENTS;
+
+export const isNotifyingEvent = (type: string): type is NotifyingEvent => Object.hasOwn(NOTIFYING_EVENTS, type);
+
+/** One notification per event: the relay starts it, a repeated pass never starts a second. */
+export const notificationWorkflowId = (eventId: string) => `notification:${eventId}`;
+
+/**
+ * The mail's Message-ID, derived from the event (never random), so a copy sent again after a crash
+ * between the send and its record carries the same id and mail clients and servers can tell it.
+ * Its domain is the sender's.
+ */
+export function notificationMessageId(eventId: string, from: string): string {
+  const domain = /@([^\s<>@]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+  return `<notification.${eventId}@${domain}>`;
+}
+
+/** What a notification tells, as the event and the rows it names recorded it. */
+export interface NotificationFacts {
+  type: NotifyingEvent;
+  organizationName: string;
+  /** The event's payload: the sale or the subscription. */
+  data: Record<string, unknown>;
+  productName: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  /** The subscription's price: its billing interval, for "every 3 months". */
+  interval: string | null;
+  intervalCount: number | null;
+  createdAt: Date;
+}
+
+export interface RenderedNotification {
+  subject: string;
+  text: string;
+}
+
+/** The subject and plain-text body of a notification, in English like the rest of the API's text. */
+export function renderNotification(f: NotificationFacts): RenderedNotification {
+  const product = f.productName ?? 'a product';
+  const amount = formatAmount(Number(f.data.amount ?? 0), String(f.data.currency ?? 'BRL'));
+  const customer = f.customerName ? `${f.customerName} <${f.customerEmail}>` : (f.customerEmail ?? 'unknown');
+  const lines = (rows: [string, unknown][]) =>
+    rows.filter(([, value]) => value !== null && value !== undefined).map(([label, value]) => `${label}: ${value}`);
+  if (f.type === 'sale.created') {
+    const installments = Number(f.data.installments ?? 1);
+    return {
+      subject: `New sale: ${product} - ${amount}`,
+      text: [
+        `${f.organizationName} made a sale.`,
+        '',
+        ...lines([
+          ['Product', product],
+          ['Amount', installments > 1 ? `${amount} in ${installments} installments` : amount],
+          ['Customer', customer],
+          ['Payment method', String(f.data.payment_method ?? 'credit_card').replaceAll('_', ' ')],
+          ['Subscription', f.data.subscription_id],
+          ['Sale', f.data.id],
+          ['Date', f.createdAt.toISOString()],
+        ]),
+        '',
+      ].join('\n'),
+    };
+  }
+  const every = f.interval ? ` ${recurrence(f.interval, f.intervalCount ?? 1)}` : '';
+  return {
+    subject: `New subscription: ${product} - ${amount}${every}`,
+    text: [
+      `${f.organizationName} has a new subscriber.`,
+      '',
+      ...lines([
+        ['Product', product],
+        ['Amount', `${amount}${every}`],
+        ['Customer', customer],
+        ['Status', f.data.status],
+        ['Trial ends', f.data.trial_end],
+        ['Current period ends', f.data.current_period_end],
+        ['Subscription', f.data.id],
+        ['Date', f.createdAt.toISOString()],
+      ]),
+      '',
+    ].join('\n'),
+  };
+}
+
+const recurrence = (interval: string, count: number) =>
+  count === 1 ? `every ${interval}` : `every ${count} ${interval}s`;

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createTransport } from 'nodemailer';
+import type { Mailer } from './port.ts';
+
+/**
+ * The embedded mailer: each message, composed by nodemailer exactly as SMTP would carry it, is written
+ * as an `.eml` file (any mail client opens one; it is plain text) into one folder (`.data/mail`,
+ * git-ignored); the notification activity logs its name. Every send is a file of its own, so a message sent
+ * twice shows as two files with one Message-ID, as it would in a mailbox. A file is written beside
+ * its place and renamed into it, so a reader never sees half a message.
+ */
+export function outboxMailer(options: { dir: string; from: string }): Mailer {
+  const root = path.resolve(options.dir);
+  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    kind: 'outbox',
+    async send(message) {
+      const { to, subject, text, html, messageId, headers } = message;
+      const composed = await composer.sendMail({ from: options.from, to, subject, text, html, messageId, headers });
+      await mkdir(root, { recursive: true });
+      // Sorts by time; the Message-ID's local part says what it is about.
+      const stamp = new Date().toISOString().replaceAll(':', '-');
+      const about = messageId.replace(/^<|@.*$/g, '').replace(/[^\w.-]/g, '_');
+      const file = path.join(root, `${stamp}-${about}-${randomUUID().slice(0, 8)}.eml`);
+      const partial = `${file}.part`;
+      try {
+        await writeFile(partial, composed.message as Buffer, { flag: 'wx', flush: true });
+        await rename(partial, file);
+      } catch (err) {
+        await rm(partial, { force: true });
+        throw err;
+      }
+      return { messageId: composed.messageId, where: file };
+    },
+  };
+}

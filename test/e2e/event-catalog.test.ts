@@ -1,0 +1,360 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import { EVENT_TYPES } from '../../db/events.ts';
+import { brazilToday } from '../../domain/invoices.ts';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { useApi, type TestApi } from '../helpers/api.ts';
+import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
+
+/**
+ * DESIGN.md's event catalog, end to end: for each event of its list, a merchant's operation through
+ * the API (the real worker making the workflow's changes) and the event log read back by the record it
+ * is about (`GET /events/?object_id=`): exactly the expected events, the envelope
+ * `{ id, type, created_at, organization_id, data }`, and `data` as the API presents the record then.
+ * Refused operations leave the record's events as they were. Last, every event of the list was seen.
+ */
+
+/** DESIGN.md's "Events:" list, copied as it stands there. */
+const DESIGN_EVENTS = [
+  ...['checkout.created', 'checkout.updated', 'sale.created', 'sale.paid', 'sale.refunded'],
+  ...['subscription.created', 'subscription.active', 'subscription.updated', 'subscription.past_due'],
+  ...['subscription.canceled', 'subscription.uncanceled', 'subscription.revoked'],
+  ...['customer.created', 'customer.updated', 'customer.deleted', 'product.created', 'product.updated'],
+  ...['price.created', 'invoice.created', 'invoice.paid', 'invoice.failed', 'invoice.voided', 'refund.created'],
+];
+/** The code's events of resources DESIGN.md's list leaves out (the spec's organizations, keys, links...). */
+const BEYOND_DESIGN = [
+  ...['organization.created', 'organization.updated', 'organization_member.added', 'organization_member.removed'],
+  ...['api_key.created', 'api_key.revoked', 'api_key.deleted', 'access_token.created', 'access_token.revoked'],
+  ...['price.updated', 'discount.created', 'discount.updated', 'discount.deleted'],
+  ...['checkout_link.created', 'checkout_link.updated', 'checkout_link.deleted'],
+  ...['webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted'],
+  ...['webhook_endpoint.disabled', 'webhook_endpoint.ping'],
+];
+
+/** What the workflow's checkout events carry of the checkout (activities/checkout-records.ts, wireCheckout). */
+const WIRE_CHECKOUT = ['id', 'status', 'amount', 'currency', 'payment_method', 'customer_id', 'decline_reason'];
+const SALE = ['id', 'customer_id', 'product_id', 'price_id', 'subscription_id', 'currency', 'amount', 'status'];
+const SALE_AMOUNTS = ['subtotal_amount', 'discount_amount', 'installments', 'payment_method'];
+
+let api: TestApi;
+let temporal: Client;
+useApi((stack) => ({ api, temporal } = stack), { callbacksHere: true });
+let T: Awaited<ReturnType<typeof makeTenant>>;
+beforeAll(async () => {
+  T = await makeTenant(api.orm);
+});
+
+type Body = Record<string, any>;
+interface BillingEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  organization_id: string;
+  data: Body;
+}
+const seen = new Set<string>();
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+async function call(method: string, url: string, body?: unknown, status = 200): Promise<Body> {
+  const res = await api.call(method, url, { token: T.oat, ...(body === undefined ? {} : { body }) });
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
+  return res.body;
+}
+
+/** The events about one record, oldest first (those of one transaction by type), each in the payload's shape. */
+async function eventsAbout(id: string, types: string[]): Promise<BillingEvent[]> {
+  const page = await call('GET', `/api/v1/events/?object_id=${id}&sorting=created_at&limit=100`);
+  const events = (page.items as BillingEvent[]).sort(
+    (a, b) => a.created_at.localeCompare(b.created_at) || a.type.localeCompare(b.type),
+  );
+  for (const event of events) {
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: event.type,
+      created_at: ISO,
+      organization_id: T.org.id,
+      data: expect.objectContaining({ id }),
+    });
+    seen.add(event.type);
+  }
+  expect(events.map((e) => e.type)).toEqual(types);
+  return events;
+}
+
+/** An event whose data carries only some fields of the record: those, as the API shows them, and at least `core`. */
+function expectCarried(data: Body, record: Body, core: string[], extras: Body = {}) {
+  const carried = Object.keys(data).filter((k) => !(k in extras));
+  expect(carried).toEqual(expect.arrayContaining(core));
+  expect(data).toEqual({ ...Object.fromEntries(carried.map((k) => [k, record[k]])), ...extras });
+}
+
+/** The API's sale with its customer and product as ids, as sale events name them. */
+const flatSale = ({ customer, product, ...sale }: Body) => ({
+  ...sale,
+  customer_id: customer.id,
+  product_id: product.id,
+});
+const withoutUrl = ({ workflow_url: _, charges: __, ...record }: Body) => record;
+
+const product = (prices: Body[]) =>
+  call('POST', '/api/v1/products/', { organization_id: T.org.id, name: unique('Course'), prices }, 201);
+const oneTime = { currency: 'brl', unit_amount: 19_900, type: 'one_time' };
+const monthly = { currency: 'brl', unit_amount: 4_990, type: 'recurring', interval: 'month' };
+
+async function subscription(billing: 'manual' | 'gateway') {
+  const { row } = await paidSubscription(api, temporal, { organizationId: T.org.id, recurrenceBilling: billing });
+  return row.id as string;
+}
+const subscriptionWhen = (id: string, done: (s: Body) => boolean) =>
+  waitFor(
+    async () => {
+      const s = await call('GET', `/api/v1/subscriptions/${id}`);
+      return done(s) && s;
+    },
+    { what: `subscription ${id}`, timeoutMs: 30_000, intervalMs: 100 },
+  );
+
+describe('the event catalog', () => {
+  it('is DESIGN.md’s list: the code’s EVENT_TYPES are it and the resources it leaves out', () => {
+    expect(new Set(DESIGN_EVENTS).size).toBe(23);
+    expect([...EVENT_TYPES].sort()).toEqual([...DESIGN_EVENTS, ...BEYOND_DESIGN].sort());
+  });
+
+  it('customer.created, customer.updated, customer.deleted: the customer as the API returns it', async () => {
+    const other = await call('POST', '/api/v1/customers/', { email: `${unique('other')}@example.com` }, 201);
+    const created = await call('POST', '/api/v1/customers/', { email: `${unique('ana')}@example.com` }, 201);
+    const path = `/api/v1/customers/${created.id}`;
+    expect((await eventsAbout(created.id, ['customer.created']))[0]!.data).toEqual(await call('GET', path));
+
+    const renamed = await call('PATCH', path, { name: 'Ana Souza' });
+    expect(renamed).toEqual(await call('GET', path));
+    const [, updated] = await eventsAbout(created.id, ['customer.created', 'customer.updated']);
+    expect(updated!.data).toEqual({ ...renamed, changed_fields: ['name'] });
+
+    // Refused changes: another customer's email, a malformed tax id.
+    await call('PATCH', path, { email: other.email }, 422);
+    await call('PATCH', path, { tax_id: '123' }, 422);
+    await eventsAbout(created.id, ['customer.created', 'customer.updated']);
+
+    await call('DELETE', path, undefined, 204);
+    const [, , deleted] = await eventsAbout(created.id, ['customer.created', 'customer.updated', 'customer.deleted']);
+    expect(deleted!.data).toEqual({ ...renamed, updated_at: ISO });
+    expect(deleted!.data.updated_at > renamed.updated_at).toBe(true);
+  });
+
+  it('product.created, price.created, product.updated: the product and its prices as the API presents them', async () => {
+    const created = await product([oneTime, monthly]);
+    const path = `/api/v1/products/${created.id}`;
+    expect(await call('GET', path)).toEqual(created);
+    // As committed: a recurring price's gateway plan is made after the creating transaction (its answer has it).
+    const committed = created.prices.map((p: Body) => ({ ...p, gateway_recurrence_plan_id: null }));
+    expect(committed.map((p: Body) => p.type)).toEqual(['one_time', 'recurring']);
+    expect((await eventsAbout(created.id, ['product.created']))[0]!.data).toEqual({ ...created, prices: committed });
+    for (const price of committed) expect((await eventsAbout(price.id, ['price.created']))[0]!.data).toEqual(price);
+
+    const changed = await call('PATCH', path, {
+      name: unique('Course'),
+      add_prices: [{ ...oneTime, unit_amount: 9_900 }],
+    });
+    expect(changed).toEqual(await call('GET', path));
+    const [, updated] = await eventsAbout(created.id, ['product.created', 'product.updated']);
+    expect(updated!.data).toEqual(changed);
+    const added = changed.prices.find((p: Body) => !created.prices.some((q: Body) => q.id === p.id));
+    expect((await eventsAbout(added.id, ['price.created']))[0]!.data).toEqual(added);
+
+    // Refused changes: a price of no product, a default price that is not this product's.
+    await call('PATCH', path, { name: 'x', archive_price_ids: ['01900000-0000-7000-8000-000000000000'] }, 422);
+    await call('PATCH', path, { name: 'x', default_price_id: '01900000-0000-7000-8000-000000000000' }, 422);
+    await eventsAbout(created.id, ['product.created', 'product.updated']);
+  });
+
+  it('checkout.created, checkout.updated, customer.created, sale.created, sale.paid, refund.created, sale.refunded', async () => {
+    const p = await product([oneTime]);
+    const email = `${unique('buyer')}@example.com`;
+    const created = await call('POST', '/api/v1/checkouts/', { product_id: p.id, customer_email: email }, 201);
+    const path = `/api/v1/checkouts/${created.id}`;
+    expect((await eventsAbout(created.id, ['checkout.created']))[0]!.data).toEqual(created);
+    const patched = await call('PATCH', path, { metadata: { order: '42' } });
+    expect((await eventsAbout(created.id, ['checkout.created', 'checkout.updated']))[1]!.data).toEqual(patched);
+
+    expect((await payByCard(api, created.client_secret)).status).toBe(200);
+    const paid = await waitFor(
+      async () => {
+        const c = await call('GET', path);
+        return c.status === 'succeeded' && c;
+      },
+      { what: 'the checkout paid', timeoutMs: 20_000 },
+    );
+    const checkoutTypes = ['checkout.created', ...Array(3).fill('checkout.updated')];
+    const [, , confirmed, succeeded] = await eventsAbout(created.id, checkoutTypes);
+    // Confirmed before the sale made the customer: its status then, no customer yet.
+    expectCarried(confirmed!.data, { ...paid, status: 'confirmed', customer_id: null }, WIRE_CHECKOUT);
+    expectCarried(succeeded!.data, paid, WIRE_CHECKOUT);
+    // A paid checkout takes no more changes.
+    await call('PATCH', path, { metadata: { order: '43' } }, 409);
+    await eventsAbout(created.id, checkoutTypes);
+
+    const customer = await call('GET', `/api/v1/customers/${paid.customer_id}`);
+    expect(customer.email).toBe(email);
+    const [madeCustomer] = await eventsAbout(customer.id, ['customer.created']);
+    expectCarried(madeCustomer!.data, customer, ['id', 'email', 'name', 'external_id']);
+
+    const [sale] = (await call('GET', `/api/v1/sales/?customer_id=${customer.id}`)).items;
+    expect(sale).toMatchObject({ checkout_id: created.id, amount: 19_900, status: 'paid' });
+    const saleEvents = await eventsAbout(sale.id, ['sale.created', 'sale.paid']);
+    for (const e of saleEvents) expectCarried(e.data, flatSale(sale), [...SALE, ...SALE_AMOUNTS, 'checkout_id']);
+
+    // Refused: more than was captured.
+    await call('POST', '/api/v1/refunds/', { sale_id: sale.id, amount: 19_901 }, 422);
+    await eventsAbout(sale.id, ['sale.created', 'sale.paid']);
+    expect((await call('GET', '/api/v1/events/?type=refund.created')).pagination.total_count).toBe(0);
+
+    const refund = await call('POST', '/api/v1/refunds/', { sale_id: sale.id, amount: 5_000, reason: 'late' }, 201);
+    const settled = await waitFor(
+      async () => {
+        const r = await call('GET', `/api/v1/refunds/${refund.id}`);
+        return r.status === 'succeeded' && r;
+      },
+      { what: 'the refund settled', timeoutMs: 20_000 },
+    );
+    expectCarried((await eventsAbout(refund.id, ['refund.created']))[0]!.data, settled, ['id', 'sale_id', 'amount']);
+    const refundedSale = await call('GET', `/api/v1/sales/${sale.id}`);
+    expect(refundedSale).toMatchObject({ status: 'partially_refunded', refunded_amount: 5_000 });
+    const [, , refunded] = await eventsAbout(sale.id, ['sale.created', 'sale.paid', 'sale.refunded']);
+    expectCarried(refunded!.data, refundedSale, ['id', 'refunded_amount', 'status'], {
+      sale_id: sale.id,
+      refund_id: refund.id,
+      amount: 5_000,
+    });
+  });
+
+  it('checkout.updated: a pix issued for the confirmation, with the code the buyer pays', async () => {
+    const p = await product([oneTime]);
+    const email = `${unique('pix')}@example.com`;
+    const created = await call('POST', '/api/v1/checkouts/', { product_id: p.id, customer_email: email }, 201);
+    const confirm = `/api/v1/checkouts/client/${created.client_secret}/confirm-sdk`;
+    expect((await api.call('POST', confirm, { body: { payment_method: 'pix' } })).status).toBe(200);
+    const issued = await call('GET', `/api/v1/checkouts/${created.id}`);
+    expect(issued).toMatchObject({ status: 'confirmed', gateway_payment_data: { pix: expect.anything() } });
+    const events = await eventsAbout(created.id, ['checkout.created', 'checkout.updated', 'checkout.updated']);
+    const [confirmed, shown] = events.slice(1).sort((a) => ('gateway_payment_data' in a.data ? 1 : -1));
+    expectCarried(confirmed!.data, issued, WIRE_CHECKOUT);
+    expectCarried(shown!.data, issued, [...WIRE_CHECKOUT, 'gateway_payment_data']);
+  });
+
+  it('subscription.created, .active, .updated, .uncanceled, .canceled: the subscription as the API returns it', async () => {
+    const id = await subscription('manual');
+    const path = `/api/v1/subscriptions/${id}`;
+    const sold = withoutUrl(await call('GET', path));
+    const began = await eventsAbout(id, ['subscription.active', 'subscription.created']);
+    for (const e of began) expect(e.data).toEqual(sold);
+
+    const steps: [Body, string][] = [
+      [{ cancel_at_period_end: true }, 'subscription.updated'],
+      [{ cancel_at_period_end: false }, 'subscription.uncanceled'],
+      [{ cancel_at_period_end: true }, 'subscription.updated'],
+    ];
+    const types = began.map((e) => e.type);
+    for (const [body, type] of steps) {
+      const answer = withoutUrl(await call('PATCH', path, body));
+      types.push(type);
+      expect((await eventsAbout(id, types)).at(-1)!.data).toEqual(answer);
+    }
+
+    // Its period ends on its test clock: it ends canceled.
+    const { current_period_end: end } = sold;
+    await call('POST', `${path}/test-clock/advance`, { to: new Date(Date.parse(end) + 3_600_000).toISOString() });
+    const ended = withoutUrl(await subscriptionWhen(id, (s) => s.status === 'canceled'));
+    expect((await eventsAbout(id, [...types, 'subscription.canceled'])).at(-1)!.data).toEqual(ended);
+    // Refused: an ended subscription takes no more changes.
+    await call('PATCH', path, { revoke: true }, 409);
+    await eventsAbout(id, [...types, 'subscription.canceled']);
+  });
+
+  it('subscription.revoked: the subscription as the revocation answers it', async () => {
+    const id = await subscription('manual');
+    const revoked = withoutUrl(await call('PATCH', `/api/v1/subscriptions/${id}`, { revoke: true }));
+    expect(revoked.status).toBe('canceled');
+    const events = await eventsAbout(id, ['subscription.active', 'subscription.created', 'subscription.revoked']);
+    expect(events[2]!.data).toEqual(revoked);
+  });
+
+  it('subscription.past_due: the first renewal the card refuses', async () => {
+    const id = await subscription('manual');
+    // The saved card is refused from now on (the simulator's scripted outcome, as if blocked since).
+    await api.orm.em
+      .getConnection()
+      .execute(
+        `update gateway_sim.cards set outcome = 'decline:insufficient_funds' where id = (select card_token_id from subscriptions where id = ?)`,
+        [id],
+      );
+    const { current_period_end: end } = await call('GET', `/api/v1/subscriptions/${id}`);
+    const to = new Date(Date.parse(end) + 3_600_000).toISOString();
+    await call('POST', `/api/v1/subscriptions/${id}/test-clock/advance`, { to });
+    const due = withoutUrl(await subscriptionWhen(id, (s) => s.status === 'past_due'));
+    const events = await eventsAbout(id, ['subscription.active', 'subscription.created', 'subscription.past_due']);
+    expect(events[2]!.data).toEqual(due);
+  });
+
+  it('invoice.created, .paid, .failed, .voided: the invoice as the API returns it, a paid one with its sale', async () => {
+    const id = await subscription('gateway');
+    const invoices = `/api/v1/subscriptions/${id}/invoices`;
+    const today = brazilToday(new Date());
+    const sim = api.gateway as SimulatedGateway;
+    // Refused: a due date already past.
+    const yesterday = brazilToday(new Date(Date.now() - 86_400_000));
+    await call('POST', invoices, { amount: 1_000, due_date: yesterday, description: 'Late' }, 422);
+    expect((await call('GET', '/api/v1/events/?type=invoice.*')).pagination.total_count).toBe(0);
+
+    const settle = async (outcome: 'paid' | 'failed' | 'voided') => {
+      const invoice = await call('POST', invoices, { amount: 12_345, due_date: today, description: outcome }, 201);
+      expect((await eventsAbout(invoice.id, ['invoice.created']))[0]!.data).toEqual(withoutUrl(invoice));
+      if (outcome === 'voided') {
+        // Its last payable day passes unpaid: the gateway's invoice lapses, its notice wakes the workflow.
+        await api.orm.em
+          .getConnection()
+          .execute(`update gateway_sim.invoices set expiration_date = ? where id = ?`, [
+            yesterday,
+            invoice.gateway_invoice_id,
+          ]);
+        await sim.getInvoice(invoice.gateway_invoice_id);
+      } else {
+        const action = outcome === 'paid' ? 'pay' : 'fail';
+        await call('POST', `/api/v1/sandbox/invoices/${invoice.gateway_invoice_id}/${action}`);
+      }
+      const ended = await waitFor(
+        async () => {
+          const i = await call('GET', `${invoices}/${invoice.id}`);
+          return i.status === outcome && i;
+        },
+        { what: `invoice ${outcome}`, timeoutMs: 20_000 },
+      );
+      const events = await eventsAbout(invoice.id, ['invoice.created', `invoice.${outcome}`]);
+      expect(events[1]!.data).toEqual(withoutUrl(ended));
+      return ended;
+    };
+    const paid = await settle('paid');
+    await settle('failed');
+    await settle('voided');
+
+    const sales = (await call('GET', `/api/v1/sales/?subscription_id=${id}`)).items as Body[];
+    const sale = sales.find((s) => s.transaction_id === paid.transaction_id)!;
+    expect(sale).toMatchObject({ amount: 12_345, status: 'paid' });
+    for (const e of await eventsAbout(sale.id, ['sale.created', 'sale.paid'])) {
+      expectCarried(e.data, flatSale(sale), [...SALE, ...SALE_AMOUNTS, 'transaction_id'], { invoice_id: paid.id });
+    }
+  });
+
+  it('saw every event of DESIGN.md’s list, each in the event log', async () => {
+    expect(DESIGN_EVENTS.filter((type) => !seen.has(type))).toEqual([]);
+    for (const type of DESIGN_EVENTS) {
+      expect([type, (await call('GET', `/api/v1/events/?type=${type}&limit=1`)).pagination.total_count > 0]).toEqual([
+        type,
+        true,
+      ]);
+    }
+  });
+});

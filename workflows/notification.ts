@@ -1,0 +1,23 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { NotificationOutcome, NotificationStart } from '../activities/notifications.ts';
+
+/**
+ * Tried again while the mail server is down, for up to a day (a notification later than that tells
+ * the merchant nothing the dashboard does not). Each attempt ends within its minute (the SMTP adapter's
+ * own timeouts are shorter), so no second attempt runs beside a first still sending.
+ */
+const { sendNotification } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 day',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+});
+
+/**
+ * `notification:<event_id>`: mails one new sale or subscription to the organization's members, once.
+ * Started by the outbox relay (activities/notifications.ts) when the organization's
+ * `notification_settings` wants it.
+ */
+export async function notificationWorkflow(input: NotificationStart): Promise<NotificationOutcome> {
+  return sendNotification(input);
+}
