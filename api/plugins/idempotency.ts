@@ -9,6 +9,21 @@ declare module 'fastify' {
     /** Set when this request claimed its Idempotency-Key: its response is stored (or the key released). */
     idempotencyClaim: IdempotencyClaim | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The body is a stream the handler reads (an upload): preHandler cannot fingerprint it, so the
+     * handler claims the key itself, once it knows the content, with `claimIdempotencyKey`.
+     */
+    idempotencyAfterBody?: boolean;
+  }
+  interface FastifyInstance {
+    /**
+     * For `idempotencyAfterBody` routes: claims the request's Idempotency-Key for `content` (what the
+     * body carried). Undefined: no key, or claimed (go on); else the first response, for
+     * `replayResponse`. Throws the 422 of a key used for other content and the 409 of one in progress.
+     */
+    claimIdempotencyKey(request: FastifyRequest, content: unknown): Promise<StoredResponse | undefined>;
+  }
 }
 
 export interface IdempotencyClaim {
@@ -40,19 +55,26 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || request.is404) return;
-    const header = request.headers[IDEMPOTENCY_HEADER];
-    if (header === undefined) return;
-    const key = Array.isArray(header) ? header.join(', ') : header;
-    if (!KEY_FORMAT.test(key)) {
-      throw new ApiError(
-        400,
-        'invalid_idempotency_key',
-        'Invalid Idempotency-Key header',
-        'Use 1 to 255 printable ASCII characters, e.g. a UUID',
-      );
-    }
+    const key = idempotencyKey(request);
+    if (key === undefined || request.routeOptions.config.idempotencyAfterBody) return;
+    const stored = await claimKey(request, key, requestFingerprint(request));
+    if (stored) return replayResponse(reply, stored);
+  });
+
+  app.decorate('claimIdempotencyKey', async (request: FastifyRequest, content: unknown) => {
+    const key = idempotencyKey(request);
+    if (key === undefined) return undefined;
+    return claimKey(request, key, requestFingerprint(request, content));
+  });
+
+  /** Undefined when claimed; the stored response when the key has one; throws for a mismatch or a claim in progress. */
+  async function claimKey(
+    request: FastifyRequest,
+    key: string,
+    fingerprint: string,
+  ): Promise<StoredResponse | undefined> {
     const claim = { scope: idempotencyScope(request), key, id: randomUUID() };
-    const outcome = await store.claim(claim, requestFingerprint(request));
+    const outcome = await store.claim(claim, fingerprint);
     if (outcome.kind === 'claimed') {
       request.idempotencyClaim = claim;
       return;
@@ -73,8 +95,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
         'Retry once it has finished',
       );
     }
-    return replay(reply, outcome.status, outcome.body);
-  });
+    return { status: outcome.status, body: outcome.body };
+  }
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
@@ -135,14 +157,33 @@ export function idempotencyScope(request: FastifyRequest): string {
   }
 }
 
-/** The request as the operation saw it (after validation): route, parameters, query and body. */
-export function requestFingerprint(request: FastifyRequest): string {
+/** The request's Idempotency-Key, if it sent one; a 400 for a malformed one. */
+function idempotencyKey(request: FastifyRequest): string | undefined {
+  const header = request.headers[IDEMPOTENCY_HEADER];
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  if (!KEY_FORMAT.test(key)) {
+    throw new ApiError(
+      400,
+      'invalid_idempotency_key',
+      'Invalid Idempotency-Key header',
+      'Use 1 to 255 printable ASCII characters, e.g. a UUID',
+    );
+  }
+  return key;
+}
+
+/**
+ * The request as the operation saw it (after validation): route, parameters, query and body, or, for
+ * a streamed body, what the handler read of it.
+ */
+export function requestFingerprint(request: FastifyRequest, body: unknown = request.body): string {
   const seen = {
     method: request.method,
     route: request.routeOptions.url ?? request.url,
     params: request.params,
     query: request.query,
-    body: request.body,
+    body,
   };
   return createHash('sha256').update(canonicalJson(seen)).digest('hex');
 }
@@ -165,7 +206,13 @@ function storableBody(payload: unknown, contentType: unknown): string | null | u
   return undefined;
 }
 
-function replay(reply: FastifyReply, status: number, body: string | null): FastifyReply {
+/** The response stored for an Idempotency-Key. */
+export interface StoredResponse {
+  status: number;
+  body: string | null;
+}
+
+export function replayResponse(reply: FastifyReply, { status, body }: StoredResponse): FastifyReply {
   reply.status(status).header(REPLAYED_HEADER, 'true');
   if (body === null) return reply.send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);

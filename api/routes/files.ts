@@ -22,6 +22,7 @@ import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, conflict, notFound } from '../errors.ts';
 import { fileTooLarge, invalidMultipart, receiveUpload, unsupportedFileType } from '../file-uploads.ts';
 import { organizationCredential } from '../plugins/auth.ts';
+import { replayResponse } from '../plugins/idempotency.ts';
 import { errorResponses, isUuid, pageOf, pageOffset } from '../schemas/common.ts';
 import {
   downloadQuery,
@@ -73,8 +74,8 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     return presentFile(file, { url, expiresAt });
   }
 
-  /** Streams the request's `file` part to storage, then records it; a refusal leaves neither. */
-  async function receiveFile(request: FastifyRequest, organizationId: string): Promise<FileRow> {
+  /** Streams the request's `file` part to storage: the file, not yet recorded. A refusal stores nothing. */
+  async function storeUpload(request: FastifyRequest, organizationId: string): Promise<FileRow> {
     if (!request.isMultipart()) {
       throw new ApiError(
         415,
@@ -98,7 +99,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     const id = uuidv7();
     const key = `${organizationId}/${id}`;
     const received = await receiveUpload(part.file, part.mimetype, storage, key, maxBytes);
-    const file: FileRow = {
+    return {
       id,
       organizationId,
       name: cleanFileName(part.filename),
@@ -106,13 +107,21 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       storageKey: key,
       createdAt: new Date(),
     };
+  }
+
+  /** Runs `step` on a stored upload; if it throws, the stored bytes go too. */
+  async function orDiscard<T>(request: FastifyRequest, file: FileRow, step: () => Promise<T>): Promise<T> {
     try {
-      await insertFile(deps.orm.em.fork(), file);
+      return await step();
     } catch (err) {
-      await storage.delete(key).catch((e: unknown) => request.log.error({ err: e, key }, 'stored file left behind'));
+      await discard(request, file);
       throw err;
     }
-    return file;
+  }
+
+  async function discard(request: FastifyRequest, file: FileRow): Promise<void> {
+    const key = file.storageKey;
+    await storage.delete(key).catch((err: unknown) => request.log.error({ err, key }, 'stored file left behind'));
   }
 
   await app.register(multipart, {
@@ -125,6 +134,8 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/',
     {
       onRequest: app.authenticate(WRITE),
+      // The key is claimed once the bytes are read, so that it names this file, not any upload.
+      config: { idempotencyAfterBody: true },
       validatorCompiler: describedOnly,
       schema: {
         tags,
@@ -140,7 +151,15 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
       try {
-        const file = await receiveFile(request, organizationId);
+        const file = await storeUpload(request, organizationId);
+        const content = { name: file.name, mime_type: file.mimeType, checksum_sha256: file.checksumSha256 };
+        const stored = await orDiscard(request, file, () => app.claimIdempotencyKey(request, content));
+        if (stored) {
+          // Sent before with this key: the first upload's response, and these bytes are not kept twice.
+          await discard(request, file);
+          return replayResponse(reply, stored);
+        }
+        await orDiscard(request, file, () => insertFile(deps.orm.em.fork(), file));
         return reply.status(201).send(await withDownloadUrl(file));
       } catch (err) {
         // A refused upload may still be arriving: close the connection rather than read the rest or reuse it.

@@ -102,13 +102,38 @@ describe('upload and download', () => {
 
   it('replays an upload sent again with the same Idempotency-Key, storing nothing new', async () => {
     const key = unique('upload');
-    const first = await upload(image(), A.oat, { 'idempotency-key': key });
+    const part = image();
+    const first = await upload(part, A.oat, { 'idempotency-key': key });
     const before = await holdings(A);
-    const again = await upload(image(), A.oat, { 'idempotency-key': key });
+    const again = await upload(part, A.oat, { 'idempotency-key': key });
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     expect(await holdings(A)).toEqual(before);
+  });
+
+  it('refuses an Idempotency-Key sent again with other bytes or another name, keeping nothing of it', async () => {
+    const key = unique('upload');
+    const part = image();
+    expect((await upload(part, A.oat, { 'idempotency-key': key })).status).toBe(201);
+    const before = await holdings(A);
+    for (const other of [image(), image(part.data, 'back.png')]) {
+      const res = await upload(other, A.oat, { 'idempotency-key': key });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ code: 'idempotency_key_mismatch' });
+      expect(await holdings(A)).toEqual(before);
+    }
+  });
+
+  it('leaves the Idempotency-Key of a refused upload free for the upload that follows', async () => {
+    const key = unique('upload');
+    const refused = await upload({ filename: 'notes.txt', type: 'text/plain', data: Buffer.from('hello') }, A.oat, {
+      'idempotency-key': key,
+    });
+    expect(refused.status).toBe(415);
+    const res = await upload(image(), A.oat, { 'idempotency-key': key });
+    expect(res.status).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
   });
 });
 
