@@ -7,7 +7,7 @@ import { forbidden, notFound, unprocessable } from '../errors.ts';
 import { userCredential } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { createPriceBody, presentPrice, presentProduct, priceSchema } from '../schemas/catalog.ts';
-import { checkedPrice, createPrice, pricesByProduct, provisionRecurrencePlans } from './products.ts';
+import { checkedPrice, createPrice, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
 import { mediasByProduct, mediasOf } from '../product-medias.ts';
 
 /** The spec's `{functions_url}` operations, served by this app under /functions/v1. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { uuidv7 } from 'uuidv7';
-import { startRecurrencePlanWorkflow } from '../../api/routes/products.ts';
+import { startRecurrencePlanWorkflow } from '../../api/product-prices.ts';
 import { loadConfig } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { recurrencePlanWorkflowId } from '../../workflows/recurrence-plan.ts';
