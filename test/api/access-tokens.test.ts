@@ -5,6 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { dashboardPageRoutes } from '../../api/routes/dashboard.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /** Organization Access Tokens (svc_oat_): created, listed and revoked in the dashboard by owners and admins. */
 
@@ -78,7 +79,7 @@ describe('creating an access token', () => {
     expect(write.status).toBe(403);
     expect(write.body.error).toBe('Access token lacks required scope');
 
-    await waitFor(async () => (await tokenRow(res.body.id)).last_used_at !== null);
+    await until(async () => (await tokenRow(res.body.id)).last_used_at !== null);
   });
 
   it('accepts an explicit expires_at, or no expiry at all', async () => {
@@ -246,11 +247,3 @@ describe('the dashboard page', () => {
     expect(res.body).toContain('<h1>API keys</h1>');
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

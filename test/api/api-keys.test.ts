@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeMember, makeOrganization, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * API keys: managed in the dashboard by owners and admins (spec, Authentication → API keys and the
@@ -249,7 +250,7 @@ describe('revoking and deleting API keys', () => {
     const created = await createKey(t.ownerJwt, t.org.id, { name: 'to revoke' });
     const customerId = await insertCustomer(t.org.id);
     expect((await openSession(customerId, { 'x-service-api-key': created.key })).status).toBe(201);
-    await waitFor(async () => (await keyRow(created.id)).last_used_at !== null);
+    await until(async () => (await keyRow(created.id)).last_used_at !== null);
 
     const res = await api.call('POST', `${keysPath(t.org.id)}/${created.id}/revoke`, { token: t.ownerJwt });
     expect(res.status).toBe(200);
@@ -460,7 +461,7 @@ describe('authenticating with an API key', () => {
     expect((await keyRow(id)).last_used_at).toBeNull();
     const before = Date.now();
     expect((await api.call('GET', CUSTOMERS, { headers: { 'x-service-api-key': key } })).status).toBe(200);
-    await waitFor(async () => (await keyRow(id)).last_used_at !== null);
+    await until(async () => (await keyRow(id)).last_used_at !== null);
     const usedAt = new Date((await keyRow(id)).last_used_at);
     expect(usedAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(usedAt.getTime()).toBeLessThanOrEqual(Date.now());
@@ -494,11 +495,3 @@ describe('authenticating with an API key', () => {
     expect(res.body.error).toBe('Api key lacks required scope');
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -5,6 +5,7 @@ import type { OrganizationCredential } from '../../api/auth/credentials.ts';
 import { hashSecret } from '../../api/auth/tokens.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * Each API process caches verified credentials. A revocation made through one process must be
@@ -149,7 +150,7 @@ describe('CredentialCache', () => {
     await a.orm.em.fork().transactional(async (tx) => {
       await tx.execute('select pg_notify(?, ?)', ['credential_changed', hash]);
     });
-    await waitFor(() => cache.get(hash) === undefined);
+    await until(() => cache.get(hash) === undefined);
   });
 
   it('refuses to cache a credential read before an invalidation arrived', async () => {
@@ -158,7 +159,7 @@ describe('CredentialCache', () => {
     // While the "database read" is in flight, some revocation is announced.
     const em = a.orm.em.fork();
     await em.transactional(async (tx) => cache.announceRevocation(tx, hashSecret(unique('other'))));
-    await waitFor(() => cache.mark() !== mark);
+    await until(() => cache.mark() !== mark);
     cache.set(hash, credential(), mark);
     expect(cache.get(hash)).toBeUndefined();
 
@@ -179,17 +180,9 @@ describe('CredentialCache', () => {
       expect(Date.now() - started).toBeLessThan(1000);
       expect(cache.get(hash)).toBeUndefined();
       // The notice was delivered by PostgreSQL to every listener at the same time.
-      await waitFor(() => listener.get(hash) === undefined, 500);
+      await until(() => listener.get(hash) === undefined, 500);
     } finally {
       await listener.close();
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { canonicalJson } from '../../api/plugins/idempotency.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeAdminUser, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /** Idempotency-Key on POST, exercised through the real POST /api/v1/customers/ over HTTPS. */
 let api: TestApi;
@@ -332,7 +333,7 @@ describe('expiry and failures', () => {
     const other = await startApi();
     try {
       expect((await createCustomer(uuidv7(), { email: email() }, { on: other })).status).toBe(201);
-      await waitFor(async () => (await keyRows(stale)).length === 0);
+      await until(async () => (await keyRows(stale)).length === 0);
     } finally {
       await other.close();
     }
@@ -420,13 +421,5 @@ async function withSlowInsert(address: string, run: () => Promise<void>) {
   } finally {
     await sql(`drop trigger ${name} on customers`);
     await sql(`drop function ${name}()`);
-  }
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

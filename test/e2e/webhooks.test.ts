@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { webhookReceiver, type BillingEvent } from '../../examples/webhook-receiver/receiver.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * Webhooks end to end: the real API, the test run's worker process (its relay LISTENs to the outbox,
@@ -117,7 +118,7 @@ describe('webhook deliveries', () => {
     expect(event.status).toBe(200);
     expect(JSON.parse(got!.raw)).toEqual(event.body);
 
-    await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
+    await until(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveriesOf(e.id);
     expect(delivery).toMatchObject({ event_id: got!.id, event_type: 'customer.created', attempts: 1 });
     const detail = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`);
@@ -142,7 +143,7 @@ describe('webhook deliveries', () => {
     const got = await e.receiver.until((r) => r.length >= 2, 30_000);
     expect(got.map((r) => r.status)).toEqual([503, 200]);
     expect(got[1]!.id).toBe(got[0]!.id);
-    await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
+    await until(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveriesOf(e.id);
     expect(delivery!.attempts).toBe(2);
     const detail = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`);
@@ -173,20 +174,20 @@ describe('webhook deliveries', () => {
       return events.sort();
     };
     expect(await scheduled(fast.id)).toEqual([0, 0, 0, 0, 0, 0]);
-    await waitFor(async () => (await scheduled(slow.id)).join() === '0,0,0,0,1,1', 5_000);
+    await until(async () => (await scheduled(slow.id)).join() === '0,0,0,0,1,1', 5_000);
   });
 
   it('redelivers by hand an event whose delivery succeeded, with the same webhook-id', async () => {
     const e = await endpoint(['customer.created']);
     await newCustomer();
     const [first] = await e.receiver.until((r) => r.length >= 1);
-    await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
+    await until(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded');
     const res = await call('POST', `/api/v1/webhooks/${e.id}/redeliver`, { event_id: first!.id });
     expect(res.status).toBe(202);
     const got = await e.receiver.until((r) => r.length >= 2);
     expect(got[1]!.id).toBe(first!.id);
     expect(got[1]!.verified).toEqual([true]);
-    await waitFor(async () => (await deliveriesOf(e.id))[0]?.attempts === 2);
+    await until(async () => (await deliveriesOf(e.id))[0]?.attempts === 2);
     const detail = await call('GET', `/api/v1/webhook-deliveries/${(await deliveriesOf(e.id))[0]!.id}`);
     expect(detail.body.attempt_log.map((a: { manual: boolean }) => a.manual)).toEqual([false, true]);
   });
@@ -240,12 +241,12 @@ describe("the README's receiver (examples/webhook-receiver)", () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/billing-webhooks`;
       expect((await call('PATCH', `/api/v1/webhooks/${made.body.id}`, { url })).status).toBe(200);
       const customerId = await newCustomer();
-      await waitFor(async () => handled.length === 1);
+      await until(async () => handled.length === 1);
       expect(handled[0]).toMatchObject({ type: 'customer.created', data: { id: customerId } });
-      await waitFor(async () => (await deliveriesOf(made.body.id))[0]?.status === 'succeeded');
+      await until(async () => (await deliveriesOf(made.body.id))[0]?.status === 'succeeded');
       const again = await call('POST', `/api/v1/webhooks/${made.body.id}/redeliver`, { event_id: handled[0]!.id });
       expect(again.status).toBe(202);
-      await waitFor(async () => (await deliveriesOf(made.body.id))[0]?.attempts === 2);
+      await until(async () => (await deliveriesOf(made.body.id))[0]?.attempts === 2);
       expect(handled).toHaveLength(1);
 
       const forged = await fetch(url, {
@@ -264,11 +265,3 @@ describe("the README's receiver (examples/webhook-receiver)", () => {
     }
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('never reached');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -73,3 +73,12 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }
 }
+
+/** waitFor for a yes/no condition: polls it until it holds, failing after `timeoutMs`. */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  what = 'a condition to hold',
+): Promise<void> {
+  await waitFor(async () => (await condition()) || null, { what, timeoutMs });
+}

@@ -16,6 +16,7 @@ import type { Gate } from '../helpers/gates.ts';
 import { ledgerOf, makeCheckout, recordHistory, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * The periodic sweep, a Temporal Schedule the real worker registers at start: triggered, it starts
@@ -260,10 +261,10 @@ async function withGates(
 
 /** Waits until a statement of the organization's checkouts is held at the gate. */
 async function heldAt(organizationId: string, name: 'charges' | 'confirmations'): Promise<void> {
-  await waitFor(async () => {
+  await until(async () => {
     const [held] = await sql(`select ${heldAtGatesColumns(organizationId)}`);
     return held![name] > 0;
-  });
+  }, 30_000);
 }
 
 const sql = (query: string, params: unknown[] = []) =>
@@ -336,7 +337,7 @@ async function sweep(): Promise<SweepCounts> {
   const before = new Set((await sweepRuns()).map((w) => w.runId));
   await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).trigger();
   let done: { workflowId: string; runId: string } | undefined;
-  await waitFor(async () => (done = (await sweepRuns()).find((w) => !before.has(w.runId))) !== undefined);
+  await until(async () => (done = (await sweepRuns()).find((w) => !before.has(w.runId))) !== undefined, 30_000);
   return temporal.workflow.getHandle(done!.workflowId, done!.runId).result();
 }
 
@@ -348,11 +349,4 @@ async function sweepRuns(): Promise<{ workflowId: string; runId: string }[]> {
     if (w.workflowId.startsWith(SWEEP_SCHEDULE_ID)) runs.push({ workflowId: w.workflowId, runId: w.runId });
   }
   return runs;
-}
-
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; !(await check()); i++) {
-    if (i > 300) throw new Error('never reached');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -8,6 +8,7 @@ import { bundleInChild } from '../../worker/bundle.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * WORKER_TASK_QUEUES: a worker process polls the interactive queue and its batch and webhook queues, or
@@ -36,13 +37,6 @@ async function pollers(name: string): Promise<number> {
   return described.pollers?.length ?? 0;
 }
 
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; !(await check()); i++) {
-    if (i > 200) throw new Error('never reached');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the task queues a worker polls', () => {
   it.each([
     ['all', ['', '-batch', '-webhooks']],
@@ -62,7 +56,7 @@ describe('the task queues a worker polls', () => {
     const running = Promise.all(workers.map((w) => w.runUntil(stopped)));
     try {
       // The server sees a poller on each queue the worker polls, and none on the other.
-      await waitFor(async () => (await Promise.all(taskQueues.map(pollers))).every((n) => n > 0));
+      await until(async () => (await Promise.all(taskQueues.map(pollers))).every((n) => n > 0));
       const other = ['', '-batch', '-webhooks'].filter((suffix) => !(polled as readonly string[]).includes(suffix));
       for (const suffix of other) expect(await pollers(queue + suffix)).toBe(0);
     } finally {
