@@ -13,7 +13,8 @@ declare global {
 }
 
 /**
- * Runs once before every test file: a database of this run's own, a TLS certificate, a Temporal dev
+ * Runs once before every test file: databases of this run's own (one for the time-skipping tests,
+ * test/helpers/env.ts), a TLS certificate, a Temporal dev
  * server on a free port of this run's own and one real worker process. Two runs on one machine never
  * share a database or a server. The settings reach the test files (and the processes they spawn)
  * through process.env, which test/helpers/env.ts reads.
@@ -21,18 +22,25 @@ declare global {
 export default async function globalSetup(): Promise<void> {
   const run = randomBytes(4).toString('hex');
   process.env.TEST_DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/billing_test_${run}`;
+  process.env.TEST_TIME_SKIPPING_DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/billing_test_${run}_ts`;
   process.env.TEST_TEMPORAL_PORT ??= String(await freePort());
-  // Imported only now: env.ts reads the two variables when it is evaluated.
-  const { TEST_DATABASE_URL, TEST_TEMPORAL_PORT, TEST_MAIL_OUTBOX_DIR } = await import('./helpers/env.ts');
-  await dropDatabase(TEST_DATABASE_URL);
-  await migrate(TEST_DATABASE_URL);
+  // Imported only now: env.ts reads the variables when it is evaluated.
+  const { TEST_DATABASE_URL, TEST_TIME_SKIPPING_DATABASE_URL, TEST_TEMPORAL_PORT, TEST_MAIL_OUTBOX_DIR } =
+    await import('./helpers/env.ts');
+  const databases = [TEST_DATABASE_URL, TEST_TIME_SKIPPING_DATABASE_URL];
+  for (const url of databases) {
+    await dropDatabase(url);
+    await migrate(url);
+  }
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
   const temporal = await ensureTemporalDevServer({ port: TEST_TEMPORAL_PORT, uiPort: 0, ui: false });
   const worker = await startWorkerProcess();
   globalThis.__billingTestTeardown = async () => {
     await stopProcess(worker);
     await temporal.stop();
-    if (!process.env.KEEP_TEST_DATABASE) await dropDatabase(TEST_DATABASE_URL).catch(() => undefined);
+    if (!process.env.KEEP_TEST_DATABASE) {
+      for (const url of databases) await dropDatabase(url).catch(() => undefined);
+    }
     await rm(TEST_MAIL_OUTBOX_DIR, { recursive: true, force: true });
   };
 }

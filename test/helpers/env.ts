@@ -3,6 +3,15 @@ import path from 'node:path';
 
 /** Settings of the test run: its own database, its own Temporal dev server and task queue. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_test';
+/**
+ * The database of the time-skipping tests (test/workflow's kits): their workflows run on a test server
+ * of their own, so no process of the run's dev server may see their records. Otherwise the run's worker
+ * (its hourly sweep Schedule, its outbox relay) would start workflows of its own for them on its real
+ * clock: renewals of subscriptions whose periods the test server skipped, deliveries of their events,
+ * load and writes behind the tests' backs.
+ */
+export const TEST_TIME_SKIPPING_DATABASE_URL =
+  process.env.TEST_TIME_SKIPPING_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_test_time_skipping';
 export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
 export const TEST_TEMPORAL_ADDRESS = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
 export const TEST_TASK_QUEUE = 'billing-test';

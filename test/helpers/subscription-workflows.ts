@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
@@ -17,8 +17,9 @@ import {
   type SubscriptionRunState,
 } from '../../workflows/subscription.ts';
 import { loadConfig, type Config } from '../../config/env.ts';
-import { TEST_DATABASE_URL, testEnv } from './env.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL, testEnv } from './env.ts';
 import { makeOrganization } from './fixtures.ts';
+import { testWorkers } from './test-workers.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on
@@ -77,6 +78,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
   let sim: SimulatedGateway;
   let config: Config;
 
+  const workers = testWorkers();
   beforeAll(async () => {
     env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
@@ -87,11 +89,12 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, KEYWORD])),
     });
     bundle = await bundleWorkflowCode({ workflowsPath });
-    orm = await openOrm(TEST_DATABASE_URL, 4);
+    orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
     sim = new SimulatedGateway(orm);
-    config = loadConfig(testEnv(), 'worker');
+    config = loadConfig(testEnv({ DATABASE_URL: TEST_TIME_SKIPPING_DATABASE_URL }), 'worker');
   }, 120_000);
   afterAll(async () => {
+    await workers.stopAll();
     await orm?.close();
     await env?.teardown();
   });
@@ -227,7 +230,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
   ): Promise<T> {
     // A queue per run: a test that times out leaves its worker behind without blocking the next.
     const taskQueue = `${taskQueuePrefix}-${subscriptionId}`;
-    const worker = await Worker.create({
+    const worker = await workers.create({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: bundle,

@@ -18,7 +18,7 @@ import {
   type DirectTransactionInput,
 } from '../../workflows/direct-transaction.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';
 
 /**
@@ -40,7 +40,7 @@ beforeAll(async () => {
   bundle = await bundleWorkflowCode({
     workflowsPath: path.resolve(import.meta.dirname, '../../workflows/direct-transaction.ts'),
   });
-  orm = await openOrm(TEST_DATABASE_URL, 4);
+  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
   sim = new SimulatedGateway(orm);
   worker = await Worker.create({
     connection: env.nativeConnection,

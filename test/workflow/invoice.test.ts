@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
@@ -16,8 +16,9 @@ import {
   type InvoiceWorkflowInput,
 } from '../../workflows/invoice.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import { testWorkers } from '../helpers/test-workers.ts';
 
 /**
  * An extra-charge invoice's workflow on the time-skipping test server, with the real activities on
@@ -30,15 +31,17 @@ let bundle: WorkflowBundleWithSourceMap;
 let orm: Orm;
 let sim: SimulatedGateway;
 
+const workers = testWorkers();
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
   });
   bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/invoice.ts') });
-  orm = await openOrm(TEST_DATABASE_URL, 4);
+  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
   sim = new SimulatedGateway(orm);
 }, 120_000);
 afterAll(async () => {
+  await workers.stopAll();
   await orm?.close();
   await env?.teardown();
 });
@@ -126,7 +129,7 @@ type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof invoice
 /** Runs the invoice's workflow while `during` acts on it; a worker (and task queue) per run. */
 async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> {
   const taskQueue = `invoice-workflow-test-${input.invoiceId}`;
-  const worker = await Worker.create({
+  const worker = await workers.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Context } from '@temporalio/activity';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
@@ -13,8 +13,9 @@ import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tools.ts';
 import { REFUND_GATEWAY_TIMEOUT, refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';
+import { testWorkers } from '../helpers/test-workers.ts';
 
 /**
  * The refund workflow on the time-skipping test server: three days of gateway silence pass in
@@ -29,15 +30,17 @@ let sim: SimulatedGateway;
 /** How the gateway treats refundAtGateway's calls in the test at hand. */
 let refundFault: 'lose_answer' | 'unavailable' | null = null;
 
+const workers = testWorkers();
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
   });
   bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/refund.ts') });
-  orm = await openOrm(TEST_DATABASE_URL, 4);
+  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
   sim = new SimulatedGateway(orm);
 }, 120_000);
 afterAll(async () => {
+  await workers.stopAll();
   await orm?.close();
   await env?.teardown();
 });
@@ -120,7 +123,7 @@ async function paidSale(amount: number) {
 
 /** Runs the refund's workflow to its end on a worker of this file; returns its result and how long it took in workflow time. */
 async function runRefund(refundId: string) {
-  const worker = await Worker.create({
+  const worker = await workers.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,

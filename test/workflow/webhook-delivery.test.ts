@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
@@ -10,10 +10,11 @@ import { webhookWorkflowId } from '../../domain/webhooks.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tools.ts';
 import { attemptNowSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { testWorkers } from '../helpers/test-workers.ts';
 
 /**
  * A delivery's whole retry schedule on the time-skipping test server, with the real activities on the
@@ -31,6 +32,7 @@ let url: string;
 /** The task queue of the worker `deliver` runs. */
 let currentTaskQueue: string;
 
+const workers = testWorkers();
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
@@ -38,11 +40,12 @@ beforeAll(async () => {
   bundle = await bundleWorkflowCode({
     workflowsPath: path.resolve(import.meta.dirname, '../../workflows/webhook-delivery.ts'),
   });
-  orm = await openOrm(TEST_DATABASE_URL, 4);
+  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
   receiver = new WebhookReceiver();
   url = await receiver.start();
 }, 120_000);
 afterAll(async () => {
+  await workers.stopAll();
   await receiver?.stop();
   await orm?.close();
   await env?.teardown();
@@ -77,7 +80,7 @@ async function event(organizationId: string): Promise<string> {
 async function deliver<T>(during: (start: (eventId: string) => Promise<() => Promise<unknown>>) => Promise<T>) {
   const taskQueue = `webhook-delivery-test-${uuidv7()}`;
   currentTaskQueue = taskQueue;
-  const worker = await Worker.create({
+  const worker = await workers.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
