@@ -36,6 +36,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   // A worker built without configuration (some tests) mails to the default outbox.
   const mailConfig = deps.config ?? loadConfig({}, 'worker');
+  const mail = { orm: deps.orm, mailer: openMailer(mailConfig), from: mailConfig.mailFrom };
   return {
     ...createRecurrencePlanActivities(deps),
     ...createCheckoutRecordActivities(deps),
@@ -50,9 +51,10 @@ export function createActivities(deps: ActivityDeps) {
     ...createSweepActivities(deps),
     ...createRenewalCheckoutActivities(deps),
     ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
-    ...createNotificationActivities({ orm: deps.orm, mailer: openMailer(mailConfig), from: mailConfig.mailFrom }),
+    ...createNotificationActivities(mail),
     ...createWebhookRelayActivities({
       orm: deps.orm,
+      notifications: mail,
       temporal: deps.temporal,
       webhookQueue: deps.config && webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
     }),

@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Orm } from '../db/orm.ts';
@@ -5,7 +6,12 @@ import { plainSql } from '../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
 import { PING_EVENT, webhookWorkflowId } from '../domain/webhooks.ts';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
-import { startNotifications } from './notifications.ts';
+import {
+  enqueueNotifications,
+  NOTIFICATIONS_PER_ROUND,
+  sendDueNotifications,
+  type NotificationSenderDeps,
+} from './notifications.ts';
 
 /** Events read per pass; a pass that read a full page runs again at once. */
 const PAGE = 500;
@@ -15,6 +21,8 @@ const STARTS_AT_ONCE = 20;
 export interface RelayPass {
   events: number;
   deliveries: number;
+  /** Notifications queued for the worker's sender (activities/notifications.ts). */
+  notifications: number;
   /** More events may wait past this page. */
   full: boolean;
 }
@@ -24,7 +32,7 @@ export interface RelayPass {
  * from transactions older than every one still running (so none committed later can land behind the
  * cursor), each fanned out to the organization's enabled endpoints that want its type, as one
  * `webhook:<event>:<endpoint>` workflow per pair, and the members' notifications of those that notify
- * (activities/notifications.ts); then the cursor moves past them. Passes serialize on
+ * queued (activities/notifications.ts); then the cursor moves past them. Passes serialize on
  * the cursor's row, so any number of workers may run them. A delivery is started before the cursor
  * moves: a pass cut short starts again from the same events, and a start of a pair already started
  * (running or finished) is a no-op.
@@ -44,7 +52,7 @@ export async function relayEvents(
        order by tx, seq limit ?`,
       [cursor.tx, cursor.seq, PAGE],
     );
-    if (events.length === 0) return { events: 0, deliveries: 0, full: false };
+    if (events.length === 0) return { events: 0, deliveries: 0, notifications: 0, full: false };
     const pairs = await sql(
       `select e.id as event_id, e.organization_id, w.id as endpoint_id
        from unnest(?::uuid[]) with ordinality as e0(id, n)
@@ -66,13 +74,13 @@ export async function relayEvents(
         ),
       );
     }
-    await startNotifications(sql, temporal, taskQueue, events);
+    const notifications = await enqueueNotifications(sql, events);
     const last = events.at(-1)!;
     await sql('update webhook_relay set tx = ?::xid8, seq = ?::bigint, updated_at = now() where id = 1', [
       last.tx,
       last.seq,
     ]);
-    return { events: events.length, deliveries: pairs.length, full: events.length === PAGE };
+    return { events: events.length, deliveries: pairs.length, notifications, full: events.length === PAGE };
   });
 }
 
@@ -108,8 +116,16 @@ async function startDelivery(temporal: Client, taskQueue: string, options: Start
   }
 }
 
-/** The relay as an activity: passes until the outbox is read up to now (the Schedule's safety sweep). */
-export function createWebhookRelayActivities(deps: { orm: Orm; temporal?: Client; webhookQueue?: string }) {
+/**
+ * The relay as an activity: passes until the outbox is read up to now, then the notifications due
+ * (the Schedule's safety sweep, for a worker whose loops relay or send nothing).
+ */
+export function createWebhookRelayActivities(deps: {
+  orm: Orm;
+  temporal?: Client;
+  webhookQueue?: string;
+  notifications: Omit<NotificationSenderDeps, 'log'>;
+}) {
   return {
     async relayWebhookEvents(): Promise<{ events: number; deliveries: number }> {
       const { temporal, webhookQueue } = deps;
@@ -119,8 +135,14 @@ export function createWebhookRelayActivities(deps: { orm: Orm; temporal?: Client
         const pass = await relayEvents(deps.orm, temporal, webhookQueue);
         total.events += pass.events;
         total.deliveries += pass.deliveries;
-        if (!pass.full) return total;
+        if (!pass.full) break;
       }
+      const sender = { ...deps.notifications, log: (message: string) => log.warn(message) };
+      // A bounded number of rounds: what is left is the next sweep's or a worker loop's.
+      for (let round = 0; round < 10; round++) {
+        if ((await sendDueNotifications(sender)).claimed < NOTIFICATIONS_PER_ROUND) break;
+      }
+      return total;
     },
   };
 }

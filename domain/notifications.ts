@@ -14,8 +14,22 @@ export type NotifyingEvent = keyof typeof NOTIFYING_EVENTS;
 
 export const isNotifyingEvent = (type: string): type is NotifyingEvent => Object.hasOwn(NOTIFYING_EVENTS, type);
 
-/** One notification per event: the relay starts it, a repeated pass never starts a second. */
-export const notificationWorkflowId = (eventId: string) => `notification:${eventId}`;
+/**
+ * A notification whose send failed is tried again 10 s later, doubling to 30 minutes apart, for up to a
+ * day from its event (a notification later than that tells the merchant nothing the dashboard does not).
+ */
+export const NOTIFICATION_GIVE_UP_MS = 24 * 60 * 60 * 1000;
+
+/** The wait after failed attempt number `attempt` (1 for the first). */
+export function notificationRetryDelayMs(attempt: number): number {
+  return Math.min(10_000 * 2 ** Math.min(attempt - 1, 30), 30 * 60 * 1000);
+}
+
+/**
+ * How long a sender holds a claimed notification: a sender that died with it lets another claim it
+ * after this. Longer than a send may take (the SMTP adapter gives up within a minute).
+ */
+export const NOTIFICATION_LEASE_MS = 2 * 60 * 1000;
 
 /**
  * The mail's Message-ID, derived from the event (never random), so a copy sent again after a crash

@@ -6,6 +6,8 @@ import { openGateway } from '../gateway/index.ts';
 import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
 import { ensureSchedules } from './schedules.ts';
 import { createTemporalClient } from './temporal-client.ts';
+import { openMailer } from '../mailer/index.ts';
+import { startNotificationSender } from './notification-sender.ts';
 import { startRelayLoop } from './webhook-relay.ts';
 import { createWorker } from './worker.ts';
 
@@ -68,9 +70,19 @@ if (connected) {
   await ensureSchedules(temporal, config).catch((err: unknown) =>
     logger.warn(`Temporal Schedules not registered (${err instanceof Error ? err.message : String(err)})`),
   );
-  // The worker that delivers webhooks also relays the outbox to them.
+  // The worker that delivers webhooks also relays the outbox to them and mails the notifications.
   const webhookQueue = webhookTaskQueue(config.TEMPORAL_TASK_QUEUE);
-  const relay = taskQueues.includes(webhookQueue)
+  const relaying = taskQueues.includes(webhookQueue);
+  const sender = relaying
+    ? startNotificationSender({
+        orm,
+        mailer: openMailer(config),
+        from: config.mailFrom,
+        pollMs: config.WEBHOOK_RELAY_POLL_MS,
+        log: (message) => logger.info(message),
+      })
+    : null;
+  const relay = relaying
     ? startRelayLoop({
         databaseUrl: config.DATABASE_URL,
         orm,
@@ -81,12 +93,14 @@ if (connected) {
         webhookQueue,
         pollMs: config.WEBHOOK_RELAY_POLL_MS,
         log: (message) => logger.warn(message),
+        onNotifications: () => sender?.poke(),
       })
     : null;
   // The line scripts and tests wait on: the worker polls its task queue from here on.
   process.stdout.write(`worker ready: task queues ${taskQueues.join(' and ')}, pid ${process.pid}\n`);
   await running;
   await relay?.stop();
+  await sender?.stop();
   await connection.close();
 }
 await temporal.connection.close();

@@ -23,6 +23,8 @@ export function startRelayLoop(deps: {
   eager?: boolean;
   pollMs: number;
   log: (message: string) => void;
+  /** A pass queued notifications (the worker's sender sends them). */
+  onNotifications?: () => void;
 }): RelayLoop {
   let stopped = false;
   let dirty = true;
@@ -59,6 +61,7 @@ export function startRelayLoop(deps: {
         try {
           const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
           if (pass.full) dirty = true;
+          if (pass.notifications > 0) deps.onNotifications?.();
         } catch (err) {
           deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
         }

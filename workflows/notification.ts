@@ -15,8 +15,9 @@ const { sendNotification } = proxyActivities<Activities>({
 
 /**
  * `notification:<event_id>`: mails one new sale or subscription to the organization's members, once.
- * Started by the outbox relay (activities/notifications.ts) when the organization's
- * `notification_settings` wants it.
+ * An earlier version's relay started one per mail; notifications are now queued and sent by the
+ * workers' sender (activities/notifications.ts), and this stays registered only so that runs started
+ * before that finish.
  */
 export async function notificationWorkflow(input: NotificationStart): Promise<NotificationOutcome> {
   return sendNotification(input);

@@ -3,11 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { createNotificationActivities } from '../../activities/notifications.ts';
-import { notificationWorkflowId } from '../../domain/notifications.ts';
+import { sendDueNotifications, sendNotification } from '../../activities/notifications.ts';
 import { openMailer } from '../../mailer/index.ts';
+import type { Mailer } from '../../mailer/port.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { TEST_MAIL_OUTBOX_DIR } from '../helpers/env.ts';
@@ -17,8 +15,8 @@ import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
 import { waitFor } from './stack.ts';
 
 /**
- * Notifications end to end: the real API, the test run's worker process (its relay starts the
- * notification workflows, its webhook queue runs them) and the worker's outbox mailer, whose folder
+ * Notifications end to end: the real API, the test run's worker process (its relay queues the
+ * notifications, its sender mails them) and the worker's outbox mailer, whose folder
  * (MAIL_OUTBOX_DIR) is the run's own; each test's organizations and members are its own.
  */
 let api: TestApi;
@@ -65,8 +63,15 @@ async function notified(eventId: string): Promise<Record<string, any>> {
   return (await notificationRows(eventId))[0]!;
 }
 const notificationRows = (eventId: string) => sql('select * from notifications where event_id = ?', [eventId]);
+/** The event's row in the queue, its times as dates. */
+const queuedRows = async (eventId: string) =>
+  (await sql('select * from notification_jobs where event_id = ?', [eventId])).map((r) => ({
+    ...r,
+    next_attempt_at: new Date(r.next_attempt_at),
+    gave_up_at: r.gave_up_at && new Date(r.gave_up_at),
+  }));
 
-/** Waits until the relay's cursor is past the event: every workflow it would start for it is started. */
+/** Waits until the relay's cursor is past the event: every notification it would queue for it is queued. */
 async function relayedPast(eventId: string): Promise<void> {
   const passed = async () =>
     (
@@ -84,9 +89,7 @@ const mailsTo = async (email: string) => (await outboxMails(TEST_MAIL_OUTBOX_DIR
 
 async function expectNoNotification(eventId: string, recipients: string[]) {
   await relayedPast(eventId);
-  await expect(temporal.workflow.getHandle(notificationWorkflowId(eventId)).describe()).rejects.toThrow(
-    WorkflowNotFoundError,
-  );
+  expect(await queuedRows(eventId)).toEqual([]);
   expect(await notificationRows(eventId)).toEqual([]);
   for (const email of recipients) expect(await mailsTo(email)).toEqual([]);
 }
@@ -96,8 +99,7 @@ describe('new_sale', () => {
     const on = await organization({ new_sale: true, new_subscription: false }, 2);
     const { buyer, eventId } = await sale(on.id, 12_345, 'Guitar course');
     const record = await notified(eventId);
-    const outcome = await temporal.workflow.getHandle(notificationWorkflowId(eventId)).result();
-    expect(outcome).toMatchObject({ sent: true, recipients: on.emails });
+    expect(await queuedRows(eventId)).toEqual([]);
 
     const [mail, ...more] = await mailsAbout(eventId);
     expect(more).toEqual([]);
@@ -142,32 +144,111 @@ describe('new_subscription', () => {
   });
 });
 
-describe('the notification activity', () => {
+/** A mailer that refuses every message, as an SMTP server that is down. */
+const refusingMailer: Mailer = {
+  kind: 'smtp',
+  send: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:25')),
+};
+
+describe('the notification sender', () => {
   let outbox: string;
+  const from = 'Acme Billing <billing@acme.example>';
+  const log = () => undefined;
+  const mailing = () => ({
+    orm: api.orm,
+    mailer: openMailer({ mailer: 'outbox', mailFrom: from, MAIL_OUTBOX_DIR: outbox }),
+    from,
+    log,
+  });
+  // Jobs these tests queue are due only in 2100, so that the worker's own sender never claims them.
+  const T = new Date('2100-01-01T00:00:00Z');
+  const later = (ms: number) => new Date(T.getTime() + ms);
+
   beforeAll(async () => {
-    outbox = await mkdtemp(path.join(os.tmpdir(), 'notification-activity-'));
+    outbox = await mkdtemp(path.join(os.tmpdir(), 'notification-sender-'));
   });
   afterAll(async () => {
     await rm(outbox, { recursive: true, force: true });
   });
 
-  it('sends once when it runs twice for one event (a retry after its record)', async () => {
-    // An organization with new_sale off: the relay starts nothing for its sale, so only this test sends it.
+  /** A sale of an organization with notifications off (the relay queues nothing), queued here by hand. */
+  async function queuedSale(createdAt = T) {
     const org = await organization({ new_sale: false, new_subscription: false }, 2);
     const { eventId } = await sale(org.id, 2_500, 'Guitar course');
     await relayedPast(eventId);
-    const from = 'Acme Billing <billing@acme.example>';
-    const mailer = openMailer({ mailer: 'outbox', mailFrom: from, MAIL_OUTBOX_DIR: outbox });
-    const { sendNotification } = createNotificationActivities({ orm: api.orm, mailer, from });
-    const run = () => new MockActivityEnvironment().run(sendNotification, { eventId, organizationId: org.id });
+    await sql(
+      'insert into notification_jobs (event_id, organization_id, next_attempt_at, created_at) values (?, ?, ?, ?)',
+      [eventId, org.id, T, createdAt],
+    );
+    return { org, eventId };
+  }
 
+  it('sends once when it runs twice for one event (a second claim after its record)', async () => {
+    const { org, eventId } = await queuedSale();
     const messageId = `<notification.${eventId}@acme.example>`;
-    expect(await run()).toEqual({ sent: true, messageId, recipients: org.emails });
-    expect(await run()).toEqual({ sent: false, messageId, recipients: org.emails });
+    const input = { eventId, organizationId: org.id };
+    expect(await sendNotification(mailing(), input)).toEqual({ sent: true, messageId, recipients: org.emails });
+    expect(await sendNotification(mailing(), input)).toEqual({ sent: false, messageId, recipients: org.emails });
     const mails = await outboxMails(outbox);
     expect(mails.map((m) => [m.headers['message-id'], m.to, m.headers.subject])).toEqual([
       [messageId, org.emails, 'New sale: Guitar course - R$25.00'],
     ]);
     expect(await notificationRows(eventId)).toHaveLength(1);
+    expect(await queuedRows(eventId)).toEqual([]);
+  });
+
+  it('tries a failed send again 10 s later, then 20 s, and records it once it goes out', async () => {
+    const { org, eventId } = await queuedSale();
+    const refusing = { ...mailing(), mailer: refusingMailer };
+    expect(await sendDueNotifications(refusing, { at: T })).toMatchObject({ failed: 1 });
+    let [job] = await queuedRows(eventId);
+    expect(job).toMatchObject({ attempts: 1, next_attempt_at: later(10_000), gave_up_at: null });
+    expect(job!.last_error).toContain('ECONNREFUSED');
+    // Not due before its time.
+    expect((await sendDueNotifications(refusing, { at: later(9_999) })).claimed).toBe(0);
+    expect(await sendDueNotifications(refusing, { at: later(10_000) })).toMatchObject({ failed: 1 });
+    [job] = await queuedRows(eventId);
+    expect(job).toMatchObject({ attempts: 2, next_attempt_at: later(30_000) });
+
+    expect(await sendDueNotifications(mailing(), { at: later(30_000) })).toMatchObject({ sent: 1 });
+    expect(await queuedRows(eventId)).toEqual([]);
+    expect(await notificationRows(eventId)).toMatchObject([{ organization_id: org.id, recipients: org.emails }]);
+    expect((await outboxMails(outbox)).filter((m) => m.headers['x-billing-event-id'] === eventId)).toHaveLength(1);
+  });
+
+  it('gives up a day after the event', async () => {
+    const young = await queuedSale(later(-23 * 3600_000));
+    const old = await queuedSale(later(-24 * 3600_000));
+    const refusing = { ...mailing(), mailer: refusingMailer };
+    await sendDueNotifications(refusing, { at: T });
+    expect((await queuedRows(young.eventId))[0]!.gave_up_at).toBeNull();
+    expect((await queuedRows(old.eventId))[0]!.gave_up_at).toEqual(T);
+    // A given-up notification is never claimed again.
+    await sendDueNotifications(mailing(), { at: later(3600_000) });
+    expect(await notificationRows(old.eventId)).toEqual([]);
+    expect(await notificationRows(young.eventId)).toHaveLength(1);
+  });
+
+  it('leaves a claimed notification to another sender only once its lease is over', async () => {
+    const { eventId } = await queuedSale();
+    let sending!: () => void;
+    const called = new Promise<void>((resolve) => (sending = resolve));
+    let fail!: (err: Error) => void;
+    const hanging: Mailer = {
+      kind: 'smtp',
+      send: () => {
+        sending();
+        return new Promise((_, reject) => (fail = reject));
+      },
+    };
+    const first = sendDueNotifications({ ...mailing(), mailer: hanging }, { at: T });
+    await called;
+    expect((await queuedRows(eventId))[0]).toMatchObject({ attempts: 1, next_attempt_at: later(120_000) });
+    expect((await sendDueNotifications(mailing(), { at: later(119_999) })).claimed).toBe(0);
+    // The first sender is taken for dead: another claims and sends it.
+    expect(await sendDueNotifications(mailing(), { at: later(120_000) })).toMatchObject({ claimed: 1, sent: 1 });
+    expect(await notificationRows(eventId)).toHaveLength(1);
+    fail(new Error('gone'));
+    await first;
   });
 });
