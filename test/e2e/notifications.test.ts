@@ -65,7 +65,7 @@ async function notified(eventId: string): Promise<Record<string, any>> {
 const notificationRows = (eventId: string) => sql('select * from notifications where event_id = ?', [eventId]);
 /** The event's row in the queue, its times as dates. */
 const queuedRows = async (eventId: string) =>
-  (await sql('select * from notification_jobs where event_id = ?', [eventId])).map((r) => ({
+  (await sql('select * from notification_jobs where event_id = ?', [eventId])).map((r): Record<string, any> => ({
     ...r,
     next_attempt_at: new Date(r.next_attempt_at),
     gave_up_at: r.gave_up_at && new Date(r.gave_up_at),

@@ -28,11 +28,44 @@ import { testWorkers } from './test-workers.ts';
  */
 export const DAY = 86_400_000;
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+const { EventType } = temporal.api.enums.v1;
 export const APPROVE = '4111111111111111';
 export const DECLINE = '4000000000000002';
 export const EXPIRED = '4000000000000069';
 
 export type Handle = Awaited<ReturnType<TestWorkflowEnvironment['client']['workflow']['start']>>;
+
+/** History events after which the run has a workflow task to come or in flight. */
+const BUSY_AFTER = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+]);
+
+/**
+ * Waits until the workflow's latest run has no workflow task or activity in flight or to come. The
+ * time-skipping test server loses a query that reaches a run whose workflow task then continues it as
+ * new (a new period): the query is never answered, and the lost query keeps the server from skipping
+ * time again, so every later sleep of the test hangs too. A query of an idle run cannot race that.
+ */
+async function untilIdle(handle: Handle): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const { events } = await handle.client.getHandle(handle.workflowId).fetchHistory();
+    const last = events?.at(-1)?.eventType;
+    const running = last !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
+    if (running && last !== undefined && last !== null && !BUSY_AFTER.has(last)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${handle.workflowId} never came to rest`);
+}
+
+/** The workflow's state, asked once its latest run is idle (`untilIdle`). */
+export async function stateOf(handle: Handle): Promise<SubscriptionRunState> {
+  await untilIdle(handle);
+  return handle.query(subscriptionStateQuery);
+}
 
 /**
  * Queries the workflow's state until `done` holds: no workflow time passes (what it waits for was
@@ -43,7 +76,7 @@ export async function stateWhen(
   done: (s: SubscriptionRunState) => boolean,
 ): Promise<SubscriptionRunState> {
   for (let i = 0; ; i++) {
-    const s = await handle.query(subscriptionStateQuery);
+    const s = await stateOf(handle);
     if (done(s)) return s;
     if (i > 300) throw new Error(`state never reached: ${JSON.stringify(s)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

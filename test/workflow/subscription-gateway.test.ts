@@ -1,11 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PAYMENT_ISSUE } from '../../domain/search-attributes.ts';
 import { GATEWAY_NOTICE_GRACE_MS } from '../../domain/subscriptions.ts';
-import {
-  changeSubscriptionUpdate,
-  gatewayInvoiceSignal,
-  subscriptionStateQuery,
-} from '../../workflows/subscription.ts';
+import { changeSubscriptionUpdate, gatewayInvoiceSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -13,8 +9,8 @@ import {
   DAY,
   DECLINE,
   useSubscriptionWorkflows,
-  type Handle,
   stateWhen,
+  stateOf,
 } from '../helpers/subscription-workflows.ts';
 
 /**
@@ -26,9 +22,6 @@ import {
 const kit = useSubscriptionWorkflows('subscription-gateway-test');
 const { sql, subscription, run, until, captured, charges, row, eventTypes } = kit;
 const HOUR = 3_600_000;
-
-/** Polls the workflow's state (no workflow time passes) until `done` holds. */
-const query = (handle: Handle) => handle.query(subscriptionStateQuery);
 
 /** What the gateway captured for the subscription's cycles (references are its invoice ids), in cents. */
 async function gatewayCaptured(gatewaySubscriptionId: string): Promise<number[]> {
@@ -59,7 +52,7 @@ describe('gateway-billed subscription workflow', () => {
             handle.firstExecutionRunId,
           );
       }
-      return query(handle);
+      return stateOf(handle);
     });
     expect(state).toMatchObject({ status: 'active', periodNumber: 4 });
     expect(await captured(s.id)).toEqual([]); // nothing charged under the subscription's own reference
@@ -84,9 +77,9 @@ describe('gateway-billed subscription workflow', () => {
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
       await kit.sim.billSubscription(s.gatewaySubscriptionId!); // its notice never reaches us
-      expect((await query(handle)).periodNumber).toBe(1);
+      expect((await stateOf(handle)).periodNumber).toBe(1);
       await kit.env.sleep(GATEWAY_NOTICE_GRACE_MS);
-      return query(handle);
+      return stateOf(handle);
     });
     expect(state.periodNumber).toBe(2);
     expect((await charges(s.id)).map((c) => c.outcome)).toEqual(['succeeded']);
@@ -98,10 +91,10 @@ describe('gateway-billed subscription workflow', () => {
       await kit.env.sleep(await until(addMonth(s.anchor), GATEWAY_NOTICE_GRACE_MS + HOUR));
       const flagged = await handle.describe();
       expect(flagged.typedSearchAttributes.get(PAYMENT_ISSUE)).toBe('gateway_renewal_missing');
-      expect(await query(handle)).toMatchObject({ status: 'active', periodNumber: 1 });
+      expect(await stateOf(handle)).toMatchObject({ status: 'active', periodNumber: 1 });
       await kit.sim.billSubscription(s.gatewaySubscriptionId!);
       await kit.env.sleep(DAY); // asked again daily
-      expect((await query(handle)).periodNumber).toBe(2);
+      expect((await stateOf(handle)).periodNumber).toBe(2);
       expect((await handle.describe()).typedSearchAttributes.get(PAYMENT_ISSUE)).toBeUndefined();
     });
   }, 60_000);
@@ -119,7 +112,7 @@ describe('gateway-billed subscription workflow', () => {
       await handle.signal(gatewayInvoiceSignal); // a repeated notice records nothing more
       await stateWhen(handle, (st) => st.tryNumber === 3);
       await kit.env.sleep(8 * DAY);
-      return (await query(handle)).status;
+      return (await stateOf(handle)).status;
     });
     expect(status).toBe('unpaid');
     expect((await charges(s.id)).map((c) => [c.period_number, c.try_number, c.outcome, c.decline_reason])).toEqual([

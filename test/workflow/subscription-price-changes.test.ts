@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { changePriceUpdate, gatewayInvoiceSignal, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { changePriceUpdate, gatewayInvoiceSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -10,6 +10,7 @@ import {
   stateWhen,
   useSubscriptionWorkflows,
   type Handle,
+  stateOf,
 } from '../helpers/subscription-workflows.ts';
 
 /**
@@ -64,7 +65,7 @@ describe('plan changes', () => {
       expect(record).toMatchObject({ id: s.id, price_id: premium, status: 'active' });
       expect(await captures(s)).toEqual([5_000]);
       await pastRenewal(s);
-      expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+      expect((await stateOf(handle)).periodNumber).toBe(2);
       await recordHistory(kit.env.client, 'subscription-price-changed', handle.workflowId, handle.firstExecutionRunId);
     });
     expect(await captures(s)).toEqual([5_000, 19_900]);

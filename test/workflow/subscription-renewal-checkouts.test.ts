@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { renewalPaidSignal, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { renewalPaidSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { addMonth, APPROVE, DAY, DECLINE, useSubscriptionWorkflows } from '../helpers/subscription-workflows.ts';
+import {
+  addMonth,
+  APPROVE,
+  DAY,
+  DECLINE,
+  stateOf,
+  useSubscriptionWorkflows,
+} from '../helpers/subscription-workflows.ts';
 
 /**
  * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the
@@ -24,7 +31,7 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     const s = await subscription(APPROVE, { noCard: true });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
-      expect(await handle.query(subscriptionStateQuery)).toMatchObject({ status: 'past_due', periodNumber: 1 });
+      expect(await stateOf(handle)).toMatchObject({ status: 'past_due', periodNumber: 1 });
       const [checkout] = await renewalCheckouts(s.id);
       expect(checkout).toMatchObject({ renewal_period: 2, status: 'open', amount: 9_900 });
       // Open until the last dunning day (7 days after the period's end), to the minute.
@@ -44,7 +51,7 @@ describe('renewal checkouts opened by the subscription workflow', () => {
         handle.workflowId,
         handle.firstExecutionRunId,
       );
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     expect(state).toMatchObject({ status: 'active', periodNumber: 2, firstFailureAt: null });
     expect(await captured(s.id)).toEqual([]); // nothing is ever charged without a card
@@ -55,7 +62,7 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     const s = await subscription(APPROVE, { noCard: true });
     const status = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), 8 * DAY));
-      return (await handle.query(subscriptionStateQuery)).status;
+      return (await stateOf(handle)).status;
     });
     expect(status).toBe('unpaid');
     expect(await renewalCheckouts(s.id)).toHaveLength(1);
@@ -66,7 +73,7 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     const s = await subscription(DECLINE);
     await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), 8 * DAY));
-      expect((await handle.query(subscriptionStateQuery)).status).toBe('unpaid');
+      expect((await stateOf(handle)).status).toBe('unpaid');
     });
     const checkouts = await renewalCheckouts(s.id);
     expect(checkouts.map((c) => [c.renewal_period, c.amount])).toEqual([[2, 9_900]]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { advanceClockUpdate, changeSubscriptionUpdate, subscriptionStateQuery } from '../../workflows/subscription.ts';
+import { advanceClockUpdate, changeSubscriptionUpdate } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -12,6 +12,7 @@ import {
   stateWhen,
   useSubscriptionWorkflows,
   type SubscriptionOptions,
+  stateOf,
 } from '../helpers/subscription-workflows.ts';
 
 /**
@@ -34,7 +35,7 @@ describe('subscription workflow', () => {
       const current = await kit.env.client.workflow.getHandle(handle.workflowId).fetchHistory();
       const previous = current.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
       await recordHistory(kit.env.client, 'subscription-renewed-recorded-locally', handle.workflowId, previous ?? '');
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     // Period 1 was the checkout's; periods 2–13 began within the year.
     expect(state.periodNumber).toBe(13);
@@ -57,7 +58,7 @@ describe('subscription workflow', () => {
     const s = await subscription(APPROVE, { interval: 'year', subtotal: 99_000 });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(2 * 366 * DAY);
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     expect(state.periodNumber).toBe(3);
     expect(await captured(s.id)).toEqual([99_000, 99_000]);
@@ -131,7 +132,7 @@ describe('subscription workflow', () => {
     const s = await subscription(APPROVE, { trialDays: 7 });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(8 * DAY);
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     expect(state.periodNumber).toBe(1);
     expect(await captured(s.id)).toEqual([9_900]);
@@ -143,7 +144,7 @@ describe('subscription workflow', () => {
     const s = await subscription(DECLINE);
     const status = await run(s.id, async (handle) => {
       await kit.env.sleep(31 * DAY + 8 * DAY);
-      return (await handle.query(subscriptionStateQuery)).status;
+      return (await stateOf(handle)).status;
     });
     expect(status).toBe('unpaid');
     expect(await captured(s.id)).toEqual([]);
@@ -162,9 +163,9 @@ describe('subscription workflow', () => {
   it("follows the organization's own dunning schedule", async () => {
     const s = await subscription(DECLINE, { settings: { dunning_retry_days: [2] } });
     const status = await run(s.id, async (handle) => {
-      await handle.query(subscriptionStateQuery);
+      await stateOf(handle);
       await kit.env.sleep(await until(addMonth(s.anchor), 3 * DAY));
-      return (await handle.query(subscriptionStateQuery)).status;
+      return (await stateOf(handle)).status;
     });
     expect(status).toBe('unpaid');
     const timeline = await sql(
@@ -212,7 +213,7 @@ describe('subscription workflow', () => {
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['uncancel'] });
       await kit.env.sleep(32 * DAY);
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     expect(state.periodNumber).toBe(2);
     expect(await captured(s.id)).toEqual([9_900]);
@@ -222,7 +223,7 @@ describe('subscription workflow', () => {
     const s = await subscription(DECLINE);
     const result = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
-      expect((await handle.query(subscriptionStateQuery)).status).toBe('past_due');
+      expect((await stateOf(handle)).status).toBe('past_due');
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
       await kit.env.sleep(10 * DAY);
       const result = await handle.result();
