@@ -7,6 +7,10 @@
  * (the workflow id and the step, never an attempt number), and a repeated key returns the first
  * result: that is what lets activities retry without charging twice.
  */
+import type { CardInput, CardToken } from './card.ts';
+
+/** Declared with their schemas in card.ts; part of the port all the same. */
+export type { CardInput, CardToken };
 
 export type PaymentType = 'credit' | 'pix' | 'boleto';
 
@@ -34,25 +38,6 @@ export type DeclineReason =
   | 'invalid_card'
   | 'expired'
   | 'overdue';
-
-export interface CardInput {
-  number: string;
-  holderName: string;
-  expirationMonth: string;
-  expirationYear: string;
-  cvv: string;
-}
-
-/** What is kept of a card: never its number or CVV. */
-export interface CardToken {
-  id: string;
-  brand: string;
-  first4: string;
-  last4: string;
-  holderName: string;
-  expirationMonth: string;
-  expirationYear: string;
-}
 
 export interface BuyerInput {
   email: string;
