@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Field types the wire shapes share: money in integer cents, ISO dates, our references. */
+/** Field types the gateway's shapes share: money in integer cents, ISO dates, our references. */
 export const cents = z.number().int().nonnegative();
 export const positiveCents = z.number().int().positive();
 export const currency = z.string().min(3).max(3);

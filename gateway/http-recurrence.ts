@@ -1,145 +1,36 @@
 import { z } from 'zod';
-import { cents, currency, date, positiveCents, reference, timestamp } from './http-fields.ts';
-import type {
-  GatewayInvoice,
-  GatewayInvoiceInput,
-  GatewaySubscription,
-  GatewaySubscriptionInput,
-  RecurrencePlan,
-  RecurrencePlanInput,
-} from './port.ts';
+import { cents, currency, date, positiveCents, snakeCaseTwin, timestamp } from './http-fields.ts';
+import type { GatewayInvoice, GatewayInvoiceInput } from './port.ts';
+import { gatewaySubscription, gatewaySubscriptionInput, recurrencePlan, recurrencePlanInput } from './recurrence.ts';
 
-/** The gateway's own recurrence: plans, the subscriptions that bill them, and their invoices. */
+/**
+ * The gateway's own recurrence on the wire: plans and the subscriptions that bill them (recurrence.ts
+ * with snake_case keys), and their invoices, whose optional fields travel as explicit nulls.
+ */
 
-const interval = z.enum(['day', 'week', 'month', 'year']);
-
-export const wirePlanInput = z.object({
-  reference,
-  name: z.string().min(1).max(255),
-  amount: positiveCents,
-  currency,
-  interval,
-  interval_count: z.number().int().min(1),
-});
+const planInputTwin = snakeCaseTwin(recurrencePlanInput);
+export const wirePlanInput = planInputTwin.wire;
 export type WirePlanInput = z.infer<typeof wirePlanInput>;
+export const planInputToWire = planInputTwin.toWire;
+export const planInputFromWire = planInputTwin.fromWire;
 
-export function planInputToWire(p: RecurrencePlanInput): WirePlanInput {
-  return {
-    reference: p.reference,
-    name: p.name,
-    amount: p.amount,
-    currency: p.currency,
-    interval: p.interval,
-    interval_count: p.intervalCount,
-  };
-}
-
-export function planInputFromWire(w: WirePlanInput): RecurrencePlanInput {
-  return {
-    reference: w.reference,
-    name: w.name,
-    amount: w.amount,
-    currency: w.currency,
-    interval: w.interval,
-    intervalCount: w.interval_count,
-  };
-}
-
-export const wirePlan = z.object({
-  id: z.string(),
-  reference: z.string(),
-  amount: cents,
-  currency: z.string(),
-  interval: z.string(),
-  interval_count: z.number().int(),
-  created_at: timestamp,
-});
+const planTwin = snakeCaseTwin(recurrencePlan);
+export const wirePlan = planTwin.wire;
 export type WirePlan = z.infer<typeof wirePlan>;
+export const planToWire = planTwin.toWire;
+export const planFromWire = planTwin.fromWire;
 
-export function planToWire(p: RecurrencePlan): WirePlan {
-  return {
-    id: p.id,
-    reference: p.reference,
-    amount: p.amount,
-    currency: p.currency,
-    interval: p.interval,
-    interval_count: p.intervalCount,
-    created_at: p.createdAt,
-  };
-}
-
-export function planFromWire(w: WirePlan): RecurrencePlan {
-  return {
-    id: w.id,
-    reference: w.reference,
-    amount: w.amount,
-    currency: w.currency,
-    interval: w.interval,
-    intervalCount: w.interval_count,
-    createdAt: w.created_at,
-  };
-}
-
-export const wireSubscriptionInput = z.object({
-  reference,
-  plan_id: z.string().min(1),
-  buyer_id: z.string().min(1),
-  card_token: z.string().min(1),
-  start_date: date,
-});
+const subscriptionInputTwin = snakeCaseTwin(gatewaySubscriptionInput);
+export const wireSubscriptionInput = subscriptionInputTwin.wire;
 export type WireSubscriptionInput = z.infer<typeof wireSubscriptionInput>;
+export const subscriptionInputToWire = subscriptionInputTwin.toWire;
+export const subscriptionInputFromWire = subscriptionInputTwin.fromWire;
 
-export function subscriptionInputToWire(s: GatewaySubscriptionInput): WireSubscriptionInput {
-  return {
-    reference: s.reference,
-    plan_id: s.planId,
-    buyer_id: s.buyerId,
-    card_token: s.cardToken,
-    start_date: s.startDate,
-  };
-}
-
-export function subscriptionInputFromWire(w: WireSubscriptionInput): GatewaySubscriptionInput {
-  return {
-    reference: w.reference,
-    planId: w.plan_id,
-    buyerId: w.buyer_id,
-    cardToken: w.card_token,
-    startDate: w.start_date,
-  };
-}
-
-export const wireSubscription = z.object({
-  id: z.string(),
-  reference: z.string(),
-  plan_id: z.string(),
-  buyer_id: z.string(),
-  status: z.enum(['active', 'canceled']),
-  created_at: timestamp,
-});
+const subscriptionTwin = snakeCaseTwin(gatewaySubscription);
+export const wireSubscription = subscriptionTwin.wire;
 export type WireSubscription = z.infer<typeof wireSubscription>;
-
-export function subscriptionToWire(s: GatewaySubscription): WireSubscription {
-  return {
-    id: s.id,
-    reference: s.reference,
-    plan_id: s.planId,
-    buyer_id: s.buyerId,
-    status: s.status,
-    created_at: s.createdAt,
-  };
-}
-
-export function subscriptionFromWire(w: WireSubscription): GatewaySubscription {
-  return {
-    id: w.id,
-    reference: w.reference,
-    planId: w.plan_id,
-    buyerId: w.buyer_id,
-    status: w.status,
-    createdAt: w.created_at,
-  };
-}
+export const subscriptionToWire = subscriptionTwin.toWire;
+export const subscriptionFromWire = subscriptionTwin.fromWire;
 
 /** `POST /v1/subscriptions/:id/plan`: the plan the subscription moves to. */
 export const wireSubscriptionPlanChange = z.object({ plan_id: z.string().min(1) });
