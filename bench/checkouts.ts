@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
-import { REPO_ROOT } from '../scripts/tools.ts';
+import { REPO_ROOT } from '../scripts/tool-paths.ts';
 import { confirmBaselineUpdate } from './baseline-workflow.ts';
 import { checkoutBuyer, drive, type Run } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot, ownCpuMs, percentile } from './harness.ts';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { isPortOpen } from '../scripts/tools.ts';
+import { isPortOpen } from '../scripts/processes.ts';
 
 export interface Figures {
   name: string;

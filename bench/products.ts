@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
-import { REPO_ROOT } from '../scripts/tools.ts';
+import { REPO_ROOT } from '../scripts/tool-paths.ts';
 import { load, peakRssMiB, printTable, startServer, stopServer } from './harness.ts';
 
 /**

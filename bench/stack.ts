@@ -3,7 +3,8 @@ import path from 'node:path';
 import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
-import { ensureTemporalDevServer, REPO_ROOT, type TemporalDevServer } from '../scripts/tools.ts';
+import { ensureTemporalDevServer, type TemporalDevServer } from '../scripts/temporal-dev-server.ts';
+import { REPO_ROOT } from '../scripts/tool-paths.ts';
 import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
 import { cpuMs, peakRssMiB, postgresCpuReader, startServer, stopServer, type CpuReaders } from './harness.ts';
 

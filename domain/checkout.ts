@@ -9,13 +9,19 @@ export type CheckoutStatus = 'open' | 'confirmed' | 'succeeded' | 'failed' | 'ex
 export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
 export type PendingPaymentKind = 'pix' | 'boleto';
 
-/** A gateway card token: what the API got from tokenizing the buyer's card. Never the card itself. */
-export interface ConfirmCardToken {
+/** What a payment keeps of the buyer's card (the gateway's card token): never its number or CVV. */
+export interface PaymentCard {
   id: string;
   brand: string;
   first4: string;
   last4: string;
+  holderName: string;
+  expirationMonth: string;
+  expirationYear: string;
 }
+
+/** A gateway card token: what the API got from tokenizing the buyer's card. Never the card itself. */
+export type ConfirmCardToken = Pick<PaymentCard, 'id' | 'brand' | 'first4' | 'last4'>;
 
 export interface ConfirmBuyer {
   email: string | null;
@@ -61,15 +67,7 @@ export interface PaymentSummary {
   capturedAmount: number;
   refundedAmount: number;
   confirmedAt: string | null;
-  card: {
-    id: string;
-    brand: string;
-    first4: string;
-    last4: string;
-    holderName: string;
-    expirationMonth: string;
-    expirationYear: string;
-  } | null;
+  card: PaymentCard | null;
   paymentData: GatewayPaymentData;
 }
 

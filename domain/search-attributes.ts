@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 
 /**
- * The custom search attributes of billing runs (registered by scripts/tools.ts and docker-compose),
+ * The custom search attributes of billing runs (registered by scripts/temporal-cli.ts and docker-compose),
  * so an operator finds every run of an organization, customer, subscription or checkout.
  */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWORD');

@@ -1,34 +1,28 @@
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { buyerFromWire, buyerInputToWire, wireBuyer } from './http-buyers.ts';
+import { cardInputToWire, cardTokenFromWire, wireCardToken } from './http-cards.ts';
+import { createTransactionToWire } from './http-charges.ts';
+import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
 import {
-  IDEMPOTENCY_HEADER,
-  ROUTES,
-  buyerFromWire,
-  buyerInputToWire,
-  cardInputToWire,
-  cardTokenFromWire,
-  createTransactionToWire,
   invoiceFromWire,
   invoiceInputToWire,
   planFromWire,
   planInputToWire,
-  routePath,
   subscriptionFromWire,
   subscriptionInputToWire,
-  transactionFromWire,
-  transactionQueryPath,
-  wireBuyer,
-  wireCardToken,
-  wireError,
   wireInvoice,
   wireInvoiceList,
   wirePlan,
   wireSubscription,
+  type WireSubscriptionPlanChange,
+} from './http-recurrence.ts';
+import {
+  transactionFromWire,
+  transactionQueryPath,
   wireTransaction,
   wireTransactionList,
-  type RouteName,
-  type WireSubscriptionPlanChange,
-} from './http-protocol.ts';
+} from './http-transactions.ts';
 import {
   GatewayError,
   type BoletoChargeInput,

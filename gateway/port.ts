@@ -7,6 +7,23 @@
  * (the workflow id and the step, never an attempt number), and a repeated key returns the first
  * result: that is what lets activities retry without charging twice.
  */
+import type { CardInput, CardToken } from './card.ts';
+import type {
+  GatewaySubscription,
+  GatewaySubscriptionInput,
+  RecurrencePlan,
+  RecurrencePlanInput,
+} from './recurrence.ts';
+
+/** Declared with their schemas in card.ts and recurrence.ts; part of the port all the same. */
+export type {
+  CardInput,
+  CardToken,
+  GatewaySubscription,
+  GatewaySubscriptionInput,
+  RecurrencePlan,
+  RecurrencePlanInput,
+};
 
 export type PaymentType = 'credit' | 'pix' | 'boleto';
 
@@ -34,25 +51,6 @@ export type DeclineReason =
   | 'invalid_card'
   | 'expired'
   | 'overdue';
-
-export interface CardInput {
-  number: string;
-  holderName: string;
-  expirationMonth: string;
-  expirationYear: string;
-  cvv: string;
-}
-
-/** What is kept of a card: never its number or CVV. */
-export interface CardToken {
-  id: string;
-  brand: string;
-  first4: string;
-  last4: string;
-  holderName: string;
-  expirationMonth: string;
-  expirationYear: string;
-}
 
 export interface BuyerInput {
   email: string;
@@ -136,44 +134,6 @@ export interface BoletoChargeInput {
   buyer: BuyerInput;
   /** YYYY-MM-DD */
   dueDate: string;
-}
-
-export interface RecurrencePlanInput {
-  /** Our price id: plans are kept one per price. */
-  reference: string;
-  name: string;
-  amount: number;
-  currency: string;
-  interval: 'day' | 'week' | 'month' | 'year';
-  intervalCount: number;
-}
-
-export interface RecurrencePlan {
-  id: string;
-  reference: string;
-  amount: number;
-  currency: string;
-  interval: string;
-  intervalCount: number;
-  createdAt: string;
-}
-
-export interface GatewaySubscriptionInput {
-  reference: string;
-  planId: string;
-  buyerId: string;
-  cardToken: string;
-  /** YYYY-MM-DD of the first charge the gateway makes itself. */
-  startDate: string;
-}
-
-export interface GatewaySubscription {
-  id: string;
-  reference: string;
-  planId: string;
-  buyerId: string;
-  status: 'active' | 'canceled';
-  createdAt: string;
 }
 
 export interface GatewayInvoiceInput {

@@ -7,38 +7,30 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { z } from 'zod';
+import { buyerInputFromWire, buyerToWire, wireBuyerInput } from './http-buyers.ts';
+import { cardInputFromWire, cardTokenToWire, wireCardInput } from './http-cards.ts';
+import { createTransactionFromWire, wireCreateTransaction } from './http-charges.ts';
+import { CONTROL_PREFIX, IDEMPOTENCY_HEADER, ROUTES, errorBody, wireFaults, type RouteName } from './http-protocol.ts';
 import {
-  CONTROL_PREFIX,
-  IDEMPOTENCY_HEADER,
-  ROUTES,
-  buyerInputFromWire,
-  buyerToWire,
-  cardInputFromWire,
-  cardTokenToWire,
-  createTransactionFromWire,
-  errorBody,
   invoiceInputFromWire,
   invoiceToWire,
   planInputFromWire,
   planToWire,
   subscriptionInputFromWire,
   subscriptionToWire,
-  transactionToWire,
-  wireBuyerInput,
-  wireCapture,
-  wireCardInput,
-  wireCreateTransaction,
-  wireEmpty,
-  wireFaults,
   wireInvoiceInput,
   wirePlanInput,
-  wireRefund,
   wireSubscriptionInput,
   wireSubscriptionPlanChange,
+} from './http-recurrence.ts';
+import {
+  transactionToWire,
+  wireCapture,
+  wireEmpty,
+  wireRefund,
   wireTransactionQuery,
-  type RouteName,
   type WireTransactionList,
-} from './http-protocol.ts';
+} from './http-transactions.ts';
 import { GatewayError, type GatewayInvoice, type GatewayTransaction, type PaymentGateway } from './port.ts';
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import prettier from 'prettier';
 import { openApiDocument } from './openapi.ts';
-import { REPO_ROOT } from './tools.ts';
+import { REPO_ROOT } from './tool-paths.ts';
 
 export const CLIENT_TYPES_FILE = path.join(REPO_ROOT, 'examples', 'typed-client', 'api-types.ts');
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './tools.ts';
+import { REPO_ROOT } from './tool-paths.ts';
 
 export const DATA_DIR = path.join(REPO_ROOT, '.data');
 

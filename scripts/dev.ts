@@ -6,7 +6,8 @@ import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { DATA_DIR, devEnv } from './dev-env.ts';
-import { ensureTemporalDevServer, REPO_ROOT } from './tools.ts';
+import { ensureTemporalDevServer } from './temporal-dev-server.ts';
+import { REPO_ROOT } from './tool-paths.ts';
 import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
 
 /**

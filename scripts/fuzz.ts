@@ -26,7 +26,10 @@ import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
 import { pgArray } from '../db/sql.ts';
 import { ensureDevCertificate } from './certs.ts';
-import { freePort, installTools, isPortOpen, REPO_ROOT, startTemporalDevServer, TOOLS_DIR } from './tools.ts';
+import { installTools } from './install-tools.ts';
+import { freePort, isPortOpen } from './processes.ts';
+import { startTemporalDevServer } from './temporal-dev-server.ts';
+import { REPO_ROOT, TOOLS_DIR } from './tool-paths.ts';
 
 const SCHEMATHESIS = path.join(TOOLS_DIR, 'venv', 'bin', 'st');
 const CONFIG_FILE = path.join(REPO_ROOT, 'scripts', 'schemathesis.toml');

@@ -4,7 +4,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
-import { ensureTemporalDevServer, freePort, REPO_ROOT } from '../scripts/tools.ts';
+import { freePort } from '../scripts/processes.ts';
+import { ensureTemporalDevServer } from '../scripts/temporal-dev-server.ts';
+import { REPO_ROOT } from '../scripts/tool-paths.ts';
 
 export { freePort };
 

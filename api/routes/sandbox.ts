@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { invoiceToWire, transactionToWire, wireInvoice, wireTransaction } from '../../gateway/http-protocol.ts';
+import { invoiceToWire, wireInvoice } from '../../gateway/http-recurrence.ts';
+import { transactionToWire, wireTransaction } from '../../gateway/http-transactions.ts';
 import { GatewayError } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { TEST_CARDS } from '../../gateway/test-cards.ts';
@@ -8,7 +9,7 @@ import type { RouteDeps } from '../app.ts';
 import { conflict, notFound } from '../errors.ts';
 import { errorResponses } from '../schemas/common.ts';
 
-/** The sandbox answers with the gateway's own wire shapes (gateway/http-protocol.ts). */
+/** The sandbox answers with the gateway's own wire shapes (gateway/http-transactions.ts, http-recurrence.ts). */
 const testCardSchema = z.object({
   number: z.string(),
   brand: z.string(),

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { PaymentCard } from '../../domain/checkout.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
@@ -242,14 +243,7 @@ export const Refund = defineEntity({
 });
 
 /** What a transaction keeps of a card (DESIGN.md: never the number or CVV). */
-export function storedCard(card: {
-  brand: string;
-  first4: string;
-  last4: string;
-  holderName: string;
-  expirationMonth: string;
-  expirationYear: string;
-}) {
+export function storedCard(card: Omit<PaymentCard, 'id'>) {
   return {
     brand: card.brand,
     first4: card.first4,

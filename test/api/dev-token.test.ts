@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jwtVerify } from 'jose';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL, TEST_JWT_SECRET } from '../helpers/env.ts';
 import { unique } from '../helpers/fixtures.ts';

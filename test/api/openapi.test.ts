@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { MAX_PARAM_LENGTH, NO_NUL_PATTERN } from '../../api/plugins/openapi.ts';
+import { NO_NUL_PATTERN } from '../../api/plugins/openapi-document.ts';
+import { MAX_PARAM_LENGTH } from '../../api/plugins/openapi.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
-import { freePort } from '../../scripts/tools.ts';
+import { freePort } from '../../scripts/processes.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/tools.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/temporal-dev-server.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';

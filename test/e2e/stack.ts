@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, REPO_ROOT } from '../../scripts/tools.ts';
+import { freePort } from '../../scripts/processes.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 
 export { freePort };
 

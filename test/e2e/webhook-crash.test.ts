@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { dropDatabase, migrate, openOrm, type Orm } from '../../db/orm.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/tools.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/temporal-dev-server.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';

@@ -10,7 +10,7 @@ import { dueDateFactor } from '../../gateway/payment-documents.ts';
 import { GatewayError, type CardInput, type GatewayCallback, type GatewayTransaction } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { cardBrand, isLuhnValid, TEST_CARDS } from '../../gateway/test-cards.ts';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
 

@@ -10,7 +10,7 @@ import { createGateway } from '../../gateway/index.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { testEnv } from './env.ts';
 
 /** Self-signed certificate of the test run: trusted by this client only. */

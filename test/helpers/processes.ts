@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { freePort, startWorkerProcess, stopProcess } from '../global-setup.ts';
 import { call, type ApiResponse, type CallOptions } from './api.ts';
 import { testEnv } from './env.ts';

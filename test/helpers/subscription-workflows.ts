@@ -8,7 +8,8 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { isoDate } from '../../domain/periods.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { SEARCH_ATTRIBUTES, temporalTestServerPath } from '../../scripts/tools.ts';
+import { SEARCH_ATTRIBUTES } from '../../scripts/temporal-cli.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { workflowsPath } from '../../worker/worker.ts';
 import {
   subscriptionStateQuery,
@@ -116,7 +117,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
     });
-    // Our search attributes (all keywords), as scripts/tools.ts registers them with the dev server.
+    // Our search attributes (all keywords), as scripts/temporal-cli.ts registers them with the dev server.
     await env.connection.operatorService.addSearchAttributes({
       namespace: 'default',
       searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, KEYWORD])),

@@ -10,7 +10,8 @@ import {
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { freePort, motoServerPath } from '../../scripts/tools.ts';
+import { freePort } from '../../scripts/processes.ts';
+import { motoServerPath } from '../../scripts/tool-paths.ts';
 import { s3Storage } from '../../storage/s3.ts';
 import type { FileStorage } from '../../storage/port.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

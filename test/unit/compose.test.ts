@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { loadConfig, type ProcessRole } from '../../config/env.ts';
 import * as searchAttributes from '../../domain/search-attributes.ts';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 
 /**
  * docker-compose.yml read as Docker Compose reads it: the stack a team with Docker runs has to boot

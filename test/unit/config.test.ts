@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '../../config/env.ts';
-import { REPO_ROOT } from '../../scripts/tools.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 
 const base = { JWT_SECRET: 'x'.repeat(32) };
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
 import { openMailer } from '../../mailer/index.ts';
-import { freePort } from '../../scripts/tools.ts';
+import { freePort } from '../../scripts/processes.ts';
 import type { MailMessage } from '../../mailer/port.ts';
 import { outboxMails, readMail, type ReadMail } from '../helpers/mail.ts';
 

@@ -10,7 +10,7 @@ import { createActivities } from '../../activities/index.ts';
 import { directTransactionKey } from '../../activities/direct-transactions.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tools.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import {
   directTransactionWorkflow,
   directTransactionWorkflowId,

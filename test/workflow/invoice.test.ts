@@ -7,7 +7,7 @@ import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tools.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import {
   invoiceNoticeSignal,
   invoiceStateQuery,

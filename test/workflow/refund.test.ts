@@ -10,7 +10,7 @@ import { refundGatewayKey } from '../../activities/refunds.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tools.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { REFUND_GATEWAY_TIMEOUT, refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';

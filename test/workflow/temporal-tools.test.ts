@@ -2,14 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import {
-  SEARCH_ATTRIBUTES,
-  isPortOpen,
-  startTemporalDevServer,
-  temporalCliPath,
-  temporalTestServerPath,
-} from '../../scripts/tools.ts';
-import type { TemporalDevServer } from '../../scripts/tools.ts';
+import { isPortOpen } from '../../scripts/processes.ts';
+import { SEARCH_ATTRIBUTES } from '../../scripts/temporal-cli.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/temporal-dev-server.ts';
+import { temporalCliPath, temporalTestServerPath } from '../../scripts/tool-paths.ts';
 
 /** 7299 when free, otherwise any free port handed out by the OS. */
 async function freePort(preferred: number): Promise<number> {

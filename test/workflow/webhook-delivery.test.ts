@@ -8,7 +8,7 @@ import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tools.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { attemptNowSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
