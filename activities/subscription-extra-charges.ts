@@ -1,6 +1,6 @@
-import { uuidv7 } from 'uuidv7';
 import type { EventType } from '../db/events.ts';
 import type { SqlExecutor, Row } from '../db/plain-sql.ts';
+import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
@@ -50,7 +50,24 @@ export async function chargeExtra(
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
   if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
   const sale = {
-    id: uuidv7(),
+    id: await insertPaidSale(tx, {
+      organizationId: t.organization_id,
+      checkoutId: null,
+      transactionId,
+      customerId: t.customer_id,
+      productId: charge.productId,
+      priceId: charge.priceId,
+      subscriptionId: t.id,
+      invoiceId: null,
+      discountId: null,
+      currency,
+      subtotalAmount: charge.amount,
+      discountAmount: 0,
+      amount: charge.amount,
+      installments: 1,
+      paymentMethod: 'credit_card',
+      at: charge.at,
+    }),
     subscription_id: t.id,
     customer_id: t.customer_id,
     product_id: charge.productId,
@@ -63,26 +80,6 @@ export async function chargeExtra(
     payment_method: 'credit_card',
     status: 'paid',
   };
-  await tx.execute(
-    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
-       currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
-       updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 1, 'credit_card', 'paid', ?, ?)`,
-    [
-      sale.id,
-      t.organization_id,
-      transactionId,
-      t.customer_id,
-      charge.productId,
-      charge.priceId,
-      t.id,
-      currency,
-      charge.amount,
-      charge.amount,
-      charge.at,
-      charge.at,
-    ],
-  );
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return null;
 }
