@@ -5,6 +5,8 @@ import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { subscriptionChargeKeys } from '../domain/subscriptions.ts';
+import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 import type { Terms } from './subscription-periods.ts';
@@ -31,20 +33,19 @@ export async function chargeExtra(
 ): Promise<string | null> {
   const currency = t.currency.toUpperCase();
   const charged = summarize(
-    await callGateway(() =>
-      gateway.chargeCard(
-        {
-          reference: t.id,
-          amount: charge.amount,
-          currency,
-          installments: 1,
-          noFeesInstallments: true,
-          card: { token: t.card_token_id! },
-          capture: true,
-          description: charge.description,
-        },
-        charge.key,
-      ),
+    await chargeCard(
+      gateway,
+      {
+        reference: t.id,
+        amount: charge.amount,
+        currency,
+        installments: 1,
+        noFeesInstallments: true,
+        card: { token: t.card_token_id! },
+        capture: true,
+        description: charge.description,
+      },
+      subscriptionChargeKeys(charge.key),
     ),
   );
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);

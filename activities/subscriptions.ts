@@ -14,6 +14,7 @@ import {
   renewalDelayMs,
   renewalAmount,
   renewalChargeKey,
+  subscriptionChargeKeys,
   type DunningExhaustedStatus,
   type SubscriptionChange,
   type SubscriptionStatus,
@@ -21,6 +22,7 @@ import {
 import type { PaymentGateway } from '../gateway/port.ts';
 import { recordRefunds, type Events } from './subscription-extra-charges.ts';
 import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
+import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 
@@ -131,19 +133,18 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         if (!t.card_token_id) {
           throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
         }
-        const charged = await callGateway(() =>
-          gateway.chargeCard(
-            {
-              reference: t.id,
-              amount,
-              currency,
-              installments: 1,
-              noFeesInstallments: true,
-              card: { token: t.card_token_id! },
-              capture: true,
-            },
-            renewalChargeKey(t.id, input.period, input.tryNumber),
-          ),
+        const charged = await chargeCard(
+          gateway,
+          {
+            reference: t.id,
+            amount,
+            currency,
+            installments: 1,
+            noFeesInstallments: true,
+            card: { token: t.card_token_id },
+            capture: true,
+          },
+          subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
         );
         const payment = summarize(charged);
         if (payment.status === 'succeeded') {
