@@ -13,6 +13,7 @@ import {
 import { addInterval, isoDate } from '../domain/periods.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
+import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from './recurrence-plans.ts';
@@ -97,22 +98,24 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       cardTokenId: string;
     }): Promise<PaymentSummary> {
       await assertPayable(input.checkoutId);
-      const charged = await callGateway(() =>
-        gateway.chargeCard(
-          {
-            reference: input.checkoutId,
-            amount: input.amount,
-            currency: input.currency,
-            installments: input.installments,
-            noFeesInstallments: input.noFeesInstallments,
-            card: { token: input.cardTokenId },
-            capture: true,
-          },
-          checkoutKeys.charge(input.checkoutId, input.slot),
-        ),
+      const charged = await chargeCard(
+        gateway,
+        {
+          reference: input.checkoutId,
+          amount: input.amount,
+          currency: input.currency,
+          installments: input.installments,
+          noFeesInstallments: input.noFeesInstallments,
+          card: { token: input.cardTokenId },
+          capture: true,
+        },
+        {
+          charge: checkoutKeys.charge(input.checkoutId, input.slot),
+          capture: checkoutKeys.capture(input.checkoutId, input.slot),
+          void: checkoutKeys.void(input.checkoutId, input.slot),
+        },
       );
-      if (charged.status !== 'pre_authorized') return summarize(charged);
-      return summarize(await captureOrVoid(gateway, charged, input.checkoutId, input.slot));
+      return summarize(charged);
     },
 
     /**
@@ -120,7 +123,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
      * the slot's key, or null when it never processed that call.
      */
     async findPayment(idempotencyKey: string): Promise<PaymentSummary | null> {
-      const found = await callGateway(() => gateway.findTransactionByIdempotencyKey(idempotencyKey));
+      const found = await findChargeByKey(gateway, idempotencyKey);
       return found ? summarize(found) : null;
     },
 
@@ -266,20 +269,4 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       return created.id;
     },
   };
-}
-
-/** Captures a pre-authorization; when the gateway refuses the capture, voids it and reports the decline. */
-async function captureOrVoid(
-  gateway: PaymentGateway,
-  authorized: GatewayTransaction,
-  checkoutId: string,
-  slot: number,
-): Promise<GatewayTransaction> {
-  try {
-    return await gateway.capture(authorized.id, null, checkoutKeys.capture(checkoutId, slot));
-  } catch (err) {
-    if (!(err instanceof GatewayError) || err.retryable) return callGateway(() => Promise.reject(err));
-    const voided = await callGateway(() => gateway.cancel(authorized.id, checkoutKeys.void(checkoutId, slot)));
-    return { ...voided, status: 'failed', declineReason: voided.declineReason ?? 'card_declined' };
-  }
 }

@@ -4,6 +4,7 @@ import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
+import { insertPaidSale } from '../db/sales.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
@@ -128,33 +129,25 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
             ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
             : null;
 
-    const saleId = uuidv7();
     const installments = input.payment?.installments ?? 1;
-    await tx.execute(
-      `insert into sales (id, organization_id, checkout_id, transaction_id, customer_id, product_id, price_id,
-         subscription_id, discount_id, currency, subtotal_amount, discount_amount, amount, installments,
-         payment_method, status, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'paid', ?, ?)`,
-      [
-        saleId,
-        org,
-        checkout.id,
-        transactionId,
-        customerId,
-        checkout.product_id,
-        checkout.product_price_id,
-        subscriptionId,
-        checkout.discount_id,
-        checkout.currency,
-        checkout.subtotal_amount,
-        checkout.discount_amount,
-        checkout.amount,
-        installments,
-        checkout.payment_method ?? 'credit_card',
-        now,
-        now,
-      ],
-    );
+    const saleId = await insertPaidSale(tx, {
+      organizationId: org,
+      checkoutId: checkout.id,
+      transactionId,
+      customerId,
+      productId: checkout.product_id,
+      priceId: checkout.product_price_id,
+      subscriptionId,
+      invoiceId: null,
+      discountId: checkout.discount_id,
+      currency: checkout.currency,
+      subtotalAmount: Number(checkout.subtotal_amount),
+      discountAmount: Number(checkout.discount_amount),
+      amount: Number(checkout.amount),
+      installments,
+      paymentMethod: checkout.payment_method ?? 'credit_card',
+      at: now,
+    });
     const sale = {
       id: saleId,
       checkout_id: checkout.id,

@@ -2,6 +2,7 @@ import type { Orm } from '../db/orm.ts';
 import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
 import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 import { upsertTransaction } from '../db/transactions.ts';
+import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { callGateway } from './gateway-failures.ts';
 
 export interface DirectTransactionDeps {
@@ -39,28 +40,26 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
           ),
         );
       }
-      return callGateway(() =>
-        deps.gateway.chargeCard(
-          {
-            reference: key,
-            amount: input.amount,
-            currency: 'BRL',
-            installments: input.installments,
-            noFeesInstallments: false,
-            card: { token: input.cardToken! },
-            buyerId: input.gatewayBuyerId,
-            capture: true,
-          },
-          key,
-        ),
+      // Only its charge key: a pre-authorization is answered as such, as this API always has.
+      return chargeCard(
+        deps.gateway,
+        {
+          reference: key,
+          amount: input.amount,
+          currency: 'BRL',
+          installments: input.installments,
+          noFeesInstallments: false,
+          card: { token: input.cardToken! },
+          buyerId: input.gatewayBuyerId,
+          capture: true,
+        },
+        { charge: key },
       );
     },
 
     /** What the gateway made under the request's key, if anything: how a lost answer is recovered. */
     async findDirectTransaction(organizationId: string, idempotencyKey: string): Promise<GatewayTransaction | null> {
-      return callGateway(() =>
-        deps.gateway.findTransactionByIdempotencyKey(directTransactionKey(organizationId, idempotencyKey)),
-      );
+      return findChargeByKey(deps.gateway, directTransactionKey(organizationId, idempotencyKey));
     },
 
     /**

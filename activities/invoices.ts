@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { uuidv7 } from 'uuidv7';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { INVOICE_COLUMNS, invoiceRecord, type InvoiceRecord } from '../db/invoice-records.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
+import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
@@ -205,31 +205,46 @@ async function insertSale(
   transactionId: string,
   at: Date,
 ): Promise<Record<string, unknown>> {
-  const [sale] = await tx.execute<Row[]>(
-    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
-       invoice_id, currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
-       updated_at)
-     select ?, s.organization_id, ?, s.customer_id, s.product_id, s.price_id, s.id, ?, ?, ?, 0, ?, 1, 'credit_card',
-       'paid', ?, ?
-     from subscriptions s where s.id = ?
-     returning id, transaction_id, customer_id, product_id, price_id, subscription_id, invoice_id, currency,
-       subtotal_amount, discount_amount, amount, installments, payment_method, status`,
-    [
-      uuidv7(),
-      transactionId,
-      invoice.id,
-      invoice.currency,
-      invoice.amount,
-      invoice.amount,
-      at,
-      at,
-      invoice.subscription_id,
-    ],
+  const [s] = await tx.execute<Row[]>(
+    'select organization_id, customer_id, product_id, price_id from subscriptions where id = ?',
+    [invoice.subscription_id],
   );
+  const amount = Number(invoice.amount);
+  const sale = {
+    transactionId,
+    customerId: s!.customer_id as string,
+    productId: s!.product_id as string,
+    priceId: s!.price_id as string,
+    subscriptionId: invoice.subscription_id as string,
+    invoiceId: invoice.id as string,
+    currency: invoice.currency as string,
+    subtotalAmount: amount,
+    discountAmount: 0,
+    amount,
+    installments: 1,
+    paymentMethod: 'credit_card',
+  };
+  const id = await insertPaidSale(tx, {
+    ...sale,
+    organizationId: s!.organization_id as string,
+    checkoutId: null,
+    discountId: null,
+    at,
+  });
   return {
-    ...sale!,
-    subtotal_amount: Number(sale!.subtotal_amount),
-    discount_amount: Number(sale!.discount_amount),
-    amount: Number(sale!.amount),
+    id,
+    transaction_id: sale.transactionId,
+    customer_id: sale.customerId,
+    product_id: sale.productId,
+    price_id: sale.priceId,
+    subscription_id: sale.subscriptionId,
+    invoice_id: sale.invoiceId,
+    currency: sale.currency,
+    subtotal_amount: sale.subtotalAmount,
+    discount_amount: sale.discountAmount,
+    amount: sale.amount,
+    installments: sale.installments,
+    payment_method: sale.paymentMethod,
+    status: 'paid',
   };
 }

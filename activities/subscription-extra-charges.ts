@@ -1,10 +1,12 @@
-import { uuidv7 } from 'uuidv7';
 import type { EventType } from '../db/events.ts';
 import type { SqlExecutor, Row } from '../db/plain-sql.ts';
+import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
+import { subscriptionChargeKeys } from '../domain/subscriptions.ts';
+import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 import type { Terms } from './subscription-periods.ts';
@@ -31,26 +33,42 @@ export async function chargeExtra(
 ): Promise<string | null> {
   const currency = t.currency.toUpperCase();
   const charged = summarize(
-    await callGateway(() =>
-      gateway.chargeCard(
-        {
-          reference: t.id,
-          amount: charge.amount,
-          currency,
-          installments: 1,
-          noFeesInstallments: true,
-          card: { token: t.card_token_id! },
-          capture: true,
-          description: charge.description,
-        },
-        charge.key,
-      ),
+    await chargeCard(
+      gateway,
+      {
+        reference: t.id,
+        amount: charge.amount,
+        currency,
+        installments: 1,
+        noFeesInstallments: true,
+        card: { token: t.card_token_id! },
+        capture: true,
+        description: charge.description,
+      },
+      subscriptionChargeKeys(charge.key),
     ),
   );
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
   if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
   const sale = {
-    id: uuidv7(),
+    id: await insertPaidSale(tx, {
+      organizationId: t.organization_id,
+      checkoutId: null,
+      transactionId,
+      customerId: t.customer_id,
+      productId: charge.productId,
+      priceId: charge.priceId,
+      subscriptionId: t.id,
+      invoiceId: null,
+      discountId: null,
+      currency,
+      subtotalAmount: charge.amount,
+      discountAmount: 0,
+      amount: charge.amount,
+      installments: 1,
+      paymentMethod: 'credit_card',
+      at: charge.at,
+    }),
     subscription_id: t.id,
     customer_id: t.customer_id,
     product_id: charge.productId,
@@ -63,26 +81,6 @@ export async function chargeExtra(
     payment_method: 'credit_card',
     status: 'paid',
   };
-  await tx.execute(
-    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
-       currency, subtotal_amount, discount_amount, amount, installments, payment_method, status, created_at,
-       updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 1, 'credit_card', 'paid', ?, ?)`,
-    [
-      sale.id,
-      t.organization_id,
-      transactionId,
-      t.customer_id,
-      charge.productId,
-      charge.priceId,
-      t.id,
-      currency,
-      charge.amount,
-      charge.amount,
-      charge.at,
-      charge.at,
-    ],
-  );
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return null;
 }

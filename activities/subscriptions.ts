@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { uuidv7 } from 'uuidv7';
 import type { Config } from '../config/env.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
+import { insertPaidSale } from '../db/sales.ts';
 import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
@@ -14,6 +14,7 @@ import {
   renewalDelayMs,
   renewalAmount,
   renewalChargeKey,
+  subscriptionChargeKeys,
   type DunningExhaustedStatus,
   type SubscriptionChange,
   type SubscriptionStatus,
@@ -21,6 +22,7 @@ import {
 import type { PaymentGateway } from '../gateway/port.ts';
 import { recordRefunds, type Events } from './subscription-extra-charges.ts';
 import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
+import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 
@@ -131,19 +133,18 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         if (!t.card_token_id) {
           throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
         }
-        const charged = await callGateway(() =>
-          gateway.chargeCard(
-            {
-              reference: t.id,
-              amount,
-              currency,
-              installments: 1,
-              noFeesInstallments: true,
-              card: { token: t.card_token_id! },
-              capture: true,
-            },
-            renewalChargeKey(t.id, input.period, input.tryNumber),
-          ),
+        const charged = await chargeCard(
+          gateway,
+          {
+            reference: t.id,
+            amount,
+            currency,
+            installments: 1,
+            noFeesInstallments: true,
+            card: { token: t.card_token_id },
+            capture: true,
+          },
+          subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
         );
         const payment = summarize(charged);
         if (payment.status === 'succeeded') {
@@ -202,50 +203,41 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         const subtotal = Number(t.subtotal_amount);
         // The period's own price (a balance the charge settled is in the amount, not the discount).
         const price = input.amount + (input.balanceDelta ?? 0);
-        const sale = {
-          id: uuidv7(),
-          subscription_id: t.id,
-          customer_id: t.customer_id,
-          product_id: t.product_id,
-          price_id: t.price_id,
-          currency: input.currency,
-          subtotal_amount: subtotal,
-          discount_amount: subtotal - price,
-          amount: input.amount,
-          installments: 1,
-          payment_method: 'credit_card',
-          status: 'paid',
-        };
+        const events: [EventType, Record<string, unknown>][] = [];
         if (transactionId) {
-          await tx.execute(
-            `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, subscription_id,
-               discount_id, currency, subtotal_amount, discount_amount, amount, installments, payment_method, status,
-               created_at, updated_at)
-             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'credit_card', 'paid', ?, ?)`,
-            [
-              sale.id,
-              org,
+          const sale = {
+            id: await insertPaidSale(tx, {
+              organizationId: org,
+              checkoutId: null,
               transactionId,
-              t.customer_id,
-              t.product_id,
-              t.price_id,
-              t.id,
-              t.discount_id,
-              input.currency,
-              subtotal,
-              sale.discount_amount,
-              input.amount,
+              customerId: t.customer_id,
+              productId: t.product_id,
+              priceId: t.price_id,
+              subscriptionId: t.id,
+              invoiceId: null,
+              discountId: t.discount_id,
+              currency: input.currency,
+              subtotalAmount: subtotal,
+              discountAmount: subtotal - price,
+              amount: input.amount,
+              installments: 1,
+              paymentMethod: 'credit_card',
               at,
-              at,
-            ],
-          );
+            }),
+            subscription_id: t.id,
+            customer_id: t.customer_id,
+            product_id: t.product_id,
+            price_id: t.price_id,
+            currency: input.currency,
+            subtotal_amount: subtotal,
+            discount_amount: subtotal - price,
+            amount: input.amount,
+            installments: 1,
+            payment_method: 'credit_card',
+            status: 'paid',
+          };
+          events.push(['sale.created', sale], ['sale.paid', sale]);
         }
-        const events: [EventType, Record<string, unknown>][] = transactionId
-          ? [
-              ['sale.created', sale],
-              ['sale.paid', sale],
-            ]
-          : [];
         await insertEvents(tx, org, events);
         // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
         if (input.enter === false || t.status === 'canceled') return unchanged;

@@ -29,6 +29,17 @@ export const priceChangeKey = (subscriptionId: string, n: number) => `subscripti
 export const balanceSettlementKey = (subscriptionId: string, period: number) =>
   `subscription:${subscriptionId}:period:${period}:balance`;
 
+/**
+ * The keys of one card charge of a subscription (a renewal try, a plan change, a balance owed): the
+ * charge's own key, and beside it those of capturing its pre-authorization and of voiding it when the
+ * capture is refused (as the checkout's capture and void keys sit beside its charge's).
+ */
+export const subscriptionChargeKeys = (chargeKey: string) => ({
+  charge: chargeKey,
+  capture: `${chargeKey}:capture`,
+  void: `${chargeKey}:void`,
+});
+
 /** Cancels a gateway-billed subscription's recurrence at the gateway, once however often it is asked. */
 export const gatewayCancelKey = (subscriptionId: string) => `subscription:${subscriptionId}:gateway-cancel`;
 

@@ -36,9 +36,13 @@ const today = () => brazilToday(new Date());
 const daysFromToday = (days: number) => brazilToday(new Date(Date.now() + days * 86_400_000));
 
 /** A paid monthly subscription of a new organization, billed by `billing`, with an OAT of that organization. */
-async function paidSubscription(billing: 'gateway' | 'manual' = 'gateway') {
+async function paidSubscription(billing: 'gateway' | 'manual' = 'gateway', cardNumber?: string) {
   const org = await makeOrganization(api.orm);
-  const { row } = await paidSubscriptionOf(api, temporal, { organizationId: org.id, recurrenceBilling: billing });
+  const { row } = await paidSubscriptionOf(api, temporal, {
+    organizationId: org.id,
+    recurrenceBilling: billing,
+    cardNumber,
+  });
   return {
     id: row.id as string,
     gatewaySubscriptionId: row.gateway_subscription_id as string | null,
@@ -141,6 +145,29 @@ describe('POST /api/v1/subscriptions/<id>/invoices', () => {
       [s.organizationId],
     );
     expect(types.map((e) => e.type)).toEqual(['invoice.created', 'invoice.paid']);
+  });
+
+  it('on a card that only authorizes, is paid: its transaction captured in full and its sale paid', async () => {
+    // The checkout captured the card's first charge; the invoice the gateway charges to its own
+    // subscription's card, so this guards the whole path rather than a capture of ours.
+    const s = await paidSubscription('gateway', '4000000000003220');
+    const created = await post(s, invoiceBody());
+    expect(created.status).toBe(201);
+    const charged = await api.call('POST', `/api/v1/sandbox/invoices/${created.body.gateway_invoice_id}/pay`);
+    expect(charged.status).toBe(200);
+    const paid = await waitForStatus(s, created.body.id, 'paid');
+    expect(paid).toMatchObject({ transaction_id: expect.any(String), failure_reason: null });
+    const [payment] = await sql('select status, captured_amount::int as captured from transactions where id = ?', [
+      paid.transaction_id,
+    ]);
+    expect(payment).toEqual({ status: 'succeeded', captured: 12_345 });
+    const sales = await api.call('GET', `/api/v1/sales?subscription_id=${s.id}`, { token: s.oat });
+    expect(sales.body.items.map((sale: { amount: number; status: string }) => [sale.amount, sale.status])).toEqual(
+      expect.arrayContaining([
+        [4_990, 'paid'],
+        [12_345, 'paid'],
+      ]),
+    );
   });
 
   it('fails when the gateway refuses the charge (sandbox), with the reason', async () => {

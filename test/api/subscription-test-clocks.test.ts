@@ -12,9 +12,13 @@ let api: TestApi;
 let temporal: Client;
 useApi((started) => ({ api, temporal } = started));
 
-async function subscription() {
+async function subscription(cardNumber?: string) {
   const org = await makeOrganization(api.orm);
-  const { row } = await paidSubscription(api, temporal, { organizationId: org.id, recurrenceBilling: 'manual' });
+  const { row } = await paidSubscription(api, temporal, {
+    organizationId: org.id,
+    recurrenceBilling: 'manual',
+    cardNumber,
+  });
   return { id: row.id as string, periodEnd: new Date(row.current_period_end), oat: await makeOat(api.orm, org.id) };
 }
 const advance = (s: { id: string; oat: string }, body: unknown) =>
@@ -37,6 +41,39 @@ describe('subscription test clocks', () => {
     expect(body.charges).toEqual([
       expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
     ]);
+  });
+
+  it('a card that only authorizes: the renewal is captured, so the period is paid and its sale and transaction say so', async () => {
+    const s = await subscription('4000000000003220');
+    const moved = await advance(s, { to: new Date(s.periodEnd.getTime() + 3_600_000).toISOString() });
+    expect(moved.status).toBe(200);
+    let body: any;
+    for (let i = 0; i < 300; i++) {
+      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
+      if (body.period_number === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(body).toMatchObject({ period_number: 2, status: 'active' });
+    expect(body.charges).toEqual([
+      expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
+    ]);
+    // Both periods' sales (the checkout's and the renewal's), each paid in full.
+    const sales = await api.call('GET', `/api/v1/sales?subscription_id=${s.id}`, { token: s.oat });
+    expect(sales.status).toBe(200);
+    expect(sales.body.items.map((sale: any) => [sale.amount, sale.status])).toEqual([
+      [4_990, 'paid'],
+      [4_990, 'paid'],
+    ]);
+    // The renewal's transaction, as we recorded it and as the API shows it: captured, not held.
+    const [renewal] = await api.orm.em.getConnection().execute<Record<string, any>[]>(
+      `select t.gateway_transaction_id, t.status, t.captured_amount::int as captured
+       from subscription_charges c join transactions t on t.id = c.transaction_id where c.subscription_id = ?`,
+      [s.id],
+    );
+    expect(renewal).toMatchObject({ status: 'succeeded', captured: 4_990 });
+    const shown = await api.call('GET', `/api/v1/transactions/${renewal!.gateway_transaction_id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ status: 'succeeded', amount: 4_990 });
   });
 
   it('a refused card: the dunning retries fall due one after the other, each on its own day, to unpaid', async () => {

@@ -33,6 +33,8 @@ const { EventType } = temporal.api.enums.v1;
 export const APPROVE = '4111111111111111';
 export const DECLINE = '4000000000000002';
 export const EXPIRED = '4000000000000069';
+/** Authorizes only (pre_authorized) even when capture is asked: every charge of it must be captured. */
+export const PREAUTH = '4000000000003220';
 
 export type Handle = Awaited<ReturnType<TestWorkflowEnvironment['client']['workflow']['start']>>;
 

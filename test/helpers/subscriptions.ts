@@ -33,6 +33,8 @@ export async function paidSubscription(
     amount?: number;
     /** The checkout's task queue (default: the test run's); the subscription's runs on its batch queue. */
     taskQueue?: string;
+    /** The card the buyer pays with, which the renewals charge (default: an approved card). */
+    cardNumber?: string;
   },
 ): Promise<{ checkoutId: string; row: Record<string, any> }> {
   const c = await makeCheckout(api.orm, temporal, {
@@ -42,7 +44,7 @@ export async function paidSubscription(
     amount: options.amount ?? 4_990,
     taskQueue: options.taskQueue,
   });
-  const paid = await payByCard(api, c.clientSecret);
+  const paid = await payByCard(api, c.clientSecret, options.cardNumber);
   expect(paid.status).toBe(200);
   const [row] = await api.orm.em
     .getConnection()

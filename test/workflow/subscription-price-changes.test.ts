@@ -7,6 +7,7 @@ import {
   addMonth,
   APPROVE,
   DAY,
+  PREAUTH,
   stateWhen,
   useSubscriptionWorkflows,
   type Handle,
@@ -79,6 +80,28 @@ describe('plan changes', () => {
       previous_price_id: s.priceId,
       proration: { behavior: 'prorate', amount: 5_000, charged: 5_000, to_balance: 0 },
     });
+  }, 60_000);
+
+  it('a card that only authorizes: the prorated charge is captured and sold, and so is the next renewal', async () => {
+    const s = await subscription(PREAUTH);
+    const premium = await price(s, 19_900);
+    await run(s.id, async (handle) => {
+      const record = await changeAtHalf(s, handle, premium);
+      expect(record).toMatchObject({ id: s.id, price_id: premium, status: 'active' });
+      expect(await captures(s)).toEqual([5_000]);
+      await pastRenewal(s);
+      expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+    });
+    expect(await captures(s)).toEqual([5_000, 19_900]);
+    const payments = await sql(
+      `select t.status, t.captured_amount::int as captured, s.amount::int as sold, s.status as sale
+       from sales s join transactions t on t.id = s.transaction_id where s.subscription_id = ? order by s.created_at`,
+      [s.id],
+    );
+    expect(payments).toEqual([
+      { status: 'succeeded', captured: 5_000, sold: 5_000, sale: 'paid' },
+      { status: 'succeeded', captured: 19_900, sold: 19_900, sale: 'paid' },
+    ]);
   }, 60_000);
 
   it('prorate, downgrade: the unused half is a credit the next renewal spends', async () => {

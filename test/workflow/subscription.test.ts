@@ -9,6 +9,7 @@ import {
   DAY,
   DECLINE,
   EXPIRED,
+  PREAUTH,
   stateWhen,
   useSubscriptionWorkflows,
   type SubscriptionOptions,
@@ -52,6 +53,30 @@ describe('subscription workflow', () => {
       [s.id],
     );
     expect(sales).toEqual({ n: 12, total: 12 * 9_900 });
+  }, 60_000);
+
+  it('a card that only authorizes: each renewal is captured, and the period is paid, not declined', async () => {
+    const s = await subscription(PREAUTH);
+    const state = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
+      return handle.query(subscriptionStateQuery);
+    });
+    expect(state).toMatchObject({ periodNumber: 2, status: 'active' });
+    // The gateway's own books: the authorization was captured in full, once.
+    expect(await captured(s.id)).toEqual([9_900]);
+    expect(await charges(s.id)).toEqual([
+      { period_number: 2, try_number: 1, amount: 9_900, outcome: 'succeeded', decline_reason: null },
+    ]);
+    // Ours: the period's transaction succeeded and captured, and its sale paid.
+    const payments = await sql(
+      `select t.status, t.captured_amount::int as captured, t.decline_reason
+       from subscription_charges c join transactions t on t.id = c.transaction_id where c.subscription_id = ?`,
+      [s.id],
+    );
+    expect(payments).toEqual([{ status: 'succeeded', captured: 9_900, decline_reason: null }]);
+    const sales = await sql('select status, amount::int as amount from sales where subscription_id = ?', [s.id]);
+    expect(sales).toEqual([{ status: 'paid', amount: 9_900 }]);
+    expect((await row(s.id)).status).toBe('active');
   }, 60_000);
 
   it('renews a yearly subscription on its anniversaries', async () => {
