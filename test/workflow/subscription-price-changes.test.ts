@@ -90,7 +90,7 @@ describe('plan changes', () => {
       expect(record).toMatchObject({ id: s.id, price_id: premium, status: 'active' });
       expect(await captures(s)).toEqual([5_000]);
       await pastRenewal(s);
-      expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+      expect((await stateOf(handle)).periodNumber).toBe(2);
     });
     expect(await captures(s)).toEqual([5_000, 19_900]);
     const payments = await sql(

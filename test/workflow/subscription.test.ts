@@ -59,7 +59,7 @@ describe('subscription workflow', () => {
     const s = await subscription(PREAUTH);
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
-      return handle.query(subscriptionStateQuery);
+      return stateOf(handle);
     });
     expect(state).toMatchObject({ periodNumber: 2, status: 'active' });
     // The gateway's own books: the authorization was captured in full, once.
