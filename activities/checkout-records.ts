@@ -18,6 +18,7 @@ import {
   type ConfirmCheckoutInput,
   type PaymentSummary,
 } from '../domain/checkout.ts';
+import { buyerRefusal, paymentRefusal } from '../domain/checkout-confirmation.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import { discountRule } from '../domain/discounts.ts';
 
@@ -202,18 +203,26 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           ]);
         }
         const email = c.customer_email ?? (await customerEmail(tx, c));
-        if (!email) {
-          throw ApplicationFailure.nonRetryable('The checkout has no customer email', CONFIRMATION_INVALID);
-        }
-        if (request.paymentMethod === 'boleto' && !(c.customer_name && c.customer_tax_id)) {
-          throw ApplicationFailure.nonRetryable('A boleto needs the buyer name and tax id', CONFIRMATION_INVALID);
-        }
+        const price = { type: c.price_type, interval: c.price_interval };
+        const hasCard = request.card !== null;
+        const refusal =
+          paymentRefusal(
+            { paymentMethod: request.paymentMethod, hasCard, installments: request.installments },
+            price,
+          ) ??
+          buyerRefusal(request.paymentMethod, {
+            hasEmail: Boolean(email),
+            hasName: Boolean(c.customer_name),
+            hasTaxId: Boolean(c.customer_tax_id),
+          });
+        if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
         return {
           amount: Number(c.amount),
           currency: c.currency,
           noFeesInstallments: c.no_fees_installments,
           expiresAt: new Date(c.expires_at).toISOString(),
-          buyer: { email, name: c.customer_name, taxId: c.customer_tax_id },
+          // buyerRefusal passed: the e-mail is known.
+          buyer: { email: email!, name: c.customer_name, taxId: c.customer_tax_id },
           priceId: c.product_price_id,
           renewal:
             c.subscription_id && c.renewal_period !== null

@@ -24,6 +24,7 @@ import {
   type PaymentSummary,
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
+import { paymentRefusal } from '../domain/checkout-confirmation.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
@@ -329,9 +330,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         if (loaded && state.status !== 'open') {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
-        if (request.paymentMethod === 'credit_card' && !request.card) {
-          throw ApplicationFailure.nonRetryable('A card token is required', CONFIRMATION_INVALID);
-        }
+        // The price is the activity's to check: only the request is at hand here.
+        const refusal = paymentRefusal({ ...request, hasCard: request.card !== null }, null);
+        if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
       },
     },
   );

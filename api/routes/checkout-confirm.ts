@@ -15,7 +15,7 @@ import {
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
 } from '../../domain/checkout.ts';
-import { maxInstallments } from '../../domain/checkout-pricing.ts';
+import { buyerRefusal, paymentRefusal, type ConfirmationRefusal } from '../../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
@@ -145,25 +145,20 @@ export async function confirmCheckout(
   if (checkout.status !== 'open') throw notOpen(checkout.status);
 
   const installments = body.card?.installments ?? 1;
-  if (body.payment_method === 'credit_card') {
-    if (!body.card) throw badRequest('card is required when payment_method is credit_card');
-    const max = maxInstallments({ type: checkout.priceType, interval: checkout.priceInterval });
-    if (installments > max) {
-      throw badRequest('Too many installments', `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`);
-    }
-  } else if (body.card) {
-    throw badRequest('card is only accepted when payment_method is credit_card');
-  }
+  const method = body.payment_method;
+  const price = { type: checkout.priceType, interval: checkout.priceInterval };
+  refuse(paymentRefusal({ paymentMethod: method, hasCard: Boolean(body.card), installments }, price));
   if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
     throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
-  if (!body.customer_email && !checkout.customerEmail && !checkout.customerId) {
-    throw badRequest('customer_email is required', 'The checkout has no customer yet: send customer_email');
-  }
-  if (body.payment_method === 'boleto') {
-    if (!(body.customer_name ?? checkout.customerName)) throw badRequest('customer_name is required for boleto');
-    if (!(body.customer_tax_id ?? checkout.customerTaxId)) throw badRequest('customer_tax_id is required for boleto');
-  }
+  refuse(
+    buyerRefusal(method, {
+      // A customer of the checkout has an e-mail (customers require one).
+      hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
+      hasName: Boolean(body.customer_name ?? checkout.customerName),
+      hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
+    }),
+  );
 
   const card = body.card ? await tokenize(deps, checkout.id, body.card) : null;
   const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
@@ -233,7 +228,7 @@ function confirmationError(err: unknown): unknown {
     case CHECKOUT_NOT_OPEN:
       return notOpen(failure.message.replace(/^Checkout is /, ''));
     case CONFIRMATION_INVALID:
-      return badRequest(failure.message);
+      return badRequest(failure.message, failure.details?.[0] as string | undefined);
     case SUBSCRIPTION_EXISTS:
       return subscriptionExists();
     case DISCOUNT_REJECTED: {
@@ -245,6 +240,11 @@ function confirmationError(err: unknown): unknown {
     default:
       return err;
   }
+}
+
+/** A refused confirmation (domain/checkout-confirmation.ts) is a 400. */
+function refuse(refusal: ConfirmationRefusal | null): void {
+  if (refusal) throw badRequest(refusal.message, refusal.detail);
 }
 
 /** Tokenizes the buyer's card at the gateway; a card the gateway refuses is a 422. */

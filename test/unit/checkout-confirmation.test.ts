@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { buyerRefusal, paymentRefusal } from '../../domain/checkout-confirmation.ts';
+
+const oneTime = { type: 'one_time' as const };
+const monthly = { type: 'recurring' as const, interval: 'month' };
+const yearly = { type: 'recurring' as const, interval: 'year' };
+const card = (installments: number) => ({ paymentMethod: 'credit_card' as const, hasCard: true, installments });
+
+describe('paymentRefusal', () => {
+  it('takes a card only with credit_card, and wants one there', () => {
+    expect(paymentRefusal({ paymentMethod: 'credit_card', hasCard: false, installments: 1 }, oneTime)).toEqual({
+      message: 'card is required when payment_method is credit_card',
+    });
+    for (const paymentMethod of ['pix', 'boleto'] as const) {
+      expect(paymentRefusal({ paymentMethod, hasCard: true, installments: 1 }, oneTime)?.message).toBe(
+        'card is only accepted when payment_method is credit_card',
+      );
+      expect(paymentRefusal({ paymentMethod, hasCard: false, installments: 1 }, oneTime)).toBeNull();
+    }
+  });
+
+  it('caps installments at 12 for one-time and yearly prices and at 1 for monthly ones', () => {
+    expect(paymentRefusal(card(12), oneTime)).toBeNull();
+    expect(paymentRefusal(card(13), oneTime)).toEqual({
+      message: 'Too many installments',
+      detail: 'This price accepts at most 12 installments',
+    });
+    expect(paymentRefusal(card(12), yearly)).toBeNull();
+    expect(paymentRefusal(card(1), monthly)).toBeNull();
+    expect(paymentRefusal(card(2), monthly)).toEqual({
+      message: 'Too many installments',
+      detail: 'This price accepts at most 1 installment',
+    });
+  });
+
+  it('leaves the cap to whoever knows the price', () => {
+    expect(paymentRefusal(card(24), null)).toBeNull();
+  });
+});
+
+describe('buyerRefusal', () => {
+  const all = { hasEmail: true, hasName: true, hasTaxId: true };
+
+  it('wants an e-mail for every method', () => {
+    for (const method of ['credit_card', 'pix', 'boleto'] as const) {
+      expect(buyerRefusal(method, { ...all, hasEmail: false })).toEqual({
+        message: 'customer_email is required',
+        detail: 'The checkout has no customer yet: send customer_email',
+      });
+      expect(buyerRefusal(method, all)).toBeNull();
+    }
+  });
+
+  it('wants the name and tax id for boleto only', () => {
+    expect(buyerRefusal('boleto', { ...all, hasName: false })?.message).toBe('customer_name is required for boleto');
+    expect(buyerRefusal('boleto', { ...all, hasTaxId: false })?.message).toBe('customer_tax_id is required for boleto');
+    expect(buyerRefusal('pix', { hasEmail: true, hasName: false, hasTaxId: false })).toBeNull();
+    expect(buyerRefusal('credit_card', { hasEmail: true, hasName: false, hasTaxId: false })).toBeNull();
+  });
+});
