@@ -9,6 +9,8 @@ import {
   PLAN_CHANGE_REFUSED,
   priceChangeKey,
   SUBSCRIPTION_ENDED,
+  SUBSCRIPTION_ENDED_MESSAGE,
+  subscriptionHasEnded,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
@@ -48,8 +50,8 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
       const declined = await db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await lockedTerms(tx, input.subscriptionId, true);
-        if (t.status === 'canceled')
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        if (subscriptionHasEnded(t.status))
+          throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
         if (t.price_id === input.priceId) return null;
         const [p] = await tx.execute<Row[]>(
           `select p.*, o.subscription_settings from prices p join organizations o on o.id = p.organization_id
@@ -134,8 +136,8 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
         const t = await lockedTerms(tx, input.subscriptionId, true);
-        if (t.status === 'canceled')
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
+        if (subscriptionHasEnded(t.status))
+          throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
         const metadata = JSON.stringify(input.metadata);
         const [row] = await tx.execute<Row[]>(
           `update subscriptions set metadata = ?::jsonb, modified_at = ?

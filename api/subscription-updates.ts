@@ -5,6 +5,7 @@ import {
   PLAN_CHANGE_DECLINED,
   PLAN_CHANGE_REFUSED,
   SUBSCRIPTION_ENDED,
+  SUBSCRIPTION_ENDED_MESSAGE,
   type SubscriptionAction,
 } from '../domain/subscriptions.ts';
 import {
@@ -73,7 +74,7 @@ export async function sendClockAdvance(temporal: Client, workflowId: string, to:
 
 /** The workflow's refusal as the API's error; a workflow that has finished belongs to an ended subscription. */
 function changeError(err: unknown): unknown {
-  const ended = () => conflict('The subscription has ended', 'A canceled subscription cannot be changed');
+  const ended = () => conflict(SUBSCRIPTION_ENDED_MESSAGE, 'A canceled subscription cannot be changed');
   if (err instanceof WorkflowNotFoundError) return ended();
   if (err instanceof WorkflowUpdateFailedError) {
     // The Update's own refusal, or its activity's (wrapped in an ActivityFailure).

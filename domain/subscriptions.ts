@@ -129,6 +129,14 @@ export function transition(
 
 /** A change asked of a subscription that has ended (canceled): refused. */
 export const SUBSCRIPTION_ENDED = 'subscription_ended';
+export const SUBSCRIPTION_ENDED_MESSAGE = 'The subscription has ended';
+
+/**
+ * A canceled subscription has ended for good: no change of action, price, metadata or clock applies
+ * to it (the API answers 409). A revocation ends it at once, before its row says so.
+ */
+export const subscriptionHasEnded = (status: SubscriptionStatus, revoked = false): boolean =>
+  revoked || status === 'canceled';
 /** A plan change refused for its price or billing (answered 422), or because its charge was declined. */
 export const PLAN_CHANGE_REFUSED = 'PlanChangeRefused';
 export const PLAN_CHANGE_DECLINED = 'PlanChangeDeclined';

@@ -15,6 +15,8 @@ import {
   renewalDeadline,
   SUBSCRIPTION_ACTIONS,
   SUBSCRIPTION_ENDED,
+  SUBSCRIPTION_ENDED_MESSAGE,
+  subscriptionHasEnded,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import {
@@ -53,6 +55,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let state = input.state as SubscriptionRunState;
   let ready = false;
   let revoked = false;
+  const ended = () => subscriptionHasEnded(state.status, revoked);
+  /** An Update's validator: nothing changes a subscription that has ended (once its state is known). */
+  const refuseIfEnded = () => {
+    if (ready && ended()) throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
+  };
   /** Updates waiting for their database step; renewals wait for them, so the two never interleave. */
   const flags = { noticed: false, woken: false, changing: 0 };
 
@@ -118,9 +125,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         if (!SUBSCRIPTION_ACTIONS.includes(action)) {
           throw ApplicationFailure.nonRetryable(`Unknown action ${String(action)}`, 'InvalidAction');
         }
-        if (ready && (state.status === 'canceled' || revoked)) {
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
-        }
+        refuseIfEnded();
       },
     },
   );
@@ -142,9 +147,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         if (typeof change?.priceId !== 'string') {
           throw ApplicationFailure.nonRetryable('A price id is required', 'InvalidAction');
         }
-        if (ready && (state.status === 'canceled' || revoked)) {
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
-        }
+        refuseIfEnded();
       },
     },
   );
@@ -165,9 +168,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         if (typeof change?.metadata !== 'object' || change.metadata === null) {
           throw ApplicationFailure.nonRetryable('A metadata object is required', 'InvalidAction');
         }
-        if (ready && (state.status === 'canceled' || revoked)) {
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
-        }
+        refuseIfEnded();
       },
     },
   );
@@ -197,9 +198,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
             INVALID_CLOCK,
           );
         }
-        if (ready && (state.status === 'canceled' || revoked)) {
-          throw ApplicationFailure.nonRetryable('The subscription has ended', SUBSCRIPTION_ENDED);
-        }
+        refuseIfEnded();
       },
     },
   );
@@ -207,7 +206,6 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   if (!input.state) state = await initialState(subscriptionId);
   ready = true;
 
-  const ended = () => revoked || state.status === 'canceled';
   const run: SubscriptionRun = {
     subscriptionId,
     get state() {

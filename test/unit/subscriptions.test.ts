@@ -9,6 +9,7 @@ import {
   renewalChargeKey,
   renewalDelayMs,
   SUBSCRIPTION_STATUSES,
+  subscriptionHasEnded,
   transition,
   type SubscriptionStatus,
 } from '../../domain/subscriptions.ts';
@@ -150,6 +151,14 @@ describe('subscription lifecycle', () => {
       expect(transition('canceled', change)).toBeNull();
     }
     expect(SUBSCRIPTION_STATUSES).toContain('incomplete');
+  });
+});
+
+describe('an ended subscription', () => {
+  it('is a canceled one, or one being revoked whatever its row still says', () => {
+    const ended = SUBSCRIPTION_STATUSES.filter((status) => subscriptionHasEnded(status));
+    expect(ended).toEqual(['canceled']);
+    expect(SUBSCRIPTION_STATUSES.every((status) => subscriptionHasEnded(status, true))).toBe(true);
   });
 });
 
