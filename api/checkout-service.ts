@@ -17,6 +17,7 @@ import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
+import { checkoutExpiresAt, offerRefusal, termsRefusal, type CheckoutRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -45,8 +46,6 @@ import { upgradedSubscription } from './checkout-upgrades.ts';
 type ProductEntity = InferEntity<typeof Product>;
 type PriceEntity = InferEntity<typeof Price>;
 type DiscountEntity = InferEntity<typeof Discount>;
-
-export const DEFAULT_EXPIRY_MINUTES = 60;
 
 /** `cs_` + 43 base64url characters (32 random bytes). */
 export function newClientSecret(): string {
@@ -91,16 +90,9 @@ export async function createCheckout(
     const organizationId = product.organizationId;
     const products = await offeredProducts(tx, product, input.products ?? []);
 
-    if (input.trial_interval !== undefined && price.type !== 'recurring') {
-      throw unprocessable('trial_not_allowed', 'A trial needs a recurring price', `price ${price.id} is one_time`);
-    }
-    if (input.recurrence_billing === 'manual' && price.type !== 'recurring') {
-      throw unprocessable(
-        'recurrence_billing_not_allowed',
-        'recurrence_billing manual needs a recurring price',
-        `price ${price.id} is one_time`,
-      );
-    }
+    refuse(
+      termsRefusal(price, { trial: input.trial_interval !== undefined, recurrenceBilling: input.recurrence_billing }),
+    );
 
     let discount = input.discount_id ? await discountOf(tx, input.discount_id, organizationId) : null;
     let pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, discount, now);
@@ -140,7 +132,7 @@ export async function createCheckout(
     if (input.checkout_link_id) await linkOf(tx, input.checkout_link_id, organizationId);
 
     const id = uuidv7();
-    const expiresAt = new Date(now.getTime() + (input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000);
+    const expiresAt = checkoutExpiresAt(now, input.expires_in_minutes);
     const checkout = tx.create(Checkout, {
       id,
       organizationId,
@@ -240,9 +232,7 @@ async function chargedProductAndPrice(
   const productId = input.product_id ?? price?.productId ?? input.products![0]!;
   const product = await em.findOne(Product, { id: productId });
   if (!product || !(await mayUse(em, request, product.organizationId))) throw notFound('Product');
-  if (product.isArchived && !request.renewal) {
-    throw unprocessable('product_archived', 'The product is archived', `product ${product.id}`);
-  }
+  refuse(offerRefusal(product, null, Boolean(request.renewal)));
   if (price && price.productId !== product.id) {
     throw unprocessable(
       'price_not_of_product',
@@ -257,10 +247,13 @@ async function chargedProductAndPrice(
     price = await em.findOne(Price, { id: product.defaultPriceId, deletedAt: null });
     if (!price) throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
   }
-  if (!price.active && !request.renewal) {
-    throw unprocessable('price_inactive', 'The price is archived', `price ${price.id}`);
-  }
+  refuse(offerRefusal(product, price, Boolean(request.renewal)));
   return { product, price };
+}
+
+/** A rule of domain/checkout-eligibility.ts refused the checkout: a 422. */
+function refuse(refusal: CheckoutRefusal | null): void {
+  if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
 }
 
 async function mayUse(em: EntityManager, request: CreateCheckoutRequest, organizationId: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import { Checkout, Discount, type Subscription } from '../db/entities/index.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
+import { renewalCheckoutExpiryMinutes } from '../domain/checkout-eligibility.ts';
 import type { RouteDeps } from './app.ts';
 import { createCheckout } from './checkout-service.ts';
 import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts';
@@ -73,9 +74,7 @@ export async function openRenewalCheckout(
     },
     no_fees_installments: original.noFeesInstallments,
     // The API caps a merchant's expiry at a day; the workflow's renewal checkout stays open until its deadline.
-    ...(args.expiresAt
-      ? { expires_in_minutes: Math.max(10, Math.ceil((args.expiresAt.getTime() - Date.now()) / 60_000)) }
-      : {}),
+    ...(args.expiresAt ? { expires_in_minutes: renewalCheckoutExpiryMinutes(args.expiresAt, new Date()) } : {}),
   };
   try {
     const checkout = await createCheckout(deps, {

@@ -1,0 +1,68 @@
+/**
+ * What may be sold through a new checkout, and for how long it stays open: the rules createCheckout
+ * applies to every caller (the API, a checkout link, a renewal checkout), in one place.
+ */
+export interface CheckoutRefusal {
+  /** The API's machine-readable code (a 422). */
+  code: string;
+  message: string;
+  detail: string;
+}
+
+interface PriceFacts {
+  id: string;
+  type: 'one_time' | 'recurring';
+  active: boolean;
+}
+
+/** A trial, or billing by manual renewal checkouts, is a subscription's: it needs a recurring price. */
+export function termsRefusal(
+  price: Pick<PriceFacts, 'id' | 'type'>,
+  terms: { trial: boolean; recurrenceBilling?: 'gateway' | 'manual' },
+): CheckoutRefusal | null {
+  if (price.type === 'recurring') return null;
+  const detail = `price ${price.id} is one_time`;
+  if (terms.trial) return { code: 'trial_not_allowed', message: 'A trial needs a recurring price', detail };
+  if (terms.recurrenceBilling === 'manual') {
+    return {
+      code: 'recurrence_billing_not_allowed',
+      message: 'recurrence_billing manual needs a recurring price',
+      detail,
+    };
+  }
+  return null;
+}
+
+/**
+ * An archived product or price is no longer sold to new buyers; a renewal checkout still pays for it,
+ * since the subscription that has it keeps renewing.
+ */
+export function offerRefusal(
+  product: { id: string; isArchived: boolean },
+  price: Pick<PriceFacts, 'id' | 'active'> | null,
+  renewal: boolean,
+): CheckoutRefusal | null {
+  if (renewal) return null;
+  if (product.isArchived) {
+    return { code: 'product_archived', message: 'The product is archived', detail: `product ${product.id}` };
+  }
+  if (price && !price.active) {
+    return { code: 'price_inactive', message: 'The price is archived', detail: `price ${price.id}` };
+  }
+  return null;
+}
+
+/** A checkout is open an hour unless its creator says otherwise (the API allows 10 minutes to a day). */
+export const DEFAULT_CHECKOUT_EXPIRY_MINUTES = 60;
+
+export function checkoutExpiresAt(now: Date, expiresInMinutes: number = DEFAULT_CHECKOUT_EXPIRY_MINUTES): Date {
+  return new Date(now.getTime() + expiresInMinutes * 60_000);
+}
+
+/**
+ * A renewal checkout stays open until its subscription's deadline (the end of dunning), rounded up to
+ * the minute, and at least the API's minimum of ten minutes: it may be longer than a merchant's day.
+ */
+export function renewalCheckoutExpiryMinutes(deadline: Date, now: Date): number {
+  return Math.max(10, Math.ceil((deadline.getTime() - now.getTime()) / 60_000));
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  checkoutExpiresAt,
+  offerRefusal,
+  renewalCheckoutExpiryMinutes,
+  termsRefusal,
+} from '../../domain/checkout-eligibility.ts';
+
+const oneTime = { id: 'price-1', type: 'one_time' as const };
+const recurring = { id: 'price-2', type: 'recurring' as const };
+
+describe('termsRefusal', () => {
+  it('refuses a trial or manual billing of a one-time price, with the code the API answers', () => {
+    expect(termsRefusal(oneTime, { trial: true })).toEqual({
+      code: 'trial_not_allowed',
+      message: 'A trial needs a recurring price',
+      detail: 'price price-1 is one_time',
+    });
+    expect(termsRefusal(oneTime, { trial: false, recurrenceBilling: 'manual' })?.code).toBe(
+      'recurrence_billing_not_allowed',
+    );
+    expect(termsRefusal(oneTime, { trial: false, recurrenceBilling: 'gateway' })).toBeNull();
+    expect(termsRefusal(oneTime, { trial: false })).toBeNull();
+  });
+
+  it('allows both with a recurring price', () => {
+    expect(termsRefusal(recurring, { trial: true, recurrenceBilling: 'manual' })).toBeNull();
+  });
+});
+
+describe('offerRefusal', () => {
+  const live = { id: 'product-1', isArchived: false };
+  const archived = { id: 'product-1', isArchived: true };
+  const inactive = { id: 'price-1', active: false };
+
+  it('sells no archived product or inactive price to a new buyer', () => {
+    expect(offerRefusal(archived, null, false)).toEqual({
+      code: 'product_archived',
+      message: 'The product is archived',
+      detail: 'product product-1',
+    });
+    expect(offerRefusal(live, inactive, false)).toEqual({
+      code: 'price_inactive',
+      message: 'The price is archived',
+      detail: 'price price-1',
+    });
+    expect(offerRefusal(live, { id: 'price-1', active: true }, false)).toBeNull();
+  });
+
+  it('lets a renewal pay for them', () => {
+    expect(offerRefusal(archived, inactive, true)).toBeNull();
+  });
+});
+
+describe('expiry', () => {
+  const now = new Date('2026-03-02T12:00:00Z');
+
+  it('is an hour after creation unless the creator says otherwise', () => {
+    expect(checkoutExpiresAt(now).toISOString()).toBe('2026-03-02T13:00:00.000Z');
+    expect(checkoutExpiresAt(now, 10).toISOString()).toBe('2026-03-02T12:10:00.000Z');
+  });
+
+  it('keeps a renewal checkout open until its deadline, to the next minute, ten minutes at least', () => {
+    expect(renewalCheckoutExpiryMinutes(new Date('2026-03-09T12:00:00Z'), now)).toBe(7 * 24 * 60);
+    expect(renewalCheckoutExpiryMinutes(new Date('2026-03-02T13:00:00.001Z'), now)).toBe(61);
+    expect(renewalCheckoutExpiryMinutes(new Date('2026-03-02T12:03:00Z'), now)).toBe(10);
+    expect(renewalCheckoutExpiryMinutes(new Date('2026-03-01T12:00:00Z'), now)).toBe(10);
+  });
+});
