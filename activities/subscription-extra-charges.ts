@@ -3,7 +3,7 @@ import type { SqlExecutor, Row } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
-import { saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
+import { refundableAmount, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { subscriptionChargeKeys } from '../domain/subscriptions.ts';
 import { chargeCard } from './card-charges.ts';
@@ -98,7 +98,7 @@ export async function refundCredit(
   events: Events,
 ): Promise<number> {
   const { payment } = refund;
-  const amount = Math.min(refund.amount, payment.capturedAmount - payment.refundedAmount);
+  const amount = Math.min(refund.amount, refundableAmount(payment.capturedAmount, payment.refundedAmount, 0));
   if (amount <= 0) return 0;
   const refunded = summarize(await callGateway(() => gateway.refund(payment.id, amount, refund.key)));
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, refunded);

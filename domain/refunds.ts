@@ -3,6 +3,34 @@ export function refundableAmount(paid: number, refunded: number, pending: number
   return Math.max(0, paid - refunded - pending);
 }
 
+export interface RefundRefusal {
+  code: 'nothing_to_refund' | 'refund_exceeds_captured';
+  message: string;
+  detail?: string;
+}
+
+/**
+ * How much a refund asked of a payment gives back: `requested`, or all that is still refundable when
+ * none is named; refused when nothing is left (a sale of a zero total has no payment at all) or when
+ * more is asked than is left.
+ */
+export function refundAmount(
+  requested: number | undefined,
+  payment: { captured: number; refunded: number; pending: number } | null,
+): { amount: number } | RefundRefusal {
+  const available = payment ? refundableAmount(payment.captured, payment.refunded, payment.pending) : 0;
+  if (available === 0) return { code: 'nothing_to_refund', message: 'Nothing left to refund on this sale' };
+  const amount = requested ?? available;
+  if (amount > available) {
+    return {
+      code: 'refund_exceeds_captured',
+      message: 'Refund exceeds what can still be refunded',
+      detail: `At most ${available} cents can still be refunded`,
+    };
+  }
+  return { amount };
+}
+
 /** A sale's status follows from how much of it has come back to the buyer. */
 export function saleStatusAfterRefunds(paid: number, refunded: number): 'paid' | 'partially_refunded' | 'refunded' {
   if (refunded <= 0) return 'paid';

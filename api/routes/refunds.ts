@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
-import { refundableAmount } from '../../domain/refunds.ts';
+import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
 import { refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
 import type { RouteDeps } from '../app.ts';
 import { notFound, unprocessable } from '../errors.ts';
@@ -67,30 +67,25 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       const { refund, currency } = await em.transactional(async (tx) => {
         const sale = await tx.findOne(Sale, { id: body.sale_id, organizationId });
         if (!sale) throw notFound('Sale');
-        // A sale of a zero total has no payment to refund.
-        if (!sale.transactionId) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
-        // A sale whose total was zero took no money.
-        if (!sale.transactionId) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
+        // A sale whose total was zero took no money: it has no payment to refund.
+        if (!sale.transactionId) refuse(refundAmount(body.amount, null));
         // The transaction row lock serializes refunds of one payment, so two requests cannot both take the last cents.
         const payment = await tx.findOneOrFail(
           Transaction,
-          { id: sale.transactionId },
+          { id: sale.transactionId! },
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
         const [pendingRow] = await tx.execute<{ pending: string }[]>(
           `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
           [payment.id],
         );
-        const available = refundableAmount(payment.capturedAmount, payment.refundedAmount, Number(pendingRow!.pending));
-        if (available === 0) throw unprocessable('nothing_to_refund', 'Nothing left to refund on this sale');
-        const amount = body.amount ?? available;
-        if (amount > available) {
-          throw unprocessable(
-            'refund_exceeds_captured',
-            'Refund exceeds what can still be refunded',
-            `At most ${available} cents can still be refunded`,
-          );
-        }
+        const { amount } = refuse(
+          refundAmount(body.amount, {
+            captured: payment.capturedAmount,
+            refunded: payment.refundedAmount,
+            pending: Number(pendingRow!.pending),
+          }),
+        );
         const now = new Date();
         const created = tx.create(Refund, {
           id: uuidv7(),
@@ -234,4 +229,10 @@ export async function restartStrandedRefunds(
 async function currenciesOf(em: ReturnType<RouteDeps['orm']['em']['fork']>, refunds: RefundEntity[]) {
   const rows = await em.find(Transaction, { id: { $in: [...new Set(refunds.map((r) => r.transactionId))] } });
   return new Map(rows.map((t) => [t.id, t.currency]));
+}
+
+/** domain/refunds.ts's refusal as the API's 422, or the amount it allows. */
+function refuse(verdict: { amount: number } | RefundRefusal): { amount: number } {
+  if ('code' in verdict) throw unprocessable(verdict.code, verdict.message, verdict.detail);
+  return verdict;
 }

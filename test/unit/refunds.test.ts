@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
   refundableAmount,
+  refundAmount,
   refundVerdict,
   saleStatusAfterRefunds,
   transactionStatusAfterRefunds,
@@ -34,6 +35,31 @@ describe('refund rules', () => {
     expect(transactionStatusAfterRefunds(1000, 0)).toBe('succeeded');
     expect(transactionStatusAfterRefunds(1000, 400)).toBe('partial_refunded');
     expect(transactionStatusAfterRefunds(1000, 1000)).toBe('refunded');
+  });
+});
+
+describe('a refund asked of a sale', () => {
+  const payment = { captured: 10_000, refunded: 2_500, pending: 1_500 };
+
+  it('gives back what is asked, or all that is left when no amount is named', () => {
+    expect(refundAmount(6_000, payment)).toEqual({ amount: 6_000 });
+    expect(refundAmount(undefined, payment)).toEqual({ amount: 6_000 });
+    expect(refundAmount(1, payment)).toEqual({ amount: 1 });
+  });
+
+  it('refuses more than is left, saying how much is', () => {
+    expect(refundAmount(6_001, payment)).toEqual({
+      code: 'refund_exceeds_captured',
+      message: 'Refund exceeds what can still be refunded',
+      detail: 'At most 6000 cents can still be refunded',
+    });
+  });
+
+  it('refuses a sale with nothing left, or no payment at all', () => {
+    const nothing = { code: 'nothing_to_refund', message: 'Nothing left to refund on this sale' };
+    expect(refundAmount(undefined, { captured: 10_000, refunded: 10_000, pending: 0 })).toEqual(nothing);
+    expect(refundAmount(100, { captured: 10_000, refunded: 4_000, pending: 6_000 })).toEqual(nothing);
+    expect(refundAmount(undefined, null)).toEqual(nothing);
   });
 });
 
