@@ -3,7 +3,13 @@ import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
 import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
-import { planChangeRefusal, prorationAmount, settleProration, type ProrationBehavior } from '../domain/proration.ts';
+import {
+  planChangeRefusal,
+  prorationAmount,
+  prorationBehaviorOf,
+  settleProration,
+  type ProrationBehavior,
+} from '../domain/proration.ts';
 import {
   PLAN_CHANGE_DECLINED,
   PLAN_CHANGE_REFUSED,
@@ -77,8 +83,9 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         );
         if (refusal) throw ApplicationFailure.nonRetryable(refusal, PLAN_CHANGE_REFUSED);
 
-        const settings = (p.subscription_settings ?? {}) as { proration_behavior?: ProrationBehavior };
-        const behavior = settings.proration_behavior ?? 'prorate';
+        const behavior = prorationBehaviorOf(
+          p.subscription_settings as { proration_behavior?: ProrationBehavior } | null,
+        );
         const from = Number(t.subtotal_amount);
         const to = Number(p.unit_amount);
         const at = new Date(input.at);

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Row, SqlExecutor } from '../db/plain-sql.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
-import type { ProrationBehavior } from '../domain/proration.ts';
+import { prorationBehaviorOf, type ProrationBehavior } from '../domain/proration.ts';
 import { upgradeCredit, upgradeRefusal } from '../domain/upgrades.ts';
 import type { CheckoutRow, Events, RecordSaleInput } from './checkout-sale.ts';
 import { enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
@@ -76,9 +76,9 @@ export async function upgradeSubscription(
   if (refusal) throw rejected(`Subscription ${t.id} cannot be upgraded: ${refusal}`);
   if (await renewalBeingRecorded(tx, t)) throw rejected(`A renewal of subscription ${t.id} is being recorded`);
 
-  const settings = (p!.subscription_settings ?? {}) as { proration_behavior?: ProrationBehavior };
+  const behavior = prorationBehaviorOf(p!.subscription_settings as { proration_behavior?: ProrationBehavior } | null);
   const left = { start: new Date(t.current_period_start), end: new Date(t.current_period_end) };
-  const credit = upgradeCredit(settings.proration_behavior ?? 'prorate', t.status, Number(t.amount), left, at);
+  const credit = upgradeCredit(behavior, t.status, Number(t.amount), left, at);
   const period = t.period_number + 1;
   const amount = Number(checkout.amount);
   await tx.execute(

@@ -11,6 +11,14 @@
 /** How an organization settles a plan change (subscription_settings.proration_behavior). */
 export type ProrationBehavior = 'prorate' | 'invoice' | 'none';
 
+/** An organization that has not chosen settles a plan change at once, prorated (the spec's default). */
+export const DEFAULT_PRORATION_BEHAVIOR: ProrationBehavior = 'prorate';
+
+/** The organization's `subscription_settings.proration_behavior`, or the default. */
+export function prorationBehaviorOf(settings: { proration_behavior?: ProrationBehavior } | null): ProrationBehavior {
+  return settings?.proration_behavior ?? DEFAULT_PRORATION_BEHAVIOR;
+}
+
 export interface PeriodSpan {
   start: Date;
   end: Date;

@@ -1,5 +1,6 @@
 import { DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS } from '../../domain/checkout.ts';
 import { DEFAULT_DUNNING_RETRY_DAYS, type DunningExhaustedStatus } from '../../domain/subscriptions.ts';
+import { DEFAULT_PRORATION_BEHAVIOR, type ProrationBehavior } from '../../domain/proration.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const Organization = defineEntity({
@@ -71,15 +72,14 @@ export const OrganizationMember = defineEntity({
   },
 });
 
-export const PRORATION_BEHAVIORS = ['prorate', 'invoice', 'none'] as const;
-export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+export const PRORATION_BEHAVIORS = ['prorate', 'invoice', 'none'] as const satisfies readonly ProrationBehavior[];
 
 /** What a new organization starts with; stored settings are merged over these when read. */
 export const DEFAULT_SUBSCRIPTION_SETTINGS = {
   /** A customer may hold one live subscription at a time unless this is true (domain/checkout.ts). */
   allow_multiple_subscriptions: DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS,
   allow_customer_updates: true,
-  proration_behavior: 'prorate' as ProrationBehavior,
+  proration_behavior: DEFAULT_PRORATION_BEHAVIOR,
   /** Days after a renewal's first refusal on which it is tried again (domain/subscriptions.ts). */
   dunning_retry_days: [...DEFAULT_DUNNING_RETRY_DAYS],
   /** Where a subscription ends up when every retry was refused. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { applyBalance, prorationAmount, settleProration } from '../../domain/proration.ts';
+import { applyBalance, prorationAmount, prorationBehaviorOf, settleProration } from '../../domain/proration.ts';
 
 /**
  * Proration against an independent oracle: exact rational arithmetic (numerator and denominator as
@@ -66,6 +66,15 @@ describe('prorationAmount', () => {
     expect(() => prorationAmount(-1, 10, period, period.start)).toThrow(RangeError);
     expect(() => prorationAmount(1.5, 10, period, period.start)).toThrow(RangeError);
     expect(() => prorationAmount(1, 10, { start: period.end, end: period.end }, period.end)).toThrow(RangeError);
+  });
+});
+
+describe('the proration behavior', () => {
+  it("is the organization's choice, and prorate when it made none", () => {
+    expect(prorationBehaviorOf({ proration_behavior: 'invoice' })).toBe('invoice');
+    expect(prorationBehaviorOf({ proration_behavior: 'none' })).toBe('none');
+    expect(prorationBehaviorOf({})).toBe('prorate');
+    expect(prorationBehaviorOf(null)).toBe('prorate');
   });
 });
 
