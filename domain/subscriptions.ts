@@ -224,7 +224,43 @@ export function dunningRetryAt(firstFailure: Date, tryNumber: number, retryDays:
  * retry day of the schedule after the first refusal (or the period's end); null with no retry days.
  */
 export const renewalDeadline = (firstFailure: Date, retryDays: readonly number[]) =>
-  dunningRetryAt(firstFailure, retryDays.length + 1, retryDays);
+  dunningRetryAt(firstFailure, deadlineTry(retryDays), retryDays);
+
+/** The try that falls on the deadline: the last day of the schedule. */
+export const deadlineTry = (retryDays: readonly number[]) => retryDays.length + 1;
+
+/** A try past the schedule: dunning is over (the deadline passed, or a hard decline ended it). */
+export const pastScheduleTry = (retryDays: readonly number[]) => retryDays.length + 2;
+
+/** The try after a refused one: the next of the schedule, or past it after a hard decline. */
+export function tryAfterRefusal(tryNumber: number, declineReason: string, retryDays: readonly number[]): number {
+  return isHardDecline(declineReason) ? pastScheduleTry(retryDays) : tryNumber + 1;
+}
+
+/**
+ * Until when a refused period's renewal checkout stays open: the renewal's deadline, or a day after
+ * the refusal when the organization's schedule has no retry days.
+ */
+export function renewalCheckoutDeadline(refusedAt: Date, retryDays: readonly number[]): Date {
+  return renewalDeadline(refusedAt, retryDays) ?? new Date(refusedAt.getTime() + 86_400_000);
+}
+
+/**
+ * When a subscription's own workflow charges its saved card next: the period's end (spread by
+ * `renewalDelayMs`, except on a test clock, which shows what falls due at the end itself), or the
+ * next try of the dunning schedule; null past the schedule.
+ */
+export function nextRenewalChargeAt(s: {
+  periodEnd: string;
+  firstFailureAt: string | null;
+  tryNumber: number;
+  retryDays: readonly number[];
+  renewalDelayMs: number;
+  testClock: boolean;
+}): number | null {
+  if (!s.firstFailureAt) return Date.parse(s.periodEnd) + (s.testClock ? 0 : s.renewalDelayMs);
+  return dunningRetryAt(new Date(s.firstFailureAt), s.tryNumber, s.retryDays)?.getTime() ?? null;
+}
 
 // ── Discounts at renewal ────────────────────────────────────────────────────────────────────────
 

@@ -10,13 +10,16 @@ import {
 import type { RenewalCharge, RenewalOutcome } from '../activities/subscriptions.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import {
-  dunningRetryAt,
+  deadlineTry,
   isHardDecline,
-  renewalDeadline,
+  nextRenewalChargeAt,
+  pastScheduleTry,
+  renewalCheckoutDeadline,
   SUBSCRIPTION_ACTIONS,
   SUBSCRIPTION_ENDED,
   SUBSCRIPTION_ENDED_MESSAGE,
   subscriptionHasEnded,
+  tryAfterRefusal,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import {
@@ -277,8 +280,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
     // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
     const testClock = state.clockOffsetMs !== undefined || Boolean(state.clockTarget);
-    if (!state.firstFailureAt) return Date.parse(state.periodEnd) + (testClock ? 0 : (state.renewalDelayMs ?? 0));
-    return dunningRetryAt(new Date(state.firstFailureAt), state.tryNumber, state.retryDays)?.getTime() ?? null;
+    return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock });
   }
 
   /** One try at the next period's charge; true when the period was paid. */
@@ -326,8 +328,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       await openRenewalCheckout(charge.period, at);
     }
     state.firstFailureAt ??= at;
-    // A hard decline skips the remaining retries: the next try is past the schedule.
-    state.tryNumber = isHardDecline(reason) ? state.retryDays.length + 2 : state.tryNumber + 1;
+    state.tryNumber = tryAfterRefusal(state.tryNumber, reason, state.retryDays);
   }
 
   /**
@@ -337,7 +338,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    */
   async function unpaidWithoutCard(): Promise<void> {
     if (state.firstFailureAt) {
-      state.tryNumber = state.retryDays.length + 2; // the deadline passed
+      state.tryNumber = pastScheduleTry(state.retryDays); // the deadline passed
       return;
     }
     const at = nowIso();
@@ -345,12 +346,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const due = await records.changeSubscription({ subscriptionId, change: 'payment_due', at });
     state.status = due.status;
     state.firstFailureAt = at;
-    state.tryNumber = state.retryDays.length + 1; // next: the deadline
+    state.tryNumber = deadlineTry(state.retryDays); // next: the deadline
   }
 
   /** Opens the period's renewal checkout until its deadline; a refusal leaves the merchant's way open. */
   async function openRenewalCheckout(period: number, at: string): Promise<void> {
-    const deadline = renewalDeadline(new Date(at), state.retryDays) ?? new Date(Date.parse(at) + 86_400_000);
+    const deadline = renewalCheckoutDeadline(new Date(at), state.retryDays);
     try {
       await records.openRenewalCheckout({ subscriptionId, period, expiresAt: deadline.toISOString() });
     } catch (err) {

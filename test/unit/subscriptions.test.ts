@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import type { PeriodInterval } from '../../domain/periods.ts';
 import {
   dunningRetryAt,
+  nextRenewalChargeAt,
+  renewalCheckoutDeadline,
+  tryAfterRefusal,
   isHardDecline,
   periodBounds,
   renewalAmount,
@@ -181,6 +184,38 @@ describe('dunning', () => {
     expect(isHardDecline('fraud_suspected')).toBe(true);
     expect(isHardDecline('insufficient_funds')).toBe(false);
     expect(isHardDecline(null)).toBe(false);
+  });
+
+  it('moves to the next try after a soft decline, past the schedule after a hard one', () => {
+    const days = [1, 3, 5, 7];
+    expect(tryAfterRefusal(1, 'insufficient_funds', days)).toBe(2);
+    expect(tryAfterRefusal(4, 'card_declined', days)).toBe(5);
+    // Past the schedule: no retry is due any more.
+    expect(tryAfterRefusal(1, 'expired_card', days)).toBe(6);
+    expect(dunningRetryAt(at('2026-03-01T10:00:00Z'), tryAfterRefusal(2, 'expired_card', days), days)).toBeNull();
+  });
+
+  it("keeps a renewal checkout open until the schedule's last day, or a day when it has none", () => {
+    const refused = at('2026-03-01T10:00:00Z');
+    expect(renewalCheckoutDeadline(refused, [1, 3, 5, 7]).toISOString()).toBe('2026-03-08T10:00:00.000Z');
+    expect(renewalCheckoutDeadline(refused, []).toISOString()).toBe('2026-03-02T10:00:00.000Z');
+  });
+
+  it("charges at the period's end (spread, but not on a test clock), then on the schedule's days", () => {
+    const s = {
+      periodEnd: '2026-04-01T10:00:00.000Z',
+      firstFailureAt: null,
+      tryNumber: 1,
+      retryDays: [1, 3],
+      renewalDelayMs: 90_000,
+      testClock: false,
+    };
+    expect(nextRenewalChargeAt(s)).toBe(Date.parse('2026-04-01T10:01:30.000Z'));
+    expect(nextRenewalChargeAt({ ...s, testClock: true })).toBe(Date.parse('2026-04-01T10:00:00.000Z'));
+    const failed = { ...s, firstFailureAt: '2026-04-01T10:01:30.000Z' };
+    expect(nextRenewalChargeAt({ ...failed, tryNumber: 2 })).toBe(Date.parse('2026-04-02T10:01:30.000Z'));
+    expect(nextRenewalChargeAt({ ...failed, tryNumber: 3 })).toBe(Date.parse('2026-04-04T10:01:30.000Z'));
+    expect(nextRenewalChargeAt({ ...failed, tryNumber: 4 })).toBeNull();
   });
 
   it('keys each try of each period apart, and the same try the same way every time', () => {
