@@ -10,7 +10,7 @@ import {
   type PaymentSummary,
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
-import { addInterval, isoDate } from '../domain/periods.ts';
+import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
@@ -23,11 +23,6 @@ import { ensureRecurrencePlan } from './recurrence-plans.ts';
  * such as capturing a pre-authorization), keyed by the checkout and the payment slot so a retry or a
  * replay returns the first result. Recording what they return is the workflow's next activity.
  */
-
-/** A pix is valid until the checkout would have expired, and never longer than this. */
-const PIX_MAX_VALIDITY_SECONDS = 30 * 60;
-/** A boleto falls due this many days after it is issued. */
-const BOLETO_DUE_DAYS = 3;
 
 /** The gateway's transaction as the workflow carries it. */
 export function summarize(t: GatewayTransaction): PaymentSummary {
@@ -143,7 +138,6 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       let issued: GatewayTransaction;
       let payBy: Date;
       if (input.kind === 'pix') {
-        const untilExpiry = Math.ceil((Date.parse(input.expiresAt) - now) / 1000);
         issued = await callGateway(() =>
           gateway.createPixCharge(
             {
@@ -151,7 +145,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
               amount: input.amount,
               currency: input.currency,
               buyer: input.buyer.email ? input.buyer : null,
-              expiresInSeconds: Math.min(Math.max(untilExpiry, 1), PIX_MAX_VALIDITY_SECONDS),
+              expiresInSeconds: pixValiditySeconds(new Date(input.expiresAt), new Date(now)),
             },
             checkoutKeys.pix(input.checkoutId, input.slot),
           ),
@@ -165,7 +159,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
               amount: input.amount,
               currency: input.currency,
               buyer: input.buyer,
-              dueDate: isoDate(addInterval(new Date(now), 'day', BOLETO_DUE_DAYS)),
+              dueDate: boletoDueDate(new Date(now)),
             },
             checkoutKeys.boleto(input.checkoutId, input.slot),
           ),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Row, Sql } from '../db/plain-sql.ts';
-import { BOLETO_GRACE_DAYS } from './payment-documents.ts';
+import { boletoPayableUntil } from './payment-documents.ts';
 import { GatewayError, type CardToken, type DeclineReason, type GatewayTransaction } from './port.ts';
 import { newId, toTransaction, TRANSACTION_COLUMNS } from './simulator-rows.ts';
 
@@ -9,10 +9,7 @@ import { newId, toTransaction, TRANSACTION_COLUMNS } from './simulator-rows.ts';
 export const authorizationCode = () => randomBytes(3).toString('hex').toUpperCase();
 
 /** A boleto may still be paid for BOLETO_GRACE_DAYS whole days after its due date (UTC). */
-export function boletoLapsesAt(dueDate: string): Date {
-  const due = new Date(`${dueDate}T00:00:00Z`);
-  return new Date(due.getTime() + (BOLETO_GRACE_DAYS + 1) * 86_400_000);
-}
+export const boletoLapsesAt = boletoPayableUntil;
 
 export const lapseReason = (t: GatewayTransaction): DeclineReason => (t.paymentType === 'pix' ? 'expired' : 'overdue');
 
