@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockMode } from '@mikro-orm/core';
 import { Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { newDefaultPriceRefusal } from '../../domain/default-price.ts';
 import type { RouteDeps } from '../app.ts';
 import { forbidden, notFound, unprocessable } from '../errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -30,13 +31,8 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const admin = await conn.execute('select 1 from admin_users where lower(email) = lower(?)', [user.email]);
       if (admin.length === 0) throw forbidden('Only admin users can create prices');
       const normalized = checkedPrice(body, '');
-      if (body.set_as_default && !body.active) {
-        throw unprocessable(
-          'invalid_default_price',
-          'An inactive price cannot be the default price',
-          'set_as_default requires active true',
-        );
-      }
+      const refusal = body.set_as_default ? newDefaultPriceRefusal(body.active) : null;
+      if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
 
       const em = deps.orm.em.fork();
       const price = await em.transactional(async (tx) => {

@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
 import type { RouteDeps } from '../app.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -48,7 +49,7 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         );
       }
       const normalized = body.prices.map((price, i) => checkedPrice(price, `prices.${i}.`));
-      if (body.default_price_index >= body.prices.length) {
+      if (!defaultPriceIndexValid(body.default_price_index, body.prices.length)) {
         throw badRequest(
           'Invalid default_price_index',
           `default_price_index must be between 0 and ${body.prices.length - 1}`,
@@ -201,22 +202,13 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
           );
         }
         const defaultPriceId = body.default_price_id ?? product.defaultPriceId;
-        if (body.default_price_id !== undefined) {
-          const price = byId.get(body.default_price_id);
-          if (!price || !price.active || archiveIds.includes(price.id)) {
-            throw unprocessable(
-              'invalid_default_price',
-              'default_price_id must be an active price of this product',
-              `default_price_id: ${body.default_price_id}`,
-            );
-          }
-        } else if (defaultPriceId && archiveIds.includes(defaultPriceId)) {
-          throw unprocessable(
-            'default_price_archived',
-            'The default price cannot be archived',
-            'Set default_price_id to another active price of this product in the same request',
-          );
-        }
+        const refusal = defaultPriceChangeRefusal({
+          requested: body.default_price_id,
+          current: product.defaultPriceId ?? null,
+          archiving: archiveIds,
+          prices,
+        });
+        if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
 
         const now = new Date();
         const archived = archiveIds.map((id) => byId.get(id)!).filter((p) => p.active);
