@@ -9,7 +9,7 @@ export type RedemptionOutcome = 'redeemed' | 'already_redeemed' | 'exhausted';
  *   confirmation, a replayed activity) gets `already_redeemed` and nothing is counted again. A
  *   checkout redeems at most one discount (checkout_id is unique), so a second, different discount
  *   for the same checkout is also `already_redeemed`.
- * - The count is taken by one conditional UPDATE. Concurrent redemptions queue on the discount's row
+ * - The count is taken by one conditional UPDATE (domain/discounts.ts hasRedemptionsLeft, in SQL). Concurrent redemptions queue on the discount's row
  *   lock and PostgreSQL re-checks `redemptions_count < max_redemptions` on the row each one finally
  *   sees, so `max_redemptions` is never exceeded, however many buyers race.
  * - `exhausted` when the limit is reached or the discount was deleted meanwhile (it no longer

@@ -55,6 +55,27 @@ export function discountAmount(subtotal: number, currency: string, rule: Discoun
 }
 
 /**
+ * `max_redemptions` caps the checkouts that take a discount (none: no cap). The redemption itself
+ * counts under the same rule in one conditional UPDATE (db/discount-redemptions.ts), so racing buyers
+ * never exceed it.
+ */
+export const hasRedemptionsLeft = (d: { maxRedemptions: number | null; redemptionsCount: number }): boolean =>
+  d.maxRedemptions === null || d.redemptionsCount < d.maxRedemptions;
+
+/** A cap may be lowered to the redemptions already made, never below them (a 422). */
+export function maxRedemptionsRefusal(
+  maxRedemptions: number | null | undefined,
+  redemptionsCount: number,
+): { code: 'max_redemptions_below_redemptions'; message: string; detail: string } | null {
+  if (maxRedemptions == null || maxRedemptions >= redemptionsCount) return null;
+  return {
+    code: 'max_redemptions_below_redemptions',
+    message: 'max_redemptions cannot be lower than redemptions_count',
+    detail: `The discount was already redeemed ${redemptionsCount} times`,
+  };
+}
+
+/**
  * Whether the discount may be used for this product, currency and moment. The checks run in a fixed
  * order (time window, redemptions, product, currency) so a buyer gets one stable reason.
  * `startsAt` is inclusive and `endsAt` exclusive: a discount ending at midnight is over at midnight.
@@ -66,9 +87,7 @@ export function discountApplicability(
   const now = ctx.now.getTime();
   if (rule.startsAt !== null && now < rule.startsAt.getTime()) return { ok: false, reason: 'not_started' };
   if (rule.endsAt !== null && now >= rule.endsAt.getTime()) return { ok: false, reason: 'ended' };
-  if (rule.maxRedemptions !== null && rule.redemptionsCount >= rule.maxRedemptions) {
-    return { ok: false, reason: 'exhausted' };
-  }
+  if (!hasRedemptionsLeft(rule)) return { ok: false, reason: 'exhausted' };
   if (rule.productIds.length > 0 && !rule.productIds.includes(ctx.productId)) {
     return { ok: false, reason: 'product_not_eligible' };
   }

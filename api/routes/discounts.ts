@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Discount } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
+import { maxRedemptionsRefusal } from '../../domain/discounts.ts';
 import type { RouteDeps } from '../app.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -179,13 +180,8 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           const before = JSON.stringify(discountRecord(d));
           const endsAt = body.ends_at === undefined ? undefined : body.ends_at === null ? null : new Date(body.ends_at);
           assertWindow(d.startsAt ? new Date(d.startsAt) : null, endsAt ?? null);
-          if (body.max_redemptions != null && body.max_redemptions < d.redemptionsCount) {
-            throw unprocessable(
-              'max_redemptions_below_redemptions',
-              'max_redemptions cannot be lower than redemptions_count',
-              `The discount was already redeemed ${d.redemptionsCount} times`,
-            );
-          }
+          const refusal = maxRedemptionsRefusal(body.max_redemptions, d.redemptionsCount);
+          if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
           let productIds: string[] | undefined;
           if (body.product_ids !== undefined) {
             productIds = distinctIds(body.product_ids);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { discountAmount, discountApplicability, type DiscountRule } from '../../domain/discounts.ts';
+import {
+  discountAmount,
+  discountApplicability,
+  hasRedemptionsLeft,
+  maxRedemptionsRefusal,
+  type DiscountRule,
+} from '../../domain/discounts.ts';
 
 const PRODUCT = '0190a000-0000-7000-8000-000000000001';
 const OTHER_PRODUCT = '0190a000-0000-7000-8000-000000000002';
@@ -114,6 +120,26 @@ describe('discountAmount', () => {
         expect(discountAmount(s + 1, 'brl', percentage(bp))).toBeGreaterThanOrEqual(d);
       }),
     );
+  });
+});
+
+describe('max_redemptions', () => {
+  it('leaves redemptions while the count is under the cap, always without one', () => {
+    expect(hasRedemptionsLeft({ maxRedemptions: 3, redemptionsCount: 2 })).toBe(true);
+    expect(hasRedemptionsLeft({ maxRedemptions: 3, redemptionsCount: 3 })).toBe(false);
+    expect(hasRedemptionsLeft({ maxRedemptions: 0, redemptionsCount: 0 })).toBe(false);
+    expect(hasRedemptionsLeft({ maxRedemptions: null, redemptionsCount: 1_000_000 })).toBe(true);
+  });
+
+  it('may be lowered to the redemptions made, not below them', () => {
+    expect(maxRedemptionsRefusal(5, 5)).toBeNull();
+    expect(maxRedemptionsRefusal(null, 5)).toBeNull();
+    expect(maxRedemptionsRefusal(undefined, 5)).toBeNull();
+    expect(maxRedemptionsRefusal(4, 5)).toEqual({
+      code: 'max_redemptions_below_redemptions',
+      message: 'max_redemptions cannot be lower than redemptions_count',
+      detail: 'The discount was already redeemed 5 times',
+    });
   });
 });
 
