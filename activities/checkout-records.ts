@@ -11,6 +11,7 @@ import { upsertTransaction } from '../db/transactions.ts';
 import {
   applyDiscountCode,
   CHECKOUT_NOT_OPEN,
+  checkoutTransition,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   SUBSCRIPTION_EXISTS,
@@ -100,8 +101,9 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
       if (payment) {
         await upsertTransaction(tx, { organizationId: checkout.organizationId, checkoutId }, payment);
       }
-      if (checkout.status !== 'confirmed') return;
-      checkout.status = to;
+      const next = checkoutTransition(checkout.status, to === 'open' ? 'refuse' : 'fail');
+      if (!next) return;
+      checkout.status = next;
       checkout.declineReason = reason;
       if (payment) checkout.gatewayPaymentData = payment.paymentData;
       else if (checkout.gatewayPaymentData)
@@ -149,7 +151,8 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
         // Confirmed already: this activity's own earlier attempt committed (the workflow runs one
         // confirmation at a time), so its result stands.
         if (c.status !== 'confirmed') {
-          if (c.status !== 'open' || new Date(c.expires_at).getTime() <= Date.now()) {
+          const confirmed = checkoutTransition(c.status, 'confirm');
+          if (!confirmed || new Date(c.expires_at).getTime() <= Date.now()) {
             const status = c.status === 'open' ? 'expired' : c.status;
             throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
           }
@@ -160,7 +163,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
           c.customer_email = buyer.email ?? c.customer_email;
           c.customer_name = buyer.name ?? c.customer_name;
           c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
-          c.status = 'confirmed';
+          c.status = confirmed;
           c.payment_method = request.paymentMethod;
           c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
           const confirmation: StoredConfirmation = {
@@ -169,11 +172,12 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
             installments: request.installments,
           };
           await tx.execute(
-            `update checkouts set status = 'confirmed', payment_method = ?, payment_slot = ?, confirmation = ?,
+            `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
                decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
                customer_tax_id = ?, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
              where id = ?`,
             [
+              c.status,
               c.payment_method,
               c.payment_slot,
               JSON.stringify(confirmation),
@@ -250,8 +254,9 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     async expireCheckout(checkoutId: string): Promise<boolean> {
       return orm.em.fork().transactional(async (tx) => {
         const checkout = await lockedCheckout(tx, checkoutId);
-        if (checkout.status !== 'open') return false;
-        checkout.status = 'expired';
+        const next = checkoutTransition(checkout.status, 'expire');
+        if (!next) return false;
+        checkout.status = next;
         checkout.updatedAt = new Date();
         recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
         return true;

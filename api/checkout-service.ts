@@ -16,7 +16,7 @@ import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { checkoutWorkflowId } from '../workflows/checkout.ts';
-import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
+import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { checkoutExpiresAt, offerRefusal, termsRefusal, type CheckoutRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -199,7 +199,7 @@ export async function createCheckout(
     // deleted with it but closed, expired at once, by a change with its own event; its discount given back.
     await deps.orm.em.fork().transactional(async (tx) => {
       const closed = await tx.findOneOrFail(Checkout, { id: checkout.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      closed.status = 'expired';
+      closed.status = checkoutTransition(closed.status, 'expire') ?? closed.status;
       closed.expiresAt = closed.updatedAt = new Date();
       await releaseRedemption(tx, checkout.id);
       recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));

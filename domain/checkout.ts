@@ -7,6 +7,29 @@ import { addInterval, type PeriodInterval } from './periods.ts';
 
 export type CheckoutStatus = 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
 export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
+
+/**
+ * What happens to a checkout: a confirmation takes it (its payment in flight), a refused payment gives
+ * it back to the buyer, a failure or a recorded sale ends it, and so does its expiry while open.
+ */
+export type CheckoutChange = 'confirm' | 'refuse' | 'fail' | 'pay' | 'expire';
+
+const CHECKOUT_LIFECYCLE: Record<CheckoutChange, { from: CheckoutStatus; to: CheckoutStatus }> = {
+  confirm: { from: 'open', to: 'confirmed' },
+  refuse: { from: 'confirmed', to: 'open' },
+  fail: { from: 'confirmed', to: 'failed' },
+  pay: { from: 'confirmed', to: 'succeeded' },
+  expire: { from: 'open', to: 'expired' },
+};
+
+/**
+ * The checkout's lifecycle (DESIGN.md: open → confirmed → succeeded | failed, a refusal back to open,
+ * open → expired): the status a change leads to, or null when it does not apply in this status.
+ */
+export function checkoutTransition(status: CheckoutStatus, change: CheckoutChange): CheckoutStatus | null {
+  const step = CHECKOUT_LIFECYCLE[change];
+  return step.from === status ? step.to : null;
+}
 export type PendingPaymentKind = 'pix' | 'boleto';
 
 /** What a payment keeps of the buyer's card (the gateway's card token): never its number or CVV. */

@@ -2,11 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import {
   allowsMultipleSubscriptions,
   applyDiscountCode,
+  checkoutTransition,
   discountCarriesOverToRenewal,
   firstSubscriptionPeriod,
   limitedToOneSubscription,
   paymentKey,
   requiresCharge,
+  type CheckoutChange,
+  type CheckoutStatus,
 } from '../../domain/checkout.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import type { DiscountRule } from '../../domain/discounts.ts';
@@ -31,6 +34,37 @@ const percent = (basisPoints: number, extra: Partial<DiscountRule> = {}) => ({
   redemptionsCount: 0,
   productIds: [],
   ...extra,
+});
+
+describe('the checkout lifecycle', () => {
+  const statuses: CheckoutStatus[] = ['open', 'confirmed', 'succeeded', 'failed', 'expired'];
+  const changes: CheckoutChange[] = ['confirm', 'refuse', 'fail', 'pay', 'expire'];
+  // DESIGN.md's diagram, written out: every (status, change) pair not listed does not apply.
+  const allowed: Record<string, CheckoutStatus> = {
+    'open confirm': 'confirmed',
+    'open expire': 'expired',
+    'confirmed refuse': 'open',
+    'confirmed fail': 'failed',
+    'confirmed pay': 'succeeded',
+  };
+
+  it('moves open → confirmed → succeeded | failed, back to open on a refusal, open → expired', () => {
+    for (const status of statuses) {
+      for (const change of changes) {
+        expect([status, change, checkoutTransition(status, change)]).toEqual([
+          status,
+          change,
+          allowed[`${status} ${change}`] ?? null,
+        ]);
+      }
+    }
+  });
+
+  it('never leaves an ended checkout', () => {
+    for (const ended of ['succeeded', 'failed', 'expired'] as const) {
+      expect(changes.map((change) => checkoutTransition(ended, change))).toEqual(changes.map(() => null));
+    }
+  });
 });
 
 describe('a discount code at payment time', () => {
