@@ -3,12 +3,7 @@ import {
   sendDueNotifications,
   type NotificationSenderDeps,
 } from '../activities/notifications.ts';
-
-export interface NotificationSender {
-  /** Notifications were queued: send them now rather than at the next poll. */
-  poke(): void;
-  stop(): Promise<void>;
-}
+import { startWakeableLoop, type WakeableLoop } from './wakeable-loop.ts';
 
 /**
  * The worker's notification sender: a round (activities/notifications.ts) when the relay queued
@@ -16,45 +11,13 @@ export interface NotificationSender {
  * another worker's relay may have queued them). It runs beside the relay loop, so a slow mail server
  * never holds up webhook deliveries. Failures are logged and retried on the next wake-up.
  */
-export function startNotificationSender(deps: NotificationSenderDeps & { pollMs: number }): NotificationSender {
-  let stopped = false;
-  let dirty = true;
-  let wake: (() => void) | null = null;
-  const poke = () => {
-    dirty = true;
-    wake?.();
-  };
-
-  async function loop(): Promise<void> {
-    while (!stopped) {
-      if (dirty) {
-        dirty = false;
-        try {
-          if ((await sendDueNotifications(deps)).claimed === NOTIFICATIONS_PER_ROUND) dirty = true;
-        } catch (err) {
-          deps.log(`notification sender: round failed (${err instanceof Error ? err.message : String(err)})`);
-        }
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deps.pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
-      dirty = true;
+export function startNotificationSender(deps: NotificationSenderDeps & { pollMs: number }): WakeableLoop {
+  return startWakeableLoop(deps.pollMs, async () => {
+    try {
+      return { more: (await sendDueNotifications(deps)).claimed === NOTIFICATIONS_PER_ROUND };
+    } catch (err) {
+      deps.log(`notification sender: round failed (${err instanceof Error ? err.message : String(err)})`);
+      return { more: false };
     }
-  }
-
-  const running = loop();
-  return {
-    poke,
-    async stop() {
-      stopped = true;
-      wake?.();
-      await running;
-    },
-  };
+  });
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { relayEvents } from '../activities/webhook-relay.ts';
 import type { Orm } from '../db/orm.ts';
+import { startWakeableLoop } from './wakeable-loop.ts';
 
 export interface RelayLoop {
   stop(): Promise<void>;
@@ -27,64 +28,42 @@ export function startRelayLoop(deps: {
   onNotifications?: () => void;
 }): RelayLoop {
   let stopped = false;
-  let dirty = true;
-  let wake: (() => void) | null = null;
   let listener: pg.Client | null = null;
-  const poke = () => {
-    dirty = true;
-    wake?.();
-  };
 
   async function listen(): Promise<void> {
     const client = new pg.Client({ connectionString: deps.databaseUrl, application_name: 'billing-webhook-relay' });
-    client.on('notification', poke);
+    client.on('notification', () => loop.poke());
     const lost = (why: string) => {
       if (stopped || listener !== client) return;
       deps.log(`webhook relay: listening connection lost (${why}); reconnecting`);
       listener = null;
       client.end().catch(() => undefined);
-      poke(); // reconnect now, not at the next poll
+      loop.poke(); // reconnect now, not at the next poll
     };
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('ended'));
     await client.connect();
     await client.query('listen billing_events');
     listener = client;
-    poke(); // events may have come while no connection listened
+    loop.poke(); // events may have come while no connection listened
   }
 
-  async function loop(): Promise<void> {
-    while (!stopped) {
-      if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
-      if (dirty) {
-        dirty = false;
-        try {
-          const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
-          if (pass.full) dirty = true;
-          if (pass.notifications > 0) deps.onNotifications?.();
-        } catch (err) {
-          deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
-        }
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deps.pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
-      dirty = true;
+  const loop = startWakeableLoop(deps.pollMs, async () => {
+    if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
+    try {
+      const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
+      if (pass.notifications > 0) deps.onNotifications?.();
+      return { more: pass.full };
+    } catch (err) {
+      deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
+      return { more: false };
     }
-  }
+  });
 
-  const running = loop();
   return {
     async stop() {
       stopped = true;
-      wake?.();
-      await running;
+      await loop.stop();
       await listener?.end().catch(() => undefined);
     },
   };
