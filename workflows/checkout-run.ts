@@ -1,0 +1,343 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import {
+  firstSubscriptionPeriod,
+  MAX_DECLINED_CONFIRMATIONS,
+  paymentKey,
+  requiresCharge,
+  TOO_MANY_ATTEMPTS,
+  type ConfirmCheckoutInput,
+  type ConfirmCheckoutResult,
+  type GatewayPaymentData,
+  type PaymentSummary,
+  type PendingPaymentKind,
+} from '../domain/checkout.ts';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import { isoDate } from '../domain/periods.ts';
+import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
+import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { renewalPaidSignal } from './subscription.ts';
+import { startSubscriptionWorkflow } from './checkout-aftermath.ts';
+import type { LostPayment } from './checkout-resume.ts';
+import {
+  DEADLINE_SLACK_MS,
+  isFailure,
+  payments,
+  records,
+  RENEWAL_SIGNAL_PATCH,
+  SUBSCRIPTION_WORKFLOW_PATCH,
+  untilAnswered,
+  UPGRADE_PATCH,
+  type Attempt,
+  type CheckoutState,
+  type CheckoutWorkflowInput,
+} from './checkout-definitions.ts';
+
+type PaymentOutcome = { payment: PaymentSummary; payBy: string | null };
+type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };
+
+/**
+ * One run of a checkout's workflow (workflows/checkout.ts reads its life top to bottom): its state and
+ * the steps of a confirmation, each a method. Everything here is workflow code: deterministic, and
+ * every side effect an activity.
+ */
+export class CheckoutRun {
+  readonly state: CheckoutState = {
+    status: 'open',
+    declined: 0,
+    confirming: false,
+    processing: false,
+    declineReason: null,
+    pendingTransactionId: null,
+    customerId: null,
+    subscriptionId: null,
+  };
+  /** The checkout's status and expiry are known (its confirmations wait for this). */
+  loaded = false;
+  /** The payment slots used: each confirmation's gateway calls are keyed by its own. */
+  private slots = 0;
+  /** A payment call whose answer was lost: nothing else happens until the gateway says what it did. */
+  unresolved: Attempt | null = null;
+  /** The pix or boleto issued and waited for. */
+  pending: PendingPayment | null = null;
+  /** Transactions the gateway told us about; kept even when the notice beats the pix/boleto's own answer. */
+  readonly notices: string[] = [];
+  /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
+  readonly doubtful: Attempt[] = [];
+  recordedPaymentId: string | null = null;
+
+  private readonly input: CheckoutWorkflowInput;
+
+  constructor(input: CheckoutWorkflowInput) {
+    this.input = input;
+  }
+
+  private get checkoutId() {
+    return this.input.checkoutId;
+  }
+
+  /** A confirmation (the Update): fixes the amount, pays, and records or declines. */
+  async confirm(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
+    const { state } = this;
+    const prepared = await records.prepareConfirmation(this.checkoutId, request, this.slots + 1);
+    state.status = 'confirmed';
+    state.declineReason = null;
+    this.slots = prepared.slot ?? this.slots + 1;
+    const attempt: Attempt = { request, prepared, slot: this.slots };
+    if (!requiresCharge(prepared.amount)) return this.recordSale(attempt, null);
+    let outcome: PaymentOutcome | null;
+    try {
+      outcome = await this.pay(attempt, payments);
+    } catch (err) {
+      if (isFailure(err, GATEWAY_REFUSAL)) return this.decline(attempt, 'processing_error', null);
+      // No answer: the gateway may or may not have acted. Nothing else happens until it says which.
+      this.unresolved = attempt;
+      state.processing = true;
+      try {
+        outcome = await this.resolve(attempt, payments);
+      } catch {
+        return { outcome: 'processing', checkout: this.view(attempt, null), payment: null };
+      }
+      this.unresolved = null;
+      state.processing = false;
+    }
+    return outcome ? this.settle(attempt, outcome) : this.neverProcessed(attempt);
+  }
+
+  /** The lost answer, asked again until the gateway answers (the main loop's step). */
+  async resolveUnanswered(): Promise<void> {
+    const a = this.unresolved!;
+    const outcome = await this.resolve(a, untilAnswered);
+    this.unresolved = null;
+    this.state.processing = false;
+    await (outcome ? this.settle(a, outcome) : this.neverProcessed(a));
+  }
+
+  /** The gateway says the call never reached it: the buyer may try again; the key is checked again at the end. */
+  private neverProcessed(a: Attempt): Promise<ConfirmCheckoutResult> {
+    this.doubtful.push(a);
+    return this.decline(a, 'processing_error', null);
+  }
+
+  /** The slot's payment call: a card charge, or a pix/boleto issued. */
+  private async pay(a: Attempt, via: typeof payments): Promise<PaymentOutcome> {
+    const { request, prepared, slot } = a;
+    if (request.paymentMethod === 'credit_card') {
+      const payment = await via.chargeCard({
+        checkoutId: this.checkoutId,
+        slot,
+        amount: prepared.amount,
+        currency: prepared.currency,
+        installments: request.installments,
+        noFeesInstallments: prepared.noFeesInstallments,
+        cardTokenId: request.card!.id,
+      });
+      return { payment, payBy: null };
+    }
+    return via.issuePendingPayment({
+      checkoutId: this.checkoutId,
+      organizationId: this.input.organizationId,
+      slot,
+      kind: request.paymentMethod,
+      amount: prepared.amount,
+      currency: prepared.currency,
+      buyer: prepared.buyer,
+      expiresAt: prepared.expiresAt,
+    });
+  }
+
+  /**
+   * What became of a call that got no answer: null when the gateway never processed it; otherwise
+   * the same call again, whose key returns what was done (and finishes a capture left half-way).
+   */
+  private async resolve(a: Attempt, via: typeof payments): Promise<PaymentOutcome | null> {
+    const found = await via.findPayment(paymentKey(this.checkoutId, a.request.paymentMethod, a.slot));
+    return found ? this.pay(a, via) : null;
+  }
+
+  private async settle(a: Attempt, outcome: PaymentOutcome): Promise<ConfirmCheckoutResult> {
+    const { payment, payBy } = outcome;
+    if (payBy !== null) {
+      this.pending = {
+        attempt: a,
+        transactionId: payment.id,
+        kind: a.request.paymentMethod as PendingPaymentKind,
+        payBy: Date.parse(payBy),
+      };
+      this.state.pendingTransactionId = payment.id;
+      return { outcome: 'pending' as const, checkout: this.view(a, payment.paymentData), payment };
+    }
+    if (payment.status === 'succeeded') return this.recordSale(a, payment);
+    return this.decline(a, payment.declineReason ?? 'card_declined', payment);
+  }
+
+  /** A refused payment: open again for another try, or failed once the attempts are used up. */
+  private async decline(a: Attempt, reason: string, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const { state } = this;
+    state.declined += 1;
+    if (state.declined >= MAX_DECLINED_CONFIRMATIONS) {
+      await records.failCheckout(this.checkoutId, TOO_MANY_ATTEMPTS, payment);
+      state.status = 'failed';
+      state.declineReason = TOO_MANY_ATTEMPTS;
+    } else {
+      await records.reopenCheckout(this.checkoutId, reason, payment);
+      state.status = 'open';
+      state.declineReason = reason;
+    }
+    return { outcome: 'declined', checkout: this.view(a, payment?.paymentData ?? null), payment };
+  }
+
+  /**
+   * Records the paid checkout: the gateway subscription of a gateway-billed recurring price first
+   * (its outcome must be known, or the gateway could bill a subscription we do not hold), then the
+   * customer, transaction, subscription and sale in one transaction. Should the record be refused
+   * for good, the capture is given back: never money without a sale.
+   */
+  async recordSale(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const paidAt = new Date();
+    // A renewal checkout pays a period of its subscription: no new subscription, no gateway recurrence.
+    const recurring = a.prepared.renewal ? null : a.prepared.recurring;
+    const period = recurring
+      ? firstSubscriptionPeriod(
+          { interval: recurring.interval, intervalCount: recurring.intervalCount },
+          recurring.trial,
+          paidAt,
+        )
+      : null;
+    const gatewaySubscriptionId =
+      recurring?.billing === 'gateway' && a.request.card
+        ? await this.gatewaySubscription(a, a.request.card.id, period!.periodEnd)
+        : null;
+    let sale;
+    try {
+      sale = await records.recordSale({
+        checkoutId: this.checkoutId,
+        payment,
+        subscription: period && {
+          status: period.status,
+          periodStart: paidAt.toISOString(),
+          periodEnd: period.periodEnd.toISOString(),
+          trialEnd: period.trialEnd?.toISOString() ?? null,
+          gatewaySubscriptionId,
+          cardTokenId: a.request.card?.id ?? null,
+        },
+      });
+    } catch (err) {
+      // Refused for good (retryable failures are retried until they succeed); a local activity's
+      // failure arrives unwrapped.
+      if (!(err instanceof ActivityFailure || err instanceof ApplicationFailure)) throw err;
+      return this.giveBack(a, payment);
+    }
+    this.state.status = 'succeeded';
+    this.recordedPaymentId = payment?.id ?? null;
+    this.state.customerId = sale.customerId;
+    this.state.subscriptionId = sale.subscriptionId;
+    upsertSearchAttributes([
+      { key: CUSTOMER_ID, value: sale.customerId },
+      ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
+    ]);
+    await this.tellSubscription(a, sale);
+    return { outcome: 'succeeded', checkout: this.view(a, payment?.paymentData ?? null), payment };
+  }
+
+  /** The gateway's subscription of a gateway-billed price; null when the gateway refused it. */
+  private async gatewaySubscription(a: Attempt, cardTokenId: string, periodEnd: Date): Promise<string | null> {
+    try {
+      return await untilAnswered.createGatewaySubscription({
+        checkoutId: this.checkoutId,
+        priceId: a.prepared.priceId,
+        cardTokenId,
+        buyer: a.prepared.buyer,
+        startDate: isoDate(periodEnd),
+      });
+    } catch (err) {
+      // Refused by the gateway: our own renewals bill the subscription instead (docs/decisions.md).
+      if (!isFailure(err, GATEWAY_REFUSAL)) throw err;
+      return null;
+    }
+  }
+
+  /** The subscription the sale paid (a renewal, an upgrade) is told; a new one gets its workflow. */
+  private async tellSubscription(a: Attempt, sale: { customerId: string; subscriptionId: string | null }) {
+    const { renewal, upgrade } = a.prepared;
+    if ((renewal && patched(RENEWAL_SIGNAL_PATCH)) || (upgrade && patched(UPGRADE_PATCH))) {
+      // The sale moved the subscription into the paid period (or onto its new price); its workflow reads it again.
+      await getExternalWorkflowHandle(subscriptionWorkflowId((renewal ?? upgrade)!.subscriptionId))
+        .signal(renewalPaidSignal)
+        .catch(() => undefined); // no running workflow (ended, or recorded before they existed): nothing to tell
+    } else if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
+      // Runs recorded before subscriptions had a workflow of their own replay without this start.
+      await startSubscriptionWorkflow(this.input.organizationId, sale.subscriptionId, sale.customerId);
+    }
+  }
+
+  /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
+  private async giveBack(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const refunded =
+      payment && payment.capturedAmount > 0
+        ? await untilAnswered.refundUnrecordedCapture(this.checkoutId, payment)
+        : payment;
+    upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'capture_refunded_unrecorded' }]);
+    await records.failCheckout(this.checkoutId, 'recording_failed', refunded);
+    this.state.status = 'failed';
+    this.state.declineReason = 'recording_failed';
+    return { outcome: 'declined', checkout: this.view(a, refunded?.paymentData ?? null), payment: refunded };
+  }
+
+  /** Waits for the pix/boleto to be paid or to pass its deadline; the gateway is the source of truth. */
+  async settlePendingPayment(): Promise<void> {
+    const p = this.pending!;
+    const { notices, state } = this;
+    const noticed = () => notices.includes(p.transactionId);
+    const notified = await condition(noticed, Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
+    notices.splice(0, notices.length, ...notices.filter((id) => id !== p.transactionId));
+    const payment = await untilAnswered.syncPayment(p.transactionId);
+    if (payment.status === 'succeeded') return void (await this.recordSale(p.attempt, payment));
+    if (payment.status === 'pending' && notified) return; // an early or repeated notice: keep waiting
+    const settled =
+      payment.status === 'pending'
+        ? await untilAnswered.cancelPendingPayment(this.checkoutId, p.transactionId)
+        : payment;
+    if (settled.status === 'succeeded') return void (await this.recordSale(p.attempt, settled));
+    this.pending = null;
+    state.pendingTransactionId = null;
+    const reason = p.kind === 'pix' ? 'expired' : 'overdue';
+    await records.failCheckout(this.checkoutId, reason, settled);
+    state.status = 'failed';
+    state.declineReason = reason;
+  }
+
+  /** Picks up what a lost run left (workflows/checkout-resume.ts) as that run would have gone on. */
+  async resume(left: LostPayment): Promise<void> {
+    if (left && 'pending' in left) {
+      this.pending = left.pending;
+      this.state.pendingTransactionId = left.pending.transactionId;
+      // As if the gateway had sent a notice: one may have come while no run was there to hear it, and
+      // a deadline that passed meanwhile is reconciled there (paid: recorded; else cancelled, then failed).
+      this.notices.push(left.pending.transactionId);
+    } else if (left) {
+      this.slots = left.inFlight.slot;
+      if (!requiresCharge(left.inFlight.prepared.amount)) return void (await this.recordSale(left.inFlight, null));
+      this.unresolved = left.inFlight;
+      this.state.processing = true;
+    }
+  }
+
+  private view(a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] {
+    return {
+      id: this.checkoutId,
+      status: this.state.status,
+      payment_method: a.request.paymentMethod,
+      amount: a.prepared.amount,
+      currency: a.prepared.currency,
+      gateway_payment_data: paymentData,
+      decline_reason: this.state.declineReason,
+    };
+  }
+}
