@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, type Row, type Sql } from '../db/plain-sql.ts';
+import { plainSql, type PlainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import {
   isNotifyingEvent,
   NOTIFICATION_GIVE_UP_MS,
@@ -91,11 +91,16 @@ export async function sendDueNotifications(
     [at, NOTIFICATION_LEASE_MS, at, limit],
   );
   const round: SendRound = { claimed: claimed.length, sent: 0, failed: 0 };
+  if (claimed.length === 0) return round;
+  const found = await notificationFacts(
+    db,
+    claimed.map((job) => job.event_id as string),
+  );
   await Promise.all(
     claimed.map(async (job) => {
       const input = { eventId: job.event_id as string, organizationId: job.organization_id as string };
       try {
-        await sendNotification(deps, input);
+        await deliver(deps, input, found.get(input.eventId));
         round.sent++;
       } catch (err) {
         round.failed++;
@@ -125,49 +130,78 @@ export async function sendNotification(
   deps: NotificationSenderDeps,
   input: NotificationStart,
 ): Promise<NotificationOutcome> {
-  const db = plainSql(deps.orm);
-  const dequeue = () => db.query('delete from notification_jobs where event_id = ?', [input.eventId]);
-  const [done] = await db.query('select message_id, recipients from notifications where event_id = ?', [input.eventId]);
-  if (done) {
-    await dequeue();
-    return { sent: false, messageId: done.message_id as string, recipients: done.recipients as string[] };
-  }
+  const found = await notificationFacts(plainSql(deps.orm), [input.eventId]);
+  return deliver(deps, input, found.get(input.eventId));
+}
 
-  const [facts] = await db.query(
-    `select e.type, e.data, e.created_at, o.name as organization_name, c.name as customer_name,
-       c.email as customer_email, p.name as product_name, pr.interval, pr.interval_count
+/** What a notification needs, read for a whole round in one statement (a round is one per few sales). */
+interface NotificationRow {
+  type: string;
+  data: Record<string, unknown>;
+  created_at: string;
+  organization_id: string;
+  organization_name: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  product_name: string | null;
+  interval: string | null;
+  interval_count: number | null;
+  /** The organization's members' addresses now, in the order they joined. */
+  recipients: string[];
+  /** Set when it was sent already. */
+  sent_message_id: string | null;
+  sent_recipients: string[] | null;
+}
+
+async function notificationFacts(db: PlainSql, eventIds: string[]): Promise<Map<string, NotificationRow>> {
+  const rows = await db.query(
+    `select e.id as event_id, e.type, e.data, e.created_at, e.organization_id, o.name as organization_name,
+       c.name as customer_name, c.email as customer_email, p.name as product_name, pr.interval, pr.interval_count,
+       array(select u.email from organization_members m join users u on u.id = m.user_id
+             where m.organization_id = e.organization_id order by m.created_at, u.email) as recipients,
+       n.message_id as sent_message_id, n.recipients as sent_recipients
      from events e
      join organizations o on o.id = e.organization_id
      left join customers c on c.id = (e.data ->> 'customer_id')::uuid
      left join products p on p.id = (e.data ->> 'product_id')::uuid
      left join prices pr on pr.id = (e.data ->> 'price_id')::uuid
-     where e.id = ? and e.organization_id = ?`,
-    [input.eventId, input.organizationId],
+     left join notifications n on n.event_id = e.id
+     where e.id = any(?::uuid[])`,
+    [eventIds],
   );
-  if (!facts || !isNotifyingEvent(facts.type as string)) {
+  return new Map(rows.map((row) => [row.event_id as string, row as unknown as NotificationRow]));
+}
+
+async function deliver(
+  deps: NotificationSenderDeps,
+  input: NotificationStart,
+  facts: NotificationRow | undefined,
+): Promise<NotificationOutcome> {
+  const db = plainSql(deps.orm);
+  const dequeue = () => db.query('delete from notification_jobs where event_id = ?', [input.eventId]);
+  if (facts?.sent_message_id) {
+    await dequeue();
+    return { sent: false, messageId: facts.sent_message_id, recipients: facts.sent_recipients ?? [] };
+  }
+  if (!facts || facts.organization_id !== input.organizationId || !isNotifyingEvent(facts.type)) {
     await dequeue();
     return { sent: false, messageId: null, recipients: [] };
   }
-  const members = await db.query(
-    `select u.email from organization_members m join users u on u.id = m.user_id
-     where m.organization_id = ? order by m.created_at, u.email`,
-    [input.organizationId],
-  );
-  const recipients = members.map((m) => m.email as string);
+  const { recipients } = facts;
   if (recipients.length === 0) {
     await dequeue();
     return { sent: false, messageId: null, recipients };
   }
   const { subject, text } = renderNotification({
-    type: facts.type as NotifyingEvent,
-    organizationName: facts.organization_name as string,
-    data: facts.data as Record<string, unknown>,
-    productName: facts.product_name as string | null,
-    customerName: facts.customer_name as string | null,
-    customerEmail: facts.customer_email as string | null,
-    interval: facts.interval as string | null,
-    intervalCount: facts.interval_count as number | null,
-    createdAt: new Date(facts.created_at as string),
+    type: facts.type,
+    organizationName: facts.organization_name,
+    data: facts.data,
+    productName: facts.product_name,
+    customerName: facts.customer_name,
+    customerEmail: facts.customer_email,
+    interval: facts.interval,
+    intervalCount: facts.interval_count,
+    createdAt: new Date(facts.created_at),
   });
   const messageId = notificationMessageId(input.eventId, deps.from);
   const sent = await deps.mailer.send({
@@ -175,7 +209,7 @@ export async function sendNotification(
     subject,
     text,
     messageId,
-    headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type as string },
+    headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
   });
   await db.query(
     `with recorded as (
@@ -184,7 +218,7 @@ export async function sendNotification(
      delete from notification_jobs where event_id = ?`,
     [input.eventId, input.organizationId, recipients, subject, messageId, input.eventId],
   );
-  deps.log(`notification ${input.eventId} (${facts.type as string}) sent to ${recipients.join(', ')}: ${sent.where}`);
+  deps.log(`notification ${input.eventId} (${facts.type}) sent to ${recipients.join(', ')}: ${sent.where}`);
   return { sent: true, messageId, recipients };
 }
 
