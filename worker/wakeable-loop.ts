@@ -10,7 +10,12 @@ export interface WakeableLoop {
  * again at once while a round says more is waiting, and every `pollMs` in any case (a poke can be
  * lost, or work comes due by time alone). `round` handles its own failures.
  */
-export function startWakeableLoop(pollMs: number, round: () => Promise<{ more: boolean }>): WakeableLoop {
+export function startWakeableLoop(
+  pollMs: number,
+  round: () => Promise<{ more: boolean }>,
+  /** How long a round waits once woken, so that the pokes of a burst make one round. */
+  settleMs = 0,
+): WakeableLoop {
   let stopped = false;
   let dirty = true;
   let wake: (() => void) | null = null;
@@ -22,6 +27,7 @@ export function startWakeableLoop(pollMs: number, round: () => Promise<{ more: b
   async function loop(): Promise<void> {
     while (!stopped) {
       if (dirty) {
+        if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
         dirty = false;
         if ((await round()).more) dirty = true;
         continue;

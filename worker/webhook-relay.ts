@@ -4,6 +4,13 @@ import { relayEvents } from '../activities/webhook-relay.ts';
 import type { Orm } from '../db/orm.ts';
 import { startWakeableLoop } from './wakeable-loop.ts';
 
+/**
+ * Every commit that writes events wakes the relay; a pass costs its own transaction of six statements,
+ * so a pass waits this long once woken and takes the events of the commits around it in one (a
+ * checkout commits three times). A webhook leaves that much later.
+ */
+const RELAY_SETTLE_MS = 25;
+
 export interface RelayLoop {
   stop(): Promise<void>;
 }
@@ -48,17 +55,21 @@ export function startRelayLoop(deps: {
     loop.poke(); // events may have come while no connection listened
   }
 
-  const loop = startWakeableLoop(deps.pollMs, async () => {
-    if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
-    try {
-      const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
-      if (pass.notifications > 0) deps.onNotifications?.();
-      return { more: pass.full };
-    } catch (err) {
-      deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
-      return { more: false };
-    }
-  });
+  const loop = startWakeableLoop(
+    deps.pollMs,
+    async () => {
+      if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
+      try {
+        const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
+        if (pass.notifications > 0) deps.onNotifications?.();
+        return { more: pass.full };
+      } catch (err) {
+        deps.log(`webhook relay: pass failed (${err instanceof Error ? err.message : String(err)})`);
+        return { more: false };
+      }
+    },
+    RELAY_SETTLE_MS,
+  );
 
   return {
     async stop() {
