@@ -16,6 +16,7 @@ import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGat
 import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
  * The checkout's gateway steps. Each is one gateway call (or a call and its unavoidable follow-up,
@@ -265,7 +266,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       );
       return created.id;
     },
-  };
+  } satisfies Partial<CheckoutActivities>;
 }
 
 /** Captures a pre-authorization; when the gateway refuses the capture, voids it and reports the decline. */

@@ -6,34 +6,12 @@ import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
-import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { payRenewal, upgradeSubscription } from './subscription-sales.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
+import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 
 type Row = Record<string, unknown>;
-
-export interface RecordSaleInput {
-  checkoutId: string;
-  /** The captured (or paid) payment; null for a checkout whose total is zero. */
-  payment: PaymentSummary | null;
-  /** The first period the workflow chose (domain/checkout.ts firstSubscriptionPeriod); null for a one-time price. */
-  subscription: {
-    status: 'active' | 'trialing';
-    periodStart: string;
-    periodEnd: string;
-    trialEnd: string | null;
-    gatewaySubscriptionId: string | null;
-    /** The card the buyer paid with, which manual renewals charge; null for pix and boleto. */
-    cardTokenId?: string | null;
-  } | null;
-}
-
-export interface RecordedSale {
-  customerId: string;
-  subscriptionId: string | null;
-  saleId: string;
-}
 
 /**
  * Everything a paid checkout leads to, in one database transaction: the customer (found or

@@ -3,6 +3,7 @@ import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
 import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { callGateway } from './gateway-failures.ts';
+import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 
 export interface DirectTransactionDeps {
   orm: Orm;
@@ -81,5 +82,5 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
         'keep',
       );
     },
-  };
+  } satisfies Partial<DirectTransactionActivities>;
 }

@@ -2,6 +2,7 @@ import type { Orm } from '../db/orm.ts';
 import { Price, Product } from '../db/entities/index.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
+import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 
 export interface RecurrencePlanDeps {
   orm: Orm;
@@ -46,5 +47,5 @@ export function createRecurrencePlanActivities(deps: RecurrencePlanDeps) {
     async createRecurrencePlanForPrice(priceId: string): Promise<string | null> {
       return callGateway(() => ensureRecurrencePlan(deps, priceId));
     },
-  };
+  } satisfies Partial<RecurrencePlanActivities>;
 }

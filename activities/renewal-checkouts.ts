@@ -5,6 +5,7 @@ import { openRenewalCheckout } from '../api/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
 import { Checkout, Subscription } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
  * The renewal checkout a subscription's workflow opens when a period ends with no card it can charge
@@ -56,5 +57,5 @@ export function createRenewalCheckoutActivities(deps: { orm: Orm; temporal?: Cli
         throw err;
       }
     },
-  };
+  } satisfies Partial<SubscriptionActivities>;
 }

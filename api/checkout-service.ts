@@ -15,7 +15,6 @@ import {
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -28,6 +27,7 @@ import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../domain/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
+import { checkoutWorkflowId } from '../contracts/checkout.ts';
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual

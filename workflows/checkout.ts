@@ -28,28 +28,28 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { renewalPaidSignal } from './subscription.ts';
+import { renewalPaidSignal } from '../contracts/subscription.ts';
 import { startSubscriptionWorkflow, undoLateArrivals } from './checkout-aftermath.ts';
 import { lostPayment, type LostPayment } from './checkout-resume.ts';
 import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
-  DEADLINE_SLACK_MS,
-  isFailure,
   paymentUpdatedSignal,
-  payments,
-  records,
   RENEWAL_SIGNAL_PATCH,
   RESUME_PAYMENT_PATCH,
   SUBSCRIPTION_WORKFLOW_PATCH,
-  untilAnswered,
   UPGRADE_PATCH,
-  type Attempt,
   type CheckoutState,
   type CheckoutWorkflowInput,
-} from './checkout-definitions.ts';
-
-export * from './checkout-definitions.ts';
+} from '../contracts/checkout.ts';
+import {
+  DEADLINE_SLACK_MS,
+  isFailure,
+  payments,
+  records,
+  untilAnswered,
+  type Attempt,
+} from './checkout-activity-proxies.ts';
 
 /**
  * A checkout's whole life: open until confirmed or expired. A confirmation (Workflow Update) fixes

@@ -18,7 +18,6 @@ import {
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
-import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import type { RouteDeps } from '../app.ts';
 import { isClientSecret } from '../checkout-public.ts';
 import { subscriptionExists } from '../checkout-service.ts';
@@ -31,6 +30,7 @@ import {
   paymentDeclinedBody,
   type ConfirmSdkBody,
 } from '../schemas/checkout-confirm.ts';
+import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../contracts/checkout.ts';
 
 /** What a confirmation checks before the Update: the checkout's status and buyer, and its price's kind. */
 export interface ConfirmableCheckout {
