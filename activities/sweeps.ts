@@ -12,7 +12,7 @@ import type {
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../domain/workflow-starts.ts';
+import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../temporal/workflow-starts.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import type { SweepPage, SweepPageInput } from '../contracts/sweep.ts';
 import type { IssuedPendingPayment } from '../contracts/checkout.ts';

@@ -25,7 +25,7 @@ import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
 import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from './schemas/checkouts.ts';
 import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
-import { ensureCheckoutWorkflow } from '../domain/workflow-starts.ts';
+import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
 import { checkoutWorkflowId } from '../contracts/checkout.ts';
 
@@ -39,7 +39,7 @@ import { checkoutWorkflowId } from '../contracts/checkout.ts';
  * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
  * is missing.) The one gap left is a crash of the API process between the commit and the start: an
  * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
- * domain/workflow-starts.ts, idempotent).
+ * temporal/workflow-starts.ts, idempotent).
  */
 
 type ProductEntity = InferEntity<typeof Product>;

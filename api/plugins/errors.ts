@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseError } from '../../db/pool.ts';
-import { GRPC_STATUS } from '../../worker/temporal-client.ts';
+import { GRPC_STATUS } from '../../temporal/client.ts';
 import { ApiError, RETRY_AFTER_SECONDS, type ErrorBody } from '../errors.ts';
 
 /** Fastify's own errors, mapped to our stable codes. */

@@ -18,7 +18,7 @@ import {
   invoiceWorkflowId,
   notInvoiceable,
 } from '../../domain/invoices.ts';
-import { invoiceWorkflowStart } from '../../domain/workflow-starts.ts';
+import { invoiceWorkflowStart } from '../../temporal/workflow-starts.ts';
 import type { RouteDeps } from '../app.ts';
 import { ApiError, notFound, serviceUnavailable, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';

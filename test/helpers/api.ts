@@ -9,7 +9,7 @@ import { buildApp, type App } from '../../api/app.ts';
 import { createGateway } from '../../gateway/index.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { testEnv } from './env.ts';
 

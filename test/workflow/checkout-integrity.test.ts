@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { MAX_DECLINED_CONFIRMATIONS } from '../../domain/checkout.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
   checkoutRow,

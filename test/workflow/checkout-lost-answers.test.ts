@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startWorkerProcess, stopProcess } from '../global-setup.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { brazilToday, invoiceWorkflowId } from '../../domain/invoices.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

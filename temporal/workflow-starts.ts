@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { invoiceWorkflowId } from './invoices.ts';
-import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from './search-attributes.ts';
+import { invoiceWorkflowId } from '../domain/invoices.ts';
+import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { InvoiceWorkflowInput } from '../contracts/invoice.ts';
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
