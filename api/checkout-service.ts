@@ -20,7 +20,6 @@ import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/che
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
-import type { RouteDeps } from './app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
 import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from './schemas/checkouts.ts';
 import { isUuid } from './schemas/common.ts';
@@ -28,6 +27,7 @@ import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
 import { checkoutWorkflowId } from '../contracts/checkout.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual

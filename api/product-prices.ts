@@ -7,12 +7,12 @@ import { ensureRecurrencePlan } from '../activities/recurrence-plans.ts';
 import { Price, Product } from '../db/entities/index.ts';
 import { validatePrice, type NormalizedPrice } from '../domain/price-rules.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
-import type { RouteDeps } from './app.ts';
 import { ApiError, notFound } from './errors.ts';
 import { isUuid } from './schemas/common.ts';
 import type { InlinePrice, PriceEntity, ProductEntity } from './schemas/catalog.ts';
 import { recurrencePlanWorkflowId } from '../contracts/recurrence-plan.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /** Prices and products as the catalog routes (products, functions) read and write them. */
 

@@ -3,9 +3,9 @@ import { Checkout, Discount, type Subscription } from '../db/entities/index.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
-import type { RouteDeps } from './app.ts';
 import { createCheckout } from './checkout-service.ts';
 import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /**
  * The checkout that pays a manually billed subscription's next period: the same customer, price and

@@ -18,7 +18,6 @@ import {
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
-import type { RouteDeps } from '../app.ts';
 import { isClientSecret } from '../checkout-public.ts';
 import { subscriptionExists } from '../checkout-service.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
@@ -31,6 +30,7 @@ import {
   type ConfirmSdkBody,
 } from '../schemas/checkout-confirm.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../../contracts/checkout.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 /** What a confirmation checks before the Update: the checkout's status and buyer, and its price's kind. */
 export interface ConfirmableCheckout {

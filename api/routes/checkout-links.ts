@@ -7,7 +7,6 @@ import { CheckoutLink } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
 import type { OrganizationCredential } from '../auth/credentials.ts';
-import type { RouteDeps } from '../app.ts';
 import { forbidden, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
@@ -20,6 +19,7 @@ import {
   type CheckoutLinkEntity,
 } from '../schemas/checkout-links.ts';
 import { errorResponses, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkout-links'];
 // API keys: read (GET) per the spec's table; writes need admin, which no key holds.

@@ -4,7 +4,6 @@ import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
-import type { RouteDeps } from '../app.ts';
 import {
   checkedPricing,
   createCheckout,
@@ -33,6 +32,7 @@ import {
 import { storedBillingAddress } from '../schemas/customers.ts';
 import { openRenewalCheckout } from '../renewal-checkouts.ts';
 import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkouts'];
 /** The spec lists checkouts under OAT scopes only; API keys fall to the admin-only `other` resource. */

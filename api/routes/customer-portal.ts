@@ -1,7 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
-import type { RouteDeps } from '../app.ts';
 import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
 import { customerCredential, organizationCredential } from '../plugins/auth.ts';
@@ -15,6 +14,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { Customer, CustomerSession } from '../../db/entities/index.ts';
 import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerRow = InferEntity<typeof Customer>;
 

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { parseTaxId, type TaxId } from '../../domain/tax-id.ts';
 import { Customer } from '../../db/entities/customer.ts';
 import { recordEvent } from '../../db/events.ts';
-import type { RouteDeps } from '../app.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
@@ -21,6 +20,7 @@ import {
   type UpdateCustomerBody,
   storedBillingAddress,
 } from '../schemas/customers.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerEntity = InferEntity<typeof Customer>;
 /** A customer is addressed by our id or by the merchant's external_id; both routes behave the same. */

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { Discount } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
-import type { RouteDeps } from '../app.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
@@ -19,6 +18,7 @@ import {
   updateDiscountBody,
   type DiscountEntity,
 } from '../schemas/discounts.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['discounts'];
 // The spec gives API keys no discount operations: resource 'other' needs admin, which no key holds.

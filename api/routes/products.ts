@@ -3,7 +3,6 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
-import type { RouteDeps } from '../app.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../schemas/common.ts';
@@ -21,6 +20,7 @@ import {
 } from '../schemas/catalog.ts';
 import { mediasByProduct, mediasOf, ownMediaFiles, setProductMedias } from '../product-medias.ts';
 import { checkedPrice, createPrice, ownProduct, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['products'];
 

@@ -4,7 +4,6 @@ import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
 import { refundableAmount } from '../../domain/refunds.ts';
-import type { RouteDeps } from '../app.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
@@ -19,6 +18,7 @@ import {
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { refundWorkflowId } from '../../contracts/refund.ts';
 import type { RefundWorkflow } from '../../contracts/refund.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type RefundEntity = InferEntity<typeof Refund>;
 

@@ -19,7 +19,6 @@ import {
   notInvoiceable,
 } from '../../domain/invoices.ts';
 import { invoiceWorkflowStart } from '../../temporal/workflow-starts.ts';
-import type { RouteDeps } from '../app.ts';
 import { ApiError, notFound, serviceUnavailable, unprocessable } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset, validationErrors } from '../schemas/common.ts';
@@ -34,6 +33,7 @@ import {
 import { subscriptionParams, workflowUrl } from '../schemas/subscriptions.ts';
 import { type InvoiceRecord, type InvoiceRequest, invoiceCreationUpdate } from '../../contracts/invoice.ts';
 import type { InvoiceWorkflow } from '../../contracts/invoice.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
 

@@ -5,10 +5,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
-import type { RouteDeps } from '../app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { confirmableCheckout, confirmCheckout } from './checkout-confirm.ts';
-import { organizationOfSeller } from './seller-config.ts';
 import { errorResponses, isUuid, iso } from '../schemas/common.ts';
 import {
   buyerNames,
@@ -28,6 +26,8 @@ import {
   type DirectTransactionResult,
 } from '../../contracts/direct-transaction.ts';
 import type { DirectTransactionWorkflow } from '../../contracts/direct-transaction.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { organizationOfSeller } from '../seller-ids.ts';
 
 const tags = ['transactions'];
 

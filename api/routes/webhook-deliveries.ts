@@ -4,7 +4,6 @@ import { plainSql } from '../../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { webhookTaskQueue } from '../../domain/task-queues.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
-import type { RouteDeps } from '../app.ts';
 import { conflict, notFound } from '../errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { createdAtDirection, errorResponses, isUuid, pageOf, pageOffset, paginated } from '../schemas/common.ts';
@@ -18,9 +17,10 @@ import {
   redeliveryStarted,
   webhookParams,
 } from '../schemas/webhooks.ts';
-import { endpointOf, WEBHOOKS_READ, WEBHOOKS_WRITE } from './webhooks.ts';
 import { attemptNowSignal } from '../../contracts/webhook-delivery.ts';
 import type { WebhookDeliveryWorkflow } from '../../contracts/webhook-delivery.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { endpointOf, WEBHOOKS_READ, WEBHOOKS_WRITE } from '../webhook-endpoints.ts';
 
 const tags = ['webhooks'];
 
