@@ -15,7 +15,7 @@ import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
 import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
-import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**

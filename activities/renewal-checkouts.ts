@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ApiError } from '../api/errors.ts';
-import { openRenewalCheckout } from '../api/renewal-checkouts.ts';
+import { ApiError } from '../use-cases/errors.ts';
+import { openRenewalCheckout } from '../use-cases/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
 import { Checkout, Subscription } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
@@ -10,7 +10,7 @@ import type { SubscriptionActivities } from '../contracts/subscription.ts';
 /**
  * The renewal checkout a subscription's workflow opens when a period ends with no card it can charge
  * (pix, boleto, or a refused card): the same checkout the merchant's `manual-renewal-checkout` opens
- * (api/renewal-checkouts.ts), so there is never a second payable checkout for a period. Its sale
+ * (use-cases/renewal-checkouts.ts), so there is never a second payable checkout for a period. Its sale
  * enters the period and signals the workflow.
  */
 export const RENEWAL_CHECKOUT_REFUSED = 'RenewalCheckoutRefused';

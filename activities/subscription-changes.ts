@@ -12,7 +12,7 @@ import {
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
-import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeExtra, type Events } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';

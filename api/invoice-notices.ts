@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayCallback } from '../gateway/port.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../use-cases/errors.ts';
 import { invoiceNoticeSignal } from '../contracts/invoice.ts';
 import type { RouteDeps } from './route-deps.ts';
 

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../use-cases/errors.ts';
 import { gatewayInvoiceSignal } from '../contracts/subscription.ts';
 import type { RouteDeps } from './route-deps.ts';
 

@@ -6,7 +6,7 @@ import {
   SUBSCRIPTION_ENDED,
   type SubscriptionAction,
 } from '../domain/subscriptions.ts';
-import { conflict, unprocessable } from './errors.ts';
+import { conflict, unprocessable } from '../use-cases/errors.ts';
 import {
   type SubscriptionRecord,
   advanceClockUpdate,

@@ -1,6 +1,6 @@
 import type { Row, Sql } from '../db/plain-sql.ts';
-import { notFound } from './errors.ts';
-import { isUuid } from './schemas/common.ts';
+import { notFound } from '../use-cases/errors.ts';
+import { isUuid } from '../use-cases/schemas/common.ts';
 
 /** The webhook endpoints' scopes and lookup, shared by the endpoints' routes and their deliveries' routes. */
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../use-cases/errors.ts';
 import type { AppDeps } from '../route-deps.ts';
 
 declare module 'fastify' {

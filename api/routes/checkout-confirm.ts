@@ -19,9 +19,9 @@ import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import { parseTaxId } from '../../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../../gateway/port.ts';
 import { isClientSecret } from '../checkout-public.ts';
-import { subscriptionExists } from '../checkout-service.ts';
-import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
-import { errorBody } from '../schemas/common.ts';
+import { subscriptionExists } from '../../use-cases/checkout-creation.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { errorBody } from '../../use-cases/schemas/common.ts';
 import {
   confirmSdkBody,
   confirmSdkParams,

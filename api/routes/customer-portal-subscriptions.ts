@@ -6,9 +6,9 @@ import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts
 import { customerPlanChangeRefusal } from '../../domain/proration.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
-import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { customerCredential } from '../plugins/auth.ts';
-import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   listPortalSubscriptionsQuery,
   portalSubscriptionDetailSchema,

@@ -2,10 +2,10 @@ import type { InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
+import { badRequest, notFound, unauthorized } from '../../use-cases/errors.ts';
 import { customerCredential, organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, iso } from '../schemas/common.ts';
-import { presentBillingAddress } from '../schemas/customers.ts';
+import { errorResponses, iso } from '../../use-cases/schemas/common.ts';
+import { presentBillingAddress } from '../../use-cases/schemas/customers.ts';
 import {
   createCustomerSessionBody,
   customerSessionSchema,

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
-import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
 import {
   errorResponses,
@@ -17,7 +17,7 @@ import {
   paginated,
   isUuid,
   validationErrors,
-} from '../schemas/common.ts';
+} from '../../use-cases/schemas/common.ts';
 import {
   accessTokenSchema,
   apiKeyListSchema,

@@ -6,9 +6,17 @@ import { z } from 'zod';
 import { Discount } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
-import { notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
+import {
+  errorResponses,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+  isUuid,
+  validationErrors,
+} from '../../use-cases/schemas/common.ts';
 import {
   createDiscountBody,
   discountParams,

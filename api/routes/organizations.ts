@@ -13,9 +13,17 @@ import {
 } from '../../db/entities/organization.ts';
 import { recordEvent } from '../../db/events.ts';
 import type { Credential } from '../auth/credentials.ts';
-import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
-import { errorResponses, iso, listQuery, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  errorResponses,
+  iso,
+  listQuery,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+} from '../../use-cases/schemas/common.ts';
 import {
   addedMemberSchema,
   addMemberBody,

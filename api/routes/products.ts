@@ -3,9 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
-import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../../use-cases/schemas/common.ts';
 import {
   createProductBody,
   listProductsQuery,

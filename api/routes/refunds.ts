@@ -4,9 +4,9 @@ import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
 import { refundableAmount } from '../../domain/refunds.ts';
-import { notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   createRefundBody,
   listRefundsQuery,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Price } from '../../db/entities/index.ts';
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import { checkoutByClientSecret } from '../checkout-public.ts';
-import { clientSecretParams, sellerConfigSchema } from '../schemas/checkouts.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { clientSecretParams, sellerConfigSchema } from '../../use-cases/schemas/checkouts.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { sellerIdOf } from '../seller-ids.ts';
 

@@ -19,9 +19,16 @@ import {
   notInvoiceable,
 } from '../../domain/invoices.ts';
 import { invoiceWorkflowStart } from '../../temporal/workflow-starts.ts';
-import { ApiError, notFound, serviceUnavailable, unprocessable } from '../errors.ts';
+import { ApiError, notFound, serviceUnavailable, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset, validationErrors } from '../schemas/common.ts';
+import {
+  errorResponses,
+  isUuid,
+  orderBy,
+  pageOf,
+  pageOffset,
+  validationErrors,
+} from '../../use-cases/schemas/common.ts';
 import {
   createInvoiceBody,
   invoicePage,

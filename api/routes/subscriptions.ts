@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { Customer, Subscription } from '../../db/entities/index.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   sendClockAdvance,
   sendMetadataChange,

@@ -5,9 +5,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
-import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { confirmableCheckout, confirmCheckout } from './checkout-confirm.ts';
-import { errorResponses, isUuid, iso } from '../schemas/common.ts';
+import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
 import {
   buyerNames,
   cardOf,

@@ -4,9 +4,16 @@ import { plainSql } from '../../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { webhookTaskQueue } from '../../domain/task-queues.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { createdAtDirection, errorResponses, isUuid, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  createdAtDirection,
+  errorResponses,
+  isUuid,
+  pageOf,
+  pageOffset,
+  paginated,
+} from '../../use-cases/schemas/common.ts';
 import {
   attemptRecord,
   deliveryRecord,

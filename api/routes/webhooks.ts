@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { insertEvents, type EventType } from '../../db/events.ts';
 import { executorOf, plainSql, type Row, type Sql } from '../../db/plain-sql.ts';
 import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
-import { conflict, unprocessable } from '../errors.ts';
+import { conflict, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   createdAtDirection,
@@ -14,7 +14,7 @@ import {
   pageOffset,
   paginated,
   validationErrors,
-} from '../schemas/common.ts';
+} from '../../use-cases/schemas/common.ts';
 import {
   createWebhookBody,
   listWebhooksQuery,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { ensureRecurrencePlan } from '../../activities/recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../../use-cases/recurrence-plans.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

@@ -3,9 +3,8 @@ import { Checkout, Discount, type Subscription } from '../db/entities/index.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
-import { createCheckout } from './checkout-service.ts';
+import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
 import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts';
-import type { RouteDeps } from './route-deps.ts';
 
 /**
  * The checkout that pays a manually billed subscription's next period: the same customer, price and
@@ -16,7 +15,7 @@ import type { RouteDeps } from './route-deps.ts';
  * ends with no card it can charge (then open until its dunning deadline, `expiresAt`).
  */
 export async function openRenewalCheckout(
-  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
+  deps: CheckoutDeps,
   args: { organizationId: string; original: CheckoutEntity; subscription: SubscriptionEntity; expiresAt?: Date },
 ): Promise<{ checkout: CheckoutEntity; created: boolean }> {
   const { organizationId, original, subscription } = args;

@@ -27,7 +27,16 @@ import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
 import { checkoutWorkflowId } from '../contracts/checkout.ts';
-import type { RouteDeps } from './route-deps.ts';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
+import type { Orm } from '../db/orm.ts';
+
+/** What opening a checkout needs: the database, and Temporal to start the checkout's workflow. */
+export interface CheckoutDeps {
+  orm: Orm;
+  temporal: Client;
+  config: Config;
+}
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
@@ -71,10 +80,7 @@ export interface CreateCheckoutRequest {
   renewal?: { period: number; balance?: number };
 }
 
-export async function createCheckout(
-  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
-  request: CreateCheckoutRequest,
-): Promise<CheckoutEntity> {
+export async function createCheckout(deps: CheckoutDeps, request: CreateCheckoutRequest): Promise<CheckoutEntity> {
   const { input } = request;
   if (!input.product_id && !input.product_price_id && !input.products?.length) {
     throw badRequest('A product is required', 'Send product_id (recommended), product_price_id or products');
