@@ -6,7 +6,7 @@ import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
-import { confirmableCheckout, confirmCheckout } from './checkout-confirm.ts';
+import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
 import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
 import {
   buyerNames,
