@@ -16,7 +16,8 @@ import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGat
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
-import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
+import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
  * The checkout's gateway steps. Each is one gateway call (or a call and its unavoidable follow-up,
@@ -262,5 +263,5 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       );
       return created.id;
     },
-  };
+  } satisfies Partial<CheckoutActivities>;
 }

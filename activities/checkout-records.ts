@@ -22,6 +22,8 @@ import {
 import { buyerRefusal, paymentRefusal } from '../domain/checkout-confirmation.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import { discountRule } from '../domain/discounts.ts';
+import type { PreparedConfirmation } from '../contracts/checkout.ts';
+import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
  * The checkout's database steps. Each is one transaction under the checkout's row lock, and each is
@@ -29,32 +31,6 @@ import { discountRule } from '../domain/discounts.ts';
  */
 
 type CheckoutEntity = InferEntity<typeof Checkout>;
-
-/** What a confirmation fixed: the amount to charge and everything the recording will need. */
-export interface PreparedConfirmation {
-  amount: number;
-  currency: string;
-  noFeesInstallments: boolean;
-  expiresAt: string;
-  buyer: { email: string; name: string | null; taxId: string | null };
-  priceId: string;
-  /** A recurring price's interval and the checkout's trial; null for a one-time price. */
-  recurring: {
-    interval: PeriodInterval;
-    intervalCount: number;
-    trial: { interval: PeriodInterval; count: number } | null;
-    billing: 'gateway' | 'manual';
-  } | null;
-  /** A renewal checkout: the subscription and the period it pays (no new subscription is made). */
-  renewal?: { subscriptionId: string; period: number } | null;
-  /** An upgrade checkout: the subscription that moves to its price (domain/upgrades.ts). */
-  upgrade?: { subscriptionId: string } | null;
-  /**
-   * The confirmation's number, carried by its payment call's gateway key: counted on the checkout's
-   * row, so a run started again never reuses a number. Absent in runs recorded before it was stored.
-   */
-  slot?: number;
-}
 
 /** What a confirmation asked the gateway for, kept on the checkout (its `confirmation` column). */
 interface StoredConfirmation {
@@ -272,7 +248,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     async failCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void> {
       await leaveConfirmed(checkoutId, 'failed', reason, payment);
     },
-  };
+  } satisfies Partial<CheckoutActivities>;
 }
 
 /** The checkout's row with its price's terms, as prepareConfirmation reads it (bigints as strings). */

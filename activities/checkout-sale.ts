@@ -1,40 +1,19 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-customers.ts';
-import { insertEvents, type EventType } from '../db/events.ts';
+import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
-import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { payRenewal, upgradeSubscription } from './subscription-sales.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
+import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
+import type { CheckoutRow, Events } from './sale-rows.ts';
 
 type Row = Record<string, unknown>;
-
-export interface RecordSaleInput {
-  checkoutId: string;
-  /** The captured (or paid) payment; null for a checkout whose total is zero. */
-  payment: PaymentSummary | null;
-  /** The first period the workflow chose (domain/checkout.ts firstSubscriptionPeriod); null for a one-time price. */
-  subscription: {
-    status: 'active' | 'trialing';
-    periodStart: string;
-    periodEnd: string;
-    trialEnd: string | null;
-    gatewaySubscriptionId: string | null;
-    /** The card the buyer paid with, which manual renewals charge; null for pix and boleto. */
-    cardTokenId?: string | null;
-  } | null;
-}
-
-export interface RecordedSale {
-  customerId: string;
-  subscriptionId: string | null;
-  saleId: string;
-}
 
 /**
  * Everything a paid checkout leads to, in one database transaction: the customer (found or
@@ -59,35 +38,6 @@ function isConstraintViolation(err: unknown): err is Error {
   const code = (err as { code?: unknown } | null)?.code;
   return err instanceof Error && typeof code === 'string' && code.startsWith('23');
 }
-
-/** The checkout's row as the recording reads it (snake_case, bigints as strings). */
-export interface CheckoutRow {
-  id: string;
-  organization_id: string;
-  status: string;
-  product_id: string;
-  product_price_id: string;
-  currency: string;
-  subtotal_amount: string;
-  discount_amount: string;
-  amount: string;
-  discount_id: string | null;
-  customer_id: string | null;
-  external_customer_id: string | null;
-  customer_email: string | null;
-  customer_name: string | null;
-  customer_tax_id: string | null;
-  customer_billing_name: string | null;
-  customer_billing_address: Record<string, unknown> | null;
-  customer_metadata: Record<string, unknown> | null;
-  subscription_id: string | null;
-  renewal_period: number | null;
-  balance_applied: string;
-  recurrence_billing: 'gateway' | 'manual';
-  payment_method: string | null;
-}
-
-export type Events = [EventType, Record<string, unknown>][];
 
 /**
  * Plain statements under the checkout's row lock, events written in one insert: this runs for every

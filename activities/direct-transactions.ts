@@ -4,6 +4,7 @@ import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { callGateway } from './gateway-failures.ts';
+import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 
 export interface DirectTransactionDeps {
   orm: Orm;
@@ -80,5 +81,5 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
         'keep',
       );
     },
-  };
+  } satisfies Partial<DirectTransactionActivities>;
 }

@@ -9,22 +9,14 @@ import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
 import { chargeExtra, refundCredit, type Events } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
+import type { GatewayPeriodOutcome } from '../contracts/subscription.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
  * The steps of a gateway-billed subscription (`recurrence_billing: gateway`): the gateway's own
  * recurrence charges each period, so these only ask it what happened and stop it. A notice from the
  * gateway is only a reason to ask: what is recorded always comes from the gateway's own books.
  */
-
-/** What the gateway did about one period. */
-export interface GatewayPeriodOutcome {
-  /** open: not billed yet, or its invoice still pending. */
-  state: 'paid' | 'failed' | 'open';
-  amount: number;
-  currency: string;
-  /** The charge of the invoice's last try (paid or refused); null while open. */
-  payment: PaymentSummary | null;
-}
 
 export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
@@ -108,5 +100,5 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       const { gatewaySubscriptionId } = await gatewaySubscriptionOf(subscriptionId);
       await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
     },
-  };
+  } satisfies Partial<SubscriptionActivities>;
 }

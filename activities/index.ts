@@ -5,7 +5,7 @@ import type { PaymentGateway } from '../gateway/port.ts';
 import { openMailer } from '../mailer/index.ts';
 import { createCheckoutPaymentActivities } from './checkout-payments.ts';
 import { createCheckoutRecordActivities } from './checkout-records.ts';
-import { recordSale, type RecordSaleInput } from './checkout-sale.ts';
+import { recordSale } from './checkout-sale.ts';
 import { createDirectTransactionActivities } from './direct-transactions.ts';
 import { createGatewayRenewalActivities } from './gateway-renewals.ts';
 import { createInvoiceActivities } from './invoices.ts';
@@ -19,6 +19,17 @@ import { createSweepActivities } from './sweeps.ts';
 import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
 import { createWebhookRelayActivities } from './webhook-relay.ts';
 import { webhookTaskQueue } from '../domain/task-queues.ts';
+import type { CheckoutActivities } from '../contracts/checkout.ts';
+import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
+import type { InvoiceActivities } from '../contracts/invoice.ts';
+import type { NotificationActivities } from '../contracts/notification.ts';
+import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
+import type { RefundActivities } from '../contracts/refund.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
+import type { SweepActivities } from '../contracts/sweep.ts';
+import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
+import type { WebhookRelayActivities } from '../contracts/webhook-relay.ts';
+import type { RecordSaleInput } from '../contracts/checkout.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -37,7 +48,7 @@ export function createActivities(deps: ActivityDeps) {
   // A worker built without configuration (some tests) mails to the default outbox.
   const mailConfig = deps.config ?? loadConfig({}, 'worker');
   const mail = { orm: deps.orm, mailer: openMailer(mailConfig), from: mailConfig.mailFrom };
-  return {
+  const activities = {
     ...createRecurrencePlanActivities(deps),
     ...createCheckoutRecordActivities(deps),
     ...createCheckoutPaymentActivities(deps),
@@ -59,6 +70,15 @@ export function createActivities(deps: ActivityDeps) {
       webhookQueue: deps.config && webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
     }),
   };
+  // Every workflow's activity interface, implemented whole: a method missing or of another shape fails here.
+  return activities satisfies CheckoutActivities &
+    SubscriptionActivities &
+    InvoiceActivities &
+    RefundActivities &
+    DirectTransactionActivities &
+    RecurrencePlanActivities &
+    SweepActivities &
+    WebhookDeliveryActivities &
+    WebhookRelayActivities &
+    NotificationActivities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -1,22 +1,18 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents, type EventType } from '../db/events.ts';
-import { INVOICE_COLUMNS, invoiceRecord, type InvoiceRecord } from '../db/invoice-records.ts';
+import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
-import type { PaymentSummary } from '../domain/checkout.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
-import {
-  invoiceCreationKey,
-  invoiceNumber,
-  invoiceVoidKey,
-  invoiceWorkflowId,
-  type InvoiceStatus,
-} from '../domain/invoices.ts';
+import { invoiceCreationKey, invoiceNumber, invoiceVoidKey, invoiceWorkflowId } from '../domain/invoices.ts';
 import type { GatewayInvoice, PaymentGateway } from '../gateway/port.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import type { InvoiceRecord } from '../contracts/invoice.ts';
+import type { GatewayInvoiceState, InvoiceRequest, InvoiceSettlement } from '../contracts/invoice.ts';
+import type { InvoiceActivities } from '../contracts/invoice.ts';
 
 /**
  * The steps of an extra-charge invoice, run by its workflow (workflows/invoice.ts). Gateway calls are
@@ -24,36 +20,6 @@ import { callGateway } from './gateway-failures.ts';
  * idempotent (an invoice recorded or settled already changes nothing). Instants come from the
  * workflow (`at`), never from this machine's clock.
  */
-
-/** What the merchant asked for, checked by the API, and the invoice's id. */
-export interface InvoiceRequest {
-  invoiceId: string;
-  organizationId: string;
-  subscriptionId: string;
-  customerId: string;
-  gatewaySubscriptionId: string;
-  amount: number;
-  currency: string;
-  description: string | null;
-  dueDate: string;
-  expirationDate: string | null;
-  noFeesInstallments: boolean;
-}
-
-/** The gateway's invoice as the workflow decides on it, with the charge it made, if any. */
-export interface GatewayInvoiceState {
-  invoice: GatewayInvoice;
-  payment: PaymentSummary | null;
-}
-
-export interface InvoiceSettlement {
-  invoiceId: string;
-  status: Exclude<InvoiceStatus, 'pending'>;
-  payment: PaymentSummary | null;
-  /** The gateway's time of payment. */
-  paidAt: string | null;
-  at: string;
-}
 
 export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
@@ -195,7 +161,7 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
         return record;
       });
     },
-  };
+  } satisfies Partial<InvoiceActivities>;
 }
 
 /** The sale of a paid invoice: the subscription's customer, product and price, for the invoice's amount. */

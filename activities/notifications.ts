@@ -12,11 +12,8 @@ import {
   type NotifyingEvent,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
-
-export interface NotificationStart {
-  eventId: string;
-  organizationId: string;
-}
+import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
+import type { NotificationActivities } from '../contracts/notification.ts';
 
 /**
  * The relay's part for notifications: of the events it relays, those an organization wants its
@@ -47,11 +44,6 @@ export async function enqueueNotifications(sql: Sql, events: readonly Row[]): Pr
   );
   return queued.length;
 }
-
-export type NotificationOutcome =
-  | { sent: true; messageId: string; recipients: string[] }
-  /** Sent by an earlier attempt, or nobody to send it to (the organization has no member now). */
-  | { sent: false; messageId: string | null; recipients: string[] };
 
 export interface NotificationSenderDeps {
   orm: Orm;
@@ -230,5 +222,5 @@ export function createNotificationActivities(deps: Omit<NotificationSenderDeps, 
   return {
     sendNotification: (input: NotificationStart) =>
       sendNotification({ ...deps, log: (message) => log.info(message) }, input),
-  };
+  } satisfies Partial<NotificationActivities>;
 }

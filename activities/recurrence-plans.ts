@@ -1,50 +1,12 @@
-import type { Orm } from '../db/orm.ts';
-import { Price, Product } from '../db/entities/index.ts';
-import type { PaymentGateway } from '../gateway/port.ts';
+import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
+import { ensureRecurrencePlan, type RecurrencePlanDeps } from '../use-cases/recurrence-plans.ts';
 import { callGateway } from './gateway-failures.ts';
 
-export interface RecurrencePlanDeps {
-  orm: Orm;
-  gateway: PaymentGateway;
-}
-
-/** The gateway idempotency key of a price's plan: one plan per price, however often this runs. */
-export const recurrencePlanKey = (priceId: string) => `recurrence-plan:${priceId}`;
-
-/**
- * Makes sure a recurring price has its gateway recurrence plan and returns the plan id.
- * Safe to repeat: the gateway call is keyed by the price, and the id is only written while empty.
- */
-export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: string): Promise<string | null> {
-  const em = deps.orm.em.fork();
-  const price = await em.findOne(Price, { id: priceId });
-  if (!price || price.type !== 'recurring' || !price.interval) return null;
-  if (price.gatewayRecurrencePlanId) return price.gatewayRecurrencePlanId;
-  const product = await em.findOneOrFail(Product, { id: price.productId });
-  const plan = await deps.gateway.createRecurrencePlan(
-    {
-      reference: price.id,
-      name: price.name ?? product.name,
-      amount: price.unitAmount,
-      currency: price.currency,
-      interval: price.interval,
-      intervalCount: price.intervalCount ?? 1,
-    },
-    recurrencePlanKey(price.id),
-  );
-  await em
-    .getConnection()
-    .execute('update prices set gateway_recurrence_plan_id = ? where id = ? and gateway_recurrence_plan_id is null', [
-      plan.id,
-      price.id,
-    ]);
-  return plan.id;
-}
-
+/** The recurrence plan workflow's step: the use case the API also runs inline (api/product-prices.ts). */
 export function createRecurrencePlanActivities(deps: RecurrencePlanDeps) {
   return {
     async createRecurrencePlanForPrice(priceId: string): Promise<string | null> {
       return callGateway(() => ensureRecurrencePlan(deps, priceId));
     },
-  };
+  } satisfies Partial<RecurrencePlanActivities>;
 }

@@ -6,8 +6,10 @@ import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
-import { REFUND_NOT_FOUND } from '../workflows/refund.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
+import { REFUND_NOT_FOUND } from '../contracts/refund.ts';
+import type { RefundSettlement, SettledRefundStatus } from '../contracts/refund.ts';
+import type { RefundActivities } from '../contracts/refund.ts';
 
 export interface RefundDeps {
   orm: Orm;
@@ -16,11 +18,6 @@ export interface RefundDeps {
 
 /** The gateway idempotency key of a refund: one gateway refund per refund record, however often this runs. */
 export const refundGatewayKey = (refundId: string) => `refund:${refundId}`;
-
-export type SettledRefundStatus = 'succeeded' | 'failed';
-
-/** What the gateway said of the refund: done, or definitely refused (with its reason). */
-export type RefundSettlement = { status: 'succeeded' } | { status: 'failed'; reason: string };
 
 export function createRefundActivities(deps: RefundDeps) {
   async function loadRefund(em: EntityManager, refundId: string, lock = false) {
@@ -99,7 +96,7 @@ export function createRefundActivities(deps: RefundDeps) {
       }
       return em.fork().transactional((tx) => settle(tx, refundId, settlement));
     },
-  };
+  } satisfies Partial<RefundActivities>;
 }
 
 /**

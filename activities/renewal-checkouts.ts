@@ -1,15 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ApiError } from '../api/errors.ts';
-import { openRenewalCheckout } from '../api/renewal-checkouts.ts';
+import { ApiError } from '../use-cases/errors.ts';
+import { openRenewalCheckout } from '../use-cases/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
 import { Checkout, Subscription } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
  * The renewal checkout a subscription's workflow opens when a period ends with no card it can charge
  * (pix, boleto, or a refused card): the same checkout the merchant's `manual-renewal-checkout` opens
- * (api/renewal-checkouts.ts), so there is never a second payable checkout for a period. Its sale
+ * (use-cases/renewal-checkouts.ts), so there is never a second payable checkout for a period. Its sale
  * enters the period and signals the workflow.
  */
 export const RENEWAL_CHECKOUT_REFUSED = 'RenewalCheckoutRefused';
@@ -56,5 +57,5 @@ export function createRenewalCheckoutActivities(deps: { orm: Orm; temporal?: Cli
         throw err;
       }
     },
-  };
+  } satisfies Partial<SubscriptionActivities>;
 }

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
-import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
+import { subscriptionRecord } from '../db/subscription-records.ts';
 import {
   planChangeRefusal,
   prorationAmount,
@@ -20,22 +20,12 @@ import {
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
-import { ensureRecurrencePlan } from './recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeExtra, type Events } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
-
-export interface PriceChange {
-  subscriptionId: string;
-  priceId: string;
-  /** The workflow's instant of the change: what is left of the period is counted from it. */
-  at: string;
-}
-
-export interface MetadataChange {
-  subscriptionId: string;
-  metadata: Record<string, unknown>;
-  at: string;
-}
+import type { SubscriptionRecord } from '../contracts/subscription.ts';
+import type { MetadataChange, PriceChange } from '../contracts/subscription.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
  * A subscription's move to another price, run by its workflow (a merchant's Update). Under the
@@ -157,5 +147,5 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         return record;
       });
     },
-  };
+  } satisfies Partial<SubscriptionActivities>;
 }

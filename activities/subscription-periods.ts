@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { insertEvents } from '../db/events.ts';
 import type { Row, SqlExecutor } from '../db/plain-sql.ts';
-import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
+import { subscriptionRecord } from '../db/subscription-records.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import {
   periodBounds,
@@ -11,6 +11,7 @@ import {
   type SubscriptionChange,
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
+import type { SubscriptionRecord } from '../contracts/subscription.ts';
 
 /**
  * The writes a subscription's period takes, shared by its own renewals (activities/subscriptions.ts)

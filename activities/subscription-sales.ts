@@ -3,8 +3,9 @@ import type { Row, SqlExecutor } from '../db/plain-sql.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { prorationBehaviorOf, type ProrationBehavior } from '../domain/proration.ts';
 import { upgradeCredit, upgradeRefusal } from '../domain/upgrades.ts';
-import type { CheckoutRow, Events, RecordSaleInput } from './checkout-sale.ts';
 import { enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
+import type { RecordSaleInput } from '../contracts/checkout.ts';
+import type { CheckoutRow, Events } from './sale-rows.ts';
 
 /**
  * Sales that move an existing subscription rather than make one (activities/checkout-sale.ts calls

@@ -4,7 +4,7 @@ import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
-import { subscriptionRecord, type SubscriptionRecord } from '../db/subscription-records.ts';
+import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -25,6 +25,9 @@ import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Term
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import type { SubscriptionRecord } from '../contracts/subscription.ts';
+import type { RenewalCharge, RenewalOutcome, SubscriptionPlan } from '../contracts/subscription.ts';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
  * A subscription's steps, run by its workflow. Gateway calls are keyed by period and try
@@ -32,42 +35,6 @@ import { callGateway } from './gateway-failures.ts';
  * idempotent (a period already recorded, a try already traced, a status already reached change
  * nothing). Each instant comes from the workflow (`at`), never from this machine's clock.
  */
-
-/** What the workflow needs to run a subscription (read when a run starts without carried state). */
-export interface SubscriptionPlan {
-  organizationId: string;
-  status: SubscriptionStatus;
-  recurrenceBilling: 'gateway' | 'manual';
-  periodNumber: number;
-  currentPeriodEnd: string;
-  cancelAtPeriodEnd: boolean;
-  hasCard: boolean;
-  /** The organization's dunning settings (subscription_settings), defaults filled in. */
-  retryDays: number[];
-  exhaustedStatus: DunningExhaustedStatus;
-  /** How long after its period's end the subscription's renewal is tried (RENEWAL_SPREAD_SECONDS). */
-  renewalDelayMs: number;
-}
-
-export interface RenewalCharge {
-  subscriptionId: string;
-  period: number;
-  tryNumber: number;
-}
-
-export interface RenewalOutcome {
-  amount: number;
-  currency: string;
-  /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
-  payment: PaymentSummary | null;
-  /** The period was paid meanwhile (a renewal checkout): nothing was charged. */
-  paidAlready?: boolean;
-  /**
-   * What the charge took from the subscription's balance (a plan change's credit or amount owed):
-   * the balance moves by it when the period is entered. The period's own price is amount + this.
-   */
-  balanceDelta?: number;
-}
 
 export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: Config }) {
   const { orm, gateway } = deps;
@@ -324,5 +291,5 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         return record;
       });
     },
-  };
+  } satisfies Partial<SubscriptionActivities>;
 }

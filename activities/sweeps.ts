@@ -12,36 +12,12 @@ import type {
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../domain/workflow-starts.ts';
+import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../temporal/workflow-starts.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
-
-/**
- * The periodic sweep's steps (workflows/sweep.ts). Whatever still waits on the gateway must have a
- * running workflow, or nothing settles it: a subscription that is not canceled (its renewals), an
- * extra-charge invoice still pending (its deadline), a checkout still open or waiting for its pix or
- * boleto (its expiry). One recorded before it had a workflow, or whose run an operator terminated,
- * gets one started again. Starting is idempotent (a running run is kept), so a sweep that overlaps
- * the API starting the same workflow changes nothing.
- */
-export interface SweepPage {
-  /** How many records this page looked at. */
-  checked: number;
-  /** The last id of the page; null when there is nothing after it. */
-  next: string | null;
-}
-
-export interface SweepPageInput {
-  after: string | null;
-  limit: number;
-}
-
-/** A pix or boleto a checkout issued and still waits for, as a run started again picks it up. */
-export interface IssuedPendingPayment {
-  transactionId: string;
-  kind: PendingPaymentKind;
-  /** Until when it can be paid (ISO), as the gateway counts it. */
-  payBy: string;
-}
+import type { SweepPage, SweepPageInput } from '../contracts/sweep.ts';
+import type { IssuedPendingPayment } from '../contracts/checkout.ts';
+import type { SweepActivities } from '../contracts/sweep.ts';
+import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /** A confirmed checkout with a pix or boleto issued (its payment data stored) and not yet settled. */
 const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
@@ -227,5 +203,5 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
             : new Date(row.expires_at as string);
       return { transactionId: data.transaction_id, kind, payBy: payBy.toISOString() };
     },
-  };
+  } satisfies Partial<SweepActivities & CheckoutActivities>;
 }

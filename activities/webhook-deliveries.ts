@@ -12,7 +12,8 @@ import {
   publicAddressRefusal,
   type DeploymentEnv,
 } from '../domain/webhooks.ts';
-import type { DeliveryStart } from './webhook-relay.ts';
+import type { AttemptInput, AttemptOutcome } from '../contracts/webhook-delivery.ts';
+import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
 
 /** A delivery's HTTP call gives up after this long (headers and body alike). */
 const TIMEOUT_MS = 15_000;
@@ -24,26 +25,6 @@ const PER_ENDPOINT = 4;
 const HEARTBEAT_EVERY_MS = 5_000;
 /** How long an attempt run inside a workflow task waits for one of them before it gives way (`busy`). */
 const LOCAL_SLOT_WAIT_MS = 1000;
-
-export interface AttemptInput extends DeliveryStart {
-  /** 1-based, within this run; with the run id it keys the attempt's record. */
-  attempt: number;
-  runId: string;
-  manual: boolean;
-  /** The workflow's time of the attempt (a test clock's, under time skipping). */
-  at: string;
-  /** When the next attempt will be, should this one fail; null: this is the last. */
-  nextAttemptAt: string | null;
-  /**
-   * Run inside the workflow's task (a local activity): made only if one of the endpoint's slots is free
-   * within a second, else `busy` (the run then waits for one as a regular activity, holding no workflow
-   * task meanwhile).
-   */
-  onlyIfFree?: boolean;
-}
-
-/** `busy`: not attempted (the endpoint's slots were taken and the input said onlyIfFree). */
-export type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'busy';
 
 /**
  * One attempt at delivering an event to an endpoint: signed per Standard Webhooks (`webhook-id` is the
@@ -97,7 +78,7 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
 
   return {
     attemptWebhookDelivery: (input: AttemptInput) => heartbeating(() => attempt(input)),
-  };
+  } satisfies Partial<WebhookDeliveryActivities>;
 
   async function attempt(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
     const target = await loadTarget(db.query, input);

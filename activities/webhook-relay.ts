@@ -5,13 +5,15 @@ import type { Orm } from '../db/orm.ts';
 import { plainSql } from '../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
 import { PING_EVENT, webhookWorkflowId } from '../domain/webhooks.ts';
-import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
 import {
   enqueueNotifications,
   NOTIFICATIONS_PER_ROUND,
   sendDueNotifications,
   type NotificationSenderDeps,
 } from './notifications.ts';
+import type { DeliveryStart } from '../contracts/webhook-delivery.ts';
+import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
+import type { WebhookRelayActivities } from '../contracts/webhook-relay.ts';
 
 /** Events read per pass; a pass that read a full page runs again at once. */
 const PAGE = 500;
@@ -84,12 +86,6 @@ export async function relayEvents(
   });
 }
 
-export interface DeliveryStart {
-  eventId: string;
-  endpointId: string;
-  organizationId: string;
-}
-
 export interface StartOptions {
   /**
    * Eager start: the run's first workflow task comes back in the start's answer, to this process's
@@ -103,7 +99,7 @@ export interface StartOptions {
 /** The relay's start of a delivery: never a second run of a pair, whether the first runs or has ended. */
 async function startDelivery(temporal: Client, taskQueue: string, options: StartOptions, d: DeliveryStart) {
   try {
-    await temporal.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    await temporal.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: webhookWorkflowId(d.eventId, d.endpointId),
       taskQueue,
       args: [d],
@@ -144,5 +140,5 @@ export function createWebhookRelayActivities(deps: {
       }
       return total;
     },
-  };
+  } satisfies Partial<WebhookRelayActivities>;
 }

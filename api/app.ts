@@ -1,10 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { Client } from '@temporalio/client';
+import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../config/env.ts';
-import type { Orm } from '../db/orm.ts';
-import { openSqlPool, type SqlPool } from '../db/pool.ts';
-import type { PaymentGateway } from '../gateway/port.ts';
+import { openSqlPool } from '../db/pool.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -15,23 +11,7 @@ import { MAX_PARAM_LENGTH, recordAuthRules, registerOpenApi } from './plugins/op
 import { frameworkErrors, methodNotAllowed, rejectNulCharacters } from './plugins/protocol.ts';
 import { registerRateLimit } from './plugins/rate-limit.ts';
 import { registerRoutes } from './routes/index.ts';
-
-export interface AppDeps {
-  config: Config;
-  orm: Orm;
-  temporal: Client;
-  gateway: PaymentGateway;
-  /** Certificate and key when the app terminates TLS itself (TLS_MODE=tls). */
-  tls?: { key: Buffer; cert: Buffer };
-}
-
-export type App = FastifyInstance;
-
-/** What every route module receives besides the Fastify instance. */
-export interface RouteDeps extends AppDeps {
-  cache: CredentialCache;
-  sql: SqlPool;
-}
+import type { App, AppDeps } from './route-deps.ts';
 
 const REDACTED = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
 

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Checkout, Organization, Price, Product } from '../db/entities/index.ts';
 import { maxInstallments } from '../domain/checkout-pricing.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
-import { notFound } from './errors.ts';
-import type { CheckoutEntity, PublicCheckout } from './schemas/checkouts.ts';
-import { iso } from './schemas/common.ts';
+import { notFound } from '../use-cases/errors.ts';
+import type { CheckoutEntity, PublicCheckout } from '../use-cases/schemas/checkouts.ts';
+import { iso } from '../use-cases/schemas/common.ts';
 
 /** What a buyer's side reaches of a checkout: by its client secret, and the hosted page's view of it. */
 

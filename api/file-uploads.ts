@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import { acceptedFileType, ALLOWED_FILE_TYPES, type AllowedFileType } from '../domain/file-types.ts';
 import type { FileStorage } from '../storage/port.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../use-cases/errors.ts';
 
 /**
  * One upload, streamed from the request to storage: the bytes pass through a type check (the first

@@ -1,9 +1,9 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayCallback } from '../gateway/port.ts';
-import { invoiceNoticeSignal } from '../workflows/invoice.ts';
-import type { RouteDeps } from './app.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../use-cases/errors.ts';
+import { invoiceNoticeSignal } from '../contracts/invoice.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /**
  * An `invoice.updated` notice of the gateway, for one of our extra-charge invoices: its workflow is

@@ -9,8 +9,8 @@ import {
   type MemberRole,
 } from '../db/entities/organization.ts';
 import { isDunningSchedule } from '../domain/subscriptions.ts';
-import { forbidden, notFound, unprocessable } from './errors.ts';
-import { iso } from './schemas/common.ts';
+import { forbidden, notFound, unprocessable } from '../use-cases/errors.ts';
+import { iso } from '../use-cases/schemas/common.ts';
 import type { OrganizationBody, UpdateOrganizationBody } from './schemas/organizations.ts';
 
 /** Organizations and their members as the organizations routes read, check and write them. */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { fileFromRow } from '../db/files.ts';
 import { pgArray } from '../db/sql.ts';
 import { isImageType } from '../domain/file-types.ts';
-import { unprocessable } from './errors.ts';
+import { unprocessable } from '../use-cases/errors.ts';
 import { presentMediaFile, type MediaFileRecord } from './schemas/files.ts';
 
 /**

@@ -3,15 +3,16 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { ensureRecurrencePlan } from '../activities/recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { Price, Product } from '../db/entities/index.ts';
 import { validatePrice, type NormalizedPrice } from '../domain/price-rules.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
-import { recurrencePlanWorkflow, recurrencePlanWorkflowId } from '../workflows/recurrence-plan.ts';
-import type { RouteDeps } from './app.ts';
-import { ApiError, notFound } from './errors.ts';
-import { isUuid } from './schemas/common.ts';
+import { ApiError, notFound } from '../use-cases/errors.ts';
+import { isUuid } from '../use-cases/schemas/common.ts';
 import type { InlinePrice, PriceEntity, ProductEntity } from './schemas/catalog.ts';
+import { recurrencePlanWorkflowId } from '../contracts/recurrence-plan.ts';
+import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /** Prices and products as the catalog routes (products, functions) read and write them. */
 
@@ -123,7 +124,7 @@ export async function startRecurrencePlanWorkflow(
   taskQueue: string,
   price: { id: string; organizationId: string },
 ): Promise<string> {
-  const handle = await temporal.workflow.start(recurrencePlanWorkflow, {
+  const handle = await temporal.workflow.start<RecurrencePlanWorkflow>('recurrencePlanWorkflow', {
     workflowId: recurrencePlanWorkflowId(price.id),
     taskQueue,
     args: [price.id],

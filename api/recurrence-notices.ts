@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { gatewayInvoiceSignal } from '../workflows/subscription.ts';
-import type { RouteDeps } from './app.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../use-cases/errors.ts';
+import { gatewayInvoiceSignal } from '../contracts/subscription.ts';
+import type { RouteDeps } from './route-deps.ts';
 
 /**
  * An `invoice.updated` notice about a cycle of a gateway subscription's recurrence: the invoice is

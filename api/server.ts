@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
 import { openGateway } from '../gateway/index.ts';
-import { createTemporalClient } from '../worker/temporal-client.ts';
+import { createTemporalClient } from '../temporal/client.ts';
 import { buildApp } from './app.ts';
 
 const config = loadConfigOrExit('api');

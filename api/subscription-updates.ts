@@ -1,6 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { SubscriptionRecord } from '../db/subscription-records.ts';
 import {
   PLAN_CHANGE_DECLINED,
   PLAN_CHANGE_REFUSED,
@@ -8,14 +7,15 @@ import {
   SUBSCRIPTION_ENDED_MESSAGE,
   type SubscriptionAction,
 } from '../domain/subscriptions.ts';
+import { conflict, unprocessable } from '../use-cases/errors.ts';
 import {
+  type SubscriptionRecord,
   advanceClockUpdate,
   changeMetadataUpdate,
   changePriceUpdate,
   changeSubscriptionUpdate,
   INVALID_CLOCK,
-} from '../workflows/subscription.ts';
-import { conflict, unprocessable } from './errors.ts';
+} from '../contracts/subscription.ts';
 
 /**
  * Sends a change to the subscription's workflow as its Update and answers the subscription as the

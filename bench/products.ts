@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { migrate, openOrm } from '../db/orm.ts';
-import { seedDemo } from '../db/seed.ts';
+import { seedDemo } from '../scripts/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { REPO_ROOT } from '../scripts/tool-paths.ts';
 import { load, peakRssMiB, printTable, startServer, stopServer } from './harness.ts';

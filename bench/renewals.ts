@@ -2,7 +2,6 @@ import { Client, Connection } from '@temporalio/client';
 import { openOrm } from '../db/orm.ts';
 import { plainSql } from '../db/plain-sql.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
-import { SWEEP_SCHEDULE_ID } from '../workflows/sweep.ts';
 import { checkoutBuyer, pace, type Run } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot, ownCpuMs, percentile, type CpuReaders } from './harness.ts';
 import {
@@ -14,6 +13,7 @@ import {
   type RenewalBooks,
 } from './renewal-storm.ts';
 import { startStack, type Stack } from './stack.ts';
+import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
 
 /**
  * The renewal storm: N subscriptions due at the same instant (manual billing, a saved approving card

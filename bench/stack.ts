@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { migrate, openOrm } from '../db/orm.ts';
-import { seedDemo } from '../db/seed.ts';
+import { seedDemo } from '../scripts/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureTemporalDevServer, type TemporalDevServer } from '../scripts/temporal-dev-server.ts';
 import { REPO_ROOT } from '../scripts/tool-paths.ts';

@@ -1,31 +1,6 @@
 import type { InvoiceStatus } from '../domain/invoices.ts';
 import type { Row } from './plain-sql.ts';
-
-/**
- * An extra-charge invoice as its events carry it and as its workflow's Update answers: the API's
- * record (api/schemas/invoices.ts) but for workflow_url, which only the API knows how to build.
- */
-export interface InvoiceRecord {
-  id: string;
-  number: string;
-  gateway_invoice_id: string;
-  subscription_id: string;
-  organization_id: string;
-  amount: number;
-  currency: string;
-  description: string | null;
-  due_date: string;
-  expiration_date: string | null;
-  payment_method: 'credit';
-  status: InvoiceStatus;
-  no_fees_installments: boolean;
-  failure_reason: string | null;
-  transaction_id: string | null;
-  paid_at: string | null;
-  created_at: string;
-  modified_at: string;
-  workflow_id: string;
-}
+import type { InvoiceRecord } from '../contracts/invoice.ts';
 
 /** The columns to select: dates as text, so they read as the YYYY-MM-DD they were given. */
 export const INVOICE_COLUMNS = `id, number, gateway_invoice_id, subscription_id, organization_id, amount, currency,

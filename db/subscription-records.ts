@@ -1,36 +1,6 @@
 import type { SubscriptionStatus } from '../domain/subscriptions.ts';
 import type { Row } from './plain-sql.ts';
-
-/**
- * A subscription as its events carry it and as its workflow's Updates answer: the API's record
- * (api/schemas/subscriptions.ts) but for workflow_url, which only the API knows how to build.
- */
-export interface SubscriptionRecord {
-  id: string;
-  organization_id: string;
-  status: SubscriptionStatus;
-  customer_id: string;
-  product_id: string;
-  price_id: string;
-  checkout_id: string | null;
-  recurrence_billing: 'gateway' | 'manual';
-  gateway_subscription_id: string | null;
-  amount: number;
-  subtotal_amount: number;
-  currency: string;
-  discount_id: string | null;
-  current_period_start: string;
-  current_period_end: string;
-  period_number: number;
-  trial_end: string | null;
-  cancel_at_period_end: boolean;
-  canceled_at: string | null;
-  ended_at: string | null;
-  created_at: string;
-  modified_at: string | null;
-  workflow_id: string;
-  metadata: Record<string, unknown>;
-}
+import type { SubscriptionRecord } from '../contracts/subscription.ts';
 
 const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StoredCard } from '../contracts/gateway-records.ts';
 
 /**
  * The card, declared once for the gateway layer: the port's types are inferred from these schemas
@@ -26,3 +27,6 @@ export const cardToken = z.object({
   expirationYear: z.string(),
 });
 export type CardToken = z.infer<typeof cardToken>;
+/** The schema and the plain shape the workflows see (contracts/gateway-records.ts) stay one: each fits the other. */
+export const cardTokenFitsStoredCard = (token: CardToken): StoredCard => token;
+export const storedCardFitsCardToken = (card: StoredCard): CardToken => card;

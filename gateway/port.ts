@@ -16,6 +16,29 @@ import type {
 } from './recurrence.ts';
 
 /** Declared with their schemas in card.ts and recurrence.ts; part of the port all the same. */
+import type {
+  BoletoDetails,
+  BuyerInput,
+  DeclineReason,
+  GatewayInvoice,
+  GatewayTransaction,
+  PaymentType,
+  PixDetails,
+  TransactionStatus,
+} from '../contracts/gateway-records.ts';
+
+/** Declared as plain data in contracts/gateway-records.ts, for the workflows; part of the port all the same. */
+export type {
+  BoletoDetails,
+  BuyerInput,
+  DeclineReason,
+  GatewayInvoice,
+  GatewayTransaction,
+  PaymentType,
+  PixDetails,
+  TransactionStatus,
+};
+
 export type {
   CardInput,
   CardToken,
@@ -25,84 +48,8 @@ export type {
   RecurrencePlanInput,
 };
 
-export type PaymentType = 'credit' | 'pix' | 'boleto';
-
-/** The spec's transaction statuses (creation responses use the first six). */
-export type TransactionStatus =
-  | 'new'
-  | 'pending'
-  | 'pre_authorized'
-  | 'succeeded'
-  | 'failed'
-  | 'canceled'
-  | 'reversed'
-  | 'refunded'
-  | 'partial_refunded'
-  | 'dispute'
-  | 'charged_back';
-
-export type DeclineReason =
-  | 'card_declined'
-  | 'insufficient_funds'
-  | 'expired_card'
-  | 'incorrect_cvc'
-  | 'do_not_honor'
-  | 'fraud_suspected'
-  | 'invalid_card'
-  | 'expired'
-  | 'overdue';
-
-export interface BuyerInput {
-  email: string;
-  name?: string | null;
-  taxId?: string | null;
-}
-
 export interface Buyer extends BuyerInput {
   id: string;
-}
-
-export interface PixDetails {
-  /** The copy-and-paste payload (BR Code). */
-  qrCode: string;
-  /** The same as a PNG image, as a data: URL. */
-  qrCodeImage: string;
-  expiresAt: string;
-}
-
-export interface BoletoDetails {
-  barcode: string;
-  digitableLine: string;
-  dueDate: string;
-  url: string;
-}
-
-export interface GatewayTransaction {
-  id: string;
-  /** Our reference (e.g. the checkout id) the transaction was created for. */
-  reference: string;
-  status: TransactionStatus;
-  paymentType: PaymentType;
-  /** What the buyer pays, interest included. */
-  amount: number;
-  /** What was asked before installment interest. */
-  baseAmount: number;
-  currency: string;
-  installments: number;
-  /** Each installment, in cents; they add up to `amount`. */
-  installmentAmounts: number[];
-  authorizationCode: string | null;
-  declineReason: DeclineReason | null;
-  card: CardToken | null;
-  pix: PixDetails | null;
-  boleto: BoletoDetails | null;
-  buyerId: string | null;
-  /** Sequential reference number at the gateway. */
-  transactionNumber: string;
-  capturedAmount: number;
-  refundedAmount: number;
-  createdAt: string;
-  confirmedAt: string | null;
 }
 
 export interface CardChargeInput {
@@ -144,25 +91,6 @@ export interface GatewayInvoiceInput {
   dueDate: string;
   expirationDate?: string | null;
   noFeesInstallments: boolean;
-}
-
-export interface GatewayInvoice {
-  id: string;
-  subscriptionId: string;
-  amount: number;
-  currency: string;
-  status: 'pending' | 'paid' | 'failed' | 'voided';
-  dueDate: string;
-  expirationDate: string | null;
-  paidAt: string | null;
-  createdAt: string;
-  /** The charge of its last try (paid or failed); null while none was made. */
-  transactionId: string | null;
-  /**
-   * Which period of the gateway's own recurrence it bills (0: the first charge on the subscription's
-   * start date); null for an extra charge created with createInvoice.
-   */
-  cycle: number | null;
 }
 
 export class GatewayError extends Error {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import { loadConfig, ConfigError } from '../config/env.ts';
 import { migrate, openOrm } from '../db/orm.ts';
-import { seedDemo } from '../db/seed.ts';
+import { seedDemo } from './seed.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { DATA_DIR, devEnv } from './dev-env.ts';
 import { ensureTemporalDevServer } from './temporal-dev-server.ts';

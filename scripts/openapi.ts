@@ -9,7 +9,7 @@ import { buildApp } from '../api/app.ts';
 import { loadConfig } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
 import { createGateway } from '../gateway/index.ts';
-import { createTemporalClient } from '../worker/temporal-client.ts';
+import { createTemporalClient } from '../temporal/client.ts';
 
 /** A fixed address and environment, so the document (and what is generated from it) is the same everywhere. */
 export async function openApiDocument(): Promise<Record<string, unknown>> {

@@ -5,7 +5,7 @@ import { openOrm } from '../db/orm.ts';
 import { openGateway } from '../gateway/index.ts';
 import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
 import { ensureSchedules } from './schedules.ts';
-import { createTemporalClient } from './temporal-client.ts';
+import { createTemporalClient } from '../temporal/client.ts';
 import { openMailer } from '../mailer/index.ts';
 import { startNotificationSender } from './notification-sender.ts';
 import { startRelayLoop } from './webhook-relay.ts';

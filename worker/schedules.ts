@@ -1,8 +1,10 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
-import { WEBHOOK_RELAY_SCHEDULE_ID, webhookRelayWorkflow } from '../workflows/webhook-relay.ts';
-import { billingSweepWorkflow, SWEEP_SCHEDULE_ID } from '../workflows/sweep.ts';
+import { webhookRelayWorkflow } from '../workflows/webhook-relay.ts';
+import { billingSweepWorkflow } from '../workflows/sweep.ts';
+import { WEBHOOK_RELAY_SCHEDULE_ID } from '../contracts/webhook-relay.ts';
+import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
 
 /** How often the webhook relay's safety sweep runs. */
 export const WEBHOOK_RELAY_EVERY = '1 minute';

@@ -44,7 +44,7 @@ export async function createWorker(
       // A renewal holds a connection across its gateway call: the batch queue's activities never take more
       // than half the pool, so a storm waits in Temporal's queue, not on the pool (and buyers keep the rest).
       maxConcurrentActivityTaskExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
-      // A renewal's record runs as a local activity (workflows/subscription-definitions.ts): the same bound.
+      // A renewal's record runs as a local activity (workflows/subscription-run.ts): the same bound.
       maxConcurrentLocalActivityExecutions: batchActivitySlots(config.DATABASE_POOL_MAX),
     });
   // Deliveries wait on merchants' servers, not on the database (a short statement before and after the

@@ -4,8 +4,9 @@ import { paymentKey } from '../domain/checkout.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
-import { BATCH_QUEUE_PATCH, LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-definitions.ts';
-import type { subscriptionWorkflow } from './subscription.ts';
+import { BATCH_QUEUE_PATCH } from '../contracts/checkout.ts';
+import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
+import { LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
 
 /** What a checkout's workflow does once its outcome is settled: the subscription it sold, late payments undone. */
 
@@ -19,7 +20,7 @@ export async function startSubscriptionWorkflow(
   customerId: string,
 ): Promise<void> {
   try {
-    await startChild<typeof subscriptionWorkflow>('subscriptionWorkflow', {
+    await startChild<SubscriptionWorkflow>('subscriptionWorkflow', {
       workflowId: subscriptionWorkflowId(subscriptionId),
       // Renewals and dunning run on the batch queue; runs recorded before it existed stay on this one.
       ...(patched(BATCH_QUEUE_PATCH) ? { taskQueue: batchTaskQueue(workflowInfo().taskQueue) } : {}),

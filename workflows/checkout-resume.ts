@@ -1,6 +1,7 @@
 import { patched } from '@temporalio/workflow';
 import type { ConfirmCheckoutInput, PendingPaymentKind } from '../domain/checkout.ts';
-import { records, RESUME_IN_FLIGHT_PATCH, type Attempt } from './checkout-definitions.ts';
+import { RESUME_IN_FLIGHT_PATCH } from '../contracts/checkout.ts';
+import { records, type Attempt } from './checkout-activity-proxies.ts';
 
 /**
  * What a lost run left on a checkout it had confirmed, for the run the sweep starts again on it: a pix

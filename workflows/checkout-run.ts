@@ -22,22 +22,24 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { renewalPaidSignal } from './subscription.ts';
-import { startSubscriptionWorkflow } from './checkout-aftermath.ts';
-import type { LostPayment } from './checkout-resume.ts';
+import {
+  RENEWAL_SIGNAL_PATCH,
+  SUBSCRIPTION_WORKFLOW_PATCH,
+  UPGRADE_PATCH,
+  type CheckoutState,
+  type CheckoutWorkflowInput,
+} from '../contracts/checkout.ts';
+import { renewalPaidSignal } from '../contracts/subscription.ts';
 import {
   DEADLINE_SLACK_MS,
   isFailure,
   payments,
   records,
-  RENEWAL_SIGNAL_PATCH,
-  SUBSCRIPTION_WORKFLOW_PATCH,
   untilAnswered,
-  UPGRADE_PATCH,
   type Attempt,
-  type CheckoutState,
-  type CheckoutWorkflowInput,
-} from './checkout-definitions.ts';
+} from './checkout-activity-proxies.ts';
+import { startSubscriptionWorkflow } from './checkout-aftermath.ts';
+import type { LostPayment } from './checkout-resume.ts';
 
 type PaymentOutcome = { payment: PaymentSummary; payBy: string | null };
 type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };

@@ -13,19 +13,17 @@ import {
   type CheckoutStatus,
 } from '../domain/checkout.ts';
 import { paymentRefusal } from '../domain/checkout-confirmation.ts';
-import { undoLateArrivals } from './checkout-aftermath.ts';
-import { lostPayment } from './checkout-resume.ts';
-import { CheckoutRun } from './checkout-run.ts';
 import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
   paymentUpdatedSignal,
-  records,
   RESUME_PAYMENT_PATCH,
   type CheckoutWorkflowInput,
-} from './checkout-definitions.ts';
-
-export * from './checkout-definitions.ts';
+} from '../contracts/checkout.ts';
+import { records } from './checkout-activity-proxies.ts';
+import { undoLateArrivals } from './checkout-aftermath.ts';
+import { lostPayment } from './checkout-resume.ts';
+import { CheckoutRun } from './checkout-run.ts';
 
 /**
  * A checkout's whole life: open until confirmed or expired. A confirmation (Workflow Update) fixes

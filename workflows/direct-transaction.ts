@@ -1,34 +1,17 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import {
+  GATEWAY_UNAVAILABLE,
+  type DirectTransactionActivities,
+  type DirectTransactionInput,
+  type DirectTransactionResult,
+} from '../contracts/direct-transaction.ts';
+import type { GatewayTransaction } from '../contracts/gateway-records.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import type { GatewayTransaction } from '../gateway/port.ts';
-import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
-
-/**
- * Workflow id of a direct transaction (a payment with no checkout): one per organization and request
- * Idempotency-Key, so a retried request joins the run of the first.
- */
-export const directTransactionWorkflowId = (organizationId: string, idempotencyKey: string) =>
-  `direct-transaction:${organizationId}:${idempotencyKey}`;
-
-export type { DirectTransactionInput };
-
-export type DirectTransactionResult =
-  /** The gateway's transaction, recorded: approved, declined (status failed) or a pix issued. */
-  | { outcome: 'charged'; payment: GatewayTransaction }
-  /** The gateway definitely refused the request; nothing was charged. */
-  | { outcome: 'refused'; reason: string };
-
-/**
- * The run fails with this type when the gateway never answered and has no charge under the key:
- * nothing was charged, and a retried request (same Idempotency-Key) starts a new run.
- */
-export const GATEWAY_UNAVAILABLE = 'GatewayUnavailable';
 
 /** Longer than a gateway call we gave up on may still be running there (the adapter's 10 s timeout). */
 const LOST_ANSWER_GRACE = '15 seconds';
 
-const { chargeDirectTransaction } = proxyActivities<Activities>({
+const { chargeDirectTransaction } = proxyActivities<DirectTransactionActivities>({
   startToCloseTimeout: '15 seconds',
   // A few quick tries while the buyer waits, all with the same key; then the gateway is asked what it did.
   retry: {
@@ -39,7 +22,7 @@ const { chargeDirectTransaction } = proxyActivities<Activities>({
   },
 });
 
-const { findDirectTransaction, recordDirectTransaction } = proxyActivities<Activities>({
+const { findDirectTransaction, recordDirectTransaction } = proxyActivities<DirectTransactionActivities>({
   startToCloseTimeout: '30 seconds',
   // A charge the gateway made must be found and recorded, however long the gateway or the database
   // take to come back: retried until they succeed.

@@ -8,3 +8,30 @@ export { billingSweepWorkflow } from './sweep.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
 export { notificationWorkflow } from './notification.ts';
+
+import type { CheckoutWorkflow } from '../contracts/checkout.ts';
+import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
+import type { InvoiceWorkflow } from '../contracts/invoice.ts';
+import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
+import type { RefundWorkflow } from '../contracts/refund.ts';
+import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
+import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
+import type { checkoutWorkflow } from './checkout.ts';
+import type { directTransactionWorkflow } from './direct-transaction.ts';
+import type { invoiceWorkflow } from './invoice.ts';
+import type { recurrencePlanWorkflow } from './recurrence-plan.ts';
+import type { refundWorkflow } from './refund.ts';
+import type { subscriptionWorkflow } from './subscription.ts';
+import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+
+/** A workflow as the contract its starters use (contracts/) says it is: a mismatch fails the typecheck. */
+type Fulfils<Workflow extends Contract, Contract> = Workflow;
+export type WorkflowsFulfilTheirContracts = [
+  Fulfils<typeof checkoutWorkflow, CheckoutWorkflow>,
+  Fulfils<typeof subscriptionWorkflow, SubscriptionWorkflow>,
+  Fulfils<typeof invoiceWorkflow, InvoiceWorkflow>,
+  Fulfils<typeof refundWorkflow, RefundWorkflow>,
+  Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
+  Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
+  Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,
+];

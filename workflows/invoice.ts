@@ -3,15 +3,19 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import type { GatewayInvoiceState, InvoiceRequest } from '../activities/invoices.ts';
-import type { InvoiceRecord } from '../db/invoice-records.ts';
+import {
+  invoiceCreationUpdate,
+  invoiceNoticeSignal,
+  invoiceStateQuery,
+  type GatewayInvoice,
+  type InvoiceActivities,
+  type InvoiceOutcome,
+  type InvoiceRecord,
+  type InvoiceWorkflowInput,
+} from '../contracts/invoice.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import {
   gatewayInvoiceOutcome,
@@ -19,44 +23,16 @@ import {
   invoiceDeadline,
   type InvoiceStatus,
 } from '../domain/invoices.ts';
-
-export { invoiceWorkflowId } from '../domain/invoices.ts';
-
-type GatewayInvoice = GatewayInvoiceState['invoice'];
-
-export interface InvoiceWorkflowInput extends InvoiceRequest {
-  /**
-   * Until when the request waits for the creation (ISO). A gateway that has not created the invoice
-   * by then leaves nothing behind: the request was told so, and a late creation is voided.
-   */
-  answerBy: string;
-  /**
-   * Set when the invoice was created and stored already, by a run that is gone (the sweep starts the
-   * workflow of a pending invoice again): this run settles it, asking the gateway at once, since a
-   * callback may have come while no run was there to hear it.
-   */
-  gatewayInvoiceId?: string;
-}
-
-/** How a run ended: the invoice's last status, or never recorded (refused by the gateway, or abandoned). */
-export type InvoiceOutcome = InvoiceStatus | 'refused' | 'abandoned';
-
-/** Answers with the invoice once the gateway created it and it is stored; throws the refusal otherwise. */
-export const invoiceCreationUpdate = defineUpdate<InvoiceRecord>('invoiceCreation');
-/** The gateway said the invoice changed (a hint: the gateway is asked before anything is decided). */
-export const invoiceNoticeSignal = defineSignal<[{ status: string }]>('invoiceNotice');
-export const invoiceStateQuery = defineQuery<{ status: InvoiceOutcome | 'creating'; gatewayInvoiceId: string | null }>(
-  'invoiceState',
-);
+import type { GatewayInvoiceState } from '../contracts/invoice.ts';
 
 /** Gateway calls: retried with the same key until the gateway answers; a definite refusal is final. */
-const gateway = proxyActivities<Activities>({
+const gateway = proxyActivities<InvoiceActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [GATEWAY_REFUSAL] },
 });
 
 /** Database steps: retried until they succeed. */
-const records = proxyActivities<Activities>({
+const records = proxyActivities<InvoiceActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['InvoiceNotFound'] },
 });

@@ -1,13 +1,12 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import type { NotificationOutcome, NotificationStart } from '../activities/notifications.ts';
+import type { NotificationActivities, NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
  * Tried again while the mail server is down, for up to a day (a notification later than that tells
  * the merchant nothing the dashboard does not). Each attempt ends within its minute (the SMTP adapter's
  * own timeouts are shorter), so no second attempt runs beside a first still sending.
  */
-const { sendNotification } = proxyActivities<Activities>({
+const { sendNotification } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '1 day',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },

@@ -1,11 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 
-/** Workflow id of a price's plan creation: one run per price. */
-export const recurrencePlanWorkflowId = (priceId: string) => `recurrence-plan:${priceId}`;
-
-const { createRecurrencePlanForPrice } = proxyActivities<Activities>({
+const { createRecurrencePlanForPrice } = proxyActivities<RecurrencePlanActivities>({
   startToCloseTimeout: '30 seconds',
   // The gateway was unreachable when the price was created: keep trying, patiently, for a day. A
   // definite refusal is final: the price is renewed by our own workflow instead.

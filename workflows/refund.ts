@@ -1,19 +1,16 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import {
+  REFUND_GATEWAY_TIMEOUT,
+  REFUND_NOT_FOUND,
+  type RefundActivities,
+  type SettledRefundStatus,
+} from '../contracts/refund.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import type { SettledRefundStatus } from '../activities/refunds.ts';
 
-export const refundWorkflowId = (refundId: string) => `refund:${refundId}`;
-
-/** The refund record is gone: nothing to refund or to settle (thrown by the refund activities). */
-export const REFUND_NOT_FOUND = 'RefundNotFound';
-
-/** How long the gateway is asked for a refund before its books are read instead. */
-export const REFUND_GATEWAY_TIMEOUT = '3 days';
 /** Longer than an attempt may still be running once the timeout fired (startToClose, the adapter's timeout). */
 const LAST_ATTEMPT_GRACE = '2 minutes';
 
-const { refundAtGateway } = proxyActivities<Activities>({
+const { refundAtGateway } = proxyActivities<RefundActivities>({
   startToCloseTimeout: '30 seconds',
   // A gateway that is down must not lose a refund the merchant asked for: keep trying, with the same
   // key, for as long as a merchant would wait; a definite refusal is final.
@@ -26,7 +23,7 @@ const { refundAtGateway } = proxyActivities<Activities>({
   },
 });
 
-const { settleRefund, reconcileRefund } = proxyActivities<Activities>({
+const { settleRefund, reconcileRefund } = proxyActivities<RefundActivities>({
   startToCloseTimeout: '30 seconds',
   // The gateway's answer is known (or its books must be read): retried until recorded, never given up.
   retry: {

@@ -12,12 +12,10 @@ import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../
 import {
   GATEWAY_BALANCE_PATCH,
   MISSING_RENEWAL,
-  payments,
-  records,
-  type SubscriptionRun,
   type SubscriptionRunState,
-} from './subscription-definitions.ts';
-import type { subscriptionWorkflow } from './subscription.ts';
+  type SubscriptionWorkflow,
+} from '../contracts/subscription.ts';
+import { payments, records, type SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 
 /**
@@ -63,7 +61,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
       flagMissing(false);
       await condition(() => flags.changing === 0);
       if (run.ended()) return;
-      await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
+      await continueAsNew<SubscriptionWorkflow>({ subscriptionId, state });
     }
     if (found.state === 'failed' && found.payment!.id !== state.lastGatewayCharge) {
       state.lastGatewayCharge = found.payment!.id;

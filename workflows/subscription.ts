@@ -7,7 +7,6 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { RenewalCharge, RenewalOutcome } from '../activities/subscriptions.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import {
   deadlineTry,
@@ -28,22 +27,17 @@ import {
   changePriceUpdate,
   changeSubscriptionUpdate,
   gatewayInvoiceSignal,
-  initialState,
   INVALID_CLOCK,
-  payments,
-  records,
-  renewalRecords,
   RENEWAL_CHECKOUT_PATCH,
   renewalPaidSignal,
   subscriptionStateQuery,
-  type SubscriptionRun,
+  type RenewalCharge,
+  type RenewalOutcome,
   type SubscriptionRunState,
   type SubscriptionWorkflowInput,
-} from './subscription-definitions.ts';
+} from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
-
-export * from './subscription-definitions.ts';
-export { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+import { initialState, payments, records, renewalRecords, type SubscriptionRun } from './subscription-run.ts';
 
 /**
  * A subscription's whole life, one period per run: it waits for the period's end, renews (charging

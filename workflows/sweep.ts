@@ -1,37 +1,27 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import {
+  SWEEP_KINDS,
+  type SweepActivities,
+  type SweepCounts,
+  type SweepInput,
+  type SweepKind,
+} from '../contracts/sweep.ts';
 
-/** The schedule that runs the sweep, registered by the worker at start (worker/schedules.ts). */
-export const SWEEP_SCHEDULE_ID = 'billing-sweep';
 const PAGE = 200;
 /** Pages per run: a sweep over very many records continues as new rather than growing its history. */
 const PAGES_PER_RUN = 50;
 
-const sweeps = proxyActivities<Activities>({
+const sweeps = proxyActivities<SweepActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SweepUnavailable'] },
 });
-
-/** What the sweep walks, in this order, each page by page. */
-export const SWEEP_KINDS = ['subscriptions', 'invoices', 'checkouts'] as const;
-export type SweepKind = (typeof SWEEP_KINDS)[number];
-/** How many records of each kind a sweep looked at. */
-export type SweepCounts = Record<SweepKind, number>;
 
 /** The activity that walks one page of each kind (activities/sweeps.ts). */
 const STEPS = {
   subscriptions: 'ensureSubscriptionWorkflows',
   invoices: 'ensureInvoiceWorkflows',
   checkouts: 'ensureCheckoutWorkflows',
-} as const satisfies Record<SweepKind, keyof Activities>;
-
-export interface SweepInput {
-  /** Where a run continued as new: the kind being walked and the last id seen. */
-  kind?: SweepKind;
-  after?: string | null;
-  /** The counts so far (a number: a run continued before the sweep walked more than subscriptions). */
-  checked?: Partial<SweepCounts> | number;
-}
+} as const satisfies Record<SweepKind, keyof SweepActivities>;
 
 /**
  * The periodic sweep (Temporal Schedule `billing-sweep`): every live subscription, pending

@@ -1,33 +1,25 @@
 import {
   condition,
-  defineSignal,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import type { AttemptOutcome } from '../activities/webhook-deliveries.ts';
-import type { DeliveryStart } from '../activities/webhook-relay.ts';
+import {
+  attemptNowSignal,
+  type AttemptOutcome,
+  type WebhookDeliveryActivities,
+  type WebhookDeliveryInput,
+} from '../contracts/webhook-delivery.ts';
 import { retryDelayMs } from '../domain/webhooks.ts';
-
-export interface WebhookDeliveryInput extends DeliveryStart {
-  /** Started by hand (a redelivery): its attempts are marked so. */
-  manual?: boolean;
-  /** The redelivery that started this run, whose attemptNow signal (sent with the start) it ignores. */
-  requestId?: string;
-}
-
-/** A redelivery (its request id) asked for while this delivery is on: it tries (again) now. */
-export const attemptNowSignal = defineSignal<[string]>('attemptNow');
 
 /**
  * One attempt per activity, never retried by Temporal for the endpoint's sake (a failed HTTP call is an
  * outcome, recorded); our own failures (the database down) are, and may post the same event again,
  * which receivers tell by its webhook-id.
  */
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
+const { attemptWebhookDelivery } = proxyActivities<WebhookDeliveryActivities>({
   startToCloseTimeout: '2 minutes',
   // It heartbeats while waiting for a slot and the endpoint: a dead worker's attempt is retried soon.
   heartbeatTimeout: '20 seconds',
@@ -41,7 +33,7 @@ const { attemptWebhookDelivery } = proxyActivities<Activities>({
  * regular activity when the endpoint's slots are taken (a slow endpoint), so that waiting for them
  * never holds a workflow task.
  */
-const { attemptWebhookDelivery: attemptInTask } = proxyLocalActivities<Activities>({
+const { attemptWebhookDelivery: attemptInTask } = proxyLocalActivities<WebhookDeliveryActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
 });

@@ -1,10 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
+import type { WebhookRelayActivities } from '../contracts/webhook-relay.ts';
 
-/** The relay's safety sweep, run by the `webhook-relay` Schedule (worker/schedules.ts). */
-export const WEBHOOK_RELAY_SCHEDULE_ID = 'webhook-relay';
-
-const { relayWebhookEvents } = proxyActivities<Activities>({
+const { relayWebhookEvents } = proxyActivities<WebhookRelayActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
 });

@@ -8,7 +8,7 @@ import {
   type ApiKeyScope,
 } from '../../domain/api-key-scopes.ts';
 import type { Orm } from '../../db/orm.ts';
-import { ApiError, forbidden, unauthorized } from '../errors.ts';
+import { ApiError, forbidden, unauthorized } from '../../use-cases/errors.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { Credential, OrganizationCredential } from '../auth/credentials.ts';
 import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseError } from '../../db/pool.ts';
-import { GRPC_STATUS } from '../../worker/temporal-client.ts';
-import { ApiError, RETRY_AFTER_SECONDS, type ErrorBody } from '../errors.ts';
+import { GRPC_STATUS } from '../../temporal/client.ts';
+import { ApiError, RETRY_AFTER_SECONDS, type ErrorBody } from '../../use-cases/errors.ts';
 
 /** Fastify's own errors, mapped to our stable codes. */
 const FASTIFY_CODES: Record<string, { status: number; code: string; error: string }> = {

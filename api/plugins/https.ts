@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../use-cases/errors.ts';
 
 const TLS_HANDSHAKE = 0x16;
 

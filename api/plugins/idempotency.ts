@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import type { AppDeps } from '../app.ts';
 import type { Orm } from '../../db/orm.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../use-cases/errors.ts';
+import type { AppDeps } from '../route-deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

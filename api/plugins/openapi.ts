@@ -4,7 +4,7 @@ import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastif
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.ts';
 import { requiredApiKeyScope } from '../../domain/api-key-scopes.ts';
-import { errorBody } from '../schemas/common.ts';
+import { errorBody } from '../../use-cases/schemas/common.ts';
 import type { AuthRule } from './auth.ts';
 import { documentIdempotencyKey } from './idempotency.ts';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorBody } from '../errors.ts';
+import { ApiError, type ErrorBody } from '../../use-cases/errors.ts';
 
 /**
  * HTTP rules that hold for every route, below the routes themselves: 405 with `Allow` for a method a

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { Redis } from 'ioredis';
 import type { Config } from '../../config/env.ts';
 import type { SqlPool } from '../../db/pool.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../use-cases/errors.ts';
 
 /** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
 const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);

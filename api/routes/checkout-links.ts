@@ -7,8 +7,7 @@ import { CheckoutLink } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
 import type { OrganizationCredential } from '../auth/credentials.ts';
-import type { RouteDeps } from '../app.ts';
-import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   checkoutLinkParams,
@@ -19,7 +18,8 @@ import {
   updateCheckoutLinkBody,
   type CheckoutLinkEntity,
 } from '../schemas/checkout-links.ts';
-import { errorResponses, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import { errorResponses, pageOf, pageOffset, paginated, isUuid } from '../../use-cases/schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkout-links'];
 // API keys: read (GET) per the spec's table; writes need admin, which no key holds.

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CheckoutLink } from '../../db/entities/index.ts';
-import type { RouteDeps } from '../app.ts';
 import { publicCheckoutView } from '../checkout-public.ts';
-import { createCheckout } from '../checkout-service.ts';
-import { notFound } from '../errors.ts';
-import { errorResponses, isUuid } from '../schemas/common.ts';
-import { publicCheckoutSchema } from '../schemas/checkouts.ts';
+import { createCheckout } from '../../use-cases/checkout-creation.ts';
+import { notFound } from '../../use-cases/errors.ts';
+import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
+import { publicCheckoutSchema } from '../../use-cases/schemas/checkouts.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const params = z.object({ checkout_link_id: z.string().max(64) });
 

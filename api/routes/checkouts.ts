@@ -4,7 +4,6 @@ import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
-import type { RouteDeps } from '../app.ts';
 import {
   checkedPricing,
   createCheckout,
@@ -13,9 +12,9 @@ import {
   ownCheckout,
   pricingFor,
   validTaxId,
-} from '../checkout-service.ts';
+} from '../../use-cases/checkout-creation.ts';
 import { checkoutByClientSecret, publicCheckoutView } from '../checkout-public.ts';
-import { conflict, ApiError, unprocessable } from '../errors.ts';
+import { conflict, ApiError, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   checkoutPage,
@@ -29,10 +28,11 @@ import {
   updateCheckoutBody,
   type CheckoutEntity,
   type UpdateCheckoutBody,
-} from '../schemas/checkouts.ts';
-import { storedBillingAddress } from '../schemas/customers.ts';
-import { openRenewalCheckout } from '../renewal-checkouts.ts';
-import { errorResponses, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+} from '../../use-cases/schemas/checkouts.ts';
+import { storedBillingAddress } from '../../use-cases/schemas/customers.ts';
+import { openRenewalCheckout } from '../../use-cases/renewal-checkouts.ts';
+import { errorResponses, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkouts'];
 /** The spec lists checkouts under OAT scopes only; API keys fall to the admin-only `other` resource. */

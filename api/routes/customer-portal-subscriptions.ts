@@ -5,11 +5,10 @@ import { Organization, Price, Product, Subscription, SubscriptionCharge } from '
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
 import { customerPlanChangeRefusal } from '../../domain/proration.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import type { RouteDeps } from '../app.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
-import { ApiError, notFound, unprocessable } from '../errors.ts';
+import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { customerCredential } from '../plugins/auth.ts';
-import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   listPortalSubscriptionsQuery,
   portalSubscriptionDetailSchema,
@@ -20,6 +19,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { presentCharge, presentSubscription, subscriptionParams } from '../schemas/subscriptions.ts';
 import { sendPriceChange, sendSubscriptionChange } from '../subscription-updates.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 

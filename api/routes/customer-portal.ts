@@ -1,12 +1,11 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
-import type { RouteDeps } from '../app.ts';
 import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
+import { badRequest, notFound, unauthorized } from '../../use-cases/errors.ts';
 import { customerCredential, organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, iso } from '../schemas/common.ts';
-import { presentBillingAddress } from '../schemas/customers.ts';
+import { errorResponses, iso } from '../../use-cases/schemas/common.ts';
+import { presentBillingAddress } from '../../use-cases/schemas/customers.ts';
 import {
   createCustomerSessionBody,
   customerSessionSchema,
@@ -15,6 +14,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { Customer, CustomerSession } from '../../db/entities/index.ts';
 import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerRow = InferEntity<typeof Customer>;
 

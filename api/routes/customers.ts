@@ -6,10 +6,17 @@ import { z } from 'zod';
 import { parseTaxId, type TaxId } from '../../domain/tax-id.ts';
 import { Customer } from '../../db/entities/customer.ts';
 import { recordEvent } from '../../db/events.ts';
-import type { RouteDeps } from '../app.ts';
-import { notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
+import {
+  errorResponses,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+  isUuid,
+  validationErrors,
+} from '../../use-cases/schemas/common.ts';
 import {
   createCustomerBody,
   customerIdParams,
@@ -20,7 +27,8 @@ import {
   updateCustomerBody,
   type UpdateCustomerBody,
   storedBillingAddress,
-} from '../schemas/customers.ts';
+} from '../../use-cases/schemas/customers.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerEntity = InferEntity<typeof Customer>;
 /** A customer is addressed by our id or by the merchant's external_id; both routes behave the same. */

@@ -5,9 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import type { RouteDeps } from '../app.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
-import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
 import {
   errorResponses,
@@ -18,7 +17,7 @@ import {
   paginated,
   isUuid,
   validationErrors,
-} from '../schemas/common.ts';
+} from '../../use-cases/schemas/common.ts';
 import {
   accessTokenSchema,
   apiKeyListSchema,
@@ -36,6 +35,7 @@ import {
 } from '../schemas/credentials.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type ApiKeyRow = InferEntity<typeof ApiKey>;
 type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;

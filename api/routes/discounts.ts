@@ -7,10 +7,17 @@ import { Discount } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { pgArray } from '../../db/sql.ts';
 import { maxRedemptionsRefusal } from '../../domain/discounts.ts';
-import type { RouteDeps } from '../app.ts';
-import { notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid, validationErrors } from '../schemas/common.ts';
+import {
+  errorResponses,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+  isUuid,
+  validationErrors,
+} from '../../use-cases/schemas/common.ts';
 import {
   createDiscountBody,
   discountParams,
@@ -20,6 +27,7 @@ import {
   updateDiscountBody,
   type DiscountEntity,
 } from '../schemas/discounts.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['discounts'];
 // The spec gives API keys no discount operations: resource 'other' needs admin, which no key holds.

@@ -1,11 +1,11 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Event } from '../../db/entities/event.ts';
-import type { RouteDeps } from '../app.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../../use-cases/schemas/common.ts';
 import { eventIdParams, eventRecord, eventSchema, listEventsQuery } from '../schemas/events.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type EventEntity = InferEntity<typeof Event>;
 

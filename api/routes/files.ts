@@ -18,12 +18,11 @@ import { cleanFileName, declaredTypeAcceptable, isImageType } from '../../domain
 import { parseSorting } from '../../domain/pagination.ts';
 import { openFileStorage, type DownloadTarget } from '../../storage/index.ts';
 import { checkDownload, signDownload } from '../../storage/signed-urls.ts';
-import type { RouteDeps } from '../app.ts';
-import { ApiError, badRequest, conflict, notFound } from '../errors.ts';
+import { ApiError, badRequest, conflict, notFound } from '../../use-cases/errors.ts';
 import { fileTooLarge, invalidMultipart, receiveUpload, unsupportedFileType } from '../file-uploads.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { replayResponse } from '../plugins/idempotency.ts';
-import { errorResponses, isUuid, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   downloadQuery,
   fileParams,
@@ -34,6 +33,7 @@ import {
   uploadErrors,
   uploadFileBody,
 } from '../schemas/files.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['files'];
 // The spec grants API keys read/write only on named resources; files fall to admin (fail closed).

@@ -3,13 +3,13 @@ import { LockMode } from '@mikro-orm/core';
 import { Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { newDefaultPriceRefusal } from '../../domain/default-price.ts';
-import type { RouteDeps } from '../app.ts';
-import { forbidden, notFound, unprocessable } from '../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { createPriceBody, presentPrice, presentProduct, priceSchema } from '../schemas/catalog.ts';
 import { checkedPrice, createPrice, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
 import { mediasByProduct, mediasOf } from '../product-medias.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 /** The spec's `{functions_url}` operations, served by this app under /functions/v1. */
 export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {

@@ -2,13 +2,13 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
-import { checkoutWorkflowId, paymentUpdatedSignal } from '../../workflows/checkout.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
-import type { RouteDeps } from '../app.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
-import { ApiError, badRequest, unauthorized } from '../errors.ts';
-import { errorBody, isUuid } from '../schemas/common.ts';
+import { ApiError, badRequest, unauthorized } from '../../use-cases/errors.ts';
+import { errorBody, isUuid } from '../../use-cases/schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
+import { checkoutWorkflowId, paymentUpdatedSignal } from '../../contracts/checkout.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 /**
  * The gateway's notifications. The signature covers the raw body, so this module keeps its own JSON

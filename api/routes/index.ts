@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../app.ts';
 import { checkoutPageRoutes } from './checkout-pages.ts';
 import { checkoutsRoutes } from './checkouts.ts';
 import { checkoutLinksRoutes } from './checkout-links.ts';
@@ -25,6 +24,7 @@ import { subscriptionInvoicesRoutes } from './subscription-invoices.ts';
 import { subscriptionsRoutes } from './subscriptions.ts';
 import { transactionsRoutes } from './transactions.ts';
 import { sellerConfigRoutes } from './seller-config.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 /** One module per resource group of the spec; each is mounted under its base path. */
 export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { periodSums, UnknownTimeZone } from '../../db/metrics-queries.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { figuresOf, knownTimeZone, rangeRefusal, totalsOf } from '../../domain/metrics.ts';
-import type { RouteDeps } from '../app.ts';
-import { unprocessable } from '../errors.ts';
+import { unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { metricsQuery, metricsReport, metricsValidationErrors, presentPeriod } from '../schemas/metrics.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The spec's read scope of API keys names other resources: metrics fall to admin (as the event log does).
 const READ = { oat: ['metrics:read'], apiKey: 'other' } as const;

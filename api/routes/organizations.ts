@@ -12,11 +12,18 @@ import {
   type MemberRole,
 } from '../../db/entities/organization.ts';
 import { recordEvent } from '../../db/events.ts';
-import type { RouteDeps } from '../app.ts';
 import type { Credential } from '../auth/credentials.ts';
-import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
-import { errorResponses, iso, listQuery, orderBy, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  errorResponses,
+  iso,
+  listQuery,
+  orderBy,
+  pageOf,
+  pageOffset,
+  paginated,
+} from '../../use-cases/schemas/common.ts';
 import {
   addedMemberSchema,
   addMemberBody,
@@ -36,6 +43,7 @@ import {
   roleOf,
   toOrganizationBody,
 } from '../organization-records.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const READ_SCOPES = ['organizations:read', 'web:read'];
 const WRITE_SCOPES = ['organizations:write', 'web:write'];

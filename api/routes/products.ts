@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
-import type { RouteDeps } from '../app.ts';
-import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
+import { badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../schemas/common.ts';
+import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../../use-cases/schemas/common.ts';
 import {
   createProductBody,
   listProductsQuery,
@@ -22,6 +21,7 @@ import {
 } from '../schemas/catalog.ts';
 import { mediasByProduct, mediasOf, ownMediaFiles, setProductMedias } from '../product-medias.ts';
 import { checkedPrice, createPrice, ownProduct, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const tags = ['products'];
 

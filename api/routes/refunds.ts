@@ -4,11 +4,9 @@ import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
 import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
-import { refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
-import type { RouteDeps } from '../app.ts';
-import { notFound, unprocessable } from '../errors.ts';
+import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   createRefundBody,
   listRefundsQuery,
@@ -18,6 +16,9 @@ import {
   saleParams,
 } from '../schemas/sales.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
+import { refundWorkflowId } from '../../contracts/refund.ts';
+import type { RefundWorkflow } from '../../contracts/refund.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type RefundEntity = InferEntity<typeof Refund>;
 
@@ -184,7 +185,7 @@ export async function startRefundWorkflow(
   deps: Pick<RouteDeps, 'temporal' | 'config'>,
   refund: { id: string; organizationId: string },
 ) {
-  return deps.temporal.workflow.start(refundWorkflow, {
+  return deps.temporal.workflow.start<RefundWorkflow>('refundWorkflow', {
     workflowId: refundWorkflowId(refund.id),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [refund.id],

@@ -2,11 +2,11 @@ import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Customer, Product, Sale, Transaction } from '../../db/entities/index.ts';
-import type { RouteDeps } from '../app.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import { listSalesQuery, presentSale, salePage, saleParams, saleSchema, type SaleBody } from '../schemas/sales.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type SaleEntity = InferEntity<typeof Sale>;
 

@@ -5,9 +5,9 @@ import { transactionToWire, wireTransaction } from '../../gateway/http-transacti
 import { GatewayError } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { TEST_CARDS } from '../../gateway/test-cards.ts';
-import type { RouteDeps } from '../app.ts';
-import { conflict, notFound } from '../errors.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { conflict, notFound } from '../../use-cases/errors.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 /** The sandbox answers with the gateway's own wire shapes (gateway/http-transactions.ts, http-recurrence.ts). */
 const testCardSchema = z.object({

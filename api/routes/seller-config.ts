@@ -1,24 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Price } from '../../db/entities/index.ts';
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
-import type { RouteDeps } from '../app.ts';
 import { checkoutByClientSecret } from '../checkout-public.ts';
-import { clientSecretParams, sellerConfigSchema } from '../schemas/checkouts.ts';
-import { errorResponses } from '../schemas/common.ts';
-
-/**
- * The seller of an organization at the gateway. The simulator has no seller onboarding, so the id is
- * derived from the organization: `sim_seller_<organization id without dashes>`.
- */
-export function sellerIdOf(organizationId: string): string {
-  return `sim_seller_${organizationId.replaceAll('-', '')}`;
-}
-
-/** The organization a seller id names, or null when it is not one of ours. */
-export function organizationOfSeller(sellerId: string): string | null {
-  const match = /^sim_seller_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(sellerId);
-  return match ? match.slice(1).join('-') : null;
-}
+import { clientSecretParams, sellerConfigSchema } from '../../use-cases/schemas/checkouts.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { sellerIdOf } from '../seller-ids.ts';
 
 const PAYMENT_METHODS = ['credit_card', 'pix', 'boleto'] as const;
 

@@ -9,7 +9,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Subscription, SubscriptionInvoice } from '../../db/entities/index.ts';
-import type { InvoiceRecord } from '../../db/invoice-records.ts';
 import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
 import {
   brazilToday,
@@ -19,13 +18,17 @@ import {
   invoiceWorkflowId,
   notInvoiceable,
 } from '../../domain/invoices.ts';
-import { invoiceWorkflowStart } from '../../domain/workflow-starts.ts';
-import type { InvoiceRequest } from '../../activities/invoices.ts';
-import { invoiceCreationUpdate, invoiceWorkflow } from '../../workflows/invoice.ts';
-import type { RouteDeps } from '../app.ts';
-import { ApiError, notFound, serviceUnavailable, unprocessable } from '../errors.ts';
+import { invoiceWorkflowStart } from '../../temporal/workflow-starts.ts';
+import { ApiError, notFound, serviceUnavailable, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset, validationErrors } from '../schemas/common.ts';
+import {
+  errorResponses,
+  isUuid,
+  orderBy,
+  pageOf,
+  pageOffset,
+  validationErrors,
+} from '../../use-cases/schemas/common.ts';
 import {
   createInvoiceBody,
   invoicePage,
@@ -35,6 +38,9 @@ import {
   presentInvoice,
 } from '../schemas/invoices.ts';
 import { subscriptionParams, workflowUrl } from '../schemas/subscriptions.ts';
+import { type InvoiceRecord, type InvoiceRequest, invoiceCreationUpdate } from '../../contracts/invoice.ts';
+import type { InvoiceWorkflow } from '../../contracts/invoice.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
 
@@ -189,7 +195,7 @@ async function createInvoice(deps: RouteDeps, request: InvoiceRequest, answerBy:
   const workflowId = invoiceWorkflowId(request.invoiceId);
   // The invoice's id names its creation Update, so that it can be asked for again after a lost answer.
   const updateId = request.invoiceId;
-  const startWorkflowOperation = new WithStartWorkflowOperation(invoiceWorkflow, {
+  const startWorkflowOperation = new WithStartWorkflowOperation<InvoiceWorkflow>('invoiceWorkflow', {
     ...invoiceWorkflowStart(deps.config.TEMPORAL_TASK_QUEUE, {
       ...request,
       answerBy: new Date(answerBy).toISOString(),

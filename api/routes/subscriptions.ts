@@ -3,12 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Customer, Subscription } from '../../db/entities/index.ts';
-import type { RouteDeps } from '../app.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../schemas/common.ts';
+import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   sendClockAdvance,
   sendMetadataChange,
@@ -27,6 +26,7 @@ import {
   workflowUrl,
   type UpdateSubscriptionBody,
 } from '../schemas/subscriptions.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 

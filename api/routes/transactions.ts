@@ -5,18 +5,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
-import {
-  directTransactionWorkflow,
-  directTransactionWorkflowId,
-  GATEWAY_UNAVAILABLE,
-  type DirectTransactionInput,
-  type DirectTransactionResult,
-} from '../../workflows/direct-transaction.ts';
-import type { RouteDeps } from '../app.ts';
-import { ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
-import { confirmableCheckout, confirmCheckout } from './checkout-confirm.ts';
-import { organizationOfSeller } from './seller-config.ts';
-import { errorResponses, isUuid, iso } from '../schemas/common.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
+import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
 import {
   buyerNames,
   cardOf,
@@ -28,6 +19,15 @@ import {
   type TransactionBody,
 } from '../schemas/transactions.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
+import {
+  directTransactionWorkflowId,
+  GATEWAY_UNAVAILABLE,
+  type DirectTransactionInput,
+  type DirectTransactionResult,
+} from '../../contracts/direct-transaction.ts';
+import type { DirectTransactionWorkflow } from '../../contracts/direct-transaction.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { organizationOfSeller } from '../seller-ids.ts';
 
 const tags = ['transactions'];
 
@@ -294,9 +294,9 @@ const DIRECT_ANSWER_WAIT_MS = 25_000;
 /** Starts the request's workflow, or joins the run of an earlier request with the same key, and waits for its answer. */
 async function runDirectTransaction(deps: RouteDeps, input: DirectTransactionInput): Promise<DirectTransactionResult> {
   const workflowId = directTransactionWorkflowId(input.organizationId, input.idempotencyKey);
-  let handle: WorkflowHandle<typeof directTransactionWorkflow>;
+  let handle: WorkflowHandle<DirectTransactionWorkflow>;
   try {
-    handle = await deps.temporal.workflow.start(directTransactionWorkflow, {
+    handle = await deps.temporal.workflow.start<DirectTransactionWorkflow>('directTransactionWorkflow', {
       workflowId,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [input],

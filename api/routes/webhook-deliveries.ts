@@ -4,11 +4,16 @@ import { plainSql } from '../../db/plain-sql.ts';
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { webhookTaskQueue } from '../../domain/task-queues.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
-import { attemptNowSignal, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
-import type { RouteDeps } from '../app.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
-import { createdAtDirection, errorResponses, isUuid, pageOf, pageOffset, paginated } from '../schemas/common.ts';
+import {
+  createdAtDirection,
+  errorResponses,
+  isUuid,
+  pageOf,
+  pageOffset,
+  paginated,
+} from '../../use-cases/schemas/common.ts';
 import {
   attemptRecord,
   deliveryRecord,
@@ -19,7 +24,10 @@ import {
   redeliveryStarted,
   webhookParams,
 } from '../schemas/webhooks.ts';
-import { endpointOf, WEBHOOKS_READ, WEBHOOKS_WRITE } from './webhooks.ts';
+import { attemptNowSignal } from '../../contracts/webhook-delivery.ts';
+import type { WebhookDeliveryWorkflow } from '../../contracts/webhook-delivery.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { endpointOf, WEBHOOKS_READ, WEBHOOKS_WRITE } from '../webhook-endpoints.ts';
 
 const tags = ['webhooks'];
 
@@ -139,26 +147,23 @@ export const webhookRedeliveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       const workflowId = webhookWorkflowId(eventId, endpoint.id as string);
       const requestId = randomUUID();
       // A run in progress is told to try (again) now; otherwise a new run starts, and ignores this signal.
-      await deps.temporal.workflow.signalWithStart<typeof webhookDeliveryWorkflow, [string]>(
-        'webhookDeliveryWorkflow',
-        {
-          workflowId,
-          taskQueue: webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
-          args: [
-            {
-              eventId,
-              endpointId: endpoint.id as string,
-              organizationId: credential.organizationId,
-              manual: true,
-              requestId,
-            },
-          ],
-          signal: attemptNowSignal,
-          signalArgs: [requestId],
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          typedSearchAttributes: [{ key: ORGANIZATION_ID, value: credential.organizationId }],
-        },
-      );
+      await deps.temporal.workflow.signalWithStart<WebhookDeliveryWorkflow, [string]>('webhookDeliveryWorkflow', {
+        workflowId,
+        taskQueue: webhookTaskQueue(deps.config.TEMPORAL_TASK_QUEUE),
+        args: [
+          {
+            eventId,
+            endpointId: endpoint.id as string,
+            organizationId: credential.organizationId,
+            manual: true,
+            requestId,
+          },
+        ],
+        signal: attemptNowSignal,
+        signalArgs: [requestId],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        typedSearchAttributes: [{ key: ORGANIZATION_ID, value: credential.organizationId }],
+      });
       return reply.status(202).send({ event_id: eventId, endpoint_id: endpoint.id as string, workflow_id: workflowId });
     },
   );

@@ -5,18 +5,16 @@ import { z } from 'zod';
 import { insertEvents, type EventType } from '../../db/events.ts';
 import { executorOf, plainSql, type Row, type Sql } from '../../db/plain-sql.ts';
 import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
-import type { RouteDeps } from '../app.ts';
-import { conflict, notFound, unprocessable } from '../errors.ts';
+import { conflict, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   createdAtDirection,
   errorResponses,
-  isUuid,
   pageOf,
   pageOffset,
   paginated,
   validationErrors,
-} from '../schemas/common.ts';
+} from '../../use-cases/schemas/common.ts';
 import {
   createWebhookBody,
   listWebhooksQuery,
@@ -27,11 +25,11 @@ import {
   webhookSchema,
   webhookWithSecretSchema,
 } from '../schemas/webhooks.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { WEBHOOKS_READ, WEBHOOKS_WRITE, endpointOf } from '../webhook-endpoints.ts';
 
 const tags = ['webhooks'];
 // The spec gives API keys no webhook operations: resource 'other' needs admin, which no key holds.
-export const WEBHOOKS_READ = { oat: ['webhooks:read'], apiKey: 'other' } as const;
-export const WEBHOOKS_WRITE = { oat: ['webhooks:write'], apiKey: 'other' } as const;
 
 const URL_ERROR = { invalid_url: 'the URL is not one deliveries may go to (the detail says why)' };
 
@@ -272,22 +270,6 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
   );
 };
-
-/** The organization's endpoint (404 for another's, a deleted one or a malformed id); locked with `forUpdate`. */
-export async function endpointOf(
-  sql: Sql,
-  credential: { organizationId: string },
-  id: string,
-  forUpdate = false,
-): Promise<Row> {
-  if (!isUuid(id)) throw notFound('Webhook endpoint');
-  const [row] = await sql(
-    `select * from webhook_endpoints where id = ? and organization_id = ? and deleted_at is null${forUpdate ? ' for update' : ''}`,
-    [id, credential.organizationId],
-  );
-  if (!row) throw notFound('Webhook endpoint');
-  return row;
-}
 
 /** The endpoint's event, in the transaction that changes it (never with the secret). */
 async function audit(sql: Sql, type: EventType, row: Row): Promise<void> {

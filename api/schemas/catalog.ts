@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Price, Product } from '../../db/entities/index.ts';
 import { MAX_INTERVAL_COUNT, MAX_UNIT_AMOUNT } from '../../domain/price-rules.ts';
-import { iso, listQuery, booleanQuery, metadata, paginated, uuid, nonBlank } from './common.ts';
+import { iso, listQuery, booleanQuery, metadata, paginated, uuid, nonBlank } from '../../use-cases/schemas/common.ts';
 import { mediaFileSchema, type MediaFileRecord } from './files.ts';
 
 /**

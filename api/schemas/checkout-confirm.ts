@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, errorBody, nonBlank } from './common.ts';
+import { emailAddress, errorBody, nonBlank } from '../../use-cases/schemas/common.ts';
 
 export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(200) });
 

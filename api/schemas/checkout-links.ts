@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { MAX_PAGE_LIMIT } from '../../domain/pagination.ts';
-import { booleanQuery, iso, metadata, nonBlank } from './common.ts';
+import { booleanQuery, iso, metadata, nonBlank } from '../../use-cases/schemas/common.ts';
 
 export type CheckoutLinkEntity = InferEntity<typeof CheckoutLink>;
 

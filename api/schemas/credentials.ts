@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OAT_SCOPES } from '../../domain/api-key-scopes.ts';
-import { listQuery, nonBlank } from './common.ts';
+import { listQuery, nonBlank } from '../../use-cases/schemas/common.ts';
 
 const timestamp = z.string();
 /** Must lie in the future: a rule of the clock, so a past instant is a 422 `invalid_expires_at`, not a 400. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import { booleanQuery, listQuery, paginated } from './common.ts';
+import { booleanQuery, listQuery, paginated } from '../../use-cases/schemas/common.ts';
 import { subscriptionChargeSchema, subscriptionSchema } from './subscriptions.ts';
 
 /** Exactly one of the two identifies the customer; the route answers 400 otherwise. */

@@ -1,7 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Discount } from '../../db/entities/index.ts';
-import { iso, listQuery, metadata, nonBlank } from './common.ts';
+import { iso, listQuery, metadata, nonBlank } from '../../use-cases/schemas/common.ts';
 
 export type DiscountEntity = InferEntity<typeof Discount>;
 

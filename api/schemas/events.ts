@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, listQuery } from './common.ts';
+import { iso, listQuery } from '../../use-cases/schemas/common.ts';
 
 /** `customer.created` exactly, or every type under a prefix with `.*` (`customer.*`). */
 export const eventTypeFilter = z

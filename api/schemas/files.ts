@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ALLOWED_FILE_TYPES } from '../../domain/file-types.ts';
 import type { FileRow } from '../../db/files.ts';
-import { errorBody, iso, listQuery, paginated } from './common.ts';
+import { errorBody, iso, listQuery, paginated } from '../../use-cases/schemas/common.ts';
 
 /** Wire shapes of the Files group: the file record, its list, the upload body and the signed download. */
 

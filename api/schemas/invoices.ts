@@ -1,9 +1,9 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { SubscriptionInvoice } from '../../db/entities/index.ts';
-import type { InvoiceRecord } from '../../db/invoice-records.ts';
 import { DEFAULT_EXPIRATION_DAYS, INVOICE_STATUSES } from '../../domain/invoices.ts';
-import { iso, listQuery, nonBlank, paginated } from './common.ts';
+import { iso, listQuery, nonBlank, paginated } from '../../use-cases/schemas/common.ts';
+import type { InvoiceRecord } from '../../contracts/invoice.ts';
 
 type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
 

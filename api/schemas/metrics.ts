@@ -8,7 +8,7 @@ import {
   type PeriodFigures,
 } from '../../domain/metrics.ts';
 import type { PeriodRow } from '../../db/metrics-queries.ts';
-import { validationErrors } from './common.ts';
+import { validationErrors } from '../../use-cases/schemas/common.ts';
 
 const localDate = z.iso.date();
 

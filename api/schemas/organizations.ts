@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, objectKey } from './common.ts';
+import { emailAddress, objectKey } from '../../use-cases/schemas/common.ts';
 import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
 import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
 

@@ -1,7 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Refund, Sale } from '../../db/entities/index.ts';
-import { iso, listQuery, paginated, nonBlank } from './common.ts';
+import { iso, listQuery, paginated, nonBlank } from '../../use-cases/schemas/common.ts';
 
 type SaleEntity = InferEntity<typeof Sale>;
 type RefundEntity = InferEntity<typeof Refund>;

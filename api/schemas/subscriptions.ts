@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
 import type { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import { iso, listQuery, metadata, paginated } from './common.ts';
+import { iso, listQuery, metadata, paginated } from '../../use-cases/schemas/common.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 type ChargeEntity = InferEntity<typeof SubscriptionCharge>;

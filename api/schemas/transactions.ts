@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, nonBlank } from './common.ts';
+import { emailAddress, nonBlank } from '../../use-cases/schemas/common.ts';
 import { storedCard } from '../../db/entities/index.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../../db/events.ts';
 import type { Row } from '../../db/plain-sql.ts';
 import { PING_EVENT } from '../../domain/webhooks.ts';
-import { iso, listQuery, nonBlank, uuid } from './common.ts';
+import { iso, listQuery, nonBlank, uuid } from '../../use-cases/schemas/common.ts';
 
 /** The types an endpoint can subscribe to (the ping goes only to the endpoint it tests). */
 const subscribable = EVENT_TYPES.filter((t) => t !== PING_EVENT) as [string, ...string[]];

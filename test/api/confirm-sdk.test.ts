@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import { CALLBACK_SIGNATURE_HEADER, signCallback } from '../../gateway/callback-signature.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout as makeFixture, type CheckoutFixtureOptions } from '../helpers/checkouts.ts';
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * POST /api/v1/checkouts/client/:client_secret/confirm-sdk and POST /api/v1/gateway/callbacks over

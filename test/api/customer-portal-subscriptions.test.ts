@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
+import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
 
 /**
  * The Customer Portal's subscriptions over HTTPS against the real worker: a customer session reads

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { ensureRecurrencePlan } from '../../activities/recurrence-plans.ts';
+import { ensureRecurrencePlan } from '../../use-cases/recurrence-plans.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { recurrencePlanWorkflowId } from '../../workflows/recurrence-plan.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeOat, makeOrganization, makeTenant, unique } from '../helpers/fixtures.ts';
+import { recurrencePlanWorkflowId } from '../../contracts/recurrence-plan.ts';
 
 let api: TestApi;
 let temporal: Client;

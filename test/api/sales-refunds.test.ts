@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
 import { freePort } from '../../scripts/processes.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
 

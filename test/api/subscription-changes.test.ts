@@ -4,12 +4,12 @@ import { uuidv7 } from 'uuidv7';
 import { createSubscriptionActivities } from '../../activities/subscriptions.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import { batchTaskQueue } from '../../domain/task-queues.ts';
-import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
 import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/subscriptions.ts';
+import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
 
 /**
  * PATCH /api/v1/subscriptions/<id> over HTTPS against the real worker: a card checkout of a manually

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { brazilToday } from '../../domain/invoices.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { makeApiKey, makeOat, makeOrganization } from '../helpers/fixtures.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { subscriptionStateQuery, subscriptionWorkflowId } from '../../workflows/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
+import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
 
 /**
  * Plan upgrades through a checkout (`subscription_id`), against the real worker: the buyer pays the

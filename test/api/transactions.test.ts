@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
-import { sellerIdOf } from '../../api/routes/seller-config.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { directTransactionWorkflowId } from '../../workflows/direct-transaction.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
+import { directTransactionWorkflowId } from '../../contracts/direct-transaction.ts';
+import { sellerIdOf } from '../../api/seller-ids.ts';
 
 let api: TestApi;
 beforeAll(async () => {

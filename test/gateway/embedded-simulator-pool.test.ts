@@ -6,7 +6,7 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { renewalChargeKey } from '../../domain/subscriptions.ts';
 import { openGateway } from '../../gateway/index.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { testEnv } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';

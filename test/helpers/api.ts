@@ -5,13 +5,14 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { loadConfig, type Config } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { buildApp, type App } from '../../api/app.ts';
+import { buildApp } from '../../api/app.ts';
 import { createGateway } from '../../gateway/index.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { testEnv } from './env.ts';
+import type { App } from '../../api/route-deps.ts';
 
 /** Self-signed certificate of the test run: trusted by this client only. */
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });

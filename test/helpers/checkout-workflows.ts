@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * The checkout workflows as a crash test reads them: how each ended, and what its history says the

@@ -3,10 +3,10 @@ import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../../db/orm.ts';
 import { CHECKOUT_ID, ORGANIZATION_ID } from '../../domain/search-attributes.ts';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
 import { TEST_TASK_QUEUE } from './env.ts';
 import { recordHistory as saveHistory } from './histories.ts';
 import { makeOrganization } from './fixtures.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 export interface CheckoutFixtureOptions {
   amount?: number;

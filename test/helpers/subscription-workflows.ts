@@ -11,16 +11,16 @@ import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { SEARCH_ATTRIBUTES } from '../../scripts/temporal-cli.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { workflowsPath } from '../../worker/worker.ts';
-import {
-  subscriptionStateQuery,
-  subscriptionWorkflow,
-  subscriptionWorkflowId,
-  type SubscriptionRunState,
-} from '../../workflows/subscription.ts';
+import { subscriptionWorkflow } from '../../workflows/subscription.ts';
 import { loadConfig, type Config } from '../../config/env.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL, testEnv } from './env.ts';
 import { makeOrganization } from './fixtures.ts';
 import { testWorkers } from './test-workers.ts';
+import {
+  subscriptionStateQuery,
+  subscriptionWorkflowId,
+  type SubscriptionRunState,
+} from '../../contracts/subscription.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { MAX_DECLINED_CONFIRMATIONS } from '../../domain/checkout.ts';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
   checkoutRow,
@@ -13,6 +12,7 @@ import {
   type CheckoutFixture,
   type CheckoutFixtureOptions,
 } from '../helpers/checkouts.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * The money rules of the checkout workflow, end to end through confirm-sdk, the real worker process

@@ -5,8 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startWorkerProcess, stopProcess } from '../global-setup.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
@@ -19,6 +18,7 @@ import {
   type CheckoutFixtureOptions,
 } from '../helpers/checkouts.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * A charge whose answer is lost is not a decline. The API and a worker of this file's own task queue

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { checkoutStateQuery, checkoutWorkflowId } from '../../workflows/checkout.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
   checkoutRow,
@@ -13,6 +12,7 @@ import {
   type CheckoutFixture,
   type CheckoutFixtureOptions,
 } from '../helpers/checkouts.ts';
+import { checkoutStateQuery, checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * Every path of the checkout workflow on the real dev server, run by the real worker process, with

@@ -11,15 +11,15 @@ import { directTransactionKey } from '../../activities/direct-transactions.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
-import {
-  directTransactionWorkflow,
-  directTransactionWorkflowId,
-  GATEWAY_UNAVAILABLE,
-  type DirectTransactionInput,
-} from '../../workflows/direct-transaction.ts';
+import { directTransactionWorkflow } from '../../workflows/direct-transaction.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';
+import {
+  directTransactionWorkflowId,
+  GATEWAY_UNAVAILABLE,
+  type DirectTransactionInput,
+} from '../../contracts/direct-transaction.ts';
 
 /**
  * The direct-transaction workflow on the time-skipping test server, with its real activities on the

@@ -8,17 +8,17 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
-import {
-  invoiceNoticeSignal,
-  invoiceStateQuery,
-  invoiceWorkflow,
-  invoiceWorkflowId,
-  type InvoiceWorkflowInput,
-} from '../../workflows/invoice.ts';
+import { invoiceWorkflow } from '../../workflows/invoice.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { testWorkers } from '../helpers/test-workers.ts';
+import {
+  invoiceNoticeSignal,
+  invoiceStateQuery,
+  invoiceWorkflowId,
+  type InvoiceWorkflowInput,
+} from '../../contracts/invoice.ts';
 
 /**
  * An extra-charge invoice's workflow on the time-skipping test server, with the real activities on

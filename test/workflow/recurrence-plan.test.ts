@@ -5,10 +5,10 @@ import { uuidv7 } from 'uuidv7';
 import { startRecurrencePlanWorkflow } from '../../api/product-prices.ts';
 import { loadConfig } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { recurrencePlanWorkflowId } from '../../workflows/recurrence-plan.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TASK_QUEUE, testEnv } from '../helpers/env.ts';
+import { recurrencePlanWorkflowId } from '../../contracts/recurrence-plan.ts';
 
 /**
  * The recurrence-plan workflow on the dev server, run by the real worker process of globalSetup

@@ -11,11 +11,12 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
-import { REFUND_GATEWAY_TIMEOUT, refundWorkflow, refundWorkflowId } from '../../workflows/refund.ts';
+import { refundWorkflow } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';
 import { testWorkers } from '../helpers/test-workers.ts';
+import { REFUND_GATEWAY_TIMEOUT, refundWorkflowId } from '../../contracts/refund.ts';
 
 /**
  * The refund workflow on the time-skipping test server: three days of gateway silence pass in

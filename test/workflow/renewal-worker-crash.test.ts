@@ -3,11 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { renewalChargeKey } from '../../domain/subscriptions.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import {
-  subscriptionStateQuery,
-  subscriptionWorkflowId,
-  type SubscriptionRunState,
-} from '../../workflows/subscription.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { sqlOf, type Sql } from '../helpers/checkout-books.ts';
 import { TEST_DATABASE_URL, TEST_TEMPORAL_ADDRESS } from '../helpers/env.ts';
@@ -24,6 +19,11 @@ import {
 } from '../helpers/renewal-books.ts';
 import { renewalGates, type RenewalGates } from '../helpers/renewal-gates.ts';
 import { paidSubscription } from '../helpers/subscriptions.ts';
+import {
+  subscriptionStateQuery,
+  subscriptionWorkflowId,
+  type SubscriptionRunState,
+} from '../../contracts/subscription.ts';
 
 /**
  * The worker that runs the subscription workflows is killed (SIGKILL: no drain) twice while 20

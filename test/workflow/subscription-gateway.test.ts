@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PAYMENT_ISSUE } from '../../domain/search-attributes.ts';
 import { GATEWAY_NOTICE_GRACE_MS } from '../../domain/subscriptions.ts';
-import { changeSubscriptionUpdate, gatewayInvoiceSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -12,6 +11,7 @@ import {
   stateWhen,
   stateOf,
 } from '../helpers/subscription-workflows.ts';
+import { changeSubscriptionUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
 
 /**
  * Gateway-billed subscriptions (`recurrence_billing: gateway`) on the time-skipping test server: the

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { changePriceUpdate, gatewayInvoiceSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -13,6 +12,7 @@ import {
   type Handle,
   stateOf,
 } from '../helpers/subscription-workflows.ts';
+import { changePriceUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
 
 /**
  * Plan changes on the time-skipping test server, each at exactly half of a R$ 99,00 monthly period:

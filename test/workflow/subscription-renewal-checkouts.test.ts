@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { renewalPaidSignal } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -9,6 +8,7 @@ import {
   stateOf,
   useSubscriptionWorkflows,
 } from '../helpers/subscription-workflows.ts';
+import { renewalPaidSignal } from '../../contracts/subscription.ts';
 
 /**
  * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the

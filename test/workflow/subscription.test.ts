@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { advanceClockUpdate, changeSubscriptionUpdate } from '../../workflows/subscription.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -15,6 +14,7 @@ import {
   type SubscriptionOptions,
   stateOf,
 } from '../helpers/subscription-workflows.ts';
+import { advanceClockUpdate, changeSubscriptionUpdate } from '../../contracts/subscription.ts';
 
 /**
  * A subscription's workflow over months of billing on the time-skipping test server: renewals,

@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { brazilToday, invoiceWorkflowId } from '../../domain/invoices.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
-import { checkoutWorkflowId } from '../../workflows/checkout.ts';
-import { subscriptionWorkflowId } from '../../workflows/subscription.ts';
-import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../workflows/sweep.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -17,6 +14,9 @@ import { ledgerOf, makeCheckout, recordHistory, waitForCheckoutStatus } from '..
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { until } from '../helpers/processes.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
+import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../contracts/sweep.ts';
 
 /**
  * The periodic sweep, a Temporal Schedule the real worker registers at start: triggered, it starts

@@ -9,12 +9,13 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
-import { attemptNowSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { testWorkers } from '../helpers/test-workers.ts';
+import { attemptNowSignal } from '../../contracts/webhook-delivery.ts';
 
 /**
  * A delivery's whole retry schedule on the time-skipping test server, with the real activities on the

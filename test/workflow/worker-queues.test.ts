@@ -5,7 +5,7 @@ import { loadConfig } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { bundleInChild } from '../../worker/bundle.ts';
-import { createTemporalClient } from '../../worker/temporal-client.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 import { until } from '../helpers/processes.ts';

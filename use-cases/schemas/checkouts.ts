@@ -92,7 +92,7 @@ const createCheckoutFields = z.strictObject({
     .optional()
     .meta({ description: 'Minutes until expires_at, 10 to 1440 (default 60)' }),
 });
-/** The service's own rules between fields (api/checkout-service.ts answers them 400), stated in the document. */
+/** The service's own rules between fields (use-cases/checkout-creation.ts answers them 400), stated in the document. */
 export const createCheckoutBody = createCheckoutFields.meta({
   description:
     'A product is required (product_id, product_price_id or products); trial_interval and trial_interval_count go together',

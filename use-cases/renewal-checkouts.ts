@@ -4,8 +4,7 @@ import { Checkout, Discount, type Subscription } from '../db/entities/index.ts';
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
 import { renewalCheckoutExpiryMinutes } from '../domain/checkout-eligibility.ts';
-import type { RouteDeps } from './app.ts';
-import { createCheckout } from './checkout-service.ts';
+import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
 import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts';
 
 /**
@@ -17,7 +16,7 @@ import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts
  * ends with no card it can charge (then open until its dunning deadline, `expiresAt`).
  */
 export async function openRenewalCheckout(
-  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
+  deps: CheckoutDeps,
   args: { organizationId: string; original: CheckoutEntity; subscription: SubscriptionEntity; expiresAt?: Date },
 ): Promise<{ checkout: CheckoutEntity; created: boolean }> {
   const { organizationId, original, subscription } = args;

@@ -15,20 +15,29 @@ import {
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { checkoutWorkflowId } from '../workflows/checkout.ts';
 import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { checkoutExpiresAt, offerRefusal, termsRefusal, type CheckoutRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
-import type { RouteDeps } from './app.ts';
 import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
 import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from './schemas/checkouts.ts';
 import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
-import { ensureCheckoutWorkflow } from '../domain/workflow-starts.ts';
+import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
 import { upgradedSubscription } from './checkout-upgrades.ts';
+import { checkoutWorkflowId } from '../contracts/checkout.ts';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
+import type { Orm } from '../db/orm.ts';
+
+/** What opening a checkout needs: the database, and Temporal to start the checkout's workflow. */
+export interface CheckoutDeps {
+  orm: Orm;
+  temporal: Client;
+  config: Config;
+}
 
 /**
  * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
@@ -40,7 +49,7 @@ import { upgradedSubscription } from './checkout-upgrades.ts';
  * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
  * is missing.) The one gap left is a crash of the API process between the commit and the start: an
  * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
- * domain/workflow-starts.ts, idempotent).
+ * temporal/workflow-starts.ts, idempotent).
  */
 
 type ProductEntity = InferEntity<typeof Product>;
@@ -70,10 +79,7 @@ export interface CreateCheckoutRequest {
   renewal?: { period: number; balance?: number };
 }
 
-export async function createCheckout(
-  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
-  request: CreateCheckoutRequest,
-): Promise<CheckoutEntity> {
+export async function createCheckout(deps: CheckoutDeps, request: CreateCheckoutRequest): Promise<CheckoutEntity> {
   const { input } = request;
   if (!input.product_id && !input.product_price_id && !input.products?.length) {
     throw badRequest('A product is required', 'Send product_id (recommended), product_price_id or products');

@@ -1,8 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import type { checkoutWorkflow } from '../workflows/checkout.ts';
-import type { invoiceWorkflow, InvoiceWorkflowInput } from '../workflows/invoice.ts';
-import { invoiceWorkflowId } from './invoices.ts';
-import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from './search-attributes.ts';
+import { invoiceWorkflowId } from '../domain/invoices.ts';
+import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
+import type { InvoiceWorkflowInput } from '../contracts/invoice.ts';
+import type { CheckoutWorkflow } from '../contracts/checkout.ts';
+import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 
 /**
  * How the workflows of checkouts and extra-charge invoices are started, in one place for the API
@@ -19,7 +20,7 @@ import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from './se
 export function invoiceWorkflowStart(
   taskQueue: string,
   input: InvoiceWorkflowInput,
-): Pick<WorkflowStartOptions<typeof invoiceWorkflow>, 'workflowId' | 'taskQueue' | 'args' | 'typedSearchAttributes'> {
+): Pick<WorkflowStartOptions<InvoiceWorkflow>, 'workflowId' | 'taskQueue' | 'args' | 'typedSearchAttributes'> {
   return {
     workflowId: invoiceWorkflowId(input.invoiceId),
     taskQueue,
@@ -39,7 +40,7 @@ export async function ensureInvoiceWorkflow(
   input: InvoiceWorkflowInput,
 ): Promise<void> {
   await ignoreClosed(
-    temporal.workflow.start<typeof invoiceWorkflow>('invoiceWorkflow', {
+    temporal.workflow.start<InvoiceWorkflow>('invoiceWorkflow', {
       ...invoiceWorkflowStart(taskQueue, input),
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
@@ -67,7 +68,7 @@ export async function ensureCheckoutWorkflow(
   checkout: CheckoutToRun,
 ): Promise<void> {
   await ignoreClosed(
-    temporal.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
+    temporal.workflow.start<CheckoutWorkflow>('checkoutWorkflow', {
       workflowId: checkout.workflowId,
       taskQueue,
       args: [

@@ -1,7 +1,7 @@
 import { uuidv7 } from 'uuidv7';
-import type { Orm } from './orm.ts';
+import type { Orm } from '../db/orm.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
-import { pgArray } from './sql.ts';
+import { pgArray } from '../db/sql.ts';
 
 export const DEMO_ADMIN_EMAIL = 'admin@demo.example';
 export const DEMO_ORG_SLUG = 'demo';

@@ -1,0 +1,69 @@
+/* global module */
+/**
+ * The layers of README.md (Layout): each imports only from those above it, and no import cycle
+ * anywhere (type imports included). `npm run lint` runs it (`npm run lint:layers`).
+ */
+const ADAPTERS = ['db', 'gateway', 'mailer', 'storage'];
+const layer = (name, ...may) => ({ name, folders: name.split('|'), may });
+const LAYERS = [
+  layer('domain'),
+  layer('config', 'domain'),
+  layer('contracts', 'domain'),
+  layer(ADAPTERS.join('|'), 'domain', 'config', 'contracts', ...ADAPTERS),
+  layer('temporal', 'domain', 'config', 'contracts', ...ADAPTERS),
+  layer('use-cases', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal'),
+  layer('activities', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases'),
+  layer('workflows', 'domain', 'contracts'),
+  layer('api', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases'),
+  // worker/ (the top) may import every layer.
+];
+const ALL = [...new Set(LAYERS.flatMap((l) => l.folders)), 'worker', 'scripts', 'bench', 'test', 'examples'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle (type imports count): break it by moving the shared part into a module of its own.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...LAYERS.map((l) => ({
+      name: `layer-${l.name}`,
+      comment: `${l.name}/ imports only from ${l.may.length ? l.may.join(', ') : 'itself'} (README.md, Layout).`,
+      severity: 'error',
+      from: { path: `^(${l.name})/` },
+      to: { path: `^(${ALL.join('|')})/`, pathNot: `^(${[...l.folders, ...l.may].join('|')})/` },
+    })),
+    {
+      name: 'no-io-in-rules-and-workflows',
+      comment:
+        'domain/, contracts/ and workflows/ run in the deterministic workflow sandbox or are pure rules: no Node core module, no I/O library.',
+      severity: 'error',
+      from: { path: '^(domain|contracts|workflows)/' },
+      to: {
+        dependencyTypes: ['core'],
+      },
+    },
+    {
+      name: 'workflow-sdk-only',
+      comment:
+        'contracts/ and workflows/ use Temporal through @temporalio/workflow (and the deterministic @temporalio/common) only.',
+      severity: 'error',
+      from: { path: '^(contracts|workflows)/' },
+      to: { dependencyTypes: ['npm', 'npm-dev'], pathNot: 'node_modules/@temporalio/(workflow|common)/' },
+    },
+    {
+      name: 'no-temporal-client-in-domain',
+      comment: 'domain/ is pure: no Temporal client, worker or activity context, no ORM, no HTTP.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: 'node_modules/(@temporalio/(client|worker|activity|testing)|@mikro-orm|pg|fastify|undici)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import { Checkout } from '../db/entities/index.ts';
+import type { SqlPool } from '../db/pool.ts';
+import {
+  CHECKOUT_NOT_OPEN,
+  CONFIRMATION_IN_PROGRESS,
+  CONFIRMATION_INVALID,
+  DISCOUNT_REJECTED,
+  SUBSCRIPTION_EXISTS,
+  type ConfirmCheckoutInput,
+  type ConfirmCheckoutResult,
+  type GatewayPaymentData,
+} from '../domain/checkout.ts';
+import { buyerRefusal, paymentRefusal, type ConfirmationRefusal } from '../domain/checkout-confirmation.ts';
+import { parseTaxId } from '../domain/tax-id.ts';
+import { GatewayError, type CardToken } from '../gateway/port.ts';
+import { subscriptionExists } from '../use-cases/checkout-creation.ts';
+import { ApiError, badRequest, notFound, unprocessable } from '../use-cases/errors.ts';
+import type { ConfirmSdkBody } from './schemas/checkout-confirm.ts';
+import { checkoutWorkflowId, confirmCheckoutUpdate } from '../contracts/checkout.ts';
+import type { RouteDeps } from './route-deps.ts';
+
+/**
+ * Confirming a checkout, shared by the confirm-sdk route (api/routes/checkout-confirm.ts) and the
+ * direct transactions route (api/routes/transactions.ts).
+ */
+
+/** What a confirmation checks before the Update: the checkout's status and buyer, and its price's kind. */
+export interface ConfirmableCheckout {
+  id: string;
+  status: string;
+  amount: number;
+  customerId: string | null;
+  customerEmail: string | null;
+  customerName: string | null;
+  customerTaxId: string | null;
+  priceType: 'one_time' | 'recurring';
+  priceInterval: string | null;
+}
+
+/** The checkout and its price in one statement (this is the buyer's hot path). */
+export async function confirmableCheckout(
+  sql: SqlPool,
+  by: { clientSecret: string } | { id: string; organizationId: string },
+): Promise<ConfirmableCheckout> {
+  const where = 'clientSecret' in by ? 'c.client_secret = $1' : 'c.id = $1 and c.organization_id = $2';
+  const { rows } = await sql.query<ConfirmableCheckout>(
+    `select c.id, c.status, c.amount, c.customer_id as "customerId",
+            c.customer_email as "customerEmail", c.customer_name as "customerName",
+            c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval"
+     from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
+    'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Checkout');
+  return { ...row, amount: Number(row.amount) };
+}
+
+const notOpen = (status: string) =>
+  new ApiError(409, CHECKOUT_NOT_OPEN, 'Checkout is not open', `Checkout is ${status}`);
+const inProgress = () =>
+  new ApiError(409, CONFIRMATION_IN_PROGRESS, 'A confirmation of this checkout is already in progress');
+
+/**
+ * The card's tokenization key: one token per checkout and card, so a retried request reuses it.
+ * Only a hash of the card data goes into the key; the card itself is never stored or logged.
+ */
+function tokenKey(checkoutId: string, card: NonNullable<ConfirmSdkBody['card']>): string {
+  const digest = createHash('sha256')
+    .update([card.number, card.expiration_month, card.expiration_year, card.cvv, card.holder_name].join('|'))
+    .digest('hex');
+  return `checkout:${checkoutId}:card:${digest}`;
+}
+
+/** How long a buyer's request waits for the confirmation; past it the checkout is answered as being processed. */
+const CONFIRM_WAIT_MS = 20_000;
+
+const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
+  discount_codes_not_allowed: ['discount_codes_not_allowed', 'This checkout does not accept discount codes'],
+  discount_not_found: ['discount_not_found', 'Unknown discount code'],
+  discount_already_applied: ['discount_already_applied', 'The checkout already has a discount'],
+};
+
+/**
+ * Confirms a checkout: the request rules and server-side card tokenization (only the token reaches
+ * the workflow), then one Update that carries everything, discount code included. The workflow fixes
+ * the amount, charges and records; the answer is the Update's result. Shared by confirm-sdk and
+ * transactions/direct.
+ */
+export async function confirmCheckout(
+  deps: RouteDeps,
+  checkout: ConfirmableCheckout,
+  body: ConfirmSdkBody,
+): Promise<ConfirmCheckoutResult> {
+  if (checkout.status !== 'open') throw notOpen(checkout.status);
+
+  const installments = body.card?.installments ?? 1;
+  const method = body.payment_method;
+  const price = { type: checkout.priceType, interval: checkout.priceInterval };
+  refuse(paymentRefusal({ paymentMethod: method, hasCard: Boolean(body.card), installments }, price));
+  if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
+    throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
+  }
+  refuse(
+    buyerRefusal(method, {
+      // A customer of the checkout has an e-mail (customers require one).
+      hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
+      hasName: Boolean(body.customer_name ?? checkout.customerName),
+      hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
+    }),
+  );
+
+  const card = body.card ? await tokenize(deps, checkout.id, body.card) : null;
+  const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
+  const update = {
+    // Our own id, so that the slow path below can wait for this same Update to be accepted.
+    updateId: randomUUID(),
+    args: [
+      {
+        paymentMethod: body.payment_method,
+        card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
+        installments,
+        buyer: {
+          email: body.customer_email ?? null,
+          name: body.customer_name ?? null,
+          taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
+        },
+        discountCode: body.discount_code ?? null,
+      },
+    ] as [ConfirmCheckoutInput],
+  };
+  try {
+    // One call that returns with the outcome (the server holds it until the Update completes).
+    const completed = handle.executeUpdate(confirmCheckoutUpdate, update);
+    const answered = await Promise.race([
+      completed,
+      new Promise<null>((resolve) => setTimeout(resolve, CONFIRM_WAIT_MS, null).unref()),
+    ]);
+    if (answered) return answered;
+    // Past the wait: its outcome is read from the checkout later, by the buyer's polling.
+    completed.catch(() => undefined);
+    // Only an Update the workflow accepted may be answered as being processed; a refusal throws here.
+    await handle.startUpdate(confirmCheckoutUpdate, { ...update, waitForStage: WorkflowUpdateStage.ACCEPTED });
+    return await stillProcessing(deps, checkout.id);
+  } catch (err) {
+    throw confirmationError(err);
+  }
+}
+
+/** A confirmation that outlasted the request: the buyer is told it is being processed, and polls the checkout. */
+async function stillProcessing(deps: RouteDeps, checkoutId: string): Promise<ConfirmCheckoutResult> {
+  const c = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkoutId });
+  return {
+    outcome: 'processing',
+    checkout: {
+      id: c.id,
+      // The Update was accepted: a row still open only means its first step has not committed yet.
+      status: c.status === 'open' ? 'confirmed' : c.status,
+      payment_method: (c.paymentMethod ?? 'credit_card') as ConfirmCheckoutResult['checkout']['payment_method'],
+      amount: Number(c.amount),
+      currency: c.currency,
+      gateway_payment_data: (c.gatewayPaymentData as GatewayPaymentData | null) ?? null,
+      decline_reason: c.declineReason ?? null,
+    },
+    payment: null,
+  };
+}
+
+/** The workflow's refusals as the API's errors. */
+function confirmationError(err: unknown): unknown {
+  // The workflow has ended: the checkout expired or was paid meanwhile.
+  if (err instanceof WorkflowNotFoundError) return notOpen('closed');
+  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
+  const failure = err.cause;
+  switch (failure.type) {
+    case CONFIRMATION_IN_PROGRESS:
+      return inProgress();
+    case CHECKOUT_NOT_OPEN:
+      return notOpen(failure.message.replace(/^Checkout is /, ''));
+    case CONFIRMATION_INVALID:
+      return badRequest(failure.message, failure.details?.[0] as string | undefined);
+    case SUBSCRIPTION_EXISTS:
+      return subscriptionExists();
+    case DISCOUNT_REJECTED: {
+      const reason = String(failure.details?.[0] ?? 'not_applicable');
+      const known = DISCOUNT_ERRORS[reason];
+      if (known) return unprocessable(known[0], known[1]);
+      return unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', reason);
+    }
+    default:
+      return err;
+  }
+}
+
+/** A refused confirmation (domain/checkout-confirmation.ts) is a 400. */
+function refuse(refusal: ConfirmationRefusal | null): void {
+  if (refusal) throw badRequest(refusal.message, refusal.detail);
+}
+
+/** Tokenizes the buyer's card at the gateway; a card the gateway refuses is a 422. */
+async function tokenize(
+  deps: RouteDeps,
+  checkoutId: string,
+  c: NonNullable<ConfirmSdkBody['card']>,
+): Promise<CardToken> {
+  try {
+    return await deps.gateway.tokenizeCard(
+      {
+        number: c.number,
+        holderName: c.holder_name,
+        expirationMonth: c.expiration_month,
+        expirationYear: c.expiration_year,
+        cvv: c.cvv,
+      },
+      tokenKey(checkoutId, c),
+    );
+  } catch (err) {
+    if (err instanceof GatewayError && !err.retryable) {
+      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
+    }
+    if (err instanceof GatewayError)
+      throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
+    throw err;
+  }
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
+import type { Orm } from '../db/orm.ts';
+import type { SqlPool } from '../db/pool.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
+import type { CredentialCache } from './auth/credential-cache.ts';
+
+/**
+ * What the app is built from and what every route module receives: a module of its own, so that a
+ * route never imports api/app.ts (which imports every route).
+ */
+
+export interface AppDeps {
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  gateway: PaymentGateway;
+  /** Certificate and key when the app terminates TLS itself (TLS_MODE=tls). */
+  tls?: { key: Buffer; cert: Buffer };
+}
+
+export type App = FastifyInstance;
+
+/** What every route module receives besides the Fastify instance. */
+export interface RouteDeps extends AppDeps {
+  cache: CredentialCache;
+  sql: SqlPool;
+}

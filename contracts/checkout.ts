@@ -1,0 +1,172 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import {
+  CHECKOUT_NOT_OPEN,
+  CONFIRMATION_INVALID,
+  DISCOUNT_REJECTED,
+  type CheckoutStatus,
+  type ConfirmCheckoutInput,
+  type ConfirmCheckoutResult,
+  type PaymentSummary,
+  type PendingPaymentKind,
+} from '../domain/checkout.ts';
+import type { PeriodInterval } from '../domain/periods.ts';
+import type { BuyerInput } from './gateway-records.ts';
+
+/**
+ * What the checkout workflow (workflows/checkout.ts) is called by and calls: its id, input and state,
+ * its Update, signal and query, its patches, and the activities it runs (CheckoutActivities; their
+ * retry policies are the workflow's, in workflows/checkout-activity-proxies.ts).
+ */
+
+/** Workflow id of a checkout: one run per checkout, started when the checkout is created. */
+export const checkoutWorkflowId = (checkoutId: string) => `checkout:${checkoutId}`;
+
+export interface CheckoutWorkflowInput {
+  checkoutId: string;
+  organizationId: string;
+  /**
+   * Set by whoever starts the workflow of a checkout it has just opened: open until then. Without it
+   * the workflow reads the checkout first (one step more before a confirmation can be taken).
+   */
+  openUntil?: string;
+}
+
+export interface PaymentUpdate {
+  transactionId: string;
+  status: string;
+}
+
+export interface CheckoutState {
+  status: CheckoutStatus;
+  /** Confirmations refused so far (declines and payment errors); MAX_DECLINED_CONFIRMATIONS ends the checkout. */
+  declined: number;
+  confirming: boolean;
+  /** A payment call got no answer and the gateway has not yet said what became of it. */
+  processing: boolean;
+  declineReason: string | null;
+  pendingTransactionId: string | null;
+  customerId: string | null;
+  subscriptionId: string | null;
+}
+
+/** The checkout workflow as its starters see it (the API, the sweep). */
+export type CheckoutWorkflow = (input: CheckoutWorkflowInput) => Promise<{ status: CheckoutStatus }>;
+
+export const confirmCheckoutUpdate = defineUpdate<ConfirmCheckoutResult, [ConfirmCheckoutInput]>('confirmCheckout');
+export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
+export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
+
+export const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED];
+/** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
+export const RECORDING_REFUSALS = ['CheckoutNotFound', 'MissingCustomerEmail', 'RecordingRejected'];
+
+export const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
+export const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
+export const UPGRADE_PATCH = 'upgrade-checkout';
+export const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
+export const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
+export const RESUME_IN_FLIGHT_PATCH = 'checkout-resume-payment-in-flight';
+
+/** What a confirmation fixed: the amount to charge and everything the recording will need. */
+export interface PreparedConfirmation {
+  amount: number;
+  currency: string;
+  noFeesInstallments: boolean;
+  expiresAt: string;
+  buyer: { email: string; name: string | null; taxId: string | null };
+  priceId: string;
+  /** A recurring price's interval and the checkout's trial; null for a one-time price. */
+  recurring: {
+    interval: PeriodInterval;
+    intervalCount: number;
+    trial: { interval: PeriodInterval; count: number } | null;
+    billing: 'gateway' | 'manual';
+  } | null;
+  /** A renewal checkout: the subscription and the period it pays (no new subscription is made). */
+  renewal?: { subscriptionId: string; period: number } | null;
+  /** An upgrade checkout: the subscription that moves to its price (domain/upgrades.ts). */
+  upgrade?: { subscriptionId: string } | null;
+  /**
+   * The confirmation's number, carried by its payment call's gateway key: counted on the checkout's
+   * row, so a run started again never reuses a number. Absent in runs recorded before it was stored.
+   */
+  slot?: number;
+}
+
+export interface RecordSaleInput {
+  checkoutId: string;
+  /** The captured (or paid) payment; null for a checkout whose total is zero. */
+  payment: PaymentSummary | null;
+  /** The first period the workflow chose (domain/checkout.ts firstSubscriptionPeriod); null for a one-time price. */
+  subscription: {
+    status: 'active' | 'trialing';
+    periodStart: string;
+    periodEnd: string;
+    trialEnd: string | null;
+    gatewaySubscriptionId: string | null;
+    /** The card the buyer paid with, which manual renewals charge; null for pix and boleto. */
+    cardTokenId?: string | null;
+  } | null;
+}
+
+export interface RecordedSale {
+  customerId: string;
+  subscriptionId: string | null;
+  saleId: string;
+}
+
+/** A pix or boleto a checkout issued and still waits for, as a run started again picks it up. */
+export interface IssuedPendingPayment {
+  transactionId: string;
+  kind: PendingPaymentKind;
+  /** Until when it can be paid (ISO), as the gateway counts it. */
+  payBy: string;
+}
+
+/** The activities the checkout workflow runs (activities/checkout-*.ts implement them). */
+export interface CheckoutActivities {
+  loadCheckout(
+    checkoutId: string,
+  ): Promise<{ status: CheckoutStatus; expiresAt: string; declineReason: string | null } | null>;
+  prepareConfirmation(
+    checkoutId: string,
+    request: ConfirmCheckoutInput,
+    leastSlot?: number,
+  ): Promise<PreparedConfirmation>;
+  expireCheckout(checkoutId: string): Promise<boolean>;
+  reopenCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
+  failCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
+  chargeCard(input: {
+    checkoutId: string;
+    slot: number;
+    amount: number;
+    currency: string;
+    installments: number;
+    noFeesInstallments: boolean;
+    cardTokenId: string;
+  }): Promise<PaymentSummary>;
+  findPayment(idempotencyKey: string): Promise<PaymentSummary | null>;
+  issuePendingPayment(input: {
+    checkoutId: string;
+    organizationId: string;
+    slot: number;
+    kind: PendingPaymentKind;
+    amount: number;
+    currency: string;
+    buyer: BuyerInput;
+    expiresAt: string;
+  }): Promise<{ payment: PaymentSummary; payBy: string }>;
+  syncPayment(gatewayTransactionId: string): Promise<PaymentSummary>;
+  cancelPendingPayment(checkoutId: string, gatewayTransactionId: string): Promise<PaymentSummary>;
+  refundUnrecordedCapture(checkoutId: string, payment: PaymentSummary): Promise<PaymentSummary>;
+  createGatewaySubscription(input: {
+    checkoutId: string;
+    priceId: string;
+    cardTokenId: string;
+    buyer: BuyerInput;
+    startDate: string;
+  }): Promise<string | null>;
+  recordSale(input: RecordSaleInput): Promise<RecordedSale>;
+  paymentInFlight(checkoutId: string): Promise<ConfirmCheckoutInput | null>;
+  issuedPendingPayment(checkoutId: string): Promise<IssuedPendingPayment | null>;
+}

@@ -1,0 +1,111 @@
+/**
+ * The payment gateway's records as the workflows and activities hand them to each other (a
+ * direct transaction's charge, an extra charge's invoice): plain data, declared here so a workflow
+ * names them without importing the gateway layer. gateway/port.ts re-exports them as part of its port.
+ */
+
+/** What is kept of a card: never its number or CVV (gateway/card.ts declares its schema, `cardToken`). */
+export interface StoredCard {
+  id: string;
+  brand: string;
+  first4: string;
+  last4: string;
+  holderName: string;
+  expirationMonth: string;
+  expirationYear: string;
+}
+
+export type PaymentType = 'credit' | 'pix' | 'boleto';
+
+/** The spec's transaction statuses (creation responses use the first six). */
+export type TransactionStatus =
+  | 'new'
+  | 'pending'
+  | 'pre_authorized'
+  | 'succeeded'
+  | 'failed'
+  | 'canceled'
+  | 'reversed'
+  | 'refunded'
+  | 'partial_refunded'
+  | 'dispute'
+  | 'charged_back';
+
+export type DeclineReason =
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'do_not_honor'
+  | 'fraud_suspected'
+  | 'invalid_card'
+  | 'expired'
+  | 'overdue';
+
+export interface BuyerInput {
+  email: string;
+  name?: string | null;
+  taxId?: string | null;
+}
+
+export interface PixDetails {
+  /** The copy-and-paste payload (BR Code). */
+  qrCode: string;
+  /** The same as a PNG image, as a data: URL. */
+  qrCodeImage: string;
+  expiresAt: string;
+}
+
+export interface BoletoDetails {
+  barcode: string;
+  digitableLine: string;
+  dueDate: string;
+  url: string;
+}
+
+export interface GatewayTransaction {
+  id: string;
+  /** Our reference (e.g. the checkout id) the transaction was created for. */
+  reference: string;
+  status: TransactionStatus;
+  paymentType: PaymentType;
+  /** What the buyer pays, interest included. */
+  amount: number;
+  /** What was asked before installment interest. */
+  baseAmount: number;
+  currency: string;
+  installments: number;
+  /** Each installment, in cents; they add up to `amount`. */
+  installmentAmounts: number[];
+  authorizationCode: string | null;
+  declineReason: DeclineReason | null;
+  card: StoredCard | null;
+  pix: PixDetails | null;
+  boleto: BoletoDetails | null;
+  buyerId: string | null;
+  /** Sequential reference number at the gateway. */
+  transactionNumber: string;
+  capturedAmount: number;
+  refundedAmount: number;
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+export interface GatewayInvoice {
+  id: string;
+  subscriptionId: string;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'paid' | 'failed' | 'voided';
+  dueDate: string;
+  expirationDate: string | null;
+  paidAt: string | null;
+  createdAt: string;
+  /** The charge of its last try (paid or failed); null while none was made. */
+  transactionId: string | null;
+  /**
+   * Which period of the gateway's own recurrence it bills (0: the first charge on the subscription's
+   * start date); null for an extra charge created with createInvoice.
+   */
+  cycle: number | null;
+}

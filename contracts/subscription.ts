@@ -1,0 +1,205 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PaymentSummary } from '../domain/checkout.ts';
+import {
+  type DunningExhaustedStatus,
+  type SubscriptionChange,
+  type SubscriptionAction,
+  type SubscriptionStatus,
+} from '../domain/subscriptions.ts';
+
+export { subscriptionWorkflowId } from '../domain/subscriptions.ts';
+
+/**
+ * What the subscription workflow (workflows/subscription.ts, with its gateway-billed half
+ * workflows/subscription-gateway.ts) is called by and calls: its input, the state one run hands the
+ * next, the messages the API sends, its patches, and the activities it runs (SubscriptionActivities).
+ */
+
+/** What one run hands the next (continue-as-new once per period): the subscription's durable state. */
+export interface SubscriptionRunState {
+  status: SubscriptionStatus;
+  /** The period paid last (0: in the trial); the next charge is for periodNumber + 1. */
+  periodNumber: number;
+  /** When the current period ends (ISO): the next renewal is due then. */
+  periodEnd: string;
+  cancelAtPeriodEnd: boolean;
+  /** Who charges the periods: this workflow (manual) or the gateway's own recurrence. */
+  billing: 'gateway' | 'manual';
+  /** Manual renewals charge the saved card; without one, renewal checkouts pay. */
+  hasCard: boolean;
+  /** The try of the next charge of period periodNumber + 1 (1: the renewal itself; more: dunning). */
+  tryNumber: number;
+  /** When the period's first try was refused (ISO); dunning retries are counted from it. */
+  firstFailureAt: string | null;
+  retryDays: number[];
+  exhaustedStatus: DunningExhaustedStatus;
+  /** Gateway billing: the charge of the refused try recorded last, so a try is recorded once. */
+  lastGatewayCharge?: string | null;
+  /** How long after periodEnd the renewal is tried (the deployment's renewal spread); absent: 0. */
+  renewalDelayMs?: number;
+  /** Sandbox test clock: how far this subscription's time runs ahead of real time (ms). */
+  clockOffsetMs?: number;
+  /** Sandbox test clock: the time it was moved to, which the workflow reaches step by step (ISO). */
+  clockTarget?: string | null;
+}
+
+export interface SubscriptionWorkflowInput {
+  subscriptionId: string;
+  /** Absent on the first run: the run reads the subscription. */
+  state?: SubscriptionRunState;
+}
+
+/** A merchant's change; answers with the subscription as it was written. */
+export const changeSubscriptionUpdate = defineUpdate<SubscriptionRecord, [SubscriptionAction]>('changeSubscription');
+/**
+ * Sandbox test clock: moves this subscription's time forward to `to`; renewals, retries, trial ends
+ * and deadlines due by then happen at once, as the workflow works through them. Answers the new time.
+ */
+export const advanceClockUpdate = defineUpdate<{ clock: string }, [{ to: string }]>('advanceClock');
+export const INVALID_CLOCK = 'InvalidClock';
+
+/** A merchant's plan change (another recurring price); answers with the subscription as written. */
+export const changePriceUpdate = defineUpdate<SubscriptionRecord, [{ priceId: string }]>('changePrice');
+/** A merchant's metadata, replaced whole; answers with the subscription as written. */
+export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata: Record<string, unknown> }]>(
+  'changeMetadata',
+);
+export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
+/** A renewal checkout paid a period (its sale moved the subscription): the workflow reads it again. */
+export const renewalPaidSignal = defineSignal('renewalPaid');
+/** The gateway notified a change of one of this subscription's invoices: the workflow asks the gateway. */
+export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
+
+/** Runs from before the workflow opened renewal checkouts itself replay without them. */
+export const RENEWAL_CHECKOUT_PATCH = 'renewal-checkout-by-workflow';
+/** Runs from before it entered gateway-billed periods without settling the subscription's balance. */
+export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
+export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
+
+/** PaymentIssue of a run whose gateway has not billed a period past the grace. */
+export const MISSING_RENEWAL = 'gateway_renewal_missing';
+
+export interface SubscriptionRecord {
+  id: string;
+  organization_id: string;
+  status: SubscriptionStatus;
+  customer_id: string;
+  product_id: string;
+  price_id: string;
+  checkout_id: string | null;
+  recurrence_billing: 'gateway' | 'manual';
+  gateway_subscription_id: string | null;
+  amount: number;
+  subtotal_amount: number;
+  currency: string;
+  discount_id: string | null;
+  current_period_start: string;
+  current_period_end: string;
+  period_number: number;
+  trial_end: string | null;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  modified_at: string | null;
+  workflow_id: string;
+  metadata: Record<string, unknown>;
+}
+
+/** What the workflow needs to run a subscription (read when a run starts without carried state). */
+export interface SubscriptionPlan {
+  organizationId: string;
+  status: SubscriptionStatus;
+  recurrenceBilling: 'gateway' | 'manual';
+  periodNumber: number;
+  currentPeriodEnd: string;
+  cancelAtPeriodEnd: boolean;
+  hasCard: boolean;
+  /** The organization's dunning settings (subscription_settings), defaults filled in. */
+  retryDays: number[];
+  exhaustedStatus: DunningExhaustedStatus;
+  /** How long after its period's end the subscription's renewal is tried (RENEWAL_SPREAD_SECONDS). */
+  renewalDelayMs: number;
+}
+
+export interface RenewalCharge {
+  subscriptionId: string;
+  period: number;
+  tryNumber: number;
+}
+
+export interface RenewalOutcome {
+  amount: number;
+  currency: string;
+  /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
+  payment: PaymentSummary | null;
+  /** The period was paid meanwhile (a renewal checkout): nothing was charged. */
+  paidAlready?: boolean;
+  /**
+   * What the charge took from the subscription's balance (a plan change's credit or amount owed):
+   * the balance moves by it when the period is entered. The period's own price is amount + this.
+   */
+  balanceDelta?: number;
+}
+
+export interface PriceChange {
+  subscriptionId: string;
+  priceId: string;
+  /** The workflow's instant of the change: what is left of the period is counted from it. */
+  at: string;
+}
+
+export interface MetadataChange {
+  subscriptionId: string;
+  metadata: Record<string, unknown>;
+  at: string;
+}
+
+/** What the gateway did about one period. */
+export interface GatewayPeriodOutcome {
+  /** open: not billed yet, or its invoice still pending. */
+  state: 'paid' | 'failed' | 'open';
+  amount: number;
+  currency: string;
+  /** The charge of the invoice's last try (paid or refused); null while open. */
+  payment: PaymentSummary | null;
+}
+
+/** The subscription workflow as its starters see it (typed starts, continue-as-new). */
+export type SubscriptionWorkflow = (input: SubscriptionWorkflowInput) => Promise<SubscriptionStatus>;
+
+/** The activities the subscription workflow runs (activities/subscription*.ts, gateway-renewals.ts, renewal-checkouts.ts). */
+export interface SubscriptionActivities {
+  loadSubscription(subscriptionId: string): Promise<SubscriptionPlan>;
+  chargeRenewal(input: RenewalCharge): Promise<RenewalOutcome>;
+  refundRenewal(input: RenewalCharge & { payment: PaymentSummary }): Promise<PaymentSummary>;
+  recordRenewal(
+    input: RenewalCharge & RenewalOutcome & { at: string; enter?: boolean },
+  ): Promise<{ status: SubscriptionStatus; periodEnd: string }>;
+  recordRenewalFailure(
+    input: RenewalCharge & RenewalOutcome & { declineReason: string; at: string },
+  ): Promise<SubscriptionStatus>;
+  recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void>;
+  changeSubscription(input: {
+    subscriptionId: string;
+    change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due'>;
+    exhaustedStatus?: DunningExhaustedStatus;
+    at: string;
+  }): Promise<SubscriptionRecord>;
+  setCancelAtPeriodEnd(input: { subscriptionId: string; cancel: boolean; at: string }): Promise<SubscriptionRecord>;
+  changePrice(input: PriceChange): Promise<SubscriptionRecord>;
+  replaceSubscriptionMetadata(input: MetadataChange): Promise<SubscriptionRecord>;
+  reconcileGatewayPeriod(input: { subscriptionId: string; period: number }): Promise<GatewayPeriodOutcome>;
+  settleGatewayBalance(input: {
+    subscriptionId: string;
+    period: number;
+    payment: PaymentSummary;
+    at: string;
+  }): Promise<{ settled: number }>;
+  cancelGatewaySubscription(subscriptionId: string): Promise<void>;
+  openRenewalCheckout(input: {
+    subscriptionId: string;
+    period: number;
+    expiresAt: string;
+  }): Promise<{ checkoutId: string } | null>;
+}
