@@ -12,12 +12,22 @@ import { startWakeableLoop, type WakeableLoop } from './wakeable-loop.ts';
  * never holds up webhook deliveries. Failures are logged and retried on the next wake-up.
  */
 export function startNotificationSender(deps: NotificationSenderDeps & { pollMs: number }): WakeableLoop {
-  return startWakeableLoop(deps.pollMs, async () => {
-    try {
-      return { more: (await sendDueNotifications(deps)).claimed === NOTIFICATIONS_PER_ROUND };
-    } catch (err) {
-      deps.log(`notification sender: round failed (${err instanceof Error ? err.message : String(err)})`);
-      return { more: false };
-    }
-  });
+  return startWakeableLoop(
+    deps.pollMs,
+    async () => {
+      try {
+        return { more: (await sendDueNotifications(deps)).claimed === NOTIFICATIONS_PER_ROUND };
+      } catch (err) {
+        deps.log(`notification sender: round failed (${err instanceof Error ? err.message : String(err)})`);
+        return { more: false };
+      }
+    },
+    SENDER_SETTLE_MS,
+  );
 }
+
+/**
+ * A mail may leave a moment after its sale: a round waits this long once woken, so that the sales of a
+ * busy second share its claim and its one read (each round costs those two statements).
+ */
+const SENDER_SETTLE_MS = 250;
