@@ -3,13 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { upsertTransaction } from '../db/transactions.ts';
-import {
-  CHECKOUT_NOT_OPEN,
-  checkoutKeys,
-  type GatewayPaymentData,
-  type PaymentSummary,
-  type PendingPaymentKind,
-} from '../domain/checkout.ts';
+import { CHECKOUT_NOT_OPEN, checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
@@ -17,7 +11,7 @@ import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout, wireCheckout } from './checkout-records.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
-import type { CheckoutActivities } from '../contracts/checkout.ts';
+import type { CheckoutActivities, CheckoutCardCharge, PendingPaymentIssue } from '../contracts/checkout.ts';
 
 /**
  * The checkout's gateway steps. Each is one gateway call (or a call and its unavoidable follow-up,
@@ -84,15 +78,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
      * pre-authorization; a capture the gateway refuses voids the authorization, so no hold is left
      * on the buyer's card. A decline is an answer (status failed), not an error.
      */
-    async chargeCard(input: {
-      checkoutId: string;
-      slot: number;
-      amount: number;
-      currency: string;
-      installments: number;
-      noFeesInstallments: boolean;
-      cardTokenId: string;
-    }): Promise<PaymentSummary> {
+    async chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary> {
       await assertPayable(input.checkoutId);
       const charged = await chargeCard(
         gateway,
@@ -124,16 +110,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
     },
 
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
-    async issuePendingPayment(input: {
-      checkoutId: string;
-      organizationId: string;
-      slot: number;
-      kind: PendingPaymentKind;
-      amount: number;
-      currency: string;
-      buyer: BuyerInput;
-      expiresAt: string;
-    }): Promise<{ payment: PaymentSummary; payBy: string }> {
+    async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
       await assertPayable(input.checkoutId);
       const now = Date.now();
       let issued: GatewayTransaction;

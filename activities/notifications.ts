@@ -12,8 +12,7 @@ import {
   type NotifyingEvent,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
-import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
-import type { NotificationActivities } from '../contracts/notification.ts';
+import type { NotificationActivities, NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
  * The relay's part for notifications: of the events it relays, those an organization wants its

@@ -123,6 +123,29 @@ export interface IssuedPendingPayment {
   payBy: string;
 }
 
+/** The card charge of a confirmation's payment slot, for the amount the confirmation fixed. */
+export interface CheckoutCardCharge {
+  checkoutId: string;
+  slot: number;
+  amount: number;
+  currency: string;
+  installments: number;
+  noFeesInstallments: boolean;
+  cardTokenId: string;
+}
+
+/** The pix or boleto a confirmation's payment slot issues. */
+export interface PendingPaymentIssue {
+  checkoutId: string;
+  organizationId: string;
+  slot: number;
+  kind: PendingPaymentKind;
+  amount: number;
+  currency: string;
+  buyer: BuyerInput;
+  expiresAt: string;
+}
+
 /** The activities the checkout workflow runs (activities/checkout-*.ts implement them). */
 export interface CheckoutActivities {
   loadCheckout(
@@ -136,26 +159,9 @@ export interface CheckoutActivities {
   expireCheckout(checkoutId: string): Promise<boolean>;
   reopenCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
   failCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
-  chargeCard(input: {
-    checkoutId: string;
-    slot: number;
-    amount: number;
-    currency: string;
-    installments: number;
-    noFeesInstallments: boolean;
-    cardTokenId: string;
-  }): Promise<PaymentSummary>;
+  chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary>;
   findPayment(idempotencyKey: string): Promise<PaymentSummary | null>;
-  issuePendingPayment(input: {
-    checkoutId: string;
-    organizationId: string;
-    slot: number;
-    kind: PendingPaymentKind;
-    amount: number;
-    currency: string;
-    buyer: BuyerInput;
-    expiresAt: string;
-  }): Promise<{ payment: PaymentSummary; payBy: string }>;
+  issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }>;
   syncPayment(gatewayTransactionId: string): Promise<PaymentSummary>;
   cancelPendingPayment(checkoutId: string, gatewayTransactionId: string): Promise<PaymentSummary>;
   refundUnrecordedCapture(checkoutId: string, payment: PaymentSummary): Promise<PaymentSummary>;
