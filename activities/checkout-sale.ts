@@ -8,7 +8,6 @@ import { insertPaidSale } from '../db/sales.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { payRenewal, upgradeSubscription } from './subscription-sales.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 import type { CheckoutRow, Events } from './sale-rows.ts';
@@ -17,8 +16,8 @@ type Row = Record<string, unknown>;
 
 /**
  * Everything a paid checkout leads to, in one database transaction: the customer (found or
- * created), the transaction, the subscription of a recurring price, the sale, the checkout
- * succeeded, and their events. Repeating it changes nothing: a succeeded checkout returns what was
+ * created), the transaction, the subscription of a recurring price's first sale, the sale, the
+ * checkout succeeded, and their events. Repeating it changes nothing: a succeeded checkout returns what was
  * recorded, and the sale and the subscription are unique per checkout. It never calls the gateway.
  */
 export async function recordSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
@@ -70,14 +69,11 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     const transactionId = input.payment
       ? await upsertTransaction(tx, { organizationId: org, checkoutId: checkout.id }, input.payment)
       : null;
+    // A renewal or upgrade checkout's subscription recorded what the sale moves (its workflow is its
+    // only writer: activities/subscription-sales.ts); a recurring price's first sale makes one.
     const subscriptionId =
-      checkout.renewal_period !== null
-        ? await payRenewal(tx, checkout, transactionId, now)
-        : checkout.subscription_id && input.subscription
-          ? await upgradeSubscription(tx, checkout, input.subscription, transactionId, now, events)
-          : input.subscription
-            ? await insertSubscription(tx, checkout, customerId, input.subscription, events)
-            : null;
+      checkout.subscription_id ??
+      (input.subscription ? await insertSubscription(tx, checkout, customerId, input.subscription, events) : null);
 
     const installments = input.payment?.installments ?? 1;
     const saleId = await insertPaidSale(tx, {

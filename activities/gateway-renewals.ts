@@ -7,7 +7,13 @@ import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf } from '../domai
 import type { PaymentGateway } from '../gateway/port.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
-import { chargeExtra, refundCredit, type Events } from './subscription-extra-charges.ts';
+import {
+  chargeSavedCard,
+  recordCreditRefund,
+  recordExtraCharge,
+  refundCredit,
+  type Events,
+} from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-periods.ts';
 import type { GatewayPeriodOutcome } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -69,25 +75,39 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       payment: PaymentSummary;
       at: string;
     }): Promise<{ settled: number }> {
+      const t = await lockedTerms(executorOf(db.query), input.subscriptionId);
+      const balance = Number(t.balance_amount);
+      const due = t.period_number === input.period && t.balance_settled_period !== input.period;
+      if (!due || balance === 0) return { settled: 0 };
+      // The gateway first, outside any transaction (keyed by the period: a retry gets its first answer).
+      const key = balanceSettlementKey(t.id, input.period);
+      const at = new Date(input.at);
+      const owed = {
+        amount: balance,
+        priceId: t.price_id,
+        productId: t.product_id,
+        key,
+        at,
+        description: 'Balance owed',
+      };
+      const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
+      const credit =
+        balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
       return db.transaction(async (sql) => {
         const tx = executorOf(sql);
-        const t = await lockedTerms(tx, input.subscriptionId, true);
-        const balance = Number(t.balance_amount);
-        const [done] = await tx.execute<Row[]>(
+        const locked = await lockedTerms(tx, input.subscriptionId, true);
+        const [claimed] = await tx.execute<Row[]>(
           `update subscriptions set balance_settled_period = ?
            where id = ? and period_number = ? and balance_settled_period is distinct from ? returning id`,
           [input.period, t.id, input.period, input.period],
         );
-        if (!done || balance === 0) return { settled: 0 };
-        const key = balanceSettlementKey(t.id, input.period);
+        if (!claimed) return { settled: 0 }; // recorded by an earlier try of this activity
         const events: Events = [];
         let settled = 0;
-        if (balance > 0) {
-          const owed = { amount: balance, priceId: t.price_id, productId: t.product_id, key, at: new Date(input.at) };
-          const refused = await chargeExtra(tx, gateway, t, { ...owed, description: 'Balance owed' }, events);
-          if (!refused) settled = balance;
-        } else {
-          settled = -(await refundCredit(tx, gateway, t, { payment: input.payment, amount: -balance, key }, events));
+        if (charged && !(await recordExtraCharge(tx, locked, owed, charged, events))) settled = balance;
+        if (credit) {
+          await recordCreditRefund(tx, locked, credit.refunded, events);
+          settled = -credit.amount;
         }
         await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [settled, t.id]);
         await insertEvents(tx, t.organization_id, events);

@@ -14,6 +14,7 @@ import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
+import { createSubscriptionSaleActivities } from './subscription-sales.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
 import { createSweepActivities } from './sweeps.ts';
 import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
@@ -56,6 +57,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefundActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
+    ...createSubscriptionSaleActivities(deps),
     ...createInvoiceActivities(deps),
     ...createGatewayRenewalActivities(deps),
     ...createSubscriptionChangeActivities(deps),

@@ -13,32 +13,31 @@ import type { Terms } from './subscription-periods.ts';
 
 /**
  * Money a subscription moves outside its periods' charges: a plan change's prorated amount, and the
- * balance a gateway-billed subscription settles when the gateway bills a period. Each runs in the
- * caller's transaction, under the subscription's row lock, and calls the gateway with the caller's
- * key: a retried activity gets the gateway's first answer, and records it once.
+ * balance a gateway-billed subscription settles when the gateway bills a period. The gateway call
+ * and its record are separate steps: the call (keyed by the caller, so a retried activity gets the
+ * gateway's first answer) runs outside any transaction, and the record runs in the caller's.
  */
 
 export type Events = [EventType, Record<string, unknown>][];
 
-/**
- * Charges the saved card `amount` and records its transaction and, paid, its sale (with sale.created
- * and sale.paid on `events`). The decline reason when refused (its transaction is still recorded).
- */
-export async function chargeExtra(
-  tx: SqlExecutor,
-  gateway: PaymentGateway,
-  t: Terms,
-  charge: { amount: number; priceId: string; productId: string; key: string; description: string; at: Date },
-  events: Events,
-): Promise<string | null> {
-  const currency = t.currency.toUpperCase();
-  const charged = summarize(
+export interface ExtraCharge {
+  amount: number;
+  priceId: string;
+  productId: string;
+  key: string;
+  description: string;
+  at: Date;
+}
+
+/** Charges the saved card `amount` (captured); a decline is an answer, not an error. */
+export async function chargeSavedCard(gateway: PaymentGateway, t: Terms, charge: ExtraCharge): Promise<PaymentSummary> {
+  return summarize(
     await chargeCard(
       gateway,
       {
         reference: t.id,
         amount: charge.amount,
-        currency,
+        currency: t.currency.toUpperCase(),
         installments: 1,
         noFeesInstallments: true,
         card: { token: t.card_token_id! },
@@ -48,6 +47,20 @@ export async function chargeExtra(
       subscriptionChargeKeys(charge.key),
     ),
   );
+}
+
+/**
+ * Records a saved card's extra charge: its transaction and, paid, its sale (with sale.created and
+ * sale.paid on `events`). The decline reason when refused (its transaction is still recorded).
+ */
+export async function recordExtraCharge(
+  tx: SqlExecutor,
+  t: Terms,
+  charge: ExtraCharge,
+  charged: PaymentSummary,
+  events: Events,
+): Promise<string | null> {
+  const currency = t.currency.toUpperCase();
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
   if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
   const sale = {
@@ -86,24 +99,29 @@ export async function chargeExtra(
 }
 
 /**
- * Gives back up to `amount` of a period's payment (a credit the subscription holds): the refund at the
- * gateway, recorded on its transaction and sale (sale.refunded on `events`). What was given back: no
- * more than the payment has left.
+ * Gives back up to `amount` of a period's payment (a credit the subscription holds) at the gateway:
+ * no more than the payment has left. Null when nothing is left to give back.
  */
 export async function refundCredit(
-  tx: SqlExecutor,
   gateway: PaymentGateway,
-  t: Terms,
   refund: { payment: PaymentSummary; amount: number; key: string },
-  events: Events,
-): Promise<number> {
+): Promise<{ amount: number; refunded: PaymentSummary } | null> {
   const { payment } = refund;
   const amount = Math.min(refund.amount, refundableAmount(payment.capturedAmount, payment.refundedAmount, 0));
-  if (amount <= 0) return 0;
+  if (amount <= 0) return null;
   const refunded = summarize(await callGateway(() => gateway.refund(payment.id, amount, refund.key)));
+  return { amount, refunded };
+}
+
+/** Records a credit's refund on the period's transaction and sale (sale.refunded on `events`). */
+export async function recordCreditRefund(
+  tx: SqlExecutor,
+  t: Terms,
+  refunded: PaymentSummary,
+  events: Events,
+): Promise<void> {
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, refunded);
   await recordRefunds(tx, transactionId, refunded, events);
-  return amount;
 }
 
 /**

@@ -15,8 +15,8 @@ import type { SubscriptionRecord } from '../contracts/subscription.ts';
 
 /**
  * The writes a subscription's period takes, shared by its own renewals (activities/subscriptions.ts)
- * and by a renewal checkout's sale (activities/checkout-sale.ts): both run them under the
- * subscription's row lock, in the caller's transaction.
+ * and by a renewal or upgrade checkout's sale (activities/subscription-sales.ts), all run by the
+ * subscription's workflow, in the caller's transaction.
  */
 
 /** The subscription's row and its price's terms. */
@@ -40,6 +40,8 @@ export interface Terms extends Row {
   current_period_start: string;
   recurrence_billing: 'gateway' | 'manual';
   balance_amount: string;
+  /** The gateway-billed period whose balance was settled last (activities/gateway-renewals.ts). */
+  balance_settled_period: number | null;
   price_changes: number;
   interval: PeriodInterval;
   interval_count: number | null;
@@ -106,7 +108,7 @@ export async function enterPeriod(
   return { status, periodEnd: bounds.end.toISOString() };
 }
 
-export interface ChargeTrace {
+export interface ChargeRecord {
   period: number;
   tryNumber: number;
   amount: number;
@@ -114,16 +116,25 @@ export interface ChargeTrace {
   outcome: 'succeeded' | 'failed';
   declineReason: string | null;
   transactionId: string | null;
+  /** The checkout whose sale paid the period (activities/subscription-sales.ts). */
+  checkoutId?: string;
   at: Date;
 }
 
-/** One row of the renewal timeline; false when this try was already traced (a retried activity). */
-export async function traceCharge(tx: SqlExecutor, t: Terms, c: ChargeTrace): Promise<boolean> {
+/**
+ * One row of the renewal timeline; false when this try was recorded already (a retried activity).
+ * A row without its transaction, left by a worker from before the workflow was the subscription's
+ * only writer (its charge step wrote it, the record completed it), is completed instead.
+ */
+export async function recordCharge(tx: SqlExecutor, t: Terms, c: ChargeRecord): Promise<boolean> {
   const inserted = await tx.execute<Row[]>(
     `insert into subscription_charges (id, organization_id, subscription_id, period_number, try_number, amount,
-       currency, outcome, decline_reason, transaction_id, attempted_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (subscription_id, period_number, try_number) do nothing returning id`,
+       currency, outcome, decline_reason, transaction_id, checkout_id, attempted_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (subscription_id, period_number, try_number) do update
+       set transaction_id = excluded.transaction_id, attempted_at = excluded.attempted_at
+       where subscription_charges.transaction_id is null and excluded.transaction_id is not null
+     returning id`,
     [
       uuidv7(),
       t.organization_id,
@@ -135,6 +146,7 @@ export async function traceCharge(tx: SqlExecutor, t: Terms, c: ChargeTrace): Pr
       c.outcome,
       c.declineReason,
       c.transactionId,
+      c.checkoutId ?? null,
       c.at,
     ],
   );

@@ -21,7 +21,7 @@ import {
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { recordRefunds, type Events } from './subscription-extra-charges.ts';
-import { applyChange, boundsOf, enterPeriod, lockedTerms, traceCharge, type Terms } from './subscription-periods.ts';
+import { applyChange, boundsOf, enterPeriod, lockedTerms, recordCharge, type Terms } from './subscription-periods.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
@@ -84,45 +84,36 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       };
     },
 
-    /** Charges the saved card for the period; a decline is an answer (status failed), not an error. */
+    /**
+     * Charges the saved card for the period; a decline is an answer (status failed), not an error.
+     * No lock and no transaction around the gateway call: the subscription's workflow is its only
+     * writer and runs nothing else of it meanwhile, and the record (recordRenewal) is a step of its own.
+     */
     async chargeRenewal(input: RenewalCharge): Promise<RenewalOutcome> {
-      // Under the subscription's row lock, which a renewal checkout's sale also takes: either the period
-      // is found paid here, or that sale finds it paid and gives its capture back. Never both.
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
-        const t = await lockedTerms(tx, input.subscriptionId, true);
-        const balance = Number(t.balance_amount);
-        const { charge: amount, balanceAfter } = applyBalance(await amountOf(tx, t, input.period), balance);
-        const currency = t.currency.toUpperCase();
-        if (t.period_number >= input.period) return { amount, currency, payment: null, paidAlready: true };
-        const balanceDelta = balanceAfter - balance;
-        if (amount === 0) return { amount, currency, payment: null, balanceDelta };
-        if (!t.card_token_id) {
-          throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
-        }
-        const charged = await chargeCard(
-          gateway,
-          {
-            reference: t.id,
-            amount,
-            currency,
-            installments: 1,
-            noFeesInstallments: true,
-            card: { token: t.card_token_id },
-            capture: true,
-          },
-          subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
-        );
-        const payment = summarize(charged);
-        if (payment.status === 'succeeded') {
-          // Traced before the lock is released: a renewal checkout's sale now finds the period being
-          // paid and gives its own capture back. The record (recordRenewal) completes this row with its
-          // transaction and the workflow's time.
-          const trace = { ...input, amount, currency, transactionId: null, at: new Date() };
-          await traceCharge(tx, t, { ...trace, outcome: 'succeeded', declineReason: null });
-        }
-        return { amount, currency, payment, balanceDelta };
-      });
+      const read = executorOf(db.query);
+      const t = await lockedTerms(read, input.subscriptionId);
+      const balance = Number(t.balance_amount);
+      const { charge: amount, balanceAfter } = applyBalance(await amountOf(read, t, input.period), balance);
+      const currency = t.currency.toUpperCase();
+      const balanceDelta = balanceAfter - balance;
+      if (amount === 0) return { amount, currency, payment: null, balanceDelta };
+      if (!t.card_token_id) {
+        throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
+      }
+      const charged = await chargeCard(
+        gateway,
+        {
+          reference: t.id,
+          amount,
+          currency,
+          installments: 1,
+          noFeesInstallments: true,
+          card: { token: t.card_token_id },
+          capture: true,
+        },
+        subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
+      );
+      return { amount, currency, payment: summarize(charged), balanceDelta };
     },
 
     /** Gives a renewal's capture back (a revocation that raced the charge): never a charge after cancellation. */
@@ -155,18 +146,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         const traced = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
-        if (!(await traceCharge(tx, t, traced))) {
-          // Traced by chargeRenewal at the capture, or recorded already by an earlier run of this
-          // activity (one whose period was not entered: revoked meanwhile). Recorded once: by whoever
-          // gives the row its transaction.
-          const [claimed] = await tx.execute<Row[]>(
-            `update subscription_charges set transaction_id = ?, attempted_at = ?
-             where subscription_id = ? and period_number = ? and try_number = ? and transaction_id is null
-             returning id`,
-            [transactionId, at, t.id, input.period, input.tryNumber],
-          );
-          if (!claimed) return unchanged;
-        }
+        if (!(await recordCharge(tx, t, traced))) return unchanged; // recorded by an earlier try of this activity
         const subtotal = Number(t.subtotal_amount);
         // The period's own price (a balance the charge settled is in the amount, not the discount).
         const price = input.amount + (input.balanceDelta ?? 0);
@@ -230,7 +210,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
           ? await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment)
           : null;
         const traced = { ...input, outcome: 'failed' as const, transactionId, at };
-        if (!(await traceCharge(tx, t, traced))) return t.status;
+        if (!(await recordCharge(tx, t, traced))) return t.status;
         return (await applyChange(tx, t, 'charge_failed', at)).status;
       });
     },

@@ -11,6 +11,7 @@ import {
 } from '../domain/checkout.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import type { BuyerInput } from './gateway-records.ts';
+import type { CheckoutSaleVerdict } from './subscription.ts';
 
 /**
  * What the checkout workflow (workflows/checkout.ts) is called by and calls: its id, input and state,
@@ -55,6 +56,8 @@ export type CheckoutWorkflow = (input: CheckoutWorkflowInput) => Promise<{ statu
 export const confirmCheckoutUpdate = defineUpdate<ConfirmCheckoutResult, [ConfirmCheckoutInput]>('confirmCheckout');
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
+/** The subscription's workflow answers a renewal or upgrade checkout's sale (contracts/subscription.ts). */
+export const subscriptionSaleVerdictSignal = defineSignal<[CheckoutSaleVerdict]>('subscriptionSaleVerdict');
 
 export const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED];
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
@@ -66,6 +69,8 @@ export const UPGRADE_PATCH = 'upgrade-checkout';
 export const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
 export const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
 export const RESUME_IN_FLIGHT_PATCH = 'checkout-resume-payment-in-flight';
+/** Runs from before the subscription's workflow recorded renewal and upgrade sales wrote the subscription in the sale. */
+export const SUBSCRIPTION_RECORDS_SALE_PATCH = 'subscription-records-checkout-sale';
 
 /** What a confirmation fixed: the amount to charge and everything the recording will need. */
 export interface PreparedConfirmation {

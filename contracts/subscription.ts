@@ -65,8 +65,29 @@ export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata
   'changeMetadata',
 );
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
-/** A renewal checkout paid a period (its sale moved the subscription): the workflow reads it again. */
+/**
+ * Runs from before the workflow recorded its checkouts' sales: a renewal checkout's sale moved the
+ * subscription itself and sent this, and the workflow reads the subscription again.
+ */
 export const renewalPaidSignal = defineSignal('renewalPaid');
+/**
+ * A renewal or upgrade checkout was paid (workflows/checkout-run.ts): the subscription's workflow, its
+ * only writer, records what the sale moves, or refuses it (the period is paid, the subscription
+ * ended), and answers the checkout's workflow with `subscriptionSaleVerdictSignal`.
+ */
+export const checkoutPaidSignal = defineSignal<[CheckoutPaidNotice]>('checkoutPaid');
+
+export interface CheckoutPaidNotice {
+  checkoutId: string;
+  /** The checkout's payment (null when it cost nothing). */
+  payment: PaymentSummary | null;
+  /** An upgrade: the card the buyer paid with (renewals charge it from now on), and when the new period starts. */
+  cardTokenId: string | null;
+  periodStart: string;
+}
+
+/** What the subscription workflow did with a checkout's sale. */
+export type CheckoutSaleVerdict = { accepted: true } | { accepted: false; reason: string };
 /** The gateway notified a change of one of this subscription's invoices: the workflow asks the gateway. */
 export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 
@@ -75,6 +96,8 @@ export const RENEWAL_CHECKOUT_PATCH = 'renewal-checkout-by-workflow';
 /** Runs from before it entered gateway-billed periods without settling the subscription's balance. */
 export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
 export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
+/** Runs from before the workflow ran its writing steps one at a time (the row lock serialized them). */
+export const ONE_STEP_AT_A_TIME_PATCH = 'subscription-steps-one-at-a-time';
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
@@ -133,7 +156,10 @@ export interface RenewalOutcome {
   currency: string;
   /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
   payment: PaymentSummary | null;
-  /** The period was paid meanwhile (a renewal checkout): nothing was charged. */
+  /**
+   * Only in the histories of runs from before the workflow was its subscription's only writer: the
+   * period had been paid by a renewal checkout, and nothing was charged.
+   */
   paidAlready?: boolean;
   /**
    * What the charge took from the subscription's balance (a plan change's credit or amount owed):
@@ -154,6 +180,18 @@ export interface MetadataChange {
   metadata: Record<string, unknown>;
   at: string;
 }
+
+/** A renewal or upgrade checkout's sale as its subscription recorded it: where the subscription now stands. */
+export type CheckoutSaleRecord =
+  | { refused: string }
+  | {
+      refused?: undefined;
+      status: SubscriptionStatus;
+      periodNumber: number;
+      periodEnd: string;
+      hasCard: boolean;
+      cancelAtPeriodEnd: boolean;
+    };
 
 /** What the gateway did about one period. */
 export interface GatewayPeriodOutcome {
@@ -180,6 +218,7 @@ export interface SubscriptionActivities {
     input: RenewalCharge & RenewalOutcome & { declineReason: string; at: string },
   ): Promise<SubscriptionStatus>;
   recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void>;
+  recordCheckoutSale(input: CheckoutPaidNotice & { subscriptionId: string; at: string }): Promise<CheckoutSaleRecord>;
   changeSubscription(input: {
     subscriptionId: string;
     change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due'>;

@@ -24,12 +24,18 @@ import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-at
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import {
   RENEWAL_SIGNAL_PATCH,
+  SUBSCRIPTION_RECORDS_SALE_PATCH,
   SUBSCRIPTION_WORKFLOW_PATCH,
   UPGRADE_PATCH,
   type CheckoutState,
   type CheckoutWorkflowInput,
 } from '../contracts/checkout.ts';
-import { renewalPaidSignal } from '../contracts/subscription.ts';
+import {
+  checkoutPaidSignal,
+  renewalPaidSignal,
+  type CheckoutPaidNotice,
+  type CheckoutSaleVerdict,
+} from '../contracts/subscription.ts';
 import {
   DEADLINE_SLACK_MS,
   isFailure,
@@ -73,6 +79,10 @@ export class CheckoutRun {
   /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
   readonly doubtful: Attempt[] = [];
   recordedPaymentId: string | null = null;
+  /** The subscription's answer to this checkout's renewal or upgrade sale (subscriptionSaleVerdictSignal). */
+  verdict: CheckoutSaleVerdict | null = null;
+  /** The subscription's workflow recorded this sale's moves itself (told before the sale). */
+  private subscriptionTold = false;
 
   private readonly input: CheckoutWorkflowInput;
 
@@ -212,6 +222,17 @@ export class CheckoutRun {
           paidAt,
         )
       : null;
+    const moves = a.prepared.renewal ?? a.prepared.upgrade;
+    if (moves && patched(SUBSCRIPTION_RECORDS_SALE_PATCH)) {
+      // The subscription's workflow, its only writer, records what the sale moves first (or refuses it).
+      const notice = { checkoutId: this.checkoutId, payment, cardTokenId: a.request.card?.id ?? null };
+      const verdict = await this.askSubscription(moves.subscriptionId, {
+        ...notice,
+        periodStart: paidAt.toISOString(),
+      });
+      if (!verdict.accepted) return this.giveBack(a, payment);
+      this.subscriptionTold = true;
+    }
     const gatewaySubscriptionId =
       recurring?.billing === 'gateway' && a.request.card
         ? await this.gatewaySubscription(a, a.request.card.id, period!.periodEnd)
@@ -265,9 +286,26 @@ export class CheckoutRun {
     }
   }
 
-  /** The subscription the sale paid (a renewal, an upgrade) is told; a new one gets its workflow. */
+  /**
+   * Tells the subscription's workflow of a paid renewal or upgrade checkout and waits for its answer:
+   * recorded, or refused (the period is paid, the subscription ended). A subscription with no running
+   * workflow has ended.
+   */
+  private async askSubscription(subscriptionId: string, notice: CheckoutPaidNotice): Promise<CheckoutSaleVerdict> {
+    this.verdict = null;
+    try {
+      await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal(checkoutPaidSignal, notice);
+    } catch {
+      return { accepted: false, reason: 'the subscription has no running workflow' };
+    }
+    await condition(() => this.verdict !== null);
+    return this.verdict!;
+  }
+
+  /** Runs from before the subscription recorded the sale: it is told; a new subscription gets its workflow. */
   private async tellSubscription(a: Attempt, sale: { customerId: string; subscriptionId: string | null }) {
     const { renewal, upgrade } = a.prepared;
+    if (this.subscriptionTold) return;
     if ((renewal && patched(RENEWAL_SIGNAL_PATCH)) || (upgrade && patched(UPGRADE_PATCH))) {
       // The sale moved the subscription into the paid period (or onto its new price); its workflow reads it again.
       await getExternalWorkflowHandle(subscriptionWorkflowId((renewal ?? upgrade)!.subscriptionId))

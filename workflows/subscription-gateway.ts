@@ -56,8 +56,12 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     const at = run.nowIso();
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
     if (found.state === 'paid') {
-      if (!(await run.paidPeriod(charge, outcome, at))) return;
-      if (patched(GATEWAY_BALANCE_PATCH)) await settleBalance(run, charge.period, found.payment!, at);
+      const entered = await run.oneAtATime(async () => {
+        if (!(await run.paidPeriod(charge, outcome, at))) return false;
+        if (patched(GATEWAY_BALANCE_PATCH)) await settleBalance(run, charge.period, found.payment!, at);
+        return true;
+      });
+      if (!entered) return;
       flagMissing(false);
       await condition(() => flags.changing === 0);
       if (run.ended()) return;

@@ -70,6 +70,8 @@ export interface SubscriptionRun {
   nowIso(): string;
   ended(): boolean;
   revoked(): boolean;
+  /** Runs a writing step once the steps before it are done (workflows/subscription.ts). */
+  oneAtATime<T>(step: () => Promise<T>): Promise<T>;
   sleepUntil(when: number | null, stop: () => boolean): Promise<void>;
   paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean>;
   refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void>;

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   patched,
   setHandler,
   upsertSearchAttributes,
@@ -26,25 +27,34 @@ import {
   changeMetadataUpdate,
   changePriceUpdate,
   changeSubscriptionUpdate,
+  checkoutPaidSignal,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
+  ONE_STEP_AT_A_TIME_PATCH,
   RENEWAL_CHECKOUT_PATCH,
   renewalPaidSignal,
   subscriptionStateQuery,
+  type CheckoutPaidNotice,
+  type CheckoutSaleVerdict,
   type RenewalCharge,
   type RenewalOutcome,
   type SubscriptionRunState,
   type SubscriptionWorkflowInput,
 } from '../contracts/subscription.ts';
+import { checkoutWorkflowId, subscriptionSaleVerdictSignal } from '../contracts/checkout.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 import { initialState, payments, records, renewalRecords, type SubscriptionRun } from './subscription-run.ts';
+
+const GATEWAY_BILLED = 'the gateway bills this subscription';
 
 /**
  * A subscription's whole life, one period per run: it waits for the period's end, renews (charging
  * the saved card), retries a refused renewal on the organization's dunning schedule, and ends when
  * canceled at period end or revoked. Merchant changes arrive as Updates; a revocation stops every
- * pending charge at once, and a charge that raced it is refunded.
+ * pending charge at once, and a charge that raced it is refunded. It is its subscription's only
+ * writer: a paid renewal or upgrade checkout tells it (checkoutPaid), and it records the sale's moves.
  */
+
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionStatus> {
   const { subscriptionId } = input;
   // Carried, or read below (until then `ready` is false): the handlers are set before that read, so an
@@ -59,9 +69,23 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
   /** Updates waiting for their database step; renewals wait for them, so the two never interleave. */
   const flags = { noticed: false, woken: false, changing: 0 };
+  /**
+   * The workflow is its subscription's only writer and no step holds a lock across the gateway's call:
+   * a step that calls the gateway and then records (a renewal, a plan change) runs one at a time with
+   * every other writing step, in the order they came. Runs from before replay as they ran.
+   */
+  let lastStep: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(step: () => Promise<T>): Promise<T> => {
+    if (!patched(ONE_STEP_AT_A_TIME_PATCH)) return step();
+    const next = lastStep.then(step);
+    lastStep = next.catch(() => undefined);
+    return next;
+  };
 
-  /** A renewal checkout was paid: the subscription is read again before anything is charged. */
+  /** Runs from before this workflow recorded its checkouts' sales: a renewal checkout's sale moved the row. */
   let paidElsewhere = false;
+  /** Paid renewal and upgrade checkouts, recorded by the loop between its renewals, one at a time. */
+  const sales: CheckoutPaidNotice[] = [];
   // flags.noticed: the gateway sent word of an invoice (gateway billing); flags.woken also by a merchant's change.
   /** The test clock moved: waits are worked out again. */
   let clockMoved = false;
@@ -92,6 +116,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   setHandler(renewalPaidSignal, () => {
     paidElsewhere = true;
   });
+  setHandler(checkoutPaidSignal, (notice) => {
+    // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
+    if (ready && state.billing === 'gateway') void answer(notice, { accepted: false, reason: GATEWAY_BILLED });
+    else sales.push(notice); // synchronously: a run never moves on with a sale it has not seen
+  });
   setHandler(gatewayInvoiceSignal, () => {
     flags.noticed = flags.woken = true;
   });
@@ -101,18 +130,22 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       flags.changing++;
       try {
         await condition(() => ready);
-        const at = nowIso();
         if (action === 'revoke') {
+          // At once: a renewal charge on its way is given back when it lands (paidPeriod).
           revoked = true;
-          const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at });
-          state.status = record.status;
-          return record;
+          return await oneAtATime(async () => {
+            const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at: nowIso() });
+            state.status = record.status;
+            return record;
+          });
         }
         const cancel = action === 'cancel_at_period_end';
-        const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at });
-        state.cancelAtPeriodEnd = cancel;
-        flags.woken = true;
-        return record;
+        return await oneAtATime(async () => {
+          const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at: nowIso() });
+          state.cancelAtPeriodEnd = cancel;
+          flags.woken = true;
+          return record;
+        });
       } finally {
         flags.changing--;
       }
@@ -133,8 +166,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       flags.changing++;
       try {
         await condition(() => ready);
-        // The renewal loop waits for `changing`: the price never moves under a renewal's charge.
-        return await payments.changePrice({ subscriptionId, priceId, at: nowIso() });
+        // Never under a renewal's charge: one step at a time.
+        return await oneAtATime(() => payments.changePrice({ subscriptionId, priceId, at: nowIso() }));
       } finally {
         flags.changing--;
       }
@@ -155,7 +188,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       flags.changing++; // counted like the others: no continue-as-new while it is being written
       try {
         await condition(() => ready);
-        return await records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: nowIso() });
+        return await oneAtATime(() => records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: nowIso() }));
       } finally {
         flags.changing--;
       }
@@ -213,6 +246,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     nowIso,
     ended,
     revoked: () => revoked,
+    oneAtATime,
     sleepUntil,
     paidPeriod,
     refusedPeriod,
@@ -220,7 +254,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     closePeriod,
   };
   /** Waits until `when` (or forever), or until the subscription ends; true when it ended. */
-  const interrupted = () => ended() || paidElsewhere || clockMoved;
+  const interrupted = () => ended() || paidElsewhere || clockMoved || sales.length > 0;
   const waitUntil = async (when: number | null) => {
     clockMoved = false;
     await sleepUntil(when, interrupted);
@@ -229,16 +263,28 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   };
 
   if (state.billing === 'gateway') {
+    while (sales.length > 0) await answer(sales.shift()!, { accepted: false, reason: GATEWAY_BILLED });
     await gatewayBilledPeriods(run);
     if (state.status === 'canceled') await stopGatewayRecurrence(run);
   }
   while (state.billing === 'manual') {
+    if (sales.length > 0) {
+      await condition(() => flags.changing === 0);
+      if (await oneAtATime(recordSales)) {
+        await condition(() => flags.changing === 0);
+        // A sale that comes while this run moves on is recorded before it does.
+        if (ended() || sales.length > 0) continue;
+        await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
+      }
+      continue;
+    }
     const due = nextChargeAt();
     if (due === null && state.status === 'past_due') {
       await exhaustDunning();
       continue;
     }
     if (await waitUntil(due)) break;
+    if (sales.length > 0) continue;
     if (paidElsewhere) {
       paidElsewhere = false;
       if (await refreshed()) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
@@ -254,15 +300,54 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       await unpaidWithoutCard();
       continue;
     }
-    if (await renew()) {
+    if (await oneAtATime(renew)) {
       await condition(() => flags.changing === 0);
       if (ended()) break;
+      if (sales.length > 0) continue; // recorded (refused: the period is paid) before the run moves on
       // One run per period: the history stays short however long the subscription lives.
       await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, state });
     }
   }
   await condition(() => flags.changing === 0);
+  // Ended: a checkout's sale is refused.
+  while (sales.length > 0) await answer(sales.shift()!, { accepted: false, reason: 'the subscription has ended' });
   return state.status;
+
+  /**
+   * Records the paid renewal and upgrade checkouts that came, one at a time and never during a
+   * renewal: a period is paid once, by the first. True when the subscription moved on to a period.
+   */
+  async function recordSales(): Promise<boolean> {
+    let moved = false;
+    while (sales.length > 0) {
+      const notice = sales.shift()!;
+      const recorded = ended()
+        ? { refused: 'the subscription has ended' }
+        : await records.recordCheckoutSale({ ...notice, subscriptionId, at: nowIso() });
+      if (recorded.refused !== undefined) {
+        await answer(notice, { accepted: false, reason: recorded.refused });
+        continue;
+      }
+      state.status = recorded.status;
+      state.periodNumber = recorded.periodNumber;
+      state.periodEnd = recorded.periodEnd;
+      // An upgrade may bring a card, and undoes a cancellation at period end.
+      state.hasCard = recorded.hasCard;
+      state.cancelAtPeriodEnd = recorded.cancelAtPeriodEnd;
+      state.tryNumber = 1;
+      state.firstFailureAt = null;
+      moved = true;
+      await answer(notice, { accepted: true });
+    }
+    return moved;
+  }
+
+  /** Tells the checkout's workflow what became of its sale (it gives the capture back when refused). */
+  async function answer(notice: CheckoutPaidNotice, verdict: CheckoutSaleVerdict): Promise<void> {
+    await getExternalWorkflowHandle(checkoutWorkflowId(notice.checkoutId))
+      .signal(subscriptionSaleVerdictSignal, verdict)
+      .catch(() => undefined); // no checkout workflow waits (a test, or one an operator ended): nothing to tell
+  }
 
   /**
    * When this workflow charges next; null when it does not: the gateway bills the periods, no card
@@ -281,7 +366,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   async function renew(): Promise<boolean> {
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
-    if (outcome.paidAlready) return refreshed();
+    if (outcome.paidAlready) return refreshed(); // only in histories of runs from before the single writer
     const at = nowIso();
     const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
     if (paid) return paidPeriod(charge, outcome, at);

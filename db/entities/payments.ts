@@ -196,6 +196,8 @@ export const SubscriptionCharge = defineEntity({
     outcome: p.enum(['succeeded', 'failed', 'refunded'] as const),
     declineReason: p.string().nullable(),
     transactionId: p.uuid().nullable(),
+    /** The renewal or upgrade checkout whose sale paid it; null for the saved card's charges. */
+    checkoutId: p.uuid().nullable(),
     attemptedAt: p.datetime(),
   },
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
-import { createSubscriptionActivities } from '../../activities/subscriptions.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import { batchTaskQueue } from '../../domain/task-queues.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { TEST_TASK_QUEUE } from '../helpers/env.ts';
+import { TEST_DATABASE_URL, TEST_TASK_QUEUE } from '../helpers/env.ts';
+import { heldAtRenewalGatesColumns, renewalGates } from '../helpers/renewal-gates.ts';
 import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/subscriptions.ts';
@@ -37,6 +37,18 @@ async function paidSubscription() {
     organizationId: org.id,
     oat: await makeOat(api.orm, org.id),
   };
+}
+
+const advance = (s: { id: string; oat: string }, body: unknown) =>
+  api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, { body, token: s.oat });
+const heldAt = async (organizationId: string) =>
+  (await sql<{ charges: number }>(`select ${heldAtRenewalGatesColumns(organizationId)}`))[0]!;
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('never happened');
 }
 
 const patch = (s: { id: string; oat: string }, body: unknown) =>
@@ -276,21 +288,34 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     expect(charges).toEqual([{ amount: 3_990 }]);
   });
 
-  it("a renewal checkout paid between the saved card's capture and its record gives its capture back; the card's is recorded", async () => {
+  it("the saved card's renewal holds no lock on the subscription while the gateway answers; a renewal checkout paid meanwhile gives its capture back", async () => {
     const s = await paidSubscription();
     const open = await renewal(s);
     expect(open.status).toBe(201);
-    // The subscription workflow's two steps, run here with the moment between them held open.
-    const steps = createSubscriptionActivities({ orm: api.orm, gateway: api.gateway });
-    const charge = { subscriptionId: s.id, period: 2, tryNumber: 1 };
-    const outcome = await steps.chargeRenewal(charge);
-    expect(outcome.payment?.status).toBe('succeeded');
-    const paid = await payByCard(api, open.body.client_secret);
-    expect(paid.status).toBe(422);
-    expect(paid.body.decline_reason).toBe('recording_failed');
-    const at = new Date().toISOString();
-    expect(await steps.recordRenewal({ ...charge, ...outcome, at })).toMatchObject({ status: 'active' });
+    const gates = await renewalGates(TEST_DATABASE_URL, s.organizationId, { recordingDelaySeconds: 0 });
+    try {
+      await gates.charges.close();
+      // The sandbox clock past the period's end: the workflow charges the saved card, whose answer the gate holds.
+      const to = new Date(Date.now() + 32 * 86_400_000).toISOString();
+      expect((await advance(s, { to })).status).toBe(200);
+      await until(async () => (await heldAt(s.organizationId)).charges === 1);
 
+      // Another statement on the same subscription does not wait for the gateway (no row lock, no open transaction).
+      const row = await sql<{ id: string }>(
+        `with locked as (select id from subscriptions where id = ? for update nowait) select id from locked`,
+        [s.id],
+      );
+      expect(row).toEqual([{ id: s.id }]);
+
+      // The buyer pays the renewal checkout meanwhile: the subscription's workflow records it after the renewal.
+      const paying = payByCard(api, open.body.client_secret);
+      await gates.charges.open();
+      const paid = await paying;
+      expect(paid.status).toBe(422);
+      expect(paid.body.decline_reason).toBe('recording_failed');
+    } finally {
+      await gates.remove();
+    }
     const ledger = await sql(
       `select t.reference = ? as checkout, l.kind, l.amount::int as amount from gateway_sim.ledger l
        join gateway_sim.transactions t on t.id = l.transaction_id where t.reference in (?, ?) order by l.id`,
@@ -304,19 +329,21 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     const [row] = await sql('select period_number, status from subscriptions where id = ?', [s.id]);
     expect(row).toEqual({ period_number: 2, status: 'active' });
     const charges = await sql(
-      `select c.period_number, c.try_number, c.outcome, c.attempted_at = ?::timestamptz as recorded_at,
-         t.gateway_transaction_id is not null as has_transaction
+      `select c.period_number, c.try_number, c.outcome, c.checkout_id, t.gateway_transaction_id is not null as has_transaction
        from subscription_charges c left join transactions t on t.id = c.transaction_id where c.subscription_id = ?`,
-      [at, s.id],
-    );
-    expect(charges).toEqual([
-      { period_number: 2, try_number: 1, outcome: 'succeeded', recorded_at: true, has_transaction: true },
-    ]);
-    const renewalSales = await sql(
-      'select amount::int as amount from sales where subscription_id = ? and checkout_id is null',
       [s.id],
     );
-    expect(renewalSales).toEqual([{ amount: 4_990 }]);
+    expect(charges).toEqual([
+      { period_number: 2, try_number: 1, outcome: 'succeeded', checkout_id: null, has_transaction: true },
+    ]);
+    const renewalSales = await sql('select amount::int as amount, checkout_id from sales where subscription_id = ?', [
+      s.id,
+    ]);
+    // The first checkout's sale and the card's renewal: none of the refused renewal checkout.
+    expect(renewalSales).toEqual([
+      { amount: 4_990, checkout_id: s.checkoutId },
+      { amount: 4_990, checkout_id: null },
+    ]);
   });
 });
 

@@ -7,8 +7,8 @@ import { heldAtGatesColumns, installGates, type Gates } from './gates.ts';
  *
  * - `charges`: a renewal charge waits right after the gateway committed its capture, before the
  *   chargeRenewal activity returns (at the simulator's trace of the attempt, gateway_sim.attempts,
- *   which it writes after the call's own transaction). The activity's own transaction, holding the
- *   subscription's row lock, stays open meanwhile.
+ *   which it writes after the call's own transaction). The activity holds no transaction and no lock
+ *   meanwhile (the subscription's workflow is its only writer).
  * - `recordings`: recordRenewal waits in its transaction just before the renewal's sale row is written
  *   (its transaction and charge rows written, the subscription row locked), for the subscriptions in
  *   `holdRecordings` (default: all); let through, or not held, each waits a random moment up to

@@ -31,8 +31,8 @@ import {
  * the moments a crash hurts most, and a replacement is started each time:
  *
  * 1. with renewal charges the gateway has just captured whose chargeRenewal activity has not returned
- *    (its transaction, holding the subscription's row lock, still open), while the rest of the wave
- *    waits for a connection of the worker's pool and has not reached the gateway;
+ *    (no transaction of ours open: the gateway's call is outside any), while the rest of the wave
+ *    waits for an activity slot of the worker and has not reached the gateway;
  * 2. in the middle of the replacement's recording (recordRenewal): some renewals just committed
  *    (perhaps not yet reported to Temporal), a few held open in PostgreSQL, others not begun.
  *
@@ -49,10 +49,9 @@ const QUEUE = 'billing-test-renewal-crash';
 const SUBSCRIPTIONS = 20;
 const AMOUNTS = [4_990, 990, 12_345, 100, 45_000];
 /**
- * A held charge keeps one connection of each of the worker's pools (its row lock on the main one, the
- * simulator's trace on the embedded simulator's) and one of the batch queue's activity slots, half the
- * pool (worker/worker.ts): the slots running out is what stops the wave of charges part of the way, and
- * what stops the recordings past the ones held.
+ * A held charge keeps a connection of the embedded simulator's pool (its trace) and one of the batch
+ * queue's activity slots, half the pool (worker/worker.ts): the slots running out is what stops the wave
+ * of charges part of the way, and what stops the recordings past the ones held.
  */
 const POOL = 16;
 const HELD = 6;

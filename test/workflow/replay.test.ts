@@ -41,6 +41,7 @@ describe('replay of recorded histories', () => {
     'subscription-gateway-credit-settled.json',
     'subscription-price-changed.json',
     'subscription-renewal-checkout.json',
+    'subscription-renewal-checkout-signalled.json',
     'invoice-paid.json',
     'invoice-failed.json',
     'invoice-voided.json',

@@ -8,7 +8,7 @@ import {
   stateOf,
   useSubscriptionWorkflows,
 } from '../helpers/subscription-workflows.ts';
-import { renewalPaidSignal } from '../../contracts/subscription.ts';
+import { checkoutPaidSignal } from '../../contracts/subscription.ts';
 
 /**
  * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the
@@ -37,13 +37,15 @@ describe('renewal checkouts opened by the subscription workflow', () => {
       // Open until the last dunning day (7 days after the period's end), to the minute.
       const deadline = addMonth(s.anchor).getTime() + 7 * DAY;
       expect(Math.abs(new Date(checkout!.expires_at).getTime() - deadline)).toBeLessThan(2 * 60_000);
-      // The buyer pays it: its sale enters the period (as activities/checkout-sale.ts does) and tells the workflow.
-      await sql(
-        `update subscriptions set period_number = 2, status = 'active', current_period_start = ?, current_period_end = ?
-         where id = ?`,
-        [addMonth(s.anchor), addMonth(s.anchor, 2), s.id],
-      );
-      await handle.signal(renewalPaidSignal);
+      // The buyer pays it: the checkout's workflow tells the subscription's, which records the period.
+      const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
+      const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
+      await handle.signal(checkoutPaidSignal, {
+        checkoutId: paying.id,
+        payment: null,
+        cardTokenId: null,
+        periodStart: paidAt,
+      });
       await kit.env.sleep(DAY);
       await recordHistory(
         kit.env.client,
@@ -54,6 +56,16 @@ describe('renewal checkouts opened by the subscription workflow', () => {
       return stateOf(handle);
     });
     expect(state).toMatchObject({ status: 'active', periodNumber: 2, firstFailureAt: null });
+    // Recorded by the workflow: the period entered, and the checkout's row in the timeline.
+    expect(await sql('select period_number, status from subscriptions where id = ?', [s.id])).toEqual([
+      { period_number: 2, status: 'active' },
+    ]);
+    const timeline = await sql(
+      `select c.period_number, c.outcome, k.renewal_period from subscription_charges c
+       join checkouts k on k.id = c.checkout_id where c.subscription_id = ?`,
+      [s.id],
+    );
+    expect(timeline).toEqual([{ period_number: 2, outcome: 'succeeded', renewal_period: 2 }]);
     expect(await captured(s.id)).toEqual([]); // nothing is ever charged without a card
     expect(await renewalCheckouts(s.id)).toHaveLength(1);
   }, 60_000);
