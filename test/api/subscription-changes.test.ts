@@ -33,6 +33,7 @@ async function paidSubscription() {
   return {
     checkoutId,
     id: row.id as string,
+    priceId: row.price_id as string,
     cardTokenId: row.card_token_id,
     organizationId: org.id,
     oat: await makeOat(api.orm, org.id),
@@ -186,6 +187,47 @@ describe('PATCH /api/v1/subscriptions/<id> with a price_id (plan change)', () =>
     expect(sales.map((x) => x.amount)).toEqual([4_990, 5_000]);
     expect(sales[1]!.price_id).toBe(premium);
     expect((await events(s.organizationId)).at(-1)).toBe('subscription.updated');
+  });
+
+  it("a plan change that comes while the renewal's charge is at the gateway waits for the renewal's record, then prorates the new period", async () => {
+    const s = await paidSubscription();
+    const premium = await price(s.id, 9_990);
+    const gates = await renewalGates(TEST_DATABASE_URL, s.organizationId, { recordingDelaySeconds: 0 });
+    let changed;
+    try {
+      await gates.charges.close();
+      const to = new Date(Date.now() + 32 * 86_400_000).toISOString();
+      expect((await advance(s, { to })).status).toBe(200);
+      await until(async () => (await heldAt(s.organizationId)).charges === 1);
+      const changing = patch(s, { price_id: premium });
+      // The workflow took the Update while the renewal's charge is held, and has not run its step.
+      const handle = temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
+      const history = async () => (await handle.fetchHistory()).events ?? [];
+      await until(async () => (await history()).some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
+      const scheduled = (await history()).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+      expect(scheduled).not.toContain('changePrice');
+      expect(await sql('select price_id from subscriptions where id = ?', [s.id])).toEqual([{ price_id: s.priceId }]);
+      await gates.charges.open();
+      changed = await changing;
+    } finally {
+      await gates.remove();
+    }
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ price_id: premium, period_number: 2, amount: 9_990 });
+    // The renewal at the old price, then the change prorated against the period it entered.
+    const sales = await sql<{ amount: number; price_id: string }>(
+      'select amount::int as amount, price_id from sales where subscription_id = ? order by created_at',
+      [s.id],
+    );
+    expect(sales.slice(0, 2)).toEqual([
+      { amount: 4_990, price_id: s.priceId },
+      { amount: 4_990, price_id: s.priceId },
+    ]);
+    expect(sales).toHaveLength(3);
+    expect(sales[2]!.price_id).toBe(premium);
+    // The subscription's clock stood at period 2's start (the clock walks to each due time in turn):
+    // R$ 49,90 → R$ 99,90 for the whole month, R$ 50,00.
+    expect(sales[2]!.amount).toBe(5_000);
   });
 
   it('a price it cannot move to is a 422 and changes nothing; a malformed one a 400', async () => {
