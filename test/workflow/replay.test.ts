@@ -42,6 +42,11 @@ describe('replay of recorded histories', () => {
     'subscription-price-changed.json',
     'subscription-renewal-checkout.json',
     'subscription-renewal-checkout-signalled.json',
+    // Recorded with the writing steps one at a time (patch subscription-steps-one-at-a-time).
+    'subscription-price-changed-one-at-a-time.json',
+    'subscription-renewed-recorded-locally-one-at-a-time.json',
+    'subscription-revoked-in-dunning-one-at-a-time.json',
+    'subscription-gateway-credit-settled-one-at-a-time.json',
     'invoice-paid.json',
     'invoice-failed.json',
     'invoice-voided.json',
