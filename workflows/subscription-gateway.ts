@@ -15,7 +15,8 @@ import {
   type SubscriptionRunState,
   type SubscriptionWorkflow,
 } from '../contracts/subscription.ts';
-import { payments, records, type SubscriptionRun } from './subscription-run.ts';
+import { payments, records } from './subscription-activity-proxies.ts';
+import type { SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 
 /**

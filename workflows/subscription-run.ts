@@ -1,86 +1,207 @@
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import {
-  LOCAL_RECORD_PATCH,
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
+import {
+  isHardDecline,
+  renewalCheckoutDeadline,
+  subscriptionHasEnded,
+  tryAfterRefusal,
+} from '../domain/subscriptions.ts';
+import { checkoutWorkflowId, subscriptionSaleVerdictSignal } from '../contracts/checkout.ts';
+import {
+  ONE_STEP_AT_A_TIME_PATCH,
+  RENEWAL_CHECKOUT_PATCH,
+  type CheckoutPaidNotice,
+  type CheckoutSaleVerdict,
   type RenewalCharge,
   type RenewalOutcome,
-  type SubscriptionActivities,
   type SubscriptionRunState,
+  type SubscriptionWorkflowInput,
 } from '../contracts/subscription.ts';
-import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import { PLAN_CHANGE_DECLINED, PLAN_CHANGE_REFUSED, SUBSCRIPTION_ENDED } from '../domain/subscriptions.ts';
+import { payments, records, renewalRecords } from './subscription-activity-proxies.ts';
 
 /**
- * What the subscription workflow (workflows/subscription.ts) and its gateway-billed half
- * (workflows/subscription-gateway.ts) share: the activities they run, with their retry policies, and
- * the run's context the two halves work on.
+ * One run of a subscription's workflow (workflows/subscription.ts reads its life top to bottom): its
+ * state, what its handlers tell it, its clock, and the period steps both halves take (manual
+ * renewals, workflows/subscription-manual.ts; the gateway's, workflows/subscription-gateway.ts).
+ * Everything here is workflow code: deterministic, and every side effect an activity.
  */
-
-/** Database steps: retried until they succeed. */
-export const records = proxyActivities<SubscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['SubscriptionNotFound', 'RenewalCheckoutRefused'],
-  },
-});
-
-/**
- * A renewal's record as a local activity: run by the worker inside the workflow task that got the
- * charge's answer, so a renewal costs Temporal one activity and one workflow task less (a renewal storm
- * is mostly the server's work). It is idempotent by the charge's try, so a workflow task retried after
- * a crash records it once. Runs recorded before it was local replay with the remote one.
- */
-const localRecords = proxyLocalActivities<SubscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SubscriptionNotFound'] },
-});
-export const renewalRecords = (): Pick<SubscriptionActivities, 'recordRenewal'> =>
-  patched(LOCAL_RECORD_PATCH) ? localRecords : records;
-
-/**
- * The renewal charge: retried with the same key (period and try) until the gateway answers, so a
- * retry can never charge twice; a definite refusal of the call itself is not retried.
- */
-export const payments = proxyActivities<SubscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    maximumInterval: '5 minutes',
-    nonRetryableErrorTypes: [
-      GATEWAY_REFUSAL,
-      'NoSavedCard',
-      'SubscriptionNotFound',
-      'NotGatewayBilled',
-      SUBSCRIPTION_ENDED,
-      PLAN_CHANGE_REFUSED,
-      PLAN_CHANGE_DECLINED,
-    ],
-  },
-});
-
-/** One run's context: its state, the flags its handlers set, its clock and the steps both halves use. */
-export interface SubscriptionRun {
+export class SubscriptionRun {
   readonly subscriptionId: string;
-  readonly state: SubscriptionRunState;
-  /** Set by handlers, reset by the loops. */
-  readonly flags: { noticed: boolean; woken: boolean; changing: number };
-  /** The subscription's time (its test clock in the sandbox). */
-  now(): number;
-  nowIso(): string;
-  ended(): boolean;
-  revoked(): boolean;
-  /** Runs a writing step once the steps before it are done (workflows/subscription.ts). */
-  oneAtATime<T>(step: () => Promise<T>): Promise<T>;
-  sleepUntil(when: number | null, stop: () => boolean): Promise<void>;
-  paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean>;
-  refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void>;
-  exhaustDunning(): Promise<void>;
-  closePeriod(): Promise<void>;
+  /** Carried from the run before, or read by `load` (until then `ready` is false). */
+  state: SubscriptionRunState;
+  ready = false;
+  /** Revoked: seen at once, before its record (a charge on its way is given back when it lands). */
+  revoked = false;
+  /**
+   * Set by handlers, reset by the loops: `noticed` the gateway sent word of an invoice; `woken` by
+   * that or a merchant's change; `changing` Updates waiting for their step (no continue-as-new meanwhile).
+   */
+  readonly flags = { noticed: false, woken: false, changing: 0 };
+  /** Runs from before this workflow recorded its checkouts' sales: a renewal checkout's sale moved the row. */
+  paidElsewhere = false;
+  /** The test clock moved: waits are worked out again. */
+  clockMoved = false;
+  /** Paid renewal and upgrade checkouts, recorded between the renewals, one at a time. */
+  readonly sales: CheckoutPaidNotice[] = [];
+  private lastStep: Promise<unknown> = Promise.resolve();
+
+  constructor(input: SubscriptionWorkflowInput) {
+    this.subscriptionId = input.subscriptionId;
+    this.state = input.state as SubscriptionRunState;
+  }
+
+  /** The state, read from the subscription when this is its first run. */
+  async load(carried: boolean): Promise<void> {
+    if (!carried) this.state = await initialState(this.subscriptionId);
+    this.ready = true;
+  }
+
+  ended(): boolean {
+    return subscriptionHasEnded(this.state.status, this.revoked);
+  }
+
+  /** This subscription's time: real time, or ahead of it by its test clock (sandbox). */
+  now(): number {
+    return Date.now() + (this.state?.clockOffsetMs ?? 0);
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** Where the test clock stands or is going. */
+  clockTime(): number {
+    return Math.max(this.now(), this.state?.clockTarget ? Date.parse(this.state.clockTarget) : 0);
+  }
+
+  /**
+   * Waits until `when` (or forever) or `stop`. A test clock moved past `when` jumps to it instead,
+   * so what falls due happens at its own time, one step after the other, until the clock's time.
+   */
+  async sleepUntil(when: number | null, stop: () => boolean): Promise<void> {
+    const { state } = this;
+    const target = state.clockTarget ? Date.parse(state.clockTarget) : null;
+    if (target !== null) {
+      if (when !== null && when <= target) {
+        state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(when - this.now(), 0);
+        return;
+      }
+      state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(target - this.now(), 0);
+      state.clockTarget = null;
+    }
+    if (when === null) await condition(stop);
+    else await condition(stop, Math.max(when - this.now(), 1));
+  }
+
+  /**
+   * The workflow is its subscription's only writer and no step holds a lock across the gateway's call:
+   * a step that calls the gateway and then records (a renewal, a plan change) runs one at a time with
+   * every other writing step, in the order they came. Runs from before replay as they ran.
+   */
+  oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+    if (!patched(ONE_STEP_AT_A_TIME_PATCH)) return step();
+    const next = this.lastStep.then(step);
+    this.lastStep = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A paid charge of the next period: the period is entered; true when it was (not revoked meanwhile). */
+  async paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean> {
+    const { state } = this;
+    // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
+    const recorded = await renewalRecords().recordRenewal({ ...charge, ...outcome, at, enter: !this.revoked });
+    state.status = recorded.status;
+    if (this.revoked && outcome.payment) {
+      // Revoked while the charge was on its way: the money goes back.
+      const refunded = await payments.refundRenewal({ ...charge, payment: outcome.payment });
+      await records.recordRenewalRefunded({ ...charge, payment: refunded });
+      return false;
+    }
+    state.periodNumber = charge.period;
+    state.periodEnd = recorded.periodEnd;
+    state.tryNumber = 1;
+    state.firstFailureAt = null;
+    state.lastGatewayCharge = null;
+    return true;
+  }
+
+  /**
+   * A refused try: past due, with the gateway's reason; a hard decline skips the remaining retries.
+   * On a manual renewal's first refusal the customer also gets the renewal checkout, to pay another
+   * way until the deadline (this workflow records that checkout's sale between its card's retries).
+   */
+  async refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void> {
+    const { state } = this;
+    const reason = outcome.payment?.declineReason ?? 'card_declined';
+    state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
+    // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
+    const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
+    if (!state.firstFailureAt && !ends && state.billing === 'manual' && patched(RENEWAL_CHECKOUT_PATCH)) {
+      await this.openRenewalCheckout(charge.period, at);
+    }
+    state.firstFailureAt ??= at;
+    state.tryNumber = tryAfterRefusal(state.tryNumber, reason, state.retryDays);
+  }
+
+  /** Opens the period's renewal checkout until its deadline; a refusal leaves the merchant's way open. */
+  async openRenewalCheckout(period: number, at: string): Promise<void> {
+    const deadline = renewalCheckoutDeadline(new Date(at), this.state.retryDays);
+    try {
+      await records.openRenewalCheckout({
+        subscriptionId: this.subscriptionId,
+        period,
+        expiresAt: deadline.toISOString(),
+      });
+    } catch (err) {
+      // Refused (say, its product was archived): the merchant can still open one; dunning goes on.
+      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
+      upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'renewal_checkout_refused' }]);
+    }
+  }
+
+  /** Every retry was refused (or a hard decline ended dunning): unpaid or canceled, per organization. */
+  async exhaustDunning(): Promise<void> {
+    const exhausted = await records.changeSubscription({
+      subscriptionId: this.subscriptionId,
+      change: 'dunning_exhausted',
+      exhaustedStatus: this.state.exhaustedStatus,
+      at: this.nowIso(),
+    });
+    this.state.status = exhausted.status;
+  }
+
+  /** The period is over (or, in dunning, the next retry is due): it ends with no further charge. */
+  async closePeriod(): Promise<void> {
+    const closed = await records.changeSubscription({
+      subscriptionId: this.subscriptionId,
+      change: 'period_ended_canceled',
+      at: this.nowIso(),
+    });
+    this.state.status = closed.status;
+  }
+
+  /** Tells a checkout's workflow what became of its sale (it gives the capture back when refused). */
+  async answer(notice: CheckoutPaidNotice, verdict: CheckoutSaleVerdict): Promise<void> {
+    await getExternalWorkflowHandle(checkoutWorkflowId(notice.checkoutId))
+      .signal(subscriptionSaleVerdictSignal, verdict)
+      .catch(() => undefined); // no checkout workflow waits (a test, or one an operator ended): nothing to tell
+  }
+
+  /** Refuses every checkout sale still queued (the subscription ended, or the gateway bills it). */
+  async refuseSales(reason: string): Promise<void> {
+    while (this.sales.length > 0) await this.answer(this.sales.shift()!, { accepted: false, reason });
+  }
 }
 
 /** A run's state read from the subscription (a run started without carried state: its first). */
-export async function initialState(subscriptionId: string): Promise<SubscriptionRunState> {
+async function initialState(subscriptionId: string): Promise<SubscriptionRunState> {
   const plan = await records.loadSubscription(subscriptionId);
   return {
     status: plan.status,
@@ -96,8 +217,3 @@ export async function initialState(subscriptionId: string): Promise<Subscription
     renewalDelayMs: plan.renewalDelayMs,
   };
 }
-
-/**
- * A subscription as its events carry it and as its workflow's Updates answer: the API's record
- * (api/schemas/subscriptions.ts) but for workflow_url, which only the API knows how to build.
- */

@@ -1,0 +1,152 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { SUBSCRIPTION_ACTIONS, SUBSCRIPTION_ENDED, SUBSCRIPTION_ENDED_MESSAGE } from '../domain/subscriptions.ts';
+import {
+  advanceClockUpdate,
+  changeMetadataUpdate,
+  changePriceUpdate,
+  changeSubscriptionUpdate,
+  checkoutPaidSignal,
+  gatewayInvoiceSignal,
+  INVALID_CLOCK,
+  renewalPaidSignal,
+  subscriptionStateQuery,
+  type SubscriptionRecord,
+} from '../contracts/subscription.ts';
+import { payments, records } from './subscription-activity-proxies.ts';
+import type { SubscriptionRun } from './subscription-run.ts';
+
+export const GATEWAY_BILLED = 'the gateway bills this subscription';
+
+/**
+ * What a subscription's workflow hears: its state query, the signals (a paid checkout, the gateway's
+ * notice, an older run's renewal checkout) and the merchant's Updates. Set before the run reads its
+ * state, so an Update that comes with the start is not refused; each writing Update counts in
+ * `changing` (no continue-as-new meanwhile) and runs its step one at a time with the renewals.
+ */
+export function listen(run: SubscriptionRun): void {
+  const { flags } = run;
+  setHandler(subscriptionStateQuery, () => ({ ...run.state }));
+  setHandler(renewalPaidSignal, () => {
+    run.paidElsewhere = true;
+  });
+  setHandler(checkoutPaidSignal, (notice) => {
+    // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
+    if (run.ready && run.state.billing === 'gateway')
+      void run.answer(notice, { accepted: false, reason: GATEWAY_BILLED });
+    else run.sales.push(notice); // synchronously: a run never moves on with a sale it has not seen
+  });
+  setHandler(gatewayInvoiceSignal, () => {
+    flags.noticed = flags.woken = true;
+  });
+  listenToChanges(run);
+  listenToClock(run);
+}
+
+/** An Update's validator: nothing changes a subscription that has ended (once its state is known). */
+function refuseIfEnded(run: SubscriptionRun): void {
+  if (run.ready && run.ended()) throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
+}
+
+/**
+ * Runs an Update's step once the state is known, one at a time with the run's other writing steps;
+ * `atOnce` is what it changes before waiting its turn.
+ */
+async function changing(
+  run: SubscriptionRun,
+  step: () => Promise<SubscriptionRecord>,
+  atOnce?: () => void,
+): Promise<SubscriptionRecord> {
+  run.flags.changing++;
+  try {
+    await condition(() => run.ready);
+    atOnce?.();
+    return await run.oneAtATime(step);
+  } finally {
+    run.flags.changing--;
+  }
+}
+
+/** The merchant's changes: cancel at period end (or undo it), revoke, another price, new metadata. */
+function listenToChanges(run: SubscriptionRun): void {
+  const { subscriptionId } = run;
+  setHandler(
+    changeSubscriptionUpdate,
+    async (action) => {
+      if (action === 'revoke') {
+        const revoke = async () => {
+          const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at: run.nowIso() });
+          run.state.status = record.status;
+          return record;
+        };
+        // Revoked at once: a renewal charge on its way is given back when it lands.
+        return changing(run, revoke, () => (run.revoked = true));
+      }
+      const cancel = action === 'cancel_at_period_end';
+      return changing(run, async () => {
+        const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at: run.nowIso() });
+        run.state.cancelAtPeriodEnd = cancel;
+        run.flags.woken = true;
+        return record;
+      });
+    },
+    {
+      validator: (action) => {
+        if (!SUBSCRIPTION_ACTIONS.includes(action)) {
+          throw ApplicationFailure.nonRetryable(`Unknown action ${String(action)}`, 'InvalidAction');
+        }
+        refuseIfEnded(run);
+      },
+    },
+  );
+  setHandler(
+    changePriceUpdate,
+    // Never under a renewal's charge: one step at a time.
+    ({ priceId }) => changing(run, () => payments.changePrice({ subscriptionId, priceId, at: run.nowIso() })),
+    {
+      validator: (change) => {
+        if (typeof change?.priceId !== 'string') {
+          throw ApplicationFailure.nonRetryable('A price id is required', 'InvalidAction');
+        }
+        refuseIfEnded(run);
+      },
+    },
+  );
+  setHandler(
+    changeMetadataUpdate,
+    ({ metadata }) =>
+      changing(run, () => records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: run.nowIso() })),
+    {
+      validator: (change) => {
+        if (typeof change?.metadata !== 'object' || change.metadata === null) {
+          throw ApplicationFailure.nonRetryable('A metadata object is required', 'InvalidAction');
+        }
+        refuseIfEnded(run);
+      },
+    },
+  );
+}
+
+/** Sandbox test clock: moves the subscription's time forward; what falls due by then happens in turn. */
+function listenToClock(run: SubscriptionRun): void {
+  const backwards = () =>
+    ApplicationFailure.nonRetryable("A test clock only moves forward, past the subscription's now", INVALID_CLOCK);
+  setHandler(
+    advanceClockUpdate,
+    async ({ to }) => {
+      await condition(() => run.ready);
+      if (Date.parse(to) <= run.clockTime()) throw backwards();
+      run.state.clockTarget = new Date(to).toISOString();
+      run.clockMoved = run.flags.woken = true;
+      return { clock: run.state.clockTarget };
+    },
+    {
+      validator: ({ to }) => {
+        if (typeof to !== 'string' || Number.isNaN(Date.parse(to))) {
+          throw ApplicationFailure.nonRetryable('The time is not a valid timestamp', INVALID_CLOCK);
+        }
+        if (run.ready && Date.parse(to) <= run.clockTime()) throw backwards();
+        refuseIfEnded(run);
+      },
+    },
+  );
+}
