@@ -1,5 +1,24 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import dbAccess from './eslint-db-access.js';
+
+/** The application's code (README.md, Layout) and its scripts: tests and benches may reach the database as they like. */
+const APPLICATION = [
+  'domain',
+  'config',
+  'contracts',
+  'db',
+  'gateway',
+  'mailer',
+  'storage',
+  'temporal',
+  'use-cases',
+  'activities',
+  'workflows',
+  'api',
+  'worker',
+  'scripts',
+].map((folder) => `${folder}/**/*.ts`);
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', '.data/', '.certs/', 'coverage/'] },
@@ -31,4 +50,38 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Two ways to the database: entities, or db/plain-sql.ts (docs/decisions.md).
+  {
+    files: APPLICATION,
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'db-access': dbAccess },
+    rules: {
+      'db-access/no-raw-sql': 'error',
+      'no-restricted-imports': [
+        'error',
+        ...['pg', 'pg-pool', 'pg-cursor', 'kysely', 'knex', 'postgres'].map((name) => ({
+          name,
+          message: 'The pg client is opened only in db/ (plain-sql.ts, listen.ts): use plainSql(orm) or listen().',
+        })),
+      ],
+    },
+  },
+  // The plain-SQL helper itself, on MikroORM's pool and entity transactions.
+  { files: ['db/plain-sql.ts'], rules: { 'db-access/no-raw-sql': 'off' } },
+  // pg's options and errors (pool.ts, config.ts), the LISTEN connections (listen.ts), and the standalone
+  // simulated gateway, a separate application standing in for an external one.
+  {
+    files: [
+      'db/pool.ts',
+      'db/config.ts',
+      'db/plain-sql.ts',
+      'db/listen.ts',
+      'gateway/server.ts',
+      'gateway/server-main.ts',
+    ],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  // TODO(issue 21 §3): hands its entity transaction to redeemDiscount, releaseRedemption and
+  // secondSubscriptionRefused as a SqlExecutor; pass executorOf(sqlIn(tx)) when it is rewritten.
+  { files: ['use-cases/checkout-creation.ts'], rules: { 'db-access/no-raw-sql': 'off' } },
 );

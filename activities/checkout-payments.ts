@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql, sqlIn } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { CHECKOUT_NOT_OPEN, checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
@@ -61,12 +62,11 @@ function paymentData(t: GatewayTransaction): GatewayPaymentData {
 
 export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
+  const db = plainSql(orm);
 
   /** A charge is made only for a checkout this confirmation holds: one that expired or was paid is refused. */
   async function assertPayable(checkoutId: string): Promise<void> {
-    const [row] = await orm.em
-      .getConnection()
-      .execute<{ status: string }[]>('select status from checkouts where id = ?', [checkoutId]);
+    const [row] = await db.query<{ status: string }>('select status from checkouts where id = ?', [checkoutId]);
     if (row?.status !== 'confirmed') {
       throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
     }
@@ -147,7 +147,11 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       }
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {
-        await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
+        await upsertTransaction(
+          executorOf(sqlIn(tx)),
+          { organizationId: input.organizationId, checkoutId: input.checkoutId },
+          payment,
+        );
         // The pix code or boleto the buyer pays with changes the checkout: once, with its checkout.updated.
         const checkout = await lockedCheckout(tx, input.checkoutId);
         if (checkout.status !== 'confirmed' || isDeepStrictEqual(checkout.gatewayPaymentData, payment.paymentData)) {
@@ -169,12 +173,10 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
           'UnknownTransaction',
         );
       }
-      await orm.em
-        .getConnection()
-        .execute(
-          'update transactions set status = ?, captured_amount = ?, confirmed_at = coalesce(confirmed_at, ?), updated_at = ? where gateway_transaction_id = ?',
-          [t.status, t.capturedAmount, t.confirmedAt, new Date(), t.id],
-        );
+      await db.query(
+        'update transactions set status = ?, captured_amount = ?, confirmed_at = coalesce(confirmed_at, ?), updated_at = ? where gateway_transaction_id = ?',
+        [t.status, t.capturedAmount, t.confirmedAt, new Date(), t.id],
+      );
       return summarize(t);
     },
 

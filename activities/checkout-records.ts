@@ -6,7 +6,7 @@ import { redeemDiscount } from '../db/discount-redemptions.ts';
 import { Checkout, Discount } from '../db/entities/index.ts';
 import { insertEvents, recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
+import { executorOf, plainSql, sqlIn, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import {
   applyDiscountCode,
@@ -75,7 +75,11 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     await orm.em.fork().transactional(async (tx) => {
       const checkout = await lockedCheckout(tx, checkoutId);
       if (payment) {
-        await upsertTransaction(tx, { organizationId: checkout.organizationId, checkoutId }, payment);
+        await upsertTransaction(
+          executorOf(sqlIn(tx)),
+          { organizationId: checkout.organizationId, checkoutId },
+          payment,
+        );
       }
       const next = checkoutTransition(checkout.status, to === 'open' ? 'refuse' : 'fail');
       if (!next) return;

@@ -1,4 +1,5 @@
 import type { Orm } from '../db/orm.ts';
+import { executorOf, plainSql } from '../db/plain-sql.ts';
 import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
 import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
 import { upsertTransaction } from '../db/transactions.ts';
@@ -75,7 +76,7 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
       customerEmail: string | null,
     ): Promise<string> {
       return upsertTransaction(
-        deps.orm.em.fork(),
+        executorOf(plainSql(deps.orm).query),
         { organizationId, checkoutId: null, buyer: customerEmail ? { email: customerEmail } : null },
         payment,
         'keep',

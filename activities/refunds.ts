@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { sqlIn } from '../db/plain-sql.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
@@ -70,7 +71,7 @@ export function createRefundActivities(deps: RefundDeps) {
         if (!books) {
           return settle(tx, refundId, { status: 'failed', reason: 'gateway: no such transaction' });
         }
-        const [others] = await tx.execute<{ pending: string }[]>(
+        const [others] = await sqlIn(tx)<{ pending: string }>(
           `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending' and id <> ?`,
           [payment.id, refund.id],
         );

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { openSqlPool } from '../db/pool.ts';
+import { plainSql } from '../db/plain-sql.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -56,13 +56,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   await cache.start();
   app.addHook('onClose', async () => cache.close());
-  const sql = openSqlPool(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
-    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
-    applicationName: 'billing-api',
-    onError: (err) =>
-      app.log.warn(`PostgreSQL connection lost (${err.message}); the pool reconnects on the next query`),
-  });
-  app.addHook('onClose', async () => sql.end());
 
   registerAuth(app, {
     orm: deps.orm,
@@ -72,8 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // The document reads each route's credentials from the rule it hands to app.authenticate.
   recordAuthRules(app);
-  await registerRateLimit(app, { config, sql });
+  await registerRateLimit(app, { config, db: plainSql(deps.orm) });
   registerIdempotency(app, deps);
-  await registerRoutes(app, { ...deps, cache, sql });
+  await registerRoutes(app, { ...deps, cache });
   return app;
 }

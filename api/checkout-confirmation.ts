@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage }
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { Checkout } from '../db/entities/index.ts';
-import type { SqlPool } from '../db/pool.ts';
+import type { PlainSql } from '../db/plain-sql.ts';
 import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_IN_PROGRESS,
@@ -43,11 +43,11 @@ export interface ConfirmableCheckout {
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
 export async function confirmableCheckout(
-  sql: SqlPool,
+  db: PlainSql,
   by: { clientSecret: string } | { id: string; organizationId: string },
 ): Promise<ConfirmableCheckout> {
-  const where = 'clientSecret' in by ? 'c.client_secret = $1' : 'c.id = $1 and c.organization_id = $2';
-  const { rows } = await sql.query<ConfirmableCheckout>(
+  const where = 'clientSecret' in by ? 'c.client_secret = ?' : 'c.id = ? and c.organization_id = ?';
+  const rows = await db.query<ConfirmableCheckout>(
     `select c.id, c.status, c.amount, c.customer_id as "customerId",
             c.customer_email as "customerEmail", c.customer_name as "customerName",
             c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval"

@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
+import { plainSql } from '../db/plain-sql.ts';
 import type { GatewayCallback } from '../gateway/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
 import { invoiceNoticeSignal } from '../contracts/invoice.ts';
@@ -17,12 +18,10 @@ export async function signalInvoiceNotice(
   log: FastifyBaseLogger,
 ): Promise<boolean> {
   if (!notice.invoiceId) return false;
-  const [invoice] = await deps.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ workflow_id: string }[]>('select workflow_id from subscription_invoices where gateway_invoice_id = ?', [
-      notice.invoiceId,
-    ]);
+  const [invoice] = await plainSql(deps.orm).query<{ workflow_id: string }>(
+    'select workflow_id from subscription_invoices where gateway_invoice_id = ?',
+    [notice.invoiceId],
+  );
   if (!invoice) return false;
   try {
     await deps.temporal.workflow.getHandle(invoice.workflow_id).signal(invoiceNoticeSignal, { status: notice.status });

@@ -8,6 +8,7 @@ import {
   OrganizationMember,
   type MemberRole,
 } from '../db/entities/organization.ts';
+import { sqlIn } from '../db/plain-sql.ts';
 import { isDunningSchedule } from '../domain/subscriptions.ts';
 import { forbidden, notFound, unprocessable } from '../use-cases/errors.ts';
 import { iso } from '../use-cases/schemas/common.ts';
@@ -137,12 +138,13 @@ export async function findOrCreateUserByEmail(
   tx: EntityManager,
   email: string,
 ): Promise<{ id: string; avatar_url: string | null }> {
-  const [existing] = await tx.execute<{ id: string; avatar_url: string | null }[]>(
+  const sql = sqlIn(tx);
+  const [existing] = await sql<{ id: string; avatar_url: string | null }>(
     'select id, avatar_url from users where lower(email) = ? order by created_at, id limit 1',
     [email],
   );
   if (existing) return existing;
-  const [created] = await tx.execute<{ id: string; avatar_url: string | null }[]>(
+  const [created] = await sql<{ id: string; avatar_url: string | null }>(
     `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
      on conflict (subject) do update set email = excluded.email returning id, avatar_url`,
     [uuidv7(), `invited|${email}`, email],

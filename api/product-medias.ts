@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fileFromRow } from '../db/files.ts';
+import { sqlIn } from '../db/plain-sql.ts';
 import { pgArray } from '../db/sql.ts';
 import { isImageType } from '../domain/file-types.ts';
 import { unprocessable } from '../use-cases/errors.ts';
@@ -25,7 +26,7 @@ export async function ownMediaFiles(
 ): Promise<MediaFileRecord[]> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
-  const rows = await tx.execute<Parameters<typeof fileFromRow>[0][]>(
+  const rows = await sqlIn(tx)<Parameters<typeof fileFromRow>[0]>(
     `select ${MEDIA_COLUMNS} from files f where f.organization_id = ? and f.id = any(?::uuid[]) for key share`,
     [organizationId, pgArray(wanted)],
   );
@@ -55,12 +56,12 @@ export async function setProductMedias(
   product: { id: string; organizationId: string },
   medias: readonly MediaFileRecord[],
 ): Promise<void> {
-  await tx.execute('delete from product_medias where product_id = ?', [product.id], 'run');
+  const sql = sqlIn(tx);
+  await sql('delete from product_medias where product_id = ?', [product.id]);
   if (medias.length === 0) return;
-  await tx.execute(
+  await sql(
     `insert into product_medias (product_id, file_id, organization_id, position) values ${medias.map(() => '(?, ?, ?, ?)').join(', ')}`,
     medias.flatMap((media, position) => [product.id, media.id, product.organizationId, position]),
-    'run',
   );
 }
 
@@ -71,7 +72,7 @@ export async function mediasByProduct(
 ): Promise<Map<string, MediaFileRecord[]>> {
   const map = new Map<string, MediaFileRecord[]>();
   if (productIds.length === 0) return map;
-  const rows = await em.execute<(Parameters<typeof fileFromRow>[0] & { product_id: string })[]>(
+  const rows = await sqlIn(em)<Parameters<typeof fileFromRow>[0] & { product_id: string }>(
     `select m.product_id, ${MEDIA_COLUMNS} from product_medias m join files f on f.id = m.file_id
      where m.product_id = any(?::uuid[]) order by m.product_id, m.position`,
     [pgArray([...productIds])],

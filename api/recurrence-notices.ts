@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { plainSql } from '../db/plain-sql.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { ApiError } from '../use-cases/errors.ts';
 import { gatewayInvoiceSignal } from '../contracts/subscription.ts';
@@ -16,12 +17,10 @@ export async function signalRecurrenceInvoice(deps: RouteDeps, invoiceId: string
     throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
   });
   if (!invoice || invoice.cycle === null) return false;
-  const [row] = await deps.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ id: string }[]>('select id from subscriptions where gateway_subscription_id = ?', [
-      invoice.subscriptionId,
-    ]);
+  const [row] = await plainSql(deps.orm).query<{ id: string }>(
+    'select id from subscriptions where gateway_subscription_id = ?',
+    [invoice.subscriptionId],
+  );
   if (!row) return false;
   try {
     await deps.temporal.workflow.getHandle(subscriptionWorkflowId(row.id)).signal(gatewayInvoiceSignal);

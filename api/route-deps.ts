@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
-import type { SqlPool } from '../db/pool.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 
@@ -25,5 +24,4 @@ export type App = FastifyInstance;
 /** What every route module receives besides the Fastify instance. */
 export interface RouteDeps extends AppDeps {
   cache: CredentialCache;
-  sql: SqlPool;
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from './plain-sql.ts';
 
 /**
  * The `files` table in plain SQL (no entity: the routes and the product media read a handful of
@@ -40,17 +40,22 @@ export const fileFromRow = (r: Row): FileRow => ({
   createdAt: new Date(r.created_at),
 });
 
-export async function insertFile(em: EntityManager, f: FileRow): Promise<void> {
-  await em.execute(
-    `insert into files (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [f.id, f.organizationId, f.name, f.mimeType, f.size, f.checksumSha256, f.storageKey, f.createdAt],
-    'run',
-  );
+export async function insertFile(sql: Sql, f: FileRow): Promise<void> {
+  await sql(`insert into files (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
+    f.id,
+    f.organizationId,
+    f.name,
+    f.mimeType,
+    f.size,
+    f.checksumSha256,
+    f.storageKey,
+    f.createdAt,
+  ]);
 }
 
 /** A file of the organization; another organization's is as absent as an unknown id. */
-export async function findFile(em: EntityManager, organizationId: string, id: string): Promise<FileRow | null> {
-  const rows = await em.execute<Row[]>(`select ${COLUMNS} from files where id = ? and organization_id = ?`, [
+export async function findFile(sql: Sql, organizationId: string, id: string): Promise<FileRow | null> {
+  const rows = await sql<Row>(`select ${COLUMNS} from files where id = ? and organization_id = ?`, [
     id,
     organizationId,
   ]);
@@ -58,8 +63,8 @@ export async function findFile(em: EntityManager, organizationId: string, id: st
 }
 
 /** For the signed download route, whose signature already proves who may read the file. */
-export async function findFileById(em: EntityManager, id: string): Promise<FileRow | null> {
-  const rows = await em.execute<Row[]>(`select ${COLUMNS} from files where id = ?`, [id]);
+export async function findFileById(sql: Sql, id: string): Promise<FileRow | null> {
+  const rows = await sql<Row>(`select ${COLUMNS} from files where id = ?`, [id]);
   return rows[0] ? fileFromRow(rows[0]) : null;
 }
 
@@ -67,18 +72,18 @@ export async function findFileById(em: EntityManager, id: string): Promise<FileR
 export const FILE_SORT_FIELDS = ['created_at', 'name', 'size'] as const;
 
 export async function listFiles(
-  em: EntityManager,
+  sql: Sql,
   organizationId: string,
   page: { sortField: (typeof FILE_SORT_FIELDS)[number]; direction: 'asc' | 'desc'; limit: number; offset: number },
 ): Promise<{ files: FileRow[]; total: number }> {
   const dir = page.direction === 'desc' ? 'desc' : 'asc';
   const [rows, [count]] = await Promise.all([
-    em.execute<Row[]>(
+    sql<Row>(
       `select ${COLUMNS} from files where organization_id = ?
        order by ${page.sortField} ${dir}, id ${dir} limit ? offset ?`,
       [organizationId, page.limit, page.offset],
     ),
-    em.execute<{ n: string }[]>('select count(*) as n from files where organization_id = ?', [organizationId]),
+    sql<{ n: string }>('select count(*) as n from files where organization_id = ?', [organizationId]),
   ]);
   return { files: rows.map(fileFromRow), total: Number(count!.n) };
 }
@@ -89,20 +94,20 @@ export async function listFiles(
  * and then finds it gone.
  */
 export async function deleteFile(
-  tx: EntityManager,
+  tx: Sql,
   organizationId: string,
   id: string,
 ): Promise<{ deleted: FileRow } | { shownBy: string[] } | null> {
-  const [row] = await tx.execute<Row[]>(
-    `select ${COLUMNS} from files where id = ? and organization_id = ? for update`,
-    [id, organizationId],
-  );
+  const [row] = await tx<Row>(`select ${COLUMNS} from files where id = ? and organization_id = ? for update`, [
+    id,
+    organizationId,
+  ]);
   if (!row) return null;
-  const products = await tx.execute<{ product_id: string }[]>(
+  const products = await tx<{ product_id: string }>(
     'select product_id from product_medias where file_id = ? order by product_id',
     [id],
   );
   if (products.length > 0) return { shownBy: products.map((p) => p.product_id) };
-  await tx.execute('delete from files where id = ?', [id], 'run');
+  await tx('delete from files where id = ?', [id]);
   return { deleted: fileFromRow(row) };
 }

@@ -1,5 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from './config.ts';
+import { plainSql } from './plain-sql.ts';
 import type { ConnectionOptions } from './pool.ts';
 
 export type Orm = MikroORM;
@@ -25,7 +26,7 @@ async function onMaintenanceDatabase(
     discovery: { warnWhenNoEntities: false },
   });
   try {
-    await fn((sql, params = []) => orm.em.getConnection().execute(sql, params));
+    await fn(plainSql(orm).query);
   } finally {
     await orm.close();
   }

@@ -1,55 +1,70 @@
-import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type pg from 'pg';
-import type { Orm } from './orm.ts';
 import { markDatabaseError } from './pool.ts';
 
+/**
+ * The one way to send our own SQL (docs/decisions.md, "Two ways to the database"); the other is
+ * MikroORM's entities. `npm run lint` refuses MikroORM's raw `execute`, `getConnection()` and the
+ * `pg` package anywhere else.
+ */
+
 export type Row = Record<string, unknown>;
-/** One statement with `?` placeholders, as MikroORM's `execute` takes them; the rows it returns. */
-export type Sql = (text: string, params?: readonly unknown[]) => Promise<Row[]>;
+/**
+ * One statement with `?` placeholders; the rows it returns, as `T` (unchecked: the statement says
+ * what its columns are). `T` is an object type, so interfaces qualify too.
+ */
+export type Sql = <T extends object = Row>(text: string, params?: readonly unknown[]) => Promise<T[]>;
 
 export interface PlainSql {
-  /** One statement on its own (its own transaction). */
-  query: Sql;
+  /**
+   * One statement on its own (its own transaction). `prepared` names it: prepared once per
+   * connection, after which each call sends only its parameters (the hottest reads).
+   */
+  query<T extends object = Row>(text: string, params?: readonly unknown[], prepared?: string): Promise<T[]>;
   /** `run` in one transaction on one connection: committed when it returns, rolled back when it throws. */
   transaction<T>(run: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
 /**
  * Statements sent straight to the pg pool under MikroORM (the same connections, type parsers and
- * error handling), for hot paths whose statements are plain SQL: MikroORM's own `execute` renders
- * the parameters into the text and goes through its query builder and logger, which costs more
- * than the statement.
+ * error marking, so a process holds one pool): MikroORM's own `execute` renders the parameters into
+ * the text and goes through its query builder and logger, which costs more than the statement.
  */
-const byOrm = new WeakMap<Orm, PlainSql>();
+const byOrm = new WeakMap<MikroORM, PlainSql>();
 
-export function plainSql(orm: Orm): PlainSql {
+export function plainSql(orm: MikroORM): PlainSql {
   let known = byOrm.get(orm);
   if (!known) byOrm.set(orm, (known = plainSqlOn(orm)));
   return known;
 }
 
-function plainSqlOn(orm: Orm): PlainSql {
+function plainSqlOn(orm: MikroORM): PlainSql {
   let pool: Promise<pg.Pool> | null = null;
   const poolOf = () =>
     (pool ??= (orm.em.getConnection() as PostgreSqlConnection).getNativeClient().catch((err: unknown) => {
       pool = null; // not connected yet (PostgreSQL down): the next call tries again
       throw markDatabaseError(err);
     }));
-  const run = async (on: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[] = []) => {
+  const run = async <T>(on: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[] = [], name?: string) => {
+    const values = params as unknown[];
     try {
-      return (await on.query<Row>(numbered(text), params as unknown[])).rows;
+      const statement = name ? { name, text: numbered(text), values } : { text: numbered(text), values };
+      return (await on.query(statement)).rows as T[];
     } catch (err) {
       throw markDatabaseError(err);
     }
   };
   return {
-    query: async (text, params) => run(await poolOf(), text, params),
+    query: async <T extends object>(text: string, params?: readonly unknown[], prepared?: string) =>
+      run<T>(await poolOf(), text, params, prepared),
     async transaction(body) {
       const client = await (await poolOf()).connect();
       let broken: unknown;
       try {
         await run(client, 'begin');
-        const result = await body((text, params) => run(client, text, params));
+        const result = await body(<T extends object>(text: string, params?: readonly unknown[]) =>
+          run<T>(client, text, params),
+        );
         await run(client, 'commit');
         return result;
       } catch (err) {
@@ -63,6 +78,16 @@ function plainSqlOn(orm: Orm): PlainSql {
       }
     },
   };
+}
+
+/**
+ * The plain statements of an entity transaction (`em.transactional`), which must commit or roll back
+ * with its entities: sent on `em`'s transaction by MikroORM's `execute`, which renders the parameters
+ * into the text (an array would become a list: arrays travel as `pgArray` literals). Outside a
+ * transaction, use `plainSql(orm).query`.
+ */
+export function sqlIn(em: EntityManager): Sql {
+  return async <T extends object>(text: string, params: readonly unknown[] = []) => em.execute<T[]>(text, [...params]);
 }
 
 /**
@@ -92,8 +117,8 @@ export function numbered(text: string): string {
 }
 
 /**
- * What the shared statement helpers (events, transactions, redemptions) need of a transaction: an
- * `execute` like MikroORM's EntityManager has, so they run in either kind of transaction.
+ * What the shared statement helpers (events, transactions, redemptions) need of a transaction:
+ * `executorOf(sql)` of a `plainSql` transaction, or `executorOf(sqlIn(tx))` of an entity one.
  */
 export interface SqlExecutor {
   execute<T = Row[]>(text: string, params?: readonly unknown[]): Promise<T>;

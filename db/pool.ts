@@ -1,12 +1,10 @@
 import { DriverException } from '@mikro-orm/core';
-import pg from 'pg';
+import type pg from 'pg';
 
 /**
- * A plain pg pool for the few hot-path statements (the rate-limit count, the product read) where the
- * ORM's query building and entity hydration cost more than the query itself. Everything else goes
- * through MikroORM.
+ * The options and error handling of our pg connections: MikroORM's pool (db/config.ts), which
+ * `plainSql` shares, and the LISTEN connections (db/listen.ts). No other pool is opened here.
  */
-export type SqlPool = pg.Pool;
 
 /** How long a caller waits for a connection when none is given (DATABASE_CONNECT_TIMEOUT_MS). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
@@ -51,13 +49,6 @@ export function watchPool(pool: pg.Pool, onError: (err: Error) => void = logToSt
     client.on('error', onError);
   });
   return pool;
-}
-
-export function openSqlPool(databaseUrl: string, max: number, options: ConnectionOptions = {}): SqlPool {
-  return watchPool(
-    new pg.Pool({ connectionString: databaseUrl, max, ...pgConnectionOptions(options) }),
-    options.onError,
-  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { loadConfig } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
+import { plainSql } from '../db/plain-sql.ts';
 import { devEnv } from './dev-env.ts';
 
 /** Mints a user JWT signed with the local secret: `npm run dev:token -- --email a@b.c [--admin]`. */
@@ -24,9 +25,9 @@ if (!config.JWT_SECRET) {
 const email = values.email.toLowerCase();
 if (values.admin) {
   const orm = await openOrm(config.DATABASE_URL, 1);
-  await orm.em
-    .getConnection()
-    .execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [email]);
+  await plainSql(orm).query('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
+    email,
+  ]);
   await orm.close();
 }
 const token = await new SignJWT({ email })

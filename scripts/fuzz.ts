@@ -24,6 +24,7 @@ import { uuidv7 } from 'uuidv7';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
 import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
+import { plainSql } from '../db/plain-sql.ts';
 import { pgArray } from '../db/sql.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { installTools } from './install-tools.ts';
@@ -145,7 +146,7 @@ async function makeCredentials(databaseUrl: string, jwtSecret: string): Promise<
 async function insertOrganization(orm: Orm, label: string): Promise<string> {
   const id = uuidv7();
   const slug = `fuzz-${label}-${id.slice(-8)}`;
-  await orm.em.getConnection().execute(
+  await plainSql(orm).query(
     `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings,
        notification_settings)
      values (?, ?, ?, 'created', ?, now(), ?, ?)`,
@@ -168,15 +169,15 @@ async function insertOrganization(orm: Orm, label: string): Promise<string> {
 /** An access token with every scope and an API key with read, write and admin. */
 async function organizationA(orm: Orm): Promise<{ oat: string; apiKey: string }> {
   const organizationId = await insertOrganization(orm, 'a');
-  const conn = orm.em.getConnection();
+  const db = plainSql(orm);
   const oat = newSecret(TOKEN_PREFIX.oat);
-  await conn.execute(
+  await db.query(
     `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_at)
      values (?, ?, 'fuzz', ?::text[], ?, ?, now())`,
     [uuidv7(), organizationId, pgArray(OAT_SCOPES), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat)],
   );
   const apiKey = newSecret(TOKEN_PREFIX.apiKeyTest);
-  await conn.execute(
+  await db.query(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_at)
      values (?, ?, 'fuzz', 'test', ?::text[], ?, ?, now())`,
     [
@@ -193,15 +194,15 @@ async function organizationA(orm: Orm): Promise<{ oat: string; apiKey: string }>
 /** An admin user (may create organizations and prices) who owns organization B. */
 async function organizationB(orm: Orm, email: string): Promise<void> {
   const organizationId = await insertOrganization(orm, 'b');
-  const conn = orm.em.getConnection();
-  await conn.execute('insert into admin_users (email, created_at) values (?, now())', [email]);
+  const db = plainSql(orm);
+  await db.query('insert into admin_users (email, created_at) values (?, now())', [email]);
   const userId = uuidv7();
-  await conn.execute('insert into users (id, subject, email, created_at) values (?, ?, ?, now())', [
+  await db.query('insert into users (id, subject, email, created_at) values (?, ?, ?, now())', [
     userId,
     `user|${email}`,
     email,
   ]);
-  await conn.execute(
+  await db.query(
     `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, 'owner', now())`,
     [organizationId, userId],
   );
@@ -210,15 +211,15 @@ async function organizationB(orm: Orm, email: string): Promise<void> {
 /** A customer with a session token valid for the whole run. */
 async function organizationC(orm: Orm): Promise<string> {
   const organizationId = await insertOrganization(orm, 'c');
-  const conn = orm.em.getConnection();
+  const db = plainSql(orm);
   const customerId = uuidv7();
-  await conn.execute(
+  await db.query(
     `insert into customers (id, organization_id, email, name, created_at, updated_at)
      values (?, ?, 'fuzz-customer@example.com', 'Fuzz Customer', now(), now())`,
     [customerId, organizationId],
   );
   const token = newSecret(TOKEN_PREFIX.customerSession);
-  await conn.execute(
+  await db.query(
     `insert into customer_sessions (id, organization_id, customer_id, token_hash, created_at, expires_at)
      values (?, ?, ?, ?, now(), now() + interval '12 hours')`,
     [uuidv7(), organizationId, customerId, hashSecret(token)],

@@ -1,5 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../db/orm.ts';
+import { plainSql } from '../db/plain-sql.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
 import { pgArray } from '../db/sql.ts';
 
@@ -11,16 +12,16 @@ export const DEMO_ORG_SLUG = 'demo';
  * token each run (secrets are only ever shown once, so old ones cannot be printed again).
  */
 export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
-  const conn = orm.em.getConnection();
-  await conn.execute('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
+  const db = plainSql(orm);
+  await db.query('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
     DEMO_ADMIN_EMAIL,
   ]);
-  const [user] = await conn.execute<{ id: string }[]>(
+  const [user] = await db.query<{ id: string }>(
     `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
      on conflict (subject) do update set email = excluded.email returning id`,
     [uuidv7(), `user|${DEMO_ADMIN_EMAIL}`, DEMO_ADMIN_EMAIL],
   );
-  await conn.execute(
+  await db.query(
     `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings, notification_settings)
      values (?, 'Demo Store', ?, 'created', ?, now(), ?, ?) on conflict (slug) do nothing`,
     [
@@ -35,15 +36,15 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
       JSON.stringify({ new_sale: true, new_subscription: true }),
     ],
   );
-  const [org] = await conn.execute<{ id: string }[]>('select id from organizations where slug = ?', [DEMO_ORG_SLUG]);
-  await conn.execute(
+  const [org] = await db.query<{ id: string }>('select id from organizations where slug = ?', [DEMO_ORG_SLUG]);
+  await db.query(
     `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, 'owner', now())
      on conflict do nothing`,
     [org!.id, user!.id],
   );
   const keyPrefix = environment === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
   const apiKey = newSecret(keyPrefix);
-  await conn.execute(
+  await db.query(
     `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_by_user_id, created_at)
      values (?, ?, 'demo key (npm start)', ?, ?::text[], ?, ?, ?, now())`,
     [
@@ -57,7 +58,7 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
     ],
   );
   const oat = newSecret(TOKEN_PREFIX.oat);
-  await conn.execute(
+  await db.query(
     `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_by_user_id, created_at)
      values (?, ?, 'demo token (npm start)', ?::text[], ?, ?, ?, now())`,
     [uuidv7(), org!.id, pgArray(['web:write']), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],

@@ -31,11 +31,7 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
     },
     recurrencePlanKey(price.id),
   );
-  await em
-    .getConnection()
-    .execute('update prices set gateway_recurrence_plan_id = ? where id = ? and gateway_recurrence_plan_id is null', [
-      plan.id,
-      price.id,
-    ]);
+  // Only while empty: a concurrent run that stored its plan first keeps it.
+  await em.nativeUpdate(Price, { id: price.id, gatewayRecurrencePlanId: null }, { gatewayRecurrencePlanId: plan.id });
   return plan.id;
 }

@@ -85,6 +85,7 @@ if (connected) {
   const relay = relaying
     ? startRelayLoop({
         databaseUrl: config.DATABASE_URL,
+        connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
         orm,
         // On the worker's own connection, so that its starts are eager (the runs' first tasks come
         // straight back to this worker).

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import pg from 'pg';
 import { relayEvents } from '../activities/webhook-relay.ts';
+import { listen, type Listener } from '../db/listen.ts';
 import type { Orm } from '../db/orm.ts';
 import { startWakeableLoop } from './wakeable-loop.ts';
 
@@ -24,6 +24,8 @@ export interface RelayLoop {
  */
 export function startRelayLoop(deps: {
   databaseUrl: string;
+  /** How long opening the LISTEN connection may take (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
   orm: Orm;
   temporal: Client;
   webhookQueue: string;
@@ -35,30 +37,30 @@ export function startRelayLoop(deps: {
   onNotifications?: () => void;
 }): RelayLoop {
   let stopped = false;
-  let listener: pg.Client | null = null;
+  let listener: Listener | null = null;
 
-  async function listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: deps.databaseUrl, application_name: 'billing-webhook-relay' });
-    client.on('notification', () => loop.poke());
-    const lost = (why: string) => {
-      if (stopped || listener !== client) return;
-      deps.log(`webhook relay: listening connection lost (${why}); reconnecting`);
-      listener = null;
-      client.end().catch(() => undefined);
-      loop.poke(); // reconnect now, not at the next poll
-    };
-    client.on('error', (err) => lost(err.message));
-    client.on('end', () => lost('ended'));
-    await client.connect();
-    await client.query('listen billing_events');
-    listener = client;
+  async function listenForEvents(): Promise<void> {
+    const opened = await listen(deps.databaseUrl, 'billing_events', {
+      applicationName: 'billing-webhook-relay',
+      connectTimeoutMs: deps.connectTimeoutMs,
+      onNotification: () => loop.poke(),
+      onLost: (err) => {
+        if (stopped || listener !== opened) return;
+        deps.log(`webhook relay: listening connection lost (${err.message}); reconnecting`);
+        listener = null;
+        loop.poke(); // reconnect now, not at the next poll
+      },
+    });
+    if (stopped) return void (await opened.close());
+    listener = opened;
     loop.poke(); // events may have come while no connection listened
   }
 
   const loop = startWakeableLoop(
     deps.pollMs,
     async () => {
-      if (!listener) await listen().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
+      if (!listener)
+        await listenForEvents().catch((err: Error) => deps.log(`webhook relay: cannot listen (${err.message})`));
       try {
         const pass = await relayEvents(deps.orm, deps.temporal, deps.webhookQueue, { eager: deps.eager });
         if (pass.notifications > 0) deps.onNotifications?.();
@@ -75,7 +77,7 @@ export function startRelayLoop(deps: {
     async stop() {
       stopped = true;
       await loop.stop();
-      await listener?.end().catch(() => undefined);
+      await listener?.close();
     },
   };
 }

@@ -1,8 +1,8 @@
-import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { listen, type Listener } from '../../db/listen.ts';
 import type { Orm } from '../../db/orm.ts';
-import { pgConnectionOptions } from '../../db/pool.ts';
+import { plainSql, sqlIn } from '../../db/plain-sql.ts';
 import type { OrganizationCredential } from './credentials.ts';
 
 /** Committed revocations are announced on this channel, so every API process drops its copy at once. */
@@ -41,7 +41,7 @@ export class CredentialCache {
    * could cache it after the eviction and keep it alive until the TTL.
    */
   private invalidations = 0;
-  private listener: pg.Client | null = null;
+  private listener: Listener | null = null;
   private listening = false;
   private reconnecting = false;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -117,7 +117,7 @@ export class CredentialCache {
    * commits. After the commit, call `revoked(hash)`.
    */
   async announceRevocation(tx: EntityManager, hash: string): Promise<void> {
-    await tx.execute('select pg_notify(?, ?)', [CREDENTIAL_CHANNEL, hash]);
+    await sqlIn(tx)('select pg_notify(?, ?)', [CREDENTIAL_CHANNEL, hash]);
   }
 
   /**
@@ -156,8 +156,8 @@ export class CredentialCache {
       const rows = pending.filter((u) => u.table === table).map((u) => ({ id: u.id, at: u.at.toISOString() }));
       if (rows.length === 0) continue;
       try {
-        // One JSON parameter: the ORM's raw execute expands array parameters into value lists.
-        await this.orm.em.getConnection().execute(
+        // One JSON parameter for the whole batch.
+        await plainSql(this.orm).query(
           `update ${table} t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
              from jsonb_to_recordset(?::jsonb) as u(id uuid, at timestamptz) where t.id = u.id`,
           [JSON.stringify(rows)],
@@ -176,7 +176,7 @@ export class CredentialCache {
     this.listener = null;
     this.listening = false;
     this.releaseWaiters();
-    await client?.end().catch(() => undefined);
+    await client?.close();
   }
 
   private heard(payload: string): void {
@@ -204,38 +204,28 @@ export class CredentialCache {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.databaseUrl,
-      ...pgConnectionOptions({ connectTimeoutMs: this.connectTimeoutMs, applicationName: 'billing-api:listen' }),
+    const listener: Listener = await listen(this.databaseUrl, CREDENTIAL_CHANNEL, {
+      connectTimeoutMs: this.connectTimeoutMs,
+      applicationName: 'billing-api:listen',
+      onNotification: (payload) => {
+        if (payload) this.heard(payload);
+      },
+      onLost: (err) => {
+        if (this.listener !== listener) return;
+        this.log.warn({ err }, 'credential LISTEN connection lost; credentials are not cached until it is back');
+        this.listening = false;
+        this.invalidations++;
+        this.entries.clear();
+        this.releaseWaiters();
+        this.listener = null;
+        this.reconnectLater();
+      },
     });
-    const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.log.warn({ err }, 'credential LISTEN connection lost; credentials are not cached until it is back');
-      this.listening = false;
-      this.invalidations++;
-      this.entries.clear();
-      this.releaseWaiters();
-      this.listener = null;
-      client.end().catch(() => undefined);
-      this.reconnectLater();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (msg) => {
-      if (msg.payload) this.heard(msg.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${CREDENTIAL_CHANNEL}`);
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
-    }
     if (this.closed) {
-      await client.end().catch(() => undefined);
+      await listener.close();
       return;
     }
-    this.listener = client;
+    this.listener = listener;
     // Reads that began while nobody listened may have missed a revocation: they must not be cached.
     this.invalidations++;
     this.listening = true;

@@ -8,6 +8,7 @@ import {
   type ApiKeyScope,
 } from '../../domain/api-key-scopes.ts';
 import type { Orm } from '../../db/orm.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { ApiError, forbidden, unauthorized } from '../../use-cases/errors.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { Credential, OrganizationCredential } from '../auth/credentials.ts';
@@ -48,7 +49,8 @@ interface AuthDeps {
 }
 
 export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
-  const { orm, cache, verifyUserJwt, deploymentEnv } = deps;
+  const { cache, verifyUserJwt, deploymentEnv } = deps;
+  const db = plainSql(deps.orm);
   const userIds = new Map<string, string>();
   app.decorateRequest('credential', null);
 
@@ -59,7 +61,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (!userId) {
       // A person added to an organization by email before first signing in was given a placeholder
       // row (`invited|<email>`); their first JWT claims it, so they keep those memberships.
-      const rows = await orm.em.getConnection().execute<{ id: string }[]>(
+      const rows = await db.query<{ id: string }>(
         `with claimed as (
            update users set subject = ? where subject = 'invited|' || ?
              and not exists (select 1 from users where subject = ?) returning id),
@@ -86,16 +88,17 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
-    const rows = await orm.em.getConnection().execute<
-      {
-        id: string;
-        organization_id: string;
-        scopes: ApiKeyScope[];
-        expires_at: Date | null;
-        revoked_at: Date | null;
-        deleted_at: Date | null;
-      }[]
-    >('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [hash]);
+    // Timestamps come as text (plainSql's type parsers are MikroORM's).
+    const rows = await db.query<{
+      id: string;
+      organization_id: string;
+      scopes: ApiKeyScope[];
+      expires_at: string | null;
+      revoked_at: string | null;
+      deleted_at: string | null;
+    }>('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [
+      hash,
+    ]);
     const row = rows[0];
     if (!row || row.revoked_at || row.deleted_at) throw unauthorized(API_KEY_MESSAGES.invalid);
     const credential = {
@@ -115,14 +118,16 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
-    const rows = await orm.em
-      .getConnection()
-      .execute<
-        { id: string; organization_id: string; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]
-      >(
-        'select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?',
-        [hash],
-      );
+    const rows = await db.query<{
+      id: string;
+      organization_id: string;
+      scopes: string[];
+      expires_at: string | null;
+      revoked_at: string | null;
+    }>(
+      'select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?',
+      [hash],
+    );
     const row = rows[0];
     if (!row || row.revoked_at) throw unauthorized('Invalid access token');
     const credential = {
@@ -142,13 +147,11 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     const cached = cache.get(hash);
     if (cached?.kind === 'customer') return cached;
     const mark = cache.mark();
-    const rows = await orm.em
-      .getConnection()
-      .execute<{ id: string; organization_id: string; customer_id: string; expires_at: Date }[]>(
-        `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
-         join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
-        [hash],
-      );
+    const rows = await db.query<{ id: string; organization_id: string; customer_id: string; expires_at: string }>(
+      `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
+       join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
+      [hash],
+    );
     const row = rows[0];
     if (!row) throw unauthorized('Invalid customer session token');
     const credential: OrganizationCredential = {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
+import { plainSql, type PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import type { AppDeps } from '../route-deps.ts';
 
@@ -225,12 +226,12 @@ type ClaimOutcome =
   | { kind: 'done'; status: number; body: string | null };
 
 class IdempotencyStore {
-  private readonly orm: Orm;
+  private readonly db: PlainSql;
   private readonly leaseMs: number;
   private lastSweep = 0;
 
   constructor(orm: Orm, leaseMs: number) {
-    this.orm = orm;
+    this.db = plainSql(orm);
     this.leaseMs = leaseMs;
   }
 
@@ -240,9 +241,8 @@ class IdempotencyStore {
    * between the two statements is simply claimed again.
    */
   async claim(claim: IdempotencyClaim, requestHash: string): Promise<ClaimOutcome> {
-    const conn = this.orm.em.getConnection();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed = await conn.execute(
+      const claimed = await this.db.query(
         `insert into idempotency_keys as k
            (scope, key, request_hash, state, created_at, expires_at, locked_until, claim_id)
          values (?, ?, ?, 'running', now(), now() + ${KEEP_FOR}, now() + cast(? as integer) * interval '1 millisecond', ?)
@@ -257,15 +257,13 @@ class IdempotencyStore {
         this.sweepExpired();
         return { kind: 'claimed' };
       }
-      const [row] = await conn.execute<
-        {
-          request_hash: string;
-          state: 'running' | 'done';
-          response_status: number | null;
-          response_body: string | null;
-          lapsed: boolean;
-        }[]
-      >(
+      const [row] = await this.db.query<{
+        request_hash: string;
+        state: 'running' | 'done';
+        response_status: number | null;
+        response_body: string | null;
+        lapsed: boolean;
+      }>(
         `select request_hash, state, response_status, response_body,
            state = 'running' and locked_until <= now() as lapsed
          from idempotency_keys where scope = ? and key = ? and expires_at > now()`,
@@ -283,7 +281,7 @@ class IdempotencyStore {
 
   /** Stores the response, unless the claim was lost (its lease ran out and another request took the key). */
   async complete(claim: IdempotencyClaim, status: number, body: string | null): Promise<void> {
-    await this.orm.em.getConnection().execute(
+    await this.db.query(
       `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
        where scope = ? and key = ? and state = 'running' and claim_id = ?`,
       [status, body, claim.scope, claim.key, claim.id],
@@ -291,13 +289,10 @@ class IdempotencyStore {
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.orm.em
-      .getConnection()
-      .execute(`delete from idempotency_keys where scope = ? and key = ? and state = 'running' and claim_id = ?`, [
-        claim.scope,
-        claim.key,
-        claim.id,
-      ]);
+    await this.db.query(
+      `delete from idempotency_keys where scope = ? and key = ? and state = 'running' and claim_id = ?`,
+      [claim.scope, claim.key, claim.id],
+    );
   }
 
   /** Expired records are ignored anyway; deleting them now and then keeps the table small. */
@@ -305,9 +300,8 @@ class IdempotencyStore {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    this.orm.em
-      .getConnection()
-      .execute(
+    this.db
+      .query(
         `delete from idempotency_keys where ctid = any(array(
            select ctid from idempotency_keys where expires_at <= now() limit 1000))`,
       )

@@ -3,7 +3,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config/env.ts';
-import type { SqlPool } from '../../db/pool.ts';
+import type { PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 
 /** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
@@ -18,7 +18,7 @@ type Counter = (key: string, windowMs: number) => Promise<Tally>;
  * in PostgreSQL or Redis so that every API process shares one count. The limiter runs as a root
  * `onRequest` hook, before each route's own auth hook: a request with a bad credential is counted too.
  */
-export async function registerRateLimit(app: FastifyInstance, deps: { config: Config; sql: SqlPool }): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, deps: { config: Config; db: PlainSql }): Promise<void> {
   const { config } = deps;
   let counter: Counter;
   if (config.RATE_LIMIT_STORE === 'redis') {
@@ -29,9 +29,9 @@ export async function registerRateLimit(app: FastifyInstance, deps: { config: Co
     });
     counter = redisCounter(redis);
   } else {
-    counter = postgresCounter(deps.sql);
+    counter = postgresCounter(deps.db);
     const sweeper = setInterval(
-      () => void sweepPostgresCounters(deps.sql, app.log),
+      () => void sweepPostgresCounters(deps.db, app.log),
       Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000),
     );
     sweeper.unref();
@@ -97,14 +97,15 @@ function counterStore(counter: Counter, log: FastifyBaseLogger): FastifyRateLimi
 }
 
 /**
- * Counts `$3` requests at once: start a window or count into the current one, and say how much of it
- * is left. The row lock serializes concurrent statements of one credential, so no count is lost.
+ * Counts n requests at once (the inserted count, `excluded.count` on conflict): start a window or
+ * count into the current one, and say how much of it is left. The row lock serializes concurrent
+ * statements of one credential, so no count is lost.
  */
 const COUNT_SQL = `
 insert into rate_limit_counters as c (key, count, window_ends_at)
-values ($1, $3, now() + cast($2 as integer) * interval '1 millisecond')
+values (?, ?, now() + cast(? as integer) * interval '1 millisecond')
 on conflict (key) do update set
-  count = case when c.window_ends_at <= now() then $3 else c.count + $3 end,
+  count = case when c.window_ends_at <= now() then excluded.count else c.count + excluded.count end,
   window_ends_at = case when c.window_ends_at <= now() then excluded.window_ends_at else c.window_ends_at end
 returning count, greatest(0, ceil(extract(epoch from (window_ends_at - now())) * 1000))::integer as ttl`;
 
@@ -113,7 +114,7 @@ returning count, greatest(0, ceil(extract(epoch from (window_ends_at - now())) *
  * counted together by the next statement: one round trip per batch instead of per request. Still
  * exact: each request gets its own place in the shared count (count - n + 1 … count).
  */
-export function postgresCounter(sql: SqlPool): Counter {
+export function postgresCounter(db: PlainSql): Counter {
   type Waiter = { resolve: (tally: Tally) => void; reject: (err: unknown) => void };
   const queues = new Map<string, { inFlight: boolean; waiting: Waiter[] }>();
 
@@ -124,11 +125,11 @@ export function postgresCounter(sql: SqlPool): Counter {
     queue.inFlight = true;
     try {
       // Named: prepared once per connection, so each statement sends only Bind/Execute.
-      const { rows } = await sql.query<{ count: number; ttl: number }>({
-        name: 'rate_limit_count',
-        text: COUNT_SQL,
-        values: [key, windowMs, batch.length],
-      });
+      const rows = await db.query<{ count: number; ttl: number }>(
+        COUNT_SQL,
+        [key, batch.length, windowMs],
+        'rate_limit_count',
+      );
       const { count, ttl } = rows[0]!;
       batch.forEach((waiter, i) => waiter.resolve({ current: count - batch.length + 1 + i, ttl }));
     } catch (err) {
@@ -150,9 +151,9 @@ export function postgresCounter(sql: SqlPool): Counter {
 }
 
 /** Windows that ended long ago are dead weight (one row per credential or address ever seen). */
-async function sweepPostgresCounters(sql: SqlPool, log: FastifyBaseLogger): Promise<void> {
+async function sweepPostgresCounters(db: PlainSql, log: FastifyBaseLogger): Promise<void> {
   try {
-    await sql.query(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
+    await db.query(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
   } catch (err) {
     log.warn({ err }, 'rate-limit counter sweep failed');
   }

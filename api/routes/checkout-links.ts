@@ -5,6 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { CheckoutLink } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { sqlIn } from '../../db/plain-sql.ts';
 import { pgArray } from '../../db/sql.ts';
 import type { OrganizationCredential } from '../auth/credentials.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -230,17 +231,15 @@ export async function ownCheckoutLink(
  */
 async function organizationFamily(em: EntityManager, credential: OrganizationCredential): Promise<string[]> {
   if (credential.kind !== 'oat') return [credential.organizationId];
-  const children = await em
-    .getConnection()
-    .execute<{ id: string }[]>('select id from organizations where parent_organization_id = ?', [
-      credential.organizationId,
-    ]);
+  const children = await sqlIn(em)<{ id: string }>('select id from organizations where parent_organization_id = ?', [
+    credential.organizationId,
+  ]);
   return [credential.organizationId, ...children.map((c) => c.id)];
 }
 
 /** A link sells its products at their default prices, so each must be able to start a checkout now. */
 async function assertSellableProducts(tx: EntityManager, organizationId: string, productIds: string[]): Promise<void> {
-  const rows = await tx.execute<{ id: string; is_archived: boolean; price_id: string | null }[]>(
+  const rows = await sqlIn(tx)<{ id: string; is_archived: boolean; price_id: string | null }>(
     `select p.id, p.is_archived, pr.id as price_id from products p
      left join prices pr on pr.id = p.default_price_id and pr.active and pr.deleted_at is null
      where p.organization_id = ? and p.id = any(?::uuid[])`,
@@ -266,7 +265,7 @@ async function assertSellableProducts(tx: EntityManager, organizationId: string,
 }
 
 async function assertOwnDiscount(tx: EntityManager, organizationId: string, discountId: string): Promise<void> {
-  const rows = await tx.execute<{ id: string }[]>(
+  const rows = await sqlIn(tx)<{ id: string }>(
     'select id from discounts where id = ? and organization_id = ? and deleted_at is null',
     [discountId, organizationId],
   );

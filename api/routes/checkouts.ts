@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { executorOf, sqlIn } from '../../db/plain-sql.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
 import {
@@ -153,8 +154,9 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           });
           const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
           if ((discount?.id ?? null) !== checkout.discountId) {
-            await releaseRedemption(tx, checkout.id);
-            if (discount && (await redeemDiscount(tx, discount.id, checkout.id)) === 'exhausted') {
+            const sql = executorOf(sqlIn(tx));
+            await releaseRedemption(sql, checkout.id);
+            if (discount && (await redeemDiscount(sql, discount.id, checkout.id)) === 'exhausted') {
               throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
             }
           }

@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException, type FilterQuery, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlIn } from '../../db/plain-sql.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
@@ -215,7 +216,7 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           current.updatedAt = now;
           recordEvent(tx, organizationId, 'customer.deleted', customerRecord(current));
           // A deleted customer's portal sessions end with it, in every API process.
-          const sessions = await tx.execute<{ token_hash: string }[]>(
+          const sessions = await sqlIn(tx)<{ token_hash: string }>(
             'delete from customer_sessions where customer_id = ? returning token_hash',
             [current.id],
           );

@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlIn } from '../../db/plain-sql.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
@@ -280,7 +281,7 @@ function assertWindow(startsAt: Date | null, endsAt: Date | null): void {
 /** Every id must be a product of the organization (archived ones included: the restriction is a filter). */
 async function assertOwnProducts(tx: EntityManager, organizationId: string, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
-  const found = await tx.execute<{ id: string }[]>(
+  const found = await sqlIn(tx)<{ id: string }>(
     'select id from products where organization_id = ? and id = any(?::uuid[])',
     [organizationId, pgArray(productIds)],
   );

@@ -14,6 +14,7 @@ import {
   listFiles,
   type FileRow,
 } from '../../db/files.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { cleanFileName, declaredTypeAcceptable, isImageType } from '../../domain/file-types.ts';
 import { parseSorting } from '../../domain/pagination.ts';
 import { openFileStorage, type DownloadTarget } from '../../storage/index.ts';
@@ -51,6 +52,7 @@ function describedOnly<T>(route: Parameters<FastifySchemaCompiler<T>>[0]): Retur
 
 export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config } = deps;
+  const db = plainSql(deps.orm);
   const maxBytes = config.FILES_MAX_BYTES;
   const downloadPath = (id: string) => `${app.prefix}/${id}/download`;
   const storage = openFileStorage(config, (target: DownloadTarget) => {
@@ -159,7 +161,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
           await discard(request, file);
           return replayResponse(reply, stored);
         }
-        await orDiscard(request, file, () => insertFile(deps.orm.em.fork(), file));
+        await orDiscard(request, file, () => insertFile(db.query, file));
         return reply.status(201).send(await withDownloadUrl(file));
       } catch (err) {
         // A refused upload may still be arriving: close the connection rather than read the rest or reuse it.
@@ -186,7 +188,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       const q = request.query;
       const sorting = parseSorting(q.sorting, FILE_SORT_FIELDS, '-created_at');
       if ('error' in sorting) throw badRequest('Invalid sorting', sorting.error);
-      const { files, total } = await listFiles(deps.orm.em.fork(), organizationId, {
+      const { files, total } = await listFiles(db.query, organizationId, {
         sortField: sorting.field as (typeof FILE_SORT_FIELDS)[number],
         direction: sorting.direction,
         limit: q.limit,
@@ -210,7 +212,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
-      const file = isUuid(id) ? await findFile(deps.orm.em.fork(), organizationId, id) : null;
+      const file = isUuid(id) ? await findFile(db.query, organizationId, id) : null;
       if (!file) throw notFound('File');
       return withDownloadUrl(file);
     },
@@ -231,7 +233,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
       if (!isUuid(id)) throw notFound('File');
-      const outcome = await deps.orm.em.fork().transactional((tx) => deleteFile(tx, organizationId, id));
+      const outcome = await db.transaction((sql) => deleteFile(sql, organizationId, id));
       if (!outcome) throw notFound('File');
       if ('shownBy' in outcome) {
         throw conflict(
@@ -288,7 +290,7 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
           'Get a new URL from GET /api/v1/files/<id>',
         );
       }
-      const file = storage.open && isUuid(id) ? await findFileById(deps.orm.em.fork(), id) : null;
+      const file = storage.open && isUuid(id) ? await findFileById(db.query, id) : null;
       if (!file || !storage.open) throw notFound('File');
       const body = await storage.open(file.storageKey);
       const secondsLeft = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockMode } from '@mikro-orm/core';
 import { Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { plainSql, sqlIn } from '../../db/plain-sql.ts';
 import { newDefaultPriceRefusal } from '../../domain/default-price.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -27,8 +28,9 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     async (request, reply) => {
       const user = userCredential(request);
       const body = request.body;
-      const conn = deps.orm.em.getConnection();
-      const admin = await conn.execute('select 1 from admin_users where lower(email) = lower(?)', [user.email]);
+      const admin = await plainSql(deps.orm).query('select 1 from admin_users where lower(email) = lower(?)', [
+        user.email,
+      ]);
       if (admin.length === 0) throw forbidden('Only admin users can create prices');
       const normalized = checkedPrice(body, '');
       const refusal = body.set_as_default ? newDefaultPriceRefusal(body.active) : null;
@@ -43,14 +45,10 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
         if (!product) throw notFound('Product');
-        const member = await tx
-          .getConnection()
-          .execute(
-            'select 1 from organization_members where organization_id = ? and user_id = ?',
-            [product.organizationId, user.userId],
-            'all',
-            tx.getTransactionContext(),
-          );
+        const member = await sqlIn(tx)('select 1 from organization_members where organization_id = ? and user_id = ?', [
+          product.organizationId,
+          user.userId,
+        ]);
         if (member.length === 0) {
           throw forbidden(
             'No access to organization',

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { plainSql } from '../../db/plain-sql.ts';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
@@ -52,12 +53,12 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
     async (request) => {
       const notice = request.body;
-      const conn = deps.orm.em.fork().getConnection();
-      const [seen] = await conn.execute<{ id: string }[]>('select id from gateway_callbacks where id = ?', [notice.id]);
+      const db = plainSql(deps.orm);
+      const [seen] = await db.query<{ id: string }>('select id from gateway_callbacks where id = ?', [notice.id]);
       if (seen) return { received: true as const, duplicate: true };
 
       if (notice.type === 'transaction.updated' && notice.transactionId) {
-        const [recorded] = await conn.execute<{ checkout_id: string }[]>(
+        const [recorded] = await db.query<{ checkout_id: string }>(
           'select checkout_id from transactions where gateway_transaction_id = ? and checkout_id is not null',
           [notice.transactionId],
         );
@@ -83,7 +84,7 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         if (notice.invoiceId) await signalRecurrenceInvoice(deps, notice.invoiceId);
       }
       // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
-      await conn.execute(
+      await db.query(
         'insert into gateway_callbacks (id, type, payload, received_at) values (?, ?, ?, ?) on conflict (id) do nothing',
         [notice.id, notice.type, JSON.stringify(notice), new Date()],
       );
@@ -102,9 +103,6 @@ async function checkoutOfGatewayTransaction(
     throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
   });
   if (!t || !isUuid(t.reference)) return null;
-  const [row] = await deps.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ id: string }[]>('select id from checkouts where id = ?', [t.reference]);
+  const [row] = await plainSql(deps.orm).query<{ id: string }>('select id from checkouts where id = ?', [t.reference]);
   return row ? { checkout_id: row.id } : null;
 }

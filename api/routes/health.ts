@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { plainSql } from '../../db/plain-sql.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const probe = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
@@ -36,7 +37,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     },
     async (_request, reply) => {
       const [database, temporal] = await Promise.all([
-        check(pending, () => withTimeout(deps.orm.em.getConnection().execute('select 1'), PROBE_TIMEOUT_MS)),
+        check(pending, () => withTimeout(plainSql(deps.orm).query('select 1'), PROBE_TIMEOUT_MS)),
         check(pending, () =>
           // A deadline is what ends the client's own retries: DEADLINE_EXCEEDED is final.
           deps.temporal.connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>

@@ -12,6 +12,7 @@ import {
   type MemberRole,
 } from '../../db/entities/organization.ts';
 import { recordEvent } from '../../db/events.ts';
+import { plainSql, sqlIn } from '../../db/plain-sql.ts';
 import type { Credential } from '../auth/credentials.ts';
 import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -68,9 +69,7 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       // Before body validation: a user who may not create organizations learns nothing about the body.
       preValidation: async (request) => {
         const { email } = userCredential(request);
-        const rows = await deps.orm.em
-          .getConnection()
-          .execute('select 1 from admin_users where lower(email) = lower(?)', [email]);
+        const rows = await plainSql(deps.orm).query('select 1 from admin_users where lower(email) = lower(?)', [email]);
         if (rows.length === 0)
           throw forbidden('User may not create organizations', 'Only registered admin users may create organizations');
       },
@@ -253,16 +252,21 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       if (!(await roleOf(em, organizationId, user.userId))) throw notFound('Organization');
       const column = MEMBER_SORTING[sort.field as keyof typeof MEMBER_SORTING];
       const direction = sort.direction === 'desc' ? 'desc' : 'asc';
-      const rows = await em.execute<{ email: string; avatar_url: string | null; created_at: Date }[]>(
+      const db = plainSql(deps.orm);
+      const rows = await db.query<{ email: string; avatar_url: string | null; created_at: string }>(
         `select u.email, u.avatar_url, m.created_at from organization_members m join users u on u.id = m.user_id
          where m.organization_id = ? order by ${column} ${direction}, m.user_id ${direction} limit ? offset ?`,
         [organizationId, limit, pageOffset({ page, limit })],
       );
-      const [count] = await em.execute<{ total: string }[]>(
+      const [count] = await db.query<{ total: string }>(
         'select count(*) as total from organization_members where organization_id = ?',
         [organizationId],
       );
-      const items = rows.map((r) => ({ email: r.email, avatar_url: r.avatar_url, created_at: iso(r.created_at)! }));
+      const items = rows.map((r) => ({
+        email: r.email,
+        avatar_url: r.avatar_url,
+        created_at: new Date(r.created_at).toISOString(),
+      }));
       return pageOf(items, Number(count!.total), limit);
     },
   );
@@ -335,7 +339,7 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
         const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
         if (!org || !actorRole) throw notFound('Organization');
         if (actorRole === 'member') throw forbidden('Only owners and admins may remove members');
-        const [target] = await tx.execute<{ user_id: string; role: MemberRole }[]>(
+        const [target] = await sqlIn(tx)<{ user_id: string; role: MemberRole }>(
           `select m.user_id, m.role from organization_members m join users u on u.id = m.user_id
            where m.organization_id = ? and lower(u.email) = ? order by m.created_at limit 1`,
           [org.id, email],

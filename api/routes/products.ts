@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -106,12 +107,10 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         // A parent organization's access token may read its direct sub-organizations' catalogs.
         const child =
           credential.kind === 'oat' &&
-          (await deps.orm.em
-            .getConnection()
-            .execute('select 1 from organizations where id = ? and parent_organization_id = ?', [
-              organizationId,
-              credential.organizationId,
-            ]));
+          (await plainSql(deps.orm).query('select 1 from organizations where id = ? and parent_organization_id = ?', [
+            organizationId,
+            credential.organizationId,
+          ]));
         if (!child || child.length === 0) {
           throw forbidden('No access to organization', `The credential cannot act on organization ${organizationId}`);
         }
@@ -150,14 +149,14 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
     async (request) => {
       const credential = organizationCredential(request);
-      // The hottest read of the API: one statement on the plain pool, no ORM hydration.
-      const { rows } = isUuid(request.params.id)
-        ? await deps.sql.query({
-            name: 'product_with_prices',
-            text: PRODUCT_WITH_PRICES_SQL,
-            values: [request.params.id, credential.organizationId],
-          })
-        : { rows: [] };
+      // The hottest read of the API: one prepared statement, no ORM hydration.
+      const rows = isUuid(request.params.id)
+        ? await plainSql(deps.orm).query(
+            PRODUCT_WITH_PRICES_SQL,
+            [request.params.id, credential.organizationId],
+            'product_with_prices',
+          )
+        : [];
       if (!rows[0]) throw notFound('Product');
       return presentProductRow(rows[0]);
     },

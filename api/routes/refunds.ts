@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
+import { sqlIn } from '../../db/plain-sql.ts';
 import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -76,7 +77,7 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
           { id: sale.transactionId! },
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
-        const [pendingRow] = await tx.execute<{ pending: string }[]>(
+        const [pendingRow] = await sqlIn(tx)<{ pending: string }>(
           `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
           [payment.id],
         );

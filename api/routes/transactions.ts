@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
@@ -174,7 +175,7 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
 /** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
 async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {
   if (!isUuid(body.checkout_id!)) throw notFound('Checkout');
-  const checkout = await confirmableCheckout(deps.sql, { id: body.checkout_id!, organizationId });
+  const checkout = await confirmableCheckout(plainSql(deps.orm), { id: body.checkout_id!, organizationId });
   if (body.amount !== checkout.amount) {
     throw badRequest('amount does not match the checkout', `The checkout's amount is ${checkout.amount} cents`);
   }

@@ -244,12 +244,15 @@ select p.*, coalesce(
      'checksum_sha256', f.checksum_sha256) order by m.position)
    from product_medias m join files f on f.id = m.file_id where m.product_id = p.id), '[]'
 ) as medias
-from products p where p.id = $1 and p.organization_id = $2`;
+from products p where p.id = ? and p.organization_id = ?`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it, read field by field below
 type Row = Record<string, any>;
 
-/** Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices and medias as JSON) to what the presenter reads. */
+/**
+ * Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices and medias as JSON; timestamps as text,
+ * as `plainSql` reads them) to what the presenter reads.
+ */
 export function presentProductRow(row: Row): ProductBody {
   const date = (v: unknown) => (v == null ? null : new Date(v as string));
   const prices = (row.prices as Row[]).map((pr): PriceFields => ({
@@ -279,8 +282,8 @@ export function presentProductRow(row: Row): ProductBody {
       isArchived: row.is_archived,
       isTaxApplicable: row.is_tax_applicable,
       defaultPriceId: row.default_price_id,
-      createdAt: row.created_at,
-      modifiedAt: row.modified_at,
+      createdAt: date(row.created_at)!,
+      modifiedAt: date(row.modified_at),
     },
     prices,
     row.medias as MediaFileRecord[],
