@@ -87,11 +87,15 @@ export async function sendDueNotifications(
     db,
     claimed.map((job) => job.event_id as string),
   );
+  const records: SentRecord[] = [];
+  const done: string[] = [];
   await Promise.all(
     claimed.map(async (job) => {
       const input = { eventId: job.event_id as string, organizationId: job.organization_id as string };
       try {
-        await deliver(deps, input, found.get(input.eventId));
+        const { record } = await deliver(deps, input, found.get(input.eventId));
+        if (record) records.push(record);
+        done.push(input.eventId);
         round.sent++;
       } catch (err) {
         round.failed++;
@@ -107,6 +111,7 @@ export async function sendDueNotifications(
       }
     }),
   );
+  await recordSent(db, records, done);
   return round;
 }
 
@@ -114,15 +119,45 @@ export async function sendDueNotifications(
  * Mails an event to the organization's members at the time of sending (all of them in one message),
  * rendered from the event's payload and the customer and product it names. The event's row in
  * `notifications` is checked before and written after (with its queue row removed in the same
- * statement): a second claim of a sent one sends nothing. One that crashed between the send and the
- * write sends the mail again, with the same Message-ID (docs/decisions.md).
+ * statement, for a whole round at once): a second claim of a sent one sends nothing. One that crashed
+ * between the send and the write sends the mail again, with the same Message-ID (docs/decisions.md).
  */
 export async function sendNotification(
   deps: NotificationSenderDeps,
   input: NotificationStart,
 ): Promise<NotificationOutcome> {
-  const found = await notificationFacts(plainSql(deps.orm), [input.eventId]);
-  return deliver(deps, input, found.get(input.eventId));
+  const db = plainSql(deps.orm);
+  const found = await notificationFacts(db, [input.eventId]);
+  const { outcome, record } = await deliver(deps, input, found.get(input.eventId));
+  await recordSent(db, record ? [record] : [], [input.eventId]);
+  return outcome;
+}
+
+/** A mail sent, as `notifications` records it. */
+interface SentRecord {
+  event_id: string;
+  organization_id: string;
+  recipients: string[];
+  subject: string;
+  message_id: string;
+}
+
+/**
+ * The mails sent (their `notifications` rows) and the jobs done (their queue rows removed), in one
+ * statement for a whole round: a mail costs no statement of its own.
+ */
+async function recordSent(db: PlainSql, records: SentRecord[], done: string[]): Promise<void> {
+  if (done.length === 0) return;
+  await db.query(
+    `with recorded as (
+       insert into notifications (event_id, organization_id, recipients, subject, message_id, sent_at)
+       select r.event_id, r.organization_id, r.recipients, r.subject, r.message_id, now()
+       from jsonb_to_recordset(?::jsonb)
+         as r(event_id uuid, organization_id uuid, recipients text[], subject text, message_id text)
+       on conflict (event_id) do nothing)
+     delete from notification_jobs where event_id = any(?::uuid[])`,
+    [JSON.stringify(records), done],
+  );
 }
 
 /** What a notification needs, read for a whole round in one statement (a round is one per few sales). */
@@ -163,26 +198,23 @@ async function notificationFacts(db: PlainSql, eventIds: string[]): Promise<Map<
   return new Map(rows.map((row) => [row.event_id as string, row as unknown as NotificationRow]));
 }
 
+/**
+ * Mails one notification; what its record is when it was sent (null when there was nothing to send:
+ * sent already, not a notifying event, or no member to mail). It writes nothing: recordSent does.
+ */
 async function deliver(
   deps: NotificationSenderDeps,
   input: NotificationStart,
   facts: NotificationRow | undefined,
-): Promise<NotificationOutcome> {
-  const db = plainSql(deps.orm);
-  const dequeue = () => db.query('delete from notification_jobs where event_id = ?', [input.eventId]);
+): Promise<{ outcome: NotificationOutcome; record: SentRecord | null }> {
   if (facts?.sent_message_id) {
-    await dequeue();
-    return { sent: false, messageId: facts.sent_message_id, recipients: facts.sent_recipients ?? [] };
+    const outcome = { sent: false as const, messageId: facts.sent_message_id, recipients: facts.sent_recipients ?? [] };
+    return { outcome, record: null };
   }
-  if (!facts || facts.organization_id !== input.organizationId || !isNotifyingEvent(facts.type)) {
-    await dequeue();
-    return { sent: false, messageId: null, recipients: [] };
-  }
+  const nothing = { outcome: { sent: false as const, messageId: null, recipients: [] }, record: null };
+  if (!facts || facts.organization_id !== input.organizationId || !isNotifyingEvent(facts.type)) return nothing;
   const { recipients } = facts;
-  if (recipients.length === 0) {
-    await dequeue();
-    return { sent: false, messageId: null, recipients };
-  }
+  if (recipients.length === 0) return nothing;
   const { subject, text } = renderNotification({
     type: facts.type,
     organizationName: facts.organization_name,
@@ -202,15 +234,15 @@ async function deliver(
     messageId,
     headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
   });
-  await db.query(
-    `with recorded as (
-       insert into notifications (event_id, organization_id, recipients, subject, message_id, sent_at)
-       values (?, ?, ?::text[], ?, ?, now()) on conflict (event_id) do nothing)
-     delete from notification_jobs where event_id = ?`,
-    [input.eventId, input.organizationId, recipients, subject, messageId, input.eventId],
-  );
   deps.log(`notification ${input.eventId} (${facts.type}) sent to ${recipients.join(', ')}: ${sent.where}`);
-  return { sent: true, messageId, recipients };
+  const record = {
+    event_id: input.eventId,
+    organization_id: input.organizationId,
+    recipients,
+    subject,
+    message_id: messageId,
+  };
+  return { outcome: { sent: true, messageId, recipients }, record };
 }
 
 /**
