@@ -32,6 +32,7 @@ type Present = (link: CheckoutLinkEntity) => ReturnType<typeof checkoutLinkRecor
 
 export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const present = (link: CheckoutLinkEntity) => checkoutLinkRecord(link, deps.config.checkoutLinkBase);
+
   creationRoutes(app, deps, present);
   readRoutes(app, deps, present);
   changeRoutes(app, deps, present);

@@ -35,12 +35,15 @@ import {
 } from '../schemas/credentials.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type ApiKeyRow = InferEntity<typeof ApiKey>;
 type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The hook of the routes that take a user JWT only. */
+type UserOnly = { onRequest: ReturnType<RouteApp['authenticate']> };
 
 /** The 422 of creating a key or a token. */
 const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not in the future' });
@@ -53,8 +56,14 @@ const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not 
 export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const asUser = { onRequest: app.authenticate({ user: true }) };
 
-  // API keys -------------------------------------------------------------------------------------
+  apiKeyRoutes(app, deps, asUser);
+  apiKeyRevocationRoutes(app, deps, asUser);
+  accessTokenRoutes(app, deps, asUser);
+  accessTokenRevocationRoutes(app, deps, asUser);
+};
 
+/** API keys (spec, Authentication → API keys): creating one and the list. */
+function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/api-keys',
     {
@@ -126,7 +135,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return { active: records.filter((k) => !k.revoked), revoked: records.filter((k) => k.revoked) };
     },
   );
+}
 
+/** Revoking an API key, and deleting it (a revocation that also leaves the list). */
+function apiKeyRevocationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/api-keys/:id/revoke',
     {
@@ -164,9 +176,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(204).send(null);
     },
   );
+}
 
-  // Organization Access Tokens -------------------------------------------------------------------
-
+/** Organization Access Tokens: creating one and the list. */
+function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/access-tokens',
     {
@@ -246,7 +259,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return pageOf(rows.map(accessTokenRecord), total, limit);
     },
   );
+}
 
+/** Revoking an Organization Access Token. */
+function accessTokenRevocationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.delete(
     '/organizations/:organization_id/access-tokens/:id',
     {
@@ -281,7 +297,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(204).send(null);
     },
   );
-};
+}
 
 /**
  * The dashboard page (outside /api/v1). Static HTML and JavaScript: it asks for a user JWT and an

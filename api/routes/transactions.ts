@@ -26,13 +26,19 @@ import {
   type DirectTransactionResult,
 } from '../../contracts/direct-transaction.ts';
 import type { DirectTransactionWorkflow } from '../../contracts/direct-transaction.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 import { organizationOfSeller } from '../seller-ids.ts';
 
 const tags = ['transactions'];
 
 /** Transactions: created from the buyer's browser, and read by their gateway identifier (both public, as the spec says). */
 export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  directTransactionRoutes(app, deps);
+  readRoutes(app, deps);
+};
+
+/** POST /direct: a payment from the buyer's browser, confirming a checkout or a standalone charge. */
+function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/direct',
     {
@@ -90,7 +96,10 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       });
     },
   );
+}
 
+/** GET /:transaction_id: our record of a transaction, else the gateway's. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:transaction_id',
     {
@@ -169,7 +178,7 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       } satisfies TransactionBody;
     },
   );
-};
+}
 
 /** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
 async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {
