@@ -22,9 +22,11 @@ import type { InvoiceActivities } from '../contracts/invoice.ts';
  */
 
 export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
-  const { orm, gateway } = deps;
-  const db = plainSql(orm);
+  return { ...gatewayInvoiceActivities(deps.gateway), ...invoiceRecordActivities(deps.orm) };
+}
 
+/** The invoice at the gateway: created, then read or voided with the payment it names. */
+function gatewayInvoiceActivities(gateway: PaymentGateway) {
   async function withPayment(invoice: GatewayInvoice): Promise<GatewayInvoiceState> {
     if (!invoice.transactionId) return { invoice, payment: null };
     const t = await callGateway(() => gateway.getTransaction(invoice.transactionId!));
@@ -56,6 +58,36 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
       );
     },
 
+    /** The gateway's invoice as it stands now (the source of truth: a callback is only a hint). */
+    async readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState> {
+      const invoice = await callGateway(() => gateway.getInvoice(gatewayInvoiceId));
+      if (!invoice)
+        throw ApplicationFailure.create({ message: `No gateway invoice ${gatewayInvoiceId}`, type: GATEWAY_ERROR });
+      return withPayment(invoice);
+    },
+
+    /** Voids the invoice at the gateway, so it can no longer be paid; one paid meanwhile is answered as paid. */
+    async voidGatewayInvoice(input: { invoiceId: string; gatewayInvoiceId: string }): Promise<GatewayInvoiceState> {
+      const key = invoiceVoidKey(input.invoiceId);
+      const voided = await callGateway(() => gateway.cancelInvoice(input.gatewayInvoiceId, key)).catch(
+        async (err: unknown) => {
+          // The gateway refuses to void a paid invoice: its books say what happened.
+          const refused = err instanceof ApplicationFailure && err.type === GATEWAY_REFUSAL;
+          const current = refused ? await callGateway(() => gateway.getInvoice(input.gatewayInvoiceId)) : null;
+          if (current?.status !== 'paid') throw err;
+          return current;
+        },
+      );
+      return withPayment(voided);
+    },
+  } satisfies Partial<InvoiceActivities>;
+}
+
+/** The invoice in our books: numbered and stored, then settled with its sale. */
+function invoiceRecordActivities(orm: Orm) {
+  const db = plainSql(orm);
+
+  return {
     /** Numbers and stores an invoice the gateway created, with invoice.created; a repeated call returns the record. */
     async recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord> {
       return db.transaction(async (sql) => {
@@ -97,29 +129,6 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
         await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
         return record;
       });
-    },
-
-    /** The gateway's invoice as it stands now (the source of truth: a callback is only a hint). */
-    async readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState> {
-      const invoice = await callGateway(() => gateway.getInvoice(gatewayInvoiceId));
-      if (!invoice)
-        throw ApplicationFailure.create({ message: `No gateway invoice ${gatewayInvoiceId}`, type: GATEWAY_ERROR });
-      return withPayment(invoice);
-    },
-
-    /** Voids the invoice at the gateway, so it can no longer be paid; one paid meanwhile is answered as paid. */
-    async voidGatewayInvoice(input: { invoiceId: string; gatewayInvoiceId: string }): Promise<GatewayInvoiceState> {
-      const key = invoiceVoidKey(input.invoiceId);
-      const voided = await callGateway(() => gateway.cancelInvoice(input.gatewayInvoiceId, key)).catch(
-        async (err: unknown) => {
-          // The gateway refuses to void a paid invoice: its books say what happened.
-          const refused = err instanceof ApplicationFailure && err.type === GATEWAY_REFUSAL;
-          const current = refused ? await callGateway(() => gateway.getInvoice(input.gatewayInvoiceId)) : null;
-          if (current?.status !== 'paid') throw err;
-          return current;
-        },
-      );
-      return withPayment(voided);
     },
 
     /**
