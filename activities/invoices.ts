@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
+import { executorOf, plainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
@@ -95,37 +95,8 @@ function invoiceRecordActivities(orm: Orm) {
           input.invoiceId,
         ]);
         if (known) return invoiceRecord(known);
-        // Taken in the insert's transaction, under the organization's row lock: a number is never given
-        // twice, and one given is never lost (a rollback gives it back).
-        const [org] = await sql(
-          `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
-           returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
-          [input.organizationId],
-        );
-        const at = new Date(input.at);
-        const [row] = await sql(
-          `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
-             currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
-             modified_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
-          [
-            input.invoiceId,
-            input.organizationId,
-            input.subscriptionId,
-            invoiceNumber(org!.prefix as string, Number(org!.n)),
-            input.gatewayInvoiceId,
-            input.amount,
-            input.currency,
-            input.description,
-            input.dueDate,
-            input.expirationDate,
-            input.noFeesInstallments,
-            invoiceWorkflowId(input.invoiceId),
-            at,
-            at,
-          ],
-        );
-        const record = invoiceRecord(row!);
+        const row = await insertInvoice(sql, input);
+        const record = invoiceRecord(row);
         await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
         return record;
       });
@@ -171,6 +142,41 @@ function invoiceRecordActivities(orm: Orm) {
       });
     },
   } satisfies Partial<InvoiceActivities>;
+}
+
+/** The invoice's row, numbered in the organization's sequence. */
+async function insertInvoice(sql: Sql, input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<Row> {
+  // Taken in the insert's transaction, under the organization's row lock: a number is never given
+  // twice, and one given is never lost (a rollback gives it back).
+  const [org] = await sql(
+    `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
+     returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
+    [input.organizationId],
+  );
+  const at = new Date(input.at);
+  const [row] = await sql(
+    `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
+       currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
+       modified_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
+    [
+      input.invoiceId,
+      input.organizationId,
+      input.subscriptionId,
+      invoiceNumber(org!.prefix as string, Number(org!.n)),
+      input.gatewayInvoiceId,
+      input.amount,
+      input.currency,
+      input.description,
+      input.dueDate,
+      input.expirationDate,
+      input.noFeesInstallments,
+      invoiceWorkflowId(input.invoiceId),
+      at,
+      at,
+    ],
+  );
+  return row!;
 }
 
 /** The sale of a paid invoice: the subscription's customer, product and price, for the invoice's amount. */

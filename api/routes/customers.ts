@@ -50,7 +50,8 @@ const UPDATE_ERRORS = validationErrors({
 });
 
 export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  collectionRoutes(app, deps);
+  creationRoutes(app, deps);
+  listRoutes(app, deps);
 
   // `/:id` and `/external/:external_id` share their handlers; only the lookup key differs.
   for (const family of ['id', 'external'] as const) {
@@ -66,8 +67,8 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }
 };
 
-/** POST / and GET /: creating a customer and the list. */
-function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
+/** POST /: a customer, its email and external_id unique in the organization. */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -110,7 +111,10 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
       return reply.status(201).send(customerRecord(customer));
     },
   );
+}
 
+/** GET /: the customers, found by email, external_id or part of the name or email. */
+function listRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {

@@ -56,14 +56,14 @@ const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not 
 export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const asUser = { onRequest: app.authenticate({ user: true }) };
 
+  apiKeyCreationRoutes(app, deps, asUser);
   apiKeyRoutes(app, deps, asUser);
-  apiKeyRevocationRoutes(app, deps, asUser);
+  accessTokenCreationRoutes(app, deps, asUser);
   accessTokenRoutes(app, deps, asUser);
-  accessTokenRevocationRoutes(app, deps, asUser);
 };
 
-/** API keys (spec, Authentication → API keys): creating one and the list. */
-function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
+/** API keys (spec, Authentication → API keys): creating one, its secret shown only then. */
+function apiKeyCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/api-keys',
     {
@@ -109,7 +109,10 @@ function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
       return reply.status(201).send({ ...apiKeyRecord(key, now), key: secret });
     },
   );
+}
 
+/** The API keys listed, revoked, and deleted (a revocation that also leaves the list). */
+function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.get(
     '/organizations/:organization_id/api-keys',
     {
@@ -135,10 +138,7 @@ function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
       return { active: records.filter((k) => !k.revoked), revoked: records.filter((k) => k.revoked) };
     },
   );
-}
 
-/** Revoking an API key, and deleting it (a revocation that also leaves the list). */
-function apiKeyRevocationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/api-keys/:id/revoke',
     {
@@ -178,8 +178,8 @@ function apiKeyRevocationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly
   );
 }
 
-/** Organization Access Tokens: creating one and the list. */
-function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
+/** Organization Access Tokens: creating one, the token shown only then. */
+function accessTokenCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/access-tokens',
     {
@@ -225,7 +225,10 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
       return reply.status(201).send({ ...accessTokenRecord(row), token });
     },
   );
+}
 
+/** The Organization Access Tokens listed, and revoked. */
+function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.get(
     '/organizations/:organization_id/access-tokens',
     {
@@ -259,10 +262,7 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
       return pageOf(rows.map(accessTokenRecord), total, limit);
     },
   );
-}
 
-/** Revoking an Organization Access Token. */
-function accessTokenRevocationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.delete(
     '/organizations/:organization_id/access-tokens/:id',
     {
