@@ -68,7 +68,8 @@ export interface CreateCheckoutRequest {
  * (domain/checkout-pricing.ts); write the row and its `checkout.created` event and start its workflow.
  *
  * Atomicity: the row and its event commit first, then the workflow starts. When the start fails, the
- * row and its event are deleted again and the request answers 503, so nothing half-made stays behind.
+ * checkout is closed again (expired at once, its discount given back, with its own checkout.updated)
+ * and the request answers 503, so nothing payable stays behind without a workflow.
  * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
  * is missing.) The one gap left is a crash of the API process between the commit and the start: an
  * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
