@@ -60,18 +60,29 @@ function paymentData(t: GatewayTransaction): GatewayPaymentData {
   };
 }
 
-export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
-  const { orm, gateway } = deps;
-  const db = plainSql(orm);
+/** What the checkout's gateway steps use: the database, and the gateway. */
+interface PaymentDeps {
+  orm: Orm;
+  gateway: PaymentGateway;
+}
 
-  /** A charge is made only for a checkout this confirmation holds: one that expired or was paid is refused. */
-  async function assertPayable(checkoutId: string): Promise<void> {
-    const [row] = await db.query<{ status: string }>('select status from checkouts where id = ?', [checkoutId]);
-    if (row?.status !== 'confirmed') {
-      throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
-    }
+export function createCheckoutPaymentActivities(deps: PaymentDeps) {
+  return { ...cardActivities(deps), ...pendingPaymentActivities(deps), ...afterCaptureActivities(deps) };
+}
+
+/** A charge is made only for a checkout this confirmation holds: one that expired or was paid is refused. */
+async function assertPayable(orm: Orm, checkoutId: string): Promise<void> {
+  const [row] = await plainSql(orm).query<{ status: string }>('select status from checkouts where id = ?', [
+    checkoutId,
+  ]);
+  if (row?.status !== 'confirmed') {
+    throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
   }
+}
 
+/** The card's charge, and the truth about a charge whose answer was lost. */
+function cardActivities(deps: PaymentDeps) {
+  const { orm, gateway } = deps;
   return {
     /**
      * Charges the tokenized card for the amount the confirmation fixed, capturing a
@@ -79,7 +90,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
      * on the buyer's card. A decline is an answer (status failed), not an error.
      */
     async chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary> {
-      await assertPayable(input.checkoutId);
+      await assertPayable(orm, input.checkoutId);
       const charged = await chargeCard(
         gateway,
         {
@@ -108,43 +119,17 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       const found = await findChargeByKey(gateway, idempotencyKey);
       return found ? summarize(found) : null;
     },
+  } satisfies Partial<CheckoutActivities>;
+}
 
+/** The pix or boleto: issued and shown on the checkout, synced from the gateway, voided past its deadline. */
+function pendingPaymentActivities(deps: PaymentDeps) {
+  const { orm, gateway } = deps;
+  return {
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
     async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
-      await assertPayable(input.checkoutId);
-      const now = Date.now();
-      let issued: GatewayTransaction;
-      let payBy: Date;
-      if (input.kind === 'pix') {
-        issued = await callGateway(() =>
-          gateway.createPixCharge(
-            {
-              reference: input.checkoutId,
-              amount: input.amount,
-              currency: input.currency,
-              buyer: input.buyer.email ? input.buyer : null,
-              expiresInSeconds: pixValiditySeconds(new Date(input.expiresAt), new Date(now)),
-            },
-            checkoutKeys.pix(input.checkoutId, input.slot),
-          ),
-        );
-        payBy = new Date(issued.pix!.expiresAt);
-      } else {
-        issued = await callGateway(() =>
-          gateway.createBoleto(
-            {
-              reference: input.checkoutId,
-              amount: input.amount,
-              currency: input.currency,
-              buyer: input.buyer,
-              dueDate: boletoDueDate(new Date(now)),
-            },
-            checkoutKeys.boleto(input.checkoutId, input.slot),
-          ),
-        );
-        // Payable through the due date and the grace days after it (UTC), as the gateway counts them.
-        payBy = boletoPayableUntil(issued.boleto!.dueDate);
-      }
+      await assertPayable(orm, input.checkoutId);
+      const { issued, payBy } = await issuePixOrBoleto(gateway, input);
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {
         await upsertTransaction(
@@ -173,7 +158,7 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
           'UnknownTransaction',
         );
       }
-      await db.query(
+      await plainSql(orm).query(
         'update transactions set status = ?, captured_amount = ?, confirmed_at = coalesce(confirmed_at, ?), updated_at = ? where gateway_transaction_id = ?',
         [t.status, t.capturedAmount, t.confirmedAt, new Date(), t.id],
       );
@@ -197,7 +182,16 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
         return summarize(t);
       }
     },
+  } satisfies Partial<CheckoutActivities>;
+}
 
+/**
+ * What follows a capture: its compensation when the sale cannot be recorded, and the gateway
+ * subscription of a recurring price.
+ */
+function afterCaptureActivities(deps: PaymentDeps) {
+  const { gateway } = deps;
+  return {
     /**
      * Gives a capture back when its sale could not be recorded (the money-transfer sample's
      * compensation): a full refund, keyed by the checkout and the transaction, so it happens once.
@@ -243,4 +237,45 @@ export function createCheckoutPaymentActivities(deps: { orm: Orm; gateway: Payme
       return created.id;
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+/** The pix or boleto at the gateway, keyed by the checkout's payment slot, and the last moment it can be paid. */
+async function issuePixOrBoleto(
+  gateway: PaymentGateway,
+  input: PendingPaymentIssue,
+): Promise<{ issued: GatewayTransaction; payBy: Date }> {
+  const now = Date.now();
+  let issued: GatewayTransaction;
+  let payBy: Date;
+  if (input.kind === 'pix') {
+    issued = await callGateway(() =>
+      gateway.createPixCharge(
+        {
+          reference: input.checkoutId,
+          amount: input.amount,
+          currency: input.currency,
+          buyer: input.buyer.email ? input.buyer : null,
+          expiresInSeconds: pixValiditySeconds(new Date(input.expiresAt), new Date(now)),
+        },
+        checkoutKeys.pix(input.checkoutId, input.slot),
+      ),
+    );
+    payBy = new Date(issued.pix!.expiresAt);
+  } else {
+    issued = await callGateway(() =>
+      gateway.createBoleto(
+        {
+          reference: input.checkoutId,
+          amount: input.amount,
+          currency: input.currency,
+          buyer: input.buyer,
+          dueDate: boletoDueDate(new Date(now)),
+        },
+        checkoutKeys.boleto(input.checkoutId, input.slot),
+      ),
+    );
+    // Payable through the due date and the grace days after it (UTC), as the gateway counts them.
+    payBy = boletoPayableUntil(issued.boleto!.dueDate);
+  }
+  return { issued, payBy };
 }

@@ -65,34 +65,6 @@ export async function lockedCheckout(tx: EntityManager, checkoutId: string): Pro
 export function createCheckoutRecordActivities(deps: { orm: Orm }) {
   const { orm } = deps;
 
-  /** confirmed → `to` (open after a decline, failed for good), with the payment that was refused. */
-  async function leaveConfirmed(
-    checkoutId: string,
-    to: 'open' | 'failed',
-    reason: string,
-    payment: PaymentSummary | null,
-  ): Promise<void> {
-    await orm.em.fork().transactional(async (tx) => {
-      const checkout = await lockedCheckout(tx, checkoutId);
-      if (payment) {
-        await upsertTransaction(
-          executorOf(sqlIn(tx)),
-          { organizationId: checkout.organizationId, checkoutId },
-          payment,
-        );
-      }
-      const next = checkoutTransition(checkout.status, to === 'open' ? 'refuse' : 'fail');
-      if (!next) return;
-      checkout.status = next;
-      checkout.declineReason = reason;
-      if (payment) checkout.gatewayPaymentData = payment.paymentData;
-      else if (checkout.gatewayPaymentData)
-        checkout.gatewayPaymentData = { ...checkout.gatewayPaymentData, status: 'failed' };
-      checkout.updatedAt = new Date();
-      recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
-    });
-  }
-
   return {
     async loadCheckout(
       checkoutId: string,
@@ -122,111 +94,14 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
       // than the statements themselves.
       return plainSql(orm).transaction(async (sql) => {
         const tx = executorOf(sql);
-        const [c] = await tx.execute<PreparingRow[]>(
-          `select c.*, p.type as price_type, p.interval as price_interval, p.interval_count as price_interval_count
-           from checkouts c join prices p on p.id = c.product_price_id where c.id = ? for update of c`,
-          [checkoutId],
-        );
-        if (!c) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
+        const c = await lockedPreparingRow(tx, checkoutId);
         // Confirmed already: this activity's own earlier attempt committed (the workflow runs one
         // confirmation at a time), so its result stands.
-        if (c.status !== 'confirmed') {
-          const confirmed = checkoutTransition(c.status, 'confirm');
-          if (!confirmed || new Date(c.expires_at).getTime() <= Date.now()) {
-            const status = c.status === 'open' ? 'expired' : c.status;
-            throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
-          }
-          await refuseSecondSubscription(tx, c, request.buyer.email ?? c.customer_email);
-          const discounted = request.discountCode ? await applyCode(orm, tx, c, request.discountCode) : null;
-          if (discounted) Object.assign(c, discounted);
-          const { buyer } = request;
-          c.customer_email = buyer.email ?? c.customer_email;
-          c.customer_name = buyer.name ?? c.customer_name;
-          c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
-          c.status = confirmed;
-          c.payment_method = request.paymentMethod;
-          c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
-          const confirmation: StoredConfirmation = {
-            payment_method: request.paymentMethod,
-            card: request.card,
-            installments: request.installments,
-          };
-          await tx.execute(
-            `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
-               decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
-               customer_tax_id = ?, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
-             where id = ?`,
-            [
-              c.status,
-              c.payment_method,
-              c.payment_slot,
-              JSON.stringify(confirmation),
-              c.customer_email,
-              c.customer_name,
-              c.customer_tax_id,
-              c.discount_id,
-              c.discount_amount,
-              c.amount,
-              new Date(),
-              c.id,
-            ],
-          );
-          await insertEvents(tx, c.organization_id, [
-            [
-              'checkout.updated',
-              {
-                id: c.id,
-                status: c.status,
-                amount: Number(c.amount),
-                currency: c.currency,
-                payment_method: c.payment_method,
-                customer_id: c.customer_id,
-                decline_reason: null,
-              },
-            ],
-          ]);
-        }
+        if (c.status !== 'confirmed') await confirm(orm, tx, c, request, leastSlot);
         const email = c.customer_email ?? (await customerEmail(tx, c));
-        const price = { type: c.price_type, interval: c.price_interval };
-        const hasCard = request.card !== null;
-        const refusal =
-          paymentRefusal(
-            { paymentMethod: request.paymentMethod, hasCard, installments: request.installments },
-            price,
-          ) ??
-          buyerRefusal(request.paymentMethod, {
-            hasEmail: Boolean(email),
-            hasName: Boolean(c.customer_name),
-            hasTaxId: Boolean(c.customer_tax_id),
-          });
-        if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
-        return {
-          amount: Number(c.amount),
-          currency: c.currency,
-          noFeesInstallments: c.no_fees_installments,
-          expiresAt: new Date(c.expires_at).toISOString(),
-          // buyerRefusal passed: the e-mail is known.
-          buyer: { email: email!, name: c.customer_name, taxId: c.customer_tax_id },
-          priceId: c.product_price_id,
-          renewal:
-            c.subscription_id && c.renewal_period !== null
-              ? { subscriptionId: c.subscription_id, period: c.renewal_period }
-              : null,
-          upgrade: c.subscription_id && c.renewal_period === null ? { subscriptionId: c.subscription_id } : null,
-          slot: c.payment_slot,
-          recurring:
-            c.price_type === 'recurring' && c.price_interval
-              ? {
-                  interval: c.price_interval,
-                  intervalCount: c.price_interval_count ?? 1,
-                  trial:
-                    c.trial_interval && c.trial_interval_count
-                      ? { interval: c.trial_interval, count: c.trial_interval_count }
-                      : null,
-                  billing: c.recurrence_billing,
-                }
-              : null,
-        };
+        refuseInvalidConfirmation(c, request, email);
+        // refuseInvalidConfirmation passed: the e-mail is known.
+        return preparedConfirmation(c, email!);
       });
     },
 
@@ -245,14 +120,39 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
 
     /** A refused payment: the checkout is open again for another try, with the reason. */
     async reopenCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void> {
-      await leaveConfirmed(checkoutId, 'open', reason, payment);
+      await leaveConfirmed(orm, checkoutId, 'open', reason, payment);
     },
 
     /** The checkout ends failed (pix/boleto never paid, attempts exhausted, a capture given back). */
     async failCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void> {
-      await leaveConfirmed(checkoutId, 'failed', reason, payment);
+      await leaveConfirmed(orm, checkoutId, 'failed', reason, payment);
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+/** confirmed → `to` (open after a decline, failed for good), with the payment that was refused. */
+async function leaveConfirmed(
+  orm: Orm,
+  checkoutId: string,
+  to: 'open' | 'failed',
+  reason: string,
+  payment: PaymentSummary | null,
+): Promise<void> {
+  await orm.em.fork().transactional(async (tx) => {
+    const checkout = await lockedCheckout(tx, checkoutId);
+    if (payment) {
+      await upsertTransaction(executorOf(sqlIn(tx)), { organizationId: checkout.organizationId, checkoutId }, payment);
+    }
+    const next = checkoutTransition(checkout.status, to === 'open' ? 'refuse' : 'fail');
+    if (!next) return;
+    checkout.status = next;
+    checkout.declineReason = reason;
+    if (payment) checkout.gatewayPaymentData = payment.paymentData;
+    else if (checkout.gatewayPaymentData)
+      checkout.gatewayPaymentData = { ...checkout.gatewayPaymentData, status: 'failed' };
+    checkout.updatedAt = new Date();
+    recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
+  });
 }
 
 /** The checkout's row with its price's terms, as prepareConfirmation reads it (bigints as strings). */
@@ -285,6 +185,133 @@ interface PreparingRow {
   price_type: 'one_time' | 'recurring';
   price_interval: PeriodInterval | null;
   price_interval_count: number | null;
+}
+
+/** The checkout's row with its price's terms, locked for this confirmation. */
+async function lockedPreparingRow(tx: SqlExecutor, checkoutId: string): Promise<PreparingRow> {
+  const [c] = await tx.execute<PreparingRow[]>(
+    `select c.*, p.type as price_type, p.interval as price_interval, p.interval_count as price_interval_count
+     from checkouts c join prices p on p.id = c.product_price_id where c.id = ? for update of c`,
+    [checkoutId],
+  );
+  if (!c) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
+  return c;
+}
+
+/**
+ * open → confirmed on the row `c`: the buyer and any second subscription checked, the discount code
+ * applied, the buyer's fields and the next payment slot set, and all of it written with its event.
+ */
+async function confirm(
+  orm: Orm,
+  tx: SqlExecutor,
+  c: PreparingRow,
+  request: ConfirmCheckoutInput,
+  leastSlot: number,
+): Promise<void> {
+  const confirmed = checkoutTransition(c.status, 'confirm');
+  if (!confirmed || new Date(c.expires_at).getTime() <= Date.now()) {
+    const status = c.status === 'open' ? 'expired' : c.status;
+    throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
+  }
+  await refuseSecondSubscription(tx, c, request.buyer.email ?? c.customer_email);
+  const discounted = request.discountCode ? await applyCode(orm, tx, c, request.discountCode) : null;
+  if (discounted) Object.assign(c, discounted);
+  const { buyer } = request;
+  c.customer_email = buyer.email ?? c.customer_email;
+  c.customer_name = buyer.name ?? c.customer_name;
+  c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
+  c.status = confirmed;
+  c.payment_method = request.paymentMethod;
+  c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
+  await storeConfirmation(tx, c, request);
+}
+
+/** The confirmed row written, with its checkout.updated. */
+async function storeConfirmation(tx: SqlExecutor, c: PreparingRow, request: ConfirmCheckoutInput): Promise<void> {
+  const confirmation: StoredConfirmation = {
+    payment_method: request.paymentMethod,
+    card: request.card,
+    installments: request.installments,
+  };
+  await tx.execute(
+    `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
+       decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
+       customer_tax_id = ?, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
+     where id = ?`,
+    [
+      c.status,
+      c.payment_method,
+      c.payment_slot,
+      JSON.stringify(confirmation),
+      c.customer_email,
+      c.customer_name,
+      c.customer_tax_id,
+      c.discount_id,
+      c.discount_amount,
+      c.amount,
+      new Date(),
+      c.id,
+    ],
+  );
+  await insertEvents(tx, c.organization_id, [
+    [
+      'checkout.updated',
+      {
+        id: c.id,
+        status: c.status,
+        amount: Number(c.amount),
+        currency: c.currency,
+        payment_method: c.payment_method,
+        customer_id: c.customer_id,
+        decline_reason: null,
+      },
+    ],
+  ]);
+}
+
+/** The payment method, installments and buyer the confirmation needs (domain/checkout-confirmation.ts). */
+function refuseInvalidConfirmation(c: PreparingRow, request: ConfirmCheckoutInput, email: string | null): void {
+  const price = { type: c.price_type, interval: c.price_interval };
+  const hasCard = request.card !== null;
+  const refusal =
+    paymentRefusal({ paymentMethod: request.paymentMethod, hasCard, installments: request.installments }, price) ??
+    buyerRefusal(request.paymentMethod, {
+      hasEmail: Boolean(email),
+      hasName: Boolean(c.customer_name),
+      hasTaxId: Boolean(c.customer_tax_id),
+    });
+  if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
+}
+
+/** What the workflow charges and records, from the confirmed row. */
+function preparedConfirmation(c: PreparingRow, email: string): PreparedConfirmation {
+  return {
+    amount: Number(c.amount),
+    currency: c.currency,
+    noFeesInstallments: c.no_fees_installments,
+    expiresAt: new Date(c.expires_at).toISOString(),
+    buyer: { email, name: c.customer_name, taxId: c.customer_tax_id },
+    priceId: c.product_price_id,
+    renewal:
+      c.subscription_id && c.renewal_period !== null
+        ? { subscriptionId: c.subscription_id, period: c.renewal_period }
+        : null,
+    upgrade: c.subscription_id && c.renewal_period === null ? { subscriptionId: c.subscription_id } : null,
+    slot: c.payment_slot,
+    recurring:
+      c.price_type === 'recurring' && c.price_interval
+        ? {
+            interval: c.price_interval,
+            intervalCount: c.price_interval_count ?? 1,
+            trial:
+              c.trial_interval && c.trial_interval_count
+                ? { interval: c.trial_interval, count: c.trial_interval_count }
+                : null,
+            billing: c.recurrence_billing,
+          }
+        : null,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, executorOf, type Row } from '../db/plain-sql.ts';
+import { plainSql, executorOf, type PlainSql, type Row } from '../db/plain-sql.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -75,44 +75,7 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       payment: PaymentSummary;
       at: string;
     }): Promise<{ settled: number }> {
-      const t = await lockedTerms(executorOf(db.query), input.subscriptionId);
-      const balance = Number(t.balance_amount);
-      const due = t.period_number === input.period && t.balance_settled_period !== input.period;
-      if (!due || balance === 0) return { settled: 0 };
-      // The gateway first, outside any transaction (keyed by the period: a retry gets its first answer).
-      const key = balanceSettlementKey(t.id, input.period);
-      const at = new Date(input.at);
-      const owed = {
-        amount: balance,
-        priceId: t.price_id,
-        productId: t.product_id,
-        key,
-        at,
-        description: 'Balance owed',
-      };
-      const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
-      const credit =
-        balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
-        const locked = await lockedTerms(tx, input.subscriptionId, true);
-        const [claimed] = await tx.execute<Row[]>(
-          `update subscriptions set balance_settled_period = ?
-           where id = ? and period_number = ? and balance_settled_period is distinct from ? returning id`,
-          [input.period, t.id, input.period, input.period],
-        );
-        if (!claimed) return { settled: 0 }; // recorded by an earlier try of this activity
-        const events: Events = [];
-        let settled = 0;
-        if (charged && !(await recordExtraCharge(tx, locked, owed, charged, events))) settled = balance;
-        if (credit) {
-          await recordCreditRefund(tx, locked, credit.refunded, events);
-          settled = -credit.amount;
-        }
-        await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [settled, t.id]);
-        await insertEvents(tx, t.organization_id, events);
-        return { settled };
-      });
+      return settleBalance(db, gateway, input);
     },
 
     /** Stops the gateway's recurrence (the subscription ended): no period after it is ever billed. */
@@ -121,4 +84,49 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
     },
   } satisfies Partial<SubscriptionActivities>;
+}
+
+/** A gateway-billed period's balance settlement (settleGatewayBalance): the gateway's call, then its record. */
+async function settleBalance(
+  db: PlainSql,
+  gateway: PaymentGateway,
+  input: { subscriptionId: string; period: number; payment: PaymentSummary; at: string },
+): Promise<{ settled: number }> {
+  const t = await lockedTerms(executorOf(db.query), input.subscriptionId);
+  const balance = Number(t.balance_amount);
+  const due = t.period_number === input.period && t.balance_settled_period !== input.period;
+  if (!due || balance === 0) return { settled: 0 };
+  // The gateway first, outside any transaction (keyed by the period: a retry gets its first answer).
+  const key = balanceSettlementKey(t.id, input.period);
+  const at = new Date(input.at);
+  const owed = {
+    amount: balance,
+    priceId: t.price_id,
+    productId: t.product_id,
+    key,
+    at,
+    description: 'Balance owed',
+  };
+  const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
+  const credit = balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
+  return db.transaction(async (sql) => {
+    const tx = executorOf(sql);
+    const locked = await lockedTerms(tx, input.subscriptionId, true);
+    const [claimed] = await tx.execute<Row[]>(
+      `update subscriptions set balance_settled_period = ?
+       where id = ? and period_number = ? and balance_settled_period is distinct from ? returning id`,
+      [input.period, t.id, input.period, input.period],
+    );
+    if (!claimed) return { settled: 0 }; // recorded by an earlier try of this activity
+    const events: Events = [];
+    let settled = 0;
+    if (charged && !(await recordExtraCharge(tx, locked, owed, charged, events))) settled = balance;
+    if (credit) {
+      await recordCreditRefund(tx, locked, credit.refunded, events);
+      settled = -credit.amount;
+    }
+    await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [settled, t.id]);
+    await insertEvents(tx, t.organization_id, events);
+    return { settled };
+  });
 }

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type Row } from '../db/plain-sql.ts';
+import { executorOf, plainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
@@ -22,9 +22,11 @@ import type { InvoiceActivities } from '../contracts/invoice.ts';
  */
 
 export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
-  const { orm, gateway } = deps;
-  const db = plainSql(orm);
+  return { ...gatewayInvoiceActivities(deps.gateway), ...invoiceRecordActivities(deps.orm) };
+}
 
+/** The invoice at the gateway: created, then read or voided with the payment it names. */
+function gatewayInvoiceActivities(gateway: PaymentGateway) {
   async function withPayment(invoice: GatewayInvoice): Promise<GatewayInvoiceState> {
     if (!invoice.transactionId) return { invoice, payment: null };
     const t = await callGateway(() => gateway.getTransaction(invoice.transactionId!));
@@ -56,49 +58,6 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
       );
     },
 
-    /** Numbers and stores an invoice the gateway created, with invoice.created; a repeated call returns the record. */
-    async recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord> {
-      return db.transaction(async (sql) => {
-        const [known] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ?`, [
-          input.invoiceId,
-        ]);
-        if (known) return invoiceRecord(known);
-        // Taken in the insert's transaction, under the organization's row lock: a number is never given
-        // twice, and one given is never lost (a rollback gives it back).
-        const [org] = await sql(
-          `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
-           returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
-          [input.organizationId],
-        );
-        const at = new Date(input.at);
-        const [row] = await sql(
-          `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
-             currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
-             modified_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
-          [
-            input.invoiceId,
-            input.organizationId,
-            input.subscriptionId,
-            invoiceNumber(org!.prefix as string, Number(org!.n)),
-            input.gatewayInvoiceId,
-            input.amount,
-            input.currency,
-            input.description,
-            input.dueDate,
-            input.expirationDate,
-            input.noFeesInstallments,
-            invoiceWorkflowId(input.invoiceId),
-            at,
-            at,
-          ],
-        );
-        const record = invoiceRecord(row!);
-        await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
-        return record;
-      });
-    },
-
     /** The gateway's invoice as it stands now (the source of truth: a callback is only a hint). */
     async readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState> {
       const invoice = await callGateway(() => gateway.getInvoice(gatewayInvoiceId));
@@ -120,6 +79,27 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
         },
       );
       return withPayment(voided);
+    },
+  } satisfies Partial<InvoiceActivities>;
+}
+
+/** The invoice in our books: numbered and stored, then settled with its sale. */
+function invoiceRecordActivities(orm: Orm) {
+  const db = plainSql(orm);
+
+  return {
+    /** Numbers and stores an invoice the gateway created, with invoice.created; a repeated call returns the record. */
+    async recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord> {
+      return db.transaction(async (sql) => {
+        const [known] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ?`, [
+          input.invoiceId,
+        ]);
+        if (known) return invoiceRecord(known);
+        const row = await insertInvoice(sql, input);
+        const record = invoiceRecord(row);
+        await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
+        return record;
+      });
     },
 
     /**
@@ -162,6 +142,41 @@ export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGatewa
       });
     },
   } satisfies Partial<InvoiceActivities>;
+}
+
+/** The invoice's row, numbered in the organization's sequence. */
+async function insertInvoice(sql: Sql, input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<Row> {
+  // Taken in the insert's transaction, under the organization's row lock: a number is never given
+  // twice, and one given is never lost (a rollback gives it back).
+  const [org] = await sql(
+    `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
+     returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
+    [input.organizationId],
+  );
+  const at = new Date(input.at);
+  const [row] = await sql(
+    `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
+       currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
+       modified_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
+    [
+      input.invoiceId,
+      input.organizationId,
+      input.subscriptionId,
+      invoiceNumber(org!.prefix as string, Number(org!.n)),
+      input.gatewayInvoiceId,
+      input.amount,
+      input.currency,
+      input.description,
+      input.dueDate,
+      input.expirationDate,
+      input.noFeesInstallments,
+      invoiceWorkflowId(input.invoiceId),
+      at,
+      at,
+    ],
+  );
+  return row!;
 }
 
 /** The sale of a paid invoice: the subscription's customer, product and price, for the invoice's amount. */

@@ -68,7 +68,20 @@ export const SWEEP_QUERIES = {
 export const sweepPageSql = (q: SweepQuery) =>
   `select ${q.select} from ${q.from} where ${q.where} and (?::uuid is null or ${q.id} > ?::uuid) order by ${q.id} limit ?`;
 
-export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQueue?: string; config?: Config }) {
+/** What the sweeps need: the database, and the worker's Temporal client and queues. */
+interface SweepDeps {
+  orm: Orm;
+  temporal?: Client;
+  taskQueue?: string;
+  config?: Config;
+}
+
+export function createSweepActivities(deps: SweepDeps) {
+  return { ...workflowSweepActivities(deps), ...lostRunActivities(deps.orm) };
+}
+
+/** The sweeps that start the workflows of live rows again, a page at a time (USE_EXISTING: a running one is left). */
+function workflowSweepActivities(deps: SweepDeps) {
   const db = plainSql(deps.orm);
 
   /** The worker's client and queues; a worker built without them cannot sweep. */
@@ -151,7 +164,14 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
         }),
       );
     },
+  } satisfies Partial<SweepActivities>;
+}
 
+/** What a checkout workflow started again by a sweep reads of the run it replaces. */
+function lostRunActivities(orm: Orm) {
+  const db = plainSql(orm);
+
+  return {
     /**
      * The confirmation whose payment call a lost run made without recording its answer, as the buyer
      * sent it (without the buyer's details, written on the checkout already); null when there is none.
@@ -203,5 +223,5 @@ export function createSweepActivities(deps: { orm: Orm; temporal?: Client; taskQ
             : new Date(row.expires_at as string);
       return { transactionId: data.transaction_id, kind, payBy: payBy.toISOString() };
     },
-  } satisfies Partial<SweepActivities & CheckoutActivities>;
+  } satisfies Partial<CheckoutActivities>;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
@@ -25,3 +26,9 @@ export type App = FastifyInstance;
 export interface RouteDeps extends AppDeps {
   cache: CredentialCache;
 }
+
+/**
+ * The Fastify instance a route module's plugin receives, typed by its Zod schemas: what the plugin's
+ * registration steps take, so that a resource group registers its routes a few at a time.
+ */
+export type RouteApp = Parameters<FastifyPluginAsyncZod<RouteDeps>>[0];

@@ -175,12 +175,23 @@ function routeNameOf(request: FastifyRequest): RouteName | null {
 }
 
 export function buildGatewayServer(options: GatewayServerOptions): FastifyInstance {
-  const { gateway, faults } = options;
-  const expectedKey = digest(options.apiKey);
   const app = Fastify({ logger: options.logger ?? false });
   // Hung calls are cut short when the server closes, so a test's teardown never waits for them.
   const closing = new AbortController();
   app.addHook('onClose', async () => closing.abort());
+
+  requireApiKey(app, options.apiKey);
+  if (options.faults) injectFaults(app, options.faults, closing.signal);
+  if (options.sandbox) sandboxRoutes(app, options.sandbox);
+  answerErrors(app);
+  paymentRoutes(app, options.gateway);
+  recurrenceRoutes(app, options.gateway);
+  return app;
+}
+
+/** Every call carries the one API key as its Bearer token; any other answer is a 401. */
+function requireApiKey(app: FastifyInstance, apiKey: string): void {
+  const expectedKey = digest(apiKey);
 
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization ?? '';
@@ -189,57 +200,59 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
       return reply.status(401).send(errorBody(401, 'Missing or invalid API key'));
     }
   });
+}
 
-  if (faults) {
-    /** Calls whose answer is to be lost once the gateway has handled them. */
-    const dropping = new WeakSet<FastifyRequest>();
-    app.addHook('preHandler', async (request, reply) => {
-      if (request.routeOptions.url?.startsWith(CONTROL_PREFIX)) return;
-      const { failStatus, delayMs, dropAnswer } = faults.take(routeNameOf(request));
-      if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing.signal }).catch(() => undefined);
-      if (failStatus !== null) {
-        return reply.status(failStatus).send(errorBody(failStatus, `Injected fault: ${failStatus}`));
-      }
-      if (dropAnswer) dropping.add(request);
-    });
-    // The handler has run (and the gateway committed whatever it did): the answer goes nowhere.
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (dropping.has(request)) {
-        request.log.info('injected fault: answer dropped');
-        reply.raw.destroy();
-      }
-      return payload;
-    });
-    app.post(ROUTES.faults.path, async (request) => {
-      const body = parse(wireFaults, request.body);
-      const route = body.route ?? null;
-      faults.reset();
-      faults.failNext(body.fail_next, body.status, route);
-      if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
-      faults.dropAnswerNext(body.drop_answer_next, route);
-      return { ok: true };
-    });
-  }
+/** The faults queued by `POST /v1/_faults` (or by the test holding `faults`), applied to the next calls. */
+function injectFaults(app: FastifyInstance, faults: GatewayFaults, closing: AbortSignal): void {
+  /** Calls whose answer is to be lost once the gateway has handled them. */
+  const dropping = new WeakSet<FastifyRequest>();
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url?.startsWith(CONTROL_PREFIX)) return;
+    const { failStatus, delayMs, dropAnswer } = faults.take(routeNameOf(request));
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing }).catch(() => undefined);
+    if (failStatus !== null) {
+      return reply.status(failStatus).send(errorBody(failStatus, `Injected fault: ${failStatus}`));
+    }
+    if (dropAnswer) dropping.add(request);
+  });
+  // The handler has run (and the gateway committed whatever it did): the answer goes nowhere.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (dropping.has(request)) {
+      request.log.info('injected fault: answer dropped');
+      reply.raw.destroy();
+    }
+    return payload;
+  });
+  app.post(ROUTES.faults.path, async (request) => {
+    const body = parse(wireFaults, request.body);
+    const route = body.route ?? null;
+    faults.reset();
+    faults.failNext(body.fail_next, body.status, route);
+    if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
+    faults.dropAnswerNext(body.drop_answer_next, route);
+    return { ok: true };
+  });
+}
 
-  const { sandbox } = options;
-  if (sandbox) {
-    app.post(ROUTES.sandboxPayTransaction.path, async (request) =>
-      transactionToWire(await sandbox.pay(idParam(request))),
-    );
-    app.post(ROUTES.sandboxExpireTransaction.path, async (request) =>
-      transactionToWire(await sandbox.expire(idParam(request))),
-    );
-    app.post(ROUTES.sandboxPayInvoice.path, async (request) =>
-      invoiceToWire(await sandbox.payInvoice(idParam(request))),
-    );
-    app.post(ROUTES.sandboxFailInvoice.path, async (request) =>
-      invoiceToWire(await sandbox.failInvoice(idParam(request))),
-    );
-    app.post(ROUTES.sandboxBillSubscription.path, async (request) =>
-      invoiceToWire(await sandbox.billSubscription(idParam(request))),
-    );
-  }
+/** The `/v1/_sandbox/…` endpoints: what the buyer or time does to a payment. */
+function sandboxRoutes(app: FastifyInstance, sandbox: SandboxControls): void {
+  app.post(ROUTES.sandboxPayTransaction.path, async (request) =>
+    transactionToWire(await sandbox.pay(idParam(request))),
+  );
+  app.post(ROUTES.sandboxExpireTransaction.path, async (request) =>
+    transactionToWire(await sandbox.expire(idParam(request))),
+  );
+  app.post(ROUTES.sandboxPayInvoice.path, async (request) => invoiceToWire(await sandbox.payInvoice(idParam(request))));
+  app.post(ROUTES.sandboxFailInvoice.path, async (request) =>
+    invoiceToWire(await sandbox.failInvoice(idParam(request))),
+  );
+  app.post(ROUTES.sandboxBillSubscription.path, async (request) =>
+    invoiceToWire(await sandbox.billSubscription(idParam(request))),
+  );
+}
 
+/** Unknown routes are a 404; errors are answered in the protocol's shape, a gateway's refusal as a 422. */
+function answerErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(errorBody(404, `No route ${request.method} ${request.url}`));
   });
@@ -259,7 +272,10 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
     request.log.error({ err }, 'simulated gateway failed');
     return reply.status(500).send(errorBody(500, 'Internal gateway error'));
   });
+}
 
+/** Cards, buyers and transactions: charges, pix and boletos, their capture, void and refund. */
+function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
   app.post(ROUTES.tokenizeCard.path, async (request, reply) => {
     const card = cardInputFromWire(parse(wireCardInput, request.body));
     const token = await gateway.tokenizeCard(card, idempotencyKey(request));
@@ -311,7 +327,10 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
     const transaction = await gateway.refund(idParam(request), amount, idempotencyKey(request));
     return reply.status(201).send(transactionToWire(transaction));
   });
+}
 
+/** Recurrence: plans, subscriptions and their invoices. */
+function recurrenceRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
   app.post(ROUTES.createPlan.path, async (request, reply) => {
     const plan = planInputFromWire(parse(wirePlanInput, request.body));
     return reply.status(201).send(planToWire(await gateway.createRecurrencePlan(plan, idempotencyKey(request))));
@@ -355,6 +374,4 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
     const invoices = await gateway.listSubscriptionInvoices(idParam(request));
     return reply.send({ items: invoices.map(invoiceToWire) });
   });
-
-  return app;
 }

@@ -96,6 +96,22 @@ async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promi
 
   const logFile = path.resolve(opts.logFile ?? path.join(TOOLS_DIR, `temporal-dev-${opts.port}.log`));
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const args = devServerArgs(opts, ui);
+  const server = spawnDevServer(cli, args, logFile);
+
+  const fail = async (reason: string, ErrorType: new (message: string) => Error = Error): Promise<never> => {
+    await server.stop();
+    throw new ErrorType(
+      `Temporal dev server on ${address} ${reason}.\nCommand: ${cli} ${args.join(' ')}\nLog (${logFile}), last lines:\n${tailOfFile(logFile)}`,
+    );
+  };
+
+  await waitUntilReady(cli, address, opts.port, server, fail);
+  return { address, uiUrl: ui ? `http://${HOST}:${opts.uiPort}` : null, pid: server.child.pid, stop: server.stop };
+}
+
+/** `temporal server start-dev`'s arguments: address, UI or headless, storage, search attributes, dynamic config. */
+function devServerArgs(opts: TemporalDevServerOptions, ui: boolean): string[] {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(opts.port)];
   if (ui) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
@@ -107,7 +123,11 @@ async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promi
   args.push('--log-level', 'warn');
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   for (const kv of DEV_SERVER_DYNAMIC_CONFIG) args.push('--dynamic-config-value', kv);
+  return args;
+}
 
+/** The server's process, writing to `logFile`; killed with this process when nobody stops it. */
+function spawnDevServer(cli: string, args: string[], logFile: string) {
   const logFd = fs.openSync(logFile, 'w');
   let child: ChildProcess;
   try {
@@ -140,18 +160,23 @@ async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promi
     })();
     return stopping;
   };
+  return { child, stop, spawnError: (): Error | null => spawnError };
+}
 
-  const fail = async (reason: string, ErrorType: new (message: string) => Error = Error): Promise<never> => {
-    await stop();
-    throw new ErrorType(
-      `Temporal dev server on ${address} ${reason}.\nCommand: ${cli} ${args.join(' ')}\nLog (${logFile}), last lines:\n${tailOfFile(logFile)}`,
-    );
-  };
-
+/** Waits for the gRPC port and our search attributes; `fail` stops the server and throws. */
+async function waitUntilReady(
+  cli: string,
+  address: string,
+  port: number,
+  server: ReturnType<typeof spawnDevServer>,
+  fail: (reason: string, ErrorType?: new (message: string) => Error) => Promise<never>,
+): Promise<void> {
+  const { child } = server;
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError = 'gRPC port not open yet';
   for (;;) {
-    if (spawnError) return fail(`could not be spawned: ${(spawnError as Error).message}`);
+    const spawnError = server.spawnError();
+    if (spawnError) return fail(`could not be spawned: ${spawnError.message}`);
     if (child.exitCode !== null || child.signalCode !== null) {
       return fail(
         `exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode})`,
@@ -160,7 +185,7 @@ async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promi
     }
     if (Date.now() > deadline)
       return fail(`did not become ready within ${READY_TIMEOUT_MS / 1000}s (last error: ${lastError})`);
-    if (await isPortOpen(HOST, opts.port)) {
+    if (await isPortOpen(HOST, port)) {
       try {
         const attrs = await listCustomSearchAttributes(cli, address);
         const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !attrs.has(n));
@@ -172,8 +197,6 @@ async function startTemporalDevServerOnce(opts: TemporalDevServerOptions): Promi
     }
     await sleep(250);
   }
-
-  return { address, uiUrl: ui ? `http://${HOST}:${opts.uiPort}` : null, pid: child.pid, stop };
 }
 
 /**

@@ -2,21 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
-import {
-  Checkout,
-  CheckoutLink,
-  Customer,
-  Discount,
-  Organization,
-  Price,
-  Product,
-  Subscription,
-} from '../db/entities/index.ts';
+import { Checkout, CheckoutLink, Customer, Discount, Subscription } from '../db/entities/index.ts';
 import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
-import { checkoutExpiresAt, offerRefusal, termsRefusal, type CheckoutRefusal } from '../domain/checkout-eligibility.ts';
+import { checkoutExpiresAt, termsRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -26,7 +18,14 @@ import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from '.
 import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
-import { upgradedSubscription } from './checkout-upgrades.ts';
+import { upgradedSubscription, type CheckoutUpgrade } from './checkout-upgrades.ts';
+import {
+  chargedProductAndPrice,
+  offeredProducts,
+  refuse,
+  type PriceEntity,
+  type ProductEntity,
+} from './checkout-products.ts';
 import { checkoutWorkflowId } from '../contracts/checkout.ts';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
@@ -39,21 +38,6 @@ export interface CheckoutDeps {
   config: Config;
 }
 
-/**
- * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
- * renewal: resolve and check the product, price, discount, customer, subscription and link; price it
- * (domain/checkout-pricing.ts); write the row and its `checkout.created` event and start its workflow.
- *
- * Atomicity: the row and its event commit first, then the workflow starts. When the start fails, the
- * row and its event are deleted again and the request answers 503, so nothing half-made stays behind.
- * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
- * is missing.) The one gap left is a crash of the API process between the commit and the start: an
- * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
- * temporal/workflow-starts.ts, idempotent).
- */
-
-type ProductEntity = InferEntity<typeof Product>;
-type PriceEntity = InferEntity<typeof Price>;
 type DiscountEntity = InferEntity<typeof Discount>;
 
 /** `cs_` + 43 base64url characters (32 random bytes). */
@@ -79,137 +63,196 @@ export interface CreateCheckoutRequest {
   renewal?: { period: number; balance?: number };
 }
 
+/**
+ * Creating a checkout, shared by `POST /api/v1/checkouts/`, the checkout-link page and the manual
+ * renewal: resolve and check the product, price, discount, customer, subscription and link; price it
+ * (domain/checkout-pricing.ts); write the row and its `checkout.created` event and start its workflow.
+ *
+ * Atomicity: the row and its event commit first, then the workflow starts. When the start fails, the
+ * checkout is closed again (expired at once, its discount given back, with its own checkout.updated)
+ * and the request answers 503, so nothing payable stays behind without a workflow.
+ * (Starting first is not an option: the workflow's first step loads the row and fails for good when it
+ * is missing.) The one gap left is a crash of the API process between the commit and the start: an
+ * open checkout without a workflow, which the periodic sweep repairs (`ensureCheckoutWorkflow`,
+ * temporal/workflow-starts.ts, idempotent).
+ */
 export async function createCheckout(deps: CheckoutDeps, request: CreateCheckoutRequest): Promise<CheckoutEntity> {
-  const { input } = request;
+  const taxId = checkedFields(request.input);
+  const now = new Date();
+  const checkout = await deps.orm.em.fork().transactional(async (tx) => {
+    const sale = await pricedSale(tx, request, now);
+    const upgrade = await checkedBuyer(tx, request, sale.price, sale.product.organizationId);
+    const checkout = newCheckout(tx, request, { sale, upgrade, taxId, now });
+    if (sale.discount) await redeemWith(tx, sale.discount.id, checkout.id);
+    recordEvent(tx, checkout.organizationId, 'checkout.created', checkoutRecord(checkout));
+    return checkout;
+  });
+  await startWorkflowOrClose(deps, checkout);
+  return checkout;
+}
+
+/** The request's rules between fields (400s) and its tax id (a 422), answered before anything is read. */
+function checkedFields(input: CreateCheckoutInput): string | null {
   if (!input.product_id && !input.product_price_id && !input.products?.length) {
     throw badRequest('A product is required', 'Send product_id (recommended), product_price_id or products');
   }
   if ((input.trial_interval === undefined) !== (input.trial_interval_count === undefined)) {
     throw badRequest('Incomplete trial', 'trial_interval and trial_interval_count go together');
   }
-  const taxId = input.customer_tax_id == null ? null : validTaxId(input.customer_tax_id);
+  return input.customer_tax_id == null ? null : validTaxId(input.customer_tax_id);
+}
 
-  const em = deps.orm.em.fork();
-  const now = new Date();
-  const checkout = await em.transactional(async (tx) => {
-    const { product, price } = await chargedProductAndPrice(tx, request);
-    const organizationId = product.organizationId;
-    const products = await offeredProducts(tx, product, input.products ?? []);
+/** What the checkout sells and for how much. */
+interface Sale {
+  product: ProductEntity;
+  price: PriceEntity;
+  /** The products offered, the charged one first. */
+  products: string[];
+  discount: DiscountEntity | null;
+  priced: CheckoutPrice;
+  /** What the subscription's balance adds to a renewal's amount (negative: a credit). */
+  balanceApplied: number;
+}
 
-    refuse(
-      termsRefusal(price, { trial: input.trial_interval !== undefined, recurrenceBilling: input.recurrence_billing }),
-    );
+/** The product, price and products the checkout sells, its terms checked, its discount and balance priced in. */
+async function pricedSale(tx: EntityManager, request: CreateCheckoutRequest, now: Date): Promise<Sale> {
+  const { input } = request;
+  const { product, price } = await chargedProductAndPrice(tx, request);
+  const products = await offeredProducts(tx, product, input.products ?? []);
 
-    let discount = input.discount_id ? await discountOf(tx, input.discount_id, organizationId) : null;
-    let pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, discount, now);
-    if (
-      isPricingError(pricing) &&
-      pricing.error === 'discount_not_applicable' &&
-      request.discountPolicy === 'when_applicable'
-    ) {
-      discount = null;
-      pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, null, now);
-    }
-    const priced = checkedPricing(pricing);
-    // A renewal checkout takes its subscription's balance (domain/proration.ts): a plan change's credit
-    // lowers its amount, never below zero; an amount owed raises it. Its sale moves the balance by this.
-    const balanceApplied = request.renewal
-      ? applyBalance(priced.amount, request.renewal.balance ?? 0).charge - priced.amount
-      : 0;
+  refuse(
+    termsRefusal(price, { trial: input.trial_interval !== undefined, recurrenceBilling: input.recurrence_billing }),
+  );
 
-    if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
-    if (input.subscription_id && request.renewal) await subscriptionOf(tx, input.subscription_id, organizationId);
-    const upgrade =
-      input.subscription_id && !request.renewal ? await upgradedSubscription(tx, input, price, organizationId) : null;
-    // A customer the request already names is checked now (else at confirmation); one-time sales skip
-    // it, and so do renewals and upgrades, which pay the subscription the customer has.
-    const buyer = {
-      customerId: upgrade?.customerId ?? input.customer_id ?? null,
-      externalCustomerId: input.external_customer_id ?? null,
-      email: input.customer_email ?? null,
-    };
-    if (
-      price.type === 'recurring' &&
-      !input.subscription_id &&
-      (await secondSubscriptionRefused(tx, organizationId, buyer, { renewal: false }))
-    ) {
-      throw subscriptionExists();
-    }
-    if (input.checkout_link_id) await linkOf(tx, input.checkout_link_id, organizationId);
+  let discount = input.discount_id ? await discountOf(tx, input.discount_id, product.organizationId) : null;
+  let pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, discount, now);
+  if (
+    isPricingError(pricing) &&
+    pricing.error === 'discount_not_applicable' &&
+    request.discountPolicy === 'when_applicable'
+  ) {
+    discount = null;
+    pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, null, now);
+  }
+  const priced = checkedPricing(pricing);
+  // A renewal checkout takes its subscription's balance (domain/proration.ts): a plan change's credit
+  // lowers its amount, never below zero; an amount owed raises it. Its sale moves the balance by this.
+  const balanceApplied = request.renewal
+    ? applyBalance(priced.amount, request.renewal.balance ?? 0).charge - priced.amount
+    : 0;
+  return { product, price, products, discount, priced, balanceApplied };
+}
 
-    const id = uuidv7();
-    const expiresAt = checkoutExpiresAt(now, input.expires_in_minutes);
-    const checkout = tx.create(Checkout, {
-      id,
-      organizationId,
-      status: 'open',
-      clientSecret: newClientSecret(),
-      workflowId: checkoutWorkflowId(id),
-      productId: product.id,
-      productPriceId: price.id,
-      products,
-      checkoutLinkId: input.checkout_link_id ?? null,
-      quantity: input.quantity,
-      currency: price.currency.toUpperCase(),
-      subtotalAmount: priced.subtotal,
-      discountAmount: priced.discountAmount,
-      amount: priced.amount + balanceApplied,
-      balanceApplied,
-      discountId: discount?.id ?? null,
-      allowDiscountCodes: input.allow_discount_codes,
-      customerId: upgrade?.customerId ?? input.customer_id ?? null,
-      externalCustomerId: input.external_customer_id ?? null,
-      isBusinessCustomer: input.is_business_customer ?? false,
-      customerName: input.customer_name ?? null,
-      customerEmail: input.customer_email ?? null,
-      customerIpAddress: input.customer_ip_address ?? null,
-      customerBillingName: input.customer_billing_name ?? null,
-      customerBillingAddress: input.customer_billing_address
-        ? storedBillingAddress(input.customer_billing_address)
-        : null,
-      customerTaxId: taxId,
-      customerMetadata: input.customer_metadata ?? {},
-      subscriptionId: input.subscription_id ?? null,
-      renewalPeriod: request.renewal?.period ?? null,
-      recurrenceBilling: upgrade?.recurrenceBilling ?? input.recurrence_billing,
-      trialInterval: input.trial_interval ?? null,
-      trialIntervalCount: input.trial_interval_count ?? null,
-      requireBillingAddress: input.require_billing_address,
-      successUrl: input.success_url ?? null,
-      cancelUrl: input.cancel_url ?? null,
-      embedOrigin: input.embed_origin ?? null,
-      metadata: input.metadata ?? {},
-      noFeesInstallments: input.no_fees_installments,
-      paymentMethod: null,
-      gatewayPaymentData: null,
-      declineReason: null,
-      expiresAt,
-      createdAt: now,
-      updatedAt: now,
-    });
-    if (discount) {
-      // The redemption is counted with the checkout that takes the discount, exactly once, under the
-      // discount's max_redemptions even when checkouts are created concurrently.
-      await tx.flush();
-      if ((await redeemDiscount(tx, discount.id, id)) === 'exhausted') {
-        throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
-      }
-    }
-    recordEvent(tx, organizationId, 'checkout.created', checkoutRecord(checkout));
-    return checkout;
+/**
+ * The customer, subscription and link the request names, checked in the organization; the upgrade the
+ * checkout is, if it names a subscription without renewing it.
+ */
+async function checkedBuyer(
+  tx: EntityManager,
+  request: CreateCheckoutRequest,
+  price: PriceEntity,
+  organizationId: string,
+): Promise<CheckoutUpgrade | null> {
+  const { input } = request;
+  if (input.customer_id) await customerOf(tx, input.customer_id, organizationId);
+  if (input.subscription_id && request.renewal) await subscriptionOf(tx, input.subscription_id, organizationId);
+  const upgrade =
+    input.subscription_id && !request.renewal ? await upgradedSubscription(tx, input, price, organizationId) : null;
+  // A customer the request already names is checked now (else at confirmation); one-time sales skip
+  // it, and so do renewals and upgrades, which pay the subscription the customer has.
+  const buyer = {
+    customerId: upgrade?.customerId ?? input.customer_id ?? null,
+    externalCustomerId: input.external_customer_id ?? null,
+    email: input.customer_email ?? null,
+  };
+  if (
+    price.type === 'recurring' &&
+    !input.subscription_id &&
+    (await secondSubscriptionRefused(executorOf(sqlIn(tx)), organizationId, buyer, { renewal: false }))
+  ) {
+    throw subscriptionExists();
+  }
+  if (input.checkout_link_id) await linkOf(tx, input.checkout_link_id, organizationId);
+  return upgrade;
+}
+
+/** The open checkout's row, as the request and its priced sale make it. */
+function newCheckout(
+  tx: EntityManager,
+  request: CreateCheckoutRequest,
+  made: { sale: Sale; upgrade: CheckoutUpgrade | null; taxId: string | null; now: Date },
+): CheckoutEntity {
+  const { input } = request;
+  const { sale, upgrade, taxId, now } = made;
+  const { product, price, priced, balanceApplied } = sale;
+  const id = uuidv7();
+  return tx.create(Checkout, {
+    id,
+    organizationId: product.organizationId,
+    status: 'open',
+    clientSecret: newClientSecret(),
+    workflowId: checkoutWorkflowId(id),
+    productId: product.id,
+    productPriceId: price.id,
+    products: sale.products,
+    checkoutLinkId: input.checkout_link_id ?? null,
+    quantity: input.quantity,
+    currency: price.currency.toUpperCase(),
+    subtotalAmount: priced.subtotal,
+    discountAmount: priced.discountAmount,
+    amount: priced.amount + balanceApplied,
+    balanceApplied,
+    discountId: sale.discount?.id ?? null,
+    allowDiscountCodes: input.allow_discount_codes,
+    customerId: upgrade?.customerId ?? input.customer_id ?? null,
+    externalCustomerId: input.external_customer_id ?? null,
+    isBusinessCustomer: input.is_business_customer ?? false,
+    customerName: input.customer_name ?? null,
+    customerEmail: input.customer_email ?? null,
+    customerIpAddress: input.customer_ip_address ?? null,
+    customerBillingName: input.customer_billing_name ?? null,
+    customerBillingAddress: input.customer_billing_address
+      ? storedBillingAddress(input.customer_billing_address)
+      : null,
+    customerTaxId: taxId,
+    customerMetadata: input.customer_metadata ?? {},
+    subscriptionId: input.subscription_id ?? null,
+    renewalPeriod: request.renewal?.period ?? null,
+    recurrenceBilling: upgrade?.recurrenceBilling ?? input.recurrence_billing,
+    trialInterval: input.trial_interval ?? null,
+    trialIntervalCount: input.trial_interval_count ?? null,
+    requireBillingAddress: input.require_billing_address,
+    successUrl: input.success_url ?? null,
+    cancelUrl: input.cancel_url ?? null,
+    embedOrigin: input.embed_origin ?? null,
+    metadata: input.metadata ?? {},
+    noFeesInstallments: input.no_fees_installments,
+    paymentMethod: null,
+    gatewayPaymentData: null,
+    declineReason: null,
+    expiresAt: checkoutExpiresAt(now, input.expires_in_minutes),
+    createdAt: now,
+    updatedAt: now,
   });
+}
+
+/**
+ * The redemption is counted with the checkout that takes the discount, exactly once, under the
+ * discount's max_redemptions even when checkouts are created concurrently.
+ */
+async function redeemWith(tx: EntityManager, discountId: string, checkoutId: string): Promise<void> {
+  await tx.flush();
+  if ((await redeemDiscount(executorOf(sqlIn(tx)), discountId, checkoutId)) === 'exhausted') {
+    throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discountId}`);
+  }
+}
+
+/** Starts the committed checkout's workflow; when Temporal refuses, closes the checkout and answers 503. */
+async function startWorkflowOrClose(deps: CheckoutDeps, checkout: CheckoutEntity): Promise<void> {
   try {
     await ensureCheckoutWorkflow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, checkout);
   } catch (err) {
-    // Its checkout.created is committed (a webhook may have carried it already): the checkout is not
-    // deleted with it but closed, expired at once, by a change with its own event; its discount given back.
-    await deps.orm.em.fork().transactional(async (tx) => {
-      const closed = await tx.findOneOrFail(Checkout, { id: checkout.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      closed.status = checkoutTransition(closed.status, 'expire') ?? closed.status;
-      closed.expiresAt = closed.updatedAt = new Date();
-      await releaseRedemption(tx, checkout.id);
-      recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
-    });
+    await closeUnstarted(deps, checkout.id);
     throw new ApiError(
       503,
       'workflow_unavailable',
@@ -217,75 +260,20 @@ export async function createCheckout(deps: CheckoutDeps, request: CreateCheckout
       `Checkout ${checkout.id} was closed (expired) unused; retry later (${err instanceof Error ? err.message : String(err)})`,
     );
   }
-  return checkout;
 }
 
 /**
- * The charged product and its price. product_price_id names the price (and, without product_id, the
- * product); otherwise the product's default price. Products of another organization are 404, except a
- * direct sub-organization's for an OAT of its parent.
+ * Its checkout.created is committed (a webhook may have carried it already): the checkout is not
+ * deleted with it but closed, expired at once, by a change with its own event; its discount given back.
  */
-async function chargedProductAndPrice(
-  em: EntityManager,
-  request: CreateCheckoutRequest,
-): Promise<{ product: ProductEntity; price: PriceEntity }> {
-  const { input } = request;
-  let price: PriceEntity | null = null;
-  if (input.product_price_id) {
-    price = await em.findOne(Price, { id: input.product_price_id, deletedAt: null });
-    if (!price || !(await mayUse(em, request, price.organizationId))) throw notFound('Price');
-  }
-  const productId = input.product_id ?? price?.productId ?? input.products![0]!;
-  const product = await em.findOne(Product, { id: productId });
-  if (!product || !(await mayUse(em, request, product.organizationId))) throw notFound('Product');
-  refuse(offerRefusal(product, null, Boolean(request.renewal)));
-  if (price && price.productId !== product.id) {
-    throw unprocessable(
-      'price_not_of_product',
-      'product_price_id is not a price of product_id',
-      `price ${price.id}, product ${product.id}`,
-    );
-  }
-  if (!price) {
-    if (!product.defaultPriceId) {
-      throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
-    }
-    price = await em.findOne(Price, { id: product.defaultPriceId, deletedAt: null });
-    if (!price) throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
-  }
-  refuse(offerRefusal(product, price, Boolean(request.renewal)));
-  return { product, price };
-}
-
-/** A rule of domain/checkout-eligibility.ts refused the checkout: a 422. */
-function refuse(refusal: CheckoutRefusal | null): void {
-  if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
-}
-
-async function mayUse(em: EntityManager, request: CreateCheckoutRequest, organizationId: string): Promise<boolean> {
-  if (organizationId === request.actingOrganizationId) return true;
-  if (!request.allowSubOrganizations) return false;
-  const child = await em.findOne(Organization, { id: organizationId }, { fields: ['id', 'parentOrganizationId'] });
-  return child?.parentOrganizationId === request.actingOrganizationId;
-}
-
-/** The products offered, charged product first; all of the checkout's organization and not archived. */
-async function offeredProducts(
-  em: EntityManager,
-  charged: ProductEntity,
-  listed: readonly string[],
-): Promise<string[]> {
-  const ids = [...new Set([charged.id, ...listed])];
-  if (ids.length === 1) return ids;
-  const found = await em.find(Product, { id: { $in: ids }, organizationId: charged.organizationId });
-  const byId = new Map(found.map((p) => [p.id, p]));
-  const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) throw notFound('Product');
-  const archived = ids.filter((id) => byId.get(id)!.isArchived);
-  if (archived.length > 0) {
-    throw unprocessable('product_archived', 'The product is archived', `products: ${archived.join(', ')}`);
-  }
-  return ids;
+async function closeUnstarted(deps: CheckoutDeps, checkoutId: string): Promise<void> {
+  await deps.orm.em.fork().transactional(async (tx) => {
+    const closed = await tx.findOneOrFail(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    closed.status = checkoutTransition(closed.status, 'expire') ?? closed.status;
+    closed.expiresAt = closed.updatedAt = new Date();
+    await releaseRedemption(executorOf(sqlIn(tx)), checkoutId);
+    recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
+  });
 }
 
 export function pricingFor(

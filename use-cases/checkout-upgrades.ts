@@ -9,12 +9,17 @@ import type { CreateCheckoutInput } from './schemas/checkouts.ts';
  * (domain/upgrades.ts): checked here at creation, and again when its payment is recorded. The
  * checkout is the subscription customer's and bills as the subscription does (manual renewals).
  */
+export interface CheckoutUpgrade {
+  customerId: string;
+  recurrenceBilling: 'manual';
+}
+
 export async function upgradedSubscription(
   em: EntityManager,
   input: CreateCheckoutInput,
   price: { type: string; currency: string },
   organizationId: string,
-): Promise<{ customerId: string; recurrenceBilling: 'manual' }> {
+): Promise<CheckoutUpgrade> {
   const id = input.subscription_id!;
   const s = await em.findOne(
     Subscription,

@@ -14,6 +14,7 @@ import {
   type InvoiceActivities,
   type InvoiceOutcome,
   type InvoiceRecord,
+  type InvoiceRequest,
   type InvoiceWorkflowInput,
 } from '../contracts/invoice.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
@@ -37,6 +38,22 @@ const records = proxyActivities<InvoiceActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['InvoiceNotFound'] },
 });
 
+/** The workflow's own time, as the activities take it. */
+const now = () => new Date().toISOString();
+
+/** One run: the invoice asked for, and what its handlers share with it. */
+interface InvoiceRun {
+  request: InvoiceRequest;
+  /** The stored invoice, once recorded. */
+  record: InvoiceRecord | null;
+  /** Why the creation Update is refused (the gateway refused, or it did not answer in time). */
+  refusal: ApplicationFailure | null;
+  /** How the run ended when no stored invoice says it. */
+  ended: InvoiceOutcome | null;
+  /** A callback arrived since the gateway was last asked. */
+  noticed: boolean;
+}
+
 /**
  * An extra charge's whole life: created at the gateway (keyed by the invoice), numbered and stored,
  * then pending until the gateway charges it (paid), refuses the charge (failed), or its deadline
@@ -46,95 +63,98 @@ const records = proxyActivities<InvoiceActivities>({
  */
 export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<InvoiceOutcome> {
   const { answerBy, gatewayInvoiceId: stored, ...request } = input;
-  const { invoiceId } = request;
-  let record: InvoiceRecord | null = null;
-  let refusal: ApplicationFailure | null = null;
-  let ended: InvoiceOutcome | null = null;
-  let noticed = stored !== undefined;
-  const now = () => new Date().toISOString();
+  const run: InvoiceRun = { request, record: null, refusal: null, ended: null, noticed: stored !== undefined };
+  listen(run);
 
-  setHandler(invoiceCreationUpdate, async () => {
-    await condition(() => record !== null || refusal !== null);
-    if (refusal) throw refusal;
-    return record!;
-  });
-  setHandler(invoiceNoticeSignal, () => {
-    noticed = true;
-  });
-  setHandler(invoiceStateQuery, () => ({
-    status: ended ?? record?.status ?? 'creating',
-    gatewayInvoiceId: record?.gateway_invoice_id ?? null,
-  }));
-
-  const created = stored !== undefined ? { id: stored } : await create();
+  const created = stored !== undefined ? { id: stored } : await create(run, answerBy);
   if (created) {
-    record = await records.recordInvoice({ ...request, gatewayInvoiceId: created.id, at: now() });
-    record = await settle(created.id, invoiceDeadline(input.dueDate, input.expirationDate).getTime());
+    run.record = await records.recordInvoice({ ...request, gatewayInvoiceId: created.id, at: now() });
+    run.record = await settle(run, created.id, invoiceDeadline(input.dueDate, input.expirationDate).getTime());
   }
   await condition(allHandlersFinished);
-  return ended ?? record!.status;
+  return run.ended ?? run.record!.status;
+}
 
-  /** The gateway's invoice, or null when none is kept (refused, or not made while the request waited). */
-  async function create(): Promise<GatewayInvoice | null> {
-    const deadline = Date.parse(answerBy);
-    if (Date.now() >= deadline) return abandon();
-    const call: { made?: GatewayInvoice; failure?: unknown } = {};
-    const creating = gateway.createGatewayInvoice(request).then(
-      (invoice) => (call.made = invoice),
-      (err: unknown) => (call.failure = err ?? new Error('creation failed')),
-    );
-    if (
-      await condition(() => call.made !== undefined || call.failure !== undefined, Math.max(deadline - Date.now(), 1))
-    ) {
-      if (call.made) return call.made;
-      const cause = call.failure instanceof ActivityFailure ? call.failure.cause : undefined;
-      if (!(cause instanceof ApplicationFailure) || cause.type !== GATEWAY_REFUSAL) throw call.failure;
-      ended = 'refused';
-      refusal = ApplicationFailure.nonRetryable(cause.message, GATEWAY_REFUSAL);
-      return null;
-    }
-    abandon();
-    // A try under way may still create it: what the gateway made once it answers is voided there.
-    await creating;
-    if (call.made) {
-      const late = await gateway.voidGatewayInvoice({ invoiceId, gatewayInvoiceId: call.made.id });
-      // Charged before it could be voided: the money was taken, so the invoice is kept as paid.
-      if (late.invoice.status === 'paid') {
-        record = await records.recordInvoice({ ...request, gatewayInvoiceId: late.invoice.id, at: now() });
-        record = await records.settleInvoice(settlement('paid', late));
-        ended = null;
-      }
-    }
+/** The creation Update (answered once the invoice is stored or refused), the gateway's notices, the query. */
+function listen(run: InvoiceRun): void {
+  setHandler(invoiceCreationUpdate, async () => {
+    await condition(() => run.record !== null || run.refusal !== null);
+    if (run.refusal) throw run.refusal;
+    return run.record!;
+  });
+  setHandler(invoiceNoticeSignal, () => {
+    run.noticed = true;
+  });
+  setHandler(invoiceStateQuery, () => ({
+    status: run.ended ?? run.record?.status ?? 'creating',
+    gatewayInvoiceId: run.record?.gateway_invoice_id ?? null,
+  }));
+}
+
+/** The gateway's invoice, or null when none is kept (refused, or not made while the request waited). */
+async function create(run: InvoiceRun, answerBy: string): Promise<GatewayInvoice | null> {
+  const { request } = run;
+  const deadline = Date.parse(answerBy);
+  if (Date.now() >= deadline) return abandon(run);
+  const call: { made?: GatewayInvoice; failure?: unknown } = {};
+  const creating = gateway.createGatewayInvoice(request).then(
+    (invoice) => (call.made = invoice),
+    (err: unknown) => (call.failure = err ?? new Error('creation failed')),
+  );
+  if (
+    await condition(() => call.made !== undefined || call.failure !== undefined, Math.max(deadline - Date.now(), 1))
+  ) {
+    if (call.made) return call.made;
+    const cause = call.failure instanceof ActivityFailure ? call.failure.cause : undefined;
+    if (!(cause instanceof ApplicationFailure) || cause.type !== GATEWAY_REFUSAL) throw call.failure;
+    run.ended = 'refused';
+    run.refusal = ApplicationFailure.nonRetryable(cause.message, GATEWAY_REFUSAL);
     return null;
   }
-
-  function abandon(): null {
-    ended = 'abandoned';
-    refusal = ApplicationFailure.nonRetryable(
-      'The gateway did not create the invoice in time; nothing was created',
-      INVOICE_CREATION_ABANDONED,
-    );
-    return null;
-  }
-
-  /** Waits for the gateway's outcome until the deadline, then settles the invoice on what the gateway says. */
-  async function settle(gatewayInvoiceId: string, deadline: number): Promise<InvoiceRecord> {
-    for (;;) {
-      const early = await condition(() => noticed, Math.max(deadline - Date.now(), 1));
-      noticed = false;
-      let state = await gateway.readGatewayInvoice(gatewayInvoiceId);
-      let status = gatewayInvoiceOutcome(state.invoice);
-      if (status === 'pending' && early) continue;
-      if (status === 'pending' || status === 'lapsed') {
-        // Unpaid at its deadline (or lapsed at the gateway): voided there, so that it can never be paid late.
-        state = await gateway.voidGatewayInvoice({ invoiceId, gatewayInvoiceId });
-        status = gatewayInvoiceOutcome(state.invoice);
-      }
-      return records.settleInvoice(settlement(status === 'paid' || status === 'failed' ? status : 'voided', state));
+  abandon(run);
+  // A try under way may still create it: what the gateway made once it answers is voided there.
+  await creating;
+  if (call.made) {
+    const late = await gateway.voidGatewayInvoice({ invoiceId: request.invoiceId, gatewayInvoiceId: call.made.id });
+    // Charged before it could be voided: the money was taken, so the invoice is kept as paid.
+    if (late.invoice.status === 'paid') {
+      run.record = await records.recordInvoice({ ...request, gatewayInvoiceId: late.invoice.id, at: now() });
+      run.record = await records.settleInvoice(settlement(request.invoiceId, 'paid', late));
+      run.ended = null;
     }
   }
+  return null;
+}
 
-  function settlement(status: Exclude<InvoiceStatus, 'pending'>, state: GatewayInvoiceState) {
-    return { invoiceId, status, payment: state.payment, paidAt: state.invoice.paidAt, at: now() };
+function abandon(run: InvoiceRun): null {
+  run.ended = 'abandoned';
+  run.refusal = ApplicationFailure.nonRetryable(
+    'The gateway did not create the invoice in time; nothing was created',
+    INVOICE_CREATION_ABANDONED,
+  );
+  return null;
+}
+
+/** Waits for the gateway's outcome until the deadline, then settles the invoice on what the gateway says. */
+async function settle(run: InvoiceRun, gatewayInvoiceId: string, deadline: number): Promise<InvoiceRecord> {
+  const { invoiceId } = run.request;
+  for (;;) {
+    const early = await condition(() => run.noticed, Math.max(deadline - Date.now(), 1));
+    run.noticed = false;
+    let state = await gateway.readGatewayInvoice(gatewayInvoiceId);
+    let status = gatewayInvoiceOutcome(state.invoice);
+    if (status === 'pending' && early) continue;
+    if (status === 'pending' || status === 'lapsed') {
+      // Unpaid at its deadline (or lapsed at the gateway): voided there, so that it can never be paid late.
+      state = await gateway.voidGatewayInvoice({ invoiceId, gatewayInvoiceId });
+      status = gatewayInvoiceOutcome(state.invoice);
+    }
+    return records.settleInvoice(
+      settlement(invoiceId, status === 'paid' || status === 'failed' ? status : 'voided', state),
+    );
   }
+}
+
+function settlement(invoiceId: string, status: Exclude<InvoiceStatus, 'pending'>, state: GatewayInvoiceState) {
+  return { invoiceId, status, payment: state.payment, paidAt: state.invoice.paidAt, at: now() };
 }

@@ -48,20 +48,42 @@ interface AuthDeps {
   deploymentEnv: 'test' | 'live';
 }
 
+/** `app.authenticate(rule)`: the onRequest hook that sets `request.credential`, or answers 401 or 403. */
 export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
-  const { cache, verifyUserJwt, deploymentEnv } = deps;
-  const db = plainSql(deps.orm);
-  const userIds = new Map<string, string>();
+  const lookups: CredentialLookups = {
+    userFor: userLookup(deps),
+    apiKeyFor: apiKeyLookup(deps),
+    oatFor: oatLookup(deps),
+    customerFor: customerLookup(deps),
+  };
   app.decorateRequest('credential', null);
 
-  async function userFor(token: string): Promise<Credential> {
+  app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
+    return async (request) => {
+      request.credential = await authorize(lookups, deps.cache, request, rule);
+    };
+  });
+}
+
+/** The credential of a token of each kind: from the cache, else from its row. */
+interface CredentialLookups {
+  userFor(token: string): Promise<Credential>;
+  apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>>;
+  oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>>;
+  customerFor(token: string): Promise<OrganizationCredential>;
+}
+
+/** A user JWT's credential; the user's row is made (or an invitation's claimed) on its first request. */
+function userLookup({ orm, verifyUserJwt }: AuthDeps) {
+  const userIds = new Map<string, string>();
+  return async function userFor(token: string): Promise<Credential> {
     const verified = await verifyUserJwt(token);
     if (!verified) throw unauthorized('Invalid token', 'The bearer token is not a valid user JWT');
     let userId = userIds.get(verified.subject);
     if (!userId) {
       // A person added to an organization by email before first signing in was given a placeholder
       // row (`invited|<email>`); their first JWT claims it, so they keep those memberships.
-      const rows = await db.query<{ id: string }>(
+      const rows = await plainSql(orm).query<{ id: string }>(
         `with claimed as (
            update users set subject = ? where subject = 'invited|' || ?
              and not exists (select 1 from users where subject = ?) returning id),
@@ -78,9 +100,12 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       userIds.set(verified.subject, userId);
     }
     return { kind: 'user', userId, subject: verified.subject, email: verified.email };
-  }
+  };
+}
 
-  async function apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>> {
+/** An API key of this deployment's environment; a revoked or deleted one is invalid. */
+function apiKeyLookup({ orm, cache, deploymentEnv }: AuthDeps) {
+  return async function apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>> {
     const ownPrefix = deploymentEnv === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
     // A key of the other environment is as invalid here as a malformed one.
     if (!isWellFormed(token, ownPrefix)) throw unauthorized(API_KEY_MESSAGES.invalid);
@@ -89,7 +114,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
     // Timestamps come as text (plainSql's type parsers are MikroORM's).
-    const rows = await db.query<{
+    const rows = await plainSql(orm).query<{
       id: string;
       organization_id: string;
       scopes: ApiKeyScope[];
@@ -110,15 +135,18 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     };
     cache.set(hash, credential, mark);
     return credential;
-  }
+  };
+}
 
-  async function oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>> {
+/** An Organization Access Token; a revoked one is invalid. */
+function oatLookup({ orm, cache }: AuthDeps) {
+  return async function oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>> {
     if (!isWellFormed(token, TOKEN_PREFIX.oat)) throw unauthorized('Invalid access token');
     const hash = hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
-    const rows = await db.query<{
+    const rows = await plainSql(orm).query<{
       id: string;
       organization_id: string;
       scopes: string[];
@@ -139,17 +167,25 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     };
     cache.set(hash, credential, mark);
     return credential;
-  }
+  };
+}
 
-  async function customerFor(token: string): Promise<OrganizationCredential> {
+/** A Customer Portal session of a customer that is not deleted. */
+function customerLookup({ orm, cache }: AuthDeps) {
+  return async function customerFor(token: string): Promise<OrganizationCredential> {
     if (!isWellFormed(token, TOKEN_PREFIX.customerSession)) throw unauthorized('Invalid customer session token');
     const hash = hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'customer') return cached;
     const mark = cache.mark();
-    const rows = await db.query<{ id: string; organization_id: string; customer_id: string; expires_at: string }>(
+    const rows = await plainSql(orm).query<{
+      id: string;
+      organization_id: string;
+      customer_id: string;
+      expires_at: string;
+    }>(
       `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
-       join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
+         join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
       [hash],
     );
     const row = rows[0];
@@ -163,70 +199,72 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     };
     cache.set(hash, credential, mark);
     return credential;
-  }
+  };
+}
 
-  async function authorize(request: FastifyRequest, rule: AuthRule): Promise<Credential> {
-    const headerKey = request.headers['x-service-api-key'];
-    const authorization = request.headers.authorization;
-    // The scheme is case-insensitive (RFC 9110); the token is taken as sent, so stray spaces fail its format check.
-    const bearer =
-      authorization !== undefined && /^bearer /i.test(authorization)
-        ? authorization.slice('Bearer '.length)
-        : undefined;
+/**
+ * The request's credential, if the route's rule accepts it: the API key of the X-Service-Api-Key
+ * header (or a bearer that looks like one), else the bearer token by its prefix, else a user JWT.
+ */
+async function authorize(
+  lookups: CredentialLookups,
+  cache: CredentialCache,
+  request: FastifyRequest,
+  rule: AuthRule,
+): Promise<Credential> {
+  const { userFor, apiKeyFor, oatFor, customerFor } = lookups;
+  const headerKey = request.headers['x-service-api-key'];
+  const authorization = request.headers.authorization;
+  // The scheme is case-insensitive (RFC 9110); the token is taken as sent, so stray spaces fail its format check.
+  const bearer =
+    authorization !== undefined && /^bearer /i.test(authorization) ? authorization.slice('Bearer '.length) : undefined;
 
-    const isApiKey = headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
-    if (isApiKey) {
-      const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
-      const credential = await apiKeyFor(key);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-        throw unauthorized(API_KEY_MESSAGES.expired);
-      if (!rule.apiKey) throw forbidden(API_KEY_MESSAGES.scope, 'This operation does not accept API keys');
-      const needed = requiredApiKeyScope(request.method, rule.apiKey);
-      if (!apiKeyAllows(credential.scopes, needed)) {
-        throw forbidden(API_KEY_MESSAGES.scope, `This operation needs the ${needed} scope`);
-      }
-      cache.recordUse('api_keys', credential.id);
-      return credential;
+  const isApiKey = headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
+  if (isApiKey) {
+    const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
+    const credential = await apiKeyFor(key);
+    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+      throw unauthorized(API_KEY_MESSAGES.expired);
+    if (!rule.apiKey) throw forbidden(API_KEY_MESSAGES.scope, 'This operation does not accept API keys');
+    const needed = requiredApiKeyScope(request.method, rule.apiKey);
+    if (!apiKeyAllows(credential.scopes, needed)) {
+      throw forbidden(API_KEY_MESSAGES.scope, `This operation needs the ${needed} scope`);
     }
-
-    if (bearer === undefined) {
-      if (authorization !== undefined)
-        throw unauthorized('Invalid Authorization header', 'Expected: Authorization: Bearer <token>');
-      throw rule.apiKey
-        ? unauthorized(API_KEY_MESSAGES.missing, 'Send the key in the X-Service-Api-Key header')
-        : unauthorized('Missing Authorization header', 'Send Authorization: Bearer <token>');
-    }
-
-    if (bearer.startsWith(TOKEN_PREFIX.oat)) {
-      const credential = await oatFor(bearer);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-        throw unauthorized('Access token expired');
-      if (!rule.oat) throw forbidden('Organization access tokens are not accepted here');
-      if (!oatAllows(credential.scopes, rule.oat)) {
-        throw forbidden('Access token lacks required scope', `Needs one of: ${rule.oat.join(', ')}`);
-      }
-      cache.recordUse('organization_access_tokens', credential.id);
-      return credential;
-    }
-
-    if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
-      const credential = await customerFor(bearer);
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-        throw unauthorized('Customer session expired');
-      if (!rule.customer) throw forbidden('Customer session tokens are not accepted here');
-      return credential;
-    }
-
-    const credential = await userFor(bearer);
-    if (!rule.user) throw forbidden('User tokens are not accepted here');
+    cache.recordUse('api_keys', credential.id);
     return credential;
   }
 
-  app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
-    return async (request) => {
-      request.credential = await authorize(request, rule);
-    };
-  });
+  if (bearer === undefined) {
+    if (authorization !== undefined)
+      throw unauthorized('Invalid Authorization header', 'Expected: Authorization: Bearer <token>');
+    throw rule.apiKey
+      ? unauthorized(API_KEY_MESSAGES.missing, 'Send the key in the X-Service-Api-Key header')
+      : unauthorized('Missing Authorization header', 'Send Authorization: Bearer <token>');
+  }
+
+  if (bearer.startsWith(TOKEN_PREFIX.oat)) {
+    const credential = await oatFor(bearer);
+    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+      throw unauthorized('Access token expired');
+    if (!rule.oat) throw forbidden('Organization access tokens are not accepted here');
+    if (!oatAllows(credential.scopes, rule.oat)) {
+      throw forbidden('Access token lacks required scope', `Needs one of: ${rule.oat.join(', ')}`);
+    }
+    cache.recordUse('organization_access_tokens', credential.id);
+    return credential;
+  }
+
+  if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
+    const credential = await customerFor(bearer);
+    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+      throw unauthorized('Customer session expired');
+    if (!rule.customer) throw forbidden('Customer session tokens are not accepted here');
+    return credential;
+  }
+
+  const credential = await userFor(bearer);
+  if (!rule.user) throw forbidden('User tokens are not accepted here');
+  return credential;
 }
 
 /** The organization-bound credential of a request; routes that accept only such credentials use it. */

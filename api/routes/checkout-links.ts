@@ -20,7 +20,7 @@ import {
   type CheckoutLinkEntity,
 } from '../schemas/checkout-links.ts';
 import { errorResponses, pageOf, pageOffset, paginated, isUuid } from '../../use-cases/schemas/common.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkout-links'];
 // API keys: read (GET) per the spec's table; writes need admin, which no key holds.
@@ -28,9 +28,19 @@ const READ = { oat: ['checkout_links:read'], apiKey: 'checkout-links' } as const
 const WRITE = { oat: ['checkout_links:write'], apiKey: 'checkout-links' } as const;
 const SORT_COLUMNS = { created_at: 'createdAt', modified_at: 'updatedAt' } as const;
 
+/** A link's record, its URL made from the configured base. */
+type Present = (link: CheckoutLinkEntity) => ReturnType<typeof checkoutLinkRecord>;
+
 export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const present = (link: CheckoutLinkEntity) => checkoutLinkRecord(link, deps.config.checkoutLinkBase);
 
+  creationRoutes(app, deps, present);
+  readRoutes(app, deps, present);
+  changeRoutes(app, deps, present);
+};
+
+/** POST /: a checkout link of the organization's products. */
+function creationRoutes(app: RouteApp, deps: RouteDeps, present: Present): void {
   app.post(
     '/',
     {
@@ -74,7 +84,13 @@ export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return reply.status(201).send(present(link));
     },
   );
+}
 
+/**
+ * GET / and GET /:id: the links of the organization (and, for a parent's access token, of its
+ * direct sub-organizations).
+ */
+function readRoutes(app: RouteApp, deps: RouteDeps, present: Present): void {
   app.get(
     '/',
     {
@@ -137,7 +153,10 @@ export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return present(await ownCheckoutLink(deps.orm.em.fork(), organizationId, request.params.id));
     },
   );
+}
 
+/** PATCH /:id and DELETE /:id. */
+function changeRoutes(app: RouteApp, deps: RouteDeps, present: Present): void {
   app.patch(
     '/:id',
     {
@@ -209,7 +228,7 @@ export const checkoutLinksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return reply.status(204).send(null);
     },
   );
-};
+}
 
 /** A checkout link of the organization (archived included); foreign or malformed ids are a 404. */
 export async function ownCheckoutLink(

@@ -33,7 +33,7 @@ import {
 import { storedBillingAddress } from '../../use-cases/schemas/customers.ts';
 import { openRenewalCheckout } from '../../use-cases/renewal-checkouts.ts';
 import { errorResponses, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const tags = ['checkouts'];
 /** The spec lists checkouts under OAT scopes only; API keys fall to the admin-only `other` resource. */
@@ -42,6 +42,17 @@ const WRITE = { oat: ['checkouts:write'], apiKey: 'other' } as const;
 const DEPRECATION_DOCS = '/docs#/checkouts/post_api_v1_checkouts_';
 
 export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  collectionRoutes(app, deps);
+  itemRoutes(app, deps);
+  manualRenewalRoutes(app, deps);
+  publicRoutes(app, deps);
+};
+
+/**
+ * POST / and GET /: opening a checkout (a deprecated product_price_id is answered with a
+ * Deprecation header) and the list.
+ */
+function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -100,7 +111,13 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return pageOf(items.map(checkoutRecord), total, query.limit);
     },
   );
+}
 
+/**
+ * GET and PATCH /:id: a checkout of the organization; an update that changes its discount or
+ * quantity re-prices it.
+ */
+function itemRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:id',
     {
@@ -173,7 +190,13 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return checkoutRecord(checkout);
     },
   );
+}
 
+/**
+ * POST /:id/manual-renewal-checkout: the checkout that pays the next period of a manually billed
+ * subscription.
+ */
+function manualRenewalRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/:id/manual-renewal-checkout',
     {
@@ -209,7 +232,10 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(opened.created ? 201 : 200).send(checkoutRecord(opened.checkout));
     },
   );
+}
 
+/** GET /client/:client_secret: what the hosted checkout page reads, without a credential. */
+function publicRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/client/:client_secret',
     {
@@ -225,7 +251,7 @@ export const checkoutsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return publicCheckoutView(em, await checkoutByClientSecret(em, request.params.client_secret));
     },
   );
-};
+}
 
 /** Sets the sent fields; null clears a nullable one. */
 function applyUpdate(checkout: CheckoutEntity, body: UpdateCheckoutBody, taxId: string | null | undefined): void {

@@ -19,7 +19,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { presentCharge, presentSubscription, subscriptionParams } from '../schemas/subscriptions.ts';
 import { sendPriceChange, sendSubscriptionChange } from '../subscription-updates.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 
@@ -49,6 +49,12 @@ const present = (s: SubscriptionEntity) => presentPortalSubscription(presentSubs
  * customer's or organization's subscription is a 404, like an unknown id, so no id is confirmed.
  */
 export const customerPortalSubscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  readRoutes(app, deps);
+  updateRoutes(app, deps);
+};
+
+/** GET / and GET /:id: the session's customer's subscriptions; one of them with its charges. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -116,7 +122,10 @@ export const customerPortalSubscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps>
       return { ...present(subscription), charges: charges.map(presentPortalCharge) };
     },
   );
+}
 
+/** PATCH /:id: what the customer may change of its own subscription. */
+function updateRoutes(app: RouteApp, deps: RouteDeps): void {
   app.patch(
     '/:id',
     {
@@ -165,7 +174,7 @@ export const customerPortalSubscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps>
       return presentPortalSubscription(await sendSubscriptionChange(deps.temporal, subscription.workflowId, action));
     },
   );
-};
+}
 
 /**
  * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a

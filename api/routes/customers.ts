@@ -1,12 +1,12 @@
 import { LockMode, UniqueConstraintViolationException, type FilterQuery, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlIn } from '../../db/plain-sql.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { parseTaxId, type TaxId } from '../../domain/tax-id.ts';
 import { Customer } from '../../db/entities/customer.ts';
 import { recordEvent } from '../../db/events.ts';
+import { sqlIn } from '../../db/plain-sql.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
@@ -29,7 +29,7 @@ import {
   type UpdateCustomerBody,
   storedBillingAddress,
 } from '../../use-cases/schemas/customers.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type CustomerEntity = InferEntity<typeof Customer>;
 /** A customer is addressed by our id or by the merchant's external_id; both routes behave the same. */
@@ -51,6 +51,25 @@ const UPDATE_ERRORS = validationErrors({
 });
 
 export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  creationRoutes(app, deps);
+  listRoutes(app, deps);
+
+  // `/:id` and `/external/:external_id` share their handlers; only the lookup key differs.
+  for (const family of ['id', 'external'] as const) {
+    const path = family === 'id' ? '/:id' : '/external/:external_id';
+    const params = family === 'id' ? customerIdParams : externalIdParams;
+    const keyOf = (p: Record<string, string>): CustomerKey =>
+      family === 'id' ? { id: p.id! } : { externalId: p.external_id! };
+    const by = family === 'id' ? 'by id' : 'by external_id';
+    const lookup = { path, params, keyOf, by };
+    getRoute(app, deps, lookup);
+    updateRoute(app, deps, lookup);
+    deleteRoute(app, deps, lookup);
+  }
+};
+
+/** POST /: a customer, its email and external_id unique in the organization. */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -93,7 +112,10 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(201).send(customerRecord(customer));
     },
   );
+}
 
+/** GET /: the customers, found by email, external_id or part of the name or email. */
+function listRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -126,109 +148,121 @@ export const customersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return pageOf(rows.map(customerRecord), total, q.limit);
     },
   );
+}
 
-  // `/:id` and `/external/:external_id` share their handlers; only the lookup key differs.
-  for (const family of ['id', 'external'] as const) {
-    const path = family === 'id' ? '/:id' : '/external/:external_id';
-    const params = family === 'id' ? customerIdParams : externalIdParams;
-    const keyOf = (p: Record<string, string>): CustomerKey =>
-      family === 'id' ? { id: p.id! } : { externalId: p.external_id! };
-    const by = family === 'id' ? 'by id' : 'by external_id';
+/** How a route of one customer finds it: by our id (`/:id`) or by the merchant's (`/external/:external_id`). */
+interface CustomerLookup {
+  path: string;
+  params: typeof customerIdParams | typeof externalIdParams;
+  keyOf: (p: Record<string, string>) => CustomerKey;
+  /** How the summaries name the lookup. */
+  by: string;
+}
 
-    app.get(
-      path,
-      {
-        onRequest: app.authenticate(READ),
-        schema: {
-          tags: ['customers'],
-          summary: `Get a customer ${by}`,
-          params,
-          response: { 200: customerSchema, ...errorResponses },
-        },
+/** GET /:id (or /external/:external_id): the customer. */
+function getRoute(app: RouteApp, deps: RouteDeps, lookup: CustomerLookup): void {
+  const { path, params, keyOf, by } = lookup;
+  app.get(
+    path,
+    {
+      onRequest: app.authenticate(READ),
+      schema: {
+        tags: ['customers'],
+        summary: `Get a customer ${by}`,
+        params,
+        response: { 200: customerSchema, ...errorResponses },
       },
-      async (request) => {
-        const { organizationId } = organizationCredential(request);
-        const customer = await findCustomer(deps.orm.em.fork(), organizationId, keyOf(request.params));
-        return customerRecord(customer);
-      },
-    );
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const customer = await findCustomer(deps.orm.em.fork(), organizationId, keyOf(request.params));
+      return customerRecord(customer);
+    },
+  );
+}
 
-    app.patch(
-      path,
-      {
-        onRequest: app.authenticate(WRITE),
-        schema: {
-          tags: ['customers'],
-          summary: `Update a customer ${by}`,
-          description:
-            'Only the sent fields change; null clears a nullable field. billing_address replaces the previous address ' +
-            'entirely; user_metadata is merged (a null value removes that key). Changing email resets email_verified ' +
-            'unless the same request sets it.',
-          params,
-          body: updateCustomerBody,
-          response: { 200: customerSchema, ...errorResponses, 422: UPDATE_ERRORS },
-        },
+/** PATCH /:id (or /external/:external_id): the sent fields change, under the customer's lock. */
+function updateRoute(app: RouteApp, deps: RouteDeps, lookup: CustomerLookup): void {
+  const { path, params, keyOf, by } = lookup;
+  app.patch(
+    path,
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags: ['customers'],
+        summary: `Update a customer ${by}`,
+        description:
+          'Only the sent fields change; null clears a nullable field. billing_address replaces the previous address ' +
+          'entirely; user_metadata is merged (a null value removes that key). Changing email resets email_verified ' +
+          'unless the same request sets it.',
+        params,
+        body: updateCustomerBody,
+        response: { 200: customerSchema, ...errorResponses, 422: UPDATE_ERRORS },
       },
-      async (request) => {
-        const { organizationId } = organizationCredential(request);
-        const key = keyOf(request.params);
-        const taxId = request.body.tax_id == null ? request.body.tax_id : validTaxId(request.body.tax_id);
-        const em = deps.orm.em.fork();
-        const customer = await uniquely(() =>
-          em.transactional(async (tx) => {
-            // Locked, so two concurrent metadata merges both land.
-            const current = await findCustomer(tx, organizationId, key, true);
-            const changed = applyUpdate(current, request.body, taxId);
-            if (changed.length > 0) {
-              current.updatedAt = new Date();
-              recordEvent(tx, organizationId, 'customer.updated', {
-                ...customerRecord(current),
-                changed_fields: changed,
-              });
-            }
-            return current;
-          }),
-        );
-        return customerRecord(customer);
-      },
-    );
-
-    app.delete(
-      path,
-      {
-        onRequest: app.authenticate(WRITE),
-        schema: {
-          tags: ['customers'],
-          summary: `Delete a customer ${by}`,
-          description:
-            'Soft delete: the customer disappears from the API and its email and external_id can be used again.',
-          params,
-          response: { 204: z.null().describe('Deleted'), ...errorResponses },
-        },
-      },
-      async (request, reply) => {
-        const { organizationId } = organizationCredential(request);
-        const key = keyOf(request.params);
-        const sessionHashes = await deps.orm.em.fork().transactional(async (tx) => {
+    },
+    async (request) => {
+      const { organizationId } = organizationCredential(request);
+      const key = keyOf(request.params);
+      const taxId = request.body.tax_id == null ? request.body.tax_id : validTaxId(request.body.tax_id);
+      const em = deps.orm.em.fork();
+      const customer = await uniquely(() =>
+        em.transactional(async (tx) => {
+          // Locked, so two concurrent metadata merges both land.
           const current = await findCustomer(tx, organizationId, key, true);
-          const now = new Date();
-          current.deletedAt = now;
-          current.updatedAt = now;
-          recordEvent(tx, organizationId, 'customer.deleted', customerRecord(current));
-          // A deleted customer's portal sessions end with it, in every API process.
-          const sessions = await sqlIn(tx)<{ token_hash: string }>(
-            'delete from customer_sessions where customer_id = ? returning token_hash',
-            [current.id],
-          );
-          for (const { token_hash } of sessions) await deps.cache.announceRevocation(tx, token_hash);
-          return sessions.map((s) => s.token_hash);
-        });
-        await Promise.all(sessionHashes.map((hash) => deps.cache.revoked(hash)));
-        return reply.status(204).send(null);
+          const changed = applyUpdate(current, request.body, taxId);
+          if (changed.length > 0) {
+            current.updatedAt = new Date();
+            recordEvent(tx, organizationId, 'customer.updated', {
+              ...customerRecord(current),
+              changed_fields: changed,
+            });
+          }
+          return current;
+        }),
+      );
+      return customerRecord(customer);
+    },
+  );
+}
+
+/** DELETE /:id (or /external/:external_id): a soft delete; the customer's portal sessions end with it. */
+function deleteRoute(app: RouteApp, deps: RouteDeps, lookup: CustomerLookup): void {
+  const { path, params, keyOf, by } = lookup;
+  app.delete(
+    path,
+    {
+      onRequest: app.authenticate(WRITE),
+      schema: {
+        tags: ['customers'],
+        summary: `Delete a customer ${by}`,
+        description:
+          'Soft delete: the customer disappears from the API and its email and external_id can be used again.',
+        params,
+        response: { 204: z.null().describe('Deleted'), ...errorResponses },
       },
-    );
-  }
-};
+    },
+    async (request, reply) => {
+      const { organizationId } = organizationCredential(request);
+      const key = keyOf(request.params);
+      const sessionHashes = await deps.orm.em.fork().transactional(async (tx) => {
+        const current = await findCustomer(tx, organizationId, key, true);
+        const now = new Date();
+        current.deletedAt = now;
+        current.updatedAt = now;
+        recordEvent(tx, organizationId, 'customer.deleted', customerRecord(current));
+        // A deleted customer's portal sessions end with it, in every API process.
+        const sessions = await sqlIn(tx)<{ token_hash: string }>(
+          'delete from customer_sessions where customer_id = ? returning token_hash',
+          [current.id],
+        );
+        for (const { token_hash } of sessions) await deps.cache.announceRevocation(tx, token_hash);
+        return sessions.map((s) => s.token_hash);
+      });
+      await Promise.all(sessionHashes.map((hash) => deps.cache.revoked(hash)));
+      return reply.status(204).send(null);
+    },
+  );
+}
 
 async function findCustomer(
   em: EntityManager,

@@ -35,12 +35,15 @@ import {
 } from '../schemas/credentials.ts';
 import { recordEvent } from '../../db/events.ts';
 import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type ApiKeyRow = InferEntity<typeof ApiKey>;
 type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The hook of the routes that take a user JWT only. */
+type UserOnly = { onRequest: ReturnType<RouteApp['authenticate']> };
 
 /** The 422 of creating a key or a token. */
 const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not in the future' });
@@ -53,8 +56,14 @@ const EXPIRY_ERRORS = validationErrors({ invalid_expires_at: 'expires_at is not 
 export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const asUser = { onRequest: app.authenticate({ user: true }) };
 
-  // API keys -------------------------------------------------------------------------------------
+  apiKeyCreationRoutes(app, deps, asUser);
+  apiKeyRoutes(app, deps, asUser);
+  accessTokenCreationRoutes(app, deps, asUser);
+  accessTokenRoutes(app, deps, asUser);
+};
 
+/** API keys (spec, Authentication → API keys): creating one, its secret shown only then. */
+function apiKeyCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/api-keys',
     {
@@ -100,7 +109,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(201).send({ ...apiKeyRecord(key, now), key: secret });
     },
   );
+}
 
+/** The API keys listed, revoked, and deleted (a revocation that also leaves the list). */
+function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.get(
     '/organizations/:organization_id/api-keys',
     {
@@ -164,9 +176,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(204).send(null);
     },
   );
+}
 
-  // Organization Access Tokens -------------------------------------------------------------------
-
+/** Organization Access Tokens: creating one, the token shown only then. */
+function accessTokenCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.post(
     '/organizations/:organization_id/access-tokens',
     {
@@ -212,7 +225,10 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(201).send({ ...accessTokenRecord(row), token });
     },
   );
+}
 
+/** The Organization Access Tokens listed, and revoked. */
+function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
   app.get(
     '/organizations/:organization_id/access-tokens',
     {
@@ -281,7 +297,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(204).send(null);
     },
   );
-};
+}
 
 /**
  * The dashboard page (outside /api/v1). Static HTML and JavaScript: it asks for a user JWT and an

@@ -28,7 +28,7 @@ import {
   updateDiscountBody,
   type DiscountEntity,
 } from '../schemas/discounts.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const tags = ['discounts'];
 // The spec gives API keys no discount operations: resource 'other' needs admin, which no key holds.
@@ -41,6 +41,14 @@ const PRODUCT_ERROR = { invalid_product: 'a product_id names no product of the o
 const CODE_ERROR = { code_taken: 'another discount of the organization has this code, in any case' };
 
 export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  creationRoutes(app, deps);
+  readRoutes(app, deps);
+  updateRoutes(app, deps);
+  deleteRoutes(app, deps);
+};
+
+/** POST /: a discount, one of the four variants of its body (type × duration). */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -102,7 +110,10 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(201).send(discountRecord(discount));
     },
   );
+}
 
+/** GET / and GET /:id: the discounts that are not deleted. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -151,7 +162,10 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return discountRecord(await ownDiscount(deps.orm.em.fork(), organizationId, request.params.id));
     },
   );
+}
 
+/** PATCH /:id: the mutable fields; the amount, type and duration are fixed at creation. */
+function updateRoutes(app: RouteApp, deps: RouteDeps): void {
   app.patch(
     '/:id',
     {
@@ -212,7 +226,10 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       );
     },
   );
+}
 
+/** DELETE /:id: a soft delete; sales keep their reference. */
+function deleteRoutes(app: RouteApp, deps: RouteDeps): void {
   app.delete(
     '/:id',
     {
@@ -239,7 +256,7 @@ export const discountsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       return reply.status(204).send(null);
     },
   );
-};
+}
 
 /** A live discount of the organization; deleted, foreign or malformed ids are a 404. */
 export async function ownDiscount(

@@ -34,7 +34,7 @@ import {
   uploadErrors,
   uploadFileBody,
 } from '../schemas/files.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const tags = ['files'];
 // The spec grants API keys read/write only on named resources; files fall to admin (fail closed).
@@ -51,8 +51,25 @@ function describedOnly<T>(route: Parameters<FastifySchemaCompiler<T>>[0]): Retur
 }
 
 export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const files = fileStore(app, deps);
+  const { maxBytes } = files;
+  await app.register(multipart, {
+    limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, parts: 11, headerPairs: 100 },
+  });
+  // Any other body type reaches the upload handler unread, which answers 415 in its own words.
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  uploadRoutes(app, deps, files);
+  readRoutes(app, deps, files);
+  deleteRoutes(app, deps, files);
+  downloadRoutes(app, deps, files);
+};
+
+/**
+ * The organization's file storage (its download URLs signed for the local disk), and what the routes
+ * do with an upload and a file record.
+ */
+function fileStore(app: RouteApp, deps: RouteDeps) {
   const { config } = deps;
-  const db = plainSql(deps.orm);
   const maxBytes = config.FILES_MAX_BYTES;
   const downloadPath = (id: string) => `${app.prefix}/${id}/download`;
   const storage = openFileStorage(config, (target: DownloadTarget) => {
@@ -126,12 +143,15 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     await storage.delete(key).catch((err: unknown) => request.log.error({ err, key }, 'stored file left behind'));
   }
 
-  await app.register(multipart, {
-    limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, parts: 11, headerPairs: 100 },
-  });
-  // Any other body type reaches the upload handler unread, which answers 415 in its own words.
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  return { config, maxBytes, storage, withDownloadUrl, storeUpload, orDiscard, discard };
+}
 
+type FileStore = ReturnType<typeof fileStore>;
+
+/** POST /: an upload, streamed to storage, then recorded (or discarded when refused or replayed). */
+function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
+  const db = plainSql(deps.orm);
+  const { storeUpload, orDiscard, discard, withDownloadUrl } = files;
   app.post(
     '/',
     {
@@ -170,7 +190,12 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       }
     },
   );
+}
 
+/** GET / and GET /:id: file records, each with a fresh download URL. */
+function readRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
+  const db = plainSql(deps.orm);
+  const { withDownloadUrl } = files;
   app.get(
     '/',
     {
@@ -217,7 +242,12 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       return withDownloadUrl(file);
     },
   );
+}
 
+/** DELETE /:id: the record, then its bytes (refused while a product shows the file). */
+function deleteRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
+  const db = plainSql(deps.orm);
+  const { storage } = files;
   app.delete(
     '/:id',
     {
@@ -250,7 +280,12 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       return reply.status(204).send(null);
     },
   );
+}
 
+/** GET /:id/download: the bytes, through a signed URL and without a credential (local storage). */
+function downloadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
+  const db = plainSql(deps.orm);
+  const { config, storage } = files;
   app.get(
     '/:id/download',
     {
@@ -310,4 +345,4 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         .send(body);
     },
   );
-};
+}

@@ -44,7 +44,7 @@ import {
   roleOf,
   toOrganizationBody,
 } from '../organization-records.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const READ_SCOPES = ['organizations:read', 'web:read'];
 const WRITE_SCOPES = ['organizations:write', 'web:write'];
@@ -62,6 +62,16 @@ const slugTaken = (slug: string) =>
   unprocessable('slug_taken', 'Slug already exists', `An organization with slug "${slug}" already exists`);
 
 export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  creationRoutes(app, deps);
+  readRoutes(app, deps);
+  updateRoutes(app, deps);
+  memberListRoutes(app, deps);
+  memberAdditionRoutes(app, deps);
+  memberRemovalRoutes(app, deps);
+};
+
+/** POST /: an organization, its caller its owner. */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -132,7 +142,13 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       }
     },
   );
+}
 
+/**
+ * GET / and GET /:id: the caller's organizations (a token's: its own and its direct
+ * sub-organizations).
+ */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -189,7 +205,10 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return toOrganizationBody(org);
     },
   );
+}
 
+/** PATCH /:id: the organization's fields; its settings objects are merged. */
+function updateRoutes(app: RouteApp, deps: RouteDeps): void {
   app.patch(
     '/:id',
     {
@@ -229,7 +248,10 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return toOrganizationBody(updated);
     },
   );
+}
 
+/** GET /:id/members: the members, to any member. */
+function memberListRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:id/members',
     {
@@ -270,7 +292,10 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return pageOf(items, Number(count!.total), limit);
     },
   );
+}
 
+/** POST /:id/members: a member by email (owners add admins and members; admins add members). */
+function memberAdditionRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/:id/members',
     {
@@ -317,7 +342,10 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       }
     },
   );
+}
 
+/** DELETE /:id/members/:email: a member leaves; the last owner stays. */
+function memberRemovalRoutes(app: RouteApp, deps: RouteDeps): void {
   app.delete(
     '/:id/members/:email',
     {
@@ -358,4 +386,4 @@ export const organizationsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return reply.status(204).send(null);
     },
   );
-};
+}

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
@@ -5,6 +6,7 @@ import { Price, Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
+import type { NormalizedPrice } from '../../domain/price-rules.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../../use-cases/schemas/common.ts';
@@ -19,14 +21,23 @@ import {
   productParams,
   productSchema,
   updateProductBody,
+  type InlinePrice,
 } from '../schemas/catalog.ts';
 import { mediasByProduct, mediasOf, ownMediaFiles, setProductMedias } from '../product-medias.ts';
 import { checkedPrice, createPrice, ownProduct, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 const tags = ['products'];
 
 export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  creationRoutes(app, deps);
+  readRoutes(app, deps);
+  updateRoutes(app, deps);
+  archiveRoutes(app, deps);
+};
+
+/** POST /: a product with its prices and medias. */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -87,7 +98,10 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return reply.status(201).send(presentProduct(product, prices, medias));
     },
   );
+}
 
+/** GET / and GET /:id: products with their prices and medias. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -161,7 +175,13 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return presentProductRow(rows[0]);
     },
   );
+}
 
+/**
+ * PATCH /:id: the product's fields, its new prices and the prices it archives (prices are
+ * immutable).
+ */
+function updateRoutes(app: RouteApp, deps: RouteDeps): void {
   app.patch(
     '/:id',
     {
@@ -183,73 +203,18 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       }));
 
       const em = deps.orm.em.fork();
-      const { product, prices, medias, created } = await em.transactional(async (tx) => {
-        const product = await ownProduct(tx, request.params.id, credential.organizationId, true);
-        const prices = await tx.find(Price, { productId: product.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-        const shown = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
-        const medias = body.medias ? await ownMediaFiles(tx, product.organizationId, body.medias) : shown;
-        const mediasChanged = medias.map((m) => m.id).join() !== shown.map((m) => m.id).join();
-        const byId = new Map(prices.map((p) => [p.id, p]));
-
-        const archiveIds = [...new Set(body.archive_price_ids ?? [])];
-        const unknown = archiveIds.filter((id) => !byId.has(id));
-        if (unknown.length > 0) {
-          throw unprocessable(
-            'unknown_price',
-            'Price not found on this product',
-            `archive_price_ids: ${unknown.join(', ')}`,
-          );
-        }
-        const defaultPriceId = body.default_price_id ?? product.defaultPriceId;
-        const refusal = defaultPriceChangeRefusal({
-          requested: body.default_price_id,
-          current: product.defaultPriceId ?? null,
-          archiving: archiveIds,
-          prices,
-        });
-        if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
-
-        const now = new Date();
-        const archived = archiveIds.map((id) => byId.get(id)!).filter((p) => p.active);
-        for (const price of archived) {
-          price.active = false;
-          price.modifiedAt = now;
-        }
-        const created = added.map(({ input, normalized }) => createPrice(tx, product, input, normalized, true, now));
-
-        const changed =
-          archived.length > 0 ||
-          created.length > 0 ||
-          (body.name !== undefined && body.name !== product.name) ||
-          (body.description !== undefined && body.description !== product.description) ||
-          body.metadata !== undefined ||
-          (body.is_tax_applicable !== undefined && body.is_tax_applicable !== product.isTaxApplicable) ||
-          defaultPriceId !== product.defaultPriceId ||
-          (body.is_archived !== undefined && body.is_archived !== product.isArchived) ||
-          mediasChanged;
-        if (!changed) return { product, prices, medias, created };
-
-        if (body.name !== undefined) product.name = body.name;
-        if (body.description !== undefined) product.description = body.description;
-        if (body.metadata !== undefined) product.metadata = body.metadata;
-        if (body.is_tax_applicable !== undefined) product.isTaxApplicable = body.is_tax_applicable;
-        if (body.is_archived !== undefined) product.isArchived = body.is_archived;
-        product.defaultPriceId = defaultPriceId;
-        product.modifiedAt = now;
-        if (mediasChanged) await setProductMedias(tx, product, medias);
-
-        const all = [...prices, ...created];
-        recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, all, medias));
-        for (const price of created) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
-        for (const price of archived) recordEvent(tx, product.organizationId, 'price.updated', presentPrice(price));
-        return { product, prices: all, medias, created };
-      });
+      const { product, prices, medias, created } = await em.transactional((tx) =>
+        updateProduct(tx, { id: request.params.id, organizationId: credential.organizationId, body, added }),
+      );
 
       await provisionRecurrencePlans(deps, created, request.log);
       return presentProduct(product, prices, medias);
     },
   );
+}
 
+/** DELETE /:id: archives the product (it stays readable). */
+function archiveRoutes(app: RouteApp, deps: RouteDeps): void {
   app.delete(
     '/:id',
     {
@@ -281,4 +246,75 @@ export const productsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return reply.status(204).send(null);
     },
   );
-};
+}
+
+/**
+ * PATCH /:id's transaction: the locked product, the prices it archives and its default price checked,
+ * the new prices written, and, when anything changed, its fields set and the events recorded.
+ */
+async function updateProduct(tx: EntityManager, update: ProductUpdate) {
+  const { id, organizationId, body, added } = update;
+  const product = await ownProduct(tx, id, organizationId, true);
+  const prices = await tx.find(Price, { productId: product.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const shown = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
+  const medias = body.medias ? await ownMediaFiles(tx, product.organizationId, body.medias) : shown;
+  const mediasChanged = medias.map((m) => m.id).join() !== shown.map((m) => m.id).join();
+  const byId = new Map(prices.map((p) => [p.id, p]));
+
+  const archiveIds = [...new Set(body.archive_price_ids ?? [])];
+  const unknown = archiveIds.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    throw unprocessable('unknown_price', 'Price not found on this product', `archive_price_ids: ${unknown.join(', ')}`);
+  }
+  const defaultPriceId = body.default_price_id ?? product.defaultPriceId;
+  const refusal = defaultPriceChangeRefusal({
+    requested: body.default_price_id,
+    current: product.defaultPriceId ?? null,
+    archiving: archiveIds,
+    prices,
+  });
+  if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
+
+  const now = new Date();
+  const archived = archiveIds.map((id) => byId.get(id)!).filter((p) => p.active);
+  for (const price of archived) {
+    price.active = false;
+    price.modifiedAt = now;
+  }
+  const created = added.map(({ input, normalized }) => createPrice(tx, product, input, normalized, true, now));
+
+  const changed =
+    archived.length > 0 ||
+    created.length > 0 ||
+    (body.name !== undefined && body.name !== product.name) ||
+    (body.description !== undefined && body.description !== product.description) ||
+    body.metadata !== undefined ||
+    (body.is_tax_applicable !== undefined && body.is_tax_applicable !== product.isTaxApplicable) ||
+    defaultPriceId !== product.defaultPriceId ||
+    (body.is_archived !== undefined && body.is_archived !== product.isArchived) ||
+    mediasChanged;
+  if (!changed) return { product, prices, medias, created };
+
+  if (body.name !== undefined) product.name = body.name;
+  if (body.description !== undefined) product.description = body.description;
+  if (body.metadata !== undefined) product.metadata = body.metadata;
+  if (body.is_tax_applicable !== undefined) product.isTaxApplicable = body.is_tax_applicable;
+  if (body.is_archived !== undefined) product.isArchived = body.is_archived;
+  product.defaultPriceId = defaultPriceId;
+  product.modifiedAt = now;
+  if (mediasChanged) await setProductMedias(tx, product, medias);
+
+  const all = [...prices, ...created];
+  recordEvent(tx, product.organizationId, 'product.updated', presentProduct(product, all, medias));
+  for (const price of created) recordEvent(tx, product.organizationId, 'price.created', presentPrice(price));
+  for (const price of archived) recordEvent(tx, product.organizationId, 'price.updated', presentPrice(price));
+  return { product, prices: all, medias, created };
+}
+
+/** What PATCH /:id changes: the product named, the body, and its new prices, checked. */
+interface ProductUpdate {
+  id: string;
+  organizationId: string;
+  body: z.infer<typeof updateProductBody>;
+  added: { input: InlinePrice; normalized: NormalizedPrice }[];
+}

@@ -19,7 +19,7 @@ import {
 import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { refundWorkflowId } from '../../contracts/refund.ts';
 import type { RefundWorkflow } from '../../contracts/refund.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type RefundEntity = InferEntity<typeof Refund>;
 
@@ -44,6 +44,12 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
   sweeper.unref();
   app.addHook('onClose', async () => clearInterval(sweeper));
 
+  creationRoutes(app, deps);
+  readRoutes(app, deps);
+};
+
+/** POST /: a refund of a sale, answered once the gateway settles it or SETTLE_WAIT_MS have passed. */
+function creationRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/',
     {
@@ -121,7 +127,10 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       return reply.status(201).send(presentRefund(settled, currency));
     },
   );
+}
 
+/** GET / and GET /:id. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/',
     {
@@ -176,7 +185,7 @@ export const refundsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       return presentRefund(refund, currencies.get(refund.transactionId)!);
     },
   );
-};
+}
 
 /**
  * Starts the refund's workflow, or joins the run already under way: starting twice is harmless, so

@@ -7,7 +7,7 @@ import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { TEST_CARDS } from '../../gateway/test-cards.ts';
 import { conflict, notFound } from '../../use-cases/errors.ts';
 import { errorResponses } from '../../use-cases/schemas/common.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 /** The sandbox answers with the gateway's own wire shapes (gateway/http-transactions.ts, http-recurrence.ts). */
 const testCardSchema = z.object({
@@ -30,6 +30,12 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     return gateway;
   };
 
+  transactionRoutes(app, simulator);
+  recurrenceRoutes(app, simulator);
+};
+
+/** The test cards, and paying or expiring a pending pix or boleto. */
+function transactionRoutes(app: RouteApp, simulator: () => SimulatedGateway): void {
   app.get(
     '/test-cards',
     {
@@ -72,7 +78,10 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
     async (request) => transactionToWire(await control(() => simulator().expire(request.params.transaction_id))),
   );
+}
 
+/** The gateway's recurrence: paying or refusing an invoice, billing a subscription's next cycle. */
+function recurrenceRoutes(app: RouteApp, simulator: () => SimulatedGateway): void {
   app.post(
     '/invoices/:invoice_id/pay',
     {
@@ -115,7 +124,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     async (request) =>
       invoiceToWire(await control(() => simulator().billSubscription(request.params.gateway_subscription_id))),
   );
-};
+}
 
 /** The simulator's refusals: an unknown id is a 404, a state that does not allow the step a 409. */
 async function control<T>(run: () => Promise<T>): Promise<T> {

@@ -40,7 +40,7 @@ import {
 import { subscriptionParams, workflowUrl } from '../schemas/subscriptions.ts';
 import { type InvoiceRecord, type InvoiceRequest, invoiceCreationUpdate } from '../../contracts/invoice.ts';
 import type { InvoiceWorkflow } from '../../contracts/invoice.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
 
@@ -59,8 +59,14 @@ const RECORDING_MARGIN_MS = 5_000;
  * `invoice:<id>` workflow. The POST answers once the gateway created the invoice and it is stored.
  */
 export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const present = (i: InvoiceEntity) => presentInvoice(i, workflowUrl(deps.config, i.workflowId));
-  const ownSubscription = async (organizationId: string, id: string) => {
+  const ownSubscription = subscriptionLookup(deps);
+  creationRoutes(app, deps, ownSubscription);
+  readRoutes(app, deps, ownSubscription);
+};
+
+/** The subscription `id` of the organization, with what its invoices need of it; any other is a 404. */
+function subscriptionLookup(deps: RouteDeps) {
+  return async (organizationId: string, id: string) => {
     const subscription = isUuid(id)
       ? await deps.orm.em
           .fork()
@@ -73,7 +79,12 @@ export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
     if (!subscription) throw notFound('Subscription');
     return subscription;
   };
+}
 
+type SubscriptionLookup = ReturnType<typeof subscriptionLookup>;
+
+/** POST /:id/invoices: an extra charge, answered once the gateway created the invoice and it is stored. */
+function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: SubscriptionLookup): void {
   app.post(
     '/:id/invoices',
     {
@@ -130,6 +141,11 @@ export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
       return reply.status(201).send({ ...record, workflow_url: workflowUrl(deps.config, record.workflow_id) });
     },
   );
+}
+
+/** GET /:id/invoices and GET /:id/invoices/:invoice_id. */
+function readRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: SubscriptionLookup): void {
+  const present = (i: InvoiceEntity) => presentInvoice(i, workflowUrl(deps.config, i.workflowId));
 
   app.get(
     '/:id/invoices',
@@ -184,7 +200,7 @@ export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
       return present(invoice);
     },
   );
-};
+}
 
 /**
  * Starts the invoice's workflow with its creation Update, and answers with what the Update answers.

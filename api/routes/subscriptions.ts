@@ -26,7 +26,7 @@ import {
   workflowUrl,
   type UpdateSubscriptionBody,
 } from '../schemas/subscriptions.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 
@@ -37,6 +37,12 @@ const tags = ['subscriptions'];
 
 /** The read side of subscriptions: each one as its workflow last recorded it, with its charges. */
 export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  readRoutes(app, deps);
+  changeRoutes(app, deps);
+};
+
+/** GET / and GET /:id: subscriptions as their workflows last recorded them; one with its charges. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   const present = (s: SubscriptionEntity) => presentSubscription(s, workflowUrl(deps.config, s.workflowId));
 
   app.get(
@@ -112,7 +118,10 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return { ...present(subscription), charges: charges.map(presentCharge) };
     },
   );
+}
 
+/** PATCH /:id and POST /:id/test-clock/advance: changes, made by the subscription's workflow. */
+function changeRoutes(app: RouteApp, deps: RouteDeps): void {
   app.patch(
     '/:id',
     {
@@ -166,6 +175,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       return { id, clock };
     },
   );
+
   /** The workflow of the credential's organization's subscription `id`; 404 for any other. */
   async function workflowOf(request: FastifyRequest, id: string): Promise<string> {
     const { organizationId } = organizationCredential(request);
@@ -175,7 +185,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
     if (!subscription) throw notFound('Subscription');
     return subscription.workflowId;
   }
-};
+}
 
 /** Sandbox test clocks: a subscription's own time, moved forward on request (never in a live deployment). */
 const advanceClockBody = z.strictObject({

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
@@ -27,13 +29,21 @@ import {
   type DirectTransactionResult,
 } from '../../contracts/direct-transaction.ts';
 import type { DirectTransactionWorkflow } from '../../contracts/direct-transaction.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 import { organizationOfSeller } from '../seller-ids.ts';
+
+type TransactionEntity = InferEntity<typeof Transaction>;
 
 const tags = ['transactions'];
 
 /** Transactions: created from the buyer's browser, and read by their gateway identifier (both public, as the spec says). */
 export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  directTransactionRoutes(app, deps);
+  readRoutes(app, deps);
+};
+
+/** POST /direct: a payment from the buyer's browser, confirming a checkout or a standalone charge. */
+function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/direct',
     {
@@ -91,7 +101,10 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       });
     },
   );
+}
 
+/** GET /:transaction_id: our record of a transaction, else the gateway's. */
+function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:transaction_id',
     {
@@ -109,68 +122,76 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       const gatewayId = request.params.transaction_id;
       const em = deps.orm.em.fork();
       const local = await em.findOne(Transaction, { gatewayTransactionId: gatewayId });
-      if (local) {
-        const checkout = local.checkoutId ? await em.findOne(Checkout, { id: local.checkoutId }) : null;
-        const product = checkout ? await em.findOne(Product, { id: checkout.productId }) : null;
-        const buyer = local.buyer as { name?: string | null; email?: string | null } | null;
-        const body: TransactionBody = {
-          id: local.id,
-          transaction_id: local.gatewayTransactionId,
-          status: local.status,
-          amount: local.amount,
-          currency: local.currency.toUpperCase(),
-          payment_type: local.paymentType,
-          installments: local.installments,
-          confirmed_at: iso(local.confirmedAt),
-          created_at: iso(local.createdAt)!,
-          card: cardOf(local.card ?? null),
-          transaction_number: String(local.transactionNumber),
-          authorization_code: local.authorizationCode ?? null,
-          checkout:
-            checkout && product
-              ? {
-                  id: checkout.id,
-                  status: checkout.status,
-                  amount: checkout.amount,
-                  currency: checkout.currency.toUpperCase(),
-                  customer_email: checkout.customerEmail ?? null,
-                  customer_name: checkout.customerName ?? null,
-                  success_url: checkout.successUrl ?? null,
-                  product: { id: product.id, name: product.name, description: product.description ?? null },
-                }
-              : null,
-          buyer: buyer
-            ? { ...buyerNames(buyer.name), email: buyer.email ?? null }
-            : checkout
-              ? { ...buyerNames(checkout.customerName), email: checkout.customerEmail ?? null }
-              : null,
-          decline_reason: local.declineReason ?? null,
-        };
-        return body;
-      }
+      if (local) return recordedTransaction(em, local);
       const remote = await deps.gateway.getTransaction(gatewayId);
       if (!remote) throw notFound('Transaction');
-      return {
-        id: null,
-        transaction_id: remote.id,
-        status: remote.status,
-        amount: remote.amount,
-        currency: remote.currency.toUpperCase(),
-        payment_type: remote.paymentType,
-        installments: remote.installments,
-        confirmed_at: remote.confirmedAt,
-        created_at: remote.createdAt,
-        card: cardOf(remote.card),
-        transaction_number: remote.transactionNumber,
-        authorization_code: remote.authorizationCode,
-        checkout: null,
-        buyer: null,
-        decline_reason: remote.declineReason,
-        synced_from_gateway: true,
-      } satisfies TransactionBody;
+      return gatewayTransaction(remote);
     },
   );
-};
+}
+
+/** Our record of a transaction, with its checkout and product when it paid one. */
+async function recordedTransaction(em: EntityManager, local: TransactionEntity): Promise<TransactionBody> {
+  const checkout = local.checkoutId ? await em.findOne(Checkout, { id: local.checkoutId }) : null;
+  const product = checkout ? await em.findOne(Product, { id: checkout.productId }) : null;
+  const buyer = local.buyer as { name?: string | null; email?: string | null } | null;
+  const body: TransactionBody = {
+    id: local.id,
+    transaction_id: local.gatewayTransactionId,
+    status: local.status,
+    amount: local.amount,
+    currency: local.currency.toUpperCase(),
+    payment_type: local.paymentType,
+    installments: local.installments,
+    confirmed_at: iso(local.confirmedAt),
+    created_at: iso(local.createdAt)!,
+    card: cardOf(local.card ?? null),
+    transaction_number: String(local.transactionNumber),
+    authorization_code: local.authorizationCode ?? null,
+    checkout:
+      checkout && product
+        ? {
+            id: checkout.id,
+            status: checkout.status,
+            amount: checkout.amount,
+            currency: checkout.currency.toUpperCase(),
+            customer_email: checkout.customerEmail ?? null,
+            customer_name: checkout.customerName ?? null,
+            success_url: checkout.successUrl ?? null,
+            product: { id: product.id, name: product.name, description: product.description ?? null },
+          }
+        : null,
+    buyer: buyer
+      ? { ...buyerNames(buyer.name), email: buyer.email ?? null }
+      : checkout
+        ? { ...buyerNames(checkout.customerName), email: checkout.customerEmail ?? null }
+        : null,
+    decline_reason: local.declineReason ?? null,
+  };
+  return body;
+}
+
+/** The gateway's transaction, when we hold no record of it. */
+function gatewayTransaction(remote: GatewayTransaction): TransactionBody {
+  return {
+    id: null,
+    transaction_id: remote.id,
+    status: remote.status,
+    amount: remote.amount,
+    currency: remote.currency.toUpperCase(),
+    payment_type: remote.paymentType,
+    installments: remote.installments,
+    confirmed_at: remote.confirmedAt,
+    created_at: remote.createdAt,
+    card: cardOf(remote.card),
+    transaction_number: remote.transactionNumber,
+    authorization_code: remote.authorizationCode,
+    checkout: null,
+    buyer: null,
+    decline_reason: remote.declineReason,
+    synced_from_gateway: true,
+  } satisfies TransactionBody;
+}
 
 /** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
 async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {

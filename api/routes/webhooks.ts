@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { insertEvents, type EventType } from '../../db/events.ts';
-import { executorOf, plainSql, type Row, type Sql } from '../../db/plain-sql.ts';
+import { executorOf, plainSql, type PlainSql, type Row, type Sql } from '../../db/plain-sql.ts';
 import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
 import { conflict, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -25,7 +25,7 @@ import {
   webhookSchema,
   webhookWithSecretSchema,
 } from '../schemas/webhooks.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 import { WEBHOOKS_READ, WEBHOOKS_WRITE, endpointOf } from '../webhook-endpoints.ts';
 
 const tags = ['webhooks'];
@@ -49,6 +49,14 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (refusal) throw unprocessable('invalid_url', 'Invalid webhook URL', `url ${refusal}`);
   };
 
+  creationRoutes(app, db, assertUrl);
+  readRoutes(app, db);
+  changeRoutes(app, db, assertUrl);
+  secretAndPingRoutes(app, db);
+};
+
+/** POST /: an endpoint, its secret shown this once. */
+function creationRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => void): void {
   app.post(
     '/',
     {
@@ -89,7 +97,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return reply.status(201).send({ ...webhookRecord(row), secret });
     },
   );
+}
 
+/** GET / and GET /:id (never the secret). */
+function readRoutes(app: RouteApp, db: PlainSql): void {
   app.get(
     '/',
     {
@@ -133,7 +144,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
     async (request) => webhookRecord(await endpointOf(db.query, organizationCredential(request), request.params.id)),
   );
+}
 
+/** PATCH /:id and DELETE /:id. */
+function changeRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => void): void {
   app.patch(
     '/:id',
     {
@@ -205,7 +219,13 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return reply.status(204).send(null);
     },
   );
+}
 
+/**
+ * POST /:id/secret (a new secret; the old one keeps signing for SECRET_OVERLAP_MS) and POST
+ * /:id/ping (a test event).
+ */
+function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
   app.post(
     '/:id/secret',
     {
@@ -269,7 +289,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       return reply.status(202).send({ event_id: eventId, endpoint_id: request.params.id });
     },
   );
-};
+}
 
 /** The endpoint's event, in the transaction that changes it (never with the secret). */
 async function audit(sql: Sql, type: EventType, row: Row): Promise<void> {

@@ -3,7 +3,13 @@ import { Migration } from '@mikro-orm/migrations';
 /** Organizations, identities and credentials, catalog, customers, the event outbox, idempotency and rate limits. */
 export class Migration0001Platform extends Migration {
   override up(): void {
-    this.addSql(`
+    // One script, as it first ran: the constants below only name its sections.
+    this.addSql([ORGANIZATIONS, CREDENTIALS, CATALOG, CUSTOMERS, EVENTS, REQUEST_LIMITS].join(''));
+  }
+}
+
+/** Organizations, their users (and the service's admins) and members. */
+const ORGANIZATIONS = `
 create table organizations (
   id uuid primary key,
   parent_organization_id uuid references organizations(id),
@@ -47,7 +53,10 @@ create table organization_members (
   primary key (organization_id, user_id)
 );
 create index organization_members_user_idx on organization_members(user_id);
+`;
 
+/** The organizations' API keys and access tokens, stored as hashes. */
+const CREDENTIALS = `
 create table api_keys (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -79,7 +88,10 @@ create table organization_access_tokens (
   revoked_at timestamptz
 );
 create index organization_access_tokens_org_idx on organization_access_tokens(organization_id, created_at desc);
+`;
 
+/** Products and their prices (a product's default price deferred: they reference each other). */
+const CATALOG = `
 create table products (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -115,7 +127,10 @@ create table prices (
 );
 create index prices_product_idx on prices(product_id, created_at);
 alter table products add constraint products_default_price_fk foreign key (default_price_id) references prices(id) deferrable initially deferred;
+`;
 
+/** Customers (email and external id unique among the live ones) and their portal sessions. */
+const CUSTOMERS = `
 create table customers (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -144,7 +159,10 @@ create table customer_sessions (
   created_at timestamptz not null,
   expires_at timestamptz not null
 );
+`;
 
+/** The event outbox the webhooks and the events API read. */
+const EVENTS = `
 create table events (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -154,7 +172,10 @@ create table events (
 );
 create index events_org_idx on events(organization_id, created_at desc, id desc);
 create index events_org_type_idx on events(organization_id, type, created_at desc);
+`;
 
+/** What the API keeps of requests: Idempotency-Key records and rate-limit counters. */
+const REQUEST_LIMITS = `
 -- Idempotency-Key records: one per (credential's organization, key), kept 24 hours.
 create table idempotency_keys (
   scope text not null,
@@ -175,6 +196,4 @@ create unlogged table rate_limit_counters (
   count integer not null,
   window_ends_at timestamptz not null
 );
-`);
-  }
-}
+`;

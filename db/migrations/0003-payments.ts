@@ -3,7 +3,13 @@ import { Migration } from '@mikro-orm/migrations';
 /** Discounts, checkout links, checkouts, transactions, sales, refunds and the subscription records checkouts start. */
 export class Migration0003Payments extends Migration {
   override up(): void {
-    this.addSql(`
+    // One script, as it first ran: the constants below only name its sections.
+    this.addSql([DISCOUNTS, CHECKOUTS, TRANSACTIONS, SUBSCRIPTIONS, SALES, GATEWAY_CALLBACKS].join(''));
+  }
+}
+
+/** Discounts, unique by code (any case) among the live ones. */
+const DISCOUNTS = `
 create table discounts (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -31,7 +37,10 @@ create table discounts (
 );
 create unique index discounts_org_code_uq on discounts(organization_id, upper(code)) where deleted_at is null and code is not null;
 create index discounts_org_idx on discounts(organization_id, created_at desc);
+`;
 
+/** Checkout links, checkouts and the discount redemptions they count. */
+const CHECKOUTS = `
 create table checkout_links (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -100,7 +109,10 @@ create table discount_redemptions (
   created_at timestamptz not null,
   primary key (discount_id, checkout_id)
 );
+`;
 
+/** Transactions, numbered by their own sequence. */
+const TRANSACTIONS = `
 -- Transactions as we recorded them; transaction_number is the sequential reference of the spec.
 create sequence transaction_numbers;
 create table transactions (
@@ -126,7 +138,10 @@ create table transactions (
   check (refunded_amount <= captured_amount)
 );
 create index transactions_checkout_idx on transactions(checkout_id);
+`;
 
+/** The subscriptions checkouts start. */
+const SUBSCRIPTIONS = `
 create table subscriptions (
   id uuid primary key,
   organization_id uuid not null references organizations(id),
@@ -149,7 +164,10 @@ create table subscriptions (
   modified_at timestamptz
 );
 create index subscriptions_org_idx on subscriptions(organization_id, created_at desc);
+`;
 
+/** Sales and their refunds. */
+const SALES = `
 -- One sale per paid checkout (later also per paid renewal or invoice).
 create table sales (
   id uuid primary key,
@@ -187,7 +205,10 @@ create table refunds (
   updated_at timestamptz not null
 );
 create index refunds_org_idx on refunds(organization_id, created_at desc);
+`;
 
+/** The gateway notifications already handled. */
+const GATEWAY_CALLBACKS = `
 -- Gateway notifications already handled: a repeated delivery is acknowledged and ignored.
 create table gateway_callbacks (
   id text primary key,
@@ -195,6 +216,4 @@ create table gateway_callbacks (
   payload jsonb not null,
   received_at timestamptz not null
 );
-`);
-  }
-}
+`;
