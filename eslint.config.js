@@ -91,19 +91,4 @@ export default tseslint.config(
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
     },
   },
-  {
-    // TODO(issue 21 §3): being rewritten
-    files: [
-      'workflows/subscription.ts',
-      'workflows/subscription-run.ts',
-      'workflows/subscription-gateway.ts',
-      'activities/subscriptions.ts',
-      'activities/subscription-sales.ts',
-      'activities/subscription-periods.ts',
-      'activities/checkout-sale.ts',
-      'workflows/checkout-run.ts',
-      'contracts/subscription.ts',
-    ],
-    rules: { 'max-lines-per-function': 'off', 'max-lines': 'off' },
-  },
 );

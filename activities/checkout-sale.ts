@@ -7,6 +7,7 @@ import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
+import type { GatewayPaymentData } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
@@ -49,91 +50,117 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
       input.checkoutId,
     ]);
     if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${input.checkoutId} not found`, 'CheckoutNotFound');
-    if (checkout.status === 'succeeded') {
-      const [sale] = await tx.execute<Row[]>(
-        'select id, customer_id, subscription_id from sales where checkout_id = ?',
-        [checkout.id],
-      );
-      if (sale) {
-        return {
-          customerId: sale.customer_id as string,
-          subscriptionId: (sale.subscription_id as string | null) ?? null,
-          saleId: sale.id as string,
-        };
-      }
-    }
+    const known = checkout.status === 'succeeded' ? await recordedSale(tx, checkout) : null;
+    if (known) return known;
     const now = new Date();
     const events: Events = [];
     const customerId = await findOrCreateCustomer(tx, checkout, now, events);
-    const org = checkout.organization_id;
     const transactionId = input.payment
-      ? await upsertTransaction(tx, { organizationId: org, checkoutId: checkout.id }, input.payment)
+      ? await upsertTransaction(
+          tx,
+          { organizationId: checkout.organization_id, checkoutId: checkout.id },
+          input.payment,
+        )
       : null;
     // A renewal or upgrade checkout's subscription recorded what the sale moves (its workflow is its
     // only writer: activities/subscription-sales.ts); a recurring price's first sale makes one.
     const subscriptionId =
       checkout.subscription_id ??
       (input.subscription ? await insertSubscription(tx, checkout, customerId, input.subscription, events) : null);
-
-    const installments = input.payment?.installments ?? 1;
-    const saleId = await insertPaidSale(tx, {
-      organizationId: org,
-      checkoutId: checkout.id,
-      transactionId,
-      customerId,
-      productId: checkout.product_id,
-      priceId: checkout.product_price_id,
-      subscriptionId,
-      invoiceId: null,
-      discountId: checkout.discount_id,
-      currency: checkout.currency,
-      subtotalAmount: Number(checkout.subtotal_amount),
-      discountAmount: Number(checkout.discount_amount),
-      amount: Number(checkout.amount),
-      installments,
-      paymentMethod: checkout.payment_method ?? 'credit_card',
-      at: now,
-    });
-    const sale = {
-      id: saleId,
-      checkout_id: checkout.id,
-      customer_id: customerId,
-      product_id: checkout.product_id,
-      price_id: checkout.product_price_id,
-      subscription_id: subscriptionId,
-      currency: checkout.currency,
-      subtotal_amount: Number(checkout.subtotal_amount),
-      discount_amount: Number(checkout.discount_amount),
-      amount: Number(checkout.amount),
-      installments,
-      payment_method: checkout.payment_method,
-      status: 'paid',
-    };
-    events.push(['sale.created', sale], ['sale.paid', sale]);
-
-    const paymentData = input.payment?.paymentData ?? null;
-    await tx.execute(
-      `update checkouts set status = 'succeeded', customer_id = ?, subscription_id = coalesce(subscription_id, ?),
-         decline_reason = null, gateway_payment_data = coalesce(?::jsonb, gateway_payment_data), updated_at = ?
-       where id = ?`,
-      [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
-    );
-    events.push([
-      'checkout.updated',
-      {
-        id: checkout.id,
-        status: 'succeeded',
-        amount: Number(checkout.amount),
-        currency: checkout.currency,
-        payment_method: checkout.payment_method,
-        customer_id: customerId,
-        decline_reason: null,
-        ...(paymentData ? { gateway_payment_data: paymentData } : {}),
-      },
-    ]);
-    await insertEvents(tx, org, events);
+    const sale = { customerId, transactionId, subscriptionId, installments: input.payment?.installments ?? 1 };
+    const saleId = await insertSale(tx, checkout, sale, now, events);
+    await markSucceeded(tx, checkout, sale, input.payment?.paymentData ?? null, now, events);
+    await insertEvents(tx, checkout.organization_id, events);
     return { customerId, subscriptionId, saleId };
   });
+}
+
+/** What a checkout that succeeded already recorded (a repeated record). */
+async function recordedSale(tx: SqlExecutor, checkout: CheckoutRow): Promise<RecordedSale | null> {
+  const [sale] = await tx.execute<Row[]>('select id, customer_id, subscription_id from sales where checkout_id = ?', [
+    checkout.id,
+  ]);
+  if (!sale) return null;
+  return {
+    customerId: sale.customer_id as string,
+    subscriptionId: (sale.subscription_id as string | null) ?? null,
+    saleId: sale.id as string,
+  };
+}
+
+/** The checkout's sale, paid, with sale.created and sale.paid on `events`. */
+async function insertSale(
+  tx: SqlExecutor,
+  checkout: CheckoutRow,
+  s: { customerId: string; transactionId: string | null; subscriptionId: string | null; installments: number },
+  now: Date,
+  events: Events,
+): Promise<string> {
+  const saleId = await insertPaidSale(tx, {
+    organizationId: checkout.organization_id,
+    checkoutId: checkout.id,
+    transactionId: s.transactionId,
+    customerId: s.customerId,
+    productId: checkout.product_id,
+    priceId: checkout.product_price_id,
+    subscriptionId: s.subscriptionId,
+    invoiceId: null,
+    discountId: checkout.discount_id,
+    currency: checkout.currency,
+    subtotalAmount: Number(checkout.subtotal_amount),
+    discountAmount: Number(checkout.discount_amount),
+    amount: Number(checkout.amount),
+    installments: s.installments,
+    paymentMethod: checkout.payment_method ?? 'credit_card',
+    at: now,
+  });
+  const sale = {
+    id: saleId,
+    checkout_id: checkout.id,
+    customer_id: s.customerId,
+    product_id: checkout.product_id,
+    price_id: checkout.product_price_id,
+    subscription_id: s.subscriptionId,
+    currency: checkout.currency,
+    subtotal_amount: Number(checkout.subtotal_amount),
+    discount_amount: Number(checkout.discount_amount),
+    amount: Number(checkout.amount),
+    installments: s.installments,
+    payment_method: checkout.payment_method,
+    status: 'paid',
+  };
+  events.push(['sale.created', sale], ['sale.paid', sale]);
+  return saleId;
+}
+
+/** The checkout succeeded, with its customer and payment details, and checkout.updated on `events`. */
+async function markSucceeded(
+  tx: SqlExecutor,
+  checkout: CheckoutRow,
+  { customerId, subscriptionId }: { customerId: string; subscriptionId: string | null },
+  paymentData: GatewayPaymentData | null,
+  now: Date,
+  events: Events,
+): Promise<void> {
+  await tx.execute(
+    `update checkouts set status = 'succeeded', customer_id = ?, subscription_id = coalesce(subscription_id, ?),
+       decline_reason = null, gateway_payment_data = coalesce(?::jsonb, gateway_payment_data), updated_at = ?
+     where id = ?`,
+    [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
+  );
+  events.push([
+    'checkout.updated',
+    {
+      id: checkout.id,
+      status: 'succeeded',
+      amount: Number(checkout.amount),
+      currency: checkout.currency,
+      payment_method: checkout.payment_method,
+      customer_id: customerId,
+      decline_reason: null,
+      ...(paymentData ? { gateway_payment_data: paymentData } : {}),
+    },
+  ]);
 }
 
 async function insertSubscription(

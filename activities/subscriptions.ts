@@ -37,30 +37,34 @@ import type { SubscriptionActivities } from '../contracts/subscription.ts';
  */
 
 export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: Config }) {
-  const { orm, gateway } = deps;
+  return { ...renewalActivities(deps), ...renewalRecordActivities(deps), ...lifecycleActivities(deps) };
+}
+
+/** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
+async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
+  const start = boundsOf(t, period).start;
+  const [d] = t.discount_id ? await tx.execute<Row[]>('select * from discounts where id = ?', [t.discount_id]) : [];
+  const discount = d
+    ? {
+        duration: d.duration as 'once' | 'forever' | 'repeating',
+        durationInMonths: (d.duration_in_months as number | null) ?? null,
+        rule: discountRule({
+          type: d.type as 'percentage' | 'fixed',
+          basisPoints: d.basis_points as number | null,
+          amount: d.amount as string | null,
+          currency: d.currency as string | null,
+          redemptionsCount: Number(d.redemptions_count),
+        }),
+      }
+    : null;
+  return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
+}
+
+/** Reading a subscription's plan, charging a period and giving a raced charge back. */
+function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: Config }) {
+  const { gateway } = deps;
   const spreadSeconds = deps.config?.RENEWAL_SPREAD_SECONDS ?? 0;
-  const db = plainSql(orm);
-
-  /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
-  async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
-    const start = boundsOf(t, period).start;
-    const [d] = t.discount_id ? await tx.execute<Row[]>('select * from discounts where id = ?', [t.discount_id]) : [];
-    const discount = d
-      ? {
-          duration: d.duration as 'once' | 'forever' | 'repeating',
-          durationInMonths: (d.duration_in_months as number | null) ?? null,
-          rule: discountRule({
-            type: d.type as 'percentage' | 'fixed',
-            basisPoints: d.basis_points as number | null,
-            amount: d.amount as string | null,
-            currency: d.currency as string | null,
-            redemptionsCount: Number(d.redemptions_count),
-          }),
-        }
-      : null;
-    return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
-  }
-
+  const db = plainSql(deps.orm);
   return {
     async loadSubscription(subscriptionId: string): Promise<SubscriptionPlan> {
       const [row] = await db.query(
@@ -127,7 +131,13 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       );
       return summarize(refunded);
     },
+  } satisfies Partial<SubscriptionActivities>;
+}
 
+/** A period's outcome recorded: paid, refused, or given back. */
+function renewalRecordActivities(deps: { orm: Orm }) {
+  const db = plainSql(deps.orm);
+  return {
     /**
      * A paid period: its transaction, sale and charge row, the subscription moved to the period and
      * active, and the events, in one transaction. A period already recorded changes nothing.
@@ -145,44 +155,11 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         const transactionId = input.payment
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
-        const traced = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
-        if (!(await recordCharge(tx, t, traced))) return unchanged; // recorded by an earlier try of this activity
-        const subtotal = Number(t.subtotal_amount);
-        // The period's own price (a balance the charge settled is in the amount, not the discount).
-        const price = input.amount + (input.balanceDelta ?? 0);
+        const paid = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
+        if (!(await recordCharge(tx, t, paid))) return unchanged; // recorded by an earlier try of this activity
         const events: [EventType, Record<string, unknown>][] = [];
         if (transactionId) {
-          const sale = {
-            id: await insertPaidSale(tx, {
-              organizationId: org,
-              checkoutId: null,
-              transactionId,
-              customerId: t.customer_id,
-              productId: t.product_id,
-              priceId: t.price_id,
-              subscriptionId: t.id,
-              invoiceId: null,
-              discountId: t.discount_id,
-              currency: input.currency,
-              subtotalAmount: subtotal,
-              discountAmount: subtotal - price,
-              amount: input.amount,
-              installments: 1,
-              paymentMethod: 'credit_card',
-              at,
-            }),
-            subscription_id: t.id,
-            customer_id: t.customer_id,
-            product_id: t.product_id,
-            price_id: t.price_id,
-            currency: input.currency,
-            subtotal_amount: subtotal,
-            discount_amount: subtotal - price,
-            amount: input.amount,
-            installments: 1,
-            payment_method: 'credit_card',
-            status: 'paid',
-          };
+          const sale = await renewalSale(tx, t, input, transactionId, at);
           events.push(['sale.created', sale], ['sale.paid', sale]);
         }
         await insertEvents(tx, org, events);
@@ -236,7 +213,13 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
         await insertEvents(tx, t.organization_id, events);
       });
     },
+  } satisfies Partial<SubscriptionActivities>;
+}
 
+/** A lifecycle change with no charge, and the cancellation at period end. */
+function lifecycleActivities(deps: { orm: Orm }) {
+  const db = plainSql(deps.orm);
+  return {
     /** A lifecycle change with no charge: dunning exhausted, the period ended canceled, a revocation. */
     async changeSubscription(input: {
       subscriptionId: string;
@@ -272,4 +255,49 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
       });
     },
   } satisfies Partial<SubscriptionActivities>;
+}
+
+/** A paid renewal's sale, inserted; its event payload. */
+async function renewalSale(
+  tx: SqlExecutor,
+  t: Terms,
+  input: RenewalOutcome,
+  transactionId: string,
+  at: Date,
+): Promise<Record<string, unknown>> {
+  const subtotal = Number(t.subtotal_amount);
+  // The period's own price (a balance the charge settled is in the amount, not the discount).
+  const price = input.amount + (input.balanceDelta ?? 0);
+  const sale = {
+    subscription_id: t.id,
+    customer_id: t.customer_id,
+    product_id: t.product_id,
+    price_id: t.price_id,
+    currency: input.currency,
+    subtotal_amount: subtotal,
+    discount_amount: subtotal - price,
+    amount: input.amount,
+    installments: 1,
+    payment_method: 'credit_card',
+    status: 'paid',
+  };
+  const id = await insertPaidSale(tx, {
+    organizationId: t.organization_id,
+    checkoutId: null,
+    transactionId,
+    customerId: t.customer_id,
+    productId: t.product_id,
+    priceId: t.price_id,
+    subscriptionId: t.id,
+    invoiceId: null,
+    discountId: t.discount_id,
+    currency: input.currency,
+    subtotalAmount: subtotal,
+    discountAmount: subtotal - price,
+    amount: input.amount,
+    installments: 1,
+    paymentMethod: 'credit_card',
+    at,
+  });
+  return { id, ...sale };
 }

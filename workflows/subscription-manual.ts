@@ -118,7 +118,7 @@ async function unpaidWithoutCard(run: SubscriptionRun): Promise<void> {
  * period is paid once, by the first. True when the subscription moved on to a period.
  */
 async function recordSales(run: SubscriptionRun): Promise<boolean> {
-  const { state, sales } = run;
+  const { sales } = run;
   let moved = false;
   while (sales.length > 0) {
     const notice = sales.shift()!;
@@ -129,14 +129,8 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
       await run.answer(notice, { accepted: false, reason: recorded.refused });
       continue;
     }
-    state.status = recorded.status;
-    state.periodNumber = recorded.periodNumber;
-    state.periodEnd = recorded.periodEnd;
-    // An upgrade may bring a card, and undoes a cancellation at period end.
-    state.hasCard = recorded.hasCard;
-    state.cancelAtPeriodEnd = recorded.cancelAtPeriodEnd;
-    state.tryNumber = 1;
-    state.firstFailureAt = null;
+    run.state.status = recorded.status;
+    run.movedTo(recorded);
     moved = true;
     await run.answer(notice, { accepted: true });
   }
@@ -153,12 +147,6 @@ async function refreshed(run: SubscriptionRun): Promise<boolean> {
   state.status = plan.status;
   state.renewalDelayMs = plan.renewalDelayMs;
   if (plan.periodNumber <= state.periodNumber) return false;
-  state.periodNumber = plan.periodNumber;
-  state.periodEnd = plan.currentPeriodEnd;
-  // An upgrade checkout may bring a card and undoes a cancellation at period end.
-  state.hasCard = plan.hasCard;
-  state.cancelAtPeriodEnd = plan.cancelAtPeriodEnd;
-  state.tryNumber = 1;
-  state.firstFailureAt = null;
+  run.movedTo({ ...plan, periodEnd: plan.currentPeriodEnd });
   return true;
 }

@@ -133,6 +133,20 @@ export class SubscriptionRun {
   }
 
   /**
+   * The subscription moved on to a period a checkout's sale paid: the run follows it (an upgrade may
+   * bring a card, and undoes a cancellation at period end).
+   */
+  movedTo(to: { periodNumber: number; periodEnd: string; hasCard: boolean; cancelAtPeriodEnd: boolean }): void {
+    const { state } = this;
+    state.periodNumber = to.periodNumber;
+    state.periodEnd = to.periodEnd;
+    state.hasCard = to.hasCard;
+    state.cancelAtPeriodEnd = to.cancelAtPeriodEnd;
+    state.tryNumber = 1;
+    state.firstFailureAt = null;
+  }
+
+  /**
    * A refused try: past due, with the gateway's reason; a hard decline skips the remaining retries.
    * On a manual renewal's first refusal the customer also gets the renewal checkout, to pay another
    * way until the deadline (this workflow records that checkout's sale between its card's retries).
