@@ -302,7 +302,10 @@ export class CheckoutRun {
     return this.verdict!;
   }
 
-  /** Runs from before the subscription recorded the sale: it is told; a new subscription gets its workflow. */
+  /**
+   * A new subscription gets its workflow. (Runs from before the subscription's workflow recorded
+   * renewal and upgrade sales tell it here, after the sale moved the subscription.)
+   */
   private async tellSubscription(a: Attempt, sale: { customerId: string; subscriptionId: string | null }) {
     const { renewal, upgrade } = a.prepared;
     if (this.subscriptionTold) return;
