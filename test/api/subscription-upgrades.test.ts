@@ -164,6 +164,36 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
     expect(new Date(after!.current_period_end).toISOString()).toBe(end.toISOString());
   });
 
+  it('revoked after the upgrade checkout opened: paying it is refused by the ended subscription and the capture given back', async () => {
+    const s = await subscription();
+    const yearly = await product(s.organizationId, 49_900, 'year');
+    const created = await createCheckout(s.oat, { product_id: yearly.productId, subscription_id: s.row.id });
+    expect(created.status).toBe(201);
+    const revoked = await api.call('PATCH', `/api/v1/subscriptions/${s.row.id}`, {
+      body: { revoke: true },
+      token: s.oat,
+    });
+    expect(revoked.status).toBe(200);
+    // Its workflow has ended: the checkout's word reaches no one, and nothing moves the subscription.
+    await temporal.workflow.getHandle(subscriptionWorkflowId(s.row.id)).result();
+
+    const paid = await payByCard(api, created.body.client_secret, '5555555555554444');
+    expect(paid.status).toBe(422);
+    expect(paid.body.decline_reason).toBe('recording_failed');
+    const ledger = await sql(
+      `select l.kind, l.amount::int as amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
+       where t.reference = ? order by l.id`,
+      [created.body.id],
+    );
+    expect(ledger).toEqual([
+      { kind: 'capture', amount: 49_900 },
+      { kind: 'refund', amount: 49_900 },
+    ]);
+    const [row] = await sql('select status, price_id, period_number from subscriptions where id = ?', [s.row.id]);
+    expect(row).toEqual({ status: 'canceled', price_id: s.row.price_id, period_number: 1 });
+    expect(await sql('select 1 from sales where checkout_id = ?', [created.body.id])).toEqual([]);
+  });
+
   it('refuses what cannot upgrade the subscription with 422 upgrade_refused, and creates nothing', async () => {
     const s = await subscription();
     const once = await product(s.organizationId, 9_900, null);
