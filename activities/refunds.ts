@@ -50,16 +50,22 @@ export function createRefundActivities(deps: RefundDeps) {
     },
 
     /**
-     * A refund the gateway never answered for (its retries ran out): the gateway's books decide.
-     * Our refund and payment rows stay locked while the gateway is read, so no other refund of the
-     * payment is recorded in between and the two sets of books are compared at one moment (see
+     * A refund the gateway never answered for (its retries ran out): the gateway's books decide. They
+     * are read outside any transaction (no lock is held across a gateway call), then compared with ours
+     * under the refund's and the payment's row locks, if the payment's refunded total is still what it
+     * was before the read; if another refund of the payment was recorded meanwhile, the activity fails
+     * and its retry compares again, so the two sets of books are compared at one moment (see
      * refundVerdict). When the amounts cannot tell, the keyed refund is asked for once more: the
      * gateway answers a refund it made with that refund, and makes one it never made — either way
      * our record ends as the gateway's books are.
      */
     async reconcileRefund(refundId: string): Promise<SettledRefundStatus> {
       const em = deps.orm.em.fork();
-      const decided = await em.transactional(async (tx) => {
+      const seen = await loadRefund(em, refundId);
+      if (seen.status !== 'pending') return seen.status;
+      const before = await em.findOneOrFail(Transaction, { id: seen.transactionId });
+      const books = await callGateway(() => deps.gateway.getTransaction(before.gatewayTransactionId));
+      const decided = await em.fork().transactional(async (tx) => {
         const refund = await loadRefund(tx, refundId, true);
         if (refund.status !== 'pending') return refund.status;
         const payment = await tx.findOneOrFail(
@@ -67,7 +73,9 @@ export function createRefundActivities(deps: RefundDeps) {
           { id: refund.transactionId },
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
-        const books = await callGateway(() => deps.gateway.getTransaction(payment.gatewayTransactionId));
+        if (payment.refundedAmount !== before.refundedAmount) {
+          throw ApplicationFailure.retryable('Another refund of the payment was recorded meanwhile: compare again');
+        }
         if (!books) {
           return settle(tx, refundId, { status: 'failed', reason: 'gateway: no such transaction' });
         }

@@ -286,6 +286,37 @@ describe('refundWorkflow', () => {
   }, 120_000);
 });
 
+describe('reconciling a refund holds no lock while the gateway is read', () => {
+  it('another refund of the payment recorded during the read makes it compare again, with books read afresh', async () => {
+    const sale = await paidSale(9000);
+    const other = await pendingRefund(9000, 3000, sale);
+    const r = await pendingRefund(9000, 3000, sale);
+    // While the reconciliation reads the gateway's books, the other refund is made and recorded: its
+    // record takes the payment's row lock, which the reconciliation does not hold meanwhile.
+    const steps = createActivities({ orm, gateway: sim });
+    let reads = 0;
+    const gateway = Object.create(sim) as SimulatedGateway;
+    gateway.getTransaction = async (id) => {
+      const books = await sim.getTransaction(id);
+      if (reads++ === 0) {
+        await sim.refund(id, 3000, refundGatewayKey(other.refundId));
+        await steps.settleRefund(other.refundId, { status: 'succeeded' });
+      }
+      return books;
+    };
+    const reconciling = createActivities({ orm, gateway });
+    await expect(reconciling.reconcileRefund(r.refundId)).rejects.toThrow('compare again');
+    // The retry reads both books again: the gateway refunded only the other one, so this one never happened.
+    expect(await reconciling.reconcileRefund(r.refundId)).toBe('failed');
+    expect(await books(r)).toEqual({
+      refund: { status: 'failed', reason: 'gateway: no answer, and no such refund' },
+      payment: { status: 'partial_refunded', refunded: 3000 },
+      sale: { status: 'partially_refunded', refunded: 3000 },
+      ledger: [{ amount: 3000, key: refundGatewayKey(other.refundId) }],
+    });
+  }, 60_000);
+});
+
 /** With RECORD_HISTORIES=1 the finished workflow's history is saved for the replay test. */
 async function recordHistory(name: string, refundId: string) {
   if (process.env.RECORD_HISTORIES !== '1') return;
