@@ -39,28 +39,35 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
   const busy = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
 
-  /** One of the endpoint's slots, once one is free; null if none is within `waitMs`. */
-  async function slot(endpointId: string, waitMs = Infinity): Promise<(() => void) | null> {
+  /**
+   * One of the endpoint's slots, once one is free; null if none is within `waitMs`. A wait ends with
+   * its activity's cancellation (its timeout, or a worker shutting down): `cancelled` rejects, and the
+   * waiter leaves the queue, so an attempt Temporal has given up on never posts later.
+   */
+  async function slot(endpointId: string, waitMs: number, cancelled: AbortSignal): Promise<(() => void) | null> {
     const deadline = Date.now() + waitMs;
     while ((busy.get(endpointId) ?? 0) >= PER_ENDPOINT) {
       if (Date.now() >= deadline) return null;
-      await new Promise<void>((resolve) => {
+      cancelled.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
         const queue = waiting.get(endpointId) ?? [];
         waiting.set(endpointId, queue);
-        const timer =
-          waitMs === Infinity
-            ? undefined
-            : setTimeout(() => {
-                // Out of the queue, so that a slot freed later wakes a waiter still waiting.
-                const at = queue.indexOf(wake);
-                if (at >= 0) queue.splice(at, 1);
-                if (queue.length === 0 && waiting.get(endpointId) === queue) waiting.delete(endpointId);
-                resolve();
-              }, deadline - Date.now());
+        const leave = () => {
+          clearTimeout(timer);
+          cancelled.removeEventListener('abort', abandon);
+          // Out of the queue, so that a slot freed later wakes a waiter still waiting.
+          const at = queue.indexOf(wake);
+          if (at >= 0) queue.splice(at, 1);
+          if (queue.length === 0 && waiting.get(endpointId) === queue) waiting.delete(endpointId);
+        };
+        const timer = waitMs === Infinity ? undefined : setTimeout(() => (leave(), resolve()), deadline - Date.now());
+        const abandon = () => (leave(), reject(cancelled.reason as Error));
         const wake = () => {
           clearTimeout(timer);
+          cancelled.removeEventListener('abort', abandon);
           resolve();
         };
+        cancelled.addEventListener('abort', abandon, { once: true });
         queue.push(wake);
       });
     }
@@ -83,7 +90,8 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
   async function attempt(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
     const target = await loadTarget(db.query, input);
     if (!target) return { outcome: 'gone', statusCode: null };
-    const release = await slot(input.endpointId, input.onlyIfFree ? LOCAL_SLOT_WAIT_MS : Infinity);
+    const cancelled = Context.current().cancellationSignal;
+    const release = await slot(input.endpointId, input.onlyIfFree ? LOCAL_SLOT_WAIT_MS : Infinity, cancelled);
     if (!release) return { outcome: 'busy', statusCode: null };
     const started = performance.now();
     let statusCode: number | null = null;

@@ -39,6 +39,11 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
+  /** Ends every delivery left hanging, with a 503 (as a load balancer giving up on a dead server). */
+  releaseHanging(): void {
+    for (const res of this.hanging.splice(0)) res.writeHead(503).end();
+  }
+
   /** Deliveries of events of `type` so far. */
   ofType(type: string): Received[] {
     return this.received.filter((r) => r.body.type === type);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -208,4 +208,45 @@ describe('webhook delivery over days', () => {
       { status: 'canceled' },
     ]);
   }, 120_000);
+});
+
+describe('an attempt waiting for a slot of a hanging endpoint', () => {
+  it('stops waiting when its activity is cancelled (timed out), and never posts later', async () => {
+    const { organizationId, endpointId } = await endpoint();
+    const activities = createActivities({ orm, gateway: new SimulatedGateway(orm) });
+    const attempt = (eventId: string) => ({
+      eventId,
+      endpointId,
+      organizationId,
+      attempt: 1,
+      runId: uuidv7(),
+      manual: false,
+      at: new Date().toISOString(),
+      nextAttemptAt: null,
+    });
+    const hung = await Promise.all([1, 2, 3, 4].map(() => event(organizationId)));
+    receiver.answer = (r) => (hung.includes(r.body.id) ? 'hang' : 200);
+    // Four attempts hold the endpoint's four slots of this worker, each hanging at the receiver.
+    const holding = hung.map((id) => new MockActivityEnvironment().run(activities.attemptWebhookDelivery, attempt(id)));
+    await receiver.until((received) => hung.every((id) => received.some((r) => r.body.id === id)));
+
+    // A fifth waits for a slot (its delivery row is written before the wait), then its activity is cancelled.
+    const orphan = await event(organizationId);
+    const waiting = new MockActivityEnvironment();
+    const waited = waiting.run(activities.attemptWebhookDelivery, attempt(orphan));
+    for (let i = 0; (await sql('select 1 from webhook_deliveries where event_id = ?', [orphan])).length === 0; i++) {
+      if (i > 200) throw new Error('the fifth attempt never started');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    waiting.cancel();
+    await expect(waited).rejects.toThrow();
+
+    // The slots free: a later attempt goes out, and the cancelled one never did (it would have gone first).
+    receiver.releaseHanging();
+    await Promise.allSettled(holding);
+    const later = await event(organizationId);
+    await new MockActivityEnvironment().run(activities.attemptWebhookDelivery, attempt(later));
+    await receiver.until((received) => received.some((r) => r.body.id === later));
+    expect(receiver.received.filter((r) => r.body.id === orphan)).toEqual([]);
+  }, 60_000);
 });
