@@ -5,6 +5,7 @@ import { executorOf, plainSql, type PlainSql, type Row, type SqlExecutor } from 
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import {
+  archivedProductRefusal,
   planChangeRefusal,
   prorationAmount,
   prorationBehaviorOf,
@@ -114,7 +115,8 @@ async function planPriceChange(db: PlainSql, input: PriceChange): Promise<Planne
     throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
   if (t.price_id === input.priceId) return null;
   const [p] = await db.query(
-    `select p.*, o.subscription_settings from prices p join organizations o on o.id = p.organization_id
+    `select p.*, o.subscription_settings, pr.is_archived as product_archived
+     from prices p join organizations o on o.id = p.organization_id join products pr on pr.id = p.product_id
      where p.id = ? and p.organization_id = ? and p.deleted_at is null`,
     [input.priceId, t.organization_id],
   );
@@ -129,7 +131,8 @@ async function planPriceChange(db: PlainSql, input: PriceChange): Promise<Planne
       intervalCount: p.interval_count as number | null,
     },
   );
-  if (refusal) throw ApplicationFailure.nonRetryable(refusal, PLAN_CHANGE_REFUSED);
+  const refused = refusal ?? archivedProductRefusal({ productArchived: Boolean(p.product_archived) });
+  if (refused) throw ApplicationFailure.nonRetryable(refused, PLAN_CHANGE_REFUSED);
 
   const behavior = prorationBehaviorOf(p.subscription_settings as { proration_behavior?: ProrationBehavior } | null);
   const at = new Date(input.at);

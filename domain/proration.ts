@@ -89,9 +89,9 @@ export function planChangeRefusal(current: PlanTerms, next: PlanTerms): string |
 }
 
 /**
- * What a customer may move to in the portal beyond planChangeRefusal: what a new buyer could buy, so
- * not a price of a product the merchant has archived (withdrawn from sale). Null when it may.
+ * A plan change beyond planChangeRefusal, the merchant's and the customer's alike: only to what a new
+ * buyer could buy, so not a price of a product the merchant has archived (withdrawn from sale).
  */
-export function customerPlanChangeRefusal(next: { productArchived: boolean }): string | null {
+export function archivedProductRefusal(next: { productArchived: boolean }): string | null {
   return next.productArchived ? "The new price's product is archived" : null;
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Organization, Price, Product, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
-import { customerPlanChangeRefusal } from '../../domain/proration.ts';
+import { archivedProductRefusal } from '../../domain/proration.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
 import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -185,5 +185,5 @@ async function customerPriceRefusal(em: EntityManager, organizationId: string, p
   const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
   if (!price) return null;
   const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
-  return customerPlanChangeRefusal({ productArchived: product?.isArchived ?? true });
+  return archivedProductRefusal({ productArchived: product?.isArchived ?? true });
 }

@@ -243,6 +243,22 @@ describe('PATCH /api/v1/subscriptions/<id> with a price_id (plan change)', () =>
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toBe('Price not found');
     expect((await patch(s, { price_id: 'premium' })).status).toBe(400);
+    // A monthly price of a product the merchant archived (withdrawn from sale): refused, as in the portal.
+    const withdrawn = uuidv7();
+    await sql(
+      `insert into products (id, organization_id, name, is_archived, created_at) values (?, ?, 'Old plan', true, now())`,
+      [withdrawn, s.organizationId],
+    );
+    const oldPlan = uuidv7();
+    await sql(
+      `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+         interval_count, created_at)
+       values (?, ?, ?, 'recurring', 'brl', 2990, 'unspecified', 'month', 1, now())`,
+      [oldPlan, withdrawn, s.organizationId],
+    );
+    const archived = await patch(s, { price_id: oldPlan });
+    expect(archived.status).toBe(422);
+    expect(archived.body).toEqual({ code: 'plan_change_refused', error: "The new price's product is archived" });
     const [row] = await sql('select price_id, price_changes from subscriptions where id = ?', [s.id]);
     expect(row).toMatchObject({ price_changes: 0 });
     expect(row!.price_id).not.toBe(yearly);
