@@ -5,7 +5,7 @@ import { loadConfig, ConfigError } from '../config/env.ts';
 import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from './seed.ts';
 import { ensureDevCertificate } from './certs.ts';
-import { DATA_DIR, devEnv } from './dev-env.ts';
+import { DATA_DIR, devEnv, temporalUiPort } from './dev-env.ts';
 import { ensureTemporalDevServer } from './temporal-dev-server.ts';
 import { REPO_ROOT } from './tool-paths.ts';
 import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
@@ -17,8 +17,10 @@ import { WORKER_ENV, WORKER_NODE_ARGS } from '../worker/process-settings.ts';
  */
 const env = devEnv();
 let config;
+let uiPort;
 try {
   config = loadConfig(env);
+  uiPort = temporalUiPort(config);
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);
@@ -34,7 +36,7 @@ const temporal =
   host === '127.0.0.1' || host === 'localhost'
     ? await ensureTemporalDevServer({
         port: Number(port),
-        uiPort: Number(port) + 1000,
+        uiPort,
         dbFile: path.join(DATA_DIR, 'temporal.db'),
       })
     : { address: config.TEMPORAL_ADDRESS, uiUrl: null, stop: async () => {} };
