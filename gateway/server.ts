@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { z } from 'zod';
+import { isDatabaseError } from '../db/pool.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from './http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from './http-cards.ts';
 import { createTransactionFromWire, wireCreateTransaction } from './http-charges.ts';
@@ -251,6 +252,14 @@ function sandboxRoutes(app: FastifyInstance, sandbox: SandboxControls): void {
   );
 }
 
+/**
+ * A connection that could not be made or was lost. The simulator's only connections are its
+ * database's, and MikroORM's first connect (its database check) fails with the bare network error.
+ */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+const isConnectionFailure = (err: unknown) =>
+  CONNECTION_FAILURES.has((err as { code?: unknown } | null)?.code as string);
+
 /** Unknown routes are a 404; errors are answered in the protocol's shape, a gateway's refusal as a 422. */
 function answerErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
@@ -264,6 +273,11 @@ function answerErrors(app: FastifyInstance): void {
     if (err instanceof GatewayError) {
       const status = err.retryable ? 503 : 422;
       return reply.status(status).send(errorBody(status, err.message));
+    }
+    // Its database down (refused, reset, gone): unavailable for now, so a caller retries, as with any gateway.
+    if (isDatabaseError(err) || isConnectionFailure(err)) {
+      request.log.warn({ err }, 'simulated gateway: database unavailable');
+      return reply.status(503).send(errorBody(503, 'The gateway is unavailable; retry later'));
     }
     const status = (err as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
