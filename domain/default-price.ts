@@ -9,7 +9,7 @@ export interface DefaultPriceRefusal {
   detail: string;
 }
 
-/** On create: `default_price_index` names one of the prices sent (a 400 in the API, which says so). */
+/** On create: `default_price_index` names one of the prices sent (a 422 in the API, which says so). */
 export const defaultPriceIndexValid = (index: number, prices: number) => index >= 0 && index < prices;
 
 /** A price created as the product's default must be active. */

@@ -7,7 +7,7 @@ import { recordEvent } from '../../db/events.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
 import type { NormalizedPrice } from '../../domain/price-rules.ts';
-import { badRequest, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, isUuid } from '../../use-cases/schemas/common.ts';
 import {
@@ -62,7 +62,9 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       }
       const normalized = body.prices.map((price, i) => checkedPrice(price, `prices.${i}.`));
       if (!defaultPriceIndexValid(body.default_price_index, body.prices.length)) {
-        throw badRequest(
+        // Schema-valid (an index is any integer from 0): a rule between two fields, so a 422.
+        throw unprocessable(
+          'invalid_default_price_index',
           'Invalid default_price_index',
           `default_price_index must be between 0 and ${body.prices.length - 1}`,
         );

@@ -258,15 +258,6 @@ describe('POST /api/v1/products/', () => {
       },
     ],
     [
-      'default_price_index out of range',
-      { prices: [oneTime, monthly], default_price_index: 2 },
-      {
-        error: 'Invalid default_price_index',
-        detail: 'default_price_index must be between 0 and 1',
-        code: 'invalid_request',
-      },
-    ],
-    [
       'an inline field that prices do not have',
       { prices: [{ ...oneTime, active: false }] },
       { error: 'Invalid request', detail: 'body.prices.0: Unrecognized key: "active"', code: 'validation_error' },
@@ -290,6 +281,22 @@ describe('POST /api/v1/products/', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(expected);
+    expect(await productCount(tenant.org.id)).toBe(0);
+    expect(await eventsOf(tenant.org.id)).toEqual([]);
+  });
+
+  it('rejects a default_price_index past the prices sent with 422 (the request is schema-valid) and writes nothing', async () => {
+    const tenant = await makeTenant(api.orm);
+    const res = await api.call('POST', '/api/v1/products/', {
+      token: tenant.oat,
+      body: { organization_id: tenant.org.id, name: 'Bad', prices: [oneTime, monthly], default_price_index: 2 },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: 'Invalid default_price_index',
+      detail: 'default_price_index must be between 0 and 1',
+      code: 'invalid_default_price_index',
+    });
     expect(await productCount(tenant.org.id)).toBe(0);
     expect(await eventsOf(tenant.org.id)).toEqual([]);
   });
