@@ -1,7 +1,7 @@
 /**
  * CI's check of the production install (issue 22, §1): the tracked files copied into a fresh folder and
- * installed the way the Docker image installs them (`npm ci --omit=dev`), then the migration, the worker
- * and the API started from that folder against a fresh database and a Temporal dev server. A package the
+ * installed the way the Docker image installs them (`npm ci --omit=dev`), then the migration, the seed,
+ * the worker and the API started from that folder against a fresh database and a Temporal dev server. A package the
  * running code imports but that is only a devDependency fails the build here instead of in the image.
  * Exits non-zero when any of them cannot start.
  */
@@ -38,7 +38,7 @@ async function npmCiProduction(dir: string): Promise<void> {
 async function runToEnd(dir: string, script: string, env: NodeJS.ProcessEnv): Promise<void> {
   const result = await run(process.execPath, [script], { cwd: dir, env, timeoutMs: START_TIMEOUT_MS });
   if (result.code !== 0) throw new Error(`${script} failed (${result.code}):\n${result.output}`);
-  console.log(`${script}: ${result.output.trim().split('\n').pop()}`);
+  console.log(`${script}: done`); // not its output: the seed's is credentials
 }
 
 /** Starts `script` from the production folder; its output is kept for the error when it dies. */
@@ -100,6 +100,8 @@ async function startStack(dir: string, databaseUrl: string, temporal: TemporalDe
   // Only what a deployment sets: PATH for the child's own lookups, no NODE_OPTIONS or npm_* of this run.
   const base = { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
   await runToEnd(dir, 'db/migrate.ts', base);
+  // The first credential of a new deployment (docker-compose.yml's `seed` service runs it from the image).
+  await runToEnd(dir, 'scripts/seed.ts', { ...base, JWT_SECRET: randomBytes(32).toString('hex') });
   const appEnv = { ...base, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'prod-install-check' };
   const worker = start(dir, 'worker/main.ts', appEnv);
   children.push(worker.child);
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
     await npmCiProduction(dir);
     temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, ui: false });
     await startStack(dir, databaseUrl, temporal, children);
-    console.log('production install: the migration, the worker and the API start');
+    console.log('production install: the migration, the seed, the worker and the API start');
   } finally {
     for (const child of children.reverse()) await stop(child);
     await temporal?.stop();
