@@ -89,10 +89,14 @@ export class CallbackDelivery {
     }
   }
 
-  /** Our own API on this machine runs with a self-signed certificate; anywhere else, TLS is verified. */
+  /**
+   * Our own API on this machine, or beside it under a single-label name (a compose service such as `api`),
+   * runs with a self-signed certificate: no public CA certifies such a name. Anywhere else, TLS is verified.
+   */
   private dispatcherFor(url: string): Dispatcher | undefined {
     const host = new URL(url).hostname;
-    if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') return undefined;
+    const local = host === '127.0.0.1' || host === '[::1]' || !host.includes('.');
+    if (!local) return undefined;
     this.insecureAgent ??= new Agent({ connect: { rejectUnauthorized: false } });
     return this.insecureAgent;
   }

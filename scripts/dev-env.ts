@@ -11,16 +11,21 @@ export const DATA_DIR = path.join(REPO_ROOT, '.data');
  * restarts), certificates in .certs/. Anything already set in the environment wins.
  */
 export function devEnv(): NodeJS.ProcessEnv {
-  mkdirSync(DATA_DIR, { recursive: true });
-  const secretFile = path.join(DATA_DIR, 'dev-jwt-secret');
-  if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
   return {
     DEPLOYMENT_ENV: 'test',
-    JWT_SECRET: readFileSync(secretFile, 'utf8').trim(),
+    // A secret from the environment (a container's) wins, and .data/ (not writable in the image) is left alone.
+    JWT_SECRET: process.env.JWT_SECRET ?? localJwtSecret(),
     TLS_CERT_FILE: path.join(REPO_ROOT, '.certs/localhost.crt'),
     TLS_KEY_FILE: path.join(REPO_ROOT, '.certs/localhost.key'),
     ...process.env,
   };
+}
+
+function localJwtSecret(): string {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const secretFile = path.join(DATA_DIR, 'dev-jwt-secret');
+  if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(secretFile, 'utf8').trim();
 }
 
 /**

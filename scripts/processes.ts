@@ -11,13 +11,13 @@ export interface RunResult {
 export function run(
   cmd: string,
   args: string[],
-  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(
       cmd,
       args,
-      { timeout: opts.timeoutMs ?? 0, maxBuffer: 32 * 1024 * 1024, env: opts.env ?? process.env },
+      { timeout: opts.timeoutMs ?? 0, maxBuffer: 32 * 1024 * 1024, env: opts.env ?? process.env, cwd: opts.cwd },
       (err, stdout, stderr) => {
         const output = `${stdout}${stderr}`;
         if (!err) return resolve({ code: 0, output });

@@ -1,5 +1,7 @@
+import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
-import type { Orm } from '../db/orm.ts';
+import { loadConfigOrExit } from '../config/env.ts';
+import { openOrm, type Orm } from '../db/orm.ts';
 import { plainSql } from '../db/plain-sql.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
 import { pgArray } from '../db/sql.ts';
@@ -64,4 +66,31 @@ export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
     [uuidv7(), org!.id, pgArray(['web:write']), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],
   );
   return { organizationId: org!.id, adminEmail: DEMO_ADMIN_EMAIL, apiKey, oat };
+}
+
+/** A user JWT as the API verifies it (HS256 with JWT_SECRET), for the seeded admin or `npm run dev:token`. */
+export function mintUserJwt(email: string, secret: string, ttl = '12h'): Promise<string> {
+  return new SignJWT({ email })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(`user|${email}`)
+    .setIssuedAt()
+    .setExpirationTime(ttl)
+    .sign(new TextEncoder().encode(secret));
+}
+
+/**
+ * `npm run seed` (and docker-compose.yml's `seed`): the demo organization and a first credential on a
+ * migrated database, printed, since nobody can sign in to a new deployment otherwise. The JWT only when
+ * this process has the API's JWT_SECRET (with JWT_JWKS_URL users come from the identity provider).
+ */
+if (import.meta.main) {
+  const config = loadConfigOrExit('migrate');
+  const orm = await openOrm(config.DATABASE_URL, 1);
+  const demo = await seedDemo(orm, config.DEPLOYMENT_ENV).finally(() => orm.close());
+  console.log(`demo organization ${demo.organizationId}
+  API key       ${demo.apiKey}
+  access token  ${demo.oat}`);
+  if (config.JWT_SECRET) {
+    console.log(`  admin JWT     ${await mintUserJwt(demo.adminEmail, config.JWT_SECRET)} (${demo.adminEmail}, 12 h)`);
+  }
 }

@@ -19,6 +19,9 @@ interface Service {
   command?: string | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   environment?: Record<string, string | number | boolean | null> | string[];
+  user?: string;
+  volumes?: string[];
+  healthcheck?: { test?: string | string[] };
 }
 
 const compose = parse(readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -91,7 +94,28 @@ const APP_SERVICES: { service: string; role: ProcessRole; entry: string }[] = [
   { service: 'api', role: 'api', entry: 'api/server.ts' },
   { service: 'worker', role: 'worker', entry: 'worker/main.ts' },
   { service: 'migrate', role: 'migrate', entry: 'db/migrate.ts' },
+  { service: 'seed', role: 'migrate', entry: 'scripts/seed.ts' },
 ];
+
+const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+
+/** The `source:target[:mode]` volume of a service mounted on `target`. */
+function volumeOn(name: string, target: string): { source: string; mode: string } | undefined {
+  for (const volume of service(name).volumes ?? []) {
+    const [source = '', at, mode = 'rw'] = volume.split(':');
+    if (at === target) return { source, mode };
+  }
+  return undefined;
+}
+
+/** The Dockerfile's RUN lines before its `USER node` (run as root), joined. */
+function rootRunLines(): string {
+  const beforeUser = dockerfile.slice(0, dockerfile.search(/^USER node$/m));
+  return beforeUser
+    .split('\n')
+    .filter((line) => line.startsWith('RUN '))
+    .join('\n');
+}
 
 /**
  * What each role must be given in a container although config/env.ts has a default: the defaults
@@ -209,5 +233,63 @@ describe('docker-compose.yml', () => {
         .filter((v) => !documented.has(v));
       expect({ service: name, undocumented }).toEqual({ service: name, undocumented: [] });
     }
+  });
+
+  it('prints a first credential: the seed runs after the migration with the JWT secret the API verifies', () => {
+    expect(commandOf('seed')).toContain('scripts/seed.ts');
+    expect(dependencies('seed')).toMatchObject({ migrate: 'service_completed_successfully' });
+    expect(environmentOf('seed').JWT_SECRET).toBe(environmentOf('api').JWT_SECRET);
+    expect(environmentOf('seed').DATABASE_URL).toBe(environmentOf('api').DATABASE_URL);
+    // `npm run seed` runs the same file, which must do something when run (not only export seedDemo).
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.seed).toBe('node scripts/seed.ts');
+    expect(readFileSync(path.join(REPO_ROOT, 'scripts/seed.ts'), 'utf8')).toMatch(/if \(import\.meta\.main\)/);
+  });
+
+  it('hands the API (user node) a TLS key it can read: copied by root into a volume owned by node', () => {
+    expect(dockerfile).toMatch(/^USER node$/m);
+    const certsDir = path.posix.dirname(environmentOf('api').TLS_KEY_FILE ?? '');
+    const mounted = volumeOn('api', certsDir);
+    expect(mounted).toEqual({ source: 'certs', mode: 'ro' });
+    expect(service('certs').user).toBe('root');
+    expect(volumeOn('certs', certsDir)?.source).toBe('certs');
+    expect(volumeOn('certs', '/host-certs')).toEqual({ source: './.certs', mode: 'ro' });
+    expect(commandOf('certs')).toMatch(/install -o node -g node -m 0400 .*localhost\.key/);
+    expect(dependencies('api')).toMatchObject({ certs: 'service_completed_successfully' });
+  });
+
+  it('gives the API a FILES_LOCAL_DIR the node user can write: a volume on a folder the image chowns to node', () => {
+    const dir = environmentOf('api').FILES_LOCAL_DIR ?? '';
+    expect(dir).toMatch(/^\//); // not the default .data/files under /app, which node cannot write
+    expect(volumeOn('api', dir)?.mode).toBe('rw');
+    expect(rootRunLines()).toMatch(new RegExp(`mkdir -p .*${dir}.*chown node:node .*${dir}`));
+  });
+
+  it('assumes no nc (nor any other tool) in the Temporal server image: it is waited for with the admin CLI', () => {
+    for (const [name, s] of Object.entries(services)) {
+      const test = s.healthcheck?.test ?? [];
+      expect({ service: name, nc: (Array.isArray(test) ? test : [test]).includes('nc') }).toEqual({
+        service: name,
+        nc: false,
+      });
+      // A service_healthy condition needs a healthcheck on the service waited for.
+      for (const [dependency, condition] of Object.entries(dependencies(name))) {
+        if (condition === 'service_healthy') expect(service(dependency).healthcheck?.test).toBeDefined();
+      }
+    }
+    expect(service('temporal').healthcheck).toBeUndefined();
+    expect(commandOf('temporal-setup')).toContain('retry temporal operator cluster health');
+    expect(dependencies('temporal-ui')).toMatchObject({ 'temporal-setup': 'service_completed_successfully' });
+  });
+
+  it("has the worker's simulated gateway post its callbacks to the API service, not to its own 127.0.0.1", () => {
+    const worker = loadConfig(environmentOf('worker'), 'worker');
+    expect(worker.gateway).toBe('simulator');
+    const callback = new URL(worker.gatewayCallbackUrl);
+    expect(callback.hostname).toBe('api');
+    expect(callback.pathname).toBe('/api/v1/gateway/callbacks');
+    expect(callback.port).toBe(environmentOf('api').PORT);
   });
 });

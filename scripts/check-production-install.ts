@@ -1,0 +1,141 @@
+/**
+ * CI's check of the production install (issue 22, §1): the tracked files copied into a fresh folder and
+ * installed the way the Docker image installs them (`npm ci --omit=dev`), then the migration, the seed,
+ * the worker and the API started from that folder against a fresh database and a Temporal dev server. A package the
+ * running code imports but that is only a devDependency fails the build here instead of in the image.
+ * Exits non-zero when any of them cannot start.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { dropDatabase } from '../db/orm.ts';
+import { freePort, run } from './processes.ts';
+import { startTemporalDevServer, type TemporalDevServer } from './temporal-dev-server.ts';
+import { REPO_ROOT } from './tool-paths.ts';
+
+const START_TIMEOUT_MS = 180_000;
+
+/** The tracked files of the working tree (what CI checked out), without node_modules or anything ignored. */
+function exportTrackedFiles(dir: string): void {
+  execFileSync('bash', ['-c', 'git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$1"', '_', dir], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function npmCiProduction(dir: string): Promise<void> {
+  console.log(`npm ci --omit=dev in ${dir}`);
+  const result = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: dir,
+    timeoutMs: 600_000,
+  });
+  if (result.code !== 0) throw new Error(`npm ci --omit=dev failed (${result.code}):\n${result.output}`);
+}
+
+/** Runs `script` with this Node (24; the production folder has no `node` package) to its end. */
+async function runToEnd(dir: string, script: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const result = await run(process.execPath, [script], { cwd: dir, env, timeoutMs: START_TIMEOUT_MS });
+  if (result.code !== 0) throw new Error(`${script} failed (${result.code}):\n${result.output}`);
+  console.log(`${script}: done`); // not its output: the seed's is credentials
+}
+
+/** Starts `script` from the production folder; its output is kept for the error when it dies. */
+function start(dir: string, script: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`${script} exited (${code ?? signal}):\n${output}`))),
+  );
+  exited.catch(() => undefined);
+  return { child, exited, output: () => output };
+}
+
+/** Resolves once `ready` holds, polled every 250 ms; rejects when the process exits first or time runs out. */
+async function waitUntil(
+  proc: ReturnType<typeof start>,
+  what: string,
+  ready: () => boolean | Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let settled = false; // the poll ends with the race: a process that died must not keep this one waiting
+  const poll = async () => {
+    while (!settled && !(await ready())) {
+      if (Date.now() > deadline) throw new Error(`${what} not ready within ${START_TIMEOUT_MS} ms:\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  try {
+    await Promise.race([poll(), proc.exited]);
+  } finally {
+    settled = true;
+  }
+  console.log(`${what}: ready`);
+}
+
+async function apiReady(port: number): Promise<boolean> {
+  try {
+    // As a TLS-terminating proxy would forward it: a plain request is refused (api/plugins/https.ts).
+    const response = await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { 'x-forwarded-proto': 'https' } });
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Migration, worker, API from `dir`, each waited for; `children` collects what must be stopped. */
+async function startStack(dir: string, databaseUrl: string, temporal: TemporalDevServer, children: ChildProcess[]) {
+  // Only what a deployment sets: PATH for the child's own lookups, no NODE_OPTIONS or npm_* of this run.
+  const base = { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
+  await runToEnd(dir, 'db/migrate.ts', base);
+  // The first credential of a new deployment (docker-compose.yml's `seed` service runs it from the image).
+  await runToEnd(dir, 'scripts/seed.ts', { ...base, JWT_SECRET: randomBytes(32).toString('hex') });
+  const appEnv = { ...base, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'prod-install-check' };
+  const worker = start(dir, 'worker/main.ts', appEnv);
+  children.push(worker.child);
+  await waitUntil(worker, 'worker/main.ts', () => worker.output().includes('worker ready'));
+  const port = await freePort();
+  // Plain HTTP behind a (here absent) proxy: the check needs no certificate.
+  const apiEnv = { ...appEnv, PORT: String(port), TLS_MODE: 'proxy', JWT_SECRET: randomBytes(32).toString('hex') };
+  const api = start(dir, 'api/server.ts', apiEnv);
+  children.push(api.child);
+  await waitUntil(api, 'api/server.ts', () => apiReady(port));
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'billing-prod-'));
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/billing_prod_check_${randomBytes(4).toString('hex')}`;
+  const children: ChildProcess[] = [];
+  let temporal: TemporalDevServer | null = null;
+  try {
+    exportTrackedFiles(dir);
+    await npmCiProduction(dir);
+    temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, ui: false });
+    await startStack(dir, databaseUrl, temporal, children);
+    console.log('production install: the migration, the seed, the worker and the API start');
+  } finally {
+    for (const child of children.reverse()) await stop(child);
+    await temporal?.stop();
+    await dropDatabase(databaseUrl).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(`production install check failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+}
