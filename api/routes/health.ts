@@ -27,6 +27,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     {
       schema: {
         tags: ['health'],
+        operationId: 'getApiIndex',
         summary: 'API index: where the documentation is',
         response: { 200: apiIndex },
       },
