@@ -13342,7 +13342,14 @@ export interface operations {
             /** @enum {string} */
             status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
             payment_method: string | null;
+            /** @description The price, after discount, in cents (without installment interest) */
             amount: number;
+            /** @description 1 for pix and boleto */
+            installments: number;
+            /** @description What the buyer pays each month, interest included, in cents */
+            installment_amount: number;
+            /** @description What the buyer pays in all, installment interest included (the amount charged), in cents */
+            total_amount: number;
             currency: string;
             gateway_payment_data: {
               transaction_id: string;
@@ -13882,6 +13889,10 @@ export interface operations {
               /** @description What the sale was for, after discount, in cents */
               amount: number;
               installments: number;
+              /** @description What the buyer pays each month, interest included, in cents */
+              installment_amount: number;
+              /** @description What the buyer paid in all, installment interest included (the amount charged), in cents */
+              total_amount: number;
               payment_method: string;
               /** @enum {string} */
               status: 'paid' | 'refunded' | 'partially_refunded';
@@ -14046,6 +14057,10 @@ export interface operations {
             /** @description What the sale was for, after discount, in cents */
             amount: number;
             installments: number;
+            /** @description What the buyer pays each month, interest included, in cents */
+            installment_amount: number;
+            /** @description What the buyer paid in all, installment interest included (the amount charged), in cents */
+            total_amount: number;
             payment_method: string;
             /** @enum {string} */
             status: 'paid' | 'refunded' | 'partially_refunded';
