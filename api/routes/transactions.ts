@@ -113,6 +113,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:transaction_id',
     {
+      config: { rateLimitByAddress: true },
       schema: {
         tags,
         summary: 'Get a processed transaction by its gateway identifier',
@@ -120,8 +121,8 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
           'Public. When we hold no record of the transaction, it is read from the gateway and the answer carries ' +
           "`synced_from_gateway: true`. Without a credential of the transaction's organization (an access token " +
           'with transactions:read, or an API key with read) the personal fields are masked (`j***@example.com`, ' +
-          '`A*** S***`: e-mails, names, the card holder). Requests without a credential are rate-limited per ' +
-          'client address.',
+          '`A*** S***`: e-mails, names, the card holder). It is rate-limited per client address, whatever ' +
+          'credential is sent.',
         params: transactionParams,
         response: { 200: transactionSchema, ...errorResponses },
       },

@@ -1226,7 +1226,7 @@ export interface paths {
     };
     /**
      * Get a processed transaction by its gateway identifier
-     * @description Public. When we hold no record of the transaction, it is read from the gateway and the answer carries `synced_from_gateway: true`. Without a credential of the transaction's organization (an access token with transactions:read, or an API key with read) the personal fields are masked (`j***@example.com`, `A*** S***`: e-mails, names, the card holder). Requests without a credential are rate-limited per client address.
+     * @description Public. When we hold no record of the transaction, it is read from the gateway and the answer carries `synced_from_gateway: true`. Without a credential of the transaction's organization (an access token with transactions:read, or an API key with read) the personal fields are masked (`j***@example.com`, `A*** S***`: e-mails, names, the card holder). It is rate-limited per client address, whatever credential is sent.
      */
     get: operations['getTransaction'];
     put?: never;
