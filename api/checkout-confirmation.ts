@@ -39,6 +39,7 @@ export interface ConfirmableCheckout {
   customerTaxId: string | null;
   priceType: 'one_time' | 'recurring';
   priceInterval: string | null;
+  noFeesInstallments: boolean;
 }
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
@@ -50,7 +51,8 @@ export async function confirmableCheckout(
   const rows = await db.query<ConfirmableCheckout>(
     `select c.id, c.status, c.amount, c.customer_id as "customerId",
             c.customer_email as "customerEmail", c.customer_name as "customerName",
-            c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval"
+            c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval",
+            c.no_fees_installments as "noFeesInstallments"
      from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
     'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
   );

@@ -70,3 +70,25 @@ export function installmentOptions(
     ...installmentPlan(baseAmount, k + 1, options),
   }));
 }
+
+/** What the buyer pays, shown beside the price: each installment and the total, interest included. */
+export interface BuyerPayment {
+  installments: number;
+  /** The first (largest) installment; with interest every installment is this. */
+  installment_amount: number;
+  total_amount: number;
+}
+
+/** The buyer's payment for `baseAmount` in `installments` parts, by the default rate the gateway applies. */
+export function buyerPayment(baseAmount: number, installments: number, noFees: boolean): BuyerPayment {
+  const plan = installmentPlan(baseAmount, installments, {
+    noFees,
+    monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS,
+  });
+  return { installments, installment_amount: plan.installmentAmounts[0]!, total_amount: plan.total };
+}
+
+/** The buyer's payment from what was charged (a recorded transaction's total), split as the plan splits it. */
+export function chargedPayment(total: number, installments: number): BuyerPayment {
+  return { installments, installment_amount: installmentAmounts(total, installments)[0]!, total_amount: total };
+}

@@ -61,12 +61,17 @@ export function invoiceDatesError(
   return null;
 }
 
+/** The invoice's expiration date as stored and answered: the one asked for, else the documented default. */
+export function invoiceExpirationDate(dueDate: string, expirationDate: string | null | undefined): string {
+  return expirationDate ?? addDays(dueDate, DEFAULT_EXPIRATION_DAYS);
+}
+
 /**
  * When an unpaid invoice is voided: the end of its last payable day in Brazil, which is the
  * expiration date, else DEFAULT_EXPIRATION_DAYS after the due date.
  */
 export function invoiceDeadline(dueDate: string, expirationDate: string | null): Date {
-  const lastDay = expirationDate ?? addDays(dueDate, DEFAULT_EXPIRATION_DAYS);
+  const lastDay = invoiceExpirationDate(dueDate, expirationDate);
   return new Date(Date.parse(`${addDays(lastDay, 1)}T00:00:00Z`) - BRAZIL_OFFSET_MS);
 }
 

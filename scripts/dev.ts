@@ -123,5 +123,11 @@ Billing engine is starting (Ctrl-C stops everything):
   Demo OAT       ${demo.oat}
   Admin user JWT ${jwt}
                  (${demo.adminEmail}; mint others with: npm run dev:token -- --email you@example.com --admin)
-Try: curl -k -H "X-Service-Api-Key: ${demo.apiKey}" ${base}/api/v1/products/
+Try (creating products, checkouts and webhooks, and reading events and metrics, take the access token;
+the API key reads products, customers, sales, transactions, subscriptions and checkout links, and
+writes customers, transactions, subscriptions and refunds):
+  curl -k -H "Authorization: Bearer ${demo.oat}" -H 'content-type: application/json' \\
+    -d '{"organization_id":"${demo.organizationId}","name":"T-shirt","prices":[{"type":"one_time","currency":"brl","unit_amount":4990}]}' \\
+    ${base}/api/v1/products/
+  curl -k -H "X-Service-Api-Key: ${demo.apiKey}" ${base}/api/v1/products/
 `);

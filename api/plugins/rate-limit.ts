@@ -6,6 +6,13 @@ import type { Config } from '../../config/env.ts';
 import type { PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A public route: counted by client address, so that a made-up credential does not open a new count. */
+    rateLimitByAddress?: boolean;
+  }
+}
+
 /** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
 const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
 
@@ -65,6 +72,7 @@ export async function registerRateLimit(app: FastifyInstance, deps: { config: Co
  * address. It is not verified here: that would cost a lookup before the count.
  */
 export function credentialKey(request: FastifyRequest): string {
+  if (request.routeOptions.config?.rateLimitByAddress) return `ip:${request.ip}`;
   const apiKey = request.headers['x-service-api-key'];
   const authorization = request.headers.authorization;
   const secret =

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { plainSql } from '../../db/plain-sql.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
+const apiIndex = z.object({ name: z.string(), version: z.string(), docs_url: z.string(), openapi_url: z.string() });
 const probe = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
 
 /** How long each readiness probe may take: a dependency slower than this is not ready. */
@@ -19,6 +20,23 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   app.addHook('onClose', async () => {
     await Promise.allSettled(pending);
   });
+
+  // `npm start` prints `/api/v1/` as the API's address: it answers where the docs are, not a 404.
+  app.get(
+    '/api/v1/',
+    {
+      schema: {
+        tags: ['health'],
+        operationId: 'getApiIndex',
+        summary: 'API index: where the documentation is',
+        response: { 200: apiIndex },
+      },
+    },
+    async () => {
+      const base = deps.config.publicBaseUrl;
+      return { name: 'billing-api', version: 'v1', docs_url: `${base}/docs`, openapi_url: `${base}/openapi.json` };
+    },
+  );
 
   app.get(
     '/healthz',

@@ -88,6 +88,7 @@ async function presentSales(em: EntityManager, sales: SaleEntity[]): Promise<Sal
     return presentSale(sale, {
       // A sale of a zero total has no payment.
       gatewayTransactionId: sale.transactionId ? t.get(sale.transactionId)!.gatewayTransactionId : null,
+      chargedAmount: sale.transactionId ? Number(t.get(sale.transactionId)!.amount) : null,
       customer: { id: customer.id, email: customer.email, name: customer.name ?? null },
       product: { id: product.id, name: product.name },
     });

@@ -15,6 +15,7 @@ import {
   INVOICE_CREATION_ABANDONED,
   INVOICE_CREATION_WINDOW_MS,
   invoiceDatesError,
+  invoiceExpirationDate,
   invoiceWorkflowId,
   notInvoiceable,
 } from '../../domain/invoices.ts';
@@ -116,9 +117,13 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
       const body = request.body;
       const subscription = await ownSubscription(organizationId, request.params.id);
       const requestedAt = new Date();
-      const expirationDate = body.expiration_date ?? null;
-      const wrongDates = invoiceDatesError({ dueDate: body.due_date, expirationDate }, brazilToday(requestedAt));
+      const wrongDates = invoiceDatesError(
+        { dueDate: body.due_date, expirationDate: body.expiration_date },
+        brazilToday(requestedAt),
+      );
       if (wrongDates) throw unprocessable(wrongDates.code, 'Invalid invoice dates', wrongDates.detail);
+      // Stored and answered, so the invoice says the day it lapses rather than null.
+      const expirationDate = invoiceExpirationDate(body.due_date, body.expiration_date);
       const why = notInvoiceable(subscription.status, subscription.gatewaySubscriptionId ?? null);
       if (why) throw new ApiError(409, SUBSCRIPTION_NOT_INVOICEABLE, 'The subscription cannot be invoiced', why);
       const record = await createInvoice(

@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Workflo
 import { ApplicationFailure } from '@temporalio/common';
 import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
@@ -18,6 +19,7 @@ import {
   directTransactionResponse,
   transactionParams,
   transactionSchema,
+  maskedTransaction,
   type DirectTransactionBody,
   type TransactionBody,
 } from '../schemas/transactions.ts';
@@ -103,31 +105,57 @@ function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
   );
 }
 
+/** Who may see a transaction's personal data: its organization, by the spec's read credentials. */
+const TRANSACTIONS_READ = { oat: ['transactions:read'], apiKey: 'transactions' } as const;
+
 /** GET /:transaction_id: our record of a transaction, else the gateway's. */
 function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:transaction_id',
     {
+      config: { rateLimitByAddress: true },
       schema: {
         tags,
         summary: 'Get a processed transaction by its gateway identifier',
         description:
           'Public. When we hold no record of the transaction, it is read from the gateway and the answer carries ' +
-          '`synced_from_gateway: true`.',
+          "`synced_from_gateway: true`. Without a credential of the transaction's organization (an access token " +
+          'with transactions:read, or an API key with read) the personal fields are masked (`j***@example.com`, ' +
+          '`A*** S***`: e-mails, names, the card holder). It is rate-limited per client address, whatever ' +
+          'credential is sent.',
         params: transactionParams,
         response: { 200: transactionSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const gatewayId = request.params.transaction_id;
       const em = deps.orm.em.fork();
       const local = await em.findOne(Transaction, { gatewayTransactionId: gatewayId });
-      if (local) return recordedTransaction(em, local);
+      if (local) {
+        const body = await recordedTransaction(em, local);
+        const viewer = await viewerOrganization(app, request, reply);
+        return viewer === local.organizationId ? body : maskedTransaction(body);
+      }
       const remote = await deps.gateway.getTransaction(gatewayId);
       if (!remote) throw notFound('Transaction');
-      return gatewayTransaction(remote);
+      // Whose it is we do not know: nobody is shown its personal data.
+      return maskedTransaction(gatewayTransaction(remote));
     },
   );
+}
+
+/**
+ * The organization of the credential sent, if it may read transactions; else null. The read stays
+ * public: a missing, invalid or insufficient credential only means the masked answer.
+ */
+async function viewerOrganization(app: RouteApp, request: FastifyRequest, reply: FastifyReply): Promise<string | null> {
+  if (request.headers.authorization === undefined && request.headers['x-service-api-key'] === undefined) return null;
+  try {
+    await app.authenticate(TRANSACTIONS_READ).call(app, request, reply, () => undefined);
+    return request.credential && request.credential.kind !== 'user' ? request.credential.organizationId : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Our record of a transaction, with its checkout and product when it paid one. */

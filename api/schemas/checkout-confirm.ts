@@ -40,7 +40,13 @@ export const confirmSdkResponse = z.object({
   id: z.string(),
   status: z.enum(['open', 'confirmed', 'succeeded', 'failed', 'expired']),
   payment_method: z.string().nullable(),
-  amount: z.number().int(),
+  amount: z.number().int().describe('The price, after discount, in cents (without installment interest)'),
+  installments: z.number().int().describe('1 for pix and boleto'),
+  installment_amount: z.number().int().describe('What the buyer pays each month, interest included, in cents'),
+  total_amount: z
+    .number()
+    .int()
+    .describe('What the buyer pays in all, installment interest included (the amount charged), in cents'),
   currency: z.string(),
   gateway_payment_data: gatewayPaymentData.nullable(),
   decline_reason: z.string().nullable(),

@@ -1,6 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Refund, Sale } from '../../db/entities/index.ts';
+import { chargedPayment } from '../../domain/installments.ts';
 import { iso, listQuery, paginated, nonBlank } from '../../use-cases/schemas/common.ts';
 
 type SaleEntity = InferEntity<typeof Sale>;
@@ -27,6 +28,11 @@ export const saleSchema = z.object({
   discount_amount: z.number().int(),
   amount: z.number().int().describe('What the sale was for, after discount, in cents'),
   installments: z.number().int(),
+  installment_amount: z.number().int().describe('What the buyer pays each month, interest included, in cents'),
+  total_amount: z
+    .number()
+    .int()
+    .describe('What the buyer paid in all, installment interest included (the amount charged), in cents'),
   payment_method: z.string(),
   status: z.enum(['paid', 'refunded', 'partially_refunded']),
   refunded_amount: z.number().int(),
@@ -46,6 +52,8 @@ export const saleParams = z.object({ id: z.string().max(64) });
 
 export interface SaleRelations {
   gatewayTransactionId: string | null;
+  /** The charged total (interest included); null for a sale without a payment. */
+  chargedAmount: number | null;
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string };
 }
@@ -66,7 +74,7 @@ export function presentSale(sale: SaleEntity, related: SaleRelations): SaleBody 
     subtotal_amount: sale.subtotalAmount,
     discount_amount: sale.discountAmount,
     amount: sale.amount,
-    installments: sale.installments,
+    ...chargedPayment(related.chargedAmount ?? sale.amount, sale.installments),
     payment_method: sale.paymentMethod,
     status: sale.status,
     refunded_amount: sale.refundedAmount,

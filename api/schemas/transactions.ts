@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { emailAddress, nonBlank } from '../../use-cases/schemas/common.ts';
 import { storedCard } from '../../db/entities/index.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
+import { maskEmail, maskName } from '../../domain/personal-data.ts';
 
 const timestamp = z.string();
 
@@ -47,6 +48,24 @@ export const transactionSchema = z.object({
   synced_from_gateway: z.boolean().optional().describe('Present, and true, only when read straight from the gateway'),
 });
 export type TransactionBody = z.infer<typeof transactionSchema>;
+
+/** The spec's shape for a reader without a credential of the transaction's organization: personal fields masked. */
+export function maskedTransaction(body: TransactionBody): TransactionBody {
+  return {
+    ...body,
+    card: body.card && { ...body.card, holder_name: maskName(body.card.holder_name)! },
+    checkout: body.checkout && {
+      ...body.checkout,
+      customer_email: maskEmail(body.checkout.customer_email),
+      customer_name: maskName(body.checkout.customer_name),
+    },
+    buyer: body.buyer && {
+      first_name: maskName(body.buyer.first_name),
+      last_name: maskName(body.buyer.last_name),
+      email: maskEmail(body.buyer.email),
+    },
+  };
+}
 
 export const transactionParams = z.object({ transaction_id: z.string().min(1).max(200) });
 

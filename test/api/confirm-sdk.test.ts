@@ -10,6 +10,7 @@ import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout as makeFixture, type CheckoutFixtureOptions } from '../helpers/checkouts.ts';
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { makeOat } from '../helpers/fixtures.ts';
 
 /**
  * POST /api/v1/checkouts/client/:client_secret/confirm-sdk and POST /api/v1/gateway/callbacks over
@@ -116,6 +117,29 @@ describe('confirm-sdk: request rules', () => {
     const ok = await confirm(yearly, { payment_method: 'credit_card', card: card(12) });
     expect(ok.status).toBe(200);
     expect(ok.body.gateway_payment_data.installments).toBe(12);
+  });
+});
+
+describe('confirm-sdk: what the buyer pays', () => {
+  it('shows the installments with interest beside the price, in the answer and on the sale', async () => {
+    const c = await makeCheckout({ amount: 4_990 });
+    const res = await confirm(c, { payment_method: 'credit_card', card: card(3) });
+    expect(res.status).toBe(200);
+    // By hand: PMT = 4990 · 0.0299 / (1 − 1.0299⁻³) = 1763.78 → 1764 a month, 3 × 1764 = 5292 in all.
+    expect(res.body).toMatchObject({ amount: 4_990, installments: 3, installment_amount: 1_764, total_amount: 5_292 });
+    const [transaction] = await sql('select amount from transactions where checkout_id = ?', [c.id]);
+    expect(Number(transaction!.amount)).toBe(5_292);
+    const oat = await makeOat(api.orm, c.organizationId);
+    const sales = await api.call('GET', '/api/v1/sales/', { token: oat });
+    expect(sales.body.items).toEqual([
+      expect.objectContaining({ amount: 4_990, installments: 3, installment_amount: 1_764, total_amount: 5_292 }),
+    ]);
+  });
+
+  it('a single installment or pix pays the price', async () => {
+    const c = await makeCheckout({ amount: 4_990 });
+    const res = await confirm(c, { payment_method: 'credit_card', card: card(1) });
+    expect(res.body).toMatchObject({ amount: 4_990, installments: 1, installment_amount: 4_990, total_amount: 4_990 });
   });
 });
 

@@ -324,7 +324,11 @@ describe('POST /functions/v1/create-price', () => {
     const body = { product_id: product.id, currency: 'brl', unit_amount: 990 };
     const viaOat = await api.call('POST', URL, { token: tenant.oat, body });
     expect(viaOat.status).toBe(403);
-    expect(viaOat.body).toEqual({ error: 'Organization access tokens are not accepted here', code: 'forbidden' });
+    expect(viaOat.body).toEqual({
+      error: 'Organization access tokens are not accepted here',
+      detail: 'This operation takes a user JWT (Authorization: Bearer)',
+      code: 'forbidden',
+    });
     const viaKey = await api.call('POST', URL, { headers: { 'x-service-api-key': tenant.apiKey }, body });
     expect(viaKey.status).toBe(403);
     const anonymous = await api.call('POST', URL, { body });

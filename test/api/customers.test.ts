@@ -284,7 +284,8 @@ describe('authentication', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
       error: 'Api key lacks required scope',
-      detail: 'This operation needs the write scope',
+      detail:
+        'This operation takes an organization access token with customers:write (Authorization: Bearer), or an API key with the write scope (X-Service-Api-Key)',
       code: 'forbidden',
     });
   });
@@ -321,7 +322,8 @@ describe('authentication', () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       error: 'Access token lacks required scope',
-      detail: 'Needs one of: customers:write',
+      detail:
+        'This operation takes an organization access token with customers:write (Authorization: Bearer), or an API key with the write scope (X-Service-Api-Key)',
       code: 'forbidden',
     });
     expect((await create({ email: email() }, webReader)).status).toBe(403);

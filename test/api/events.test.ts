@@ -185,7 +185,8 @@ describe('authentication', () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       error: 'Access token lacks required scope',
-      detail: 'Needs one of: events:read',
+      detail:
+        'This operation takes an organization access token with events:read (Authorization: Bearer), or an API key with the admin scope (X-Service-Api-Key)',
       code: 'forbidden',
     });
   });
@@ -195,7 +196,8 @@ describe('authentication', () => {
     expect(readWrite.status).toBe(403);
     expect(readWrite.body).toEqual({
       error: 'Api key lacks required scope',
-      detail: 'This operation needs the admin scope',
+      detail:
+        'This operation takes an organization access token with events:read (Authorization: Bearer), or an API key with the admin scope (X-Service-Api-Key)',
       code: 'forbidden',
     });
     const admin = await makeApiKey(api.orm, T.org.id, { scopes: ['admin'] });

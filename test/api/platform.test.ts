@@ -36,6 +36,15 @@ describe('health', () => {
   });
 });
 
+describe('index', () => {
+  it('answers GET /api/v1/ (the address `npm start` prints) with the docs URL', async () => {
+    const res = await api.call('GET', '/api/v1/');
+    expect(res.status).toBe(200);
+    expect(res.body.docs_url).toMatch(/^https?:\/\/.+\/docs$/);
+    expect(res.body.openapi_url).toMatch(/\/openapi\.json$/);
+  });
+});
+
 describe('conventions', () => {
   it('answers unknown routes with the error body', async () => {
     const res = await api.call('GET', '/api/v1/nothing-here');

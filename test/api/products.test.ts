@@ -329,7 +329,8 @@ describe('POST /api/v1/products/', () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         error: 'Api key lacks required scope',
-        detail: 'This operation needs the admin scope',
+        detail:
+          'This operation takes an organization access token with products:write (Authorization: Bearer), or an API key with the admin scope (X-Service-Api-Key)',
         code: 'forbidden',
       });
     }
@@ -338,11 +339,19 @@ describe('POST /api/v1/products/', () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({
       error: 'Access token lacks required scope',
-      detail: 'Needs one of: products:write',
+      detail:
+        'This operation takes an organization access token with products:write (Authorization: Bearer), or an API key with the admin scope (X-Service-Api-Key)',
       code: 'forbidden',
     });
+    // No credential: told to send the access token (a dashboard key cannot create products), not a key.
     const anonymous = await api.call('POST', '/api/v1/products/', { body });
     expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({
+      error: 'Missing Authorization header',
+      detail:
+        'This operation takes an organization access token with products:write (Authorization: Bearer), or an API key with the admin scope (X-Service-Api-Key)',
+      code: 'unauthorized',
+    });
     expect(await productCount(tenant.org.id)).toBe(0);
   });
 

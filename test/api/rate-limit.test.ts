@@ -103,6 +103,17 @@ describe('rate limits (PostgreSQL counters)', () => {
     expect(row!.count).toBe(6);
   });
 
+  it('counts a public read by client address, whatever credential is sent', async () => {
+    const counter = `delete from rate_limit_counters where key = 'ip:127.0.0.1'`;
+    await a.orm.em.getConnection().execute(counter);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await a.call('GET', '/api/v1/transactions/tx_nobody', { token: bogusToken() })).status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
+    await a.orm.em.getConnection().execute(counter);
+  });
+
   it('starts a new window once the current one has ended', async () => {
     const token = bogusToken();
     await hit(a, token, 6);

@@ -124,6 +124,15 @@ describe('POST /api/v1/subscriptions/<id>/invoices', () => {
     expect(events.map((e) => e.data)).toEqual([withoutUrl(res.body)]);
   });
 
+  it('without an expiration_date, expires 30 days after its due date (the documented default)', async () => {
+    const s = await paidSubscription();
+    const res = await post(s, invoiceBody({ due_date: daysFromToday(2), expiration_date: undefined }));
+    expect(res.status).toBe(201);
+    expect(res.body.expiration_date).toBe(daysFromToday(32));
+    const one = await api.call('GET', `/api/v1/subscriptions/${s.id}/invoices/${res.body.id}`, { token: s.oat });
+    expect(one.body.expiration_date).toBe(daysFromToday(32));
+  });
+
   it('is paid when the gateway charges it (sandbox), through the callback: a transaction and a sale', async () => {
     const s = await paidSubscription();
     const created = await post(s, invoiceBody({ no_fees_installments: true }));

@@ -388,7 +388,8 @@ describe('credentials', () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         error: 'Access token lacks required scope',
-        detail: 'Needs one of: subscriptions:read',
+        detail:
+          'This operation takes an organization access token with subscriptions:read (Authorization: Bearer), or an API key with the read scope (X-Service-Api-Key)',
         code: 'forbidden',
       });
     }
@@ -403,12 +404,18 @@ describe('credentials', () => {
   it('refuse a user JWT (organization resources take an access token) and answer 401 without a credential', async () => {
     const [jwtList] = await both({ token: await userJwt(T.ownerEmail) });
     expect(jwtList.status).toBe(403);
-    expect(jwtList.body).toEqual({ error: 'User tokens are not accepted here', code: 'forbidden' });
+    expect(jwtList.body).toEqual({
+      error: 'User tokens are not accepted here',
+      detail:
+        'This operation takes an organization access token with subscriptions:read (Authorization: Bearer), or an API key with the read scope (X-Service-Api-Key)',
+      code: 'forbidden',
+    });
     const [anonymous] = await both({});
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({
       error: 'Missing X-Service-Api-Key header',
-      detail: 'Send the key in the X-Service-Api-Key header',
+      detail:
+        'This operation takes an organization access token with subscriptions:read (Authorization: Bearer), or an API key with the read scope (X-Service-Api-Key)',
       code: 'unauthorized',
     });
   });

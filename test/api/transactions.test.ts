@@ -288,7 +288,7 @@ describe('POST /api/v1/transactions/direct', () => {
 });
 
 describe('GET /api/v1/transactions/:transaction_id', () => {
-  it('reads a transaction we recorded, with its checkout, product, card and buyer', async () => {
+  it('reads a transaction we recorded, with its checkout, product, card and buyer, masked but for its organization', async () => {
     const t = await makeTenant(api.orm);
     const { checkout, sellerId } = await checkoutFor(t, { unit_amount: 7000 });
     const paid = await direct({ seller_id: sellerId, amount: 7000, checkout_id: checkout.id, card: card() });
@@ -302,7 +302,7 @@ describe('GET /api/v1/transactions/:transaction_id', () => {
       currency: 'BRL',
       payment_type: 'credit',
       installments: 1,
-      card: { brand: 'visa', last4: '1111', first4: '4111', holder_name: 'ANA SOUZA', expiration_month: '12' },
+      card: { brand: 'visa', last4: '1111', first4: '4111', holder_name: 'A*** S***', expiration_month: '12' },
       transaction_number: expect.stringMatching(/^\d+$/),
       authorization_code: expect.any(String),
       checkout: {
@@ -310,12 +310,23 @@ describe('GET /api/v1/transactions/:transaction_id', () => {
         status: 'succeeded',
         amount: 7000,
         currency: 'BRL',
-        customer_email: 'ana@example.com',
+        customer_email: 'a***@example.com',
         product: { name: 'Plan' },
       },
-      buyer: { first_name: 'Ana', last_name: 'Souza' },
+      buyer: { first_name: 'A***', last_name: 'S***' },
     });
     expect(res.body).not.toHaveProperty('synced_from_gateway');
+    // Its organization's credential sees the personal fields; another organization's does not.
+    const own = await api.call('GET', `/api/v1/transactions/${paid.body.transaction_id}`, { token: t.oat });
+    expect(own.body).toMatchObject({
+      card: { holder_name: 'ANA SOUZA' },
+      checkout: { customer_email: 'ana@example.com' },
+      buyer: { first_name: 'Ana', last_name: 'Souza' },
+    });
+    const other = await makeTenant(api.orm);
+    const foreign = await api.call('GET', `/api/v1/transactions/${paid.body.transaction_id}`, { token: other.oat });
+    expect(foreign.status).toBe(200);
+    expect(foreign.body.checkout.customer_email).toBe('a***@example.com');
   });
 
   it('reads from the gateway what we have no record of, and says so', async () => {
@@ -344,7 +355,7 @@ describe('GET /api/v1/transactions/:transaction_id', () => {
       transaction_id: charge.id,
       status: 'succeeded',
       amount: 1234,
-      card: { brand: 'mastercard', last4: '4444' },
+      card: { brand: 'mastercard', last4: '4444', holder_name: 'B***' },
       synced_from_gateway: true,
     });
   });

@@ -4,6 +4,7 @@ import {
   gatewayInvoiceOutcome,
   invoiceDatesError,
   invoiceDeadline,
+  invoiceExpirationDate,
   invoiceNumber,
   notInvoiceable,
 } from '../../domain/invoices.ts';
@@ -36,6 +37,12 @@ describe('extra-charge invoices', () => {
     expect(invoiceDatesError({ dueDate: '2030-03-12', expirationDate: '2030-03-11' }, today)).toMatchObject({
       code: 'invalid_expiration_date',
     });
+  });
+
+  it('expires 30 days after its due date unless told otherwise', () => {
+    expect(invoiceExpirationDate('2030-01-15', null)).toBe('2030-02-14');
+    expect(invoiceExpirationDate('2030-02-10', undefined)).toBe('2030-03-12');
+    expect(invoiceExpirationDate('2030-01-15', '2030-01-20')).toBe('2030-01-20');
   });
 
   it('voids an unpaid invoice at the end of its last payable day in Brazil', () => {

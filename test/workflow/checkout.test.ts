@@ -94,6 +94,9 @@ describe('card', () => {
       status: 'succeeded',
       payment_method: 'credit_card',
       amount: 12_345,
+      installments: 1,
+      installment_amount: 12_345,
+      total_amount: 12_345,
       currency: 'BRL',
       gateway_payment_data: {
         transaction_id: expect.any(String),
