@@ -23,7 +23,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   // `npm start` prints `/api/v1/` as the API's address: it answers where the docs are, not a 404.
   app.get(
-    '/api/v1/',
+    '/api/v1',
     {
       schema: {
         tags: ['health'],

@@ -166,7 +166,7 @@ describe('the OpenAPI document', () => {
       .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(publicOps.sort()).toEqual(
       [
-        'GET /api/v1/',
+        'GET /api/v1',
         'GET /api/v1/checkouts/client/{client_secret}',
         'GET /api/v1/checkouts/client/{client_secret}/seller-config',
         'GET /api/v1/files/{id}/download',
