@@ -117,7 +117,10 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
       { kind: 'capture', amount: 49_900 },
     ]);
     const [updated] = await sql(
-      `select data from events where organization_id = ? and type = 'subscription.updated' order by created_at desc limit 1`,
+      // The upgrade's event is written last, often in the same millisecond as the period's: the id (a
+      // uuidv7, monotonic) orders them.
+      `select data from events where organization_id = ? and type = 'subscription.updated'
+       order by created_at desc, id desc limit 1`,
       [s.organizationId],
     );
     expect(updated!.data).toMatchObject({
