@@ -3,7 +3,7 @@ import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { plainSql, executorOf, type PlainSql, type Row } from '../db/plain-sql.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
-import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf } from '../domain/subscriptions.ts';
+import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf, sandboxCycleKey } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
@@ -82,6 +82,24 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
     async cancelGatewaySubscription(subscriptionId: string): Promise<void> {
       const { gatewaySubscriptionId } = await gatewaySubscriptionOf(subscriptionId);
       await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
+    },
+
+    /**
+     * A subscription on a test clock reached a period's due date (or a retry day): a sandbox gateway's
+     * recurrence bills it now, as a live gateway's does on its own calendar. A gateway without a
+     * sandbox recurrence is left alone (billed: false); the workflow then asks it as it always does.
+     */
+    async billSandboxPeriod(input: {
+      subscriptionId: string;
+      period: number;
+      tryNumber: number;
+    }): Promise<{ billed: boolean }> {
+      if (!gateway.billSandboxCycle) return { billed: false };
+      const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
+      const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
+      const key = sandboxCycleKey(input.subscriptionId, input.period, input.tryNumber);
+      await callGateway(() => gateway.billSandboxCycle!(gatewaySubscriptionId, cycle, key));
+      return { billed: true };
     },
   } satisfies Partial<SubscriptionActivities>;
 }

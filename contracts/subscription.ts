@@ -98,6 +98,8 @@ export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
 export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
 /** Runs from before the workflow ran its writing steps one at a time (the row lock serialized them). */
 export const ONE_STEP_AT_A_TIME_PATCH = 'subscription-steps-one-at-a-time';
+/** A gateway-billed subscription on a test clock drives the sandbox gateway's recurrence (billSandboxPeriod). */
+export const SANDBOX_RECURRENCE_PATCH = 'sandbox-recurrence-follows-test-clock';
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
@@ -236,6 +238,7 @@ export interface SubscriptionActivities {
     at: string;
   }): Promise<{ settled: number }>;
   cancelGatewaySubscription(subscriptionId: string): Promise<void>;
+  billSandboxPeriod(input: { subscriptionId: string; period: number; tryNumber: number }): Promise<{ billed: boolean }>;
   openRenewalCheckout(input: {
     subscriptionId: string;
     period: number;

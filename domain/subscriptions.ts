@@ -43,6 +43,10 @@ export const subscriptionChargeKeys = (chargeKey: string) => ({
 /** Cancels a gateway-billed subscription's recurrence at the gateway, once however often it is asked. */
 export const gatewayCancelKey = (subscriptionId: string) => `subscription:${subscriptionId}:gateway-cancel`;
 
+/** A sandbox gateway's recurrence run for a period's try, driven by the subscription's test clock. */
+export const sandboxCycleKey = (subscriptionId: string, period: number, tryNumber: number) =>
+  `subscription:${subscriptionId}:period:${period}:try:${tryNumber}:sandbox-cycle`;
+
 // ── Gateway-billed periods ──────────────────────────────────────────────────────────────────────
 
 /**

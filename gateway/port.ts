@@ -141,6 +141,12 @@ export interface PaymentGateway {
   getInvoice(invoiceId: string): Promise<GatewayInvoice | null>;
   /** Every invoice of a gateway subscription (its recurrence's cycles and its extra charges), oldest first. */
   listSubscriptionInvoices(subscriptionId: string): Promise<GatewayInvoice[]>;
+  /**
+   * Sandbox gateways only (the simulator): its recurrence bills cycle `cycle` now, as on the cycle's
+   * due date or a retry day, because a subscription's test clock says so. A paid cycle is returned as
+   * it is; one key per try. A live gateway bills on its own calendar and has no such call.
+   */
+  billSandboxCycle?(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
 }
 
 /** What the gateway posts to our callback endpoint when a payment changes state. */

@@ -184,6 +184,44 @@ export async function billNextCycle(
   subscriptionId: string,
   notices: GatewayCallback[],
 ): Promise<GatewayInvoice> {
+  const sub = await lockedBillable(sql, subscriptionId);
+  const unpaid = await earliestUnpaidCycle(sql, subscriptionId);
+  const invoice = unpaid ?? (await openCycle(sql, subscriptionId, sub));
+  return chargeCycle(sql, clock, invoice, sub, notices);
+}
+
+/**
+ * SimulatedGateway.billSandboxCycle's run: the recurrence as on cycle `cycle`'s due date (or a retry
+ * day), driven by a subscription's test clock. A paid cycle is left as it is; an unpaid one is charged
+ * again; the next one is opened and charged. A cycle further ahead is refused: the cycles before it
+ * come first.
+ */
+export async function billCycle(
+  sql: Sql,
+  clock: () => Date,
+  subscriptionId: string,
+  cycle: number,
+  notices: GatewayCallback[],
+): Promise<GatewayInvoice> {
+  const sub = await lockedBillable(sql, subscriptionId);
+  const [row] = await sql(
+    `select ${INVOICE_COLUMNS} from gateway_sim.invoices where subscription_id = ? and cycle = ?`,
+    [subscriptionId, cycle],
+  );
+  if (row?.status === 'paid') return toInvoice(row);
+  const unpaid = await earliestUnpaidCycle(sql, subscriptionId);
+  if (unpaid && unpaid.cycle !== cycle) {
+    throw new GatewayError(`Cycle ${unpaid.cycle} of ${subscriptionId} is unpaid: cycle ${cycle} waits for it`, false);
+  }
+  const invoice = unpaid ?? (await openCycle(sql, subscriptionId, sub));
+  if (invoice.cycle !== cycle) {
+    throw new GatewayError(`The next cycle of ${subscriptionId} is ${invoice.cycle}, not ${cycle}`, false);
+  }
+  return chargeCycle(sql, clock, invoice, sub, notices);
+}
+
+/** The subscription and its plan's terms, locked (so two runs of its recurrence follow one another); active only. */
+async function lockedBillable(sql: Sql, subscriptionId: string): Promise<Row> {
   const [sub] = await sql(
     `select s.status, s.card_id, s.buyer_id, s.start_date::text as start_date, p.amount, p.currency, p.interval,
             p.interval_count
@@ -193,12 +231,20 @@ export async function billNextCycle(
   );
   if (!sub) throw new GatewayError(`Unknown subscription ${subscriptionId}`, false);
   if (sub.status !== 'active') throw new GatewayError('Cannot bill a canceled subscription', false);
+  return sub;
+}
+
+async function earliestUnpaidCycle(sql: Sql, subscriptionId: string): Promise<GatewayInvoice | null> {
   const [unpaid] = await sql(
     `select ${INVOICE_COLUMNS} from gateway_sim.invoices
      where subscription_id = ? and cycle is not null and status <> 'paid' order by cycle limit 1`,
     [subscriptionId],
   );
-  const invoice = unpaid ? toInvoice(unpaid) : await openCycle(sql, subscriptionId, sub);
+  return unpaid ? toInvoice(unpaid) : null;
+}
+
+/** A cycle's invoice charged to the subscription's card (its scripted outcome decides). */
+async function chargeCycle(sql: Sql, clock: () => Date, invoice: GatewayInvoice, sub: Row, notices: GatewayCallback[]) {
   const { token, outcome } = await findCard(sql, sub.card_id as string);
   const declineReason = declineReasonOf(outcome, token, null, clock);
   return chargeInvoice(sql, clock, invoice, token, sub.buyer_id as string, declineReason, notices);

@@ -32,6 +32,7 @@ import {
 } from './simulator-idempotency.ts';
 import { assertAmount, isoDate } from './simulator-input-checks.ts';
 import {
+  billCycle,
   billNextCycle,
   insertInvoice,
   insertRecurrencePlan,
@@ -367,6 +368,19 @@ export class SimulatedGateway implements PaymentGateway {
   async billSubscription(subscriptionId: string): Promise<GatewayInvoice> {
     const notices: GatewayCallback[] = [];
     const result = await this.db.transaction((sql) => billNextCycle(sql, this.clock, subscriptionId, notices));
+    this.delivery.deliver(notices);
+    return result;
+  }
+
+  /**
+   * The port's sandbox recurrence: cycle `cycle` billed once per idempotency key (one key per try),
+   * as on its due date; a paid cycle is returned as it is (billCycle).
+   */
+  async billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.once(idempotencyKey, 'bill_sandbox_cycle', (sql) =>
+      billCycle(sql, this.clock, subscriptionId, cycle, notices),
+    );
     this.delivery.deliver(notices);
     return result;
   }

@@ -12,6 +12,7 @@ import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../
 import {
   GATEWAY_BALANCE_PATCH,
   MISSING_RENEWAL,
+  SANDBOX_RECURRENCE_PATCH,
   type SubscriptionRunState,
   type SubscriptionWorkflow,
 } from '../contracts/subscription.ts';
@@ -35,8 +36,9 @@ import type { PaymentSummary } from '../domain/checkout.ts';
  */
 export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId, flags } = run;
-  let checkAt = Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS;
+  let recheckAt: number | null = null;
   for (;;) {
+    const checkAt = recheckAt ?? firstCheckAt(run);
     const scheduled = nextGatewayCheckAt(state, checkAt);
     if (scheduled === null && state.status === 'past_due') {
       await run.exhaustDunning();
@@ -53,6 +55,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     if (!due && !flags.noticed) continue; // woken by a merchant's change: the times are worked out again
     flags.noticed = false;
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
+    if (due && sandboxRecurrence(run)) await billSandbox(charge);
     const found = await payments.reconcileGatewayPeriod(charge);
     const at = run.nowIso();
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
@@ -75,7 +78,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
       state.tryNumber++; // the gateway did not try again by this check: the schedule moves on
     } else if (due) {
       flagMissing(run.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
-      checkAt = run.now() + GATEWAY_RECHECK_MS;
+      recheckAt = run.now() + GATEWAY_RECHECK_MS;
     }
   }
 }
@@ -90,6 +93,30 @@ async function settleBalance(run: SubscriptionRun, period: number, payment: Paym
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     log.warn('The balance was not settled with this period; the next one settles it', { period, error: err.message });
+  }
+}
+
+/**
+ * A subscription on a test clock drives the sandbox gateway's recurrence (docs/decisions.md, "The
+ * sandbox's test clock for gateway-billed subscriptions"): the period is billed on its due date and each
+ * retry day, as a live gateway bills on its own calendar, so the advance renews it and runs its dunning.
+ */
+function sandboxRecurrence(run: SubscriptionRun): boolean {
+  return run.onTestClock() && patched(SANDBOX_RECURRENCE_PATCH);
+}
+
+/** The first time the gateway is asked about the period: its end (after the notice's grace, in real time). */
+function firstCheckAt(run: SubscriptionRun): number {
+  return Date.parse(run.state.periodEnd) + (sandboxRecurrence(run) ? 0 : GATEWAY_NOTICE_GRACE_MS);
+}
+
+/** The sandbox gateway bills the period's try; its refusal (say, of a cycle out of order) only leaves it unbilled. */
+async function billSandbox(charge: { subscriptionId: string; period: number; tryNumber: number }): Promise<void> {
+  try {
+    await payments.billSandboxPeriod(charge);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    log.warn('The sandbox gateway did not bill the period', { period: charge.period, error: err.message });
   }
 }
 

@@ -77,8 +77,7 @@ function nextChargeAt(run: SubscriptionRun): number | null {
   // Runs from before this workflow opened renewal checkouts wait for the merchant's (or a sweep's) instead.
   if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
   // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
-  const testClock = state.clockOffsetMs !== undefined || Boolean(state.clockTarget);
-  return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock });
+  return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock: run.onTestClock() });
 }
 
 /** One try at the next period's charge; true when the period was paid. */

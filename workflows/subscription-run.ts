@@ -76,6 +76,11 @@ export class SubscriptionRun {
     return new Date(this.now()).toISOString();
   }
 
+  /** The subscription runs on a sandbox test clock (moved, or being moved, at least once). */
+  onTestClock(): boolean {
+    return this.state.clockOffsetMs !== undefined || Boolean(this.state.clockTarget);
+  }
+
   /** Where the test clock stands or is going. */
   clockTime(): number {
     return Math.max(this.now(), this.state?.clockTarget ? Date.parse(this.state.clockTarget) : 0);

@@ -160,7 +160,8 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
         description:
           "The subscription's own time jumps to `to`: the renewals, dunning retries, trial end and deadlines due " +
           'by then happen at once, one after the other, as its workflow works through them (read the ' +
-          'subscription to see them). Only forward; refused (403) in a live deployment.',
+          'subscription to see them). A subscription billed by the gateway has the sandbox gateway bill each due ' +
+          'period (and retry a refused one) on its day. Only forward; refused (403) in a live deployment.',
         params: subscriptionParams,
         body: advanceClockBody,
         response: { 200: z.object({ id: z.string(), clock: z.string() }), ...errorResponses },
