@@ -84,6 +84,15 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
     },
 
+    /** The extra-charge invoices of the subscription still pending: voided by their workflows once it ends. */
+    async pendingInvoiceIds(subscriptionId: string): Promise<string[]> {
+      const rows = await db.query<{ id: string }>(
+        "select id from subscription_invoices where subscription_id = ? and status = 'pending' order by number",
+        [subscriptionId],
+      );
+      return rows.map((r) => r.id);
+    },
+
     /**
      * A subscription on a test clock reached a period's due date (or a retry day): a sandbox gateway's
      * recurrence bills it now, as a live gateway's does on its own calendar. A gateway without a

@@ -32,6 +32,8 @@ export type InvoiceOutcome = InvoiceStatus | 'refused' | 'abandoned';
 export const invoiceCreationUpdate = defineUpdate<InvoiceRecord>('invoiceCreation');
 /** The gateway said the invoice changed (a hint: the gateway is asked before anything is decided). */
 export const invoiceNoticeSignal = defineSignal<[{ status: string }]>('invoiceNotice');
+/** The subscription ended: a pending invoice is voided at the gateway at once (a paid one stays paid). */
+export const invoiceVoidSignal = defineSignal('invoiceVoid');
 export const invoiceStateQuery = defineQuery<{ status: InvoiceOutcome | 'creating'; gatewayInvoiceId: string | null }>(
   'invoiceState',
 );

@@ -98,6 +98,8 @@ export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
 export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
 /** Runs from before the workflow ran its writing steps one at a time (the row lock serialized them). */
 export const ONE_STEP_AT_A_TIME_PATCH = 'subscription-steps-one-at-a-time';
+/** Runs from before a gateway-billed subscription's end voided its pending extra-charge invoices. */
+export const END_VOIDS_INVOICES_PATCH = 'subscription-end-voids-invoices';
 /** A gateway-billed subscription on a test clock drives the sandbox gateway's recurrence (billSandboxPeriod). */
 export const SANDBOX_RECURRENCE_PATCH = 'sandbox-recurrence-follows-test-clock';
 
@@ -238,6 +240,7 @@ export interface SubscriptionActivities {
     at: string;
   }): Promise<{ settled: number }>;
   cancelGatewaySubscription(subscriptionId: string): Promise<void>;
+  pendingInvoiceIds(subscriptionId: string): Promise<string[]>;
   billSandboxPeriod(input: { subscriptionId: string; period: number; tryNumber: number }): Promise<{ billed: boolean }>;
   openRenewalCheckout(input: {
     subscriptionId: string;

@@ -10,6 +10,7 @@ import {
   invoiceCreationUpdate,
   invoiceNoticeSignal,
   invoiceStateQuery,
+  invoiceVoidSignal,
   type GatewayInvoice,
   type InvoiceActivities,
   type InvoiceOutcome,
@@ -52,18 +53,27 @@ interface InvoiceRun {
   ended: InvoiceOutcome | null;
   /** A callback arrived since the gateway was last asked. */
   noticed: boolean;
+  /** The subscription ended: the invoice is voided now rather than at its deadline. */
+  voidNow: boolean;
 }
 
 /**
  * An extra charge's whole life: created at the gateway (keyed by the invoice), numbered and stored,
  * then pending until the gateway charges it (paid), refuses the charge (failed), or its deadline
- * passes unpaid (voided at the gateway, so that it can no longer be paid). Callbacks only wake it:
- * the gateway's own record decides, and it is asked once more at the deadline, so a lost callback
- * costs nothing but time.
+ * passes unpaid or its subscription ends (voided at the gateway, so that it can no longer be paid).
+ * Callbacks only wake it: the gateway's own record decides, and it is asked once more at the
+ * deadline, so a lost callback costs nothing but time.
  */
 export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<InvoiceOutcome> {
   const { answerBy, gatewayInvoiceId: stored, ...request } = input;
-  const run: InvoiceRun = { request, record: null, refusal: null, ended: null, noticed: stored !== undefined };
+  const run: InvoiceRun = {
+    request,
+    record: null,
+    refusal: null,
+    ended: null,
+    noticed: stored !== undefined,
+    voidNow: false,
+  };
   listen(run);
 
   const created = stored !== undefined ? { id: stored } : await create(run, answerBy);
@@ -84,6 +94,9 @@ function listen(run: InvoiceRun): void {
   });
   setHandler(invoiceNoticeSignal, () => {
     run.noticed = true;
+  });
+  setHandler(invoiceVoidSignal, () => {
+    run.voidNow = true;
   });
   setHandler(invoiceStateQuery, () => ({
     status: run.ended ?? run.record?.status ?? 'creating',
@@ -139,13 +152,14 @@ function abandon(run: InvoiceRun): null {
 async function settle(run: InvoiceRun, gatewayInvoiceId: string, deadline: number): Promise<InvoiceRecord> {
   const { invoiceId } = run.request;
   for (;;) {
-    const early = await condition(() => run.noticed, Math.max(deadline - Date.now(), 1));
+    const early = await condition(() => run.noticed || run.voidNow, Math.max(deadline - Date.now(), 1));
     run.noticed = false;
     let state = await gateway.readGatewayInvoice(gatewayInvoiceId);
     let status = gatewayInvoiceOutcome(state.invoice);
-    if (status === 'pending' && early) continue;
+    if (status === 'pending' && early && !run.voidNow) continue;
     if (status === 'pending' || status === 'lapsed') {
-      // Unpaid at its deadline (or lapsed at the gateway): voided there, so that it can never be paid late.
+      // Unpaid at its deadline, lapsed at the gateway, or its subscription ended: voided there, so that it
+      // can never be paid late.
       state = await gateway.voidGatewayInvoice({ invoiceId, gatewayInvoiceId });
       status = gatewayInvoiceOutcome(state.invoice);
     }

@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   log,
   patched,
   upsertSearchAttributes,
@@ -10,12 +11,14 @@ import {
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
 import {
+  END_VOIDS_INVOICES_PATCH,
   GATEWAY_BALANCE_PATCH,
   MISSING_RENEWAL,
   SANDBOX_RECURRENCE_PATCH,
   type SubscriptionRunState,
   type SubscriptionWorkflow,
 } from '../contracts/subscription.ts';
+import { invoiceVoidSignal, invoiceWorkflowId } from '../contracts/invoice.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
@@ -152,6 +155,7 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
 export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId } = run;
   await payments.cancelGatewaySubscription(subscriptionId);
+  if (patched(END_VOIDS_INVOICES_PATCH)) await voidPendingInvoices(subscriptionId);
   const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
   // Not billed, or given back already (a revocation that raced the period's recording).
@@ -159,4 +163,20 @@ export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void>
   await records.recordRenewal({ ...charge, ...money, payment, at: run.nowIso(), enter: false });
   const refunded = await payments.refundRenewal({ ...charge, payment });
   await records.recordRenewalRefunded({ ...charge, payment: refunded });
+}
+
+/**
+ * The subscription ended: its pending extra charges are voided, each by its own workflow (the
+ * invoice's only writer), so that none can be paid after the end. One already settled ignores it.
+ */
+async function voidPendingInvoices(subscriptionId: string): Promise<void> {
+  const invoiceIds = await records.pendingInvoiceIds(subscriptionId);
+  for (const invoiceId of invoiceIds) {
+    try {
+      await getExternalWorkflowHandle(invoiceWorkflowId(invoiceId)).signal(invoiceVoidSignal);
+    } catch (err) {
+      // Its run closed meanwhile (settled at its deadline or paid): nothing is left to void.
+      log.info('The invoice has no running workflow to void it', { invoiceId, error: String(err) });
+    }
+  }
 }

@@ -222,6 +222,28 @@ describe('POST /api/v1/subscriptions/<id>/invoices', () => {
     expect(await nextNumber(s)).toBe(1);
   });
 
+  it('is voided when its subscription is revoked: it can no longer be paid, and the event says so', async () => {
+    const s = await paidSubscription();
+    const created = await post(s, invoiceBody({ expiration_date: daysFromToday(20) }));
+    expect(created.status).toBe(201);
+    const revoked = await api.call('PATCH', `/api/v1/subscriptions/${s.id}`, { body: { revoke: true }, token: s.oat });
+    expect(revoked.status).toBe(200);
+    // Voided long before its deadline (20 days away): by the subscription's end.
+    const voided = await waitForStatus(s, created.body.id, 'voided');
+    expect(voided).toMatchObject({ paid_at: null, transaction_id: null });
+    const [atGateway] = await sql('select status from gateway_sim.invoices where id = ?', [
+      created.body.gateway_invoice_id,
+    ]);
+    expect(atGateway).toEqual({ status: 'voided' });
+    const late = await api.call('POST', `/api/v1/sandbox/invoices/${created.body.gateway_invoice_id}/pay`);
+    expect(late.status).toBe(409);
+    const types = await sql<{ type: string }>(
+      "select type from events where organization_id = ? and type like 'invoice.%' order by created_at, id",
+      [s.organizationId],
+    );
+    expect(types.map((e) => e.type)).toEqual(['invoice.created', 'invoice.voided']);
+  });
+
   it('refuses dates the calendar does not allow (422) and a body the document refuses (400), writing nothing', async () => {
     const s = await paidSubscription();
     const past = await post(s, invoiceBody({ due_date: daysFromToday(-1), expiration_date: null }));
