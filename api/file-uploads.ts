@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
-import { acceptedFileType, ALLOWED_FILE_TYPES, type AllowedFileType } from '../domain/file-types.ts';
+import { acceptedFileType, acceptedTypesOf, type FilePurpose } from '../domain/file-types.ts';
 import type { FileStorage } from '../storage/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
 
@@ -28,24 +28,26 @@ export const invalidMultipart = (cause: unknown) =>
     cause instanceof Error ? cause.message : undefined,
   );
 
-export const unsupportedFileType = (detail: string) =>
+export const unsupportedFileType = (detail: string, purpose: FilePurpose) =>
   new ApiError(
     415,
     'unsupported_file_type',
     'Unsupported file type',
-    `${detail}. Accepted: ${ALLOWED_FILE_TYPES.join(', ')}`,
+    `${detail}. Accepted as ${purpose}: ${acceptedTypesOf(purpose)}`,
   );
 
 /** Holds the first SAMPLE_BYTES, decides the type from them, then lets everything through. */
 class TypeCheck extends Transform {
   private head: Buffer[] = [];
   private headBytes = 0;
-  type: AllowedFileType | null = null;
+  type: string | null = null;
   private readonly declared: string;
+  private readonly purpose: FilePurpose;
 
-  constructor(declared: string) {
+  constructor(declared: string, purpose: FilePurpose) {
     super();
     this.declared = declared;
+    this.purpose = purpose;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
@@ -65,10 +67,15 @@ class TypeCheck extends Transform {
     const head = Buffer.concat(this.head);
     this.head = [];
     fileTypeFromBuffer(head).then((found) => {
-      const type = acceptedFileType(this.declared, found?.mime);
+      const type = head.length === 0 ? null : acceptedFileType(this.purpose, this.declared, found?.mime);
       if (!type) {
-        const bytes = found ? `The bytes are ${found.mime}` : 'The bytes are of no known type';
-        return done(unsupportedFileType(`${bytes}; the part declared ${this.declared}`));
+        const bytes =
+          head.length === 0
+            ? 'The file is empty'
+            : found
+              ? `The bytes are ${found.mime}`
+              : 'The bytes are of no known type';
+        return done(unsupportedFileType(`${bytes}; the part declared ${this.declared}`, this.purpose));
       }
       this.type = type;
       done(null, head);
@@ -108,7 +115,7 @@ class Digest extends Transform {
 }
 
 export interface ReceivedFile {
-  mimeType: AllowedFileType;
+  mimeType: string;
   size: number;
   checksumSha256: string;
 }
@@ -118,12 +125,12 @@ type FilePart = Readable & { truncated?: boolean };
 
 export async function receiveUpload(
   source: FilePart,
-  declaredType: string,
+  declared: { type: string; purpose: FilePurpose },
   storage: FileStorage,
   key: string,
   maxBytes: number,
 ): Promise<ReceivedFile> {
-  const check = new TypeCheck(declaredType);
+  const check = new TypeCheck(declared.type, declared.purpose);
   const digest = new Digest(maxBytes, () => source.truncated === true);
   // Refuse at the limit rather than after the parser has read (and dropped) the rest of the file.
   source.once('limit', () => check.destroy(fileTooLarge(maxBytes)));

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { fileFromRow } from '../db/files.ts';
 import { sqlIn } from '../db/plain-sql.ts';
 import { pgArray } from '../db/sql.ts';
-import { isImageType } from '../domain/file-types.ts';
+import { isMediaType } from '../domain/file-types.ts';
 import { unprocessable } from '../use-cases/errors.ts';
 import { presentMediaFile, type MediaFileRecord } from './schemas/files.ts';
 
@@ -39,7 +39,7 @@ export async function ownMediaFiles(
       `medias: no file ${missing.join(', ')} in this organization`,
     );
   }
-  const notImages = wanted.filter((id) => !isImageType(byId.get(id)!.mimeType));
+  const notImages = wanted.filter((id) => !isMediaType(byId.get(id)!.mimeType));
   if (notImages.length > 0) {
     throw unprocessable(
       'invalid_media',

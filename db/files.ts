@@ -1,3 +1,4 @@
+import type { FilePurpose } from '../domain/file-types.ts';
 import type { Sql } from './plain-sql.ts';
 
 /**
@@ -9,6 +10,7 @@ export interface FileRow {
   organizationId: string;
   name: string;
   mimeType: string;
+  purpose: FilePurpose;
   size: number;
   /** Hex. */
   checksumSha256: string;
@@ -16,13 +18,14 @@ export interface FileRow {
   createdAt: Date;
 }
 
-const COLUMNS = 'id, organization_id, name, mime_type, size, checksum_sha256, storage_key, created_at';
+const COLUMNS = 'id, organization_id, name, mime_type, purpose, size, checksum_sha256, storage_key, created_at';
 
 interface Row {
   id: string;
   organization_id: string;
   name: string;
   mime_type: string;
+  purpose: FilePurpose;
   size: string | number;
   checksum_sha256: string;
   storage_key: string;
@@ -34,6 +37,7 @@ export const fileFromRow = (r: Row): FileRow => ({
   organizationId: r.organization_id,
   name: r.name,
   mimeType: r.mime_type,
+  purpose: r.purpose,
   size: Number(r.size),
   checksumSha256: r.checksum_sha256,
   storageKey: r.storage_key,
@@ -41,11 +45,12 @@ export const fileFromRow = (r: Row): FileRow => ({
 });
 
 export async function insertFile(sql: Sql, f: FileRow): Promise<void> {
-  await sql(`insert into files (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
+  await sql(`insert into files (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     f.id,
     f.organizationId,
     f.name,
     f.mimeType,
+    f.purpose,
     f.size,
     f.checksumSha256,
     f.storageKey,

@@ -3,16 +3,30 @@
  * claim: the bytes decide (their magic number, read by the API), and the two must agree.
  */
 
-/** Images for product media, and PDF for documents a product delivers. No SVG: it can carry scripts. */
-export const ALLOWED_FILE_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/webp',
-  'image/gif',
-  'image/avif',
+/**
+ * What a file is for, chosen at upload: product media (shown on a product page: raster images only,
+ * never SVG, which can carry scripts) or a downloadable (what a product delivers: any type).
+ */
+export const FILE_PURPOSES = ['product_media', 'downloadable'] as const;
+export type FilePurpose = (typeof FILE_PURPOSES)[number];
+
+/** The types product media may be, each recognised by its bytes. */
+export const MEDIA_FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif'] as const;
+
+/**
+ * Types whose bytes are always recognised (their magic number): a file declared as one of them must
+ * be one. Other declared types (text, CSV, source code...) have no magic number to check.
+ */
+const RECOGNISED_TYPES: readonly string[] = [
+  ...MEDIA_FILE_TYPES,
   'application/pdf',
-] as const;
-export type AllowedFileType = (typeof ALLOWED_FILE_TYPES)[number];
+  'application/zip',
+  'application/gzip',
+  'application/x-7z-compressed',
+  'application/epub+zip',
+  'audio/mpeg',
+  'video/mp4',
+];
 
 /**
  * Declarations that say nothing: what curl and many clients send when they do not know, and what a
@@ -22,34 +36,46 @@ const UNKNOWN_TYPES = ['application/octet-stream', 'text/plain'];
 
 const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
 
+/** A media type's essence as RFC 9110 writes it (`type/subtype`, token characters only). */
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,62}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
 /** `Image/JPG; charset=x` → `image/jpeg`. */
 export function normalizeMimeType(declared: string): string {
   const essence = declared.split(';')[0]!.trim().toLowerCase();
   return ALIASES[essence] ?? essence;
 }
 
-export function isAllowedFileType(mimeType: string): mimeType is AllowedFileType {
-  return (ALLOWED_FILE_TYPES as readonly string[]).includes(mimeType);
-}
+/** Product media are these images (a product's `medias`, shown inline). */
+export const isMediaType = (mimeType: string) => (MEDIA_FILE_TYPES as readonly string[]).includes(mimeType);
 
-/** A declared type worth reading the bytes for: an allowed one, or one that says nothing. */
-export function declaredTypeAcceptable(declared: string): boolean {
+/** What a 415 lists as accepted for the purpose. */
+export const acceptedTypesOf = (purpose: FilePurpose) =>
+  purpose === 'product_media' ? MEDIA_FILE_TYPES.join(', ') : 'any type whose bytes are what it declares';
+
+/** A declared type worth reading the bytes for: one the purpose allows, or one that says nothing. */
+export function declaredTypeAcceptable(purpose: FilePurpose, declared: string): boolean {
   const type = normalizeMimeType(declared);
-  return UNKNOWN_TYPES.includes(type) || isAllowedFileType(type);
+  if (UNKNOWN_TYPES.includes(type)) return true;
+  return purpose === 'product_media' ? isMediaType(type) : MEDIA_TYPE.test(type);
 }
 
 /**
  * The file's type from what the client declared and what the bytes are (undefined: no known magic
- * number). Null when the file is refused: bytes of a type not allowed, or not the type declared.
+ * number). Recognised bytes decide, and the declaration must agree or say nothing; bytes of no known
+ * type are taken as declared, unless the declared type is one whose bytes would have been recognised.
+ * Product media must be one of MEDIA_FILE_TYPES. Null when the file is refused.
  */
-export function acceptedFileType(declared: string, detected: string | undefined): AllowedFileType | null {
-  if (detected === undefined || !isAllowedFileType(detected)) return null;
+export function acceptedFileType(purpose: FilePurpose, declared: string, detected: string | undefined): string | null {
   const type = normalizeMimeType(declared);
-  return UNKNOWN_TYPES.includes(type) || type === detected ? detected : null;
+  const unknown = UNKNOWN_TYPES.includes(type);
+  if (purpose === 'product_media') {
+    if (detected === undefined || !isMediaType(detected)) return null;
+    return unknown || type === detected ? detected : null;
+  }
+  if (detected !== undefined) return unknown || type === detected ? detected : null;
+  if (!declaredTypeAcceptable(purpose, declared) || RECOGNISED_TYPES.includes(type)) return null;
+  return type === 'text/plain' || !unknown ? type : 'application/octet-stream';
 }
-
-/** Product media are images. */
-export const isImageType = (mimeType: string) => mimeType.startsWith('image/');
 
 export const MAX_FILE_NAME_LENGTH = 255;
 

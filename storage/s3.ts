@@ -3,7 +3,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
 import type { Readable } from 'node:stream';
-import { isImageType } from '../domain/file-types.ts';
+import { isMediaType } from '../domain/file-types.ts';
 import type { FileStorage } from './port.ts';
 
 export interface S3Settings {
@@ -55,7 +55,7 @@ export function s3Storage(settings: S3Settings): FileStorage {
         Key: target.key,
         ResponseContentType: target.mimeType,
         ResponseContentDisposition: contentDisposition(target.name, {
-          type: isImageType(target.mimeType) ? 'inline' : 'attachment',
+          type: isMediaType(target.mimeType) ? 'inline' : 'attachment',
         }),
       });
       const expiresIn = Math.max(1, Math.round((target.expiresAt.getTime() - Date.now()) / 1000));

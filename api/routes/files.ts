@@ -15,7 +15,7 @@ import {
   type FileRow,
 } from '../../db/files.ts';
 import { plainSql } from '../../db/plain-sql.ts';
-import { cleanFileName, declaredTypeAcceptable, isImageType } from '../../domain/file-types.ts';
+import { cleanFileName, declaredTypeAcceptable, isMediaType, type FilePurpose } from '../../domain/file-types.ts';
 import { parseSorting } from '../../domain/pagination.ts';
 import { openFileStorage, type DownloadTarget } from '../../storage/index.ts';
 import { checkDownload, signDownload } from '../../storage/signed-urls.ts';
@@ -33,6 +33,7 @@ import {
   presentFile,
   uploadErrors,
   uploadFileBody,
+  uploadFileQuery,
 } from '../schemas/files.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
@@ -94,7 +95,7 @@ function fileStore(app: RouteApp, deps: RouteDeps) {
   }
 
   /** Streams the request's `file` part to storage: the file, not yet recorded. A refusal stores nothing. */
-  async function storeUpload(request: FastifyRequest, organizationId: string): Promise<FileRow> {
+  async function storeUpload(request: FastifyRequest, organizationId: string, purpose: FilePurpose): Promise<FileRow> {
     if (!request.isMultipart()) {
       throw new ApiError(
         415,
@@ -113,15 +114,18 @@ function fileStore(app: RouteApp, deps: RouteDeps) {
     if (part.fieldname !== 'file') {
       throw badRequest('Unexpected file field', `Name the part \`file\`, not \`${part.fieldname}\``);
     }
-    if (!declaredTypeAcceptable(part.mimetype)) throw unsupportedFileType(`The part declared ${part.mimetype}`);
+    if (!declaredTypeAcceptable(purpose, part.mimetype)) {
+      throw unsupportedFileType(`The part declared ${part.mimetype}`, purpose);
+    }
 
     const id = uuidv7();
     const key = `${organizationId}/${id}`;
-    const received = await receiveUpload(part.file, part.mimetype, storage, key, maxBytes);
+    const received = await receiveUpload(part.file, { type: part.mimetype, purpose }, storage, key, maxBytes);
     return {
       id,
       organizationId,
       name: cleanFileName(part.filename),
+      purpose,
       ...received,
       storageKey: key,
       createdAt: new Date(),
@@ -163,9 +167,12 @@ function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
         tags,
         summary: 'Upload a file (multipart/form-data, field `file`)',
         description:
-          "Streams the file to the organization's storage and records its size and SHA-256. The bytes decide the " +
-          'type (their magic number), and the part must declare the same type, application/octet-stream or none.',
+          "Streams the file to the organization's storage and records its size and SHA-256. `purpose` says what " +
+          'it is for: `product_media` (the default: an image a product shows) or `downloadable` (any type). ' +
+          'Bytes of a known type (their magic number) decide the type, and the part must declare the same ' +
+          'type, application/octet-stream or none.',
         consumes: ['multipart/form-data'],
+        querystring: uploadFileQuery,
         body: uploadFileBody,
         response: { 201: fileSchema, ...errorResponses, ...uploadErrors },
       },
@@ -173,8 +180,13 @@ function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
       try {
-        const file = await storeUpload(request, organizationId);
-        const content = { name: file.name, mime_type: file.mimeType, checksum_sha256: file.checksumSha256 };
+        const file = await storeUpload(request, organizationId, request.query.purpose);
+        const content = {
+          name: file.name,
+          mime_type: file.mimeType,
+          purpose: file.purpose,
+          checksum_sha256: file.checksumSha256,
+        };
         const stored = await orDiscard(request, file, () => app.claimIdempotencyKey(request, content));
         if (stored) {
           // Sent before with this key: the first upload's response, and these bytes are not kept twice.
@@ -334,7 +346,7 @@ function downloadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void 
         .headers({
           'content-length': String(file.size),
           'content-disposition': contentDisposition(file.name, {
-            type: isImageType(file.mimeType) ? 'inline' : 'attachment',
+            type: isMediaType(file.mimeType) ? 'inline' : 'attachment',
           }),
           'repr-digest': `sha-256=:${Buffer.from(file.checksumSha256, 'hex').toString('base64')}:`,
           'cache-control': `private, max-age=${secondsLeft}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALLOWED_FILE_TYPES } from '../../domain/file-types.ts';
+import { FILE_PURPOSES, MEDIA_FILE_TYPES } from '../../domain/file-types.ts';
 import type { FileRow } from '../../db/files.ts';
 import { errorBody, iso, listQuery, paginated } from '../../use-cases/schemas/common.ts';
 
@@ -16,7 +16,14 @@ export const mediaFileSchema = z.object({
   checksum_sha256: z.string().meta({ description: 'SHA-256 of the bytes, hex' }),
 });
 
+const purpose = z.enum(FILE_PURPOSES).meta({
+  description:
+    'What the file is for: `product_media` (an image a product shows: PNG, JPEG, WebP, GIF or AVIF) or ' +
+    '`downloadable` (what a product delivers: any type)',
+});
+
 export const fileSchema = mediaFileSchema.extend({
+  purpose,
   organization_id: z.string(),
   created_at: timestamp,
   download_url: z.string().meta({
@@ -31,6 +38,8 @@ export const listFilesQuery = listQuery(['created_at', 'name', 'size']);
 
 export const fileParams = z.object({ id: z.string().max(64) });
 
+export const uploadFileQuery = z.strictObject({ purpose: purpose.default('product_media') });
+
 /**
  * The upload as the document states it (multipart/form-data with one part, `file`). The route does
  * not validate a body: @fastify/multipart streams the part to the handler.
@@ -38,9 +47,11 @@ export const fileParams = z.object({ id: z.string().max(64) });
 export const uploadFileBody = z.object({
   file: z.string().meta({
     format: 'binary',
-    description: `The file, at most FILES_MAX_BYTES (10 MiB by default). Its bytes must be one of: ${ALLOWED_FILE_TYPES.join(
-      ', ',
-    )}; the part's Content-Type must say the same, or application/octet-stream (or none)`,
+    description:
+      `The file, at most FILES_MAX_BYTES (10 MiB by default). Product media must be one of ` +
+      `${MEDIA_FILE_TYPES.join(', ')}; a downloadable may be any type. Bytes of a known type (their magic ` +
+      `number) decide it, and the part's Content-Type must say the same, or application/octet-stream (or ` +
+      `none); a downloadable of no known type keeps the type its part declares`,
   }),
 });
 
@@ -66,6 +77,7 @@ export function presentMediaFile(f: Pick<FileRow, 'id' | 'name' | 'mimeType' | '
 export function presentFile(f: FileRow, download: { url: string; expiresAt: Date }): FileRecord {
   return {
     ...presentMediaFile(f),
+    purpose: f.purpose,
     organization_id: f.organizationId,
     created_at: iso(f.createdAt)!,
     download_url: download.url,

@@ -494,7 +494,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a file (multipart/form-data, field `file`)
-     * @description Streams the file to the organization's storage and records its size and SHA-256. The bytes decide the type (their magic number), and the part must declare the same type, application/octet-stream or none.
+     * @description Streams the file to the organization's storage and records its size and SHA-256. `purpose` says what it is for: `product_media` (the default: an image a product shows) or `downloadable` (any type). Bytes of a known type (their magic number) decide the type, and the part must declare the same type, application/octet-stream or none.
      */
     post: operations['createFile'];
     delete?: never;
@@ -1001,7 +1001,7 @@ export interface paths {
     put?: never;
     /**
      * Move a subscription's test clock forward (test deployments only)
-     * @description The subscription's own time jumps to `to`: the renewals, dunning retries, trial end and deadlines due by then happen at once, one after the other, as its workflow works through them (read the subscription to see them). Only forward; refused (403) in a live deployment.
+     * @description The subscription's own time jumps to `to`: the renewals, dunning retries, trial end and deadlines due by then happen at once, one after the other, as its workflow works through them (read the subscription to see them). A subscription billed by the gateway has the sandbox gateway bill each due period (and retry a refused one) on its day. Only forward; refused (403) in a live deployment.
      */
     post: operations['createSubscriptionTestClockAdvance'];
     delete?: never;
@@ -8482,6 +8482,11 @@ export interface operations {
               size: number;
               /** @description SHA-256 of the bytes, hex */
               checksum_sha256: string;
+              /**
+               * @description What the file is for: `product_media` (an image a product shows: PNG, JPEG, WebP, GIF or AVIF) or `downloadable` (what a product delivers: any type)
+               * @enum {string}
+               */
+              purpose: 'product_media' | 'downloadable';
               organization_id: string;
               /**
                * @description ISO 8601 UTC
@@ -8611,7 +8616,10 @@ export interface operations {
   };
   createFile: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description What the file is for: `product_media` (an image a product shows: PNG, JPEG, WebP, GIF or AVIF) or `downloadable` (what a product delivers: any type) */
+        purpose?: 'product_media' | 'downloadable';
+      };
       header?: {
         /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
         'idempotency-key'?: string;
@@ -8624,7 +8632,7 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description The file, at most FILES_MAX_BYTES (10 MiB by default). Its bytes must be one of: image/png, image/jpeg, image/webp, image/gif, image/avif, application/pdf; the part's Content-Type must say the same, or application/octet-stream (or none)
+           * @description The file, at most FILES_MAX_BYTES (10 MiB by default). Product media must be one of image/png, image/jpeg, image/webp, image/gif, image/avif; a downloadable may be any type. Bytes of a known type (their magic number) decide it, and the part's Content-Type must say the same, or application/octet-stream (or none); a downloadable of no known type keeps the type its part declares
            */
           file: string;
         };
@@ -8646,6 +8654,11 @@ export interface operations {
             size: number;
             /** @description SHA-256 of the bytes, hex */
             checksum_sha256: string;
+            /**
+             * @description What the file is for: `product_media` (an image a product shows: PNG, JPEG, WebP, GIF or AVIF) or `downloadable` (what a product delivers: any type)
+             * @enum {string}
+             */
+            purpose: 'product_media' | 'downloadable';
             organization_id: string;
             /**
              * @description ISO 8601 UTC
@@ -8820,6 +8833,11 @@ export interface operations {
             size: number;
             /** @description SHA-256 of the bytes, hex */
             checksum_sha256: string;
+            /**
+             * @description What the file is for: `product_media` (an image a product shows: PNG, JPEG, WebP, GIF or AVIF) or `downloadable` (what a product delivers: any type)
+             * @enum {string}
+             */
+            purpose: 'product_media' | 'downloadable';
             organization_id: string;
             /**
              * @description ISO 8601 UTC

@@ -31,10 +31,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const upload = (part: Part, token = A.oat, headers: Record<string, string> = {}) => {
+const rawUpload = (part: Part, headers: Record<string, string> = {}) => {
   const body = multipart(part);
-  return api.call('POST', '/api/v1/files/', { token, raw: body.raw, headers: { ...body.headers, ...headers } });
+  return { raw: body.raw, headers: { ...body.headers, ...headers } };
 };
+const upload = (part: Part, token = A.oat, headers: Record<string, string> = {}) =>
+  api.call('POST', '/api/v1/files/', { token, ...rawUpload(part, headers) });
 const image = (data = png(40, 40), filename = 'cover.png') => ({ filename, type: 'image/png', data });
 
 async function uploaded(part: Part = image(), tenant = A) {
@@ -64,6 +66,7 @@ describe('upload and download', () => {
       organization_id: A.org.id,
       name: 'cover.png',
       mime_type: 'image/png',
+      purpose: 'product_media',
       size: bytes.length,
       checksum_sha256: sha256(bytes),
       created_at: expect.any(String),
@@ -90,10 +93,15 @@ describe('upload and download', () => {
     });
   });
 
-  it('takes a file smaller than the type sample, a PDF, and application/octet-stream (the bytes decide)', async () => {
+  it('takes a file smaller than the type sample, a PDF download, and application/octet-stream (the bytes decide)', async () => {
     const tiny = await uploaded({ filename: 'dot.png', type: 'application/octet-stream', data: png(2, 2) });
     expect(tiny.mime_type).toBe('image/png');
-    const doc = await uploaded({ filename: 'manual.pdf', type: 'application/pdf', data: pdf() });
+    const res = await api.call('POST', '/api/v1/files/?purpose=downloadable', {
+      token: A.oat,
+      ...rawUpload({ filename: 'manual.pdf', type: 'application/pdf', data: pdf() }),
+    });
+    expect(res.status).toBe(201);
+    const doc = res.body;
     expect(doc).toMatchObject({ mime_type: 'application/pdf', size: pdf().length, checksum_sha256: sha256(pdf()) });
     const got = await download(api.baseUrl, doc.download_url);
     expect(got.bytes).toEqual(pdf());
@@ -379,7 +387,12 @@ describe('product media', () => {
 
   it('refuses another organization’s file, an unknown one and a non-image, creating nothing', async () => {
     const theirs = await uploaded(image(), B);
-    const doc = await uploaded({ filename: 'terms.pdf', type: 'application/pdf', data: pdf() });
+    const doc = (
+      await api.call('POST', '/api/v1/files/?purpose=downloadable', {
+        token: A.oat,
+        ...rawUpload({ filename: 'terms.pdf', type: 'application/pdf', data: pdf() }),
+      })
+    ).body;
     const countProducts = async () =>
       (await api.call('GET', '/api/v1/products/?limit=1', { token: A.oat })).body.pagination.total_count;
     const before = await countProducts();

@@ -29,20 +29,41 @@ describe('signed download URLs', () => {
 });
 
 describe('file types', () => {
-  it('takes the bytes’ type when the declared one agrees or is unknown', () => {
-    expect(acceptedFileType('image/png', 'image/png')).toBe('image/png');
-    expect(acceptedFileType('Image/JPG; name=x', 'image/jpeg')).toBe('image/jpeg');
-    expect(acceptedFileType('application/octet-stream', 'application/pdf')).toBe('application/pdf');
+  it('product media: takes the bytes’ image type when the declared one agrees or is unknown', () => {
+    expect(acceptedFileType('product_media', 'image/png', 'image/png')).toBe('image/png');
+    expect(acceptedFileType('product_media', 'Image/JPG; name=x', 'image/jpeg')).toBe('image/jpeg');
+    expect(acceptedFileType('product_media', 'application/octet-stream', 'image/webp')).toBe('image/webp');
     // A part without a Content-Type is text/plain to the parser (RFC 7578): it says nothing either.
-    expect(acceptedFileType('text/plain', 'image/png')).toBe('image/png');
+    expect(acceptedFileType('product_media', 'text/plain', 'image/png')).toBe('image/png');
   });
 
-  it('refuses bytes of another type than declared, of a type not allowed, or of none known', () => {
-    expect(acceptedFileType('image/png', 'application/pdf')).toBeNull();
-    expect(acceptedFileType('application/octet-stream', 'application/zip')).toBeNull();
-    expect(acceptedFileType('image/png', undefined)).toBeNull();
-    expect(declaredTypeAcceptable('image/svg+xml')).toBe(false);
-    expect(declaredTypeAcceptable('text/html')).toBe(false);
+  it('product media: refuses bytes of another type than declared, not an image, or of no known type', () => {
+    expect(acceptedFileType('product_media', 'image/png', 'application/pdf')).toBeNull();
+    expect(acceptedFileType('product_media', 'application/octet-stream', 'application/pdf')).toBeNull();
+    expect(acceptedFileType('product_media', 'application/octet-stream', 'application/zip')).toBeNull();
+    expect(acceptedFileType('product_media', 'image/png', undefined)).toBeNull();
+    expect(declaredTypeAcceptable('product_media', 'image/svg+xml')).toBe(false);
+    expect(declaredTypeAcceptable('product_media', 'text/html')).toBe(false);
+    expect(declaredTypeAcceptable('product_media', 'application/pdf')).toBe(false);
+  });
+
+  it('downloadables: any type, the bytes deciding where they are of a known type', () => {
+    expect(acceptedFileType('downloadable', 'application/pdf', 'application/pdf')).toBe('application/pdf');
+    expect(acceptedFileType('downloadable', 'application/octet-stream', 'application/zip')).toBe('application/zip');
+    expect(acceptedFileType('downloadable', 'text/plain', undefined)).toBe('text/plain');
+    expect(acceptedFileType('downloadable', 'text/csv; charset=utf-8', undefined)).toBe('text/csv');
+    expect(acceptedFileType('downloadable', 'application/octet-stream', undefined)).toBe('application/octet-stream');
+    expect(declaredTypeAcceptable('downloadable', 'image/svg+xml')).toBe(true);
+  });
+
+  it('downloadables: refuse bytes that are not what the part declares, and a declared type that is no type', () => {
+    expect(acceptedFileType('downloadable', 'image/png', 'application/pdf')).toBeNull();
+    // A PNG or PDF is always recognised by its bytes: these bytes are neither.
+    expect(acceptedFileType('downloadable', 'image/png', undefined)).toBeNull();
+    expect(acceptedFileType('downloadable', 'application/pdf', undefined)).toBeNull();
+    expect(acceptedFileType('downloadable', 'not a type', undefined)).toBeNull();
+    expect(declaredTypeAcceptable('downloadable', 'text/html; x="<"')).toBe(true);
+    expect(declaredTypeAcceptable('downloadable', '../etc')).toBe(false);
   });
 
   it('keeps the last segment of a sent name, without control characters', () => {
