@@ -13,6 +13,7 @@ import {
   stateOf,
 } from '../helpers/subscription-workflows.ts';
 import { changePriceUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
+import { renewalDelayMs } from '../../domain/subscriptions.ts';
 
 /**
  * Plan changes on the time-skipping test server, each at exactly half of a R$ 99,00 monthly period:
@@ -142,6 +143,30 @@ describe('plan changes', () => {
       await pastRenewal(s);
     });
     expect(await captures(s)).toEqual([19_900]);
+  }, 60_000);
+
+  it('a change accepted after the period ended, while its renewal waits for its turn (the spread): that renewal charges the new price', async () => {
+    const spreadSeconds = 3_600;
+    const s = await subscription(APPROVE);
+    const premium = await price(s, 19_900);
+    // The renewal is tried at this subscription's own offset after the period's end: the change comes halfway there.
+    const offset = renewalDelayMs(s.id, spreadSeconds);
+    await run(
+      s.id,
+      async (handle) => {
+        await kit.env.sleep(await until(addMonth(s.anchor), offset / 2));
+        expect(await charges(s.id)).toEqual([]);
+        const record = await handle.executeUpdate(changePriceUpdate, { args: [{ priceId: premium }] });
+        expect(record).toMatchObject({ price_id: premium, period_number: 1 });
+        await kit.env.sleep(await until(addMonth(s.anchor), offset + DAY / 2));
+        expect((await stateOf(handle)).periodNumber).toBe(2);
+      },
+      kit.sim,
+      { RENEWAL_SPREAD_SECONDS: spreadSeconds },
+    );
+    // Nothing prorated (the period it was accepted in had ended), and one renewal charge, at the new price.
+    expect(await captures(s)).toEqual([19_900]);
+    expect((await charges(s.id)).map((c) => c.amount)).toEqual([19_900]);
   }, 60_000);
 
   it('an upgrade and a downgrade back at the same instant leave no money moved', async () => {
