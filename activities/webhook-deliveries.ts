@@ -153,7 +153,7 @@ interface Target {
  */
 async function loadTarget(sql: Sql, input: AttemptInput): Promise<Target | null> {
   const [row] = await sql(
-    `select e.id as event_id, e.organization_id, e.type, e.data, e.created_at,
+    `select e.id as event_id, e.organization_id, e.type, e.data, e.actor, e.created_at,
        w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.enabled and w.deleted_at is null as live
      from events e join webhook_endpoints w on w.id = ? and w.organization_id = e.organization_id
      where e.id = ?`,
@@ -183,6 +183,7 @@ async function loadTarget(sql: Sql, input: AttemptInput): Promise<Target | null>
       type: row.type,
       created_at: new Date(row.created_at as string).toISOString(),
       organization_id: row.organization_id,
+      actor: row.actor ?? null,
       data: row.data,
     }),
   };

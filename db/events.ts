@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import type { InvoiceEvent } from '../domain/invoices.ts';
 import type { SubscriptionEvent } from '../domain/subscriptions.ts';
+import { currentActor } from './actor-context.ts';
 import { Event } from './entities/index.ts';
 import type { SqlExecutor } from './plain-sql.ts';
 
@@ -60,7 +61,7 @@ void _listed;
 
 /**
  * Records an event in the outbox. Call it with the EntityManager of the transaction that makes the
- * change, so the event exists exactly when the change does.
+ * change, so the event exists exactly when the change does. The actor is the context's (db/actor-context.ts).
  */
 export function recordEvent(
   em: EntityManager,
@@ -68,7 +69,7 @@ export function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): void {
-  em.create(Event, { id: uuidv7(), organizationId, type, data, createdAt: new Date() });
+  em.create(Event, { id: uuidv7(), organizationId, type, data, actor: currentActor(), createdAt: new Date() });
 }
 
 /**
@@ -82,8 +83,9 @@ export async function insertEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const now = new Date();
+  const actor = JSON.stringify(currentActor());
   await em.execute(
-    `insert into events (id, organization_id, type, data, created_at) values ${events.map(() => '(?, ?, ?, ?::jsonb, ?)').join(', ')}`,
-    events.flatMap(([type, data]) => [uuidv7(), organizationId, type, JSON.stringify(data), now]),
+    `insert into events (id, organization_id, type, data, actor, created_at) values ${events.map(() => '(?, ?, ?, ?::jsonb, ?::jsonb, ?)').join(', ')}`,
+    events.flatMap(([type, data]) => [uuidv7(), organizationId, type, JSON.stringify(data), actor, now]),
   );
 }

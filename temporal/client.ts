@@ -6,6 +6,7 @@ import {
   type ConnectionOptions,
 } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
+import { actorClientInterceptor } from './actor-headers.ts';
 
 type Interceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 
@@ -43,7 +44,12 @@ export function createTemporalClient(config: Config): Client {
       'grpc.max_reconnect_backoff_ms': 2000,
     },
   });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // Every start, signal and Update carries the actor this process runs as (temporal/actor-headers.ts).
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    interceptors: { workflow: [actorClientInterceptor] },
+  });
 }
 
 /** The SDK's retry interceptor, with a default deadline and a short patience for UNAVAILABLE. */

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
 
 export const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
+/** The workflows' interceptors: the actor of each step (workflows/actor-interceptors.ts). */
+export const workflowInterceptorModules = [new URL('../workflows/actor-interceptors.ts', import.meta.url).pathname];
 
 /** The bundler's progress lines are noise in the worker's log; its warnings and errors are not. */
 const quiet: Logger = {
@@ -40,6 +42,6 @@ export async function bundleInChild(): Promise<{ code: string }> {
 // Run as a script (by bundleInChild): writes the bundle to the file named.
 if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
   const { writeFile } = await import('node:fs/promises');
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quiet });
+  const bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quiet });
   await writeFile(process.argv[2], bundle.code);
 }

@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Config } from '../config/env.ts';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
+import { actorActivityInterceptor } from '../temporal/actor-headers.ts';
 import { bundleInChild, workflowsPath } from './bundle.ts';
 
 export { workflowsPath };
@@ -29,6 +30,8 @@ export async function createWorker(
     namespace: config.TEMPORAL_NAMESPACE,
     activities,
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    // Each activity runs as the actor its workflow sent, so its events record who acted.
+    interceptors: { activity: [actorActivityInterceptor] },
     ...overrides,
     workflowBundle,
   };

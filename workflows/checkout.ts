@@ -24,6 +24,7 @@ import {
 import { records } from './checkout-activity-proxies.ts';
 import { undoLateArrivals } from './checkout-aftermath.ts';
 import { lostPayment } from './checkout-resume.ts';
+import { asSystem } from './actor-interceptors.ts';
 import { CheckoutRun } from './checkout-run.ts';
 
 /**
@@ -34,6 +35,11 @@ import { CheckoutRun } from './checkout-run.ts';
  * (workflows/checkout-run.ts).
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ status: CheckoutStatus }> {
+  // Its own steps (expiry, a pending payment's outcome) are the system's; a confirmation, the buyer's.
+  return asSystem(() => checkoutLife(input));
+}
+
+async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: CheckoutStatus }> {
   const run = new CheckoutRun(input);
   const { state } = run;
   listen(run);

@@ -4,6 +4,7 @@ import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 import { GATEWAY_BILLED, listen } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
+import { asSystem } from './actor-interceptors.ts';
 import { SubscriptionRun } from './subscription-run.ts';
 
 /**
@@ -16,6 +17,11 @@ import { SubscriptionRun } from './subscription-run.ts';
  * SubscriptionRun's (workflows/subscription-run.ts) and each half's.
  */
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionStatus> {
+  // Its own steps (renewals, dunning, the end) are the system's; a merchant's or customer's change, theirs.
+  return asSystem(() => subscriptionLife(input));
+}
+
+async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<SubscriptionStatus> {
   const run = new SubscriptionRun(input);
   listen(run);
   await run.load(input.state !== undefined);

@@ -1,3 +1,4 @@
+import type { Actor } from '../../contracts/actor.ts';
 import type { ApiKeyScope } from '../../domain/api-key-scopes.ts';
 
 /** Who is calling. Every credential but a user JWT is bound to exactly one organization. */
@@ -14,3 +15,17 @@ export type Credential =
   | { kind: 'customer'; id: string; organizationId: string; customerId: string; expiresAt: Date };
 
 export type OrganizationCredential = Exclude<Credential, { kind: 'user' }>;
+
+/** Who a credential's changes are recorded as (an event's `actor`). */
+export function actorOf(credential: Credential): Actor {
+  switch (credential.kind) {
+    case 'api_key':
+      return { type: 'api_key', id: credential.id };
+    case 'oat':
+      return { type: 'access_token', id: credential.id };
+    case 'user':
+      return { type: 'user', id: credential.userId };
+    case 'customer':
+      return { type: 'customer', id: credential.customerId };
+  }
+}

@@ -11,7 +11,12 @@ import type { Orm } from '../../db/orm.ts';
 import { plainSql } from '../../db/plain-sql.ts';
 import { ApiError, forbidden, unauthorized } from '../../use-cases/errors.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
-import type { Credential, OrganizationCredential } from '../auth/credentials.ts';
+import { actorOf, type Credential, type OrganizationCredential } from '../auth/credentials.ts';
+import { withActorHolder } from '../../db/actor-context.ts';
+import type { Actor } from '../../contracts/actor.ts';
+
+/** A request with no credential: a buyer on a public page (a checkout's client secret, a link). */
+const ANONYMOUS_BUYER: Actor = { type: 'customer', id: null };
 import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
 import type { UserJwtVerifier } from '../auth/user-jwt.ts';
 
@@ -28,6 +33,8 @@ export interface AuthRule {
 declare module 'fastify' {
   interface FastifyRequest {
     credential: Credential | null;
+    /** Names who the request's events record as their actor (set by the onRequest hook above). */
+    identifyActor: ((actor: Actor) => void) | null;
   }
   interface FastifyInstance {
     authenticate(rule: AuthRule): onRequestHookHandler;
@@ -72,10 +79,20 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     customerFor: customerLookup(deps),
   };
   app.decorateRequest('credential', null);
+  app.decorateRequest('identifyActor', null);
+  // Every request runs in a context whose actor its events record: the anonymous buyer until a
+  // credential names someone (db/actor-context.ts). Entered here, so the route's hooks and handler run in it.
+  app.addHook('onRequest', (request, _reply, done) => {
+    withActorHolder(ANONYMOUS_BUYER, (identify) => {
+      request.identifyActor = identify;
+      done();
+    });
+  });
 
   app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
     return async (request) => {
       request.credential = await authorize(lookups, deps.cache, request, rule);
+      request.identifyActor?.(actorOf(request.credential));
     };
   });
 }

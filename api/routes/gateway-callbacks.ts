@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -49,6 +50,8 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
           new Date(),
         );
         if (!signed) throw unauthorized('Invalid gateway signature');
+        // The gateway's word, not a person's: what it leads to is the system's doing.
+        request.identifyActor?.(SYSTEM_ACTOR);
       },
     },
     async (request) => {

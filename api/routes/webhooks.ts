@@ -1,3 +1,4 @@
+import { currentActor } from '../../db/actor-context.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
@@ -276,12 +277,14 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
         if (!endpoint.enabled)
           throw conflict('The webhook endpoint is disabled', 'enable it first (PATCH enabled: true)');
         const [event] = await sql(
-          `insert into events (id, organization_id, type, data, created_at) values (?, ?, ?, ?::jsonb, now()) returning id`,
+          `insert into events (id, organization_id, type, data, actor, created_at)
+           values (?, ?, ?, ?::jsonb, ?::jsonb, now()) returning id`,
           [
             uuidv7(),
             credential.organizationId,
             PING_EVENT,
             JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url }),
+            JSON.stringify(currentActor()),
           ],
         );
         return event!.id as string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Actor } from '../../contracts/actor.ts';
 import { iso, listQuery } from '../../use-cases/schemas/common.ts';
 
 /** `customer.created` exactly, or every type under a prefix with `.*` (`customer.*`). */
@@ -25,12 +26,27 @@ export const listEventsQuery = listQuery(['created_at']).extend({
 
 export const eventIdParams = z.object({ id: z.string().max(64) });
 
+/** Who made the change (contracts/actor.ts). */
+export const actorSchema = z
+  .object({
+    type: z.enum(['api_key', 'access_token', 'user', 'customer', 'system']),
+    id: z.string().nullable(),
+  })
+  .nullable()
+  .meta({
+    description:
+      'Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, ' +
+      'or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the ' +
+      "gateway's notice: id null). Null on events recorded before actors were.",
+  });
+
 /** The payload of DESIGN.md: the same shape in the log and in webhook deliveries. */
 export const eventSchema = z.object({
   id: z.string(),
   type: z.string(),
   created_at: z.string(),
   organization_id: z.string(),
+  actor: actorSchema,
   data: z.record(z.string(), z.unknown()),
 });
 export type EventRecord = z.infer<typeof eventSchema>;
@@ -40,9 +56,17 @@ export interface EventRow {
   organizationId: string;
   type: string;
   data: Record<string, unknown>;
+  actor?: Actor | null;
   createdAt: Date;
 }
 
 export function eventRecord(e: EventRow): EventRecord {
-  return { id: e.id, type: e.type, created_at: iso(e.createdAt)!, organization_id: e.organizationId, data: e.data };
+  return {
+    id: e.id,
+    type: e.type,
+    created_at: iso(e.createdAt)!,
+    organization_id: e.organizationId,
+    actor: e.actor ?? null,
+    data: e.data,
+  };
 }

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { Actor } from '../../contracts/actor.ts';
 
 /** The outbox and event log: written in the same transaction as the change it describes. */
 export const Event = defineEntity({
@@ -9,6 +10,8 @@ export const Event = defineEntity({
     organizationId: p.uuid(),
     type: p.string(),
     data: p.json<Record<string, unknown>>(),
+    /** Who acted (contracts/actor.ts); null on events recorded before actors were. */
+    actor: p.json<Actor>().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -23,6 +23,7 @@ import { Migration0022Notifications } from './0022-notifications.ts';
 import { Migration0023NotificationQueue } from './0023-notification-queue.ts';
 import { Migration0024SubscriptionChargeCheckout } from './0024-subscription-charge-checkout.ts';
 import { Migration0025FilePurposes } from './0025-file-purposes.ts';
+import { Migration0026EventActors } from './0026-event-actors.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -51,4 +52,5 @@ export const migrationsList = [
   { name: '0023-notification-queue', class: Migration0023NotificationQueue },
   { name: '0024-subscription-charge-checkout', class: Migration0024SubscriptionChargeCheckout },
   { name: '0025-file-purposes', class: Migration0025FilePurposes },
+  { name: '0026-event-actors', class: Migration0026EventActors },
 ];

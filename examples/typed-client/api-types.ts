@@ -7990,6 +7990,12 @@ export interface operations {
               type: string;
               created_at: string;
               organization_id: string;
+              /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+              actor: {
+                /** @enum {string} */
+                type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+                id: string | null;
+              } | null;
               data: {
                 [key: string]: unknown;
               };
@@ -8129,6 +8135,12 @@ export interface operations {
             type: string;
             created_at: string;
             organization_id: string;
+            /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+            actor: {
+              /** @enum {string} */
+              type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+              id: string | null;
+            } | null;
             data: {
               [key: string]: unknown;
             };

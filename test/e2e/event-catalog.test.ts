@@ -76,6 +76,7 @@ async function eventsAbout(id: string, types: string[]): Promise<BillingEvent[]>
       type: event.type,
       created_at: ISO,
       organization_id: T.org.id,
+      actor: expect.objectContaining({ type: expect.stringMatching(/^(api_key|access_token|user|customer|system)$/) }),
       data: expect.objectContaining({ id }),
     });
     seen.add(event.type);
