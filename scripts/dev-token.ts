@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { SignJWT } from 'jose';
 import { loadConfig } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
 import { plainSql } from '../db/plain-sql.ts';
 import { devEnv } from './dev-env.ts';
+import { mintUserJwt } from './seed.ts';
 
 /** Mints a user JWT signed with the local secret: `npm run dev:token -- --email a@b.c [--admin]`. */
 const { values } = parseArgs({
@@ -30,10 +30,5 @@ if (values.admin) {
   ]);
   await orm.close();
 }
-const token = await new SignJWT({ email })
-  .setProtectedHeader({ alg: 'HS256' })
-  .setSubject(`user|${email}`)
-  .setIssuedAt()
-  .setExpirationTime(values.ttl)
-  .sign(new TextEncoder().encode(config.JWT_SECRET));
+const token = await mintUserJwt(email, config.JWT_SECRET, values.ttl);
 console.log(token);

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { SignJWT } from 'jose';
 import { loadConfig, ConfigError } from '../config/env.ts';
 import { migrate, openOrm } from '../db/orm.ts';
-import { seedDemo } from './seed.ts';
+import { mintUserJwt, seedDemo } from './seed.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { DATA_DIR, devEnv, temporalUiPort } from './dev-env.ts';
 import { ensureTemporalDevServer } from './temporal-dev-server.ts';
@@ -105,12 +104,7 @@ process.on('SIGTERM', () => void stop());
 run('worker', 'worker/main.ts');
 run('api', 'api/server.ts');
 
-const jwt = await new SignJWT({ email: demo.adminEmail })
-  .setProtectedHeader({ alg: 'HS256' })
-  .setSubject(`user|${demo.adminEmail}`)
-  .setIssuedAt()
-  .setExpirationTime('12h')
-  .sign(new TextEncoder().encode(config.JWT_SECRET!));
+const jwt = await mintUserJwt(demo.adminEmail, config.JWT_SECRET!);
 
 const base = config.publicBaseUrl;
 console.log(`

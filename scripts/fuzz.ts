@@ -19,11 +19,11 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
 import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
+import { mintUserJwt } from './seed.ts';
 import { plainSql } from '../db/plain-sql.ts';
 import { pgArray } from '../db/sql.ts';
 import { ensureDevCertificate } from './certs.ts';
@@ -126,12 +126,7 @@ async function makeCredentials(databaseUrl: string, jwtSecret: string): Promise<
     const adminEmail = `fuzz-admin-${randomBytes(4).toString('hex')}@example.com`;
     await organizationB(orm, adminEmail);
     const customerSession = await organizationC(orm);
-    const userJwt = await new SignJWT({ email: adminEmail })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(`user|${adminEmail}`)
-      .setIssuedAt()
-      .setExpirationTime('12h')
-      .sign(new TextEncoder().encode(jwtSecret));
+    const userJwt = await mintUserJwt(adminEmail, jwtSecret);
     return {
       FUZZ_ACCESS_TOKEN: tokens.oat,
       FUZZ_API_KEY: tokens.apiKey,

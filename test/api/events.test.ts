@@ -40,9 +40,10 @@ describe('GET /api/v1/events/', () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.body.pagination).toEqual({ total_count: 5, max_page: 1 });
-    const [{ id: oatId }] = await api.orm.em
+    const [token] = await api.orm.em
       .getConnection()
-      .execute('select id from organization_access_tokens where organization_id = ?', [T.org.id]);
+      .execute<{ id: string }[]>('select id from organization_access_tokens where organization_id = ?', [T.org.id]);
+    const oatId = token!.id;
     const envelope = (type: string, data: unknown) => ({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type,
