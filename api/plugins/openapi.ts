@@ -175,7 +175,11 @@ broken pattern); 422 means it is well-formed but a rule the document cannot stat
 (a rule between fields, of the clock, of check digits, or of the data already stored), and its \`code\` says
 which. Strings anywhere in a request (body, query, path) must not contain the NUL character (U+0000; the
 pattern \`${NO_NUL_PATTERN}\` on each free-text string states it): such a request is answered 400
-\`invalid_character\`. POST operations take an optional \`Idempotency-Key\` header.`;
+\`invalid_character\`. POST operations take an optional \`Idempotency-Key\` header.
+
+Requests are rate-limited in fixed windows (429 with \`Retry-After\`): per credential on operations that take
+one, and per client address on public operations (those without a security requirement), whatever credential
+a caller sends there.`;
 
 /** @fastify/swagger with the transforms above; the document at /openapi.json, its page at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {

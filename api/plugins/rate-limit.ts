@@ -5,10 +5,14 @@ import { Redis } from 'ioredis';
 import type { Config } from '../../config/env.ts';
 import type { PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
+import { authRuleOf } from './openapi.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A public route: counted by client address, so that a made-up credential does not open a new count. */
+    /**
+     * A public route: counted by client address, so that a made-up credential does not open a new count.
+     * Set on every route without app.authenticate (registerRateLimit's onRoute hook).
+     */
     rateLimitByAddress?: boolean;
   }
 }
@@ -65,6 +69,10 @@ export async function registerRateLimit(app: FastifyInstance, deps: { config: Co
       ),
   });
   app.addHook('onRequest', app.rateLimit());
+  // A route that takes no credential is public: counted by address whatever a caller sends as one.
+  app.addHook('onRoute', (route) => {
+    if (!authRuleOf(route)) route.config = { ...route.config, rateLimitByAddress: true };
+  });
 }
 
 /**

@@ -113,7 +113,6 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/:transaction_id',
     {
-      config: { rateLimitByAddress: true },
       schema: {
         tags,
         summary: 'Get a processed transaction by its gateway identifier',

@@ -114,6 +114,21 @@ describe('rate limits (PostgreSQL counters)', () => {
     await a.orm.em.getConnection().execute(counter);
   });
 
+  it('counts every public route by client address, whatever credential is sent (a checkout by client secret)', async () => {
+    const counter = `delete from rate_limit_counters where key = 'ip:127.0.0.1'`;
+    await a.orm.em.getConnection().execute(counter);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const path = '/api/v1/checkouts/client/cs_nobody';
+      statuses.push((await a.call('GET', path, { token: bogusToken() })).status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
+    await a.orm.em.getConnection().execute(counter);
+    // And the document says so.
+    const doc = await a.call('GET', '/openapi.json');
+    expect(doc.body.info.description).toContain('per client address on public operations');
+  });
+
   it('starts a new window once the current one has ended', async () => {
     const token = bogusToken();
     await hit(a, token, 6);
