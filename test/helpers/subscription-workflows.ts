@@ -86,10 +86,22 @@ export async function stateWhen(
   }
 }
 
+/** Days in each month of a common year, January first (the calendar, written out by hand). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/**
+ * The tests' calendar oracle, independent of domain/periods.ts: `months` calendar months after `d`,
+ * on the same day of the month or, when that month is shorter, on its last day (31 January + 1 month
+ * is 28 or 29 February), at the same time of day, in UTC.
+ */
 export function addMonth(d: Date, months = 1): Date {
-  const out = new Date(d);
-  out.setUTCMonth(out.getUTCMonth() + months);
-  return out;
+  const index = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
+  const [year, month] = [Math.floor(index / 12), index % 12];
+  const lastDay = month === 1 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month]!;
+  const day = Math.min(d.getUTCDate(), lastDay);
+  const timeOfDay = d.getTime() - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return new Date(Date.UTC(year, month, day) + timeOfDay);
 }
 
 export interface SubscriptionOptions {
@@ -102,6 +114,12 @@ export interface SubscriptionOptions {
   noCard?: boolean;
   /** Billed yearly rather than monthly. */
   interval?: 'month' | 'year';
+  /**
+   * The instant the subscription starts (its checkout is paid): the test server's clock is moved
+   * forward to it first, so the periods' dates do not depend on the day the test runs. Default: the
+   * test server's now.
+   */
+  start?: Date;
   /** A percentage discount the checkout applied, for its duration (the first period's amount takes it). */
   discount?: { basisPoints: number; duration: 'once' | 'forever' | 'repeating'; durationInMonths?: number };
 }
@@ -183,7 +201,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
       `test:card:${id}`,
     );
-    const now = new Date(await env.currentTimeMs());
+    const now = options.start ? await clockTo(options.start) : new Date(await env.currentTimeMs());
     // The checkout that sold it (renewal checkouts copy its customer details).
     await sql(
       `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
@@ -303,6 +321,16 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         }
       }
     });
+  }
+
+  /** Moves the test server's clock forward to `instant` (which must not have passed) and returns it. */
+  async function clockTo(instant: Date): Promise<Date> {
+    const now = await env.currentTimeMs();
+    if (now > instant.getTime()) {
+      throw new Error(`the test server's clock is past ${instant.toISOString()}: ${new Date(now).toISOString()}`);
+    }
+    await env.sleep(instant.getTime() - now);
+    return instant;
   }
 
   /** Workflow time until `instant` and then `extra` more, in ms. */
