@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeOat, makeTenant, unique } from '../helpers/fixtures.ts';
+import { expectNothingWritten, type Watched } from '../helpers/unchanged.ts';
 
 let api: TestApi;
 let A: Awaited<ReturnType<typeof makeTenant>>;
@@ -297,8 +298,17 @@ describe('authentication', () => {
     expect((await api.call('GET', '/api/v1/customers/', { headers })).status).toBe(200);
     expect((await api.call('GET', `/api/v1/customers/${c.id}`, { headers })).status).toBe(200);
     expect((await api.call('GET', `/api/v1/customers/external/${c.external_id}`, { headers })).status).toBe(200);
-    expect((await api.call('PATCH', `/api/v1/customers/${c.id}`, { headers, body: { name: 'x' } })).status).toBe(403);
-    expect((await api.call('DELETE', `/api/v1/customers/external/${c.external_id}`, { headers })).status).toBe(403);
+    // Refused, and nothing written: the customer as it was, no event.
+    const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
+      api.orm.em.getConnection().execute(query, params);
+    const watched: Watched[] = [
+      ['select * from customers where id = ?', [c.id]],
+      ['select id, type from events where organization_id = ? order by id', [A.org.id]],
+    ];
+    const patch = () => api.call('PATCH', `/api/v1/customers/${c.id}`, { headers, body: { name: 'x' } });
+    expect((await expectNothingWritten(sql, watched, patch)).status).toBe(403);
+    const remove = () => api.call('DELETE', `/api/v1/customers/external/${c.external_id}`, { headers });
+    expect((await expectNothingWritten(sql, watched, remove)).status).toBe(403);
   });
 
   it('accepts a write API key in X-Service-Api-Key or as a bearer token', async () => {
