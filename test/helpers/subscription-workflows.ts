@@ -21,6 +21,7 @@ import {
   subscriptionWorkflowId,
   type SubscriptionRunState,
 } from '../../contracts/subscription.ts';
+import { waitFor } from './processes.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on
@@ -54,14 +55,17 @@ const BUSY_AFTER = new Set([
  * time again, so every later sleep of the test hangs too. A query of an idle run cannot race that.
  */
 async function untilIdle(handle: Handle): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  const idle = async () => {
     const { events } = await handle.client.getHandle(handle.workflowId).fetchHistory();
     const last = events?.at(-1)?.eventType;
     const running = last !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
-    if (running && last !== undefined && last !== null && !BUSY_AFTER.has(last)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${handle.workflowId} never came to rest`);
+    return running && last !== undefined && last !== null && !BUSY_AFTER.has(last);
+  };
+  await waitFor(async () => idle(), {
+    what: `${handle.workflowId} to come to rest`,
+    timeoutMs: 15_000,
+    intervalMs: 25,
+  });
 }
 
 /** The workflow's state, asked once its latest run is idle (`untilIdle`). */
@@ -78,12 +82,14 @@ export async function stateWhen(
   handle: Handle,
   done: (s: SubscriptionRunState) => boolean,
 ): Promise<SubscriptionRunState> {
-  for (let i = 0; ; i++) {
-    const s = await stateOf(handle);
-    if (done(s)) return s;
-    if (i > 300) throw new Error(`state never reached: ${JSON.stringify(s)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let last: SubscriptionRunState | undefined;
+  return waitFor(
+    async () => {
+      last = await stateOf(handle);
+      return done(last) && last;
+    },
+    { what: `${handle.workflowId}'s state awaited`, timeoutMs: 30_000, describe: () => JSON.stringify(last) },
+  );
 }
 
 /** Days in each month of a common year, January first (the calendar, written out by hand). */
