@@ -110,6 +110,12 @@ export function addMonth(d: Date, months = 1): Date {
   return new Date(Date.UTC(year, month, day) + timeOfDay);
 }
 
+/** Noon UTC of the first 15th of a month after `now`. */
+export function nextMidMonth(now: Date): Date {
+  const thisMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 15, 12));
+  return thisMonth > now ? thisMonth : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 15, 12));
+}
+
 export interface SubscriptionOptions {
   settings?: Record<string, unknown>;
   trialDays?: number;
@@ -123,7 +129,7 @@ export interface SubscriptionOptions {
   /**
    * The instant the subscription starts (its checkout is paid): the test server's clock is moved
    * forward to it first, so the periods' dates do not depend on the day the test runs. Default: the
-   * test server's now.
+   * next 15th of a month, at noon UTC (no month-end clamping, whatever the day the suite runs).
    */
   start?: Date;
   /** A percentage discount the checkout applied, for its duration (the first period's amount takes it). */
@@ -207,7 +213,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
       `test:card:${id}`,
     );
-    const now = options.start ? await clockTo(options.start) : new Date(await env.currentTimeMs());
+    const now = await clockTo(options.start ?? nextMidMonth(new Date(await env.currentTimeMs())));
     // The checkout that sold it (renewal checkouts copy its customer details).
     await sql(
       `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
