@@ -61,9 +61,9 @@ async function untilIdle(handle: Handle): Promise<void> {
     const running = last !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
     return running && last !== undefined && last !== null && !BUSY_AFTER.has(last);
   };
-  await waitFor(async () => idle(), {
+  await waitFor(idle, {
     what: `${handle.workflowId} to come to rest`,
-    timeoutMs: 15_000,
+    timeoutMs: 30_000,
     intervalMs: 25,
   });
 }
