@@ -6,6 +6,7 @@ import { dashboardPageRoutes } from '../../api/routes/dashboard.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
+import { expectNothingWritten, type Watched } from '../helpers/unchanged.ts';
 
 /** Organization Access Tokens (svc_oat_): created, listed and revoked in the dashboard by owners and admins. */
 
@@ -34,6 +35,16 @@ async function createToken(jwt: string, orgId: string, body: Record<string, unkn
   expect(res.status).toBe(201);
   return res.body as { id: string; token: string; comment: string; expires_at: string | null };
 }
+
+/** An organization's access tokens and events, for checks that a refused request wrote nothing. */
+const tokensOf = (orgId: string): Watched[] => [
+  [
+    `select id, comment, scopes, token_hash, expires_at, revoked_at from organization_access_tokens
+     where organization_id = ? order by id`,
+    [orgId],
+  ],
+  ['select id, type from events where organization_id = ? order by id', [orgId]],
+];
 
 async function tokenRow(id: string) {
   const [row] = await sql('select * from organization_access_tokens where id = ?', [id]);
@@ -135,12 +146,15 @@ describe('creating an access token', () => {
 
     const body = { comment: 'x', scopes: ['customers:read'] };
     const member = await userJwt(memberEmail);
-    expect((await api.call('POST', tokensPath(t.org.id), { token: member, body })).status).toBe(403);
-    expect((await api.call('GET', tokensPath(t.org.id), { token: member })).status).toBe(403);
     const other = await makeTenant(api.orm);
-    expect((await api.call('POST', tokensPath(t.org.id), { token: other.ownerJwt, body })).status).toBe(404);
+    // No token minted, no event recorded (last_used_at aside: the refused OAT was used).
+    const refusedMint = (token: string) =>
+      expectNothingWritten(sql, tokensOf(t.org.id), () => api.call('POST', tokensPath(t.org.id), { token, body }));
+    expect((await refusedMint(member)).status).toBe(403);
+    expect((await api.call('GET', tokensPath(t.org.id), { token: member })).status).toBe(403);
+    expect((await refusedMint(other.ownerJwt)).status).toBe(404);
     expect((await api.call('GET', tokensPath(t.org.id), { token: other.ownerJwt })).status).toBe(404);
-    expect((await api.call('POST', tokensPath(t.org.id), { token: t.oat, body })).status).toBe(403);
+    expect((await refusedMint(t.oat)).status).toBe(403);
   });
 });
 
@@ -199,10 +213,9 @@ describe('listing and revoking access tokens', () => {
     expect((await api.call('DELETE', `${tokensPath(a.org.id)}/${uuidv7()}`, { token: a.ownerJwt })).status).toBe(404);
     const memberEmail = `${unique('member')}@example.com`;
     await makeMember(api.orm, b.org.id, memberEmail, 'member');
-    expect(
-      (await api.call('DELETE', `${tokensPath(b.org.id)}/${ofB.id}`, { token: await userJwt(memberEmail) })).status,
-    ).toBe(403);
-    expect((await tokenRow(ofB.id)).revoked_at).toBeNull();
+    const member = await userJwt(memberEmail);
+    const revoke = () => api.call('DELETE', `${tokensPath(b.org.id)}/${ofB.id}`, { token: member });
+    expect((await expectNothingWritten(sql, tokensOf(b.org.id), revoke)).status).toBe(403);
     expect((await api.call('GET', CUSTOMERS, { token: ofB.token })).status).toBe(200);
   });
 

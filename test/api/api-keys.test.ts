@@ -4,6 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeMember, makeOrganization, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
+import { expectNothingWritten, type Watched } from '../helpers/unchanged.ts';
 
 /**
  * API keys: managed in the dashboard by owners and admins (spec, Authentication → API keys and the
@@ -319,9 +320,18 @@ describe('revoking and deleting API keys', () => {
     const memberEmail = `${unique('member')}@example.com`;
     await makeMember(api.orm, b.org.id, memberEmail, 'member');
     const member = await userJwt(memberEmail);
-    expect((await api.call('POST', `${keysPath(b.org.id)}/${keyOfB.id}/revoke`, { token: member })).status).toBe(403);
-    expect((await api.call('DELETE', `${keysPath(b.org.id)}/${keyOfB.id}`, { token: member })).status).toBe(403);
-    expect((await keyRow(keyOfB.id)).revoked_at).toBeNull();
+    // Refused, and nothing written: B's keys as they were, no event.
+    const keysOfB: Watched[] = [
+      [
+        'select id, name, scopes, expires_at, revoked_at, deleted_at from api_keys where organization_id = ? order by id',
+        [b.org.id],
+      ],
+      ['select id, type from events where organization_id = ? order by id', [b.org.id]],
+    ];
+    const revoke = () => api.call('POST', `${keysPath(b.org.id)}/${keyOfB.id}/revoke`, { token: member });
+    expect((await expectNothingWritten(sql, keysOfB, revoke)).status).toBe(403);
+    const remove = () => api.call('DELETE', `${keysPath(b.org.id)}/${keyOfB.id}`, { token: member });
+    expect((await expectNothingWritten(sql, keysOfB, remove)).status).toBe(403);
   });
 });
 

@@ -11,6 +11,7 @@ import { makeCheckout as makeFixture, type CheckoutFixtureOptions } from '../hel
 import { TEST_TASK_QUEUE } from '../helpers/env.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { makeOat } from '../helpers/fixtures.ts';
+import { expectNothingWritten, type Watched } from '../helpers/unchanged.ts';
 
 /**
  * POST /api/v1/checkouts/client/:client_secret/confirm-sdk and POST /api/v1/gateway/callbacks over
@@ -280,18 +281,25 @@ describe('gateway callbacks', () => {
       occurredAt: new Date().toISOString(),
     });
 
-  it('an unsigned, wrongly signed or stale callback is a 401', async () => {
+  /** The callbacks recorded under the notice's id: a refused one records none. */
+  const recorded = (body: string): Watched[] => [
+    ['select * from gateway_callbacks where id = ?', [(JSON.parse(body) as { id: string }).id]],
+  ];
+
+  it('an unsigned, wrongly signed or stale callback is a 401, and is not recorded', async () => {
     const body = notice();
-    expect((await post(body)).status).toBe(401);
-    const wrong = await post(body, signCallback('another-secret-0123456789', body, new Date()));
+    const refused = (raw: string, signature?: string) =>
+      expectNothingWritten(sql, recorded(raw), () => post(raw, signature));
+    expect((await refused(body)).status).toBe(401);
+    const wrong = await refused(body, signCallback('another-secret-0123456789', body, new Date()));
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: 'Invalid gateway signature', code: 'unauthorized' });
-    const stale = await post(
+    const stale = await refused(
       body,
       signCallback(api.config.gatewayCallbackSecret, body, new Date(Date.now() - 3_600_000)),
     );
     expect(stale.status).toBe(401);
-    const tampered = await post(
+    const tampered = await refused(
       body.replace('succeeded', 'failed'),
       signCallback(api.config.gatewayCallbackSecret, body, new Date()),
     );
@@ -312,9 +320,10 @@ describe('gateway callbacks', () => {
     ]);
   });
 
-  it('a signed callback with a malformed body is a 400', async () => {
-    const body = JSON.stringify({ id: 'x' });
-    const res = await post(body, signCallback(api.config.gatewayCallbackSecret, body, new Date()));
+  it('a signed callback with a malformed body is a 400, and is not recorded', async () => {
+    const body = JSON.stringify({ id: `cb_${uuidv7()}` });
+    const sign = signCallback(api.config.gatewayCallbackSecret, body, new Date());
+    const res = await expectNothingWritten(sql, recorded(body), () => post(body, sign));
     expect(res.status).toBe(400);
   });
 });

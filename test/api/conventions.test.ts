@@ -9,6 +9,7 @@ import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { call, startApi, type TestApi } from '../helpers/api.ts';
 import { testEnv } from '../helpers/env.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /** Transport and error conventions that hold for every route (DESIGN.md "Conventions"). */
 let api: TestApi;
@@ -209,8 +210,7 @@ describe('logs', () => {
     });
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    for (let i = 0; i < 100 && !(await isPortOpen('127.0.0.1', port)); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await until(() => isPortOpen('127.0.0.1', port), 10_000, `the API to listen on port ${port}`);
   });
   afterAll(async () => {
     if (server.exitCode === null) {
@@ -232,7 +232,14 @@ describe('logs', () => {
       await call(origin, 'POST', '/api/v1/customers/', { token: tenant.oat, body: { email: 'bad' } }),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 400]);
-    await new Promise((r) => setTimeout(r, 300));
+    // Every request's log is written, to its end (the line of its response).
+    const completed = (id: string) =>
+      output.split('\n').some((line) => line.includes(id) && line.includes('request completed'));
+    await until(
+      () => responses.every((r) => completed(String(r.headers['x-request-id']))),
+      10_000,
+      'the four requests to be logged',
+    );
     // The requests were logged (so this test reads the real log) ...
     expect(output).toContain(requestId);
     // ... and no secret is in it.

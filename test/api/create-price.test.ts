@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeAdminUser, makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -162,18 +163,18 @@ describe('POST /functions/v1/create-price', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.gateway_recurrence_plan_id).toBeNull();
-    const deadline = Date.now() + 15_000;
-    let planId: string | null = null;
-    while (!planId && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const [row] = await api.orm.em
-        .getConnection()
-        .execute<{ gateway_recurrence_plan_id: string | null }[]>(
-          'select gateway_recurrence_plan_id from prices where id = ?',
-          [res.body.id],
-        );
-      planId = row!.gateway_recurrence_plan_id;
-    }
+    const planId = await waitFor(
+      async () => {
+        const [row] = await api.orm.em
+          .getConnection()
+          .execute<{ gateway_recurrence_plan_id: string | null }[]>(
+            'select gateway_recurrence_plan_id from prices where id = ?',
+            [res.body.id],
+          );
+        return row!.gateway_recurrence_plan_id;
+      },
+      { what: 'the workflow to fill the plan id', timeoutMs: 15_000, intervalMs: 200 },
+    );
     expect(planId).toEqual(PLAN_ID);
   });
 

@@ -6,6 +6,7 @@ import { hashSecret } from '../../api/auth/tokens.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * Each API process caches verified credentials. A revocation made through one process must be
@@ -32,11 +33,19 @@ const dashboard = (orgId: string) => `/api/v1/dashboard/organizations/${orgId}`;
  * cache lives a minute) and fails.
  */
 async function onceRefused(request: () => Promise<{ status: number; body: any }>) {
-  for (let i = 0; ; i++) {
-    const res = await request();
-    if (res.status !== 200 || i >= 50) return res;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let last: { status: number; body: any } | undefined;
+  return waitFor(
+    async () => {
+      last = await request();
+      return last.status !== 200 && last;
+    },
+    {
+      what: 'the revocation to reach the other process',
+      timeoutMs: 1_000,
+      intervalMs: 20,
+      describe: () => `${last?.status}`,
+    },
+  );
 }
 
 describe('revocation across API processes', () => {
@@ -143,7 +152,14 @@ describe('CredentialCache', () => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A notice committed after it arrives after it too (one listening connection, in commit order):
+    // once the cache has heard this probe, a notice of the rolled-back revocation would have come first.
+    const probe = hashSecret(unique('probe'));
+    cache.set(probe, credential(), cache.mark());
+    await a.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select pg_notify(?, ?)', ['credential_changed', probe]);
+    });
+    await until(() => cache.get(probe) === undefined, 5_000, 'the cache to hear the probe notice');
     expect(cache.get(hash)).toBeDefined();
 
     // Another process's cache (a fresh instance) revokes; this one hears it.

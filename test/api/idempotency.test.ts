@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { canonicalJson } from '../../api/plugins/idempotency.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeAdminUser, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
+import { heldAtGatesColumns, installGates } from '../helpers/gates.ts';
 import { until } from '../helpers/processes.ts';
 
 /** Idempotency-Key on POST, exercised through the real POST /api/v1/customers/ over HTTPS. */
@@ -178,14 +179,16 @@ describe('conflicts', () => {
 
   it('lets exactly one of two simultaneous requests run', async () => {
     const address = `${unique('slow')}@example.com`;
-    await withSlowInsert(address, async () => {
+    await withHeldInsert(address, async (held) => {
       const key = uuidv7();
-      const [a, b] = await Promise.all([
-        createCustomer(key, { email: address }),
-        createCustomer(key, { email: address }),
-      ]);
-      expect([a.status, b.status].sort()).toEqual([201, 409]);
-      expect([a, b].find((r) => r.status === 409)!.body.code).toBe('idempotency_request_in_progress');
+      const first = createCustomer(key, { email: address });
+      // The first is inside its insert, which waits at the gate: the second arrives while it runs.
+      await held.reached();
+      const second = await createCustomer(key, { email: address });
+      expect(second.status).toBe(409);
+      expect(second.body.code).toBe('idempotency_request_in_progress');
+      await held.release();
+      expect((await first).status).toBe(201);
       const after = await createCustomer(key, { email: address });
       expect(after.status).toBe(201);
       expect(after.headers['idempotent-replayed']).toBe('true');
@@ -410,16 +413,26 @@ async function withFailingInsert(address: string, run: () => Promise<void>) {
   }
 }
 
-/** Makes inserting this email take a second, so a second request arrives while the first runs. */
-async function withSlowInsert(address: string, run: () => Promise<void>) {
-  const name = `slow_${uuidv7().replaceAll('-', '')}`;
-  await sql(`create function ${name}() returns trigger language plpgsql as $$
-    begin if new.email = '${address}' then perform pg_sleep(1); end if; return new; end $$`);
-  await sql(`create trigger ${name} before insert on customers for each row execute function ${name}()`);
+/**
+ * Holds the insert of a customer with this email at a gate (an advisory lock the test holds) until
+ * `release`; `reached` waits until an insert waits there.
+ */
+async function withHeldInsert(
+  address: string,
+  run: (held: { reached: () => Promise<void>; release: () => Promise<void> }) => Promise<void>,
+) {
+  const gates = await installGates<'insert'>(api.config.DATABASE_URL, 'idempotency', tenant.org.id, (waitAt) => ({
+    insert: { on: 'before insert on customers', when: `new.email = '${address}'`, body: waitAt('insert') },
+  }));
+  const waiting = async () =>
+    (await sql(`select ${heldAtGatesColumns('idempotency', tenant.org.id, ['insert'])}`))[0].insert > 0;
   try {
-    await run();
+    await gates.insert.close();
+    await run({
+      reached: () => until(waiting, 10_000, 'the insert to wait at its gate'),
+      release: () => gates.insert.open(),
+    });
   } finally {
-    await sql(`drop trigger ${name} on customers`);
-    await sql(`drop function ${name}()`);
+    await gates.remove();
   }
 }

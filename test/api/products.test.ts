@@ -6,6 +6,7 @@ import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeOat, makeOrganization, makeTenant, unique } from '../helpers/fixtures.ts';
 import { recurrencePlanWorkflowId } from '../../contracts/recurrence-plan.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 let api: TestApi;
 let temporal: Client;
@@ -802,16 +803,17 @@ describe('OpenAPI', () => {
   });
 });
 
-async function pollPlanId(priceId: string, timeoutMs: number): Promise<string | null> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await api.orm.em
-      .getConnection()
-      .execute<{ gateway_recurrence_plan_id: string | null }[]>(
-        'select gateway_recurrence_plan_id from prices where id = ?',
-        [priceId],
-      );
-    if (row?.gateway_recurrence_plan_id || Date.now() > deadline) return row?.gateway_recurrence_plan_id ?? null;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+async function pollPlanId(priceId: string, timeoutMs: number): Promise<string> {
+  return waitFor(
+    async () => {
+      const [row] = await api.orm.em
+        .getConnection()
+        .execute<{ gateway_recurrence_plan_id: string | null }[]>(
+          'select gateway_recurrence_plan_id from prices where id = ?',
+          [priceId],
+        );
+      return row?.gateway_recurrence_plan_id;
+    },
+    { what: `price ${priceId} to have its recurrence plan`, timeoutMs, intervalMs: 200 },
+  );
 }

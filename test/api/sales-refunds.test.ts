@@ -6,6 +6,7 @@ import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -210,12 +211,7 @@ describe('refunds', () => {
     } finally {
       await sql('drop trigger refuse_refund on gateway_sim.ledger');
     }
-    let status = 'pending';
-    for (let i = 0; i < 60 && status === 'pending'; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      status = (await api.call('GET', `/api/v1/refunds/${res.body.id}`, { token: t.oat })).body.status;
-    }
-    expect(status).toBe('succeeded');
+    expect(await waitForRefund(t, res.body.id, (s) => s !== 'pending')).toBe('succeeded');
     const ledger = await sql(`select amount from gateway_sim.ledger where transaction_id = ? and kind = 'refund'`, [
       sale.gatewayTransactionId,
     ]);
@@ -310,11 +306,14 @@ async function refundLedger(gatewayTransactionId: string) {
   ]);
 }
 
+/** Reads the refund until `done` holds for its status, and returns that status; fails past `timeoutMs`. */
 async function waitForRefund(t: Tenant, refundId: string, done: (status: string) => boolean, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const status: string = (await api.call('GET', `/api/v1/refunds/${refundId}`, { token: t.oat })).body.status;
-    if (done(status) || Date.now() > until) return status;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let status: string | undefined;
+  return waitFor(
+    async () => {
+      status = (await api.call('GET', `/api/v1/refunds/${refundId}`, { token: t.oat })).body.status as string;
+      return done(status) && status;
+    },
+    { what: `refund ${refundId} to settle`, timeoutMs, intervalMs: 200, describe: () => String(status) },
+  );
 }

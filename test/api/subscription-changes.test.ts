@@ -10,6 +10,7 @@ import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/subscriptions.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
+import { until, waitFor } from '../helpers/processes.ts';
 
 /**
  * PATCH /api/v1/subscriptions/<id> over HTTPS against the real worker: a card checkout of a manually
@@ -44,13 +45,6 @@ const advance = (s: { id: string; oat: string }, body: unknown) =>
   api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, { body, token: s.oat });
 const heldAt = async (organizationId: string) =>
   (await sql<{ charges: number }>(`select ${heldAtRenewalGatesColumns(organizationId)}`))[0]!;
-async function until(done: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('never happened');
-}
 
 const patch = (s: { id: string; oat: string }, body: unknown) =>
   api.call('PATCH', `/api/v1/subscriptions/${s.id}`, { body, token: s.oat });
@@ -75,11 +69,13 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
     await recordHistory(temporal, 'card-manual-subscription', s.checkoutId);
     expect(description.typedSearchAttributes.get(SUBSCRIPTION_ID)).toBe(s.id);
     // Its first step reads the subscription: the state is complete once that is done.
-    let state = await handle.query(subscriptionStateQuery);
-    for (let i = 0; state.periodNumber === undefined && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      state = await handle.query(subscriptionStateQuery);
-    }
+    const state = await waitFor(
+      async () => {
+        const s = await handle.query(subscriptionStateQuery);
+        return s.periodNumber !== undefined && s;
+      },
+      { what: 'the workflow to read the subscription', timeoutMs: 10_000 },
+    );
     expect(state).toMatchObject({
       status: 'active',
       periodNumber: 1,
@@ -293,10 +289,11 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
     expect(sales).toEqual([{ subscription_id: s.id }, { subscription_id: s.id }]);
     // The signal reaches the subscription's workflow, which reads the paid period.
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(s.id));
-    for (let i = 0; i < 100 && (await handle.query(subscriptionStateQuery)).periodNumber !== 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect((await handle.query(subscriptionStateQuery)).periodNumber).toBe(2);
+    await until(
+      async () => (await handle.query(subscriptionStateQuery)).periodNumber === 2,
+      10_000,
+      'the workflow to read the paid period',
+    );
     await recordHistory(temporal, 'card-renewal-checkout', first.body.id);
 
     const next = await renewal(s);

@@ -5,7 +5,7 @@ import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { paidSubscription } from '../helpers/subscriptions.ts';
+import { paidSubscription, subscriptionWhen } from '../helpers/subscriptions.ts';
 
 /**
  * A gateway-billed subscription end to end: the real API, worker and simulated gateway. The gateway's
@@ -41,17 +41,6 @@ async function paidGatewaySubscription() {
   };
 }
 
-/** GET the subscription until `done` holds (the workflow records asynchronously after the notice). */
-async function subscriptionWhen(s: { id: string; oat: string }, done: (body: any) => boolean) {
-  for (let i = 0; ; i++) {
-    const res = await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat });
-    expect(res.status).toBe(200);
-    if (done(res.body)) return res.body;
-    if (i > 300) throw new Error(`never reached: ${JSON.stringify(res.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('gateway-billed renewals through the callback endpoint', () => {
   it('a period the gateway bills is recorded from its notice: the next period, its charge and sale', async () => {
     const s = await paidGatewaySubscription();
@@ -59,7 +48,7 @@ describe('gateway-billed renewals through the callback endpoint', () => {
     const invoice = await api.call('POST', `/api/v1/sandbox/subscriptions/${s.gatewayId}/bill`);
     expect(invoice.status).toBe(200);
     expect(invoice.body).toMatchObject({ status: 'paid', cycle: 0, amount: 4_990 });
-    const body = await subscriptionWhen(s, (b) => b.period_number === 2);
+    const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body.status).toBe('active');
     expect(body.charges).toEqual([
       expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
@@ -84,7 +73,7 @@ describe('gateway-billed renewals through the callback endpoint', () => {
     );
     const invoice = await api.call('POST', `/api/v1/sandbox/subscriptions/${s.gatewayId}/bill`);
     expect(invoice.body).toMatchObject({ status: 'failed', cycle: 0 });
-    const body = await subscriptionWhen(s, (b) => b.status === 'past_due');
+    const body = await subscriptionWhen(api, s, (b) => b.status === 'past_due');
     expect(body.period_number).toBe(1);
     expect(body.charges).toEqual([
       expect.objectContaining({ period_number: 2, outcome: 'failed', decline_reason: 'insufficient_funds' }),

@@ -7,6 +7,7 @@ import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { makeApiKey, makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * POST/GET /api/v1/subscriptions/<id>/invoices over HTTPS against the real worker: a card checkout of
@@ -69,12 +70,14 @@ const nextNumber = async (s: Sub) =>
 
 /** Reads the invoice until it has `status` (its workflow settles it after the gateway's callback). */
 async function waitForStatus(s: Sub, invoiceId: string, status: string) {
-  for (let i = 0; i < 100; i++) {
-    const res = await api.call('GET', `/api/v1/subscriptions/${s.id}/invoices/${invoiceId}`, { token: s.oat });
-    if (res.body.status === status) return res.body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`invoice ${invoiceId} never became ${status}`);
+  let last: any;
+  return waitFor(
+    async () => {
+      last = (await api.call('GET', `/api/v1/subscriptions/${s.id}/invoices/${invoiceId}`, { token: s.oat })).body;
+      return last.status === status && last;
+    },
+    { what: `invoice ${invoiceId} to be ${status}`, timeoutMs: 10_000, intervalMs: 100, describe: () => last?.status },
+  );
 }
 
 describe('POST /api/v1/subscriptions/<id>/invoices', () => {

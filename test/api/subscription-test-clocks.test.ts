@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { startApi, useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { paidSubscription } from '../helpers/subscriptions.ts';
+import { paidSubscription, subscriptionWhen } from '../helpers/subscriptions.ts';
 
 /**
  * POST /api/v1/subscriptions/<id>/test-clock/advance against the real worker: a month ahead, the
@@ -31,12 +31,7 @@ describe('subscription test clocks', () => {
     const moved = await advance(s, { to });
     expect(moved.status).toBe(200);
     expect(moved.body).toEqual({ id: s.id, clock: to });
-    let body: any;
-    for (let i = 0; i < 300; i++) {
-      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
-      if (body.period_number === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body).toMatchObject({ period_number: 2, status: 'active' });
     expect(body.charges).toEqual([
       expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
@@ -47,12 +42,7 @@ describe('subscription test clocks', () => {
     const s = await subscription('4000000000003220');
     const moved = await advance(s, { to: new Date(s.periodEnd.getTime() + 3_600_000).toISOString() });
     expect(moved.status).toBe(200);
-    let body: any;
-    for (let i = 0; i < 300; i++) {
-      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
-      if (body.period_number === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body).toMatchObject({ period_number: 2, status: 'active' });
     expect(body.charges).toEqual([
       expect.objectContaining({ period_number: 2, try_number: 1, amount: 4_990, outcome: 'succeeded' }),
@@ -87,12 +77,7 @@ describe('subscription test clocks', () => {
       );
     const moved = await advance(s, { to: new Date(s.periodEnd.getTime() + 8 * 86_400_000).toISOString() });
     expect(moved.status).toBe(200);
-    let body: any;
-    for (let i = 0; i < 300; i++) {
-      body = (await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat })).body;
-      if (body.status === 'unpaid') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const body = await subscriptionWhen(api, s, (b) => b.status === 'unpaid');
     expect(body.status).toBe('unpaid');
     const tries = body.charges.map((c: any) => [c.try_number, c.outcome, c.decline_reason]);
     expect(tries).toEqual([1, 2, 3, 4, 5].map((n) => [n, 'failed', 'insufficient_funds']));

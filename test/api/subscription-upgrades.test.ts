@@ -6,6 +6,7 @@ import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/checkouts.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * Plan upgrades through a checkout (`subscription_id`), against the real worker: the buyer pays the
@@ -57,12 +58,19 @@ const createCheckout = (oat: string, body: Record<string, unknown>) =>
 
 async function workflowState(subscriptionId: string, until: (s: any) => boolean) {
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
-  let state = await handle.query(subscriptionStateQuery);
-  for (let i = 0; i < 200 && !until(state); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    state = await handle.query(subscriptionStateQuery);
-  }
-  return state;
+  let last: any;
+  return waitFor(
+    async () => {
+      last = await handle.query(subscriptionStateQuery);
+      return until(last) && last;
+    },
+    {
+      what: `subscription ${subscriptionId}'s workflow state`,
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      describe: () => JSON.stringify(last),
+    },
+  );
 }
 
 describe('a checkout with subscription_id (plan upgrade)', () => {

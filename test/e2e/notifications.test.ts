@@ -12,6 +12,7 @@ import { TEST_MAIL_OUTBOX_DIR } from '../helpers/env.ts';
 import { makeMember, makeOrganization, unique } from '../helpers/fixtures.ts';
 import { outboxMails } from '../helpers/mail.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
+import { relayPassed } from '../helpers/webhook-relay.ts';
 import { waitFor } from './stack.ts';
 
 /**
@@ -72,16 +73,7 @@ const queuedRows = async (eventId: string) =>
   }));
 
 /** Waits until the relay's cursor is past the event: every notification it would queue for it is queued. */
-async function relayedPast(eventId: string): Promise<void> {
-  const passed = async () =>
-    (
-      await sql(
-        'select (r.tx, r.seq) >= (e.tx, e.seq) as passed from webhook_relay r cross join events e where e.id = ?',
-        [eventId],
-      )
-    )[0]!.passed === true;
-  await waitFor(passed, 30_000, `the relay to pass ${eventId}`);
-}
+const relayedPast = (eventId: string) => relayPassed(api.orm, eventId, 30_000);
 
 const mailsAbout = async (eventId: string) =>
   (await outboxMails(TEST_MAIL_OUTBOX_DIR)).filter((m) => m.headers['x-billing-event-id'] === eventId);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { freePort } from '../../scripts/processes.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
+import { waitFor as pollUntil } from '../helpers/processes.ts';
 
 export { freePort };
 
@@ -80,22 +81,20 @@ export async function waitUntilReady(proc: StackProcess, ready: () => Promise<bo
 
 /** Polls a condition (a state, never a fixed delay) until it holds or the time is up. */
 export async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
-  for (;;) {
-    try {
-      if (await condition()) return;
-    } catch (err) {
-      if (err instanceof Error && err.message.includes('died: exit')) throw err;
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // The one polling helper (test/helpers/processes.ts); a process that died fails at once, other errors are retried.
+  await pollUntil(
+    async () => {
+      try {
+        return await condition();
+      } catch (err) {
+        if (err instanceof Error && err.message.includes('died: exit')) throw err;
+        last = err;
+        return false;
+      }
+    },
+    { what, timeoutMs, intervalMs: 100, describe: () => (last ? `error: ${(last as Error).message}` : 'false') },
+  );
 }
 
 export function portOpen(port: number): Promise<boolean> {

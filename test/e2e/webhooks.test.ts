@@ -6,6 +6,7 @@ import { webhookReceiver, type BillingEvent } from '../../examples/webhook-recei
 import { makeTenant } from '../helpers/fixtures.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { until } from '../helpers/processes.ts';
+import { deliveryStarted, relayPassed } from '../helpers/webhook-relay.ts';
 
 /**
  * Webhooks end to end: the real API, the test run's worker process (its relay LISTENs to the outbox,
@@ -131,7 +132,12 @@ describe('webhook deliveries', () => {
     const only = await endpoint(['sale.paid']);
     const all = await endpoint([]);
     await newCustomer();
-    await all.receiver.until((r) => r.some((x) => x.body.type === 'customer.created'));
+    const got = (await all.receiver.until((r) => r.some((x) => x.body.type === 'customer.created'))).find(
+      (x) => x.body.type === 'customer.created',
+    )!;
+    // Once the relay is past the event, no delivery of it will start: the other endpoint has none.
+    await relayPassed(api.orm, got.id);
+    expect(await deliveryStarted(temporal, got.id, only.id)).toBe(false);
     expect(only.receiver.received).toEqual([]);
   });
 
@@ -212,12 +218,18 @@ describe('webhook deliveries', () => {
     const [got] = await a.receiver.until((r) => r.some((x) => x.body.type === 'webhook_endpoint.ping'));
     expect(a.receiver.ofType('webhook_endpoint.ping')[0]!.id).toBe(ping.body.event_id);
     expect(got).toBeDefined();
+    await relayPassed(api.orm, ping.body.event_id);
+    expect(await deliveryStarted(temporal, ping.body.event_id, b.id)).toBe(false);
     expect(b.receiver.ofType('webhook_endpoint.ping')).toEqual([]);
 
     expect((await call('PATCH', `/api/v1/webhooks/${b.id}`, { enabled: false })).body.enabled).toBe(false);
     const before = b.receiver.received.length;
     await newCustomer();
-    await a.receiver.until((r) => r.some((x) => x.body.type === 'customer.created'));
+    const created = (await a.receiver.until((r) => r.some((x) => x.body.type === 'customer.created'))).find(
+      (x) => x.body.type === 'customer.created',
+    )!;
+    await relayPassed(api.orm, created.id);
+    expect(await deliveryStarted(temporal, created.id, b.id)).toBe(false);
     expect(b.receiver.received.slice(before).filter((r) => r.body.type === 'customer.created')).toEqual([]);
     expect((await call('POST', `/api/v1/webhooks/${b.id}/ping`)).status).toBe(409);
     const event = a.receiver.ofType('customer.created')[0]!.id;

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { loadConfig } from '../../config/env.ts';
@@ -12,6 +11,7 @@ import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { startApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * The HTTP adapter against the standalone simulated-gateway server, over real HTTP: the server is
@@ -377,8 +377,9 @@ describe('failures', () => {
     expect(err).toMatchObject({ retryable: true, status: null });
     expect(err.message).toContain('no answer within 300 ms');
 
-    // The gateway handled the slow call after all: the retry gets that transaction, charged once.
-    await sleep(1_700);
+    // The gateway handles the slow call after all (once its delay is over): the retry gets that
+    // transaction, charged once.
+    await until(async () => (await transactionsFor(input.reference)).length > 0, 10_000, 'the slow call to be handled');
     const t = await impatient.chargeCard(input, key);
     expect(t.status).toBe('succeeded');
     expect(await transactionsFor(input.reference)).toEqual([{ id: t.id }]);

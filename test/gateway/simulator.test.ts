@@ -13,6 +13,7 @@ import { cardBrand, isLuhnValid, TEST_CARDS } from '../../gateway/test-cards.ts'
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { until } from '../helpers/processes.ts';
 
 const SECRET = 'simulator-test-callback-secret-0123456789';
 
@@ -488,7 +489,18 @@ describe('findTransactionByIdempotencyKey', () => {
       await isClaimed;
       let settled = false;
       const lookup = gateway.findTransactionByIdempotencyKey(k).finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The lookup waits on the running call's claim of the key (a lock), not answering meanwhile.
+      await until(
+        async () =>
+          (
+            await orm.em.getConnection().execute(
+              `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+               and query like '%into gateway_sim.idempotency%''lookup''%'`,
+            )
+          ).length > 0,
+        10_000,
+        'the lookup to wait for the running call',
+      );
       expect(settled).toBe(false);
       release();
       await inflight;

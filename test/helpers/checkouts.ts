@@ -7,6 +7,7 @@ import { TEST_TASK_QUEUE } from './env.ts';
 import { recordHistory as saveHistory } from './histories.ts';
 import { makeOrganization } from './fixtures.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { waitFor } from './processes.ts';
 
 export interface CheckoutFixtureOptions {
   amount?: number;
@@ -123,13 +124,19 @@ export async function checkoutRow(orm: Orm, checkoutId: string): Promise<Record<
 
 /** Polls the checkout's row until it has `status`. */
 export async function waitForCheckoutStatus(orm: Orm, checkoutId: string, status: string, timeoutMs = 20_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await checkoutRow(orm, checkoutId);
-    if (r.status === status) return r;
-    if (Date.now() > until) throw new Error(`checkout ${checkoutId} is ${r.status}, expected ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+  let last: Record<string, any> | undefined;
+  return waitFor(
+    async () => {
+      last = await checkoutRow(orm, checkoutId);
+      return last.status === status && last;
+    },
+    {
+      what: `checkout ${checkoutId} to be ${status}`,
+      timeoutMs,
+      intervalMs: 150,
+      describe: () => String(last?.status),
+    },
+  );
 }
 
 /** The simulated gateway's ledger for one checkout: how many captures and refunds, and their sums. */

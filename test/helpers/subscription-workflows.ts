@@ -21,6 +21,7 @@ import {
   subscriptionWorkflowId,
   type SubscriptionRunState,
 } from '../../contracts/subscription.ts';
+import { waitFor } from './processes.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on
@@ -54,14 +55,17 @@ const BUSY_AFTER = new Set([
  * time again, so every later sleep of the test hangs too. A query of an idle run cannot race that.
  */
 async function untilIdle(handle: Handle): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  const idle = async () => {
     const { events } = await handle.client.getHandle(handle.workflowId).fetchHistory();
     const last = events?.at(-1)?.eventType;
     const running = last !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
-    if (running && last !== undefined && last !== null && !BUSY_AFTER.has(last)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${handle.workflowId} never came to rest`);
+    return running && last !== undefined && last !== null && !BUSY_AFTER.has(last);
+  };
+  await waitFor(idle, {
+    what: `${handle.workflowId} to come to rest`,
+    timeoutMs: 30_000,
+    intervalMs: 25,
+  });
 }
 
 /** The workflow's state, asked once its latest run is idle (`untilIdle`). */
@@ -78,18 +82,38 @@ export async function stateWhen(
   handle: Handle,
   done: (s: SubscriptionRunState) => boolean,
 ): Promise<SubscriptionRunState> {
-  for (let i = 0; ; i++) {
-    const s = await stateOf(handle);
-    if (done(s)) return s;
-    if (i > 300) throw new Error(`state never reached: ${JSON.stringify(s)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let last: SubscriptionRunState | undefined;
+  return waitFor(
+    async () => {
+      last = await stateOf(handle);
+      return done(last) && last;
+    },
+    { what: `${handle.workflowId}'s state awaited`, timeoutMs: 30_000, describe: () => JSON.stringify(last) },
+  );
 }
 
+/** Days in each month of a common year, January first (the calendar, written out by hand). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/**
+ * The tests' calendar oracle, independent of domain/periods.ts: `months` calendar months after `d`,
+ * on the same day of the month or, when that month is shorter, on its last day (31 January + 1 month
+ * is 28 or 29 February), at the same time of day, in UTC.
+ */
 export function addMonth(d: Date, months = 1): Date {
-  const out = new Date(d);
-  out.setUTCMonth(out.getUTCMonth() + months);
-  return out;
+  const index = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
+  const [year, month] = [Math.floor(index / 12), index % 12];
+  const lastDay = month === 1 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month]!;
+  const day = Math.min(d.getUTCDate(), lastDay);
+  const timeOfDay = d.getTime() - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return new Date(Date.UTC(year, month, day) + timeOfDay);
+}
+
+/** Noon UTC of the first 15th of a month after `now`. */
+export function nextMidMonth(now: Date): Date {
+  const thisMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 15, 12));
+  return thisMonth > now ? thisMonth : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 15, 12));
 }
 
 export interface SubscriptionOptions {
@@ -102,6 +126,12 @@ export interface SubscriptionOptions {
   noCard?: boolean;
   /** Billed yearly rather than monthly. */
   interval?: 'month' | 'year';
+  /**
+   * The instant the subscription starts (its checkout is paid): the test server's clock is moved
+   * forward to it first, so the periods' dates do not depend on the day the test runs. Default: the
+   * next 15th of a month, at noon UTC (no month-end clamping, whatever the day the suite runs).
+   */
+  start?: Date;
   /** A percentage discount the checkout applied, for its duration (the first period's amount takes it). */
   discount?: { basisPoints: number; duration: 'once' | 'forever' | 'repeating'; durationInMonths?: number };
 }
@@ -183,7 +213,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
       `test:card:${id}`,
     );
-    const now = new Date(await env.currentTimeMs());
+    const now = await clockTo(options.start ?? nextMidMonth(new Date(await env.currentTimeMs())));
     // The checkout that sold it (renewal checkouts copy its customer details).
     await sql(
       `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
@@ -303,6 +333,16 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         }
       }
     });
+  }
+
+  /** Moves the test server's clock forward to `instant` (which must not have passed) and returns it. */
+  async function clockTo(instant: Date): Promise<Date> {
+    const now = await env.currentTimeMs();
+    if (now > instant.getTime()) {
+      throw new Error(`the test server's clock is past ${instant.toISOString()}: ${new Date(now).toISOString()}`);
+    }
+    await env.sleep(instant.getTime() - now);
+    return instant;
   }
 
   /** Workflow time until `instant` and then `extra` more, in ms. */

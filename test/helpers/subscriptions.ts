@@ -2,6 +2,7 @@ import { expect } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { TestApi } from './api.ts';
 import { makeCheckout } from './checkouts.ts';
+import { waitFor } from './processes.ts';
 
 /** The buyer pays a checkout by card through confirm-sdk, in one installment (default: an approved card). */
 export const payByCard = (api: TestApi, clientSecret: string, number = '4111111111111111') =>
@@ -50,4 +51,31 @@ export async function paidSubscription(
     .getConnection()
     .execute<Record<string, any>[]>('select * from subscriptions where checkout_id = ?', [c.id]);
   return { checkoutId: c.id, row: row! };
+}
+
+/**
+ * GETs the subscription until `done` holds for it, and returns it (its workflow records asynchronously);
+ * fails past `timeoutMs`, showing the last one read.
+ */
+export async function subscriptionWhen(
+  api: TestApi,
+  s: { id: string; oat: string },
+  done: (body: any) => boolean,
+  timeoutMs = 30_000,
+): Promise<any> {
+  let last: any;
+  return waitFor(
+    async () => {
+      const res = await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.oat });
+      expect(res.status).toBe(200);
+      last = res.body;
+      return done(last) && last;
+    },
+    {
+      what: `subscription ${s.id} to reach the state awaited`,
+      timeoutMs,
+      intervalMs: 100,
+      describe: () => JSON.stringify(last),
+    },
+  );
 }

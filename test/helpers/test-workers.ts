@@ -1,4 +1,5 @@
 import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { until } from './processes.ts';
 
 /**
  * The workers a test file runs on its time-skipping server, stopped before the server is torn down:
@@ -18,10 +19,11 @@ export function testWorkers() {
     async stopAll(): Promise<void> {
       for (const worker of started) {
         if (worker.getState() === 'RUNNING') worker.shutdown();
-        for (let waited = 0; waited < 10_000 && !['STOPPED', 'FAILED', 'INITIALIZED'].includes(worker.getState());) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          waited += 50;
-        }
+        await until(
+          () => ['STOPPED', 'FAILED', 'INITIALIZED'].includes(worker.getState()),
+          10_000,
+          'a test worker to stop',
+        );
       }
       started.clear();
     },

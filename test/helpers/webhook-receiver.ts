@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { waitFor } from './processes.ts';
 
 /** A delivery as a merchant's server got it: its headers and body, and whether each secret verified it. */
 export interface Received {
@@ -51,12 +52,11 @@ export class WebhookReceiver {
 
   /** Waits (on the deliveries, never a fixed sleep) until `check` holds. */
   async until(check: (received: Received[]) => boolean, timeoutMs = 20_000): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check(this.received)) {
-      if (Date.now() > deadline) throw new Error(`receiver: not reached; got ${JSON.stringify(this.summary())}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return this.received;
+    return waitFor(async () => check(this.received) && this.received, {
+      what: 'the receiver to get the deliveries awaited',
+      timeoutMs,
+      describe: () => JSON.stringify(this.summary()),
+    });
   }
 
   private summary() {

@@ -17,6 +17,7 @@ import type { FileStorage } from '../../storage/port.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { multipart, png, sha256 } from '../helpers/uploads.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * The S3 adapter (storage/s3.ts) against a real S3-compatible server: moto's standalone server
@@ -35,18 +36,17 @@ let storage: FileStorage;
 
 /** Polls until moto answers HTTP (any status), failing at once if the process dies. */
 async function waitForMoto(child: ChildProcess, url: string, log: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`moto_server exited at start (code ${child.exitCode}, signal ${child.signalCode}):\n${log()}`);
-    const answered = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
-      async (res) => (await res.arrayBuffer(), true),
-      () => false,
-    );
-    if (answered) return;
-    if (Date.now() > deadline) throw new Error(`moto_server did not answer ${url} within 30 s:\n${log()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`moto_server exited at start (code ${child.exitCode}, signal ${child.signalCode}):\n${log()}`);
+      return fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+        async (res) => (await res.arrayBuffer(), true),
+        () => false,
+      );
+    },
+    { what: `moto_server to answer ${url}`, timeoutMs: 30_000, intervalMs: 100, describe: log },
+  );
 }
 
 beforeAll(async () => {

@@ -19,6 +19,7 @@ import {
 } from '../helpers/checkouts.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * A charge whose answer is lost is not a decline. The API and a worker of this file's own task queue
@@ -188,12 +189,15 @@ describe('a charge whose answer is lost', () => {
     faults.delayNextMs(1_500, 'findTransactions');
     const confirmation = confirm(c, { payment_method: 'pix', customer_name: 'Bruno Lima' });
     // The buyer pays the moment the gateway has made the pix, before the workflow has heard of it.
-    let issued: { id: string } | undefined;
-    while (!issued) {
-      [issued] = await orm.em
-        .getConnection()
-        .execute<{ id: string }[]>('select id from gateway_sim.transactions where reference = ?', [c.id]);
-    }
+    const issued = await waitFor(
+      async () =>
+        (
+          await orm.em
+            .getConnection()
+            .execute<{ id: string }[]>('select id from gateway_sim.transactions where reference = ?', [c.id])
+        )[0],
+      { what: 'the gateway to make the pix', timeoutMs: 20_000, intervalMs: 10 },
+    );
     await simulator.pay(issued.id);
     await simulator.settleCallbacks();
     const res = await confirmation;

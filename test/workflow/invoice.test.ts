@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import {
   invoiceWorkflowId,
   type InvoiceWorkflowInput,
 } from '../../contracts/invoice.ts';
+import { until, waitFor } from '../helpers/processes.ts';
 
 /**
  * An extra-charge invoice's workflow on the time-skipping test server, with the real activities on
@@ -151,12 +153,32 @@ async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => P
 
 /** Polls the workflow until the invoice is stored pending at the gateway; its gateway id. */
 async function pending(handle: Handle): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const state = await handle.query(invoiceStateQuery);
-    if (state.status === 'pending') return state.gatewayInvoiceId!;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the invoice never became pending');
+  let last: string | undefined;
+  return waitFor(
+    async () => {
+      const state = await handle.query(invoiceStateQuery);
+      last = state.status;
+      return state.status === 'pending' && state.gatewayInvoiceId!;
+    },
+    { what: 'the invoice to be pending', timeoutMs: 10_000, describe: () => String(last) },
+  );
+}
+
+/** Waits until a workflow task completed after the run's latest signal: the workflow has handled it. */
+async function signalHandled(handle: Handle): Promise<void> {
+  const { EventType } = temporal.api.enums.v1;
+  await until(
+    async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signaled = events.findLastIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+      return (
+        signaled >= 0 &&
+        events.slice(signaled).some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+      );
+    },
+    10_000,
+    'the workflow to handle the signal',
+  );
 }
 
 const invoiceRow = async (id: string) =>
@@ -251,7 +273,7 @@ describe('invoice workflow', () => {
     await run(input, async (handle) => {
       await pending(handle);
       await handle.signal(invoiceNoticeSignal, { status: 'pending' });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await signalHandled(handle);
       expect((await handle.query(invoiceStateQuery)).status).toBe('pending');
     });
     expect((await invoiceRow(input.invoiceId)).status).toBe('pending');

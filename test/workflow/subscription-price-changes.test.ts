@@ -14,6 +14,7 @@ import {
 } from '../helpers/subscription-workflows.ts';
 import { changePriceUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
 import { renewalDelayMs } from '../../domain/subscriptions.ts';
+import { until as waitUntil } from '../helpers/processes.ts';
 
 /**
  * Plan changes on the time-skipping test server, each at exactly half of a R$ 99,00 monthly period:
@@ -238,8 +239,15 @@ describe('plan changes of a gateway-billed subscription', () => {
     await kit.sim.billSubscription(s.gatewaySubscriptionId!);
     await handle.signal(gatewayInvoiceSignal);
     await stateWhen(handle, (st) => st.periodNumber === 2);
-    for (let i = 0; i < 100 && (await row(s.id)).balance_settled_period !== 2; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Settled, or nothing to settle (an upgrade charged now leaves no balance).
+    await waitUntil(
+      async () => {
+        const r = await row(s.id);
+        return r.balance_settled_period === 2 || Number(r.balance_amount) === 0;
+      },
+      10_000,
+      'the balance to be settled',
+    );
   }
 
   it('prorate, upgrade: half the difference is charged now; the gateway bills the new price next', async () => {

@@ -25,9 +25,20 @@ import { advanceClockUpdate, changeSubscriptionUpdate } from '../../contracts/su
 const kit = useSubscriptionWorkflows('subscription-workflow-test');
 const { sql, subscription, run, until, captured, charges, row, eventTypes } = kit;
 
+/**
+ * Noon UTC of a fixed day: each test's subscription starts at its own instant, later than the one
+ * before (the test server's clock only moves forward), whatever the day the suite runs.
+ */
+const at = (day: string) => new Date(`${day}T12:00:00.000Z`);
+/** The period a subscription is in: its start and end, as ISO instants. */
+const periodOf = async (id: string) => {
+  const r = await row(id);
+  return [new Date(r.current_period_start).toISOString(), new Date(r.current_period_end).toISOString()];
+};
+
 describe('subscription workflow', () => {
   it('renews a monthly subscription once per period for a year, on the anchored dates, charging the price each time', async () => {
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2101-01-15') });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(365 * DAY + 3_600_000);
       // The first run: one period, ended by continue-as-new.
@@ -56,7 +67,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('a card that only authorizes: each renewal is captured, and the period is paid, not declined', async () => {
-    const s = await subscription(PREAUTH);
+    const s = await subscription(PREAUTH, { start: at('2102-03-15') });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
       return stateOf(handle);
@@ -80,7 +91,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('renews a yearly subscription on its anniversaries', async () => {
-    const s = await subscription(APPROVE, { interval: 'year', subtotal: 99_000 });
+    const s = await subscription(APPROVE, { start: at('2103-01-15'), interval: 'year', subtotal: 99_000 });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(2 * 366 * DAY);
       return stateOf(handle);
@@ -92,9 +103,37 @@ describe('subscription workflow', () => {
     expect(new Date(r.current_period_end).toISOString()).toBe(addMonth(s.anchor, 36).toISOString());
   }, 60_000);
 
+  it('anchored on 31 January: renews on the last day of February, then on 31 March', async () => {
+    const s = await subscription(APPROVE, { start: at('2105-01-31') });
+    const periods: string[][] = [];
+    await run(s.id, async (handle) => {
+      for (const renewal of [at('2105-02-28'), at('2105-03-31')]) {
+        await kit.env.sleep(await until(renewal, DAY / 2));
+        await stateOf(handle);
+        periods.push(await periodOf(s.id));
+      }
+    });
+    expect(periods).toEqual([
+      ['2105-02-28T12:00:00.000Z', '2105-03-31T12:00:00.000Z'],
+      ['2105-03-31T12:00:00.000Z', '2105-04-30T12:00:00.000Z'],
+    ]);
+    expect(await captured(s.id)).toEqual([9_900, 9_900]);
+  }, 60_000);
+
+  it('anchored on 29 February of a leap year, yearly: renews on 28 February of the years that have none', async () => {
+    const s = await subscription(APPROVE, { start: at('2108-02-29'), interval: 'year', subtotal: 99_000 });
+    expect((await periodOf(s.id))[1]).toBe('2109-02-28T12:00:00.000Z');
+    await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(at('2109-02-28'), DAY / 2));
+      await stateOf(handle);
+    });
+    expect(await periodOf(s.id)).toEqual(['2109-02-28T12:00:00.000Z', '2110-02-28T12:00:00.000Z']);
+    expect(await captured(s.id)).toEqual([99_000]);
+  }, 60_000);
+
   it('with a renewal spread, tries each renewal at its own fixed offset after the period end; the periods do not move', async () => {
     const spreadSeconds = 3_600;
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2111-01-15') });
     await run(
       s.id,
       () => kit.env.sleep(addMonth(s.anchor, 2).getTime() - s.anchor.getTime() + 2 * spreadSeconds * 1000),
@@ -122,7 +161,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('on a test clock, a renewal falls due at the period end whatever the spread', async () => {
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2111-06-15') });
     const state = await run(
       s.id,
       async (handle) => {
@@ -140,21 +179,25 @@ describe('subscription workflow', () => {
   it('takes a discount off for its duration: once, three months, or for ever', async () => {
     const half = { basisPoints: 5_000 };
     /** Periods 2 to 6 of a subscription with the discount (the first, the checkout's, was R$ 49,50). */
-    const fiveRenewals = async (discount: SubscriptionOptions['discount']) => {
-      const s = await subscription(APPROVE, { discount });
+    const fiveRenewals = async (discount: SubscriptionOptions['discount'], start: string) => {
+      const s = await subscription(APPROVE, { discount, start: at(start) });
       await run(s.id, () => kit.env.sleep(5 * 31 * DAY));
       return captured(s.id);
     };
-    expect(await fiveRenewals({ ...half, duration: 'once' })).toEqual([9_900, 9_900, 9_900, 9_900, 9_900]);
+    expect(await fiveRenewals({ ...half, duration: 'once' }, '2112-01-15')).toEqual([
+      9_900, 9_900, 9_900, 9_900, 9_900,
+    ]);
     // Three months from the start: periods 2 and 3 begin within them.
-    expect(await fiveRenewals({ ...half, duration: 'repeating', durationInMonths: 3 })).toEqual([
+    expect(await fiveRenewals({ ...half, duration: 'repeating', durationInMonths: 3 }, '2112-07-15')).toEqual([
       4_950, 4_950, 9_900, 9_900, 9_900,
     ]);
-    expect(await fiveRenewals({ ...half, duration: 'forever' })).toEqual([4_950, 4_950, 4_950, 4_950, 4_950]);
+    expect(await fiveRenewals({ ...half, duration: 'forever' }, '2113-01-15')).toEqual([
+      4_950, 4_950, 4_950, 4_950, 4_950,
+    ]);
   }, 120_000);
 
   it('charges the first period when the trial ends', async () => {
-    const s = await subscription(APPROVE, { trialDays: 7 });
+    const s = await subscription(APPROVE, { start: at('2113-07-15'), trialDays: 7 });
     const state = await run(s.id, async (handle) => {
       await kit.env.sleep(8 * DAY);
       return stateOf(handle);
@@ -166,7 +209,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('a refused renewal is past due, retried 1, 3, 5 and 7 days later, then unpaid; every try says why', async () => {
-    const s = await subscription(DECLINE);
+    const s = await subscription(DECLINE, { start: at('2113-09-15') });
     const status = await run(s.id, async (handle) => {
       await kit.env.sleep(31 * DAY + 8 * DAY);
       return (await stateOf(handle)).status;
@@ -186,7 +229,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it("follows the organization's own dunning schedule", async () => {
-    const s = await subscription(DECLINE, { settings: { dunning_retry_days: [2] } });
+    const s = await subscription(DECLINE, { start: at('2113-12-15'), settings: { dunning_retry_days: [2] } });
     const status = await run(s.id, async (handle) => {
       await stateOf(handle);
       await kit.env.sleep(await until(addMonth(s.anchor), 3 * DAY));
@@ -204,7 +247,10 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('ends canceled when the organization says so, and a hard decline skips the retries', async () => {
-    const s = await subscription(EXPIRED, { settings: { dunning_exhausted_status: 'canceled' } });
+    const s = await subscription(EXPIRED, {
+      start: at('2114-03-15'),
+      settings: { dunning_exhausted_status: 'canceled' },
+    });
     const result = await run(s.id, async (handle) => {
       await kit.env.sleep(32 * DAY);
       const ended = await handle.result();
@@ -219,7 +265,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('canceled at period end: ends when the period does, with no further charge', async () => {
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2130-06-15') });
     const result = await run(s.id, async (handle) => {
       const record = await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       expect(record).toMatchObject({ id: s.id, status: 'active', cancel_at_period_end: true, ended_at: null });
@@ -233,7 +279,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('uncanceled before the period ends: it renews', async () => {
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2150-09-15') });
     const state = await run(s.id, async (handle) => {
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['cancel_at_period_end'] });
       await handle.executeUpdate(changeSubscriptionUpdate, { args: ['uncancel'] });
@@ -245,7 +291,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('revoked during dunning: no retry is ever charged again', async () => {
-    const s = await subscription(DECLINE);
+    const s = await subscription(DECLINE, { start: at('2160-01-15') });
     const result = await run(s.id, async (handle) => {
       await kit.env.sleep(await until(addMonth(s.anchor), DAY / 2));
       expect((await stateOf(handle)).status).toBe('past_due');
@@ -261,7 +307,7 @@ describe('subscription workflow', () => {
   }, 60_000);
 
   it('revoked while a renewal charge is on its way: the capture is refunded, and nothing is charged again', async () => {
-    const s = await subscription(APPROVE);
+    const s = await subscription(APPROVE, { start: at('2180-04-15') });
     // The gateway holds the renewal's charge until the revocation is written.
     let reached!: () => void;
     let release!: () => void;

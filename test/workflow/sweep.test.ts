@@ -17,6 +17,7 @@ import { until } from '../helpers/processes.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../contracts/sweep.ts';
+import { waitFor } from '../helpers/processes.ts';
 
 /**
  * The periodic sweep, a Temporal Schedule the real worker registers at start: triggered, it starts
@@ -48,13 +49,20 @@ async function paidSubscription(): Promise<string> {
 
 /** Describes the workflow until `done` holds (the schedule's run starts it asynchronously). */
 async function describedWhen(workflowId: string, done: (d: { status: string; runId: string }) => boolean) {
-  for (let i = 0; ; i++) {
-    const d = await temporal.workflow.getHandle(workflowId).describe();
-    const seen = { status: d.status.name, runId: d.runId };
-    if (done(seen)) return seen;
-    if (i > 300) throw new Error(`never reached: ${JSON.stringify(seen)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let seen: { status: string; runId: string } | undefined;
+  return waitFor(
+    async () => {
+      const d = await temporal.workflow.getHandle(workflowId).describe();
+      seen = { status: d.status.name, runId: d.runId };
+      return done(seen) && seen;
+    },
+    {
+      what: `${workflowId} to reach the state awaited`,
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      describe: () => JSON.stringify(seen),
+    },
+  );
 }
 
 describe('the billing sweep schedule', () => {

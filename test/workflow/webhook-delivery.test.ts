@@ -13,6 +13,7 @@ import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import { until } from '../helpers/processes.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { testWorkers } from '../helpers/test-workers.ts';
 import { attemptNowSignal } from '../../contracts/webhook-delivery.ts';
@@ -234,10 +235,11 @@ describe('an attempt waiting for a slot of a hanging endpoint', () => {
     const orphan = await event(organizationId);
     const waiting = new MockActivityEnvironment();
     const waited = waiting.run(activities.attemptWebhookDelivery, attempt(orphan));
-    for (let i = 0; (await sql('select 1 from webhook_deliveries where event_id = ?', [orphan])).length === 0; i++) {
-      if (i > 200) throw new Error('the fifth attempt never started');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(
+      async () => (await sql('select 1 from webhook_deliveries where event_id = ?', [orphan])).length > 0,
+      10_000,
+      'the fifth attempt to start',
+    );
     waiting.cancel();
     await expect(waited).rejects.toThrow();
 
