@@ -145,8 +145,8 @@ async function invoiceFileAndWebhook(
     [invoice, orgId, subscriptionId, unique('INV'), unique('inv'), `invoice:${invoice}`],
   );
   await sql(
-    `insert into files (id, organization_id, name, mime_type, size, checksum_sha256, storage_key, created_at)
-     values (?, ?, 'logo.png', 'image/png', 3, ?, ?, now())`,
+    `insert into files (id, organization_id, name, mime_type, purpose, size, checksum_sha256, storage_key, created_at)
+     values (?, ?, 'logo.png', 'image/png', 'product_media', 3, ?, ?, now())`,
     [file, orgId, 'a'.repeat(64), `files/${file}`],
   );
   await sql(
