@@ -47,6 +47,10 @@ describe('replay of recorded histories', () => {
     'subscription-renewed-recorded-locally-one-at-a-time.json',
     'subscription-revoked-in-dunning-one-at-a-time.json',
     'subscription-gateway-credit-settled-one-at-a-time.json',
+    // Issue 22: the sandbox recurrence a test clock drives, and an end that voids pending invoices.
+    'subscription-gateway-test-clock-dunning.json',
+    'subscription-gateway-revoked-voids-invoices.json',
+    'invoice-voided-by-subscription-end.json',
     'invoice-paid.json',
     'invoice-failed.json',
     'invoice-voided.json',
