@@ -107,6 +107,12 @@ const schema = z.object({
 /** The sandbox's fixed callback secret: known to everyone, so never accepted in production. */
 export const DEV_GATEWAY_CALLBACK_SECRET = 'sandbox-gateway-callback-secret-0123456789';
 
+/** Secrets printed in this repository (docker-compose.yml's placeholder, the sandbox's): never live ones. */
+export const PUBLISHED_SECRETS: readonly string[] = [
+  'change-me-change-me-change-me-change-me',
+  DEV_GATEWAY_CALLBACK_SECRET,
+];
+
 export type Config = z.infer<typeof schema> & {
   /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
   rateLimitMax: number;
@@ -146,6 +152,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     throw new ConfigError(
       'Invalid environment configuration:\n  GATEWAY_CALLBACK_SECRET: required when DEPLOYMENT_ENV is live',
     );
+  }
+  if (c.DEPLOYMENT_ENV === 'live') {
+    const published = (['JWT_SECRET', 'GATEWAY_CALLBACK_SECRET'] as const).filter((name) =>
+      PUBLISHED_SECRETS.includes(c[name] ?? ''),
+    );
+    if (published.length > 0) {
+      throw new ConfigError(
+        `Invalid environment configuration:
+  ${published.join(', ')}: a secret published in this repository ` +
+          '(a placeholder) cannot be used when DEPLOYMENT_ENV is live',
+      );
+    }
   }
   if (role === 'api') checkFileStorage(c);
   const mailer = c.MAILER ?? (c.SMTP_URL ? 'smtp' : 'outbox');

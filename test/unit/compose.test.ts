@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { loadConfig, type ProcessRole } from '../../config/env.ts';
+import { loadConfig, PUBLISHED_SECRETS, type ProcessRole } from '../../config/env.ts';
 import * as searchAttributes from '../../domain/search-attributes.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 
@@ -291,5 +291,14 @@ describe('docker-compose.yml', () => {
     expect(callback.hostname).toBe('api');
     expect(callback.pathname).toBe('/api/v1/gateway/callbacks');
     expect(callback.port).toBe(environmentOf('api').PORT);
+  });
+});
+
+describe('the placeholder secret', () => {
+  it('is one the configuration refuses in a live deployment', () => {
+    const raw = readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
+    const placeholder = /x-jwt-secret: &jwt-secret \$\{JWT_SECRET:-([^}]+)\}/.exec(raw)?.[1];
+    expect(placeholder).toBeDefined();
+    expect(PUBLISHED_SECRETS).toContain(placeholder);
   });
 });

@@ -35,6 +35,22 @@ describe('configuration', () => {
     );
   });
 
+  it("refuses a published placeholder secret in production (docker-compose.yml's, the sandbox's)", () => {
+    const live = { DEPLOYMENT_ENV: 'live', GATEWAY_URL: 'https://gateway.example' };
+    expect(() =>
+      loadConfig({
+        ...live,
+        JWT_SECRET: 'change-me-change-me-change-me-change-me',
+        GATEWAY_CALLBACK_SECRET: 's'.repeat(32),
+      }),
+    ).toThrow(/JWT_SECRET: a secret published in this repository/);
+    expect(() =>
+      loadConfig({ ...base, ...live, GATEWAY_CALLBACK_SECRET: 'sandbox-gateway-callback-secret-0123456789' }),
+    ).toThrow(/GATEWAY_CALLBACK_SECRET: a secret published in this repository/);
+    // The sandbox takes them: they are what a first run uses.
+    expect(loadConfig({ JWT_SECRET: 'change-me-change-me-change-me-change-me' }).DEPLOYMENT_ENV).toBe('test');
+  });
+
   it('lets RATE_LIMIT_MAX override the default', () => {
     expect(loadConfig({ ...base, RATE_LIMIT_MAX: '7' }).rateLimitMax).toBe(7);
   });
