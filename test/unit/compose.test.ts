@@ -267,6 +267,13 @@ describe('docker-compose.yml', () => {
     expect(rootRunLines()).toMatch(new RegExp(`mkdir -p .*${dir}.*chown node:node .*${dir}`));
   });
 
+  it("keeps the worker's mail outbox in a volume on a folder the image chowns to node (not the container's /tmp)", () => {
+    const dir = environmentOf('worker').MAIL_OUTBOX_DIR ?? '';
+    expect(dir).toMatch(/^\/var\//);
+    expect(volumeOn('worker', dir)?.mode).toBe('rw');
+    expect(rootRunLines()).toMatch(new RegExp(`mkdir -p .*${dir}.*chown node:node .*${dir}`));
+  });
+
   it('assumes no nc (nor any other tool) in the Temporal server image: it is waited for with the admin CLI', () => {
     for (const [name, s] of Object.entries(services)) {
       const test = s.healthcheck?.test ?? [];
