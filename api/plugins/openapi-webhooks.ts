@@ -7,10 +7,10 @@ import { checkoutLinkSchema } from '../schemas/checkout-links.ts';
 import { accessTokenSchema, apiKeySchema } from '../schemas/credentials.ts';
 import { discountSchema } from '../schemas/discounts.ts';
 import { eventSchema } from '../schemas/events.ts';
-import { invoiceSchema } from '../schemas/invoices.ts';
+import { invoiceRecordSchema } from '../schemas/invoices.ts';
 import { addedMemberSchema, organizationSchema } from '../schemas/organizations.ts';
 import { refundSchema, saleSchema } from '../schemas/sales.ts';
-import { subscriptionSchema } from '../schemas/subscriptions.ts';
+import { subscriptionRecordSchema } from '../schemas/subscriptions.ts';
 import { webhookSchema } from '../schemas/webhooks.ts';
 import { pascal } from './openapi-operation-ids.ts';
 
@@ -19,7 +19,9 @@ import { pascal } from './openapi-operation-ids.ts';
  * event type of db/events.ts, each the envelope `{ id, type, created_at, organization_id, data }`
  * (the `Event` component, GET /events/{id}'s answer) with its `type` fixed and its `data` the record
  * it is about, as that record's GET answers it: a `$ref` to the record's named component, which the
- * operations answering that record refer to as well. So a receiver generates its types from the
+ * operations answering that record refer to as well (a subscription's and an invoice's answers add
+ * `workflow_url`, the API's link to the Temporal UI, which their events leave out). A few events
+ * carry fields of their own beside the record (EXTRAS). So a receiver generates its types from the
  * same document as a client (examples/webhook-receiver).
  */
 
@@ -36,12 +38,44 @@ export const RECORD_SCHEMAS = {
   CheckoutLink: checkoutLinkSchema,
   Checkout: checkoutSchema,
   Sale: saleSchema,
-  Subscription: subscriptionSchema,
-  Invoice: invoiceSchema,
+  Subscription: subscriptionRecordSchema,
+  Invoice: invoiceRecordSchema,
   Refund: refundSchema,
   WebhookEndpoint: webhookSchema,
 } as const;
 export type RecordName = keyof typeof RECORD_SCHEMAS;
+
+/** What some events carry beside their record: `data` is then the record and these (allOf). */
+const EXTRAS: Partial<Record<EventType, z.ZodObject>> = {
+  'customer.updated': z.object({
+    changed_fields: z.array(z.string()).describe('The fields this change set, by their names in the record'),
+  }),
+  'subscription.updated': z.object({
+    previous_price_id: z.string().optional().describe('A price change: the price it had'),
+    proration: z
+      .object({
+        behavior: z.enum(['prorate', 'invoice', 'none']),
+        amount: z.number().int(),
+        charged: z.number().int(),
+        to_balance: z.number().int(),
+      })
+      .optional()
+      .describe("A price change: how the period's difference was settled, in cents"),
+    upgrade: z
+      .object({ checkout_id: z.string(), credit: z.number().int() })
+      .optional()
+      .describe('An upgrade paid by a checkout: that checkout and the credit of the unused period, in cents'),
+  }),
+  ...Object.fromEntries(
+    (['sale.created', 'sale.paid'] as const).map((type) => [
+      type,
+      z.object({ invoice_id: z.string().optional().describe('The extra-charge invoice this sale pays') }),
+    ]),
+  ),
+};
+
+/** The records events carry beside fields of their own: their component does not close its fields. */
+const OPEN_RECORDS = new Set(Object.keys(EXTRAS).map((type) => recordOf(type as EventType)));
 
 /** The named components: the records and the event envelope. */
 const NAMED: Record<string, z.ZodType> = { ...RECORD_SCHEMAS, Event: eventSchema };
@@ -76,6 +110,21 @@ const DELIVERY_HEADERS = [
 
 type JsonObject = Record<string, unknown> & { properties?: Record<string, unknown> };
 
+/** An event's `data`: its record, and the fields of its own when it has some. */
+function dataOf(type: EventType): Record<string, unknown> {
+  const extras = EXTRAS[type];
+  if (!extras) return ref(recordOf(type));
+  const {
+    $schema: _,
+    additionalProperties: __,
+    ...own
+  } = z.toJSONSchema(extras, {
+    target: 'draft-2020-12',
+    io: 'output',
+  }) as JsonObject;
+  return { allOf: [ref(recordOf(type)), own] };
+}
+
 /** The `webhooks` object: one POST per event type, its body the envelope around the record. */
 export function describeWebhooks(envelope: JsonObject): Record<string, unknown> {
   return Object.fromEntries(
@@ -83,7 +132,7 @@ export function describeWebhooks(envelope: JsonObject): Record<string, unknown> 
       const record = recordOf(type);
       const body = {
         ...envelope,
-        properties: { ...envelope.properties, type: { type: 'string', const: type }, data: ref(record) },
+        properties: { ...envelope.properties, type: { type: 'string', const: type }, data: dataOf(type) },
       };
       const operation = {
         operationId: `on${type.split(/[._]/).map(pascal).join('')}`,
@@ -124,6 +173,14 @@ export function addWebhooks(document: Record<string, unknown>): Record<string, u
   };
   visit(document.paths);
   visit(webhooks);
-  const schemas = Object.fromEntries(Object.entries(components.schemas).filter(([name]) => used.has(name)));
+  const schemas = Object.fromEntries(
+    Object.entries(components.schemas)
+      .filter(([name]) => used.has(name))
+      .map(([name, schema]) => {
+        if (!OPEN_RECORDS.has(name as RecordName)) return [name, schema];
+        const { additionalProperties: _, ...open } = schema;
+        return [name, open];
+      }),
+  );
   return { ...document, components: { ...components, schemas }, webhooks };
 }

@@ -2366,8 +2366,6 @@ export interface components {
       modified_at: string | null;
       /** @description subscription:<id>, the Temporal workflow that bills it */
       workflow_id: string;
-      /** @description That workflow in the Temporal UI */
-      workflow_url: string;
       /** @description The merchant's key/value metadata */
       metadata: {
         [key: string]: unknown;
@@ -2409,8 +2407,6 @@ export interface components {
       modified_at: string;
       /** @description invoice:<id>, the Temporal workflow that runs it */
       workflow_id: string;
-      /** @description That workflow in the Temporal UI */
-      workflow_url: string;
     };
     Refund: {
       id: string;
@@ -14004,7 +14000,47 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: components['schemas']['Subscription'][];
+            items: {
+              id: string;
+              organization_id: string;
+              /** @enum {string} */
+              status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+              customer_id: string;
+              product_id: string;
+              price_id: string;
+              checkout_id: string | null;
+              /**
+               * @description gateway: the gateway renews it; manual: our own renewals charge it
+               * @enum {string}
+               */
+              recurrence_billing: 'gateway' | 'manual';
+              gateway_subscription_id: string | null;
+              /** @description What each period is charged, after discount, in cents */
+              amount: number;
+              /** @description The price before discounts, in cents */
+              subtotal_amount: number;
+              /** @description Upper case, as on checkouts */
+              currency: string;
+              discount_id: string | null;
+              current_period_start: string;
+              current_period_end: string;
+              /** @description 0 during the trial, then 1, 2… */
+              period_number: number;
+              trial_end: string | null;
+              cancel_at_period_end: boolean;
+              canceled_at: string | null;
+              ended_at: string | null;
+              created_at: string;
+              modified_at: string | null;
+              /** @description subscription:<id>, the Temporal workflow that bills it */
+              workflow_id: string;
+              /** @description The merchant's key/value metadata */
+              metadata: {
+                [key: string]: unknown;
+              };
+              /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+              workflow_url: string;
+            }[];
             pagination: {
               total_count: number;
               max_page: number;
@@ -14169,12 +14205,12 @@ export interface operations {
             modified_at: string | null;
             /** @description subscription:<id>, the Temporal workflow that bills it */
             workflow_id: string;
-            /** @description That workflow in the Temporal UI */
-            workflow_url: string;
             /** @description The merchant's key/value metadata */
             metadata: {
               [key: string]: unknown;
             };
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
             /** @description Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try) */
             charges: {
               period_number: number;
@@ -14345,7 +14381,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Subscription'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+            customer_id: string;
+            product_id: string;
+            price_id: string;
+            checkout_id: string | null;
+            /**
+             * @description gateway: the gateway renews it; manual: our own renewals charge it
+             * @enum {string}
+             */
+            recurrence_billing: 'gateway' | 'manual';
+            gateway_subscription_id: string | null;
+            /** @description What each period is charged, after discount, in cents */
+            amount: number;
+            /** @description The price before discounts, in cents */
+            subtotal_amount: number;
+            /** @description Upper case, as on checkouts */
+            currency: string;
+            discount_id: string | null;
+            current_period_start: string;
+            current_period_end: string;
+            /** @description 0 during the trial, then 1, 2… */
+            period_number: number;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            canceled_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            modified_at: string | null;
+            /** @description subscription:<id>, the Temporal workflow that bills it */
+            workflow_id: string;
+            /** @description The merchant's key/value metadata */
+            metadata: {
+              [key: string]: unknown;
+            };
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -14672,7 +14748,45 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: components['schemas']['Invoice'][];
+            items: {
+              id: string;
+              /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+              number: string;
+              gateway_invoice_id: string;
+              subscription_id: string;
+              organization_id: string;
+              /** @description Cents */
+              amount: number;
+              /** @description Upper case (BRL) */
+              currency: string;
+              description: string | null;
+              /** @description YYYY-MM-DD */
+              due_date: string;
+              /** @description YYYY-MM-DD */
+              expiration_date: string | null;
+              /**
+               * @description The gateway charges the subscription’s card
+               * @enum {string}
+               */
+              payment_method: 'credit';
+              /**
+               * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+               * @enum {string}
+               */
+              status: 'pending' | 'paid' | 'failed' | 'voided';
+              no_fees_installments: boolean;
+              /** @description The gateway's decline reason when failed */
+              failure_reason: string | null;
+              /** @description Our transaction record of the charge, once one was made */
+              transaction_id: string | null;
+              paid_at: string | null;
+              created_at: string;
+              modified_at: string;
+              /** @description invoice:<id>, the Temporal workflow that runs it */
+              workflow_id: string;
+              /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+              workflow_url: string;
+            }[];
             pagination: {
               total_count: number;
               max_page: number;
@@ -14827,7 +14941,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Invoice'];
+          'application/json': {
+            id: string;
+            /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+            number: string;
+            gateway_invoice_id: string;
+            subscription_id: string;
+            organization_id: string;
+            /** @description Cents */
+            amount: number;
+            /** @description Upper case (BRL) */
+            currency: string;
+            description: string | null;
+            /** @description YYYY-MM-DD */
+            due_date: string;
+            /** @description YYYY-MM-DD */
+            expiration_date: string | null;
+            /**
+             * @description The gateway charges the subscription’s card
+             * @enum {string}
+             */
+            payment_method: 'credit';
+            /**
+             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @enum {string}
+             */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            no_fees_installments: boolean;
+            /** @description The gateway's decline reason when failed */
+            failure_reason: string | null;
+            /** @description Our transaction record of the charge, once one was made */
+            transaction_id: string | null;
+            paid_at: string | null;
+            created_at: string;
+            modified_at: string;
+            /** @description invoice:<id>, the Temporal workflow that runs it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -14980,7 +15132,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Invoice'];
+          'application/json': {
+            id: string;
+            /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+            number: string;
+            gateway_invoice_id: string;
+            subscription_id: string;
+            organization_id: string;
+            /** @description Cents */
+            amount: number;
+            /** @description Upper case (BRL) */
+            currency: string;
+            description: string | null;
+            /** @description YYYY-MM-DD */
+            due_date: string;
+            /** @description YYYY-MM-DD */
+            expiration_date: string | null;
+            /**
+             * @description The gateway charges the subscription’s card
+             * @enum {string}
+             */
+            payment_method: 'credit';
+            /**
+             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @enum {string}
+             */
+            status: 'pending' | 'paid' | 'failed' | 'voided';
+            no_fees_installments: boolean;
+            /** @description The gateway's decline reason when failed */
+            failure_reason: string | null;
+            /** @description Our transaction record of the charge, once one was made */
+            transaction_id: string | null;
+            paid_at: string | null;
+            created_at: string;
+            modified_at: string;
+            /** @description invoice:<id>, the Temporal workflow that runs it */
+            workflow_id: string;
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -17473,7 +17663,10 @@ export interface operations {
           type: 'customer.updated';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['Customer'];
+          data: components['schemas']['Customer'] & {
+            /** @description The fields this change set, by their names in the record */
+            changed_fields: string[];
+          };
         };
       };
     };
@@ -18075,7 +18268,10 @@ export interface operations {
           type: 'sale.created';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['Sale'];
+          data: components['schemas']['Sale'] & {
+            /** @description The extra-charge invoice this sale pays */
+            invoice_id?: string;
+          };
         };
       };
     };
@@ -18118,7 +18314,10 @@ export interface operations {
           type: 'sale.paid';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['Sale'];
+          data: components['schemas']['Sale'] & {
+            /** @description The extra-charge invoice this sale pays */
+            invoice_id?: string;
+          };
         };
       };
     };
@@ -18290,7 +18489,23 @@ export interface operations {
           type: 'subscription.updated';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['Subscription'];
+          data: components['schemas']['Subscription'] & {
+            /** @description A price change: the price it had */
+            previous_price_id?: string;
+            /** @description A price change: how the period's difference was settled, in cents */
+            proration?: {
+              /** @enum {string} */
+              behavior: 'prorate' | 'invoice' | 'none';
+              amount: number;
+              charged: number;
+              to_balance: number;
+            };
+            /** @description An upgrade paid by a checkout: that checkout and the credit of the unused period, in cents */
+            upgrade?: {
+              checkout_id: string;
+              credit: number;
+            };
+          };
         };
       };
     };

@@ -136,17 +136,23 @@ describe('the OpenAPI document', () => {
         required: ['id', 'type', 'created_at', 'organization_id', 'data'],
         eventType: { type: 'string', const: type },
       });
-      const name = body.properties.data.$ref.split('/').at(-1);
+      const data = body.properties.data;
+      const name = (data.$ref ?? data.allOf[0].$ref).split('/').at(-1);
       expect({ type, data: doc.components.schemas[name]?.type }).toEqual({ type, data: 'object' });
     }
-    const data = (type: string) =>
+    const dataOf = (type: string) =>
       doc.webhooks[type].post.requestBody.content['application/json'].schema.properties.data;
     // The record's schema is the one its GET answers.
-    expect(data('customer.updated')).toEqual(getAnswer('/api/v1/customers/{id}'));
-    expect(data('sale.paid')).toEqual(getAnswer('/api/v1/sales/{id}'));
-    expect(data('refund.created')).toEqual(getAnswer('/api/v1/refunds/{id}'));
-    expect(data('checkout.updated')).toEqual(getAnswer('/api/v1/checkouts/{id}'));
-    expect(data('product.created')).toEqual(getAnswer('/api/v1/products/{id}'));
+    expect(dataOf('customer.created')).toEqual(getAnswer('/api/v1/customers/{id}'));
+    expect(dataOf('sale.refunded')).toEqual(getAnswer('/api/v1/sales/{id}'));
+    // An event with fields of its own: the record and those.
+    expect(dataOf('customer.updated').allOf).toEqual([
+      getAnswer('/api/v1/customers/{id}'),
+      expect.objectContaining({ required: ['changed_fields'] }),
+    ]);
+    expect(dataOf('refund.created')).toEqual(getAnswer('/api/v1/refunds/{id}'));
+    expect(dataOf('checkout.updated')).toEqual(getAnswer('/api/v1/checkouts/{id}'));
+    expect(dataOf('product.created')).toEqual(getAnswer('/api/v1/products/{id}'));
     expect(doc.webhooks['sale.paid'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'webhook-id',
       'webhook-timestamp',
