@@ -67,6 +67,12 @@ const EXTRAS: Partial<Record<EventType, z.ZodObject>> = {
       .describe('An upgrade paid by a checkout: that checkout and the credit of the unused period, in cents'),
   }),
   ...Object.fromEntries(
+    (['organization_member.added', 'organization_member.removed'] as const).map((type) => [
+      type,
+      z.object({ organization_id: z.string().describe('The organization the member joined or left') }),
+    ]),
+  ),
+  ...Object.fromEntries(
     (['sale.created', 'sale.paid'] as const).map((type) => [
       type,
       z.object({ invoice_id: z.string().optional().describe('The extra-charge invoice this sale pays') }),

@@ -277,12 +277,7 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
           throw conflict('The webhook endpoint is disabled', 'enable it first (PATCH enabled: true)');
         const [event] = await sql(
           `insert into events (id, organization_id, type, data, created_at) values (?, ?, ?, ?::jsonb, now()) returning id`,
-          [
-            uuidv7(),
-            credential.organizationId,
-            PING_EVENT,
-            JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url }),
-          ],
+          [uuidv7(), credential.organizationId, PING_EVENT, JSON.stringify(webhookRecord(endpoint))],
         );
         return event!.id as string;
       });

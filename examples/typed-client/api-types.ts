@@ -17319,7 +17319,10 @@ export interface operations {
           type: 'organization_member.added';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['OrganizationMember'];
+          data: components['schemas']['OrganizationMember'] & {
+            /** @description The organization the member joined or left */
+            organization_id: string;
+          };
         };
       };
     };
@@ -17362,7 +17365,10 @@ export interface operations {
           type: 'organization_member.removed';
           created_at: string;
           organization_id: string;
-          data: components['schemas']['OrganizationMember'];
+          data: components['schemas']['OrganizationMember'] & {
+            /** @description The organization the member joined or left */
+            organization_id: string;
+          };
         };
       };
     };

@@ -351,4 +351,20 @@ describe('the event catalog', () => {
       ]);
     }
   });
+
+  it("every event of the organization's log, whatever its type, is as the document's webhooks describe it", async () => {
+    const stray: unknown[] = [];
+    const types = new Set<string>();
+    for (let page = 1, pages = 1; page <= pages; page++) {
+      const body = await call('GET', `/api/v1/events/?limit=100&page=${page}`);
+      pages = body.pagination.max_page;
+      for (const event of body.items as BillingEvent[]) {
+        types.add(event.type);
+        const errors = invalid(event);
+        if (errors.length > 0) stray.push({ type: event.type, errors });
+      }
+    }
+    expect(stray).toEqual([]);
+    expect(types.size).toBeGreaterThanOrEqual(DESIGN_EVENTS.length);
+  });
 });
