@@ -342,6 +342,52 @@ describe('the event catalog', () => {
     }
   });
 
+  it('discount.*, checkout_link.*, webhook_endpoint.* (and .ping): the record as its GET answers it', async () => {
+    const discount = await call(
+      'POST',
+      '/api/v1/discounts/',
+      { name: unique('Ten'), type: 'percentage', basis_points: 1_000 },
+      201,
+    );
+    const renamed = await call('PATCH', `/api/v1/discounts/${discount.id}`, { name: unique('Eleven') });
+    expect(renamed).toEqual(await call('GET', `/api/v1/discounts/${discount.id}`));
+    await call('DELETE', `/api/v1/discounts/${discount.id}`, undefined, 204);
+    const discounts = await eventsAbout(discount.id, ['discount.created', 'discount.updated', 'discount.deleted']);
+    expect(discounts.slice(0, 2).map((e) => e.data)).toEqual([discount, renamed]);
+
+    const p = await product([oneTime]);
+    const link = await call('POST', '/api/v1/checkout-links/', { product_ids: [p.id], label: 'Course' }, 201);
+    const relabeled = await call('PATCH', `/api/v1/checkout-links/${link.id}`, { label: 'Course, again' });
+    expect(relabeled).toEqual(await call('GET', `/api/v1/checkout-links/${link.id}`));
+    await call('DELETE', `/api/v1/checkout-links/${link.id}`, undefined, 204);
+    const links = await eventsAbout(link.id, [
+      'checkout_link.created',
+      'checkout_link.updated',
+      'checkout_link.deleted',
+    ]);
+    expect(links.slice(0, 2).map((e) => e.data)).toEqual([link, relabeled]);
+
+    const { secret: _, ...endpoint } = await call(
+      'POST',
+      '/api/v1/webhooks/',
+      { url: 'http://127.0.0.1:9/', event_types: ['sale.paid'] },
+      201,
+    );
+    const path = `/api/v1/webhooks/${endpoint.id}`;
+    const described = await call('PATCH', path, { description: 'The shop' });
+    expect(described).toEqual(await call('GET', path));
+    await call('POST', `${path}/ping`, undefined, 202);
+    await call('DELETE', path, undefined, 204);
+    const types = [
+      'webhook_endpoint.created',
+      'webhook_endpoint.updated',
+      'webhook_endpoint.ping',
+      'webhook_endpoint.deleted',
+    ];
+    const endpoints = await eventsAbout(endpoint.id, types);
+    expect(endpoints.slice(0, 3).map((e) => e.data)).toEqual([endpoint, described, described]);
+  });
+
   it('saw every event of DESIGN.md’s list, each in the event log', async () => {
     expect(DESIGN_EVENTS.filter((type) => !seen.has(type))).toEqual([]);
     for (const type of DESIGN_EVENTS) {
