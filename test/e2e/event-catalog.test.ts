@@ -388,6 +388,50 @@ describe('the event catalog', () => {
     expect(endpoints.slice(0, 3).map((e) => e.data)).toEqual([endpoint, described, described]);
   });
 
+  it('organization.updated, organization_member.*, api_key.*, access_token.*: the record as the answers show it', async () => {
+    const asOwner = async (method: string, url: string, body?: unknown, status = 200) => {
+      const res = await api.call(method, url, { token: T.ownerJwt, ...(body === undefined ? {} : { body }) });
+      expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
+      return res.body as Body;
+    };
+    const orgPath = `/api/v1/organizations/${T.org.id}`;
+    const renamed = await asOwner('PATCH', orgPath, { name: unique('Shop') });
+    expect((await eventsAbout(T.org.id, ['organization.updated']))[0]!.data).toEqual(renamed);
+
+    const email = `${unique('clerk')}@example.com`;
+    const added = await asOwner('POST', `${orgPath}/members`, { email }, 201);
+    await asOwner('DELETE', `${orgPath}/members/${email}`, undefined, 204);
+    const members = async (type: string) => (await call('GET', `/api/v1/events/?type=${type}`)).items as BillingEvent[];
+    const [joined] = await members('organization_member.added');
+    const [left] = await members('organization_member.removed');
+    for (const e of [joined!, left!]) expect(e.data).toEqual({ organization_id: T.org.id, ...added });
+
+    const keys = `/api/v1/dashboard/organizations/${T.org.id}/api-keys`;
+    const { key: _, ...key } = await asOwner(
+      'POST',
+      keys,
+      { name: unique('key'), environment: 'test', scopes: ['read'] },
+      201,
+    );
+    expect((await asOwner('GET', keys)).active).toContainEqual(key);
+    await asOwner('POST', `${keys}/${key.id}/revoke`);
+    const [revoked] = (await asOwner('GET', keys)).revoked.filter((k: Body) => k.id === key.id);
+    await asOwner('DELETE', `${keys}/${key.id}`, undefined, 204);
+    const keyEvents = await eventsAbout(key.id, ['api_key.created', 'api_key.revoked', 'api_key.deleted']);
+    expect(keyEvents.slice(0, 2).map((e) => e.data)).toEqual([key, revoked]);
+
+    const tokens = `/api/v1/dashboard/organizations/${T.org.id}/access-tokens`;
+    const { token: __, ...token } = await asOwner(
+      'POST',
+      tokens,
+      { comment: unique('sync'), scopes: ['customers:read'] },
+      201,
+    );
+    await asOwner('DELETE', `${tokens}/${token.id}`, undefined, 204);
+    const tokenEvents = await eventsAbout(token.id, ['access_token.created', 'access_token.revoked']);
+    expect(tokenEvents[0]!.data).toEqual(token);
+  });
+
   it('saw every event of DESIGN.md’s list, each in the event log', async () => {
     expect(DESIGN_EVENTS.filter((type) => !seen.has(type))).toEqual([]);
     for (const type of DESIGN_EVENTS) {
