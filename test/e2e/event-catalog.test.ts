@@ -15,7 +15,9 @@ import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
  * is about (`GET /events/?object_id=`): exactly the expected events, the envelope
  * `{ id, type, created_at, organization_id, data }`, each valid against its entry of the OpenAPI
  * document's `webhooks` (data: the record's schema), and `data` as the record's GET answers it then.
- * Refused operations leave the record's events as they were. Last, every event of the list was seen.
+ * Refused operations leave the record's events as they were. The events of resources the list leaves
+ * out (discounts, links, endpoints, members, credentials) likewise. Last, every event of the list was
+ * seen, and every event of the organization's log is as the document describes it.
  */
 
 /** DESIGN.md's "Events:" list, copied as it stands there. */
