@@ -5,7 +5,7 @@ import { iso, listQuery, paginated, nonBlank } from '../../use-cases/schemas/com
 import { saleSchema } from '../../use-cases/schemas/sales.ts';
 
 /** The sale's schema and presentation are the events' too: in use-cases/schemas/sales.ts. */
-export { presentSale, saleSchema, type SaleBody, type SaleRelations } from '../../use-cases/schemas/sales.ts';
+export { saleSchema } from '../../use-cases/schemas/sales.ts';
 
 type RefundEntity = InferEntity<typeof Refund>;
 
