@@ -143,7 +143,7 @@ export function describeWebhooks(envelope: JsonObject): Record<string, unknown> 
       const operation = {
         operationId: `on${type.split(/[._]/).map(pascal).join('')}`,
         tags: ['webhooks'],
-        summary: `${type}: the ${record} as its GET answers it`,
+        summary: `${type}: data is the ${record}`,
         security: [],
         parameters: DELIVERY_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: body } } },

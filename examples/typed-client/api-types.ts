@@ -1265,7 +1265,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** organization.created: the Organization as its GET answers it */
+    /** organization.created: data is the Organization */
     post: operations['onOrganizationCreated'];
     delete?: never;
     options?: never;
@@ -1282,7 +1282,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** organization.updated: the Organization as its GET answers it */
+    /** organization.updated: data is the Organization */
     post: operations['onOrganizationUpdated'];
     delete?: never;
     options?: never;
@@ -1299,7 +1299,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** organization_member.added: the OrganizationMember as its GET answers it */
+    /** organization_member.added: data is the OrganizationMember */
     post: operations['onOrganizationMemberAdded'];
     delete?: never;
     options?: never;
@@ -1316,7 +1316,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** organization_member.removed: the OrganizationMember as its GET answers it */
+    /** organization_member.removed: data is the OrganizationMember */
     post: operations['onOrganizationMemberRemoved'];
     delete?: never;
     options?: never;
@@ -1333,7 +1333,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** api_key.created: the ApiKey as its GET answers it */
+    /** api_key.created: data is the ApiKey */
     post: operations['onApiKeyCreated'];
     delete?: never;
     options?: never;
@@ -1350,7 +1350,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** api_key.revoked: the ApiKey as its GET answers it */
+    /** api_key.revoked: data is the ApiKey */
     post: operations['onApiKeyRevoked'];
     delete?: never;
     options?: never;
@@ -1367,7 +1367,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** api_key.deleted: the ApiKey as its GET answers it */
+    /** api_key.deleted: data is the ApiKey */
     post: operations['onApiKeyDeleted'];
     delete?: never;
     options?: never;
@@ -1384,7 +1384,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** access_token.created: the AccessToken as its GET answers it */
+    /** access_token.created: data is the AccessToken */
     post: operations['onAccessTokenCreated'];
     delete?: never;
     options?: never;
@@ -1401,7 +1401,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** access_token.revoked: the AccessToken as its GET answers it */
+    /** access_token.revoked: data is the AccessToken */
     post: operations['onAccessTokenRevoked'];
     delete?: never;
     options?: never;
@@ -1418,7 +1418,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** customer.created: the Customer as its GET answers it */
+    /** customer.created: data is the Customer */
     post: operations['onCustomerCreated'];
     delete?: never;
     options?: never;
@@ -1435,7 +1435,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** customer.updated: the Customer as its GET answers it */
+    /** customer.updated: data is the Customer */
     post: operations['onCustomerUpdated'];
     delete?: never;
     options?: never;
@@ -1452,7 +1452,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** customer.deleted: the Customer as its GET answers it */
+    /** customer.deleted: data is the Customer */
     post: operations['onCustomerDeleted'];
     delete?: never;
     options?: never;
@@ -1469,7 +1469,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** product.created: the Product as its GET answers it */
+    /** product.created: data is the Product */
     post: operations['onProductCreated'];
     delete?: never;
     options?: never;
@@ -1486,7 +1486,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** product.updated: the Product as its GET answers it */
+    /** product.updated: data is the Product */
     post: operations['onProductUpdated'];
     delete?: never;
     options?: never;
@@ -1503,7 +1503,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** price.created: the Price as its GET answers it */
+    /** price.created: data is the Price */
     post: operations['onPriceCreated'];
     delete?: never;
     options?: never;
@@ -1520,7 +1520,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** price.updated: the Price as its GET answers it */
+    /** price.updated: data is the Price */
     post: operations['onPriceUpdated'];
     delete?: never;
     options?: never;
@@ -1537,7 +1537,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discount.created: the Discount as its GET answers it */
+    /** discount.created: data is the Discount */
     post: operations['onDiscountCreated'];
     delete?: never;
     options?: never;
@@ -1554,7 +1554,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discount.updated: the Discount as its GET answers it */
+    /** discount.updated: data is the Discount */
     post: operations['onDiscountUpdated'];
     delete?: never;
     options?: never;
@@ -1571,7 +1571,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** discount.deleted: the Discount as its GET answers it */
+    /** discount.deleted: data is the Discount */
     post: operations['onDiscountDeleted'];
     delete?: never;
     options?: never;
@@ -1588,7 +1588,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** checkout_link.created: the CheckoutLink as its GET answers it */
+    /** checkout_link.created: data is the CheckoutLink */
     post: operations['onCheckoutLinkCreated'];
     delete?: never;
     options?: never;
@@ -1605,7 +1605,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** checkout_link.updated: the CheckoutLink as its GET answers it */
+    /** checkout_link.updated: data is the CheckoutLink */
     post: operations['onCheckoutLinkUpdated'];
     delete?: never;
     options?: never;
@@ -1622,7 +1622,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** checkout_link.deleted: the CheckoutLink as its GET answers it */
+    /** checkout_link.deleted: data is the CheckoutLink */
     post: operations['onCheckoutLinkDeleted'];
     delete?: never;
     options?: never;
@@ -1639,7 +1639,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** checkout.created: the Checkout as its GET answers it */
+    /** checkout.created: data is the Checkout */
     post: operations['onCheckoutCreated'];
     delete?: never;
     options?: never;
@@ -1656,7 +1656,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** checkout.updated: the Checkout as its GET answers it */
+    /** checkout.updated: data is the Checkout */
     post: operations['onCheckoutUpdated'];
     delete?: never;
     options?: never;
@@ -1673,7 +1673,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** sale.created: the Sale as its GET answers it */
+    /** sale.created: data is the Sale */
     post: operations['onSaleCreated'];
     delete?: never;
     options?: never;
@@ -1690,7 +1690,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** sale.paid: the Sale as its GET answers it */
+    /** sale.paid: data is the Sale */
     post: operations['onSalePaid'];
     delete?: never;
     options?: never;
@@ -1707,7 +1707,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** sale.refunded: the Sale as its GET answers it */
+    /** sale.refunded: data is the Sale */
     post: operations['onSaleRefunded'];
     delete?: never;
     options?: never;
@@ -1724,7 +1724,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.created: the Subscription as its GET answers it */
+    /** subscription.created: data is the Subscription */
     post: operations['onSubscriptionCreated'];
     delete?: never;
     options?: never;
@@ -1741,7 +1741,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.active: the Subscription as its GET answers it */
+    /** subscription.active: data is the Subscription */
     post: operations['onSubscriptionActive'];
     delete?: never;
     options?: never;
@@ -1758,7 +1758,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.updated: the Subscription as its GET answers it */
+    /** subscription.updated: data is the Subscription */
     post: operations['onSubscriptionUpdated'];
     delete?: never;
     options?: never;
@@ -1775,7 +1775,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.past_due: the Subscription as its GET answers it */
+    /** subscription.past_due: data is the Subscription */
     post: operations['onSubscriptionPastDue'];
     delete?: never;
     options?: never;
@@ -1792,7 +1792,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.canceled: the Subscription as its GET answers it */
+    /** subscription.canceled: data is the Subscription */
     post: operations['onSubscriptionCanceled'];
     delete?: never;
     options?: never;
@@ -1809,7 +1809,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.uncanceled: the Subscription as its GET answers it */
+    /** subscription.uncanceled: data is the Subscription */
     post: operations['onSubscriptionUncanceled'];
     delete?: never;
     options?: never;
@@ -1826,7 +1826,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** subscription.revoked: the Subscription as its GET answers it */
+    /** subscription.revoked: data is the Subscription */
     post: operations['onSubscriptionRevoked'];
     delete?: never;
     options?: never;
@@ -1843,7 +1843,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** invoice.created: the Invoice as its GET answers it */
+    /** invoice.created: data is the Invoice */
     post: operations['onInvoiceCreated'];
     delete?: never;
     options?: never;
@@ -1860,7 +1860,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** invoice.paid: the Invoice as its GET answers it */
+    /** invoice.paid: data is the Invoice */
     post: operations['onInvoicePaid'];
     delete?: never;
     options?: never;
@@ -1877,7 +1877,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** invoice.failed: the Invoice as its GET answers it */
+    /** invoice.failed: data is the Invoice */
     post: operations['onInvoiceFailed'];
     delete?: never;
     options?: never;
@@ -1894,7 +1894,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** invoice.voided: the Invoice as its GET answers it */
+    /** invoice.voided: data is the Invoice */
     post: operations['onInvoiceVoided'];
     delete?: never;
     options?: never;
@@ -1911,7 +1911,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** refund.created: the Refund as its GET answers it */
+    /** refund.created: data is the Refund */
     post: operations['onRefundCreated'];
     delete?: never;
     options?: never;
@@ -1928,7 +1928,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook_endpoint.created: the WebhookEndpoint as its GET answers it */
+    /** webhook_endpoint.created: data is the WebhookEndpoint */
     post: operations['onWebhookEndpointCreated'];
     delete?: never;
     options?: never;
@@ -1945,7 +1945,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook_endpoint.updated: the WebhookEndpoint as its GET answers it */
+    /** webhook_endpoint.updated: data is the WebhookEndpoint */
     post: operations['onWebhookEndpointUpdated'];
     delete?: never;
     options?: never;
@@ -1962,7 +1962,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook_endpoint.deleted: the WebhookEndpoint as its GET answers it */
+    /** webhook_endpoint.deleted: data is the WebhookEndpoint */
     post: operations['onWebhookEndpointDeleted'];
     delete?: never;
     options?: never;
@@ -1979,7 +1979,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook_endpoint.disabled: the WebhookEndpoint as its GET answers it */
+    /** webhook_endpoint.disabled: data is the WebhookEndpoint */
     post: operations['onWebhookEndpointDisabled'];
     delete?: never;
     options?: never;
@@ -1996,7 +1996,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** webhook_endpoint.ping: the WebhookEndpoint as its GET answers it */
+    /** webhook_endpoint.ping: data is the WebhookEndpoint */
     post: operations['onWebhookEndpointPing'];
     delete?: never;
     options?: never;
