@@ -9,7 +9,8 @@ import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
-import { lockedCheckout, wireCheckout } from './checkout-records.ts';
+import { lockedCheckout } from './checkout-records.ts';
+import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import type { CheckoutActivities, CheckoutCardCharge, PendingPaymentIssue } from '../contracts/checkout.ts';
@@ -144,7 +145,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
         }
         checkout.gatewayPaymentData = payment.paymentData;
         checkout.updatedAt = new Date();
-        recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
+        recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
       });
       return { payment, payBy: payBy.toISOString() };
     },

@@ -23,6 +23,8 @@ import { buyerRefusal, paymentRefusal } from '../domain/checkout-confirmation.ts
 import type { PeriodInterval } from '../domain/periods.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PreparedConfirmation } from '../contracts/checkout.ts';
+import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
+import { checkoutRecordIn } from './event-records.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
@@ -37,19 +39,6 @@ interface StoredConfirmation {
   payment_method: ConfirmCheckoutInput['paymentMethod'];
   card: ConfirmCheckoutInput['card'];
   installments: number;
-}
-
-export function wireCheckout(c: CheckoutEntity) {
-  return {
-    id: c.id,
-    status: c.status,
-    amount: c.amount,
-    currency: c.currency,
-    payment_method: c.paymentMethod ?? null,
-    customer_id: c.customerId ?? null,
-    decline_reason: c.declineReason ?? null,
-    ...(c.gatewayPaymentData ? { gateway_payment_data: c.gatewayPaymentData } : {}),
-  };
 }
 
 export async function lockedCheckout(tx: EntityManager, checkoutId: string): Promise<CheckoutEntity> {
@@ -113,7 +102,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
         if (!next) return false;
         checkout.status = next;
         checkout.updatedAt = new Date();
-        recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
+        recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
         return true;
       });
     },
@@ -151,7 +140,7 @@ async function leaveConfirmed(
     else if (checkout.gatewayPaymentData)
       checkout.gatewayPaymentData = { ...checkout.gatewayPaymentData, status: 'failed' };
     checkout.updatedAt = new Date();
-    recordEvent(tx, checkout.organizationId, 'checkout.updated', wireCheckout(checkout));
+    recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
   });
 }
 
@@ -224,11 +213,16 @@ async function confirm(
   c.status = confirmed;
   c.payment_method = request.paymentMethod;
   c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
-  await storeConfirmation(tx, c, request);
+  await storeConfirmation(orm, tx, c, request);
 }
 
 /** The confirmed row written, with its checkout.updated. */
-async function storeConfirmation(tx: SqlExecutor, c: PreparingRow, request: ConfirmCheckoutInput): Promise<void> {
+async function storeConfirmation(
+  orm: Orm,
+  tx: SqlExecutor,
+  c: PreparingRow,
+  request: ConfirmCheckoutInput,
+): Promise<void> {
   const confirmation: StoredConfirmation = {
     payment_method: request.paymentMethod,
     card: request.card,
@@ -254,20 +248,7 @@ async function storeConfirmation(tx: SqlExecutor, c: PreparingRow, request: Conf
       c.id,
     ],
   );
-  await insertEvents(tx, c.organization_id, [
-    [
-      'checkout.updated',
-      {
-        id: c.id,
-        status: c.status,
-        amount: Number(c.amount),
-        currency: c.currency,
-        payment_method: c.payment_method,
-        customer_id: c.customer_id,
-        decline_reason: null,
-      },
-    ],
-  ]);
+  await insertEvents(tx, c.organization_id, [['checkout.updated', await checkoutRecordIn(orm, tx, c.id)]]);
 }
 
 /** The payment method, installments and buyer the confirmation needs (domain/checkout-confirmation.ts). */

@@ -5,6 +5,7 @@ import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
+import { saleRecord } from '../use-cases/sale-records.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { GatewayPaymentData } from '../domain/checkout.ts';
@@ -12,6 +13,7 @@ import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 import type { CheckoutRow, Events } from './sale-rows.ts';
+import { checkoutRecordIn, customerRecordIn } from './event-records.ts';
 
 type Row = Record<string, unknown>;
 
@@ -54,7 +56,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     if (known) return known;
     const now = new Date();
     const events: Events = [];
-    const customerId = await findOrCreateCustomer(tx, checkout, now, events);
+    const customerId = await findOrCreateCustomer(orm, tx, checkout, now, events);
     const transactionId = input.payment
       ? await upsertTransaction(
           tx,
@@ -69,7 +71,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
       (input.subscription ? await insertSubscription(tx, checkout, customerId, input.subscription, events) : null);
     const sale = { customerId, transactionId, subscriptionId, installments: input.payment?.installments ?? 1 };
     const saleId = await insertSale(tx, checkout, sale, now, events);
-    await markSucceeded(tx, checkout, sale, input.payment?.paymentData ?? null, now, events);
+    await markSucceeded(orm, tx, checkout, sale, input.payment?.paymentData ?? null, now, events);
     await insertEvents(tx, checkout.organization_id, events);
     return { customerId, subscriptionId, saleId };
   });
@@ -114,27 +116,14 @@ async function insertSale(
     paymentMethod: checkout.payment_method ?? 'credit_card',
     at: now,
   });
-  const sale = {
-    id: saleId,
-    checkout_id: checkout.id,
-    customer_id: s.customerId,
-    product_id: checkout.product_id,
-    price_id: checkout.product_price_id,
-    subscription_id: s.subscriptionId,
-    currency: checkout.currency,
-    subtotal_amount: Number(checkout.subtotal_amount),
-    discount_amount: Number(checkout.discount_amount),
-    amount: Number(checkout.amount),
-    installments: s.installments,
-    payment_method: checkout.payment_method,
-    status: 'paid',
-  };
+  const sale = await saleRecord(tx, saleId);
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return saleId;
 }
 
 /** The checkout succeeded, with its customer and payment details, and checkout.updated on `events`. */
 async function markSucceeded(
+  orm: Orm,
   tx: SqlExecutor,
   checkout: CheckoutRow,
   { customerId, subscriptionId }: { customerId: string; subscriptionId: string | null },
@@ -148,19 +137,7 @@ async function markSucceeded(
      where id = ?`,
     [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
   );
-  events.push([
-    'checkout.updated',
-    {
-      id: checkout.id,
-      status: 'succeeded',
-      amount: Number(checkout.amount),
-      currency: checkout.currency,
-      payment_method: checkout.payment_method,
-      customer_id: customerId,
-      decline_reason: null,
-      ...(paymentData ? { gateway_payment_data: paymentData } : {}),
-    },
-  ]);
+  events.push(['checkout.updated', await checkoutRecordIn(orm, tx, checkout.id)]);
 }
 
 async function insertSubscription(
@@ -243,7 +220,13 @@ interface CustomerRow extends Row {
  * The buyer as a customer of the organization: the checkout's customer_id, else its external
  * customer id, else its email. A found customer gets the fields it lacked; a new one gets them all.
  */
-async function findOrCreateCustomer(tx: SqlExecutor, c: CheckoutRow, now: Date, events: Events): Promise<string> {
+async function findOrCreateCustomer(
+  orm: Orm,
+  tx: SqlExecutor,
+  c: CheckoutRow,
+  now: Date,
+  events: Events,
+): Promise<string> {
   const org = c.organization_id;
   const customer = await findCheckoutCustomer<CustomerRow>(
     tx,
@@ -267,10 +250,7 @@ async function findOrCreateCustomer(tx: SqlExecutor, c: CheckoutRow, now: Date, 
         `update customers set ${fields.map((f) => `${f} = ?`).join(', ')}, updated_at = ? where id = ?`,
         [...Object.values(patch), now, customer.id],
       );
-      events.push([
-        'customer.updated',
-        { id: customer.id, email: customer.email, name: (patch.name as string | undefined) ?? customer.name },
-      ]);
+      events.push(['customer.updated', { ...(await customerRecordIn(orm, tx, customer.id)), changed_fields: fields }]);
     }
     return customer.id;
   }
@@ -297,9 +277,6 @@ async function findOrCreateCustomer(tx: SqlExecutor, c: CheckoutRow, now: Date, 
       now,
     ],
   );
-  events.push([
-    'customer.created',
-    { id, email: c.customer_email, name: c.customer_name ?? null, external_id: c.external_customer_id ?? null },
-  ]);
+  events.push(['customer.created', await customerRecordIn(orm, tx, id)]);
   return id;
 }

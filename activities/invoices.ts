@@ -4,6 +4,7 @@ import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
+import { saleRecord } from '../use-cases/sale-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { invoiceCreationKey, invoiceNumber, invoiceVoidKey, invoiceWorkflowId } from '../domain/invoices.ts';
@@ -212,20 +213,6 @@ async function insertSale(
     discountId: null,
     at,
   });
-  return {
-    id,
-    transaction_id: sale.transactionId,
-    customer_id: sale.customerId,
-    product_id: sale.productId,
-    price_id: sale.priceId,
-    subscription_id: sale.subscriptionId,
-    invoice_id: sale.invoiceId,
-    currency: sale.currency,
-    subtotal_amount: sale.subtotalAmount,
-    discount_amount: sale.discountAmount,
-    amount: sale.amount,
-    installments: sale.installments,
-    payment_method: sale.paymentMethod,
-    status: 'paid',
-  };
+  // The one event field beyond the record: the invoice it pays.
+  return { ...(await saleRecord(tx, id)), invoice_id: sale.invoiceId };
 }

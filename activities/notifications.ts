@@ -160,7 +160,10 @@ async function recordSent(db: PlainSql, records: SentRecord[], done: string[]): 
   );
 }
 
-/** What a notification needs, read for a whole round in one statement (a round is one per few sales). */
+/**
+ * What a notification needs, read for a whole round in one statement (a round is one per few sales).
+ * A sale's data names its customer and product as objects (the sale's record), a subscription's by id.
+ */
 interface NotificationRow {
   type: string;
   data: Record<string, unknown>;
@@ -188,8 +191,8 @@ async function notificationFacts(db: PlainSql, eventIds: string[]): Promise<Map<
        n.message_id as sent_message_id, n.recipients as sent_recipients
      from events e
      join organizations o on o.id = e.organization_id
-     left join customers c on c.id = (e.data ->> 'customer_id')::uuid
-     left join products p on p.id = (e.data ->> 'product_id')::uuid
+     left join customers c on c.id = coalesce(e.data ->> 'customer_id', e.data -> 'customer' ->> 'id')::uuid
+     left join products p on p.id = coalesce(e.data ->> 'product_id', e.data -> 'product' ->> 'id')::uuid
      left join prices pr on pr.id = (e.data ->> 'price_id')::uuid
      left join notifications n on n.event_id = e.id
      where e.id = any(?::uuid[])`,

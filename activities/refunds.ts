@@ -4,10 +4,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { sqlIn } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
+import { saleRecord } from '../use-cases/sale-records.ts';
 import { REFUND_NOT_FOUND } from '../contracts/refund.ts';
 import type { RefundSettlement, SettledRefundStatus } from '../contracts/refund.ts';
 import type { RefundActivities } from '../contracts/refund.ts';
@@ -137,14 +138,8 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   sale.refundedAmount = Math.min(sale.amount, payment.refundedAmount);
   sale.status = saleStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
   sale.updatedAt = now;
-  // data.id is the sale's, as in every sale event: the event log finds it by the sale (object_id).
-  recordEvent(tx, refund.organizationId, 'sale.refunded', {
-    id: sale.id,
-    sale_id: sale.id,
-    refund_id: refund.id,
-    amount: refund.amount,
-    refunded_amount: payment.refundedAmount,
-    status: sale.status,
-  });
+  // The sale as its GET answers it, with this change: written first, then read the sales' one way.
+  await tx.flush();
+  recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecord(executorOf(sqlIn(tx)), sale.id));
   return 'succeeded';
 }

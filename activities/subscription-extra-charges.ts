@@ -1,6 +1,7 @@
 import type { EventType } from '../db/events.ts';
 import type { SqlExecutor, Row } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
+import { saleRecord } from '../use-cases/sale-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { refundableAmount, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
@@ -63,37 +64,25 @@ export async function recordExtraCharge(
   const currency = t.currency.toUpperCase();
   const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
   if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
-  const sale = {
-    id: await insertPaidSale(tx, {
-      organizationId: t.organization_id,
-      checkoutId: null,
-      transactionId,
-      customerId: t.customer_id,
-      productId: charge.productId,
-      priceId: charge.priceId,
-      subscriptionId: t.id,
-      invoiceId: null,
-      discountId: null,
-      currency,
-      subtotalAmount: charge.amount,
-      discountAmount: 0,
-      amount: charge.amount,
-      installments: 1,
-      paymentMethod: 'credit_card',
-      at: charge.at,
-    }),
-    subscription_id: t.id,
-    customer_id: t.customer_id,
-    product_id: charge.productId,
-    price_id: charge.priceId,
+  const id = await insertPaidSale(tx, {
+    organizationId: t.organization_id,
+    checkoutId: null,
+    transactionId,
+    customerId: t.customer_id,
+    productId: charge.productId,
+    priceId: charge.priceId,
+    subscriptionId: t.id,
+    invoiceId: null,
+    discountId: null,
     currency,
-    subtotal_amount: charge.amount,
-    discount_amount: 0,
+    subtotalAmount: charge.amount,
+    discountAmount: 0,
     amount: charge.amount,
     installments: 1,
-    payment_method: 'credit_card',
-    status: 'paid',
-  };
+    paymentMethod: 'credit_card',
+    at: charge.at,
+  });
+  const sale = await saleRecord(tx, id);
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return null;
 }
@@ -143,11 +132,8 @@ export async function recordRefunds(
   const status = saleStatusAfterRefunds(captured, total);
   const [sale] = await tx.execute<Row[]>(
     `update sales set status = ?, refunded_amount = least(amount, ?), updated_at = now()
-     where transaction_id = ? returning id, refunded_amount`,
+     where transaction_id = ? returning id`,
     [status, total, transactionId],
   );
-  if (sale) {
-    const refunded = { id: sale.id, sale_id: sale.id, refunded_amount: Number(sale.refunded_amount), status };
-    events.push(['sale.refunded', refunded]);
-  }
+  if (sale) events.push(['sale.refunded', await saleRecord(tx, sale.id as string)]);
 }

@@ -4,6 +4,8 @@ import { insertEvents, type EventType } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
+import { saleRecord } from '../use-cases/sale-records.ts';
+import type { SaleBody } from '../use-cases/schemas/sales.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
@@ -257,30 +259,17 @@ function lifecycleActivities(deps: { orm: Orm }) {
   } satisfies Partial<SubscriptionActivities>;
 }
 
-/** A paid renewal's sale, inserted; its event payload. */
+/** A paid renewal's sale, inserted; its event payload (the sale as its GET answers it). */
 async function renewalSale(
   tx: SqlExecutor,
   t: Terms,
   input: RenewalOutcome,
   transactionId: string,
   at: Date,
-): Promise<Record<string, unknown>> {
+): Promise<SaleBody> {
   const subtotal = Number(t.subtotal_amount);
   // The period's own price (a balance the charge settled is in the amount, not the discount).
   const price = input.amount + (input.balanceDelta ?? 0);
-  const sale = {
-    subscription_id: t.id,
-    customer_id: t.customer_id,
-    product_id: t.product_id,
-    price_id: t.price_id,
-    currency: input.currency,
-    subtotal_amount: subtotal,
-    discount_amount: subtotal - price,
-    amount: input.amount,
-    installments: 1,
-    payment_method: 'credit_card',
-    status: 'paid',
-  };
   const id = await insertPaidSale(tx, {
     organizationId: t.organization_id,
     checkoutId: null,
@@ -299,5 +288,5 @@ async function renewalSale(
     paymentMethod: 'credit_card',
     at,
   });
-  return { id, ...sale };
+  return saleRecord(tx, id);
 }

@@ -6,6 +6,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Sql } from '../db/plain-sql.ts';
 import { insertEvents } from '../db/events.ts';
+import { webhookRecord } from '../db/webhook-records.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
   isSuccessStatus,
@@ -271,14 +272,12 @@ async function record(
     const failingMs = Date.parse(input.at) - new Date(endpoint!.failing_since as string).getTime();
     if (endpoint!.enabled && failingMs >= DISABLE_AFTER_FAILING_MS) {
       const reason = `every delivery failed for ${Math.floor(failingMs / 3_600_000)} hours`;
-      await sql(`update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ?`, [
-        reason,
-        input.at,
-        t.endpointId,
-      ]);
-      await insertEvents(executorOf(sql), t.organizationId, [
-        ['webhook_endpoint.disabled', { id: t.endpointId, url: t.url, reason, failing_since: endpoint!.failing_since }],
-      ]);
+      const [disabled] = await sql(
+        `update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? returning *`,
+        [reason, input.at, t.endpointId],
+      );
+      // The endpoint as its GET answers it: disabled_reason and failing_since say why.
+      await insertEvents(executorOf(sql), t.organizationId, [['webhook_endpoint.disabled', webhookRecord(disabled!)]]);
     }
   });
 }

@@ -61,7 +61,7 @@ export async function relayEvents(
        join events e on e.id = e0.id
        join webhook_endpoints w on w.organization_id = e.organization_id and w.enabled and w.deleted_at is null
          and (cardinality(w.event_types) = 0 or e.type = any(w.event_types))
-         and (e.type <> ? or w.id::text = e.data->>'endpoint_id')
+         and (e.type <> ? or w.id::text = coalesce(e.data->>'endpoint_id', e.data->>'id'))
        order by e0.n`,
       [events.map((e) => e.id), PING_EVENT],
     );

@@ -16,6 +16,8 @@ import {
   type RequestSchema,
 } from './openapi-document.ts';
 import { deriveOperationId, OPERATION_IDS } from './openapi-operation-ids.ts';
+import { checkTags, TAGS } from './openapi-tags.ts';
+import { addWebhooks, nameRecordSchemas } from './openapi-webhooks.ts';
 
 /**
  * The OpenAPI document, derived from the routes so that it cannot drift from them. Each operation
@@ -152,6 +154,7 @@ export function describeOperation(input: TransformInput): Described {
   const operationId = (schema.operationId as string | undefined) ?? OPERATION_IDS[`${method} ${url}`];
   const described = {
     ...schema,
+    ...(schema.hide ? {} : { tags: checkTags(`${method} ${url}`, schema.tags) }),
     operationId: operationId ?? deriveOperationId(method, url),
     security: securityOf(rule, method),
     response,
@@ -183,6 +186,7 @@ a caller sends there.`;
 
 /** @fastify/swagger with the transforms above; the document at /openapi.json, its page at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  nameRecordSchemas();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -192,11 +196,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         description: DESCRIPTION,
       },
       servers: [{ url: config.publicBaseUrl }],
+      tags: TAGS.map((tag) => ({ ...tag })),
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: describeOperation,
-    // Schemas registered with .meta({ id }) become named components that $refs point to.
-    transformObject: (input) => addLinks(jsonSchemaTransformObject(input) as Document),
+    // Schemas named in zod's registry (the records, openapi-webhooks.ts) become components that $refs point to.
+    transformObject: (input) => addWebhooks(addLinks(jsonSchemaTransformObject(input) as Document)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

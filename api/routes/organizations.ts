@@ -367,8 +367,13 @@ function memberRemovalRoutes(app: RouteApp, deps: RouteDeps): void {
         const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
         if (!org || !actorRole) throw notFound('Organization');
         if (actorRole === 'member') throw forbidden('Only owners and admins may remove members');
-        const [target] = await sqlIn(tx)<{ user_id: string; role: MemberRole }>(
-          `select m.user_id, m.role from organization_members m join users u on u.id = m.user_id
+        const [target] = await sqlIn(tx)<{
+          user_id: string;
+          role: MemberRole;
+          avatar_url: string | null;
+          created_at: string;
+        }>(
+          `select m.user_id, m.role, u.avatar_url, m.created_at from organization_members m join users u on u.id = m.user_id
            where m.organization_id = ? and lower(u.email) = ? order by m.created_at limit 1`,
           [org.id, email],
         );
@@ -381,7 +386,14 @@ function memberRemovalRoutes(app: RouteApp, deps: RouteDeps): void {
             throw unprocessable('last_owner', 'The last owner cannot be removed', 'Make another member an owner first');
         }
         await tx.nativeDelete(OrganizationMember, { organizationId: org.id, userId: target.user_id });
-        recordEvent(tx, org.id, 'organization_member.removed', { organization_id: org.id, email, role: target.role });
+        // The member as its addition answered it, with its organization (as organization_member.added).
+        const removed = {
+          email,
+          avatar_url: target.avatar_url ?? null,
+          created_at: iso(new Date(target.created_at))!,
+          role: target.role,
+        };
+        recordEvent(tx, org.id, 'organization_member.removed', { organization_id: org.id, ...removed });
       });
       return reply.status(204).send(null);
     },

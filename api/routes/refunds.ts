@@ -106,12 +106,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
           createdAt: now,
           updatedAt: now,
         });
-        recordEvent(tx, organizationId, 'refund.created', {
-          id: created.id,
-          sale_id: sale.id,
-          amount,
-          reason: created.reason,
-        });
+        recordEvent(tx, organizationId, 'refund.created', presentRefund(created, payment.currency));
         return { refund: created, currency: payment.currency };
       });
 

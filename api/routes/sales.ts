@@ -1,11 +1,12 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Customer, Product, Sale, Transaction } from '../../db/entities/index.ts';
+import { Sale } from '../../db/entities/index.ts';
+import { executorOf, plainSql } from '../../db/plain-sql.ts';
+import { saleRecord, saleRecords } from '../../use-cases/sale-records.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
-import { listSalesQuery, presentSale, salePage, saleParams, saleSchema, type SaleBody } from '../schemas/sales.ts';
+import { listSalesQuery, salePage, saleParams, saleSchema } from '../schemas/sales.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 type SaleEntity = InferEntity<typeof Sale>;
@@ -51,7 +52,14 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         limit: q.limit,
         offset: pageOffset(q),
       });
-      return pageOf(await presentSales(em, sales), total, q.limit);
+      return pageOf(
+        await saleRecords(
+          sqlOf(deps),
+          sales.map((sale) => sale.id),
+        ),
+        total,
+        q.limit,
+      );
     },
   );
 
@@ -66,31 +74,10 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       const em = deps.orm.em.fork();
       const sale = isUuid(request.params.id) ? await em.findOne(Sale, { id: request.params.id, organizationId }) : null;
       if (!sale) throw notFound('Sale');
-      const [body] = await presentSales(em, [sale]);
-      return body!;
+      return saleRecord(sqlOf(deps), sale.id);
     },
   );
 };
 
-/** Presents sales with their customer, product and gateway transaction id, loaded in one query each. */
-async function presentSales(em: EntityManager, sales: SaleEntity[]): Promise<SaleBody[]> {
-  if (sales.length === 0) return [];
-  // One EntityManager runs one query at a time.
-  const customers = await em.find(Customer, { id: { $in: [...new Set(sales.map((s) => s.customerId))] } });
-  const products = await em.find(Product, { id: { $in: [...new Set(sales.map((s) => s.productId))] } });
-  const paid = sales.flatMap((s) => (s.transactionId ? [s.transactionId] : []));
-  const transactions = paid.length ? await em.find(Transaction, { id: { $in: paid } }) : [];
-  const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
-  const [c, p, t] = [byId(customers), byId(products), byId(transactions)];
-  return sales.map((sale) => {
-    const customer = c.get(sale.customerId)!;
-    const product = p.get(sale.productId)!;
-    return presentSale(sale, {
-      // A sale of a zero total has no payment.
-      gatewayTransactionId: sale.transactionId ? t.get(sale.transactionId)!.gatewayTransactionId : null,
-      chargedAmount: sale.transactionId ? Number(t.get(sale.transactionId)!.amount) : null,
-      customer: { id: customer.id, email: customer.email, name: customer.name ?? null },
-      product: { id: product.id, name: product.name },
-    });
-  });
-}
+/** The sales' own read (use-cases/sale-records.ts), the one their events use too. */
+const sqlOf = (deps: RouteDeps) => executorOf((text, params) => plainSql(deps.orm).query(text, params));

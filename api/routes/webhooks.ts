@@ -283,7 +283,7 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
             uuidv7(),
             credential.organizationId,
             PING_EVENT,
-            JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url }),
+            JSON.stringify(webhookRecord(endpoint)),
             JSON.stringify(currentActor()),
           ],
         );

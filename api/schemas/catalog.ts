@@ -57,8 +57,8 @@ export const TAX_BEHAVIORS = ['unspecified', 'inclusive', 'exclusive'] as const;
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC', example: '2025-01-31T12:00:00.000Z' });
 
 /**
- * No `.meta({ id })` here: the swagger setup has no `transformObject`, so a named schema would be a
- * dangling $ref in /openapi.json. The shapes are inlined instead.
+ * The price and the product are named components of /openapi.json (`Price`, `Product`): the records
+ * events carry are named in one place, api/plugins/openapi-webhooks.ts (RECORD_SCHEMAS).
  */
 export const priceSchema = z.object({
   id: z.string(),

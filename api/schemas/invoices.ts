@@ -27,8 +27,11 @@ export const createInvoiceBody = z.strictObject({
 });
 export type CreateInvoiceBody = z.infer<typeof createInvoiceBody>;
 
-/** The spec's Subscription invoice record, plus its number, why it failed, its transaction and its workflow. */
-export const invoiceSchema = z.object({
+/**
+ * The spec's Subscription invoice record, plus its number, why it failed, its transaction and its
+ * workflow: the record its events carry. The API's answers add the workflow's link (invoiceSchema).
+ */
+export const invoiceRecordSchema = z.object({
   id: z.string(),
   number: z.string().describe("`<customer_invoice_prefix>-<n>`, the organization's next invoice number"),
   gateway_invoice_id: z.string(),
@@ -52,7 +55,9 @@ export const invoiceSchema = z.object({
   created_at: timestamp,
   modified_at: timestamp,
   workflow_id: z.string().describe('invoice:<id>, the Temporal workflow that runs it'),
-  workflow_url: z.string().describe('That workflow in the Temporal UI'),
+});
+export const invoiceSchema = invoiceRecordSchema.extend({
+  workflow_url: z.string().describe('That workflow in the Temporal UI (the API’s address of it; events leave it out)'),
 });
 export type InvoiceBody = z.infer<typeof invoiceSchema>;
 

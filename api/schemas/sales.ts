@@ -1,45 +1,15 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { Refund, Sale } from '../../db/entities/index.ts';
-import { chargedPayment } from '../../domain/installments.ts';
+import type { Refund } from '../../db/entities/index.ts';
 import { iso, listQuery, paginated, nonBlank } from '../../use-cases/schemas/common.ts';
+import { saleSchema } from '../../use-cases/schemas/sales.ts';
 
-type SaleEntity = InferEntity<typeof Sale>;
+/** The sale's schema and presentation are the events' too: in use-cases/schemas/sales.ts. */
+export { saleSchema } from '../../use-cases/schemas/sales.ts';
+
 type RefundEntity = InferEntity<typeof Refund>;
 
 const timestamp = z.string();
-
-export const saleSchema = z.object({
-  id: z.string(),
-  organization_id: z.string(),
-  checkout_id: z.string().nullable(),
-  transaction_id: z.string().nullable().describe('Our transaction record; null for a sale whose total was zero'),
-  gateway_transaction_id: z
-    .string()
-    .nullable()
-    .describe('The gateway identifier (GET /transactions/<it>); null for a sale whose total was zero'),
-  customer: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
-  product: z.object({ id: z.string(), name: z.string() }),
-  price_id: z.string(),
-  subscription_id: z.string().nullable(),
-  discount_id: z.string().nullable(),
-  currency: z.string().describe('Upper case, as on checkouts'),
-  subtotal_amount: z.number().int(),
-  discount_amount: z.number().int(),
-  amount: z.number().int().describe('What the sale was for, after discount, in cents'),
-  installments: z.number().int(),
-  installment_amount: z.number().int().describe('What the buyer pays each month, interest included, in cents'),
-  total_amount: z
-    .number()
-    .int()
-    .describe('What the buyer paid in all, installment interest included (the amount charged), in cents'),
-  payment_method: z.string(),
-  status: z.enum(['paid', 'refunded', 'partially_refunded']),
-  refunded_amount: z.number().int(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type SaleBody = z.infer<typeof saleSchema>;
 
 export const listSalesQuery = listQuery(['created_at', 'amount']).extend({
   customer_id: z.string().optional(),
@@ -49,39 +19,6 @@ export const listSalesQuery = listQuery(['created_at', 'amount']).extend({
 });
 export const salePage = paginated(saleSchema);
 export const saleParams = z.object({ id: z.string().max(64) });
-
-export interface SaleRelations {
-  gatewayTransactionId: string | null;
-  /** The charged total (interest included); null for a sale without a payment. */
-  chargedAmount: number | null;
-  customer: { id: string; email: string; name: string | null };
-  product: { id: string; name: string };
-}
-
-export function presentSale(sale: SaleEntity, related: SaleRelations): SaleBody {
-  return {
-    id: sale.id,
-    organization_id: sale.organizationId,
-    checkout_id: sale.checkoutId ?? null,
-    transaction_id: sale.transactionId ?? null,
-    gateway_transaction_id: related.gatewayTransactionId,
-    customer: related.customer,
-    product: related.product,
-    price_id: sale.priceId,
-    subscription_id: sale.subscriptionId ?? null,
-    discount_id: sale.discountId ?? null,
-    currency: sale.currency.toUpperCase(),
-    subtotal_amount: sale.subtotalAmount,
-    discount_amount: sale.discountAmount,
-    amount: sale.amount,
-    ...chargedPayment(related.chargedAmount ?? sale.amount, sale.installments),
-    payment_method: sale.paymentMethod,
-    status: sale.status,
-    refunded_amount: sale.refundedAmount,
-    created_at: iso(sale.createdAt)!,
-    updated_at: iso(sale.updatedAt)!,
-  };
-}
 
 export const refundSchema = z.object({
   id: z.string(),

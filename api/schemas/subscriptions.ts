@@ -10,8 +10,11 @@ type ChargeEntity = InferEntity<typeof SubscriptionCharge>;
 
 const timestamp = z.string();
 
-/** The subscription's fields; its card token stays out (it charges the customer's card). */
-export const subscriptionSchema = z.object({
+/**
+ * The subscription's fields; its card token stays out (it charges the customer's card). The record its
+ * events carry: the API's answers add the link to its workflow in the Temporal UI (subscriptionSchema).
+ */
+export const subscriptionRecordSchema = z.object({
   id: z.string(),
   organization_id: z.string(),
   status: z.enum(SUBSCRIPTION_STATUSES),
@@ -37,8 +40,11 @@ export const subscriptionSchema = z.object({
   created_at: timestamp,
   modified_at: timestamp.nullable(),
   workflow_id: z.string().describe('subscription:<id>, the Temporal workflow that bills it'),
-  workflow_url: z.string().describe('That workflow in the Temporal UI'),
   metadata: z.record(z.string(), z.unknown()).describe("The merchant's key/value metadata"),
+});
+/** A subscription as the API answers it: its record and the link to its workflow. */
+export const subscriptionSchema = subscriptionRecordSchema.extend({
+  workflow_url: z.string().describe('That workflow in the Temporal UI (the API’s address of it; events leave it out)'),
 });
 export type SubscriptionBody = z.infer<typeof subscriptionSchema>;
 

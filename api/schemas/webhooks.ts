@@ -59,20 +59,8 @@ export const webhookWithSecretSchema = webhookSchema.extend({
   secret: z.string().meta({ description: 'The signing secret (whsec_…): shown only now' }),
 });
 
-export function webhookRecord(r: Row): z.infer<typeof webhookSchema> {
-  return {
-    id: r.id as string,
-    organization_id: r.organization_id as string,
-    url: r.url as string,
-    description: (r.description as string | null) ?? null,
-    event_types: r.event_types as string[],
-    enabled: r.enabled as boolean,
-    disabled_reason: (r.disabled_reason as string | null) ?? null,
-    failing_since: iso(r.failing_since as Date | null),
-    created_at: iso(r.created_at as Date)!,
-    updated_at: iso(r.updated_at as Date)!,
-  };
-}
+/** The endpoint's record: db/webhook-records.ts (its events carry it too). */
+export { webhookRecord } from '../../db/webhook-records.ts';
 
 export const listDeliveriesQuery = listQuery(['created_at']).extend({
   endpoint_id: uuid.optional(),

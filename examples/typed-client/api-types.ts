@@ -1255,9 +1255,1203 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'organization.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** organization.created: data is the Organization */
+    post: operations['onOrganizationCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'organization.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** organization.updated: data is the Organization */
+    post: operations['onOrganizationUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'organization_member.added': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** organization_member.added: data is the OrganizationMember */
+    post: operations['onOrganizationMemberAdded'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'organization_member.removed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** organization_member.removed: data is the OrganizationMember */
+    post: operations['onOrganizationMemberRemoved'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** api_key.created: data is the ApiKey */
+    post: operations['onApiKeyCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.revoked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** api_key.revoked: data is the ApiKey */
+    post: operations['onApiKeyRevoked'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** api_key.deleted: data is the ApiKey */
+    post: operations['onApiKeyDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'access_token.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** access_token.created: data is the AccessToken */
+    post: operations['onAccessTokenCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'access_token.revoked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** access_token.revoked: data is the AccessToken */
+    post: operations['onAccessTokenRevoked'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** customer.created: data is the Customer */
+    post: operations['onCustomerCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** customer.updated: data is the Customer */
+    post: operations['onCustomerUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** customer.deleted: data is the Customer */
+    post: operations['onCustomerDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'product.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** product.created: data is the Product */
+    post: operations['onProductCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'product.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** product.updated: data is the Product */
+    post: operations['onProductUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** price.created: data is the Price */
+    post: operations['onPriceCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** price.updated: data is the Price */
+    post: operations['onPriceUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discount.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discount.created: data is the Discount */
+    post: operations['onDiscountCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discount.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discount.updated: data is the Discount */
+    post: operations['onDiscountUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'discount.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** discount.deleted: data is the Discount */
+    post: operations['onDiscountDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'checkout_link.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** checkout_link.created: data is the CheckoutLink */
+    post: operations['onCheckoutLinkCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'checkout_link.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** checkout_link.updated: data is the CheckoutLink */
+    post: operations['onCheckoutLinkUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'checkout_link.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** checkout_link.deleted: data is the CheckoutLink */
+    post: operations['onCheckoutLinkDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'checkout.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** checkout.created: data is the Checkout */
+    post: operations['onCheckoutCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'checkout.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** checkout.updated: data is the Checkout */
+    post: operations['onCheckoutUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sale.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.created: data is the Sale */
+    post: operations['onSaleCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sale.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.paid: data is the Sale */
+    post: operations['onSalePaid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sale.refunded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.refunded: data is the Sale */
+    post: operations['onSaleRefunded'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.created: data is the Subscription */
+    post: operations['onSubscriptionCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.active': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.active: data is the Subscription */
+    post: operations['onSubscriptionActive'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.updated: data is the Subscription */
+    post: operations['onSubscriptionUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.past_due': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.past_due: data is the Subscription */
+    post: operations['onSubscriptionPastDue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.canceled: data is the Subscription */
+    post: operations['onSubscriptionCanceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.uncanceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.uncanceled: data is the Subscription */
+    post: operations['onSubscriptionUncanceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.revoked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** subscription.revoked: data is the Subscription */
+    post: operations['onSubscriptionRevoked'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** invoice.created: data is the Invoice */
+    post: operations['onInvoiceCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** invoice.paid: data is the Invoice */
+    post: operations['onInvoicePaid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** invoice.failed: data is the Invoice */
+    post: operations['onInvoiceFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.voided': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** invoice.voided: data is the Invoice */
+    post: operations['onInvoiceVoided'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'refund.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** refund.created: data is the Refund */
+    post: operations['onRefundCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook_endpoint.created: data is the WebhookEndpoint */
+    post: operations['onWebhookEndpointCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook_endpoint.updated: data is the WebhookEndpoint */
+    post: operations['onWebhookEndpointUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook_endpoint.deleted: data is the WebhookEndpoint */
+    post: operations['onWebhookEndpointDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.disabled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook_endpoint.disabled: data is the WebhookEndpoint */
+    post: operations['onWebhookEndpointDisabled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook_endpoint.ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** webhook_endpoint.ping: data is the WebhookEndpoint */
+    post: operations['onWebhookEndpointPing'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
-  schemas: never;
+  schemas: {
+    Organization: {
+      id: string;
+      parent_organization_id: string | null;
+      name: string;
+      slug: string;
+      avatar_url: string | null;
+      bio: string | null;
+      company: string | null;
+      blog: string | null;
+      location: string | null;
+      email: string | null;
+      website: string | null;
+      social_username: string | null;
+      status: string;
+      next_review_threshold: number;
+      customer_invoice_prefix: string;
+      customer_invoice_next_number: number;
+      profile_settings: {
+        [key: string]: unknown;
+      };
+      feature_settings: {
+        [key: string]: unknown;
+      };
+      subscription_settings: {
+        allow_multiple_subscriptions: boolean;
+        allow_customer_updates: boolean;
+        proration_behavior: string;
+        dunning_retry_days: number[];
+        /** @enum {string} */
+        dunning_exhausted_status: 'unpaid' | 'canceled';
+      };
+      notification_settings: {
+        new_sale: boolean;
+        new_subscription: boolean;
+      };
+      socials: unknown[];
+      details: {
+        [key: string]: unknown;
+      };
+      created_at: string;
+      modified_at: string | null;
+      onboarded_at: string | null;
+    };
+    OrganizationMember: {
+      email: string;
+      avatar_url: string | null;
+      created_at: string;
+      role: string;
+    };
+    ApiKey: {
+      id: string;
+      name: string;
+      /** @enum {string} */
+      environment: 'live' | 'test';
+      scopes: string[];
+      masked_key: string;
+      created_at: string;
+      last_used_at: string | null;
+      expires_at: string | null;
+      revoked: boolean;
+      revoked_at: string | null;
+      /** @enum {string} */
+      status: 'active' | 'expired' | 'revoked';
+    };
+    AccessToken: {
+      id: string;
+      comment: string;
+      scopes: string[];
+      masked_token: string;
+      created_at: string;
+      expires_at: string | null;
+      last_used_at: string | null;
+    };
+    Customer: {
+      id: string;
+      email: string;
+      name: string | null;
+      external_id: string | null;
+      billing_name: string | null;
+      billing_address: {
+        line1: string;
+        city: string;
+        state: string | null;
+        postal_code: string | null;
+        country: string;
+      } | null;
+      tax_id: {
+        /** @enum {string} */
+        type: 'cpf' | 'cnpj';
+        number: string;
+      } | null;
+      user_metadata: {
+        [key: string]: unknown;
+      };
+      email_verified: boolean;
+      avatar_url: string | null;
+      organization_id: string;
+      created_at: string;
+      updated_at: string;
+    };
+    Product: {
+      id: string;
+      organization_id: string;
+      name: string;
+      /** @description Markdown */
+      description: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      is_archived: boolean;
+      is_tax_applicable: boolean;
+      default_price_id: string | null;
+      prices: components['schemas']['Price'][];
+      /** @description Image files shown with the product, in order */
+      medias: {
+        id: string;
+        name: string;
+        /** @example image/png */
+        mime_type: string;
+        /** @description Bytes */
+        size: number;
+        /** @description SHA-256 of the bytes, hex */
+        checksum_sha256: string;
+      }[];
+      /**
+       * @description ISO 8601 UTC
+       * @example 2025-01-31T12:00:00.000Z
+       */
+      created_at: string;
+      modified_at: string | null;
+    };
+    Price: {
+      id: string;
+      product_id: string;
+      /** @description Descriptive label with no billing effect */
+      name: string | null;
+      /** @enum {string} */
+      type: 'one_time' | 'recurring';
+      /**
+       * @description Lower-case ISO 4217
+       * @example brl
+       */
+      currency: string;
+      /**
+       * @description Minor units (cents)
+       * @example 4990
+       */
+      unit_amount: number;
+      interval: ('day' | 'week' | 'month' | 'year') | null;
+      interval_count: number | null;
+      tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
+      /** @description false means archived: kept, but not used in new checkouts */
+      active: boolean;
+      metadata: {
+        [key: string]: unknown;
+      };
+      gateway_recurrence_plan_id: string | null;
+      /**
+       * @description ISO 8601 UTC
+       * @example 2025-01-31T12:00:00.000Z
+       */
+      created_at: string;
+      modified_at: string | null;
+      deleted_at: string | null;
+    };
+    Discount: {
+      id: string;
+      organization_id: string;
+      name: string;
+      code: string | null;
+      /** @enum {string} */
+      type: 'percentage' | 'fixed';
+      basis_points: number | null;
+      amount: number | null;
+      currency: string | null;
+      /** @enum {string} */
+      duration: 'once' | 'forever' | 'repeating';
+      duration_in_months: number | null;
+      starts_at: string | null;
+      ends_at: string | null;
+      max_redemptions: number | null;
+      redemptions_count: number;
+      product_ids: string[];
+      metadata: {
+        [key: string]: unknown;
+      };
+      created_at: string;
+      modified_at: string | null;
+    };
+    CheckoutLink: {
+      id: string;
+      label: string | null;
+      url: string;
+      product_ids: string[];
+      discount_id: string | null;
+      success_url: string | null;
+      cancel_url: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      created_at: string;
+      updated_at: string;
+      organization_id: string;
+      allow_discount_codes: boolean;
+      is_archived: boolean;
+    };
+    Checkout: {
+      id: string;
+      organization_id: string;
+      /** @enum {string} */
+      status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+      /** @description For the frontend; authenticates the public checkout endpoints */
+      client_secret: string;
+      /** @constant */
+      payment_processor: 'gateway';
+      product_id: string;
+      product_price_id: string;
+      products: string[];
+      quantity: number;
+      /**
+       * @description Upper case
+       * @example BRL
+       */
+      currency: string;
+      /** @description Unit amount × quantity, cents */
+      subtotal_amount: number;
+      discount_amount: number;
+      /** @description Charged, after discount, cents */
+      amount: number;
+      discount_id: string | null;
+      allow_discount_codes: boolean;
+      customer_id: string | null;
+      external_customer_id: string | null;
+      is_business_customer: boolean;
+      customer_name: string | null;
+      customer_email: string | null;
+      customer_ip_address: string | null;
+      customer_billing_name: string | null;
+      customer_billing_address: {
+        line1: string;
+        city: string;
+        state: string | null;
+        postal_code: string | null;
+        country: string;
+      } | null;
+      customer_tax_id: string | null;
+      customer_metadata: {
+        [key: string]: unknown;
+      };
+      subscription_id: string | null;
+      /** @enum {string} */
+      recurrence_billing: 'gateway' | 'manual';
+      trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+      trial_interval_count: number | null;
+      require_billing_address: boolean;
+      success_url: string | null;
+      cancel_url: string | null;
+      embed_origin: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      no_fees_installments: boolean;
+      checkout_link_id: string | null;
+      payment_method: string | null;
+      /** @description After confirmation: transaction_id, status, authorization_code, installments */
+      gateway_payment_data: {
+        [key: string]: unknown;
+      } | null;
+      decline_reason: string | null;
+      /** @description checkout:<id> */
+      workflow_id: string;
+      /**
+       * @description ISO 8601 UTC
+       * @example 2025-01-31T12:00:00.000Z
+       */
+      expires_at: string;
+      /**
+       * @description ISO 8601 UTC
+       * @example 2025-01-31T12:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * @description ISO 8601 UTC
+       * @example 2025-01-31T12:00:00.000Z
+       */
+      updated_at: string;
+    };
+    Sale: {
+      id: string;
+      organization_id: string;
+      checkout_id: string | null;
+      /** @description Our transaction record; null for a sale whose total was zero */
+      transaction_id: string | null;
+      /** @description The gateway identifier (GET /transactions/<it>); null for a sale whose total was zero */
+      gateway_transaction_id: string | null;
+      customer: {
+        id: string;
+        email: string;
+        name: string | null;
+      };
+      product: {
+        id: string;
+        name: string;
+      };
+      price_id: string;
+      subscription_id: string | null;
+      discount_id: string | null;
+      /** @description Upper case, as on checkouts */
+      currency: string;
+      subtotal_amount: number;
+      discount_amount: number;
+      /** @description What the sale was for, after discount, in cents */
+      amount: number;
+      installments: number;
+      /** @description What the buyer pays each month, interest included, in cents */
+      installment_amount: number;
+      /** @description What the buyer paid in all, installment interest included (the amount charged), in cents */
+      total_amount: number;
+      payment_method: string;
+      /** @enum {string} */
+      status: 'paid' | 'refunded' | 'partially_refunded';
+      refunded_amount: number;
+      created_at: string;
+      updated_at: string;
+    };
+    Subscription: {
+      id: string;
+      organization_id: string;
+      /** @enum {string} */
+      status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+      customer_id: string;
+      product_id: string;
+      price_id: string;
+      checkout_id: string | null;
+      /**
+       * @description gateway: the gateway renews it; manual: our own renewals charge it
+       * @enum {string}
+       */
+      recurrence_billing: 'gateway' | 'manual';
+      gateway_subscription_id: string | null;
+      /** @description What each period is charged, after discount, in cents */
+      amount: number;
+      /** @description The price before discounts, in cents */
+      subtotal_amount: number;
+      /** @description Upper case, as on checkouts */
+      currency: string;
+      discount_id: string | null;
+      current_period_start: string;
+      current_period_end: string;
+      /** @description 0 during the trial, then 1, 2… */
+      period_number: number;
+      trial_end: string | null;
+      cancel_at_period_end: boolean;
+      canceled_at: string | null;
+      ended_at: string | null;
+      created_at: string;
+      modified_at: string | null;
+      /** @description subscription:<id>, the Temporal workflow that bills it */
+      workflow_id: string;
+      /** @description The merchant's key/value metadata */
+      metadata: {
+        [key: string]: unknown;
+      };
+    };
+    Invoice: {
+      id: string;
+      /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
+      number: string;
+      gateway_invoice_id: string;
+      subscription_id: string;
+      organization_id: string;
+      /** @description Cents */
+      amount: number;
+      /** @description Upper case (BRL) */
+      currency: string;
+      description: string | null;
+      /** @description YYYY-MM-DD */
+      due_date: string;
+      /** @description YYYY-MM-DD */
+      expiration_date: string | null;
+      /**
+       * @description The gateway charges the subscription’s card
+       * @constant
+       */
+      payment_method: 'credit';
+      /**
+       * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+       * @enum {string}
+       */
+      status: 'pending' | 'paid' | 'failed' | 'voided';
+      no_fees_installments: boolean;
+      /** @description The gateway's decline reason when failed */
+      failure_reason: string | null;
+      /** @description Our transaction record of the charge, once one was made */
+      transaction_id: string | null;
+      paid_at: string | null;
+      created_at: string;
+      modified_at: string;
+      /** @description invoice:<id>, the Temporal workflow that runs it */
+      workflow_id: string;
+    };
+    Refund: {
+      id: string;
+      organization_id: string;
+      sale_id: string;
+      transaction_id: string;
+      amount: number;
+      currency: string;
+      reason: string | null;
+      /**
+       * @description pending while the gateway has not confirmed it
+       * @enum {string}
+       */
+      status: 'pending' | 'succeeded' | 'failed';
+      created_at: string;
+      updated_at: string;
+    };
+    WebhookEndpoint: {
+      id: string;
+      organization_id: string;
+      url: string;
+      description: string | null;
+      event_types: string[];
+      enabled: boolean;
+      disabled_reason: string | null;
+      failing_since: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    Event: {
+      id: string;
+      type: string;
+      created_at: string;
+      organization_id: string;
+      /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+      actor: {
+        /** @enum {string} */
+        type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+        id: string | null;
+      } | null;
+      data: {
+        [key: string]: unknown;
+      };
+    };
+  };
   responses: never;
   parameters: never;
   requestBodies: never;
@@ -1493,49 +2687,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              parent_organization_id: string | null;
-              name: string;
-              slug: string;
-              avatar_url: string | null;
-              bio: string | null;
-              company: string | null;
-              blog: string | null;
-              location: string | null;
-              email: string | null;
-              website: string | null;
-              social_username: string | null;
-              status: string;
-              next_review_threshold: number;
-              customer_invoice_prefix: string;
-              customer_invoice_next_number: number;
-              profile_settings: {
-                [key: string]: unknown;
-              };
-              feature_settings: {
-                [key: string]: unknown;
-              };
-              subscription_settings: {
-                allow_multiple_subscriptions: boolean;
-                allow_customer_updates: boolean;
-                proration_behavior: string;
-                dunning_retry_days: number[];
-                /** @enum {string} */
-                dunning_exhausted_status: 'unpaid' | 'canceled';
-              };
-              notification_settings: {
-                new_sale: boolean;
-                new_subscription: boolean;
-              };
-              socials: unknown[];
-              details: {
-                [key: string]: unknown;
-              };
-              created_at: string;
-              modified_at: string | null;
-              onboarded_at: string | null;
-            }[];
+            items: components['schemas']['Organization'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -1712,49 +2864,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            parent_organization_id: string | null;
-            name: string;
-            slug: string;
-            avatar_url: string | null;
-            bio: string | null;
-            company: string | null;
-            blog: string | null;
-            location: string | null;
-            email: string | null;
-            website: string | null;
-            social_username: string | null;
-            status: string;
-            next_review_threshold: number;
-            customer_invoice_prefix: string;
-            customer_invoice_next_number: number;
-            profile_settings: {
-              [key: string]: unknown;
-            };
-            feature_settings: {
-              [key: string]: unknown;
-            };
-            subscription_settings: {
-              allow_multiple_subscriptions: boolean;
-              allow_customer_updates: boolean;
-              proration_behavior: string;
-              dunning_retry_days: number[];
-              /** @enum {string} */
-              dunning_exhausted_status: 'unpaid' | 'canceled';
-            };
-            notification_settings: {
-              new_sale: boolean;
-              new_subscription: boolean;
-            };
-            socials: unknown[];
-            details: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-            onboarded_at: string | null;
-          };
+          'application/json': components['schemas']['Organization'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -1906,49 +3016,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            parent_organization_id: string | null;
-            name: string;
-            slug: string;
-            avatar_url: string | null;
-            bio: string | null;
-            company: string | null;
-            blog: string | null;
-            location: string | null;
-            email: string | null;
-            website: string | null;
-            social_username: string | null;
-            status: string;
-            next_review_threshold: number;
-            customer_invoice_prefix: string;
-            customer_invoice_next_number: number;
-            profile_settings: {
-              [key: string]: unknown;
-            };
-            feature_settings: {
-              [key: string]: unknown;
-            };
-            subscription_settings: {
-              allow_multiple_subscriptions: boolean;
-              allow_customer_updates: boolean;
-              proration_behavior: string;
-              dunning_retry_days: number[];
-              /** @enum {string} */
-              dunning_exhausted_status: 'unpaid' | 'canceled';
-            };
-            notification_settings: {
-              new_sale: boolean;
-              new_subscription: boolean;
-            };
-            socials: unknown[];
-            details: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-            onboarded_at: string | null;
-          };
+          'application/json': components['schemas']['Organization'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -2119,49 +3187,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            parent_organization_id: string | null;
-            name: string;
-            slug: string;
-            avatar_url: string | null;
-            bio: string | null;
-            company: string | null;
-            blog: string | null;
-            location: string | null;
-            email: string | null;
-            website: string | null;
-            social_username: string | null;
-            status: string;
-            next_review_threshold: number;
-            customer_invoice_prefix: string;
-            customer_invoice_next_number: number;
-            profile_settings: {
-              [key: string]: unknown;
-            };
-            feature_settings: {
-              [key: string]: unknown;
-            };
-            subscription_settings: {
-              allow_multiple_subscriptions: boolean;
-              allow_customer_updates: boolean;
-              proration_behavior: string;
-              dunning_retry_days: number[];
-              /** @enum {string} */
-              dunning_exhausted_status: 'unpaid' | 'canceled';
-            };
-            notification_settings: {
-              new_sale: boolean;
-              new_subscription: boolean;
-            };
-            socials: unknown[];
-            details: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-            onboarded_at: string | null;
-          };
+          'application/json': components['schemas']['Organization'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -2469,12 +3495,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            email: string;
-            avatar_url: string | null;
-            created_at: string;
-            role: string;
-          };
+          'application/json': components['schemas']['OrganizationMember'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -2752,36 +3773,8 @@ export interface operations {
         };
         content: {
           'application/json': {
-            active: {
-              id: string;
-              name: string;
-              /** @enum {string} */
-              environment: 'live' | 'test';
-              scopes: string[];
-              masked_key: string;
-              created_at: string;
-              last_used_at: string | null;
-              expires_at: string | null;
-              revoked: boolean;
-              revoked_at: string | null;
-              /** @enum {string} */
-              status: 'active' | 'expired' | 'revoked';
-            }[];
-            revoked: {
-              id: string;
-              name: string;
-              /** @enum {string} */
-              environment: 'live' | 'test';
-              scopes: string[];
-              masked_key: string;
-              created_at: string;
-              last_used_at: string | null;
-              expires_at: string | null;
-              revoked: boolean;
-              revoked_at: string | null;
-              /** @enum {string} */
-              status: 'active' | 'expired' | 'revoked';
-            }[];
+            active: components['schemas']['ApiKey'][];
+            revoked: components['schemas']['ApiKey'][];
           };
         };
       };
@@ -3096,21 +4089,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            environment: 'live' | 'test';
-            scopes: string[];
-            masked_key: string;
-            created_at: string;
-            last_used_at: string | null;
-            expires_at: string | null;
-            revoked: boolean;
-            revoked_at: string | null;
-            /** @enum {string} */
-            status: 'active' | 'expired' | 'revoked';
-          };
+          'application/json': components['schemas']['ApiKey'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -3367,15 +4346,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              comment: string;
-              scopes: string[];
-              masked_token: string;
-              created_at: string;
-              expires_at: string | null;
-              last_used_at: string | null;
-            }[];
+            items: components['schemas']['AccessToken'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -3845,70 +4816,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              name: string;
-              /** @description Markdown */
-              description: string | null;
-              metadata: {
-                [key: string]: unknown;
-              };
-              is_archived: boolean;
-              is_tax_applicable: boolean;
-              default_price_id: string | null;
-              prices: {
-                id: string;
-                product_id: string;
-                /** @description Descriptive label with no billing effect */
-                name: string | null;
-                /** @enum {string} */
-                type: 'one_time' | 'recurring';
-                /**
-                 * @description Lower-case ISO 4217
-                 * @example brl
-                 */
-                currency: string;
-                /**
-                 * @description Minor units (cents)
-                 * @example 4990
-                 */
-                unit_amount: number;
-                interval: ('day' | 'week' | 'month' | 'year') | null;
-                interval_count: number | null;
-                tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
-                /** @description false means archived: kept, but not used in new checkouts */
-                active: boolean;
-                metadata: {
-                  [key: string]: unknown;
-                };
-                gateway_recurrence_plan_id: string | null;
-                /**
-                 * @description ISO 8601 UTC
-                 * @example 2025-01-31T12:00:00.000Z
-                 */
-                created_at: string;
-                modified_at: string | null;
-                deleted_at: string | null;
-              }[];
-              /** @description Image files shown with the product, in order */
-              medias: {
-                id: string;
-                name: string;
-                /** @example image/png */
-                mime_type: string;
-                /** @description Bytes */
-                size: number;
-                /** @description SHA-256 of the bytes, hex */
-                checksum_sha256: string;
-              }[];
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              created_at: string;
-              modified_at: string | null;
-            }[];
+            items: components['schemas']['Product'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -4088,70 +4996,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            /** @description Markdown */
-            description: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            is_archived: boolean;
-            is_tax_applicable: boolean;
-            default_price_id: string | null;
-            prices: {
-              id: string;
-              product_id: string;
-              /** @description Descriptive label with no billing effect */
-              name: string | null;
-              /** @enum {string} */
-              type: 'one_time' | 'recurring';
-              /**
-               * @description Lower-case ISO 4217
-               * @example brl
-               */
-              currency: string;
-              /**
-               * @description Minor units (cents)
-               * @example 4990
-               */
-              unit_amount: number;
-              interval: ('day' | 'week' | 'month' | 'year') | null;
-              interval_count: number | null;
-              tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
-              /** @description false means archived: kept, but not used in new checkouts */
-              active: boolean;
-              metadata: {
-                [key: string]: unknown;
-              };
-              gateway_recurrence_plan_id: string | null;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              created_at: string;
-              modified_at: string | null;
-              deleted_at: string | null;
-            }[];
-            /** @description Image files shown with the product, in order */
-            medias: {
-              id: string;
-              name: string;
-              /** @example image/png */
-              mime_type: string;
-              /** @description Bytes */
-              size: number;
-              /** @description SHA-256 of the bytes, hex */
-              checksum_sha256: string;
-            }[];
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Product'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -4303,70 +5148,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            /** @description Markdown */
-            description: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            is_archived: boolean;
-            is_tax_applicable: boolean;
-            default_price_id: string | null;
-            prices: {
-              id: string;
-              product_id: string;
-              /** @description Descriptive label with no billing effect */
-              name: string | null;
-              /** @enum {string} */
-              type: 'one_time' | 'recurring';
-              /**
-               * @description Lower-case ISO 4217
-               * @example brl
-               */
-              currency: string;
-              /**
-               * @description Minor units (cents)
-               * @example 4990
-               */
-              unit_amount: number;
-              interval: ('day' | 'week' | 'month' | 'year') | null;
-              interval_count: number | null;
-              tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
-              /** @description false means archived: kept, but not used in new checkouts */
-              active: boolean;
-              metadata: {
-                [key: string]: unknown;
-              };
-              gateway_recurrence_plan_id: string | null;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              created_at: string;
-              modified_at: string | null;
-              deleted_at: string | null;
-            }[];
-            /** @description Image files shown with the product, in order */
-            medias: {
-              id: string;
-              name: string;
-              /** @example image/png */
-              mime_type: string;
-              /** @description Bytes */
-              size: number;
-              /** @description SHA-256 of the bytes, hex */
-              checksum_sha256: string;
-            }[];
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Product'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -4666,70 +5448,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            /** @description Markdown */
-            description: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            is_archived: boolean;
-            is_tax_applicable: boolean;
-            default_price_id: string | null;
-            prices: {
-              id: string;
-              product_id: string;
-              /** @description Descriptive label with no billing effect */
-              name: string | null;
-              /** @enum {string} */
-              type: 'one_time' | 'recurring';
-              /**
-               * @description Lower-case ISO 4217
-               * @example brl
-               */
-              currency: string;
-              /**
-               * @description Minor units (cents)
-               * @example 4990
-               */
-              unit_amount: number;
-              interval: ('day' | 'week' | 'month' | 'year') | null;
-              interval_count: number | null;
-              tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
-              /** @description false means archived: kept, but not used in new checkouts */
-              active: boolean;
-              metadata: {
-                [key: string]: unknown;
-              };
-              gateway_recurrence_plan_id: string | null;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              created_at: string;
-              modified_at: string | null;
-              deleted_at: string | null;
-            }[];
-            /** @description Image files shown with the product, in order */
-            medias: {
-              id: string;
-              name: string;
-              /** @example image/png */
-              mime_type: string;
-              /** @description Bytes */
-              size: number;
-              /** @description SHA-256 of the bytes, hex */
-              checksum_sha256: string;
-            }[];
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Product'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -4888,33 +5607,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              email: string;
-              name: string | null;
-              external_id: string | null;
-              billing_name: string | null;
-              billing_address: {
-                line1: string;
-                city: string;
-                state: string | null;
-                postal_code: string | null;
-                country: string;
-              } | null;
-              tax_id: {
-                /** @enum {string} */
-                type: 'cpf' | 'cnpj';
-                number: string;
-              } | null;
-              user_metadata: {
-                [key: string]: unknown;
-              };
-              email_verified: boolean;
-              avatar_url: string | null;
-              organization_id: string;
-              created_at: string;
-              updated_at: string;
-            }[];
+            items: components['schemas']['Customer'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -5095,33 +5788,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            email: string;
-            name: string | null;
-            external_id: string | null;
-            billing_name: string | null;
-            billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            tax_id: {
-              /** @enum {string} */
-              type: 'cpf' | 'cnpj';
-              number: string;
-            } | null;
-            user_metadata: {
-              [key: string]: unknown;
-            };
-            email_verified: boolean;
-            avatar_url: string | null;
-            organization_id: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Customer'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -5273,33 +5940,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            email: string;
-            name: string | null;
-            external_id: string | null;
-            billing_name: string | null;
-            billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            tax_id: {
-              /** @enum {string} */
-              type: 'cpf' | 'cnpj';
-              number: string;
-            } | null;
-            user_metadata: {
-              [key: string]: unknown;
-            };
-            email_verified: boolean;
-            avatar_url: string | null;
-            organization_id: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Customer'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -5597,33 +6238,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            email: string;
-            name: string | null;
-            external_id: string | null;
-            billing_name: string | null;
-            billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            tax_id: {
-              /** @enum {string} */
-              type: 'cpf' | 'cnpj';
-              number: string;
-            } | null;
-            user_metadata: {
-              [key: string]: unknown;
-            };
-            email_verified: boolean;
-            avatar_url: string | null;
-            organization_id: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Customer'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -5775,33 +6390,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            email: string;
-            name: string | null;
-            external_id: string | null;
-            billing_name: string | null;
-            billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            tax_id: {
-              /** @enum {string} */
-              type: 'cpf' | 'cnpj';
-              number: string;
-            } | null;
-            user_metadata: {
-              [key: string]: unknown;
-            };
-            email_verified: boolean;
-            avatar_url: string | null;
-            organization_id: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Customer'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -6099,33 +6688,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            email: string;
-            name: string | null;
-            external_id: string | null;
-            billing_name: string | null;
-            billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            tax_id: {
-              /** @enum {string} */
-              type: 'cpf' | 'cnpj';
-              number: string;
-            } | null;
-            user_metadata: {
-              [key: string]: unknown;
-            };
-            email_verified: boolean;
-            avatar_url: string | null;
-            organization_id: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Customer'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -6285,30 +6848,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              name: string;
-              code: string | null;
-              /** @enum {string} */
-              type: 'percentage' | 'fixed';
-              basis_points: number | null;
-              amount: number | null;
-              currency: string | null;
-              /** @enum {string} */
-              duration: 'once' | 'forever' | 'repeating';
-              duration_in_months: number | null;
-              starts_at: string | null;
-              ends_at: string | null;
-              max_redemptions: number | null;
-              redemptions_count: number;
-              product_ids: string[];
-              metadata: {
-                [key: string]: unknown;
-              };
-              created_at: string;
-              modified_at: string | null;
-            }[];
+            items: components['schemas']['Discount'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -6542,30 +7082,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            code: string | null;
-            /** @enum {string} */
-            type: 'percentage' | 'fixed';
-            basis_points: number | null;
-            amount: number | null;
-            currency: string | null;
-            /** @enum {string} */
-            duration: 'once' | 'forever' | 'repeating';
-            duration_in_months: number | null;
-            starts_at: string | null;
-            ends_at: string | null;
-            max_redemptions: number | null;
-            redemptions_count: number;
-            product_ids: string[];
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Discount'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -6717,30 +7234,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            code: string | null;
-            /** @enum {string} */
-            type: 'percentage' | 'fixed';
-            basis_points: number | null;
-            amount: number | null;
-            currency: string | null;
-            /** @enum {string} */
-            duration: 'once' | 'forever' | 'repeating';
-            duration_in_months: number | null;
-            starts_at: string | null;
-            ends_at: string | null;
-            max_redemptions: number | null;
-            redemptions_count: number;
-            product_ids: string[];
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Discount'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -7010,30 +7504,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            name: string;
-            code: string | null;
-            /** @enum {string} */
-            type: 'percentage' | 'fixed';
-            basis_points: number | null;
-            amount: number | null;
-            currency: string | null;
-            /** @enum {string} */
-            duration: 'once' | 'forever' | 'repeating';
-            duration_in_months: number | null;
-            starts_at: string | null;
-            ends_at: string | null;
-            max_redemptions: number | null;
-            redemptions_count: number;
-            product_ids: string[];
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            modified_at: string | null;
-          };
+          'application/json': components['schemas']['Discount'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -7193,23 +7664,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              label: string | null;
-              url: string;
-              product_ids: string[];
-              discount_id: string | null;
-              success_url: string | null;
-              cancel_url: string | null;
-              metadata: {
-                [key: string]: unknown;
-              };
-              created_at: string;
-              updated_at: string;
-              organization_id: string;
-              allow_discount_codes: boolean;
-              is_archived: boolean;
-            }[];
+            items: components['schemas']['CheckoutLink'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -7357,23 +7812,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            label: string | null;
-            url: string;
-            product_ids: string[];
-            discount_id: string | null;
-            success_url: string | null;
-            cancel_url: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            updated_at: string;
-            organization_id: string;
-            allow_discount_codes: boolean;
-            is_archived: boolean;
-          };
+          'application/json': components['schemas']['CheckoutLink'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -7525,23 +7964,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            label: string | null;
-            url: string;
-            product_ids: string[];
-            discount_id: string | null;
-            success_url: string | null;
-            cancel_url: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            updated_at: string;
-            organization_id: string;
-            allow_discount_codes: boolean;
-            is_archived: boolean;
-          };
+          'application/json': components['schemas']['CheckoutLink'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -7806,23 +8229,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            label: string | null;
-            url: string;
-            product_ids: string[];
-            discount_id: string | null;
-            success_url: string | null;
-            cancel_url: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            created_at: string;
-            updated_at: string;
-            organization_id: string;
-            allow_discount_codes: boolean;
-            is_archived: boolean;
-          };
+          'application/json': components['schemas']['CheckoutLink'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -7985,21 +8392,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              type: string;
-              created_at: string;
-              organization_id: string;
-              /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
-              actor: {
-                /** @enum {string} */
-                type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
-                id: string | null;
-              } | null;
-              data: {
-                [key: string]: unknown;
-              };
-            }[];
+            items: components['schemas']['Event'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -8130,21 +8523,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            type: string;
-            created_at: string;
-            organization_id: string;
-            /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
-            actor: {
-              /** @enum {string} */
-              type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
-              id: string | null;
-            } | null;
-            data: {
-              [key: string]: unknown;
-            };
-          };
+          'application/json': components['schemas']['Event'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -9248,18 +9627,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              url: string;
-              description: string | null;
-              event_types: string[];
-              enabled: boolean;
-              disabled_reason: string | null;
-              failing_since: string | null;
-              created_at: string;
-              updated_at: string;
-            }[];
+            items: components['schemas']['WebhookEndpoint'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -9614,18 +9982,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            url: string;
-            description: string | null;
-            event_types: string[];
-            enabled: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -9933,18 +10290,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            url: string;
-            description: string | null;
-            event_types: string[];
-            enabled: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -11674,87 +12020,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              /** @enum {string} */
-              status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-              /** @description For the frontend; authenticates the public checkout endpoints */
-              client_secret: string;
-              /** @enum {string} */
-              payment_processor: 'gateway';
-              product_id: string;
-              product_price_id: string;
-              products: string[];
-              quantity: number;
-              /**
-               * @description Upper case
-               * @example BRL
-               */
-              currency: string;
-              /** @description Unit amount × quantity, cents */
-              subtotal_amount: number;
-              discount_amount: number;
-              /** @description Charged, after discount, cents */
-              amount: number;
-              discount_id: string | null;
-              allow_discount_codes: boolean;
-              customer_id: string | null;
-              external_customer_id: string | null;
-              is_business_customer: boolean;
-              customer_name: string | null;
-              customer_email: string | null;
-              customer_ip_address: string | null;
-              customer_billing_name: string | null;
-              customer_billing_address: {
-                line1: string;
-                city: string;
-                state: string | null;
-                postal_code: string | null;
-                country: string;
-              } | null;
-              customer_tax_id: string | null;
-              customer_metadata: {
-                [key: string]: unknown;
-              };
-              subscription_id: string | null;
-              /** @enum {string} */
-              recurrence_billing: 'gateway' | 'manual';
-              trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-              trial_interval_count: number | null;
-              require_billing_address: boolean;
-              success_url: string | null;
-              cancel_url: string | null;
-              embed_origin: string | null;
-              metadata: {
-                [key: string]: unknown;
-              };
-              no_fees_installments: boolean;
-              checkout_link_id: string | null;
-              payment_method: string | null;
-              /** @description After confirmation: transaction_id, status, authorization_code, installments */
-              gateway_payment_data: {
-                [key: string]: unknown;
-              } | null;
-              decline_reason: string | null;
-              /** @description checkout:<id> */
-              workflow_id: string;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              expires_at: string;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              created_at: string;
-              /**
-               * @description ISO 8601 UTC
-               * @example 2025-01-31T12:00:00.000Z
-               */
-              updated_at: string;
-            }[];
+            items: components['schemas']['Checkout'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -11998,87 +12264,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            /** @description For the frontend; authenticates the public checkout endpoints */
-            client_secret: string;
-            /** @enum {string} */
-            payment_processor: 'gateway';
-            product_id: string;
-            product_price_id: string;
-            products: string[];
-            quantity: number;
-            /**
-             * @description Upper case
-             * @example BRL
-             */
-            currency: string;
-            /** @description Unit amount × quantity, cents */
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description Charged, after discount, cents */
-            amount: number;
-            discount_id: string | null;
-            allow_discount_codes: boolean;
-            customer_id: string | null;
-            external_customer_id: string | null;
-            is_business_customer: boolean;
-            customer_name: string | null;
-            customer_email: string | null;
-            customer_ip_address: string | null;
-            customer_billing_name: string | null;
-            customer_billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            customer_tax_id: string | null;
-            customer_metadata: {
-              [key: string]: unknown;
-            };
-            subscription_id: string | null;
-            /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            require_billing_address: boolean;
-            success_url: string | null;
-            cancel_url: string | null;
-            embed_origin: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            no_fees_installments: boolean;
-            checkout_link_id: string | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description checkout:<id> */
-            workflow_id: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Checkout'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -12243,87 +12429,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            /** @description For the frontend; authenticates the public checkout endpoints */
-            client_secret: string;
-            /** @enum {string} */
-            payment_processor: 'gateway';
-            product_id: string;
-            product_price_id: string;
-            products: string[];
-            quantity: number;
-            /**
-             * @description Upper case
-             * @example BRL
-             */
-            currency: string;
-            /** @description Unit amount × quantity, cents */
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description Charged, after discount, cents */
-            amount: number;
-            discount_id: string | null;
-            allow_discount_codes: boolean;
-            customer_id: string | null;
-            external_customer_id: string | null;
-            is_business_customer: boolean;
-            customer_name: string | null;
-            customer_email: string | null;
-            customer_ip_address: string | null;
-            customer_billing_name: string | null;
-            customer_billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            customer_tax_id: string | null;
-            customer_metadata: {
-              [key: string]: unknown;
-            };
-            subscription_id: string | null;
-            /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            require_billing_address: boolean;
-            success_url: string | null;
-            cancel_url: string | null;
-            embed_origin: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            no_fees_installments: boolean;
-            checkout_link_id: string | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description checkout:<id> */
-            workflow_id: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Checkout'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -12483,87 +12589,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            /** @description For the frontend; authenticates the public checkout endpoints */
-            client_secret: string;
-            /** @enum {string} */
-            payment_processor: 'gateway';
-            product_id: string;
-            product_price_id: string;
-            products: string[];
-            quantity: number;
-            /**
-             * @description Upper case
-             * @example BRL
-             */
-            currency: string;
-            /** @description Unit amount × quantity, cents */
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description Charged, after discount, cents */
-            amount: number;
-            discount_id: string | null;
-            allow_discount_codes: boolean;
-            customer_id: string | null;
-            external_customer_id: string | null;
-            is_business_customer: boolean;
-            customer_name: string | null;
-            customer_email: string | null;
-            customer_ip_address: string | null;
-            customer_billing_name: string | null;
-            customer_billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            customer_tax_id: string | null;
-            customer_metadata: {
-              [key: string]: unknown;
-            };
-            subscription_id: string | null;
-            /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            require_billing_address: boolean;
-            success_url: string | null;
-            cancel_url: string | null;
-            embed_origin: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            no_fees_installments: boolean;
-            checkout_link_id: string | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description checkout:<id> */
-            workflow_id: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Checkout'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -12718,87 +12744,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            /** @description For the frontend; authenticates the public checkout endpoints */
-            client_secret: string;
-            /** @enum {string} */
-            payment_processor: 'gateway';
-            product_id: string;
-            product_price_id: string;
-            products: string[];
-            quantity: number;
-            /**
-             * @description Upper case
-             * @example BRL
-             */
-            currency: string;
-            /** @description Unit amount × quantity, cents */
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description Charged, after discount, cents */
-            amount: number;
-            discount_id: string | null;
-            allow_discount_codes: boolean;
-            customer_id: string | null;
-            external_customer_id: string | null;
-            is_business_customer: boolean;
-            customer_name: string | null;
-            customer_email: string | null;
-            customer_ip_address: string | null;
-            customer_billing_name: string | null;
-            customer_billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            customer_tax_id: string | null;
-            customer_metadata: {
-              [key: string]: unknown;
-            };
-            subscription_id: string | null;
-            /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            require_billing_address: boolean;
-            success_url: string | null;
-            cancel_url: string | null;
-            embed_origin: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            no_fees_installments: boolean;
-            checkout_link_id: string | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description checkout:<id> */
-            workflow_id: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Checkout'];
         };
       };
       /** @description Default Response */
@@ -12807,87 +12753,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            /** @description For the frontend; authenticates the public checkout endpoints */
-            client_secret: string;
-            /** @enum {string} */
-            payment_processor: 'gateway';
-            product_id: string;
-            product_price_id: string;
-            products: string[];
-            quantity: number;
-            /**
-             * @description Upper case
-             * @example BRL
-             */
-            currency: string;
-            /** @description Unit amount × quantity, cents */
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description Charged, after discount, cents */
-            amount: number;
-            discount_id: string | null;
-            allow_discount_codes: boolean;
-            customer_id: string | null;
-            external_customer_id: string | null;
-            is_business_customer: boolean;
-            customer_name: string | null;
-            customer_email: string | null;
-            customer_ip_address: string | null;
-            customer_billing_name: string | null;
-            customer_billing_address: {
-              line1: string;
-              city: string;
-              state: string | null;
-              postal_code: string | null;
-              country: string;
-            } | null;
-            customer_tax_id: string | null;
-            customer_metadata: {
-              [key: string]: unknown;
-            };
-            subscription_id: string | null;
-            /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            require_billing_address: boolean;
-            success_url: string | null;
-            cancel_url: string | null;
-            embed_origin: string | null;
-            metadata: {
-              [key: string]: unknown;
-            };
-            no_fees_installments: boolean;
-            checkout_link_id: string | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description checkout:<id> */
-            workflow_id: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Checkout'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -13892,44 +13758,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              checkout_id: string | null;
-              /** @description Our transaction record; null for a sale whose total was zero */
-              transaction_id: string | null;
-              /** @description The gateway identifier (GET /transactions/<it>); null for a sale whose total was zero */
-              gateway_transaction_id: string | null;
-              customer: {
-                id: string;
-                email: string;
-                name: string | null;
-              };
-              product: {
-                id: string;
-                name: string;
-              };
-              price_id: string;
-              subscription_id: string | null;
-              discount_id: string | null;
-              /** @description Upper case, as on checkouts */
-              currency: string;
-              subtotal_amount: number;
-              discount_amount: number;
-              /** @description What the sale was for, after discount, in cents */
-              amount: number;
-              installments: number;
-              /** @description What the buyer pays each month, interest included, in cents */
-              installment_amount: number;
-              /** @description What the buyer paid in all, installment interest included (the amount charged), in cents */
-              total_amount: number;
-              payment_method: string;
-              /** @enum {string} */
-              status: 'paid' | 'refunded' | 'partially_refunded';
-              refunded_amount: number;
-              created_at: string;
-              updated_at: string;
-            }[];
+            items: components['schemas']['Sale'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -14060,44 +13889,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            checkout_id: string | null;
-            /** @description Our transaction record; null for a sale whose total was zero */
-            transaction_id: string | null;
-            /** @description The gateway identifier (GET /transactions/<it>); null for a sale whose total was zero */
-            gateway_transaction_id: string | null;
-            customer: {
-              id: string;
-              email: string;
-              name: string | null;
-            };
-            product: {
-              id: string;
-              name: string;
-            };
-            price_id: string;
-            subscription_id: string | null;
-            discount_id: string | null;
-            /** @description Upper case, as on checkouts */
-            currency: string;
-            subtotal_amount: number;
-            discount_amount: number;
-            /** @description What the sale was for, after discount, in cents */
-            amount: number;
-            installments: number;
-            /** @description What the buyer pays each month, interest included, in cents */
-            installment_amount: number;
-            /** @description What the buyer paid in all, installment interest included (the amount charged), in cents */
-            total_amount: number;
-            payment_method: string;
-            /** @enum {string} */
-            status: 'paid' | 'refunded' | 'partially_refunded';
-            refunded_amount: number;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Sale'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -14266,12 +14058,12 @@ export interface operations {
               modified_at: string | null;
               /** @description subscription:<id>, the Temporal workflow that bills it */
               workflow_id: string;
-              /** @description That workflow in the Temporal UI */
-              workflow_url: string;
               /** @description The merchant's key/value metadata */
               metadata: {
                 [key: string]: unknown;
               };
+              /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+              workflow_url: string;
             }[];
             pagination: {
               total_count: number;
@@ -14437,12 +14229,12 @@ export interface operations {
             modified_at: string | null;
             /** @description subscription:<id>, the Temporal workflow that bills it */
             workflow_id: string;
-            /** @description That workflow in the Temporal UI */
-            workflow_url: string;
             /** @description The merchant's key/value metadata */
             metadata: {
               [key: string]: unknown;
             };
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
             /** @description Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try) */
             charges: {
               period_number: number;
@@ -14647,12 +14439,12 @@ export interface operations {
             modified_at: string | null;
             /** @description subscription:<id>, the Temporal workflow that bills it */
             workflow_id: string;
-            /** @description That workflow in the Temporal UI */
-            workflow_url: string;
             /** @description The merchant's key/value metadata */
             metadata: {
               [key: string]: unknown;
             };
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
+            workflow_url: string;
           };
         };
       };
@@ -15016,7 +14808,7 @@ export interface operations {
               modified_at: string;
               /** @description invoice:<id>, the Temporal workflow that runs it */
               workflow_id: string;
-              /** @description That workflow in the Temporal UI */
+              /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
               workflow_url: string;
             }[];
             pagination: {
@@ -15209,7 +15001,7 @@ export interface operations {
             modified_at: string;
             /** @description invoice:<id>, the Temporal workflow that runs it */
             workflow_id: string;
-            /** @description That workflow in the Temporal UI */
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
             workflow_url: string;
           };
         };
@@ -15400,7 +15192,7 @@ export interface operations {
             modified_at: string;
             /** @description invoice:<id>, the Temporal workflow that runs it */
             workflow_id: string;
-            /** @description That workflow in the Temporal UI */
+            /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
             workflow_url: string;
           };
         };
@@ -15533,22 +15325,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: {
-              id: string;
-              organization_id: string;
-              sale_id: string;
-              transaction_id: string;
-              amount: number;
-              currency: string;
-              reason: string | null;
-              /**
-               * @description pending while the gateway has not confirmed it
-               * @enum {string}
-               */
-              status: 'pending' | 'succeeded' | 'failed';
-              created_at: string;
-              updated_at: string;
-            }[];
+            items: components['schemas']['Refund'][];
             pagination: {
               total_count: number;
               max_page: number;
@@ -15689,22 +15466,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            sale_id: string;
-            transaction_id: string;
-            amount: number;
-            currency: string;
-            reason: string | null;
-            /**
-             * @description pending while the gateway has not confirmed it
-             * @enum {string}
-             */
-            status: 'pending' | 'succeeded' | 'failed';
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Refund'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -15856,22 +15618,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            organization_id: string;
-            sale_id: string;
-            transaction_id: string;
-            amount: number;
-            currency: string;
-            reason: string | null;
-            /**
-             * @description pending while the gateway has not confirmed it
-             * @enum {string}
-             */
-            status: 'pending' | 'succeeded' | 'failed';
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Refund'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -17353,40 +17100,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            product_id: string;
-            /** @description Descriptive label with no billing effect */
-            name: string | null;
-            /** @enum {string} */
-            type: 'one_time' | 'recurring';
-            /**
-             * @description Lower-case ISO 4217
-             * @example brl
-             */
-            currency: string;
-            /**
-             * @description Minor units (cents)
-             * @example 4990
-             */
-            unit_amount: number;
-            interval: ('day' | 'week' | 'month' | 'year') | null;
-            interval_count: number | null;
-            tax_behavior: ('unspecified' | 'inclusive' | 'exclusive') | null;
-            /** @description false means archived: kept, but not used in new checkouts */
-            active: boolean;
-            metadata: {
-              [key: string]: unknown;
-            };
-            gateway_recurrence_plan_id: string | null;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            created_at: string;
-            modified_at: string | null;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Price'];
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -17518,6 +17232,2193 @@ export interface operations {
             code: string;
           };
         };
+      };
+    };
+  };
+  onOrganizationCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'organization.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Organization'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrganizationUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'organization.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Organization'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrganizationMemberAdded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'organization_member.added';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['OrganizationMember'] & {
+            /** @description The organization the member joined or left */
+            organization_id: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onOrganizationMemberRemoved: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'organization_member.removed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['OrganizationMember'] & {
+            /** @description The organization the member joined or left */
+            organization_id: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onApiKeyCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'api_key.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['ApiKey'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onApiKeyRevoked: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'api_key.revoked';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['ApiKey'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onApiKeyDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'api_key.deleted';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['ApiKey'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAccessTokenCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'access_token.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['AccessToken'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onAccessTokenRevoked: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'access_token.revoked';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['AccessToken'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCustomerCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'customer.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Customer'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCustomerUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'customer.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Customer'] & {
+            /** @description The fields this change set, by their names in the record */
+            changed_fields: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCustomerDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'customer.deleted';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Customer'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onProductCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'product.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Product'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onProductUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'product.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Product'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPriceCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'price.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Price'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onPriceUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'price.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Price'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscountCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'discount.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Discount'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscountUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'discount.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Discount'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onDiscountDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'discount.deleted';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Discount'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCheckoutLinkCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'checkout_link.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['CheckoutLink'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCheckoutLinkUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'checkout_link.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['CheckoutLink'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCheckoutLinkDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'checkout_link.deleted';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['CheckoutLink'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCheckoutCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'checkout.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Checkout'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onCheckoutUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'checkout.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Checkout'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'] & {
+            /** @description The extra-charge invoice this sale pays */
+            invoice_id?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSalePaid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.paid';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'] & {
+            /** @description The extra-charge invoice this sale pays */
+            invoice_id?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleRefunded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.refunded';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionActive: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.active';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'] & {
+            /** @description A price change: the price it had */
+            previous_price_id?: string;
+            /** @description A price change: how the period's difference was settled, in cents */
+            proration?: {
+              /** @enum {string} */
+              behavior: 'prorate' | 'invoice' | 'none';
+              amount: number;
+              charged: number;
+              to_balance: number;
+            };
+            /** @description An upgrade paid by a checkout: that checkout and the credit of the unused period, in cents */
+            upgrade?: {
+              checkout_id: string;
+              credit: number;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionPastDue: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.past_due';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionCanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.canceled';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionUncanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.uncanceled';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSubscriptionRevoked: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'subscription.revoked';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Subscription'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onInvoiceCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'invoice.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Invoice'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onInvoicePaid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'invoice.paid';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Invoice'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onInvoiceFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'invoice.failed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Invoice'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onInvoiceVoided: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'invoice.voided';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Invoice'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onRefundCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'refund.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Refund'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEndpointCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'webhook_endpoint.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['WebhookEndpoint'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEndpointUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'webhook_endpoint.updated';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['WebhookEndpoint'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEndpointDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'webhook_endpoint.deleted';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['WebhookEndpoint'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEndpointDisabled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'webhook_endpoint.disabled';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['WebhookEndpoint'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onWebhookEndpointPing: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'webhook_endpoint.ping';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['WebhookEndpoint'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { NO_NUL_PATTERN } from '../../api/plugins/openapi-document.ts';
+import { EVENT_TYPES } from '../../db/events.ts';
 import { MAX_PARAM_LENGTH } from '../../api/plugins/openapi.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
@@ -107,6 +108,56 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(incomplete).toEqual([]);
+  });
+
+  it('groups the operations: each has exactly one tag of the described list, and every listed tag is used', () => {
+    const names = (doc.tags as { name: string; description?: string }[]).map((t) => t.name);
+    expect(doc.tags.filter((t: { description?: string }) => !t.description?.trim())).toEqual([]);
+    const stray = operations()
+      .filter(({ op }) => op.tags?.length !== 1 || !names.includes(op.tags[0]))
+      .map(({ method, path, op }) => `${method.toUpperCase()} ${path}: ${JSON.stringify(op.tags)}`);
+    expect(stray).toEqual([]);
+    const used = new Set(operations().map(({ op }) => op.tags[0]));
+    expect(names.filter((name) => !used.has(name))).toEqual([]);
+    // The spec's Core API resource groups each have their tag.
+    const groups = ['checkouts', 'checkout-links', 'products', 'customers', 'subscriptions', 'sales', 'discounts'];
+    expect(names).toEqual(
+      expect.arrayContaining([...groups, 'files', 'webhooks', 'metrics', 'events', 'organizations']),
+    );
+  });
+
+  it('describes under `webhooks` every event type a webhook receives: the envelope, its data the record its GET answers', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const getAnswer = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
+    for (const type of EVENT_TYPES) {
+      const body = doc.webhooks[type].post.requestBody.content['application/json'].schema;
+      expect({ type, required: body.required, eventType: body.properties.type }).toEqual({
+        type,
+        required: ['id', 'type', 'created_at', 'organization_id', 'data'],
+        eventType: { type: 'string', const: type },
+      });
+      const data = body.properties.data;
+      const name = (data.$ref ?? data.allOf[0].$ref).split('/').at(-1);
+      expect({ type, data: doc.components.schemas[name]?.type }).toEqual({ type, data: 'object' });
+    }
+    const dataOf = (type: string) =>
+      doc.webhooks[type].post.requestBody.content['application/json'].schema.properties.data;
+    // The record's schema is the one its GET answers.
+    expect(dataOf('customer.created')).toEqual(getAnswer('/api/v1/customers/{id}'));
+    expect(dataOf('sale.refunded')).toEqual(getAnswer('/api/v1/sales/{id}'));
+    // An event with fields of its own: the record and those.
+    expect(dataOf('customer.updated').allOf).toEqual([
+      getAnswer('/api/v1/customers/{id}'),
+      expect.objectContaining({ required: ['changed_fields'] }),
+    ]);
+    expect(dataOf('refund.created')).toEqual(getAnswer('/api/v1/refunds/{id}'));
+    expect(dataOf('checkout.updated')).toEqual(getAnswer('/api/v1/checkouts/{id}'));
+    expect(dataOf('product.created')).toEqual(getAnswer('/api/v1/products/{id}'));
+    expect(doc.webhooks['sale.paid'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
   });
 
   it('lists the optional Idempotency-Key header on every POST, and on nothing else', () => {

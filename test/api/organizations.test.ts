@@ -717,7 +717,16 @@ describe('DELETE /api/v1/organizations/:id/members/:email', () => {
     expect(res.body).toBe('');
     expect((await api.call('GET', `${ORGS}/${org.id}`, { token: member.jwt })).status).toBe(404);
     const removed = await events(org.id, 'organization_member.removed');
-    expect(removed.map((e) => e.data)).toEqual([{ organization_id: org.id, email: member.email, role: 'member' }]);
+    // The member as its addition answered it (no avatar here), with its organization.
+    expect(removed.map((e) => e.data)).toEqual([
+      {
+        organization_id: org.id,
+        email: member.email,
+        avatar_url: null,
+        created_at: expect.stringMatching(ISO),
+        role: 'member',
+      },
+    ]);
   });
 
   it('lets an admin remove members but not admins or owners; members remove nobody', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import type { AddressInfo } from 'node:net';
-import { webhookReceiver, type BillingEvent } from '../../examples/webhook-receiver/receiver.ts';
+import { dispatch, webhookReceiver, type BillingEvent } from '../../examples/webhook-receiver/receiver.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { until } from '../helpers/processes.ts';
@@ -245,8 +245,11 @@ describe("the README's receiver (examples/webhook-receiver)", () => {
       event_types: ['customer.created'],
     });
     const handled: BillingEvent[] = [];
+    const emails: string[] = [];
     const server = webhookReceiver(made.body.secret, async (event) => {
       handled.push(event);
+      // Its typed handlers: `data` is the customer (the compiler knows its email).
+      await dispatch({ 'customer.created': async ({ data }) => void emails.push(data.email) }, event);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -255,6 +258,7 @@ describe("the README's receiver (examples/webhook-receiver)", () => {
       const customerId = await newCustomer();
       await until(async () => handled.length === 1);
       expect(handled[0]).toMatchObject({ type: 'customer.created', data: { id: customerId } });
+      expect(emails).toEqual([(handled[0]!.data as { email: string }).email]);
       await until(async () => (await deliveriesOf(made.body.id))[0]?.status === 'succeeded');
       const again = await call('POST', `/api/v1/webhooks/${made.body.id}/redeliver`, { event_id: handled[0]!.id });
       expect(again.status).toBe(202);
