@@ -133,7 +133,7 @@ describe('the OpenAPI document', () => {
       const body = doc.webhooks[type].post.requestBody.content['application/json'].schema;
       expect({ type, required: body.required, eventType: body.properties.type }).toEqual({
         type,
-        required: ['id', 'type', 'created_at', 'organization_id', 'data'],
+        required: ['id', 'type', 'created_at', 'organization_id', 'actor', 'data'],
         eventType: { type: 'string', const: type },
       });
       const data = body.properties.data;
