@@ -6,7 +6,7 @@ import { SYSTEM_ACTOR, type Actor } from '../contracts/actor.ts';
  * records who acted without every write passing it along. A holder, not the actor itself: an API
  * request enters its context before it knows its credential, and the authentication fills it in.
  */
-const storage = new AsyncLocalStorage<{ actor: Actor | null }>();
+const storage = new AsyncLocalStorage<{ actor: Actor }>();
 
 /** Who acts now: the context's actor, else the system (a workflow's own step, a sweep, a relay). */
 export function currentActor(): Actor {

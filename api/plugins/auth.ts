@@ -14,11 +14,11 @@ import type { CredentialCache } from '../auth/credential-cache.ts';
 import { actorOf, type Credential, type OrganizationCredential } from '../auth/credentials.ts';
 import { withActorHolder } from '../../db/actor-context.ts';
 import type { Actor } from '../../contracts/actor.ts';
+import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
+import type { UserJwtVerifier } from '../auth/user-jwt.ts';
 
 /** A request with no credential: a buyer on a public page (a checkout's client secret, a link). */
 const ANONYMOUS_BUYER: Actor = { type: 'customer', id: null };
-import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
-import type { UserJwtVerifier } from '../auth/user-jwt.ts';
 
 /** Which credentials a route accepts. A route names only the kinds the spec allows for it. */
 export interface AuthRule {
