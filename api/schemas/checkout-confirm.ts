@@ -5,7 +5,7 @@ export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(
 
 const digits = (label: string, pattern: RegExp) => z.string().regex(pattern, `${label} is not valid`);
 
-export const confirmCard = z.object({
+export const confirmCard = z.strictObject({
   number: digits('number', /^\d{12,19}$/),
   holder_name: nonBlank(200),
   expiration_month: digits('expiration_month', /^(0?[1-9]|1[0-2])$/),
@@ -15,7 +15,7 @@ export const confirmCard = z.object({
 });
 
 /** The spec's body; `boleto` is our addition (docs/decisions.md). */
-export const confirmSdkBody = z.object({
+export const confirmSdkBody = z.strictObject({
   payment_method: z.enum(['credit_card', 'pix', 'boleto']),
   customer_email: emailAddress().optional(),
   customer_name: nonBlank(200).optional(),

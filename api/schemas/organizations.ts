@@ -59,7 +59,7 @@ const profileFields = {
   socials: socials.optional(),
 };
 
-export const createOrganizationBody = z.object({
+export const createOrganizationBody = z.strictObject({
   name: text(256).min(1),
   slug: z.string().regex(SLUG_PATTERN, {
     error: 'must be 3-64 lower-case letters, digits or hyphens, starting and ending with a letter or digit',
@@ -70,7 +70,7 @@ export const createOrganizationBody = z.object({
 });
 export type CreateOrganizationBody = z.infer<typeof createOrganizationBody>;
 
-export const updateOrganizationBody = z.object({
+export const updateOrganizationBody = z.strictObject({
   name: text(256).min(1).optional(),
   // The slug is the organization's public handle and its invoice prefix's source: fixed at creation.
   slug: z.never({ error: 'slug cannot be changed after creation' }).optional(),
@@ -125,7 +125,7 @@ export const memberSchema = z.object({
 
 export const ADDABLE_ROLES = ['admin', 'member'] as const;
 
-export const addMemberBody = z.object({
+export const addMemberBody = z.strictObject({
   email: emailAddress(),
   role: z.enum(ADDABLE_ROLES).default('member'),
 });

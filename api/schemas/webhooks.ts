@@ -22,7 +22,7 @@ const url = z
       'in production never a loopback or private address, checked again after DNS at each delivery',
   });
 
-export const createWebhookBody = z.object({
+export const createWebhookBody = z.strictObject({
   url,
   event_types: eventTypes.optional(),
   description: nonBlank(500).nullable().optional(),
@@ -30,7 +30,7 @@ export const createWebhookBody = z.object({
 });
 
 /** The fields to change; none changes nothing (answered with the endpoint as it is). */
-export const updateWebhookBody = z.object({
+export const updateWebhookBody = z.strictObject({
   url: url.optional(),
   event_types: eventTypes.optional(),
   description: nonBlank(500).nullable().optional(),
@@ -122,6 +122,6 @@ export function attemptRecord(r: Row): z.infer<typeof attemptSchema> {
   };
 }
 
-export const redeliverBody = z.object({ event_id: uuid });
+export const redeliverBody = z.strictObject({ event_id: uuid });
 export const redeliveryStarted = z.object({ event_id: z.string(), endpoint_id: z.string(), workflow_id: z.string() });
 export const pingStarted = z.object({ event_id: z.string(), endpoint_id: z.string() });

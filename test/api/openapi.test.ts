@@ -278,6 +278,20 @@ describe('the OpenAPI document', () => {
     expect(doc.info.description).toContain(NO_NUL_PATTERN);
   });
 
+  it('closes every request body (an unknown field is a 400), but the gateway’s callback (its fields are the gateway’s)', () => {
+    const named = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+    const open = (schema: any): boolean => {
+      const s = named(schema);
+      if (!s) return false;
+      if (s.oneOf || s.anyOf) return [...(s.oneOf ?? []), ...(s.anyOf ?? [])].some(open);
+      return s.type === 'object' && s.additionalProperties !== false;
+    };
+    const opened = operations()
+      .filter(({ op }) => open(op.requestBody?.content?.['application/json']?.schema))
+      .map(({ method, path }) => `${method} ${path}`);
+    expect(opened).toEqual(['post /api/v1/gateway/callbacks']);
+  });
+
   it('states the variants of a discount (type × duration), so a body that mixes them breaks the document', () => {
     const create = operations().find(({ op }) => op.operationId === 'createDiscount')!.op;
     const variants = create.requestBody.content['application/json'].schema.oneOf.flatMap((byType: any) => byType.oneOf);
