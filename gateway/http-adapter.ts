@@ -181,6 +181,15 @@ export class HttpGateway implements PaymentGateway {
     return wire.items.map(invoiceFromWire);
   }
 
+  /**
+   * The simulated server's sandbox recurrence (a test clock's): a gateway without the control route
+   * answers 404, a refusal (not retryable) the workflow only logs.
+   */
+  async billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice> {
+    const body = { cycle, idempotency_key: idempotencyKey };
+    return invoiceFromWire(await this.post('sandboxBillCycle', subscriptionId, body, idempotencyKey, wireInvoice));
+  }
+
   private async createTransaction(body: object, idempotencyKey: string): Promise<GatewayTransaction> {
     return transactionFromWire(await this.post('createTransaction', undefined, body, idempotencyKey, wireTransaction));
   }

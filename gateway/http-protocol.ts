@@ -47,6 +47,8 @@ export const ROUTES = {
   sandboxFailInvoice: { method: 'POST', path: '/v1/_sandbox/invoices/:id/fail' },
   /** The gateway's recurrence bills a subscription's next (or refused) cycle now. */
   sandboxBillSubscription: { method: 'POST', path: '/v1/_sandbox/subscriptions/:id/bill' },
+  /** Body `{ cycle, idempotency_key }`: the recurrence bills that cycle now, once per key (a test clock's). */
+  sandboxBillCycle: { method: 'POST', path: '/v1/_sandbox/subscriptions/:id/cycles' },
 } as const;
 
 /** Control routes are never subject to injected faults and take no Idempotency-Key. */

@@ -118,3 +118,9 @@ export function invoiceFromWire(w: WireInvoice): GatewayInvoice {
     cycle: w.cycle,
   };
 }
+
+/** The sandbox's cycle billing (`billSandboxCycle`): which cycle, and the key that makes a retry answer the first try. */
+export const wireBillCycle = z.strictObject({
+  cycle: z.number().int().min(0),
+  idempotency_key: z.string().min(1).max(255),
+});

@@ -19,6 +19,7 @@ import {
   planToWire,
   subscriptionInputFromWire,
   subscriptionToWire,
+  wireBillCycle,
   wireInvoiceInput,
   wirePlanInput,
   wireSubscriptionInput,
@@ -118,6 +119,7 @@ export interface SandboxControls {
   payInvoice(invoiceId: string): Promise<GatewayInvoice>;
   failInvoice(invoiceId: string): Promise<GatewayInvoice>;
   billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
+  billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
 }
 
 export interface GatewayServerOptions {
@@ -250,6 +252,10 @@ function sandboxRoutes(app: FastifyInstance, sandbox: SandboxControls): void {
   app.post(ROUTES.sandboxBillSubscription.path, async (request) =>
     invoiceToWire(await sandbox.billSubscription(idParam(request))),
   );
+  app.post(ROUTES.sandboxBillCycle.path, async (request) => {
+    const { cycle, idempotency_key: key } = parse(wireBillCycle, request.body);
+    return invoiceToWire(await sandbox.billSandboxCycle(idParam(request), cycle, key));
+  });
 }
 
 /**

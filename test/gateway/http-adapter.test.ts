@@ -676,6 +676,46 @@ describe('recurrence', () => {
   });
 });
 
+describe('the sandbox recurrence a test clock drives', () => {
+  it('bills a cycle once per key, leaves a paid one alone, retries a refused one, and refuses a cycle out of order', async () => {
+    const reference = unique('price');
+    const plan = await gateway.createRecurrencePlan(
+      { reference, name: 'Club', amount: 3_990, currency: 'brl', interval: 'month', intervalCount: 1 },
+      `${reference}:plan`,
+    );
+    const buyer = await gateway.createBuyer({ email: 'club@example.com' }, `${reference}:buyer`);
+    const card = await gateway.tokenizeCard(
+      { number: APPROVED, holderName: 'Clube', expirationMonth: '10', expirationYear: '2033', cvv: '999' },
+      `${reference}:card`,
+    );
+    const subscription = await gateway.createSubscription(
+      { reference, planId: plan.id, buyerId: buyer.id, cardToken: card.id, startDate: '2030-02-01' },
+      `${reference}:subscription`,
+    );
+    const first = await gateway.billSandboxCycle(subscription.id, 0, `${reference}:cycle:0:try:1`);
+    expect(first).toMatchObject({ cycle: 0, status: 'paid', amount: 3_990 });
+    // The same key again (a retried activity), and another key for a cycle already paid: no second charge.
+    expect(await gateway.billSandboxCycle(subscription.id, 0, `${reference}:cycle:0:try:1`)).toEqual(first);
+    expect(await gateway.billSandboxCycle(subscription.id, 0, `${reference}:cycle:0:try:2`)).toMatchObject({
+      id: first.id,
+      status: 'paid',
+    });
+    expect(await ledger(first.transactionId!)).toEqual([{ kind: 'capture', amount: 3_990 }]);
+    // The card is refused from now on: cycle 1 fails, and its retry (another key) charges it again.
+    await orm.em
+      .getConnection()
+      .execute(`update gateway_sim.cards set outcome = 'decline:insufficient_funds' where id = ?`, [card.id]);
+    const refused = await gateway.billSandboxCycle(subscription.id, 1, `${reference}:cycle:1:try:1`);
+    const retried = await gateway.billSandboxCycle(subscription.id, 1, `${reference}:cycle:1:try:2`);
+    expect([refused.status, retried.status, retried.id]).toEqual(['failed', 'failed', refused.id]);
+    expect(retried.transactionId).not.toBe(refused.transactionId);
+    // Cycle 3 while cycle 1 is unpaid: refused, not retryable.
+    const err = await rejection(gateway.billSandboxCycle(subscription.id, 3, `${reference}:cycle:3:try:1`));
+    expect([err.retryable, err.status]).toEqual([false, 422]);
+    expect(err.message).toContain('unpaid');
+  });
+});
+
 describe('configuration', () => {
   it('creates the HTTP adapter for GATEWAY=http', () => {
     const config = loadConfig(testEnv({ GATEWAY: 'http', GATEWAY_URL: baseUrl, GATEWAY_API_KEY: API_KEY }));
