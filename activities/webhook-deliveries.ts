@@ -5,7 +5,8 @@ import { Agent, request } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, plainSql, type Sql } from '../db/plain-sql.ts';
-import { insertEvents } from '../db/events.ts';
+import { eventEnvelope, insertEvents } from '../db/events.ts';
+import type { Actor } from '../contracts/actor.ts';
 import { webhookRecord } from '../db/webhook-records.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
@@ -179,14 +180,16 @@ async function loadTarget(sql: Sql, input: AttemptInput): Promise<Target | null>
     url: row.url as string,
     secrets: [row.secret as string, ...(overlap ? [row.previous_secret as string] : [])],
     eventId: row.event_id as string,
-    payload: JSON.stringify({
-      id: row.event_id,
-      type: row.type,
-      created_at: new Date(row.created_at as string).toISOString(),
-      organization_id: row.organization_id,
-      actor: row.actor ?? null,
-      data: row.data,
-    }),
+    payload: JSON.stringify(
+      eventEnvelope({
+        id: row.event_id as string,
+        type: row.type as string,
+        createdAt: new Date(row.created_at as string),
+        organizationId: row.organization_id as string,
+        actor: row.actor as Actor | null,
+        data: row.data as Record<string, unknown>,
+      }),
+    ),
   };
 }
 

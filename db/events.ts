@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import type { InvoiceEvent } from '../domain/invoices.ts';
 import type { SubscriptionEvent } from '../domain/subscriptions.ts';
+import type { Actor } from '../contracts/actor.ts';
 import { currentActor } from './actor-context.ts';
 import { Event } from './entities/index.ts';
 import type { SqlExecutor } from './plain-sql.ts';
@@ -88,4 +89,26 @@ export async function insertEvents(
     `insert into events (id, organization_id, type, data, actor, created_at) values ${events.map(() => '(?, ?, ?, ?::jsonb, ?::jsonb, ?)').join(', ')}`,
     events.flatMap(([type, data]) => [uuidv7(), organizationId, type, JSON.stringify(data), actor, now]),
   );
+}
+
+/** An event as it is stored: the outbox row. */
+export interface EventRow {
+  id: string;
+  organizationId: string;
+  type: string;
+  data: Record<string, unknown>;
+  actor?: Actor | null;
+  createdAt: Date;
+}
+
+/** DESIGN.md's payload, the same in the log (GET /events) and in every webhook delivery. */
+export function eventEnvelope(e: EventRow) {
+  return {
+    id: e.id,
+    type: e.type,
+    created_at: e.createdAt.toISOString(),
+    organization_id: e.organizationId,
+    actor: e.actor ?? null,
+    data: e.data,
+  };
 }

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dropDatabase } from '../db/orm.ts';
-import { freePort, run } from './processes.ts';
+import { freePort, run, stopProcess } from './processes.ts';
 import { startTemporalDevServer, type TemporalDevServer } from './temporal-dev-server.ts';
 import { REPO_ROOT } from './tool-paths.ts';
 
@@ -86,15 +86,6 @@ async function apiReady(port: number): Promise<boolean> {
   }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Migration, worker, API from `dir`, each waited for; `children` collects what must be stopped. */
 async function startStack(dir: string, databaseUrl: string, temporal: TemporalDevServer, children: ChildProcess[]) {
   // Only what a deployment sets: PATH for the child's own lookups, no NODE_OPTIONS or npm_* of this run.
@@ -126,7 +117,7 @@ async function main(): Promise<void> {
     await startStack(dir, databaseUrl, temporal, children);
     console.log('production install: the migration, the seed, the worker and the API start');
   } finally {
-    for (const child of children.reverse()) await stop(child);
+    for (const child of children.reverse()) await stopProcess(child);
     await temporal?.stop();
     await dropDatabase(databaseUrl).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

@@ -28,7 +28,7 @@ import { plainSql } from '../db/plain-sql.ts';
 import { pgArray } from '../db/sql.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { installTools } from './install-tools.ts';
-import { freePort, isPortOpen } from './processes.ts';
+import { freePort, isPortOpen, stopProcess } from './processes.ts';
 import { startTemporalDevServer } from './temporal-dev-server.ts';
 import { REPO_ROOT, TOOLS_DIR } from './tool-paths.ts';
 
@@ -261,16 +261,7 @@ async function waitForPort(port: number): Promise<void> {
 }
 
 async function stopAll(): Promise<void> {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
+  await Promise.all(children.map((child) => stopProcess(child)));
   for (const cleanup of cleanups.reverse()) await cleanup();
 }
 

@@ -60,3 +60,13 @@ export function isPortOpen(host: string, port: number): Promise<boolean> {
     socket.once('error', () => done(false));
   });
 }
+
+/** Stops a child: SIGTERM, then SIGKILL if it has not exited 10 s later; resolves once it has exited. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -4,7 +4,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
-import { freePort } from '../scripts/processes.ts';
+import { freePort, stopProcess } from '../scripts/processes.ts';
+
+export { stopProcess };
 import { ensureTemporalDevServer } from '../scripts/temporal-dev-server.ts';
 import { REPO_ROOT } from '../scripts/tool-paths.ts';
 
@@ -70,13 +72,4 @@ export async function startWorkerProcess(envOverrides: Record<string, string> = 
     child.once('exit', onExit);
   });
   return child;
-}
-
-export async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Actor } from '../../contracts/actor.ts';
-import { iso, listQuery } from '../../use-cases/schemas/common.ts';
+import { eventEnvelope, type EventRow } from '../../db/events.ts';
+import { listQuery } from '../../use-cases/schemas/common.ts';
 
 /** `customer.created` exactly, or every type under a prefix with `.*` (`customer.*`). */
 export const eventTypeFilter = z
@@ -51,22 +51,5 @@ export const eventSchema = z.object({
 });
 export type EventRecord = z.infer<typeof eventSchema>;
 
-export interface EventRow {
-  id: string;
-  organizationId: string;
-  type: string;
-  data: Record<string, unknown>;
-  actor?: Actor | null;
-  createdAt: Date;
-}
-
-export function eventRecord(e: EventRow): EventRecord {
-  return {
-    id: e.id,
-    type: e.type,
-    created_at: iso(e.createdAt)!,
-    organization_id: e.organizationId,
-    actor: e.actor ?? null,
-    data: e.data,
-  };
-}
+/** The stored event as the API answers it (db/events.ts: the same envelope a webhook delivery posts). */
+export const eventRecord = (e: EventRow): EventRecord => eventEnvelope(e);
