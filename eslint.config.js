@@ -21,7 +21,7 @@ const APPLICATION = [
 ].map((folder) => `${folder}/**/*.ts`);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.data/', '.certs/', 'coverage/'] },
+  { ignores: ['node_modules/', '.tools/', '.data/', '.certs/', 'coverage/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -44,6 +44,14 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // The pages' own scripts run in the browser.
+  {
+    files: ['api/pages/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', location: 'readonly' },
     },
   },
   {

@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { plainSql } from '../db/plain-sql.ts';
@@ -43,6 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   methodNotAllowed(app);
   rejectNulCharacters(app);
   await registerOpenApi(app, config);
+  // The pages' sessions (hosted checkout, portal, dashboard); the API itself takes no cookie.
+  await app.register(cookie);
 
   const cache = new CredentialCache(
     deps.orm,

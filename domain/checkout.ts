@@ -248,3 +248,11 @@ export function firstSubscriptionPeriod(
   if (trialEnd) return { status: 'trialing', periodEnd: trialEnd, trialEnd };
   return { status: 'active', periodEnd: addInterval(now, price.interval, price.intervalCount), trialEnd: null };
 }
+
+/**
+ * Where the buyer goes once paid: the checkout's success_url with every `{CHECKOUT_ID}` replaced by
+ * the checkout's id (as Stripe and Polar do), so the merchant's page can look the payment up.
+ */
+export function successUrlFor(successUrl: string, checkoutId: string): string {
+  return successUrl.replaceAll('{CHECKOUT_ID}', encodeURIComponent(checkoutId));
+}

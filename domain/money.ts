@@ -31,13 +31,13 @@ export function installmentAmounts(total: number, installments: number): number[
 }
 
 /**
- * `amount` minor units of `currency` for people to read ("R$1,234.56"). The decimal is built from the
+ * `amount` minor units of `currency` for people to read ("R$1,234.56"; "R$ 1.234,56" in pt-BR). The decimal is built from the
  * integer as a string (Intl formats decimal strings exactly), never by dividing into a float; the
  * currency's own number of decimals (0 for JPY, 2 for BRL) comes from ICU.
  */
-export function formatAmount(amount: number, currency: string): string {
+export function formatAmount(amount: number, currency: string, locale = 'en-US'): string {
   if (!Number.isSafeInteger(amount)) throw new RangeError('amount must be a safe integer');
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
+  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
   const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
   const digits = String(Math.abs(amount)).padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);

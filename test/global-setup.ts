@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
+import { ensureChromium } from '../scripts/chromium.ts';
 import { freePort, stopProcess } from '../scripts/processes.ts';
 
 export { stopProcess };
@@ -37,6 +38,8 @@ export default async function globalSetup(): Promise<void> {
     await migrate(url);
   }
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
+  // The browser tests' Chromium (Debian's package), installed once here rather than in a test's time.
+  ensureChromium();
   const temporal = await ensureTemporalDevServer({ port: TEST_TEMPORAL_PORT, uiPort: 0, ui: false });
   const worker = await startWorkerProcess();
   globalThis.__billingTestTeardown = async () => {

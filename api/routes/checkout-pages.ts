@@ -1,32 +1,71 @@
+import formBody from '@fastify/formbody';
+import type { InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CheckoutLink } from '../../db/entities/index.ts';
-import { publicCheckoutView } from '../checkout-public.ts';
+import { Checkout, CheckoutLink, Organization, Price, Product } from '../../db/entities/index.ts';
+import { plainSql } from '../../db/plain-sql.ts';
 import { createCheckout } from '../../use-cases/checkout-creation.ts';
-import { notFound } from '../../use-cases/errors.ts';
+import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
-import { publicCheckoutSchema } from '../../use-cases/schemas/checkouts.ts';
-import type { RouteDeps } from '../route-deps.ts';
+import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
+import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
+import { checkoutByClientSecret, isClientSecret, publicCheckoutView } from '../checkout-public.ts';
+import {
+  paidDestination,
+  renderCheckoutPage,
+  renderLinkPage,
+  renderNotFoundPage,
+} from '../pages/checkout/checkout-page.ts';
+import { messagesFor } from '../pages/checkout/messages.ts';
+import type { FormAlert } from '../pages/checkout/payment-form.ts';
+import {
+  confirmationOf,
+  formValues,
+  paymentFormBody,
+  type PaymentFormBody,
+} from '../pages/checkout/payment-form-input.ts';
+import { pickLocale, type Locale } from '../pages/locale.ts';
+import { sendPage } from '../pages/page-headers.ts';
+import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
-const params = z.object({ checkout_link_id: z.string().max(64) });
+const linkParams = z.object({ checkout_link_id: z.string().max(64) });
+const pageParams = z.object({ client_secret: z.string().max(200) });
+
+const checkoutPagePath = (clientSecret: string) => `/checkout/c/${clientSecret}`;
+/** The browser's open checkout of a link, kept so that reloading the link reuses it (one per browser). */
+const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '')}`;
 
 /**
- * A checkout link's URL (`{checkout_link_base}/<id>`, by default `{base_url}/checkout/<id>`): each visit
- * opens a fresh checkout for the buyer. Registered without a prefix.
+ * The hosted checkout. A checkout link's URL (`{checkout_link_base}/<id>`, by default
+ * `{base_url}/checkout/<id>`) shows what is sold and creates the checkout only when the buyer goes on
+ * (a link preview or a crawler creates nothing); a checkout's own page (`/checkout/c/<client_secret>`)
+ * takes the payment as a plain form post. Registered without a prefix.
  */
 export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  await app.register(formBody);
+  linkRoutes(app, deps);
+  checkoutRoutes(app, deps);
+};
+
+/** The checkout link's URL: its page, and the buyer's "go on" that creates (or reuses) the checkout. */
+function linkRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/checkout/:checkout_link_id',
     {
       schema: {
         tags: ['checkouts (public)'],
-        summary: 'Open a checkout link: creates a new checkout for the visitor',
+        summary: 'Open a checkout link',
         description:
-          'With Accept: application/json the new checkout is returned (201, the public checkout view); otherwise the answer is a 303 to the public checkout read (/api/v1/checkouts/client/<client_secret>).',
-        params,
+          'With Accept: application/json a new checkout is created and returned (201, the public checkout view). ' +
+          'Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the ' +
+          'buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).',
+        params: linkParams,
         response: {
+          200: z.string().meta({ description: 'The checkout link page (text/html)' }),
           201: publicCheckoutSchema,
-          303: z.null().meta({ description: 'Location: the new checkout by client_secret' }),
+          303: z.null().meta({ description: "Location: the browser's open checkout of this link" }),
           ...errorResponses,
           503: errorResponses[400],
         },
@@ -36,36 +75,174 @@ export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       const id = request.params.checkout_link_id;
       const em = deps.orm.em.fork();
       const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
-      if (!link || link.productIds.length === 0) throw notFound('Checkout link');
-      const checkout = await createCheckout(deps, {
-        actingOrganizationId: link.organizationId,
-        allowSubOrganizations: false,
-        // A promotion that has ended does not break the link: the buyer gets the full price.
-        discountPolicy: 'when_applicable',
-        input: {
-          payment_processor: 'gateway',
-          product_id: link.productIds[0],
-          products: [...link.productIds],
-          discount_id: link.discountId ?? undefined,
-          allow_discount_codes: link.allowDiscountCodes,
-          quantity: 1,
-          recurrence_billing: 'gateway',
-          require_billing_address: false,
-          no_fees_installments: false,
-          success_url: link.successUrl ?? undefined,
-          cancel_url: link.cancelUrl ?? undefined,
-          metadata: link.metadata,
-          checkout_link_id: link.id,
-        },
-      });
-      reply.header('cache-control', 'no-store');
       if (wantsJson(request.headers.accept)) {
+        if (!link || link.productIds.length === 0) throw notFound('Checkout link');
+        const checkout = await openLinkCheckout(deps, link);
+        reply.header('cache-control', 'no-store');
         return reply.status(201).send(await publicCheckoutView(em, checkout));
       }
-      return reply.redirect(`${deps.config.publicBaseUrl}/api/v1/checkouts/client/${checkout.clientSecret}`, 303);
+      const locale = pickLocale(request.headers['accept-language']);
+      if (!link || link.productIds.length === 0) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const reused = await reusableCheckout(deps, request, link.id);
+      if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
+      return sendPage(reply, 200, await linkPage(em, link, locale));
     },
   );
-};
+
+  app.post('/checkout/:checkout_link_id', { schema: { hide: true, params: linkParams } }, async (request, reply) => {
+    const id = request.params.checkout_link_id;
+    const link = isUuid(id) ? await deps.orm.em.fork().findOne(CheckoutLink, { id, isArchived: false }) : null;
+    if (!link || link.productIds.length === 0) {
+      return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
+    }
+    const secret =
+      (await reusableCheckout(deps, request, link.id)) ?? (await openLinkCheckout(deps, link)).clientSecret;
+    return reply
+      .setCookie(linkCookie(link.id), secret, {
+        path: `/checkout/${link.id}`,
+        httpOnly: true,
+        secure: true,
+        sameSite: 'lax',
+        maxAge: 24 * 60 * 60,
+      })
+      .redirect(checkoutPagePath(secret), 303);
+  });
+}
+
+/** A checkout's own page, by client secret: the form, then the pending payment, then the receipt. */
+function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get('/checkout/c/:client_secret', { schema: { hide: true, params: pageParams } }, async (request, reply) => {
+    const locale = pickLocale(request.headers['accept-language']);
+    const checkout = await pageCheckout(deps, request.params.client_secret);
+    if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+    return sendPage(reply, 200, await checkoutPage(deps, checkout, { locale }), {
+      frameAncestors: checkout.embedOrigin,
+    });
+  });
+
+  app.post(
+    '/checkout/c/:client_secret',
+    { schema: { hide: true, params: pageParams, body: paymentFormBody } },
+    async (request, reply) => {
+      const locale = pickLocale(request.headers['accept-language']);
+      const t = messagesFor(locale);
+      const secret = request.params.client_secret;
+      const checkout = await pageCheckout(deps, secret);
+      if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const frame = { frameAncestors: checkout.embedOrigin };
+      const form = request.body ?? {};
+      const refused = async (alert: FormAlert) =>
+        sendPage(reply, 422, await checkoutPage(deps, checkout, { locale, form, alert }), frame);
+
+      const { body, invalid } = confirmationOf(form, t);
+      if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
+      try {
+        const confirmable = await confirmableCheckout(plainSql(deps.orm), { clientSecret: secret });
+        const result = await confirmCheckout(deps, confirmable, body);
+        if (result.outcome === 'declined') {
+          const reason = result.checkout.decline_reason ?? 'card_declined';
+          return refused({ title: t.declined, detail: `${t.declineReasons[reason] ?? ''} ${t.tryAgain}`.trim() });
+        }
+        if (result.outcome === 'succeeded') {
+          const view = await publicCheckoutView(deps.orm.em.fork(), checkout);
+          return reply.redirect(paidDestination({ ...view, status: 'succeeded' }, checkoutPagePath(secret)), 303);
+        }
+        return reply.redirect(checkoutPagePath(secret), 303);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+        return refused({ title: t.invalid, detail: err.detail ?? err.message });
+      }
+    },
+  );
+}
+
+/** The link's page: what it sells, at its product's default price. */
+async function linkPage(em: EntityManager, link: InferEntity<typeof CheckoutLink>, locale: Locale): Promise<string> {
+  const product = await em.findOneOrFail(Product, { id: link.productIds[0]! });
+  const [price, organization] = await Promise.all([
+    em.findOneOrFail(Price, { id: product.defaultPriceId! }),
+    em.findOneOrFail(Organization, { id: link.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+  ]);
+  return renderLinkPage({
+    locale,
+    action: `/checkout/${link.id}`,
+    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
+    product: { id: product.id, name: product.name, description: product.description ?? null },
+    price: {
+      id: price.id,
+      type: price.type,
+      interval: price.interval ?? null,
+      interval_count: price.intervalCount ?? null,
+      unit_amount: Number(price.unitAmount),
+    },
+    cancelUrl: link.cancelUrl ?? null,
+  });
+}
+
+/** The checkout a link opens for a buyer, as the API's checkout creation makes it. */
+function openLinkCheckout(deps: RouteDeps, link: InferEntity<typeof CheckoutLink>): Promise<CheckoutEntity> {
+  return createCheckout(deps, {
+    actingOrganizationId: link.organizationId,
+    allowSubOrganizations: false,
+    // A promotion that has ended does not break the link: the buyer gets the full price.
+    discountPolicy: 'when_applicable',
+    input: {
+      payment_processor: 'gateway',
+      product_id: link.productIds[0],
+      products: [...link.productIds],
+      discount_id: link.discountId ?? undefined,
+      allow_discount_codes: link.allowDiscountCodes,
+      quantity: 1,
+      recurrence_billing: 'gateway',
+      require_billing_address: false,
+      no_fees_installments: false,
+      success_url: link.successUrl ?? undefined,
+      cancel_url: link.cancelUrl ?? undefined,
+      metadata: link.metadata,
+      checkout_link_id: link.id,
+    },
+  });
+}
+
+/** The client secret of this browser's checkout of the link, while that checkout can still be paid. */
+async function reusableCheckout(deps: RouteDeps, request: FastifyRequest, linkId: string): Promise<string | null> {
+  const secret = request.cookies[linkCookie(linkId)];
+  if (!secret || !isClientSecret(secret)) return null;
+  const rows = await plainSql(deps.orm).query<{ status: string }>(
+    'select status from checkouts where client_secret = ? and checkout_link_id = ?',
+    [secret, linkId],
+  );
+  const status = rows[0]?.status;
+  return status === 'open' || status === 'confirmed' ? secret : null;
+}
+
+async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<CheckoutEntity | null> {
+  try {
+    return await checkoutByClientSecret(deps.orm.em.fork(), clientSecret);
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) return null;
+    throw err;
+  }
+}
+
+/** The checkout's page as it stands now, read afresh (a refused confirmation may have changed it). */
+async function checkoutPage(
+  deps: RouteDeps,
+  checkout: CheckoutEntity,
+  options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
+): Promise<string> {
+  const em = deps.orm.em.fork();
+  const current = await em.findOneOrFail(Checkout, { id: checkout.id });
+  return renderCheckoutPage({
+    locale: options.locale,
+    checkout: await publicCheckoutView(em, current),
+    pagePath: checkoutPagePath(checkout.clientSecret),
+    pollUrl: `/api/v1/checkouts/client/${checkout.clientSecret}`,
+    now: new Date(),
+    values: options.form ? formValues(options.form) : undefined,
+    alert: options.alert ?? null,
+  });
+}
 
 function wantsJson(accept: string | undefined): boolean {
   return accept !== undefined && /\bapplication\/json\b/i.test(accept);

@@ -114,17 +114,54 @@ describe('GET /checkout/:checkout_link_id', () => {
     expect(events).toHaveLength(2);
   });
 
-  it('redirects a browser (303) to the new checkout by its client_secret', async () => {
+  it('shows a browser the link page and creates nothing until the buyer goes on (link previews, crawlers)', async () => {
     const { productId } = await makeProduct(A.org.id, 1000);
     const linkId = await makeLink(A.org.id, [productId]);
-    const res = await open(linkId, 'text/html');
-    expect(res.status).toBe(303);
-    const location = String(res.headers.location);
-    expect(location).toMatch(new RegExp(`^${api.config.publicBaseUrl}/api/v1/checkouts/client/cs_[A-Za-z0-9_-]{43}$`));
-    const secret = location.split('/').pop()!;
-    const view = await api.call('GET', `/api/v1/checkouts/client/${secret}`);
-    expect(view.status).toBe(200);
-    expect(view.body).toMatchObject({ status: 'open', amount: 1000, product: { id: productId } });
+    const agents = [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+      'WhatsApp/2.24.1 A',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    ];
+    for (const agent of agents) {
+      const res = await api.call('GET', `/checkout/${linkId}`, {
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'user-agent': agent },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    }
+    expect(await sql(`select id from checkouts where checkout_link_id = ?`, [linkId])).toEqual([]);
+    expect(
+      await sql(`select id from events where type = 'checkout.created' and data->>'checkout_link_id' = ?`, [linkId]),
+    ).toEqual([]);
+  });
+
+  it('creates the checkout when the buyer goes on (POST), and reuses it for the same browser', async () => {
+    const { productId } = await makeProduct(A.org.id, 1000);
+    const linkId = await makeLink(A.org.id, [productId]);
+    const first = await api.call('POST', `/checkout/${linkId}`, { headers: { accept: 'text/html' } });
+    expect(first.status).toBe(303);
+    const location = String(first.headers.location);
+    expect(location).toMatch(/^\/checkout\/c\/cs_[A-Za-z0-9_-]{43}$/);
+    const cookie = String(first.headers['set-cookie']);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    const session = cookie.split(';')[0]!;
+    for (const method of ['GET', 'POST']) {
+      const again = await api.call(method, `/checkout/${linkId}`, {
+        headers: { accept: 'text/html', cookie: session },
+      });
+      expect([method, again.status, again.headers.location]).toEqual([method, 303, location]);
+    }
+    const rows = await sql(`select status, client_secret from checkouts where checkout_link_id = ?`, [linkId]);
+    expect(rows).toEqual([{ status: 'open', client_secret: location.split('/').pop() }]);
+    // Another browser (no cookie) gets a checkout of its own.
+    const other = await api.call('POST', `/checkout/${linkId}`, { headers: { accept: 'text/html' } });
+    expect(other.headers.location).not.toBe(location);
+    const page = await api.call('GET', location, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
   });
 
   it('sells at full price when the link discount has ended', async () => {

@@ -8,6 +8,7 @@ import {
   limitedToOneSubscription,
   paymentKey,
   requiresCharge,
+  successUrlFor,
   type CheckoutChange,
   type CheckoutStatus,
 } from '../../domain/checkout.ts';
@@ -160,5 +161,15 @@ describe('one subscription per customer (allow_multiple_subscriptions)', () => {
     expect(limitedToOneSubscription({ ...sale, allowMultiple: true })).toBe(false);
     expect(limitedToOneSubscription({ ...sale, recurring: false })).toBe(false);
     expect(limitedToOneSubscription({ ...sale, renewal: true })).toBe(false);
+  });
+});
+
+describe('successUrlFor', () => {
+  it('puts the checkout id wherever {CHECKOUT_ID} stands, and leaves any other URL alone', () => {
+    const id = '01936d2e-8a5b-7c3d-9e4f-0123456789ab';
+    expect(successUrlFor('https://shop.example.com/ok?checkout={CHECKOUT_ID}&again={CHECKOUT_ID}', id)).toBe(
+      `https://shop.example.com/ok?checkout=${id}&again=${id}`,
+    );
+    expect(successUrlFor('https://shop.example.com/thanks', id)).toBe('https://shop.example.com/thanks');
   });
 });

@@ -98,6 +98,14 @@ describe('formatAmount', () => {
     expect(formatAmount(amount, currency)).toBe(text);
   });
 
+  it.each([
+    [9_990, 'R$\u00a099,90'],
+    [123_456_789, 'R$\u00a01.234.567,89'],
+    [Number.MAX_SAFE_INTEGER, 'R$\u00a090.071.992.547.409,91'],
+  ])('formats %p centavos for a Brazilian reader as %s', (amount, text) => {
+    expect(formatAmount(amount, 'BRL', 'pt-BR')).toBe(text);
+  });
+
   it('refuses an amount that is not a safe integer', () => {
     expect(() => formatAmount(1.5, 'BRL')).toThrow(RangeError);
   });

@@ -1,0 +1,47 @@
+import { html } from 'htm/preact';
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { Locale } from './locale.ts';
+
+/**
+ * Server-rendered pages: preact components written with htm's tagged templates (Node runs our
+ * TypeScript by stripping types, which leaves JSX out; htm builds the same elements without a build
+ * step). Every interpolated value is escaped by the renderer; markup from a library (a QR code's or a
+ * barcode's SVG) goes in through `trustedSvg` only.
+ */
+export { html };
+
+export interface DocumentProps {
+  locale: Locale;
+  title: string;
+  /** Our scripts under /assets (the CSP allows 'self' only, and no inline script). */
+  scripts?: string[];
+  children: ComponentChildren;
+}
+
+/** The whole document: one stylesheet and our scripts, nothing inline (the CSP forbids it). */
+export function renderDocument({ locale, title, scripts = [], children }: DocumentProps): string {
+  const page: VNode = html`<html lang=${locale}>
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex" />
+      <title>${title}</title>
+      <link rel="stylesheet" href=${asset('pages.css')} />
+      ${scripts.map((name) => html`<script src=${asset(name)} defer></script>`)}
+    </head>
+    <body>
+      ${children}
+    </body>
+  </html>`;
+  return `<!doctype html>${renderToString(page)}`;
+}
+
+/** An SVG drawn by a library from our own data (QR code, barcode): inserted as is. */
+export function trustedSvg(svg: string, className: string, label: string): VNode {
+  return html`<div class=${className} role="img" aria-label=${label} dangerouslySetInnerHTML=${{ __html: svg }}></div>`;
+}
+
+/** Assets are served under a versioned path so that a browser may keep them for a long time. */
+export const ASSET_VERSION = '1';
+export const asset = (name: string) => `/assets/${ASSET_VERSION}/${name}`;

@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import type { FastifyPluginAsync } from 'fastify';
+import { ASSET_VERSION } from '../pages/render.ts';
+
+const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
+const ASSETS = ['checkout.js', 'pages.css'];
+
+/**
+ * The pages' script and stylesheet, read once at start. Their path carries a version (render.ts), so
+ * a browser keeps them for a year; a change ships under a new version.
+ */
+export const pageAssetRoutes: FastifyPluginAsync = async (app) => {
+  const files = new Map<string, Buffer>();
+  for (const name of ASSETS) files.set(name, await readFile(new URL(`../pages/assets/${name}`, import.meta.url)));
+  app.get<{ Params: { version: string; name: string } }>(
+    '/assets/:version/:name',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const file = request.params.version === ASSET_VERSION ? files.get(request.params.name) : undefined;
+      if (!file) return reply.status(404).type('text/plain').send('Not found');
+      const extension = request.params.name.split('.').pop() as keyof typeof TYPES;
+      return reply
+        .type(TYPES[extension])
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(file);
+    },
+  );
+};

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import {
+  accessibilityViolations,
+  firstPaintOnPhone,
+  launchBrowser,
+  newContext,
+  screenshot,
+} from '../helpers/browser.ts';
+import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+
+/** A buyer opens a checkout link in Chromium and pays by card: the page, a decline, and the success_url. */
+let api: TestApi;
+let browser: Browser;
+let shop: ShopSite;
+let tenant: Awaited<ReturnType<typeof makeTenant>>;
+
+beforeAll(async () => {
+  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
+  tenant = await makeTenant(api.orm);
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  await api?.close();
+});
+
+const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);
+
+async function productWithLink(unitAmount: number, extra: Record<string, unknown> = {}) {
+  const product = await api.call('POST', '/api/v1/products/', {
+    token: tenant.oat,
+    body: {
+      organization_id: tenant.org.id,
+      name: unique('Curso de fotografia'),
+      description: 'Doze aulas gravadas',
+      prices: [{ type: 'one_time', currency: 'brl', unit_amount: unitAmount }],
+    },
+  });
+  expect(product.status).toBe(201);
+  const link = await api.call('POST', '/api/v1/checkout-links/', {
+    token: tenant.oat,
+    body: {
+      product_ids: [product.body.id],
+      success_url: `${shop.origin}/obrigado?checkout={CHECKOUT_ID}`,
+      cancel_url: `${shop.origin}/loja`,
+      ...extra,
+    },
+  });
+  expect(link.status).toBe(201);
+  return { product: product.body, link: link.body };
+}
+
+describe('hosted checkout by card', () => {
+  it('shows the product in Portuguese, pays by card after a decline, and lands on success_url', async () => {
+    const { product, link } = await productWithLink(9990);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(link.url.replace(api.config.publicBaseUrl, api.baseUrl));
+    // The link's page: what is sold, in pt-BR, and no checkout until the buyer goes on.
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(product.name);
+    expect(await page.getByTestId('price').textContent()).toBe('R$\u00a099,90');
+    expect(await sql('select id from checkouts where checkout_link_id = ?', [link.id])).toEqual([]);
+    await screenshot(page, 'checkout-link');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Continuar para o pagamento' }).click();
+    await page.waitForURL(/\/checkout\/c\/cs_/);
+    const [checkout] = await sql<{ id: string }>('select id from checkouts where checkout_link_id = ?', [link.id]);
+    expect(checkout).toBeDefined();
+
+    // The card fields carry the autofill tokens and a phone's numeric keyboard.
+    const number = page.getByLabel('Número do cartão');
+    expect(await number.getAttribute('autocomplete')).toBe('cc-number');
+    expect(await number.getAttribute('inputmode')).toBe('numeric');
+    expect(await page.getByLabel('E-mail').getAttribute('autocomplete')).toBe('email');
+    expect(await page.getByLabel('Código de segurança (CVV)').getAttribute('autocomplete')).toBe('cc-csc');
+    // 12 installments of a one-time price, the first à vista; the interest shows in each total.
+    const options = await page.getByLabel('Parcelas').locator('option').allTextContents();
+    expect(options).toHaveLength(12);
+    expect(options[0]!.trim()).toBe('1x de R$\u00a099,90 (à vista)');
+    expect(options[2]!.trim()).toMatch(/^3x de R\$\u00a0\d+,\d\d \(total R\$\u00a0\d+,\d\d\)$/);
+    await screenshot(page, 'checkout-card');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.getByLabel('E-mail').fill('ana@example.com');
+    await page.getByLabel('Nome completo').fill('Ana Souza');
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Pagamento recusado');
+    expect(await alert.textContent()).toContain('O cartão foi recusado pelo emissor.');
+    // The buyer's details stay; the card does not.
+    expect(await page.getByLabel('E-mail').inputValue()).toBe('ana@example.com');
+    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
+    await screenshot(page, 'checkout-declined');
+
+    await fillCard(page, '4111111111111111');
+    await page.getByLabel('Parcelas').selectOption('3');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.waitForURL(`${shop.origin}/obrigado?checkout=${checkout!.id}`);
+    const [row] = await sql('select status, customer_email from checkouts where id = ?', [checkout!.id]);
+    expect(row).toEqual({ status: 'succeeded', customer_email: 'ana@example.com' });
+    const sales = await sql('select amount, installments from sales where checkout_id = ?', [checkout!.id]);
+    expect(sales).toHaveLength(1);
+    await context.close();
+  });
+
+  it('reuses the browser\u2019s checkout of a link, and the buyer who leaves goes to cancel_url', async () => {
+    const { link } = await productWithLink(5000);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const url = link.url.replace(api.config.publicBaseUrl, api.baseUrl);
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continuar para o pagamento' }).click();
+    await page.waitForURL(/\/checkout\/c\/cs_/);
+    const first = page.url();
+    await page.goto(url);
+    expect(page.url()).toBe(first);
+    expect(await sql('select id from checkouts where checkout_link_id = ?', [link.id])).toHaveLength(1);
+    await page.getByRole('link', { name: 'Voltar à loja' }).click();
+    await page.waitForURL(`${shop.origin}/loja`);
+    await context.close();
+  });
+
+  it('speaks English to a browser that asks for it', async () => {
+    const { link } = await productWithLink(12345);
+    const context = await newContext(browser, { locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(link.url.replace(api.config.publicBaseUrl, api.baseUrl));
+    expect(await page.getByTestId('price').textContent()).toBe('R$123.45');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByLabel('Card number').waitFor();
+    await context.close();
+  });
+
+  it('paints first well under a second on a throttled phone', async () => {
+    const { link } = await productWithLink(9990);
+    const url = link.url.replace(api.config.publicBaseUrl, api.baseUrl);
+    const open = await api.call('GET', `/checkout/${link.id}`, { headers: { accept: 'application/json' } });
+    const pageUrl = `${api.baseUrl}/checkout/c/${(await sql('select client_secret from checkouts where id = ?', [open.body.id]))[0].client_secret}`;
+    const link_ms = await firstPaintOnPhone(browser, url);
+    const checkout_ms = await firstPaintOnPhone(browser, pageUrl);
+    console.log(
+      `first contentful paint, throttled phone (4x CPU, fast 3G): link page ${link_ms.toFixed(0)} ms, checkout page ${checkout_ms.toFixed(0)} ms`,
+    );
+    expect(link_ms).toBeGreaterThan(0);
+    expect(checkout_ms).toBeGreaterThan(0);
+  });
+});
+
+async function fillCard(page: import('playwright-core').Page, number: string) {
+  await page.getByLabel('Número do cartão').fill(number);
+  await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
+  await page.getByLabel('Mês de validade (MM)').fill('12');
+  await page.getByLabel('Ano de validade (AA)').fill('30');
+  await page.getByLabel('Código de segurança (CVV)').fill('123');
+}

@@ -1,0 +1,87 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ensureChromium } from '../../scripts/chromium.ts';
+import { REPO_ROOT } from '../../scripts/tool-paths.ts';
+
+/**
+ * Headless Debian Chromium driven by playwright-core. The flags keep it off the network it cannot
+ * reach (background services, updates) and let it run as root.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: ensureChromium(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A fresh browser profile (its own cookies) that trusts the test run's self-signed certificate. */
+export function newContext(
+  browser: Browser,
+  options: { locale?: string; phone?: boolean } = {},
+): Promise<BrowserContext> {
+  return browser.newContext({
+    ignoreHTTPSErrors: true,
+    locale: options.locale ?? 'pt-BR',
+    ...(options.phone
+      ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }
+      : { viewport: { width: 1280, height: 900 } }),
+  });
+}
+
+/** Screenshots are kept as the run's artifacts, one per page and state. */
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-artifacts', 'screenshots');
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** The page's serious and critical accessibility violations (axe-core), as readable lines. */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/**
+ * First contentful paint of `url` on a throttled phone: 4× slower CPU and a "fast 3G" network
+ * (150 ms round trip, 1.6 Mbit/s down), as Lighthouse's mobile profile. Milliseconds.
+ */
+export async function firstPaintOnPhone(browser: Browser, url: string): Promise<number> {
+  const context = await newContext(browser, { phone: true });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 150,
+      downloadThroughput: (1.6 * 1024 * 1024) / 8,
+      uploadThroughput: (750 * 1024) / 8,
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    return await page.evaluate(
+      `new Promise((resolve) => new PerformanceObserver((list) => {
+        const paint = list.getEntries().find((e) => e.name === 'first-contentful-paint');
+        if (paint) resolve(paint.startTime);
+      }).observe({ type: 'paint', buffered: true }))`,
+    );
+  } finally {
+    await context.close();
+  }
+}
