@@ -16,18 +16,20 @@ export interface DocumentProps {
   title: string;
   /** Our scripts under /assets (the CSP allows 'self' only, and no inline script). */
   scripts?: string[];
+  /** Stylesheets under /assets beside pages.css (a page group's own, e.g. dashboard.css). */
+  styles?: string[];
   children: ComponentChildren;
 }
 
 /** The whole document: one stylesheet and our scripts, nothing inline (the CSP forbids it). */
-export function renderDocument({ locale, title, scripts = [], children }: DocumentProps): string {
+export function renderDocument({ locale, title, scripts = [], styles = [], children }: DocumentProps): string {
   const page: VNode = html`<html lang=${locale}>
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="robots" content="noindex" />
       <title>${title}</title>
-      <link rel="stylesheet" href=${asset('pages.css')} />
+      ${['pages.css', ...styles].map((name) => html`<link rel="stylesheet" href=${asset(name)} />`)}
       ${scripts.map((name) => html`<script src=${asset(name)} defer></script>`)}
     </head>
     <body>

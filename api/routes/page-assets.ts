@@ -1,17 +1,19 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { FastifyPluginAsync } from 'fastify';
 import { ASSET_VERSION } from '../pages/render.ts';
 
 const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
-const ASSETS = ['checkout.js', 'pages.css'];
 
 /**
- * The pages' script and stylesheet, read once at start. Their path carries a version (render.ts), so
+ * The pages' scripts and stylesheets (every file of api/pages/assets), read once at start. Their path carries a version (render.ts), so
  * a browser keeps them for a year; a change ships under a new version.
  */
 export const pageAssetRoutes: FastifyPluginAsync = async (app) => {
   const files = new Map<string, Buffer>();
-  for (const name of ASSETS) files.set(name, await readFile(new URL(`../pages/assets/${name}`, import.meta.url)));
+  const folder = new URL('../pages/assets/', import.meta.url);
+  for (const name of await readdir(folder)) {
+    if (/\.(js|css)$/.test(name)) files.set(name, await readFile(new URL(name, folder)));
+  }
   app.get<{ Params: { version: string; name: string } }>(
     '/assets/:version/:name',
     { schema: { hide: true } },
