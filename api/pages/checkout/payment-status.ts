@@ -53,7 +53,7 @@ export function PixPanel({
     ${trustedSvg(qrSvg, 'qr', t.pixQr)}
     <${CopyField} id="pix-code" label=${t.pixCode} value=${pix.qr_code} t=${t} />
     <p class="countdown">
-      ${t.expiresIn}
+      ${`${t.expiresIn} `}
       <time datetime=${pix.expires_at} data-countdown data-expired-text=${t.pixExpired}
         >${remaining(pix.expires_at, now)}</time
       >
