@@ -6,10 +6,12 @@ import { Checkout } from '../db/entities/index.ts';
 import type { PlainSql } from '../db/plain-sql.ts';
 import {
   CHECKOUT_NOT_OPEN,
+  confirmationAllowed,
   CONFIRMATION_IN_PROGRESS,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   SUBSCRIPTION_EXISTS,
+  type CheckoutStatus,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
@@ -40,6 +42,7 @@ export interface ConfirmableCheckout {
   priceType: 'one_time' | 'recurring';
   priceInterval: string | null;
   noFeesInstallments: boolean;
+  paymentMethod: string | null;
 }
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
@@ -52,7 +55,7 @@ export async function confirmableCheckout(
     `select c.id, c.status, c.amount, c.customer_id as "customerId",
             c.customer_email as "customerEmail", c.customer_name as "customerName",
             c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval",
-            c.no_fees_installments as "noFeesInstallments"
+            c.no_fees_installments as "noFeesInstallments", c.payment_method as "paymentMethod"
      from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
     'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
   );
@@ -97,7 +100,9 @@ export async function confirmCheckout(
   checkout: ConfirmableCheckout,
   body: ConfirmSdkBody,
 ): Promise<ConfirmCheckoutResult> {
-  if (checkout.status !== 'open') throw notOpen(checkout.status);
+  // The workflow has the last word (a pix being settled, a payment in flight); this spares it the obvious.
+  const status = checkout.status as CheckoutStatus;
+  if (!confirmationAllowed({ ...checkout, status, pendingPayment: true }, body.payment_method)) throw notOpen(status);
 
   const installments = body.card?.installments ?? 1;
   const method = body.payment_method;

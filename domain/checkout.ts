@@ -256,3 +256,23 @@ export function firstSubscriptionPeriod(
 export function successUrlFor(successUrl: string, checkoutId: string): string {
   return successUrl.replaceAll('{CHECKOUT_ID}', encodeURIComponent(checkoutId));
 }
+
+/** Why a confirmed checkout is open again when the buyer left a pending pix or boleto for a card. */
+export const METHOD_CHANGED = 'method_changed';
+
+/**
+ * A buyer waiting on a pix or boleto may pay by card instead: the pending charge is cancelled and the
+ * checkout takes the card. Any other confirmation needs an open checkout.
+ */
+export function confirmationAllowed(
+  checkout: { status: CheckoutStatus; paymentMethod: string | null; pendingPayment: boolean },
+  method: ConfirmPaymentMethod,
+): boolean {
+  if (checkout.status === 'open') return true;
+  return (
+    checkout.status === 'confirmed' &&
+    checkout.pendingPayment &&
+    (checkout.paymentMethod === 'pix' || checkout.paymentMethod === 'boleto') &&
+    method === 'credit_card'
+  );
+}

@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm.ts';
-import { plainSql, type PlainSql } from '../db/plain-sql.ts';
+import { plainSql, type PlainSql, type Sql } from '../db/plain-sql.ts';
 import { MAX_INSTALLMENTS } from '../domain/money.ts';
 import {
   GatewayError,
@@ -290,7 +290,11 @@ export class SimulatedGateway implements PaymentGateway {
 
   // ── Sandbox controls (not part of the port) ───────────────────────────────────────────────
 
-  /** The buyer pays a pending pix or boleto. Paying a paid one again changes nothing. */
+  /**
+   * The buyer pays a pending pix or boleto. Paying a paid one again changes nothing. A cancelled one
+   * is paid too until it would have lapsed: a bank that took the payment before the cancellation
+   * reached it (the engine must give such money back).
+   */
   async pay(transactionId: string): Promise<GatewayTransaction> {
     const current = await this.getTransaction(transactionId);
     if (!current) throw new GatewayError(`Unknown transaction ${transactionId}`, false);
@@ -299,7 +303,7 @@ export class SimulatedGateway implements PaymentGateway {
       const t = await lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge is paid this way', false);
       if (t.status === 'succeeded') return t;
-      if (t.status !== 'pending') {
+      if (t.status !== 'pending' && !(t.status === 'canceled' && (await stillPayable(sql, t.id, this.now())))) {
         throw new GatewayError(
           `Cannot pay a transaction that is ${t.status}${t.declineReason ? ` (${t.declineReason})` : ''}`,
           false,
@@ -396,4 +400,10 @@ export class SimulatedGateway implements PaymentGateway {
   private async once<T>(key: string, operation: string, run: Attempt<T>): Promise<T> {
     return runOnceUnlessFaulted(this.db, this.faults, key, operation, run);
   }
+}
+
+/** A cancelled pix or boleto whose deadline has not passed (see `pay`). */
+async function stillPayable(sql: Sql, transactionId: string, now: Date): Promise<boolean> {
+  const [row] = await sql('select lapses_at from gateway_sim.transactions where id = ?', [transactionId]);
+  return row?.lapses_at != null && new Date(row.lapses_at as string) > now;
 }

@@ -7,7 +7,9 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import {
+  CHECKOUT_NOT_OPEN,
   firstSubscriptionPeriod,
+  METHOD_CHANGED,
   MAX_DECLINED_CONFIRMATIONS,
   paymentKey,
   requiresCharge,
@@ -49,6 +51,8 @@ import type { LostPayment } from './checkout-resume.ts';
 
 type PaymentOutcome = { payment: PaymentSummary; payBy: string | null };
 type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };
+/** A pix or boleto the buyer gave up for a card: cancelled, yet payable by a bank until its deadline. */
+type AbandonedPayment = { transactionId: string; payBy: number };
 
 /**
  * One run of a checkout's workflow (workflows/checkout.ts reads its life top to bottom): its state and
@@ -74,6 +78,12 @@ export class CheckoutRun {
   unresolved: Attempt | null = null;
   /** The pix or boleto issued and waited for. */
   pending: PendingPayment | null = null;
+  /** The buyer is moving from the pending pix/boleto to a card: the wait for the pending payment gives way. */
+  private switching = false;
+  /** The wait for the pending payment woke and is settling it: no method change meanwhile. */
+  settling = false;
+  /** Pix/boleto the buyer gave up: one paid anyway is refunded (never money without a sale). */
+  readonly abandoned: AbandonedPayment[] = [];
   /** Transactions the gateway told us about; kept even when the notice beats the pix/boleto's own answer. */
   readonly notices: string[] = [];
   /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
@@ -336,9 +346,24 @@ export class CheckoutRun {
   /** Waits for the pix/boleto to be paid or to pass its deadline; the gateway is the source of truth. */
   async settlePendingPayment(): Promise<void> {
     const p = this.pending!;
-    const { notices, state } = this;
+    const { notices } = this;
     const noticed = () => notices.includes(p.transactionId);
-    const notified = await condition(noticed, Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
+    const notified = await condition(
+      () => noticed() || this.switching,
+      Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1),
+    );
+    if (this.switching) return; // the buyer is paying by card instead (switchToCard)
+    this.settling = true;
+    try {
+      await this.settleWoken(p, notified);
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  /** The pending payment's wait woke (a notice, or its deadline): paid, still pending, or failed. */
+  private async settleWoken(p: PendingPayment, notified: boolean): Promise<void> {
+    const { notices, state } = this;
     notices.splice(0, notices.length, ...notices.filter((id) => id !== p.transactionId));
     const payment = await untilAnswered.syncPayment(p.transactionId);
     if (payment.status === 'succeeded') return void (await this.recordSale(p.attempt, payment));
@@ -354,6 +379,54 @@ export class CheckoutRun {
     await records.failCheckout(this.checkoutId, reason, settled);
     state.status = 'failed';
     state.declineReason = reason;
+  }
+
+  /**
+   * The buyer waiting on a pix or boleto pays by card instead: the pending charge is cancelled at the
+   * gateway first. Paid meanwhile, it is the sale (and the card is refused as the checkout is no longer
+   * open); otherwise the checkout opens again and the card is confirmed as any first try.
+   */
+  async switchToCard(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
+    const p = this.pending!;
+    this.switching = true;
+    try {
+      const settled = await untilAnswered.cancelPendingPayment(this.checkoutId, p.transactionId);
+      if (settled.status === 'succeeded') {
+        await this.recordSale(p.attempt, settled);
+        throw ApplicationFailure.nonRetryable(`Checkout is ${this.state.status}`, CHECKOUT_NOT_OPEN);
+      }
+      this.pending = null;
+      this.state.pendingTransactionId = null;
+      this.abandoned.push({ transactionId: p.transactionId, payBy: p.payBy });
+      await records.reopenCheckout(this.checkoutId, METHOD_CHANGED, settled);
+      this.state.status = 'open';
+    } finally {
+      this.switching = false;
+    }
+    return this.confirm(request);
+  }
+
+  /**
+   * After the checkout's end, each abandoned pix/boleto is watched until its deadline: one a bank paid
+   * anyway (the gateway's notice, or a last look at the deadline) is refunded in full.
+   */
+  async refundAbandonedPayments(): Promise<void> {
+    const { notices } = this;
+    for (const a of this.abandoned) {
+      const noticed = () => notices.includes(a.transactionId);
+      for (;;) {
+        // A notice (its cancellation's own, or a payment), else one last look at the deadline.
+        const woke = await condition(noticed, Math.max(a.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
+        notices.splice(0, notices.length, ...notices.filter((id) => id !== a.transactionId));
+        const payment = await untilAnswered.syncPayment(a.transactionId);
+        if (payment.capturedAmount > payment.refundedAmount) {
+          await untilAnswered.refundUnrecordedCapture(this.checkoutId, payment);
+          upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'abandoned_payment_refunded' }]);
+          break;
+        }
+        if (!woke) break;
+      }
+    }
   }
 
   /** Picks up what a lost run left (workflows/checkout-resume.ts) as that run would have gone on. */

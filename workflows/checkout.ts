@@ -11,7 +11,9 @@ import {
   CONFIRMATION_IN_PROGRESS,
   CONFIRMATION_INVALID,
   type CheckoutStatus,
+  type ConfirmPaymentMethod,
 } from '../domain/checkout.ts';
+import { confirmationAllowed } from '../domain/checkout.ts';
 import { paymentRefusal } from '../domain/checkout-confirmation.ts';
 import {
   checkoutStateQuery,
@@ -79,8 +81,27 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
     }
   }
   await condition(allHandlersFinished);
+  // Only a run where the buyer left a pix or boleto for a card has any (older histories have none).
+  if (run.abandoned.length > 0) await run.refundAbandonedPayments();
   if (run.doubtful.length > 0) await undoLateArrivals(input.checkoutId, run.doubtful, run.recordedPaymentId);
   return { status: state.status };
+}
+
+/**
+ * An open checkout takes any confirmation; one waiting on a pix or boleto takes a card instead
+ * (domain rule). Validators only ever widened this, and refused Updates leave no history, so recorded
+ * runs replay as before.
+ */
+function allowed(run: CheckoutRun, request: { paymentMethod: ConfirmPaymentMethod }): boolean {
+  const { state, pending } = run;
+  return confirmationAllowed(
+    {
+      status: state.status,
+      paymentMethod: pending?.kind ?? null,
+      pendingPayment: pending !== null && !state.processing,
+    },
+    request.paymentMethod,
+  );
 }
 
 /**
@@ -104,10 +125,10 @@ function listen(run: CheckoutRun): void {
       state.confirming = true;
       try {
         await condition(() => run.loaded);
-        if (state.status !== 'open') {
+        if (!allowed(run, request)) {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
-        return await run.confirm(request);
+        return state.status === 'open' ? await run.confirm(request) : await run.switchToCard(request);
       } catch (err) {
         // A refusal of the confirmation itself (not open, a bad discount code) reaches the API as is.
         if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
@@ -124,7 +145,10 @@ function listen(run: CheckoutRun): void {
             CONFIRMATION_IN_PROGRESS,
           );
         }
-        if (run.loaded && state.status !== 'open') {
+        if (run.settling) {
+          throw ApplicationFailure.nonRetryable('The pending payment is being settled', CONFIRMATION_IN_PROGRESS);
+        }
+        if (run.loaded && !allowed(run, request)) {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
         // The price is the activity's to check: only the request is at hand here.

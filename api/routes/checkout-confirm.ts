@@ -23,7 +23,10 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         description:
           'Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 ' +
           '(code payment_declined, with decline_reason) and leaves the checkout open for another try. ' +
-          'A checkout that is not open, or one already being confirmed, answers 409. A buyer who already has a ' +
+          'A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending ' +
+          'charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been ' +
+          'paid before the cancellation, that payment is the sale and the card answers 409. ' +
+          'Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a ' +
           "live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is " +
           'false, answers 422 `subscription_exists` for a recurring price, with nothing charged.',
         params: confirmSdkParams,

@@ -59,6 +59,8 @@ function transactionRoutes(app: RouteApp, simulator: () => SimulatedGateway): vo
       schema: {
         tags: ['sandbox'],
         summary: 'Pay a pending pix or boleto (sandbox)',
+        description:
+          'A cancelled one is paid too until it would have lapsed: a bank that took the payment before the cancellation reached it.',
         params: transactionParams,
         response: { 200: wireTransaction, ...errorResponses },
       },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -54,6 +54,9 @@ async function choose(page: Page, method: 'Pix' | 'Boleto', fields: Record<strin
   for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
   await page.getByRole('button', { name: method === 'Pix' ? 'Gerar código pix' : 'Gerar boleto' }).click();
 }
+
+// jsqr is CommonJS with an ES-style `export default` in its types: the function is the module itself.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 /** What a phone's camera reads from the QR code on screen. */
 async function scanQr(page: Page): Promise<string | undefined> {
@@ -126,6 +129,32 @@ describe('hosted checkout by pix and boleto', () => {
     expect(await page.getByRole('link', { name: 'Abrir o boleto (PDF)' }).getAttribute('href')).toBe(boleto.url);
     await screenshot(page, 'checkout-boleto');
     expect(await accessibilityViolations(page)).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('changing one\u2019s mind', () => {
+  it('leaves a pending pix for a card: the pix is cancelled and the card pays', async () => {
+    const c = await checkout();
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(c.url);
+    await choose(page, 'Pix', { 'E-mail': 'fabio@example.com' });
+    await page.getByLabel('Código pix copia e cola').waitFor();
+    await page.getByText('Prefere pagar com cartão de crédito?').click();
+    await page.getByLabel('Número do cartão').fill('4111111111111111');
+    await page.getByLabel('Nome impresso no cartão').fill('FABIO');
+    await page.getByLabel('Mês de validade (MM)').fill('12');
+    await page.getByLabel('Ano de validade (AA)').fill('30');
+    await page.getByLabel('Código de segurança (CVV)').fill('123');
+    await screenshot(page, 'checkout-pix-to-card');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const [row] = await sql('select gateway_payment_data from checkouts where id = ?', [c.id]);
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.waitForURL(`${shop.origin}/obrigado?c=${c.id}`);
+    expect((await api.gateway.getTransaction(row.gateway_payment_data.transaction_id))?.status).toBe('canceled');
+    const [paid] = await sql('select status, payment_method from checkouts where id = ?', [c.id]);
+    expect(paid).toEqual({ status: 'succeeded', payment_method: 'credit_card' });
     await context.close();
   });
 });

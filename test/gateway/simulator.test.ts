@@ -685,10 +685,15 @@ describe('pix', () => {
     expect(await ledger(t.id)).toEqual([]);
   });
 
-  it('can be canceled while pending', async () => {
-    const t = await pix();
+  it('can be canceled while pending; a bank may still pay it until it would have lapsed, never after', async () => {
+    const t = await pix(1_000, 60);
     expect(await gateway.cancel(t.id, key())).toMatchObject({ status: 'canceled' });
-    expect((await rejection(gateway.pay(t.id))).retryable).toBe(false);
+    expect(await gateway.pay(t.id)).toMatchObject({ status: 'succeeded', capturedAmount: 1_000 });
+
+    const lapsed = await pix(1_000, 60);
+    expect(await gateway.cancel(lapsed.id, key())).toMatchObject({ status: 'canceled' });
+    gateway.now = () => new Date(Date.now() + 61_000);
+    expect((await rejection(gateway.pay(lapsed.id))).message).toBe('Cannot pay a transaction that is canceled');
   });
 });
 

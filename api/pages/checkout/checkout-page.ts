@@ -1,11 +1,11 @@
-import { successUrlFor } from '../../../domain/checkout.ts';
+import { METHOD_CHANGED, successUrlFor } from '../../../domain/checkout.ts';
 import type { PublicCheckout } from '../../../use-cases/schemas/checkouts.ts';
 import { gatewayPaymentData } from '../../schemas/checkout-confirm.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
-import { PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
+import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
 import { BoletoPanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
 
@@ -82,21 +82,31 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
         t=${t}
         locale=${locale}
       />`;
-    case 'confirmed':
+    case 'confirmed': {
+      const cardInstead = html`<${CardInsteadForm}
+        checkout=${checkout}
+        action=${model.pagePath}
+        alert=${model.alert ?? null}
+        t=${t}
+        locale=${locale}
+      />`;
       if (checkout.payment_method === 'pix' && data?.pix) {
         const qrSvg = await pixQrSvg(data.pix.qr_code);
-        return html`<${PixPanel} pix=${data.pix} qrSvg=${qrSvg} watch=${watch} now=${model.now} t=${t} />`;
+        return html`<${PixPanel} pix=${data.pix} qrSvg=${qrSvg} watch=${watch} now=${model.now} t=${t} />
+          ${cardInstead}`;
       }
       if (checkout.payment_method === 'boleto' && data?.boleto) {
         return html`<${BoletoPanel}
-          boleto=${data.boleto}
-          barcodeSvg=${boletoBarcodeSvg(data.boleto.barcode)}
-          watch=${watch}
-          t=${t}
-          locale=${locale}
-        />`;
+            boleto=${data.boleto}
+            barcodeSvg=${boletoBarcodeSvg(data.boleto.barcode)}
+            watch=${watch}
+            t=${t}
+            locale=${locale}
+          />
+          ${cardInstead}`;
       }
       return html`<${Processing} watch=${watch} t=${t} />`;
+    }
     case 'succeeded':
       return html`<${Receipt}
         checkout=${checkout}
@@ -111,7 +121,8 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
 
 /** The last card refusal, kept on the open checkout, shown until the buyer pays. */
 function declineAlert(checkout: PublicCheckout, t: Messages): FormAlert | null {
-  if (!checkout.decline_reason) return null;
+  // Leaving a pix or boleto for a card reopens the checkout: not a refusal.
+  if (!checkout.decline_reason || checkout.decline_reason === METHOD_CHANGED) return null;
   return {
     title: t.declined,
     detail: `${t.declineReasons[checkout.decline_reason] ?? ''} ${t.tryAgain}`.trim(),

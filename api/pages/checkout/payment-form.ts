@@ -42,16 +42,46 @@ export function PaymentForm({
   locale: Locale;
 }) {
   return html`<form class="payment" method="post" action=${action} data-payment-form>
-    ${
-      alert
-        ? html`<div class="alert" role="alert" id="payment-alert">
-            <strong>${alert.title}</strong>${alert.detail ? html`<span> ${alert.detail}</span>` : null}
-          </div>`
-        : null
-    }
+    <${AlertBox} alert=${alert} />
     <${BuyerFields} checkout=${checkout} values=${values} t=${t} />
     <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} t=${t} locale=${locale} />
   </form>`;
+}
+
+/** A refusal, announced by screen readers (role=alert). */
+function AlertBox({ alert }: { alert: FormAlert | null }) {
+  if (!alert) return null;
+  return html`<div class="alert" role="alert" id="payment-alert">
+    <strong>${alert.title}</strong>${alert.detail ? html`<span> ${alert.detail}</span>` : null}
+  </div>`;
+}
+
+/**
+ * A card instead of the pending pix or boleto: the buyer is known already, so only the card is asked;
+ * the workflow cancels the pending charge before charging it.
+ */
+export function CardInsteadForm({
+  checkout,
+  action,
+  alert,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  action: string;
+  alert: FormAlert | null;
+  t: Messages;
+  locale: Locale;
+}) {
+  return html`<details class="switch" open=${alert !== null}>
+    <summary>${t.payByCardInstead}</summary>
+    <form class="payment" method="post" action=${action}>
+      <${AlertBox} alert=${alert} />
+      <input type="hidden" name="payment_method" value="credit_card" />
+      <${CardFields} checkout=${checkout} t=${t} locale=${locale} />
+      <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+    </form>
+  </details>`;
 }
 
 /** Who pays: e-mail (the receipt), name, CPF/CNPJ (a boleto needs both), and a discount code when allowed. */
