@@ -863,7 +863,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout that is not open, or one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged.
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged.
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -900,8 +900,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Open a checkout link: creates a new checkout for the visitor
-     * @description With Accept: application/json the new checkout is returned (201, the public checkout view); otherwise the answer is a 303 to the public checkout read (/api/v1/checkouts/client/<client_secret>).
+     * Open a checkout link
+     * @description With Accept: application/json a new checkout is created and returned (201, the public checkout view). Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).
      */
     get: operations['openCheckoutLink'];
     put?: never;
@@ -1118,7 +1118,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Pay a pending pix or boleto (sandbox) */
+    /**
+     * Pay a pending pix or boleto (sandbox)
+     * @description A cancelled one is paid too until it would have lapsed: a bank that took the payment before the cancellation reached it.
+     */
     post: operations['paySandboxTransaction'];
     delete?: never;
     options?: never;
@@ -13542,6 +13545,15 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The checkout link page (text/html) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
       /** @description Default Response */
       201: {
         headers: {
@@ -13607,7 +13619,7 @@ export interface operations {
           };
         };
       };
-      /** @description Location: the new checkout by client_secret */
+      /** @description Location: the browser's open checkout of this link */
       303: {
         headers: {
           [name: string]: unknown;
