@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
+import QRCode from 'qrcode';
 import { addInterval } from '../domain/periods.ts';
 import type { BoletoDetails, PixDetails } from './port.ts';
 
 /**
  * What the simulator hands the buyer for a pix charge (a BR Code and its picture) and for a boleto
- * (barcode and digitable line in the FEBRABAN layout), plausible enough for a sandbox page.
+ * (barcode and digitable line in the FEBRABAN layout): a QR code that scans, a barcode in the layout.
  */
 
 /** Days a boleto may still be paid after its due date before the simulator calls it overdue. */
@@ -31,6 +31,9 @@ function crc16(text: string): string {
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }
 
+/** Cents as the BR Code writes an amount ("1234.50"), from the integer, never through a float. */
+const reais = (cents: number) => `${(cents - (cents % 100)) / 100}.${String(cents % 100).padStart(2, '0')}`;
+
 /** A static-style BR Code (EMV QRCPS) carrying the amount, our reference and the transaction as txid. */
 export function pixBrCode(input: { transactionId: string; reference: string; amount: number }): string {
   const reference = input.reference.replace(/[^\w.:-]/g, '').slice(0, 36);
@@ -41,7 +44,7 @@ export function pixBrCode(input: { transactionId: string; reference: string; amo
     tlv('26', account) +
     tlv('52', '0000') +
     tlv('53', '986') +
-    tlv('54', (input.amount / 100).toFixed(2)) +
+    tlv('54', reais(input.amount)) +
     tlv('58', 'BR') +
     tlv('59', 'SANDBOX GATEWAY') +
     tlv('60', 'SAO PAULO') +
@@ -106,43 +109,26 @@ export function boletoDocument(input: {
   return { barcode, digitableLine, dueDate: input.dueDate, url: `${BOLETO_BASE_URL}/${input.transactionId}` };
 }
 
-// ── A small PNG picture of a payload ─────────────────────────────────────────────────────────
+// ── The QR code's picture ─────────────────────────────────────────────────────────────────────
 
-const MODULES = 25;
 const SCALE = 4;
-const QUIET = 2;
+const QUIET = 4;
 
 /**
- * A 116×116 grayscale PNG that looks like a QR code: finder squares in three corners and a module
- * pattern drawn from the payload's hash. It is not scannable; the copy-and-paste code is the payload.
+ * The payload as a scannable QR code (qrcode's module matrix, error correction M), drawn into a small
+ * grayscale PNG: a bank app reads the same code the buyer may copy and paste.
  */
 export function pngDataUrl(payload: string): string {
-  const hash = createHash('sha256').update(payload).digest();
-  const dark = (x: number, y: number): boolean => {
-    for (const [fx, fy] of [
-      [0, 0],
-      [MODULES - 7, 0],
-      [0, MODULES - 7],
-    ] as const) {
-      const dx = x - fx;
-      const dy = y - fy;
-      if (dx >= -1 && dx <= 7 && dy >= -1 && dy <= 7) {
-        if (dx < 0 || dy < 0 || dx > 6 || dy > 6) return false;
-        const ring = Math.min(dx, dy, 6 - dx, 6 - dy);
-        return ring !== 1;
-      }
-    }
-    const bit = (y * MODULES + x) % (hash.length * 8);
-    return ((hash[bit >> 3]! >> (bit & 7)) & 1) === 1;
-  };
-  const side = (MODULES + QUIET * 2) * SCALE;
+  const { modules } = QRCode.create(payload, { errorCorrectionLevel: 'M' });
+  const size = modules.size;
+  const side = (size + QUIET * 2) * SCALE;
   const raw = Buffer.alloc(side * (side + 1), 0xff);
   for (let py = 0; py < side; py++) {
     raw[py * (side + 1)] = 0; // filter type: none
     for (let px = 0; px < side; px++) {
       const x = Math.floor(px / SCALE) - QUIET;
       const y = Math.floor(py / SCALE) - QUIET;
-      if (x >= 0 && y >= 0 && x < MODULES && y < MODULES && dark(x, y)) raw[py * (side + 1) + 1 + px] = 0;
+      if (x >= 0 && y >= 0 && x < size && y < size && modules.get(y, x)) raw[py * (side + 1) + 1 + px] = 0;
     }
   }
   const header = Buffer.alloc(13);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
-import { PNG } from 'pngjs';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
+import { scanQrPng } from '../helpers/qr.ts';
 import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
 
 /** A buyer pays by pix (the page follows the payment by itself), takes a boleto, or pays inside a merchant's iframe. */
@@ -55,13 +54,9 @@ async function choose(page: Page, method: 'Pix' | 'Boleto', fields: Record<strin
   await page.getByRole('button', { name: method === 'Pix' ? 'Gerar código pix' : 'Gerar boleto' }).click();
 }
 
-// jsqr is CommonJS with an ES-style `export default` in its types: the function is the module itself.
-const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
-
 /** What a phone's camera reads from the QR code on screen. */
 async function scanQr(page: Page): Promise<string | undefined> {
-  const png = PNG.sync.read(await page.getByRole('img', { name: 'QR code do pix' }).screenshot());
-  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+  return scanQrPng(await page.getByRole('img', { name: 'QR code do pix' }).screenshot());
 }
 
 describe('hosted checkout by pix and boleto', () => {

@@ -14,6 +14,7 @@ import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
 import { until } from '../helpers/processes.ts';
+import { scanQrPng } from '../helpers/qr.ts';
 
 const SECRET = 'simulator-test-callback-secret-0123456789';
 
@@ -628,6 +629,8 @@ describe('pix', () => {
     expect(t.pix!.qrCode).toMatch(/6304[0-9A-F]{4}$/);
     const png = Buffer.from(t.pix!.qrCodeImage.replace(/^data:image\/png;base64,/, ''), 'base64');
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    // A bank app scans the picture into the same code the buyer may copy and paste.
+    expect(scanQrPng(png)).toBe(t.pix!.qrCode);
     const expiresAt = Date.parse(t.pix!.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 900_000);
     expect(expiresAt).toBeLessThan(Date.now() + 901_000);
