@@ -16,6 +16,7 @@ import {
   DISCOUNT_REJECTED,
   SUBSCRIPTION_EXISTS,
   type CheckoutStatus,
+  type BuyerAddress,
   type ConfirmCheckoutInput,
   type PaymentSummary,
 } from '../domain/checkout.ts';
@@ -164,6 +165,8 @@ interface PreparingRow {
   customer_email: string | null;
   customer_name: string | null;
   customer_tax_id: string | null;
+  customer_billing_address: BuyerAddress | null;
+  require_billing_address: boolean;
   payment_method: string | null;
   payment_slot: number;
   trial_interval: PeriodInterval | null;
@@ -210,6 +213,7 @@ async function confirm(
   c.customer_email = buyer.email ?? c.customer_email;
   c.customer_name = buyer.name ?? c.customer_name;
   c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
+  c.customer_billing_address = buyer.billingAddress ?? c.customer_billing_address;
   c.status = confirmed;
   c.payment_method = request.paymentMethod;
   c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
@@ -231,7 +235,7 @@ async function storeConfirmation(
   await tx.execute(
     `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
        decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
-       customer_tax_id = ?, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
+       customer_tax_id = ?, customer_billing_address = ?::jsonb, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
      where id = ?`,
     [
       c.status,
@@ -241,6 +245,7 @@ async function storeConfirmation(
       c.customer_email,
       c.customer_name,
       c.customer_tax_id,
+      c.customer_billing_address === null ? null : JSON.stringify(c.customer_billing_address),
       c.discount_id,
       c.discount_amount,
       c.amount,
@@ -261,6 +266,7 @@ function refuseInvalidConfirmation(c: PreparingRow, request: ConfirmCheckoutInpu
       hasEmail: Boolean(email),
       hasName: Boolean(c.customer_name),
       hasTaxId: Boolean(c.customer_tax_id),
+      lacksRequiredAddress: c.require_billing_address && c.customer_billing_address === null,
     });
   if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
 }

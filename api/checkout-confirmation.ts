@@ -20,6 +20,7 @@ import { buyerRefusal, paymentRefusal, type ConfirmationRefusal } from '../domai
 import { parseTaxId } from '../domain/tax-id.ts';
 import { GatewayError, type CardToken } from '../gateway/port.ts';
 import { subscriptionExists } from '../use-cases/checkout-creation.ts';
+import { storedBillingAddress } from '../use-cases/schemas/customers.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { ConfirmSdkBody } from './schemas/checkout-confirm.ts';
 import { checkoutWorkflowId, confirmCheckoutUpdate } from '../contracts/checkout.ts';
@@ -43,6 +44,8 @@ export interface ConfirmableCheckout {
   priceInterval: string | null;
   noFeesInstallments: boolean;
   paymentMethod: string | null;
+  requireBillingAddress: boolean;
+  hasBillingAddress: boolean;
 }
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
@@ -55,7 +58,9 @@ export async function confirmableCheckout(
     `select c.id, c.status, c.amount, c.customer_id as "customerId",
             c.customer_email as "customerEmail", c.customer_name as "customerName",
             c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval",
-            c.no_fees_installments as "noFeesInstallments", c.payment_method as "paymentMethod"
+            c.no_fees_installments as "noFeesInstallments", c.payment_method as "paymentMethod",
+            c.require_billing_address as "requireBillingAddress",
+            c.customer_billing_address is not null as "hasBillingAddress"
      from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
     'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
   );
@@ -117,6 +122,8 @@ export async function confirmCheckout(
       hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
       hasName: Boolean(body.customer_name ?? checkout.customerName),
       hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
+      lacksRequiredAddress:
+        checkout.requireBillingAddress && !checkout.hasBillingAddress && !body.customer_billing_address,
     }),
   );
 
@@ -134,6 +141,7 @@ export async function confirmCheckout(
           email: body.customer_email ?? null,
           name: body.customer_name ?? null,
           taxId: body.customer_tax_id ? parseTaxId(body.customer_tax_id)!.number : null,
+          billingAddress: body.customer_billing_address ? storedBillingAddress(body.customer_billing_address) : null,
         },
         discountCode: body.discount_code ?? null,
       },

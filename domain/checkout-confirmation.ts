@@ -43,6 +43,8 @@ export interface ConfirmationBuyer {
   hasEmail: boolean;
   hasName: boolean;
   hasTaxId: boolean;
+  /** The checkout requires a billing address (require_billing_address) and none is known. */
+  lacksRequiredAddress?: boolean;
 }
 
 /** Every payment needs the buyer's e-mail (the receipt, the customer); a boleto their name and tax id. */
@@ -52,6 +54,9 @@ export function buyerRefusal(
 ): ConfirmationRefusal | null {
   if (!buyer.hasEmail) {
     return { message: 'customer_email is required', detail: 'The checkout has no customer yet: send customer_email' };
+  }
+  if (buyer.lacksRequiredAddress) {
+    return { message: 'customer_billing_address is required', detail: 'This checkout requires a billing address' };
   }
   if (paymentMethod === 'boleto') {
     if (!buyer.hasName) return { message: 'customer_name is required for boleto' };

@@ -50,6 +50,17 @@ export interface ConfirmBuyer {
   email: string | null;
   name: string | null;
   taxId: string | null;
+  /** When the checkout requires one (require_billing_address); older confirmations carry none. */
+  billingAddress?: BuyerAddress | null;
+}
+
+/** A billing address as stored: state and postal_code null where a country has none. */
+export interface BuyerAddress {
+  line1: string;
+  city: string;
+  state: string | null;
+  postal_code: string | null;
+  country: string;
 }
 
 /** Everything a confirmation carries into the workflow, in one Update. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailAddress, errorBody, nonBlank } from '../../use-cases/schemas/common.ts';
+import { billingAddressInput } from '../../use-cases/schemas/customers.ts';
 
 export const confirmSdkParams = z.object({ client_secret: z.string().min(1).max(200) });
 
@@ -20,6 +21,9 @@ export const confirmSdkBody = z.strictObject({
   customer_email: emailAddress().optional(),
   customer_name: nonBlank(200).optional(),
   customer_tax_id: nonBlank(32).optional(),
+  customer_billing_address: billingAddressInput
+    .optional()
+    .meta({ description: 'Required when the checkout has require_billing_address and none yet (our addition)' }),
   discount_code: nonBlank(100).optional(),
   card: confirmCard.optional(),
 });

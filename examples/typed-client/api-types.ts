@@ -13216,6 +13216,14 @@ export interface operations {
           customer_email?: string;
           customer_name?: string;
           customer_tax_id?: string;
+          /** @description Required when the checkout has require_billing_address and none yet (our addition) */
+          customer_billing_address?: {
+            line1: string;
+            city: string;
+            state?: string;
+            postal_code?: string;
+            country: string;
+          };
           discount_code?: string;
           card?: {
             number: string;

@@ -126,6 +126,40 @@ describe('hosted checkout by card', () => {
     await context.close();
   });
 
+  it('asks for the billing address a checkout requires, with the browser\u2019s address autofill', async () => {
+    const { product } = await productWithLink(3_000);
+    const created = await api.call('POST', '/api/v1/checkouts/', {
+      token: tenant.oat,
+      body: { product_id: product.id, require_billing_address: true, success_url: `${shop.origin}/ok` },
+    });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/checkout/c/${created.body.client_secret}`);
+    const line1 = page.getByLabel('Endereço (rua, número, complemento)');
+    expect(await line1.getAttribute('autocomplete')).toBe('address-line1');
+    expect(await page.getByLabel('CEP').getAttribute('autocomplete')).toBe('postal-code');
+    expect(await page.getByLabel('País (código de duas letras)').inputValue()).toBe('BR');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByLabel('E-mail').fill('gil@example.com');
+    await line1.fill('Av. Paulista, 1000');
+    await page.getByLabel('Cidade').fill('São Paulo');
+    await page.getByLabel('Estado (UF)').fill('SP');
+    await page.getByLabel('CEP').fill('01310-100');
+    await fillCard(page, '4111111111111111');
+    await screenshot(page, 'checkout-billing-address');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.waitForURL(`${shop.origin}/ok`);
+    const [row] = await sql('select customer_billing_address from checkouts where id = ?', [created.body.id]);
+    expect(row.customer_billing_address).toEqual({
+      line1: 'Av. Paulista, 1000',
+      city: 'São Paulo',
+      state: 'SP',
+      postal_code: '01310-100',
+      country: 'BR',
+    });
+    await context.close();
+  });
+
   it('speaks English to a browser that asks for it', async () => {
     const { link } = await productWithLink(12345);
     const context = await newContext(browser, { locale: 'en-US' });

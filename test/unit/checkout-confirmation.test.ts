@@ -41,6 +41,16 @@ describe('paymentRefusal', () => {
 describe('buyerRefusal', () => {
   const all = { hasEmail: true, hasName: true, hasTaxId: true };
 
+  it('wants the billing address a checkout requires, whatever the method', () => {
+    for (const method of ['credit_card', 'pix', 'boleto'] as const) {
+      expect(buyerRefusal(method, { ...all, lacksRequiredAddress: true })).toEqual({
+        message: 'customer_billing_address is required',
+        detail: 'This checkout requires a billing address',
+      });
+      expect(buyerRefusal(method, { ...all, lacksRequiredAddress: false })).toBeNull();
+    }
+  });
+
   it('wants an e-mail for every method', () => {
     for (const method of ['credit_card', 'pix', 'boleto'] as const) {
       expect(buyerRefusal(method, { ...all, hasEmail: false })).toEqual({

@@ -17,6 +17,11 @@ export const paymentFormBody = z
     card_exp_year: z.string().max(4),
     card_csc: z.string().max(4),
     installments: z.string().max(2),
+    billing_line1: z.string().max(256),
+    billing_city: z.string().max(256),
+    billing_state: z.string().max(256),
+    billing_postal_code: z.string().max(32),
+    billing_country: z.string().max(2),
   })
   .partial();
 export type PaymentFormBody = z.infer<typeof paymentFormBody>;
@@ -26,12 +31,38 @@ const filled = (value: string | undefined) => (value?.trim() ? value.trim() : un
 /** What the form gives back to the buyer after a refusal: everything but the card. */
 export function formValues(form: PaymentFormBody): PaymentFormValues {
   const { email, name, tax_id, discount_code, payment_method } = form;
-  return { email, name, tax_id, discount_code, payment_method };
+  const { billing_line1, billing_city, billing_state, billing_postal_code, billing_country } = form;
+  return {
+    ...{ email, name, tax_id, discount_code, payment_method },
+    ...{ billing_line1, billing_city, billing_state, billing_postal_code, billing_country },
+  };
+}
+
+/** The billing address when the buyer typed one (the checkout asks for it only when it requires one). */
+function addressOf(form: PaymentFormBody) {
+  if (!filled(form.billing_line1) && !filled(form.billing_city)) return undefined;
+  return {
+    line1: filled(form.billing_line1) ?? '',
+    city: filled(form.billing_city) ?? '',
+    state: filled(form.billing_state),
+    postal_code: filled(form.billing_postal_code),
+    country: filled(form.billing_country) ?? '',
+  };
 }
 
 /** The labels of the form's fields, to say which one is wrong. */
 function fieldLabel(t: Messages, path: PropertyKey[]): string {
   const [first, second] = path;
+  if (first === 'customer_billing_address') {
+    const address: Record<string, string> = {
+      line1: t.line1,
+      city: t.city,
+      state: t.state,
+      postal_code: t.postalCode,
+      country: t.country,
+    };
+    return address[String(second)] ?? t.address;
+  }
   if (first === 'card') {
     const card: Record<string, string> = {
       number: t.cardNumber,
@@ -68,6 +99,7 @@ export function confirmationOf(
     customer_name: filled(form.name),
     customer_tax_id: filled(form.tax_id),
     discount_code: filled(form.discount_code),
+    customer_billing_address: addressOf(form),
     card: byCard
       ? {
           number: (form.card_number ?? '').replace(/[\s-]/g, ''),

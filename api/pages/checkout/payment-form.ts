@@ -6,6 +6,11 @@ import type { Messages } from './messages.ts';
 /** What the buyer typed, given back after a refusal (never the card). */
 export interface PaymentFormValues {
   email?: string;
+  billing_line1?: string;
+  billing_city?: string;
+  billing_state?: string;
+  billing_postal_code?: string;
+  billing_country?: string;
   name?: string;
   tax_id?: string;
   discount_code?: string;
@@ -46,6 +51,39 @@ export function PaymentForm({
     <${BuyerFields} checkout=${checkout} values=${values} t=${t} />
     <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} t=${t} locale=${locale} />
   </form>`;
+}
+
+/** The billing address a checkout with require_billing_address asks for, with the browser's address autofill. */
+function AddressFields({ values, t }: { values: PaymentFormValues; t: Messages }) {
+  const field = (
+    name: keyof PaymentFormValues,
+    label: string,
+    autocomplete: string,
+    extra: Record<string, string> = {},
+  ) =>
+    html`<div class="field">
+      <label for=${name}>${label}</label>
+      <input
+        id=${name}
+        name=${name}
+        type="text"
+        autocomplete=${autocomplete}
+        required
+        value=${values[name] ?? extra.value ?? ''}
+        ...${extra}
+      />
+    </div>`;
+  return html`<fieldset class="address">
+    <legend>${t.address}</legend>
+    ${field('billing_line1', t.line1, 'address-line1')}
+    <div class="row">
+      ${field('billing_city', t.city, 'address-level2')} ${field('billing_state', t.state, 'address-level1')}
+    </div>
+    <div class="row">
+      ${field('billing_postal_code', t.postalCode, 'postal-code', { inputmode: 'numeric' })}
+      ${field('billing_country', t.country, 'country', { value: 'BR', maxlength: '2' })}
+    </div>
+  </fieldset>`;
 }
 
 /** A refusal, announced by screen readers (role=alert). */
@@ -120,6 +158,7 @@ function BuyerFields({ checkout, values, t }: { checkout: PublicCheckout; values
         value=${values.tax_id ?? ''}
       />
     </div>
+    ${checkout.require_billing_address ? html`<${AddressFields} values=${values} t=${t} />` : null}
     ${
       checkout.allow_discount_codes
         ? html`<div class="field">
