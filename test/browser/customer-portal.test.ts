@@ -182,6 +182,12 @@ describe('customer portal', () => {
       },
       tax_id: { type: 'cpf', number: '52998224725' },
     });
+    // Recorded as the customer's own change, as the portal API records it.
+    const [event] = await sql(
+      `select actor from events where organization_id = ? and type = 'customer.updated' order by created_at desc limit 1`,
+      [s.t.org.id],
+    );
+    expect(event.actor).toEqual({ type: 'customer', id: s.row.customer_id });
     await context.close();
   });
 
@@ -204,6 +210,20 @@ describe('customer portal', () => {
     expect(customer.billing_name).toBeNull();
     await page.goto(cancel);
     await page.getByRole('button', { name: 'Confirmar o cancelamento' }).waitFor();
+    await context.close();
+  });
+
+  it('speaks English to a browser that asks for it', async () => {
+    const s = await subscribed();
+    const { context, page } = await signIn(s.url, 'en-US');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Subscriptions and purchases');
+    const row = page.locator(`tr[data-subscription="${s.id}"]`);
+    expect(await row.getByTestId('amount').textContent()).toBe('R$99.90');
+    expect(await row.getByTestId('status').textContent()).toBe('Active');
+    await row.getByRole('link').click();
+    await page.getByRole('link', { name: 'Cancel at the end of the period' }).click();
+    await page.getByRole('button', { name: 'Confirm the cancellation' }).waitFor();
+    await pageChecked(page, 'cancel-confirm-en');
     await context.close();
   });
 

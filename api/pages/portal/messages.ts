@@ -52,7 +52,6 @@ const ptBR = {
   result: 'Resultado',
   reason: 'Motivo',
   outcomes: { succeeded: 'Paga', failed: 'Recusada', refunded: 'Reembolsada' } as Record<string, string>,
-  nextRenewal: (date: string, amount: string) => `Próxima cobrança: ${amount} em ${date}`,
   cancelTitle: 'Cancelar a assinatura',
   cancelAction: 'Cancelar ao fim do período',
   cancelExplain: (date: string) =>
@@ -142,7 +141,6 @@ const en: typeof ptBR = {
   result: 'Result',
   reason: 'Reason',
   outcomes: { succeeded: 'Paid', failed: 'Declined', refunded: 'Refunded' },
-  nextRenewal: (date, amount) => `Next charge: ${amount} on ${date}`,
   cancelTitle: 'Cancel the subscription',
   cancelAction: 'Cancel at the end of the period',
   cancelExplain: (date) =>
