@@ -208,8 +208,17 @@ describe('customer portal', () => {
     expect((await apiSubscription(s)).cancel_at_period_end).toBe(false);
     const [customer] = await sql('select billing_name from customers where id = ?', [s.row.customer_id]);
     expect(customer.billing_name).toBeNull();
+    // The browser's own form, its hidden field taken out: the refusal is a page of its own.
     await page.goto(cancel);
-    await page.getByRole('button', { name: 'Confirmar o cancelamento' }).waitFor();
+    await page.locator('input[name="csrf"]').evaluate((input) => input.remove());
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Confirmar o cancelamento' }).click(),
+    ]);
+    expect(refused.status()).toBe(403);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Não foi possível concluir');
+    await pageChecked(page, 'refused');
+    expect((await apiSubscription(s)).cancel_at_period_end).toBe(false);
     await context.close();
   });
 
