@@ -7,9 +7,8 @@ import { subscriptionRecord } from '../db/subscription-records.ts';
 import {
   archivedProductRefusal,
   planChangeRefusal,
-  prorationAmount,
+  planChangeSettlement,
   prorationBehaviorOf,
-  settleProration,
   type ProrationBehavior,
 } from '../domain/proration.ts';
 import {
@@ -137,11 +136,15 @@ async function planPriceChange(db: PlainSql, input: PriceChange): Promise<Planne
   const behavior = prorationBehaviorOf(p.subscription_settings as { proration_behavior?: ProrationBehavior } | null);
   const at = new Date(input.at);
   const period = { start: new Date(t.current_period_start), end: new Date(t.current_period_end) };
-  // A trial has nothing paid to prorate: its first charge is the new price.
-  const prorated =
-    t.status === 'trialing' ? 0 : prorationAmount(Number(t.subtotal_amount), Number(p.unit_amount), period, at);
-  let { chargeNow, toBalance } = settleProration(behavior, prorated);
-  if (chargeNow > 0 && !t.card_token_id) [chargeNow, toBalance] = [0, chargeNow]; // the next renewal settles it
+  const { prorated, chargeNow, toBalance } = planChangeSettlement({
+    behavior,
+    trialing: t.status === 'trialing',
+    from: Number(t.subtotal_amount),
+    to: Number(p.unit_amount),
+    period,
+    at,
+    savedCard: Boolean(t.card_token_id),
+  });
   const n = Number(t.price_changes) + 1;
   const charge =
     chargeNow > 0

@@ -57,6 +57,27 @@ export function settleProration(
 }
 
 /**
+ * What moving a subscription from the period price `from` to `to` at `at` settles: the workflow's
+ * activity makes the change with it and the customer portal shows it before the customer confirms.
+ * A trial has nothing paid to prorate (its first charge is the new price); an amount owed with no
+ * saved card to charge waits for the next renewal.
+ */
+export function planChangeSettlement(change: {
+  behavior: ProrationBehavior;
+  trialing: boolean;
+  from: number;
+  to: number;
+  period: PeriodSpan;
+  at: Date;
+  savedCard: boolean;
+}): { prorated: number; chargeNow: number; toBalance: number } {
+  const prorated = change.trialing ? 0 : prorationAmount(change.from, change.to, change.period, change.at);
+  const { chargeNow, toBalance } = settleProration(change.behavior, prorated);
+  if (chargeNow > 0 && !change.savedCard) return { prorated, chargeNow: 0, toBalance: chargeNow };
+  return { prorated, chargeNow, toBalance };
+}
+
+/**
  * A renewal's charge with the subscription's balance (positive: owed from a change; negative: a
  * credit): never below zero, and what a credit does not cover is carried to the next renewal.
  */

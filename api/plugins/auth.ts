@@ -38,6 +38,11 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     authenticate(rule: AuthRule): onRequestHookHandler;
+    /**
+     * The credential of a customer session token, checked as a bearer one is (a 401 ApiError
+     * otherwise): for the portal's pages, which carry the token in a cookie rather than a header.
+     */
+    customerSession(token: string): Promise<CustomerCredential>;
   }
 }
 
@@ -89,6 +94,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     });
   });
 
+  app.decorate('customerSession', (token: string) => customerSessionFor(lookups, token));
   app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
     return async (request) => {
       request.credential = await authorize(lookups, deps.cache, request, rule);
@@ -234,6 +240,16 @@ function customerLookup({ orm, cache }: AuthDeps) {
   };
 }
 
+type CustomerCredential = Extract<Credential, { kind: 'customer' }>;
+
+/** A customer session token's credential while the session lasts; a 401 otherwise. */
+async function customerSessionFor(lookups: CredentialLookups, token: string): Promise<CustomerCredential> {
+  const credential = await lookups.customerFor(token);
+  if (credential.kind !== 'customer') throw unauthorized('Invalid customer session token');
+  if (credential.expiresAt.getTime() <= Date.now()) throw unauthorized('Customer session expired');
+  return credential;
+}
+
 /**
  * The request's credential, if the route's rule accepts it: the API key of the X-Service-Api-Key
  * header (or a bearer that looks like one), else the bearer token by its prefix, else a user JWT.
@@ -244,7 +260,7 @@ async function authorize(
   request: FastifyRequest,
   rule: AuthRule,
 ): Promise<Credential> {
-  const { userFor, apiKeyFor, oatFor, customerFor } = lookups;
+  const { userFor, apiKeyFor, oatFor } = lookups;
   const headerKey = request.headers['x-service-api-key'];
   const authorization = request.headers.authorization;
   // The scheme is case-insensitive (RFC 9110); the token is taken as sent, so stray spaces fail its format check.
@@ -289,9 +305,7 @@ async function authorize(
   }
 
   if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
-    const credential = await customerFor(bearer);
-    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-      throw unauthorized('Customer session expired');
+    const credential = await customerSessionFor(lookups, bearer);
     if (!rule.customer) throw forbidden('Customer session tokens are not accepted here', accepted);
     return credential;
   }
@@ -317,7 +331,7 @@ export function userCredential(request: FastifyRequest): Extract<Credential, { k
 }
 
 /** The customer session of a request: the Customer Portal's routes accept nothing else. */
-export function customerCredential(request: FastifyRequest): Extract<Credential, { kind: 'customer' }> {
+export function customerCredential(request: FastifyRequest): CustomerCredential {
   const credential = request.credential;
   if (!credential || credential.kind !== 'customer')
     throw new ApiError(500, 'internal_error', 'Route is missing its auth rule');

@@ -1,13 +1,10 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Organization, Price, Product, Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
-import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
-import { archivedProductRefusal } from '../../domain/proration.ts';
+import { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
-import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { customerCredential } from '../plugins/auth.ts';
+import { changePortalSubscription } from '../portal-subscription-changes.ts';
 import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   listPortalSubscriptionsQuery,
@@ -18,22 +15,12 @@ import {
   updatePortalSubscriptionBody,
 } from '../schemas/customer-portal.ts';
 import { presentCharge, presentSubscription, subscriptionParams } from '../schemas/subscriptions.ts';
-import { sendPriceChange, sendSubscriptionChange } from '../subscription-updates.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 
 const CUSTOMER = { customer: true } as const;
 const tags = ['customer-portal'];
-
-/** The organization has turned customer changes off (subscription_settings.allow_customer_updates). */
-const customerUpdatesDisabled = () =>
-  new ApiError(
-    403,
-    'customer_updates_disabled',
-    'Customer updates are disabled',
-    'The organization does not let customers change their subscriptions; ask the merchant',
-  );
 
 /** A charge without our transaction id: the portal has no operation that takes one. */
 function presentPortalCharge(c: InferEntity<typeof SubscriptionCharge>) {
@@ -154,36 +141,7 @@ function updateRoutes(app: RouteApp, deps: RouteDeps): void {
     },
     async (request) => {
       const { organizationId, customerId } = customerCredential(request);
-      const { id } = request.params;
-      const em = deps.orm.em.fork();
-      // Ownership first: another customer's id is a 404 whatever the organization allows.
-      const subscription = isUuid(id)
-        ? await em.findOne(Subscription, { id, organizationId, customerId }, { fields: ['workflowId'] })
-        : null;
-      if (!subscription) throw notFound('Subscription');
-      const organization = await em.findOne(Organization, { id: organizationId }, { fields: ['subscriptionSettings'] });
-      const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...organization?.subscriptionSettings };
-      if (settings.allow_customer_updates !== true) throw customerUpdatesDisabled();
-      const body = request.body;
-      if ('price_id' in body) {
-        const refusal = await customerPriceRefusal(em, organizationId, body.price_id);
-        if (refusal) throw unprocessable('plan_change_refused', refusal);
-        return presentPortalSubscription(await sendPriceChange(deps.temporal, subscription.workflowId, body.price_id));
-      }
-      const action = body.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';
-      return presentPortalSubscription(await sendSubscriptionChange(deps.temporal, subscription.workflowId, action));
+      return changePortalSubscription(deps, { organizationId, customerId }, request.params.id, request.body);
     },
   );
-}
-
-/**
- * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a
- * product still on sale. Whether the price is of this organization and fits the subscription is the
- * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
- */
-async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
-  const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
-  if (!price) return null;
-  const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
-  return archivedProductRefusal({ productArchived: product?.isArchived ?? true });
 }

@@ -14,6 +14,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { Customer, CustomerSession } from '../../db/entities/index.ts';
 import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
+import { portalSignInUrl } from '../pages/portal/paths.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerRow = InferEntity<typeof Customer>;
@@ -62,9 +63,13 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         expiresAt: new Date(now.getTime() + CUSTOMER_SESSION_TTL_MS),
       });
       await em.flush();
-      return reply
-        .status(201)
-        .send({ id: session.id, token, expires_at: iso(session.expiresAt)!, customer_id: customer.id });
+      return reply.status(201).send({
+        id: session.id,
+        token,
+        expires_at: iso(session.expiresAt)!,
+        customer_id: customer.id,
+        customer_portal_url: portalSignInUrl(deps.config.publicBaseUrl, token),
+      });
     },
   );
 

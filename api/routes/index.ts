@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkoutPageRoutes } from './checkout-pages.ts';
 import { pageAssetRoutes } from './page-assets.ts';
+import { portalPageRoutes } from './portal-pages.ts';
 import { checkoutsRoutes } from './checkouts.ts';
 import { checkoutLinksRoutes } from './checkout-links.ts';
 import { checkoutConfirmRoutes } from './checkout-confirm.ts';
@@ -49,6 +50,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(checkoutConfirmRoutes, { ...deps, prefix: '/api/v1/checkouts' });
   await app.register(gatewayCallbackRoutes, { ...deps, prefix: '/api/v1/gateway' });
   await app.register(checkoutPageRoutes, deps);
+  await app.register(portalPageRoutes, deps);
   await app.register(pageAssetRoutes);
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });

@@ -17,6 +17,13 @@ export const customerSessionSchema = z.object({
   token: z.string(),
   expires_at: z.string(),
   customer_id: z.string(),
+  /** `{PUBLIC_BASE_URL}/portal?token=…`: the merchant sends it to its customer, whose browser trades it for a cookie. */
+  customer_portal_url: z
+    .string()
+    .describe(
+      'A link that opens the customer portal signed in as this customer, valid while the token is; the page ' +
+        'exchanges the token for an HttpOnly cookie and takes it out of the address bar',
+    ),
 });
 
 /** The spec's portal customer: exactly these fields. tax_id is a string here (the digits), unlike the Core API. */

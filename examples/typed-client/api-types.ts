@@ -11199,6 +11199,8 @@ export interface operations {
             token: string;
             expires_at: string;
             customer_id: string;
+            /** @description A link that opens the customer portal signed in as this customer, valid while the token is; the page exchanges the token for an HttpOnly cookie and takes it out of the address bar */
+            customer_portal_url: string;
           };
         };
       };

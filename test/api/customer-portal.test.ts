@@ -67,6 +67,7 @@ describe('POST /customer-portal/sessions/', () => {
       token: expect.stringMatching(/^svc_cst_[A-Za-z0-9_-]{43}$/),
       expires_at: expect.any(String),
       customer_id: customer.id,
+      customer_portal_url: `${api.config.publicBaseUrl}/portal?token=${res.body.token}`,
     });
     const expiresAt = new Date(res.body.expires_at).getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(before + HOUR_MS - 1000);

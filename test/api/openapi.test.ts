@@ -28,6 +28,13 @@ const PAGE_ROUTES = new Set([
   'GET /checkout/c/:client_secret',
   'POST /checkout/c/:client_secret',
   'POST /checkout/:checkout_link_id',
+  'GET /portal/subscriptions/:id',
+  'GET /portal/subscriptions/:id/cancel',
+  'GET /portal/subscriptions/:id/plan',
+  'POST /portal/subscriptions/:id/cancel',
+  'POST /portal/subscriptions/:id/uncancel',
+  'POST /portal/subscriptions/:id/plan',
+  'POST /portal/billing',
 ]);
 /** The probes answer the orchestrator with their own body and are exempt from rate limits. */
 const PROBES = new Set(['/healthz', '/readyz']);

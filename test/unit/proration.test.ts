@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { applyBalance, prorationAmount, prorationBehaviorOf, settleProration } from '../../domain/proration.ts';
+import {
+  applyBalance,
+  planChangeSettlement,
+  prorationAmount,
+  prorationBehaviorOf,
+  settleProration,
+} from '../../domain/proration.ts';
 
 /**
  * Proration against an independent oracle: exact rational arithmetic (numerator and denominator as
@@ -99,5 +105,46 @@ describe('settleProration and applyBalance', () => {
         return charge >= 0 && balanceAfter <= 0 && charge + balanceAfter === amount + balance;
       }),
     );
+  });
+});
+
+describe('planChangeSettlement (the plan change the workflow makes and the portal previews)', () => {
+  const mid = new Date(period.start.getTime() + length / 2);
+  const change = { behavior: 'prorate' as const, trialing: false, from: 9_900, to: 19_900, period, at: mid };
+
+  it('charges an upgrade now to a saved card, and leaves it for the next renewal without one', () => {
+    expect(planChangeSettlement({ ...change, savedCard: true })).toEqual({
+      prorated: 5_000,
+      chargeNow: 5_000,
+      toBalance: 0,
+    });
+    expect(planChangeSettlement({ ...change, savedCard: false })).toEqual({
+      prorated: 5_000,
+      chargeNow: 0,
+      toBalance: 5_000,
+    });
+  });
+
+  it('credits a downgrade, prorates nothing in a trial, and follows the behavior', () => {
+    expect(planChangeSettlement({ ...change, from: 19_900, to: 9_900, savedCard: true })).toEqual({
+      prorated: -5_000,
+      chargeNow: 0,
+      toBalance: -5_000,
+    });
+    expect(planChangeSettlement({ ...change, trialing: true, savedCard: true })).toEqual({
+      prorated: 0,
+      chargeNow: 0,
+      toBalance: 0,
+    });
+    expect(planChangeSettlement({ ...change, behavior: 'invoice', savedCard: true })).toEqual({
+      prorated: 5_000,
+      chargeNow: 0,
+      toBalance: 5_000,
+    });
+    expect(planChangeSettlement({ ...change, behavior: 'none', savedCard: true })).toEqual({
+      prorated: 5_000,
+      chargeNow: 0,
+      toBalance: 0,
+    });
   });
 });

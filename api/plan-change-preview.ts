@@ -1,0 +1,99 @@
+import type { InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import {
+  archivedProductRefusal,
+  planChangeRefusal,
+  planChangeSettlement,
+  prorationBehaviorOf,
+  type PlanTerms,
+  type ProrationBehavior,
+} from '../domain/proration.ts';
+
+type SubscriptionEntity = InferEntity<typeof Subscription>;
+type PriceEntity = InferEntity<typeof Price>;
+
+/** A price the subscription may move to, with its product's name. */
+export interface PlanOption {
+  priceId: string;
+  productName: string;
+  unitAmount: number;
+  currency: string;
+  interval: string | null;
+}
+
+/** What confirming a move to `option` would settle, computed as the workflow's activity computes it. */
+export interface PlanChangePreview {
+  option: PlanOption;
+  behavior: ProrationBehavior;
+  prorated: number;
+  chargeNow: number;
+  toBalance: number;
+}
+
+const termsOf = (p: PriceEntity): PlanTerms => ({
+  type: p.type,
+  active: p.active,
+  currency: p.currency,
+  interval: p.interval ?? null,
+  intervalCount: p.intervalCount ?? null,
+});
+
+/**
+ * The organization's prices a customer may move this subscription to: those the change's own rules
+ * (domain/proration.ts planChangeRefusal, archivedProductRefusal) accept, so the portal offers nothing
+ * the change would refuse.
+ */
+export async function planOptions(em: EntityManager, s: SubscriptionEntity): Promise<PlanOption[]> {
+  const current = await em.findOne(Price, { id: s.priceId });
+  if (!current) return [];
+  const currentTerms = { ...termsOf(current), type: 'recurring', active: true, currency: s.currency };
+  const prices = await em.find(
+    Price,
+    { organizationId: s.organizationId, deletedAt: null, type: 'recurring', id: { $ne: s.priceId } },
+    { orderBy: { unitAmount: 'asc', id: 'asc' } },
+  );
+  const products = new Map(
+    (await em.find(Product, { id: { $in: [...new Set(prices.map((p) => p.productId))] } })).map((p) => [p.id, p]),
+  );
+  return prices
+    .filter((p) => {
+      const product = products.get(p.productId);
+      const refusal =
+        planChangeRefusal(currentTerms, termsOf(p)) ??
+        archivedProductRefusal({ productArchived: product?.isArchived ?? true });
+      return refusal === null;
+    })
+    .map((p) => ({
+      priceId: p.id,
+      productName: products.get(p.productId)!.name,
+      unitAmount: Number(p.unitAmount),
+      currency: p.currency,
+      interval: p.interval ?? null,
+    }));
+}
+
+/** The preview of a move to `priceId` now, or null when it is not one of the subscription's options. */
+export async function previewPlanChange(
+  em: EntityManager,
+  s: SubscriptionEntity,
+  priceId: string,
+  at: Date,
+): Promise<PlanChangePreview | null> {
+  const option = (await planOptions(em, s)).find((o) => o.priceId === priceId);
+  if (!option) return null;
+  const organization = await em.findOne(Organization, { id: s.organizationId }, { fields: ['subscriptionSettings'] });
+  const behavior = prorationBehaviorOf(
+    (organization?.subscriptionSettings ?? null) as { proration_behavior?: ProrationBehavior } | null,
+  );
+  const settlement = planChangeSettlement({
+    behavior,
+    trialing: s.status === 'trialing',
+    from: Number(s.subtotalAmount),
+    to: option.unitAmount,
+    period: { start: s.currentPeriodStart, end: s.currentPeriodEnd },
+    at,
+    savedCard: Boolean(s.cardTokenId),
+  });
+  return { option, behavior, ...settlement };
+}

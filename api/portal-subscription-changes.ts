@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
+import { archivedProductRefusal } from '../domain/proration.ts';
+import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
+import { isUuid } from '../use-cases/schemas/common.ts';
+import { presentPortalSubscription, type PortalSubscription } from './schemas/customer-portal.ts';
+import { sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
+import type { RouteDeps } from './route-deps.ts';
+
+/** Who is changing: the portal session's customer, in its organization. */
+export interface PortalCustomerScope {
+  organizationId: string;
+  customerId: string;
+}
+
+/** One change the customer asks for (the portal API's PATCH body, and the portal pages' forms). */
+export type PortalSubscriptionChange = { cancel_at_period_end: boolean } | { price_id: string };
+
+/** The organization has turned customer changes off (subscription_settings.allow_customer_updates). */
+const customerUpdatesDisabled = () =>
+  new ApiError(
+    403,
+    'customer_updates_disabled',
+    'Customer updates are disabled',
+    'The organization does not let customers change their subscriptions; ask the merchant',
+  );
+
+/** Whether the organization lets its customers change their subscriptions (read at each request). */
+export async function customerUpdatesAllowed(em: EntityManager, organizationId: string): Promise<boolean> {
+  const organization = await em.findOne(Organization, { id: organizationId }, { fields: ['subscriptionSettings'] });
+  const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...organization?.subscriptionSettings };
+  return settings.allow_customer_updates === true;
+}
+
+/**
+ * A customer's change of its own subscription, made by the subscription's workflow as the merchant's
+ * PATCH makes it. The portal API's PATCH and the portal's pages both come here, so the rules (own
+ * subscriptions only, the organization's allow_customer_updates, no archived product) are written once.
+ */
+export async function changePortalSubscription(
+  deps: RouteDeps,
+  scope: PortalCustomerScope,
+  id: string,
+  change: PortalSubscriptionChange,
+): Promise<PortalSubscription> {
+  const { organizationId, customerId } = scope;
+  const em = deps.orm.em.fork();
+  // Ownership first: another customer's id is a 404 whatever the organization allows.
+  const subscription = isUuid(id)
+    ? await em.findOne(Subscription, { id, organizationId, customerId }, { fields: ['workflowId'] })
+    : null;
+  if (!subscription) throw notFound('Subscription');
+  if (!(await customerUpdatesAllowed(em, organizationId))) throw customerUpdatesDisabled();
+  if ('price_id' in change) {
+    const refusal = await customerPriceRefusal(em, organizationId, change.price_id);
+    if (refusal) throw unprocessable('plan_change_refused', refusal);
+    return presentPortalSubscription(await sendPriceChange(deps.temporal, subscription.workflowId, change.price_id));
+  }
+  const action = change.cancel_at_period_end ? 'cancel_at_period_end' : 'uncancel';
+  return presentPortalSubscription(await sendSubscriptionChange(deps.temporal, subscription.workflowId, action));
+}
+
+/**
+ * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a
+ * product still on sale. Whether the price is of this organization and fits the subscription is the
+ * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
+ */
+async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
+  const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
+  if (!price) return null;
+  const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
+  return archivedProductRefusal({ productArchived: product?.isArchived ?? true });
+}
