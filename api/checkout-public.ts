@@ -1,3 +1,4 @@
+import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Checkout, Organization, Price, Product } from '../db/entities/index.ts';
 import { maxInstallments } from '../domain/checkout-pricing.ts';
@@ -23,14 +24,8 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
     subtotal_amount: Number(checkout.subtotalAmount),
     discount_amount: Number(checkout.discountAmount),
     quantity: checkout.quantity,
-    product: { id: product.id, name: product.name, description: product.description ?? null },
-    price: {
-      id: price.id,
-      type: price.type,
-      interval: price.interval ?? null,
-      interval_count: price.intervalCount ?? null,
-      unit_amount: Number(price.unitAmount),
-    },
+    product: productView(product),
+    price: priceView(price),
     customer_email: checkout.customerEmail ?? null,
     customer_name: checkout.customerName ?? null,
     success_url: checkout.successUrl ?? null,
@@ -51,7 +46,28 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
       { noFees: checkout.noFeesInstallments, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
       maxInstallments(price),
     ).map((o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! })),
-    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
+    organization: organizationView(organization),
+  };
+}
+
+/** The seller, the product and its price as a buyer's page shows them (the checkout's and its link's). */
+export const organizationView = (o: { name: string; slug: string; avatarUrl?: string | null }) => ({
+  name: o.name,
+  slug: o.slug,
+  avatar_url: o.avatarUrl ?? null,
+});
+export const productView = (p: { id: string; name: string; description?: string | null }) => ({
+  id: p.id,
+  name: p.name,
+  description: p.description ?? null,
+});
+export function priceView(p: InferEntity<typeof Price>): PublicCheckout['price'] {
+  return {
+    id: p.id,
+    type: p.type,
+    interval: p.interval ?? null,
+    interval_count: p.intervalCount ?? null,
+    unit_amount: Number(p.unitAmount),
   };
 }
 

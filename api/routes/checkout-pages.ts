@@ -11,7 +11,14 @@ import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
 import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
-import { checkoutByClientSecret, isClientSecret, publicCheckoutView } from '../checkout-public.ts';
+import {
+  checkoutByClientSecret,
+  isClientSecret,
+  organizationView,
+  priceView,
+  productView,
+  publicCheckoutView,
+} from '../checkout-public.ts';
 import {
   paidDestination,
   renderCheckoutPage,
@@ -166,15 +173,9 @@ async function linkPage(em: EntityManager, link: InferEntity<typeof CheckoutLink
   return renderLinkPage({
     locale,
     action: `/checkout/${link.id}`,
-    organization: { name: organization.name, slug: organization.slug, avatar_url: organization.avatarUrl ?? null },
-    product: { id: product.id, name: product.name, description: product.description ?? null },
-    price: {
-      id: price.id,
-      type: price.type,
-      interval: price.interval ?? null,
-      interval_count: price.intervalCount ?? null,
-      unit_amount: Number(price.unitAmount),
-    },
+    organization: organizationView(organization),
+    product: productView(product),
+    price: priceView(price),
     cancelUrl: link.cancelUrl ?? null,
   });
 }
