@@ -111,6 +111,8 @@ console.log(`
 Billing engine is starting (Ctrl-C stops everything):
   API            ${base}/api/v1/
   API docs       ${base}/docs   (OpenAPI: ${base}/openapi.json)
+  Dashboard      ${base}/dashboard/sign-in?token=${jwt}
+                 (one click signs the demo admin in; the token leaves the address bar at once)
   Temporal UI    ${temporal.uiUrl ?? '(external Temporal server: ' + temporal.address + ')'}
   Demo org id    ${demo.organizationId}
   Demo API key   ${demo.apiKey}

@@ -12,7 +12,11 @@ export type Credential =
       scopes: ApiKeyScope[];
       expiresAt: Date | null;
     }
-  | { kind: 'customer'; id: string; organizationId: string; customerId: string; expiresAt: Date };
+  | { kind: 'customer'; id: string; organizationId: string; customerId: string; expiresAt: Date }
+  /** A signed-in member acting through the dashboard's pages (api/auth/dashboard-grants.ts): every scope. */
+  | { kind: 'member'; userId: string; organizationId: string; role: MemberRole };
+
+export type MemberRole = 'owner' | 'admin' | 'member';
 
 export type OrganizationCredential = Exclude<Credential, { kind: 'user' }>;
 
@@ -24,6 +28,7 @@ export function actorOf(credential: Credential): Actor {
     case 'oat':
       return { type: 'access_token', id: credential.id };
     case 'user':
+    case 'member':
       return { type: 'user', id: credential.userId };
     case 'customer':
       return { type: 'customer', id: credential.customerId };

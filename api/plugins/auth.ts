@@ -16,6 +16,7 @@ import { withActorHolder } from '../../db/actor-context.ts';
 import type { Actor } from '../../contracts/actor.ts';
 import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
 import type { UserJwtVerifier } from '../auth/user-jwt.ts';
+import { DashboardGrants, GRANT_PREFIX } from '../auth/dashboard-grants.ts';
 
 /** A request with no credential: a buyer on a public page (a checkout's client secret, a link). */
 const ANONYMOUS_BUYER: Actor = { type: 'customer', id: null };
@@ -43,6 +44,10 @@ declare module 'fastify' {
      * otherwise): for the portal's pages, which carry the token in a cookie rather than a header.
      */
     customerSession(token: string): Promise<CustomerCredential>;
+    /** The credential of a user JWT (a 401 ApiError otherwise): for the dashboard's pages, which keep it in a cookie. */
+    userSession(token: string): Promise<Extract<Credential, { kind: 'user' }>>;
+    /** The in-process grants through which the dashboard's pages call the API as a member. */
+    dashboardGrants: DashboardGrants;
   }
 }
 
@@ -82,6 +87,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     apiKeyFor: apiKeyLookup(deps),
     oatFor: oatLookup(deps),
     customerFor: customerLookup(deps),
+    grants: new DashboardGrants(),
   };
   app.decorateRequest('credential', null);
   app.decorateRequest('identifyActor', null);
@@ -95,6 +101,12 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   });
 
   app.decorate('customerSession', (token: string) => customerSessionFor(lookups, token));
+  app.decorate('userSession', async (token: string) => {
+    const credential = await lookups.userFor(token);
+    if (credential.kind !== 'user') throw unauthorized('Invalid token');
+    return credential;
+  });
+  app.decorate('dashboardGrants', lookups.grants);
   app.decorate('authenticate', (rule: AuthRule): onRequestHookHandler => {
     return async (request) => {
       request.credential = await authorize(lookups, deps.cache, request, rule);
@@ -109,6 +121,7 @@ interface CredentialLookups {
   apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>>;
   oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>>;
   customerFor(token: string): Promise<OrganizationCredential>;
+  grants: DashboardGrants;
 }
 
 /** A user JWT's credential; the user's row is made (or an invitation's claimed) on its first request. */
@@ -307,6 +320,15 @@ async function authorize(
   if (bearer.startsWith(TOKEN_PREFIX.customerSession)) {
     const credential = await customerSessionFor(lookups, bearer);
     if (!rule.customer) throw forbidden('Customer session tokens are not accepted here', accepted);
+    return credential;
+  }
+
+  if (bearer.startsWith(GRANT_PREFIX)) {
+    // A dashboard page's in-process call (api/auth/dashboard-grants.ts): the member holds every scope
+    // of its organization's resources; the user-only routes (credentials, members) take the user's JWT.
+    const credential = lookups.grants.credentialOf(bearer);
+    if (!credential) throw unauthorized('Invalid token');
+    if (!rule.oat && !rule.apiKey) throw forbidden('Dashboard grants are not accepted here', accepted);
     return credential;
   }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { ApiError } from '../../use-cases/errors.ts';
@@ -30,9 +30,14 @@ export function tlsServerFactory(tls: { key: Buffer; cert: Buffer }): FastifySer
   };
 }
 
-/** Rejects every request that did not arrive over HTTPS (directly, or through a trusted proxy). */
+/**
+ * Rejects every request that did not arrive over HTTPS (directly, or through a trusted proxy). A
+ * request made in process (`app.inject`, by a dashboard page that itself came over HTTPS) has no
+ * network socket at all, and is let through.
+ */
 export function requireHttps(app: FastifyInstance, mode: 'tls' | 'proxy'): void {
   app.addHook('onRequest', async (request) => {
+    if (!(request.raw.socket instanceof Socket)) return;
     const secure =
       mode === 'tls'
         ? (request.raw.socket as TLSSocket).encrypted === true

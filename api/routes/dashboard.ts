@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
@@ -298,26 +296,6 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
     },
   );
 }
-
-/**
- * The dashboard page (outside /api/v1). Static HTML and JavaScript: it asks for a user JWT and an
- * organization id and calls the endpoints above. Registered without a prefix.
- */
-export const dashboardPageRoutes: FastifyPluginAsync = async (app) => {
-  const page = await readFile(new URL('../pages/api-keys.html', import.meta.url), 'utf8');
-  app.get('/dashboard/api-keys', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      // The page handles secrets: no framing, no caching, no third-party resources.
-      .header(
-        'content-security-policy',
-        "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-      )
-      .header('cache-control', 'no-store')
-      .header('x-frame-options', 'DENY')
-      .send(page),
-  );
-};
 
 /**
  * Only the organization's owner or admin manages its credentials (spec, API keys point 1). A member

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Fastify from 'fastify';
 import { uuidv7 } from 'uuidv7';
-import { dashboardPageRoutes } from '../../api/routes/dashboard.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
@@ -232,31 +230,5 @@ describe('listing and revoking access tokens', () => {
     expect((await api.call('GET', CUSTOMERS, { token: soon.token })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
     expect((await api.call('GET', CUSTOMERS, { token: soon.token })).status).toBe(401);
-  });
-});
-
-describe('the dashboard page', () => {
-  it('serves the API-key page as static HTML that never caches and cannot be framed', async () => {
-    // Mounted without a prefix by the route index; here on its own, so the test does not depend on that.
-    const app = Fastify();
-    await app.register(dashboardPageRoutes);
-    try {
-      const res = await app.inject({ method: 'GET', url: '/dashboard/api-keys' });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-      expect(res.body).toContain('/api/v1/dashboard/organizations/');
-      expect(res.body).toContain('Revoked keys');
-      expect(res.body).not.toMatch(/innerHTML/);
-    } finally {
-      await app.close();
-    }
-  });
-
-  it('is reachable on the API at /dashboard/api-keys', async () => {
-    const res = await api.call('GET', '/dashboard/api-keys');
-    expect(res.status).toBe(200);
-    expect(res.body).toContain('<h1>API keys</h1>');
   });
 });

@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { csrfTokenMatches as csrfMatches, csrfTokenOf as csrfOf } from '../csrf.ts';
 import { PORTAL } from './paths.ts';
 
 /**
@@ -23,16 +23,6 @@ export function clearSessionCookie(reply: FastifyReply): FastifyReply {
   return reply.clearCookie(SESSION_COOKIE, { path: PORTAL, httpOnly: true, secure: true, sameSite: 'lax' });
 }
 
-/**
- * The forms' anti-CSRF token: derived from the session's secret, so it needs no storage, differs per
- * session, and cannot be made by a page that does not know the cookie's value.
- */
-export const csrfTokenOf = (sessionToken: string) =>
-  createHmac('sha256', sessionToken).update('portal-form').digest('base64url');
-
-export function csrfTokenMatches(sessionToken: string, sent: unknown): boolean {
-  if (typeof sent !== 'string') return false;
-  const expected = Buffer.from(csrfTokenOf(sessionToken));
-  const given = Buffer.from(sent);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
+/** The portal forms' anti-CSRF token (api/pages/csrf.ts). */
+export const csrfTokenOf = (sessionToken: string) => csrfOf(sessionToken, 'portal-form');
+export const csrfTokenMatches = (sessionToken: string, sent: unknown) => csrfMatches(sessionToken, 'portal-form', sent);

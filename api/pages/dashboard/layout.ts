@@ -1,0 +1,114 @@
+import type { ComponentChildren } from 'preact';
+import type { Locale } from '../locale.ts';
+import { html, renderDocument } from '../render.ts';
+import { dashboardPaths } from './paths.ts';
+
+/** The frame of every dashboard page: who is signed in, in which organization, the sections, the page. */
+
+const STYLES = ['dashboard.css'];
+const SCRIPTS = ['dashboard.js'];
+
+/** The sections of an organization's dashboard, in the menu's order: [path segment, label]. */
+export const SECTIONS = [
+  ['metrics', 'Metrics'],
+  ['products', 'Products'],
+  ['checkout-links', 'Checkout links'],
+  ['discounts', 'Discounts'],
+  ['customers', 'Customers'],
+  ['subscriptions', 'Subscriptions'],
+  ['sales', 'Sales'],
+  ['refunds', 'Refunds'],
+  ['invoices', 'Extra charges'],
+  ['webhooks', 'Webhooks'],
+  ['events', 'Events'],
+  ['api-keys', 'API keys'],
+  ['access-tokens', 'Access tokens'],
+  ['members', 'Members'],
+] as const;
+export type Section = (typeof SECTIONS)[number][0];
+
+export interface Notice {
+  kind: 'status' | 'alert';
+  title: string;
+  detail?: string | null;
+}
+
+export interface DashboardFrame {
+  locale: Locale;
+  title: string;
+  /** The signed-in user; null on the sign-in page. */
+  user: { email: string } | null;
+  /** The organization shown, its section marked aria-current in the menu. */
+  organization?: { id: string; name: string } | null;
+  section?: Section;
+  /** The session's anti-CSRF token, for the sign-out form. */
+  csrf?: string;
+  notice?: Notice | null;
+  /** Extra scripts of this page (the metrics chart's). */
+  scripts?: string[];
+  children: ComponentChildren;
+}
+
+export function renderDashboardPage(frame: DashboardFrame): string {
+  return renderDocument({
+    locale: frame.locale,
+    title: `${frame.title} · Dashboard`,
+    styles: STYLES,
+    scripts: [...SCRIPTS, ...(frame.scripts ?? [])],
+    children: html`<div class="dashboard">
+      <header class="dash-header">
+        <a class="dash-brand" href=${dashboardPaths.home}>Billing dashboard</a>
+        ${
+          frame.organization
+            ? html`<p class="dash-org">
+                <strong>${frame.organization.name}</strong>
+                <a href=${dashboardPaths.home}>Switch organization</a>
+              </p>`
+            : null
+        }
+        ${
+          frame.user
+            ? html`<form class="dash-user" method="post" action=${dashboardPaths.signOut}>
+                <span class="muted">${frame.user.email}</span>
+                <${CsrfField} token=${frame.csrf ?? ''} />
+                <button type="submit" class="link-button">Sign out</button>
+              </form>`
+            : null
+        }
+      </header>
+      <div class="dash-body">
+        ${frame.organization ? html`<${Nav} organizationId=${frame.organization.id} section=${frame.section} />` : null}
+        <main class="dash-main" id="main">
+          <h1>${frame.title}</h1>
+          ${frame.notice ? html`<${NoticeBox} ...${frame.notice} />` : null} ${frame.children}
+        </main>
+      </div>
+    </div>`,
+  });
+}
+
+function Nav({ organizationId, section }: { organizationId: string; section?: Section }) {
+  return html`<nav class="dash-nav" aria-label="Sections">
+    <ul>
+      ${SECTIONS.map(
+        ([path, label]) =>
+          html`<li>
+            <a
+              href=${dashboardPaths.section(organizationId, path)}
+              aria-current=${path === section ? 'page' : undefined}
+              >${label}</a
+            >
+          </li>`,
+      )}
+    </ul>
+  </nav>`;
+}
+
+export function NoticeBox({ kind, title, detail }: Notice) {
+  return html`<div class=${kind === 'alert' ? 'alert' : 'notice'} role=${kind}>
+    <strong>${title}</strong>${detail ? html` <span>${detail}</span>` : null}
+  </div>`;
+}
+
+/** The hidden field every form posts: the session's anti-CSRF token (session.ts). */
+export const CsrfField = ({ token }: { token: string }) => html`<input type="hidden" name="csrf" value=${token} />`;

@@ -1,0 +1,50 @@
+import formBody from '@fastify/formbody';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sendPage } from '../../pages/page-headers.ts';
+import { renderOrganizationPicker } from '../../pages/dashboard/organizations.ts';
+import { dashboardPaths } from '../../pages/dashboard/paths.ts';
+import type { OrganizationBody } from '../../schemas/organizations.ts';
+import type { RouteDeps } from '../../route-deps.ts';
+import { apiKeyPageRoutes } from './api-keys.ts';
+import { organizationParams } from './forms.ts';
+import { signInRoutes } from './sign-in.ts';
+import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
+
+/** The section an organization's dashboard opens on. */
+const FIRST_SECTION = 'api-keys';
+
+/**
+ * The merchant dashboard's pages (README.md, Pages): sign-in, the organization picker, and each
+ * organization's sections. Every page reads and changes through the API's own routes, in process
+ * (api/pages/dashboard/api-client.ts).
+ */
+export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  await app.register(formBody);
+  signInRoutes(app, { identityProvider: false });
+
+  app.get(dashboardPaths.home, { schema: { hide: true } }, async (request, reply) => {
+    const visit = await userVisit(app, request);
+    if (!visit) return toSignIn(request, reply);
+    const organizations = await visit.api.asUser<{ items: OrganizationBody[] }>('GET', '/api/v1/organizations/', {
+      query: { limit: 100 },
+    });
+    expectOk(organizations);
+    return sendPage(
+      reply,
+      200,
+      renderOrganizationPicker({ ...visit, organizations: organizations.body.items, firstSection: FIRST_SECTION }),
+    );
+  });
+
+  app.get(
+    '/dashboard/:organization_id',
+    { schema: { hide: true, params: organizationParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return reply.redirect(dashboardPaths.section(visit.organization.id, FIRST_SECTION), 303);
+    },
+  );
+
+  apiKeyPageRoutes(app, deps);
+};
