@@ -17,8 +17,12 @@ declare module 'fastify' {
   }
 }
 
-/** Probes answer the orchestrator, which must never be throttled into restarting a healthy process. */
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
+/**
+ * Probes answer the orchestrator, which must never be throttled into restarting a healthy process; the
+ * pages' scripts and stylesheets are static files a browser keeps for a year, and a page view must not
+ * spend its address's count on them.
+ */
+const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/assets/:version/:name']);
 
 /** What one request adds to its window: the count so far and the milliseconds left. */
 type Tally = { current: number; ttl: number };

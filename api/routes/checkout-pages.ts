@@ -24,6 +24,7 @@ import {
   renderCheckoutPage,
   renderLinkPage,
   renderNotFoundPage,
+  renderUnavailablePage,
 } from '../pages/checkout/checkout-page.ts';
 import { messagesFor } from '../pages/checkout/messages.ts';
 import type { FormAlert } from '../pages/checkout/payment-form.ts';
@@ -102,8 +103,14 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
     if (!link || link.productIds.length === 0) {
       return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
     }
-    const secret =
-      (await reusableCheckout(deps, request, link.id)) ?? (await openLinkCheckout(deps, link)).clientSecret;
+    let secret = await reusableCheckout(deps, request, link.id);
+    try {
+      secret ??= (await openLinkCheckout(deps, link)).clientSecret;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+      const locale = pickLocale(request.headers['accept-language']);
+      return sendPage(reply, err.statusCode, renderUnavailablePage(locale, err.detail ?? err.message));
+    }
     return reply
       .setCookie(linkCookie(link.id), secret, {
         path: `/checkout/${link.id}`,

@@ -193,5 +193,13 @@ describe('GET /checkout/:checkout_link_id', () => {
     await sql('update products set is_archived = true where id = ?', [productId]);
     const res = await open(linkId);
     expect([res.status, res.body.code]).toEqual([422, 'product_archived']);
+    // A buyer on the link's page who goes on gets a page that says so, in their language, not a JSON body.
+    const page = await api.call('POST', `/checkout/${linkId}`, {
+      headers: { accept: 'text/html', 'accept-language': 'pt-BR' },
+    });
+    expect(page.status).toBe(422);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('Este link de pagamento não está disponível');
+    expect(await sql(`select id from checkouts where checkout_link_id = ?`, [linkId])).toEqual([]);
   });
 });

@@ -143,11 +143,13 @@ describe('rate limits (PostgreSQL counters)', () => {
     expect(fresh.headers['x-ratelimit-remaining']).toBe('4');
   });
 
-  it('never limits the health probes', async () => {
-    for (let i = 0; i < 7; i++) {
-      const res = await a.call('GET', '/healthz');
-      expect(res.status).toBe(200);
-      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  it("never limits the health probes, nor the pages' static scripts and stylesheets", async () => {
+    for (const path of ['/healthz', '/assets/1/pages.css']) {
+      for (let i = 0; i < 7; i++) {
+        const res = await a.call('GET', path);
+        expect(res.status).toBe(200);
+        expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      }
     }
   });
 

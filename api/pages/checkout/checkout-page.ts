@@ -164,13 +164,21 @@ export function renderLinkPage(model: {
 }
 
 /** A page for a link or a checkout that does not exist. */
-export function renderNotFoundPage(locale: Locale): string {
-  const t = messagesFor(locale);
+export const renderNotFoundPage = (locale: Locale) => renderStatusPage(locale, messagesFor(locale).notFound);
+
+/** A link whose product can no longer be sold (archived, say): the API's reason beside the title. */
+export const renderUnavailablePage = (locale: Locale, reason: string) =>
+  renderStatusPage(locale, messagesFor(locale).unavailable, reason);
+
+function renderStatusPage(locale: Locale, title: string, detail?: string): string {
   return renderDocument({
     locale,
-    title: t.notFound,
+    title,
     children: html`<main class="checkout">
-      <section class="status"><h1>${t.notFound}</h1></section>
+      <section class="status">
+        <h1>${title}</h1>
+        ${detail ? html`<p>${detail}</p>` : null}
+      </section>
     </main>`,
   });
 }

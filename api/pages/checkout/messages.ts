@@ -73,6 +73,7 @@ const ptBR = {
   failedTitle: 'Este pagamento não foi concluído',
   closedBody: 'Volte à loja para começar de novo.',
   notFound: 'Pagamento não encontrado',
+  unavailable: 'Este link de pagamento não está disponível',
   secure: 'Pagamento processado com segurança.',
 };
 
@@ -150,6 +151,7 @@ const en: Messages = {
   failedTitle: 'This payment was not completed',
   closedBody: 'Go back to the shop to start again.',
   notFound: 'Payment not found',
+  unavailable: 'This payment link is not available',
   secure: 'Payment processed securely.',
 };
 
