@@ -174,4 +174,86 @@ describe('merchant dashboard: webhooks', () => {
       await context.close();
     }
   });
+
+  it('rotates the secret after a confirmation, sends a test event signed by both, keeps a refused edit, pages', async () => {
+    const t = await makeTenant(api.orm);
+    const { receiver: r, url } = await receiver();
+    const made = await api.call('POST', '/api/v1/webhooks/', { token: t.oat, body: { url, event_types: [] } });
+    expect(made.status).toBe(201);
+    const path = `/dashboard/${t.org.id}/webhooks/${made.body.id}`;
+    const { context, page } = await signedIn(t.ownerJwt);
+    try {
+      await page.goto(api.baseUrl + path);
+      await page.getByRole('link', { name: 'Rotate the signing secret' }).click();
+      await expect(page.getByRole('heading', { name: 'Rotate the signing secret?' }).isVisible()).resolves.toBe(true);
+      await pageChecked(page, 'webhook-rotate-confirm');
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.waitForURL(/\?done=rotated$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('A new signing secret is made.');
+      const rotated = (await page.locator('#signing-secret').textContent())!.trim();
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(made.body.secret);
+      r.secrets = [made.body.secret, rotated];
+
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.waitForURL(/\?done=pinged$/);
+      const [ping] = (await r.until((got) => got.some((d) => d.body.type === 'webhook_endpoint.ping'))).filter(
+        (d) => d.body.type === 'webhook_endpoint.ping',
+      );
+      expect(ping).toMatchObject({ verified: [true, true], body: { type: 'webhook_endpoint.ping' } });
+      const delivery = page.getByRole('article', { name: /webhook_endpoint\.ping · Succeeded/ });
+      await reloadUntil(page, async () => (await delivery.count()) === 1);
+
+      // A form without the session's anti-CSRF field redelivers nothing.
+      const forged = await page.evaluate(
+        async ([action, eventId]) =>
+          (await fetch(action!, { method: 'POST', body: new URLSearchParams({ event_id: eventId! }) })).status,
+        [`${path}/redeliver`, ping!.id],
+      );
+      expect(forged).toBe(403);
+
+      await refusedEdit(page, t, made.body.id);
+      await deliveriesPaged(page, t, made.body.id, r);
+
+      const other = await makeTenant(api.orm);
+      const theirs = await api.call('POST', '/api/v1/webhooks/', { token: other.oat, body: { url } });
+      const res = await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/webhooks/${theirs.body.id}`);
+      expect(res!.status()).toBe(404);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('not found');
+    } finally {
+      await context.close();
+    }
+  });
 });
+
+/** An edit the API refuses (not an https URL): its words show, the form keeps what was typed and checked. */
+async function refusedEdit(page: Page, t: { oat: string }, endpointId: string) {
+  await page.getByRole('link', { name: 'Edit endpoint' }).click();
+  await page.getByLabel('URL', { exact: true }).fill('ftp://127.0.0.1/hooks');
+  await page.getByLabel('customer.updated', { exact: true }).check();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByRole('alert').textContent()).resolves.toContain('must use https');
+  await expect(page.getByLabel('URL', { exact: true }).inputValue()).resolves.toBe('ftp://127.0.0.1/hooks');
+  await expect(page.getByLabel('customer.updated', { exact: true }).isChecked()).resolves.toBe(true);
+  await pageChecked(page, 'webhook-edit-refused');
+  const read = await api.call('GET', `/api/v1/webhooks/${endpointId}`, { token: t.oat });
+  expect(read.body).toMatchObject({ event_types: [], enabled: true });
+  expect(read.body.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+  await page.getByRole('link', { name: 'Back to the endpoint' }).click();
+}
+
+/** Ten more test events: ten deliveries of test events on the first page, the endpoint's creation on the next. */
+async function deliveriesPaged(page: Page, t: { oat: string }, endpointId: string, r: WebhookReceiver) {
+  for (let i = 0; i < 10; i++) {
+    const ping = await api.call('POST', `/api/v1/webhooks/${endpointId}/ping`, { token: t.oat });
+    expect(ping.status).toBe(202);
+  }
+  await r.until(() => r.ofType('webhook_endpoint.ping').length >= 11);
+  const pings = page.getByRole('article', { name: /webhook_endpoint\.ping · Succeeded/ });
+  await reloadUntil(page, async () => (await pings.count()) === 10);
+  await expect(page.getByRole('article').count()).resolves.toBe(10);
+  await page.getByRole('link', { name: 'Next' }).click();
+  await expect(page.getByText('Page 2 of 2').isVisible()).resolves.toBe(true);
+  await expect(page.getByRole('article', { name: /webhook_endpoint\.created/ }).count()).resolves.toBe(1);
+  await pageChecked(page, 'webhook-deliveries-page-2');
+}

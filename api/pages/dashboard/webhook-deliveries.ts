@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { attemptSchema, deliveryWithAttemptsSchema } from '../../schemas/webhooks.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
-import { moment, Pager, PostButton, Table, type Column } from './components.ts';
+import { moment, Pager, Table, type Column } from './components.ts';
+import { CsrfField } from './layout.ts';
 import { endpointPath } from './webhooks.ts';
 
 /** An endpoint's deliveries, newest first, each with every attempt and a button that sends the event again. */
@@ -73,11 +74,10 @@ function DeliveryItem({ delivery: d, view: v }: { delivery: Delivery; view: Deli
       rows=${d.attempt_log}
       empty="No attempt yet."
     />
-    <${PostButton}
-      action=${`${endpointPath(v.organizationId, v.endpointId)}/redeliver`}
-      csrf=${v.csrf}
-      label="Redeliver"
-      fields=${{ event_id: d.event_id }}
-    />
+    <form method="post" action=${`${endpointPath(v.organizationId, v.endpointId)}/redeliver`} class="inline-form">
+      <${CsrfField} token=${v.csrf} />
+      <input type="hidden" name="event_id" value=${d.event_id} />
+      <button type="submit" class="button secondary" aria-describedby=${id}>Redeliver</button>
+    </form>
   </article>`;
 }
