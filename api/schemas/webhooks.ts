@@ -5,7 +5,8 @@ import { PING_EVENT } from '../../domain/webhooks.ts';
 import { iso, listQuery, nonBlank, uuid } from '../../use-cases/schemas/common.ts';
 
 /** The types an endpoint can subscribe to (the ping goes only to the endpoint it tests). */
-const subscribable = EVENT_TYPES.filter((t) => t !== PING_EVENT) as [string, ...string[]];
+export const subscribableEventTypes = EVENT_TYPES.filter((t) => t !== PING_EVENT) as [string, ...string[]];
+const subscribable = subscribableEventTypes;
 
 const eventTypes = z
   .array(z.enum(subscribable))

@@ -8,6 +8,7 @@ import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { organizationParams } from './forms.ts';
 import { signInRoutes } from './sign-in.ts';
+import { webhookPageRoutes } from './webhooks.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
 
 /** The section an organization's dashboard opens on. */
@@ -47,4 +48,5 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   );
 
   apiKeyPageRoutes(app, deps);
+  webhookPageRoutes(app, deps);
 };
