@@ -211,7 +211,8 @@ describe('webhook deliveries', () => {
   });
 
   it('a test ping goes to that endpoint only; a disabled endpoint gets nothing, and no ping or redelivery', async () => {
-    const a = await endpoint([]);
+    // Subscribed to some types only: the test event reaches it anyway (it cannot be subscribed to).
+    const a = await endpoint(['customer.created']);
     const b = await endpoint([]);
     const ping = await call('POST', `/api/v1/webhooks/${a.id}/ping`);
     expect(ping.status).toBe(202);
