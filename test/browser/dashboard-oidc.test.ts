@@ -176,4 +176,37 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
       }
     }
   });
+
+  it('tells a person who cancels at the provider, or whose provider is down, that they are not signed in', async () => {
+    const closedPort = await freePort();
+    const cutOff = await startApi({
+      OIDC_ISSUER_URL: `http://127.0.0.1:${closedPort}`,
+      OIDC_CLIENT_ID: idp.clientId,
+      JWT_JWKS_URL: `http://127.0.0.1:${closedPort}/jwks`,
+    });
+    const context = await newContext(browser, { locale: 'en-US' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${api.baseUrl}/dashboard/sign-in`);
+      await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+      await page.waitForURL(`${idp.issuer}/**`);
+      const answer = page.waitForResponse((res) => res.url().includes('/dashboard/sign-in/oidc/callback'));
+      await page.getByRole('link', { name: 'Cancel' }).click();
+      expect((await answer).status()).toBe(400);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain(
+        'The identity provider did not sign you in.',
+      );
+      expect(await sessionCookie(context)).toBeUndefined();
+
+      await page.goto(`${cutOff.baseUrl}/dashboard/sign-in`);
+      const down = page.waitForResponse((res) => res.url().includes('/dashboard/sign-in/oidc'));
+      await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+      expect((await down).status()).toBe(502);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('cannot be reached right now');
+      await pageChecked(page, 'provider-down');
+    } finally {
+      await context.close();
+      await cutOff.close();
+    }
+  });
 });
