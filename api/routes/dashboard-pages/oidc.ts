@@ -156,7 +156,9 @@ export function oidcRoutes(app: RouteApp, settings: OidcSettings): void {
       );
       return page(request, reply, 401, flow.next, NOTICES.refusedHere);
     }
-    return setSessionCookie(reply, idToken).header('referrer-policy', 'no-referrer').redirect(flow.next, 303);
+    // Checked again: the cookie came back from the browser.
+    const next = returnPath(flow.next);
+    return setSessionCookie(reply, idToken).header('referrer-policy', 'no-referrer').redirect(next, 303);
   });
 }
 
