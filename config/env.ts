@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 const int = z.coerce.number().int().nonnegative();
 /** `someone@example.com` or `Name <someone@example.com>`: a mail's sender. */
+/** Hosts whose plain http never leaves the machine: a local identity provider may use it. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAILBOX = /^(?:[^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
 const schema = z.object({
@@ -59,7 +61,37 @@ const schema = z.object({
   JWT_SECRET: z.string().min(32).optional(),
   JWT_JWKS_URL: z.url().optional(),
   JWT_ISSUER: z.string().optional(),
-  JWT_AUDIENCE: z.string().optional(),
+  /** The `aud` values a user JWT may carry, comma-separated (any one of them will do). */
+  JWT_AUDIENCE: z
+    .string()
+    .optional()
+    .transform((v) => {
+      const audiences = (v ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean);
+      return audiences.length > 0 ? audiences : undefined;
+    }),
+  /**
+   * The dashboard's sign-in through OpenID Connect (authorization code with PKCE): the provider's
+   * issuer, which https serves (http only on this machine's loopback, for a local provider).
+   */
+  OIDC_ISSUER_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'must be an https:// URL (http:// only on localhost or 127.0.0.1)',
+    })
+    .refine((v) => v.startsWith('https:') || LOOPBACK.has(new URL(v).hostname), {
+      message: 'must be an https:// URL (http:// only on localhost or 127.0.0.1)',
+    })
+    .optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** A confidential client's secret; a public client goes without (PKCE alone). */
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_SCOPES: z
+    .string()
+    .regex(/(^|\s)openid(\s|$)/, 'must include openid')
+    .default('openid email profile'),
   RATE_LIMIT_MAX: int.min(1).optional(),
   RATE_LIMIT_WINDOW_MS: int.min(1000).default(60_000),
   RATE_LIMIT_STORE: z.enum(['postgres', 'redis']).default('postgres'),
@@ -127,7 +159,18 @@ export type Config = z.infer<typeof schema> & {
   mailer: 'outbox' | 'smtp';
   /** The notifications' sender: MAIL_FROM, else a local address the outbox can show. */
   mailFrom: string;
+  /** The dashboard's OpenID Connect sign-in, when OIDC_ISSUER_URL is set. */
+  oidc: OidcSettings | null;
 };
+
+export interface OidcSettings {
+  issuer: URL;
+  clientId: string;
+  clientSecret: string | null;
+  scopes: string;
+  /** `${publicBaseUrl}/dashboard/sign-in/oidc/callback`: registered with the provider. */
+  redirectUri: string;
+}
 
 export class ConfigError extends Error {}
 
@@ -175,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     throw new ConfigError('Invalid environment configuration:\n  MAIL_FROM: required when mail goes through SMTP');
   }
   const publicBaseUrl = c.PUBLIC_BASE_URL ?? `https://${c.HOST}:${c.PORT}`;
+  const oidc = role === 'api' ? oidcSettings(c, publicBaseUrl) : null;
   return {
     ...c,
     rateLimitMax: c.RATE_LIMIT_MAX ?? (c.DEPLOYMENT_ENV === 'live' ? 1000 : 100),
@@ -188,6 +232,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       derivedSecret(c.GATEWAY_CALLBACK_SECRET ?? DEV_GATEWAY_CALLBACK_SECRET, 'files.download-urls'),
     mailer,
     mailFrom: c.MAIL_FROM ?? 'Billing <billing@localhost>',
+    oidc,
+  };
+}
+
+/**
+ * The identity provider's settings, together. The session holds the provider's ID token, which the
+ * API then verifies as any user JWT: so the provider's keys (JWT_JWKS_URL) must be the API's, and
+ * the ID token's audience (the client id) one JWT_AUDIENCE lists, when it lists any.
+ */
+function oidcSettings(c: z.infer<typeof schema>, publicBaseUrl: string): OidcSettings | null {
+  const problem = (line: string) => new ConfigError(`Invalid environment configuration:\n  ${line}`);
+  if (!c.OIDC_ISSUER_URL) return null;
+  if (!c.OIDC_CLIENT_ID) throw problem('OIDC_CLIENT_ID: required when OIDC_ISSUER_URL is set');
+  if (!c.JWT_JWKS_URL) {
+    throw problem("JWT_JWKS_URL: required when OIDC_ISSUER_URL is set (the provider's jwks_uri)");
+  }
+  if (c.JWT_AUDIENCE && !c.JWT_AUDIENCE.includes(c.OIDC_CLIENT_ID)) {
+    throw problem("JWT_AUDIENCE: must list OIDC_CLIENT_ID (the audience of the provider's ID tokens)");
+  }
+  const bare = (url: string) => url.replace(/\/+$/, '');
+  if (c.JWT_ISSUER && bare(c.JWT_ISSUER) !== bare(c.OIDC_ISSUER_URL)) {
+    throw problem('JWT_ISSUER: must be OIDC_ISSUER_URL (the issuer of the ID tokens the dashboard signs in with)');
+  }
+  return {
+    issuer: new URL(c.OIDC_ISSUER_URL),
+    clientId: c.OIDC_CLIENT_ID,
+    clientSecret: c.OIDC_CLIENT_SECRET ?? null,
+    scopes: c.OIDC_SCOPES,
+    redirectUri: `${publicBaseUrl.replace(/\/$/, '')}/dashboard/sign-in/oidc/callback`,
   };
 }
 

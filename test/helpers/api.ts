@@ -43,7 +43,10 @@ export interface CallOptions {
   raw?: string | Buffer;
 }
 
-/** Starts the real API over HTTPS on a free port, against the test database and Temporal server. */
+/**
+ * Starts the real API over HTTPS on a free port (or on PORT when the overrides name one: a test whose
+ * PUBLIC_BASE_URL must be known before the start), against the test database and Temporal server.
+ */
 export async function startApi(envOverrides: Record<string, string> = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(envOverrides));
   const orm = await openOrm(config.DATABASE_URL, 5);
@@ -54,7 +57,7 @@ export async function startApi(envOverrides: Record<string, string> = {}): Promi
   };
   const gateway = createGateway(config, orm);
   const app = await buildApp({ config, orm, temporal, gateway, tls });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: config.PORT });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   const baseUrl = `https://127.0.0.1:${address.port}`;

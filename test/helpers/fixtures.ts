@@ -58,17 +58,22 @@ export async function makeOrganization(
   return { id, slug };
 }
 
-/** Makes the JWT's user a member of the organization with the role; returns the user's id. */
+/**
+ * Makes the JWT's user a member of the organization with the role; returns the user's id. `invited`:
+ * someone added by email who has not signed in yet (the `invited|<email>` row their first JWT claims,
+ * whatever its subject), as the API's POST /organizations/:id/members makes them.
+ */
 export async function makeMember(
   orm: Orm,
   organizationId: string,
   email: string,
   role: 'owner' | 'admin' | 'member',
+  options: { invited?: boolean } = {},
 ): Promise<string> {
   const [user] = await orm.em.getConnection().execute<{ id: string }[]>(
     `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
      on conflict (subject) do update set email = excluded.email returning id`,
-    [uuidv7(), `user|${email}`, email],
+    [uuidv7(), options.invited ? `invited|${email}` : `user|${email}`, email],
   );
   await orm.em.getConnection().execute(
     `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, ?, now())

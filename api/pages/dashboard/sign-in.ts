@@ -1,27 +1,29 @@
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
-import { renderDashboardPage } from './layout.ts';
+import { renderDashboardPage, type Notice } from './layout.ts';
 import { dashboardPaths } from './paths.ts';
+
+/** The form's token was refused by the API. */
+export const TOKEN_REFUSED: Notice = {
+  kind: 'alert',
+  title: 'That token was not accepted.',
+  detail: 'It is expired, or not signed by a trusted issuer.',
+};
 
 /** The sign-in page: the identity provider's button when one is configured, and the local JWT form. */
 export function renderSignInPage(p: {
   locale: Locale;
   csrf: string;
   next: string;
-  refused: boolean;
+  /** Why the last attempt failed (an alert), if it did. */
+  notice: Notice | null;
   identityProvider: boolean;
 }): string {
   return renderDashboardPage({
     locale: p.locale,
     user: null,
     title: 'Sign in',
-    notice: p.refused
-      ? {
-          kind: 'alert',
-          title: 'That token was not accepted.',
-          detail: 'It is expired, or not signed by a trusted issuer.',
-        }
-      : null,
+    notice: p.notice,
     children: html`
       ${
         p.identityProvider

@@ -7,6 +7,7 @@ import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { organizationParams } from './forms.ts';
+import { oidcRoutes } from './oidc.ts';
 import { signInRoutes } from './sign-in.ts';
 import { webhookPageRoutes } from './webhooks.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
@@ -21,7 +22,8 @@ const FIRST_SECTION = 'api-keys';
  */
 export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   await app.register(formBody);
-  signInRoutes(app, { identityProvider: false });
+  signInRoutes(app, { identityProvider: deps.config.oidc !== null });
+  if (deps.config.oidc) oidcRoutes(app, deps.config.oidc);
 
   app.get(dashboardPaths.home, { schema: { hide: true } }, async (request, reply) => {
     const visit = await userVisit(app, request);

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ApiError } from '../../../use-cases/errors.ts';
 import { pickLocale } from '../../pages/locale.ts';
 import { sendPage } from '../../pages/page-headers.ts';
-import { renderSignInPage } from '../../pages/dashboard/sign-in.ts';
+import type { Notice } from '../../pages/dashboard/layout.ts';
+import { renderSignInPage, TOKEN_REFUSED } from '../../pages/dashboard/sign-in.ts';
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import {
   clearSessionCookie,
@@ -24,8 +25,27 @@ const signInForm = z.object({
 const csrfForm = z.object({ csrf: z.string().max(200).optional() });
 
 /** Only a dashboard page is a place to return to after sign-in (never another site). */
-const returnPath = (next: string | undefined) =>
+export const returnPath = (next: string | undefined) =>
   next && /^\/dashboard(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9=&_%.-]*)?$/.test(next) ? next : dashboardPaths.home;
+
+/** The sign-in page, with the alert of what went wrong when something did. */
+export function sendSignInPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { status: number; next: string | undefined; notice: Notice | null; identityProvider: boolean },
+): FastifyReply {
+  return sendPage(
+    reply,
+    page.status,
+    renderSignInPage({
+      locale: pickLocale(request.headers['accept-language']),
+      csrf: signInToken(reply, request.cookies[SIGN_IN_COOKIE]),
+      next: returnPath(page.next),
+      notice: page.notice,
+      identityProvider: page.identityProvider,
+    }),
+  );
+}
 
 /**
  * Signing in and out. Locally a user JWT (the one `npm start` prints, or `npm run dev:token`) goes into
@@ -40,17 +60,12 @@ export function signInRoutes(app: RouteApp, options: { identityProvider: boolean
     next: string | undefined,
     refused: boolean,
   ) =>
-    sendPage(
-      reply,
+    sendSignInPage(request, reply, {
       status,
-      renderSignInPage({
-        locale: pickLocale(request.headers['accept-language']),
-        csrf: signInToken(reply, request.cookies[SIGN_IN_COOKIE]),
-        next: returnPath(next),
-        refused,
-        identityProvider: options.identityProvider,
-      }),
-    );
+      next,
+      notice: refused ? TOKEN_REFUSED : null,
+      identityProvider: options.identityProvider,
+    });
 
   /** The session of a JWT the API accepts, then back where the user was going; the form again otherwise. */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, token: string, next: string | undefined) => {
