@@ -76,7 +76,7 @@ export function renderDashboardPage(frame: DashboardFrame): string {
             : null
         }
       </header>
-      <div class="dash-body">
+      <div class=${frame.organization ? 'dash-body with-nav' : 'dash-body'}>
         ${frame.organization ? html`<${Nav} organizationId=${frame.organization.id} section=${frame.section} />` : null}
         <main class="dash-main" id="main">
           <h1>${frame.title}</h1>
