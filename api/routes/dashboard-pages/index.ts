@@ -6,6 +6,7 @@ import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
+import { salePageRoutes } from './sales.ts';
 import { organizationParams } from './forms.ts';
 import { signInRoutes } from './sign-in.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
@@ -47,4 +48,5 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   );
 
   apiKeyPageRoutes(app, deps);
+  salePageRoutes(app, deps);
 };
