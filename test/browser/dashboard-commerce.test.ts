@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
+import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
@@ -67,6 +68,89 @@ const apiGet = async (url: string) => {
   return res.body;
 };
 
+describe('merchant dashboard: subscriptions and extra charges', () => {
+  it('lists the subscription, shows its timeline and workflow, and changes it behind confirmations', async () => {
+    const { context, page } = await signedIn();
+    try {
+      await page.goto(section('subscriptions'));
+      const row = page.getByRole('row', { name: new RegExp(email) });
+      await expect(row.textContent()).resolves.toMatch(/Course.*R\$99\.90.*Active/);
+      await pageChecked(page, 'subscriptions');
+      await page.getByLabel('Status', { exact: true }).selectOption('canceled');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/status=canceled/);
+      await expect(page.getByText('No subscriptions.').isVisible()).resolves.toBe(true);
+      await page.getByLabel('Status', { exact: true }).selectOption('active');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/status=active/);
+
+      await page
+        .getByRole('row', { name: new RegExp(email) })
+        .getByRole('link', { name: 'Course' })
+        .click();
+      await page.waitForURL(`**/subscriptions/${sub.id}`);
+      const timeline = page.getByRole('region', { name: 'Charges and retries' });
+      const refused = timeline.getByRole('row', { name: /Failed/ });
+      await expect(refused.textContent()).resolves.toContain(
+        'Insufficient funds or credit limit. (insufficient_funds)',
+      );
+      const link = page.getByTestId('workflow-link');
+      await expect(link.textContent()).resolves.toBe(subscriptionWorkflowId(sub.id));
+      const ui = `${api.config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${api.config.TEMPORAL_NAMESPACE}`;
+      await expect(link.getAttribute('href')).resolves.toBe(
+        `${ui}/workflows/${encodeURIComponent(subscriptionWorkflowId(sub.id))}`,
+      );
+      await pageChecked(page, 'subscription');
+
+      await page.getByRole('link', { name: 'Cancel at period end' }).click();
+      await page.waitForURL(/\/cancel$/);
+      expect((await apiGet(`/api/v1/subscriptions/${sub.id}`)).cancel_at_period_end).toBe(false);
+      await pageChecked(page, 'subscription-cancel-confirm');
+      // By keyboard: the confirmation is a button that Enter presses.
+      await page.getByRole('button', { name: 'Cancel at period end' }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/done=cancel$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('will end at the end of its period');
+      expect((await apiGet(`/api/v1/subscriptions/${sub.id}`)).cancel_at_period_end).toBe(true);
+
+      await page.getByRole('link', { name: 'Undo the cancellation' }).click();
+      await page.getByRole('button', { name: 'Keep the subscription' }).click();
+      await page.waitForURL(/done=uncancel$/);
+      expect((await apiGet(`/api/v1/subscriptions/${sub.id}`)).cancel_at_period_end).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('creates an extra charge from the subscription page, listed there and in the extra charges section', async () => {
+    const { context, page } = await signedIn();
+    try {
+      await page.goto(section(`subscriptions/${sub.id}`));
+      await page.getByLabel('Amount (R$)').fill('abc');
+      await page.getByLabel('Description').fill('Installation');
+      await page.getByRole('button', { name: 'Create extra charge' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('Enter the amount in reais');
+      expect(await page.getByLabel('Description').inputValue()).toBe('Installation');
+
+      await page.getByLabel('Amount (R$)').fill('25,00');
+      await page.getByRole('button', { name: 'Create extra charge' }).click();
+      await page.waitForURL(/done=invoice$/);
+      const invoices = await apiGet(`/api/v1/subscriptions/${sub.id}/invoices`);
+      expect(invoices.items).toEqual([expect.objectContaining({ amount: 2_500, description: 'Installation' })]);
+      const listed = page.getByRole('region', { name: 'Extra charges' }).getByRole('row', { name: /Installation/ });
+      await expect(listed.textContent()).resolves.toContain(invoices.items[0].number);
+
+      await page.getByRole('link', { name: 'Extra charges' }).click();
+      await page.waitForURL(section('invoices'));
+      const row = page.getByRole('row', { name: /Installation/ });
+      await expect(row.textContent()).resolves.toMatch(new RegExp(`Course.*${email}.*R\\$25\\.00.*Pending`));
+      await pageChecked(page, 'invoices');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('merchant dashboard: sales and refunds', () => {
   it('refunds part of a sale from its page after a confirmation showing the amount', async () => {
     const { context, page } = await signedIn();
@@ -97,6 +181,24 @@ describe('merchant dashboard: sales and refunds', () => {
       await page.getByRole('link', { name: 'Refunds', exact: true }).click();
       await expect(page.getByRole('row', { name: /Damaged/ }).textContent()).resolves.toContain('R$10.00');
       await pageChecked(page, 'refunds');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('merchant dashboard: revoking a subscription', () => {
+  it('revokes a subscription now after a confirmation; the API shows it ended', async () => {
+    const { context, page } = await signedIn();
+    try {
+      await page.goto(section(`subscriptions/${sub.id}`));
+      await page.getByRole('link', { name: 'Revoke now' }).click();
+      await page.waitForURL(/\/revoke$/);
+      await pageChecked(page, 'subscription-revoke-confirm');
+      await page.getByRole('button', { name: 'Revoke now' }).click();
+      await page.waitForURL(/done=revoke$/);
+      expect(await apiGet(`/api/v1/subscriptions/${sub.id}`)).toMatchObject({ status: 'canceled' });
+      await expect(page.getByRole('link', { name: 'Revoke now' }).count()).resolves.toBe(0);
     } finally {
       await context.close();
     }

@@ -6,7 +6,9 @@ import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
+import { invoicePageRoutes } from './invoices.ts';
 import { salePageRoutes } from './sales.ts';
+import { subscriptionPageRoutes } from './subscriptions.ts';
 import { organizationParams } from './forms.ts';
 import { signInRoutes } from './sign-in.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
@@ -48,5 +50,7 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   );
 
   apiKeyPageRoutes(app, deps);
+  subscriptionPageRoutes(app, deps);
   salePageRoutes(app, deps);
+  invoicePageRoutes(app, deps);
 };
