@@ -5,7 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
-import { makeTenant } from '../helpers/fixtures.ts';
+import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { paidSubscription } from '../helpers/subscriptions.ts';
 
 /**
@@ -181,6 +181,88 @@ describe('merchant dashboard: sales and refunds', () => {
       await page.getByRole('link', { name: 'Refunds', exact: true }).click();
       await expect(page.getByRole('row', { name: /Damaged/ }).textContent()).resolves.toContain('R$10.00');
       await pageChecked(page, 'refunds');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('merchant dashboard: customers', () => {
+  it('creates a customer, refuses a taken e-mail with the API’s words, and finds customers by e-mail', async () => {
+    const { context, page } = await signedIn();
+    const created = `${unique('ana')}@example.com`;
+    try {
+      await page.goto(section('customers'));
+      await page.getByLabel('E-mail', { exact: true }).fill(created);
+      await page.getByLabel('Name (optional)').fill('Ana Souza');
+      await page.getByLabel('CPF or CNPJ (optional)').fill('529.982.247-25');
+      await page.getByRole('button', { name: 'Create customer' }).click();
+      await page.waitForURL(/\/customers\/[0-9a-f-]{36}\?done=created$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('Customer created.');
+      const found = await apiGet(`/api/v1/customers/?email=${encodeURIComponent(created)}`);
+      expect(found.items).toEqual([
+        expect.objectContaining({ name: 'Ana Souza', tax_id: { type: 'cpf', number: '52998224725' } }),
+      ]);
+      await pageChecked(page, 'customer-created');
+
+      await page.goto(section('customers'));
+      await page.getByLabel('E-mail', { exact: true }).fill(created);
+      const [refused] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Create customer' }).click(),
+      ]);
+      expect(refused.status()).toBe(422);
+      await expect(page.getByRole('alert').textContent()).resolves.toMatch(/email/i);
+      expect(await page.getByLabel('E-mail', { exact: true }).inputValue()).toBe(created);
+
+      await page.getByLabel('Search by e-mail or name').fill(created.slice(0, 12));
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/query=/);
+      await expect(page.getByRole('row', { name: new RegExp(created) }).count()).resolves.toBe(1);
+      await expect(page.getByRole('row', { name: new RegExp(email) }).count()).resolves.toBe(0);
+      await pageChecked(page, 'customers');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a customer’s subscriptions and sales, and a portal link that signs the customer in', async () => {
+    const { context, page } = await signedIn();
+    try {
+      await page.goto(section(`customers/${sub.customer_id}`));
+      const subscriptions = page.getByRole('region', { name: 'Subscriptions' });
+      await expect(subscriptions.getByRole('link', { name: 'Course' }).getAttribute('href')).resolves.toContain(sub.id);
+      await expect(page.getByRole('region', { name: 'Sales' }).textContent()).resolves.toContain('R$99.90');
+
+      await page.getByRole('button', { name: 'Portal link' }).click();
+      const url = (await page.locator('#portal-url').textContent())!.trim();
+      expect(url).toMatch(/\/portal\?token=svc_cst_/);
+      await pageChecked(page, 'customer-portal-link');
+
+      // The customer opens it in a browser of their own.
+      const customer = await newContext(browser, { locale: 'en-US' });
+      const portal = await customer.newPage();
+      await portal.goto(url.replace(api.config.publicBaseUrl, api.baseUrl));
+      expect(portal.url()).toBe(`${api.baseUrl}/portal`);
+      await expect(portal.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Subscriptions and purchases',
+      );
+      await expect(portal.getByText(email).first().isVisible()).resolves.toBe(true);
+      await customer.close();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('answers 404 for a subscription, sale or customer that is not the organization’s', async () => {
+    const { context, page } = await signedIn();
+    try {
+      for (const name of ['subscriptions', 'sales', 'customers']) {
+        const res = await page.goto(section(`${name}/${uuidv7()}`));
+        expect(res!.status()).toBe(404);
+        await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not found/i);
+      }
+      await pageChecked(page, 'customer-not-found');
     } finally {
       await context.close();
     }
