@@ -23,11 +23,9 @@ export const listQuery = z.object({
   status: filter,
   customer_id: filter,
   subscription_id: filter,
-  sale_id: filter,
   query: filter,
   done: z.string().max(20).optional(),
 });
-export type ListQuery = z.infer<typeof listQuery>;
 
 /** `?page=` as a page number: 1 unless it is one. */
 export function pageNumber(text: string | undefined): number {
@@ -54,7 +52,7 @@ export async function namesOf(visit: MemberVisit, ids: { customers?: string[]; p
     new Map(
       await Promise.all(
         [...new Set(list)].map(async (id) => {
-          const answer = await visit.api.asMember<T>('GET', `${path}/${id}`);
+          const answer = await visit.api.asMember<T>('GET', `${path}/${encodeURIComponent(id)}`);
           return [id, answer.status === 200 ? pick(answer.body) : null] as const;
         }),
       ),
