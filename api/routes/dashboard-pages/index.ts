@@ -6,6 +6,10 @@ import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
+import { customerPageRoutes } from './customers.ts';
+import { invoicePageRoutes } from './invoices.ts';
+import { salePageRoutes } from './sales.ts';
+import { subscriptionPageRoutes } from './subscriptions.ts';
 import { organizationParams } from './forms.ts';
 import { oidcRoutes } from './oidc.ts';
 import { signInRoutes } from './sign-in.ts';
@@ -51,4 +55,8 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
 
   apiKeyPageRoutes(app, deps);
   webhookPageRoutes(app, deps);
+  customerPageRoutes(app, deps);
+  subscriptionPageRoutes(app, deps);
+  salePageRoutes(app, deps);
+  invoicePageRoutes(app, deps);
 };
