@@ -171,6 +171,21 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
 
 /** An extra charge: the form on the subscription's page posts here, and the API creates it at the gateway. */
 function invoiceRoutes(app: RouteApp, deps: RouteDeps): void {
+  // The address a refused form leaves in the bar: reloaded or shared, it is the subscription's page.
+  app.get(
+    '/dashboard/:organization_id/subscriptions/:id/invoices',
+    { schema: { hide: true, params: recordParams } },
+    async (request, reply) =>
+      reply.redirect(
+        recordPath(
+          encodeURIComponent(request.params.organization_id),
+          'subscriptions',
+          encodeURIComponent(request.params.id),
+        ),
+        303,
+      ),
+  );
+
   app.post(
     '/dashboard/:organization_id/subscriptions/:id/invoices',
     { schema: { hide: true, params: recordParams, body: invoiceForm } },
