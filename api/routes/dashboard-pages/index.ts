@@ -12,12 +12,13 @@ import { salePageRoutes } from './sales.ts';
 import { subscriptionPageRoutes } from './subscriptions.ts';
 import { organizationParams } from './forms.ts';
 import { oidcRoutes } from './oidc.ts';
+import { metricsPageRoutes } from './metrics.ts';
 import { signInRoutes } from './sign-in.ts';
 import { webhookPageRoutes } from './webhooks.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
 
 /** The section an organization's dashboard opens on. */
-const FIRST_SECTION = 'api-keys';
+const FIRST_SECTION = 'metrics';
 
 /**
  * The merchant dashboard's pages (README.md, Pages): sign-in, the organization picker, and each
@@ -59,4 +60,5 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   subscriptionPageRoutes(app, deps);
   salePageRoutes(app, deps);
   invoicePageRoutes(app, deps);
+  metricsPageRoutes(app, deps);
 };
