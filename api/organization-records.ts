@@ -8,10 +8,11 @@ import {
   OrganizationMember,
   type MemberRole,
 } from '../db/entities/organization.ts';
-import { sqlIn } from '../db/plain-sql.ts';
+import { sqlIn, type PlainSql } from '../db/plain-sql.ts';
+import { parseSorting } from '../domain/pagination.ts';
 import { isDunningSchedule } from '../domain/subscriptions.ts';
-import { forbidden, notFound, unprocessable } from '../use-cases/errors.ts';
-import { iso } from '../use-cases/schemas/common.ts';
+import { badRequest, forbidden, notFound, unprocessable } from '../use-cases/errors.ts';
+import { iso, pageOffset } from '../use-cases/schemas/common.ts';
 import type { OrganizationBody, UpdateOrganizationBody } from './schemas/organizations.ts';
 
 /** Organizations and their members as the organizations routes read, check and write them. */
@@ -51,6 +52,33 @@ export function toOrganizationBody(org: OrganizationRow): OrganizationBody {
 export async function roleOf(em: EntityManager, organizationId: string, userId: string): Promise<MemberRole | null> {
   const member = await em.findOne(OrganizationMember, { organizationId, userId });
   return member?.role ?? null;
+}
+
+const MEMBER_SORTING = { created_at: 'm.created_at', email: 'lower(u.email)' };
+
+/** One page of an organization's members with their roles, and how many there are (the caller is one of them). */
+export async function memberPage(
+  db: PlainSql,
+  organizationId: string,
+  { page, limit, sorting }: { page: number; limit: number; sorting?: string | undefined },
+) {
+  const sort = parseSorting(sorting, Object.keys(MEMBER_SORTING), 'created_at');
+  if ('error' in sort) throw badRequest('Invalid sorting', sort.error);
+  const column = MEMBER_SORTING[sort.field as keyof typeof MEMBER_SORTING];
+  const direction = sort.direction === 'desc' ? 'desc' : 'asc';
+  const rows = await db.query<{ email: string; avatar_url: string | null; created_at: string; role: MemberRole }>(
+    `select u.email, u.avatar_url, m.created_at, m.role from organization_members m join users u on u.id = m.user_id
+     where m.organization_id = ? order by ${column} ${direction}, m.user_id ${direction} limit ? offset ?`,
+    [organizationId, limit, pageOffset({ page, limit })],
+  );
+  const [count] = await db.query<{ total: string }>(
+    'select count(*) as total from organization_members where organization_id = ?',
+    [organizationId],
+  );
+  return {
+    rows: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
+    total: Number(count!.total),
+  };
 }
 
 /**

@@ -34,6 +34,7 @@ import {
 import { recordEvent } from '../../db/events.ts';
 import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
+import { dashboardMemberRoutes } from './dashboard-members.ts';
 
 type ApiKeyRow = InferEntity<typeof ApiKey>;
 type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
@@ -58,6 +59,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   apiKeyRoutes(app, deps, asUser);
   accessTokenCreationRoutes(app, deps, asUser);
   accessTokenRoutes(app, deps, asUser);
+  dashboardMemberRoutes(app, deps, asUser);
 };
 
 /** API keys (spec, Authentication → API keys): creating one, its secret shown only then. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailAddress, objectKey } from '../../use-cases/schemas/common.ts';
-import { PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
+import { MEMBER_ROLES, PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
 import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
@@ -134,3 +134,7 @@ export const addMemberBody = z.strictObject({
 export const addedMemberSchema = memberSchema.extend({ role: z.string() });
 
 export const memberParams = z.object({ id: z.uuid(), email: emailAddress() });
+
+/** A member as the dashboard lists it (GET /dashboard/organizations/:id/members): the spec's item and the role. */
+export const dashboardMemberSchema = memberSchema.extend({ role: z.enum(MEMBER_ROLES) });
+export type DashboardMember = z.infer<typeof dashboardMemberSchema>;

@@ -46,6 +46,8 @@ describe('merchant dashboard: sign-in and API keys', () => {
       await pageChecked(page, 'organizations');
 
       await page.getByRole('link', { name: t.org.slug, exact: true }).click();
+      await page.waitForURL(`**/dashboard/${t.org.id}/metrics`);
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API keys' }).click();
       await page.waitForURL(`**/dashboard/${t.org.id}/api-keys`);
       await pageChecked(page, 'api-keys-empty');
 

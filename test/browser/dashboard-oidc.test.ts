@@ -116,8 +116,8 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
       expect((await context.cookies()).map((c) => c.name)).not.toContain('dashboard_oidc');
 
       await page.getByRole('link', { name: person.org.slug, exact: true }).click();
-      await page.waitForURL(`**/dashboard/${person.org.id}/api-keys`);
-      await expect(page.getByRole('heading', { name: 'API keys' }).isVisible()).resolves.toBe(true);
+      await page.waitForURL(`**/dashboard/${person.org.id}/metrics`);
+      await expect(page.getByRole('heading', { name: 'Metrics', level: 1 }).isVisible()).resolves.toBe(true);
     } finally {
       await context.close();
     }

@@ -46,6 +46,8 @@ export interface DashboardFrame {
   notice?: Notice | null;
   /** Extra scripts of this page (the metrics chart's). */
   scripts?: string[];
+  /** Extra stylesheets of this page (the chart library's). */
+  styles?: string[];
   children: ComponentChildren;
 }
 
@@ -53,7 +55,7 @@ export function renderDashboardPage(frame: DashboardFrame): string {
   return renderDocument({
     locale: frame.locale,
     title: `${frame.title} · Dashboard`,
-    styles: STYLES,
+    styles: [...STYLES, ...(frame.styles ?? [])],
     scripts: [...SCRIPTS, ...(frame.scripts ?? [])],
     children: html`<div class="dashboard">
       <header class="dash-header">

@@ -5,19 +5,23 @@ import { renderOrganizationPicker } from '../../pages/dashboard/organizations.ts
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
+import { accessTokenPageRoutes } from './access-tokens.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { customerPageRoutes } from './customers.ts';
 import { invoicePageRoutes } from './invoices.ts';
 import { salePageRoutes } from './sales.ts';
 import { subscriptionPageRoutes } from './subscriptions.ts';
+import { eventPageRoutes } from './events.ts';
 import { organizationParams } from './forms.ts';
+import { memberPageRoutes } from './members.ts';
+import { metricsPageRoutes } from './metrics.ts';
 import { oidcRoutes } from './oidc.ts';
 import { signInRoutes } from './sign-in.ts';
 import { webhookPageRoutes } from './webhooks.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
 
 /** The section an organization's dashboard opens on. */
-const FIRST_SECTION = 'api-keys';
+const FIRST_SECTION = 'metrics';
 
 /**
  * The merchant dashboard's pages (README.md, Pages): sign-in, the organization picker, and each
@@ -59,4 +63,8 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   subscriptionPageRoutes(app, deps);
   salePageRoutes(app, deps);
   invoicePageRoutes(app, deps);
+  metricsPageRoutes(app, deps);
+  eventPageRoutes(app, deps);
+  accessTokenPageRoutes(app, deps);
+  memberPageRoutes(app, deps);
 };
