@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../schemas/credentials.ts';
 import type { Notice } from '../../pages/dashboard/layout.ts';
@@ -7,6 +7,7 @@ import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 import { formList, organizationParams } from './forms.ts';
+import { shownOnce } from './shown-once.ts';
 
 const keyParams = organizationParams.extend({ id: z.string().max(64) });
 const createForm = z.object({
@@ -25,30 +26,9 @@ const TITLE = 'API keys';
 const DONE = { revoked: 'The key is revoked.' };
 const apiPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/api-keys`;
 
-/** The new key's one showing, from the creation's post to the page after its redirect. */
-const CREATED_COOKIE = 'dashboard_new_key';
-const createdCookie = (organizationId: string) => ({
-  path: dashboardPaths.section(organizationId, 'api-keys'),
-  httpOnly: true,
-  secure: true,
-  sameSite: 'strict' as const,
-});
-
-function putCreatedKey(reply: FastifyReply, organizationId: string, key: CreatedKey): void {
-  const value = Buffer.from(JSON.stringify(key)).toString('base64url');
-  reply.setCookie(CREATED_COOKIE, value, { ...createdCookie(organizationId), maxAge: 120 });
-}
-
-function takeCreatedKey(request: FastifyRequest, reply: FastifyReply, organizationId: string): CreatedKey | undefined {
-  const value = request.cookies[CREATED_COOKIE];
-  if (!value) return undefined;
-  reply.clearCookie(CREATED_COOKIE, createdCookie(organizationId));
-  try {
-    return JSON.parse(Buffer.from(value, 'base64url').toString()) as CreatedKey;
-  } catch {
-    return undefined;
-  }
-}
+/** The new key's one showing, from the creation's post to the page after its redirect (shown-once.ts). */
+const createdKey = (organizationId: string) =>
+  shownOnce<CreatedKey>('dashboard_new_key', dashboardPaths.section(organizationId, 'api-keys'));
 
 /** The end of a chosen day in Brasília (UTC−3): a key given a date works through that whole day. */
 const endOfDay = (date: string | undefined) =>
@@ -92,7 +72,7 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const created = takeCreatedKey(request, reply, visit.organization.id);
+      const created = createdKey(visit.organization.id).take(request, reply);
       if (created) return page(reply, visit, { created, notice: { kind: 'status', title: 'Key created.' } });
       return page(reply, visit, { notice: doneNotice(request.query.done, DONE) });
     },
@@ -118,7 +98,7 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
       }
       // Post, redirect, get: a reload does not make a second key. The secret crosses the redirect in a
       // cookie that the next page reads once and clears, so it never enters an address or the history.
-      putCreatedKey(reply, visit.organization.id, created.body);
+      createdKey(visit.organization.id).put(reply, created.body);
       return reply.redirect(dashboardPaths.section(visit.organization.id, 'api-keys'), 303);
     },
   );

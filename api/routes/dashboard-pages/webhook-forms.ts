@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { shownOnce } from './shown-once.ts';
 import { z } from 'zod';
 import { webhooksPath, type EndpointValues } from '../../pages/dashboard/webhooks.ts';
 import { formList, organizationParams } from './forms.ts';
@@ -31,26 +32,17 @@ export function endpointBody(form: EndpointForm) {
 
 /**
  * A signing secret's one showing, from the post that made it (creation or rotation) to the endpoint's
- * page after the redirect: an HttpOnly cookie of the webhooks pages, read once and cleared, so the
- * secret never enters an address or the history.
+ * page after the redirect (shown-once.ts).
  */
-const SECRET_COOKIE = 'dashboard_webhook_secret';
-
-const cookieOptions = (organizationId: string) => ({
-  path: webhooksPath(organizationId),
-  httpOnly: true,
-  secure: true,
-  sameSite: 'strict' as const,
-});
-
 interface ShownSecret {
   endpoint_id: string;
   secret: string;
 }
+const shownSecret = (organizationId: string) =>
+  shownOnce<ShownSecret>('dashboard_webhook_secret', webhooksPath(organizationId));
 
 export function putSecret(reply: FastifyReply, organizationId: string, shown: ShownSecret): void {
-  const value = Buffer.from(JSON.stringify(shown)).toString('base64url');
-  reply.setCookie(SECRET_COOKIE, value, { ...cookieOptions(organizationId), maxAge: 120 });
+  shownSecret(organizationId).put(reply, shown);
 }
 
 /** The secret just made for endpoint `endpointId`, once; the cookie is cleared whichever endpoint it was for. */
@@ -60,13 +52,6 @@ export function takeSecret(
   organizationId: string,
   endpointId: string,
 ): string | undefined {
-  const value = request.cookies[SECRET_COOKIE];
-  if (!value) return undefined;
-  reply.clearCookie(SECRET_COOKIE, cookieOptions(organizationId));
-  try {
-    const shown = JSON.parse(Buffer.from(value, 'base64url').toString()) as Partial<ShownSecret>;
-    return shown.endpoint_id === endpointId && typeof shown.secret === 'string' ? shown.secret : undefined;
-  } catch {
-    return undefined;
-  }
+  const shown = shownSecret(organizationId).take(request, reply);
+  return shown?.endpoint_id === endpointId && typeof shown.secret === 'string' ? shown.secret : undefined;
 }
