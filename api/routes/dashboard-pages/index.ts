@@ -7,6 +7,8 @@ import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { organizationParams } from './forms.ts';
+import { productPageRoutes } from './product.ts';
+import { productListRoutes } from './products.ts';
 import { signInRoutes } from './sign-in.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
 
@@ -47,4 +49,6 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   );
 
   apiKeyPageRoutes(app, deps);
+  productListRoutes(app, deps);
+  productPageRoutes(app, deps);
 };

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { useApi, type TestApi } from '../helpers/api.ts';
+import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { makeTenant, unique } from '../helpers/fixtures.ts';
+
+/**
+ * The dashboard's catalog in Chromium: products and their prices, checkout links, discounts. What the
+ * merchant does in the pages is read back from the API; refused forms keep their values and change
+ * nothing. Every page is screenshot and checked by axe.
+ */
+let api: TestApi;
+let browser: Browser;
+useApi((started) => ({ api } = started));
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+type Tenant = Awaited<ReturnType<typeof makeTenant>>;
+
+async function pageChecked(page: Page, name: string) {
+  await screenshot(page, `dashboard-${name}`);
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+async function signedIn(t: Tenant): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, { locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${api.baseUrl}/dashboard/sign-in?token=${t.ownerJwt}`);
+  expect(page.url()).toBe(`${api.baseUrl}/dashboard`);
+  return { context, page };
+}
+
+const products = async (t: Tenant) =>
+  (await api.call('GET', '/api/v1/products/', { token: t.oat, headers: {} })).body.items as any[];
+const product = async (t: Tenant, id: string) =>
+  (await api.call('GET', `/api/v1/products/${id}`, { token: t.oat })).body;
+
+describe('merchant dashboard: products and prices', () => {
+  it('creates a product with a R$ 99,90 monthly price, adds a yearly price, and archives after confirmations', async () => {
+    const t = await makeTenant(api.orm);
+    const { context, page } = await signedIn(t);
+    try {
+      await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/products`);
+      await expect(
+        page.getByRole('link', { name: 'Products', exact: true }).getAttribute('aria-current'),
+      ).resolves.toBe('page');
+      await pageChecked(page, 'products-empty');
+
+      const name = unique('Photography course');
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('Description (optional)').fill('Twelve recorded lessons');
+      await page.getByLabel('Amount (R$)').fill('99,90');
+      await page.getByLabel('Billing').selectOption('recurring');
+      await page.getByLabel('Interval', { exact: true }).selectOption('month');
+      await page.getByRole('button', { name: 'Create product' }).click();
+      await page.waitForURL(/\/products\/[0-9a-f-]{36}\?done=created$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('Product created.');
+
+      const [created] = await products(t);
+      expect(created).toMatchObject({ name, description: 'Twelve recorded lessons', is_archived: false });
+      expect(created.prices).toEqual([
+        expect.objectContaining({ unit_amount: 9990, currency: 'brl', type: 'recurring', interval: 'month' }),
+      ]);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(name);
+      const monthly = page.getByRole('row', { name: /R\$99\.90/ });
+      await expect(monthly.textContent()).resolves.toContain('Every month');
+      await pageChecked(page, 'product');
+
+      // A second price, yearly, made the default; the monthly one archived after its confirmation.
+      await page.getByLabel('Amount (R$)').fill('999');
+      await page.getByLabel('Billing').selectOption('recurring');
+      await page.getByLabel('Interval', { exact: true }).selectOption('year');
+      await page.getByRole('button', { name: 'Add price' }).click();
+      await page.waitForURL(/\?done=price-added$/);
+      const yearly = (await product(t, created.id)).prices.find((p: any) => p.unit_amount === 99900);
+      expect(yearly).toMatchObject({ type: 'recurring', interval: 'year', interval_count: 1, active: true });
+      await page
+        .getByRole('row', { name: /R\$999\.00/ })
+        .getByRole('button', { name: 'Make default' })
+        .click();
+      await page.waitForURL(/\?done=default$/);
+      expect((await product(t, created.id)).default_price_id).toBe(yearly.id);
+
+      await page.getByRole('link', { name: 'Archive the price R$99.90, every month' }).click();
+      await expect(page.getByRole('heading', { name: 'Archive this price?' }).isVisible()).resolves.toBe(true);
+      await pageChecked(page, 'price-archive-confirm');
+      await page.getByRole('button', { name: 'Archive price' }).click();
+      await page.waitForURL(/\?done=price-archived$/);
+      const prices = (await product(t, created.id)).prices;
+      expect(prices.find((p: any) => p.unit_amount === 9990).active).toBe(false);
+
+      // The product: nothing changes until the confirmation's button.
+      await page.getByRole('link', { name: 'Archive product' }).click();
+      await expect(page.getByRole('heading', { name: 'Archive this product?' }).isVisible()).resolves.toBe(true);
+      await pageChecked(page, 'product-archive-confirm');
+      expect((await product(t, created.id)).is_archived).toBe(false);
+      await page.getByRole('button', { name: 'Archive product' }).click();
+      await page.waitForURL(/\?done=archived$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('Product archived.');
+      expect((await product(t, created.id)).is_archived).toBe(true);
+
+      // Off the default list; on the archived one, from which it is restored.
+      await page.getByRole('link', { name: 'All products' }).click();
+      await expect(page.getByRole('link', { name }).count()).resolves.toBe(0);
+      await page.getByLabel('Show').selectOption('archived');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect(page.getByRole('row', { name: new RegExp(name) }).textContent()).resolves.toContain('Archived');
+      await pageChecked(page, 'products-archived');
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('button', { name: 'Restore product' }).click();
+      await page.waitForURL(/\?done=restored$/);
+      expect((await product(t, created.id)).is_archived).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows the API's refusal of a blank name and the form's of an amount that is not reais, keeping the values", async () => {
+    const t = await makeTenant(api.orm);
+    const { context, page } = await signedIn(t);
+    try {
+      await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/products`);
+      // A name of spaces passes the browser's `required`; the API refuses it.
+      await page.getByLabel('Name', { exact: true }).fill('   ');
+      await page.getByLabel('Description (optional)').fill('Kept description');
+      await page.getByLabel('Amount (R$)').fill('10,00');
+      const [refused] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Create product' }).click(),
+      ]);
+      expect(refused.status()).toBe(400);
+      const alert = page.getByRole('alert');
+      await expect(alert.textContent()).resolves.toContain('Invalid request');
+      await expect(alert.textContent()).resolves.toContain('body.name');
+      await expect(page.getByLabel('Description (optional)').inputValue()).resolves.toBe('Kept description');
+      await expect(page.getByLabel('Amount (R$)').inputValue()).resolves.toBe('10,00');
+      await pageChecked(page, 'product-refused');
+
+      await page.getByLabel('Name', { exact: true }).fill('Ebook');
+      await page.getByLabel('Amount (R$)').fill('abc');
+      await page.getByRole('button', { name: 'Create product' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('“abc” is not an amount in reais');
+      await expect(page.getByLabel('Amount (R$)').getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Ebook');
+      await expect(page.getByLabel('Amount (R$)').inputValue()).resolves.toBe('abc');
+      expect(await products(t)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
