@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { until } from '../helpers/processes.ts';
 
 /**
  * The dashboard's catalog in Chromium: products and their prices, checkout links, discounts. What the
@@ -148,6 +149,99 @@ describe('merchant dashboard: products and prices', () => {
       await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Ebook');
       await expect(page.getByLabel('Amount (R$)').inputValue()).resolves.toBe('abc');
       expect(await products(t)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+async function apiProduct(t: Tenant, name: string, unitAmount: number) {
+  const created = await api.call('POST', '/api/v1/products/', {
+    token: t.oat,
+    body: { organization_id: t.org.id, name, prices: [{ type: 'one_time', currency: 'brl', unit_amount: unitAmount }] },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+describe('merchant dashboard: checkout links', () => {
+  it('creates a link whose copied URL opens the hosted checkout; archived after a confirmation, then restored', async () => {
+    const t = await makeTenant(api.orm);
+    const sold = await apiProduct(t, unique('Yoga class'), 4990);
+    const discount = await api.call('POST', '/api/v1/discounts/', {
+      token: t.oat,
+      body: { name: 'Launch week', type: 'percentage', basis_points: 1000 },
+    });
+    expect(discount.status).toBe(201);
+    const { context, page } = await signedIn(t);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.baseUrl });
+    try {
+      await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/checkout-links`);
+      await pageChecked(page, 'checkout-links-empty');
+
+      // Without a product the API refuses; the form keeps what was typed.
+      await page.getByLabel('Label (optional)').fill('Launch');
+      const [refused] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Create link' }).click(),
+      ]);
+      expect(refused.status()).toBe(400);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('body.product_ids');
+      await expect(page.getByLabel('Label (optional)').inputValue()).resolves.toBe('Launch');
+
+      await page.getByLabel('Product').selectOption(sold.id);
+      await page.getByLabel('Success URL (optional)').fill('https://shop.example/thanks?c={CHECKOUT_ID}');
+      await page.getByLabel('Allow discount codes').uncheck();
+      await page.getByLabel('Discount applied to every checkout (optional)').selectOption(discount.body.id);
+      await page.getByRole('button', { name: 'Create link' }).click();
+      await page.waitForURL(/\/checkout-links\?done=created$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('Link created.');
+
+      const links = (await api.call('GET', '/api/v1/checkout-links/', { token: t.oat })).body.items;
+      expect(links).toEqual([
+        expect.objectContaining({
+          label: 'Launch',
+          product_ids: [sold.id],
+          success_url: 'https://shop.example/thanks?c={CHECKOUT_ID}',
+          allow_discount_codes: false,
+          discount_id: discount.body.id,
+        }),
+      ]);
+      const link = links[0];
+      const row = page.getByRole('row', { name: /Launch/ });
+      await expect(row.textContent()).resolves.toContain(sold.name);
+      await expect(row.locator('code').textContent()).resolves.toBe(link.url);
+      await pageChecked(page, 'checkout-link-created');
+      const copy = row.getByRole('button', { name: 'Copy the URL of Launch' });
+      await copy.click();
+      await until(async () => (await copy.textContent()) === 'Copied', 5000, 'the copy button to say Copied');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link.url);
+
+      const buyer = await context.newPage();
+      await buyer.goto(link.url.replace(api.config.publicBaseUrl, api.baseUrl));
+      await expect(buyer.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(sold.name);
+      await buyer.close();
+
+      await row.getByRole('link', { name: 'Archive Launch' }).click();
+      await expect(page.getByRole('heading', { name: 'Archive this link?' }).isVisible()).resolves.toBe(true);
+      await pageChecked(page, 'checkout-link-archive-confirm');
+      expect((await api.call('GET', `/api/v1/checkout-links/${link.id}`, { token: t.oat })).body.is_archived).toBe(
+        false,
+      );
+      await page.getByRole('button', { name: 'Archive link' }).click();
+      await page.waitForURL(/\?done=archived$/);
+      expect((await api.call('GET', `/api/v1/checkout-links/${link.id}`, { token: t.oat })).body.is_archived).toBe(
+        true,
+      );
+      const archived = page.getByRole('region', { name: 'Archived links' });
+      await expect(archived.getByRole('row', { name: /Launch/ }).count()).resolves.toBe(1);
+      await pageChecked(page, 'checkout-links-archived');
+
+      await archived.getByRole('button', { name: 'Restore' }).click();
+      await page.waitForURL(/\?done=restored$/);
+      expect((await api.call('GET', `/api/v1/checkout-links/${link.id}`, { token: t.oat })).body.is_archived).toBe(
+        false,
+      );
     } finally {
       await context.close();
     }

@@ -6,6 +6,7 @@ import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
+import { checkoutLinkPageRoutes } from './checkout-links.ts';
 import { organizationParams } from './forms.ts';
 import { productPageRoutes } from './product.ts';
 import { productListRoutes } from './products.ts';
@@ -51,4 +52,5 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   apiKeyPageRoutes(app, deps);
   productListRoutes(app, deps);
   productPageRoutes(app, deps);
+  checkoutLinkPageRoutes(app, deps);
 };
