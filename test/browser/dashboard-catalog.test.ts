@@ -247,3 +247,85 @@ describe('merchant dashboard: checkout links', () => {
     }
   });
 });
+
+describe('merchant dashboard: discounts', () => {
+  it('creates percentage and fixed discounts as the API takes them, refuses a taken code, deletes after a confirmation', async () => {
+    const t = await makeTenant(api.orm);
+    const course = await apiProduct(t, unique('Guitar course'), 19900);
+    const { context, page } = await signedIn(t);
+    const discounts = async () => (await api.call('GET', '/api/v1/discounts/', { token: t.oat })).body.items as any[];
+    try {
+      await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/discounts`);
+      await pageChecked(page, 'discounts-empty');
+
+      await page.getByLabel('Name', { exact: true }).fill('Black Friday');
+      await page.getByLabel('Code (optional)').fill('BF10');
+      await page.getByLabel('Percentage off (%)').fill('12,5');
+      await page.getByLabel('Duration on subscriptions').selectOption('repeating');
+      await page.getByLabel('Months').fill('3');
+      await page.getByLabel('Maximum redemptions (optional)').fill('100');
+      await page.getByLabel('Ends on (optional)').fill('2030-11-30');
+      await page.getByLabel(course.name).check();
+      await page.getByRole('button', { name: 'Create discount' }).click();
+      await page.waitForURL(/\/discounts\?done=created$/);
+      expect(await discounts()).toEqual([
+        expect.objectContaining({
+          name: 'Black Friday',
+          code: 'BF10',
+          type: 'percentage',
+          basis_points: 1250,
+          duration: 'repeating',
+          duration_in_months: 3,
+          max_redemptions: 100,
+          ends_at: '2030-12-01T02:59:59.999Z',
+          product_ids: [course.id],
+        }),
+      ]);
+      const row = page.getByRole('row', { name: /Black Friday/ });
+      for (const shown of ['12.5%', '3 months', '0 of 100', '11/30/2030', course.name]) {
+        await expect(row.textContent()).resolves.toContain(shown);
+      }
+
+      await page.getByLabel('Name', { exact: true }).fill('Welcome');
+      await page.getByLabel('Type').selectOption('fixed');
+      await expect(page.getByLabel('Percentage off (%)').isVisible()).resolves.toBe(false);
+      await page.getByLabel('Amount off (R$)').fill('20,00');
+      await page.getByRole('button', { name: 'Create discount' }).click();
+      await page.waitForURL(/\/discounts\?done=created$/);
+      const welcome = (await discounts()).find((d) => d.name === 'Welcome');
+      expect(welcome).toMatchObject({ type: 'fixed', amount: 2000, currency: 'brl', duration: 'once', code: null });
+      await expect(page.getByRole('row', { name: /Welcome/ }).textContent()).resolves.toContain('R$20.00');
+      await pageChecked(page, 'discounts');
+
+      // The form's refusal of a percentage that is not one, then the API's of a code in use.
+      await page.getByLabel('Name', { exact: true }).fill('Again');
+      await page.getByLabel('Code (optional)').fill('bf10');
+      await page.getByLabel('Percentage off (%)').fill('ten');
+      await page.getByRole('button', { name: 'Create discount' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('“ten” is not a percentage');
+      await expect(page.getByLabel('Percentage off (%)').getAttribute('aria-invalid')).resolves.toBe('true');
+      await page.getByLabel('Percentage off (%)').fill('10');
+      const [refused] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Create discount' }).click(),
+      ]);
+      expect(refused.status()).toBe(422);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('Code already in use');
+      await expect(page.getByLabel('Code (optional)').inputValue()).resolves.toBe('bf10');
+      await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Again');
+      await pageChecked(page, 'discount-refused');
+      expect(await discounts()).toHaveLength(2);
+
+      await page.getByRole('link', { name: 'Delete Black Friday' }).click();
+      await expect(page.getByRole('heading', { name: 'Delete this discount?' }).isVisible()).resolves.toBe(true);
+      await pageChecked(page, 'discount-delete-confirm');
+      expect(await discounts()).toHaveLength(2);
+      await page.getByRole('button', { name: 'Delete discount' }).click();
+      await page.waitForURL(/\?done=deleted$/);
+      await expect(page.getByRole('status').textContent()).resolves.toContain('The discount is deleted.');
+      expect((await discounts()).map((d) => d.name)).toEqual(['Welcome']);
+    } finally {
+      await context.close();
+    }
+  });
+});

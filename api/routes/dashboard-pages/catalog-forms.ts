@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { InlinePrice } from '../../schemas/catalog.ts';
 import type { Notice } from '../../pages/dashboard/layout.ts';
-import { centsOf } from './forms.ts';
+import { centsOf, formList } from './forms.ts';
 
 /**
  * The catalog's forms (products, prices, discounts) turned into the API's bodies. Only what a form
@@ -100,4 +100,56 @@ export function priceBody(form: PriceForm): { price: Partial<InlinePrice> } | { 
     if (count.count !== undefined) price.interval_count = count.count;
   }
   return { price };
+}
+
+/** The fields of the discount creation form. */
+export const discountForm = z.object({
+  csrf: text(),
+  name: text(),
+  code: text(100),
+  type: text(20),
+  percent: text(20),
+  amount_off: text(40),
+  duration: text(20),
+  duration_in_months: text(10),
+  max_redemptions: text(20),
+  starts_on: text(20),
+  ends_on: text(20),
+  product_ids: formList,
+});
+export type DiscountForm = z.infer<typeof discountForm>;
+
+/**
+ * A discount of the form in the API's terms: a percentage as basis points, a fixed amount in cents of
+ * BRL, the months of a repeating duration, the days as moments in Brasília. Only the chosen type's
+ * and duration's fields are sent, as the form shows only those.
+ */
+export function discountBody(form: DiscountForm): { discount: Record<string, unknown> } | { problem: FormProblem } {
+  const type = form.type || 'percentage';
+  const discount: Record<string, unknown> = { name: form.name ?? '', type, duration: form.duration || 'once' };
+  if (form.code?.trim()) discount.code = form.code.trim();
+  if (type === 'fixed') {
+    const amount = centsField('amount_off', 'Amount off', form.amount_off);
+    if (amount.problem) return { problem: amount.problem };
+    Object.assign(discount, { amount: amount.cents, currency: 'brl' });
+  } else if ((form.percent ?? '').trim() !== '') {
+    const basisPoints = basisPointsOf(form.percent);
+    if (basisPoints === undefined) {
+      const message = `Percentage off: “${form.percent!.trim()}” is not a percentage, like 10 or 12,5.`;
+      return { problem: { field: 'percent', message } };
+    }
+    discount.basis_points = basisPoints;
+  }
+  if (discount.duration === 'repeating') {
+    const months = countField('duration_in_months', 'Months', form.duration_in_months);
+    if (months.problem) return { problem: months.problem };
+    discount.duration_in_months = months.count;
+  }
+  const max = countField('max_redemptions', 'Maximum redemptions', form.max_redemptions);
+  if (max.problem) return { problem: max.problem };
+  if (max.count !== undefined) discount.max_redemptions = max.count;
+  if (dayStart(form.starts_on)) discount.starts_at = dayStart(form.starts_on);
+  if (dayEnd(form.ends_on)) discount.ends_at = dayEnd(form.ends_on);
+  if (form.product_ids.length > 0) discount.product_ids = form.product_ids;
+  return { discount };
 }

@@ -7,6 +7,7 @@ import type { OrganizationBody } from '../../schemas/organizations.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { checkoutLinkPageRoutes } from './checkout-links.ts';
+import { discountPageRoutes } from './discounts.ts';
 import { organizationParams } from './forms.ts';
 import { productPageRoutes } from './product.ts';
 import { productListRoutes } from './products.ts';
@@ -53,4 +54,5 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   productListRoutes(app, deps);
   productPageRoutes(app, deps);
   checkoutLinkPageRoutes(app, deps);
+  discountPageRoutes(app, deps);
 };
