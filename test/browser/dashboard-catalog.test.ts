@@ -71,6 +71,15 @@ describe('merchant dashboard: products and prices', () => {
       await expect(monthly.textContent()).resolves.toContain('Every month');
       await pageChecked(page, 'product');
 
+      // Details: a new name; a blank description clears it.
+      const renamed = `${name} (2nd edition)`;
+      await page.getByLabel('Name', { exact: true }).fill(renamed);
+      await page.getByLabel('Description (optional)').fill('');
+      await page.getByRole('button', { name: 'Save details' }).click();
+      await page.waitForURL(/\?done=saved$/);
+      expect(await product(t, created.id)).toMatchObject({ name: renamed, description: null });
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(renamed);
+
       // A second price, yearly, made the default; the monthly one archived after its confirmation.
       await page.getByLabel('Amount (R$)').fill('999');
       await page.getByLabel('Billing').selectOption('recurring');
@@ -106,12 +115,14 @@ describe('merchant dashboard: products and prices', () => {
 
       // Off the default list; on the archived one, from which it is restored.
       await page.getByRole('link', { name: 'All products' }).click();
-      await expect(page.getByRole('link', { name }).count()).resolves.toBe(0);
+      await expect(page.getByRole('link', { name: renamed }).count()).resolves.toBe(0);
       await page.getByLabel('Show').selectOption('archived');
       await page.getByRole('button', { name: 'Filter' }).click();
-      await expect(page.getByRole('row', { name: new RegExp(name) }).textContent()).resolves.toContain('Archived');
+      await expect(
+        page.getByRole('row', { name: new RegExp(renamed.replace(/[()]/g, '\\$&')) }).textContent(),
+      ).resolves.toContain('Archived');
       await pageChecked(page, 'products-archived');
-      await page.getByRole('link', { name }).click();
+      await page.getByRole('link', { name: renamed }).click();
       await page.getByRole('button', { name: 'Restore product' }).click();
       await page.waitForURL(/\?done=restored$/);
       expect((await product(t, created.id)).is_archived).toBe(false);
@@ -149,6 +160,13 @@ describe('merchant dashboard: products and prices', () => {
       await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Ebook');
       await expect(page.getByLabel('Amount (R$)').inputValue()).resolves.toBe('abc');
       expect(await products(t)).toEqual([]);
+
+      // Another organization's product, or none: the API's 404, in the frame.
+      const other = await makeTenant(api.orm);
+      const theirs = await apiProduct(other, 'Not yours', 1000);
+      const res = await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/products/${theirs.id}`);
+      expect(res!.status()).toBe(404);
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('not found');
     } finally {
       await context.close();
     }

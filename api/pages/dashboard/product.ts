@@ -1,8 +1,8 @@
 import type { PriceBody, ProductBody } from '../../schemas/catalog.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
-import { Confirmation, PriceFields, priceLine, priceTerms, type PriceValues } from './catalog-parts.ts';
-import { amount, day, PostButton, PostForm, Table, type Column } from './components.ts';
+import { Confirmation, PriceFields, priceLine, priceTerms, TextArea, type PriceValues } from './catalog-parts.ts';
+import { amount, day, Field, PostButton, PostForm, Table, type Column } from './components.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** One product: its details, its prices (add, make default, archive), and archiving or restoring it. */
@@ -12,8 +12,8 @@ export interface ProductView {
   organizationId: string;
   csrf: string;
   product: ProductBody;
-  /** The new price's values after a refusal, and the field it names. */
-  values?: PriceValues;
+  /** A form's values after a refusal (the new price's, or the details'), and the field it names. */
+  values?: PriceValues & { name?: string; description?: string };
   invalid?: string;
 }
 
@@ -57,6 +57,7 @@ export function productContent(v: ProductView) {
         <button type="submit" class="button">Add price</button>
       <//>
     </section>
+    <${DetailsForm} ...${v} path=${path} />
     <section aria-labelledby="archive-title">
       <h2 id="archive-title">${product.is_archived ? 'Restore' : 'Archive'}</h2>
       ${
@@ -68,6 +69,23 @@ export function productContent(v: ProductView) {
       }
     </section>
   `;
+}
+
+/** The product's name and description; prices are changed by adding and archiving, above. */
+function DetailsForm(v: ProductView & { path: string }) {
+  return html`<section aria-labelledby="details-title">
+    <h2 id="details-title">Details</h2>
+    <${PostForm} action=${`${v.path}/details`} csrf=${v.csrf} label="Details">
+      <${Field} label="Name" name="name" value=${v.values?.name ?? v.product.name} required maxlength="256" />
+      <${TextArea}
+        label="Description (optional)"
+        name="description"
+        value=${v.values?.description ?? v.product.description}
+        hint="Shown to buyers on the checkout page. Markdown."
+      />
+      <button type="submit" class="button">Save details</button>
+    <//>
+  </section>`;
 }
 
 function priceColumns(v: ProductView, path: string): Column<PriceBody>[] {

@@ -18,12 +18,17 @@ const productParams = organizationParams.extend({ id: z.string().max(64) });
 const priceParams = productParams.extend({ price_id: z.string().max(64) });
 const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
 const defaultForm = csrfOnly.extend({ price_id: z.string().max(64).optional() });
+const detailsForm = csrfOnly.extend({
+  name: z.string().max(300).optional(),
+  description: z.string().max(20_000).optional(),
+});
 const doneQuery = z.object({ done: z.string().max(20).optional() });
 
 const DONE = {
   created: 'Product created.',
   'price-added': 'Price added.',
   default: 'Default price changed.',
+  saved: 'Details saved.',
   'price-archived': 'Price archived.',
   archived: 'Product archived.',
   restored: 'Product restored.',
@@ -110,6 +115,19 @@ export function productPageRoutes(app: RouteApp, deps: RouteDeps): void {
       }
       const change = { body: { add_prices: [price.price] }, done: 'price-added' as const, values: form };
       return patchProduct(reply, visit, request.params.id, change);
+    },
+  );
+
+  app.post(
+    `${base}/details`,
+    { schema: { hide: true, params: productParams, body: detailsForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const form = request.body ?? {};
+      // A blank description clears it (null); the name goes as typed, for the API to judge.
+      const body = { name: form.name ?? '', description: form.description?.trim() ? form.description : null };
+      return patchProduct(reply, visit, request.params.id, { body, done: 'saved', values: form });
     },
   );
 
