@@ -97,7 +97,7 @@ const typeOptions = (type: string | undefined) =>
 /** One event: what, when, who, and the payload as the API and webhook deliveries carry it. */
 export function eventDetails(v: { locale: Locale; organizationId: string; userId: string; event: EventRecord }) {
   const e = v.event;
-  return html`<dl class="event-facts">
+  return html`<dl class="pairs">
       <dt>Type</dt>
       <dd><code>${e.type}</code></dd>
       <dt>Time</dt>
