@@ -77,7 +77,7 @@ describe('merchant dashboard: sign-in and API keys', () => {
       expect((await productsWith(secret)).status).toBe(200);
       await page.getByRole('button', { name: 'Revoke key' }).click();
       await page.waitForURL(`**/api-keys?done=revoked`);
-      await expect(page.getByRole('status').textContent()).resolves.toContain('The key is revoked.');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('The key is revoked.');
       const revokedSection = page.getByRole('region', { name: 'Revoked keys' });
       await expect(revokedSection.getByRole('row', { name: /Shop server/ }).count()).resolves.toBe(1);
       await pageChecked(page, 'api-keys-revoked');

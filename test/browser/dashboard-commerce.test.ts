@@ -110,7 +110,7 @@ describe('merchant dashboard: subscriptions and extra charges', () => {
       await page.getByRole('button', { name: 'Cancel at period end' }).focus();
       await page.keyboard.press('Enter');
       await page.waitForURL(/done=cancel$/);
-      await expect(page.getByRole('status').textContent()).resolves.toContain('will end at the end of its period');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('will end at the end of its period');
       expect((await apiGet(`/api/v1/subscriptions/${sub.id}`)).cancel_at_period_end).toBe(true);
 
       await page.getByRole('link', { name: 'Undo the cancellation' }).click();
@@ -198,7 +198,7 @@ describe('merchant dashboard: customers', () => {
       await page.getByLabel('CPF or CNPJ (optional)').fill('529.982.247-25');
       await page.getByRole('button', { name: 'Create customer' }).click();
       await page.waitForURL(/\/customers\/[0-9a-f-]{36}\?done=created$/);
-      await expect(page.getByRole('status').textContent()).resolves.toContain('Customer created.');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('Customer created.');
       const found = await apiGet(`/api/v1/customers/?email=${encodeURIComponent(created)}`);
       expect(found.items).toEqual([
         expect.objectContaining({ name: 'Ana Souza', tax_id: { type: 'cpf', number: '52998224725' } }),

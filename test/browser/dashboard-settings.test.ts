@@ -82,7 +82,7 @@ describe('merchant dashboard: access tokens', () => {
       expect((await productsWith(token)).status).toBe(200);
       await page.getByRole('button', { name: 'Revoke token' }).click();
       await page.waitForURL('**/access-tokens?done=revoked');
-      await expect(page.getByRole('status').textContent()).resolves.toContain('The token is revoked.');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('The token is revoked.');
       await expect(page.getByRole('row', { name: /Shop server/ }).count()).resolves.toBe(0);
       expect((await productsWith(token)).status).toBe(401);
     } finally {

@@ -86,7 +86,7 @@ async function addEndpoint(page: Page, url: string): Promise<{ endpointId: strin
   await page.getByLabel('URL', { exact: true }).press('Enter');
   await page.waitForURL(/\/webhooks\/[0-9a-f-]{36}\?done=created$/);
   const endpointId = new URL(page.url()).pathname.split('/').pop()!;
-  await expect(page.getByRole('status').textContent()).resolves.toContain('Endpoint added.');
+  await expect(page.getByRole('status').first().textContent()).resolves.toContain('Endpoint added.');
   const secret = (await page.locator('#signing-secret').textContent())!.trim();
   expect(secret).toMatch(/^whsec_/);
   await pageChecked(page, 'webhook-created');
@@ -111,7 +111,7 @@ async function disableThenDelete(page: Page, t: { oat: string }, endpointId: str
   await page.getByLabel('Enabled', { exact: true }).uncheck();
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.waitForURL(/\?done=updated$/);
-  await expect(page.getByRole('status').textContent()).resolves.toContain('Changes saved.');
+  await expect(page.getByRole('status').first().textContent()).resolves.toContain('Changes saved.');
   await expect(page.locator('dl').textContent()).resolves.toContain('Disabled');
   expect((await read()).body.enabled).toBe(false);
 
@@ -125,7 +125,7 @@ async function disableThenDelete(page: Page, t: { oat: string }, endpointId: str
   expect((await read()).status).toBe(200);
   await page.getByRole('button', { name: 'Delete endpoint' }).click();
   await page.waitForURL(/\/webhooks\?done=deleted$/);
-  await expect(page.getByRole('status').textContent()).resolves.toContain('The endpoint is deleted.');
+  await expect(page.getByRole('status').first().textContent()).resolves.toContain('The endpoint is deleted.');
   await expect(page.getByText('No endpoints yet.').isVisible()).resolves.toBe(true);
   expect((await read()).status).toBe(404);
 }
@@ -161,7 +161,7 @@ describe('merchant dashboard: webhooks', () => {
 
       await delivery.getByRole('button', { name: 'Redeliver' }).click();
       await page.waitForURL(/\?done=redelivered$/);
-      await expect(page.getByRole('status').textContent()).resolves.toContain('Redelivery queued');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('Redelivery queued');
       const got = await r.until((all) => all.length >= 3);
       expect(got[2]!.id).toBe(first!.id);
       expect(got[2]!.signature).toMatch(/^v1,/);
@@ -189,7 +189,7 @@ describe('merchant dashboard: webhooks', () => {
       await pageChecked(page, 'webhook-rotate-confirm');
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       await page.waitForURL(/\?done=rotated$/);
-      await expect(page.getByRole('status').textContent()).resolves.toContain('A new signing secret is made.');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain('A new signing secret is made.');
       const rotated = (await page.locator('#signing-secret').textContent())!.trim();
       expect(rotated).toMatch(/^whsec_/);
       expect(rotated).not.toBe(made.body.secret);

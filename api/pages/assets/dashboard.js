@@ -3,11 +3,16 @@
 document.addEventListener('DOMContentLoaded', () => {
   for (const button of document.querySelectorAll('[data-copy]')) {
     button.addEventListener('click', async () => {
-      const text = document.getElementById(button.getAttribute('data-copy')).textContent.trim();
-      await navigator.clipboard.writeText(text).catch(() => undefined);
-      const label = button.textContent;
-      button.textContent = 'Copied';
-      setTimeout(() => (button.textContent = label), 2000);
+      const id = button.getAttribute('data-copy');
+      const text = document.getElementById(id).textContent.trim();
+      const copied = await navigator.clipboard.writeText(text).then(
+        () => true,
+        () => false,
+      );
+      const status = document.querySelector(`[data-copy-status="${id}"]`);
+      if (!status) return;
+      status.textContent = copied ? 'Copied' : 'Select the text to copy it';
+      setTimeout(() => (status.textContent = ''), 2000);
     });
   }
 });

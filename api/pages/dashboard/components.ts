@@ -148,10 +148,12 @@ export function PostButton({
 
 /** A value with a copy button (dashboard.js copies the text of the element named by data-copy). */
 export function Copyable({ id, value, label }: { id: string; value: string; label: string }): VNode {
+  // The button keeps its name; "Copied" is announced by the status beside it (dashboard.js).
   return html`<span class="copyable"
     ><code id=${id}>${value}</code>
-    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>Copy</button></span
-  >`;
+    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>Copy</button>
+    <span class="copy-status" role="status" data-copy-status=${id}></span
+  ></span>`;
 }
 
 export const amount = (locale: Locale, cents: number | null | undefined, currency = 'brl') =>
