@@ -110,7 +110,9 @@ describe('merchant dashboard: subscriptions and extra charges', () => {
       await page.getByRole('button', { name: 'Cancel at period end' }).focus();
       await page.keyboard.press('Enter');
       await page.waitForURL(/done=cancel$/);
-      await expect(page.getByRole('status').first().textContent()).resolves.toContain('will end at the end of its period');
+      await expect(page.getByRole('status').first().textContent()).resolves.toContain(
+        'will end at the end of its period',
+      );
       expect((await apiGet(`/api/v1/subscriptions/${sub.id}`)).cancel_at_period_end).toBe(true);
 
       await page.getByRole('link', { name: 'Undo the cancellation' }).click();
