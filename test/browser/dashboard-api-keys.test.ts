@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { dashboardSignedIn, launchBrowser, newContext, pageChecked as checkedPage } from '../helpers/browser.ts';
 import { makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 
 /**
@@ -19,19 +19,10 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function pageChecked(page: Page, name: string) {
-  await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
+const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-${name}`);
 
 /** Signs in by the one-click link in a fresh profile: the token leaves the address bar at once. */
-async function signedIn(jwt: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(browser, { locale: 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${api.baseUrl}/dashboard/sign-in?token=${jwt}`);
-  expect(page.url()).toBe(`${api.baseUrl}/dashboard`);
-  return { context, page };
-}
+const signedIn = (jwt: string) => dashboardSignedIn(browser, api.baseUrl, jwt);
 
 const productsWith = (key: string) => api.call('GET', '/api/v1/products/', { headers: { 'x-service-api-key': key } });
 

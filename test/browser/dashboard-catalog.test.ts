@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import {
+  accessibilityViolations,
+  dashboardSignedIn,
+  launchBrowser,
+  pageChecked as checkedPage,
+} from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
 
@@ -22,18 +27,9 @@ afterAll(async () => {
 
 type Tenant = Awaited<ReturnType<typeof makeTenant>>;
 
-async function pageChecked(page: Page, name: string) {
-  await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
+const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-${name}`);
 
-async function signedIn(t: Tenant): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(browser, { locale: 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${api.baseUrl}/dashboard/sign-in?token=${t.ownerJwt}`);
-  expect(page.url()).toBe(`${api.baseUrl}/dashboard`);
-  return { context, page };
-}
+const signedIn = (t: Tenant) => dashboardSignedIn(browser, api.baseUrl, t.ownerJwt);
 
 const products = async (t: Tenant) =>
   (await api.call('GET', '/api/v1/products/', { token: t.oat, headers: {} })).body.items as any[];

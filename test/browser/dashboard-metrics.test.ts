@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { launchBrowser, newContext, pageChecked as checkedPage } from '../helpers/browser.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { metricsSeed } from '../helpers/metrics-seed.ts';
 import { until } from '../helpers/processes.ts';
@@ -23,10 +23,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function pageChecked(page: Page, name: string) {
-  await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
+const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-${name}`);
 
 /** What the page's canvases had written on them, and the CSP violations it reported. */
 const WATCH = `

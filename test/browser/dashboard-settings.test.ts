@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { dashboardSignedIn, launchBrowser, pageChecked as checkedPage } from '../helpers/browser.ts';
 import { makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 
 /**
@@ -19,18 +19,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function pageChecked(page: Page, name: string) {
-  await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
+const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-${name}`);
 
-async function signedIn(jwt: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(browser, { locale: 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${api.baseUrl}/dashboard/sign-in?token=${jwt}`);
-  expect(page.url()).toBe(`${api.baseUrl}/dashboard`);
-  return { context, page };
-}
+const signedIn = (jwt: string) => dashboardSignedIn(browser, api.baseUrl, jwt);
 
 async function openSection(page: Page, organizationId: string, label: string, path: string) {
   if (!page.url().includes(organizationId)) await page.goto(`${api.baseUrl}/dashboard/${organizationId}`);

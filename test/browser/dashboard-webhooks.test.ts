@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { dashboardSignedIn, launchBrowser, pageChecked as checkedPage } from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -24,17 +24,9 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
 });
 
-async function pageChecked(page: Page, name: string) {
-  await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
+const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-${name}`);
 
-async function signedIn(jwt: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await newContext(browser, { locale: 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${api.baseUrl}/dashboard/sign-in?token=${jwt}`);
-  return { context, page };
-}
+const signedIn = (jwt: string) => dashboardSignedIn(browser, api.baseUrl, jwt);
 
 async function receiver(): Promise<{ receiver: WebhookReceiver; url: string }> {
   const r = new WebhookReceiver();

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -84,4 +85,23 @@ export async function firstPaintOnPhone(browser: Browser, url: string): Promise<
   } finally {
     await context.close();
   }
+}
+
+/** A page's screenshot (test-artifacts/screenshots/<name>.png), then axe: no serious or critical violation. */
+export async function pageChecked(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+/** A fresh English browser profile signed in to the dashboard by the one-click link, on the organization picker. */
+export async function dashboardSignedIn(
+  browser: Browser,
+  baseUrl: string,
+  jwt: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, { locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/dashboard/sign-in?token=${jwt}`);
+  expect(page.url()).toBe(`${baseUrl}/dashboard`);
+  return { context, page };
 }
