@@ -9,7 +9,7 @@ import {
 } from '../../pages/dashboard/access-tokens.ts';
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
-import { formList, organizationParams } from './forms.ts';
+import { formList, organizationParams, pageNumberOf } from './forms.ts';
 import { shownOnce } from './shown-once.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
@@ -80,7 +80,7 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return reply;
       const created = createdToken(visit.organization.id).take(request, reply);
       if (created) return page(reply, visit, { created, notice: { kind: 'status', title: 'Token created.' } });
-      const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
+      const pageNumber = pageNumberOf(request.query.page);
       return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
     },
   );

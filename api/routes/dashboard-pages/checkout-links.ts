@@ -11,7 +11,7 @@ import {
 import type { Notice } from '../../pages/dashboard/layout.ts';
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
-import { organizationParams } from './forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const linkParams = organizationParams.extend({ id: z.string().max(64) });
@@ -103,7 +103,7 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const page = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
+      const page = pageNumberOf(request.query.page);
       return linksPage(reply, visit, { notice: doneNotice(request.query.done, DONE), page });
     },
   );

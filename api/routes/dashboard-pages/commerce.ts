@@ -28,10 +28,7 @@ export const listQuery = z.object({
 });
 
 /** `?page=` as a page number: 1 unless it is one. */
-export function pageNumber(text: string | undefined): number {
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
-}
+export { pageNumberOf as pageNumber } from './forms.ts';
 
 /** A list read from the API (a page of PAGE_SIZE): its page, or the API's refusal of the query. */
 export async function readList<T>(

@@ -7,7 +7,7 @@ import type { Notice } from '../../pages/dashboard/layout.ts';
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
 import { discountBody, discountForm, problemNotice } from './catalog-forms.ts';
-import { organizationParams } from './forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const discountParams = organizationParams.extend({ id: z.string().max(64) });
@@ -67,7 +67,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const page = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
+      const page = pageNumberOf(request.query.page);
       return discountsPage(reply, visit, { notice: doneNotice(request.query.done, DONE), page });
     },
   );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventRecord } from '../../schemas/events.ts';
 import { eventDetails, eventsContent, type EventFilters, type EventsView } from '../../pages/dashboard/events.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
-import { organizationParams } from './forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
 
 const filtersQuery = z.object({
@@ -41,7 +41,7 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
         from: q.from,
         to: q.to,
       };
-      const page = Math.max(1, Number.parseInt(q.page ?? '1', 10) || 1);
+      const page = pageNumberOf(q.page);
       const events = await visit.api.asMember<EventPage>('GET', '/api/v1/events/', {
         query: {
           type: filters.type,

@@ -19,3 +19,9 @@ export function centsOf(text: string | undefined): number | undefined {
   const cents = Number((m[2] ?? '0').padEnd(2, '0'));
   return reais * 100 + cents;
 }
+
+/** A list's `?page=`: a whole number from 1, else the first page. */
+export function pageNumberOf(text: string | undefined): number {
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+}

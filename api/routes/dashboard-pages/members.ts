@@ -5,7 +5,7 @@ import type { Notice } from '../../pages/dashboard/layout.ts';
 import { membersContent, removalConfirmation, type MembersView } from '../../pages/dashboard/members.ts';
 import { dashboardPaths } from '../../pages/dashboard/paths.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
-import { organizationParams } from './forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const memberParams = organizationParams.extend({ email: z.string().max(320) });
@@ -69,7 +69,7 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const pageNumber = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
+      const pageNumber = pageNumberOf(request.query.page);
       return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
     },
   );

@@ -6,7 +6,7 @@ import { productPath } from '../../pages/dashboard/product.ts';
 import { PRODUCT_FILTERS, productListContent, type ProductListView } from '../../pages/dashboard/products.ts';
 import type { RouteApp, RouteDeps } from '../../route-deps.ts';
 import { priceBody, priceForm, problemNotice } from './catalog-forms.ts';
-import { organizationParams } from './forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const listQuery = z.object({
@@ -36,7 +36,7 @@ type ListPage = (
 export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: ListPage = async (reply, visit, query, extra = {}, status = 200) => {
     const show = PRODUCT_FILTERS.some(([f]) => f === query.show) ? query.show! : 'active';
-    const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+    const pageNumber = pageNumberOf(query.page);
     const list = await visit.api.asMember<ProductPage>('GET', '/api/v1/products/', {
       query: { is_archived: IS_ARCHIVED[show], query: query.query, page: pageNumber, limit: PAGE_SIZE },
     });
