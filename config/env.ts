@@ -99,12 +99,22 @@ const schema = z.object({
   CREDENTIAL_CACHE_TTL_MS: int.default(60_000),
   CREDENTIAL_USAGE_FLUSH_MS: int.min(10).default(15_000),
   IDEMPOTENCY_LEASE_MS: int.min(1000).default(60_000),
-  GATEWAY: z.enum(['simulator', 'http']).optional(),
+  GATEWAY: z.enum(['simulator', 'http', 'mercadopago']).optional(),
   GATEWAY_URL: z.url().optional(),
   GATEWAY_API_KEY: z.string().optional(),
   GATEWAY_TIMEOUT_MS: int.min(1).default(10_000),
   GATEWAY_CALLBACK_SECRET: z.string().min(16).optional(),
   GATEWAY_CALLBACK_URL: z.url().optional(),
+  /** GATEWAY=mercadopago: the seller's access token (`APP_USR-…` live, `TEST-…` sandbox); required then. */
+  MERCADOPAGO_ACCESS_TOKEN: z.string().min(1).optional(),
+  /** For the browser's card tokenization (MercadoPago.js). */
+  MERCADOPAGO_PUBLIC_KEY: z.string().min(1).optional(),
+  /** The secret of the account's webhooks, which signs their `x-signature` header. */
+  MERCADOPAGO_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Sent as each payment's `notification_url`; unset: the account's configured webhook. */
+  MERCADOPAGO_NOTIFICATION_URL: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
+  /** Per HTTP call to Mercado Pago (the SDK's own retries are off: the activities retry, same key). */
+  MERCADOPAGO_TIMEOUT_MS: int.min(100).max(60_000).default(5000),
   /** Where uploaded files live: the local disk (the embedded default) or an S3-compatible bucket. */
   FILES_STORAGE: z.enum(['local', 's3']).default('local'),
   FILES_LOCAL_DIR: z.string().min(1).default('.data/files'),
@@ -148,7 +158,7 @@ export const PUBLISHED_SECRETS: readonly string[] = [
 export type Config = z.infer<typeof schema> & {
   /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
   rateLimitMax: number;
-  gateway: 'simulator' | 'http';
+  gateway: 'simulator' | 'http' | 'mercadopago';
   publicBaseUrl: string;
   checkoutLinkBase: string;
   /** Where the gateway posts its callbacks (our callback endpoint) and the secret that signs them. */
@@ -190,6 +200,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
   const gateway = c.GATEWAY ?? (c.DEPLOYMENT_ENV === 'test' ? 'simulator' : 'http');
   if (gateway === 'http' && !c.GATEWAY_URL) {
     throw new ConfigError('Invalid environment configuration:\n  GATEWAY_URL: required when GATEWAY is http');
+  }
+  if (gateway === 'mercadopago' && !c.MERCADOPAGO_ACCESS_TOKEN) {
+    throw new ConfigError(
+      'Invalid environment configuration:\n  MERCADOPAGO_ACCESS_TOKEN: required when GATEWAY is mercadopago',
+    );
   }
   if (c.DEPLOYMENT_ENV === 'live' && !c.GATEWAY_CALLBACK_SECRET) {
     throw new ConfigError(

@@ -1,6 +1,7 @@
 import type { Config } from '../config/env.ts';
 import { openOrm, type Orm } from '../db/orm.ts';
 import { HttpGateway } from './http-adapter.ts';
+import { MercadoPagoGateway } from './mercadopago-adapter.ts';
 import type { PaymentGateway } from './port.ts';
 import { SimulatedGateway } from './simulator.ts';
 
@@ -15,9 +16,21 @@ const httpGateway = (config: Config) =>
     timeoutMs: config.GATEWAY_TIMEOUT_MS,
   });
 
-/** Sandbox deployments use the simulator (on `orm`); production uses the configured HTTP adapter. */
+const mercadoPago = (config: Config) =>
+  new MercadoPagoGateway({
+    // loadConfig refuses GATEWAY=mercadopago without MERCADOPAGO_ACCESS_TOKEN.
+    accessToken: config.MERCADOPAGO_ACCESS_TOKEN!,
+    timeoutMs: config.MERCADOPAGO_TIMEOUT_MS,
+    notificationUrl: config.MERCADOPAGO_NOTIFICATION_URL ?? null,
+  });
+
+/** A remote gateway: the HTTP adapter (GATEWAY=http) or Mercado Pago (GATEWAY=mercadopago). */
+const remoteGateway = (config: Config) =>
+  config.gateway === 'mercadopago' ? mercadoPago(config) : httpGateway(config);
+
+/** Sandbox deployments use the simulator (on `orm`); production the configured remote gateway. */
 export function createGateway(config: Config, orm: Orm): PaymentGateway {
-  return config.gateway === 'simulator' ? simulator(config, orm) : httpGateway(config);
+  return config.gateway === 'simulator' ? simulator(config, orm) : remoteGateway(config);
 }
 
 /**
@@ -36,7 +49,7 @@ export async function openGateway(
   config: Config,
   applicationName: string,
 ): Promise<{ gateway: PaymentGateway; close(): Promise<void> }> {
-  if (config.gateway !== 'simulator') return { gateway: httpGateway(config), close: async () => {} };
+  if (config.gateway !== 'simulator') return { gateway: remoteGateway(config), close: async () => {} };
   const orm = await openOrm(config.DATABASE_URL, simulatorPoolMax(config.DATABASE_POOL_MAX), {
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     applicationName: `${applicationName}-simulator`,

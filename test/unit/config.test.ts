@@ -79,6 +79,26 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...base, GATEWAY: 'http' })).toThrow(/GATEWAY_URL/);
   });
 
+  it('needs MERCADOPAGO_ACCESS_TOKEN for Mercado Pago, and takes its settings', () => {
+    expect(() => loadConfig({ ...base, GATEWAY: 'mercadopago' })).toThrow(
+      /MERCADOPAGO_ACCESS_TOKEN: required when GATEWAY is mercadopago/,
+    );
+    const config = loadConfig({ ...base, GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-123' });
+    expect(config.gateway).toBe('mercadopago');
+    expect(config.MERCADOPAGO_TIMEOUT_MS).toBe(5000);
+    expect(() =>
+      loadConfig({
+        ...base,
+        GATEWAY: 'mercadopago',
+        MERCADOPAGO_ACCESS_TOKEN: 'TEST-123',
+        MERCADOPAGO_NOTIFICATION_URL: 'http://billing.example/mp',
+      }),
+    ).toThrow(/MERCADOPAGO_NOTIFICATION_URL: must be an https:\/\/ URL/);
+    expect(() =>
+      loadConfig({ ...base, GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'T', MERCADOPAGO_TIMEOUT_MS: '10' }),
+    ).toThrow(/MERCADOPAGO_TIMEOUT_MS/);
+  });
+
   describe('the notification mailer', () => {
     const smtpUrl = 'smtps://billing:pw@smtp.example:465';
 

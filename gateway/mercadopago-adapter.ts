@@ -1,0 +1,230 @@
+import { MercadoPagoConfig, MercadoPagoError, Payment, PaymentRefund } from 'mercadopago';
+import { centsToReais } from './mercadopago-money.ts';
+import {
+  boletoPaymentBody,
+  cardPaymentBody,
+  pixPaymentBody,
+  transactionFromPayment,
+  type MpPayment,
+} from './mercadopago-payments.ts';
+import {
+  GatewayError,
+  type BoletoChargeInput,
+  type Buyer,
+  type CardChargeInput,
+  type CardToken,
+  type GatewayInvoice,
+  type GatewaySubscription,
+  type GatewayTransaction,
+  type PaymentGateway,
+  type PixChargeInput,
+  type RecurrencePlan,
+} from './port.ts';
+
+export interface MercadoPagoOptions {
+  accessToken: string;
+  /** Per HTTP call; past it the call is a retryable GatewayError (our activity retries, same key). */
+  timeoutMs: number;
+  /** Where Mercado Pago posts its payment notifications; null: the account's default. */
+  notificationUrl: string | null;
+  clock?: () => Date;
+}
+
+/** A Mercado Pago error with its HTTP status (0: no answer) and its code, for logs and callers. */
+export class MercadoPagoGatewayError extends GatewayError {
+  readonly status: number;
+  readonly code: string;
+  constructor(message: string, retryable: boolean, status: number, code: string) {
+    super(message, retryable);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** 429, 423 (the idempotency key is locked by a call in flight), 424, 5xx and no answer at all. */
+const RETRYABLE = (status: number) =>
+  status === 0 || status === 429 || status === 423 || status === 424 || status >= 500;
+
+const RECURRENCE_REFUSED =
+  'Mercado Pago is used with recurrence_billing: manual: renewals and extra charges charge the saved card ' +
+  'with a new payment; gateway recurrence plans, subscriptions and invoices are not offered';
+
+const CARD_DATA_REFUSED =
+  'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
+  'charge with { token }';
+
+/**
+ * The PaymentGateway over Mercado Pago's payments API, through its official SDK.
+ *
+ * - A MercadoPagoConfig and client per call: the SDK merges each call's `requestOptions` into the
+ *   config it was given (sdk-nodejs#481), so a shared one would send a call's idempotency key with
+ *   the next. Every write carries our idempotency key as `X-Idempotency-Key`.
+ * - The SDK's own retries are off (`maxRetries: 0`) and its timeout is ours: retrying belongs to the
+ *   Temporal activity, which repeats the call with the same key, within its own timeouts; the
+ *   SDK's default (3 retries, up to 30 s apart, 60 s timeout) would outlast them.
+ * - Failures: no answer, 429, 423, 424 and 5xx are retryable; other 4xx are refusals.
+ */
+export class MercadoPagoGateway implements PaymentGateway {
+  private readonly options: MercadoPagoOptions;
+  private readonly clock: () => Date;
+
+  constructor(options: MercadoPagoOptions) {
+    this.options = options;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    if (!('token' in input.card)) throw new GatewayError(CARD_DATA_REFUSED, false);
+    const body = cardPaymentBody({ ...input, card: input.card }, idempotencyKey, this.common());
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+  }
+
+  async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    const body = pixPaymentBody(input, idempotencyKey, this.common(), this.clock());
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+  }
+
+  async createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    const body = boletoPaymentBody(input, idempotencyKey, this.common());
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+  }
+
+  /** `PUT /v1/payments/:id` with `capture: true`; an amount below the authorized one captures part. */
+  async capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction> {
+    const transaction_amount = amount === null ? undefined : centsToReais(amount);
+    return this.call(`PUT /v1/payments/${transactionId}`, () =>
+      this.payments(idempotencyKey).capture({ id: transactionId, transaction_amount }),
+    );
+  }
+
+  async cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction> {
+    return this.call(`PUT /v1/payments/${transactionId}`, () =>
+      this.payments(idempotencyKey).cancel({ id: transactionId }),
+    );
+  }
+
+  async getTransaction(transactionId: string): Promise<GatewayTransaction | null> {
+    try {
+      return await this.call(`GET /v1/payments/${transactionId}`, () =>
+        this.payments(`get-${transactionId}`).get({ id: transactionId }),
+      );
+    } catch (err) {
+      if (err instanceof MercadoPagoGatewayError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * `GET /v1/payments/search?external_reference=<key>`: the newest payment a create call made under
+   * this key. The search index may lag a payment by a few seconds: an empty answer just after a lost
+   * answer is then repeated by the activity's retry, whose create under the same X-Idempotency-Key
+   * returns the first payment rather than charging again.
+   */
+  async findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null> {
+    const search = await this.sdk('GET /v1/payments/search', () =>
+      this.payments(`search-${idempotencyKey}`).search({
+        options: { external_reference: idempotencyKey, sort: 'date_created', criteria: 'desc' },
+      }),
+    );
+    const [newest] = search.results ?? [];
+    return newest ? transactionFromPayment(newest as MpPayment) : null;
+  }
+
+  /** `POST /v1/payments/:id/refunds` with the amount (a part, or all), then the payment as it stands. */
+  async refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction> {
+    await this.sdk(`POST /v1/payments/${transactionId}/refunds`, () =>
+      new PaymentRefund(this.config(idempotencyKey)).create({
+        payment_id: transactionId,
+        body: { amount: centsToReais(amount) },
+      }),
+    );
+    const refunded = await this.getTransaction(transactionId);
+    if (!refunded) throw new GatewayError(`Mercado Pago payment ${transactionId} vanished after its refund`, true);
+    return refunded;
+  }
+
+  async tokenizeCard(): Promise<CardToken> {
+    throw new GatewayError(CARD_DATA_REFUSED, false);
+  }
+
+  async createBuyer(): Promise<Buyer> {
+    throw new GatewayError('Mercado Pago buyers (customers) are not created by this adapter yet', false);
+  }
+
+  async createRecurrencePlan(): Promise<RecurrencePlan> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async createSubscription(): Promise<GatewaySubscription> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async cancelSubscription(): Promise<GatewaySubscription> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async changeSubscriptionPlan(): Promise<GatewaySubscription> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async createInvoice(): Promise<GatewayInvoice> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async cancelInvoice(): Promise<GatewayInvoice> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async getInvoice(): Promise<GatewayInvoice | null> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  async listSubscriptionInvoices(): Promise<GatewayInvoice[]> {
+    throw new GatewayError(RECURRENCE_REFUSED, false);
+  }
+
+  private common() {
+    return { notificationUrl: this.options.notificationUrl };
+  }
+
+  /** A config of this call's own (never shared: the SDK writes each call's options into it). */
+  private config(idempotencyKey: string): MercadoPagoConfig {
+    return new MercadoPagoConfig({
+      accessToken: this.options.accessToken,
+      options: { timeout: this.options.timeoutMs, maxRetries: 0, idempotencyKey },
+    });
+  }
+
+  private payments(idempotencyKey: string): Payment {
+    return new Payment(this.config(idempotencyKey));
+  }
+
+  private async call(what: string, run: () => Promise<MpPayment>): Promise<GatewayTransaction> {
+    return transactionFromPayment(await this.sdk(what, run));
+  }
+
+  /** One SDK call, its errors as GatewayErrors. */
+  private async sdk<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof MercadoPagoError)) {
+        throw new MercadoPagoGatewayError(
+          `Mercado Pago ${what}: ${(err as Error).message}`,
+          true,
+          0,
+          'connection_error',
+        );
+      }
+      const causes = (err.causes as { description?: string }[]).map((c) => c?.description).filter(Boolean);
+      const detail = [err.message, ...causes].join('; ');
+      const answered = err.status === 0 ? 'got no answer' : `answered ${err.status}`;
+      throw new MercadoPagoGatewayError(
+        `Mercado Pago ${what} ${answered}: ${detail}`,
+        RETRYABLE(err.status),
+        err.status,
+        err.error,
+      );
+    }
+  }
+}

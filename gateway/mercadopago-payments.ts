@@ -1,0 +1,198 @@
+import { centsToReais, reaisToCents, reaisToCentsOrZero } from './mercadopago-money.ts';
+import { mapPaymentStatus } from './mercadopago-status.ts';
+import type {
+  BoletoChargeInput,
+  BuyerInput,
+  CardChargeInput,
+  GatewayTransaction,
+  PaymentType,
+  PixChargeInput,
+} from './port.ts';
+
+/**
+ * Our charges as Mercado Pago payment bodies (`POST /v1/payments`) and its payments as our
+ * transactions. `external_reference` carries the call's idempotency key, so that
+ * findTransactionByIdempotencyKey finds the payment with `GET /v1/payments/search`; our own reference
+ * (the checkout id) travels in `metadata.reference`.
+ */
+
+/** The fields of a Mercado Pago payment this adapter reads (create, get and search answer them). */
+export interface MpPayment {
+  id?: number | string;
+  status?: string;
+  status_detail?: string;
+  payment_method_id?: string;
+  payment_type_id?: string;
+  external_reference?: string;
+  metadata?: { reference?: string } | null;
+  transaction_amount?: number;
+  transaction_amount_refunded?: number;
+  currency_id?: string;
+  installments?: number;
+  captured?: boolean;
+  authorization_code?: string | null;
+  date_created?: string;
+  date_approved?: string | null;
+  date_of_expiration?: string | null;
+  payer?: { id?: string | number | null } | null;
+  card?: MpCard | null;
+  transaction_details?: {
+    total_paid_amount?: number;
+    digitable_line?: string;
+    external_resource_url?: string;
+    barcode?: { content?: string };
+  };
+  point_of_interaction?: { transaction_data?: { qr_code?: string; qr_code_base64?: string } };
+}
+
+interface MpCard {
+  id?: string | null;
+  first_six_digits?: string;
+  last_four_digits?: string;
+  expiration_month?: number;
+  expiration_year?: number;
+  cardholder?: { name?: string };
+}
+
+interface Common {
+  notificationUrl: string | null;
+}
+
+function base(reference: string, amount: number, key: string, common: Common) {
+  return {
+    transaction_amount: centsToReais(amount),
+    external_reference: key,
+    metadata: { reference },
+    ...(common.notificationUrl ? { notification_url: common.notificationUrl } : {}),
+  };
+}
+
+/** A card payment on a token from Mercado Pago's tokenization; `capture: false` pre-authorizes. */
+export function cardPaymentBody(input: CardChargeInput & { card: { token: string } }, key: string, common: Common) {
+  return {
+    ...base(input.reference, input.amount, key, common),
+    token: input.card.token,
+    installments: input.installments,
+    capture: input.capture,
+    ...(input.description ? { description: input.description } : {}),
+    ...(input.buyerId ? { payer: { type: 'customer', id: input.buyerId } } : {}),
+  };
+}
+
+/** Mercado Pago's payer: a CPF has 11 digits, a CNPJ 14. */
+export function payerOf(buyer: BuyerInput) {
+  const digits = buyer.taxId?.replace(/\D/g, '') ?? '';
+  const [firstName, ...rest] = (buyer.name ?? '').trim().split(/\s+/);
+  return {
+    email: buyer.email,
+    ...(firstName ? { first_name: firstName } : {}),
+    ...(rest.length > 0 ? { last_name: rest.join(' ') } : {}),
+    ...(digits ? { identification: { type: digits.length > 11 ? 'CNPJ' : 'CPF', number: digits } } : {}),
+  };
+}
+
+/** `2026-01-31T12:00:00.000+00:00`: the date format Mercado Pago's reference shows (an offset, not `Z`). */
+export const mpDateTime = (date: Date) => date.toISOString().replace('Z', '+00:00');
+
+export function pixPaymentBody(input: PixChargeInput, key: string, common: Common, now: Date) {
+  return {
+    ...base(input.reference, input.amount, key, common),
+    payment_method_id: 'pix',
+    date_of_expiration: mpDateTime(new Date(now.getTime() + input.expiresInSeconds * 1000)),
+    ...(input.buyer ? { payer: payerOf(input.buyer) } : {}),
+  };
+}
+
+/** Payable until the end of its due date, Brasília time (boletos are Brazilian banking days). */
+export function boletoPaymentBody(input: BoletoChargeInput, key: string, common: Common) {
+  return {
+    ...base(input.reference, input.amount, key, common),
+    payment_method_id: 'bolbradesco',
+    date_of_expiration: `${input.dueDate}T23:59:59.000-03:00`,
+    payer: payerOf(input.buyer),
+  };
+}
+
+function paymentTypeOf(p: MpPayment): PaymentType {
+  if (p.payment_method_id === 'pix') return 'pix';
+  if (p.payment_type_id === 'ticket' || p.payment_method_id === 'bolbradesco') return 'boleto';
+  return 'credit';
+}
+
+/** Whole-cent installments that add up to the amount (the first ones carry the remainder). */
+export function splitInstallments(amount: number, installments: number): number[] {
+  const n = Math.max(1, installments);
+  const each = Math.floor(amount / n);
+  return Array.from({ length: n }, (_, i) => each + (i < amount - each * n ? 1 : 0));
+}
+
+const iso = (value: string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+function cardOf(p: MpPayment): GatewayTransaction['card'] {
+  const card = p.card;
+  if (!card?.last_four_digits) return null;
+  return {
+    id: card.id ?? '',
+    brand: p.payment_method_id ?? '',
+    first4: (card.first_six_digits ?? '').slice(0, 4),
+    last4: card.last_four_digits,
+    holderName: card.cardholder?.name ?? '',
+    expirationMonth: String(card.expiration_month ?? '').padStart(2, '0'),
+    expirationYear: String(card.expiration_year ?? ''),
+  };
+}
+
+function pixOf(p: MpPayment): GatewayTransaction['pix'] {
+  const data = p.point_of_interaction?.transaction_data;
+  if (!data?.qr_code) return null;
+  return {
+    qrCode: data.qr_code,
+    qrCodeImage: `data:image/png;base64,${data.qr_code_base64 ?? ''}`,
+    expiresAt: iso(p.date_of_expiration) ?? '',
+  };
+}
+
+function boletoOf(p: MpPayment): GatewayTransaction['boleto'] {
+  const details = p.transaction_details;
+  if (!details?.digitable_line && !details?.barcode?.content) return null;
+  return {
+    barcode: details.barcode?.content ?? '',
+    digitableLine: details.digitable_line ?? '',
+    dueDate: (p.date_of_expiration ?? '').slice(0, 10),
+    url: details.external_resource_url ?? '',
+  };
+}
+
+const CAPTURED = new Set(['approved', 'refunded', 'charged_back', 'in_mediation']);
+
+export function transactionFromPayment(p: MpPayment): GatewayTransaction {
+  const paymentType = paymentTypeOf(p);
+  const { status, declineReason } = mapPaymentStatus(p.status ?? '', p.status_detail, paymentType);
+  const baseAmount = reaisToCents(p.transaction_amount ?? 0);
+  const amount = p.transaction_details?.total_paid_amount
+    ? reaisToCents(p.transaction_details.total_paid_amount)
+    : baseAmount;
+  const installments = p.installments ?? 1;
+  return {
+    id: String(p.id),
+    reference: p.metadata?.reference ?? p.external_reference ?? '',
+    status,
+    paymentType,
+    amount,
+    baseAmount,
+    currency: p.currency_id ?? 'BRL',
+    installments,
+    installmentAmounts: splitInstallments(amount, installments),
+    authorizationCode: p.authorization_code ?? null,
+    declineReason,
+    card: cardOf(p),
+    pix: pixOf(p),
+    boleto: boletoOf(p),
+    buyerId: p.payer?.id ? String(p.payer.id) : null,
+    transactionNumber: String(p.id),
+    capturedAmount: CAPTURED.has(p.status ?? '') && p.captured !== false ? amount : 0,
+    refundedAmount: reaisToCentsOrZero(p.transaction_amount_refunded),
+    createdAt: iso(p.date_created) ?? new Date(0).toISOString(),
+    confirmedAt: iso(p.date_approved),
+  };
+}
