@@ -37,6 +37,9 @@ export const MP_DECLINE_REASONS: Readonly<Record<string, DeclineReason>> = {
   cc_rejected_invalid_installments: 'card_declined',
   cc_rejected_max_attempts: 'card_declined',
   cc_rejected_other_reason: 'card_declined',
+  cc_rejected_3ds_mandatory: 'card_declined',
+  cc_rejected_3ds_challenge: 'card_declined',
+  bank_error: 'card_declined',
 };
 
 export interface MappedStatus {

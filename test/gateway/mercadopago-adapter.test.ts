@@ -1,0 +1,316 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { MercadoPagoConfig, Payment } from 'mercadopago';
+import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { MercadoPagoGateway, MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
+import { GatewayError, type CardChargeInput } from '../../gateway/port.ts';
+
+/**
+ * The Mercado Pago adapter's contract, offline: the SDK's requests go to an undici MockAgent set as
+ * the global dispatcher, which intercepts https://api.mercadopago.com. Each test asserts the request
+ * the SDK sent and maps a response fixture written from the API reference.
+ *
+ * The SDK calls the global `fetch`. In a plain Node 24 process that is Node's built-in fetch, which
+ * honours the npm undici's setGlobalDispatcher (the last test proves it in a child process). Inside
+ * Jest's VM context the built-in fetch reads the dispatcher of the outer realm, so here the context's
+ * `fetch` is undici's own (the implementation Node bundles) for the duration of the file.
+ */
+const MP = 'https://api.mercadopago.com';
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`../fixtures/mercadopago/${name}.json`, import.meta.url), 'utf8'));
+
+interface Sent {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown> | null;
+}
+
+let original: Dispatcher;
+const builtInFetch = globalThis.fetch;
+let agent: MockAgent;
+let sent: Sent[];
+
+function record(opts: { method: string; path: string; headers?: unknown; body?: unknown }): void {
+  const headers = Object.fromEntries(
+    Object.entries((opts.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]),
+  );
+  const body = typeof opts.body === 'string' ? (JSON.parse(opts.body) as Record<string, unknown>) : null;
+  sent.push({ method: opts.method, path: opts.path, headers, body });
+}
+
+/** The next `method path` answers `status` with `body` (recording the request). */
+function answer(method: string, path: string | ((p: string) => boolean), status: number, body: object, delayMs = 0) {
+  const scope = agent
+    .get(MP)
+    .intercept({ method, path })
+    .reply(status, (opts) => {
+      record(opts);
+      return body;
+    });
+  if (delayMs > 0) scope.delay(delayMs);
+}
+
+beforeAll(() => {
+  original = getGlobalDispatcher();
+  globalThis.fetch = undiciFetch as unknown as typeof fetch;
+});
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  setGlobalDispatcher(agent);
+  sent = [];
+});
+
+afterEach(async () => {
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+  setGlobalDispatcher(original);
+});
+
+afterAll(() => {
+  setGlobalDispatcher(original);
+  globalThis.fetch = builtInFetch;
+});
+
+const gateway = (timeoutMs = 2000) =>
+  new MercadoPagoGateway({
+    accessToken: 'TEST-0000-token',
+    timeoutMs,
+    notificationUrl: 'https://billing.example/api/v1/gateway/mercadopago',
+  });
+
+const cardCharge = (overrides: Partial<CardChargeInput> = {}): CardChargeInput => ({
+  reference: 'chk_1',
+  amount: 19990,
+  currency: 'BRL',
+  installments: 3,
+  noFeesInstallments: false,
+  card: { token: 'ff8080814c11e237014c1ff593b57b4d' },
+  buyerId: '123456789-jxOV430go9fx2e',
+  capture: true,
+  description: 'Plano Pro',
+  ...overrides,
+});
+
+describe('Mercado Pago card payments', () => {
+  it('charges a card token: reais, external_reference and X-Idempotency-Key, answer mapped', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-approved'));
+    const t = await gateway().chargeCard(cardCharge(), 'charge-key-1');
+    expect(sent).toHaveLength(1);
+    const request = sent[0]!;
+    expect(request.headers['x-idempotency-key']).toBe('charge-key-1');
+    expect(request.headers.authorization).toBe('Bearer TEST-0000-token');
+    expect(request.body).toEqual({
+      transaction_amount: 199.9,
+      external_reference: 'charge-key-1',
+      metadata: { reference: 'chk_1' },
+      notification_url: 'https://billing.example/api/v1/gateway/mercadopago',
+      token: 'ff8080814c11e237014c1ff593b57b4d',
+      installments: 3,
+      capture: true,
+      description: 'Plano Pro',
+      payer: { type: 'customer', id: '123456789-jxOV430go9fx2e' },
+    });
+    expect(t).toEqual({
+      id: '20359978',
+      reference: 'chk_1',
+      status: 'succeeded',
+      paymentType: 'credit',
+      amount: 19990,
+      baseAmount: 19990,
+      currency: 'BRL',
+      installments: 3,
+      installmentAmounts: [6664, 6663, 6663],
+      authorizationCode: '301299',
+      declineReason: null,
+      card: {
+        id: '',
+        brand: 'visa',
+        first4: '4235',
+        last4: '5682',
+        holderName: 'APRO',
+        expirationMonth: '06',
+        expirationYear: '2030',
+      },
+      pix: null,
+      boleto: null,
+      buyerId: '123456789-jxOV430go9fx2e',
+      transactionNumber: '20359978',
+      capturedAmount: 19990,
+      refundedAmount: 0,
+      createdAt: '2026-01-10T14:47:58.000Z',
+      confirmedAt: '2026-01-10T14:47:58.000Z',
+    });
+  });
+
+  it('pre-authorizes with capture: false, then captures part of it with its own key', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-authorized'));
+    const authorized = await gateway().chargeCard(cardCharge({ capture: false, installments: 1 }), 'auth-key');
+    expect(sent[0]!.body).toMatchObject({ capture: false, transaction_amount: 199.9 });
+    expect(authorized).toMatchObject({ status: 'pre_authorized', capturedAmount: 0, confirmedAt: null });
+
+    answer('PUT', '/v1/payments/20359978', 200, { ...fixture('payment-card-approved'), transaction_amount: 150.01 });
+    const captured = await gateway().capture('20359978', 15001, 'capture-key');
+    expect(sent[1]).toMatchObject({
+      method: 'PUT',
+      headers: { 'x-idempotency-key': 'capture-key' },
+      body: { capture: true, transaction_amount: 150.01 },
+    });
+    expect(captured).toMatchObject({ status: 'succeeded', baseAmount: 15001 });
+  });
+
+  it('cancels a pre-authorization (PUT status cancelled)', async () => {
+    answer('PUT', '/v1/payments/20359978', 200, {
+      ...fixture('payment-card-authorized'),
+      status: 'cancelled',
+      status_detail: 'by_collector',
+    });
+    const t = await gateway().cancel('20359978', 'cancel-key');
+    expect(sent[0]).toMatchObject({ headers: { 'x-idempotency-key': 'cancel-key' }, body: { status: 'cancelled' } });
+    expect(t).toMatchObject({ status: 'canceled', declineReason: null });
+  });
+
+  it('answers a declined card as a failed transaction with its reason, not an error', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-rejected'));
+    const t = await gateway().chargeCard(cardCharge({ installments: 1 }), 'declined-key');
+    expect(t).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds', capturedAmount: 0 });
+  });
+
+  it('refuses a 4xx as a definite, non-retryable error that says why', async () => {
+    answer('POST', '/v1/payments', 400, fixture('error-card-token-not-found'));
+    const failure = await gateway()
+      .chargeCard(cardCharge(), 'bad-token-key')
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(MercadoPagoGatewayError);
+    expect(failure).toMatchObject({ retryable: false, status: 400, code: 'bad_request' });
+    expect((failure as Error).message).toMatch(/answered 400: Card Token not found/);
+  });
+
+  it('refuses raw card data: Mercado Pago tokenizes in the browser', async () => {
+    const raw = { number: '4111111111111111', holderName: 'A', expirationMonth: '1', expirationYear: '30', cvv: '123' };
+    await expect(gateway().chargeCard(cardCharge({ card: raw }), 'raw-key')).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/browser tokenization/),
+    });
+    expect(sent).toHaveLength(0);
+  });
+});
+
+describe('Mercado Pago lookups and refunds', () => {
+  it('gets a payment, and a 404 is null', async () => {
+    answer('GET', '/v1/payments/20359978', 200, fixture('payment-card-approved'));
+    expect(await gateway().getTransaction('20359978')).toMatchObject({ id: '20359978', status: 'succeeded' });
+    answer('GET', '/v1/payments/404404', 404, {
+      message: 'Payment not found',
+      error: 'not_found',
+      status: 404,
+      cause: [{ code: 2000, description: 'Payment not found' }],
+    });
+    expect(await gateway().getTransaction('404404')).toBeNull();
+  });
+
+  it('finds the payment of an idempotency key by external_reference, or null', async () => {
+    const search = (p: string) => p.startsWith('/v1/payments/search?');
+    answer('GET', search, 200, {
+      paging: { total: 1, limit: 30, offset: 0 },
+      results: [fixture('payment-card-approved')],
+    });
+    expect(await gateway().findTransactionByIdempotencyKey('charge-key-1')).toMatchObject({ id: '20359978' });
+    const query = new URL(sent[0]!.path, MP).searchParams;
+    expect(query.get('external_reference')).toBe('charge-key-1');
+    expect(query.get('sort')).toBe('date_created');
+    expect(query.get('criteria')).toBe('desc');
+    answer('GET', search, 200, { paging: { total: 0, limit: 30, offset: 0 }, results: [] });
+    expect(await gateway().findTransactionByIdempotencyKey('never-used')).toBeNull();
+  });
+
+  it('refunds part of a payment in reais and answers the payment as it stands', async () => {
+    answer('POST', '/v1/payments/20359978/refunds', 201, fixture('refund-created'));
+    answer('GET', '/v1/payments/20359978', 200, fixture('payment-card-partially-refunded'));
+    const t = await gateway().refund('20359978', 5005, 'refund-key');
+    expect(sent[0]).toMatchObject({ headers: { 'x-idempotency-key': 'refund-key' }, body: { amount: 50.05 } });
+    expect(t).toMatchObject({ status: 'partial_refunded', refundedAmount: 5005, capturedAmount: 19990 });
+  });
+});
+
+describe('Mercado Pago faults: who retries, and never twice', () => {
+  it('answers a 5xx as retryable without the SDK retrying; the retry with the same key succeeds', async () => {
+    answer('POST', '/v1/payments', 503, { message: 'Service unavailable', error: 'internal_error', status: 503 });
+    await expect(gateway().chargeCard(cardCharge(), 'charge-key-1')).rejects.toMatchObject({
+      retryable: true,
+      status: 503,
+    });
+    expect(sent).toHaveLength(1); // the SDK's own retries are off: Temporal's activity retries
+    answer('POST', '/v1/payments', 201, fixture('payment-card-approved'));
+    const t = await gateway().chargeCard(cardCharge(), 'charge-key-1');
+    expect(t.status).toBe('succeeded');
+    expect(sent.map((s) => s.headers['x-idempotency-key'])).toEqual(['charge-key-1', 'charge-key-1']);
+  });
+
+  it('times out as retryable, and the payment made meanwhile is found by its key, not charged again', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-approved'), 1000);
+    const failure = await gateway(200)
+      .chargeCard(cardCharge(), 'charge-key-1')
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GatewayError);
+    expect(failure).toMatchObject({ retryable: true, status: 0 });
+    answer('GET', (p) => p.startsWith('/v1/payments/search?'), 200, { results: [fixture('payment-card-approved')] });
+    const found = await gateway().findTransactionByIdempotencyKey('charge-key-1');
+    expect(found).toMatchObject({ id: '20359978', status: 'succeeded', amount: 19990 });
+    // The POST's interceptor was used once (afterEach asserts none is left; the reply it never got is
+    // not recorded) and nothing else but the search reached Mercado Pago: no second charge.
+    expect(sent.map((s) => `${s.method} ${s.path.split('?')[0]}`)).toEqual(['GET /v1/payments/search']);
+  });
+
+  it('builds a client per call: no idempotency key leaks from one call into the next', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-authorized'));
+    answer('PUT', '/v1/payments/20359978', 200, fixture('payment-card-approved'));
+    const mp = gateway();
+    await mp.chargeCard(cardCharge({ capture: false }), 'auth-key');
+    await mp.capture('20359978', null, 'capture-key');
+    expect(sent.map((s) => s.headers['x-idempotency-key'])).toEqual(['auth-key', 'capture-key']);
+    expect(sent[1]!.body).toEqual({ capture: true });
+  });
+
+  it('(the SDK trap it avoids: a shared config keeps the previous call’s key, sdk-nodejs#481)', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-authorized'));
+    answer('PUT', '/v1/payments/20359978', 200, fixture('payment-card-approved'));
+    const shared = new Payment(new MercadoPagoConfig({ accessToken: 'T', options: { maxRetries: 0 } }));
+    await shared.create({ body: { transaction_amount: 1 }, requestOptions: { idempotencyKey: 'first' } });
+    await shared.capture({ id: '20359978' });
+    expect(sent.map((s) => s.headers['x-idempotency-key'])).toEqual(['first', 'first']);
+  });
+});
+
+describe('Mercado Pago recurrence', () => {
+  it('is refused: renewals charge the saved card with a new payment (recurrence_billing: manual)', async () => {
+    await expect(gateway().createInvoice()).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/recurrence_billing: manual/),
+    });
+  });
+});
+
+describe('the transport the tests intercept', () => {
+  it("is the one a plain Node process uses: its built-in fetch honours undici's global MockAgent", () => {
+    const script = `
+      import { MockAgent, setGlobalDispatcher } from 'undici';
+      import { MercadoPagoConfig, Payment } from 'mercadopago';
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      setGlobalDispatcher(agent);
+      let key = null;
+      agent.get('${MP}').intercept({ method: 'POST', path: '/v1/payments' })
+        .reply(201, (opts) => { key = opts.headers['X-Idempotency-Key']; return { id: 7, status: 'approved' }; });
+      const client = new Payment(new MercadoPagoConfig({ accessToken: 'T', options: { maxRetries: 0, idempotencyKey: 'k-7' } }));
+      const payment = await client.create({ body: { transaction_amount: 1 } });
+      console.log(JSON.stringify({ id: payment.id, key }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ id: 7, key: 'k-7' });
+  });
+});
