@@ -1,86 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { MercadoPagoConfig, Payment } from 'mercadopago';
-import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { MercadoPagoGateway, MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
+import { MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
 import { GatewayError, type CardChargeInput } from '../../gateway/port.ts';
+import { fixture, mercadoPagoGateway as gateway, mockMercadoPago, MP } from '../helpers/mercadopago-mock.ts';
 
 /**
- * The Mercado Pago adapter's contract, offline: the SDK's requests go to an undici MockAgent set as
- * the global dispatcher, which intercepts https://api.mercadopago.com. Each test asserts the request
- * the SDK sent and maps a response fixture written from the API reference.
- *
- * The SDK calls the global `fetch`. In a plain Node 24 process that is Node's built-in fetch, which
- * honours the npm undici's setGlobalDispatcher (the last test proves it in a child process). Inside
- * Jest's VM context the built-in fetch reads the dispatcher of the outer realm, so here the context's
- * `fetch` is undici's own (the implementation Node bundles) for the duration of the file.
+ * The Mercado Pago adapter's contract for cards, lookups, refunds and faults, offline
+ * (test/helpers/mercadopago-mock.ts): each test asserts the request the SDK sent and maps a
+ * response fixture written from the API reference.
  */
-const MP = 'https://api.mercadopago.com';
-const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../fixtures/mercadopago/${name}.json`, import.meta.url), 'utf8'));
-
-interface Sent {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown> | null;
-}
-
-let original: Dispatcher;
-const builtInFetch = globalThis.fetch;
-let agent: MockAgent;
-let sent: Sent[];
-
-function record(opts: { method: string; path: string; headers?: unknown; body?: unknown }): void {
-  const headers = Object.fromEntries(
-    Object.entries((opts.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]),
-  );
-  const body = typeof opts.body === 'string' ? (JSON.parse(opts.body) as Record<string, unknown>) : null;
-  sent.push({ method: opts.method, path: opts.path, headers, body });
-}
-
-/** The next `method path` answers `status` with `body` (recording the request). */
-function answer(method: string, path: string | ((p: string) => boolean), status: number, body: object, delayMs = 0) {
-  const scope = agent
-    .get(MP)
-    .intercept({ method, path })
-    .reply(status, (opts) => {
-      record(opts);
-      return body;
-    });
-  if (delayMs > 0) scope.delay(delayMs);
-}
-
-beforeAll(() => {
-  original = getGlobalDispatcher();
-  globalThis.fetch = undiciFetch as unknown as typeof fetch;
-});
-
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  setGlobalDispatcher(agent);
-  sent = [];
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-  setGlobalDispatcher(original);
-});
-
-afterAll(() => {
-  setGlobalDispatcher(original);
-  globalThis.fetch = builtInFetch;
-});
-
-const gateway = (timeoutMs = 2000) =>
-  new MercadoPagoGateway({
-    accessToken: 'TEST-0000-token',
-    timeoutMs,
-    notificationUrl: 'https://billing.example/api/v1/gateway/mercadopago',
-  });
+const { sent, answer } = mockMercadoPago();
 
 const cardCharge = (overrides: Partial<CardChargeInput> = {}): CardChargeInput => ({
   reference: 'chk_1',
