@@ -65,6 +65,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: JsonSchema }>; links?: Record<string, unknown> }>;
 }
 interface JsonSchema {
+  type?: string;
   properties?: Record<string, unknown>;
   $ref?: string;
 }
@@ -164,3 +165,29 @@ const CROSS_LINKS: CrossLink[] = [
     parameters: { 'path.transaction_id': '$response.body#/gateway_payment_data/transaction_id' },
   })),
 ];
+
+/**
+ * Operations that answer a browser with a page: the listed statuses are `text/html` (the 200 only),
+ * or `text/html` beside the JSON error body (a 404 for a browser is a page, for a client the error).
+ */
+const PAGE_RESPONSES: Record<string, { html: string[]; alsoHtml: string[] }> = {
+  'get /checkout/{checkout_link_id}': { html: ['200'], alsoHtml: ['404'] },
+};
+const HTML = { 'text/html': { schema: { type: 'string' } } };
+
+export function documentPages(document: Document): Document {
+  for (const [key, statuses] of Object.entries(PAGE_RESPONSES)) {
+    const [method, path] = key.split(' ') as [string, string];
+    const operation = document.paths[path]?.[method];
+    if (!operation) continue;
+    for (const status of statuses.html) {
+      const response = operation.responses[status];
+      if (response) response.content = { ...HTML };
+    }
+    for (const status of statuses.alsoHtml) {
+      const response = operation.responses[status];
+      if (response) response.content = { ...response.content, ...HTML };
+    }
+  }
+  return document;
+}

@@ -9,6 +9,7 @@ import type { AuthRule } from './auth.ts';
 import { documentIdempotencyKey } from './idempotency.ts';
 import {
   addLinks,
+  documentPages,
   documentParameters,
   forbidNulInRequest,
   NO_NUL_PATTERN,
@@ -201,7 +202,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     },
     transform: describeOperation,
     // Schemas named in zod's registry (the records, openapi-webhooks.ts) become components that $refs point to.
-    transformObject: (input) => addWebhooks(addLinks(jsonSchemaTransformObject(input) as Document)),
+    transformObject: (input) =>
+      documentPages(addWebhooks(addLinks(jsonSchemaTransformObject(input) as Document)) as Document),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -24,11 +24,16 @@ export function methodNotAllowed(app: FastifyInstance): void {
         pattern: patternOf(url),
         statics: url.split('/').filter((s) => s && !/^[:*]/.test(s)).length,
         methods: new Set(),
+        pageMethods: new Set(),
       };
       byUrl.set(url, entry);
     }
-    for (const method of [route.method].flat()) entry.methods.add(method.toUpperCase());
-    if (entry.methods.has('GET')) entry.methods.add(EXPOSED_WITH_GET);
+    // A page's form post beside a documented operation (POST /checkout/:id beside its GET) is left out of
+    // Allow, which lists what the document lists; a path of pages only lists its pages' methods.
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    const methods = hidden ? entry.pageMethods : entry.methods;
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
+    if (methods.has('GET')) methods.add(EXPOSED_WITH_GET);
   });
 
   // onRequest: before the body is read, so a QUERY or TRACE without a Content-Type is a 405 too.
@@ -45,14 +50,19 @@ interface PathMethods {
   pattern: RegExp;
   /** How many literal segments: `/transactions/direct` names its path more closely than `/transactions/:id`. */
   statics: number;
+  /** The documented methods. */
   methods: Set<string>;
+  /** The methods of pages (routes the document hides). */
+  pageMethods: Set<string>;
 }
 
 /** The methods of the route that names the path most closely, as the document lists them for it. */
 function allowedMethods(paths: PathMethods[], path: string): string[] {
   const matching = paths.filter((entry) => entry.pattern.test(path));
   const closest = Math.max(...matching.map((entry) => entry.statics));
-  const methods = new Set(matching.filter((entry) => entry.statics === closest).flatMap((entry) => [...entry.methods]));
+  const closestEntries = matching.filter((entry) => entry.statics === closest);
+  const documented = closestEntries.flatMap((entry) => [...entry.methods]);
+  const methods = new Set(documented.length ? documented : closestEntries.flatMap((entry) => [...entry.pageMethods]));
   return [...methods].sort();
 }
 

@@ -411,6 +411,15 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the operations that answer a browser with a page', () => {
+  it('document the checkout link page as text/html, and its 404 as a page or the error body', () => {
+    const responses = doc.paths['/checkout/{checkout_link_id}'].get.responses;
+    expect(Object.keys(responses['200'].content)).toEqual(['text/html']);
+    expect(Object.keys(responses['404'].content).sort()).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(responses['201'].content)).toEqual(['application/json']);
+  });
+});
+
 describe('the interactive documentation', () => {
   it('is served at /docs as an HTML page that loads the document', async () => {
     const page = await api.call('GET', '/docs');

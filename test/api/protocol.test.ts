@@ -24,6 +24,10 @@ describe('a method the path does not serve', () => {
     ['TRACE', '/healthz', 'GET, HEAD'],
     // A literal segment names the path more closely than a parameter: GET /transactions/:id is not listed.
     ['OPTIONS', '/api/v1/transactions/direct', 'POST'],
+    // Allow lists what the document lists: the link page's form post (a page) is not an operation of it.
+    ['OPTIONS', '/checkout/0193a5c8-0000-7000-8000-000000000000', 'GET, HEAD'],
+    // A path of pages only lists its pages' methods.
+    ['DELETE', '/checkout/c/some-secret', 'GET, HEAD, POST'],
   ])('%s %s is a 405 with Allow: %s', async (method, url, allow) => {
     const res = await api.call(method, url, { token: tenant.oat });
     expect({ status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
