@@ -13721,7 +13721,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': string;
+          'text/html': string;
         };
       };
       /** @description Default Response */
@@ -13846,6 +13846,7 @@ export interface operations {
             detail?: string;
             code: string;
           };
+          'text/html': string;
         };
       };
       /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
