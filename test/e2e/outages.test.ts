@@ -233,7 +233,17 @@ describe('PostgreSQL goes away', () => {
     expect(terminated!.n).toBeGreaterThan(2);
     await waitFor(async () => (await listenSessionsThroughProxy()) === 0, 10_000, 'the LISTEN session to end');
 
-    expect((await call('GET', '/api/v1/products/', { auth: 'api_key' })).status).toBe(200);
+    // A request may race the pool's noticing of a dead connection (its error event comes later on a
+    // loaded machine): then it is a 503 with Retry-After, never a 500, and the next one is served.
+    const first = await call('GET', '/api/v1/products/', { auth: 'api_key' });
+    if (first.status !== 200) {
+      expect([first.status, first.headers['retry-after'] !== undefined]).toEqual([503, true]);
+    }
+    await waitFor(
+      async () => (await call('GET', '/api/v1/products/', { auth: 'api_key' })).status === 200,
+      10_000,
+      'the API to serve again',
+    );
     await waitFor(async () => (await listenSessionsThroughProxy()) === 1, 20_000, 'the API to LISTEN again');
     // The worker's outbox relay listens again too (webhooks are woken at once again).
     await waitFor(
