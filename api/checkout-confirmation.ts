@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +17,8 @@ import {
 } from '../domain/checkout.ts';
 import { buyerRefusal, paymentRefusal, type ConfirmationRefusal } from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
-import { GatewayError, type CardToken } from '../gateway/port.ts';
+import type { CardInput } from '../gateway/port.ts';
+import { chargeableCard, sentCard } from './card-tokenization.ts';
 import { subscriptionExists } from '../use-cases/checkout-creation.ts';
 import { storedBillingAddress } from '../use-cases/schemas/customers.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../use-cases/errors.ts';
@@ -39,6 +39,9 @@ export interface ConfirmableCheckout {
   customerId: string | null;
   customerEmail: string | null;
   customerName: string | null;
+  /** The checkout's customer's own e-mail and name, if it has one: whose card a kept card is. */
+  ownerEmail: string | null;
+  ownerName: string | null;
   customerTaxId: string | null;
   priceType: 'one_time' | 'recurring';
   priceInterval: string | null;
@@ -56,12 +59,13 @@ export async function confirmableCheckout(
   const where = 'clientSecret' in by ? 'c.client_secret = ?' : 'c.id = ? and c.organization_id = ?';
   const rows = await db.query<ConfirmableCheckout>(
     `select c.id, c.status, c.amount, c.customer_id as "customerId",
-            c.customer_email as "customerEmail", c.customer_name as "customerName",
+            c.customer_email as "customerEmail", c.customer_name as "customerName", cu.email as "ownerEmail", cu.name as "ownerName",
             c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval",
             c.no_fees_installments as "noFeesInstallments", c.payment_method as "paymentMethod",
             c.require_billing_address as "requireBillingAddress",
             c.customer_billing_address is not null as "hasBillingAddress"
-     from checkouts c join prices p on p.id = c.product_price_id where ${where}`,
+     from checkouts c join prices p on p.id = c.product_price_id
+     left join customers cu on cu.id = c.customer_id where ${where}`,
     'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
   );
   const row = rows[0];
@@ -73,17 +77,6 @@ const notOpen = (status: string) =>
   new ApiError(409, CHECKOUT_NOT_OPEN, 'Checkout is not open', `Checkout is ${status}`);
 const inProgress = () =>
   new ApiError(409, CONFIRMATION_IN_PROGRESS, 'A confirmation of this checkout is already in progress');
-
-/**
- * The card's tokenization key: one token per checkout and card, so a retried request reuses it.
- * Only a hash of the card data goes into the key; the card itself is never stored or logged.
- */
-function tokenKey(checkoutId: string, card: NonNullable<ConfirmSdkBody['card']>): string {
-  const digest = createHash('sha256')
-    .update([card.number, card.expiration_month, card.expiration_year, card.cvv, card.holder_name].join('|'))
-    .digest('hex');
-  return `checkout:${checkoutId}:card:${digest}`;
-}
 
 /** How long a buyer's request waits for the confirmation; past it the checkout is answered as being processed. */
 const CONFIRM_WAIT_MS = 20_000;
@@ -109,10 +102,11 @@ export async function confirmCheckout(
   const status = checkout.status as CheckoutStatus;
   if (!confirmationAllowed({ ...checkout, status, pendingPayment: true }, body.payment_method)) throw notOpen(status);
 
-  const installments = body.card?.installments ?? 1;
+  const sent = sentCard(deps, body.card ? cardInputOf(body.card) : null, body.card_token?.token ?? null);
+  const installments = body.card?.installments ?? body.card_token?.installments ?? 1;
   const method = body.payment_method;
   const price = { type: checkout.priceType, interval: checkout.priceInterval };
-  refuse(paymentRefusal({ paymentMethod: method, hasCard: Boolean(body.card), installments }, price));
+  refuse(paymentRefusal({ paymentMethod: method, hasCard: sent !== null, installments }, price));
   if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
     throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
@@ -127,7 +121,11 @@ export async function confirmCheckout(
     }),
   );
 
-  const card = body.card ? await tokenize(deps, checkout.id, body.card) : null;
+  const owner = {
+    email: body.customer_email ?? checkout.customerEmail ?? checkout.ownerEmail,
+    name: body.customer_name ?? checkout.customerName ?? checkout.ownerName,
+  };
+  const card = sent ? await chargeableCard(deps, `checkout:${checkout.id}`, sent, owner) : null;
   const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
   const update = {
     // Our own id, so that the slow path below can wait for this same Update to be accepted.
@@ -210,34 +208,18 @@ function confirmationError(err: unknown): unknown {
   }
 }
 
+/** confirm-sdk's card fields as the gateway port's card. */
+function cardInputOf(c: NonNullable<ConfirmSdkBody['card']>): CardInput {
+  return {
+    number: c.number,
+    holderName: c.holder_name,
+    expirationMonth: c.expiration_month,
+    expirationYear: c.expiration_year,
+    cvv: c.cvv,
+  };
+}
+
 /** A refused confirmation (domain/checkout-confirmation.ts) is a 400. */
 function refuse(refusal: ConfirmationRefusal | null): void {
   if (refusal) throw badRequest(refusal.message, refusal.detail);
-}
-
-/** Tokenizes the buyer's card at the gateway; a card the gateway refuses is a 422. */
-async function tokenize(
-  deps: RouteDeps,
-  checkoutId: string,
-  c: NonNullable<ConfirmSdkBody['card']>,
-): Promise<CardToken> {
-  try {
-    return await deps.gateway.tokenizeCard(
-      {
-        number: c.number,
-        holderName: c.holder_name,
-        expirationMonth: c.expiration_month,
-        expirationYear: c.expiration_year,
-        cvv: c.cvv,
-      },
-      tokenKey(checkoutId, c),
-    );
-  } catch (err) {
-    if (err instanceof GatewayError && !err.retryable) {
-      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-    }
-    if (err instanceof GatewayError)
-      throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable');
-    throw err;
-  }
 }

@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { z } from 'zod';
+import { cardDataAccepted } from '../domain/card-data.ts';
 
 /**
  * Every setting the API, the worker and the scripts read, validated once at start-up.
@@ -115,6 +116,15 @@ const schema = z.object({
   MERCADOPAGO_NOTIFICATION_URL: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
   /** Per HTTP call to Mercado Pago (the SDK's own retries are off: the activities retry, same key). */
   MERCADOPAGO_TIMEOUT_MS: int.min(100).max(60_000).default(5000),
+  /**
+   * A live deployment takes card numbers only as the gateway's browser tokens: card data sent to this
+   * server (confirm-sdk's `card`, a direct transaction's) puts it in full PCI DSS scope (SAQ D), which
+   * only this explicit `true` accepts. The sandbox (DEPLOYMENT_ENV=test) always takes test cards.
+   */
+  ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE: z
+    .enum(['true', 'false'], 'must be true or false')
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Where uploaded files live: the local disk (the embedded default) or an S3-compatible bucket. */
   FILES_STORAGE: z.enum(['local', 's3']).default('local'),
   FILES_LOCAL_DIR: z.string().min(1).default('.data/files'),
@@ -159,6 +169,8 @@ export type Config = z.infer<typeof schema> & {
   /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
   rateLimitMax: number;
   gateway: 'simulator' | 'http' | 'mercadopago';
+  /** Whether card data may reach this server (domain/card-data.ts). */
+  acceptsCardData: boolean;
   publicBaseUrl: string;
   checkoutLinkBase: string;
   /** Where the gateway posts its callbacks (our callback endpoint) and the secret that signs them. */
@@ -238,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
     ...c,
     rateLimitMax: c.RATE_LIMIT_MAX ?? (c.DEPLOYMENT_ENV === 'live' ? 1000 : 100),
     gateway,
+    acceptsCardData: cardDataAccepted(c.DEPLOYMENT_ENV, c.ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE),
     publicBaseUrl,
     checkoutLinkBase: c.CHECKOUT_LINK_BASE ?? `${publicBaseUrl}/checkout`,
     gatewayCallbackUrl: c.GATEWAY_CALLBACK_URL ?? `${publicBaseUrl}/api/v1/gateway/callbacks`,

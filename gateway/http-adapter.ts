@@ -86,6 +86,13 @@ export class HttpGateway implements PaymentGateway {
     return cardTokenFromWire(wire);
   }
 
+  /** The simulated server's browser tokens are its card tokens (reusable): kept is found. */
+  async keepBrowserCard(browserToken: string): Promise<CardToken> {
+    const wire = await this.get('getCardToken', browserToken, wireCardToken);
+    if (!wire) throw new GatewayHttpError(`Unknown card token ${browserToken}`, false, 404, 'not_found');
+    return cardTokenFromWire(wire);
+  }
+
   async createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer> {
     return buyerFromWire(await this.post('createBuyer', undefined, buyerInputToWire(buyer), idempotencyKey, wireBuyer));
   }

@@ -14,6 +14,8 @@ import { z } from 'zod';
 
 export const ROUTES = {
   tokenizeCard: { method: 'POST', path: '/v1/cards/tokens' },
+  /** A card token as the gateway keeps it (a browser's token, made by its sandbox tokenization endpoint). */
+  getCardToken: { method: 'GET', path: '/v1/cards/tokens/:id' },
   createBuyer: { method: 'POST', path: '/v1/buyers' },
   createTransaction: { method: 'POST', path: '/v1/transactions' },
   /**

@@ -22,6 +22,7 @@ const mercadoPago = (config: Config) =>
     accessToken: config.MERCADOPAGO_ACCESS_TOKEN!,
     timeoutMs: config.MERCADOPAGO_TIMEOUT_MS,
     notificationUrl: config.MERCADOPAGO_NOTIFICATION_URL ?? null,
+    acceptCardData: config.acceptsCardData,
   });
 
 /** A remote gateway: the HTTP adapter (GATEWAY=http) or Mercado Pago (GATEWAY=mercadopago). */

@@ -1,4 +1,5 @@
 import { MercadoPagoConfig, MercadoPagoError, Payment, PaymentRefund } from 'mercadopago';
+import { keepCard, savedCardOf, tokenFromSavedCard, tokenizeOnServer } from './mercadopago-cards.ts';
 import { centsToReais } from './mercadopago-money.ts';
 import {
   boletoPaymentBody,
@@ -12,6 +13,8 @@ import {
   type BoletoChargeInput,
   type Buyer,
   type CardChargeInput,
+  type CardInput,
+  type CardOwner,
   type CardToken,
   type GatewayInvoice,
   type GatewaySubscription,
@@ -27,6 +30,8 @@ export interface MercadoPagoOptions {
   timeoutMs: number;
   /** Where Mercado Pago posts its payment notifications; null: the account's default. */
   notificationUrl: string | null;
+  /** Card data typed on our server is tokenized here only when the operator accepts full PCI DSS scope. */
+  acceptCardData?: boolean;
   clock?: () => Date;
 }
 
@@ -51,7 +56,7 @@ const RECURRENCE_REFUSED =
 
 const CARD_DATA_REFUSED =
   'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
-  'charge with { token }';
+  'send the card token; card data on this server needs ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true';
 
 /**
  * The PaymentGateway over Mercado Pago's payments API, through its official SDK.
@@ -73,9 +78,17 @@ export class MercadoPagoGateway implements PaymentGateway {
     this.clock = options.clock ?? (() => new Date());
   }
 
+  /**
+   * A kept card (`mpcard:…`, see mercadopago-cards.ts) is charged with a token minted from it for this
+   * payment, as its customer; a plain token is a single-use one and is charged as it is.
+   */
   async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     if (!('token' in input.card)) throw new GatewayError(CARD_DATA_REFUSED, false);
-    const body = cardPaymentBody({ ...input, card: input.card }, idempotencyKey, this.common());
+    const saved = savedCardOf(input.card.token);
+    const charged = saved
+      ? { ...input, card: { token: await tokenFromSavedCard(this, saved, idempotencyKey) }, buyerId: saved.customerId }
+      : { ...input, card: input.card };
+    const body = cardPaymentBody(charged, idempotencyKey, this.common());
     return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
   }
 
@@ -143,8 +156,14 @@ export class MercadoPagoGateway implements PaymentGateway {
     return refunded;
   }
 
-  async tokenizeCard(): Promise<CardToken> {
-    throw new GatewayError(CARD_DATA_REFUSED, false);
+  async tokenizeCard(card: CardInput, idempotencyKey: string, owner?: CardOwner): Promise<CardToken> {
+    if (!this.options.acceptCardData) throw new GatewayError(CARD_DATA_REFUSED, false);
+    const token = await tokenizeOnServer(this, card, idempotencyKey);
+    return keepCard(this, token, owner ?? { email: null, name: card.holderName }, idempotencyKey);
+  }
+
+  async keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken> {
+    return keepCard(this, browserToken, owner, idempotencyKey);
   }
 
   async createBuyer(): Promise<Buyer> {
@@ -188,7 +207,7 @@ export class MercadoPagoGateway implements PaymentGateway {
   }
 
   /** A config of this call's own (never shared: the SDK writes each call's options into it). */
-  private config(idempotencyKey: string): MercadoPagoConfig {
+  config(idempotencyKey: string): MercadoPagoConfig {
     return new MercadoPagoConfig({
       accessToken: this.options.accessToken,
       options: { timeout: this.options.timeoutMs, maxRetries: 0, idempotencyKey },
@@ -204,7 +223,7 @@ export class MercadoPagoGateway implements PaymentGateway {
   }
 
   /** One SDK call, its errors as GatewayErrors. */
-  private async sdk<T>(what: string, run: () => Promise<T>): Promise<T> {
+  async sdk<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {

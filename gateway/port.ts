@@ -52,6 +52,15 @@ export interface Buyer extends BuyerInput {
   id: string;
 }
 
+/**
+ * Whose card it is. A real gateway keeps a card with a buyer of its own (Mercado Pago: a customer
+ * found or created by e-mail), so that later renewals can charge it; the simulator ignores it.
+ */
+export interface CardOwner {
+  email: string | null;
+  name: string | null;
+}
+
 export interface CardChargeInput {
   reference: string;
   amount: number;
@@ -104,7 +113,19 @@ export class GatewayError extends Error {
 }
 
 export interface PaymentGateway {
-  tokenizeCard(card: CardInput, idempotencyKey: string): Promise<CardToken>;
+  /**
+   * The card data the buyer typed, made chargeable (now and at later renewals): the answer's id is
+   * what chargeCard takes. Card data on our server puts the deployment in full PCI DSS scope: a
+   * live gateway takes it only when the operator says so (ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE).
+   */
+  tokenizeCard(card: CardInput, idempotencyKey: string, owner?: CardOwner): Promise<CardToken>;
+  /**
+   * The card behind a token the buyer's browser made with the gateway's own script (the card data
+   * never reached this engine), kept so that chargeCard can charge it now and at later renewals. A
+   * real gateway's browser token is single-use, so the card is kept with its `owner`; an unknown,
+   * spent or expired token is refused (not retryable).
+   */
+  keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken>;
   createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer>;
   /** A declined card is a transaction with status failed and a decline reason, not an error. */
   chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;

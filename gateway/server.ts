@@ -302,6 +302,16 @@ function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
     return reply.status(201).send(cardTokenToWire(token));
   });
 
+  app.get(ROUTES.getCardToken.path, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    try {
+      return reply.send(cardTokenToWire(await gateway.keepBrowserCard(id, { email: null, name: null }, `get-${id}`)));
+    } catch (err) {
+      if (err instanceof GatewayError && !err.retryable) throw new HttpProblem(404, `No card token ${id}`);
+      throw err;
+    }
+  });
+
   app.post(ROUTES.createBuyer.path, async (request, reply) => {
     const buyer = buyerInputFromWire(parse(wireBuyerInput, request.body));
     return reply.status(201).send(buyerToWire(await gateway.createBuyer(buyer, idempotencyKey(request))));

@@ -22,7 +22,7 @@ import {
   type RecurrencePlanInput,
 } from './port.ts';
 import { CallbackDelivery, invoiceNotice, transactionNotice, type SimulatorCallbacks } from './simulator-callbacks.ts';
-import { storeBuyer, storeCard } from './simulator-cards.ts';
+import { findCard, storeBuyer, storeCard } from './simulator-cards.ts';
 import { insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
 import {
   runOnceUnlessFaulted,
@@ -77,6 +77,11 @@ export class SimulatedGateway implements PaymentGateway {
 
   async tokenizeCard(card: CardInput, idempotencyKey: string): Promise<CardToken> {
     return this.once(idempotencyKey, 'tokenize_card', (sql) => storeCard(sql, card));
+  }
+
+  /** The simulator's browser tokens (its sandbox tokenization endpoint's) are its card tokens: reusable already. */
+  async keepBrowserCard(browserToken: string): Promise<CardToken> {
+    return (await findCard((text, params) => this.db.query(text, params), browserToken)).token;
   }
 
   async createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer> {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { InferEntity } from '@mikro-orm/core';
@@ -8,8 +7,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
 import { plainSql } from '../../db/plain-sql.ts';
-import { GatewayError, type GatewayTransaction } from '../../gateway/port.ts';
+import type { GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { chargeableCard, sentCard } from '../card-tokenization.ts';
 import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
 import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
 import {
@@ -68,10 +68,11 @@ function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!organizationId || !(await em.findOne(Organization, { id: organizationId }))) {
         throw unprocessable('unknown_seller', 'Unknown seller_id', 'Use the seller_id of the seller-config endpoint');
       }
-      if (body.payment_type === 'credit' && !body.card)
-        throw badRequest('card is required when payment_type is credit');
-      if (body.payment_type === 'pix' && body.card)
-        throw badRequest('card is only accepted when payment_type is credit');
+      const hasCard = Boolean(body.card || body.card_token);
+      if (body.payment_type === 'credit' && !hasCard)
+        throw badRequest('card or card_token is required when payment_type is credit');
+      if (body.payment_type === 'pix' && hasCard)
+        throw badRequest('card and card_token are only accepted when payment_type is credit');
       if (body.payment_type === 'pix' && body.installments > 1) {
         throw badRequest('Installments apply to credit only', 'A pix payment is made in one installment');
       }
@@ -243,6 +244,7 @@ async function payCheckout(deps: RouteDeps, organizationId: string, body: Direct
           installments: body.installments,
         }
       : undefined,
+    card_token: body.card_token ? { token: body.card_token, installments: body.installments } : undefined,
   });
   // The answer is the payment the workflow made (a decline included), as the gateway reported it.
   const p = result.payment;
@@ -287,7 +289,7 @@ async function chargeStandalone(
     paymentType: body.payment_type,
     amount: body.amount,
     installments: body.installments,
-    cardToken: body.card ? await tokenizeDirectCard(deps, organizationId, idempotencyKey, body.card) : null,
+    cardToken: await directCard(deps, `direct:${organizationId}:${idempotencyKey}`, body),
     gatewayBuyerId: body.gateway_buyer_id ?? null,
     customerEmail: body.customer_email ?? null,
     customerTaxId: body.customer_tax_id ?? null,
@@ -299,42 +301,22 @@ async function chargeStandalone(
   return result.payment;
 }
 
-/**
- * The card's tokenization key: one token per request and card, so a retried request gets the same
- * token and so the same workflow input. Only a hash of the card data goes into the key (as
- * checkout-confirm's tokenKey); the card itself is never stored or logged.
- */
-async function tokenizeDirectCard(
-  deps: RouteDeps,
-  organizationId: string,
-  idempotencyKey: string,
-  card: NonNullable<DirectTransactionBody['card']>,
-): Promise<string> {
-  const digest = createHash('sha256')
-    .update(
-      [card.card_number, card.expiration_month, card.expiration_year, card.security_code, card.holder_name].join('|'),
-    )
-    .digest('hex');
-  try {
-    const token = await deps.gateway.tokenizeCard(
-      {
+/** The request's card made chargeable (its data tokenized, or its browser token kept); null for pix. */
+async function directCard(deps: RouteDeps, scope: string, body: DirectTransactionBody): Promise<string | null> {
+  const card = body.card;
+  const data = card
+    ? {
         number: card.card_number,
         holderName: card.holder_name,
         expirationMonth: card.expiration_month,
         expirationYear: card.expiration_year,
         cvv: card.security_code,
-      },
-      `direct:${organizationId}:${idempotencyKey}:card:${digest}`,
-    );
-    return token.id;
-  } catch (err) {
-    if (err instanceof GatewayError && !err.retryable) {
-      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-    }
-    // Nothing was charged yet: a retry is safe.
-    if (err instanceof GatewayError) throw gatewayUnavailable();
-    throw err;
-  }
+      }
+    : null;
+  const sent = sentCard(deps, data, body.card_token ?? null);
+  if (!sent) return null;
+  const owner = { email: body.customer_email ?? null, name: card?.holder_name ?? null };
+  return (await chargeableCard(deps, scope, sent, owner)).id;
 }
 
 /** How long a request waits for its workflow's answer; past it, a retry with the same key gets it. */

@@ -15,7 +15,25 @@ export const confirmCard = z.strictObject({
   installments: z.number().int().min(1).max(12).default(1),
 });
 
-/** The spec's body; `boleto` is our addition (docs/decisions.md). */
+/** A card tokenized in the buyer's browser by the gateway's own script: our server never sees its number. */
+export const confirmCardToken = z
+  .strictObject({
+    token: z
+      .string()
+      .min(1)
+      .max(255)
+      .meta({
+        description:
+          "The single-use token the gateway's browser script made (Mercado Pago: MercadoPago.js createCardToken " +
+          "with the seller's public key; the sandbox: the simulated gateway's script, same shape)",
+      }),
+    installments: z.number().int().min(1).max(12).default(1),
+  })
+  .meta({
+    description: 'Instead of card (our addition): the only card a live deployment takes unless it accepts card data',
+  });
+
+/** The spec's body; `boleto` and `card_token` are our additions (docs/decisions.md). */
 export const confirmSdkBody = z.strictObject({
   payment_method: z.enum(['credit_card', 'pix', 'boleto']),
   customer_email: emailAddress().optional(),
@@ -25,7 +43,12 @@ export const confirmSdkBody = z.strictObject({
     .optional()
     .meta({ description: 'Required when the checkout has require_billing_address and none yet (our addition)' }),
   discount_code: nonBlank(100).optional(),
-  card: confirmCard.optional(),
+  card: confirmCard.optional().meta({
+    description:
+      'Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true ' +
+      '(422 card_data_refused otherwise). Send card or card_token, not both.',
+  }),
+  card_token: confirmCardToken.optional(),
 });
 export type ConfirmSdkBody = z.infer<typeof confirmSdkBody>;
 

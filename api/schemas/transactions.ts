@@ -115,7 +115,22 @@ export const directTransactionBody = z.strictObject({
       expiration_year: z.string().regex(/^\d{2}(\d{2})?$/),
       security_code: digits.min(3).max(4),
     })
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true ' +
+        '(422 card_data_refused otherwise). Send card or card_token, not both.',
+    }),
+  card_token: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        "Instead of card (our addition): the single-use token the gateway's browser script made (Mercado Pago: " +
+        "MercadoPago.js createCardToken; the sandbox: the simulated gateway's script, same shape)",
+    }),
 });
 export type DirectTransactionBody = z.infer<typeof directTransactionBody>;
 

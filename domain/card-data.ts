@@ -1,0 +1,37 @@
+/**
+ * Where a card number may travel. Card data that reaches our server (confirm-sdk's `card`, a direct
+ * transaction's) puts the whole deployment in PCI DSS scope (SAQ D); a card tokenized in the buyer's
+ * browser by the gateway's own script keeps it out (our server only sees the token). So a live
+ * deployment takes card data only when its operator accepts that scope explicitly; the sandbox
+ * always does, since it only sees test cards.
+ */
+export function cardDataAccepted(deployment: 'test' | 'live', acceptedFullPciScope: boolean): boolean {
+  return deployment === 'test' || acceptedFullPciScope;
+}
+
+export interface CardSourceRefusal {
+  code: 'card_data_refused' | 'ambiguous_card';
+  message: string;
+}
+
+/**
+ * Why this request's card may not be used as sent (a confirmation or a direct charge names one card:
+ * its data, or the browser's token, never both); null when it may.
+ */
+export function cardSourceRefusal(
+  sent: { cardData: boolean; browserToken: boolean },
+  acceptsCardData: boolean,
+): CardSourceRefusal | null {
+  if (sent.cardData && sent.browserToken) {
+    return { code: 'ambiguous_card', message: 'Send the card or its card_token, not both' };
+  }
+  if (sent.cardData && !acceptsCardData) {
+    return {
+      code: 'card_data_refused',
+      message:
+        "This deployment takes cards only as the gateway's browser tokens (card_token): card data would put it " +
+        'in full PCI DSS scope (ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE)',
+    };
+  }
+  return null;
+}

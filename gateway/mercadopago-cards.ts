@@ -1,0 +1,121 @@
+import { CardToken as MpCardToken, Customer, type MercadoPagoConfig } from 'mercadopago';
+import { GatewayError, type CardInput, type CardOwner, type CardToken } from './port.ts';
+
+/**
+ * Cards at Mercado Pago. A card token (made in the buyer's browser by MercadoPago.js, or on our
+ * server when the operator accepts card data) is single-use and lapses in days, while a subscription
+ * charges its card again at every renewal. So a card is kept as a customer's card
+ * (`POST /v1/customers/:id/cards`, the customer found or created by the buyer's e-mail), and each
+ * charge mints a fresh token from it (`POST /v1/card_tokens` with `customer_id` and `card_id`).
+ * Our card token id names both: `mpcard:<customer id>:<card id>`.
+ */
+
+/** What the adapter lends these functions: a per-call config and its error mapping. */
+export interface MercadoPagoCalls {
+  config(idempotencyKey: string): MercadoPagoConfig;
+  sdk<T>(what: string, run: () => Promise<T>): Promise<T>;
+}
+
+const SAVED = /^mpcard:([^:]+):([^:]+)$/;
+
+export const savedCardId = (customerId: string, cardId: string) => `mpcard:${customerId}:${cardId}`;
+
+/** The customer and card a kept card's id names; null for a plain (single-use) token. */
+export function savedCardOf(tokenId: string): { customerId: string; cardId: string } | null {
+  const match = SAVED.exec(tokenId);
+  return match ? { customerId: match[1]!, cardId: match[2]! } : null;
+}
+
+/** Mercado Pago's payment method ids as the brands our records show (`master` is Mastercard, `deb*` debit). */
+const BRANDS: Record<string, string> = {
+  master: 'mastercard',
+  debmaster: 'mastercard',
+  visa: 'visa',
+  debvisa: 'visa',
+  amex: 'amex',
+  elo: 'elo',
+  debelo: 'elo',
+  hipercard: 'hipercard',
+};
+export const brandOf = (paymentMethodId: string | undefined) =>
+  paymentMethodId ? (BRANDS[paymentMethodId] ?? paymentMethodId) : 'unknown';
+
+/** The customer that keeps the owner's cards: found by e-mail (unique per account), else created. */
+async function customerOf(calls: MercadoPagoCalls, owner: CardOwner, key: string): Promise<string> {
+  const email = owner.email;
+  if (!email) throw new GatewayError("Mercado Pago keeps a card with a customer: the buyer's e-mail is needed", false);
+  const found = await calls.sdk('GET /v1/customers/search', () =>
+    new Customer(calls.config(`${key}:customer-search`)).search({ options: { email } }),
+  );
+  const existing = found.results?.find((c) => c.id);
+  if (existing?.id) return existing.id;
+  const [firstName, ...rest] = (owner.name ?? '').trim().split(/\s+/);
+  const created = await calls.sdk('POST /v1/customers', () =>
+    new Customer(calls.config(`${key}:customer`)).create({
+      body: {
+        email,
+        ...(firstName ? { first_name: firstName } : {}),
+        ...(rest.length ? { last_name: rest.join(' ') } : {}),
+      },
+    }),
+  );
+  if (!created.id) throw new GatewayError('Mercado Pago created a customer without an id', true);
+  return created.id;
+}
+
+/** Keeps the card behind a single-use token with its owner's customer; the answer charges it again and again. */
+export async function keepCard(
+  calls: MercadoPagoCalls,
+  token: string,
+  owner: CardOwner,
+  key: string,
+): Promise<CardToken> {
+  const customerId = await customerOf(calls, owner, key);
+  const card = await calls.sdk(`POST /v1/customers/${customerId}/cards`, () =>
+    new Customer(calls.config(`${key}:card`)).createCard({ customerId, body: { token } }),
+  );
+  if (!card.id) throw new GatewayError('Mercado Pago kept a card without an id', true);
+  return {
+    id: savedCardId(customerId, card.id),
+    brand: brandOf(card.payment_method?.id),
+    first4: (card.first_six_digits ?? '').slice(0, 4),
+    last4: card.last_four_digits ?? '',
+    holderName: card.cardholder?.name ?? owner.name ?? '',
+    expirationMonth: String(card.expiration_month ?? '').padStart(2, '0'),
+    expirationYear: String(card.expiration_year ?? ''),
+  };
+}
+
+/** Card data typed on our own page, tokenized from the server (full PCI DSS scope: the operator's choice). */
+export async function tokenizeOnServer(calls: MercadoPagoCalls, card: CardInput, key: string): Promise<string> {
+  const year = card.expirationYear.length === 2 ? `20${card.expirationYear}` : card.expirationYear;
+  const token = await calls.sdk('POST /v1/card_tokens', () =>
+    new MpCardToken(calls.config(`${key}:token`)).create({
+      body: {
+        card_number: card.number.replace(/\D/g, ''),
+        expiration_month: card.expirationMonth.padStart(2, '0'),
+        expiration_year: year,
+        security_code: card.cvv,
+        // The holder's name travels as cardholder.name, which this SDK's body type lacks.
+        ...({ cardholder: { name: card.holderName } } as object),
+      },
+    }),
+  );
+  if (!token.id) throw new GatewayError('Mercado Pago answered a card token without an id', true);
+  return token.id;
+}
+
+/** A fresh single-use token from a kept card, for one payment (keyed by it: a retry mints the same one). */
+export async function tokenFromSavedCard(
+  calls: MercadoPagoCalls,
+  saved: { customerId: string; cardId: string },
+  key: string,
+): Promise<string> {
+  const token = await calls.sdk('POST /v1/card_tokens', () =>
+    new MpCardToken(calls.config(`${key}:token`)).create({
+      body: { customer_id: saved.customerId, card_id: saved.cardId },
+    }),
+  );
+  if (!token.id) throw new GatewayError('Mercado Pago answered a card token without an id', true);
+  return token.id;
+}
