@@ -25,9 +25,11 @@ export type ConfirmationPrice = { type: 'one_time' | 'recurring'; interval?: str
 /** A card only for credit_card, and no more installments than the price allows. */
 export function paymentRefusal(request: ConfirmationRequest, price: ConfirmationPrice): ConfirmationRefusal | null {
   if (request.paymentMethod !== 'credit_card') {
-    return request.hasCard ? { message: 'card is only accepted when payment_method is credit_card' } : null;
+    return request.hasCard
+      ? { message: 'card and card_token are only accepted when payment_method is credit_card' }
+      : null;
   }
-  if (!request.hasCard) return { message: 'card is required when payment_method is credit_card' };
+  if (!request.hasCard) return { message: 'card or card_token is required when payment_method is credit_card' };
   const max = price ? maxInstallments(price) : null;
   if (max !== null && request.installments > max) {
     return {

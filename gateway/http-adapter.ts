@@ -30,6 +30,7 @@ import {
   type BuyerInput,
   type CardChargeInput,
   type CardInput,
+  type CardOwner,
   type CardToken,
   type GatewayInvoice,
   type GatewayInvoiceInput,
@@ -87,7 +88,7 @@ export class HttpGateway implements PaymentGateway {
   }
 
   /** The simulated server's browser tokens are its card tokens (reusable): kept is found. */
-  async keepBrowserCard(browserToken: string): Promise<CardToken> {
+  async keepBrowserCard(browserToken: string, _owner?: CardOwner, _idempotencyKey?: string): Promise<CardToken> {
     const wire = await this.get('getCardToken', browserToken, wireCardToken);
     if (!wire) throw new GatewayHttpError(`Unknown card token ${browserToken}`, false, 404, 'not_found');
     return cardTokenFromWire(wire);

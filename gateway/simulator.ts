@@ -8,6 +8,7 @@ import {
   type BuyerInput,
   type CardChargeInput,
   type CardInput,
+  type CardOwner,
   type CardToken,
   type DeclineReason,
   type GatewayCallback,
@@ -80,7 +81,7 @@ export class SimulatedGateway implements PaymentGateway {
   }
 
   /** The simulator's browser tokens (its sandbox tokenization endpoint's) are its card tokens: reusable already. */
-  async keepBrowserCard(browserToken: string): Promise<CardToken> {
+  async keepBrowserCard(browserToken: string, _owner?: CardOwner, _idempotencyKey?: string): Promise<CardToken> {
     return (await findCard((text, params) => this.db.query(text, params), browserToken)).token;
   }
 

@@ -13387,12 +13387,20 @@ export interface operations {
             country: string;
           };
           discount_code?: string;
+          /** @description Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true (422 card_data_refused otherwise). Send card or card_token, not both. */
           card?: {
             number: string;
             holder_name: string;
             expiration_month: string;
             expiration_year: string;
             cvv: string;
+            /** @default 1 */
+            installments?: number;
+          };
+          /** @description Instead of card (our addition): the only card a live deployment takes unless it accepts card data */
+          card_token?: {
+            /** @description The single-use token the gateway's browser script made (Mercado Pago: MercadoPago.js createCardToken with the seller's public key; the sandbox: the simulated gateway's script, same shape) */
+            token: string;
             /** @default 1 */
             installments?: number;
           };
@@ -16882,6 +16890,7 @@ export interface operations {
           customer_billing_address?: {
             [key: string]: unknown;
           };
+          /** @description Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true (422 card_data_refused otherwise). Send card or card_token, not both. */
           card?: {
             card_number: string;
             holder_name: string;
@@ -16889,6 +16898,8 @@ export interface operations {
             expiration_year: string;
             security_code: string;
           };
+          /** @description Instead of card (our addition): the single-use token the gateway's browser script made (Mercado Pago: MercadoPago.js createCardToken; the sandbox: the simulated gateway's script, same shape) */
+          card_token?: string;
         };
       };
     };

@@ -76,7 +76,7 @@ describe('confirm-sdk: request rules', () => {
     const noCard = await confirm(c, { payment_method: 'credit_card' });
     expect(noCard.status).toBe(400);
     expect(noCard.body).toEqual({
-      error: 'card is required when payment_method is credit_card',
+      error: 'card or card_token is required when payment_method is credit_card',
       code: 'invalid_request',
     });
     const pixWithCard = await confirm(c, { payment_method: 'pix', card: card() });

@@ -224,6 +224,13 @@ describe('card charges', () => {
 
     const t = await gateway.chargeCard(cardCharge({ card: { token: token.id }, buyerId: buyer.id }), `${key}:charge`);
     expect(t).toMatchObject({ status: 'succeeded', buyerId: buyer.id, card: token });
+
+    // A browser's token (the sandbox tokenization endpoint's) is kept as it is: the same card.
+    const owner = { email: 'joao@example.com', name: 'João Souza' };
+    expect(await gateway.keepBrowserCard(token.id, owner, `${key}:keep`)).toEqual(token);
+    await expect(gateway.keepBrowserCard('card_unknown', owner, `${key}:keep2`)).rejects.toMatchObject({
+      retryable: false,
+    });
   });
 });
 

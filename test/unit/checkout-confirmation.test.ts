@@ -9,11 +9,11 @@ const card = (installments: number) => ({ paymentMethod: 'credit_card' as const,
 describe('paymentRefusal', () => {
   it('takes a card only with credit_card, and wants one there', () => {
     expect(paymentRefusal({ paymentMethod: 'credit_card', hasCard: false, installments: 1 }, oneTime)).toEqual({
-      message: 'card is required when payment_method is credit_card',
+      message: 'card or card_token is required when payment_method is credit_card',
     });
     for (const paymentMethod of ['pix', 'boleto'] as const) {
       expect(paymentRefusal({ paymentMethod, hasCard: true, installments: 1 }, oneTime)?.message).toBe(
-        'card is only accepted when payment_method is credit_card',
+        'card and card_token are only accepted when payment_method is credit_card',
       );
       expect(paymentRefusal({ paymentMethod, hasCard: false, installments: 1 }, oneTime)).toBeNull();
     }

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import { sellerIdOf } from '../../api/seller-ids.ts';
+import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeCheckout } from '../helpers/checkouts.ts';
+import { makeTenant } from '../helpers/fixtures.ts';
+
+/**
+ * A card as the gateway's browser token (confirm-sdk's and direct transactions' `card_token`), and card
+ * data refused by a live deployment unless it accepts full PCI DSS scope (issue 24 §3). The browser's
+ * token is what the simulator's tokenization makes (its sandbox script's endpoint calls it).
+ */
+let sandbox: TestApi;
+let live: TestApi;
+let temporal: Client;
+const LIVE = {
+  DEPLOYMENT_ENV: 'live',
+  GATEWAY: 'simulator',
+  GATEWAY_CALLBACK_SECRET: 'live-callback-secret-0123456789',
+};
+beforeAll(async () => {
+  sandbox = await startApi();
+  live = await startApi(LIVE);
+  temporal = createTemporalClient(sandbox.config);
+});
+afterAll(async () => {
+  await (sandbox.gateway as SimulatedGateway).settleCallbacks();
+  await temporal.connection.close();
+  await Promise.all([sandbox.close(), live.close()]);
+});
+
+const cardData = {
+  number: '4111111111111111',
+  holder_name: 'Ana Souza',
+  expiration_month: '12',
+  expiration_year: '2031',
+  cvv: '123',
+};
+/** What the buyer's browser gets from the sandbox's tokenization: a token id, never seen by our server with its number. */
+const browserToken = async (number = '5555555555554444') =>
+  (
+    await sandbox.gateway.tokenizeCard(
+      { number, holderName: 'Ana Souza', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
+      `browser-${Math.random()}`,
+    )
+  ).id;
+const sql = (api: TestApi, q: string, params: unknown[] = []): Promise<any[]> =>
+  api.orm.em.getConnection().execute(q, params);
+const confirm = (api: TestApi, clientSecret: string, body: unknown) =>
+  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, { body });
+
+describe('confirm-sdk with card_token', () => {
+  it("pays with the browser's token: the sale's card is the token's", async () => {
+    const c = await makeCheckout(sandbox.orm, temporal);
+    const res = await confirm(sandbox, c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: await browserToken(), installments: 2 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded', installments: 2 });
+    const [t] = await sql(sandbox, 'select status, card from transactions where checkout_id = ?', [c.id]);
+    expect(t.status).toBe('succeeded');
+    expect(t.card).toMatchObject({ brand: 'mastercard', last4: '4444' });
+  });
+
+  it('an unknown token is a 422 and the checkout stays open; card and card_token together are a 400', async () => {
+    const c = await makeCheckout(sandbox.orm, temporal);
+    const unknown = await confirm(sandbox, c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: 'card_not_a_token' },
+    });
+    expect([unknown.status, unknown.body.code]).toEqual([422, 'invalid_card']);
+    const both = await confirm(sandbox, c.clientSecret, {
+      payment_method: 'credit_card',
+      card: cardData,
+      card_token: { token: await browserToken() },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('Send the card or its card_token, not both');
+    const pix = await confirm(sandbox, c.clientSecret, { payment_method: 'pix', card_token: { token: 'x' } });
+    expect(pix.status).toBe(400);
+    expect((await sql(sandbox, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
+  });
+});
+
+describe('a live deployment takes card data only when it accepts full PCI DSS scope', () => {
+  it('confirm-sdk: card data is a 422 card_data_refused and writes nothing; the token pays', async () => {
+    const c = await makeCheckout(live.orm, temporal);
+    const refused = await confirm(live, c.clientSecret, { payment_method: 'credit_card', card: cardData });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'card_data_refused' });
+    expect(refused.body.detail).toContain('ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE');
+    expect((await sql(live, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
+    expect(await sql(live, 'select id from transactions where checkout_id = ?', [c.id])).toEqual([]);
+
+    const paid = await confirm(live, c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: await browserToken() },
+    });
+    expect([paid.status, paid.body.status]).toEqual([200, 'succeeded']);
+  });
+
+  it('direct transactions: card data is refused, card_token is charged', async () => {
+    const t = await makeTenant(live.orm);
+    const direct = (body: Record<string, unknown>) =>
+      live.call('POST', '/api/v1/transactions/direct', {
+        body: { seller_id: sellerIdOf(t.org.id), amount: 2500, customer_email: 'ana@example.com', ...body },
+        headers: { 'idempotency-key': `k-${Math.random()}` },
+      });
+    const refused = await direct({
+      card: {
+        card_number: '4111111111111111',
+        holder_name: 'ANA',
+        expiration_month: '12',
+        expiration_year: '2031',
+        security_code: '123',
+      },
+    });
+    expect([refused.status, refused.body.code]).toEqual([422, 'card_data_refused']);
+    expect(await sql(live, 'select id from transactions where organization_id = ?', [t.org.id])).toEqual([]);
+
+    const paid = await direct({ card_token: await browserToken('4111111111111111') });
+    expect(paid.status).toBe(201);
+    expect(paid.body).toMatchObject({
+      status: 'succeeded',
+      amount: 2500,
+      payment_method: { brand: 'visa', last4: '1111' },
+    });
+  });
+
+  it('with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true it takes card data again', async () => {
+    const accepting = await startApi({ ...LIVE, ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE: 'true' });
+    try {
+      const c = await makeCheckout(accepting.orm, temporal);
+      const res = await confirm(accepting, c.clientSecret, { payment_method: 'credit_card', card: cardData });
+      expect([res.status, res.body.status]).toEqual([200, 'succeeded']);
+    } finally {
+      await accepting.close();
+    }
+  });
+});
