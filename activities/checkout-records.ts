@@ -278,7 +278,7 @@ function preparedConfirmation(c: PreparingRow, email: string): PreparedConfirmat
     currency: c.currency,
     noFeesInstallments: c.no_fees_installments,
     expiresAt: new Date(c.expires_at).toISOString(),
-    buyer: { email, name: c.customer_name, taxId: c.customer_tax_id },
+    buyer: { email, name: c.customer_name, taxId: c.customer_tax_id, address: c.customer_billing_address },
     priceId: c.product_price_id,
     renewal:
       c.subscription_id && c.renewal_period !== null

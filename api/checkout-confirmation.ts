@@ -118,6 +118,8 @@ export async function confirmCheckout(
       hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
       lacksRequiredAddress:
         checkout.requireBillingAddress && !checkout.hasBillingAddress && !body.customer_billing_address,
+      hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
+      boletoNeedsAddress: deps.gateway.boletoNeedsAddress === true,
     }),
   );
 

@@ -3,6 +3,7 @@ import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
+  type BuyerAddress,
   type CheckoutStatus,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
@@ -78,7 +79,8 @@ export interface PreparedConfirmation {
   currency: string;
   noFeesInstallments: boolean;
   expiresAt: string;
-  buyer: { email: string; name: string | null; taxId: string | null };
+  /** The address is absent in runs recorded before the boleto carried it. */
+  buyer: { email: string; name: string | null; taxId: string | null; address?: BuyerAddress | null };
   priceId: string;
   /** A recurring price's interval and the checkout's trial; null for a one-time price. */
   recurring: {

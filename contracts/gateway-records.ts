@@ -4,6 +4,8 @@
  * names them without importing the gateway layer. gateway/port.ts re-exports them as part of its port.
  */
 
+import type { BuyerAddress } from '../domain/checkout.ts';
+
 /** What is kept of a card: never its number or CVV (gateway/card.ts declares its schema, `cardToken`). */
 export interface StoredCard {
   id: string;
@@ -46,6 +48,8 @@ export interface BuyerInput {
   email: string;
   name?: string | null;
   taxId?: string | null;
+  /** Where the buyer lives, when known: a gateway may print it on a boleto (Mercado Pago requires it there). */
+  address?: BuyerAddress | null;
 }
 
 export interface PixDetails {

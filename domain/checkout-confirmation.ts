@@ -47,9 +47,16 @@ export interface ConfirmationBuyer {
   hasTaxId: boolean;
   /** The checkout requires a billing address (require_billing_address) and none is known. */
   lacksRequiredAddress?: boolean;
+  /** A billing address is known (sent, or on the checkout). */
+  hasAddress?: boolean;
+  /** The gateway prints the buyer's address on a boleto, so it needs one (Mercado Pago). */
+  boletoNeedsAddress?: boolean;
 }
 
-/** Every payment needs the buyer's e-mail (the receipt, the customer); a boleto their name and tax id. */
+/**
+ * Every payment needs the buyer's e-mail (the receipt, the customer); a boleto their name and tax id, and
+ * their address where the gateway prints it.
+ */
 export function buyerRefusal(
   paymentMethod: ConfirmPaymentMethod,
   buyer: ConfirmationBuyer,
@@ -63,6 +70,12 @@ export function buyerRefusal(
   if (paymentMethod === 'boleto') {
     if (!buyer.hasName) return { message: 'customer_name is required for boleto' };
     if (!buyer.hasTaxId) return { message: 'customer_tax_id is required for boleto' };
+    if (buyer.boletoNeedsAddress && !buyer.hasAddress) {
+      return {
+        message: 'customer_billing_address is required for boleto',
+        detail: "The gateway prints the buyer's address on the boleto",
+      };
+    }
   }
   return null;
 }

@@ -70,6 +70,7 @@ const CARD_DATA_REFUSED =
  * - Failures: no answer, 429, 423, 424 and 5xx are retryable; other 4xx are refusals.
  */
 export class MercadoPagoGateway implements PaymentGateway {
+  readonly boletoNeedsAddress = true;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
 

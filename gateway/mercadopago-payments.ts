@@ -88,6 +88,27 @@ export function payerOf(buyer: BuyerInput) {
     ...(firstName ? { first_name: firstName } : {}),
     ...(rest.length > 0 ? { last_name: rest.join(' ') } : {}),
     ...(digits ? { identification: { type: digits.length > 11 ? 'CNPJ' : 'CPF', number: digits } } : {}),
+    ...(buyer.address ? { address: payerAddressOf(buyer.address) } : {}),
+  };
+}
+
+/** `Av. Paulista, 1000 - Bela Vista`: the street, its number and the neighbourhood of a Brazilian address line. */
+const ADDRESS_LINE = /^(.+?),\s*(\d+[A-Za-z]?|s\/n)\b\s*(?:[-–,]\s*(.+))?$/i;
+
+/**
+ * Our one-line address as Mercado Pago's payer address (a boleto prints it). The line is split as
+ * Brazilian addresses are written; one that does not split goes whole as the street, `S/N` (no number)
+ * as its number and the city as its neighbourhood, which Mercado Pago accepts.
+ */
+export function payerAddressOf(a: NonNullable<BuyerInput['address']>) {
+  const parts = ADDRESS_LINE.exec(a.line1.trim());
+  return {
+    zip_code: (a.postal_code ?? '').replace(/\D/g, ''),
+    street_name: parts ? parts[1]!.trim() : a.line1.trim(),
+    street_number: parts ? parts[2]!.toUpperCase() : 'S/N',
+    neighborhood: parts?.[3]?.trim() || a.city,
+    city: a.city,
+    federal_unit: (a.state ?? '').toUpperCase(),
   };
 }
 

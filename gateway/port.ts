@@ -113,6 +113,8 @@ export class GatewayError extends Error {
 }
 
 export interface PaymentGateway {
+  /** The gateway prints the buyer's address on a boleto and refuses one without it (Mercado Pago). */
+  readonly boletoNeedsAddress?: boolean;
   /**
    * The card data the buyer typed, made chargeable (now and at later renewals): the answer's id is
    * what chargeCard takes. Card data on our server puts the deployment in full PCI DSS scope: a

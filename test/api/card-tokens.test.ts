@@ -141,3 +141,22 @@ describe('a live deployment takes card data only when it accepts full PCI DSS sc
     }
   });
 });
+
+describe('with Mercado Pago', () => {
+  it("a boleto needs the buyer's address: a 400 before any gateway call, the checkout left open", async () => {
+    const mp = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-0000-token' });
+    try {
+      const c = await makeCheckout(mp.orm, temporal);
+      const boleto = { payment_method: 'boleto', customer_name: 'Ana Souza', customer_tax_id: '529.982.247-25' };
+      const res = await confirm(mp, c.clientSecret, boleto);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'customer_billing_address is required for boleto' });
+      expect((await sql(mp, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
+      // The simulator prints no address: the same confirmation is no refusal there.
+      const sim = await confirm(sandbox, (await makeCheckout(sandbox.orm, temporal)).clientSecret, boleto);
+      expect(sim.status).toBe(200);
+    } finally {
+      await mp.close();
+    }
+  });
+});

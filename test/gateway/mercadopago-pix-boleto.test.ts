@@ -95,6 +95,53 @@ describe('Mercado Pago boleto', () => {
     });
   });
 
+  it("prints the buyer's address: the line split into street, number and neighbourhood", async () => {
+    const address = {
+      line1: 'Av. Paulista, 1578 - Bela Vista',
+      city: 'São Paulo',
+      state: 'sp',
+      postal_code: '01310-200',
+      country: 'BR',
+    };
+    for (const [line1, street, number, neighborhood] of [
+      [address.line1, 'Av. Paulista', '1578', 'Bela Vista'],
+      ['Rua das Flores, 12B', 'Rua das Flores', '12B', 'São Paulo'],
+      ['Estrada Velha, s/n, Zona Rural', 'Estrada Velha', 'S/N', 'Zona Rural'],
+      ['Sítio Boa Vista', 'Sítio Boa Vista', 'S/N', 'São Paulo'],
+    ]) {
+      answer('POST', '/v1/payments', 201, fixture('payment-boleto-pending'));
+      await gateway().createBoleto(
+        {
+          reference: 'chk_b',
+          amount: 5000,
+          currency: 'BRL',
+          buyer: {
+            email: 'ana@example.com',
+            name: 'Ana Souza',
+            taxId: '529.982.247-25',
+            address: { ...address, line1 },
+          },
+          dueDate: '2026-01-20',
+        },
+        `boleto-${line1}`,
+      );
+      expect((sent.at(-1)!.body as { payer: unknown }).payer).toEqual({
+        email: 'ana@example.com',
+        first_name: 'Ana',
+        last_name: 'Souza',
+        identification: { type: 'CPF', number: '52998224725' },
+        address: {
+          zip_code: '01310200',
+          street_name: street,
+          street_number: number,
+          neighborhood,
+          city: 'São Paulo',
+          federal_unit: 'SP',
+        },
+      });
+    }
+  });
+
   it('reads a lapsed boleto as failed and overdue', async () => {
     const lapsed = { ...fixture('payment-boleto-pending'), status: 'cancelled', status_detail: 'expired' };
     answer('GET', '/v1/payments/1316782471', 200, lapsed);

@@ -68,3 +68,16 @@ describe('buyerRefusal', () => {
     expect(buyerRefusal('credit_card', { hasEmail: true, hasName: false, hasTaxId: false })).toBeNull();
   });
 });
+
+describe("a boleto's address", () => {
+  const buyer = { hasEmail: true, hasName: true, hasTaxId: true };
+  it('is needed only where the gateway prints it (Mercado Pago), and only for boleto', () => {
+    expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: true, hasAddress: false })).toEqual({
+      message: 'customer_billing_address is required for boleto',
+      detail: "The gateway prints the buyer's address on the boleto",
+    });
+    expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: true, hasAddress: true })).toBeNull();
+    expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: false, hasAddress: false })).toBeNull();
+    expect(buyerRefusal('pix', { ...buyer, boletoNeedsAddress: true, hasAddress: false })).toBeNull();
+  });
+});
