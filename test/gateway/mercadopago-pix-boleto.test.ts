@@ -103,12 +103,13 @@ describe('Mercado Pago boleto', () => {
       postal_code: '01310-200',
       country: 'BR',
     };
-    for (const [line1, street, number, neighborhood] of [
+    const lines: [line1: string, street: string, number: string, neighborhood: string][] = [
       [address.line1, 'Av. Paulista', '1578', 'Bela Vista'],
       ['Rua das Flores, 12B', 'Rua das Flores', '12B', 'São Paulo'],
       ['Estrada Velha, s/n, Zona Rural', 'Estrada Velha', 'S/N', 'Zona Rural'],
       ['Sítio Boa Vista', 'Sítio Boa Vista', 'S/N', 'São Paulo'],
-    ]) {
+    ];
+    for (const [line1, street, number, neighborhood] of lines) {
       answer('POST', '/v1/payments', 201, fixture('payment-boleto-pending'));
       await gateway().createBoleto(
         {
