@@ -1,3 +1,4 @@
+import { brandOf } from './mercadopago-cards.ts';
 import { centsToReais, reaisToCents, reaisToCentsOrZero } from './mercadopago-money.ts';
 import { mapPaymentStatus } from './mercadopago-status.ts';
 import type {
@@ -154,7 +155,7 @@ function cardOf(p: MpPayment): GatewayTransaction['card'] {
   if (!card?.last_four_digits) return null;
   return {
     id: card.id ?? '',
-    brand: p.payment_method_id ?? '',
+    brand: brandOf(p.payment_method_id),
     first4: (card.first_six_digits ?? '').slice(0, 4),
     last4: card.last_four_digits,
     holderName: card.cardholder?.name ?? '',

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { checkoutWorkflowId, paymentUpdatedSignal } from '../../contracts/checkout.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
+import { subscriptionWhen } from '../helpers/subscriptions.ts';
+
+/**
+ * The whole checkout on the Mercado Pago adapter (issue 24 §5): the API and a worker of this file's own
+ * task queue, both in this process with GATEWAY=mercadopago, their calls to Mercado Pago answered by a
+ * stateful fake over undici's MockAgent (test/helpers/mercadopago-fake.ts). Card, pix, boleto, a
+ * refund and a renewal's charge, with the assertions the simulator's tests make: statuses, amounts,
+ * the sale, and what reached the gateway (once).
+ */
+const QUEUE = 'billing-test-mercadopago';
+const mp = fakeMercadoPago();
+let api: TestApi;
+let temporal: Client;
+let orm: Orm;
+let workers: Worker[];
+let connection: NativeConnection;
+let running: Promise<unknown>;
+
+beforeAll(async () => {
+  api = await startApi({
+    TEMPORAL_TASK_QUEUE: QUEUE,
+    GATEWAY: 'mercadopago',
+    MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+    LOG_LEVEL: 'silent',
+  });
+  temporal = createTemporalClient(api.config);
+  orm = await openOrm(api.config.DATABASE_URL, 6);
+  ({ workers, connection } = await createWorker(api.config, {
+    orm,
+    gateway: api.gateway,
+    temporal,
+    config: api.config,
+  }));
+  running = Promise.all(workers.map((w) => w.run()));
+}, 120_000);
+afterAll(async () => {
+  for (const w of workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
+  await running;
+  await connection?.close();
+  await orm?.close();
+  await temporal?.connection.close();
+  await api?.close();
+});
+
+const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
+const confirm = (clientSecret: string, body: unknown) =>
+  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, { body });
+const paymentsOf = (reference: string) => [...mp.payments.values()].filter((p) => p.metadata?.reference === reference);
+
+describe('Mercado Pago: card', () => {
+  it("pays with the browser's token: the card is kept, one payment made with a token minted from it", async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 19_990, taskQueue: QUEUE });
+    const browserToken = mp.browserToken();
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: browserToken, installments: 3 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded', installments: 3 });
+
+    const [payment, ...more] = paymentsOf(c.id);
+    expect(more).toEqual([]);
+    expect(payment).toMatchObject({ status: 'approved', transaction_amount: 199.9, installments: 3 });
+    const paid = mp.requests.find(
+      (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.metadata?.reference === c.id,
+    )!;
+    expect(paid.body!.token).not.toBe(browserToken); // spent on keeping the card
+    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
+    const [t] = await sql(
+      'select status, amount::int, gateway_transaction_id, card from transactions where checkout_id = ?',
+      [c.id],
+    );
+    expect(t).toMatchObject({ status: 'succeeded', gateway_transaction_id: String(payment!.id) });
+    expect(t.card).toMatchObject({ brand: 'mastercard', first4: '5031', last4: '6351' });
+    // The charge's token was minted from the kept card, keyed by the charge: never the spent browser token.
+    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${paid.key}:token`);
+    expect(minted.map((r) => r.body)).toEqual([
+      { customer_id: paid.body!.payer.id, card_id: expect.stringMatching(/^card/) },
+    ]);
+    const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid', amount: 19_990 });
+  });
+
+  it('a declined card is a 422 with its reason, and the checkout stays open for another try', async () => {
+    const c = await makeCheckout(api.orm, temporal, { taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken('OTHE') },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'payment_declined' });
+    expect((await sql('select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
+    const again = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+    });
+    expect([again.status, again.body.status]).toEqual([200, 'succeeded']);
+  });
+});
+
+describe('Mercado Pago: pix and boleto', () => {
+  it("pix: the QR code is shown; paid at the bank, the gateway's word makes the sale", async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 5_000, taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, { payment_method: 'pix' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'confirmed' });
+    const id = res.body.gateway_payment_data.transaction_id as string;
+    expect(res.body.gateway_payment_data.pix.qr_code).toBe(`00020126pix${id}`);
+    expect(mp.payments.get(id)).toMatchObject({ status: 'pending', transaction_amount: 50 });
+
+    mp.pay(id);
+    // What a notification does: wake the checkout, which asks the gateway.
+    await temporal.workflow
+      .getHandle(checkoutWorkflowId(c.id))
+      .signal(paymentUpdatedSignal, { transactionId: id, status: 'x' });
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
+    const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid', amount: 5_000 });
+  });
+
+  it("boleto: issued with the buyer's CPF and address, its digitable line shown", async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 12_345, taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'boleto',
+      customer_name: 'Ana Souza',
+      customer_tax_id: '529.982.247-25',
+      customer_billing_address: {
+        line1: 'Av. Paulista, 1578 - Bela Vista',
+        city: 'São Paulo',
+        state: 'SP',
+        postal_code: '01310-200',
+        country: 'BR',
+      },
+    });
+    expect(res.status).toBe(200);
+    const data = res.body.gateway_payment_data;
+    expect(data.boleto.digitable_line).toMatch(/^2379338029/);
+    const issued = mp.requests.find(
+      (r) => r.body?.payment_method_id === 'bolbradesco' && r.body?.metadata?.reference === c.id,
+    )!;
+    expect(issued.body).toMatchObject({
+      transaction_amount: 123.45,
+      payer: {
+        first_name: 'Ana',
+        identification: { type: 'CPF', number: '52998224725' },
+        address: {
+          zip_code: '01310200',
+          street_name: 'Av. Paulista',
+          street_number: '1578',
+          neighborhood: 'Bela Vista',
+          federal_unit: 'SP',
+        },
+      },
+    });
+  });
+});
+
+describe('Mercado Pago: refunds and renewals', () => {
+  it('refunds part of a card sale, then the rest, in reais at the gateway', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
+    expect(
+      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
+        .status,
+    ).toBe(200);
+    const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
+    const oat = await makeOat(api.orm, c.organizationId, ['web:write', 'web:read']);
+    const partial = await api.call('POST', '/api/v1/refunds/', {
+      token: oat,
+      body: { sale_id: sale.id, amount: 2_500 },
+    });
+    expect(partial.body).toMatchObject({ amount: 2_500, status: 'succeeded' });
+    const rest = await api.call('POST', '/api/v1/refunds/', { token: oat, body: { sale_id: sale.id } });
+    expect(rest.body).toMatchObject({ amount: 7_500, status: 'succeeded' });
+    const [payment] = paymentsOf(c.id);
+    expect(payment).toMatchObject({ status: 'refunded', transaction_amount_refunded: 100 });
+    const refunds = mp.requests
+      .filter((r) => r.path === `/v1/payments/${payment!.id}/refunds`)
+      .map((r) => r.body!.amount);
+    expect(refunds).toEqual([25, 75]);
+  });
+
+  it('a manual monthly subscription renews by charging the kept card with a fresh token, once', async () => {
+    const org = await makeOrganization(api.orm);
+    const c = await makeCheckout(api.orm, temporal, {
+      organizationId: org.id,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    expect(
+      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
+        .status,
+    ).toBe(200);
+    const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
+    const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
+    const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
+    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+      body: { to },
+      token: s.oat,
+    });
+    expect(moved.status).toBe(200);
+    const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
+    expect(body.charges).toEqual([expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' })]);
+
+    const charges = mp.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.transaction_amount === 49.9,
+    );
+    const ofThisCard = charges.filter((r) => r.body!.payer?.id === charges.at(-1)!.body!.payer.id);
+    expect(ofThisCard.length).toBeGreaterThanOrEqual(2);
+    const [first, renewal] = ofThisCard.slice(-2);
+    expect(renewal!.body!.token).not.toBe(first!.body!.token);
+    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal!.key}:token`);
+    expect(minted).toHaveLength(1);
+  });
+});
