@@ -219,6 +219,8 @@ describe('Mercado Pago notifications: what Mercado Pago says, and only that', ()
     expect(res.status).toBe(200);
     // One read: the record already read names the checkout.
     expect(sent).toHaveLength(1);
+    // A signal that comes while a workflow task runs enters the history when that task completes.
+    await until(async () => (await paymentNotices(c.id)).length > 0, 20_000, 'the signal in the history');
     expect(await paymentNotices(c.id)).toEqual([{ transactionId: '5466310457', status: 'pending' }]);
   });
 
