@@ -35,9 +35,7 @@ export const mercadoPagoNotificationBody = z
   .object({
     action: z.string().max(100).optional().meta({ example: 'payment.updated' }),
     type: z.string().max(100).optional().meta({ description: 'Read when the query has no `type`' }),
-    data: z
-      .object({ id: dataId.optional().meta({ description: 'Read when the query has no `data.id`' }) })
-      .optional(),
+    data: z.object({ id: dataId.optional().meta({ description: 'Read when the query has no `data.id`' }) }).optional(),
   })
   .meta({ description: 'Mercado Pago’s notice; its other fields are ignored' });
 

@@ -158,7 +158,11 @@ describe('Mercado Pago notifications: the signature comes first', () => {
   });
 
   it('acknowledges a signed notice of another type without reading anything', async () => {
-    const res = await notify('?data.id=777&type=chargebacks', noticeBody('777', { type: 'chargebacks' }), signed('777'));
+    const res = await notify(
+      '?data.id=777&type=chargebacks',
+      noticeBody('777', { type: 'chargebacks' }),
+      signed('777'),
+    );
     expect([res.status, res.body]).toEqual([200, { received: true }]);
     expect(sent).toEqual([]);
   });
@@ -239,7 +243,11 @@ describe('Mercado Pago notifications: what Mercado Pago says, and only that', ()
   it('answers 503 while Mercado Pago cannot be read, so that it notifies again', async () => {
     answer('GET', '/v1/payments/20359978', 500, { message: 'internal error', error: 'internal_error', status: 500 });
     const res = await notify('?data.id=20359978&type=payment', noticeBody('20359978'), signed('20359978'));
-    expect([res.status, res.body.code, res.headers['retry-after']]).toEqual([503, 'temporarily_unavailable', String(RETRY_AFTER_SECONDS)]);
+    expect([res.status, res.body.code, res.headers['retry-after']]).toEqual([
+      503,
+      'temporarily_unavailable',
+      String(RETRY_AFTER_SECONDS),
+    ]);
   });
 });
 
