@@ -28,6 +28,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/checkouts/client/:client_secret/seller-config': 'getCheckoutSellerConfig',
   'POST /api/v1/checkouts/client/:client_secret/confirm-sdk': 'confirmCheckout',
   'POST /api/v1/gateway/callbacks': 'receiveGatewayCallback',
+  'POST /api/v1/gateway/mercadopago/notifications': 'receiveMercadoPagoNotification',
   'GET /checkout/:checkout_link_id': 'openCheckoutLink',
   'GET /api/v1/sandbox/test-cards': 'listSandboxTestCards',
   'POST /api/v1/sandbox/transactions/:transaction_id/pay': 'paySandboxTransaction',

@@ -1,15 +1,14 @@
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { plainSql } from '../../db/plain-sql.ts';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
-import { ApiError, badRequest, unauthorized } from '../../use-cases/errors.ts';
-import { errorBody, isUuid } from '../../use-cases/schemas/common.ts';
+import { readGatewayTransaction, signalCheckoutOfTransaction } from '../transaction-notices.ts';
+import { badRequest, unauthorized } from '../../use-cases/errors.ts';
+import { errorBody } from '../../use-cases/schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
-import { checkoutWorkflowId, paymentUpdatedSignal } from '../../contracts/checkout.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -61,26 +60,14 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       if (seen) return { received: true as const, duplicate: true };
 
       if (notice.type === 'transaction.updated' && notice.transactionId) {
-        const [recorded] = await db.query<{ checkout_id: string }>(
-          'select checkout_id from transactions where gateway_transaction_id = ? and checkout_id is not null',
-          [notice.transactionId],
+        const { transactionId, status } = notice;
+        const log = request.log.child({ callback: notice.id });
+        await signalCheckoutOfTransaction(
+          deps,
+          { transactionId, status },
+          () => readGatewayTransaction(deps, transactionId, log),
+          log,
         );
-        // A notice can beat the answer of the call that made the payment (or that answer was lost):
-        // the gateway's own record names the checkout it was made for.
-        const row = recorded ?? (await checkoutOfGatewayTransaction(deps, notice.transactionId));
-        if (row) {
-          try {
-            await deps.temporal.workflow
-              .getHandle(checkoutWorkflowId(row.checkout_id))
-              .signal(paymentUpdatedSignal, { transactionId: notice.transactionId, status: notice.status });
-          } catch (err) {
-            // A finished checkout has nothing left to learn; anything else: the gateway retries later.
-            if (!(err instanceof WorkflowNotFoundError)) {
-              request.log.warn({ err, callback: notice.id }, 'could not signal checkout workflow');
-              throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
-            }
-          }
-        }
       }
       // An extra charge of ours (looked up here), else a cycle of a gateway subscription's recurrence.
       if (notice.type === 'invoice.updated' && !(await signalInvoiceNotice(deps, notice, request.log))) {
@@ -95,17 +82,3 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   );
 };
-
-/** The checkout a gateway transaction was made for (its reference), when it is one of ours. */
-async function checkoutOfGatewayTransaction(
-  deps: RouteDeps,
-  gatewayTransactionId: string,
-): Promise<{ checkout_id: string } | null> {
-  const t = await deps.gateway.getTransaction(gatewayTransactionId).catch(() => {
-    // Unanswered now: the gateway sends the notice again later.
-    throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
-  });
-  if (!t || !isUuid(t.reference)) return null;
-  const [row] = await plainSql(deps.orm).query<{ id: string }>('select id from checkouts where id = ?', [t.reference]);
-  return row ? { checkout_id: row.id } : null;
-}

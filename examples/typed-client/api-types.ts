@@ -909,6 +909,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/gateway/mercadopago/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive a payment notification from Mercado Pago
+     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<seconds>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body), at most 5 minutes old; it is checked before anything else. The payment is then read from Mercado Pago, never from the notice, and its checkout is told. A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
+     */
+    post: operations['receiveMercadoPagoNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/checkout/{checkout_link_id}': {
     parameters: {
       query?: never;
@@ -13634,6 +13654,159 @@ export interface operations {
       };
       /** @description Default Response */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  receiveMercadoPagoNotification: {
+    parameters: {
+      query?: {
+        /** @description The payment id; the signature covers it */
+        'data.id'?: string;
+        /** @description `payment`; a notice of another type is acknowledged and ignored */
+        type?: string;
+      };
+      header?: {
+        /** @description `ts=<unix seconds>,v1=<hex HMAC-SHA256>`; required: without a valid one the answer is 401 */
+        'x-signature'?: string;
+        /** @description Signed with the payment id and `ts` */
+        'x-request-id'?: string;
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Mercado Pago’s notice; its other fields are ignored */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example payment.updated */
+          action?: string;
+          /** @description Read when the query has no `type` */
+          type?: string;
+          data?: {
+            /** @description Read when the query has no `data.id` */
+            id?: string | number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -244,6 +244,7 @@ describe('the OpenAPI document', () => {
         'GET /readyz',
         'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
         'POST /api/v1/gateway/callbacks',
+        'POST /api/v1/gateway/mercadopago/notifications',
         'POST /api/v1/sandbox/invoices/{invoice_id}/fail',
         'POST /api/v1/sandbox/invoices/{invoice_id}/pay',
         'POST /api/v1/sandbox/subscriptions/{gateway_subscription_id}/bill',
@@ -294,7 +295,7 @@ describe('the OpenAPI document', () => {
     expect(doc.info.description).toContain(NO_NUL_PATTERN);
   });
 
-  it('closes every request body (an unknown field is a 400), but the gateway’s callback (its fields are the gateway’s)', () => {
+  it('closes every request body (an unknown field is a 400), but the gateways’ notices (their fields are the gateways’)', () => {
     const named = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
     const open = (schema: any): boolean => {
       const s = named(schema);
@@ -305,7 +306,7 @@ describe('the OpenAPI document', () => {
     const opened = operations()
       .filter(({ op }) => open(op.requestBody?.content?.['application/json']?.schema))
       .map(({ method, path }) => `${method} ${path}`);
-    expect(opened).toEqual(['post /api/v1/gateway/callbacks']);
+    expect(opened).toEqual(['post /api/v1/gateway/callbacks', 'post /api/v1/gateway/mercadopago/notifications']);
   });
 
   it('states the variants of a discount (type × duration), so a body that mixes them breaks the document', () => {

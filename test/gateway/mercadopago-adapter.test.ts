@@ -37,7 +37,7 @@ describe('Mercado Pago card payments', () => {
       transaction_amount: 199.9,
       external_reference: 'charge-key-1',
       metadata: { reference: 'chk_1' },
-      notification_url: 'https://billing.example/api/v1/gateway/mercadopago',
+      notification_url: 'https://billing.example/api/v1/gateway/mercadopago/notifications',
       token: 'ff8080814c11e237014c1ff593b57b4d',
       installments: 3,
       capture: true,

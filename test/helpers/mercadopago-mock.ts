@@ -84,7 +84,7 @@ export function mockMercadoPago(): MercadoPagoMock {
   };
 }
 
-export const NOTIFICATION_URL = 'https://billing.example/api/v1/gateway/mercadopago';
+export const NOTIFICATION_URL = 'https://billing.example/api/v1/gateway/mercadopago/notifications';
 
 export const mercadoPagoGateway = (timeoutMs = 2000, clock?: () => Date) =>
   new MercadoPagoGateway({ accessToken: 'TEST-0000-token', timeoutMs, notificationUrl: NOTIFICATION_URL, clock });

@@ -1,0 +1,118 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
+import {
+  InvalidNotificationError,
+  NOTIFICATION_TOLERANCE_SECONDS,
+  verifyPaymentNotification,
+} from '../../gateway/mercadopago-notifications.ts';
+import { unauthorized } from '../../use-cases/errors.ts';
+import { errorBody } from '../../use-cases/schemas/common.ts';
+import {
+  mercadoPagoNotificationBody,
+  mercadoPagoNotificationHeaders,
+  mercadoPagoNotificationQuery,
+  mercadoPagoNotificationResponse,
+} from '../schemas/mercadopago-notifications.ts';
+import { readGatewayTransaction, signalCheckoutOfTransaction } from '../transaction-notices.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+/**
+ * Mercado Pago's payment notifications (its webhooks): `POST /api/v1/gateway/mercadopago/notifications`.
+ * Served only with GATEWAY=mercadopago and MERCADOPAGO_WEBHOOK_SECRET; otherwise it answers as an
+ * unknown route does (404), yet stays registered so that the document is the same in every deployment.
+ *
+ * A notice only says "payment N changed", so nothing in it is believed: once its signature holds, the
+ * payment is read from Mercado Pago and the checkout it was made for learns the status Mercado Pago
+ * answered. A replay therefore changes nothing (the signature's 5-minute window bounds it anyway).
+ * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is not one of our
+ * checkouts', is acknowledged (a forged id would otherwise be retried forever); an outage is a 503.
+ */
+export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config } = deps;
+  const secret = config.gateway === 'mercadopago' ? (config.MERCADOPAGO_WEBHOOK_SECRET ?? null) : null;
+  /** The payment a verified notice names; null for a notice of another type. */
+  const verified = new WeakMap<FastifyRequest, string | null>();
+
+  app.post(
+    '/mercadopago/notifications',
+    {
+      schema: {
+        tags: ['gateway'],
+        summary: 'Receive a payment notification from Mercado Pago',
+        description:
+          'Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). ' +
+          'Authenticated by the x-signature header: `ts=<seconds>,v1=<hex>`, an HMAC-SHA256 with the webhook ' +
+          'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body), ' +
+          `at most ${NOTIFICATION_TOLERANCE_SECONDS / 60} minutes old; it is checked before anything else. ` +
+          'The payment is then read from Mercado Pago, never from the notice, and its checkout is told. ' +
+          'A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged ' +
+          'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
+        querystring: mercadoPagoNotificationQuery,
+        headers: mercadoPagoNotificationHeaders,
+        body: mercadoPagoNotificationBody,
+        response: {
+          200: mercadoPagoNotificationResponse,
+          400: errorBody,
+          401: errorBody,
+          404: errorBody,
+          429: errorBody,
+          503: errorBody,
+        },
+      },
+      // Not served: as any unknown route, before the body is read.
+      onRequest: async (_request, reply) => {
+        if (secret) return;
+        reply.callNotFound();
+        return reply;
+      },
+      // Checked before the request is validated: an unsigned request learns nothing about the shape.
+      preValidation: async (request) => {
+        verified.set(request, verify(request, secret!));
+        // Mercado Pago's word, not a person's: what it leads to is the system's doing.
+        request.identifyActor?.(SYSTEM_ACTOR);
+      },
+    },
+    async (request) => {
+      const paymentId = verified.get(request);
+      if (!paymentId) return { received: true as const };
+      const log = request.log.child({ mercadoPagoPayment: paymentId });
+      const payment = await readGatewayTransaction(deps, paymentId, log);
+      if (!payment) {
+        log.warn('Mercado Pago notified a payment it does not know: ignored');
+        return { received: true as const };
+      }
+      // Mercado Pago's answer, never the notice's body: the id and status it gives are what the checkout learns.
+      const update = { transactionId: payment.id, status: payment.status };
+      if (!(await signalCheckoutOfTransaction(deps, update, async () => payment, log))) {
+        log.info('Mercado Pago notified a payment that is none of our checkouts’: ignored');
+      }
+      return { received: true as const };
+    },
+  );
+};
+
+/** The payment a correctly signed notice names (null: another type); anything else is a 401. */
+function verify(request: FastifyRequest, secret: string): string | null {
+  // Not validated yet (the signature comes first): read defensively.
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = (request.body ?? {}) as { type?: unknown; data?: { id?: unknown } | null };
+  try {
+    return verifyPaymentNotification(
+      {
+        signature: request.headers['x-signature'],
+        requestId: request.headers['x-request-id'],
+        dataId: text(query['data.id']) ?? text(body.data?.id),
+        type: text(query.type) ?? text(body.type),
+      },
+      secret,
+    );
+  } catch (err) {
+    if (!(err instanceof InvalidNotificationError)) throw err;
+    request.log.info({ reason: err.message }, 'Mercado Pago notification refused');
+    throw unauthorized('Invalid Mercado Pago signature');
+  }
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
