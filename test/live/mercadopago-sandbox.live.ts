@@ -178,16 +178,6 @@ withAccount('Mercado Pago sandbox: card data on the server (ACCEPT_RAW_CARD_DATA
   });
 });
 
-/** A boleto refused for want of the payer's address says so: BuyerInput carries none yet. */
-function explainBoletoRefusal(err: unknown): unknown {
-  if (!(err instanceof MercadoPagoGatewayError) || err.retryable) return err;
-  if (!/address|zip_code|street|neighborhood|federal_unit|city/i.test(err.message)) return err;
-  return new Error(
-    "Mercado Pago wants the payer's address for a boleto, which the port's BuyerInput does not carry yet " +
-      `(docs/decisions.md, Mercado Pago, "Still to come"): ${err.message}`,
-  );
-}
-
 withAccount('Mercado Pago sandbox: lookups, pix and boleto', () => {
   it('answers null for a payment it does not have, and for a key never used', async () => {
     expect(await gateway().getTransaction('99999999999')).toBeNull();
@@ -213,11 +203,18 @@ withAccount('Mercado Pago sandbox: lookups, pix and boleto', () => {
 
   it('creates a boleto with its digitable line and due date, and cancels it', async () => {
     const dueDate = brasiliaDate(3);
-    const t = await gateway()
-      .createBoleto({ reference: reference('boleto'), amount: 2590, currency: 'BRL', buyer, dueDate }, key('boleto'))
-      .catch((err: unknown) => {
-        throw explainBoletoRefusal(err);
-      });
+    // Mercado Pago prints (and requires) the payer's address on a boleto.
+    const address = {
+      line1: 'Av. Paulista, 1578 - Bela Vista',
+      city: 'São Paulo',
+      state: 'SP',
+      postal_code: '01310-200',
+      country: 'BR',
+    };
+    const t = await gateway().createBoleto(
+      { reference: reference('boleto'), amount: 2590, currency: 'BRL', buyer: { ...buyer, address }, dueDate },
+      key('boleto'),
+    );
     expectWellFormed(t, reference('boleto'));
     expect(t).toMatchObject({ status: 'pending', paymentType: 'boleto', amount: 2590, capturedAmount: 0, pix: null });
     expect(t.boleto?.digitableLine.replace(/\D/g, '')).toHaveLength(47);
