@@ -34,6 +34,30 @@ export function termsRefusal(
 }
 
 /**
+ * Who bills a recurring price's renewals: the gateway's own recurrence where it has one (the
+ * simulator), else this engine's manual renewals charging the kept card (Mercado Pago, whose
+ * recurrence this engine does not use). Unsent, it follows the gateway; `gateway` where the gateway
+ * bills none is refused rather than turned into something else.
+ */
+export function recurrenceBillingOf(
+  requested: 'gateway' | 'manual' | undefined,
+  price: Pick<PriceFacts, 'id' | 'type'>,
+  gatewayBillsRecurrence: boolean,
+): 'gateway' | 'manual' | CheckoutRefusal {
+  if (requested === 'manual' || price.type !== 'recurring') return requested ?? 'gateway';
+  if (gatewayBillsRecurrence) return requested ?? 'gateway';
+  if (requested === undefined) return 'manual';
+  return {
+    code: 'gateway_recurrence_unavailable',
+    message: 'This payment gateway bills no recurrence',
+    detail: "Send recurrence_billing manual (or leave it out): renewals charge the buyer's kept card",
+  };
+}
+
+/** Whether the configured gateway bills recurring prices itself (Mercado Pago's recurrence is not used). */
+export const gatewayBillsRecurrence = (gateway: 'simulator' | 'http' | 'mercadopago') => gateway !== 'mercadopago';
+
+/**
  * An archived product or price is no longer sold to new buyers; a renewal checkout still pays for it,
  * since the subscription that has it keeps renewing.
  */

@@ -8,7 +8,12 @@ import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
-import { checkoutExpiresAt, termsRefusal } from '../domain/checkout-eligibility.ts';
+import {
+  checkoutExpiresAt,
+  gatewayBillsRecurrence,
+  recurrenceBillingOf,
+  termsRefusal,
+} from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -80,7 +85,7 @@ export async function createCheckout(deps: CheckoutDeps, request: CreateCheckout
   const taxId = checkedFields(request.input);
   const now = new Date();
   const checkout = await deps.orm.em.fork().transactional(async (tx) => {
-    const sale = await pricedSale(tx, request, now);
+    const sale = await pricedSale(tx, request, now, gatewayBillsRecurrence(deps.config.gateway));
     const upgrade = await checkedBuyer(tx, request, sale.price, sale.product.organizationId);
     const checkout = newCheckout(tx, request, { sale, upgrade, taxId, now });
     if (sale.discount) await redeemWith(tx, sale.discount.id, checkout.id);
@@ -112,10 +117,17 @@ interface Sale {
   priced: CheckoutPrice;
   /** What the subscription's balance adds to a renewal's amount (negative: a credit). */
   balanceApplied: number;
+  /** Who bills the renewals (domain/checkout-eligibility.ts recurrenceBillingOf). */
+  recurrenceBilling: 'gateway' | 'manual';
 }
 
 /** The product, price and products the checkout sells, its terms checked, its discount and balance priced in. */
-async function pricedSale(tx: EntityManager, request: CreateCheckoutRequest, now: Date): Promise<Sale> {
+async function pricedSale(
+  tx: EntityManager,
+  request: CreateCheckoutRequest,
+  now: Date,
+  billsRecurrence: boolean,
+): Promise<Sale> {
   const { input } = request;
   const { product, price } = await chargedProductAndPrice(tx, request);
   const products = await offeredProducts(tx, product, input.products ?? []);
@@ -123,6 +135,8 @@ async function pricedSale(tx: EntityManager, request: CreateCheckoutRequest, now
   refuse(
     termsRefusal(price, { trial: input.trial_interval !== undefined, recurrenceBilling: input.recurrence_billing }),
   );
+  const recurrenceBilling = recurrenceBillingOf(input.recurrence_billing, price, billsRecurrence);
+  if (typeof recurrenceBilling !== 'string') refuse(recurrenceBilling);
 
   let discount = input.discount_id ? await discountOf(tx, input.discount_id, product.organizationId) : null;
   let pricing = pricingFor(price, product.id, input.quantity, input.amount ?? null, discount, now);
@@ -140,7 +154,15 @@ async function pricedSale(tx: EntityManager, request: CreateCheckoutRequest, now
   const balanceApplied = request.renewal
     ? applyBalance(priced.amount, request.renewal.balance ?? 0).charge - priced.amount
     : 0;
-  return { product, price, products, discount, priced, balanceApplied };
+  return {
+    product,
+    price,
+    products,
+    discount,
+    priced,
+    balanceApplied,
+    recurrenceBilling: recurrenceBilling as 'gateway' | 'manual',
+  };
 }
 
 /**
@@ -218,7 +240,7 @@ function newCheckout(
     customerMetadata: input.customer_metadata ?? {},
     subscriptionId: input.subscription_id ?? null,
     renewalPeriod: request.renewal?.period ?? null,
-    recurrenceBilling: upgrade?.recurrenceBilling ?? input.recurrence_billing,
+    recurrenceBilling: upgrade?.recurrenceBilling ?? sale.recurrenceBilling,
     trialInterval: input.trial_interval ?? null,
     trialIntervalCount: input.trial_interval_count ?? null,
     requireBillingAddress: input.require_billing_address,

@@ -12396,7 +12396,7 @@ export interface operations {
                */
               subscription_id?: string;
               /**
-               * @default gateway
+               * @description Who bills a recurring price's renewals. Unsent: `gateway` where the gateway bills recurrence (the simulator), `manual` with Mercado Pago, where `gateway` is a 422 `gateway_recurrence_unavailable`
                * @enum {string}
                */
               recurrence_billing?: 'gateway' | 'manual';

@@ -143,6 +143,36 @@ describe('a live deployment takes card data only when it accepts full PCI DSS sc
 });
 
 describe('with Mercado Pago', () => {
+  it('a recurring checkout is billed by manual renewals unless told otherwise; gateway recurrence is a 422', async () => {
+    const mp = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-0000-token' });
+    try {
+      const t = await makeTenant(mp.orm);
+      const product = await mp.call('POST', '/api/v1/products/', {
+        token: t.oat,
+        body: {
+          organization_id: t.org.id,
+          name: 'Plano',
+          prices: [{ currency: 'brl', type: 'recurring', unit_amount: 4990, interval: 'month' }],
+        },
+      });
+      expect(product.status).toBe(201);
+      const open = (body: object) =>
+        mp.call('POST', '/api/v1/checkouts/', { token: t.oat, body: { product_id: product.body.id, ...body } });
+      const unsent = await open({});
+      expect([unsent.status, unsent.body.recurrence_billing]).toEqual([201, 'manual']);
+      const refused = await open({ recurrence_billing: 'gateway' });
+      expect([refused.status, refused.body.code]).toEqual([422, 'gateway_recurrence_unavailable']);
+      // The simulator bills recurrence itself: there the default is unchanged.
+      const sim = await sandbox.call('POST', '/api/v1/checkouts/', {
+        token: t.oat,
+        body: { product_id: product.body.id },
+      });
+      expect([sim.status, sim.body.recurrence_billing]).toEqual([201, 'gateway']);
+    } finally {
+      await mp.close();
+    }
+  });
+
   it("a boleto needs the buyer's address: a 400 before any gateway call, the checkout left open", async () => {
     const mp = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-0000-token' });
     try {

@@ -4,6 +4,8 @@ import {
   offerRefusal,
   renewalCheckoutExpiryMinutes,
   termsRefusal,
+  recurrenceBillingOf,
+  gatewayBillsRecurrence,
 } from '../../domain/checkout-eligibility.ts';
 
 const oneTime = { id: 'price-1', type: 'one_time' as const };
@@ -65,5 +67,28 @@ describe('expiry', () => {
     expect(renewalCheckoutExpiryMinutes(new Date('2026-03-02T13:00:00.001Z'), now)).toBe(61);
     expect(renewalCheckoutExpiryMinutes(new Date('2026-03-02T12:03:00Z'), now)).toBe(10);
     expect(renewalCheckoutExpiryMinutes(new Date('2026-03-01T12:00:00Z'), now)).toBe(10);
+  });
+});
+
+describe('recurrenceBillingOf', () => {
+  const recurring = { id: 'p_r', type: 'recurring' as const };
+  const once = { id: 'p_o', type: 'one_time' as const };
+  it('unsent, follows the gateway: its own recurrence where it bills one, manual renewals otherwise', () => {
+    expect(recurrenceBillingOf(undefined, recurring, true)).toBe('gateway');
+    expect(recurrenceBillingOf(undefined, recurring, false)).toBe('manual');
+    expect(recurrenceBillingOf(undefined, once, false)).toBe('gateway');
+  });
+  it('sent, is kept; gateway where the gateway bills none is refused, not changed', () => {
+    expect(recurrenceBillingOf('manual', recurring, true)).toBe('manual');
+    expect(recurrenceBillingOf('gateway', recurring, true)).toBe('gateway');
+    expect(recurrenceBillingOf('gateway', recurring, false)).toMatchObject({ code: 'gateway_recurrence_unavailable' });
+    expect(recurrenceBillingOf('gateway', once, false)).toBe('gateway');
+  });
+  it('only Mercado Pago bills no recurrence of ours', () => {
+    expect(['simulator', 'http', 'mercadopago'].map((g) => gatewayBillsRecurrence(g as 'http'))).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });

@@ -74,7 +74,14 @@ const createCheckoutFields = z.strictObject({
       'For a manually billed subscription that has not ended, a recurring price in its currency, no trial, and ' +
       "the subscription's customer; else 422 `upgrade_refused` (`subscription_not_found` for an unknown one)",
   }),
-  recurrence_billing: z.enum(RECURRENCE_BILLING).default('gateway'),
+  recurrence_billing: z
+    .enum(RECURRENCE_BILLING)
+    .optional()
+    .meta({
+      description:
+        "Who bills a recurring price's renewals. Unsent: `gateway` where the gateway bills recurrence (the simulator), " +
+        '`manual` with Mercado Pago, where `gateway` is a 422 `gateway_recurrence_unavailable`',
+    }),
   trial_interval: z.enum(TRIAL_INTERVALS).optional().meta({ description: 'Only for recurring prices' }),
   trial_interval_count: z.number().int().min(1).max(1000).optional(),
   require_billing_address: z.boolean().default(false),
