@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
 import type { BuyerInput, CardChargeInput, CardToken, GatewayTransaction } from '../../gateway/port.ts';
 import {
   brasiliaDate,
