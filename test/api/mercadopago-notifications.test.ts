@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { createHmac, randomUUID } from 'node:crypto';
-import { checkoutStateQuery, checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { RETRY_AFTER_SECONDS } from '../../use-cases/errors.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { checkoutRow, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
-import { fixture, mockMercadoPago } from '../helpers/mercadopago-mock.ts';
+import { fixture, mockMercadoPago, signedNotice } from '../helpers/mercadopago-mock.ts';
 import { until } from '../helpers/processes.ts';
 import { expectNothingWritten } from '../helpers/unchanged.ts';
 
@@ -50,14 +48,8 @@ afterAll(async () => {
 });
 
 /** Mercado Pago's x-signature over the manifest, with its x-request-id. */
-function signed(dataId: string, options: { ts?: number; secret?: string } = {}) {
-  const ts = options.ts ?? Math.floor(Date.now() / 1000);
-  const requestId = randomUUID();
-  const v1 = createHmac('sha256', options.secret ?? SECRET)
-    .update(`id:${dataId};request-id:${requestId};ts:${ts};`)
-    .digest('hex');
-  return { 'x-signature': `ts=${ts},v1=${v1}`, 'x-request-id': requestId };
-}
+const signed = (dataId: string, options: { ts?: number; secret?: string } = {}) =>
+  signedNotice(dataId, options.secret ?? SECRET, options.ts);
 
 /** The body Mercado Pago posts (the fields of its reference). */
 const noticeBody = (dataId: string, extra: Record<string, unknown> = {}) => ({

@@ -1,3 +1,4 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
@@ -88,3 +89,10 @@ export const NOTIFICATION_URL = 'https://billing.example/api/v1/gateway/mercadop
 
 export const mercadoPagoGateway = (timeoutMs = 2000, clock?: () => Date) =>
   new MercadoPagoGateway({ accessToken: 'TEST-0000-token', timeoutMs, notificationUrl: NOTIFICATION_URL, clock });
+
+/** Mercado Pago's x-signature over a notification's manifest, with its x-request-id (its webhooks' reference). */
+export function signedNotice(dataId: string, secret: string, ts = Math.floor(Date.now() / 1000)) {
+  const requestId = randomUUID();
+  const v1 = createHmac('sha256', secret).update(`id:${dataId};request-id:${requestId};ts:${ts};`).digest('hex');
+  return { 'x-signature': `ts=${ts},v1=${v1}`, 'x-request-id': requestId };
+}

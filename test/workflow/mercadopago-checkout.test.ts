@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
-import { checkoutWorkflowId, paymentUpdatedSignal } from '../../contracts/checkout.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { createWorker } from '../../worker/worker.ts';
@@ -9,6 +8,7 @@ import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
+import { signedNotice } from '../helpers/mercadopago-mock.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
 
 /**
@@ -19,6 +19,7 @@ import { subscriptionWhen } from '../helpers/subscriptions.ts';
  * the sale, and what reached the gateway (once).
  */
 const QUEUE = 'billing-test-mercadopago';
+const WEBHOOK_SECRET = 'mp-webhook-secret-of-this-test';
 const mp = fakeMercadoPago();
 let api: TestApi;
 let temporal: Client;
@@ -32,6 +33,7 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: QUEUE,
     GATEWAY: 'mercadopago',
     MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+    MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET,
     LOG_LEVEL: 'silent',
   });
   temporal = createTemporalClient(api.config);
@@ -120,10 +122,12 @@ describe('Mercado Pago: pix and boleto', () => {
     expect(mp.payments.get(id)).toMatchObject({ status: 'pending', transaction_amount: 50 });
 
     mp.pay(id);
-    // What a notification does: wake the checkout, which asks the gateway.
-    await temporal.workflow
-      .getHandle(checkoutWorkflowId(c.id))
-      .signal(paymentUpdatedSignal, { transactionId: id, status: 'x' });
+    // Mercado Pago's signed notification: the route reads the payment and wakes the checkout.
+    const notice = await api.call('POST', `/api/v1/gateway/mercadopago/notifications?data.id=${id}&type=payment`, {
+      body: { action: 'payment.updated', data: { id }, type: 'payment' },
+      headers: signedNotice(id, WEBHOOK_SECRET),
+    });
+    expect(notice.status).toBe(200);
     await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
     const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
     expect(sale).toEqual({ status: 'paid', amount: 5_000 });
