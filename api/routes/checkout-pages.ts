@@ -153,7 +153,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
       };
 
       if (lacksCardToken(form, deps.config.acceptsCardData))
-        return refused({ title: t.invalid, detail: t.cardNeedsScript });
+        return refused({ title: t.cardNotSent, detail: t.cardNeedsScript });
       const { body, invalid } = confirmationOf(form, t);
       if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
       try {

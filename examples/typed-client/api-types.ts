@@ -1217,6 +1217,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox-gateway/v1/card_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tokenize a test card in the buyer's browser (sandbox; Mercado Pago's card_tokens shape)
+     * @description Served with the simulated gateway (GATEWAY simulator or http) where card data is accepted; a 404 elsewhere. The hosted checkout calls it through /assets/…/sandbox-gateway.js, which offers MercadoPago.js' `new MercadoPago(public_key).createCardToken(…)`.
+     */
+    post: operations['createSandboxCardToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/transactions/direct': {
     parameters: {
       query?: never;
@@ -13387,12 +13407,20 @@ export interface operations {
             country: string;
           };
           discount_code?: string;
+          /** @description Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true (422 card_data_refused otherwise). Send card or card_token, not both. */
           card?: {
             number: string;
             holder_name: string;
             expiration_month: string;
             expiration_year: string;
             cvv: string;
+            /** @default 1 */
+            installments?: number;
+          };
+          /** @description Instead of card (our addition): the only card a live deployment takes unless it accepts card data */
+          card_token?: {
+            /** @description The single-use token the gateway's browser script made (Mercado Pago: MercadoPago.js createCardToken with the seller's public key; the sandbox: the simulated gateway's script, same shape) */
+            token: string;
             /** @default 1 */
             installments?: number;
           };
@@ -16851,6 +16879,179 @@ export interface operations {
       };
     };
   };
+  createSandboxCardToken: {
+    parameters: {
+      query: {
+        /** @description The sandbox's: TEST-sandbox-public-key */
+        public_key: string;
+      };
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          card_number: string;
+          expiration_month: number;
+          /** @description Four digits */
+          expiration_year: number;
+          security_code: string;
+          cardholder: {
+            name: string;
+            /** @description Mercado Pago's CPF or CNPJ of the holder: taken and ignored by the sandbox */
+            identification?: {
+              type?: string;
+              number?: string;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The token: confirm-sdk's card_token.token */
+            id: string;
+            first_six_digits: string;
+            last_four_digits: string;
+            expiration_month: number;
+            expiration_year: number;
+            cardholder: {
+              name: string;
+            };
+            /** @enum {string} */
+            status: 'active';
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description public_key is not the sandbox's */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description `invalid_card`: the simulated gateway refused the card */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The simulated gateway is unavailable; retry */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   createDirectTransaction: {
     parameters: {
       query?: never;
@@ -16882,6 +17083,7 @@ export interface operations {
           customer_billing_address?: {
             [key: string]: unknown;
           };
+          /** @description Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true (422 card_data_refused otherwise). Send card or card_token, not both. */
           card?: {
             card_number: string;
             holder_name: string;
@@ -16889,6 +17091,8 @@ export interface operations {
             expiration_year: string;
             security_code: string;
           };
+          /** @description Instead of card (our addition): the single-use token the gateway's browser script made (Mercado Pago: MercadoPago.js createCardToken; the sandbox: the simulated gateway's script, same shape) */
+          card_token?: string;
         };
       };
     };

@@ -33,6 +33,7 @@ const ptBR = {
   cardCsc: 'Código de segurança (CVV)',
   installments: 'Parcelas',
   cardUnavailable: 'O pagamento com cartão não está disponível nesta loja no momento: pague com pix ou boleto.',
+  cardNotSent: 'O cartão não foi enviado',
   cardNeedsScript:
     'Para pagar com cartão, ative o JavaScript: o cartão é protegido pelo próprio navegador antes de ser enviado. Ou pague com pix ou boleto.',
   cardTokenFailed: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
@@ -117,6 +118,7 @@ const en: Messages = {
   cardCsc: 'Security code (CVC)',
   installments: 'Installments',
   cardUnavailable: 'Card payments are not available in this shop right now: pay with pix or boleto.',
+  cardNotSent: 'The card was not sent',
   cardNeedsScript:
     'To pay by card, turn JavaScript on: your browser protects the card before it is sent. Or pay with pix or boleto.',
   cardTokenFailed: 'The card could not be checked. Check its details or use another card.',
