@@ -90,7 +90,11 @@ describe('the hosted checkout with Mercado Pago', () => {
     await fillCard(page, '5031 4332 1540 6351');
     await page.getByLabel('Parcelas').selectOption('2');
     const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url() === mercadoPago.baseUrl + checkout.path);
+    // A script the CSP does not admit is blocked even though it is routed: the page then says so instead.
+    const refused = page.locator('[data-card-error]:not([hidden])');
     await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await Promise.race([sent, refused.waitFor()]);
+    expect((await refused.count()) > 0 ? await refused.textContent() : null).toBeNull();
     await sent;
 
     expect(calls).toEqual([
