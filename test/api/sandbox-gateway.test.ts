@@ -89,6 +89,23 @@ describe('the sandbox card tokenizer', () => {
     expect(transaction!.card).toMatchObject({ brand: 'visa', last4: '1111', holder_name: 'Ana Souza' });
   });
 
+  it('is counted per client address, whatever credential is sent (a made-up one opens no new count)', async () => {
+    const limited = await startApi({ RATE_LIMIT_MAX: '2' });
+    const counter = `delete from rate_limit_counters where key = 'ip:127.0.0.1'`;
+    try {
+      await limited.orm.em.getConnection().execute(counter);
+      const statuses: number[] = [];
+      for (const token of ['made-up-1', 'made-up-2', 'made-up-3']) {
+        const url = `/sandbox-gateway/v1/card_tokens?public_key=${SANDBOX_PUBLIC_KEY}`;
+        statuses.push((await limited.call('POST', url, { body: card(), token })).status);
+      }
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      await limited.orm.em.getConnection().execute(counter);
+      await limited.close();
+    }
+  });
+
   it('is a 404 where there is no simulated gateway (GATEWAY=mercadopago)', async () => {
     const mercadoPago = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-123' });
     try {
