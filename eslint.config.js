@@ -51,7 +51,14 @@ export default tseslint.config(
     files: ['api/pages/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', location: 'readonly' },
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        fetch: 'readonly',
+        location: 'readonly',
+        window: 'readonly',
+        FormData: 'readonly',
+      },
     },
   },
   {

@@ -1,17 +1,20 @@
 import type { FastifyReply } from 'fastify';
+import type { GatewaySources } from '../browser-card-tokenizer.ts';
 
 /**
  * The headers of every page: a strict CSP (our own script and stylesheet only, nothing inline), no
  * caching (pages show payment state and carry secrets in their address), no referrer (the address
- * holds the checkout's client secret), and framing only by the origin the merchant named.
+ * holds the checkout's client secret), and framing only by the origin the merchant named. A checkout
+ * page that loads a gateway's card tokenizer adds exactly that gateway's origins (`gateway`).
  */
 export function sendPage(
   reply: FastifyReply,
   status: number,
   page: string,
-  options: { frameAncestors?: string | null } = {},
+  options: { frameAncestors?: string | null; gateway?: GatewaySources | null } = {},
 ): FastifyReply {
   const frameAncestors = options.frameAncestors ?? "'none'";
+  const sources = (extra: string[] = []) => ["'self'", ...extra].join(' ');
   return reply
     .status(status)
     .type('text/html; charset=utf-8')
@@ -19,10 +22,10 @@ export function sendPage(
       'content-security-policy',
       [
         "default-src 'none'",
-        "script-src 'self'",
+        `script-src ${sources(options.gateway?.scriptSrc)}`,
         "style-src 'self'",
         "img-src 'self' data:",
-        "connect-src 'self'",
+        `connect-src ${sources(options.gateway?.connectSrc)}`,
         "base-uri 'none'",
         `frame-ancestors ${frameAncestors}`,
       ].join('; '),

@@ -14,7 +14,10 @@ export { html };
 export interface DocumentProps {
   locale: Locale;
   title: string;
-  /** Our scripts under /assets (the CSP allows 'self' only, and no inline script). */
+  /**
+   * Our scripts under /assets, by name, or a gateway's own script by its https URL (which the page's
+   * CSP must then name); never an inline script.
+   */
   scripts?: string[];
   /** Stylesheets under /assets beside pages.css (a page group's own, e.g. dashboard.css). */
   styles?: string[];
@@ -30,7 +33,7 @@ export function renderDocument({ locale, title, scripts = [], styles = [], child
       <meta name="robots" content="noindex" />
       <title>${title}</title>
       ${['pages.css', ...styles].map((name) => html`<link rel="stylesheet" href=${asset(name)} />`)}
-      ${scripts.map((name) => html`<script src=${asset(name)} defer></script>`)}
+      ${scripts.map((name) => html`<script src=${name.startsWith('https://') ? name : asset(name)} defer></script>`)}
     </head>
     <body>
       ${children}

@@ -35,6 +35,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/sandbox/transactions/:transaction_id/expire': 'expireSandboxTransaction',
   'POST /api/v1/sandbox/invoices/:invoice_id/pay': 'paySandboxInvoice',
   'POST /api/v1/sandbox/invoices/:invoice_id/fail': 'failSandboxInvoice',
+  'POST /sandbox-gateway/v1/card_tokens': 'createSandboxCardToken',
   'POST /api/v1/transactions/direct': 'createDirectTransaction',
   'POST /functions/v1/create-price': 'createPrice',
 };

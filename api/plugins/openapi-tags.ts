@@ -44,7 +44,10 @@ export const TAGS = [
   },
   { name: 'transactions', description: 'Gateway transactions: a direct payment and the read by its gateway id.' },
   { name: 'gateway', description: 'Callbacks from the payment gateway (signed by the gateway).' },
-  { name: 'sandbox', description: 'Sandbox only: test cards, and paying, expiring or failing test payments.' },
+  {
+    name: 'sandbox',
+    description: 'Sandbox only: test cards, their browser tokenization, and paying, expiring or failing test payments.',
+  },
   { name: 'health', description: 'The API index and the probes for the orchestrator.' },
 ] as const satisfies readonly { name: string; description: string }[];
 

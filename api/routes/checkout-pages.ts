@@ -10,6 +10,7 @@ import { createCheckout } from '../../use-cases/checkout-creation.ts';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
+import { browserTokenizer, type GatewaySources } from '../browser-card-tokenizer.ts';
 import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
 import {
   checkoutByClientSecret,
@@ -25,12 +26,14 @@ import {
   renderLinkPage,
   renderNotFoundPage,
   renderUnavailablePage,
+  takesCard,
 } from '../pages/checkout/checkout-page.ts';
 import { messagesFor } from '../pages/checkout/messages.ts';
 import type { FormAlert } from '../pages/checkout/payment-form.ts';
 import {
   confirmationOf,
   formValues,
+  lacksCardToken,
   paymentFormBody,
   type PaymentFormBody,
 } from '../pages/checkout/payment-form-input.ts';
@@ -49,7 +52,8 @@ const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '
  * The hosted checkout. A checkout link's URL (`{checkout_link_base}/<id>`, by default
  * `{base_url}/checkout/<id>`) shows what is sold and creates the checkout only when the buyer goes on
  * (a link preview or a crawler creates nothing); a checkout's own page (`/checkout/c/<client_secret>`)
- * takes the payment as a plain form post. Registered without a prefix.
+ * takes the payment as a form post, the card as the token the gateway's script made in the browser
+ * (api/browser-card-tokenizer.ts). Registered without a prefix.
  */
 export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   await app.register(formBody);
@@ -129,9 +133,8 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
     const locale = pickLocale(request.headers['accept-language']);
     const checkout = await pageCheckout(deps, request.params.client_secret);
     if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
-    return sendPage(reply, 200, await checkoutPage(deps, checkout, { locale }), {
-      frameAncestors: checkout.embedOrigin,
-    });
+    const { page, gateway } = await checkoutPage(deps, checkout, { locale });
+    return sendPage(reply, 200, page, { frameAncestors: checkout.embedOrigin, gateway });
   });
 
   app.post(
@@ -143,11 +146,14 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
       const secret = request.params.client_secret;
       const checkout = await pageCheckout(deps, secret);
       if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
-      const frame = { frameAncestors: checkout.embedOrigin };
       const form = request.body ?? {};
-      const refused = async (alert: FormAlert) =>
-        sendPage(reply, 422, await checkoutPage(deps, checkout, { locale, form, alert }), frame);
+      const refused = async (alert: FormAlert) => {
+        const { page, gateway } = await checkoutPage(deps, checkout, { locale, form, alert });
+        return sendPage(reply, 422, page, { frameAncestors: checkout.embedOrigin, gateway });
+      };
 
+      if (lacksCardToken(form, deps.config.acceptsCardData))
+        return refused({ title: t.cardNotSent, detail: t.cardNeedsScript });
       const { body, invalid } = confirmationOf(form, t);
       if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
       try {
@@ -233,23 +239,30 @@ async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<Chec
   }
 }
 
-/** The checkout's page as it stands now, read afresh (a refused confirmation may have changed it). */
+/**
+ * The checkout's page as it stands now, read afresh (a refused confirmation may have changed it), and
+ * the gateway's origins its CSP names when it loads the gateway's card tokenizer.
+ */
 async function checkoutPage(
   deps: RouteDeps,
   checkout: CheckoutEntity,
   options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
-): Promise<string> {
+): Promise<{ page: string; gateway: GatewaySources | null }> {
   const em = deps.orm.em.fork();
   const current = await em.findOneOrFail(Checkout, { id: checkout.id });
-  return renderCheckoutPage({
+  const view = await publicCheckoutView(em, current);
+  const tokenizer = browserTokenizer(deps.config);
+  const page = await renderCheckoutPage({
     locale: options.locale,
-    checkout: await publicCheckoutView(em, current),
+    checkout: view,
     pagePath: checkoutPagePath(checkout.clientSecret),
     pollUrl: `/api/v1/checkouts/client/${checkout.clientSecret}`,
     now: new Date(),
     values: options.form ? formValues(options.form) : undefined,
     alert: options.alert ?? null,
+    card: { tokenizer, namedFields: deps.config.acceptsCardData },
   });
+  return { page, gateway: tokenizer && takesCard(view) ? tokenizer.sources : null };
 }
 
 function wantsJson(accept: string | undefined): boolean {

@@ -22,6 +22,7 @@ import { healthRoutes } from './health.ts';
 import { organizationsRoutes } from './organizations.ts';
 import { productsRoutes } from './products.ts';
 import { sandboxRoutes } from './sandbox.ts';
+import { sandboxGatewayRoutes } from './sandbox-gateway.ts';
 import { refundsRoutes } from './refunds.ts';
 import { salesRoutes } from './sales.ts';
 import { subscriptionInvoicesRoutes } from './subscription-invoices.ts';
@@ -60,6 +61,8 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
   await app.register(sandboxRoutes, { ...deps, prefix: '/api/v1/sandbox' });
+  // The simulated gateway's own browser-facing API (Mercado Pago's shape), beside ours.
+  await app.register(sandboxGatewayRoutes, { ...deps, prefix: '/sandbox-gateway/v1' });
   await app.register(transactionsRoutes, { ...deps, prefix: '/api/v1/transactions' });
   await app.register(functionsRoutes, { ...deps, prefix: '/functions/v1' });
 }

@@ -1237,6 +1237,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox-gateway/v1/card_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tokenize a test card in the buyer's browser (sandbox; Mercado Pago's card_tokens shape)
+     * @description Served with the simulated gateway (GATEWAY simulator or http) where card data is accepted; a 404 elsewhere. The hosted checkout calls it through /assets/…/sandbox-gateway.js, which offers MercadoPago.js' `new MercadoPago(public_key).createCardToken(…)`.
+     */
+    post: operations['createSandboxCardToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/transactions/direct': {
     parameters: {
       query?: never;
@@ -17019,6 +17039,179 @@ export interface operations {
       };
       /** @description Internal server error (no detail is ever leaked) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSandboxCardToken: {
+    parameters: {
+      query: {
+        /** @description The sandbox's: TEST-sandbox-public-key */
+        public_key: string;
+      };
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          card_number: string;
+          expiration_month: number;
+          /** @description Four digits */
+          expiration_year: number;
+          security_code: string;
+          cardholder: {
+            name: string;
+            /** @description Mercado Pago's CPF or CNPJ of the holder: taken and ignored by the sandbox */
+            identification?: {
+              type?: string;
+              number?: string;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The token: confirm-sdk's card_token.token */
+            id: string;
+            first_six_digits: string;
+            last_four_digits: string;
+            expiration_month: number;
+            expiration_year: number;
+            cardholder: {
+              name: string;
+            };
+            /** @enum {string} */
+            status: 'active';
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description public_key is not the sandbox's */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description `invalid_card`: the simulated gateway refused the card */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The simulated gateway is unavailable; retry */
+      503: {
         headers: {
           [name: string]: unknown;
         };

@@ -251,6 +251,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/sandbox/transactions/{transaction_id}/expire',
         'POST /api/v1/sandbox/transactions/{transaction_id}/pay',
         'POST /api/v1/transactions/direct',
+        'POST /sandbox-gateway/v1/card_tokens',
       ].sort(),
     );
     for (const { op } of operations())

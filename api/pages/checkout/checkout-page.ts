@@ -5,6 +5,7 @@ import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
+import type { CardSetup } from './card-fields.ts';
 import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
 import { BoletoPanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
@@ -28,6 +29,18 @@ export interface CheckoutPageModel {
   now: Date;
   values?: PaymentFormValues;
   alert?: FormAlert | null;
+  card: CardSetup;
+}
+
+/**
+ * Whether the page in this state takes a card: open, or waiting on a pix or boleto (a card instead).
+ * Only then does it load the gateway's script, and its CSP name the gateway's origins.
+ */
+export function takesCard(checkout: PublicCheckout): boolean {
+  if (checkout.status === 'open') return true;
+  if (checkout.status !== 'confirmed') return false;
+  const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
+  return (checkout.payment_method === 'pix' && !!data?.pix) || (checkout.payment_method === 'boleto' && !!data?.boleto);
 }
 
 /** A checkout's page in whatever state it is: the form while open, then the pending payment, then the receipt. */
@@ -35,10 +48,12 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
   const { checkout, locale } = model;
   const t = messagesFor(locale);
   const body = await mainPart(model, t);
+  const tokenizer = takesCard(checkout) ? model.card.tokenizer : null;
   return renderDocument({
     locale,
     title: `${checkout.product.name} · ${t.title}`,
-    scripts: SCRIPTS,
+    // The gateway's script first: checkout.js finds window.MercadoPago when the buyer pays.
+    scripts: tokenizer ? [tokenizer.script, ...SCRIPTS] : SCRIPTS,
     children: html`<main class="checkout">
       <${OrderSummary}
         organization=${checkout.organization}
@@ -79,6 +94,7 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
         action=${model.pagePath}
         values=${model.values ?? {}}
         alert=${model.alert ?? declineAlert(checkout, t)}
+        card=${model.card}
         t=${t}
         locale=${locale}
       />`;
@@ -87,6 +103,7 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
         checkout=${checkout}
         action=${model.pagePath}
         alert=${model.alert ?? null}
+        card=${model.card}
         t=${t}
         locale=${locale}
       />`;

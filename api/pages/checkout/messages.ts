@@ -32,6 +32,13 @@ const ptBR = {
   cardExpYear: 'Ano de validade (AA)',
   cardCsc: 'Código de segurança (CVV)',
   installments: 'Parcelas',
+  cardUnavailable: 'O pagamento com cartão não está disponível nesta loja no momento: pague com pix ou boleto.',
+  cardNotSent: 'O cartão não foi enviado',
+  cardNeedsScript:
+    'Para pagar com cartão, ative o JavaScript: o cartão é protegido pelo próprio navegador antes de ser enviado. Ou pague com pix ou boleto.',
+  cardTokenFailed: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
+  cardScriptUnloaded: 'O formulário seguro do cartão não carregou. Recarregue a página ou pague com pix ou boleto.',
+  cardMissing: 'Preencha os dados do cartão:',
   installmentOption: (n: number, each: string, total: string, noFees: boolean) =>
     n === 1 ? `1x de ${each} (à vista)` : `${n}x de ${each}${noFees ? ' sem juros' : ` (total ${total})`}`,
   pay: (amount: string) => `Pagar ${amount}`,
@@ -110,6 +117,13 @@ const en: Messages = {
   cardExpYear: 'Expiry year (YY)',
   cardCsc: 'Security code (CVC)',
   installments: 'Installments',
+  cardUnavailable: 'Card payments are not available in this shop right now: pay with pix or boleto.',
+  cardNotSent: 'The card was not sent',
+  cardNeedsScript:
+    'To pay by card, turn JavaScript on: your browser protects the card before it is sent. Or pay with pix or boleto.',
+  cardTokenFailed: 'The card could not be checked. Check its details or use another card.',
+  cardScriptUnloaded: 'The secure card form did not load. Reload the page or pay with pix or boleto.',
+  cardMissing: 'Fill in the card details:',
   installmentOption: (n, each, total, noFees) =>
     n === 1 ? `1 × ${each} (in full)` : `${n} × ${each}${noFees ? ' interest-free' : ` (total ${total})`}`,
   pay: (amount) => `Pay ${amount}`,

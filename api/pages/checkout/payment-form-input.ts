@@ -16,6 +16,8 @@ export const paymentFormBody = z
     card_exp_month: z.string().max(4),
     card_exp_year: z.string().max(4),
     card_csc: z.string().max(4),
+    /** The gateway's browser token of the card (the page's script sets it; the card fields then go unsent). */
+    card_token: z.string().max(255),
     installments: z.string().max(2),
     billing_line1: z.string().max(256),
     billing_city: z.string().max(256),
@@ -63,6 +65,7 @@ function fieldLabel(t: Messages, path: PropertyKey[]): string {
     };
     return address[String(second)] ?? t.address;
   }
+  if (first === 'card_token') return second === 'installments' ? t.installments : t.card;
   if (first === 'card') {
     const card: Record<string, string> = {
       number: t.cardNumber,
@@ -85,14 +88,27 @@ function fieldLabel(t: Messages, path: PropertyKey[]): string {
 }
 
 /**
+ * A card chosen, but neither the browser's token nor card data sent, where card data is refused: the
+ * buyer's browser did not run the tokenizer (no JavaScript), which the page says plainly.
+ */
+export function lacksCardToken(form: PaymentFormBody, acceptsCardData: boolean): boolean {
+  return (
+    form.payment_method === 'credit_card' && !acceptsCardData && !filled(form.card_token) && !filled(form.card_number)
+  );
+}
+
+/**
  * The form as the confirm-sdk body the API takes (the same rules then apply), or the labels of the
- * fields it gets wrong. Card fields count only when the card is the chosen method.
+ * fields it gets wrong. Card fields count only when the card is the chosen method, and only when the
+ * browser sent no token (the no-JavaScript post of a deployment that takes card data).
  */
 export function confirmationOf(
   form: PaymentFormBody,
   t: Messages,
 ): { body: ConfirmSdkBody; invalid: null } | { body: null; invalid: string[] } {
   const byCard = form.payment_method === 'credit_card';
+  const token = byCard ? filled(form.card_token) : undefined;
+  const installments = Number(form.installments ?? '1') || 1;
   const parsed = confirmSdkBody.safeParse({
     payment_method: form.payment_method,
     customer_email: filled(form.email),
@@ -100,16 +116,18 @@ export function confirmationOf(
     customer_tax_id: filled(form.tax_id),
     discount_code: filled(form.discount_code),
     customer_billing_address: addressOf(form),
-    card: byCard
-      ? {
-          number: (form.card_number ?? '').replace(/[\s-]/g, ''),
-          holder_name: filled(form.card_name) ?? '',
-          expiration_month: filled(form.card_exp_month) ?? '',
-          expiration_year: filled(form.card_exp_year) ?? '',
-          cvv: filled(form.card_csc) ?? '',
-          installments: Number(form.installments ?? '1') || 1,
-        }
-      : undefined,
+    card:
+      byCard && !token
+        ? {
+            number: (form.card_number ?? '').replace(/[\s-]/g, ''),
+            holder_name: filled(form.card_name) ?? '',
+            expiration_month: filled(form.card_exp_month) ?? '',
+            expiration_year: filled(form.card_exp_year) ?? '',
+            cvv: filled(form.card_csc) ?? '',
+            installments,
+          }
+        : undefined,
+    card_token: token ? { token, installments } : undefined,
   });
   if (parsed.success) return { body: parsed.data, invalid: null };
   return { body: null, invalid: [...new Set(parsed.error.issues.map((i) => fieldLabel(t, i.path)))] };

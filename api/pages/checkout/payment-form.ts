@@ -1,6 +1,7 @@
 import type { PublicCheckout } from '../../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
 import { money, type Locale } from '../locale.ts';
+import { CardFields, type CardSetup } from './card-fields.ts';
 import type { Messages } from './messages.ts';
 
 /** What the buyer typed, given back after a refusal (never the card). */
@@ -26,16 +27,16 @@ export interface FormAlert {
 const METHODS = ['credit_card', 'pix', 'boleto'] as const;
 
 /**
- * The payment form: the buyer, the method, and each method's fields. It works as a plain form post;
- * the page's script only hides the methods not chosen. The card fields sit in their own fieldset
- * (`data-card-fields`): a gateway's browser tokenization replaces them with a token field without
- * touching the rest of the form.
+ * The payment form: the buyer, the method, and each method's fields. Pix and boleto work as a plain
+ * form post; the page's script hides the methods not chosen, and tokenizes the card with the gateway's
+ * browser script before the post (card-fields.ts).
  */
 export function PaymentForm({
   checkout,
   action,
   values,
   alert,
+  card,
   t,
   locale,
 }: {
@@ -43,13 +44,14 @@ export function PaymentForm({
   action: string;
   values: PaymentFormValues;
   alert: FormAlert | null;
+  card: CardSetup;
   t: Messages;
   locale: Locale;
 }) {
   return html`<form class="payment" method="post" action=${action} data-payment-form>
     <${AlertBox} alert=${alert} />
     <${BuyerFields} checkout=${checkout} values=${values} t=${t} />
-    <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} t=${t} locale=${locale} />
+    <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} card=${card} t=${t} locale=${locale} />
   </form>`;
 }
 
@@ -102,21 +104,24 @@ export function CardInsteadForm({
   checkout,
   action,
   alert,
+  card,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
   action: string;
   alert: FormAlert | null;
+  card: CardSetup;
   t: Messages;
   locale: Locale;
 }) {
+  if (!card.tokenizer) return null;
   return html`<details class="switch" open=${alert !== null}>
     <summary>${t.payByCardInstead}</summary>
-    <form class="payment" method="post" action=${action}>
+    <form class="payment" method="post" action=${action} data-payment-form>
       <${AlertBox} alert=${alert} />
       <input type="hidden" name="payment_method" value="credit_card" />
-      <${CardFields} checkout=${checkout} t=${t} locale=${locale} />
+      <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
       <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
     </form>
   </details>`;
@@ -175,23 +180,30 @@ function BuyerFields({ checkout, values, t }: { checkout: PublicCheckout; values
     }`;
 }
 
-/** The methods, and each one's fields and button (the script shows the chosen one's). */
+/**
+ * The methods, and each one's fields and button (the script shows the chosen one's). Without a
+ * tokenizer the card is not offered, and the page says so.
+ */
 function MethodChoice({
   checkout,
   chosen,
+  card,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
   chosen: string | undefined;
+  card: CardSetup;
   t: Messages;
   locale: Locale;
 }) {
-  const selected = METHODS.find((m) => m === chosen) ?? 'credit_card';
+  const methods = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
+  const selected = methods.find((m) => m === chosen) ?? methods[0];
   const label = { credit_card: t.card, pix: t.pix, boleto: t.boleto };
-  return html`<fieldset class="methods">
+  return html`${card.tokenizer ? null : html`<p class="muted" data-testid="card-unavailable">${t.cardUnavailable}</p>`}
+    <fieldset class="methods">
       <legend>${t.method}</legend>
-      ${METHODS.map(
+      ${methods.map(
         (m) =>
           html`<label class="method">
             <input type="radio" name="payment_method" value=${m} checked=${m === selected} data-method-choice />
@@ -199,11 +211,15 @@ function MethodChoice({
           </label>`,
       )}
     </fieldset>
-    <fieldset class="method-panel" data-method="credit_card">
-      <legend class="visually-hidden">${t.card}</legend>
-      <${CardFields} checkout=${checkout} t=${t} locale=${locale} />
-      <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
-    </fieldset>
+    ${
+      card.tokenizer
+        ? html`<fieldset class="method-panel" data-method="credit_card">
+            <legend class="visually-hidden">${t.card}</legend>
+            <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
+            <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+          </fieldset>`
+        : null
+    }
     <fieldset class="method-panel" data-method="pix">
       <legend class="visually-hidden">${t.pix}</legend>
       <button type="submit">${t.payPix}</button>
@@ -212,71 +228,4 @@ function MethodChoice({
       <legend class="visually-hidden">${t.boleto}</legend>
       <button type="submit">${t.payBoleto}</button>
     </fieldset>`;
-}
-
-/** Card number, name, expiry and code with the autofill tokens a browser and a phone keyboard expect. */
-function CardFields({ checkout, t, locale }: { checkout: PublicCheckout; t: Messages; locale: Locale }) {
-  const options = checkout.installment_options;
-  return html`<div class="card-fields" data-card-fields>
-    <div class="field">
-      <label for="card_number">${t.cardNumber}</label>
-      <input
-        id="card_number"
-        name="card_number"
-        type="text"
-        inputmode="numeric"
-        autocomplete="cc-number"
-        maxlength="23"
-        spellcheck="false"
-      />
-    </div>
-    <div class="field">
-      <label for="card_name">${t.cardName}</label>
-      <input id="card_name" name="card_name" type="text" autocomplete="cc-name" spellcheck="false" />
-    </div>
-    <div class="row">
-      <div class="field">
-        <label for="card_exp_month">${t.cardExpMonth}</label>
-        <input
-          id="card_exp_month"
-          name="card_exp_month"
-          type="text"
-          inputmode="numeric"
-          autocomplete="cc-exp-month"
-          maxlength="2"
-        />
-      </div>
-      <div class="field">
-        <label for="card_exp_year">${t.cardExpYear}</label>
-        <input
-          id="card_exp_year"
-          name="card_exp_year"
-          type="text"
-          inputmode="numeric"
-          autocomplete="cc-exp-year"
-          maxlength="4"
-        />
-      </div>
-      <div class="field">
-        <label for="card_csc">${t.cardCsc}</label>
-        <input id="card_csc" name="card_csc" type="text" inputmode="numeric" autocomplete="cc-csc" maxlength="4" />
-      </div>
-    </div>
-    <div class="field">
-      <label for="installments">${t.installments}</label>
-      <select id="installments" name="installments">
-        ${options.map(
-          (o) =>
-            html`<option value=${o.installments}>
-              ${t.installmentOption(
-                o.installments,
-                money(locale, o.installment_amount),
-                money(locale, o.total),
-                o.total === checkout.amount,
-              )}
-            </option>`,
-        )}
-      </select>
-    </div>
-  </div>`;
 }

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { GatewayError } from '../../gateway/port.ts';
+import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { errorBody, errorResponses, nonBlank } from '../../use-cases/schemas/common.ts';
+import { SANDBOX_PUBLIC_KEY, servesSandboxTokenizer } from '../browser-card-tokenizer.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+/**
+ * The simulated gateway's browser tokenization, in Mercado Pago's shape (`POST /v1/card_tokens` with
+ * the seller's public key), for api/pages/assets/sandbox-gateway.js: the hosted checkout runs one
+ * code path against it and against MercadoPago.js. Its token is a simulator card token, which
+ * confirm-sdk's `card_token` takes. Public (the browser calls it) and counted per client address.
+ */
+
+const digits = (label: string, pattern: RegExp) => z.string().regex(pattern, `${label} is not valid`);
+
+const cardTokenBody = z.strictObject({
+  card_number: digits('card_number', /^\d{12,19}$/),
+  expiration_month: z.number().int().min(1).max(12),
+  expiration_year: z.number().int().min(2000).max(2099).meta({ description: 'Four digits' }),
+  security_code: digits('security_code', /^\d{3,4}$/),
+  cardholder: z.strictObject({
+    name: nonBlank(255),
+    identification: z
+      .strictObject({ type: z.string().max(20), number: z.string().max(32) })
+      .partial()
+      .optional()
+      .meta({ description: "Mercado Pago's CPF or CNPJ of the holder: taken and ignored by the sandbox" }),
+  }),
+});
+
+const cardTokenResponse = z.object({
+  id: z.string().meta({ description: "The token: confirm-sdk's card_token.token" }),
+  first_six_digits: z.string(),
+  last_four_digits: z.string(),
+  expiration_month: z.number().int(),
+  expiration_year: z.number().int(),
+  cardholder: z.object({ name: z.string() }),
+  status: z.literal('active'),
+});
+
+export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/card_tokens',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: "Tokenize a test card in the buyer's browser (sandbox; Mercado Pago's card_tokens shape)",
+        description:
+          'Served with the simulated gateway (GATEWAY simulator or http) where card data is accepted; a 404 ' +
+          'elsewhere. The hosted checkout calls it through /assets/…/sandbox-gateway.js, which offers ' +
+          "MercadoPago.js' `new MercadoPago(public_key).createCardToken(…)`.",
+        querystring: z.object({
+          public_key: z
+            .string()
+            .min(1)
+            .max(200)
+            .meta({ description: `The sandbox's: ${SANDBOX_PUBLIC_KEY}` }),
+        }),
+        body: cardTokenBody,
+        response: {
+          201: cardTokenResponse,
+          400: errorResponses[400],
+          401: errorBody.meta({ description: "public_key is not the sandbox's" }),
+          404: errorResponses[404],
+          422: errorBody.meta({ description: '`invalid_card`: the simulated gateway refused the card' }),
+          429: errorResponses[429],
+          503: errorBody.meta({ description: 'The simulated gateway is unavailable; retry' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!servesSandboxTokenizer(deps.config)) throw notFound('Route');
+      if (request.query.public_key !== SANDBOX_PUBLIC_KEY) {
+        throw new ApiError(401, 'invalid_public_key', 'Unknown public_key', `The sandbox's is ${SANDBOX_PUBLIC_KEY}`);
+      }
+      const body = request.body;
+      const card = {
+        number: body.card_number,
+        holderName: body.cardholder.name,
+        expirationMonth: String(body.expiration_month).padStart(2, '0'),
+        expirationYear: String(body.expiration_year),
+        cvv: body.security_code,
+      };
+      try {
+        // A fresh key: each call makes a new token, as a browser's each press does.
+        const token = await deps.gateway.tokenizeCard(card, `sandbox-card-token:${randomUUID()}`);
+        return reply.status(201).send({
+          id: token.id,
+          first_six_digits: body.card_number.slice(0, 6),
+          last_four_digits: token.last4,
+          expiration_month: body.expiration_month,
+          expiration_year: body.expiration_year,
+          cardholder: { name: token.holderName },
+          status: 'active' as const,
+        });
+      } catch (err) {
+        if (err instanceof GatewayError && !err.retryable) {
+          throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
+        }
+        if (err instanceof GatewayError) {
+          throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable', 'Retry the request');
+        }
+        throw err;
+      }
+    },
+  );
+};

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { SANDBOX_PUBLIC_KEY } from '../../api/browser-card-tokenizer.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { launchBrowser, newContext, pageChecked } from '../helpers/browser.ts';
+import { cspDirectives, fillBuyer, fillCard, openCheckout, recordPosts } from '../helpers/checkout-page.ts';
+import { makeTenant } from '../helpers/fixtures.ts';
+import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+
+/**
+ * The sandbox's hosted checkout tokenizes the card in the browser with sandbox-gateway.js (the
+ * simulated gateway's MercadoPago.js look-alike): every request the page makes is recorded, and the
+ * card number travels only to the tokenization endpoint, never with the form post.
+ */
+let api: TestApi;
+let browser: Browser;
+let shop: ShopSite;
+let tenant: Awaited<ReturnType<typeof makeTenant>>;
+
+beforeAll(async () => {
+  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
+  tenant = await makeTenant(api.orm);
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  await api?.close();
+});
+
+const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);
+const TOKENIZER = '/sandbox-gateway/v1/card_tokens';
+const CARD_FIELDS = ['card_number', 'card_name', 'card_exp_month', 'card_exp_year', 'card_csc'];
+
+describe('the hosted checkout tokenizes the card in the browser (sandbox)', () => {
+  it('pays by card: the card goes to the tokenizer, the form post carries only its token', async () => {
+    const checkout = await openCheckout(api, tenant.oat, tenant.org.id, { successUrl: `${shop.origin}/obrigado` });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const posts = recordPosts(page);
+    const response = await page.goto(api.baseUrl + checkout.path);
+    // The sandbox's script is ours: the CSP stays 'self' only.
+    const csp = cspDirectives(response!.headers()['content-security-policy']);
+    expect({ script: csp['script-src'], connect: csp['connect-src'] }).toEqual({ script: "'self'", connect: "'self'" });
+    expect(await page.locator('script[src$="/sandbox-gateway.js"]').count()).toBe(1);
+    await fillBuyer(page);
+    await fillCard(page, '4111 1111 1111 1111');
+    await page.getByLabel('Parcelas').selectOption('3');
+    await pageChecked(page, 'checkout-tokenized-card');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.waitForURL(`${shop.origin}/obrigado`);
+
+    const ours = posts.filter((p) => p.url.origin === api.baseUrl);
+    expect(ours).toHaveLength(posts.length);
+    expect(ours.map((p) => p.url.pathname)).toEqual([TOKENIZER, checkout.path]);
+    const [tokenization, formPost] = ours as [(typeof ours)[number], (typeof ours)[number]];
+    // The number does travel, to the tokenizer only (so the recording does see it when it is sent)…
+    expect(tokenization.url.searchParams.get('public_key')).toBe(SANDBOX_PUBLIC_KEY);
+    expect(JSON.parse(tokenization.body)).toMatchObject({
+      card_number: '4111111111111111',
+      expiration_month: 11,
+      expiration_year: 2030,
+      security_code: '123',
+      cardholder: { name: 'ANA SOUZA', identification: { type: 'CPF', number: '52998224725' } },
+    });
+    // …and the form post carries the token, no card field and no card digits.
+    const token = formPost.fields.card_token;
+    expect(token).toMatch(/^card_/);
+    expect(Object.keys(formPost.fields).sort()).toEqual(
+      ['card_token', 'discount_code', 'email', 'installments', 'name', 'payment_method', 'tax_id'].sort(),
+    );
+    expect(formPost.fields).toMatchObject({ payment_method: 'credit_card', installments: '3' });
+    for (const post of ours.filter((p) => p.url.pathname !== TOKENIZER)) {
+      expect(post.body.replace(/\D/g, '')).not.toContain('4111111111111111');
+      for (const field of CARD_FIELDS) expect(post.fields).not.toHaveProperty(field);
+    }
+
+    const [row] = await sql('select status from checkouts where id = ?', [checkout.id]);
+    expect(row).toEqual({ status: 'succeeded' });
+    const [transaction] = await sql('select card, installments from transactions where checkout_id = ?', [checkout.id]);
+    expect(transaction).toMatchObject({
+      installments: 3,
+      card: { brand: 'visa', last4: '1111', holder_name: 'ANA SOUZA' },
+    });
+    await context.close();
+  });
+
+  it('shows a declined test card as before, after tokenizing it', async () => {
+    const checkout = await openCheckout(api, tenant.oat, tenant.org.id);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const posts = recordPosts(page);
+    await page.goto(api.baseUrl + checkout.path);
+    await fillBuyer(page);
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Pagamento recusado');
+    expect(await alert.textContent()).toContain('O cartão foi recusado pelo emissor.');
+    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
+    const formPost = posts.find((p) => p.url.pathname === checkout.path)!;
+    expect(formPost.fields.card_token).toMatch(/^card_/);
+    expect(formPost.body.replace(/\D/g, '')).not.toContain('4000000000000002');
+    await pageChecked(page, 'checkout-tokenized-declined');
+    await context.close();
+  });
+
+  it('says why the card could not be tokenized, beside the form, and lets the buyer try again', async () => {
+    const checkout = await openCheckout(api, tenant.oat, tenant.org.id);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const posts = recordPosts(page);
+    await page.goto(api.baseUrl + checkout.path);
+    await fillBuyer(page);
+    const pay = page.getByRole('button', { name: /^Pagar R\$/ });
+
+    // A field left blank: the script names it, and nothing is sent anywhere.
+    await page.getByLabel('Número do cartão').fill('4111111111111111');
+    await pay.click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'Preencha os dados do cartão: Nome impresso no cartão, Mês de validade (MM), Ano de validade (AA), Código de segurança (CVV).',
+    );
+    expect(posts).toEqual([]);
+
+    // A card the tokenizer refuses (month 13): its message, and no post to the page.
+    await fillCard(page, '4111111111111111', { month: '13' });
+    await pay.click();
+    await alert.filter({ hasText: 'Não foi possível validar o cartão' }).waitFor();
+    expect(await alert.textContent()).toBe('Não foi possível validar o cartão. Confira os dados ou use outro cartão.');
+    expect(posts.map((p) => p.url.pathname)).toEqual([TOKENIZER]);
+    expect(await pay.getAttribute('aria-busy')).toBeNull();
+    await pageChecked(page, 'checkout-tokenization-refused');
+
+    // Corrected, it goes through.
+    await page.getByLabel('Mês de validade (MM)').fill('12');
+    await pay.click();
+    await page.waitForURL(/\/checkout\/c\/cs_/);
+    await page.getByText('Pagamento confirmado').waitFor();
+    expect(posts.map((p) => p.url.pathname)).toEqual([TOKENIZER, TOKENIZER, checkout.path]);
+    await context.close();
+  });
+
+  it('without JavaScript, the sandbox (which takes card data) still pays from the plain form post', async () => {
+    const checkout = await openCheckout(api, tenant.oat, tenant.org.id);
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'pt-BR', javaScriptEnabled: false });
+    const page = await context.newPage();
+    const posts = recordPosts(page);
+    await page.goto(api.baseUrl + checkout.path);
+    await fillBuyer(page);
+    await fillCard(page, '4111111111111111');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.getByText('Pagamento confirmado').waitFor();
+    expect(posts.map((p) => [p.url.pathname, p.fields.card_number, p.fields.card_token])).toEqual([
+      [checkout.path, '4111111111111111', ''],
+    ]);
+    await context.close();
+  });
+});
