@@ -6,7 +6,7 @@ import { redeemDiscount } from '../db/discount-redemptions.ts';
 import { Checkout, Discount } from '../db/entities/index.ts';
 import { insertEvents, recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, sqlIn, type SqlExecutor } from '../db/plain-sql.ts';
+import { executorOf, plainSql, sqlIn, type Row, type SqlExecutor } from '../db/plain-sql.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import {
   applyDiscountCode,
@@ -25,7 +25,7 @@ import type { PeriodInterval } from '../domain/periods.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PreparedConfirmation } from '../contracts/checkout.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
-import { checkoutRecordIn } from './event-records.ts';
+import { checkoutRecordOf } from './event-records.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
@@ -232,11 +232,12 @@ async function storeConfirmation(
     card: request.card,
     installments: request.installments,
   };
-  await tx.execute(
+  // The row as written is the event's record: no second read.
+  const [row] = await tx.execute<Row[]>(
     `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
        decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
        customer_tax_id = ?, customer_billing_address = ?::jsonb, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
-     where id = ?`,
+     where id = ? returning *`,
     [
       c.status,
       c.payment_method,
@@ -253,7 +254,7 @@ async function storeConfirmation(
       c.id,
     ],
   );
-  await insertEvents(tx, c.organization_id, [['checkout.updated', await checkoutRecordIn(orm, tx, c.id)]]);
+  await insertEvents(tx, c.organization_id, [['checkout.updated', checkoutRecordOf(orm, row!)]]);
 }
 
 /** The payment method, installments and buyer the confirmation needs (domain/checkout-confirmation.ts). */

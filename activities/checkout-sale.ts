@@ -13,7 +13,7 @@ import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 import type { CheckoutRow, Events } from './sale-rows.ts';
-import { checkoutRecordIn, customerRecordIn } from './event-records.ts';
+import { checkoutRecordOf, customerRecordIn } from './event-records.ts';
 
 type Row = Record<string, unknown>;
 
@@ -131,13 +131,14 @@ async function markSucceeded(
   now: Date,
   events: Events,
 ): Promise<void> {
-  await tx.execute(
+  // The row as written is the event's record: no second read.
+  const [row] = await tx.execute<Row[]>(
     `update checkouts set status = 'succeeded', customer_id = ?, subscription_id = coalesce(subscription_id, ?),
        decline_reason = null, gateway_payment_data = coalesce(?::jsonb, gateway_payment_data), updated_at = ?
-     where id = ?`,
+     where id = ? returning *`,
     [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
   );
-  events.push(['checkout.updated', await checkoutRecordIn(orm, tx, checkout.id)]);
+  events.push(['checkout.updated', checkoutRecordOf(orm, row!)]);
 }
 
 async function insertSubscription(

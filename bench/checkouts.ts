@@ -5,7 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { REPO_ROOT } from '../scripts/tool-paths.ts';
 import { confirmBaselineUpdate } from './baseline-workflow.ts';
 import { checkoutBuyer, drive, type Run } from './checkout-load.ts';
-import { cpuSince, cpuSnapshot, ownCpuMs, percentile } from './harness.ts';
+import { cpuSince, cpuSnapshot, ownCpuMs, percentile, threadCpuMs } from './harness.ts';
 import { startStack } from './stack.ts';
 
 /**
@@ -60,7 +60,10 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
     const base = await measured(() => drive(baseline, CONCURRENCY, DURATION_MS));
     buyer.halves.create.length = 0;
     buyer.halves.confirm.length = 0;
+    const workerPid = stack.workers[0]!.pid!;
+    const threadsBefore = threadCpuMs(workerPid);
     const real = await measured(() => drive(buyer.checkout, CONCURRENCY, DURATION_MS));
+    const threadsAfter = threadCpuMs(workerPid);
     const rate = (r: Run) => r.completed / r.seconds;
     console.table([
       {
@@ -87,6 +90,15 @@ export async function benchCheckouts(databaseUrl: string): Promise<void> {
       Object.fromEntries(Object.entries(r.cpu).map(([k, ms]) => [k, Math.round(ms / Math.max(r.completed, 1))]));
     console.log('  CPU ms per operation, by process:');
     console.table({ baseline: perOperation(base), checkout: perOperation(real) });
+    console.log("  the worker's CPU ms per checkout, by thread:");
+    console.table(
+      Object.fromEntries(
+        Object.entries(threadsAfter).map(([name, ms]) => [
+          name,
+          Math.round(((ms - (threadsBefore[name] ?? 0)) / Math.max(real.completed, 1)) * 10) / 10,
+        ]),
+      ),
+    );
     console.log(
       `checkout rate ${((rate(real) / rate(base)) * 100).toFixed(1)}% of the baseline (target ≥ 60%, goal 70%) at concurrency ${CONCURRENCY}`,
     );

@@ -83,6 +83,25 @@ export function cpuMs(pid: number): number {
 const CLOCK_TICKS_PER_SEC = 100;
 
 /**
+ * CPU time (ms) of a process's threads so far, summed by thread name (the main thread, the workflow
+ * threads, libuv's pool, V8's helpers, the Rust core's runtime), to see which part of a process works.
+ */
+export function threadCpuMs(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName[name] = (byName[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SEC;
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return byName;
+}
+
+/**
  * A reader of the CPU time of the PostgreSQL backends serving `database` (their process title names
  * it), or of every PostgreSQL process on the machine. Backends come and go with the pools: one that
  * has exited counts with what it had used when last read.

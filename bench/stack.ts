@@ -103,7 +103,8 @@ export async function startStack(databaseUrl: string, options: StackOptions): Pr
           path.join(REPO_ROOT, 'worker/main.ts'),
           { ...env, ...WORKER_ENV, WORKER_TASK_QUEUES },
           null,
-          WORKER_NODE_ARGS,
+          // BENCH_WORKER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: to profile the workers.
+          [...WORKER_NODE_ARGS, ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
         ),
       );
     children.push(await startServer(path.join(REPO_ROOT, 'api/server.ts'), env, options.apiPort));

@@ -15,8 +15,15 @@ export function startWakeableLoop(
   round: () => Promise<{ more: boolean }>,
   /** How long a round waits once woken, so that the pokes of a burst make one round. */
   settleMs = 0,
+  /**
+   * How long after the last round's start the next one may start: a steady stream of pokes (a busy
+   * outbox) is taken in rounds this far apart, while a poke after a quiet spell waits only `settleMs`.
+   */
+  spacingMs = 0,
 ): WakeableLoop {
   let stopped = false;
+  let lastStart = -Infinity;
+  let more = false;
   let dirty = true;
   let wake: (() => void) | null = null;
   const poke = () => {
@@ -27,9 +34,13 @@ export function startWakeableLoop(
   async function loop(): Promise<void> {
     while (!stopped) {
       if (dirty) {
-        if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+        // A round that left more waiting (a backlog) is followed at once, not spaced.
+        const wait = more ? settleMs : Math.max(settleMs, lastStart + spacingMs - performance.now());
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        lastStart = performance.now();
         dirty = false;
-        if ((await round()).more) dirty = true;
+        more = (await round()).more;
+        if (more) dirty = true;
         continue;
       }
       await new Promise<void>((resolve) => {

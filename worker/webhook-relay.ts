@@ -10,6 +10,12 @@ import { startWakeableLoop } from './wakeable-loop.ts';
  * checkout commits three times). A webhook leaves that much later.
  */
 const RELAY_SETTLE_MS = 25;
+/**
+ * Under a steady stream of commits (a sale every few tens of milliseconds), passes start at least this
+ * far apart, so each takes the events of several sales: a pass per sale was a fifth of the worker's
+ * statements (docs/performance.md, 2026-11-27). A commit after a quiet spell still leaves within RELAY_SETTLE_MS.
+ */
+const RELAY_SPACING_MS = 100;
 
 export interface RelayLoop {
   stop(): Promise<void>;
@@ -71,6 +77,7 @@ export function startRelayLoop(deps: {
       }
     },
     RELAY_SETTLE_MS,
+    RELAY_SPACING_MS,
   );
 
   return {
