@@ -61,6 +61,8 @@ describe('replay of recorded histories', () => {
     'invoice-manual-paid-on-due-date.json',
     'invoice-manual-voided.json',
     'invoice-manual-lost-answer-found.json',
+    'subscription-manual-revoked-voids-invoices.json',
+    'invoice-manual-voided-by-subscription-end.json',
     'webhook-delivered-after-retries.json',
   ])(
     '%s replays without nondeterminism',
