@@ -11,6 +11,7 @@ import { invoiceCreationKey, invoiceNumber, invoiceVoidKey, invoiceWorkflowId } 
 import type { GatewayInvoice, PaymentGateway } from '../gateway/port.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import { createInvoiceChargeActivities } from './invoice-charges.ts';
 import type { InvoiceRecord } from '../contracts/invoice.ts';
 import type { GatewayInvoiceState, InvoiceRequest, InvoiceSettlement } from '../contracts/invoice.ts';
 import type { InvoiceActivities } from '../contracts/invoice.ts';
@@ -23,7 +24,11 @@ import type { InvoiceActivities } from '../contracts/invoice.ts';
  */
 
 export function createInvoiceActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
-  return { ...gatewayInvoiceActivities(deps.gateway), ...invoiceRecordActivities(deps.orm) };
+  return {
+    ...gatewayInvoiceActivities(deps.gateway),
+    ...invoiceRecordActivities(deps.orm),
+    ...createInvoiceChargeActivities(deps),
+  };
 }
 
 /** The invoice at the gateway: created, then read or voided with the payment it names. */
@@ -43,10 +48,17 @@ function gatewayInvoiceActivities(gateway: PaymentGateway) {
   return {
     /** Creates the invoice at the gateway; the key makes a repeated call answer the invoice the first one made. */
     async createGatewayInvoice(input: InvoiceRequest): Promise<GatewayInvoice> {
+      const subscriptionId = input.gatewaySubscriptionId;
+      if (!subscriptionId) {
+        throw ApplicationFailure.nonRetryable(
+          'The subscription has no gateway subscription to invoice',
+          GATEWAY_REFUSAL,
+        );
+      }
       return callGateway(() =>
         gateway.createInvoice(
           {
-            subscriptionId: input.gatewaySubscriptionId,
+            subscriptionId,
             amount: input.amount,
             currency: input.currency,
             description: input.description,
@@ -89,8 +101,13 @@ function invoiceRecordActivities(orm: Orm) {
   const db = plainSql(orm);
 
   return {
-    /** Numbers and stores an invoice the gateway created, with invoice.created; a repeated call returns the record. */
-    async recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord> {
+    /**
+     * Numbers and stores an invoice, with invoice.created: one the gateway created, or a manual one
+     * (no gateway invoice). A repeated call returns the record.
+     */
+    async recordInvoice(
+      input: InvoiceRequest & { gatewayInvoiceId: string | null; at: string },
+    ): Promise<InvoiceRecord> {
       return db.transaction(async (sql) => {
         const [known] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ?`, [
           input.invoiceId,
@@ -122,7 +139,8 @@ function invoiceRecordActivities(orm: Orm) {
           ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         const sale = input.status === 'paid' && transactionId ? await insertSale(tx, row, transactionId, at) : null;
-        const failureReason = input.status === 'failed' ? (input.payment?.declineReason ?? 'charge_failed') : null;
+        const failureReason =
+          input.status === 'failed' ? (input.payment?.declineReason ?? input.failureReason ?? 'charge_failed') : null;
         const [updated] = await sql(
           `update subscription_invoices set status = ?, failure_reason = ?, transaction_id = ?, paid_at = ?, modified_at = ?
            where id = ? returning ${INVOICE_COLUMNS}`,
@@ -146,7 +164,10 @@ function invoiceRecordActivities(orm: Orm) {
 }
 
 /** The invoice's row, numbered in the organization's sequence. */
-async function insertInvoice(sql: Sql, input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<Row> {
+async function insertInvoice(
+  sql: Sql,
+  input: InvoiceRequest & { gatewayInvoiceId: string | null; at: string },
+): Promise<Row> {
   // Taken in the insert's transaction, under the organization's row lock: a number is never given
   // twice, and one given is never lost (a rollback gives it back).
   const [org] = await sql(

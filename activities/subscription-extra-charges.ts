@@ -31,7 +31,11 @@ export interface ExtraCharge {
 }
 
 /** Charges the saved card `amount` (captured); a decline is an answer, not an error. */
-export async function chargeSavedCard(gateway: PaymentGateway, t: Terms, charge: ExtraCharge): Promise<PaymentSummary> {
+export async function chargeSavedCard(
+  gateway: PaymentGateway,
+  t: Terms,
+  charge: Pick<ExtraCharge, 'amount' | 'key' | 'description'>,
+): Promise<PaymentSummary> {
   return summarize(
     await chargeCard(
       gateway,

@@ -128,7 +128,8 @@ function workflowSweepActivities(deps: SweepDeps) {
     /**
      * Pending extra-charge invoices: started with the API's input and the gateway invoice the lost run
      * stored, so the new run creates nothing and settles the invoice (at once if it was paid meanwhile,
-     * else at its deadline, which may have passed: then it asks the gateway and voids it unpaid).
+     * else at its deadline, which may have passed: then it asks the gateway and voids it unpaid). A
+     * manual invoice's new run charges the kept card on its due date, with the invoice's key.
      */
     async ensureInvoiceWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
@@ -138,7 +139,7 @@ function workflowSweepActivities(deps: SweepDeps) {
           organizationId: row.organization_id as string,
           subscriptionId: row.subscription_id as string,
           customerId: row.customer_id as string,
-          gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? '',
+          gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? null,
           amount: Number(row.amount),
           currency: row.currency as string,
           description: (row.description as string | null) ?? null,
@@ -146,7 +147,10 @@ function workflowSweepActivities(deps: SweepDeps) {
           expirationDate: (row.expiration_date as string | null) ?? null,
           noFeesInstallments: row.no_fees_installments as boolean,
           answerBy: new Date(new Date(row.created_at as string).getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
-          gatewayInvoiceId: row.gateway_invoice_id as string,
+          // No gateway invoice: a manual one, whose new run charges the kept card (with its key: once).
+          ...(row.gateway_invoice_id === null
+            ? { billing: 'manual' as const }
+            : { gatewayInvoiceId: row.gateway_invoice_id as string }),
         }),
       );
     },

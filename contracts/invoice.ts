@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentSummary } from '../domain/checkout.ts';
-import type { InvoiceStatus } from '../domain/invoices.ts';
+import type { InvoiceBilling, InvoiceStatus } from '../domain/invoices.ts';
 import type { GatewayInvoice } from './gateway-records.ts';
 
 /**
@@ -23,6 +23,11 @@ export interface InvoiceWorkflowInput extends InvoiceRequest {
    * callback may have come while no run was there to hear it.
    */
   gatewayInvoiceId?: string;
+  /**
+   * `manual`: the engine charges the subscription's kept card on the due date, and no gateway invoice
+   * is made. Absent, the gateway invoices (as every run from before manual invoices did).
+   */
+  billing?: InvoiceBilling;
 }
 
 /** How a run ended: the invoice's last status, or never recorded (refused by the gateway, or abandoned). */
@@ -44,7 +49,8 @@ export interface InvoiceRequest {
   organizationId: string;
   subscriptionId: string;
   customerId: string;
-  gatewaySubscriptionId: string;
+  /** The subscription the gateway invoices; null for a manual subscription's invoice. */
+  gatewaySubscriptionId: string | null;
   amount: number;
   currency: string;
   description: string | null;
@@ -65,8 +71,24 @@ export interface InvoiceSettlement {
   payment: PaymentSummary | null;
   /** The gateway's time of payment. */
   paidAt: string | null;
+  /** Why it failed when no charge was made to say it (the gateway refused the call itself). */
+  failureReason?: string;
   at: string;
 }
+
+/** A manual invoice's charge of the kept card: what it charges, and which invoice keys it. */
+export interface InvoiceCardCharge {
+  invoiceId: string;
+  subscriptionId: string;
+  amount: number;
+  description: string | null;
+}
+
+/**
+ * The charge's answer: the payment (a decline included), or why it was not made: the subscription
+ * can no longer be charged (it ended), so nothing was.
+ */
+export type InvoiceCardChargeAnswer = { payment: PaymentSummary } | { notCharged: string };
 
 /**
  * An extra-charge invoice as its events carry it and as its workflow's Update answers: the API's
@@ -75,7 +97,8 @@ export interface InvoiceSettlement {
 export interface InvoiceRecord {
   id: string;
   number: string;
-  gateway_invoice_id: string;
+  /** Null when the engine charges the kept card itself (a manual subscription's invoice). */
+  gateway_invoice_id: string | null;
   subscription_id: string;
   organization_id: string;
   amount: number;
@@ -100,8 +123,10 @@ export type InvoiceWorkflow = (input: InvoiceWorkflowInput) => Promise<InvoiceOu
 /** The activities the invoice workflow runs (activities/invoices.ts). */
 export interface InvoiceActivities {
   createGatewayInvoice(input: InvoiceRequest): Promise<GatewayInvoice>;
-  recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string; at: string }): Promise<InvoiceRecord>;
+  recordInvoice(input: InvoiceRequest & { gatewayInvoiceId: string | null; at: string }): Promise<InvoiceRecord>;
   readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState>;
   voidGatewayInvoice(input: { invoiceId: string; gatewayInvoiceId: string }): Promise<GatewayInvoiceState>;
   settleInvoice(input: InvoiceSettlement): Promise<InvoiceRecord>;
+  chargeInvoiceCard(input: InvoiceCardCharge): Promise<InvoiceCardChargeAnswer>;
+  findInvoiceCharge(invoiceId: string): Promise<PaymentSummary | null>;
 }

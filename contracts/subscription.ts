@@ -100,6 +100,8 @@ export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
 export const ONE_STEP_AT_A_TIME_PATCH = 'subscription-steps-one-at-a-time';
 /** Runs from before a gateway-billed subscription's end voided its pending extra-charge invoices. */
 export const END_VOIDS_INVOICES_PATCH = 'subscription-end-voids-invoices';
+/** Runs from before a manual subscription's end voided its pending extra-charge invoices (issue 24). */
+export const MANUAL_END_VOIDS_INVOICES_PATCH = 'manual-subscription-end-voids-invoices';
 /** A gateway-billed subscription on a test clock drives the sandbox gateway's recurrence (billSandboxPeriod). */
 export const SANDBOX_RECURRENCE_PATCH = 'sandbox-recurrence-follows-test-clock';
 

@@ -14,7 +14,7 @@ export function invoiceRecord(row: Row): InvoiceRecord {
   return {
     id: row.id as string,
     number: row.number as string,
-    gateway_invoice_id: row.gateway_invoice_id as string,
+    gateway_invoice_id: (row.gateway_invoice_id as string | null) ?? null,
     subscription_id: row.subscription_id as string,
     organization_id: row.organization_id as string,
     amount: Number(row.amount),

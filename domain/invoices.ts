@@ -16,13 +16,32 @@ export type InvoiceEvent = 'invoice.created' | 'invoice.paid' | 'invoice.failed'
 /** The spec's eligible statuses: a subscription that still bills its customer. */
 export const INVOICEABLE_STATUSES: readonly SubscriptionStatus[] = ['active', 'trialing', 'unpaid', 'past_due'];
 
+/**
+ * Who charges an invoice: `gateway`, its own invoice on the gateway subscription, charged on the
+ * gateway's calendar; `manual`, this engine, charging the subscription's kept card with a new payment
+ * on the due date (a subscription billed manually: Mercado Pago's, whose recurrence is not used).
+ */
+export type InvoiceBilling = 'gateway' | 'manual';
+
+/** What decides whether a subscription can take an extra charge. */
+export interface InvoiceableSubscription {
+  status: SubscriptionStatus;
+  recurrenceBilling: InvoiceBilling;
+  gatewaySubscriptionId: string | null;
+  cardTokenId: string | null;
+}
+
 /** Why a subscription cannot take an extra charge (the 409's detail); null when it can. */
-export function notInvoiceable(status: SubscriptionStatus, gatewaySubscriptionId: string | null): string | null {
-  if (!INVOICEABLE_STATUSES.includes(status)) {
-    return `The subscription is ${status}; extra charges need it ${INVOICEABLE_STATUSES.join(', ')}`;
+export function notInvoiceable(s: InvoiceableSubscription): string | null {
+  if (!INVOICEABLE_STATUSES.includes(s.status)) {
+    return `The subscription is ${s.status}; extra charges need it ${INVOICEABLE_STATUSES.join(', ')}`;
+  }
+  // The engine charges a manual subscription's invoice to the card it keeps (a pix or boleto buyer has none).
+  if (s.recurrenceBilling === 'manual') {
+    return s.cardTokenId ? null : 'The subscription is billed manually and has no saved card to charge';
   }
   // The gateway charges the invoice to the card of its own subscription.
-  if (!gatewaySubscriptionId) return 'The subscription is not billed by the gateway (no gateway_subscription_id)';
+  if (!s.gatewaySubscriptionId) return 'The subscription is not billed by the gateway (no gateway_subscription_id)';
   return null;
 }
 
@@ -34,6 +53,12 @@ export const invoiceWorkflowId = (invoiceId: string) => `invoice:${invoiceId}`;
 /** The gateway keys of an invoice: derived from its id, so a retried call never makes a second one. */
 export const invoiceCreationKey = (invoiceId: string) => `invoice:${invoiceId}:create`;
 export const invoiceVoidKey = (invoiceId: string) => `invoice:${invoiceId}:void`;
+/**
+ * A manual invoice's one charge of the kept card (its capture and void keys beside it, as
+ * subscriptionChargeKeys derives them): one per invoice, never per try, so a retry or a lost answer's
+ * lookup meets the gateway's first answer.
+ */
+export const invoiceChargeKey = (invoiceId: string) => `invoice:${invoiceId}:charge`;
 
 /**
  * Brazil's calendar (America/São Paulo, UTC−3 all year since 2019): a due date is a day there, not
@@ -65,6 +90,10 @@ export function invoiceDatesError(
 export function invoiceExpirationDate(dueDate: string, expirationDate: string | null | undefined): string {
   return expirationDate ?? addDays(dueDate, DEFAULT_EXPIRATION_DAYS);
 }
+
+/** When a manual invoice's card is charged: the start of its due date in Brazil. */
+export const invoiceChargeAt = (dueDate: string): Date =>
+  new Date(Date.parse(`${dueDate}T00:00:00Z`) - BRAZIL_OFFSET_MS);
 
 /**
  * When an unpaid invoice is voided: the end of its last payable day in Brazil, which is the

@@ -5,6 +5,7 @@ import {
   condition,
   proxyActivities,
   setHandler,
+  sleep,
 } from '@temporalio/workflow';
 import {
   invoiceCreationUpdate,
@@ -13,15 +14,18 @@ import {
   invoiceVoidSignal,
   type GatewayInvoice,
   type InvoiceActivities,
+  type InvoiceCardChargeAnswer,
   type InvoiceOutcome,
   type InvoiceRecord,
   type InvoiceRequest,
+  type InvoiceSettlement,
   type InvoiceWorkflowInput,
 } from '../contracts/invoice.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import {
   gatewayInvoiceOutcome,
   INVOICE_CREATION_ABANDONED,
+  invoiceChargeAt,
   invoiceDeadline,
   type InvoiceStatus,
 } from '../domain/invoices.ts';
@@ -38,6 +42,24 @@ const records = proxyActivities<InvoiceActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['InvoiceNotFound'] },
 });
+
+/**
+ * A manual invoice's card charge: a few quick tries with the invoice's key while the gateway is
+ * slow; then the gateway is asked what it did under that key (the lost answer).
+ */
+const card = proxyActivities<InvoiceActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [GATEWAY_REFUSAL],
+  },
+});
+/** Longer than a gateway call given up on may still run there (the adapters time out within 10 s). */
+const LOST_ANSWER_GRACE_MS = 15_000;
+/** A charge the gateway never received is tried again this often, until the invoice's deadline. */
+const UNREACHED_RETRY_MS = 10 * 60_000;
 
 /** The workflow's own time, as the activities take it. */
 const now = () => new Date().toISOString();
@@ -62,10 +84,11 @@ interface InvoiceRun {
  * then pending until the gateway charges it (paid), refuses the charge (failed), or its deadline
  * passes unpaid or its subscription ends (voided at the gateway, so that it can no longer be paid).
  * Callbacks only wake it: the gateway's own record decides, and it is asked once more at the
- * deadline, so a lost callback costs nothing but time.
+ * deadline, so a lost callback costs nothing but time. A manual subscription's invoice (`billing:
+ * manual`) is numbered and stored at once, and this workflow charges the kept card on its due date.
  */
 export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<InvoiceOutcome> {
-  const { answerBy, gatewayInvoiceId: stored, ...request } = input;
+  const { answerBy, gatewayInvoiceId: stored, billing, ...request } = input;
   const run: InvoiceRun = {
     request,
     record: null,
@@ -75,11 +98,17 @@ export async function invoiceWorkflow(input: InvoiceWorkflowInput): Promise<Invo
     voidNow: false,
   };
   listen(run);
+  const deadline = invoiceDeadline(input.dueDate, input.expirationDate).getTime();
 
-  const created = stored !== undefined ? { id: stored } : await create(run, answerBy);
-  if (created) {
-    run.record = await records.recordInvoice({ ...request, gatewayInvoiceId: created.id, at: now() });
-    run.record = await settle(run, created.id, invoiceDeadline(input.dueDate, input.expirationDate).getTime());
+  if (billing === 'manual') {
+    run.record = await records.recordInvoice({ ...request, gatewayInvoiceId: null, at: now() });
+    run.record = await chargeOnDueDate(run, deadline);
+  } else {
+    const created = stored !== undefined ? { id: stored } : await create(run, answerBy);
+    if (created) {
+      run.record = await records.recordInvoice({ ...request, gatewayInvoiceId: created.id, at: now() });
+      run.record = await settle(run, created.id, deadline);
+    }
   }
   await condition(allHandlersFinished);
   return run.ended ?? run.record!.status;
@@ -171,4 +200,45 @@ async function settle(run: InvoiceRun, gatewayInvoiceId: string, deadline: numbe
 
 function settlement(invoiceId: string, status: Exclude<InvoiceStatus, 'pending'>, state: GatewayInvoiceState) {
   return { invoiceId, status, payment: state.payment, paidAt: state.invoice.paidAt, at: now() };
+}
+
+/**
+ * A manual invoice: the kept card is charged once, at the start of the due date in Brazil (at once
+ * when that is today), unless the subscription ends first (voided, nothing charged). A charge with no
+ * answer is looked for under its key after a grace: made, the same call again returns the gateway's
+ * first answer (and completes a capture left half-way); never made, it is tried again later, and an
+ * invoice the gateway never charged by its deadline, or whose subscription ended meanwhile, is voided.
+ */
+async function chargeOnDueDate(run: InvoiceRun, deadline: number): Promise<InvoiceRecord> {
+  const { invoiceId, subscriptionId, amount, description, dueDate } = run.request;
+  const chargeAt = invoiceChargeAt(dueDate).getTime();
+  if (Date.now() < chargeAt) await condition(() => run.voidNow, chargeAt - Date.now());
+  let made = false;
+  for (;;) {
+    if (!made && (run.voidNow || Date.now() >= deadline)) {
+      return records.settleInvoice({ invoiceId, status: 'voided', payment: null, paidAt: null, at: now() });
+    }
+    let answer: InvoiceCardChargeAnswer | { refused: true } | null = null;
+    try {
+      answer = await card.chargeInvoiceCard({ invoiceId, subscriptionId, amount, description });
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      // The gateway refused the call itself: it charged nothing (as a checkout declines it).
+      if (cause instanceof ApplicationFailure && cause.type === GATEWAY_REFUSAL) answer = { refused: true };
+    }
+    if (answer) return records.settleInvoice(chargeSettlement(invoiceId, answer));
+    await sleep(LOST_ANSWER_GRACE_MS);
+    made = made || (await gateway.findInvoiceCharge(invoiceId)) !== null;
+    if (!made) await condition(() => run.voidNow, Math.max(Math.min(UNREACHED_RETRY_MS, deadline - Date.now()), 1));
+  }
+}
+
+/** The charge's answer as the invoice's settlement: paid, failed with the reason, or voided uncharged. */
+function chargeSettlement(invoiceId: string, answer: InvoiceCardChargeAnswer | { refused: true }): InvoiceSettlement {
+  const none = { invoiceId, payment: null, paidAt: null, at: now() };
+  if ('refused' in answer) return { ...none, status: 'failed', failureReason: 'processing_error' };
+  if ('notCharged' in answer) return { ...none, status: 'voided' };
+  const { payment } = answer;
+  if (payment.status !== 'succeeded') return { ...none, status: 'failed', payment };
+  return { ...none, status: 'paid', payment, paidAt: payment.confirmedAt ?? now() };
 }

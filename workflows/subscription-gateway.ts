@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
   log,
   patched,
   upsertSearchAttributes,
@@ -18,8 +17,8 @@ import {
   type SubscriptionRunState,
   type SubscriptionWorkflow,
 } from '../contracts/subscription.ts';
-import { invoiceVoidSignal, invoiceWorkflowId } from '../contracts/invoice.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
+import { voidPendingInvoices } from './subscription-invoices.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 
@@ -163,20 +162,4 @@ export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void>
   await records.recordRenewal({ ...charge, ...money, payment, at: run.nowIso(), enter: false });
   const refunded = await payments.refundRenewal({ ...charge, payment });
   await records.recordRenewalRefunded({ ...charge, payment: refunded });
-}
-
-/**
- * The subscription ended: its pending extra charges are voided, each by its own workflow (the
- * invoice's only writer), so that none can be paid after the end. One already settled ignores it.
- */
-async function voidPendingInvoices(subscriptionId: string): Promise<void> {
-  const invoiceIds = await records.pendingInvoiceIds(subscriptionId);
-  for (const invoiceId of invoiceIds) {
-    try {
-      await getExternalWorkflowHandle(invoiceWorkflowId(invoiceId)).signal(invoiceVoidSignal);
-    } catch (err) {
-      // Its run closed meanwhile (settled at its deadline or paid): nothing is left to void.
-      log.info('The invoice has no running workflow to void it', { invoiceId, error: String(err) });
-    }
-  }
 }

@@ -1,9 +1,10 @@
-import { condition } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import type { SubscriptionStatus } from '../domain/subscriptions.ts';
-import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
+import { MANUAL_END_VOIDS_INVOICES_PATCH, type SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 import { GATEWAY_BILLED, listen } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
+import { voidPendingInvoices } from './subscription-invoices.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { SubscriptionRun } from './subscription-run.ts';
 
@@ -34,6 +35,10 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
     await manualPeriods(run);
   }
   await condition(() => run.flags.changing === 0);
+  // Its extra charges would charge the kept card on their due dates: voided with it (new runs only).
+  if (run.state.billing === 'manual' && run.state.status === 'canceled' && patched(MANUAL_END_VOIDS_INVOICES_PATCH)) {
+    await voidPendingInvoices(input.subscriptionId);
+  }
   await run.refuseSales('the subscription has ended');
   return run.state.status;
 }

@@ -18,6 +18,7 @@ import {
   invoiceExpirationDate,
   invoiceWorkflowId,
   notInvoiceable,
+  type InvoiceBilling,
 } from '../../domain/invoices.ts';
 import { invoiceWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { ApiError, notFound, serviceUnavailable, unprocessable } from '../../use-cases/errors.ts';
@@ -57,7 +58,8 @@ const RECORDING_MARGIN_MS = 5_000;
 
 /**
  * Extra charges on a subscription (the spec's POST /subscriptions/<id>/invoices), each run by its own
- * `invoice:<id>` workflow. The POST answers once the gateway created the invoice and it is stored.
+ * `invoice:<id>` workflow. The POST answers once the invoice is stored: a gateway-billed one after the
+ * gateway created it, a manual one at once (the workflow charges its kept card on the due date).
  */
 export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const ownSubscription = subscriptionLookup(deps);
@@ -69,13 +71,13 @@ export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
 function subscriptionLookup(deps: RouteDeps) {
   return async (organizationId: string, id: string) => {
     const subscription = isUuid(id)
-      ? await deps.orm.em
-          .fork()
-          .findOne(
-            Subscription,
-            { id, organizationId },
-            { fields: ['status', 'gatewaySubscriptionId', 'customerId', 'currency'] },
-          )
+      ? await deps.orm.em.fork().findOne(
+          Subscription,
+          { id, organizationId },
+          {
+            fields: ['status', 'recurrenceBilling', 'gatewaySubscriptionId', 'cardTokenId', 'customerId', 'currency'],
+          },
+        )
       : null;
     if (!subscription) throw notFound('Subscription');
     return subscription;
@@ -84,7 +86,7 @@ function subscriptionLookup(deps: RouteDeps) {
 
 type SubscriptionLookup = ReturnType<typeof subscriptionLookup>;
 
-/** POST /:id/invoices: an extra charge, answered once the gateway created the invoice and it is stored. */
+/** POST /:id/invoices: an extra charge, answered once the invoice is stored (a gateway's once created there). */
 function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: SubscriptionLookup): void {
   app.post(
     '/:id/invoices',
@@ -94,11 +96,15 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
         tags,
         summary: 'Charge a subscription once, outside its recurrence',
         description:
-          "The gateway creates the invoice and charges it to the subscription's card; the answer comes once it " +
-          'exists there, numbered `<customer_invoice_prefix>-<n>`, status pending. It becomes paid or failed with ' +
-          'the charge, or voided when unpaid past its last payable day. Only a subscription that is active, ' +
-          'trialing, unpaid or past_due and billed by the gateway can be charged (else 409). A 503 means nothing ' +
-          'was created.',
+          'Answers once the invoice exists, numbered `<customer_invoice_prefix>-<n>`, status pending. Who charges ' +
+          "it follows the subscription's `recurrence_billing`. **gateway**: the gateway creates the invoice " +
+          "(`gateway_invoice_id`) and charges it to its own subscription's card on its calendar. **manual** " +
+          '(Mercado Pago, whose recurrence this engine does not use): `gateway_invoice_id` is null and this engine ' +
+          "charges the subscription's kept card once, with a new payment, at the start of `due_date` in Brazil " +
+          '(at once when that is today). Either way it becomes paid (with a transaction and a sale) or failed ' +
+          'with the decline reason, and is voided uncharged when its subscription ends first or it is still ' +
+          'unpaid past its last payable day. Only a subscription that is active, trialing, unpaid or past_due ' +
+          'can be charged, and a manual one only with a saved card (else 409). A 503 means nothing was created.',
         params: subscriptionParams,
         body: createInvoiceBody,
         response: {
@@ -124,16 +130,23 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
       if (wrongDates) throw unprocessable(wrongDates.code, 'Invalid invoice dates', wrongDates.detail);
       // Stored and answered, so the invoice says the day it lapses rather than null.
       const expirationDate = invoiceExpirationDate(body.due_date, body.expiration_date);
-      const why = notInvoiceable(subscription.status, subscription.gatewaySubscriptionId ?? null);
+      const billing = subscription.recurrenceBilling;
+      const why = notInvoiceable({
+        status: subscription.status,
+        recurrenceBilling: billing,
+        gatewaySubscriptionId: subscription.gatewaySubscriptionId ?? null,
+        cardTokenId: subscription.cardTokenId ?? null,
+      });
       if (why) throw new ApiError(409, SUBSCRIPTION_NOT_INVOICEABLE, 'The subscription cannot be invoiced', why);
       const record = await createInvoice(
         deps,
+        billing,
         {
           invoiceId: uuidv7(),
           organizationId,
           subscriptionId: request.params.id,
           customerId: subscription.customerId,
-          gatewaySubscriptionId: subscription.gatewaySubscriptionId!,
+          gatewaySubscriptionId: billing === 'gateway' ? subscription.gatewaySubscriptionId! : null,
           amount: body.amount,
           currency: subscription.currency.toUpperCase(),
           description: body.description ?? null,
@@ -212,7 +225,12 @@ function readRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscriptio
  * The workflow keeps nothing the gateway has not created by `answerBy`, so after waiting that long
  * (and the time to store it) "not answered" means "not created".
  */
-async function createInvoice(deps: RouteDeps, request: InvoiceRequest, answerBy: number): Promise<InvoiceRecord> {
+async function createInvoice(
+  deps: RouteDeps,
+  billing: InvoiceBilling,
+  request: InvoiceRequest,
+  answerBy: number,
+): Promise<InvoiceRecord> {
   const workflowId = invoiceWorkflowId(request.invoiceId);
   // The invoice's id names its creation Update, so that it can be asked for again after a lost answer.
   const updateId = request.invoiceId;
@@ -220,6 +238,8 @@ async function createInvoice(deps: RouteDeps, request: InvoiceRequest, answerBy:
     ...invoiceWorkflowStart(deps.config.TEMPORAL_TASK_QUEUE, {
       ...request,
       answerBy: new Date(answerBy).toISOString(),
+      // Only a manual invoice says so: a gateway invoice's input stays what it always was.
+      ...(billing === 'manual' ? { billing } : {}),
     }),
     workflowIdConflictPolicy: 'FAIL',
   });

@@ -34,7 +34,13 @@ export type CreateInvoiceBody = z.infer<typeof createInvoiceBody>;
 export const invoiceRecordSchema = z.object({
   id: z.string(),
   number: z.string().describe("`<customer_invoice_prefix>-<n>`, the organization's next invoice number"),
-  gateway_invoice_id: z.string(),
+  gateway_invoice_id: z
+    .string()
+    .nullable()
+    .describe(
+      "The gateway's invoice; null for a manually billed subscription's invoice, which this engine charges " +
+        'to the kept card itself',
+    ),
   subscription_id: z.string(),
   organization_id: z.string(),
   amount: z.number().int().describe('Cents'),
@@ -42,11 +48,12 @@ export const invoiceRecordSchema = z.object({
   description: z.string().nullable(),
   due_date: z.string().describe('YYYY-MM-DD'),
   expiration_date: z.string().nullable().describe('YYYY-MM-DD'),
-  payment_method: z.literal('credit').describe('The gateway charges the subscription’s card'),
+  payment_method: z.literal('credit').describe('Charged to the subscription’s card'),
   status: z
     .enum(INVOICE_STATUSES)
     .describe(
-      'pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline',
+      'pending until its card is charged (paid) or the charge is refused (failed); voided when unpaid at its ' +
+        'deadline, or when its subscription ends first',
     ),
   no_fees_installments: z.boolean(),
   failure_reason: z.string().nullable().describe("The gateway's decline reason when failed"),
@@ -71,7 +78,7 @@ export function presentInvoice(i: InvoiceEntity, workflowUrl: string): InvoiceBo
   const record: InvoiceRecord = {
     id: i.id,
     number: i.number,
-    gateway_invoice_id: i.gatewayInvoiceId,
+    gateway_invoice_id: i.gatewayInvoiceId ?? null,
     subscription_id: i.subscriptionId,
     organization_id: i.organizationId,
     amount: i.amount,

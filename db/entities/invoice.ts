@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { INVOICE_STATUSES } from '../../domain/invoices.ts';
 
-/** An extra charge on a subscription, created at the gateway (migration 0009). */
+/** An extra charge on a subscription: created at the gateway, or charged by the engine (migrations 0009, 0027). */
 export const SubscriptionInvoice = defineEntity({
   name: 'SubscriptionInvoice',
   tableName: 'subscription_invoices',
@@ -11,7 +11,8 @@ export const SubscriptionInvoice = defineEntity({
     subscriptionId: p.uuid(),
     /** `<customer_invoice_prefix>-<n>`, unique per organization. */
     number: p.string(),
-    gatewayInvoiceId: p.string().unique(),
+    /** Null for a manual subscription's invoice: the engine charges the kept card, no gateway invoice exists. */
+    gatewayInvoiceId: p.string().unique().nullable(),
     amount: p.bigint('number'),
     currency: p.string(),
     description: p.text().nullable(),

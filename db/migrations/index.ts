@@ -24,6 +24,7 @@ import { Migration0023NotificationQueue } from './0023-notification-queue.ts';
 import { Migration0024SubscriptionChargeCheckout } from './0024-subscription-charge-checkout.ts';
 import { Migration0025FilePurposes } from './0025-file-purposes.ts';
 import { Migration0026EventActors } from './0026-event-actors.ts';
+import { Migration0027ManualInvoices } from './0027-manual-invoices.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -53,4 +54,5 @@ export const migrationsList = [
   { name: '0024-subscription-charge-checkout', class: Migration0024SubscriptionChargeCheckout },
   { name: '0025-file-purposes', class: Migration0025FilePurposes },
   { name: '0026-event-actors', class: Migration0026EventActors },
+  { name: '0027-manual-invoices', class: Migration0027ManualInvoices },
 ];

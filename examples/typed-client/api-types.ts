@@ -1062,7 +1062,7 @@ export interface paths {
     put?: never;
     /**
      * Charge a subscription once, outside its recurrence
-     * @description The gateway creates the invoice and charges it to the subscription's card; the answer comes once it exists there, numbered `<customer_invoice_prefix>-<n>`, status pending. It becomes paid or failed with the charge, or voided when unpaid past its last payable day. Only a subscription that is active, trialing, unpaid or past_due and billed by the gateway can be charged (else 409). A 503 means nothing was created.
+     * @description Answers once the invoice exists, numbered `<customer_invoice_prefix>-<n>`, status pending. Who charges it follows the subscription's `recurrence_billing`. **gateway**: the gateway creates the invoice (`gateway_invoice_id`) and charges it to its own subscription's card on its calendar. **manual** (Mercado Pago, whose recurrence this engine does not use): `gateway_invoice_id` is null and this engine charges the subscription's kept card once, with a new payment, at the start of `due_date` in Brazil (at once when that is today). Either way it becomes paid (with a transaction and a sale) or failed with the decline reason, and is voided uncharged when its subscription ends first or it is still unpaid past its last payable day. Only a subscription that is active, trialing, unpaid or past_due can be charged, and a manual one only with a saved card (else 409). A 503 means nothing was created.
      */
     post: operations['createSubscriptionInvoice'];
     delete?: never;
@@ -2435,7 +2435,8 @@ export interface components {
       id: string;
       /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
       number: string;
-      gateway_invoice_id: string;
+      /** @description The gateway's invoice; null for a manually billed subscription's invoice, which this engine charges to the kept card itself */
+      gateway_invoice_id: string | null;
       subscription_id: string;
       organization_id: string;
       /** @description Cents */
@@ -2448,12 +2449,12 @@ export interface components {
       /** @description YYYY-MM-DD */
       expiration_date: string | null;
       /**
-       * @description The gateway charges the subscription’s card
+       * @description Charged to the subscription’s card
        * @constant
        */
       payment_method: 'credit';
       /**
-       * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+       * @description pending until its card is charged (paid) or the charge is refused (failed); voided when unpaid at its deadline, or when its subscription ends first
        * @enum {string}
        */
       status: 'pending' | 'paid' | 'failed' | 'voided';
@@ -15160,7 +15161,8 @@ export interface operations {
               id: string;
               /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
               number: string;
-              gateway_invoice_id: string;
+              /** @description The gateway's invoice; null for a manually billed subscription's invoice, which this engine charges to the kept card itself */
+              gateway_invoice_id: string | null;
               subscription_id: string;
               organization_id: string;
               /** @description Cents */
@@ -15173,12 +15175,12 @@ export interface operations {
               /** @description YYYY-MM-DD */
               expiration_date: string | null;
               /**
-               * @description The gateway charges the subscription’s card
+               * @description Charged to the subscription’s card
                * @enum {string}
                */
               payment_method: 'credit';
               /**
-               * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+               * @description pending until its card is charged (paid) or the charge is refused (failed); voided when unpaid at its deadline, or when its subscription ends first
                * @enum {string}
                */
               status: 'pending' | 'paid' | 'failed' | 'voided';
@@ -15353,7 +15355,8 @@ export interface operations {
             id: string;
             /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
             number: string;
-            gateway_invoice_id: string;
+            /** @description The gateway's invoice; null for a manually billed subscription's invoice, which this engine charges to the kept card itself */
+            gateway_invoice_id: string | null;
             subscription_id: string;
             organization_id: string;
             /** @description Cents */
@@ -15366,12 +15369,12 @@ export interface operations {
             /** @description YYYY-MM-DD */
             expiration_date: string | null;
             /**
-             * @description The gateway charges the subscription’s card
+             * @description Charged to the subscription’s card
              * @enum {string}
              */
             payment_method: 'credit';
             /**
-             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @description pending until its card is charged (paid) or the charge is refused (failed); voided when unpaid at its deadline, or when its subscription ends first
              * @enum {string}
              */
             status: 'pending' | 'paid' | 'failed' | 'voided';
@@ -15544,7 +15547,8 @@ export interface operations {
             id: string;
             /** @description `<customer_invoice_prefix>-<n>`, the organization's next invoice number */
             number: string;
-            gateway_invoice_id: string;
+            /** @description The gateway's invoice; null for a manually billed subscription's invoice, which this engine charges to the kept card itself */
+            gateway_invoice_id: string | null;
             subscription_id: string;
             organization_id: string;
             /** @description Cents */
@@ -15557,12 +15561,12 @@ export interface operations {
             /** @description YYYY-MM-DD */
             expiration_date: string | null;
             /**
-             * @description The gateway charges the subscription’s card
+             * @description Charged to the subscription’s card
              * @enum {string}
              */
             payment_method: 'credit';
             /**
-             * @description pending until the gateway charges it (paid) or refuses the charge (failed); voided when unpaid at its deadline
+             * @description pending until its card is charged (paid) or the charge is refused (failed); voided when unpaid at its deadline, or when its subscription ends first
              * @enum {string}
              */
             status: 'pending' | 'paid' | 'failed' | 'voided';

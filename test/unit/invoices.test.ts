@@ -3,6 +3,7 @@ import {
   brazilToday,
   gatewayInvoiceOutcome,
   invoiceDatesError,
+  invoiceChargeAt,
   invoiceDeadline,
   invoiceExpirationDate,
   invoiceNumber,
@@ -11,12 +12,28 @@ import {
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 
 describe('extra-charge invoices', () => {
-  it('only a live subscription billed by the gateway can be invoiced (the spec’s four statuses)', () => {
-    const eligible = SUBSCRIPTION_STATUSES.filter((s) => notInvoiceable(s, 'sub_1') === null);
-    expect(eligible).toEqual(['trialing', 'active', 'past_due', 'unpaid']);
-    expect(notInvoiceable('canceled', 'sub_1')).toContain('canceled');
-    expect(notInvoiceable('incomplete', 'sub_1')).toContain('incomplete');
-    expect(notInvoiceable('active', null)).toContain('gateway_subscription_id');
+  it('only a live subscription can be invoiced (the spec’s four statuses), billed by the gateway or with a kept card', () => {
+    const gateway = { recurrenceBilling: 'gateway' as const, gatewaySubscriptionId: 'sub_1', cardTokenId: 'card_1' };
+    const manual = { recurrenceBilling: 'manual' as const, gatewaySubscriptionId: null, cardTokenId: 'card_1' };
+    for (const billed of [gateway, manual]) {
+      const eligible = SUBSCRIPTION_STATUSES.filter((status) => notInvoiceable({ ...billed, status }) === null);
+      expect(eligible).toEqual(['trialing', 'active', 'past_due', 'unpaid']);
+      expect(notInvoiceable({ ...billed, status: 'canceled' })).toContain('canceled');
+      expect(notInvoiceable({ ...billed, status: 'incomplete' })).toContain('incomplete');
+    }
+    expect(notInvoiceable({ ...gateway, status: 'active', gatewaySubscriptionId: null })).toContain(
+      'gateway_subscription_id',
+    );
+    // The engine charges a manual subscription's kept card: a pix or boleto buyer has none.
+    expect(notInvoiceable({ ...manual, status: 'active', cardTokenId: null })).toBe(
+      'The subscription is billed manually and has no saved card to charge',
+    );
+  });
+
+  it('charges a manual invoice at the start of its due date in Brazil (03:00 UTC)', () => {
+    expect(invoiceChargeAt('2030-03-10').toISOString()).toBe('2030-03-10T03:00:00.000Z');
+    expect(brazilToday(invoiceChargeAt('2030-03-10'))).toBe('2030-03-10');
+    expect(brazilToday(new Date(invoiceChargeAt('2030-03-10').getTime() - 1))).toBe('2030-03-09');
   });
 
   it('numbers invoices with the organization’s prefix', () => {

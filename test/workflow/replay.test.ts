@@ -10,7 +10,8 @@ import { workflowsPath } from '../../worker/worker.ts';
  * would break a running workflow's determinism fails here (put it behind `patched()`).
  * Recorded by test/workflow/checkout.test.ts when run with RECORD_HISTORIES=1 (refund and direct-transaction
  * histories by test/workflow/refund.test.ts and direct-transaction.test.ts, subscription histories by
- * test/workflow/subscription.test.ts, invoice histories by test/workflow/invoice.test.ts).
+ * test/workflow/subscription.test.ts, invoice histories by test/workflow/invoice.test.ts and
+ * invoice-manual.test.ts).
  */
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 
@@ -56,6 +57,12 @@ describe('replay of recorded histories', () => {
     'invoice-voided.json',
     'invoice-paid-reconciled.json',
     'invoice-abandoned.json',
+    // Issue 24: a manual subscription's invoice, charged by the engine on its kept card.
+    'invoice-manual-paid-on-due-date.json',
+    'invoice-manual-voided.json',
+    'invoice-manual-lost-answer-found.json',
+    'subscription-manual-revoked-voids-invoices.json',
+    'invoice-manual-voided-by-subscription-end.json',
     'webhook-delivered-after-retries.json',
   ])(
     '%s replays without nondeterminism',

@@ -147,6 +147,27 @@ describe('the sweep and pending extra-charge invoices', () => {
   });
 });
 
+describe('the sweep and a manual subscription’s pending invoice (issue 24)', () => {
+  it('started again without a gateway invoice, it charges the kept card when due, once', async () => {
+    const org = await makeOrganization(api.orm);
+    const { row } = await paidSubscriptionOf(api, temporal, { organizationId: org.id, recurrenceBilling: 'manual' });
+    const res = await api.call('POST', `/api/v1/subscriptions/${row.id}/invoices`, {
+      token: await makeOat(api.orm, org.id),
+      body: { amount: 12_345, due_date: daysFromToday(3), description: 'Setup' },
+    });
+    expect([res.status, res.body.gateway_invoice_id]).toEqual([201, null]);
+    const lost = await lose(invoiceWorkflowId(res.body.id));
+    // Due today by the time the sweep finds it: the new run charges at once.
+    await sql('update subscription_invoices set due_date = ? where id = ?', [daysFromToday(0), res.body.id]);
+
+    await sweep();
+    expect(await newRunResult(invoiceWorkflowId(res.body.id), lost)).toBe('paid');
+    expect(await sql('select amount::int as amount from sales where invoice_id = ?', [res.body.id])).toEqual([
+      { amount: 12_345 },
+    ]);
+  });
+});
+
 describe('the sweep and open checkouts', () => {
   it('pix checkouts whose workflow was lost, started again past their deadline, end as the gateway says; an open one expires', async () => {
     const [paid, unpaid, open] = [

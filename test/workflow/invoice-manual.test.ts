@@ -1,0 +1,346 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import path from 'node:path';
+import { uuidv7 } from 'uuidv7';
+import { createActivities } from '../../activities/index.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
+import { invoiceWorkflow } from '../../workflows/invoice.ts';
+import { makeOrganization } from '../helpers/fixtures.ts';
+import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { testWorkers } from '../helpers/test-workers.ts';
+import { waitFor } from '../helpers/processes.ts';
+import {
+  invoiceStateQuery,
+  invoiceVoidSignal,
+  invoiceWorkflowId,
+  type InvoiceWorkflowInput,
+} from '../../contracts/invoice.ts';
+
+/**
+ * A manually billed subscription's extra charge (issue 24) on the time-skipping test server, with the
+ * real activities on the test database and the simulated gateway: no gateway invoice; the workflow
+ * charges the kept card once on the due date (at once when due today), keyed by the invoice, so that
+ * a lost answer is found under its key and never charged twice; an end before the due date voids it.
+ */
+const DAY = 86_400_000;
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let orm: Orm;
+let sim: SimulatedGateway;
+
+const workers = testWorkers();
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
+  });
+  bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/invoice.ts') });
+  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
+  sim = new SimulatedGateway(orm);
+}, 120_000);
+afterAll(async () => {
+  await workers.stopAll();
+  await orm?.close();
+  await env?.teardown();
+});
+
+const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
+
+/** A manually billed, active subscription of a new organization, with a card the simulator keeps. */
+async function manualSubscription(cardNumber = '4111111111111111') {
+  const org = await makeOrganization(orm);
+  const [productId, priceId, customerId, id] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
+  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
+    productId,
+    org.id,
+  ]);
+  await sql(
+    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+       interval_count, created_at)
+     values (?, ?, ?, 'recurring', 'brl', 9900, 'unspecified', 'month', 1, now())`,
+    [priceId, productId, org.id],
+  );
+  await sql(
+    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
+    [customerId, org.id, `${uuidv7()}@example.com`],
+  );
+  const card = await sim.tokenizeCard(
+    { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+    `test:card:${uuidv7()}`,
+  );
+  const now = new Date(await env.currentTimeMs());
+  await sql(
+    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
+       card_token_id, amount, subtotal_amount, currency, current_period_start, current_period_end, created_at,
+       workflow_id, billing_anchor, period_number)
+     values (?, ?, ?, ?, ?, 'active', 'manual', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
+    [
+      id,
+      org.id,
+      customerId,
+      productId,
+      priceId,
+      card.id,
+      now,
+      new Date(now.getTime() + 30 * DAY),
+      now,
+      `subscription:${id}`,
+      now,
+    ],
+  );
+  return { id, organizationId: org.id, customerId, productId, priceId };
+}
+type Subscription = Awaited<ReturnType<typeof manualSubscription>>;
+
+/** A manual invoice of R$ 123,45 due `inDays` days from today (test-server time, Brazil's calendar). */
+async function manualInput(s: Subscription, inDays = 0): Promise<InvoiceWorkflowInput> {
+  const now = await env.currentTimeMs();
+  return {
+    invoiceId: uuidv7(),
+    organizationId: s.organizationId,
+    subscriptionId: s.id,
+    customerId: s.customerId,
+    gatewaySubscriptionId: null,
+    amount: 12_345,
+    currency: 'BRL',
+    description: 'Installation',
+    dueDate: brazilToday(new Date(now + inDays * DAY)),
+    expirationDate: brazilToday(new Date(now + (inDays + 5) * DAY)),
+    noFeesInstallments: false,
+    answerBy: new Date(now + 20_000).toISOString(),
+    billing: 'manual',
+  };
+}
+
+type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof invoiceWorkflow>>>;
+
+/** Runs the invoice's workflow while `during` acts on it; a worker (and task queue) per run. */
+async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> {
+  const taskQueue = `invoice-manual-test-${input.invoiceId}`;
+  const worker = await workers.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: createActivities({ orm, gateway: sim }),
+  });
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(invoiceWorkflow, {
+      workflowId: invoiceWorkflowId(input.invoiceId),
+      taskQueue,
+      args: [input],
+    });
+    try {
+      return await during(handle);
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+    }
+  });
+}
+
+/** Waits until the invoice is stored pending (without letting time skip: a query only). */
+const pending = (handle: Handle) =>
+  waitFor(async () => (await handle.query(invoiceStateQuery)).status === 'pending', {
+    what: 'the invoice to be pending',
+    timeoutMs: 10_000,
+  });
+
+const invoiceRow = async (id: string) =>
+  (
+    await sql(
+      `select status, gateway_invoice_id, failure_reason, transaction_id, paid_at, modified_at
+       from subscription_invoices where id = ?`,
+      [id],
+    )
+  )[0];
+/** What the gateway did under the invoice's charge key: each try's outcome, and the charges it made. */
+async function gatewayCharges(s: Subscription, invoiceId: string) {
+  const tries = await sql('select outcome from gateway_sim.attempts where key = ? order by id', [
+    invoiceChargeKey(invoiceId),
+  ]);
+  const made = await sql(
+    'select status, amount::int as amount from gateway_sim.transactions where reference = ? order by created_at',
+    [s.id],
+  );
+  return { tries: tries.map((t) => t.outcome as string), made };
+}
+const eventTypes = async (organizationId: string) =>
+  (await sql('select type from events where organization_id = ? order by created_at, id', [organizationId])).map(
+    (e) => e.type,
+  );
+
+describe('invoice workflow of a manually billed subscription', () => {
+  it('waits for the due date, then charges the kept card once: paid, with its transaction and sale', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s, 3);
+    const outcome = await run(input, async (handle) => {
+      await pending(handle);
+      expect((await gatewayCharges(s, input.invoiceId)).tries).toEqual([]);
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-manual-paid-on-due-date', handle.workflowId);
+      return result;
+    });
+    expect(outcome).toBe('paid');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'paid', gateway_invoice_id: null, failure_reason: null });
+    // Charged at the start of its due date in Brazil, not before.
+    expect(Date.parse(row.modified_at)).toBeGreaterThanOrEqual(invoiceChargeAt(input.dueDate).getTime());
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({
+      tries: ['ran'],
+      made: [{ status: 'succeeded', amount: 12_345 }],
+    });
+    const [transaction] = await sql(
+      'select status, amount::int as amount, captured_amount::int as captured, checkout_id from transactions where id = ?',
+      [row.transaction_id],
+    );
+    expect(transaction).toEqual({ status: 'succeeded', amount: 12_345, captured: 12_345, checkout_id: null });
+    expect(
+      await sql(
+        `select amount::int as amount, subtotal_amount::int as subtotal, subscription_id, product_id, price_id,
+           transaction_id, status from sales where invoice_id = ?`,
+        [input.invoiceId],
+      ),
+    ).toEqual([
+      {
+        amount: 12_345,
+        subtotal: 12_345,
+        subscription_id: s.id,
+        product_id: s.productId,
+        price_id: s.priceId,
+        transaction_id: row.transaction_id,
+        status: 'paid',
+      },
+    ]);
+    expect(await eventTypes(s.organizationId)).toEqual([
+      'invoice.created',
+      'invoice.paid',
+      'sale.created',
+      'sale.paid',
+    ]);
+  });
+
+  it('is voided, uncharged, when its subscription ends before the due date', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s, 3);
+    const outcome = await run(input, async (handle) => {
+      await pending(handle);
+      await handle.signal(invoiceVoidSignal);
+      const result = await handle.result();
+      await recordHistory(env.client, 'invoice-manual-voided', handle.workflowId);
+      return result;
+    });
+    expect(outcome).toBe('voided');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'voided', transaction_id: null, paid_at: null });
+    // Long before its due date: the subscription's end, not the calendar, voided it.
+    expect(Date.parse(row.modified_at)).toBeLessThan(invoiceChargeAt(input.dueDate).getTime());
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({ tries: [], made: [] });
+    expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.voided']);
+  });
+
+  it('is voided, uncharged, when its subscription has ended by the due date (no signal reached it)', async () => {
+    const s = await manualSubscription();
+    await sql(`update subscriptions set status = 'canceled', canceled_at = now(), ended_at = now() where id = ?`, [
+      s.id,
+    ]);
+    const input = await manualInput(s);
+    expect(await run(input, (handle) => handle.result())).toBe('voided');
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({ tries: [], made: [] });
+  });
+
+  it('a declined card fails it with the reason and the refused transaction, no sale', async () => {
+    const s = await manualSubscription('4000000000009995');
+    const input = await manualInput(s);
+    expect(await run(input, (handle) => handle.result())).toBe('failed');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds', paid_at: null });
+    const [transaction] = await sql('select status, decline_reason from transactions where id = ?', [
+      row.transaction_id,
+    ]);
+    expect(transaction).toEqual({ status: 'failed', decline_reason: 'insufficient_funds' });
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toEqual([]);
+    expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.failed']);
+  });
+});
+
+describe('a manual invoice whose charge got no answer is never charged twice', () => {
+  it('a lost answer: the retry with the same key gets the gateway’s first answer', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s);
+    sim.faults.loseAnswerNext = 1;
+    try {
+      expect(await run(input, (handle) => handle.result())).toBe('paid');
+    } finally {
+      sim.faults.loseAnswerNext = 0;
+    }
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({
+      tries: ['ran', 'replayed'],
+      made: [{ status: 'succeeded', amount: 12_345 }],
+    });
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toHaveLength(1);
+  });
+
+  it('every quick try lost: the charge is found under its key, and its first answer recorded', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s);
+    sim.faults.loseAnswerNext = 3;
+    try {
+      const outcome = await run(input, async (handle) => {
+        const result = await handle.result();
+        await recordHistory(env.client, 'invoice-manual-lost-answer-found', handle.workflowId);
+        return result;
+      });
+      expect(outcome).toBe('paid');
+    } finally {
+      sim.faults.loseAnswerNext = 0;
+    }
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({
+      tries: ['ran', 'replayed', 'replayed', 'replayed'],
+      made: [{ status: 'succeeded', amount: 12_345 }],
+    });
+  });
+
+  it('a charge whose answer was lost stays paid when the subscription ends meanwhile: found, never voided', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s);
+    sim.faults.loseAnswerNext = 3;
+    try {
+      const outcome = await run(input, async (handle) => {
+        await waitFor(async () => (await gatewayCharges(s, input.invoiceId)).tries.length > 0, {
+          what: 'the charge to reach the gateway',
+          timeoutMs: 10_000,
+        });
+        // Revoked after the gateway took the money, before its answer came: the money is recorded, not voided.
+        await sql(`update subscriptions set status = 'canceled' where id = ?`, [s.id]);
+        await handle.signal(invoiceVoidSignal);
+        return handle.result();
+      });
+      expect(outcome).toBe('paid');
+    } finally {
+      sim.faults.loseAnswerNext = 0;
+    }
+    expect((await gatewayCharges(s, input.invoiceId)).made).toEqual([{ status: 'succeeded', amount: 12_345 }]);
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toHaveLength(1);
+  });
+
+  it('a gateway that never got the call: found under no key, charged on a later try, once', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s);
+    const started = await env.currentTimeMs();
+    sim.faults.failNext = 3;
+    try {
+      expect(await run(input, (handle) => handle.result())).toBe('paid');
+    } finally {
+      sim.faults.failNext = 0;
+    }
+    expect(await gatewayCharges(s, input.invoiceId)).toEqual({
+      tries: ['ran'],
+      made: [{ status: 'succeeded', amount: 12_345 }],
+    });
+    // Tried again after the wait for an unreached gateway (10 minutes), not at once.
+    expect(Date.parse((await invoiceRow(input.invoiceId)).modified_at)).toBeGreaterThanOrEqual(started + 10 * 60_000);
+  });
+});
