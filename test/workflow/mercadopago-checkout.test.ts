@@ -10,6 +10,8 @@ import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
 import { signedNotice } from '../helpers/mercadopago-mock.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
 
 /**
  * The whole checkout on the Mercado Pago adapter (issue 24 §5): the API and a worker of this file's own
@@ -227,5 +229,24 @@ describe('Mercado Pago: refunds and renewals', () => {
     expect(renewal!.body!.token).not.toBe(first!.body!.token);
     const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal!.key}:token`);
     expect(minted).toHaveLength(1);
+
+    // An extra charge (an invoice due today) charges the same kept card with a payment of its own.
+    const invoice = await api.call('POST', `/api/v1/subscriptions/${s.id}/invoices`, {
+      body: { amount: 1_500, due_date: brazilToday(new Date()), description: 'Setup' },
+      token: s.oat,
+    });
+    expect(invoice.status).toBe(201);
+    const paid = await waitFor(
+      async () => {
+        const read = await api.call('GET', `/api/v1/subscriptions/${s.id}/invoices/${invoice.body.id}`, {
+          token: s.oat,
+        });
+        return read.body.status === 'paid' && read.body;
+      },
+      { what: 'the extra charge to be paid', timeoutMs: 15_000, intervalMs: 100 },
+    );
+    expect(paid).toMatchObject({ amount: 1_500, status: 'paid' });
+    const extra = mp.requests.filter((r) => r.path === '/v1/payments' && r.key === invoiceChargeKey(invoice.body.id));
+    expect(extra.map((r) => [r.body!.transaction_amount, r.body!.payer])).toEqual([[15, renewal!.body!.payer]]);
   });
 });
