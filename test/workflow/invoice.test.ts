@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import path from 'node:path';
+import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
-import { openOrm, type Orm } from '../../db/orm.ts';
+import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { invoiceWorkflow } from '../../workflows/invoice.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { testWorkers } from '../helpers/test-workers.ts';
+import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import {
   invoiceNoticeSignal,
   invoiceStateQuery,
@@ -33,20 +30,7 @@ let bundle: WorkflowBundleWithSourceMap;
 let orm: Orm;
 let sim: SimulatedGateway;
 
-const workers = testWorkers();
-beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
-  });
-  bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/invoice.ts') });
-  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
-  sim = new SimulatedGateway(orm);
-}, 120_000);
-afterAll(async () => {
-  await workers.stopAll();
-  await orm?.close();
-  await env?.teardown();
-});
+const workers = useTimeSkipping('invoice.ts', (started) => ({ env, bundle, orm, sim } = started));
 
 const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
 const key = (label: string) => `test:${label}:${uuidv7()}`;

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Context } from '@temporalio/activity';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import path from 'node:path';
+import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { refundGatewayKey } from '../../activities/refunds.ts';
-import { openOrm, type Orm } from '../../db/orm.ts';
+import { type Orm } from '../../db/orm.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { refundWorkflow } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
-import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';
-import { testWorkers } from '../helpers/test-workers.ts';
+import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { REFUND_GATEWAY_TIMEOUT, refundWorkflowId } from '../../contracts/refund.ts';
 
 /**
@@ -31,20 +28,7 @@ let sim: SimulatedGateway;
 /** How the gateway treats refundAtGateway's calls in the test at hand. */
 let refundFault: 'lose_answer' | 'unavailable' | null = null;
 
-const workers = testWorkers();
-beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: temporalTestServerPath()! } },
-  });
-  bundle = await bundleWorkflowCode({ workflowsPath: path.resolve(import.meta.dirname, '../../workflows/refund.ts') });
-  orm = await openOrm(TEST_TIME_SKIPPING_DATABASE_URL, 4);
-  sim = new SimulatedGateway(orm);
-}, 120_000);
-afterAll(async () => {
-  await workers.stopAll();
-  await orm?.close();
-  await env?.teardown();
-});
+const workers = useTimeSkipping('refund.ts', (started) => ({ env, bundle, orm, sim } = started));
 
 /** The simulator, except that refundAtGateway's refunds meet `refundFault`. */
 function faultyGateway(): PaymentGateway {
