@@ -38,6 +38,9 @@ let api: TestApi;
 let worker: ChildProcess;
 let temporal: Client;
 let refuseAfterFirst: { seen: number; upTo: number } | null = null;
+/** A test may hold the first charge call until the workflow has looked the charge up (then it is carried out). */
+let lateCharge: { held: boolean; lookedUp: () => void; released: Promise<void> } | null = null;
+const heldCalls = new WeakSet<object>();
 
 beforeAll(async () => {
   orm = await openOrm(TEST_DATABASE_URL, 5);
@@ -46,9 +49,27 @@ beforeAll(async () => {
   gatewayServer = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults, sandbox: simulator });
   // A test may answer charge calls 503 itself, without the gateway acting, from the second one on.
   gatewayServer.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'POST' || request.url !== '/v1/transactions' || !refuseAfterFirst) return;
+    if (request.method !== 'POST' || request.url !== '/v1/transactions') return;
+    if (lateCharge && !lateCharge.held) {
+      lateCharge.held = true;
+      heldCalls.add(request);
+      if (refuseAfterFirst) refuseAfterFirst.seen++; // the first call, let through once released
+      return;
+    }
+    if (!refuseAfterFirst) return;
     if (refuseAfterFirst.seen++ > 0 && refuseAfterFirst.seen <= refuseAfterFirst.upTo) {
       return reply.status(503).send({ error: { type: 'unavailable', message: 'Injected by the test' } });
+    }
+  });
+  // Held once its body is read (its caller has given up by then: an unread body would be lost).
+  gatewayServer.addHook('preHandler', async (request) => {
+    if (heldCalls.has(request)) await lateCharge?.released;
+  });
+  gatewayServer.addHook('onResponse', async (request) => {
+    // Released by the lookup that follows the last refused retry: the one that decides the outcome.
+    const retriesDone = !refuseAfterFirst || refuseAfterFirst.seen >= refuseAfterFirst.upTo;
+    if (lateCharge && retriesDone && request.method === 'GET' && request.url.startsWith('/v1/transactions?')) {
+      lateCharge.lookedUp();
     }
   });
   await gatewayServer.listen({ host: '127.0.0.1', port: 0 });
@@ -69,6 +90,8 @@ beforeAll(async () => {
 afterEach(() => {
   faults.reset();
   refuseAfterFirst = null;
+  lateCharge?.lookedUp();
+  lateCharge = null;
 });
 afterAll(async () => {
   await stopProcess(worker);
@@ -162,9 +185,13 @@ describe('a charge whose answer is lost', () => {
 
   it('a charge that reaches the gateway after it was looked up is refunded before the run ends', async () => {
     const c = await makeCheckout({ amount: 2_500 });
-    // The first charge call is held past the adapter's timeout (3 s) and then carried out; its retries
-    // are refused without the gateway acting, so the lookup finds nothing and the buyer may try again.
-    faults.delayNextMs(5_000, 'createTransaction');
+    // The first charge call is held past the adapter's timeout (3 s) until the workflow has looked the
+    // charge up, and then carried out; its retries are refused without the gateway acting, so the lookup
+    // finds nothing and the buyer may try again. (Held on the lookup, not for a fixed time: on a loaded
+    // machine the retries and the lookup can take longer than any fixed delay.)
+    let lookedUp = () => {};
+    const released = new Promise<void>((resolve) => (lookedUp = resolve));
+    lateCharge = { held: false, lookedUp, released };
     refuseAfterFirst = { seen: 0, upTo: CHARGE_ATTEMPTS };
     const first = await confirm(c, { payment_method: 'credit_card', card: card() });
     expect([first.status, first.body.decline_reason]).toEqual([422, 'processing_error']);
