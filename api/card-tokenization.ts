@@ -51,13 +51,18 @@ export async function chargeableCard(
       ? await deps.gateway.tokenizeCard(card.data, key, owner)
       : await deps.gateway.keepBrowserCard(card.browserToken, owner, key);
   } catch (err) {
-    if (err instanceof GatewayError && !err.retryable) {
-      throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-    }
-    // Nothing was charged yet: a retry is safe.
-    if (err instanceof GatewayError) {
-      throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable', 'Retry the request');
-    }
-    throw err;
+    throw tokenizationError(err);
   }
+}
+
+/** A tokenization's failure as the API answers it: a card the gateway refuses is a 422, an outage a 503. */
+export function tokenizationError(err: unknown): unknown {
+  if (err instanceof GatewayError && !err.retryable) {
+    return unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
+  }
+  // Nothing was charged yet: a retry is safe.
+  if (err instanceof GatewayError) {
+    return new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable', 'Retry the request');
+  }
+  return err;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../../gateway/port.ts';
-import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
+import { ApiError, notFound } from '../../use-cases/errors.ts';
+import { tokenizationError } from '../card-tokenization.ts';
 import { errorBody, errorResponses, nonBlank } from '../../use-cases/schemas/common.ts';
 import { SANDBOX_PUBLIC_KEY, servesSandboxTokenizer } from '../browser-card-tokenizer.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -97,13 +97,7 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
           status: 'active' as const,
         });
       } catch (err) {
-        if (err instanceof GatewayError && !err.retryable) {
-          throw unprocessable('invalid_card', 'The card was refused by the gateway', err.message);
-        }
-        if (err instanceof GatewayError) {
-          throw new ApiError(503, 'gateway_unavailable', 'The payment gateway is unavailable', 'Retry the request');
-        }
-        throw err;
+        throw tokenizationError(err);
       }
     },
   );
