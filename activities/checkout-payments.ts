@@ -71,12 +71,18 @@ export function createCheckoutPaymentActivities(deps: PaymentDeps) {
   return { ...cardActivities(deps), ...pendingPaymentActivities(deps), ...afterCaptureActivities(deps) };
 }
 
-/** A charge is made only for a checkout this confirmation holds: one that expired or was paid is refused. */
-async function assertPayable(orm: Orm, checkoutId: string): Promise<void> {
-  const [row] = await plainSql(orm).query<{ status: string }>('select status from checkouts where id = ?', [
-    checkoutId,
-  ]);
-  if (row?.status !== 'confirmed') {
+/**
+ * A charge is made only for a checkout this confirmation holds: one that expired or was paid is
+ * refused, unless it was paid by this very slot (a workflow task lost after recording the sale runs
+ * the confirmation again, and the slot's key returns the same charge rather than a second one).
+ */
+async function assertPayable(orm: Orm, checkoutId: string, slot: number): Promise<void> {
+  const [row] = await plainSql(orm).query<{ status: string; payment_slot: number }>(
+    'select status, payment_slot from checkouts where id = ?',
+    [checkoutId],
+  );
+  const paidBySlot = row?.status === 'succeeded' && row.payment_slot === slot;
+  if (row?.status !== 'confirmed' && !paidBySlot) {
     throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
   }
 }
@@ -91,7 +97,7 @@ function cardActivities(deps: PaymentDeps) {
      * on the buyer's card. A decline is an answer (status failed), not an error.
      */
     async chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary> {
-      await assertPayable(orm, input.checkoutId);
+      await assertPayable(orm, input.checkoutId, input.slot);
       const charged = await chargeCard(
         gateway,
         {
@@ -129,7 +135,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
   return {
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
     async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
-      await assertPayable(orm, input.checkoutId);
+      await assertPayable(orm, input.checkoutId, input.slot);
       const { issued, payBy } = await issuePixOrBoleto(gateway, input);
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {

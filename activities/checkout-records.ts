@@ -85,9 +85,10 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
       return plainSql(orm).transaction(async (sql) => {
         const tx = executorOf(sql);
         const c = await lockedPreparingRow(tx, checkoutId);
-        // Confirmed already: this activity's own earlier attempt committed (the workflow runs one
-        // confirmation at a time), so its result stands.
-        if (c.status !== 'confirmed') await confirm(orm, tx, c, request, leastSlot);
+        // Confirmed already, or even recorded: this confirmation's own earlier attempt committed (the
+        // workflow runs one confirmation at a time, and a workflow task lost with its worker runs the
+        // whole confirmation again), so its result stands: the same slot, so the same payment key.
+        if (c.status !== 'confirmed' && c.status !== 'succeeded') await confirm(orm, tx, c, request, leastSlot);
         const email = c.customer_email ?? (await customerEmail(tx, c));
         refuseInvalidConfirmation(c, request, email);
         // refuseInvalidConfirmation passed: the e-mail is known.

@@ -72,6 +72,10 @@ export const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
 export const RESUME_IN_FLIGHT_PATCH = 'checkout-resume-payment-in-flight';
 /** Runs from before the subscription's workflow recorded renewal and upgrade sales wrote the subscription in the sale. */
 export const SUBSCRIPTION_RECORDS_SALE_PATCH = 'subscription-records-checkout-sale';
+/** Runs from before a confirmation's payment call ran inside its workflow task scheduled it as an activity. */
+export const LOCAL_PAYMENT_PATCH = 'checkout-payment-local-activity';
+/** Runs from before an expiry that found the checkout confirmed took that confirmation up ended as expired. */
+export const EXPIRY_TAKES_UP_CONFIRMATION_PATCH = 'checkout-expiry-takes-up-confirmation';
 
 /** What a confirmation fixed: the amount to charge and everything the recording will need. */
 export interface PreparedConfirmation {

@@ -25,6 +25,7 @@ import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import {
+  LOCAL_PAYMENT_PATCH,
   RENEWAL_SIGNAL_PATCH,
   SUBSCRIPTION_RECORDS_SALE_PATCH,
   SUBSCRIPTION_WORKFLOW_PATCH,
@@ -41,6 +42,7 @@ import {
 import {
   DEADLINE_SLACK_MS,
   isFailure,
+  localPayments,
   payments,
   records,
   untilAnswered,
@@ -100,7 +102,7 @@ export class CheckoutRun {
     this.input = input;
   }
 
-  private get checkoutId() {
+  get checkoutId() {
     return this.input.checkoutId;
   }
 
@@ -115,10 +117,12 @@ export class CheckoutRun {
     if (!requiresCharge(prepared.amount)) return this.recordSale(attempt, null);
     let outcome: PaymentOutcome | null;
     try {
-      outcome = await this.pay(attempt, payments);
+      outcome = await this.pay(attempt, patched(LOCAL_PAYMENT_PATCH) ? localPayments : payments);
     } catch (err) {
       if (isFailure(err, GATEWAY_REFUSAL)) return this.decline(attempt, 'processing_error', null);
-      // No answer: the gateway may or may not have acted. Nothing else happens until it says which.
+      // No answer: the gateway may or may not have acted. Nothing else happens until it says which,
+      // asked by activities: their answers are in the history, so a call it says it never processed
+      // stays known (and is checked again at the end) whatever becomes of this workflow task.
       this.unresolved = attempt;
       state.processing = true;
       try {

@@ -19,6 +19,7 @@ import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
   paymentUpdatedSignal,
+  EXPIRY_TAKES_UP_CONFIRMATION_PATCH,
   RESUME_PAYMENT_PATCH,
   subscriptionSaleVerdictSignal,
   type CheckoutWorkflowInput,
@@ -71,7 +72,8 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
       if (woke) continue;
       // Expiring: from here the validator refuses confirmations (the status is no longer open).
       state.status = 'expired';
-      await records.expireCheckout(input.checkoutId);
+      const expired = await records.expireCheckout(input.checkoutId);
+      if (!expired && patched(EXPIRY_TAKES_UP_CONFIRMATION_PATCH)) await takeUpUnseenConfirmation(run);
     } else if (state.status === 'confirmed' && run.unresolved) {
       await run.resolveUnanswered();
     } else if (state.status === 'confirmed' && run.pending) {
@@ -85,6 +87,19 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
   if (run.abandoned.length > 0) await run.refundAbandonedPayments();
   if (run.doubtful.length > 0) await undoLateArrivals(input.checkoutId, run.doubtful, run.recordedPaymentId);
   return { status: state.status };
+}
+
+/**
+ * The expiry found the checkout no longer open: a confirmation this run never saw finish (its Update
+ * lost with the workflow task that prepared it, and perhaps paid it) left it confirmed. The run takes
+ * it up as the sweep's new run would take up a lost run's: asks the gateway by the call's key, then
+ * records the sale or declines. Nothing left behind: the checkout ends as the database has it.
+ */
+async function takeUpUnseenConfirmation(run: CheckoutRun): Promise<void> {
+  const left = await lostPayment(run.checkoutId);
+  if (!left) return;
+  run.state.status = 'confirmed';
+  await run.resume(left);
 }
 
 /**

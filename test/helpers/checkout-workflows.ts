@@ -23,7 +23,9 @@ export async function checkoutOutcomes(
         const result = (await client.workflow.getHandle(checkoutWorkflowId(id)).result()) as { status: string };
         outcomes[id] = result.status;
       } catch (err) {
-        outcomes[id] = `workflow failed: ${(err as Error).message}`;
+        const cause = (err as Error & { cause?: Error & { cause?: Error } }).cause;
+        outcomes[id] =
+          `workflow failed: ${cause?.message ?? (err as Error).message}${cause?.cause ? ` (${cause.cause.message})` : ''}`;
       }
     }),
   );
@@ -35,43 +37,27 @@ export async function checkoutOutcomes(
 }
 
 export interface CrashTraces {
-  /** Activity executions that took more than one attempt (one lost with a worker times out), by type. */
-  retriedActivities: Record<string, number>;
   /**
-   * Checkouts whose workflow task was lost with a worker (timed out) before the card was charged:
-   * the confirmation's preparation (a local activity, inside the task) ran again elsewhere.
+   * Checkouts with a workflow task that timed out (lost with a killed worker) and ran again
+   * elsewhere: a confirmation is one task (its preparation, charge and recording are local
+   * activities inside it), so the whole confirmation ran again, at least once or at least twice.
    */
-  taskLostBeforeCharge: number;
-  /** Same, after the charge completed: the recording (a local activity) ran again elsewhere. */
-  taskLostAfterCharge: number;
+  lostTaskOnce: number;
+  lostTaskTwice: number;
+  /** Checkouts whose history holds an activity task (the confirmation made none of its own). */
+  withActivities: number;
 }
 
 /** What the checkouts' histories say about the crashes. */
 export async function crashTraces(client: Client, checkoutIds: string[]): Promise<CrashTraces> {
-  const traces: CrashTraces = { retriedActivities: {}, taskLostBeforeCharge: 0, taskLostAfterCharge: 0 };
+  const traces: CrashTraces = { lostTaskOnce: 0, lostTaskTwice: 0, withActivities: 0 };
   for (const id of checkoutIds) {
     const history = await client.workflow.getHandle(checkoutWorkflowId(id)).fetchHistory();
-    const typeOf = new Map<string, string>();
-    let charged = false;
-    let lostBefore = false;
-    let lostAfter = false;
-    for (const event of history.events ?? []) {
-      const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled) typeOf.set(String(event.eventId), scheduled.activityType?.name ?? '?');
-      const started = event.activityTaskStartedEventAttributes;
-      if (started && (started.attempt ?? 1) > 1) {
-        const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
-        traces.retriedActivities[type] = (traces.retriedActivities[type] ?? 0) + 1;
-      }
-      const completed = event.activityTaskCompletedEventAttributes;
-      if (completed && typeOf.get(String(completed.scheduledEventId)) === 'chargeCard') charged = true;
-      if (event.workflowTaskTimedOutEventAttributes) {
-        if (charged) lostAfter = true;
-        else lostBefore = true;
-      }
-    }
-    if (lostBefore) traces.taskLostBeforeCharge += 1;
-    if (lostAfter) traces.taskLostAfterCharge += 1;
+    const events = history.events ?? [];
+    const lost = events.filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+    if (lost >= 1) traces.lostTaskOnce += 1;
+    if (lost >= 2) traces.lostTaskTwice += 1;
+    if (events.some((e) => e.activityTaskScheduledEventAttributes)) traces.withActivities += 1;
   }
   return traces;
 }

@@ -4,6 +4,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
+import { waitFor } from '../helpers/processes.ts';
 import {
   checkoutRow,
   recordHistory as saveHistory,
@@ -13,6 +14,8 @@ import {
   type CheckoutFixtureOptions,
 } from '../helpers/checkouts.ts';
 import { checkoutStateQuery, checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { createCheckoutPaymentActivities } from '../../activities/checkout-payments.ts';
+import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
 
 /**
  * Every path of the checkout workflow on the real dev server, run by the real worker process, with
@@ -424,6 +427,53 @@ describe('expiry', () => {
       detail: 'Checkout is expired',
     });
     expect(await captures(c.id)).toBe(0);
+  });
+
+  it('an expiry that finds a confirmation its run never saw (the Update lost with its task) records the sale it paid', async () => {
+    // What a workflow task lost with its worker left, its Update lost with it: the checkout prepared
+    // and the card charged by the slot's key, nothing in the run's history.
+    const c = await makeCheckout({ expiresInMs: 3_000 });
+    // The run has read the checkout open and waits for its expiry (its timer started).
+    await waitFor(
+      async () => {
+        const history = await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).fetchHistory();
+        return history.events?.some((e) => e.timerStartedEventAttributes) ?? false;
+      },
+      { what: 'the checkout run waiting for its expiry', timeoutMs: 10_000, intervalMs: 20 },
+    );
+    const lostTask = {
+      ...createCheckoutRecordActivities({ orm: api.orm }),
+      ...createCheckoutPaymentActivities({ orm: api.orm, gateway: sim }),
+    };
+    const token = await sim.tokenizeCard(
+      { number: APPROVE, holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
+      `test:${c.id}:card`,
+    );
+    const request = {
+      paymentMethod: 'credit_card' as const,
+      card: { id: token.id, brand: token.brand, first4: token.first4, last4: token.last4 },
+      installments: 1,
+      buyer: { email: 'ana@example.com', name: null, taxId: null },
+      discountCode: null,
+    };
+    const prepared = await lostTask.prepareConfirmation(c.id, request, 1);
+    const charged = await lostTask.chargeCard({
+      checkoutId: c.id,
+      slot: prepared.slot!,
+      amount: prepared.amount,
+      currency: prepared.currency,
+      installments: 1,
+      noFeesInstallments: prepared.noFeesInstallments,
+      cardTokenId: token.id,
+    });
+    expect(charged.status).toBe('succeeded');
+
+    const paid = await waitForStatus(c.id, 'succeeded');
+    expect(paid.gateway_payment_data).toMatchObject({ transaction_id: charged.id, status: 'succeeded' });
+    expect(await captures(c.id)).toBe(1);
+    expect(await eventTypes(c.organizationId)).toEqual(expect.arrayContaining(['sale.created']));
+    expect((await workflowResult(c.id)).result).toEqual({ status: 'succeeded' });
+    await recordHistory('expiry-took-up-confirmation', c.id);
   });
 
   it('the state query reports the confirmation attempts', async () => {
