@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
+import { createCheckoutPaymentActivities } from '../../activities/checkout-payments.ts';
+import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
 import type { Orm } from '../../db/orm.ts';
+import type { PaymentSummary } from '../../domain/checkout.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
 import { CHECKOUT_ID, ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { TEST_TASK_QUEUE } from './env.ts';
 import { recordHistory as saveHistory } from './histories.ts';
@@ -158,4 +162,44 @@ export async function ledgerOf(orm: Orm, checkoutId: string) {
 /** With RECORD_HISTORIES=1 the finished checkout's history is saved for the replay test. */
 export async function recordHistory(temporal: Client, name: string, checkoutId: string): Promise<void> {
   await saveHistory(temporal, `checkout-${name}`, checkoutWorkflowId(checkoutId));
+}
+
+/**
+ * What a confirmation's workflow task left when it was lost before its run heard of it (its worker
+ * gone with it, its Update lost): the checkout prepared (confirmed, its slot taken) and, with
+ * `charge`, the buyer's approving card charged by the slot's key; nothing in the run's history. It
+ * runs the task's own activities, as the task would have. Returns the charge, if any.
+ */
+export async function leaveLostConfirmation(
+  orm: Orm,
+  gateway: PaymentGateway,
+  checkoutId: string,
+  options: { charge: boolean },
+): Promise<PaymentSummary | null> {
+  const task = { ...createCheckoutRecordActivities({ orm }), ...createCheckoutPaymentActivities({ orm, gateway }) };
+  const token = await gateway.tokenizeCard(
+    { number: '4111111111111111', holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
+    `test:${checkoutId}:card`,
+  );
+  const prepared = await task.prepareConfirmation(
+    checkoutId,
+    {
+      paymentMethod: 'credit_card',
+      card: { id: token.id, brand: token.brand, first4: token.first4, last4: token.last4 },
+      installments: 1,
+      buyer: { email: 'ana@example.com', name: null, taxId: null },
+      discountCode: null,
+    },
+    1,
+  );
+  if (!options.charge) return null;
+  return task.chargeCard({
+    checkoutId,
+    slot: prepared.slot!,
+    amount: prepared.amount,
+    currency: prepared.currency,
+    installments: 1,
+    noFeesInstallments: prepared.noFeesInstallments,
+    cardTokenId: token.id,
+  });
 }

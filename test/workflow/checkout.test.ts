@@ -7,6 +7,7 @@ import { startApi, type TestApi } from '../helpers/api.ts';
 import { waitFor } from '../helpers/processes.ts';
 import {
   checkoutRow,
+  leaveLostConfirmation,
   recordHistory as saveHistory,
   waitForCheckoutStatus,
   makeCheckout as makeFixture,
@@ -14,8 +15,6 @@ import {
   type CheckoutFixtureOptions,
 } from '../helpers/checkouts.ts';
 import { checkoutStateQuery, checkoutWorkflowId } from '../../contracts/checkout.ts';
-import { createCheckoutPaymentActivities } from '../../activities/checkout-payments.ts';
-import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
 
 /**
  * Every path of the checkout workflow on the real dev server, run by the real worker process, with
@@ -441,31 +440,7 @@ describe('expiry', () => {
       },
       { what: 'the checkout run waiting for its expiry', timeoutMs: 10_000, intervalMs: 20 },
     );
-    const lostTask = {
-      ...createCheckoutRecordActivities({ orm: api.orm }),
-      ...createCheckoutPaymentActivities({ orm: api.orm, gateway: sim }),
-    };
-    const token = await sim.tokenizeCard(
-      { number: APPROVE, holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
-      `test:${c.id}:card`,
-    );
-    const request = {
-      paymentMethod: 'credit_card' as const,
-      card: { id: token.id, brand: token.brand, first4: token.first4, last4: token.last4 },
-      installments: 1,
-      buyer: { email: 'ana@example.com', name: null, taxId: null },
-      discountCode: null,
-    };
-    const prepared = await lostTask.prepareConfirmation(c.id, request, 1);
-    const charged = await lostTask.chargeCard({
-      checkoutId: c.id,
-      slot: prepared.slot!,
-      amount: prepared.amount,
-      currency: prepared.currency,
-      installments: 1,
-      noFeesInstallments: prepared.noFeesInstallments,
-      cardTokenId: token.id,
-    });
+    const charged = (await leaveLostConfirmation(api.orm, sim, c.id, { charge: true }))!;
     expect(charged.status).toBe('succeeded');
 
     const paid = await waitForStatus(c.id, 'succeeded');
