@@ -4,7 +4,20 @@ import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo } from '../scripts/seed.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { REPO_ROOT } from '../scripts/tool-paths.ts';
-import { load, peakRssMiB, printTable, startServer, stopServer } from './harness.ts';
+import {
+  cpuMs,
+  cpuSince,
+  cpuSnapshot,
+  load,
+  ownCpuMs,
+  peakRssMiB,
+  postgresCpuReader,
+  printTable,
+  startServer,
+  stopServer,
+  type CpuReaders,
+  type Figures,
+} from './harness.ts';
 
 /**
  * GET /api/v1/products/<id> with an API key over HTTPS, against a bare
@@ -59,7 +72,7 @@ export async function benchProducts(DATABASE_URL: string): Promise<void> {
     },
     API_PORT,
   );
-  const bare = await startServer(
+  const bareServer = await startServer(
     path.join(REPO_ROOT, 'bench/bare-server.ts'),
     { ...common, PORT: String(BARE_PORT) },
     BARE_PORT,
@@ -74,22 +87,39 @@ export async function benchProducts(DATABASE_URL: string): Promise<void> {
       durationSec: 2,
       headers: { 'x-service-api-key': demo.apiKey },
     });
-    const bareFigures = await load(
-      'bare fastify + pg',
-      `https://127.0.0.1:${BARE_PORT}/products/${productId}`,
-      options,
+    // CPU time each process spends per request while one target is loaded (the load generator is this process).
+    const database = new URL(DATABASE_URL).pathname.slice(1);
+    const cpuPerRequest = async (server: number, run: () => Promise<Figures>) => {
+      const readers: CpuReaders = {
+        server: () => cpuMs(server),
+        postgres: postgresCpuReader(database),
+        'load generator': ownCpuMs,
+      };
+      const before = cpuSnapshot(readers);
+      const figures = await run();
+      const used = cpuSince(readers, before);
+      const requests = figures.requestsPerSec * DURATION;
+      return {
+        figures,
+        cpu: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms * 1000) / requests)])),
+      };
+    };
+    const bare = await cpuPerRequest(bareServer.pid!, () =>
+      load('bare fastify + pg', `https://127.0.0.1:${BARE_PORT}/products/${productId}`, options),
     );
-    bareFigures.peakRssMiB = peakRssMiB(bare.pid!);
-    const apiFigures = await load(
-      'API GET /products/:id (API key)',
-      `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`,
-      {
+    const bareFigures = bare.figures;
+    bareFigures.peakRssMiB = peakRssMiB(bareServer.pid!);
+    const served = await cpuPerRequest(api.pid!, () =>
+      load('API GET /products/:id (API key)', `https://127.0.0.1:${API_PORT}/api/v1/products/${productId}`, {
         ...options,
         headers: { 'x-service-api-key': demo.apiKey },
-      },
+      }),
     );
+    const apiFigures = served.figures;
     apiFigures.peakRssMiB = peakRssMiB(api.pid!);
     printTable([bareFigures, apiFigures]);
+    console.log('  CPU µs per request, by process:');
+    console.table({ bare: bare.cpu, api: served.cpu });
     const throughput = apiFigures.requestsPerSec / bareFigures.requestsPerSec;
     const p99 = apiFigures.p99 / Math.max(bareFigures.p99, 1);
     console.log(
@@ -98,6 +128,6 @@ export async function benchProducts(DATABASE_URL: string): Promise<void> {
     if (apiFigures.non2xx > 0) console.log(`warning: ${apiFigures.non2xx} non-2xx responses or errors from the API`);
   } finally {
     await stopServer(api);
-    await stopServer(bare);
+    await stopServer(bareServer);
   }
 }
