@@ -2,21 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
-import { createActivities } from '../../activities/index.ts';
 import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { invoiceWorkflow } from '../../workflows/invoice.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { waitFor } from '../helpers/processes.ts';
-import {
-  invoiceStateQuery,
-  invoiceVoidSignal,
-  invoiceWorkflowId,
-  type InvoiceWorkflowInput,
-} from '../../contracts/invoice.ts';
+import { invoiceStateQuery, invoiceVoidSignal, type InvoiceWorkflowInput } from '../../contracts/invoice.ts';
 
 /**
  * A manually billed subscription's extra charge (issue 24) on the time-skipping test server, with the
@@ -36,22 +29,8 @@ const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.ge
 
 /** A manually billed, active subscription of a new organization, with a card the simulator keeps. */
 async function manualSubscription(cardNumber = '4111111111111111') {
-  const org = await makeOrganization(orm);
-  const [productId, priceId, customerId, id] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
-  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
-    productId,
-    org.id,
-  ]);
-  await sql(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
-       interval_count, created_at)
-     values (?, ?, ?, 'recurring', 'brl', 9900, 'unspecified', 'month', 1, now())`,
-    [priceId, productId, org.id],
-  );
-  await sql(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
-    [customerId, org.id, `${uuidv7()}@example.com`],
-  );
+  const { organizationId, productId, priceId, customerId } = await clubCustomer(orm);
+  const id = uuidv7();
   const card = await sim.tokenizeCard(
     { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
     `test:card:${uuidv7()}`,
@@ -64,7 +43,7 @@ async function manualSubscription(cardNumber = '4111111111111111') {
      values (?, ?, ?, ?, ?, 'active', 'manual', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
     [
       id,
-      org.id,
+      organizationId,
       customerId,
       productId,
       priceId,
@@ -76,7 +55,7 @@ async function manualSubscription(cardNumber = '4111111111111111') {
       now,
     ],
   );
-  return { id, organizationId: org.id, customerId, productId, priceId };
+  return { id, organizationId, customerId, productId, priceId };
 }
 type Subscription = Awaited<ReturnType<typeof manualSubscription>>;
 
@@ -100,30 +79,11 @@ async function manualInput(s: Subscription, inDays = 0): Promise<InvoiceWorkflow
   };
 }
 
-type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof invoiceWorkflow>>>;
+type Handle = InvoiceHandle;
 
 /** Runs the invoice's workflow while `during` acts on it; a worker (and task queue) per run. */
-async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> {
-  const taskQueue = `invoice-manual-test-${input.invoiceId}`;
-  const worker = await workers.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: createActivities({ orm, gateway: sim }),
-  });
-  return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(invoiceWorkflow, {
-      workflowId: invoiceWorkflowId(input.invoiceId),
-      taskQueue,
-      args: [input],
-    });
-    try {
-      return await during(handle);
-    } finally {
-      await handle.terminate('test over').catch(() => undefined);
-    }
-  });
-}
+const run = <T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> =>
+  runInvoiceWorkflow({ env, bundle, orm, sim }, workers, input, during);
 
 /** Waits until the invoice is stored pending (without letting time skip: a query only). */
 const pending = (handle: Handle) =>

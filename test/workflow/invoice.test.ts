@@ -3,20 +3,13 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
-import { createActivities } from '../../activities/index.ts';
 import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { invoiceWorkflow } from '../../workflows/invoice.ts';
-import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
+import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
-import {
-  invoiceNoticeSignal,
-  invoiceStateQuery,
-  invoiceWorkflowId,
-  type InvoiceWorkflowInput,
-} from '../../contracts/invoice.ts';
+import { invoiceNoticeSignal, invoiceStateQuery, type InvoiceWorkflowInput } from '../../contracts/invoice.ts';
 import { until, waitFor } from '../helpers/processes.ts';
 
 /**
@@ -37,22 +30,8 @@ const key = (label: string) => `test:${label}:${uuidv7()}`;
 
 /** A gateway-billed subscription (its gateway plan, buyer, card and subscription) of a new organization. */
 async function subscription() {
-  const org = await makeOrganization(orm);
-  const [productId, priceId, customerId, id] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
-  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
-    productId,
-    org.id,
-  ]);
-  await sql(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
-       interval_count, created_at)
-     values (?, ?, ?, 'recurring', 'brl', 9900, 'unspecified', 'month', 1, now())`,
-    [priceId, productId, org.id],
-  );
-  await sql(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
-    [customerId, org.id, `${uuidv7()}@example.com`],
-  );
+  const { organizationId, slug, productId, priceId, customerId } = await clubCustomer(orm);
+  const id = uuidv7();
   const plan = await sim.createRecurrencePlan(
     { reference: priceId, name: 'Club', amount: 9_900, currency: 'BRL', interval: 'month', intervalCount: 1 },
     key('plan'),
@@ -74,7 +53,7 @@ async function subscription() {
      values (?, ?, ?, ?, ?, 'active', 'gateway', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
     [
       id,
-      org.id,
+      organizationId,
       customerId,
       productId,
       priceId,
@@ -86,7 +65,7 @@ async function subscription() {
       now,
     ],
   );
-  return { id, organizationId: org.id, slug: org.slug, customerId, gatewaySubscriptionId: gatewaySub.id };
+  return { id, organizationId, slug, customerId, gatewaySubscriptionId: gatewaySub.id };
 }
 
 type Subscription = Awaited<ReturnType<typeof subscription>>;
@@ -110,30 +89,11 @@ async function invoiceInput(s: Subscription, days: number | null = 2): Promise<I
   };
 }
 
-type Handle = Awaited<ReturnType<typeof env.client.workflow.start<typeof invoiceWorkflow>>>;
+type Handle = InvoiceHandle;
 
 /** Runs the invoice's workflow while `during` acts on it; a worker (and task queue) per run. */
-async function run<T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> {
-  const taskQueue = `invoice-workflow-test-${input.invoiceId}`;
-  const worker = await workers.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: createActivities({ orm, gateway: sim }),
-  });
-  return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(invoiceWorkflow, {
-      workflowId: invoiceWorkflowId(input.invoiceId),
-      taskQueue,
-      args: [input],
-    });
-    try {
-      return await during(handle);
-    } finally {
-      await handle.terminate('test over').catch(() => undefined);
-    }
-  });
-}
+const run = <T>(input: InvoiceWorkflowInput, during: (handle: Handle) => Promise<T>): Promise<T> =>
+  runInvoiceWorkflow({ env, bundle, orm, sim }, workers, input, during);
 
 /** Polls the workflow until the invoice is stored pending at the gateway; its gateway id. */
 async function pending(handle: Handle): Promise<string> {
