@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { plainSql } from '../db/plain-sql.ts';
@@ -11,6 +10,7 @@ import { registerIdempotency } from './plugins/idempotency.ts';
 import { MAX_PARAM_LENGTH, recordAuthRules, registerOpenApi } from './plugins/openapi.ts';
 import { frameworkErrors, methodNotAllowed, rejectNulCharacters } from './plugins/protocol.ts';
 import { registerRateLimit } from './plugins/rate-limit.ts';
+import { lazyRequestLogger } from './plugins/request-logger.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App, AppDeps } from './route-deps.ts';
 
@@ -29,14 +29,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     genReqId: () => crypto.randomUUID(),
+    childLoggerFactory: lazyRequestLogger,
     ...(config.TLS_MODE === 'tls' && deps.tls ? { serverFactory: tlsServerFactory(deps.tls) } : {}),
     trustProxy: config.TLS_MODE === 'proxy',
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook('onSend', async (request, reply) => {
+  // Set as the request arrives, so that every answer carries it (an error's too): the handler keeps the headers set.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerErrorHandling(app);
   requireHttps(app, config.TLS_MODE);
@@ -44,8 +47,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   methodNotAllowed(app);
   rejectNulCharacters(app);
   await registerOpenApi(app, config);
-  // The pages' sessions (hosted checkout, portal, dashboard); the API itself takes no cookie.
-  await app.register(cookie);
 
   const cache = new CredentialCache(
     deps.orm,

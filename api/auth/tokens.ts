@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** 32 random bytes in base64url are exactly the 43 characters the spec shows after each prefix. */
 const SECRET_BODY = /^[A-Za-z0-9_-]{43}$/;
@@ -15,7 +15,21 @@ export function newSecret(prefix: string): string {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
+}
+
+const hashesByRequest = new WeakMap<object, { secret: string; hash: string }>();
+
+/**
+ * The hash of the secret a request presents, computed once however many of its hooks need it (the
+ * rate limiter's key, then the credential lookup).
+ */
+export function presentedSecretHash(request: object, secret: string): string {
+  const known = hashesByRequest.get(request);
+  if (known?.secret === secret) return known.hash;
+  const hashed = hashSecret(secret);
+  hashesByRequest.set(request, { secret, hash: hashed });
+  return hashed;
 }
 
 /** True when the token is the prefix followed by exactly 43 base64url characters. */

@@ -14,7 +14,7 @@ import type { CredentialCache } from '../auth/credential-cache.ts';
 import { actorOf, type Credential, type OrganizationCredential } from '../auth/credentials.ts';
 import { withActorHolder } from '../../db/actor-context.ts';
 import type { Actor } from '../../contracts/actor.ts';
-import { hashSecret, isWellFormed, TOKEN_PREFIX } from '../auth/tokens.ts';
+import { hashSecret, isWellFormed, presentedSecretHash, TOKEN_PREFIX } from '../auth/tokens.ts';
 import type { UserJwtVerifier } from '../auth/user-jwt.ts';
 import { DashboardGrants, GRANT_PREFIX } from '../auth/dashboard-grants.ts';
 
@@ -118,8 +118,9 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 /** The credential of a token of each kind: from the cache, else from its row. */
 interface CredentialLookups {
   userFor(token: string): Promise<Credential>;
-  apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>>;
-  oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>>;
+  /** `hash`: the token's, when the request has it already. */
+  apiKeyFor(token: string, hash?: string): Promise<Extract<Credential, { kind: 'api_key' }>>;
+  oatFor(token: string, hash?: string): Promise<Extract<Credential, { kind: 'oat' }>>;
   customerFor(token: string): Promise<OrganizationCredential>;
   grants: DashboardGrants;
 }
@@ -156,11 +157,11 @@ function userLookup({ orm, verifyUserJwt }: AuthDeps) {
 
 /** An API key of this deployment's environment; a revoked or deleted one is invalid. */
 function apiKeyLookup({ orm, cache, deploymentEnv }: AuthDeps) {
-  return async function apiKeyFor(token: string): Promise<Extract<Credential, { kind: 'api_key' }>> {
+  return async function apiKeyFor(token: string, known?: string): Promise<Extract<Credential, { kind: 'api_key' }>> {
     const ownPrefix = deploymentEnv === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
     // A key of the other environment is as invalid here as a malformed one.
     if (!isWellFormed(token, ownPrefix)) throw unauthorized(API_KEY_MESSAGES.invalid);
-    const hash = hashSecret(token);
+    const hash = known ?? hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
@@ -191,9 +192,9 @@ function apiKeyLookup({ orm, cache, deploymentEnv }: AuthDeps) {
 
 /** An Organization Access Token; a revoked one is invalid. */
 function oatLookup({ orm, cache }: AuthDeps) {
-  return async function oatFor(token: string): Promise<Extract<Credential, { kind: 'oat' }>> {
+  return async function oatFor(token: string, known?: string): Promise<Extract<Credential, { kind: 'oat' }>> {
     if (!isWellFormed(token, TOKEN_PREFIX.oat)) throw unauthorized('Invalid access token');
-    const hash = hashSecret(token);
+    const hash = known ?? hashSecret(token);
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
@@ -284,7 +285,7 @@ async function authorize(
   const isApiKey = headerKey !== undefined || (bearer !== undefined && /^\s*svc_(live|test)_/.test(bearer));
   if (isApiKey) {
     const key = typeof headerKey === 'string' ? headerKey : (bearer ?? '');
-    const credential = await apiKeyFor(key);
+    const credential = await apiKeyFor(key, presentedSecretHash(request, key));
     if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
       throw unauthorized(API_KEY_MESSAGES.expired);
     if (!rule.apiKey) throw forbidden(API_KEY_MESSAGES.scope, accepted);
@@ -306,7 +307,7 @@ async function authorize(
   }
 
   if (bearer.startsWith(TOKEN_PREFIX.oat)) {
-    const credential = await oatFor(bearer);
+    const credential = await oatFor(bearer, presentedSecretHash(request, bearer));
     if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
       throw unauthorized('Access token expired');
     if (!rule.oat) throw forbidden('Organization access tokens are not accepted here', accepted);

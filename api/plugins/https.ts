@@ -36,12 +36,14 @@ export function tlsServerFactory(tls: { key: Buffer; cert: Buffer }): FastifySer
  * network socket at all, and is let through.
  */
 export function requireHttps(app: FastifyInstance, mode: 'tls' | 'proxy'): void {
-  app.addHook('onRequest', async (request) => {
-    if (!(request.raw.socket instanceof Socket)) return;
+  // A callback hook, not an async one: it runs on every request, and a promise per hook adds up.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!(request.raw.socket instanceof Socket)) return done();
     const secure =
       mode === 'tls'
         ? (request.raw.socket as TLSSocket).encrypted === true
         : request.headers['x-forwarded-proto']?.toString().split(',')[0]?.trim() === 'https';
-    if (!secure) throw new ApiError(403, 'https_required', 'HTTPS is required', 'Plain HTTP requests are not served');
+    if (secure) return done();
+    done(new ApiError(403, 'https_required', 'HTTPS is required', 'Plain HTTP requests are not served'));
   });
 }

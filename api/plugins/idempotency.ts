@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preHandlerAsyncHookHandler } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
 import { plainSql, type PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
@@ -54,12 +54,18 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
   const store = new IdempotencyStore(deps.orm, deps.config.IDEMPOTENCY_LEASE_MS);
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || request.is404) return;
+  const claimBeforeHandler: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (request.method !== 'POST') return;
     const key = idempotencyKey(request);
     if (key === undefined || request.routeOptions.config.idempotencyAfterBody) return;
     const stored = await claimKey(request, key, requestFingerprint(request));
     if (stored) return replayResponse(reply, stored);
+  };
+  // On the POST routes only (first among their own hooks), so that reads pay nothing for it.
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    route.preHandler = [claimBeforeHandler, ...[route.preHandler ?? []].flat()];
+    route.onSend = [...[route.onSend ?? []].flat(), storeResponse];
   });
 
   app.decorate('claimIdempotencyKey', async (request: FastifyRequest, content: unknown) => {
@@ -99,7 +105,7 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     return { status: outcome.status, body: outcome.body };
   }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  async function storeResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = null;
@@ -113,7 +119,7 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
       await store.release(claim).catch(() => undefined);
     }
     return payload;
-  });
+  }
 }
 
 /**

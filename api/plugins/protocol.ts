@@ -37,12 +37,13 @@ export function methodNotAllowed(app: FastifyInstance): void {
   });
 
   // onRequest: before the body is read, so a QUERY or TRACE without a Content-Type is a 405 too.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
+  // Callback hooks here and below: they run on every request, where a promise per hook adds up.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
     const allowed = allowedMethods([...byUrl.values()], request.url.split('?')[0]!);
-    if (allowed.length === 0) return;
+    if (allowed.length === 0) return done();
     reply.header('allow', allowed.join(', '));
-    throw new ApiError(405, 'method_not_allowed', 'Method not allowed', `${request.method} is not served here`);
+    done(new ApiError(405, 'method_not_allowed', 'Method not allowed', `${request.method} is not served here`));
   });
 }
 
@@ -84,7 +85,7 @@ function patternOf(url: string): RegExp {
  * NUL in any string or object key of its body, query or path is a 400 before any route code runs.
  */
 export function rejectNulCharacters(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     for (const [where, value] of [
       ['params', request.params],
       ['querystring', request.query],
@@ -92,14 +93,11 @@ export function rejectNulCharacters(app: FastifyInstance): void {
     ] as const) {
       const path = nulPath(value);
       if (path !== null) {
-        throw new ApiError(
-          400,
-          'invalid_character',
-          'Invalid request',
-          `${where}${path ? `.${path}` : ''}: must not contain the NUL character (U+0000)`,
-        );
+        const detail = `${where}${path ? `.${path}` : ''}: must not contain the NUL character (U+0000)`;
+        return done(new ApiError(400, 'invalid_character', 'Invalid request', detail));
       }
     }
+    done();
   });
 }
 

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config/env.ts';
 import type { PlainSql } from '../../db/plain-sql.ts';
 import { ApiError } from '../../use-cases/errors.ts';
+import { presentedSecretHash } from '../auth/tokens.ts';
 import { authRuleOf } from './openapi.ts';
 
 declare module 'fastify' {
@@ -93,7 +93,7 @@ export function credentialKey(request: FastifyRequest): string {
       : authorization?.startsWith('Bearer ')
         ? authorization.slice('Bearer '.length)
         : undefined;
-  if (secret) return `cred:${createHash('sha256').update(secret).digest('base64url')}`;
+  if (secret) return `cred:${presentedSecretHash(request, secret)}`;
   return `ip:${request.ip}`;
 }
 

@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { checkoutPageRoutes } from './checkout-pages.ts';
 import { pageAssetRoutes } from './page-assets.ts';
@@ -36,7 +37,6 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(healthRoutes, deps);
   await app.register(organizationsRoutes, { ...deps, prefix: '/api/v1/organizations' });
   await app.register(dashboardRoutes, { ...deps, prefix: '/api/v1/dashboard' });
-  await app.register(dashboardPageRoutes, deps);
   await app.register(productsRoutes, { ...deps, prefix: '/api/v1/products' });
   await app.register(customersRoutes, { ...deps, prefix: '/api/v1/customers' });
   await app.register(discountsRoutes, { ...deps, prefix: '/api/v1/discounts' });
@@ -53,8 +53,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(checkoutConfirmRoutes, { ...deps, prefix: '/api/v1/checkouts' });
   await app.register(gatewayCallbackRoutes, { ...deps, prefix: '/api/v1/gateway' });
   await app.register(mercadoPagoNotificationRoutes, { ...deps, prefix: '/api/v1/gateway' });
-  await app.register(checkoutPageRoutes, deps);
-  await app.register(portalPageRoutes, deps);
+  await app.register(pageRoutes, deps);
   await app.register(pageAssetRoutes);
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
@@ -65,4 +64,15 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(sandboxGatewayRoutes, { ...deps, prefix: '/sandbox-gateway/v1' });
   await app.register(transactionsRoutes, { ...deps, prefix: '/api/v1/transactions' });
   await app.register(functionsRoutes, { ...deps, prefix: '/functions/v1' });
+}
+
+/**
+ * The pages (hosted checkout, portal, dashboard), the only routes whose sessions live in cookies: the
+ * cookie parser is theirs, so that an API call does not run it.
+ */
+async function pageRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  await app.register(cookie);
+  await app.register(dashboardPageRoutes, deps);
+  await app.register(checkoutPageRoutes, deps);
+  await app.register(portalPageRoutes, deps);
 }

@@ -9,7 +9,7 @@ import { makeTenant } from '../helpers/fixtures.ts';
  */
 const bogusToken = () => `svc_oat_${randomBytes(32).toString('base64url')}`;
 const LIMITED = '/api/v1/customers/';
-const counterKey = (secret: string) => `cred:${createHash('sha256').update(secret).digest('base64url')}`;
+const counterKey = (secret: string) => `cred:${createHash('sha256').update(secret).digest('hex')}`;
 
 async function hit(api: TestApi, token: string, times: number) {
   const statuses: number[] = [];

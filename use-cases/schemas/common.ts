@@ -136,7 +136,9 @@ export function createdAtDirection(sorting: string | undefined): 'asc' | 'desc' 
   return parsed.direction === 'asc' ? 'asc' : 'desc';
 }
 
-export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+/** A timestamp as the API writes it; a plain-SQL row's text timestamp is taken too. */
+export const iso = (d: Date | null | undefined) =>
+  d ? (d instanceof Date ? d.toISOString() : new Date(d).toISOString()) : null;
 
 const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
