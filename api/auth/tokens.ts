@@ -18,17 +18,20 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-const hashesByRequest = new WeakMap<object, { secret: string; hash: string }>();
+/** Where a request keeps the hash of the secret it presents (a decorated field of Fastify's request). */
+export interface PresentingRequest {
+  presentedSecret: { secret: string; hash: string } | null;
+}
 
 /**
  * The hash of the secret a request presents, computed once however many of its hooks need it (the
  * rate limiter's key, then the credential lookup).
  */
-export function presentedSecretHash(request: object, secret: string): string {
-  const known = hashesByRequest.get(request);
+export function presentedSecretHash(request: PresentingRequest, secret: string): string {
+  const known = request.presentedSecret;
   if (known?.secret === secret) return known.hash;
   const hashed = hashSecret(secret);
-  hashesByRequest.set(request, { secret, hash: hashed });
+  request.presentedSecret = { secret, hash: hashed };
   return hashed;
 }
 

@@ -14,7 +14,7 @@ import type { CredentialCache } from '../auth/credential-cache.ts';
 import { actorOf, type Credential, type OrganizationCredential } from '../auth/credentials.ts';
 import { withActorHolder } from '../../db/actor-context.ts';
 import type { Actor } from '../../contracts/actor.ts';
-import { hashSecret, isWellFormed, presentedSecretHash, TOKEN_PREFIX } from '../auth/tokens.ts';
+import { hashSecret, isWellFormed, presentedSecretHash, TOKEN_PREFIX, type PresentingRequest } from '../auth/tokens.ts';
 import type { UserJwtVerifier } from '../auth/user-jwt.ts';
 import { DashboardGrants, GRANT_PREFIX } from '../auth/dashboard-grants.ts';
 
@@ -32,7 +32,7 @@ export interface AuthRule {
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
+  interface FastifyRequest extends PresentingRequest {
     credential: Credential | null;
     /** Names who the request's events record as their actor (set by the onRequest hook above). */
     identifyActor: ((actor: Actor) => void) | null;
@@ -90,6 +90,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     grants: new DashboardGrants(),
   };
   app.decorateRequest('credential', null);
+  app.decorateRequest('presentedSecret', null);
   app.decorateRequest('identifyActor', null);
   // Every request runs in a context whose actor its events record: the anonymous buyer until a
   // credential names someone (db/actor-context.ts). Entered here, so the route's hooks and handler run in it.

@@ -103,6 +103,29 @@ export function rejectNulCharacters(app: FastifyInstance): void {
 
 /** Where the first NUL is (a dotted path, '' for the value itself), or null when there is none. */
 export function nulPath(value: unknown): string | null {
+  // Nearly every request has none: look without building paths first.
+  return containsNul(value) ? firstNulPath(value) : null;
+}
+
+function containsNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return true;
+    } else if (Array.isArray(current)) {
+      for (const item of current) stack.push(item);
+    } else if (current !== null && typeof current === 'object') {
+      for (const key of Object.keys(current)) {
+        if (key.includes('\u0000')) return true;
+        stack.push((current as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+function firstNulPath(value: unknown): string | null {
   const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
   while (stack.length > 0) {
     const { value: current, path } = stack.pop()!;
