@@ -235,16 +235,14 @@ export function presentProduct(
   };
 }
 
-/** One product with its prices and media in a single statement: the hot read of GET /products/:id. */
+/**
+ * One product with its prices and media: the hot read of GET /products/:id, one row of one table (the
+ * lists are kept on the product by triggers, db/migrations/0028-product-lists.ts).
+ */
 export const PRODUCT_WITH_PRICES_SQL = `
-select p.*, coalesce(
-  (select json_agg(pr order by pr.created_at, pr.id) from prices pr where pr.product_id = p.id), '[]'
-) as prices, coalesce(
-  (select json_agg(json_build_object('id', f.id, 'name', f.name, 'mime_type', f.mime_type, 'size', f.size,
-     'checksum_sha256', f.checksum_sha256) order by m.position)
-   from product_medias m join files f on f.id = m.file_id where m.product_id = p.id), '[]'
-) as medias
-from products p where p.id = ? and p.organization_id = ?`;
+select id, organization_id, name, description, metadata, is_archived, is_tax_applicable, default_price_id,
+  created_at, modified_at, price_list as prices, media_list as medias
+from products where id = ? and organization_id = ?`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it, read field by field below
 type Row = Record<string, any>;

@@ -25,6 +25,7 @@ import { Migration0024SubscriptionChargeCheckout } from './0024-subscription-cha
 import { Migration0025FilePurposes } from './0025-file-purposes.ts';
 import { Migration0026EventActors } from './0026-event-actors.ts';
 import { Migration0027ManualInvoices } from './0027-manual-invoices.ts';
+import { Migration0028ProductLists } from './0028-product-lists.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: '0025-file-purposes', class: Migration0025FilePurposes },
   { name: '0026-event-actors', class: Migration0026EventActors },
   { name: '0027-manual-invoices', class: Migration0027ManualInvoices },
+  { name: '0028-product-lists', class: Migration0028ProductLists },
 ];
