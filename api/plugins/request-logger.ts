@@ -35,7 +35,8 @@ class LazyRequestLogger implements FastifyBaseLogger {
 
   #write(level: LogLevel, args: unknown[]): void {
     if (!this.#parent.isLevelEnabled(level)) return;
-    (this.#logger[level] as (...a: unknown[]) => void)(...args);
+    const logger = this.#logger as unknown as Record<LogLevel, (...a: unknown[]) => void>;
+    logger[level](...args);
   }
 
   get level(): string {
