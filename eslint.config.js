@@ -1,9 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import dbAccess from './eslint-db-access.js';
+import tableOwners from './eslint-table-owners.js';
+import tableOwnerBacklog from './db/table-owner-backlog.json' with { type: 'json' };
 
 /** The application's code (README.md, Layout) and its scripts: tests and benches may reach the database as they like. */
-const APPLICATION = [
+export const APPLICATION = [
   'domain',
   'config',
   'contracts',
@@ -80,6 +82,12 @@ export default tseslint.config(
         })),
       ],
     },
+  },
+  // One owner per table: only db/<object>/ names its tables in SQL or writes its entities (eslint-table-owners.js).
+  {
+    files: APPLICATION,
+    plugins: { 'table-owners': tableOwners },
+    rules: { 'table-owners/owner-only': ['error', { backlog: tableOwnerBacklog }] },
   },
   // The plain-SQL helper itself, on MikroORM's pool and entity transactions.
   { files: ['db/plain-sql.ts'], rules: { 'db-access/no-raw-sql': 'off' } },
