@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ESLint } from 'eslint';
+import { format, resolveConfig } from 'prettier';
 import tseslint from 'typescript-eslint';
 import { APPLICATION } from '../eslint.config.js';
 import tableOwners from '../eslint-table-owners.js';
@@ -41,6 +42,9 @@ for (const result of results) {
   backlog[file] = [...new Set(tables)].sort();
 }
 const sorted = Object.fromEntries(Object.entries(backlog).sort(([a], [b]) => a.localeCompare(b)));
-await writeFile(BACKLOG, `${JSON.stringify(sorted, null, 2)}\n`);
+await writeFile(
+  BACKLOG,
+  await format(JSON.stringify(sorted), { ...(await resolveConfig(BACKLOG)), filepath: BACKLOG }),
+);
 const count = Object.values(sorted).reduce((n, tables) => n + tables.length, 0);
 console.log(`table-owner backlog: ${Object.keys(sorted).length} files naming ${count} tables of other owners`);

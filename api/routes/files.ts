@@ -6,20 +6,19 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import {
-  deleteFile,
   FILE_SORT_FIELDS,
   findFile,
   findFileById,
   insertFile,
   listFiles,
-  type FileRow,
-} from '../../db/files.ts';
-import { plainSql } from '../../db/plain-sql.ts';
+  type FileRecord as FileRow,
+} from '../../db/file/records.ts';
 import { cleanFileName, declaredTypeAcceptable, isMediaType, type FilePurpose } from '../../domain/file-types.ts';
 import { parseSorting } from '../../domain/pagination.ts';
 import { openFileStorage, type DownloadTarget } from '../../storage/index.ts';
 import { checkDownload, signDownload } from '../../storage/signed-urls.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../use-cases/errors.ts';
+import { deleteUnshownFile } from '../../use-cases/file-deletion.ts';
 import { fileTooLarge, invalidMultipart, receiveUpload, unsupportedFileType } from '../file-uploads.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { replayResponse } from '../plugins/idempotency.ts';
@@ -154,7 +153,6 @@ type FileStore = ReturnType<typeof fileStore>;
 
 /** POST /: an upload, streamed to storage, then recorded (or discarded when refused or replayed). */
 function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
-  const db = plainSql(deps.orm);
   const { storeUpload, orDiscard, discard, withDownloadUrl } = files;
   app.post(
     '/',
@@ -193,7 +191,7 @@ function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
           await discard(request, file);
           return replayResponse(reply, stored);
         }
-        await orDiscard(request, file, () => insertFile(db.query, file));
+        await orDiscard(request, file, () => insertFile(deps.orm.em.fork(), file));
         return reply.status(201).send(await withDownloadUrl(file));
       } catch (err) {
         // A refused upload may still be arriving: close the connection rather than read the rest or reuse it.
@@ -206,7 +204,6 @@ function uploadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
 
 /** GET / and GET /:id: file records, each with a fresh download URL. */
 function readRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
-  const db = plainSql(deps.orm);
   const { withDownloadUrl } = files;
   app.get(
     '/',
@@ -225,7 +222,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
       const q = request.query;
       const sorting = parseSorting(q.sorting, FILE_SORT_FIELDS, '-created_at');
       if ('error' in sorting) throw badRequest('Invalid sorting', sorting.error);
-      const { files, total } = await listFiles(db.query, organizationId, {
+      const { files, total } = await listFiles(deps.orm.em.fork(), organizationId, {
         sortField: sorting.field as (typeof FILE_SORT_FIELDS)[number],
         direction: sorting.direction,
         limit: q.limit,
@@ -249,7 +246,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
-      const file = isUuid(id) ? await findFile(db.query, organizationId, id) : null;
+      const file = isUuid(id) ? await findFile(deps.orm.em.fork(), organizationId, id) : null;
       if (!file) throw notFound('File');
       return withDownloadUrl(file);
     },
@@ -258,7 +255,6 @@ function readRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
 
 /** DELETE /:id: the record, then its bytes (refused while a product shows the file). */
 function deleteRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
-  const db = plainSql(deps.orm);
   const { storage } = files;
   app.delete(
     '/:id',
@@ -275,7 +271,7 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
       if (!isUuid(id)) throw notFound('File');
-      const outcome = await db.transaction((sql) => deleteFile(sql, organizationId, id));
+      const outcome = await deleteUnshownFile(deps.orm.em, organizationId, id);
       if (!outcome) throw notFound('File');
       if ('shownBy' in outcome) {
         throw conflict(
@@ -296,7 +292,6 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
 
 /** GET /:id/download: the bytes, through a signed URL and without a credential (local storage). */
 function downloadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void {
-  const db = plainSql(deps.orm);
   const { config, storage } = files;
   app.get(
     '/:id/download',
@@ -337,7 +332,7 @@ function downloadRoutes(app: RouteApp, deps: RouteDeps, files: FileStore): void 
           'Get a new URL from GET /api/v1/files/<id>',
         );
       }
-      const file = storage.open && isUuid(id) ? await findFileById(db.query, id) : null;
+      const file = storage.open && isUuid(id) ? await findFileById(deps.orm.em.fork(), id) : null;
       if (!file || !storage.open) throw notFound('File');
       const body = await storage.open(file.storageKey);
       const secondsLeft = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILE_PURPOSES, MEDIA_FILE_TYPES } from '../../domain/file-types.ts';
-import type { FileRow } from '../../db/files.ts';
+import type { FileRecord as FileRow } from '../../db/file/records.ts';
 import { errorBody, iso, listQuery, paginated } from '../../use-cases/schemas/common.ts';
 
 /** Wire shapes of the Files group: the file record, its list, the upload body and the signed download. */

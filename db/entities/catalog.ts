@@ -40,3 +40,15 @@ export const Price = defineEntity({
     deletedAt: p.datetime().nullable(),
   },
 });
+
+/** A file a product shows, at its position; the file's organization is the product's (a foreign key says so). */
+export const ProductMedia = defineEntity({
+  name: 'ProductMedia',
+  tableName: 'product_medias',
+  properties: {
+    productId: p.uuid().primary(),
+    fileId: p.uuid().primary(),
+    organizationId: p.uuid(),
+    position: p.smallint(),
+  },
+});

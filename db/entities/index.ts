@@ -1,7 +1,8 @@
-import { Product, Price } from './catalog.ts';
+import { Product, Price, ProductMedia } from './catalog.ts';
 import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.ts';
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
+import { File } from './file.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -20,6 +21,7 @@ export * from './catalog.ts';
 export * from './credentials.ts';
 export * from './customer.ts';
 export * from './event.ts';
+export * from './file.ts';
 export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
@@ -34,8 +36,10 @@ export const entities = [
   CustomerSession,
   Product,
   Price,
+  ProductMedia,
   Customer,
   Event,
+  File,
   Discount,
   CheckoutLink,
   Checkout,
