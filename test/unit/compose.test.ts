@@ -75,12 +75,12 @@ function dependencies(name: string): Record<string, string> {
   return Object.fromEntries(Object.entries(raw).map(([d, v]) => [d, v.condition ?? 'service_started']));
 }
 
-/** The variables of README.md's Configuration table (not the test-only table after it). */
+/** The variables of docs/configuration.md's Configuration table (not the test-only table after it). */
 function documentedVariables(): Set<string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(REPO_ROOT, 'docs', 'configuration.md'), 'utf8');
   const start = readme.indexOf('\n## Configuration\n');
   const end = readme.indexOf('Variables read only by the tests', start);
-  if (start < 0 || end < 0) throw new Error('README.md: Configuration table not found');
+  if (start < 0 || end < 0) throw new Error('docs/configuration.md: Configuration table not found');
   const names = new Set<string>();
   for (const line of readme.slice(start, end).split('\n')) {
     const firstCell = /^\|([^|]*)\|/.exec(line)?.[1] ?? '';
@@ -224,7 +224,7 @@ describe('docker-compose.yml', () => {
     expect(environmentOf('migrate').DATABASE_URL).toBe(environmentOf('worker').DATABASE_URL);
   });
 
-  it("sets only variables documented in README.md's Configuration table", () => {
+  it("sets only variables documented in docs/configuration.md's Configuration table", () => {
     const documented = documentedVariables();
     expect(documented.size).toBeGreaterThan(20);
     for (const { service: name } of APP_SERVICES) {
