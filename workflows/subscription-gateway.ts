@@ -3,20 +3,12 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
-import {
-  END_VOIDS_INVOICES_PATCH,
-  GATEWAY_BALANCE_PATCH,
-  MISSING_RENEWAL,
-  SANDBOX_RECURRENCE_PATCH,
-  type SubscriptionRunState,
-  type SubscriptionWorkflow,
-} from '../contracts/subscription.ts';
+import { MISSING_RENEWAL, type SubscriptionRunState, type SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
@@ -64,7 +56,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     if (found.state === 'paid') {
       const entered = await run.oneAtATime(async () => {
         if (!(await run.paidPeriod(charge, outcome, at))) return false;
-        if (patched(GATEWAY_BALANCE_PATCH)) await settleBalance(run, charge.period, found.payment!, at);
+        await settleBalance(run, charge.period, found.payment!, at);
         return true;
       });
       if (!entered) return;
@@ -104,7 +96,7 @@ async function settleBalance(run: SubscriptionRun, period: number, payment: Paym
  * retry day, as a live gateway bills on its own calendar, so the advance renews it and runs its dunning.
  */
 function sandboxRecurrence(run: SubscriptionRun): boolean {
-  return run.onTestClock() && patched(SANDBOX_RECURRENCE_PATCH);
+  return run.onTestClock();
 }
 
 /** The first time the gateway is asked about the period: its end (after the notice's grace, in real time). */
@@ -154,7 +146,7 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
 export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId } = run;
   await payments.cancelGatewaySubscription(subscriptionId);
-  if (patched(END_VOIDS_INVOICES_PATCH)) await voidPendingInvoices(subscriptionId);
+  await voidPendingInvoices(subscriptionId);
   const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
   // Not billed, or given back already (a revocation that raced the period's recording).

@@ -8,7 +8,6 @@ import {
   checkoutPaidSignal,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
-  renewalPaidSignal,
   subscriptionStateQuery,
   type SubscriptionRecord,
 } from '../contracts/subscription.ts';
@@ -19,16 +18,13 @@ export const GATEWAY_BILLED = 'the gateway bills this subscription';
 
 /**
  * What a subscription's workflow hears: its state query, the signals (a paid checkout, the gateway's
- * notice, an older run's renewal checkout) and the merchant's Updates. Set before the run reads its
+ * notice) and the merchant's Updates. Set before the run reads its
  * state, so an Update that comes with the start is not refused; each writing Update counts in
  * `changing` (no continue-as-new meanwhile) and runs its step one at a time with the renewals.
  */
 export function listen(run: SubscriptionRun): void {
   const { flags } = run;
   setHandler(subscriptionStateQuery, () => ({ ...run.state }));
-  setHandler(renewalPaidSignal, () => {
-    run.paidElsewhere = true;
-  });
   setHandler(checkoutPaidSignal, (notice) => {
     // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
     if (run.ready && run.state.billing === 'gateway')

@@ -1,6 +1,6 @@
-import { condition, continueAsNew, patched } from '@temporalio/workflow';
+import { condition, continueAsNew } from '@temporalio/workflow';
 import { deadlineTry, nextRenewalChargeAt, pastScheduleTry } from '../domain/subscriptions.ts';
-import { RENEWAL_CHECKOUT_PATCH, type RenewalOutcome, type SubscriptionWorkflow } from '../contracts/subscription.ts';
+import type { RenewalOutcome, SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
 
@@ -29,12 +29,6 @@ export async function manualPeriods(run: SubscriptionRun): Promise<void> {
     }
     if (await waitUntil(run, due)) return;
     if (sales.length > 0) continue;
-    if (run.paidElsewhere) {
-      run.paidElsewhere = false;
-      if (await refreshed(run))
-        await continueAsNew<SubscriptionWorkflow>({ subscriptionId: run.subscriptionId, state });
-      continue;
-    }
     // Woken by the test clock short of the due time: the wait is worked out again.
     if (due === null || run.now() < due) continue;
     if (state.cancelAtPeriodEnd) return run.closePeriod();
@@ -62,20 +56,15 @@ async function moveOn(run: SubscriptionRun): Promise<void> {
 /** Waits until `when` (or forever), a sale, a change or the end; true when the subscription ended. */
 async function waitUntil(run: SubscriptionRun, when: number | null): Promise<boolean> {
   run.clockMoved = false;
-  await run.sleepUntil(when, () => run.ended() || run.paidElsewhere || run.clockMoved || run.sales.length > 0);
+  await run.sleepUntil(when, () => run.ended() || run.clockMoved || run.sales.length > 0);
   await condition(() => run.flags.changing === 0);
   return run.ended();
 }
 
-/**
- * When this workflow charges next; null when it does not: no card is saved on a run from before
- * renewal checkouts, the subscription is unpaid, or dunning is over.
- */
+/** When this workflow charges next; null when it does not: the subscription is unpaid, or dunning is over. */
 function nextChargeAt(run: SubscriptionRun): number | null {
   const { state } = run;
   if (state.billing !== 'manual' || state.status === 'unpaid') return null;
-  // Runs from before this workflow opened renewal checkouts wait for the merchant's (or a sweep's) instead.
-  if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
   // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
   return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock: run.onTestClock() });
 }
@@ -85,7 +74,6 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
   const { state } = run;
   const charge = { subscriptionId: run.subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
-  if (outcome.paidAlready) return refreshed(run); // only in histories of runs from before the single writer
   const at = run.nowIso();
   const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
   if (paid) return run.paidPeriod(charge, outcome, at);
@@ -134,18 +122,4 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
     await run.answer(notice, { accepted: true });
   }
   return moved;
-}
-
-/**
- * Runs from before the single writer: reads the subscription again; true when a period was paid
- * meanwhile (an older checkout run's sale moved it on).
- */
-async function refreshed(run: SubscriptionRun): Promise<boolean> {
-  const { state } = run;
-  const plan = await records.loadSubscription(run.subscriptionId);
-  state.status = plan.status;
-  state.renewalDelayMs = plan.renewalDelayMs;
-  if (plan.periodNumber <= state.periodNumber) return false;
-  run.movedTo({ ...plan, periodEnd: plan.currentPeriodEnd });
-  return true;
 }

@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   condition,
   getExternalWorkflowHandle,
-  patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
@@ -15,8 +14,6 @@ import {
 } from '../domain/subscriptions.ts';
 import { checkoutWorkflowId, subscriptionSaleVerdictSignal } from '../contracts/checkout.ts';
 import {
-  ONE_STEP_AT_A_TIME_PATCH,
-  RENEWAL_CHECKOUT_PATCH,
   type CheckoutPaidNotice,
   type CheckoutSaleVerdict,
   type RenewalCharge,
@@ -44,8 +41,6 @@ export class SubscriptionRun {
    * that or a merchant's change; `changing` Updates waiting for their step (no continue-as-new meanwhile).
    */
   readonly flags = { noticed: false, woken: false, changing: 0 };
-  /** Runs from before this workflow recorded its checkouts' sales: a renewal checkout's sale moved the row. */
-  paidElsewhere = false;
   /** The test clock moved: waits are worked out again. */
   clockMoved = false;
   /** Paid renewal and upgrade checkouts, recorded between the renewals, one at a time. */
@@ -108,10 +103,9 @@ export class SubscriptionRun {
   /**
    * The workflow is its subscription's only writer and no step holds a lock across the gateway's call:
    * a step that calls the gateway and then records (a renewal, a plan change) runs one at a time with
-   * every other writing step, in the order they came. Runs from before replay as they ran.
+   * every other writing step, in the order they came.
    */
   oneAtATime<T>(step: () => Promise<T>): Promise<T> {
-    if (!patched(ONE_STEP_AT_A_TIME_PATCH)) return step();
     const next = this.lastStep.then(step);
     this.lastStep = next.catch(() => undefined);
     return next;
@@ -121,7 +115,7 @@ export class SubscriptionRun {
   async paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean> {
     const { state } = this;
     // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
-    const recorded = await renewalRecords().recordRenewal({ ...charge, ...outcome, at, enter: !this.revoked });
+    const recorded = await renewalRecords.recordRenewal({ ...charge, ...outcome, at, enter: !this.revoked });
     state.status = recorded.status;
     if (this.revoked && outcome.payment) {
       // Revoked while the charge was on its way: the money goes back.
@@ -162,7 +156,7 @@ export class SubscriptionRun {
     state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
     // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
     const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
-    if (!state.firstFailureAt && !ends && state.billing === 'manual' && patched(RENEWAL_CHECKOUT_PATCH)) {
+    if (!state.firstFailureAt && !ends && state.billing === 'manual') {
       await this.openRenewalCheckout(charge.period, at);
     }
     state.firstFailureAt ??= at;
