@@ -30,7 +30,7 @@ export async function manualPeriods(run: SubscriptionRun): Promise<void> {
     if (await waitUntil(run, due)) return;
     if (sales.length > 0) continue;
     // Woken by the test clock short of the due time: the wait is worked out again.
-    if (due === null || run.now() < due) continue;
+    if (due === null || run.clock.now() < due) continue;
     if (state.cancelAtPeriodEnd) return run.closePeriod();
     if (!state.hasCard) {
       await unpaidWithoutCard(run);
@@ -55,8 +55,8 @@ async function moveOn(run: SubscriptionRun): Promise<void> {
 
 /** Waits until `when` (or forever), a sale, a change or the end; true when the subscription ended. */
 async function waitUntil(run: SubscriptionRun, when: number | null): Promise<boolean> {
-  run.clockMoved = false;
-  await run.sleepUntil(when, () => run.ended() || run.clockMoved || run.sales.length > 0);
+  run.clock.moved = false;
+  await run.clock.sleepUntil(when, () => run.ended() || run.clock.moved || run.sales.length > 0);
   await condition(() => run.flags.changing === 0);
   return run.ended();
 }
@@ -66,7 +66,11 @@ function nextChargeAt(run: SubscriptionRun): number | null {
   const { state } = run;
   if (state.billing !== 'manual' || state.status === 'unpaid') return null;
   // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
-  return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock: run.onTestClock() });
+  return nextRenewalChargeAt({
+    ...state,
+    renewalDelayMs: state.renewalDelayMs ?? 0,
+    testClock: run.clock.onTestClock(),
+  });
 }
 
 /** One try at the next period's charge; true when the period was paid. */
@@ -74,7 +78,7 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
   const { state } = run;
   const charge = { subscriptionId: run.subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
-  const at = run.nowIso();
+  const at = run.clock.nowIso();
   const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
   if (paid) return run.paidPeriod(charge, outcome, at);
   await run.refusedPeriod(charge, outcome, at);
@@ -92,7 +96,7 @@ async function unpaidWithoutCard(run: SubscriptionRun): Promise<void> {
     state.tryNumber = pastScheduleTry(state.retryDays); // the deadline passed
     return;
   }
-  const at = run.nowIso();
+  const at = run.clock.nowIso();
   await run.openRenewalCheckout(state.periodNumber + 1, at);
   const due = await records.changeSubscription({ subscriptionId: run.subscriptionId, change: 'payment_due', at });
   state.status = due.status;
@@ -111,7 +115,7 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
     const notice = sales.shift()!;
     const recorded = run.ended()
       ? { refused: 'the subscription has ended' }
-      : await records.recordCheckoutSale({ ...notice, subscriptionId: run.subscriptionId, at: run.nowIso() });
+      : await records.recordCheckoutSale({ ...notice, subscriptionId: run.subscriptionId, at: run.clock.nowIso() });
     if (recorded.refused !== undefined) {
       await run.answer(notice, { accepted: false, reason: recorded.refused });
       continue;

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  condition,
   getExternalWorkflowHandle,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -21,11 +20,12 @@ import {
   type SubscriptionRunState,
   type SubscriptionWorkflowInput,
 } from '../contracts/subscription.ts';
+import { SubscriptionClock } from './clock.ts';
 import { payments, records, renewalRecords } from './subscription-activity-proxies.ts';
 
 /**
  * One run of a subscription's workflow (workflows/subscription.ts reads its life top to bottom): its
- * state, what its handlers tell it, its clock, and the period steps both halves take (manual
+ * state, what its handlers tell it, and the period steps both halves take (manual
  * renewals, workflows/subscription-manual.ts; the gateway's, workflows/subscription-gateway.ts).
  * Everything here is workflow code: deterministic, and every side effect an activity.
  */
@@ -41,8 +41,8 @@ export class SubscriptionRun {
    * that or a merchant's change; `changing` Updates waiting for their step (no continue-as-new meanwhile).
    */
   readonly flags = { noticed: false, woken: false, changing: 0 };
-  /** The test clock moved: waits are worked out again. */
-  clockMoved = false;
+  /** The subscription's time, the only one its steps ask for (its sandbox test clock's, if moved). */
+  readonly clock = new SubscriptionClock(() => this.state);
   /** Paid renewal and upgrade checkouts, recorded between the renewals, one at a time. */
   readonly sales: CheckoutPaidNotice[] = [];
   private lastStep: Promise<unknown> = Promise.resolve();
@@ -60,44 +60,6 @@ export class SubscriptionRun {
 
   ended(): boolean {
     return subscriptionHasEnded(this.state.status, this.revoked);
-  }
-
-  /** This subscription's time: real time, or ahead of it by its test clock (sandbox). */
-  now(): number {
-    return Date.now() + (this.state?.clockOffsetMs ?? 0);
-  }
-
-  nowIso(): string {
-    return new Date(this.now()).toISOString();
-  }
-
-  /** The subscription runs on a sandbox test clock (moved, or being moved, at least once). */
-  onTestClock(): boolean {
-    return this.state.clockOffsetMs !== undefined || Boolean(this.state.clockTarget);
-  }
-
-  /** Where the test clock stands or is going. */
-  clockTime(): number {
-    return Math.max(this.now(), this.state?.clockTarget ? Date.parse(this.state.clockTarget) : 0);
-  }
-
-  /**
-   * Waits until `when` (or forever) or `stop`. A test clock moved past `when` jumps to it instead,
-   * so what falls due happens at its own time, one step after the other, until the clock's time.
-   */
-  async sleepUntil(when: number | null, stop: () => boolean): Promise<void> {
-    const { state } = this;
-    const target = state.clockTarget ? Date.parse(state.clockTarget) : null;
-    if (target !== null) {
-      if (when !== null && when <= target) {
-        state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(when - this.now(), 0);
-        return;
-      }
-      state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(target - this.now(), 0);
-      state.clockTarget = null;
-    }
-    if (when === null) await condition(stop);
-    else await condition(stop, Math.max(when - this.now(), 1));
   }
 
   /**
@@ -185,7 +147,7 @@ export class SubscriptionRun {
       subscriptionId: this.subscriptionId,
       change: 'dunning_exhausted',
       exhaustedStatus: this.state.exhaustedStatus,
-      at: this.nowIso(),
+      at: this.clock.nowIso(),
     });
     this.state.status = exhausted.status;
   }
@@ -195,7 +157,7 @@ export class SubscriptionRun {
     const closed = await records.changeSubscription({
       subscriptionId: this.subscriptionId,
       change: 'period_ended_canceled',
-      at: this.nowIso(),
+      at: this.clock.nowIso(),
     });
     this.state.status = closed.status;
   }
