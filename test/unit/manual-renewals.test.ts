@@ -58,6 +58,11 @@ describe('the manual renewals as a state machine', () => {
         do: 'close_period',
       });
     });
+    it('closes the period of one canceled at period end with no card too (no renewal checkout is opened)', () => {
+      expect(nextManualRenewalStep(woken(DUE), facts({ now: DUE, cancelAtPeriodEnd: true, hasCard: false }))).toEqual({
+        do: 'close_period',
+      });
+    });
     it('ends when the subscription ended meanwhile, even with sales waiting', () => {
       expect(nextManualRenewalStep(woken(DUE), facts({ now: DUE, ended: true, salesWaiting: true }))).toEqual({
         do: 'end',
