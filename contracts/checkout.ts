@@ -64,19 +64,6 @@ export const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, D
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
 export const RECORDING_REFUSALS = ['CheckoutNotFound', 'MissingCustomerEmail', 'RecordingRejected'];
 
-export const SUBSCRIPTION_WORKFLOW_PATCH = 'subscription-workflow';
-export const RENEWAL_SIGNAL_PATCH = 'renewal-checkout-signal';
-export const UPGRADE_PATCH = 'upgrade-checkout';
-export const BATCH_QUEUE_PATCH = 'subscription-batch-queue';
-export const RESUME_PAYMENT_PATCH = 'checkout-resume-pending-payment';
-export const RESUME_IN_FLIGHT_PATCH = 'checkout-resume-payment-in-flight';
-/** Runs from before the subscription's workflow recorded renewal and upgrade sales wrote the subscription in the sale. */
-export const SUBSCRIPTION_RECORDS_SALE_PATCH = 'subscription-records-checkout-sale';
-/** Runs from before a confirmation's payment call ran inside its workflow task scheduled it as an activity. */
-export const LOCAL_PAYMENT_PATCH = 'checkout-payment-local-activity';
-/** Runs from before an expiry that found the checkout confirmed took that confirmation up ended as expired. */
-export const EXPIRY_TAKES_UP_CONFIRMATION_PATCH = 'checkout-expiry-takes-up-confirmation';
-
 /** What a confirmation fixed: the amount to charge and everything the recording will need. */
 export interface PreparedConfirmation {
   amount: number;

@@ -25,7 +25,7 @@ export interface InvoiceWorkflowInput extends InvoiceRequest {
   gatewayInvoiceId?: string;
   /**
    * `manual`: the engine charges the subscription's kept card on the due date, and no gateway invoice
-   * is made. Absent, the gateway invoices (as every run from before manual invoices did).
+   * is made. Absent, the gateway invoices.
    */
   billing?: InvoiceBilling;
 }

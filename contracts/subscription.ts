@@ -66,11 +66,6 @@ export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata
 );
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
 /**
- * Runs from before the workflow recorded its checkouts' sales: a renewal checkout's sale moved the
- * subscription itself and sent this, and the workflow reads the subscription again.
- */
-export const renewalPaidSignal = defineSignal('renewalPaid');
-/**
  * A renewal or upgrade checkout was paid (workflows/checkout-run.ts): the subscription's workflow, its
  * only writer, records what the sale moves, or refuses it (the period is paid, the subscription
  * ended), and answers the checkout's workflow with `subscriptionSaleVerdictSignal`.
@@ -90,20 +85,6 @@ export interface CheckoutPaidNotice {
 export type CheckoutSaleVerdict = { accepted: true } | { accepted: false; reason: string };
 /** The gateway notified a change of one of this subscription's invoices: the workflow asks the gateway. */
 export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
-
-/** Runs from before the workflow opened renewal checkouts itself replay without them. */
-export const RENEWAL_CHECKOUT_PATCH = 'renewal-checkout-by-workflow';
-/** Runs from before it entered gateway-billed periods without settling the subscription's balance. */
-export const GATEWAY_BALANCE_PATCH = 'gateway-balance-settlement';
-export const LOCAL_RECORD_PATCH = 'renewal-recorded-locally';
-/** Runs from before the workflow ran its writing steps one at a time (the row lock serialized them). */
-export const ONE_STEP_AT_A_TIME_PATCH = 'subscription-steps-one-at-a-time';
-/** Runs from before a gateway-billed subscription's end voided its pending extra-charge invoices. */
-export const END_VOIDS_INVOICES_PATCH = 'subscription-end-voids-invoices';
-/** Runs from before a manual subscription's end voided its pending extra-charge invoices (issue 24). */
-export const MANUAL_END_VOIDS_INVOICES_PATCH = 'manual-subscription-end-voids-invoices';
-/** A gateway-billed subscription on a test clock drives the sandbox gateway's recurrence (billSandboxPeriod). */
-export const SANDBOX_RECURRENCE_PATCH = 'sandbox-recurrence-follows-test-clock';
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
@@ -162,11 +143,6 @@ export interface RenewalOutcome {
   currency: string;
   /** Null for a period that costs nothing (a 100 % discount): nothing was sent to the gateway. */
   payment: PaymentSummary | null;
-  /**
-   * Only in the histories of runs from before the workflow was its subscription's only writer: the
-   * period had been paid by a renewal checkout, and nothing was charged.
-   */
-  paidAlready?: boolean;
   /**
    * What the charge took from the subscription's balance (a plan change's credit or amount owed):
    * the balance moves by it when the period is entered. The period's own price is amount + this.

@@ -48,7 +48,10 @@ const PAYMENT_OPTIONS = {
  * repeats the call with the same key, which returns what the gateway did the first time.
  */
 export const localPayments = proxyLocalActivities<CheckoutActivities>(PAYMENT_OPTIONS);
-/** The same calls as activities, for runs recorded before LOCAL_PAYMENT_PATCH. */
+/**
+ * The same calls as activities: a call that got no answer is asked about by these, whose answers are in
+ * the run's history whatever becomes of the workflow task that asked.
+ */
 export const payments = proxyActivities<CheckoutActivities>(PAYMENT_OPTIONS);
 
 /** Gateway calls whose outcome must be known before anything else happens: retried until the gateway answers. */

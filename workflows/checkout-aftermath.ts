@@ -1,43 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { patched, sleep, startChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import { paymentKey } from '../domain/checkout.ts';
-import { CUSTOMER_ID, ORGANIZATION_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
-import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
-import { BATCH_QUEUE_PATCH } from '../contracts/checkout.ts';
-import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
-import { LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
+import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
+import { DEADLINE_SLACK_MS, LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
 
-/** What a checkout's workflow does once its outcome is settled: the subscription it sold, late payments undone. */
-
-/**
- * The subscription's own workflow, which outlives the checkout's (ABANDON): its renewals, dunning and
- * changes from here on. Its id is the subscription's, so it is started once whatever happens.
- */
-export async function startSubscriptionWorkflow(
-  organizationId: string,
-  subscriptionId: string,
-  customerId: string,
-): Promise<void> {
-  try {
-    await startChild<SubscriptionWorkflow>('subscriptionWorkflow', {
-      workflowId: subscriptionWorkflowId(subscriptionId),
-      // Renewals and dunning run on the batch queue; runs recorded before it existed stay on this one.
-      ...(patched(BATCH_QUEUE_PATCH) ? { taskQueue: batchTaskQueue(workflowInfo().taskQueue) } : {}),
-      args: [{ subscriptionId }],
-      parentClosePolicy: 'ABANDON',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: ORGANIZATION_ID, value: organizationId },
-        { key: CUSTOMER_ID, value: customerId },
-        { key: SUBSCRIPTION_ID, value: subscriptionId },
-      ],
-    });
-  } catch (err) {
-    // Already started (a subscription's id is taken once): nothing to do.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
+/** What a checkout's workflow does once its outcome is settled: late payments undone, abandoned ones watched. */
 
 /**
  * A call the gateway once said it never processed, found done after all: a capture that is not the
@@ -57,5 +23,35 @@ export async function undoLateArrivals(
     else if (late.status === 'pending') await untilAnswered.cancelPendingPayment(checkoutId, late.id);
     else continue;
     upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'late_payment_undone' }]);
+  }
+}
+
+/** A pix or boleto the buyer gave up for a card: cancelled, yet payable by a bank until its deadline. */
+export type AbandonedPayment = { transactionId: string; payBy: number };
+
+/**
+ * After the checkout's end, each abandoned pix/boleto is watched until its deadline: one a bank paid
+ * anyway (the gateway's notice, or a last look at the deadline) is refunded in full. `notices` are the
+ * transactions the gateway told the run about (its signal handler keeps adding to them).
+ */
+export async function refundAbandonedPayments(
+  checkoutId: string,
+  abandoned: readonly AbandonedPayment[],
+  notices: string[],
+): Promise<void> {
+  for (const a of abandoned) {
+    const noticed = () => notices.includes(a.transactionId);
+    for (;;) {
+      // A notice (its cancellation's own, or a payment), else one last look at the deadline.
+      const woke = await condition(noticed, Math.max(a.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
+      notices.splice(0, notices.length, ...notices.filter((id) => id !== a.transactionId));
+      const payment = await untilAnswered.syncPayment(a.transactionId);
+      if (payment.capturedAmount > payment.refundedAmount) {
+        await untilAnswered.refundUnrecordedCapture(checkoutId, payment);
+        upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'abandoned_payment_refunded' }]);
+        break;
+      }
+      if (!woke) break;
+    }
   }
 }

@@ -1,6 +1,4 @@
-import { patched } from '@temporalio/workflow';
 import type { ConfirmCheckoutInput, PendingPaymentKind } from '../domain/checkout.ts';
-import { RESUME_IN_FLIGHT_PATCH } from '../contracts/checkout.ts';
 import { records, type Attempt } from './checkout-activity-proxies.ts';
 
 /**
@@ -8,10 +6,10 @@ import { records, type Attempt } from './checkout-activity-proxies.ts';
  * or boleto issued and waited for, or a payment call whose answer it never recorded (the new run asks
  * the gateway what became of it, by the call's key). Null when it left neither.
  */
-export type LostPayment =
-  | { pending: { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number } }
-  | { inFlight: Attempt }
-  | null;
+export type LostPayment = { pending: PendingPayment } | { inFlight: Attempt } | null;
+
+/** A pix or boleto issued and waited for: paid, or failed at its deadline. */
+export type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };
 
 export async function lostPayment(checkoutId: string): Promise<LostPayment> {
   const issued = await records.issuedPendingPayment(checkoutId);
@@ -34,8 +32,6 @@ export async function lostPayment(checkoutId: string): Promise<LostPayment> {
       },
     };
   }
-  // Runs that resumed before in-flight calls were kept replay without the step.
-  if (!patched(RESUME_IN_FLIGHT_PATCH)) return null;
   const request = await records.paymentInFlight(checkoutId);
   if (!request) return null;
   const prepared = await records.prepareConfirmation(checkoutId, request);

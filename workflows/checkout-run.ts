@@ -1,11 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  patched,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   CHECKOUT_NOT_OPEN,
   firstSubscriptionPeriod,
@@ -21,24 +14,9 @@ import {
   type PendingPaymentKind,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
-import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import {
-  LOCAL_PAYMENT_PATCH,
-  RENEWAL_SIGNAL_PATCH,
-  SUBSCRIPTION_RECORDS_SALE_PATCH,
-  SUBSCRIPTION_WORKFLOW_PATCH,
-  UPGRADE_PATCH,
-  type CheckoutState,
-  type CheckoutWorkflowInput,
-} from '../contracts/checkout.ts';
-import {
-  checkoutPaidSignal,
-  renewalPaidSignal,
-  type CheckoutPaidNotice,
-  type CheckoutSaleVerdict,
-} from '../contracts/subscription.ts';
+import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
+import type { CheckoutSaleVerdict } from '../contracts/subscription.ts';
 import {
   DEADLINE_SLACK_MS,
   isFailure,
@@ -48,13 +26,11 @@ import {
   untilAnswered,
   type Attempt,
 } from './checkout-activity-proxies.ts';
-import { startSubscriptionWorkflow } from './checkout-aftermath.ts';
-import type { LostPayment } from './checkout-resume.ts';
+import type { AbandonedPayment } from './checkout-aftermath.ts';
+import { askSubscription, gatewaySubscription, startSubscriptionWorkflow } from './checkout-subscriptions.ts';
+import type { LostPayment, PendingPayment } from './checkout-resume.ts';
 
 type PaymentOutcome = { payment: PaymentSummary; payBy: string | null };
-type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };
-/** A pix or boleto the buyer gave up for a card: cancelled, yet payable by a bank until its deadline. */
-type AbandonedPayment = { transactionId: string; payBy: number };
 
 /**
  * One run of a checkout's workflow (workflows/checkout.ts reads its life top to bottom): its state and
@@ -93,8 +69,6 @@ export class CheckoutRun {
   recordedPaymentId: string | null = null;
   /** The subscription's answer to this checkout's renewal or upgrade sale (subscriptionSaleVerdictSignal). */
   verdict: CheckoutSaleVerdict | null = null;
-  /** The subscription's workflow recorded this sale's moves itself (told before the sale). */
-  private subscriptionTold = false;
 
   private readonly input: CheckoutWorkflowInput;
 
@@ -117,7 +91,7 @@ export class CheckoutRun {
     if (!requiresCharge(prepared.amount)) return this.recordSale(attempt, null);
     let outcome: PaymentOutcome | null;
     try {
-      outcome = await this.pay(attempt, patched(LOCAL_PAYMENT_PATCH) ? localPayments : payments);
+      outcome = await this.pay(attempt, localPayments);
     } catch (err) {
       if (isFailure(err, GATEWAY_REFUSAL)) return this.decline(attempt, 'processing_error', null);
       // No answer: the gateway may or may not have acted. Nothing else happens until it says which,
@@ -237,19 +211,20 @@ export class CheckoutRun {
         )
       : null;
     const moves = a.prepared.renewal ?? a.prepared.upgrade;
-    if (moves && patched(SUBSCRIPTION_RECORDS_SALE_PATCH)) {
+    if (moves) {
       // The subscription's workflow, its only writer, records what the sale moves first (or refuses it).
       const notice = { checkoutId: this.checkoutId, payment, cardTokenId: a.request.card?.id ?? null };
-      const verdict = await this.askSubscription(moves.subscriptionId, {
-        ...notice,
-        periodStart: paidAt.toISOString(),
-      });
+      this.verdict = null;
+      const verdict = await askSubscription(
+        moves.subscriptionId,
+        { ...notice, periodStart: paidAt.toISOString() },
+        () => this.verdict,
+      );
       if (!verdict.accepted) return this.giveBack(a, payment);
-      this.subscriptionTold = true;
     }
     const gatewaySubscriptionId =
       recurring?.billing === 'gateway' && a.request.card
-        ? await this.gatewaySubscription(a, a.request.card.id, period!.periodEnd)
+        ? await gatewaySubscription(this.checkoutId, a, a.request.card.id, period!.periodEnd)
         : null;
     let sale;
     try {
@@ -271,6 +246,16 @@ export class CheckoutRun {
       if (!(err instanceof ActivityFailure || err instanceof ApplicationFailure)) throw err;
       return this.giveBack(a, payment);
     }
+    return this.recorded(a, payment, sale, !moves);
+  }
+
+  /** The sale is recorded: the checkout succeeded; a new subscription gets its workflow. */
+  private async recorded(
+    a: Attempt,
+    payment: PaymentSummary | null,
+    sale: { customerId: string; subscriptionId: string | null },
+    newSubscription: boolean,
+  ): Promise<ConfirmCheckoutResult> {
     this.state.status = 'succeeded';
     this.recordedPaymentId = payment?.id ?? null;
     this.state.customerId = sale.customerId;
@@ -279,59 +264,11 @@ export class CheckoutRun {
       { key: CUSTOMER_ID, value: sale.customerId },
       ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
     ]);
-    await this.tellSubscription(a, sale);
-    return { outcome: 'succeeded', checkout: this.view(a, payment?.paymentData ?? null), payment };
-  }
-
-  /** The gateway's subscription of a gateway-billed price; null when the gateway refused it. */
-  private async gatewaySubscription(a: Attempt, cardTokenId: string, periodEnd: Date): Promise<string | null> {
-    try {
-      return await untilAnswered.createGatewaySubscription({
-        checkoutId: this.checkoutId,
-        priceId: a.prepared.priceId,
-        cardTokenId,
-        buyer: a.prepared.buyer,
-        startDate: isoDate(periodEnd),
-      });
-    } catch (err) {
-      // Refused by the gateway: our own renewals bill the subscription instead (docs/decisions.md).
-      if (!isFailure(err, GATEWAY_REFUSAL)) throw err;
-      return null;
-    }
-  }
-
-  /**
-   * Tells the subscription's workflow of a paid renewal or upgrade checkout and waits for its answer:
-   * recorded, or refused (the period is paid, the subscription ended). A subscription with no running
-   * workflow has ended.
-   */
-  private async askSubscription(subscriptionId: string, notice: CheckoutPaidNotice): Promise<CheckoutSaleVerdict> {
-    this.verdict = null;
-    try {
-      await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal(checkoutPaidSignal, notice);
-    } catch {
-      return { accepted: false, reason: 'the subscription has no running workflow' };
-    }
-    await condition(() => this.verdict !== null);
-    return this.verdict!;
-  }
-
-  /**
-   * A new subscription gets its workflow. (Runs from before the subscription's workflow recorded
-   * renewal and upgrade sales tell it here, after the sale moved the subscription.)
-   */
-  private async tellSubscription(a: Attempt, sale: { customerId: string; subscriptionId: string | null }) {
-    const { renewal, upgrade } = a.prepared;
-    if (this.subscriptionTold) return;
-    if ((renewal && patched(RENEWAL_SIGNAL_PATCH)) || (upgrade && patched(UPGRADE_PATCH))) {
-      // The sale moved the subscription into the paid period (or onto its new price); its workflow reads it again.
-      await getExternalWorkflowHandle(subscriptionWorkflowId((renewal ?? upgrade)!.subscriptionId))
-        .signal(renewalPaidSignal)
-        .catch(() => undefined); // no running workflow (ended, or recorded before they existed): nothing to tell
-    } else if (sale.subscriptionId && patched(SUBSCRIPTION_WORKFLOW_PATCH)) {
-      // Runs recorded before subscriptions had a workflow of their own replay without this start.
+    // A renewal's or upgrade's subscription recorded the sale's moves itself, before the sale.
+    if (newSubscription && sale.subscriptionId) {
       await startSubscriptionWorkflow(this.input.organizationId, sale.subscriptionId, sale.customerId);
     }
+    return { outcome: 'succeeded', checkout: this.view(a, payment?.paymentData ?? null), payment };
   }
 
   /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
@@ -408,29 +345,6 @@ export class CheckoutRun {
       this.switching = false;
     }
     return this.confirm(request);
-  }
-
-  /**
-   * After the checkout's end, each abandoned pix/boleto is watched until its deadline: one a bank paid
-   * anyway (the gateway's notice, or a last look at the deadline) is refunded in full.
-   */
-  async refundAbandonedPayments(): Promise<void> {
-    const { notices } = this;
-    for (const a of this.abandoned) {
-      const noticed = () => notices.includes(a.transactionId);
-      for (;;) {
-        // A notice (its cancellation's own, or a payment), else one last look at the deadline.
-        const woke = await condition(noticed, Math.max(a.payBy + DEADLINE_SLACK_MS - Date.now(), 1));
-        notices.splice(0, notices.length, ...notices.filter((id) => id !== a.transactionId));
-        const payment = await untilAnswered.syncPayment(a.transactionId);
-        if (payment.capturedAmount > payment.refundedAmount) {
-          await untilAnswered.refundUnrecordedCapture(this.checkoutId, payment);
-          upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'abandoned_payment_refunded' }]);
-          break;
-        }
-        if (!woke) break;
-      }
-    }
   }
 
   /** Picks up what a lost run left (workflows/checkout-resume.ts) as that run would have gone on. */

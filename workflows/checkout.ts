@@ -1,11 +1,4 @@
-import {
-  ActivityFailure,
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  patched,
-  setHandler,
-} from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_IN_PROGRESS,
@@ -19,13 +12,11 @@ import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
   paymentUpdatedSignal,
-  EXPIRY_TAKES_UP_CONFIRMATION_PATCH,
-  RESUME_PAYMENT_PATCH,
   subscriptionSaleVerdictSignal,
   type CheckoutWorkflowInput,
 } from '../contracts/checkout.ts';
 import { records } from './checkout-activity-proxies.ts';
-import { undoLateArrivals } from './checkout-aftermath.ts';
+import { refundAbandonedPayments, undoLateArrivals } from './checkout-aftermath.ts';
 import { lostPayment } from './checkout-resume.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { CheckoutRun } from './checkout-run.ts';
@@ -56,9 +47,8 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
   run.loaded = true;
   const expiresAt = Date.parse(checkout.expiresAt);
   // Started again on a confirmed checkout (the sweep, after its run was lost): a pix or boleto it
-  // issued is waited for as before, a payment call whose answer it lost is asked about. Runs recorded
-  // before this was possible replay without the step.
-  const lost = state.status === 'confirmed' && !input.openUntil && patched(RESUME_PAYMENT_PATCH);
+  // issued is waited for as before, a payment call whose answer it lost is asked about.
+  const lost = state.status === 'confirmed' && !input.openUntil;
   if (lost) await run.resume(await lostPayment(input.checkoutId));
 
   for (;;) {
@@ -73,7 +63,7 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
       // Expiring: from here the validator refuses confirmations (the status is no longer open).
       state.status = 'expired';
       const expired = await records.expireCheckout(input.checkoutId);
-      if (!expired && patched(EXPIRY_TAKES_UP_CONFIRMATION_PATCH)) await takeUpUnseenConfirmation(run);
+      if (!expired) await takeUpUnseenConfirmation(run);
     } else if (state.status === 'confirmed' && run.unresolved) {
       await run.resolveUnanswered();
     } else if (state.status === 'confirmed' && run.pending) {
@@ -83,8 +73,8 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
     }
   }
   await condition(allHandlersFinished);
-  // Only a run where the buyer left a pix or boleto for a card has any (older histories have none).
-  if (run.abandoned.length > 0) await run.refundAbandonedPayments();
+  // Only a run where the buyer left a pix or boleto for a card has any.
+  if (run.abandoned.length > 0) await refundAbandonedPayments(input.checkoutId, run.abandoned, run.notices);
   if (run.doubtful.length > 0) await undoLateArrivals(input.checkoutId, run.doubtful, run.recordedPaymentId);
   return { status: state.status };
 }

@@ -1,5 +1,5 @@
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import { LOCAL_RECORD_PATCH, type SubscriptionActivities } from '../contracts/subscription.ts';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { PLAN_CHANGE_DECLINED, PLAN_CHANGE_REFUSED, SUBSCRIPTION_ENDED } from '../domain/subscriptions.ts';
 
@@ -19,14 +19,12 @@ export const records = proxyActivities<SubscriptionActivities>({
  * A renewal's record as a local activity: run by the worker inside the workflow task that got the
  * charge's answer, so a renewal costs Temporal one activity and one workflow task less (a renewal storm
  * is mostly the server's work). It is idempotent by the charge's try, so a workflow task retried after
- * a crash records it once. Runs recorded before it was local replay with the remote one.
+ * a crash records it once.
  */
-const localRecords = proxyLocalActivities<SubscriptionActivities>({
+export const renewalRecords = proxyLocalActivities<Pick<SubscriptionActivities, 'recordRenewal'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SubscriptionNotFound'] },
 });
-export const renewalRecords = (): Pick<SubscriptionActivities, 'recordRenewal'> =>
-  patched(LOCAL_RECORD_PATCH) ? localRecords : records;
 
 /**
  * The renewal charge: retried with the same key (period and try) until the gateway answers, so a

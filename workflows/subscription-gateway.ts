@@ -3,20 +3,12 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
-import {
-  END_VOIDS_INVOICES_PATCH,
-  GATEWAY_BALANCE_PATCH,
-  MISSING_RENEWAL,
-  SANDBOX_RECURRENCE_PATCH,
-  type SubscriptionRunState,
-  type SubscriptionWorkflow,
-} from '../contracts/subscription.ts';
+import { MISSING_RENEWAL, type SubscriptionRunState, type SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
@@ -49,7 +41,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     // Canceled at period end: the period closes at its end (in dunning, at the next check).
     const until = state.cancelAtPeriodEnd && !state.firstFailureAt ? Date.parse(state.periodEnd) : scheduled;
     if (await wake(run, until)) return;
-    const due = until !== null && run.now() >= until;
+    const due = until !== null && run.clock.now() >= until;
     if (state.cancelAtPeriodEnd && due) {
       await run.closePeriod();
       return;
@@ -59,12 +51,12 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     if (due && sandboxRecurrence(run)) await billSandbox(charge);
     const found = await payments.reconcileGatewayPeriod(charge);
-    const at = run.nowIso();
+    const at = run.clock.nowIso();
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
     if (found.state === 'paid') {
       const entered = await run.oneAtATime(async () => {
         if (!(await run.paidPeriod(charge, outcome, at))) return false;
-        if (patched(GATEWAY_BALANCE_PATCH)) await settleBalance(run, charge.period, found.payment!, at);
+        await settleBalance(run, charge.period, found.payment!, at);
         return true;
       });
       if (!entered) return;
@@ -79,8 +71,8 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     } else if (due && state.firstFailureAt) {
       state.tryNumber++; // the gateway did not try again by this check: the schedule moves on
     } else if (due) {
-      flagMissing(run.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
-      recheckAt = run.now() + GATEWAY_RECHECK_MS;
+      flagMissing(run.clock.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
+      recheckAt = run.clock.now() + GATEWAY_RECHECK_MS;
     }
   }
 }
@@ -104,7 +96,7 @@ async function settleBalance(run: SubscriptionRun, period: number, payment: Paym
  * retry day, as a live gateway bills on its own calendar, so the advance renews it and runs its dunning.
  */
 function sandboxRecurrence(run: SubscriptionRun): boolean {
-  return run.onTestClock() && patched(SANDBOX_RECURRENCE_PATCH);
+  return run.clock.onTestClock();
 }
 
 /** The first time the gateway is asked about the period: its end (after the notice's grace, in real time). */
@@ -142,7 +134,7 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
   flags.woken = false;
   // A notice that came while an activity ran (after the last reconciliation began) wakes it at once.
   const stop = () => run.ended() || flags.woken || flags.noticed;
-  await run.sleepUntil(when, stop);
+  await run.clock.sleepUntil(when, stop);
   await condition(() => flags.changing === 0);
   return run.ended();
 }
@@ -154,12 +146,12 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
 export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId } = run;
   await payments.cancelGatewaySubscription(subscriptionId);
-  if (patched(END_VOIDS_INVOICES_PATCH)) await voidPendingInvoices(subscriptionId);
+  await voidPendingInvoices(subscriptionId);
   const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
   // Not billed, or given back already (a revocation that raced the period's recording).
   if (billed !== 'paid' || !payment || payment.refundedAmount >= payment.capturedAmount) return;
-  await records.recordRenewal({ ...charge, ...money, payment, at: run.nowIso(), enter: false });
+  await records.recordRenewal({ ...charge, ...money, payment, at: run.clock.nowIso(), enter: false });
   const refunded = await payments.refundRenewal({ ...charge, payment });
   await records.recordRenewalRefunded({ ...charge, payment: refunded });
 }

@@ -8,7 +8,6 @@ import {
   checkoutPaidSignal,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
-  renewalPaidSignal,
   subscriptionStateQuery,
   type SubscriptionRecord,
 } from '../contracts/subscription.ts';
@@ -19,16 +18,13 @@ export const GATEWAY_BILLED = 'the gateway bills this subscription';
 
 /**
  * What a subscription's workflow hears: its state query, the signals (a paid checkout, the gateway's
- * notice, an older run's renewal checkout) and the merchant's Updates. Set before the run reads its
+ * notice) and the merchant's Updates. Set before the run reads its
  * state, so an Update that comes with the start is not refused; each writing Update counts in
  * `changing` (no continue-as-new meanwhile) and runs its step one at a time with the renewals.
  */
 export function listen(run: SubscriptionRun): void {
   const { flags } = run;
   setHandler(subscriptionStateQuery, () => ({ ...run.state }));
-  setHandler(renewalPaidSignal, () => {
-    run.paidElsewhere = true;
-  });
   setHandler(checkoutPaidSignal, (notice) => {
     // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
     if (run.ready && run.state.billing === 'gateway')
@@ -39,6 +35,7 @@ export function listen(run: SubscriptionRun): void {
     flags.noticed = flags.woken = true;
   });
   listenToChanges(run);
+  listenToMetadata(run);
   listenToClock(run);
 }
 
@@ -66,7 +63,7 @@ async function changing(
   }
 }
 
-/** The merchant's changes: cancel at period end (or undo it), revoke, another price, new metadata. */
+/** The merchant's changes: cancel at period end (or undo it), revoke, another price. */
 function listenToChanges(run: SubscriptionRun): void {
   const { subscriptionId } = run;
   setHandler(
@@ -74,7 +71,11 @@ function listenToChanges(run: SubscriptionRun): void {
     async (action) => {
       if (action === 'revoke') {
         const revoke = async () => {
-          const record = await records.changeSubscription({ subscriptionId, change: 'revoked', at: run.nowIso() });
+          const record = await records.changeSubscription({
+            subscriptionId,
+            change: 'revoked',
+            at: run.clock.nowIso(),
+          });
           run.state.status = record.status;
           return record;
         };
@@ -83,7 +84,7 @@ function listenToChanges(run: SubscriptionRun): void {
       }
       const cancel = action === 'cancel_at_period_end';
       return changing(run, async () => {
-        const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at: run.nowIso() });
+        const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at: run.clock.nowIso() });
         run.state.cancelAtPeriodEnd = cancel;
         run.flags.woken = true;
         return record;
@@ -101,7 +102,7 @@ function listenToChanges(run: SubscriptionRun): void {
   setHandler(
     changePriceUpdate,
     // Never under a renewal's charge: one step at a time.
-    ({ priceId }) => changing(run, () => payments.changePrice({ subscriptionId, priceId, at: run.nowIso() })),
+    ({ priceId }) => changing(run, () => payments.changePrice({ subscriptionId, priceId, at: run.clock.nowIso() })),
     {
       validator: (change) => {
         if (typeof change?.priceId !== 'string') {
@@ -111,10 +112,15 @@ function listenToChanges(run: SubscriptionRun): void {
       },
     },
   );
+}
+
+/** The merchant's metadata, replaced whole. */
+function listenToMetadata(run: SubscriptionRun): void {
+  const { subscriptionId } = run;
   setHandler(
     changeMetadataUpdate,
     ({ metadata }) =>
-      changing(run, () => records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: run.nowIso() })),
+      changing(run, () => records.replaceSubscriptionMetadata({ subscriptionId, metadata, at: run.clock.nowIso() })),
     {
       validator: (change) => {
         if (typeof change?.metadata !== 'object' || change.metadata === null) {
@@ -134,17 +140,16 @@ function listenToClock(run: SubscriptionRun): void {
     advanceClockUpdate,
     async ({ to }) => {
       await condition(() => run.ready);
-      if (Date.parse(to) <= run.clockTime()) throw backwards();
-      run.state.clockTarget = new Date(to).toISOString();
-      run.clockMoved = run.flags.woken = true;
-      return { clock: run.state.clockTarget };
+      if (!run.clock.canMoveTo(to)) throw backwards();
+      run.flags.woken = true;
+      return { clock: run.clock.moveTo(to) };
     },
     {
       validator: ({ to }) => {
         if (typeof to !== 'string' || Number.isNaN(Date.parse(to))) {
           throw ApplicationFailure.nonRetryable('The time is not a valid timestamp', INVALID_CLOCK);
         }
-        if (run.ready && Date.parse(to) <= run.clockTime()) throw backwards();
+        if (run.ready && !run.clock.canMoveTo(to)) throw backwards();
         refuseIfEnded(run);
       },
     },

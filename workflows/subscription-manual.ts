@@ -1,6 +1,14 @@
-import { condition, continueAsNew, patched } from '@temporalio/workflow';
-import { deadlineTry, nextRenewalChargeAt, pastScheduleTry } from '../domain/subscriptions.ts';
-import { RENEWAL_CHECKOUT_PATCH, type RenewalOutcome, type SubscriptionWorkflow } from '../contracts/subscription.ts';
+import { condition, continueAsNew } from '@temporalio/workflow';
+import {
+  afterManualRenewalStep,
+  DECIDING,
+  manualChargeDueAt,
+  nextManualRenewalStep,
+  type ManualRenewalFacts,
+  type ManualRenewalState,
+} from '../domain/manual-renewals.ts';
+import { deadlineTry, pastScheduleTry } from '../domain/subscriptions.ts';
+import type { RenewalOutcome, SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
 
@@ -9,45 +17,58 @@ import type { SubscriptionRun } from './subscription-run.ts';
  * the saved card (or, with none, opens the renewal checkout), retries a refusal on the organization's
  * dunning schedule, and records the paid renewal and upgrade checkouts it is told of between its own
  * steps. One run per period: the history stays short however long the subscription lives. Returns
- * when the subscription ends.
+ * when the subscription ends. The loop is the state machine of domain/manual-renewals.ts: it asks
+ * what comes next, does it, and moves on to the state the step leads to.
  */
 export async function manualPeriods(run: SubscriptionRun): Promise<void> {
-  const { state, flags, sales } = run;
+  let at: ManualRenewalState = DECIDING;
   for (;;) {
-    if (sales.length > 0) {
-      await condition(() => flags.changing === 0);
-      if (await run.oneAtATime(() => recordSales(run))) {
-        await condition(() => flags.changing === 0);
-        await moveOn(run);
-      }
-      continue;
-    }
-    const due = nextChargeAt(run);
-    if (due === null && state.status === 'past_due') {
-      await run.exhaustDunning();
-      continue;
-    }
-    if (await waitUntil(run, due)) return;
-    if (sales.length > 0) continue;
-    if (run.paidElsewhere) {
-      run.paidElsewhere = false;
-      if (await refreshed(run))
-        await continueAsNew<SubscriptionWorkflow>({ subscriptionId: run.subscriptionId, state });
-      continue;
-    }
-    // Woken by the test clock short of the due time: the wait is worked out again.
-    if (due === null || run.now() < due) continue;
-    if (state.cancelAtPeriodEnd) return run.closePeriod();
-    if (!state.hasCard) {
-      await unpaidWithoutCard(run);
-      continue;
-    }
-    if (await run.oneAtATime(() => renew(run))) {
-      await condition(() => flags.changing === 0);
-      if (run.ended()) return;
-      await moveOn(run);
+    const step = nextManualRenewalStep(at, factsOf(run));
+    at = afterManualRenewalStep(step);
+    switch (step.do) {
+      case 'record_sales':
+        await condition(() => run.flags.changing === 0);
+        if (await run.oneAtATime(() => recordSales(run))) {
+          await condition(() => run.flags.changing === 0);
+          await moveOn(run);
+        }
+        break;
+      case 'exhaust_dunning':
+        await run.exhaustDunning();
+        break;
+      case 'wait':
+        await waitUntil(run, step.until);
+        break;
+      case 'end':
+        return;
+      case 'close_period':
+        return run.closePeriod();
+      case 'ask_without_card':
+        await unpaidWithoutCard(run);
+        break;
+      case 'charge':
+        if (await run.oneAtATime(() => renew(run))) {
+          await condition(() => run.flags.changing === 0);
+          if (run.ended()) return;
+          await moveOn(run);
+        }
+        break;
     }
   }
+}
+
+/** What the state machine decides on (domain/manual-renewals.ts), read from the run. */
+function factsOf(run: SubscriptionRun): ManualRenewalFacts {
+  const { state } = run;
+  return {
+    salesWaiting: run.sales.length > 0,
+    ended: run.ended(),
+    status: state.status,
+    cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+    hasCard: state.hasCard,
+    due: manualChargeDueAt(state, run.clock.onTestClock()),
+    now: run.clock.now(),
+  };
 }
 
 /**
@@ -59,25 +80,11 @@ async function moveOn(run: SubscriptionRun): Promise<void> {
   await continueAsNew<SubscriptionWorkflow>({ subscriptionId: run.subscriptionId, state: run.state });
 }
 
-/** Waits until `when` (or forever), a sale, a change or the end; true when the subscription ended. */
-async function waitUntil(run: SubscriptionRun, when: number | null): Promise<boolean> {
-  run.clockMoved = false;
-  await run.sleepUntil(when, () => run.ended() || run.paidElsewhere || run.clockMoved || run.sales.length > 0);
+/** Waits until `when` (or forever), a sale, a change, the test clock or the end. */
+async function waitUntil(run: SubscriptionRun, when: number | null): Promise<void> {
+  run.clock.moved = false;
+  await run.clock.sleepUntil(when, () => run.ended() || run.clock.moved || run.sales.length > 0);
   await condition(() => run.flags.changing === 0);
-  return run.ended();
-}
-
-/**
- * When this workflow charges next; null when it does not: no card is saved on a run from before
- * renewal checkouts, the subscription is unpaid, or dunning is over.
- */
-function nextChargeAt(run: SubscriptionRun): number | null {
-  const { state } = run;
-  if (state.billing !== 'manual' || state.status === 'unpaid') return null;
-  // Runs from before this workflow opened renewal checkouts wait for the merchant's (or a sweep's) instead.
-  if (!state.hasCard && !patched(RENEWAL_CHECKOUT_PATCH)) return null;
-  // A subscription on a test clock renews at its period's end: the clock shows what falls due then.
-  return nextRenewalChargeAt({ ...state, renewalDelayMs: state.renewalDelayMs ?? 0, testClock: run.onTestClock() });
 }
 
 /** One try at the next period's charge; true when the period was paid. */
@@ -85,8 +92,7 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
   const { state } = run;
   const charge = { subscriptionId: run.subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
-  if (outcome.paidAlready) return refreshed(run); // only in histories of runs from before the single writer
-  const at = run.nowIso();
+  const at = run.clock.nowIso();
   const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
   if (paid) return run.paidPeriod(charge, outcome, at);
   await run.refusedPeriod(charge, outcome, at);
@@ -104,7 +110,7 @@ async function unpaidWithoutCard(run: SubscriptionRun): Promise<void> {
     state.tryNumber = pastScheduleTry(state.retryDays); // the deadline passed
     return;
   }
-  const at = run.nowIso();
+  const at = run.clock.nowIso();
   await run.openRenewalCheckout(state.periodNumber + 1, at);
   const due = await records.changeSubscription({ subscriptionId: run.subscriptionId, change: 'payment_due', at });
   state.status = due.status;
@@ -123,7 +129,7 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
     const notice = sales.shift()!;
     const recorded = run.ended()
       ? { refused: 'the subscription has ended' }
-      : await records.recordCheckoutSale({ ...notice, subscriptionId: run.subscriptionId, at: run.nowIso() });
+      : await records.recordCheckoutSale({ ...notice, subscriptionId: run.subscriptionId, at: run.clock.nowIso() });
     if (recorded.refused !== undefined) {
       await run.answer(notice, { accepted: false, reason: recorded.refused });
       continue;
@@ -134,18 +140,4 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
     await run.answer(notice, { accepted: true });
   }
   return moved;
-}
-
-/**
- * Runs from before the single writer: reads the subscription again; true when a period was paid
- * meanwhile (an older checkout run's sale moved it on).
- */
-async function refreshed(run: SubscriptionRun): Promise<boolean> {
-  const { state } = run;
-  const plan = await records.loadSubscription(run.subscriptionId);
-  state.status = plan.status;
-  state.renewalDelayMs = plan.renewalDelayMs;
-  if (plan.periodNumber <= state.periodNumber) return false;
-  run.movedTo({ ...plan, periodEnd: plan.currentPeriodEnd });
-  return true;
 }

@@ -1,9 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  condition,
   getExternalWorkflowHandle,
-  patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
@@ -15,8 +13,6 @@ import {
 } from '../domain/subscriptions.ts';
 import { checkoutWorkflowId, subscriptionSaleVerdictSignal } from '../contracts/checkout.ts';
 import {
-  ONE_STEP_AT_A_TIME_PATCH,
-  RENEWAL_CHECKOUT_PATCH,
   type CheckoutPaidNotice,
   type CheckoutSaleVerdict,
   type RenewalCharge,
@@ -24,11 +20,12 @@ import {
   type SubscriptionRunState,
   type SubscriptionWorkflowInput,
 } from '../contracts/subscription.ts';
+import { SubscriptionClock } from './clock.ts';
 import { payments, records, renewalRecords } from './subscription-activity-proxies.ts';
 
 /**
  * One run of a subscription's workflow (workflows/subscription.ts reads its life top to bottom): its
- * state, what its handlers tell it, its clock, and the period steps both halves take (manual
+ * state, what its handlers tell it, and the period steps both halves take (manual
  * renewals, workflows/subscription-manual.ts; the gateway's, workflows/subscription-gateway.ts).
  * Everything here is workflow code: deterministic, and every side effect an activity.
  */
@@ -44,10 +41,8 @@ export class SubscriptionRun {
    * that or a merchant's change; `changing` Updates waiting for their step (no continue-as-new meanwhile).
    */
   readonly flags = { noticed: false, woken: false, changing: 0 };
-  /** Runs from before this workflow recorded its checkouts' sales: a renewal checkout's sale moved the row. */
-  paidElsewhere = false;
-  /** The test clock moved: waits are worked out again. */
-  clockMoved = false;
+  /** The subscription's time, the only one its steps ask for (its sandbox test clock's, if moved). */
+  readonly clock = new SubscriptionClock(() => this.state);
   /** Paid renewal and upgrade checkouts, recorded between the renewals, one at a time. */
   readonly sales: CheckoutPaidNotice[] = [];
   private lastStep: Promise<unknown> = Promise.resolve();
@@ -67,51 +62,12 @@ export class SubscriptionRun {
     return subscriptionHasEnded(this.state.status, this.revoked);
   }
 
-  /** This subscription's time: real time, or ahead of it by its test clock (sandbox). */
-  now(): number {
-    return Date.now() + (this.state?.clockOffsetMs ?? 0);
-  }
-
-  nowIso(): string {
-    return new Date(this.now()).toISOString();
-  }
-
-  /** The subscription runs on a sandbox test clock (moved, or being moved, at least once). */
-  onTestClock(): boolean {
-    return this.state.clockOffsetMs !== undefined || Boolean(this.state.clockTarget);
-  }
-
-  /** Where the test clock stands or is going. */
-  clockTime(): number {
-    return Math.max(this.now(), this.state?.clockTarget ? Date.parse(this.state.clockTarget) : 0);
-  }
-
-  /**
-   * Waits until `when` (or forever) or `stop`. A test clock moved past `when` jumps to it instead,
-   * so what falls due happens at its own time, one step after the other, until the clock's time.
-   */
-  async sleepUntil(when: number | null, stop: () => boolean): Promise<void> {
-    const { state } = this;
-    const target = state.clockTarget ? Date.parse(state.clockTarget) : null;
-    if (target !== null) {
-      if (when !== null && when <= target) {
-        state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(when - this.now(), 0);
-        return;
-      }
-      state.clockOffsetMs = (state.clockOffsetMs ?? 0) + Math.max(target - this.now(), 0);
-      state.clockTarget = null;
-    }
-    if (when === null) await condition(stop);
-    else await condition(stop, Math.max(when - this.now(), 1));
-  }
-
   /**
    * The workflow is its subscription's only writer and no step holds a lock across the gateway's call:
    * a step that calls the gateway and then records (a renewal, a plan change) runs one at a time with
-   * every other writing step, in the order they came. Runs from before replay as they ran.
+   * every other writing step, in the order they came.
    */
   oneAtATime<T>(step: () => Promise<T>): Promise<T> {
-    if (!patched(ONE_STEP_AT_A_TIME_PATCH)) return step();
     const next = this.lastStep.then(step);
     this.lastStep = next.catch(() => undefined);
     return next;
@@ -121,7 +77,7 @@ export class SubscriptionRun {
   async paidPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<boolean> {
     const { state } = this;
     // Revoked meanwhile: the payment is recorded, but the period is not entered (the money goes back below).
-    const recorded = await renewalRecords().recordRenewal({ ...charge, ...outcome, at, enter: !this.revoked });
+    const recorded = await renewalRecords.recordRenewal({ ...charge, ...outcome, at, enter: !this.revoked });
     state.status = recorded.status;
     if (this.revoked && outcome.payment) {
       // Revoked while the charge was on its way: the money goes back.
@@ -162,7 +118,7 @@ export class SubscriptionRun {
     state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
     // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
     const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
-    if (!state.firstFailureAt && !ends && state.billing === 'manual' && patched(RENEWAL_CHECKOUT_PATCH)) {
+    if (!state.firstFailureAt && !ends && state.billing === 'manual') {
       await this.openRenewalCheckout(charge.period, at);
     }
     state.firstFailureAt ??= at;
@@ -191,7 +147,7 @@ export class SubscriptionRun {
       subscriptionId: this.subscriptionId,
       change: 'dunning_exhausted',
       exhaustedStatus: this.state.exhaustedStatus,
-      at: this.nowIso(),
+      at: this.clock.nowIso(),
     });
     this.state.status = exhausted.status;
   }
@@ -201,7 +157,7 @@ export class SubscriptionRun {
     const closed = await records.changeSubscription({
       subscriptionId: this.subscriptionId,
       change: 'period_ended_canceled',
-      at: this.nowIso(),
+      at: this.clock.nowIso(),
     });
     this.state.status = closed.status;
   }

@@ -1,6 +1,6 @@
-import { condition, patched } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import type { SubscriptionStatus } from '../domain/subscriptions.ts';
-import { MANUAL_END_VOIDS_INVOICES_PATCH, type SubscriptionWorkflowInput } from '../contracts/subscription.ts';
+import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 import { GATEWAY_BILLED, listen } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
@@ -35,8 +35,8 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
     await manualPeriods(run);
   }
   await condition(() => run.flags.changing === 0);
-  // Its extra charges would charge the kept card on their due dates: voided with it (new runs only).
-  if (run.state.billing === 'manual' && run.state.status === 'canceled' && patched(MANUAL_END_VOIDS_INVOICES_PATCH)) {
+  // Its extra charges would charge the kept card on their due dates: voided with it.
+  if (run.state.billing === 'manual' && run.state.status === 'canceled') {
     await voidPendingInvoices(input.subscriptionId);
   }
   await run.refuseSales('the subscription has ended');

@@ -1,11 +1,4 @@
-import {
-  condition,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   attemptNowSignal,
   type AttemptOutcome,
@@ -37,7 +30,6 @@ const { attemptWebhookDelivery: attemptInTask } = proxyLocalActivities<WebhookDe
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
 });
-const FIRST_ATTEMPT_IN_TASK_PATCH = 'webhook-first-attempt-in-task';
 
 /**
  * `webhook:<event_id>:<endpoint_id>`: delivers one event to one endpoint, trying again on the schedule
@@ -51,13 +43,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (requestId !== input.requestId) asked++;
   });
   let manual = input.manual ?? false;
-  const firstInTask = patched(FIRST_ATTEMPT_IN_TASK_PATCH);
   for (let attempt = 1; ; attempt++) {
     // A redelivery asked for before the first attempt's outcome is in the history is one more attempt:
     // the first attempt runs in the first workflow task, and a signal that comes during it fails that
     // task, so its retry sees the signal before the attempt (run again under the same run and number:
     // recorded once).
-    const askedBefore = attempt === 1 && firstInTask ? 0 : asked;
+    const askedBefore = attempt === 1 ? 0 : asked;
     const retryIn = retryDelayMs(attempt, Math.random());
     const at = Date.now();
     const attemptInput = {
@@ -69,7 +60,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       nextAttemptAt: retryIn === null ? null : new Date(at + retryIn).toISOString(),
     };
     let { outcome } =
-      attempt === 1 && firstInTask
+      attempt === 1
         ? await attemptInTask({ ...attemptInput, onlyIfFree: true })
         : await attemptWebhookDelivery(attemptInput);
     if (outcome === 'busy') ({ outcome } = await attemptWebhookDelivery(attemptInput));

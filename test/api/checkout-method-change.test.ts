@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { ledgerOf, makeCheckout, recordHistory, waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { ledgerOf, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { until } from '../helpers/processes.ts';
 
 /**
@@ -55,7 +55,6 @@ describe('paying by card a checkout that waits on a pix or boleto', () => {
     expect(await api.orm.em.getConnection().execute('select id from sales where checkout_id = ?', [c.id])).toHaveLength(
       1,
     );
-    await recordHistory(temporal, 'pix-then-card-late-pix', c.id);
   });
 
   it('leaves a boleto for a declined card, then a good one: open again between, one sale', async () => {

@@ -6,7 +6,6 @@ import { batchTaskQueue } from '../../domain/task-queues.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL, TEST_TASK_QUEUE } from '../helpers/env.ts';
 import { heldAtRenewalGatesColumns, renewalGates } from '../helpers/renewal-gates.ts';
-import { recordHistory } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf, payByCard } from '../helpers/subscriptions.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
@@ -66,7 +65,6 @@ describe('PATCH /api/v1/subscriptions/<id>', () => {
     // Renewals run on the batch task queue, apart from the buyers' checkouts.
     expect(description.taskQueue).toBe(batchTaskQueue(TEST_TASK_QUEUE));
     // The checkout's run that started it (behind the subscription-workflow patch).
-    await recordHistory(temporal, 'card-manual-subscription', s.checkoutId);
     expect(description.typedSearchAttributes.get(SUBSCRIPTION_ID)).toBe(s.id);
     // Its first step reads the subscription: the state is complete once that is done.
     const state = await waitFor(
@@ -294,7 +292,6 @@ describe('POST /api/v1/checkouts/<id>/manual-renewal-checkout', () => {
       10_000,
       'the workflow to read the paid period',
     );
-    await recordHistory(temporal, 'card-renewal-checkout', first.body.id);
 
     const next = await renewal(s);
     expect(next.status).toBe(201);

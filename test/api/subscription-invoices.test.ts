@@ -5,7 +5,6 @@ import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { makeApiKey, makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -238,8 +237,6 @@ describe('POST /api/v1/subscriptions/<id>/invoices', () => {
       [s.organizationId],
     );
     expect(types.map((e) => e.type)).toEqual(['invoice.created', 'invoice.voided']);
-    await recordHistory(temporal, 'subscription-gateway-revoked-voids-invoices', `subscription:${s.id}`);
-    await recordHistory(temporal, 'invoice-voided-by-subscription-end', created.body.workflow_id);
   });
 
   it('refuses dates the calendar does not allow (422) and a body the document refuses (400), writing nothing', async () => {

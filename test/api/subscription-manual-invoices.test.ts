@@ -3,7 +3,6 @@ import type { Client } from '@temporalio/client';
 import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 
@@ -148,8 +147,6 @@ describe('extra charges of a manually billed subscription', () => {
     expect(voided).toMatchObject({ transaction_id: null, paid_at: null, failure_reason: null });
     expect(await gatewayCharges(res.body.id)).toEqual([]);
     expect(await invoiceEvents(s, res.body.id)).toEqual(['invoice.created', 'invoice.voided']);
-    await recordHistory(temporal, 'subscription-manual-revoked-voids-invoices', `subscription:${s.id}`);
-    await recordHistory(temporal, 'invoice-manual-voided-by-subscription-end', res.body.workflow_id);
   });
 
   it('refuses a manual subscription without a saved card (409), writing nothing', async () => {

@@ -3,7 +3,6 @@ import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { recordHistory } from '../helpers/checkouts.ts';
 import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -85,7 +84,6 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
     const paid = await payByCard(api, created.body.client_secret, '5555555555554444');
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('succeeded');
-    await recordHistory(temporal, 'card-upgrade', created.body.id);
 
     const rows = await sql('select * from subscriptions where organization_id = ?', [s.organizationId]);
     expect(rows).toHaveLength(1);

@@ -12,7 +12,6 @@ import {
   checkoutRow,
   ledgerOf,
   makeCheckout as makeFixture,
-  recordHistory,
   waitForCheckoutStatus,
   type CheckoutFixture,
   type CheckoutFixtureOptions,
@@ -141,7 +140,6 @@ describe('a charge whose answer is lost', () => {
       { amount: '5000' },
     ]);
     await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
-    await recordHistory(temporal, 'card-answer-lost', c.id);
   });
 
   it('while the gateway cannot be asked, the checkout stays confirmed, refuses pix, and ends paid once', async () => {
@@ -207,7 +205,6 @@ describe('a charge whose answer is lost', () => {
       { amount: '2500' },
     ]);
     expect((await handle.describe()).searchAttributes.PaymentIssue).toEqual(['late_payment_undone']);
-    await recordHistory(temporal, 'card-late-arrival-refunded', c.id);
   }, 120_000);
 
   it('a payment notice that beats the pix answer is kept, and the checkout completes on it', async () => {
@@ -232,7 +229,6 @@ describe('a charge whose answer is lost', () => {
     await waitForCheckoutStatus(api.orm, c.id, 'succeeded', 20_000);
     expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 1_990 });
     await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
-    await recordHistory(temporal, 'pix-early-notice', c.id);
   });
 
   it('a pre-authorization whose capture the gateway refuses is voided, and the buyer is told it was declined', async () => {

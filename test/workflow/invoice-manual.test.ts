@@ -5,7 +5,6 @@ import { uuidv7 } from 'uuidv7';
 import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '../../gateway/simulator.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -124,7 +123,6 @@ describe('invoice workflow of a manually billed subscription', () => {
       await pending(handle);
       expect((await gatewayCharges(s, input.invoiceId)).tries).toEqual([]);
       const result = await handle.result();
-      await recordHistory(env.client, 'invoice-manual-paid-on-due-date', handle.workflowId);
       return result;
     });
     expect(outcome).toBe('paid');
@@ -173,7 +171,6 @@ describe('invoice workflow of a manually billed subscription', () => {
       await pending(handle);
       await handle.signal(invoiceVoidSignal);
       const result = await handle.result();
-      await recordHistory(env.client, 'invoice-manual-voided', handle.workflowId);
       return result;
     });
     expect(outcome).toBe('voided');
@@ -234,7 +231,6 @@ describe('a manual invoice whose charge got no answer is never charged twice', (
     try {
       const outcome = await run(input, async (handle) => {
         const result = await handle.result();
-        await recordHistory(env.client, 'invoice-manual-lost-answer-found', handle.workflowId);
         return result;
       });
       expect(outcome).toBe('paid');

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PAYMENT_ISSUE } from '../../domain/search-attributes.ts';
 import { GATEWAY_NOTICE_GRACE_MS } from '../../domain/subscriptions.ts';
-import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
   APPROVE,
@@ -44,13 +43,6 @@ describe('gateway-billed subscription workflow', () => {
         await kit.sim.billSubscription(s.gatewaySubscriptionId!);
         await handle.signal(gatewayInvoiceSignal);
         await stateWhen(handle, (st) => st.periodNumber === month + 1);
-        if (month === 1)
-          await recordHistory(
-            kit.env.client,
-            'subscription-gateway-billed',
-            handle.workflowId,
-            handle.firstExecutionRunId,
-          );
       }
       return stateOf(handle);
     });
@@ -149,7 +141,6 @@ describe('gateway-billed subscription workflow', () => {
       await kit.env.sleep(await until(addMonth(s.anchor), -HOUR));
       await kit.sim.billSubscription(s.gatewaySubscriptionId!);
       const ended = await handle.result();
-      await recordHistory(kit.env.client, 'subscription-gateway-canceled-raced', handle.workflowId);
       return ended;
     });
     expect(result).toBe('canceled');
