@@ -1,5 +1,5 @@
 /**
- * Two ways to the database (docs/decisions.md, "Two ways to the database"): MikroORM's entities, and
+ * Two ways to the database (docs/decisions/0003-two-ways-to-the-database.md): MikroORM's entities, and
  * our own SQL through db/plain-sql.ts (`plainSql`, `sqlIn`). This rule refuses the others, using the
  * types: a MikroORM method that runs or builds raw SQL (`em.execute`, `getConnection()`, the query
  * builders, the Kysely and pg clients underneath), and an EntityManager handed where a `SqlExecutor`

@@ -67,7 +67,7 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  // Two ways to the database: entities, or db/plain-sql.ts (docs/decisions.md).
+  // Two ways to the database: entities, or db/plain-sql.ts (docs/decisions/0003-two-ways-to-the-database.md).
   {
     files: APPLICATION,
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

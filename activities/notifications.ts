@@ -120,7 +120,8 @@ export async function sendDueNotifications(
  * rendered from the event's payload and the customer and product it names. The event's row in
  * `notifications` is checked before and written after (with its queue row removed in the same
  * statement, for a whole round at once): a second claim of a sent one sends nothing. One that crashed
- * between the send and the write sends the mail again, with the same Message-ID (docs/decisions.md).
+ * between the send and the write sends the mail again, with the same Message-ID
+ * (docs/decisions/0045-notifications.md).
  */
 export async function sendNotification(
   deps: NotificationSenderDeps,

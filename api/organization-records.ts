@@ -109,7 +109,7 @@ export function mayManage(actor: MemberRole, target: MemberRole): boolean {
   return actor === 'admin' && target === 'member';
 }
 
-/** Settings rules JSON Schema cannot state: a 422 (docs/decisions.md, "400 or 422"). */
+/** Settings rules JSON Schema cannot state: a 422 (docs/decisions/0007-400-or-422.md). */
 export function checkSubscriptionSettings(settings: { dunning_retry_days?: number[] } | undefined): void {
   const days = settings?.dunning_retry_days;
   if (days && !isDunningSchedule(days)) {

@@ -36,7 +36,7 @@ const schema = z.object({
   WORKER_BATCH_MAX_CACHED_WORKFLOWS: int.min(2).default(25),
   /**
    * The task queues this worker process polls: both, or one of them, so the buyers' queue can run in a
-   * process of its own whose event loop a renewal storm never holds up (docs/decisions.md).
+   * process of its own whose event loop a renewal storm never holds up (docs/decisions/0040-task-queues.md).
    */
   WORKER_TASK_QUEUES: z.enum(['all', 'interactive', 'batch']).default('all'),
   /** Webhook deliveries in flight at once per worker process (each waits up to 15 s on a merchant's server). */

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { markDatabaseError } from './pool.ts';
 
 /**
- * The one way to send our own SQL (docs/decisions.md, "Two ways to the database"); the other is
+ * The one way to send our own SQL (docs/decisions/0003-two-ways-to-the-database.md); the other is
  * MikroORM's entities. `npm run lint` refuses MikroORM's raw `execute`, `getConnection()` and the
  * `pg` package anywhere else.
  */

@@ -8,5 +8,5 @@ export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', 'KEYWO
 export const CUSTOMER_ID = defineSearchAttributeKey('CustomerId', 'KEYWORD');
 export const SUBSCRIPTION_ID = defineSearchAttributeKey('SubscriptionId', 'KEYWORD');
 export const CHECKOUT_ID = defineSearchAttributeKey('CheckoutId', 'KEYWORD');
-/** Set when an operator must look at this run; see docs/decisions.md. */
+/** Set when an operator must look at this run; see docs/decisions/0021-lost-answer-is-not-a-decline.md. */
 export const PAYMENT_ISSUE = defineSearchAttributeKey('PaymentIssue', 'KEYWORD');

@@ -95,7 +95,7 @@ export interface Transition {
 }
 
 /**
- * The lifecycle (docs/decisions.md, "Subscriptions"): null when the change does not apply in this
+ * The lifecycle (docs/decisions/0029-subscription-workflow.md): null when the change does not apply in this
  * status (a canceled subscription never changes again). `exhausted` is the organization's choice
  * of where dunning ends.
  */

@@ -28,7 +28,8 @@ export interface UpgradeCheckout {
 /** Why the checkout cannot upgrade the subscription; null when it can. */
 export function upgradeRefusal(s: UpgradedSubscription, c: UpgradeCheckout): string | null {
   if (s.status === 'canceled') return 'The subscription has ended';
-  // The gateway's recurrence bills such a subscription on its own plan (see docs/decisions.md).
+  // The gateway's recurrence bills such a subscription on its own plan
+  // (see docs/decisions/0035-upgrades-through-a-checkout.md).
   if (s.recurrenceBilling !== 'manual')
     return 'A gateway-billed subscription changes plan by a price change, not through a checkout';
   if (c.priceType !== 'recurring') return 'An upgrade sells a recurring price';

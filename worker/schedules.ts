@@ -33,7 +33,7 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
       state: {
         note:
           'Starts the missing workflow of every live subscription, pending invoice and unsettled checkout ' +
-          '(see docs/decisions.md)',
+          '(see docs/decisions/0041-billing-sweep-schedule.md)',
       },
     });
   } catch (err) {

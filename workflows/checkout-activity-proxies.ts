@@ -43,9 +43,9 @@ const PAYMENT_OPTIONS = {
 /**
  * The confirmation's payment call as a local activity, inside the workflow task that prepares the
  * confirmation and records its sale: one task for the whole confirmation instead of three, and no
- * activity task on the server (docs/decisions.md, "The confirmation's payment call in its workflow
- * task"). Money stays safe as with an activity: a task lost with its worker runs again elsewhere and
- * repeats the call with the same key, which returns what the gateway did the first time.
+ * activity task on the server (docs/decisions/0020-checkout-confirmation-workflow.md). Money stays safe
+ * as with an activity: a task lost with its worker runs again elsewhere and repeats the call with the
+ * same key, which returns what the gateway did the first time.
  */
 export const localPayments = proxyLocalActivities<CheckoutActivities>(PAYMENT_OPTIONS);
 /**

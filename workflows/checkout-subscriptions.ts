@@ -35,7 +35,8 @@ export async function gatewaySubscription(
       startDate: isoDate(periodEnd),
     });
   } catch (err) {
-    // Refused by the gateway: our own renewals bill the subscription instead (docs/decisions.md).
+    // Refused by the gateway: our own renewals bill the subscription instead
+    // (docs/decisions/0022-checkout-payment-rules.md).
     if (!isFailure(err, GATEWAY_REFUSAL)) throw err;
     return null;
   }

@@ -8,7 +8,7 @@ export interface TestClockState {
 
 /**
  * A subscription's time, the only place a workflow asks for it: the workflow's own clock, or ahead of
- * it by the subscription's sandbox test clock (docs/decisions.md, "Per-subscription test clocks"). The
+ * it by the subscription's sandbox test clock (docs/decisions/0038-test-clocks.md). The
  * clock's offset and target live in the run's carried state, so a run that continues as new keeps them.
  */
 export class SubscriptionClock {

@@ -17,7 +17,7 @@ import type { PaymentSummary } from '../domain/checkout.ts';
 /**
  * The gateway-billed half of a subscription's workflow (`recurrence_billing: gateway`): the
  * gateway's recurrence charges, this only asks the gateway and records what it did
- * (docs/decisions.md, "Gateway-billed periods").
+ * (docs/decisions/0032-gateway-billed-periods.md).
  */
 
 /**
@@ -91,8 +91,8 @@ async function settleBalance(run: SubscriptionRun, period: number, payment: Paym
 }
 
 /**
- * A subscription on a test clock drives the sandbox gateway's recurrence (docs/decisions.md, "The
- * sandbox's test clock for gateway-billed subscriptions"): the period is billed on its due date and each
+ * A subscription on a test clock drives the sandbox gateway's recurrence
+ * (docs/decisions/0032-gateway-billed-periods.md): the period is billed on its due date and each
  * retry day, as a live gateway bills on its own calendar, so the advance renews it and runs its dunning.
  */
 function sandboxRecurrence(run: SubscriptionRun): boolean {
