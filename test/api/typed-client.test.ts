@@ -6,7 +6,7 @@ import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 
-/** The typed client of the README (examples/typed-client/): its generated types are current, and it works. */
+/** The typed client of docs/api.md (examples/typed-client/): its generated types are current, and it works. */
 let api: TestApi;
 
 beforeAll(async () => {
@@ -28,7 +28,8 @@ describe('the typed client example', () => {
 
   it('creates a product and a checkout, and reads the checkout back', async () => {
     const tenant = await makeTenant(api.orm);
-    // The test run's certificate is self-signed: this fetch trusts it, as the README's curl uses -k.
+    // The test run's certificate is self-signed: this fetch trusts it, as the curl calls of the README and
+    // docs/api.md use -k.
     const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
     const fetch = (input: string | URL | Request, init?: RequestInit) =>
       globalThis.fetch(input, { ...init, dispatcher } as RequestInit);

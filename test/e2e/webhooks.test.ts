@@ -238,7 +238,7 @@ describe('webhook deliveries', () => {
   });
 });
 
-describe("the README's receiver (examples/webhook-receiver)", () => {
+describe('the receiver of docs/api.md (examples/webhook-receiver)', () => {
   it('handles a real delivery once, even redelivered, and refuses a forged one with 400', async () => {
     // The endpoint first (its secret is the receiver's), then pointed at the receiver once it listens.
     const made = await call('POST', '/api/v1/webhooks/', {

@@ -18,7 +18,7 @@ export interface Received {
 
 /**
  * A local merchant server: a real HTTP listener on 127.0.0.1 that verifies every delivery with the
- * `standardwebhooks` package (as the README tells merchants to) and answers what `answer` says: a
+ * `standardwebhooks` package (as docs/api.md tells merchants to) and answers what `answer` says: a
  * status, or 'hang' (never answers, as a dead server behind a load balancer).
  */
 export class WebhookReceiver {

@@ -18,8 +18,8 @@ import {
 
 /**
  * Opt-in: the real Mercado Pago adapter end to end against Mercado Pago's own sandbox, with a test
- * seller's credentials (README, "Going live with Mercado Pago"), so an operator can check it before
- * going live: `npm run test:mercadopago-sandbox`. The offline contract tests
+ * seller's credentials (docs/deployment.md, "Going live with Mercado Pago"), so an operator can check it
+ * before going live: `npm run test:mercadopago-sandbox`. The offline contract tests
  * (test/gateway/mercadopago-*.test.ts) check our requests and the mapping of fixtures written from the
  * reference; this checks that Mercado Pago itself answers what those fixtures say.
  *
@@ -33,7 +33,7 @@ const skipped = env.accessToken ? null : 'MERCADOPAGO_SANDBOX_ACCESS_TOKEN is no
 const cardsSkipped = skipped ?? (env.publicKey ? null : 'MERCADOPAGO_SANDBOX_PUBLIC_KEY is not set');
 if (skipped) {
   process.stdout.write(
-    `Mercado Pago sandbox suite skipped: ${skipped} (a test seller's access token; see README, "Going live with Mercado Pago").\n`,
+    `Mercado Pago sandbox suite skipped: ${skipped} (a test seller's access token; see docs/deployment.md, "Going live with Mercado Pago").\n`,
   );
 } else if (cardsSkipped) {
   process.stdout.write(`Mercado Pago sandbox card tests skipped: ${cardsSkipped} (browser card tokens need it).\n`);

@@ -12,7 +12,8 @@ import { until } from '../helpers/processes.ts';
 
 /**
  * WORKER_TASK_QUEUES: a worker process polls the interactive queue and its batch and webhook queues, or
- * only the interactive one or only the other two (README, Running more workers), against the test run's Temporal server.
+ * only the interactive one or only the other two (docs/operations.md, "Running more workers"), against the
+ * test run's Temporal server.
  */
 let orm: Orm;
 let workflowBundle: { code: string };
