@@ -9,7 +9,7 @@ import { bundleInChild } from '../../worker/bundle.ts';
  * One recorded history per workflow type, of the code as it stands, replayed against today's workflow
  * code: a change that would break a running workflow's determinism fails here. Nothing has run in
  * production yet, so such a change is made in place and the histories recorded again; after the first
- * deploy it ships as docs/decisions/shipping-workflow-changes.md says (a new build id, or a new type).
+ * deploy it ships as docs/decisions/0056-shipping-workflow-changes.md says (a new build id, or a new type).
  * Recorded with RECORD_HISTORIES=1 by the test named beside each file (test/helpers/histories.ts).
  */
 const HISTORIES = path.join(import.meta.dirname, 'histories');
