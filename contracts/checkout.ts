@@ -16,7 +16,7 @@ import type { CheckoutSaleVerdict } from './subscription.ts';
 
 /**
  * What the checkout workflow (workflows/checkout.ts) is called by and calls: its id, input and state,
- * its Update, signal and query, its messages, and the activities it runs (CheckoutActivities; their
+ * its Update, signal and query, and the activities it runs (CheckoutActivities; their
  * retry policies are the workflow's, in workflows/checkout-activity-proxies.ts).
  */
 

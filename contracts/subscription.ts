@@ -12,7 +12,7 @@ export { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 /**
  * What the subscription workflow (workflows/subscription.ts, with its gateway-billed half
  * workflows/subscription-gateway.ts) is called by and calls: its input, the state one run hands the
- * next, the messages the API sends, its messages, and the activities it runs (SubscriptionActivities).
+ * next, the messages the API sends, and the activities it runs (SubscriptionActivities).
  */
 
 /** What one run hands the next (continue-as-new once per period): the subscription's durable state. */
