@@ -1,3 +1,4 @@
+import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
@@ -228,9 +229,11 @@ function afterCaptureActivities(deps: PaymentDeps) {
     }): Promise<string | null> {
       const planId = await callGateway(() => ensureRecurrencePlan(deps, input.priceId));
       if (!planId) return null;
-      const buyer = await callGateway(() => gateway.createBuyer(input.buyer, checkoutKeys.buyer(input.checkoutId)));
+      const buyer = await callGateway(() =>
+        recurringBillingOf(gateway).createBuyer(input.buyer, checkoutKeys.buyer(input.checkoutId)),
+      );
       const created = await callGateway(() =>
-        gateway.createSubscription(
+        recurringBillingOf(gateway).createSubscription(
           {
             reference: input.checkoutId,
             planId,

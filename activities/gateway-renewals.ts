@@ -1,3 +1,4 @@
+import { offersSandboxRecurringBilling, recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
@@ -44,7 +45,9 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
     async reconcileGatewayPeriod(input: { subscriptionId: string; period: number }): Promise<GatewayPeriodOutcome> {
       const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
       const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
-      const invoices = await callGateway(() => gateway.listSubscriptionInvoices(gatewaySubscriptionId));
+      const invoices = await callGateway(() =>
+        recurringBillingOf(gateway).listSubscriptionInvoices(gatewaySubscriptionId),
+      );
       const invoice = invoices.find((i) => i.cycle === cycle);
       const open = {
         state: 'open' as const,
@@ -81,7 +84,9 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
     /** Stops the gateway's recurrence (the subscription ended): no period after it is ever billed. */
     async cancelGatewaySubscription(subscriptionId: string): Promise<void> {
       const { gatewaySubscriptionId } = await gatewaySubscriptionOf(subscriptionId);
-      await callGateway(() => gateway.cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)));
+      await callGateway(() =>
+        recurringBillingOf(gateway).cancelSubscription(gatewaySubscriptionId, gatewayCancelKey(subscriptionId)),
+      );
     },
 
     /** The extra-charge invoices of the subscription still pending: voided by their workflows once it ends. */
@@ -103,11 +108,12 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       period: number;
       tryNumber: number;
     }): Promise<{ billed: boolean }> {
-      if (!gateway.billSandboxCycle) return { billed: false };
+      if (!offersSandboxRecurringBilling(gateway)) return { billed: false };
+      const sandbox = gateway;
       const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
       const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
       const key = sandboxCycleKey(input.subscriptionId, input.period, input.tryNumber);
-      await callGateway(() => gateway.billSandboxCycle!(gatewaySubscriptionId, cycle, key));
+      await callGateway(() => sandbox.billSandboxCycle(gatewaySubscriptionId, cycle, key));
       return { billed: true };
     },
   } satisfies Partial<SubscriptionActivities>;

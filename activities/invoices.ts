@@ -1,3 +1,4 @@
+import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
@@ -56,7 +57,7 @@ function gatewayInvoiceActivities(gateway: PaymentGateway) {
         );
       }
       return callGateway(() =>
-        gateway.createInvoice(
+        recurringBillingOf(gateway).createInvoice(
           {
             subscriptionId,
             amount: input.amount,
@@ -73,7 +74,7 @@ function gatewayInvoiceActivities(gateway: PaymentGateway) {
 
     /** The gateway's invoice as it stands now (the source of truth: a callback is only a hint). */
     async readGatewayInvoice(gatewayInvoiceId: string): Promise<GatewayInvoiceState> {
-      const invoice = await callGateway(() => gateway.getInvoice(gatewayInvoiceId));
+      const invoice = await callGateway(() => recurringBillingOf(gateway).getInvoice(gatewayInvoiceId));
       if (!invoice)
         throw ApplicationFailure.create({ message: `No gateway invoice ${gatewayInvoiceId}`, type: GATEWAY_ERROR });
       return withPayment(invoice);
@@ -82,15 +83,17 @@ function gatewayInvoiceActivities(gateway: PaymentGateway) {
     /** Voids the invoice at the gateway, so it can no longer be paid; one paid meanwhile is answered as paid. */
     async voidGatewayInvoice(input: { invoiceId: string; gatewayInvoiceId: string }): Promise<GatewayInvoiceState> {
       const key = invoiceVoidKey(input.invoiceId);
-      const voided = await callGateway(() => gateway.cancelInvoice(input.gatewayInvoiceId, key)).catch(
-        async (err: unknown) => {
-          // The gateway refuses to void a paid invoice: its books say what happened.
-          const refused = err instanceof ApplicationFailure && err.type === GATEWAY_REFUSAL;
-          const current = refused ? await callGateway(() => gateway.getInvoice(input.gatewayInvoiceId)) : null;
-          if (current?.status !== 'paid') throw err;
-          return current;
-        },
-      );
+      const voided = await callGateway(() =>
+        recurringBillingOf(gateway).cancelInvoice(input.gatewayInvoiceId, key),
+      ).catch(async (err: unknown) => {
+        // The gateway refuses to void a paid invoice: its books say what happened.
+        const refused = err instanceof ApplicationFailure && err.type === GATEWAY_REFUSAL;
+        const current = refused
+          ? await callGateway(() => recurringBillingOf(gateway).getInvoice(input.gatewayInvoiceId))
+          : null;
+        if (current?.status !== 'paid') throw err;
+        return current;
+      });
       return withPayment(voided);
     },
   } satisfies Partial<InvoiceActivities>;

@@ -5,6 +5,7 @@ import { openRenewalCheckout } from '../use-cases/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
 import { Checkout, Subscription } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 /**
@@ -15,7 +16,12 @@ import type { SubscriptionActivities } from '../contracts/subscription.ts';
  */
 export const RENEWAL_CHECKOUT_REFUSED = 'RenewalCheckoutRefused';
 
-export function createRenewalCheckoutActivities(deps: { orm: Orm; temporal?: Client; config?: Config }) {
+export function createRenewalCheckoutActivities(deps: {
+  orm: Orm;
+  gateway: PaymentGateway;
+  temporal?: Client;
+  config?: Config;
+}) {
   return {
     /** The payable checkout of the period (opened now or already open); null when the period is paid. */
     async openRenewalCheckout(input: {
@@ -40,7 +46,7 @@ export function createRenewalCheckoutActivities(deps: { orm: Orm; temporal?: Cli
       }
       try {
         const { checkout } = await openRenewalCheckout(
-          { orm: deps.orm, temporal, config },
+          { orm: deps.orm, temporal, config, gateway: deps.gateway },
           {
             organizationId: subscription.organizationId,
             original,

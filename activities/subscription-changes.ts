@@ -1,3 +1,4 @@
+import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
@@ -54,7 +55,9 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
           // Gateway billing: its recurrence bills the new price's plan from its next cycle on.
           const planId = await callGateway(() => ensureRecurrencePlan(deps, price.id as string));
           const key = `${priceChangeKey(t.id, change.n)}:plan`;
-          await callGateway(() => gateway.changeSubscriptionPlan(t.gateway_subscription_id!, planId!, key));
+          await callGateway(() =>
+            recurringBillingOf(gateway).changeSubscriptionPlan(t.gateway_subscription_id!, planId!, key),
+          );
         }
         const declined = await db.transaction((sql) => recordPriceChange(executorOf(sql), change, charged));
         if (declined) {

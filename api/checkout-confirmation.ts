@@ -1,3 +1,4 @@
+import { boletoRequires } from '../gateway/capabilities.ts';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
@@ -119,7 +120,7 @@ export async function confirmCheckout(
       lacksRequiredAddress:
         checkout.requireBillingAddress && !checkout.hasBillingAddress && !body.customer_billing_address,
       hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
-      boletoNeedsAddress: deps.gateway.boletoNeedsAddress === true,
+      boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
     }),
   );
 

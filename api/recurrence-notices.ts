@@ -1,3 +1,4 @@
+import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { plainSql } from '../db/plain-sql.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
@@ -12,10 +13,12 @@ import type { RouteDeps } from './route-deps.ts';
  * invoice is not a recurrence cycle of one of our subscriptions.
  */
 export async function signalRecurrenceInvoice(deps: RouteDeps, invoiceId: string): Promise<boolean> {
-  const invoice = await deps.gateway.getInvoice(invoiceId).catch(() => {
-    // Unanswered now: the gateway sends the notice again later.
-    throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
-  });
+  const invoice = await recurringBillingOf(deps.gateway)
+    .getInvoice(invoiceId)
+    .catch(() => {
+      // Unanswered now: the gateway sends the notice again later.
+      throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
+    });
   if (!invoice || invoice.cycle === null) return false;
   const [row] = await plainSql(deps.orm).query<{ id: string }>(
     'select id from subscriptions where gateway_subscription_id = ?',

@@ -34,9 +34,9 @@ export function termsRefusal(
 }
 
 /**
- * Who bills a recurring price's renewals: the gateway's own recurrence where it has one (the
- * simulator), else this engine's manual renewals charging the kept card (Mercado Pago, whose
- * recurrence this engine does not use). Unsent, it follows the gateway; `gateway` where the gateway
+ * Who bills a recurring price's renewals: the gateway's own recurrence where its adapter offers
+ * recurring billing (`gatewayBillsRecurrence`, asked of the adapter), else this engine's manual
+ * renewals charging the kept card. Unsent, it follows the gateway; `gateway` where the gateway
  * bills none is refused rather than turned into something else.
  */
 export function recurrenceBillingOf(
@@ -53,9 +53,6 @@ export function recurrenceBillingOf(
     detail: "Send recurrence_billing manual (or leave it out): renewals charge the buyer's kept card",
   };
 }
-
-/** Whether the configured gateway bills recurring prices itself (Mercado Pago's recurrence is not used). */
-export const gatewayBillsRecurrence = (gateway: 'simulator' | 'http' | 'mercadopago') => gateway !== 'mercadopago';
 
 /**
  * An archived product or price is no longer sold to new buyers; a renewal checkout still pays for it,

@@ -38,6 +38,7 @@ import {
   type GatewaySubscriptionInput,
   type GatewayTransaction,
   type PaymentGateway,
+  type SandboxRecurringBilling,
   type PixChargeInput,
   type RecurrencePlan,
   type RecurrencePlanInput,
@@ -73,7 +74,9 @@ export class GatewayHttpError extends GatewayError {
  * idempotency key is safe (or findTransactionByIdempotencyKey tells what happened); any other 4xx
  * is a definite refusal; 404 on a lookup by id is "no such thing".
  */
-export class HttpGateway implements PaymentGateway {
+export class HttpGateway implements PaymentGateway, SandboxRecurringBilling {
+  /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
+  readonly boletoPayerRequires = [] as const;
   private readonly options: HttpGatewayOptions;
   private readonly baseUrl: string;
 

@@ -11,17 +11,13 @@ import {
 import {
   GatewayError,
   type BoletoChargeInput,
-  type Buyer,
   type CardChargeInput,
   type CardInput,
   type CardOwner,
   type CardToken,
-  type GatewayInvoice,
-  type GatewaySubscription,
   type GatewayTransaction,
   type PaymentGateway,
   type PixChargeInput,
-  type RecurrencePlan,
 } from './port.ts';
 
 export interface MercadoPagoOptions {
@@ -50,16 +46,15 @@ export class MercadoPagoGatewayError extends GatewayError {
 const RETRYABLE = (status: number) =>
   status === 0 || status === 429 || status === 423 || status === 424 || status >= 500;
 
-const RECURRENCE_REFUSED =
-  'Mercado Pago is used with recurrence_billing: manual: renewals and extra charges charge the saved card ' +
-  'with a new payment; gateway recurrence plans, subscriptions and invoices are not offered';
-
 const CARD_DATA_REFUSED =
   'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
   'send the card token; card data on this server needs ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true';
 
 /**
- * The PaymentGateway over Mercado Pago's payments API, through its official SDK.
+ * The PaymentGateway over Mercado Pago's payments API, through its official SDK: card payments,
+ * pix and boleto, and a card vault (cards kept with a customer). It offers no RecurringBilling:
+ * this engine does not use Mercado Pago's recurrence, so recurring prices renew by manual renewals
+ * that charge the kept card (recurrence_billing manual).
  *
  * - A MercadoPagoConfig and client per call: the SDK merges each call's `requestOptions` into the
  *   config it was given (sdk-nodejs#481), so a shared one would send a call's idempotency key with
@@ -70,7 +65,8 @@ const CARD_DATA_REFUSED =
  * - Failures: no answer, 429, 423, 424 and 5xx are retryable; other 4xx are refusals.
  */
 export class MercadoPagoGateway implements PaymentGateway {
-  readonly boletoNeedsAddress = true;
+  /** Mercado Pago prints the payer's address on a boleto and refuses one without it. */
+  readonly boletoPayerRequires = ['address'] as const;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
 
@@ -165,42 +161,6 @@ export class MercadoPagoGateway implements PaymentGateway {
 
   async keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken> {
     return keepCard(this, browserToken, owner, idempotencyKey);
-  }
-
-  async createBuyer(): Promise<Buyer> {
-    throw new GatewayError('Mercado Pago buyers (customers) are not created by this adapter yet', false);
-  }
-
-  async createRecurrencePlan(): Promise<RecurrencePlan> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async createSubscription(): Promise<GatewaySubscription> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async cancelSubscription(): Promise<GatewaySubscription> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async changeSubscriptionPlan(): Promise<GatewaySubscription> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async createInvoice(): Promise<GatewayInvoice> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async cancelInvoice(): Promise<GatewayInvoice> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async getInvoice(): Promise<GatewayInvoice | null> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
-  }
-
-  async listSubscriptionInvoices(): Promise<GatewayInvoice[]> {
-    throw new GatewayError(RECURRENCE_REFUSED, false);
   }
 
   private common() {

@@ -1,7 +1,9 @@
 /**
- * The payment gateway as this engine sees it: card tokenization, card charges (1–12 installments,
- * optionally pre-authorized), pix, boleto, buyers, recurrence plans, gateway subscriptions and their
- * invoices, refunds and transaction lookup.
+ * The payment gateway as this engine sees it, by capability: card payments, payment documents (pix
+ * and boleto), a card vault, and, where the gateway has it, recurring billing (buyers, recurrence
+ * plans, gateway subscriptions and their invoices). An adapter implements the capabilities its
+ * gateway offers and no others, so no call answers "unsupported"; the engine asks which it has
+ * (gateway/capabilities.ts) instead of reading flags or vendor names.
  *
  * Every call that creates or moves money takes an idempotency key derived from a business identity
  * (the workflow id and the step, never an attempt number), and a repeated key returns the first
@@ -112,9 +114,46 @@ export class GatewayError extends Error {
   }
 }
 
-export interface PaymentGateway {
-  /** The gateway prints the buyer's address on a boleto and refuses one without it (Mercado Pago). */
-  readonly boletoNeedsAddress?: boolean;
+/**
+ * Card payments: charge a card (1–12 installments, optionally pre-authorized), capture, void,
+ * refund, and look a transaction up by its id or by the idempotency key that made it.
+ */
+export interface CardPayments {
+  /** A declined card is a transaction with status failed and a decline reason, not an error. */
+  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
+  /** Voids a pre-authorization or a pending pix/boleto. */
+  cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction>;
+  /** Null when the gateway has no such transaction. */
+  getTransaction(transactionId: string): Promise<GatewayTransaction | null>;
+  /**
+   * The transaction that a chargeCard, createPixCharge or createBoleto call made under this
+   * idempotency key, as it stands now (a captured pre-authorization shows as succeeded); null when
+   * the gateway never processed a call with this key. How a caller whose answer was lost learns
+   * the truth before it tells the buyer anything or accepts another payment.
+   */
+  findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null>;
+  /** Full or partial; the gateway refuses more than was captured. */
+  refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
+}
+
+/**
+ * What a gateway needs to know of a boleto's payer beyond the name, e-mail and tax id every boleto
+ * carries: `address` when it prints the payer's address on the boleto and refuses one without it
+ * (Mercado Pago). The checkout asks the buyer for these before it issues the boleto.
+ */
+export type BoletoPayerField = 'address';
+
+/** Payment documents: a pix charge (QR code and copy-paste code) and a boleto the buyer pays later. */
+export interface PaymentDocuments {
+  /** The payer's details this gateway's boleto requires (see BoletoPayerField); empty: none beyond the usual. */
+  readonly boletoPayerRequires: readonly BoletoPayerField[];
+  createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+}
+
+/** A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. */
+export interface CardVault {
   /**
    * The card data the buyer typed, made chargeable (now and at later renewals): the answer's id is
    * what chargeCard takes. Card data on our server puts the deployment in full PCI DSS scope: a
@@ -128,25 +167,20 @@ export interface PaymentGateway {
    * spent or expired token is refused (not retryable).
    */
   keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken>;
+}
+
+/**
+ * What every gateway this engine works with offers. Recurring billing is a capability of its own,
+ * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
+ */
+export type PaymentGateway = CardPayments & PaymentDocuments & CardVault;
+
+/**
+ * Recurring billing by the gateway: buyers, recurrence plans, subscriptions the gateway bills on its
+ * own calendar, and their invoices (each cycle's, and extra charges on the subscription's card).
+ */
+export interface RecurringBilling {
   createBuyer(buyer: BuyerInput, idempotencyKey: string): Promise<Buyer>;
-  /** A declined card is a transaction with status failed and a decline reason, not an error. */
-  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
-  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
-  /** Voids a pre-authorization or a pending pix/boleto. */
-  cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction>;
-  createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
-  createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
-  /** Null when the gateway has no such transaction. */
-  getTransaction(transactionId: string): Promise<GatewayTransaction | null>;
-  /**
-   * The transaction that a chargeCard, createPixCharge or createBoleto call made under this
-   * idempotency key, as it stands now (a captured pre-authorization shows as succeeded); null when
-   * the gateway never processed a call with this key. How a caller whose answer was lost learns
-   * the truth before it tells the buyer anything or accepts another payment.
-   */
-  findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null>;
-  /** Full or partial; the gateway refuses more than was captured. */
-  refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
   createRecurrencePlan(input: RecurrencePlanInput, idempotencyKey: string): Promise<RecurrencePlan>;
   createSubscription(input: GatewaySubscriptionInput, idempotencyKey: string): Promise<GatewaySubscription>;
   cancelSubscription(subscriptionId: string, idempotencyKey: string): Promise<GatewaySubscription>;
@@ -164,12 +198,18 @@ export interface PaymentGateway {
   getInvoice(invoiceId: string): Promise<GatewayInvoice | null>;
   /** Every invoice of a gateway subscription (its recurrence's cycles and its extra charges), oldest first. */
   listSubscriptionInvoices(subscriptionId: string): Promise<GatewayInvoice[]>;
+}
+
+/**
+ * A sandbox gateway's recurring billing (the simulator, directly or over its HTTP server): a live
+ * gateway bills on its own calendar, a sandbox one also when a subscription's test clock says so.
+ */
+export interface SandboxRecurringBilling extends RecurringBilling {
   /**
-   * Sandbox gateways only (the simulator): its recurrence bills cycle `cycle` now, as on the cycle's
-   * due date or a retry day, because a subscription's test clock says so. A paid cycle is returned as
-   * it is; one key per try. A live gateway bills on its own calendar and has no such call.
+   * The recurrence bills cycle `cycle` now, as on the cycle's due date or a retry day. A paid cycle
+   * is returned as it is; one key per try.
    */
-  billSandboxCycle?(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
+  billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
 }
 
 /** What the gateway posts to our callback endpoint when a payment changes state. */

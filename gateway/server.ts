@@ -33,7 +33,13 @@ import {
   wireTransactionQuery,
   type WireTransactionList,
 } from './http-transactions.ts';
-import { GatewayError, type GatewayInvoice, type GatewayTransaction, type PaymentGateway } from './port.ts';
+import {
+  GatewayError,
+  type GatewayInvoice,
+  type GatewayTransaction,
+  type PaymentGateway,
+  type RecurringBilling,
+} from './port.ts';
 
 /**
  * The standalone simulated-gateway HTTP server: any PaymentGateway (the SimulatedGateway in practice)
@@ -123,7 +129,7 @@ export interface SandboxControls {
 }
 
 export interface GatewayServerOptions {
-  gateway: PaymentGateway;
+  gateway: PaymentGateway & RecurringBilling;
   /** The one API key (Bearer token) the server accepts. */
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
@@ -295,7 +301,7 @@ function answerErrors(app: FastifyInstance): void {
 }
 
 /** Cards, buyers and transactions: charges, pix and boletos, their capture, void and refund. */
-function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
+function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway & RecurringBilling): void {
   app.post(ROUTES.tokenizeCard.path, async (request, reply) => {
     const card = cardInputFromWire(parse(wireCardInput, request.body));
     const token = await gateway.tokenizeCard(card, idempotencyKey(request));
@@ -360,7 +366,7 @@ function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
 }
 
 /** Recurrence: plans, subscriptions and their invoices. */
-function recurrenceRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
+function recurrenceRoutes(app: FastifyInstance, gateway: PaymentGateway & RecurringBilling): void {
   app.post(ROUTES.createPlan.path, async (request, reply) => {
     const plan = planInputFromWire(parse(wirePlanInput, request.body));
     return reply.status(201).send(planToWire(await gateway.createRecurrencePlan(plan, idempotencyKey(request))));

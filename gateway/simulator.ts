@@ -18,6 +18,7 @@ import {
   type GatewaySubscriptionInput,
   type GatewayTransaction,
   type PaymentGateway,
+  type SandboxRecurringBilling,
   type PixChargeInput,
   type RecurrencePlan,
   type RecurrencePlanInput,
@@ -57,7 +58,9 @@ export type { SimulatorFaults } from './simulator-idempotency.ts';
  * posts a signed GatewayCallback to our API after each state change that follows a creation
  * (capture, cancel, refund, payment, expiry).
  */
-export class SimulatedGateway implements PaymentGateway {
+export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling {
+  /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
+  readonly boletoPayerRequires = [] as const;
   readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0 };
   /** Where callbacks go; tests that start the API on a free port point it there afterwards. */
   readonly callbacks: SimulatorCallbacks;

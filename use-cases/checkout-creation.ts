@@ -1,3 +1,5 @@
+import { offersRecurringBilling } from '../gateway/capabilities.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
 import { randomBytes } from 'node:crypto';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -8,12 +10,7 @@ import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
 import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
-import {
-  checkoutExpiresAt,
-  gatewayBillsRecurrence,
-  recurrenceBillingOf,
-  termsRefusal,
-} from '../domain/checkout-eligibility.ts';
+import { checkoutExpiresAt, recurrenceBillingOf, termsRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -36,11 +33,15 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 
-/** What opening a checkout needs: the database, and Temporal to start the checkout's workflow. */
+/**
+ * What opening a checkout needs: the database, Temporal to start the checkout's workflow, and the
+ * gateway, asked whether it bills recurring prices itself.
+ */
 export interface CheckoutDeps {
   orm: Orm;
   temporal: Client;
   config: Config;
+  gateway: PaymentGateway;
 }
 
 type DiscountEntity = InferEntity<typeof Discount>;
@@ -85,7 +86,7 @@ export async function createCheckout(deps: CheckoutDeps, request: CreateCheckout
   const taxId = checkedFields(request.input);
   const now = new Date();
   const checkout = await deps.orm.em.fork().transactional(async (tx) => {
-    const sale = await pricedSale(tx, request, now, gatewayBillsRecurrence(deps.config.gateway));
+    const sale = await pricedSale(tx, request, now, offersRecurringBilling(deps.gateway));
     const upgrade = await checkedBuyer(tx, request, sale.price, sale.product.organizationId);
     const checkout = newCheckout(tx, request, { sale, upgrade, taxId, now });
     if (sale.discount) await redeemWith(tx, sale.discount.id, checkout.id);

@@ -1,3 +1,4 @@
+import { recurringBillingOf } from '../gateway/capabilities.ts';
 import type { Orm } from '../db/orm.ts';
 import { Price, Product } from '../db/entities/index.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -20,7 +21,7 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
   if (!price || price.type !== 'recurring' || !price.interval) return null;
   if (price.gatewayRecurrencePlanId) return price.gatewayRecurrencePlanId;
   const product = await em.findOneOrFail(Product, { id: price.productId });
-  const plan = await deps.gateway.createRecurrencePlan(
+  const plan = await recurringBillingOf(deps.gateway).createRecurrencePlan(
     {
       reference: price.id,
       name: price.name ?? product.name,

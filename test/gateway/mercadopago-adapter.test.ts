@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { MercadoPagoConfig, Payment } from 'mercadopago';
-import { MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
-import { GatewayError, type CardChargeInput } from '../../gateway/port.ts';
+import { offersRecurringBilling, recurringBillingOf } from '../../gateway/capabilities.ts';
+import { MercadoPagoGateway, MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
+import { GatewayError, type CardChargeInput, type PaymentGateway, type RecurringBilling } from '../../gateway/port.ts';
 import { fixture, mercadoPagoGateway as gateway, mockMercadoPago, MP } from '../helpers/mercadopago-mock.ts';
 
 /**
@@ -216,11 +217,37 @@ describe('Mercado Pago faults: who retries, and never twice', () => {
 });
 
 describe('Mercado Pago recurrence', () => {
-  it('is refused: renewals charge the saved card with a new payment (recurrence_billing: manual)', async () => {
-    await expect(gateway().createInvoice()).rejects.toMatchObject({
-      retryable: false,
-      message: expect.stringMatching(/recurrence_billing: manual/),
-    });
+  it('is not offered: renewals charge the saved card with a new payment (recurrence_billing: manual)', () => {
+    expect(offersRecurringBilling(gateway())).toBe(false);
+    expect(() => recurringBillingOf(gateway())).toThrow(
+      expect.objectContaining({ retryable: false, message: expect.stringMatching(/recurrence_billing manual/) }),
+    );
+  });
+
+  it('has no method that answers "unsupported": it implements only card payments, pix and boleto, and its vault', () => {
+    // Fails to compile once the adapter claims RecurringBilling again.
+    // @ts-expect-error Mercado Pago offers no RecurringBilling
+    const recurring: RecurringBilling = gateway();
+    expect(recurring).toBeDefined();
+    const ported: (keyof PaymentGateway)[] = [
+      'chargeCard',
+      'capture',
+      'cancel',
+      'getTransaction',
+      'findTransactionByIdempotencyKey',
+      'refund',
+      'createPixCharge',
+      'createBoleto',
+      'tokenizeCard',
+      'keepBrowserCard',
+    ];
+    // Its own helpers, shared with mercadopago-cards.ts; anything else public would be a port method.
+    const helpers = ['config', 'sdk'];
+    const methods = Object.getOwnPropertyNames(MercadoPagoGateway.prototype).filter(
+      (name) => name !== 'constructor' && !['common', 'payments', 'call'].includes(name),
+    );
+    expect(methods.sort()).toEqual([...ported, ...helpers].sort());
+    expect(gateway().boletoPayerRequires).toEqual(['address']);
   });
 });
 

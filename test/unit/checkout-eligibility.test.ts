@@ -1,3 +1,8 @@
+import { offersRecurringBilling, offersSandboxRecurringBilling } from '../../gateway/capabilities.ts';
+import { HttpGateway } from '../../gateway/http-adapter.ts';
+import { MercadoPagoGateway } from '../../gateway/mercadopago-adapter.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
+import { SimulatedGateway } from '../../gateway/simulator.ts';
 import { describe, expect, it } from '@jest/globals';
 import {
   checkoutExpiresAt,
@@ -5,7 +10,6 @@ import {
   renewalCheckoutExpiryMinutes,
   termsRefusal,
   recurrenceBillingOf,
-  gatewayBillsRecurrence,
 } from '../../domain/checkout-eligibility.ts';
 
 const oneTime = { id: 'price-1', type: 'one_time' as const };
@@ -84,11 +88,11 @@ describe('recurrenceBillingOf', () => {
     expect(recurrenceBillingOf('gateway', recurring, false)).toMatchObject({ code: 'gateway_recurrence_unavailable' });
     expect(recurrenceBillingOf('gateway', once, false)).toBe('gateway');
   });
-  it('only Mercado Pago bills no recurrence of ours', () => {
-    expect(['simulator', 'http', 'mercadopago'].map((g) => gatewayBillsRecurrence(g as 'http'))).toEqual([
-      true,
-      true,
-      false,
-    ]);
+  it('asks the adapter: the simulator and the HTTP adapter bill recurrence, Mercado Pago none', () => {
+    const adapters = [SimulatedGateway, HttpGateway, MercadoPagoGateway].map(
+      (adapter) => Object.create(adapter.prototype) as PaymentGateway,
+    );
+    expect(adapters.map((gateway) => offersRecurringBilling(gateway))).toEqual([true, true, false]);
+    expect(adapters.map((gateway) => offersSandboxRecurringBilling(gateway))).toEqual([true, true, false]);
   });
 });

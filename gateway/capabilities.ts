@@ -1,0 +1,58 @@
+/**
+ * What the engine asks a gateway it holds: which optional capabilities its adapter implements. The
+ * answer comes from the adapter itself (the methods it has), never from the configured vendor's
+ * name, so a new adapter is described by what it implements and nothing else.
+ */
+import {
+  GatewayError,
+  type BoletoPayerField,
+  type PaymentGateway,
+  type RecurringBilling,
+  type SandboxRecurringBilling,
+} from './port.ts';
+
+const RECURRING_BILLING_METHODS = [
+  'createBuyer',
+  'createRecurrencePlan',
+  'createSubscription',
+  'cancelSubscription',
+  'changeSubscriptionPlan',
+  'createInvoice',
+  'cancelInvoice',
+  'getInvoice',
+  'listSubscriptionInvoices',
+] as const satisfies readonly (keyof RecurringBilling)[];
+
+const hasMethods = (gateway: object, names: readonly string[]) =>
+  names.every((name) => typeof (gateway as Record<string, unknown>)[name] === 'function');
+
+/** Whether the gateway bills recurrences itself (the simulator does; Mercado Pago's is not used). */
+export function offersRecurringBilling<G extends PaymentGateway>(gateway: G): gateway is G & RecurringBilling {
+  return hasMethods(gateway, RECURRING_BILLING_METHODS);
+}
+
+/** Whether the gateway's recurrence also bills when a subscription's test clock says so (a sandbox). */
+export function offersSandboxRecurringBilling<G extends PaymentGateway>(
+  gateway: G,
+): gateway is G & SandboxRecurringBilling {
+  return offersRecurringBilling(gateway) && hasMethods(gateway, ['billSandboxCycle']);
+}
+
+/**
+ * The gateway's recurring billing, for the activities that run a gateway-billed subscription. Such a
+ * subscription exists only where the gateway offered recurring billing when it was sold (checkout
+ * creation refuses `gateway_recurrence_unavailable` otherwise); a gateway swapped since for one
+ * without it is a definite refusal, not something a retry mends.
+ */
+export function recurringBillingOf(gateway: PaymentGateway): RecurringBilling {
+  if (offersRecurringBilling(gateway)) return gateway;
+  throw new GatewayError(
+    'This payment gateway bills no recurrence: recurring prices use recurrence_billing manual, whose ' +
+      "renewals and extra charges charge the buyer's kept card with a new payment",
+    false,
+  );
+}
+
+/** Whether this gateway's boleto needs the payer's `field` (see PaymentDocuments.boletoPayerRequires). */
+export const boletoRequires = (gateway: PaymentGateway, field: BoletoPayerField): boolean =>
+  gateway.boletoPayerRequires.includes(field);
