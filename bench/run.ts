@@ -1,11 +1,12 @@
 import { benchCheckouts } from './checkouts.ts';
+import { benchCosts } from './costs.ts';
 import { benchMetrics } from './metrics.ts';
 import { benchProducts } from './products.ts';
 import { benchRenewals } from './renewals.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 /**
- * `npm run bench [-- products|checkouts|renewals|metrics|webhooks]`: benchmarks that print figures (never timed
+ * `npm run bench [-- products|checkouts|renewals|metrics|webhooks|costs]`: benchmarks that print figures (never timed
  * tests). They use their own database (BENCH_DATABASE_URL) and servers on ports of their own. Without a
  * name, products and checkouts run (the renewal storm takes many minutes and the metrics seed writes
  * 100,000 sales: they run when named).
@@ -17,4 +18,5 @@ if (!only || only === 'checkouts') await benchCheckouts(DATABASE_URL);
 if (only === 'renewals') await benchRenewals(DATABASE_URL);
 if (only === 'metrics') await benchMetrics(DATABASE_URL);
 if (only === 'webhooks') await benchWebhooks(DATABASE_URL);
+if (only === 'costs') await benchCosts(DATABASE_URL);
 process.exit(0);
