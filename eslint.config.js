@@ -16,6 +16,7 @@ const APPLICATION = [
   'activities',
   'workflows',
   'api',
+  'pages',
   'worker',
   'scripts',
 ].map((folder) => `${folder}/**/*.ts`);
@@ -48,7 +49,7 @@ export default tseslint.config(
   },
   // The pages' own scripts run in the browser.
   {
-    files: ['api/pages/assets/**/*.js'],
+    files: ['pages/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {
