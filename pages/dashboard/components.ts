@@ -1,6 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
+import { ScrollRegion } from '../scroll-region.ts';
 import { CsrfField } from './layout.ts';
 
 /** The building blocks of the dashboard's sections: tables, forms, fields, buttons that post. */
@@ -25,7 +26,7 @@ export function Table<Row>({
   empty: string;
 }): VNode {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<div class="table-wrap">
+  return html`<${ScrollRegion} label=${caption}>
     <table class="dash-table">
       <caption>
         ${caption}
@@ -44,7 +45,7 @@ export function Table<Row>({
         )}
       </tbody>
     </table>
-  </div>`;
+  <//>`;
 }
 
 /** A labelled input; `hint` is tied to it by aria-describedby. */

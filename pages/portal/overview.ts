@@ -1,5 +1,6 @@
 import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
+import { ScrollRegion } from '../scroll-region.ts';
 import { renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { portalPaths } from './paths.ts';
@@ -48,30 +49,32 @@ function Subscriptions({ data, t, locale }: PartProps) {
     ${
       data.subscriptions.length === 0
         ? html`<p>${t.noSubscriptions}</p>`
-        : html`<table class="portal-table" data-testid="subscriptions">
-            <thead>
-              <tr>
-                <th scope="col">${t.product}</th>
-                <th scope="col">${t.amount}</th>
-                <th scope="col">${t.status}</th>
-                <th scope="col">${t.nextCharge}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${data.subscriptions.map(
-                ({ subscription: s, productName, interval }) =>
-                  html`<tr data-subscription=${s.id}>
-                    <th scope="row"><a href=${portalPaths.subscription(s.id)}>${productName}</a></th>
-                    <td>
-                      <span data-testid="amount">${money(locale, s.amount, s.currency)}</span>
-                      ${interval ? html`<span class="muted">${t.perInterval[interval]}</span>` : null}
-                    </td>
-                    <td data-testid="status">${t.statuses[s.status] ?? s.status}</td>
-                    <td data-testid="next-charge">${nextChargeText(s, t, locale)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<${ScrollRegion} labelledBy="subscriptions"
+            ><table class="portal-table" data-testid="subscriptions">
+              <thead>
+                <tr>
+                  <th scope="col">${t.product}</th>
+                  <th scope="col">${t.amount}</th>
+                  <th scope="col">${t.status}</th>
+                  <th scope="col">${t.nextCharge}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${data.subscriptions.map(
+                  ({ subscription: s, productName, interval }) =>
+                    html`<tr data-subscription=${s.id}>
+                      <th scope="row"><a href=${portalPaths.subscription(s.id)}>${productName}</a></th>
+                      <td>
+                        <span data-testid="amount">${money(locale, s.amount, s.currency)}</span>
+                        ${interval ? html`<span class="muted">${t.perInterval[interval]}</span>` : null}
+                      </td>
+                      <td data-testid="status">${t.statuses[s.status] ?? s.status}</td>
+                      <td data-testid="next-charge">${nextChargeText(s, t, locale)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table><//
+          >`
     }
   </section>`;
 }
@@ -82,27 +85,29 @@ function Sales({ data, t, locale }: PartProps) {
     ${
       data.sales.length === 0
         ? html`<p>${t.noSales}</p>`
-        : html`<table class="portal-table" data-testid="sales">
-            <thead>
-              <tr>
-                <th scope="col">${t.date}</th>
-                <th scope="col">${t.product}</th>
-                <th scope="col">${t.amount}</th>
-                <th scope="col">${t.status}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${data.sales.map(
-                ({ sale, productName }) =>
-                  html`<tr>
-                    <td>${calendarDate(locale, sale.createdAt)}</td>
-                    <td>${productName}</td>
-                    <td>${money(locale, sale.amount, sale.currency)}</td>
-                    <td>${t.saleStatuses[sale.status] ?? sale.status}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<${ScrollRegion} labelledBy="sales"
+            ><table class="portal-table" data-testid="sales">
+              <thead>
+                <tr>
+                  <th scope="col">${t.date}</th>
+                  <th scope="col">${t.product}</th>
+                  <th scope="col">${t.amount}</th>
+                  <th scope="col">${t.status}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${data.sales.map(
+                  ({ sale, productName }) =>
+                    html`<tr>
+                      <td>${calendarDate(locale, sale.createdAt)}</td>
+                      <td>${productName}</td>
+                      <td>${money(locale, sale.amount, sale.currency)}</td>
+                      <td>${t.saleStatuses[sale.status] ?? sale.status}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table><//
+          >`
     }
   </section>`;
 }
@@ -113,32 +118,34 @@ function Invoices({ data, t, locale }: PartProps) {
     ${
       data.invoices.length === 0
         ? html`<p>${t.noInvoices}</p>`
-        : html`<table class="portal-table" data-testid="invoices">
-            <thead>
-              <tr>
-                <th scope="col">${t.invoiceNumber}</th>
-                <th scope="col">${t.description}</th>
-                <th scope="col">${t.amount}</th>
-                <th scope="col">${t.dueDate}</th>
-                <th scope="col">${t.status}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${data.invoices.map(
-                ({ invoice: i, productName }) =>
-                  html`<tr>
-                    <td>${i.number}</td>
-                    <td>${i.description ?? productName}</td>
-                    <td>${money(locale, i.amount, i.currency)}</td>
-                    <td>${calendarDate(locale, String(i.dueDate))}</td>
-                    <td>
-                      ${t.invoiceStatuses[i.status] ?? i.status}
-                      ${i.failureReason ? html` <span class="muted">(${t.declineReasons[i.failureReason] ?? i.failureReason})</span>` : null}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<${ScrollRegion} labelledBy="invoices"
+            ><table class="portal-table" data-testid="invoices">
+              <thead>
+                <tr>
+                  <th scope="col">${t.invoiceNumber}</th>
+                  <th scope="col">${t.description}</th>
+                  <th scope="col">${t.amount}</th>
+                  <th scope="col">${t.dueDate}</th>
+                  <th scope="col">${t.status}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${data.invoices.map(
+                  ({ invoice: i, productName }) =>
+                    html`<tr>
+                      <td>${i.number}</td>
+                      <td>${i.description ?? productName}</td>
+                      <td>${money(locale, i.amount, i.currency)}</td>
+                      <td>${calendarDate(locale, String(i.dueDate))}</td>
+                      <td>
+                        ${t.invoiceStatuses[i.status] ?? i.status}
+                        ${i.failureReason ? html` <span class="muted">(${t.declineReasons[i.failureReason] ?? i.failureReason})</span>` : null}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table><//
+          >`
     }
   </section>`;
 }

@@ -1,6 +1,7 @@
 import type { PlanChangePreview, PlanOption } from '../../api/plan-change-preview.ts';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
+import { ScrollRegion } from '../scroll-region.ts';
 import { CsrfField, renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { nextChargeText } from './overview.ts';
@@ -111,31 +112,33 @@ function Timeline({ charges, t, locale }: { charges: ChargeEntity[]; t: Messages
     ${
       charges.length === 0
         ? html`<p>${t.noCharges}</p>`
-        : html`<table class="portal-table" data-testid="timeline">
-            <thead>
-              <tr>
-                <th scope="col">${t.date}</th>
-                <th scope="col">${t.period}</th>
-                <th scope="col">${t.attempt}</th>
-                <th scope="col">${t.amount}</th>
-                <th scope="col">${t.result}</th>
-                <th scope="col">${t.reason}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${charges.map(
-                (c) =>
-                  html`<tr class=${c.outcome === 'failed' ? 'failed' : undefined}>
-                    <td>${calendarDate(locale, c.attemptedAt)}</td>
-                    <td>${c.periodNumber}</td>
-                    <td>${c.tryNumber}</td>
-                    <td>${money(locale, c.amount, c.currency)}</td>
-                    <td>${t.outcomes[c.outcome] ?? c.outcome}</td>
-                    <td>${c.declineReason ? (t.declineReasons[c.declineReason] ?? c.declineReason) : ''}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<${ScrollRegion} labelledBy="timeline"
+            ><table class="portal-table" data-testid="timeline">
+              <thead>
+                <tr>
+                  <th scope="col">${t.date}</th>
+                  <th scope="col">${t.period}</th>
+                  <th scope="col">${t.attempt}</th>
+                  <th scope="col">${t.amount}</th>
+                  <th scope="col">${t.result}</th>
+                  <th scope="col">${t.reason}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${charges.map(
+                  (c) =>
+                    html`<tr class=${c.outcome === 'failed' ? 'failed' : undefined}>
+                      <td>${calendarDate(locale, c.attemptedAt)}</td>
+                      <td>${c.periodNumber}</td>
+                      <td>${c.tryNumber}</td>
+                      <td>${money(locale, c.amount, c.currency)}</td>
+                      <td>${t.outcomes[c.outcome] ?? c.outcome}</td>
+                      <td>${c.declineReason ? (t.declineReasons[c.declineReason] ?? c.declineReason) : ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table><//
+          >`
     }
   </section>`;
 }
