@@ -15,6 +15,8 @@ const LAYERS = [
   layer('activities', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases'),
   layer('workflows', 'domain', 'contracts'),
   layer('api', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases'),
+  // The pages use the API's auth, plugins and schemas; api/ mounts them in one place (the rules below).
+  layer('pages', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases', 'api'),
   // worker/ (the top) may import every layer.
 ];
 const ALL = [...new Set(LAYERS.flatMap((l) => l.folders)), 'worker', 'scripts', 'bench', 'test', 'examples'];
@@ -28,12 +30,31 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'api-mounts-pages-once',
+      comment:
+        'api/ imports pages/ only in api/app.ts, and there only pages/plugin.ts: the pages stay a plugin of their own.',
+      severity: 'error',
+      from: { path: '^api/' },
+      to: { path: '^pages/', pathNot: '^pages/plugin[.]ts$' },
+    },
+    {
+      name: 'pages-plugin-mounted-by-the-app',
+      comment: 'pages/plugin.ts is registered by api/app.ts alone.',
+      severity: 'error',
+      from: { path: '^api/', pathNot: '^api/app[.]ts$' },
+      to: { path: '^pages/plugin[.]ts$' },
+    },
     ...LAYERS.map((l) => ({
       name: `layer-${l.name}`,
       comment: `${l.name}/ imports only from ${l.may.length ? l.may.join(', ') : 'itself'} (README.md, Layout).`,
       severity: 'error',
       from: { path: `^(${l.name})/` },
-      to: { path: `^(${ALL.join('|')})/`, pathNot: `^(${[...l.folders, ...l.may].join('|')})/` },
+      to: {
+        path: `^(${ALL.join('|')})/`,
+        // api/app.ts mounts the pages' plugin (the two rules above keep it to that one import).
+        pathNot: [`^(${[...l.folders, ...l.may].join('|')})/`, ...(l.name === 'api' ? ['^pages/plugin[.]ts$'] : [])],
+      },
     })),
     {
       name: 'no-io-in-rules-and-workflows',

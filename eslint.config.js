@@ -18,6 +18,7 @@ export const APPLICATION = [
   'activities',
   'workflows',
   'api',
+  'pages',
   'worker',
   'scripts',
 ].map((folder) => `${folder}/**/*.ts`);
@@ -50,7 +51,7 @@ export default tseslint.config(
   },
   // The pages' own scripts run in the browser.
   {
-    files: ['api/pages/assets/**/*.js'],
+    files: ['pages/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {

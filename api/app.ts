@@ -12,13 +12,15 @@ import { frameworkErrors, methodNotAllowed, rejectNulCharacters } from './plugin
 import { registerRateLimit } from './plugins/rate-limit.ts';
 import { lazyRequestLogger } from './plugins/request-logger.ts';
 import { registerRoutes } from './routes/index.ts';
+// The one import of pages/ in api/: the pages plugin is mounted in the same app, from the same origin.
+import { pagesPlugin } from '../pages/plugin.ts';
 import type { App, AppDeps } from './route-deps.ts';
 
 const REDACTED = ['req.headers.authorization', 'req.headers["x-service-api-key"]', 'req.headers.cookie'];
 
 /**
  * Plugins in layers: transport and conventions (HTTPS, errors, OpenAPI), then application
- * (auth, rate limit, idempotency), then one route module per resource group.
+ * (auth, rate limit, idempotency), then one route module per resource group, then the pages (pages/plugin.ts).
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config } = deps;
@@ -72,5 +74,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerRateLimit(app, { config, db: plainSql(deps.orm) });
   registerIdempotency(app, deps);
   await registerRoutes(app, { ...deps, cache });
+  await app.register(pagesPlugin, { ...deps, cache });
   return app;
 }

@@ -31,7 +31,7 @@ export interface BrowserTokenizer {
 
 /**
  * MercadoPago.js' core methods load from sdk.mercadopago.com and create the token at
- * api.mercadopago.com (`POST /v1/card_tokens`); docs/decisions.md says why nothing else is listed.
+ * api.mercadopago.com (`POST /v1/card_tokens`); docs/decisions/0050-browser-card-tokenization.md says why nothing else is listed.
  */
 const MERCADOPAGO_SOURCES: GatewaySources = {
   scriptSrc: ['https://sdk.mercadopago.com'],

@@ -14,7 +14,7 @@ import {
 } from '../schemas/customer-portal.ts';
 import { Customer, CustomerSession } from '../../db/entities/index.ts';
 import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
-import { portalSignInUrl } from '../pages/portal/paths.ts';
+import { portalSignInUrl } from '../../use-cases/portal-links.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 type CustomerRow = InferEntity<typeof Customer>;

@@ -1,8 +1,4 @@
-import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
-import { checkoutPageRoutes } from './checkout-pages.ts';
-import { pageAssetRoutes } from './page-assets.ts';
-import { portalPageRoutes } from './portal-pages.ts';
 import { checkoutsRoutes } from './checkouts.ts';
 import { checkoutLinksRoutes } from './checkout-links.ts';
 import { checkoutConfirmRoutes } from './checkout-confirm.ts';
@@ -11,7 +7,6 @@ import { mercadoPagoNotificationRoutes } from './mercadopago-notifications.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customersRoutes } from './customers.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { dashboardPageRoutes } from './dashboard-pages/index.ts';
 import { discountsRoutes } from './discounts.ts';
 import { eventsRoutes } from './events.ts';
 import { filesRoutes } from './files.ts';
@@ -53,8 +48,6 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(checkoutConfirmRoutes, { ...deps, prefix: '/api/v1/checkouts' });
   await app.register(gatewayCallbackRoutes, { ...deps, prefix: '/api/v1/gateway' });
   await app.register(mercadoPagoNotificationRoutes, { ...deps, prefix: '/api/v1/gateway' });
-  await app.register(pageRoutes, deps);
-  await app.register(pageAssetRoutes);
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
@@ -64,15 +57,4 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(sandboxGatewayRoutes, { ...deps, prefix: '/sandbox-gateway/v1' });
   await app.register(transactionsRoutes, { ...deps, prefix: '/api/v1/transactions' });
   await app.register(functionsRoutes, { ...deps, prefix: '/functions/v1' });
-}
-
-/**
- * The pages (hosted checkout, portal, dashboard), the only routes whose sessions live in cookies: the
- * cookie parser is theirs, so that an API call does not run it.
- */
-async function pageRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  await app.register(cookie);
-  await app.register(dashboardPageRoutes, deps);
-  await app.register(checkoutPageRoutes, deps);
-  await app.register(portalPageRoutes, deps);
 }

@@ -9,7 +9,7 @@ import type { RouteDeps } from '../route-deps.ts';
 
 /**
  * The simulated gateway's browser tokenization, in Mercado Pago's shape (`POST /v1/card_tokens` with
- * the seller's public key), for api/pages/assets/sandbox-gateway.js: the hosted checkout runs one
+ * the seller's public key), for pages/assets/sandbox-gateway.js: the hosted checkout runs one
  * code path against it and against MercadoPago.js. Its token is a simulator card token, which
  * confirm-sdk's `card_token` takes. Public (the browser calls it) and counted per client address.
  */

@@ -33,7 +33,7 @@ export const confirmCardToken = z
     description: 'Instead of card (our addition): the only card a live deployment takes unless it accepts card data',
   });
 
-/** The spec's body; `boleto` and `card_token` are our additions (docs/decisions.md). */
+/** The spec's body; `boleto` and `card_token` are our additions (docs/decisions/0022-checkout-payment-rules.md, 0049-mercado-pago-adapter.md). */
 export const confirmSdkBody = z.strictObject({
   payment_method: z.enum(['credit_card', 'pix', 'boleto']),
   customer_email: emailAddress().optional(),

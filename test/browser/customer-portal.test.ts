@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { paidSubscription } from '../helpers/subscriptions.ts';
 
@@ -56,7 +56,7 @@ async function signIn(url: string, locale?: string): Promise<{ context: BrowserC
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `portal-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
+  await expectAccessibleAtBothSizes(page);
 }
 
 const apiSubscription = async (s: { id: string; t: { oat: string } }) => {

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
 import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { paidSubscription } from '../helpers/subscriptions.ts';
 
@@ -52,7 +52,7 @@ const section = (name: string) => `${api.baseUrl}/dashboard/${t.org.id}/${name}`
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `dashboard-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
+  await expectAccessibleAtBothSizes(page);
 }
 
 async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
@@ -234,7 +234,9 @@ describe('merchant dashboard: customers', () => {
       await page.goto(section(`customers/${sub.customer_id}`));
       const subscriptions = page.getByRole('region', { name: 'Subscriptions' });
       await expect(subscriptions.getByRole('link', { name: 'Course' }).getAttribute('href')).resolves.toContain(sub.id);
-      await expect(page.getByRole('region', { name: 'Sales' }).textContent()).resolves.toContain('R$99.90');
+      await expect(page.getByRole('region', { name: 'Sales', exact: true }).textContent()).resolves.toContain(
+        'R$99.90',
+      );
 
       await page.getByRole('button', { name: 'Portal link' }).click();
       const url = (await page.locator('#portal-url').textContent())!.trim();

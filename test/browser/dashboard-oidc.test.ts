@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApi, type TestApi } from '../helpers/api.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeMember, makeTenant, unique } from '../helpers/fixtures.ts';
 import { startIdentityProvider, type IdentityProvider } from '../helpers/identity-provider.ts';
 import { freePort } from '../helpers/processes.ts';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `dashboard-oidc-${name}`);
-  expect(await accessibilityViolations(page)).toEqual([]);
+  await expectAccessibleAtBothSizes(page);
 }
 
 /** A person the provider knows, invited to a fresh organization by email before they ever signed in. */
@@ -110,7 +110,7 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
 
       const cookie = (await sessionCookie(context))!;
       expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/dashboard' });
-      // The session is the provider's ID token for this client (docs/decisions.md).
+      // The session is the provider's ID token for this client (docs/decisions/0053-dashboard-oidc-id-token.md).
       expect(decodeJwt(cookie.value)).toMatchObject({ iss: idp.issuer, aud: idp.clientId, email: person.email });
       // The sign-in's own cookie (verifier, state) is gone once used.
       expect((await context.cookies()).map((c) => c.name)).not.toContain('dashboard_oidc');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
-  accessibilityViolations,
+  expectAccessibleAtBothSizes,
   firstPaintOnPhone,
   launchBrowser,
   newContext,
@@ -64,7 +64,7 @@ describe('hosted checkout by card', () => {
     expect(await page.getByTestId('price').textContent()).toBe('R$\u00a099,90');
     expect(await sql('select id from checkouts where checkout_link_id = ?', [link.id])).toEqual([]);
     await screenshot(page, 'checkout-link');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
 
     await page.getByRole('button', { name: 'Continuar para o pagamento' }).click();
     await page.waitForURL(/\/checkout\/c\/cs_/);
@@ -83,7 +83,7 @@ describe('hosted checkout by card', () => {
     expect(options[0]!.trim()).toBe('1x de R$\u00a099,90 (à vista)');
     expect(options[2]!.trim()).toMatch(/^3x de R\$\u00a0\d+,\d\d \(total R\$\u00a0\d+,\d\d\)$/);
     await screenshot(page, 'checkout-card');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
 
     await page.getByLabel('E-mail').fill('ana@example.com');
     await page.getByLabel('Nome completo').fill('Ana Souza');
@@ -139,7 +139,7 @@ describe('hosted checkout by card', () => {
     expect(await line1.getAttribute('autocomplete')).toBe('address-line1');
     expect(await page.getByLabel('CEP').getAttribute('autocomplete')).toBe('postal-code');
     expect(await page.getByLabel('País (código de duas letras)').inputValue()).toBe('BR');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
     await page.getByLabel('E-mail').fill('gil@example.com');
     await line1.fill('Av. Paulista, 1000');
     await page.getByLabel('Cidade').fill('São Paulo');

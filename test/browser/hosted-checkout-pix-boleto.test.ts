@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import type { SimulatedGateway } from '../../gateway/simulator.ts';
-import { accessibilityViolations, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
 import { scanQrPng } from '../helpers/qr.ts';
@@ -73,7 +73,7 @@ describe('hosted checkout by pix and boleto', () => {
     expect(await scanQr(page)).toBe(pixCode);
     expect(await page.locator('[data-countdown]').textContent()).toMatch(/^\d\d:\d\d$/);
     await screenshot(page, 'checkout-pix');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
 
     const [row] = await sql('select gateway_payment_data from checkouts where id = ?', [c.id]);
     const paid = await api.call('POST', `/api/v1/sandbox/transactions/${row.gateway_payment_data.transaction_id}/pay`);
@@ -123,7 +123,7 @@ describe('hosted checkout by pix and boleto', () => {
     expect(await page.getByTestId('due-date').textContent()).toBe(`${d}/${m}/${y}`);
     expect(await page.getByRole('link', { name: 'Abrir o boleto (PDF)' }).getAttribute('href')).toBe(boleto.url);
     await screenshot(page, 'checkout-boleto');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
     await context.close();
   });
 });
@@ -143,7 +143,7 @@ describe('changing one\u2019s mind', () => {
     await page.getByLabel('Ano de validade (AA)').fill('30');
     await page.getByLabel('Código de segurança (CVV)').fill('123');
     await screenshot(page, 'checkout-pix-to-card');
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessibleAtBothSizes(page);
     const [row] = await sql('select gateway_payment_data from checkouts where id = ?', [c.id]);
     await page.getByRole('button', { name: /^Pagar R\$/ }).click();
     await page.waitForURL(`${shop.origin}/obrigado?c=${c.id}`);

@@ -7,8 +7,8 @@ import {
   dayStart,
   priceBody,
   wholeNumberOf,
-} from '../../api/routes/dashboard-pages/catalog-forms.ts';
-import { centsOf } from '../../api/routes/dashboard-pages/forms.ts';
+} from '../../pages/dashboard/routes/catalog-forms.ts';
+import { centsOf } from '../../pages/dashboard/routes/forms.ts';
 
 /** What the dashboard's catalog forms send the API: reais as cents, percentages as basis points, days as moments. */
 

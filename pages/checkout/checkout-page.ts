@@ -1,0 +1,201 @@
+import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
+import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
+import { gatewayPaymentData } from '../../api/schemas/checkout-confirm.ts';
+import type { Locale } from '../locale.ts';
+import { html, renderDocument } from '../render.ts';
+import { messagesFor, type Messages } from './messages.ts';
+import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
+import type { CardSetup } from './card-fields.ts';
+import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
+import { BoletoPanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
+import { OrderSummary } from './summary.ts';
+
+/** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
+
+const SCRIPTS = ['checkout.js'];
+
+/** Where a paid checkout sends the buyer: the merchant's success_url, or this page's receipt. */
+export function paidDestination(checkout: PublicCheckout, pagePath: string): string {
+  return checkout.success_url ? successUrlFor(checkout.success_url, checkout.id) : pagePath;
+}
+
+export interface CheckoutPageModel {
+  locale: Locale;
+  checkout: PublicCheckout;
+  /** This page's own path (/checkout/c/<client_secret>): the form posts to it. */
+  pagePath: string;
+  /** The public JSON read the page's script polls while a payment is pending. */
+  pollUrl: string;
+  now: Date;
+  values?: PaymentFormValues;
+  alert?: FormAlert | null;
+  card: CardSetup;
+}
+
+/**
+ * Whether the page in this state takes a card: open, or waiting on a pix or boleto (a card instead).
+ * Only then does it load the gateway's script, and its CSP name the gateway's origins.
+ */
+export function takesCard(checkout: PublicCheckout): boolean {
+  if (checkout.status === 'open') return true;
+  if (checkout.status !== 'confirmed') return false;
+  const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
+  return (checkout.payment_method === 'pix' && !!data?.pix) || (checkout.payment_method === 'boleto' && !!data?.boleto);
+}
+
+/** A checkout's page in whatever state it is: the form while open, then the pending payment, then the receipt. */
+export async function renderCheckoutPage(model: CheckoutPageModel): Promise<string> {
+  const { checkout, locale } = model;
+  const t = messagesFor(locale);
+  const body = await mainPart(model, t);
+  const tokenizer = takesCard(checkout) ? model.card.tokenizer : null;
+  return renderDocument({
+    locale,
+    title: `${checkout.product.name} · ${t.title}`,
+    // The gateway's script first: checkout.js finds window.MercadoPago when the buyer pays.
+    scripts: tokenizer ? [tokenizer.script, ...SCRIPTS] : SCRIPTS,
+    children: html`<main class="checkout">
+      <${OrderSummary}
+        organization=${checkout.organization}
+        product=${checkout.product}
+        price=${checkout.price}
+        quantity=${checkout.quantity}
+        amounts=${{ subtotal: checkout.subtotal_amount, discount: checkout.discount_amount, total: checkout.amount }}
+        trial=${
+          checkout.trial_interval
+            ? { interval: checkout.trial_interval, count: checkout.trial_interval_count ?? 1 }
+            : null
+        }
+        t=${t}
+        locale=${locale}
+      />
+      <div class="pay">
+        ${body}
+        ${
+          checkout.cancel_url && checkout.status !== 'succeeded'
+            ? html`<p class="leave"><a href=${checkout.cancel_url}>${t.cancel}</a></p>`
+            : null
+        }
+        <p class="muted secure">${t.secure}</p>
+      </div>
+    </main>`,
+  });
+}
+
+async function mainPart(model: CheckoutPageModel, t: Messages) {
+  const { checkout, locale } = model;
+  const watch: Watch = { pollUrl: model.pollUrl, successUrl: paidDestination(checkout, model.pagePath) };
+  // The pending payment's documents, as the confirm-sdk answer describes them.
+  const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
+  switch (checkout.status) {
+    case 'open':
+      return html`<${PaymentForm}
+        checkout=${checkout}
+        action=${model.pagePath}
+        values=${model.values ?? {}}
+        alert=${model.alert ?? declineAlert(checkout, t)}
+        card=${model.card}
+        t=${t}
+        locale=${locale}
+      />`;
+    case 'confirmed': {
+      const cardInstead = html`<${CardInsteadForm}
+        checkout=${checkout}
+        action=${model.pagePath}
+        alert=${model.alert ?? null}
+        card=${model.card}
+        t=${t}
+        locale=${locale}
+      />`;
+      if (checkout.payment_method === 'pix' && data?.pix) {
+        const qrSvg = await pixQrSvg(data.pix.qr_code);
+        return html`<${PixPanel} pix=${data.pix} qrSvg=${qrSvg} watch=${watch} now=${model.now} t=${t} />
+          ${cardInstead}`;
+      }
+      if (checkout.payment_method === 'boleto' && data?.boleto) {
+        return html`<${BoletoPanel}
+            boleto=${data.boleto}
+            barcodeSvg=${boletoBarcodeSvg(data.boleto.barcode)}
+            watch=${watch}
+            t=${t}
+            locale=${locale}
+          />
+          ${cardInstead}`;
+      }
+      return html`<${Processing} watch=${watch} t=${t} />`;
+    }
+    case 'succeeded':
+      return html`<${Receipt}
+        checkout=${checkout}
+        continueUrl=${checkout.success_url ? watch.successUrl : null}
+        t=${t}
+        locale=${locale}
+      />`;
+    default:
+      return html`<${Closed} status=${checkout.status} cancelUrl=${checkout.cancel_url} t=${t} />`;
+  }
+}
+
+/** The last card refusal, kept on the open checkout, shown until the buyer pays. */
+function declineAlert(checkout: PublicCheckout, t: Messages): FormAlert | null {
+  // Leaving a pix or boleto for a card reopens the checkout: not a refusal.
+  if (!checkout.decline_reason || checkout.decline_reason === METHOD_CHANGED) return null;
+  return {
+    title: t.declined,
+    detail: `${t.declineReasons[checkout.decline_reason] ?? ''} ${t.tryAgain}`.trim(),
+  };
+}
+
+/** A checkout link's landing: what is sold and one button; the checkout is created when the buyer presses it. */
+export function renderLinkPage(model: {
+  locale: Locale;
+  action: string;
+  organization: PublicCheckout['organization'];
+  product: PublicCheckout['product'];
+  price: PublicCheckout['price'];
+  cancelUrl: string | null;
+}): string {
+  const t = messagesFor(model.locale);
+  return renderDocument({
+    locale: model.locale,
+    title: `${model.product.name} · ${t.title}`,
+    children: html`<main class="checkout">
+      <${OrderSummary}
+        organization=${model.organization}
+        product=${model.product}
+        price=${model.price}
+        quantity=${1}
+        amounts=${null}
+        trial=${null}
+        t=${t}
+        locale=${model.locale}
+      />
+      <div class="pay">
+        <form method="post" action=${model.action}>
+          <button type="submit">${t.continue}</button>
+        </form>
+        ${model.cancelUrl ? html`<p class="leave"><a href=${model.cancelUrl}>${t.cancel}</a></p>` : null}
+      </div>
+    </main>`,
+  });
+}
+
+/** A page for a link or a checkout that does not exist. */
+export const renderNotFoundPage = (locale: Locale) => renderStatusPage(locale, messagesFor(locale).notFound);
+
+/** A link whose product can no longer be sold (archived, say): the API's reason beside the title. */
+export const renderUnavailablePage = (locale: Locale, reason: string) =>
+  renderStatusPage(locale, messagesFor(locale).unavailable, reason);
+
+function renderStatusPage(locale: Locale, title: string, detail?: string): string {
+  return renderDocument({
+    locale,
+    title,
+    children: html`<main class="checkout">
+      <section class="status">
+        <h1>${title}</h1>
+        ${detail ? html`<p>${detail}</p>` : null}
+      </section>
+    </main>`,
+  });
+}

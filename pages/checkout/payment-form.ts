@@ -1,0 +1,231 @@
+import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
+import { html } from '../render.ts';
+import { money, type Locale } from '../locale.ts';
+import { CardFields, type CardSetup } from './card-fields.ts';
+import type { Messages } from './messages.ts';
+
+/** What the buyer typed, given back after a refusal (never the card). */
+export interface PaymentFormValues {
+  email?: string;
+  billing_line1?: string;
+  billing_city?: string;
+  billing_state?: string;
+  billing_postal_code?: string;
+  billing_country?: string;
+  name?: string;
+  tax_id?: string;
+  discount_code?: string;
+  payment_method?: string;
+}
+
+/** A refusal to show above the form, in an alert that a screen reader announces. */
+export interface FormAlert {
+  title: string;
+  detail: string | null;
+}
+
+const METHODS = ['credit_card', 'pix', 'boleto'] as const;
+
+/**
+ * The payment form: the buyer, the method, and each method's fields. Pix and boleto work as a plain
+ * form post; the page's script hides the methods not chosen, and tokenizes the card with the gateway's
+ * browser script before the post (card-fields.ts).
+ */
+export function PaymentForm({
+  checkout,
+  action,
+  values,
+  alert,
+  card,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  action: string;
+  values: PaymentFormValues;
+  alert: FormAlert | null;
+  card: CardSetup;
+  t: Messages;
+  locale: Locale;
+}) {
+  return html`<form class="payment" method="post" action=${action} data-payment-form>
+    <${AlertBox} alert=${alert} />
+    <${BuyerFields} checkout=${checkout} values=${values} t=${t} />
+    <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} card=${card} t=${t} locale=${locale} />
+  </form>`;
+}
+
+/** The billing address a checkout with require_billing_address asks for, with the browser's address autofill. */
+function AddressFields({ values, t }: { values: PaymentFormValues; t: Messages }) {
+  const field = (
+    name: keyof PaymentFormValues,
+    label: string,
+    autocomplete: string,
+    extra: Record<string, string> = {},
+  ) =>
+    html`<div class="field">
+      <label for=${name}>${label}</label>
+      <input
+        id=${name}
+        name=${name}
+        type="text"
+        autocomplete=${autocomplete}
+        required
+        value=${values[name] ?? extra.value ?? ''}
+        ...${extra}
+      />
+    </div>`;
+  return html`<fieldset class="address">
+    <legend>${t.address}</legend>
+    ${field('billing_line1', t.line1, 'address-line1')}
+    <div class="row">
+      ${field('billing_city', t.city, 'address-level2')} ${field('billing_state', t.state, 'address-level1')}
+    </div>
+    <div class="row">
+      ${field('billing_postal_code', t.postalCode, 'postal-code', { inputmode: 'numeric' })}
+      ${field('billing_country', t.country, 'country', { value: 'BR', maxlength: '2' })}
+    </div>
+  </fieldset>`;
+}
+
+/** A refusal, announced by screen readers (role=alert). */
+function AlertBox({ alert }: { alert: FormAlert | null }) {
+  if (!alert) return null;
+  return html`<div class="alert" role="alert" id="payment-alert">
+    <strong>${alert.title}</strong>${alert.detail ? html`<span> ${alert.detail}</span>` : null}
+  </div>`;
+}
+
+/**
+ * A card instead of the pending pix or boleto: the buyer is known already, so only the card is asked;
+ * the workflow cancels the pending charge before charging it.
+ */
+export function CardInsteadForm({
+  checkout,
+  action,
+  alert,
+  card,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  action: string;
+  alert: FormAlert | null;
+  card: CardSetup;
+  t: Messages;
+  locale: Locale;
+}) {
+  if (!card.tokenizer) return null;
+  return html`<details class="switch" open=${alert !== null}>
+    <summary>${t.payByCardInstead}</summary>
+    <form class="payment" method="post" action=${action} data-payment-form>
+      <${AlertBox} alert=${alert} />
+      <input type="hidden" name="payment_method" value="credit_card" />
+      <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
+      <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+    </form>
+  </details>`;
+}
+
+/** Who pays: e-mail (the receipt), name, CPF/CNPJ (a boleto needs both), and a discount code when allowed. */
+function BuyerFields({ checkout, values, t }: { checkout: PublicCheckout; values: PaymentFormValues; t: Messages }) {
+  return html`<div class="field">
+      <label for="email">${t.email}</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autocomplete="email"
+        inputmode="email"
+        required
+        value=${values.email ?? checkout.customer_email ?? ''}
+      />
+    </div>
+    <div class="field">
+      <label for="name">${t.name}</label>
+      <input
+        id="name"
+        name="name"
+        type="text"
+        autocomplete="name"
+        value=${values.name ?? checkout.customer_name ?? ''}
+      />
+    </div>
+    <div class="field">
+      <label for="tax_id">${t.taxId}</label>
+      <input
+        id="tax_id"
+        name="tax_id"
+        type="text"
+        inputmode="numeric"
+        autocomplete="off"
+        maxlength="18"
+        value=${values.tax_id ?? ''}
+      />
+    </div>
+    ${checkout.require_billing_address ? html`<${AddressFields} values=${values} t=${t} />` : null}
+    ${
+      checkout.allow_discount_codes
+        ? html`<div class="field">
+            <label for="discount_code">${t.discountCode}</label>
+            <input
+              id="discount_code"
+              name="discount_code"
+              type="text"
+              autocomplete="off"
+              value=${values.discount_code ?? ''}
+            />
+          </div>`
+        : null
+    }`;
+}
+
+/**
+ * The methods, and each one's fields and button (the script shows the chosen one's). Without a
+ * tokenizer the card is not offered, and the page says so.
+ */
+function MethodChoice({
+  checkout,
+  chosen,
+  card,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  chosen: string | undefined;
+  card: CardSetup;
+  t: Messages;
+  locale: Locale;
+}) {
+  const methods = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
+  const selected = methods.find((m) => m === chosen) ?? methods[0];
+  const label = { credit_card: t.card, pix: t.pix, boleto: t.boleto };
+  return html`${card.tokenizer ? null : html`<p class="muted" data-testid="card-unavailable">${t.cardUnavailable}</p>`}
+    <fieldset class="methods">
+      <legend>${t.method}</legend>
+      ${methods.map(
+        (m) =>
+          html`<label class="method">
+            <input type="radio" name="payment_method" value=${m} checked=${m === selected} data-method-choice />
+            ${label[m]}
+          </label>`,
+      )}
+    </fieldset>
+    ${
+      card.tokenizer
+        ? html`<fieldset class="method-panel" data-method="credit_card">
+            <legend class="visually-hidden">${t.card}</legend>
+            <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
+            <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+          </fieldset>`
+        : null
+    }
+    <fieldset class="method-panel" data-method="pix">
+      <legend class="visually-hidden">${t.pix}</legend>
+      <button type="submit">${t.payPix}</button>
+    </fieldset>
+    <fieldset class="method-panel" data-method="boleto">
+      <legend class="visually-hidden">${t.boleto}</legend>
+      <button type="submit">${t.payBoleto}</button>
+    </fieldset>`;
+}

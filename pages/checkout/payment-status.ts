@@ -1,0 +1,116 @@
+import type { VNode } from 'preact';
+import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
+import { html, trustedSvg } from '../render.ts';
+import { calendarDate, money, type Locale } from '../locale.ts';
+import type { Messages } from './messages.ts';
+
+/** The parts of the page after the buyer has chosen: a pending pix or boleto, processing, paid, closed. */
+
+/** Where the page's script reads the checkout, and where it sends the buyer once paid. */
+export interface Watch {
+  pollUrl: string;
+  successUrl: string;
+}
+
+function Watched({ watch, children }: { watch: Watch; children: VNode | VNode[] }) {
+  return html`<section class="status" data-poll=${watch.pollUrl} data-success-url=${watch.successUrl}>
+    ${children}
+  </section>`;
+}
+
+/** Remaining time as mm:ss (the script counts it down; this is what a page without script shows). */
+function remaining(expiresAt: string, now: Date): string {
+  const seconds = Math.max(0, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
+  return `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+function CopyField({ id, label, value, t }: { id: string; label: string; value: string; t: Messages }) {
+  return html`<div class="field copy">
+    <label for=${id}>${label}</label>
+    <div class="row">
+      <input id=${id} type="text" readonly value=${value} spellcheck="false" />
+      <button type="button" data-copy=${id} data-copied-label=${t.copied}>${t.copy}</button>
+    </div>
+  </div>`;
+}
+
+export function PixPanel({
+  pix,
+  qrSvg,
+  watch,
+  now,
+  t,
+}: {
+  pix: { qr_code: string; expires_at: string };
+  qrSvg: string;
+  watch: Watch;
+  now: Date;
+  t: Messages;
+}) {
+  return html`<${Watched} watch=${watch}>
+    <h2>${t.pixTitle}</h2>
+    <p>${t.pixHelp}</p>
+    ${trustedSvg(qrSvg, 'qr', t.pixQr)}
+    <${CopyField} id="pix-code" label=${t.pixCode} value=${pix.qr_code} t=${t} />
+    <p class="countdown">
+      ${`${t.expiresIn} `}
+      <time datetime=${pix.expires_at} data-countdown data-expired-text=${t.pixExpired}
+        >${remaining(pix.expires_at, now)}</time
+      >
+    </p>
+    <p class="muted">${t.waiting}</p>
+  <//>`;
+}
+
+export function BoletoPanel({
+  boleto,
+  barcodeSvg,
+  watch,
+  t,
+  locale,
+}: {
+  boleto: { digitable_line: string; due_date: string; url: string };
+  barcodeSvg: string;
+  watch: Watch;
+  t: Messages;
+  locale: Locale;
+}) {
+  return html`<${Watched} watch=${watch}>
+    <h2>${t.boletoTitle}</h2>
+    <${CopyField} id="boleto-line" label=${t.boletoLine} value=${boleto.digitable_line} t=${t} />
+    ${trustedSvg(barcodeSvg, 'barcode', t.boletoBarcode)}
+    <p>${t.boletoDue}: <strong data-testid="due-date">${calendarDate(locale, boleto.due_date)}</strong></p>
+    <p><a href=${boleto.url} target="_blank" rel="noopener">${t.boletoPdf}</a></p>
+    <p class="muted">${t.boletoHelp}</p>
+  <//>`;
+}
+
+export function Processing({ watch, t }: { watch: Watch; t: Messages }) {
+  return html`<${Watched} watch=${watch}><h2 aria-busy="true">${t.processing}</h2><//>`;
+}
+
+export function Receipt({
+  checkout,
+  continueUrl,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  continueUrl: string | null;
+  t: Messages;
+  locale: Locale;
+}) {
+  return html`<section class="status receipt">
+    <h2>${t.paidTitle}</h2>
+    <p>${t.paidBody(money(locale, checkout.amount))}</p>
+    ${continueUrl ? html`<p><a class="button" href=${continueUrl}>${t.continueToShop}</a></p>` : null}
+  </section>`;
+}
+
+export function Closed({ status, cancelUrl, t }: { status: string; cancelUrl: string | null; t: Messages }) {
+  return html`<section class="status closed">
+    <h2>${status === 'expired' ? t.expiredTitle : t.failedTitle}</h2>
+    <p>${t.closedBody}</p>
+    ${cancelUrl ? html`<p><a class="button" href=${cancelUrl}>${t.cancel}</a></p>` : null}
+  </section>`;
+}

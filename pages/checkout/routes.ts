@@ -1,0 +1,270 @@
+import formBody from '@fastify/formbody';
+import type { InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { Checkout, CheckoutLink, Organization, Price, Product } from '../../db/entities/index.ts';
+import { plainSql } from '../../db/plain-sql.ts';
+import { createCheckout } from '../../use-cases/checkout-creation.ts';
+import { ApiError, notFound } from '../../use-cases/errors.ts';
+import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
+import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
+import { browserTokenizer, type GatewaySources } from '../../api/browser-card-tokenizer.ts';
+import { confirmableCheckout, confirmCheckout } from '../../api/checkout-confirmation.ts';
+import {
+  checkoutByClientSecret,
+  isClientSecret,
+  organizationView,
+  priceView,
+  productView,
+  publicCheckoutView,
+} from '../../api/checkout-public.ts';
+import {
+  paidDestination,
+  renderCheckoutPage,
+  renderLinkPage,
+  renderNotFoundPage,
+  renderUnavailablePage,
+  takesCard,
+} from './checkout-page.ts';
+import { messagesFor } from './messages.ts';
+import type { FormAlert } from './payment-form.ts';
+import {
+  confirmationOf,
+  formValues,
+  lacksCardToken,
+  paymentFormBody,
+  type PaymentFormBody,
+} from './payment-form-input.ts';
+import { pickLocale, type Locale } from '../locale.ts';
+import { sendPage } from '../page-headers.ts';
+import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
+
+const linkParams = z.object({ checkout_link_id: z.string().max(64) });
+const pageParams = z.object({ client_secret: z.string().max(200) });
+
+const checkoutPagePath = (clientSecret: string) => `/checkout/c/${clientSecret}`;
+/** The browser's open checkout of a link, kept so that reloading the link reuses it (one per browser). */
+const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '')}`;
+
+/**
+ * The hosted checkout. A checkout link's URL (`{checkout_link_base}/<id>`, by default
+ * `{base_url}/checkout/<id>`) shows what is sold and creates the checkout only when the buyer goes on
+ * (a link preview or a crawler creates nothing); a checkout's own page (`/checkout/c/<client_secret>`)
+ * takes the payment as a form post, the card as the token the gateway's script made in the browser
+ * (api/browser-card-tokenizer.ts). Registered without a prefix.
+ */
+export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  await app.register(formBody);
+  linkRoutes(app, deps);
+  checkoutRoutes(app, deps);
+};
+
+/** The checkout link's URL: its page, and the buyer's "go on" that creates (or reuses) the checkout. */
+function linkRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/checkout/:checkout_link_id',
+    {
+      schema: {
+        tags: ['checkouts (public)'],
+        summary: 'Open a checkout link',
+        description:
+          'With Accept: application/json a new checkout is created and returned (201, the public checkout view). ' +
+          'Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the ' +
+          'buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).',
+        params: linkParams,
+        response: {
+          200: z.string().meta({ description: 'The checkout link page (text/html)' }),
+          201: publicCheckoutSchema,
+          303: z.null().meta({ description: "Location: the browser's open checkout of this link" }),
+          ...errorResponses,
+          503: errorResponses[400],
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.checkout_link_id;
+      const em = deps.orm.em.fork();
+      const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
+      if (wantsJson(request.headers.accept)) {
+        if (!link || link.productIds.length === 0) throw notFound('Checkout link');
+        const checkout = await openLinkCheckout(deps, link);
+        reply.header('cache-control', 'no-store');
+        return reply.status(201).send(await publicCheckoutView(em, checkout));
+      }
+      const locale = pickLocale(request.headers['accept-language']);
+      if (!link || link.productIds.length === 0) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const reused = await reusableCheckout(deps, request, link.id);
+      if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
+      return sendPage(reply, 200, await linkPage(em, link, locale));
+    },
+  );
+
+  app.post('/checkout/:checkout_link_id', { schema: { hide: true, params: linkParams } }, async (request, reply) => {
+    const id = request.params.checkout_link_id;
+    const link = isUuid(id) ? await deps.orm.em.fork().findOne(CheckoutLink, { id, isArchived: false }) : null;
+    if (!link || link.productIds.length === 0) {
+      return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
+    }
+    let secret = await reusableCheckout(deps, request, link.id);
+    try {
+      secret ??= (await openLinkCheckout(deps, link)).clientSecret;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+      const locale = pickLocale(request.headers['accept-language']);
+      return sendPage(reply, err.statusCode, renderUnavailablePage(locale, err.detail ?? err.message));
+    }
+    return reply
+      .setCookie(linkCookie(link.id), secret, {
+        path: `/checkout/${link.id}`,
+        httpOnly: true,
+        secure: true,
+        sameSite: 'lax',
+        maxAge: 24 * 60 * 60,
+      })
+      .redirect(checkoutPagePath(secret), 303);
+  });
+}
+
+/** A checkout's own page, by client secret: the form, then the pending payment, then the receipt. */
+function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get('/checkout/c/:client_secret', { schema: { hide: true, params: pageParams } }, async (request, reply) => {
+    const locale = pickLocale(request.headers['accept-language']);
+    const checkout = await pageCheckout(deps, request.params.client_secret);
+    if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+    const { page, gateway } = await checkoutPage(deps, checkout, { locale });
+    return sendPage(reply, 200, page, { frameAncestors: checkout.embedOrigin, gateway });
+  });
+
+  app.post(
+    '/checkout/c/:client_secret',
+    { schema: { hide: true, params: pageParams, body: paymentFormBody } },
+    async (request, reply) => {
+      const locale = pickLocale(request.headers['accept-language']);
+      const t = messagesFor(locale);
+      const secret = request.params.client_secret;
+      const checkout = await pageCheckout(deps, secret);
+      if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const form = request.body ?? {};
+      const refused = async (alert: FormAlert) => {
+        const { page, gateway } = await checkoutPage(deps, checkout, { locale, form, alert });
+        return sendPage(reply, 422, page, { frameAncestors: checkout.embedOrigin, gateway });
+      };
+
+      if (lacksCardToken(form, deps.config.acceptsCardData))
+        return refused({ title: t.cardNotSent, detail: t.cardNeedsScript });
+      const { body, invalid } = confirmationOf(form, t);
+      if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
+      try {
+        const confirmable = await confirmableCheckout(plainSql(deps.orm), { clientSecret: secret });
+        const result = await confirmCheckout(deps, confirmable, body);
+        if (result.outcome === 'declined') {
+          const reason = result.checkout.decline_reason ?? 'card_declined';
+          return refused({ title: t.declined, detail: `${t.declineReasons[reason] ?? ''} ${t.tryAgain}`.trim() });
+        }
+        if (result.outcome === 'succeeded') {
+          const view = await publicCheckoutView(deps.orm.em.fork(), checkout);
+          return reply.redirect(paidDestination({ ...view, status: 'succeeded' }, checkoutPagePath(secret)), 303);
+        }
+        return reply.redirect(checkoutPagePath(secret), 303);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+        return refused({ title: t.invalid, detail: err.detail ?? err.message });
+      }
+    },
+  );
+}
+
+/** The link's page: what it sells, at its product's default price. */
+async function linkPage(em: EntityManager, link: InferEntity<typeof CheckoutLink>, locale: Locale): Promise<string> {
+  const product = await em.findOneOrFail(Product, { id: link.productIds[0]! });
+  const [price, organization] = await Promise.all([
+    em.findOneOrFail(Price, { id: product.defaultPriceId! }),
+    em.findOneOrFail(Organization, { id: link.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+  ]);
+  return renderLinkPage({
+    locale,
+    action: `/checkout/${link.id}`,
+    organization: organizationView(organization),
+    product: productView(product),
+    price: priceView(price),
+    cancelUrl: link.cancelUrl ?? null,
+  });
+}
+
+/** The checkout a link opens for a buyer, as the API's checkout creation makes it. */
+function openLinkCheckout(deps: RouteDeps, link: InferEntity<typeof CheckoutLink>): Promise<CheckoutEntity> {
+  return createCheckout(deps, {
+    actingOrganizationId: link.organizationId,
+    allowSubOrganizations: false,
+    // A promotion that has ended does not break the link: the buyer gets the full price.
+    discountPolicy: 'when_applicable',
+    input: {
+      payment_processor: 'gateway',
+      product_id: link.productIds[0],
+      products: [...link.productIds],
+      discount_id: link.discountId ?? undefined,
+      allow_discount_codes: link.allowDiscountCodes,
+      quantity: 1,
+      recurrence_billing: 'gateway',
+      require_billing_address: false,
+      no_fees_installments: false,
+      success_url: link.successUrl ?? undefined,
+      cancel_url: link.cancelUrl ?? undefined,
+      metadata: link.metadata,
+      checkout_link_id: link.id,
+    },
+  });
+}
+
+/** The client secret of this browser's checkout of the link, while that checkout can still be paid. */
+async function reusableCheckout(deps: RouteDeps, request: FastifyRequest, linkId: string): Promise<string | null> {
+  const secret = request.cookies[linkCookie(linkId)];
+  if (!secret || !isClientSecret(secret)) return null;
+  const rows = await plainSql(deps.orm).query<{ status: string }>(
+    'select status from checkouts where client_secret = ? and checkout_link_id = ?',
+    [secret, linkId],
+  );
+  const status = rows[0]?.status;
+  return status === 'open' || status === 'confirmed' ? secret : null;
+}
+
+async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<CheckoutEntity | null> {
+  try {
+    return await checkoutByClientSecret(deps.orm.em.fork(), clientSecret);
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) return null;
+    throw err;
+  }
+}
+
+/**
+ * The checkout's page as it stands now, read afresh (a refused confirmation may have changed it), and
+ * the gateway's origins its CSP names when it loads the gateway's card tokenizer.
+ */
+async function checkoutPage(
+  deps: RouteDeps,
+  checkout: CheckoutEntity,
+  options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
+): Promise<{ page: string; gateway: GatewaySources | null }> {
+  const em = deps.orm.em.fork();
+  const current = await em.findOneOrFail(Checkout, { id: checkout.id });
+  const view = await publicCheckoutView(em, current);
+  const tokenizer = browserTokenizer(deps.config);
+  const page = await renderCheckoutPage({
+    locale: options.locale,
+    checkout: view,
+    pagePath: checkoutPagePath(checkout.clientSecret),
+    pollUrl: `/api/v1/checkouts/client/${checkout.clientSecret}`,
+    now: new Date(),
+    values: options.form ? formValues(options.form) : undefined,
+    alert: options.alert ?? null,
+    card: { tokenizer, namedFields: deps.config.acceptsCardData },
+  });
+  return { page, gateway: tokenizer && takesCard(view) ? tokenizer.sources : null };
+}
+
+function wantsJson(accept: string | undefined): boolean {
+  return accept !== undefined && /\bapplication\/json\b/i.test(accept);
+}

@@ -1,0 +1,71 @@
+import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
+import { html } from '../render.ts';
+import { money, type Locale } from '../locale.ts';
+import type { Messages } from './messages.ts';
+
+type Interval = keyof Messages['every'];
+
+/** "R$ 99,90 por mês", "R$ 99,90 a cada 3 meses", or the bare price of a one-time product. */
+export function priceLabel(
+  t: Messages,
+  locale: Locale,
+  price: { unit_amount: number; interval: string | null; interval_count: number | null },
+): string {
+  const amount = money(locale, price.unit_amount);
+  const interval = price.interval as Interval | null;
+  if (!interval || !(interval in t.every)) return amount;
+  const count = price.interval_count ?? 1;
+  return `${amount} ${count === 1 ? t.every[interval] : t.everyN(count, t.units[interval])}`;
+}
+
+/** What is being bought, for how much: the left column of every checkout page. */
+export function OrderSummary({
+  organization,
+  product,
+  price,
+  quantity,
+  amounts,
+  trial,
+  t,
+  locale,
+}: {
+  organization: PublicCheckout['organization'];
+  product: PublicCheckout['product'];
+  price: PublicCheckout['price'];
+  quantity: number;
+  amounts: { subtotal: number; discount: number; total: number } | null;
+  trial: { interval: string; count: number } | null;
+  t: Messages;
+  locale: Locale;
+}) {
+  const trialUnit = trial ? t.units[trial.interval as Interval] : null;
+  return html`<section class="summary" aria-labelledby="product-name">
+    <p class="merchant">${organization.name}</p>
+    <h1 id="product-name">${product.name}</h1>
+    ${product.description ? html`<p class="description">${product.description}</p>` : null}
+    <p class="price" data-testid="price">${priceLabel(t, locale, price)}</p>
+    ${trial && trialUnit ? html`<p class="trial">${t.trial(trial.count, trialUnit)}</p>` : null}
+    ${
+      amounts
+        ? html`<dl class="amounts">
+            ${
+              quantity !== 1
+                ? html`<dt>${t.quantity}</dt>
+                    <dd>${quantity}</dd>`
+                : null
+            }
+            ${
+              amounts.discount > 0
+                ? html`<dt>${t.subtotal}</dt>
+                    <dd>${money(locale, amounts.subtotal)}</dd>
+                    <dt>${t.discount}</dt>
+                    <dd>− ${money(locale, amounts.discount)}</dd>`
+                : null
+            }
+            <dt>${t.total}</dt>
+            <dd class="total" data-testid="total">${money(locale, amounts.total)}</dd>
+          </dl>`
+        : null
+    }
+  </section>`;
+}

@@ -1,0 +1,147 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { AccessTokenRecord } from '../../../api/schemas/credentials.ts';
+import type { Notice } from '../layout.ts';
+import { accessTokensContent, revokeTokenConfirmation, type AccessTokensView } from '../access-tokens.ts';
+import { dashboardPaths } from '../paths.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { formList, organizationParams, pageNumberOf } from './forms.ts';
+import { shownOnce } from './shown-once.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const tokenParams = organizationParams.extend({ id: z.string().max(64) });
+const createForm = z.object({
+  csrf: z.string().max(200).optional(),
+  comment: z.string().max(400).optional(),
+  scopes: formList,
+  expires_in_days: z.string().max(10).optional(),
+});
+const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
+
+type TokenPage = NonNullable<AccessTokensView['tokens']>;
+type CreatedToken = NonNullable<AccessTokensView['created']>;
+
+const SECTION = 'access-tokens';
+const DONE = { revoked: 'The token is revoked.' };
+const PAGE_SIZE = 25;
+const apiPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/access-tokens`;
+const sectionPath = (organizationId: string) => dashboardPaths.section(organizationId, SECTION);
+const createdToken = (organizationId: string) =>
+  shownOnce<CreatedToken>('dashboard_new_token', sectionPath(organizationId));
+
+/** The form's expiry: a whole number of days as the API takes it; empty for none (never expires). */
+const daysOf = (text: string | undefined) => (text?.trim() ? Number(text.trim()) : undefined);
+
+type TokensPage = (
+  reply: FastifyReply,
+  visit: MemberVisit,
+  extra: Partial<AccessTokensView> & { notice?: Notice | null },
+  status?: number,
+) => Promise<FastifyReply>;
+
+/** Organization Access Tokens through the API's own dashboard routes, as the signed-in user. */
+export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  const page: TokensPage = async (reply, visit, extra, status = 200) => {
+    const { notice, page: pageNumber = 1, ...view } = extra;
+    const list = await visit.api.asUser<TokenPage>('GET', apiPath(visit.organization.id), {
+      query: { page: pageNumber, limit: PAGE_SIZE },
+    });
+    const ok = list.status === 200;
+    return sendSection(
+      reply,
+      visit,
+      SECTION,
+      {
+        title: 'Access tokens',
+        // A member sees why there is nothing here: only the owner or an admin manages tokens.
+        notice: ok ? (notice ?? null) : refusalNotice(list),
+        children: accessTokensContent({
+          locale: visit.locale,
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          page: pageNumber,
+          tokens: ok ? list.body : null,
+          ...view,
+        }),
+      },
+      ok ? status : list.status,
+    );
+  };
+
+  app.get(
+    '/dashboard/:organization_id/access-tokens',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const created = createdToken(visit.organization.id).take(request, reply);
+      if (created) return page(reply, visit, { created, notice: { kind: 'status', title: 'Token created.' } });
+      const pageNumber = pageNumberOf(request.query.page);
+      return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/access-tokens',
+    { schema: { hide: true, params: organizationParams, body: createForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const form = request.body ?? {};
+      const created = await visit.api.asUser<CreatedToken>('POST', apiPath(visit.organization.id), {
+        body: { comment: form.comment ?? '', scopes: form.scopes, expires_in_days: daysOf(form.expires_in_days) },
+      });
+      if (created.status !== 201) {
+        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+      }
+      createdToken(visit.organization.id).put(reply, created.body);
+      return reply.redirect(sectionPath(visit.organization.id), 303);
+    },
+  );
+
+  revokeRoutes(app, deps, page);
+}
+
+/** The token of `id` among those not revoked (the API lists them by pages; it has no read of one). */
+async function findToken(visit: MemberVisit, id: string): Promise<AccessTokenRecord | undefined> {
+  for (let pageNumber = 1; pageNumber <= 50; pageNumber++) {
+    const list = await visit.api.asUser<TokenPage>('GET', apiPath(visit.organization.id), {
+      query: { page: pageNumber, limit: 100 },
+    });
+    if (list.status !== 200) return undefined;
+    const token = list.body.items.find((t) => t.id === id);
+    if (token || pageNumber >= list.body.pagination.max_page) return token;
+  }
+  return undefined;
+}
+
+/** A token's revocation: its confirmation page, then the post that revokes it. */
+function revokeRoutes(app: RouteApp, deps: RouteDeps, page: TokensPage): void {
+  app.get(
+    '/dashboard/:organization_id/access-tokens/:id/revoke',
+    { schema: { hide: true, params: tokenParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const token = await findToken(visit, request.params.id);
+      if (!token) return reply.redirect(sectionPath(visit.organization.id), 303);
+      return sendSection(reply, visit, SECTION, {
+        title: 'Revoke this token?',
+        children: revokeTokenConfirmation({ organizationId: visit.organization.id, csrf: visit.csrf, token }),
+      });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/access-tokens/:id/revoke',
+    { schema: { hide: true, params: tokenParams, body: z.object({ csrf: z.string().max(200).optional() }) } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const path = `${apiPath(visit.organization.id)}/${encodeURIComponent(request.params.id)}`;
+      const revoked = await visit.api.asUser('DELETE', path);
+      if (revoked.status !== 204) return page(reply, visit, { notice: refusalNotice(revoked) }, revoked.status);
+      return reply.redirect(`${sectionPath(visit.organization.id)}?done=revoked`, 303);
+    },
+  );
+}

@@ -1,0 +1,168 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { CustomerRecord } from '../../../use-cases/schemas/customers.ts';
+import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
+import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
+import { recordPath } from '../commerce.ts';
+import { customerContent, customersContent, type CustomerFormValues, type PortalSession } from '../customers.ts';
+import type { Notice } from '../layout.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import {
+  commerceContext,
+  csrfOnly,
+  listQuery,
+  namesOf,
+  pageNumber,
+  readList,
+  readRecord,
+  recordParams,
+} from './commerce.ts';
+import { organizationParams } from './forms.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const createForm = z.object({
+  csrf: z.string().max(200).optional(),
+  email: z.string().max(400).optional(),
+  name: z.string().max(400).optional(),
+  tax_id: z.string().max(64).optional(),
+});
+const DONE = { created: 'Customer created.' };
+
+/** Customers (spec, Customers) through the API's own routes, as the signed-in member. */
+export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  /** The list with its search and the creation form (with the values sent back after a refusal). */
+  const listPage = async (
+    reply: FastifyReply,
+    visit: MemberVisit,
+    q: { query?: string; page?: string },
+    extra: { values?: CustomerFormValues; notice?: Notice | null; status?: number } = {},
+  ) => {
+    const page = pageNumber(q.page);
+    const { list, refusal } = await readList<CustomerRecord>(visit, '/api/v1/customers/', {
+      query: q.query || undefined,
+      page,
+    });
+    return sendSection(
+      reply,
+      visit,
+      'customers',
+      {
+        title: 'Customers',
+        notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+        children: customersContent({
+          ...commerceContext(visit),
+          list,
+          page,
+          search: q.query,
+          values: extra.values ?? {},
+        }),
+      },
+      refusal?.status ?? extra.status ?? 200,
+    );
+  };
+
+  app.get(
+    '/dashboard/:organization_id/customers',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return listPage(reply, visit, request.query);
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/customers',
+    { schema: { hide: true, params: organizationParams, body: createForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { csrf: _, ...values } = request.body ?? {};
+      const created = await visit.api.asMember<CustomerRecord>('POST', '/api/v1/customers/', {
+        body: {
+          email: values.email?.trim() ?? '',
+          ...(values.name?.trim() ? { name: values.name } : {}),
+          ...(values.tax_id?.trim() ? { tax_id: values.tax_id.trim() } : {}),
+        },
+      });
+      if (created.status !== 201) {
+        return listPage(reply, visit, {}, { values, notice: refusalNotice(created), status: created.status });
+      }
+      return reply.redirect(`${recordPath(visit.organization.id, 'customers', created.body.id)}?done=created`, 303);
+    },
+  );
+
+  customerRoutes(app, deps);
+}
+
+/** One customer's page, and its portal link. */
+function customerRoutes(app: RouteApp, deps: RouteDeps): void {
+  const page = async (
+    reply: FastifyReply,
+    visit: MemberVisit,
+    id: string,
+    extra: { portal?: PortalSession; notice?: Notice | null; status?: number } = {},
+  ) => {
+    const customer = await readRecord<CustomerRecord>(
+      reply,
+      visit,
+      'customers',
+      `/api/v1/customers/${encodeURIComponent(id)}`,
+    );
+    if (!customer) return reply;
+    const [subscriptions, sales] = await Promise.all([
+      readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', { customer_id: id }),
+      readList<SaleBody>(visit, '/api/v1/sales/', { customer_id: id }),
+    ]);
+    const names = await namesOf(visit, { products: subscriptions.list?.items.map((s) => s.product_id) });
+    const refusal = subscriptions.refusal ?? sales.refusal;
+    return sendSection(
+      reply,
+      visit,
+      'customers',
+      {
+        title: customer.name ?? customer.email,
+        notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+        children: customerContent({
+          ...commerceContext(visit, names),
+          customer,
+          subscriptions: subscriptions.list,
+          sales: sales.list,
+          portal: extra.portal,
+        }),
+      },
+      extra.status ?? 200,
+    );
+  };
+
+  app.get(
+    '/dashboard/:organization_id/customers/:id',
+    { schema: { hide: true, params: recordParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return page(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+    },
+  );
+
+  // The link carries the session's token: it is shown in this post's answer only, never in an address
+  // or the history; a reload asks before posting again, which opens another session.
+  app.post(
+    '/dashboard/:organization_id/customers/:id/portal-link',
+    { schema: { hide: true, params: recordParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const session = await visit.api.asMember<PortalSession>('POST', '/api/v1/customer-portal/sessions/', {
+        body: { customer_id: request.params.id },
+      });
+      if (session.status !== 201) {
+        return page(reply, visit, request.params.id, { notice: refusalNotice(session), status: session.status });
+      }
+      return page(reply, visit, request.params.id, {
+        portal: session.body,
+        notice: { kind: 'status', title: 'Portal link created.' },
+      });
+    },
+  );
+}

@@ -1,0 +1,122 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { ProductBody } from '../../../api/schemas/catalog.ts';
+import type { DiscountRecord } from '../../../api/schemas/discounts.ts';
+import { deleteDiscountConfirmation, discountsContent, type DiscountsView } from '../discounts.ts';
+import type { Notice } from '../layout.ts';
+import { dashboardPaths } from '../paths.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { discountBody, discountForm, problemNotice } from './catalog-forms.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const discountParams = organizationParams.extend({ id: z.string().max(64) });
+const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
+const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
+
+type Page<T> = { items: T[]; pagination: { total_count: number; max_page: number } };
+
+const SECTION = 'discounts';
+const PAGE_SIZE = 50;
+const DONE = { created: 'Discount created.', deleted: 'The discount is deleted.' };
+const API = '/api/v1/discounts/';
+
+type DiscountsPage = (
+  reply: FastifyReply,
+  visit: MemberVisit,
+  extra?: Pick<DiscountsView, 'values' | 'invalid'> & { notice?: Notice | null; page?: number },
+  status?: number,
+) => Promise<FastifyReply>;
+
+const discountsPage: DiscountsPage = async (reply, visit, extra = {}, status = 200) => {
+  const page = extra.page ?? 1;
+  const [discounts, products] = await Promise.all([
+    visit.api.asMember<Page<DiscountRecord>>('GET', API, { query: { page, limit: PAGE_SIZE } }),
+    visit.api.asMember<Page<ProductBody>>('GET', '/api/v1/products/', { query: { limit: 100, sorting: 'name' } }),
+  ]);
+  const ok = discounts.status === 200;
+  return sendSection(
+    reply,
+    visit,
+    SECTION,
+    {
+      title: 'Discounts',
+      notice: ok ? (extra.notice ?? null) : refusalNotice(discounts),
+      children: discountsContent({
+        locale: visit.locale,
+        organizationId: visit.organization.id,
+        csrf: visit.csrf,
+        discounts: ok ? { items: discounts.body.items, page, maxPage: discounts.body.pagination.max_page } : null,
+        products: products.status === 200 ? products.body.items : [],
+        values: extra.values,
+        invalid: extra.invalid,
+      }),
+    },
+    ok ? status : discounts.status,
+  );
+};
+
+/** Discounts (spec, Discounts): the list, creation, deletion behind a confirmation. */
+export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  const base = `/dashboard/:organization_id/${SECTION}`;
+  const listPath = (visit: MemberVisit) => dashboardPaths.section(visit.organization.id, SECTION);
+
+  app.get(
+    base,
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const page = pageNumberOf(request.query.page);
+      return discountsPage(reply, visit, { notice: doneNotice(request.query.done, DONE), page });
+    },
+  );
+
+  app.post(base, { schema: { hide: true, params: organizationParams, body: discountForm } }, async (request, reply) => {
+    const visit = await sectionVisit(app, deps, request, reply);
+    if (!visit) return reply;
+    const form = request.body;
+    const built = discountBody(form);
+    if ('problem' in built) {
+      const extra = { values: form, invalid: built.problem.field, notice: problemNotice(built.problem) };
+      return discountsPage(reply, visit, extra, 400);
+    }
+    const created = await visit.api.asMember<DiscountRecord>('POST', API, { body: built.discount });
+    if (created.status !== 201) {
+      return discountsPage(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+    }
+    return reply.redirect(`${listPath(visit)}?done=created`, 303);
+  });
+
+  app.get(`${base}/:id/delete`, { schema: { hide: true, params: discountParams } }, async (request, reply) => {
+    const visit = await sectionVisit(app, deps, request, reply);
+    if (!visit) return reply;
+    const discount = await visit.api.asMember<DiscountRecord>('GET', `${API}${encodeURIComponent(request.params.id)}`);
+    if (discount.status !== 200) {
+      return discountsPage(reply, visit, { notice: refusalNotice(discount) }, discount.status);
+    }
+    return sendSection(reply, visit, SECTION, {
+      title: 'Delete this discount?',
+      children: deleteDiscountConfirmation({
+        locale: visit.locale,
+        organizationId: visit.organization.id,
+        csrf: visit.csrf,
+        discount: discount.body,
+      }),
+    });
+  });
+
+  app.post(
+    `${base}/:id/delete`,
+    { schema: { hide: true, params: discountParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const deleted = await visit.api.asMember('DELETE', `${API}${encodeURIComponent(request.params.id)}`);
+      if (deleted.status !== 204) {
+        return discountsPage(reply, visit, { notice: refusalNotice(deleted) }, deleted.status);
+      }
+      return reply.redirect(`${listPath(visit)}?done=deleted`, 303);
+    },
+  );
+}

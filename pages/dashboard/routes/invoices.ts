@@ -1,0 +1,65 @@
+import type { InvoiceBody } from '../../../api/schemas/invoices.ts';
+import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
+import { invoicesContent } from '../invoices.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { commerceContext, listQuery, namesOf, pageNumber, readList } from './commerce.ts';
+import { organizationParams } from './forms.ts';
+import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
+
+/** Extra charges per subscription at most: the API lists them for one subscription at a time. */
+const INVOICES_PER_SUBSCRIPTION = 100;
+
+/**
+ * Extra charges. The API has no organization-wide list of them, only each subscription's
+ * (GET /api/v1/subscriptions/:id/invoices): this section pages through the subscriptions, newest
+ * first, and shows the extra charges of the subscriptions of the page.
+ */
+export function invoicePageRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/invoices',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const page = pageNumber(request.query.page);
+      const status = request.query.status || undefined;
+      const subscriptions = await readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', { page });
+      const items = subscriptions.list?.items ?? [];
+      const perSubscription = await Promise.all(
+        items.map((subscription) =>
+          visit.api
+            .asMember<{ items: InvoiceBody[] }>('GET', `/api/v1/subscriptions/${subscription.id}/invoices`, {
+              query: { status, limit: INVOICES_PER_SUBSCRIPTION },
+            })
+            .then((answer) => ({ subscription, answer })),
+        ),
+      );
+      const refusal = subscriptions.refusal ?? perSubscription.find((r) => r.answer.status !== 200)?.answer ?? null;
+      const rows = perSubscription.flatMap(({ subscription, answer }) =>
+        answer.status === 200 ? answer.body.items.map((invoice) => ({ invoice, subscription })) : [],
+      );
+      const shown = [...new Set(rows.map((r) => r.subscription))];
+      const names = await namesOf(visit, {
+        customers: shown.map((s) => s.customer_id),
+        products: shown.map((s) => s.product_id),
+      });
+      return sendSection(
+        reply,
+        visit,
+        'invoices',
+        {
+          title: 'Extra charges',
+          notice: refusal ? refusalNotice(refusal) : null,
+          children: invoicesContent({
+            ...commerceContext(visit, names),
+            subscriptions: subscriptions.list,
+            rows,
+            page,
+            status,
+          }),
+        },
+        refusal?.status ?? 200,
+      );
+    },
+  );
+}

@@ -1,0 +1,141 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { DashboardMember } from '../../../api/schemas/organizations.ts';
+import type { Notice } from '../layout.ts';
+import { membersContent, removalConfirmation, type MembersView } from '../members.ts';
+import { dashboardPaths } from '../paths.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { organizationParams, pageNumberOf } from './forms.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const memberParams = organizationParams.extend({ email: z.string().max(320) });
+const addForm = z.object({
+  csrf: z.string().max(200).optional(),
+  email: z.string().max(400).optional(),
+  role: z.string().max(20).optional(),
+});
+const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
+const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
+
+type MemberPage = NonNullable<MembersView['members']>;
+
+const SECTION = 'members';
+const DONE = { added: 'The member is added.', removed: 'The member is removed.' };
+const PAGE_SIZE = 50;
+/** The list with roles (api/routes/dashboard-members.ts); additions and removals go through the spec's routes. */
+const listPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/members`;
+const membersPath = (organizationId: string) => `/api/v1/organizations/${organizationId}/members`;
+const sectionPath = (organizationId: string) => dashboardPaths.section(organizationId, SECTION);
+
+type MembersPage = (
+  reply: FastifyReply,
+  visit: MemberVisit,
+  extra: Partial<MembersView> & { notice?: Notice | null },
+  status?: number,
+) => Promise<FastifyReply>;
+
+/** The organization's members (spec: GET/POST/DELETE /organizations/:id/members), as the signed-in user. */
+export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  const page: MembersPage = async (reply, visit, extra, status = 200) => {
+    const { notice, page: pageNumber = 1, ...view } = extra;
+    const list = await visit.api.asUser<MemberPage>('GET', listPath(visit.organization.id), {
+      query: { page: pageNumber, limit: PAGE_SIZE },
+    });
+    const ok = list.status === 200;
+    return sendSection(
+      reply,
+      visit,
+      SECTION,
+      {
+        title: 'Members',
+        notice: ok ? (notice ?? null) : refusalNotice(list),
+        children: membersContent({
+          locale: visit.locale,
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          email: visit.user.email,
+          page: pageNumber,
+          members: ok ? list.body : null,
+          ...view,
+        }),
+      },
+      ok ? status : list.status,
+    );
+  };
+
+  app.get(
+    '/dashboard/:organization_id/members',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const pageNumber = pageNumberOf(request.query.page);
+      return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/members',
+    { schema: { hide: true, params: organizationParams, body: addForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const form = request.body ?? {};
+      const added = await visit.api.asUser('POST', membersPath(visit.organization.id), {
+        body: { email: (form.email ?? '').trim(), role: form.role || undefined },
+      });
+      if (added.status !== 201) return page(reply, visit, { values: form, notice: refusalNotice(added) }, added.status);
+      return reply.redirect(`${sectionPath(visit.organization.id)}?done=added`, 303);
+    },
+  );
+
+  removalRoutes(app, deps, page);
+}
+
+/** The member of `email`, read from the list (the API has no read of one member). */
+async function findMember(visit: MemberVisit, email: string): Promise<DashboardMember | undefined> {
+  for (let pageNumber = 1; pageNumber <= 50; pageNumber++) {
+    const list = await visit.api.asUser<MemberPage>('GET', listPath(visit.organization.id), {
+      query: { page: pageNumber, limit: 100 },
+    });
+    if (list.status !== 200) return undefined;
+    const member = list.body.items.find((m) => m.email.toLowerCase() === email.toLowerCase());
+    if (member || pageNumber >= list.body.pagination.max_page) return member;
+  }
+  return undefined;
+}
+
+/** A member's removal: its confirmation page, then the post that removes them. */
+function removalRoutes(app: RouteApp, deps: RouteDeps, page: MembersPage): void {
+  app.get(
+    '/dashboard/:organization_id/members/:email/remove',
+    { schema: { hide: true, params: memberParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const member = await findMember(visit, request.params.email);
+      if (!member) return reply.redirect(sectionPath(visit.organization.id), 303);
+      const yourself = member.email.toLowerCase() === visit.user.email.toLowerCase();
+      return sendSection(reply, visit, SECTION, {
+        title: yourself ? 'Leave this organization?' : 'Remove this member?',
+        children: removalConfirmation({ organizationId: visit.organization.id, csrf: visit.csrf, member, yourself }),
+      });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/members/:email/remove',
+    { schema: { hide: true, params: memberParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { email } = request.params;
+      const path = `${membersPath(visit.organization.id)}/${encodeURIComponent(email)}`;
+      const removed = await visit.api.asUser('DELETE', path);
+      if (removed.status !== 204) return page(reply, visit, { notice: refusalNotice(removed) }, removed.status);
+      // Who leaves has no members page to come back to: the organization picker instead.
+      if (email.toLowerCase() === visit.user.email.toLowerCase()) return reply.redirect(dashboardPaths.home, 303);
+      return reply.redirect(`${sectionPath(visit.organization.id)}?done=removed`, 303);
+    },
+  );
+}

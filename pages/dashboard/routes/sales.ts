@@ -1,0 +1,175 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
+import { recordPath } from '../commerce.ts';
+import type { Notice } from '../layout.ts';
+import {
+  refundConfirmation,
+  refundsContent,
+  saleContent,
+  salesContent,
+  type RefundBody,
+  type RefundFormValues,
+} from '../sales.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { commerceContext, listQuery, pageNumber, readList, readRecord, recordParams } from './commerce.ts';
+import { centsOf, organizationParams } from './forms.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const refundForm = z.object({
+  csrf: z.string().max(200).optional(),
+  amount: z.string().max(40).optional(),
+  reason: z.string().max(600).optional(),
+});
+const refundQuery = refundForm.omit({ csrf: true });
+const DONE: Record<string, string> = {
+  succeeded: 'Refunded.',
+  pending: 'Refund requested: the gateway has not confirmed it yet.',
+  failed: 'The gateway refused the refund.',
+};
+
+/** Sales and refunds: the lists, a sale's page with its refunds, and a refund behind its confirmation. */
+export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/sales',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const q = request.query;
+      const filters = {
+        status: q.status || undefined,
+        customerId: q.customer_id || undefined,
+        subscriptionId: q.subscription_id || undefined,
+      };
+      const page = pageNumber(q.page);
+      const { list, refusal } = await readList<SaleBody>(visit, '/api/v1/sales/', {
+        page,
+        status: filters.status,
+        customer_id: filters.customerId,
+        subscription_id: filters.subscriptionId,
+      });
+      return sendSection(
+        reply,
+        visit,
+        'sales',
+        {
+          title: 'Sales',
+          notice: refusal ? refusalNotice(refusal) : null,
+          children: salesContent({ ...commerceContext(visit), list, page, ...filters }),
+        },
+        refusal?.status ?? 200,
+      );
+    },
+  );
+
+  app.get(
+    '/dashboard/:organization_id/refunds',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const page = pageNumber(request.query.page);
+      const { list, refusal } = await readList<RefundBody>(visit, '/api/v1/refunds/', { page });
+      return sendSection(
+        reply,
+        visit,
+        'refunds',
+        {
+          title: 'Refunds',
+          notice: refusal ? refusalNotice(refusal) : null,
+          children: refundsContent({ ...commerceContext(visit), list, page }),
+        },
+        refusal?.status ?? 200,
+      );
+    },
+  );
+
+  app.get(
+    '/dashboard/:organization_id/sales/:id',
+    { schema: { hide: true, params: recordParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return salePage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+    },
+  );
+
+  refundRoutes(app, deps);
+}
+
+async function salePage(
+  reply: FastifyReply,
+  visit: MemberVisit,
+  id: string,
+  extra: { notice?: Notice | null; status?: number; values?: RefundFormValues } = {},
+): Promise<FastifyReply> {
+  const sale = await readSale(reply, visit, id);
+  if (!sale) return reply;
+  const { list: refunds, refusal } = await readList<RefundBody>(visit, '/api/v1/refunds/', { sale_id: sale.id });
+  return sendSection(
+    reply,
+    visit,
+    'sales',
+    {
+      title: `Sale of ${sale.product.name}`,
+      notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+      children: saleContent({ ...commerceContext(visit), sale, refunds, values: extra.values ?? {} }),
+    },
+    extra.status ?? 200,
+  );
+}
+
+const readSale = (reply: FastifyReply, visit: MemberVisit, id: string) =>
+  readRecord<SaleBody>(reply, visit, 'sales', `/api/v1/sales/${encodeURIComponent(id)}`);
+
+/** A refund's amount as typed: null for "all that is refundable", undefined when it is not an amount. */
+const refundCents = (text: string | undefined) => (text?.trim() ? centsOf(text) : null);
+const notAnAmount: Notice = { kind: 'alert', title: 'Enter the amount in reais, e.g. 10,00, or leave it empty.' };
+
+/** The refund form asks (GET) for its confirmation, which shows the amount; its button posts the refund. */
+function refundRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/sales/:id/refund',
+    { schema: { hide: true, params: recordParams, querystring: refundQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const values = request.query;
+      const cents = refundCents(values.amount);
+      if (cents === undefined) {
+        return salePage(reply, visit, request.params.id, { notice: notAnAmount, status: 400, values });
+      }
+      const sale = await readSale(reply, visit, request.params.id);
+      if (!sale) return reply;
+      return sendSection(reply, visit, 'sales', {
+        title: 'Refund this sale?',
+        children: refundConfirmation({ ...commerceContext(visit), sale, cents, values }),
+      });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/sales/:id/refund',
+    { schema: { hide: true, params: recordParams, body: refundForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const { csrf: _, ...values } = request.body ?? {};
+      const cents = refundCents(values.amount);
+      if (cents === undefined) return salePage(reply, visit, id, { notice: notAnAmount, status: 400, values });
+      const refund = await visit.api.asMember<RefundBody>('POST', '/api/v1/refunds/', {
+        body: {
+          sale_id: id,
+          ...(cents === null ? {} : { amount: cents }),
+          ...(values.reason?.trim() ? { reason: values.reason } : {}),
+        },
+      });
+      if (refund.status !== 201) {
+        return salePage(reply, visit, id, { notice: refusalNotice(refund), status: refund.status, values });
+      }
+      return reply.redirect(`${recordPath(visit.organization.id, 'sales', id)}?done=${refund.body.status}`, 303);
+    },
+  );
+}

@@ -1,0 +1,219 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { brazilToday } from '../../../domain/invoices.ts';
+import type { InvoiceBody } from '../../../api/schemas/invoices.ts';
+import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
+import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
+import { recordPath } from '../commerce.ts';
+import type { InvoiceFormValues } from '../invoices.ts';
+import type { Notice } from '../layout.ts';
+import { subscriptionContent, type SubscriptionView } from '../subscription.ts';
+import {
+  SUBSCRIPTION_ACTIONS,
+  subscriptionActionConfirmation,
+  subscriptionsContent,
+  type SubscriptionAction,
+} from '../subscriptions.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import {
+  commerceContext,
+  csrfOnly,
+  listQuery,
+  namesOf,
+  pageNumber,
+  readList,
+  readRecord,
+  recordParams,
+} from './commerce.ts';
+import { centsOf, organizationParams } from './forms.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+
+const invoiceForm = z.object({
+  csrf: z.string().max(200).optional(),
+  amount: z.string().max(40).optional(),
+  description: z.string().max(400).optional(),
+  due_date: z.string().max(20).optional(),
+});
+const actionParams = recordParams.extend({ action: z.enum(['cancel', 'uncancel', 'revoke']) });
+const DONE: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(SUBSCRIPTION_ACTIONS).map(([action, a]) => [action, a.done])),
+  invoice: 'Extra charge created: the gateway charges it to the card on its due date.',
+};
+
+type Detail = SubscriptionView['s'];
+
+/** Subscriptions: the list, one subscription's page and its changes, and its extra charges' form. */
+export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/subscriptions',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const q = request.query;
+      const page = pageNumber(q.page);
+      const { list, refusal } = await readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', {
+        page,
+        status: q.status || undefined,
+        customer_id: q.customer_id || undefined,
+      });
+      const names = await namesOf(visit, {
+        customers: [...(list?.items.map((s) => s.customer_id) ?? []), ...(q.customer_id ? [q.customer_id] : [])],
+        products: list?.items.map((s) => s.product_id),
+      });
+      return sendSection(
+        reply,
+        visit,
+        'subscriptions',
+        {
+          title: 'Subscriptions',
+          notice: refusal ? refusalNotice(refusal) : null,
+          children: subscriptionsContent({
+            ...commerceContext(visit, names),
+            list,
+            page,
+            status: q.status || undefined,
+            customerId: q.customer_id || undefined,
+          }),
+        },
+        refusal?.status ?? 200,
+      );
+    },
+  );
+
+  app.get(
+    '/dashboard/:organization_id/subscriptions/:id',
+    { schema: { hide: true, params: recordParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return subscriptionPage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+    },
+  );
+
+  actionRoutes(app, deps);
+  invoiceRoutes(app, deps);
+}
+
+const readSubscription = (reply: FastifyReply, visit: MemberVisit, id: string) =>
+  readRecord<Detail>(reply, visit, 'subscriptions', `/api/v1/subscriptions/${encodeURIComponent(id)}`);
+
+/** A subscription's page: its facts, timeline, extra charges and sales. */
+async function subscriptionPage(
+  reply: FastifyReply,
+  visit: MemberVisit,
+  id: string,
+  extra: { notice?: Notice | null; status?: number; invoiceValues?: InvoiceFormValues } = {},
+): Promise<FastifyReply> {
+  const s = await readSubscription(reply, visit, id);
+  if (!s) return reply;
+  const [invoices, sales, names] = await Promise.all([
+    readList<InvoiceBody>(visit, `/api/v1/subscriptions/${s.id}/invoices`, {}),
+    readList<SaleBody>(visit, '/api/v1/sales/', { subscription_id: s.id }),
+    namesOf(visit, { customers: [s.customer_id], products: [s.product_id] }),
+  ]);
+  const refusal = invoices.refusal ?? sales.refusal;
+  return sendSection(
+    reply,
+    visit,
+    'subscriptions',
+    {
+      title: `Subscription to ${names.products.get(s.product_id) ?? s.product_id}`,
+      notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+      children: subscriptionContent({
+        ...commerceContext(visit, names),
+        s,
+        invoices: invoices.list,
+        sales: sales.list,
+        invoiceValues: extra.invoiceValues ?? { due_date: brazilToday(new Date()) },
+      }),
+    },
+    extra.status ?? 200,
+  );
+}
+
+/** Cancel at period end, undo it, revoke now: each a confirmation page, then the post that sends the PATCH. */
+function actionRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/subscriptions/:id/:action',
+    { schema: { hide: true, params: actionParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const s = await readSubscription(reply, visit, request.params.id);
+      if (!s) return reply;
+      const action: SubscriptionAction = request.params.action;
+      const names = await namesOf(visit, { customers: [s.customer_id], products: [s.product_id] });
+      return sendSection(reply, visit, 'subscriptions', {
+        title: SUBSCRIPTION_ACTIONS[action].title,
+        children: subscriptionActionConfirmation({ ...commerceContext(visit, names), s, action }),
+      });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/subscriptions/:id/:action',
+    { schema: { hide: true, params: actionParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id, action } = request.params;
+      const changed = await visit.api.asMember('PATCH', `/api/v1/subscriptions/${encodeURIComponent(id)}`, {
+        body: SUBSCRIPTION_ACTIONS[action].body,
+      });
+      if (changed.status !== 200) {
+        return subscriptionPage(reply, visit, id, { notice: refusalNotice(changed), status: changed.status });
+      }
+      return reply.redirect(`${recordPath(visit.organization.id, 'subscriptions', id)}?done=${action}`, 303);
+    },
+  );
+}
+
+/** An extra charge: the form on the subscription's page posts here, and the API creates it at the gateway. */
+function invoiceRoutes(app: RouteApp, deps: RouteDeps): void {
+  // The address a refused form leaves in the bar: reloaded or shared, it is the subscription's page.
+  app.get(
+    '/dashboard/:organization_id/subscriptions/:id/invoices',
+    { schema: { hide: true, params: recordParams } },
+    async (request, reply) =>
+      reply.redirect(
+        recordPath(
+          encodeURIComponent(request.params.organization_id),
+          'subscriptions',
+          encodeURIComponent(request.params.id),
+        ),
+        303,
+      ),
+  );
+
+  app.post(
+    '/dashboard/:organization_id/subscriptions/:id/invoices',
+    { schema: { hide: true, params: recordParams, body: invoiceForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const { csrf: _, ...values } = request.body ?? {};
+      const cents = centsOf(values.amount);
+      if (cents === undefined) {
+        const notice: Notice = { kind: 'alert', title: 'Enter the amount in reais, e.g. 25,00.' };
+        return subscriptionPage(reply, visit, id, { notice, status: 400, invoiceValues: values });
+      }
+      const created = await visit.api.asMember('POST', `/api/v1/subscriptions/${encodeURIComponent(id)}/invoices`, {
+        body: {
+          amount: cents,
+          due_date: values.due_date ?? '',
+          ...(values.description?.trim() ? { description: values.description } : {}),
+        },
+      });
+      if (created.status !== 201) {
+        return subscriptionPage(reply, visit, id, {
+          notice: refusalNotice(created),
+          status: created.status,
+          invoiceValues: values,
+        });
+      }
+      return reply.redirect(`${recordPath(visit.organization.id, 'subscriptions', id)}?done=invoice`, 303);
+    },
+  );
+}

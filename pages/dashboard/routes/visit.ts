@@ -1,0 +1,163 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Credential } from '../../../api/auth/credentials.ts';
+import { Organization, OrganizationMember } from '../../../db/entities/index.ts';
+import { ApiError } from '../../../use-cases/errors.ts';
+import { isUuid } from '../../../use-cases/schemas/common.ts';
+import { pickLocale, type Locale } from '../../locale.ts';
+import { sendPage } from '../../page-headers.ts';
+import { dashboardApi, type ApiAnswer, type DashboardApi } from '../api-client.ts';
+import { renderDashboardPage, type DashboardFrame, type Notice, type Section } from '../layout.ts';
+import { dashboardPaths } from '../paths.ts';
+import { clearSessionCookie, formToken, formTokenMatches, SESSION_COOKIE } from '../session.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+
+/** A signed-in request: who, in which words, the forms' token, and the API as this user. */
+export interface UserVisit {
+  locale: Locale;
+  user: Extract<Credential, { kind: 'user' }>;
+  csrf: string;
+  api: DashboardApi;
+}
+
+/** A signed-in member's request about one of its organizations. */
+export interface MemberVisit extends UserVisit {
+  organization: { id: string; name: string; slug: string };
+  role: 'owner' | 'admin' | 'member';
+}
+
+/** The session of the request's cookie, checked as the API checks a user JWT; null without one. */
+export async function userVisit(app: RouteApp, request: FastifyRequest): Promise<UserVisit | null> {
+  const locale = pickLocale(request.headers['accept-language']);
+  const jwt = request.cookies[SESSION_COOKIE];
+  if (!jwt) return null;
+  try {
+    const user = await app.userSession(jwt);
+    request.identifyActor?.({ type: 'user', id: user.userId });
+    return { locale, user, csrf: formToken(jwt), api: dashboardApi(app, jwt, null) };
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 401) return null;
+    throw err;
+  }
+}
+
+/** The member's visit of organization `organizationId`; null when the user is not one of its members. */
+export async function memberVisit(
+  app: RouteApp,
+  deps: RouteDeps,
+  visit: UserVisit,
+  jwt: string,
+  organizationId: string,
+): Promise<MemberVisit | null> {
+  if (!isUuid(organizationId)) return null;
+  const em = deps.orm.em.fork();
+  const [membership, organization] = await Promise.all([
+    em.findOne(OrganizationMember, { organizationId, userId: visit.user.userId }),
+    em.findOne(Organization, { id: organizationId }),
+  ]);
+  if (!membership || !organization) return null;
+  const member = { kind: 'member' as const, userId: visit.user.userId, organizationId, role: membership.role };
+  return {
+    ...visit,
+    api: dashboardApi(app, jwt, member),
+    organization: { id: organization.id, name: organization.name, slug: organization.slug },
+    role: membership.role,
+  };
+}
+
+/** Without a session: to the sign-in page, which brings the user back here afterwards. */
+export function toSignIn(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const back = request.method === 'GET' ? request.url : dashboardPaths.home;
+  return clearSessionCookie(reply).redirect(`${dashboardPaths.signIn}?next=${encodeURIComponent(back)}`, 303);
+}
+
+/**
+ * What a page of an organization's section needs: the member's visit, or the reply already sent
+ * (sign-in for no session, 404 for an organization that is not the user's, 403 for a form without
+ * the session's anti-CSRF token).
+ */
+export async function sectionVisit(
+  app: RouteApp,
+  deps: RouteDeps,
+  request: FastifyRequest<{ Params: { organization_id: string }; Body?: unknown }>,
+  reply: FastifyReply,
+): Promise<MemberVisit | null> {
+  const visit = await userVisit(app, request);
+  if (!visit) {
+    await toSignIn(request, reply);
+    return null;
+  }
+  const jwt = request.cookies[SESSION_COOKIE]!;
+  if (request.method === 'POST' && !formTokenMatches(jwt, (request.body as { csrf?: unknown } | undefined)?.csrf)) {
+    await sendPage(reply, 403, refusedPage(visit));
+    return null;
+  }
+  const member = await memberVisit(app, deps, visit, jwt, request.params.organization_id);
+  if (!member) {
+    await sendPage(reply, 404, notFoundPage(visit));
+    return null;
+  }
+  return member;
+}
+
+/** A section's page in the frame of its organization. */
+export function sendSection(
+  reply: FastifyReply,
+  visit: MemberVisit,
+  section: Section,
+  page: Omit<DashboardFrame, 'locale' | 'user' | 'organization' | 'section' | 'csrf'>,
+  status = 200,
+): FastifyReply {
+  return sendPage(
+    reply,
+    status,
+    renderDashboardPage({
+      ...page,
+      locale: visit.locale,
+      user: visit.user,
+      organization: visit.organization,
+      section,
+      csrf: visit.csrf,
+    }),
+  );
+}
+
+/** The API's refusal as the page's alert: its title and detail, as the API wrote them. */
+export function refusalNotice(answer: ApiAnswer): Notice {
+  const body = (answer.body ?? {}) as { error?: unknown; detail?: unknown };
+  return {
+    kind: 'alert',
+    title: typeof body.error === 'string' ? body.error : `Refused (${answer.status})`,
+    detail: typeof body.detail === 'string' ? body.detail : null,
+  };
+}
+
+/** An answer the page cannot do without (a list it shows): an error page with the API's words otherwise. */
+export function expectOk(answer: ApiAnswer): void {
+  if (answer.status >= 400) throw new ApiError(answer.status, 'dashboard_read_failed', refusalNotice(answer).title);
+}
+
+/** `?done=` after a change (post, redirect, get): the status line it shows. */
+export const doneNotice = (done: string | undefined, messages: Record<string, string>): Notice | null =>
+  done && messages[done] ? { kind: 'status', title: messages[done] } : null;
+
+function refusedPage(visit: UserVisit): string {
+  return renderDashboardPage({
+    locale: visit.locale,
+    user: visit.user,
+    csrf: visit.csrf,
+    title: 'Refused',
+    notice: { kind: 'alert', title: 'This form was not sent from the dashboard.', detail: 'Nothing was changed.' },
+    children: null,
+  });
+}
+
+function notFoundPage(visit: UserVisit): string {
+  return renderDashboardPage({
+    locale: visit.locale,
+    user: visit.user,
+    csrf: visit.csrf,
+    title: 'Not found',
+    notice: { kind: 'alert', title: 'There is no such organization among yours.' },
+    children: null,
+  });
+}

@@ -1,0 +1,248 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { ApiAnswer } from '../api-client.ts';
+import type { Notice } from '../layout.ts';
+import type { Delivery, DeliveriesView } from '../webhook-deliveries.ts';
+import { editEndpointContent, endpointContent, rotateConfirmation } from '../webhook-endpoint.ts';
+import { endpointPath, webhooksPath, type EndpointValues } from '../webhooks.ts';
+import type { WebhookEndpoint } from '../webhooks.ts';
+import { html } from '../../render.ts';
+import { subscribableEventTypes } from '../../../api/schemas/webhooks.ts';
+import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
+import { csrfOnly, endpointBody, endpointForm, endpointParams, putSecret, takeSecret } from './webhook-forms.ts';
+
+const pageQuery = z.object({
+  done: z.string().max(20).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+const redeliverForm = z.object({ csrf: z.string().max(200).optional(), event_id: z.string().max(64).optional() });
+
+const TITLE = 'Webhook endpoint';
+const DONE = {
+  created: 'Endpoint added.',
+  updated: 'Changes saved.',
+  rotated: 'A new signing secret is made.',
+  pinged: 'Test event sent. Reload the page in a moment to see its delivery.',
+  redelivered: 'Redelivery queued: the event is sent again now. Reload the page in a moment to see the attempt.',
+};
+const DELIVERIES_PER_PAGE = 10;
+
+type Paginated<T> = { items: T[]; pagination: { max_page: number } };
+
+const endpointOf = (visit: MemberVisit, id: string) =>
+  visit.api.asMember<WebhookEndpoint>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}`);
+
+/** A page of the endpoint's deliveries, newest first, each read with its attempts; or the API's refusal. */
+async function deliveriesOf(
+  visit: MemberVisit,
+  endpointId: string,
+  page: number,
+): Promise<{ view: DeliveriesView } | { refusal: ApiAnswer }> {
+  const list = await visit.api.asMember<Paginated<Omit<Delivery, 'attempt_log'>>>(
+    'GET',
+    '/api/v1/webhook-deliveries/',
+    {
+      query: { endpoint_id: endpointId, page, limit: DELIVERIES_PER_PAGE },
+    },
+  );
+  if (list.status !== 200) return { refusal: list };
+  const details = await Promise.all(
+    list.body.items.map((d) => visit.api.asMember<Delivery>('GET', `/api/v1/webhook-deliveries/${d.id}`)),
+  );
+  const deliveries = list.body.items.map((d, i) =>
+    details[i]!.status === 200 ? details[i]!.body : { ...d, attempt_log: [] },
+  );
+  const base = { locale: visit.locale, organizationId: visit.organization.id, csrf: visit.csrf };
+  return { view: { ...base, endpointId, deliveries, page, maxPage: list.body.pagination.max_page } };
+}
+
+/** The endpoint's page: its record, the secret just made (if any), its deliveries. */
+async function endpointPage(
+  reply: FastifyReply,
+  visit: MemberVisit,
+  id: string,
+  extra: { page?: number; notice?: Notice | null; secret?: string },
+  status = 200,
+): Promise<FastifyReply> {
+  const endpoint = await endpointOf(visit, id);
+  if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
+  const deliveries = await deliveriesOf(visit, endpoint.body.id, extra.page ?? 1);
+  const refused = 'refusal' in deliveries;
+  return sendSection(
+    reply,
+    visit,
+    'webhooks',
+    {
+      title: TITLE,
+      notice: refused ? refusalNotice(deliveries.refusal) : (extra.notice ?? null),
+      children: endpointContent({
+        locale: visit.locale,
+        organizationId: visit.organization.id,
+        csrf: visit.csrf,
+        endpoint: endpoint.body,
+        secret: extra.secret,
+        deliveries: refused ? null : deliveries.view,
+      }),
+    },
+    refused ? deliveries.refusal.status : status,
+  );
+}
+
+/** An endpoint the API does not show (another organization's, deleted): its refusal, and the way back. */
+function missingEndpoint(reply: FastifyReply, visit: MemberVisit, answer: ApiAnswer): FastifyReply {
+  return sendSection(
+    reply,
+    visit,
+    'webhooks',
+    {
+      title: TITLE,
+      notice: refusalNotice(answer),
+      children: html`<p><a href=${webhooksPath(visit.organization.id)}>All endpoints</a></p>`,
+    },
+    answer.status,
+  );
+}
+
+/** The edit page, with the form's values after a refusal. */
+async function editPage(
+  reply: FastifyReply,
+  visit: MemberVisit,
+  id: string,
+  extra: { values?: EndpointValues; notice?: Notice },
+  status = 200,
+): Promise<FastifyReply> {
+  const endpoint = await endpointOf(visit, id);
+  if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
+  const organizationId = visit.organization.id;
+  return sendSection(
+    reply,
+    visit,
+    'webhooks',
+    {
+      title: 'Edit endpoint',
+      notice: extra.notice ?? null,
+      children: editEndpointContent({
+        organizationId,
+        csrf: visit.csrf,
+        endpoint: endpoint.body,
+        eventTypes: subscribableEventTypes,
+        values: extra.values,
+      }),
+    },
+    status,
+  );
+}
+
+/** One endpoint's pages: the endpoint with its deliveries, edit (PATCH), test event, redelivery, new secret. */
+export function webhookEndpointPageRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/webhooks/:id',
+    { schema: { hide: true, params: endpointParams, querystring: pageQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const secret = takeSecret(request, reply, visit.organization.id, id);
+      const notice = doneNotice(request.query.done, DONE);
+      return endpointPage(reply, visit, id, { page: request.query.page, notice, secret });
+    },
+  );
+
+  app.get(
+    '/dashboard/:organization_id/webhooks/:id/edit',
+    { schema: { hide: true, params: endpointParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      return editPage(reply, visit, request.params.id, {});
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/webhooks/:id/edit',
+    { schema: { hide: true, params: endpointParams, body: endpointForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const { body, values } = endpointBody(request.body);
+      const updated = await visit.api.asMember('PATCH', `/api/v1/webhooks/${encodeURIComponent(id)}`, { body });
+      if (updated.status !== 200)
+        return editPage(reply, visit, id, { values, notice: refusalNotice(updated) }, updated.status);
+      return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=updated`, 303);
+    },
+  );
+
+  actionRoutes(app, deps);
+}
+
+/** The posts of the endpoint's page: a test event, a redelivery, and a new secret behind its confirmation. */
+function actionRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.post(
+    '/dashboard/:organization_id/webhooks/:id/ping',
+    { schema: { hide: true, params: endpointParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const pinged = await visit.api.asMember('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/ping`);
+      if (pinged.status !== 202)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(pinged) }, pinged.status);
+      return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=pinged`, 303);
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/webhooks/:id/redeliver',
+    { schema: { hide: true, params: endpointParams, body: redeliverForm } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const queued = await visit.api.asMember('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/redeliver`, {
+        body: { event_id: request.body.event_id ?? '' },
+      });
+      if (queued.status !== 202)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(queued) }, queued.status);
+      return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=redelivered`, 303);
+    },
+  );
+
+  app.get(
+    '/dashboard/:organization_id/webhooks/:id/secret',
+    { schema: { hide: true, params: endpointParams } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const endpoint = await endpointOf(visit, request.params.id);
+      if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
+      return sendSection(reply, visit, 'webhooks', {
+        title: 'Rotate the signing secret?',
+        children: rotateConfirmation({
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          endpoint: endpoint.body,
+        }),
+      });
+    },
+  );
+
+  app.post(
+    '/dashboard/:organization_id/webhooks/:id/secret',
+    { schema: { hide: true, params: endpointParams, body: csrfOnly } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      const rotated = await visit.api.asMember<WebhookEndpoint & { secret: string }>(
+        'POST',
+        `/api/v1/webhooks/${encodeURIComponent(id)}/secret`,
+      );
+      if (rotated.status !== 200)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(rotated) }, rotated.status);
+      putSecret(reply, visit.organization.id, { endpoint_id: rotated.body.id, secret: rotated.body.secret });
+      return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=rotated`, 303);
+    },
+  );
+}

@@ -1,0 +1,38 @@
+import type { FastifyReply } from 'fastify';
+import type { GatewaySources } from '../api/browser-card-tokenizer.ts';
+
+/**
+ * The headers of every page: a strict CSP (our own script and stylesheet only, nothing inline), no
+ * caching (pages show payment state and carry secrets in their address), no referrer (the address
+ * holds the checkout's client secret), and framing only by the origin the merchant named. A checkout
+ * page that loads a gateway's card tokenizer adds exactly that gateway's origins (`gateway`).
+ */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  page: string,
+  options: { frameAncestors?: string | null; gateway?: GatewaySources | null } = {},
+): FastifyReply {
+  const frameAncestors = options.frameAncestors ?? "'none'";
+  const sources = (extra: string[] = []) => ["'self'", ...extra].join(' ');
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      [
+        "default-src 'none'",
+        `script-src ${sources(options.gateway?.scriptSrc)}`,
+        "style-src 'self'",
+        "img-src 'self' data:",
+        `connect-src ${sources(options.gateway?.connectSrc)}`,
+        "base-uri 'none'",
+        `frame-ancestors ${frameAncestors}`,
+      ].join('; '),
+    )
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('vary', 'accept-language, cookie')
+    .send(page);
+}

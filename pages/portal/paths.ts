@@ -1,0 +1,13 @@
+import { PORTAL } from '../../use-cases/portal-links.ts';
+
+export { PORTAL };
+
+/** The portal's addresses, in one place: the routes, the pages' links and forms (the session's link: use-cases/portal-links.ts). */
+export const portalPaths = {
+  overview: PORTAL,
+  subscription: (id: string) => `${PORTAL}/subscriptions/${id}`,
+  cancel: (id: string) => `${PORTAL}/subscriptions/${id}/cancel`,
+  uncancel: (id: string) => `${PORTAL}/subscriptions/${id}/uncancel`,
+  plan: (id: string) => `${PORTAL}/subscriptions/${id}/plan`,
+  billing: `${PORTAL}/billing`,
+};

@@ -1,0 +1,264 @@
+import formBody from '@fastify/formbody';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../../api/auth/credentials.ts';
+import { updateCustomer } from '../../api/customer-writes.ts';
+import { planOptions, previewPlanChange } from '../../api/plan-change-preview.ts';
+import {
+  changePortalSubscription,
+  customerUpdatesAllowed,
+  type PortalCustomerScope,
+  type PortalSubscriptionChange,
+} from '../../api/portal-subscription-changes.ts';
+import { ApiError } from '../../use-cases/errors.ts';
+import { pickLocale, type Locale } from '../locale.ts';
+import { sendPage } from '../page-headers.ts';
+import { billingForm, billingUpdateOf, renderBillingPage } from './billing.ts';
+import { renderExpiredPage, renderPortalNotFound, renderRefusedPage } from './layout.ts';
+import { messagesFor } from './messages.ts';
+import { renderOverviewPage } from './overview.ts';
+import { PORTAL, portalPaths } from './paths.ts';
+import { overviewData, portalCustomer, subscriptionData, type CustomerEntity } from './reads.ts';
+import { clearSessionCookie, csrfTokenMatches, csrfTokenOf, SESSION_COOKIE, setSessionCookie } from './session.ts';
+import { renderCancelPage, renderPlanPreviewPage, renderSubscriptionPage } from './subscription.ts';
+import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
+
+const entryQuery = z.object({ token: z.string().max(200).optional(), done: z.string().max(20).optional() });
+const doneQuery = z.object({ done: z.string().max(20).optional() });
+const subscriptionParams = z.object({ id: z.string().max(64) });
+const planQuery = z.object({ price_id: z.string().max(64).optional() });
+const csrfForm = z.object({ csrf: z.string().max(200).optional() });
+const planForm = csrfForm.extend({ price_id: z.string().max(64).optional() });
+
+/** A signed-in request: who, in which words, with the forms' anti-CSRF token. */
+interface Visit {
+  locale: Locale;
+  scope: PortalCustomerScope;
+  customer: CustomerEntity;
+  csrf: string;
+  em: EntityManager;
+}
+
+/**
+ * The customer portal's pages (README.md, Pages). The merchant's link (`/portal?token=svc_cst_…`)
+ * trades the customer session token for an HttpOnly cookie; every page then reads the customer's
+ * own records as the portal API does, and every form post makes its change through the code the
+ * portal API's routes call (api/portal-subscription-changes.ts, api/customer-writes.ts).
+ */
+export const portalPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  await app.register(formBody);
+  entryRoutes(app, deps);
+  subscriptionRoutes(app, deps);
+  changeRoutes(app, deps);
+  billingRoutes(app, deps);
+};
+
+/** The session of the request's cookie, checked as the API checks a bearer token; null when there is none. */
+async function visitOf(app: RouteApp, deps: RouteDeps, request: FastifyRequest): Promise<Visit | null> {
+  const locale = pickLocale(request.headers['accept-language']);
+  const token = request.cookies[SESSION_COOKIE];
+  if (!token) return null;
+  try {
+    const credential = await app.customerSession(token);
+    // The changes' events name the customer as their actor, as the portal API's do.
+    request.identifyActor?.(actorOf(credential));
+    const scope = { organizationId: credential.organizationId, customerId: credential.customerId };
+    const em = deps.orm.em.fork();
+    const customer = await portalCustomer(em, scope);
+    return customer ? { locale, scope, customer, csrf: csrfTokenOf(token), em } : null;
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 401) return null;
+    throw err;
+  }
+}
+
+const expired = (request: FastifyRequest, reply: FastifyReply) =>
+  sendPage(clearSessionCookie(reply), 401, renderExpiredPage(pickLocale(request.headers['accept-language'])));
+
+/** A form post's visit, when its anti-CSRF token is the session's; the reply is sent otherwise. */
+async function postVisit(
+  app: RouteApp,
+  deps: RouteDeps,
+  request: FastifyRequest<{ Body: { csrf?: string } | undefined }>,
+  reply: FastifyReply,
+): Promise<Visit | null> {
+  const visit = await visitOf(app, deps, request);
+  if (!visit) {
+    await expired(request, reply);
+    return null;
+  }
+  if (!csrfTokenMatches(request.cookies[SESSION_COOKIE]!, request.body?.csrf)) {
+    await sendPage(reply, 403, renderRefusedPage(visit.locale));
+    return null;
+  }
+  return visit;
+}
+
+/** A status message after a change, by the `done` of the address the change redirected to. */
+function doneNotice(locale: Locale, done: string | undefined) {
+  const title = done ? messagesFor(locale).done[done] : undefined;
+  return title ? { kind: 'status' as const, title } : null;
+}
+
+/** GET /portal: the merchant's link (then a 303 without the token), else the overview. */
+function entryRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(PORTAL, { schema: { hide: true, querystring: entryQuery } }, async (request, reply) => {
+    const { token, done } = request.query;
+    if (token !== undefined) {
+      try {
+        const credential = await app.customerSession(token);
+        // The token leaves the address bar (and the history) at once; the cookie carries it from now on.
+        return setSessionCookie(reply, token, credential.expiresAt)
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer')
+          .redirect(PORTAL, 303);
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode === 401) return expired(request, reply);
+        throw err;
+      }
+    }
+    const visit = await visitOf(app, deps, request);
+    if (!visit) return expired(request, reply);
+    const data = await overviewData(visit.em, visit.scope);
+    return sendPage(
+      reply,
+      200,
+      renderOverviewPage({
+        locale: visit.locale,
+        customer: visit.customer,
+        data,
+        notice: doneNotice(visit.locale, done),
+      }),
+    );
+  });
+}
+
+/** A subscription's page, and its cancellation's confirmation and plan change's preview (GETs: nothing changes). */
+function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    `${PORTAL}/subscriptions/:id`,
+    { schema: { hide: true, params: subscriptionParams, querystring: doneQuery } },
+    async (request, reply) => {
+      const visit = await visitOf(app, deps, request);
+      if (!visit) return expired(request, reply);
+      const notice = doneNotice(visit.locale, request.query.done);
+      return sendSubscriptionPage(reply, visit, request.params.id, 200, notice);
+    },
+  );
+
+  app.get(
+    `${PORTAL}/subscriptions/:id/cancel`,
+    { schema: { hide: true, params: subscriptionParams } },
+    async (request, reply) => {
+      const visit = await visitOf(app, deps, request);
+      if (!visit) return expired(request, reply);
+      const view = await subscriptionData(visit.em, visit.scope, request.params.id);
+      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+      return sendPage(reply, 200, renderCancelPage({ ...visit, view }));
+    },
+  );
+
+  app.get(
+    `${PORTAL}/subscriptions/:id/plan`,
+    { schema: { hide: true, params: subscriptionParams, querystring: planQuery } },
+    async (request, reply) => {
+      const visit = await visitOf(app, deps, request);
+      if (!visit) return expired(request, reply);
+      const { id } = request.params;
+      const view = await subscriptionData(visit.em, visit.scope, id);
+      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+      const priceId = request.query.price_id ?? '';
+      const preview = await previewPlanChange(visit.em, view.subscription, priceId, new Date());
+      if (!preview) return reply.redirect(portalPaths.subscription(id), 303);
+      return sendPage(reply, 200, renderPlanPreviewPage({ ...visit, view, preview }));
+    },
+  );
+}
+
+/** The subscription's page, with a notice after a change or a refusal (then with the refusal's status). */
+async function sendSubscriptionPage(
+  reply: FastifyReply,
+  visit: Visit,
+  id: string,
+  status: number,
+  notice: Parameters<typeof renderSubscriptionPage>[0]['notice'],
+) {
+  const view = await subscriptionData(visit.em, visit.scope, id);
+  if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+  const [canChange, options] = await Promise.all([
+    customerUpdatesAllowed(visit.em, visit.scope.organizationId),
+    planOptions(visit.em, view.subscription),
+  ]);
+  return sendPage(
+    reply,
+    status,
+    renderSubscriptionPage({ ...visit, view, charges: view.charges, canChange, options, notice }),
+  );
+}
+
+/** The form posts that change a subscription, each through the portal API's own change. */
+function changeRoutes(app: RouteApp, deps: RouteDeps): void {
+  const change = (
+    path: string,
+    done: string,
+    body: z.ZodType<{ csrf?: string; price_id?: string }>,
+    changeOf: (form: { price_id?: string }) => PortalSubscriptionChange | null,
+  ) =>
+    app.post(
+      `${PORTAL}/subscriptions/:id/${path}`,
+      { schema: { hide: true, params: subscriptionParams, body } },
+      async (request, reply) => {
+        const visit = await postVisit(app, deps, request, reply);
+        if (!visit) return reply;
+        const { id } = request.params;
+        const wanted = changeOf(request.body ?? {});
+        if (!wanted) return reply.redirect(portalPaths.subscription(id), 303);
+        try {
+          await changePortalSubscription(deps, visit.scope, id, wanted);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+          const t = messagesFor(visit.locale);
+          const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: err.detail ?? err.message };
+          return sendSubscriptionPage(reply, visit, id, err.statusCode, notice);
+        }
+        return reply.redirect(`${portalPaths.subscription(id)}?done=${done}`, 303);
+      },
+    );
+  change('cancel', 'canceled', csrfForm, () => ({ cancel_at_period_end: true }));
+  change('uncancel', 'uncanceled', csrfForm, () => ({ cancel_at_period_end: false }));
+  change('plan', 'plan', planForm, (form) => (form.price_id ? { price_id: form.price_id } : null));
+}
+
+/** The billing details: the form, and its post through the customer update the merchant's API makes. */
+function billingRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(portalPaths.billing, { schema: { hide: true, querystring: doneQuery } }, async (request, reply) => {
+    const visit = await visitOf(app, deps, request);
+    if (!visit) return expired(request, reply);
+    const notice = doneNotice(visit.locale, request.query.done);
+    return sendPage(reply, 200, renderBillingPage({ ...visit, notice }));
+  });
+
+  app.post(portalPaths.billing, { schema: { hide: true, body: billingForm } }, async (request, reply) => {
+    const visit = await postVisit(app, deps, request, reply);
+    if (!visit) return reply;
+    const form = request.body ?? {};
+    const t = messagesFor(visit.locale);
+    const refused = (invalid: ('billing_name' | 'billing_address' | 'tax_id')[]) =>
+      sendPage(
+        reply,
+        422,
+        renderBillingPage({ ...visit, values: form, invalid, notice: { kind: 'alert', title: t.invalid } }),
+      );
+    const update = billingUpdateOf(form);
+    if ('invalid' in update) return refused(update.invalid);
+    try {
+      await updateCustomer(deps.orm, visit.scope.organizationId, { id: visit.scope.customerId }, update.body);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invalid_tax_id') return refused(['tax_id']);
+      throw err;
+    }
+    return reply.redirect(`${portalPaths.billing}?done=billing`, 303);
+  });
+}
