@@ -929,26 +929,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/checkout/{checkout_link_id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Open a checkout link
-     * @description With Accept: application/json a new checkout is created and returned (201, the public checkout view). Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).
-     */
-    get: operations['openCheckoutLink'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/sales': {
     parameters: {
       query?: never;
@@ -1308,6 +1288,26 @@ export interface paths {
     put?: never;
     /** Create a price for an existing product (user JWT of an admin user) */
     post: operations['createPrice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/checkout/{checkout_link_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Open a checkout link
+     * @description With Accept: application/json a new checkout is created and returned (201, the public checkout view). Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).
+     */
+    get: operations['openCheckoutLink'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -13906,218 +13906,6 @@ export interface operations {
       };
     };
   };
-  openCheckoutLink: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        checkout_link_id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The checkout link page (text/html) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description Default Response */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            id: string;
-            /** @enum {string} */
-            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
-            amount: number;
-            currency: string;
-            subtotal_amount: number;
-            discount_amount: number;
-            quantity: number;
-            product: {
-              id: string;
-              name: string;
-              description: string | null;
-            };
-            price: {
-              id: string;
-              /** @enum {string} */
-              type: 'one_time' | 'recurring';
-              interval: string | null;
-              interval_count: number | null;
-              unit_amount: number;
-            };
-            customer_email: string | null;
-            customer_name: string | null;
-            success_url: string | null;
-            cancel_url: string | null;
-            /**
-             * @description ISO 8601 UTC
-             * @example 2025-01-31T12:00:00.000Z
-             */
-            expires_at: string;
-            allow_discount_codes: boolean;
-            require_billing_address: boolean;
-            is_business_customer: boolean;
-            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
-            trial_interval_count: number | null;
-            payment_method: string | null;
-            /** @description After confirmation: transaction_id, status, authorization_code, installments */
-            gateway_payment_data: {
-              [key: string]: unknown;
-            } | null;
-            decline_reason: string | null;
-            /** @description 1 to 12; 1 for recurring prices other than yearly */
-            max_installments: number;
-            no_fees_installments: boolean;
-            /** @description What the buyer pays in each number of installments, interest included (the same rule the gateway applies) */
-            installment_options: {
-              installments: number;
-              total: number;
-              installment_amount: number;
-            }[];
-            organization: {
-              name: string;
-              slug: string;
-              avatar_url: string | null;
-            };
-          };
-        };
-      };
-      /** @description Location: the browser's open checkout of this link */
-      303: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Invalid request: the request breaks this document (the detail names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Missing, invalid or expired credential */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description The credential lacks the scope or role this operation needs */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description No such record visible to this credential */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-          'text/html': string;
-        };
-      };
-      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Rate limit exceeded; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Internal server error (no detail is ever leaked) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Invalid request: the request breaks this document (the detail names the field) */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-    };
-  };
   listSales: {
     parameters: {
       query?: {
@@ -17786,6 +17574,218 @@ export interface operations {
       };
       /** @description Internal server error (no detail is ever leaked) */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  openCheckoutLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        checkout_link_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The checkout link page (text/html) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            amount: number;
+            currency: string;
+            subtotal_amount: number;
+            discount_amount: number;
+            quantity: number;
+            product: {
+              id: string;
+              name: string;
+              description: string | null;
+            };
+            price: {
+              id: string;
+              /** @enum {string} */
+              type: 'one_time' | 'recurring';
+              interval: string | null;
+              interval_count: number | null;
+              unit_amount: number;
+            };
+            customer_email: string | null;
+            customer_name: string | null;
+            success_url: string | null;
+            cancel_url: string | null;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            allow_discount_codes: boolean;
+            require_billing_address: boolean;
+            is_business_customer: boolean;
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description 1 to 12; 1 for recurring prices other than yearly */
+            max_installments: number;
+            no_fees_installments: boolean;
+            /** @description What the buyer pays in each number of installments, interest included (the same rule the gateway applies) */
+            installment_options: {
+              installments: number;
+              total: number;
+              installment_amount: number;
+            }[];
+            organization: {
+              name: string;
+              slug: string;
+              avatar_url: string | null;
+            };
+          };
+        };
+      };
+      /** @description Location: the browser's open checkout of this link */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      503: {
         headers: {
           [name: string]: unknown;
         };
