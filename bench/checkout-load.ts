@@ -14,17 +14,22 @@ export interface CheckoutBuyer {
   close: () => Promise<void>;
 }
 
-export async function checkoutBuyer(stack: Stack, connections: number): Promise<CheckoutBuyer> {
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections });
-  async function post(url: string, body: unknown, token?: string) {
-    const res = await request(stack.baseUrl + url, {
+/** A JSON POST to the stack's API (`path` after its base URL), with a bearer token when given. */
+export function apiPoster(stack: Stack, dispatcher: Agent) {
+  return async (path: string, body: unknown, token?: string) => {
+    const res = await request(stack.baseUrl + path, {
       method: 'POST',
       dispatcher,
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify(body),
     });
     return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
-  }
+  };
+}
+
+export async function checkoutBuyer(stack: Stack, connections: number): Promise<CheckoutBuyer> {
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections });
+  const post = apiPoster(stack, dispatcher);
 
   const { organizationId, oat } = stack.demo;
   const product = await post(

@@ -5,6 +5,7 @@ import { openOrm } from '../db/orm.ts';
 import { plainSql, type PlainSql } from '../db/plain-sql.ts';
 import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
+import { apiPoster } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot } from './harness.ts';
 import { startPgCounter, type StatementCounts } from './pg-counter.ts';
 import { insertDueSubscriptions, startSubscriptionWorkflows, waitForRenewals } from './renewal-storm.ts';
@@ -245,22 +246,14 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
   const phases: Phase[] = [];
   try {
     await client.schedule.getHandle(SWEEP_SCHEDULE_ID).pause('cost benchmark');
-    const post = async (url: string, body: unknown, token?: string) => {
-      const res = await request(url, {
-        method: 'POST',
-        dispatcher,
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
-    };
+    const post = apiPoster(stack, dispatcher);
     const { organizationId, oat } = stack.demo;
     const product = async (recurring: boolean) => {
       const price = recurring
         ? { currency: 'brl', unit_amount: 9_900, type: 'recurring', interval: 'month' }
         : { currency: 'brl', unit_amount: 19_900 };
       const res = await post(
-        `${stack.baseUrl}/api/v1/products/`,
+        `/api/v1/products/`,
         { organization_id: organizationId, name: recurring ? 'Cost club' : 'Cost course', prices: [price] },
         oat,
       );
@@ -271,25 +264,22 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
     let buyers = 0;
     const checkout = async (productId: string, extra: Record<string, unknown> = {}) => {
       const created = await post(
-        `${stack.baseUrl}/api/v1/checkouts/`,
+        `/api/v1/checkouts/`,
         { product_id: productId, customer_email: `cost-${Date.now()}-${buyers++}@example.com`, ...extra },
         oat,
       );
       if (created.status !== 201) throw new Error(`checkout: ${created.status} ${JSON.stringify(created.body)}`);
-      const confirmed = await post(
-        `${stack.baseUrl}/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`,
-        {
-          payment_method: 'credit_card',
-          card: {
-            number: '4111111111111111',
-            holder_name: 'COST',
-            expiration_month: '12',
-            expiration_year: '2031',
-            cvv: '123',
-            installments: 1,
-          },
+      const confirmed = await post(`/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
+        payment_method: 'credit_card',
+        card: {
+          number: '4111111111111111',
+          holder_name: 'COST',
+          expiration_month: '12',
+          expiration_year: '2031',
+          cvv: '123',
+          installments: 1,
         },
-      );
+      });
       if (confirmed.status !== 200 || confirmed.body.status !== 'succeeded')
         throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
     };

@@ -13,15 +13,12 @@ export async function insertFile(em: EntityManager, file: FileRecord): Promise<v
   await kyselyOf(em).insertInto('files').values(file).execute();
 }
 
-/** A file of the organization; another organization's is as absent as an unknown id. */
+/** The organization's file by id: another organization's is as absent as an unknown id. */
+const ownFile = (em: EntityManager, organizationId: string, id: string) =>
+  kyselyOf(em).selectFrom('files').selectAll().where('id', '=', id).where('organizationId', '=', organizationId);
+
 export async function findFile(em: EntityManager, organizationId: string, id: string): Promise<FileRecord | null> {
-  const row = await kyselyOf(em)
-    .selectFrom('files')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organizationId', '=', organizationId)
-    .executeTakeFirst();
-  return row ?? null;
+  return (await ownFile(em, organizationId, id).executeTakeFirst()) ?? null;
 }
 
 /** For the signed download route, whose signature already proves who may read the file. */
@@ -92,14 +89,7 @@ export async function filesByIds(em: EntityManager, ids: readonly string[]): Pro
  * `for key share`) either commits first and is seen by the caller, or waits and then finds it gone.
  */
 export async function lockFile(tx: EntityManager, organizationId: string, id: string): Promise<FileRecord | null> {
-  const row = await kyselyOf(tx)
-    .selectFrom('files')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organizationId', '=', organizationId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row ?? null;
+  return (await ownFile(tx, organizationId, id).forUpdate().executeTakeFirst()) ?? null;
 }
 
 export async function removeFile(tx: EntityManager, id: string): Promise<void> {
