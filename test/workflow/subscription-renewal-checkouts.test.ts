@@ -8,7 +8,7 @@ import {
   stateOf,
   useSubscriptionWorkflows,
 } from '../helpers/subscription-workflows.ts';
-import { checkoutPaidSignal } from '../../contracts/subscription.ts';
+import { checkoutPaidUpdate } from '../../contracts/subscription.ts';
 
 /**
  * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the
@@ -37,15 +37,13 @@ describe('renewal checkouts opened by the subscription workflow', () => {
       // Open until the last dunning day (7 days after the period's end), to the minute.
       const deadline = addMonth(s.anchor).getTime() + 7 * DAY;
       expect(Math.abs(new Date(checkout!.expires_at).getTime() - deadline)).toBeLessThan(2 * 60_000);
-      // The buyer pays it: the checkout's workflow tells the subscription's, which records the period.
+      // The buyer pays it: the checkout's workflow puts the sale to the subscription's, which records
+      // the period and answers (an Update keyed by the checkout, as activities/subscription-sale-update.ts sends it).
       const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
       const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
-      await handle.signal(checkoutPaidSignal, {
-        checkoutId: paying.id,
-        payment: null,
-        cardTokenId: null,
-        periodStart: paidAt,
-      });
+      const notice = { checkoutId: paying.id, payment: null, cardTokenId: null, periodStart: paidAt };
+      const verdict = await handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: paying.id });
+      expect(verdict).toEqual({ accepted: true });
       await kit.env.sleep(DAY);
       await recordHistory(
         kit.env.client,
