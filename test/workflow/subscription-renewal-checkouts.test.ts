@@ -68,6 +68,26 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     expect(await renewalCheckouts(s.id)).toHaveLength(1);
   }, 60_000);
 
+  it('a sale put again (a retried activity, the same Update id) is recorded once, with the same answer', async () => {
+    const s = await subscription(APPROVE, { noCard: true });
+    const state = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
+      const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
+      const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
+      const notice = { checkoutId: paying.id, payment: null, cardTokenId: null, periodStart: paidAt };
+      const put = () => handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: paying.id });
+      // Twice at once (one Update for the server), then again once the run has moved on to its next.
+      expect(await Promise.all([put(), put()])).toEqual([{ accepted: true }, { accepted: true }]);
+      expect(await put()).toEqual({ accepted: true });
+      return stateOf(handle);
+    });
+    expect(state).toMatchObject({ status: 'active', periodNumber: 2 });
+    const timeline = await sql('select period_number, outcome from subscription_charges where subscription_id = ?', [
+      s.id,
+    ]);
+    expect(timeline).toEqual([{ period_number: 2, outcome: 'succeeded' }]);
+  }, 60_000);
+
   it('no card, unpaid by the deadline: unpaid, and no second checkout for the period', async () => {
     const s = await subscription(APPROVE, { noCard: true });
     const status = await run(s.id, async (handle) => {
