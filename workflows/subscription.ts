@@ -15,8 +15,8 @@ import { SubscriptionRun } from './subscription-run.ts';
  * Updates; a revocation stops every pending charge at once, and a charge that raced it is refunded.
  * It is its subscription's only writer: a paid renewal or upgrade checkout puts its sale to it (the
  * checkoutPaid Update), and it records the sale's moves between its own steps, one at a time, the
- * Update returning its verdict. The steps are
- * SubscriptionRun's (workflows/subscription-run.ts) and each half's.
+ * Update returning its verdict. The steps are SubscriptionRun's (workflows/subscription-run.ts) and
+ * each half's.
  */
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionStatus> {
   // Its own steps (renewals, dunning, the end) are the system's; a merchant's or customer's change, theirs.
