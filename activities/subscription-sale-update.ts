@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   checkoutPaidUpdate,
@@ -18,13 +18,15 @@ export function createSubscriptionSaleUpdateActivities(deps: { temporal?: Client
   return {
     async putSaleToSubscription(input: CheckoutPaidNotice & { subscriptionId: string }): Promise<CheckoutSaleVerdict> {
       const { subscriptionId, ...notice } = input;
+      const { temporal } = deps;
       // Retried (not refused): a worker that has no client leaves the sale to one that has.
-      if (!deps.temporal)
-        throw ApplicationFailure.retryable('This worker cannot reach subscriptions', 'NoTemporalClient');
+      if (!temporal) throw ApplicationFailure.retryable('This worker cannot reach subscriptions', 'NoTemporalClient');
+      const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
       try {
-        return await deps.temporal.workflow
-          .getHandle(subscriptionWorkflowId(subscriptionId))
-          .executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: notice.checkoutId });
+        // The call (a long poll for the Update's outcome) ends with the attempt; the retry asks again.
+        return await temporal.withAbortSignal(Context.current().cancellationSignal, () =>
+          handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: notice.checkoutId }),
+        );
       } catch (err) {
         // Its workflow has ended (or never ran): nothing records the sale, whose capture goes back.
         if (err instanceof WorkflowNotFoundError) {
