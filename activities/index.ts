@@ -15,6 +15,7 @@ import { createRefundActivities } from './refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
+import { createSubscriptionSaleUpdateActivities } from './subscription-sale-update.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
 import { createSweepActivities } from './sweeps.ts';
 import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
+    ...createSubscriptionSaleUpdateActivities(deps),
     ...createInvoiceActivities(deps),
     ...createGatewayRenewalActivities(deps),
     ...createSubscriptionChangeActivities(deps),

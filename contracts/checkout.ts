@@ -12,7 +12,7 @@ import {
 } from '../domain/checkout.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import type { BuyerInput } from './gateway-records.ts';
-import type { CheckoutSaleVerdict } from './subscription.ts';
+import type { CheckoutPaidNotice, CheckoutSaleVerdict } from './subscription.ts';
 
 /**
  * What the checkout workflow (workflows/checkout.ts) is called by and calls: its id, input and state,
@@ -57,8 +57,6 @@ export type CheckoutWorkflow = (input: CheckoutWorkflowInput) => Promise<{ statu
 export const confirmCheckoutUpdate = defineUpdate<ConfirmCheckoutResult, [ConfirmCheckoutInput]>('confirmCheckout');
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
-/** The subscription's workflow answers a renewal or upgrade checkout's sale (contracts/subscription.ts). */
-export const subscriptionSaleVerdictSignal = defineSignal<[CheckoutSaleVerdict]>('subscriptionSaleVerdict');
 
 export const CONFIRMATION_REFUSALS = [CHECKOUT_NOT_OPEN, CONFIRMATION_INVALID, DISCOUNT_REJECTED];
 /** Integrity failures of the recording: permanent, so the capture is given back instead of retried. */
@@ -171,6 +169,8 @@ export interface CheckoutActivities {
     startDate: string;
   }): Promise<string | null>;
   recordSale(input: RecordSaleInput): Promise<RecordedSale>;
+  /** A renewal's or upgrade's sale put to its subscription's workflow (checkoutPaidUpdate): its verdict. */
+  putSaleToSubscription(input: CheckoutPaidNotice & { subscriptionId: string }): Promise<CheckoutSaleVerdict>;
   paymentInFlight(checkoutId: string): Promise<ConfirmCheckoutInput | null>;
   issuedPendingPayment(checkoutId: string): Promise<IssuedPendingPayment | null>;
 }

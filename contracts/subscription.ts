@@ -66,11 +66,12 @@ export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata
 );
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
 /**
- * A renewal or upgrade checkout was paid (workflows/checkout-run.ts): the subscription's workflow, its
- * only writer, records what the sale moves, or refuses it (the period is paid, the subscription
- * ended), and answers the checkout's workflow with `subscriptionSaleVerdictSignal`.
+ * A renewal or upgrade checkout was paid (workflows/checkout-run.ts, through the activity of
+ * activities/subscription-sale-update.ts; the Update's id is the checkout's): the subscription's
+ * workflow, its only writer, records what the sale moves between its own steps, or refuses it (the
+ * period is paid, the subscription ended), and answers with the verdict.
  */
-export const checkoutPaidSignal = defineSignal<[CheckoutPaidNotice]>('checkoutPaid');
+export const checkoutPaidUpdate = defineUpdate<CheckoutSaleVerdict, [CheckoutPaidNotice]>('checkoutPaid');
 
 export interface CheckoutPaidNotice {
   checkoutId: string;

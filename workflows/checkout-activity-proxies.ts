@@ -65,6 +65,16 @@ export const untilAnswered = proxyActivities<CheckoutActivities>({
   },
 });
 
+/**
+ * A renewal's or upgrade's sale put to its subscription's workflow: the activity waits on an Update the
+ * subscription answers once its run has recorded the sale between its own steps. Retried until it
+ * answers: the Update's id is the checkout's, so a retry waits on the same Update.
+ */
+export const subscriptionSales = proxyActivities<CheckoutActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
 /** Grace after a pix/boleto deadline before we ask the gateway, so its clock has passed it too. */
 export const DEADLINE_SLACK_MS = 2_000;
 /**

@@ -16,7 +16,6 @@ import {
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
-import type { CheckoutSaleVerdict } from '../contracts/subscription.ts';
 import {
   DEADLINE_SLACK_MS,
   isFailure,
@@ -67,8 +66,6 @@ export class CheckoutRun {
   /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
   readonly doubtful: Attempt[] = [];
   recordedPaymentId: string | null = null;
-  /** The subscription's answer to this checkout's renewal or upgrade sale (subscriptionSaleVerdictSignal). */
-  verdict: CheckoutSaleVerdict | null = null;
 
   private readonly input: CheckoutWorkflowInput;
 
@@ -213,13 +210,12 @@ export class CheckoutRun {
     const moves = a.prepared.renewal ?? a.prepared.upgrade;
     if (moves) {
       // The subscription's workflow, its only writer, records what the sale moves first (or refuses it).
-      const notice = { checkoutId: this.checkoutId, payment, cardTokenId: a.request.card?.id ?? null };
-      this.verdict = null;
-      const verdict = await askSubscription(
-        moves.subscriptionId,
-        { ...notice, periodStart: paidAt.toISOString() },
-        () => this.verdict,
-      );
+      const verdict = await askSubscription(moves.subscriptionId, {
+        checkoutId: this.checkoutId,
+        payment,
+        cardTokenId: a.request.card?.id ?? null,
+        periodStart: paidAt.toISOString(),
+      });
       if (!verdict.accepted) return this.giveBack(a, payment);
     }
     const gatewaySubscriptionId =

@@ -1,17 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { condition, getExternalWorkflowHandle, startChild, workflowInfo } from '@temporalio/workflow';
+import { startChild, workflowInfo } from '@temporalio/workflow';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { isoDate } from '../domain/periods.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
-import {
-  checkoutPaidSignal,
-  type CheckoutPaidNotice,
-  type CheckoutSaleVerdict,
-  type SubscriptionWorkflow,
-} from '../contracts/subscription.ts';
-import { isFailure, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
+import type { CheckoutPaidNotice, CheckoutSaleVerdict, SubscriptionWorkflow } from '../contracts/subscription.ts';
+import { isFailure, subscriptionSales, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
 
 /**
  * What a checkout's sale does to subscriptions: the gateway's subscription of a gateway-billed price,
@@ -43,22 +38,12 @@ export async function gatewaySubscription(
 }
 
 /**
- * Tells the subscription's workflow of a paid renewal or upgrade checkout and waits for its answer
- * (`verdict`, set by the checkout's subscriptionSaleVerdict handler): recorded, or refused (the period
- * is paid, the subscription ended). A subscription with no running workflow has ended.
+ * Puts a paid renewal or upgrade checkout's sale to the subscription's workflow and returns its
+ * verdict: recorded, or refused (the period is paid, the subscription ended or has no running
+ * workflow). One Update, sent by an activity (activities/subscription-sale-update.ts).
  */
-export async function askSubscription(
-  subscriptionId: string,
-  notice: CheckoutPaidNotice,
-  verdict: () => CheckoutSaleVerdict | null,
-): Promise<CheckoutSaleVerdict> {
-  try {
-    await getExternalWorkflowHandle(subscriptionWorkflowId(subscriptionId)).signal(checkoutPaidSignal, notice);
-  } catch {
-    return { accepted: false, reason: 'the subscription has no running workflow' };
-  }
-  await condition(() => verdict() !== null);
-  return verdict()!;
+export function askSubscription(subscriptionId: string, notice: CheckoutPaidNotice): Promise<CheckoutSaleVerdict> {
+  return subscriptionSales.putSaleToSubscription({ ...notice, subscriptionId });
 }
 
 /**

@@ -12,7 +12,6 @@ import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
   paymentUpdatedSignal,
-  subscriptionSaleVerdictSignal,
   type CheckoutWorkflowInput,
 } from '../contracts/checkout.ts';
 import { records } from './checkout-activity-proxies.ts';
@@ -109,19 +108,13 @@ function allowed(run: CheckoutRun, request: { paymentMethod: ConfirmPaymentMetho
   );
 }
 
-/**
- * The checkout's query, the gateway's notices and the subscription's answer to a renewal or upgrade
- * sale (signals), and the buyer's confirmation (Update).
- */
+/** The checkout's query, the gateway's notices (signal) and the buyer's confirmation (Update). */
 function listen(run: CheckoutRun): void {
   const { state, notices } = run;
   setHandler(checkoutStateQuery, () => ({ ...state }));
   setHandler(paymentUpdatedSignal, (notice) => {
     if (!notices.includes(notice.transactionId)) notices.push(notice.transactionId);
     if (notices.length > 20) notices.shift();
-  });
-  setHandler(subscriptionSaleVerdictSignal, (verdict) => {
-    run.verdict = verdict;
   });
   setHandler(
     confirmCheckoutUpdate,

@@ -63,6 +63,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
       flagMissing(false);
       await condition(() => flags.changing === 0);
       if (run.ended()) return;
+      await run.untilHandlersDone(); // a checkout's sale is refused at once here: none waits
       await continueAsNew<SubscriptionWorkflow>({ subscriptionId, state });
     }
     if (found.state === 'failed' && found.payment!.id !== state.lastGatewayCharge) {

@@ -5,31 +5,36 @@ import {
   changeMetadataUpdate,
   changePriceUpdate,
   changeSubscriptionUpdate,
-  checkoutPaidSignal,
+  checkoutPaidUpdate,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
   subscriptionStateQuery,
   type SubscriptionRecord,
 } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
-import type { SubscriptionRun } from './subscription-run.ts';
+import type { SaleInTurn, SubscriptionRun } from './subscription-run.ts';
 
 export const GATEWAY_BILLED = 'the gateway bills this subscription';
+export const SUBSCRIPTION_HAS_ENDED = 'the subscription has ended';
 
 /**
- * What a subscription's workflow hears: its state query, the signals (a paid checkout, the gateway's
- * notice) and the merchant's Updates. Set before the run reads its
- * state, so an Update that comes with the start is not refused; each writing Update counts in
- * `changing` (no continue-as-new meanwhile) and runs its step one at a time with the renewals.
+ * What a subscription's workflow hears: its state query, the gateway's notice (signal), a paid
+ * checkout's sale and the merchant's changes (Updates). Set before the run reads its state, so an
+ * Update that comes with the start is not refused; each merchant's Update counts in `changing` (no
+ * continue-as-new meanwhile) and runs its step one at a time with the renewals.
  */
 export function listen(run: SubscriptionRun): void {
   const { flags } = run;
   setHandler(subscriptionStateQuery, () => ({ ...run.state }));
-  setHandler(checkoutPaidSignal, (notice) => {
+  setHandler(checkoutPaidUpdate, async (notice) => {
     // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
-    if (run.ready && run.state.billing === 'gateway')
-      void run.answer(notice, { accepted: false, reason: GATEWAY_BILLED });
-    else run.sales.push(notice); // synchronously: a run never moves on with a sale it has not seen
+    if (run.ready && run.state.billing === 'gateway') return { accepted: false, reason: GATEWAY_BILLED };
+    if (run.closed) return { accepted: false, reason: SUBSCRIPTION_HAS_ENDED };
+    const sale: SaleInTurn = { notice, verdict: null };
+    run.sales.push(sale); // synchronously: a run never moves on with a sale it has not seen
+    // Answered by the run's loop once recorded between its own steps (or refused when it ends).
+    await condition(() => sale.verdict !== null);
+    return sale.verdict!;
   });
   setHandler(gatewayInvoiceSignal, () => {
     flags.noticed = flags.woken = true;

@@ -10,12 +10,13 @@ import {
 import { deadlineTry, pastScheduleTry } from '../domain/subscriptions.ts';
 import type { RenewalOutcome, SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
+import { SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
 
 /**
  * Manual billing (`recurrence_billing: manual`): this workflow renews. At each period's end it charges
  * the saved card (or, with none, opens the renewal checkout), retries a refusal on the organization's
- * dunning schedule, and records the paid renewal and upgrade checkouts it is told of between its own
+ * dunning schedule, and records the paid renewal and upgrade checkouts put to it between its own
  * steps. One run per period: the history stays short however long the subscription lives. Returns
  * when the subscription ends. The loop is the state machine of domain/manual-renewals.ts: it asks
  * what comes next, does it, and moves on to the state the step leads to.
@@ -72,11 +73,13 @@ function factsOf(run: SubscriptionRun): ManualRenewalFacts {
 }
 
 /**
- * The subscription entered its next period: the run continues as new, unless it ended or a checkout's
- * sale came meanwhile (recorded, or refused, first). Called once the Updates under way are done.
+ * The subscription entered its next period: the run continues as new once the Updates under way have
+ * returned, unless it ended or a checkout's sale came meanwhile (recorded, or refused, first).
  */
 async function moveOn(run: SubscriptionRun): Promise<void> {
-  if (run.ended() || run.sales.length > 0) return;
+  if (run.ended()) return;
+  await run.untilHandlersDone();
+  if (run.sales.length > 0) return;
   await continueAsNew<SubscriptionWorkflow>({ subscriptionId: run.subscriptionId, state: run.state });
 }
 
@@ -101,8 +104,8 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
 
 /**
  * Manual billing with no card to charge (pix, boleto): at the period's end the renewal checkout is
- * opened for the customer and the subscription is past due; paid (checkoutPaid) it moves on, and at
- * the deadline (the last dunning day) unpaid, dunning is over.
+ * opened for the customer and the subscription is past due; paid (the checkoutPaid Update) it moves
+ * on, and at the deadline (the last dunning day) unpaid, dunning is over.
  */
 async function unpaidWithoutCard(run: SubscriptionRun): Promise<void> {
   const { state } = run;
@@ -126,18 +129,22 @@ async function recordSales(run: SubscriptionRun): Promise<boolean> {
   const { sales } = run;
   let moved = false;
   while (sales.length > 0) {
-    const notice = sales.shift()!;
+    const sale = sales.shift()!;
     const recorded = run.ended()
-      ? { refused: 'the subscription has ended' }
-      : await records.recordCheckoutSale({ ...notice, subscriptionId: run.subscriptionId, at: run.clock.nowIso() });
+      ? { refused: SUBSCRIPTION_HAS_ENDED }
+      : await records.recordCheckoutSale({
+          ...sale.notice,
+          subscriptionId: run.subscriptionId,
+          at: run.clock.nowIso(),
+        });
     if (recorded.refused !== undefined) {
-      await run.answer(notice, { accepted: false, reason: recorded.refused });
+      run.answer(sale, { accepted: false, reason: recorded.refused });
       continue;
     }
     run.state.status = recorded.status;
     run.movedTo(recorded);
     moved = true;
-    await run.answer(notice, { accepted: true });
+    run.answer(sale, { accepted: true });
   }
   return moved;
 }

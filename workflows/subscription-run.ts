@@ -1,7 +1,8 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
-  getExternalWorkflowHandle,
+  condition,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
@@ -11,7 +12,6 @@ import {
   subscriptionHasEnded,
   tryAfterRefusal,
 } from '../domain/subscriptions.ts';
-import { checkoutWorkflowId, subscriptionSaleVerdictSignal } from '../contracts/checkout.ts';
 import {
   type CheckoutPaidNotice,
   type CheckoutSaleVerdict,
@@ -43,8 +43,10 @@ export class SubscriptionRun {
   readonly flags = { noticed: false, woken: false, changing: 0 };
   /** The subscription's time, the only one its steps ask for (its sandbox test clock's, if moved). */
   readonly clock = new SubscriptionClock(() => this.state);
-  /** Paid renewal and upgrade checkouts, recorded between the renewals, one at a time. */
-  readonly sales: CheckoutPaidNotice[] = [];
+  /** Paid renewal and upgrade checkouts (checkoutPaidUpdate), recorded between the renewals, one at a time. */
+  readonly sales: SaleInTurn[] = [];
+  /** The run's life is over: a sale that comes now is refused at once. */
+  closed = false;
   private lastStep: Promise<unknown> = Promise.resolve();
 
   constructor(input: SubscriptionWorkflowInput) {
@@ -162,17 +164,29 @@ export class SubscriptionRun {
     this.state.status = closed.status;
   }
 
-  /** Tells a checkout's workflow what became of its sale (it gives the capture back when refused). */
-  async answer(notice: CheckoutPaidNotice, verdict: CheckoutSaleVerdict): Promise<void> {
-    await getExternalWorkflowHandle(checkoutWorkflowId(notice.checkoutId))
-      .signal(subscriptionSaleVerdictSignal, verdict)
-      .catch(() => undefined); // no checkout workflow waits (a test, or one an operator ended): nothing to tell
+  /** Answers a checkout's sale (its Update returns the verdict; a refused one gives its capture back). */
+  answer(sale: SaleInTurn, verdict: CheckoutSaleVerdict): void {
+    sale.verdict = verdict;
   }
 
-  /** Refuses every checkout sale still queued (the subscription ended, or the gateway bills it). */
-  async refuseSales(reason: string): Promise<void> {
-    while (this.sales.length > 0) await this.answer(this.sales.shift()!, { accepted: false, reason });
+  /** Refuses every checkout sale still waiting (the subscription ended, or the gateway bills it). */
+  refuseSales(reason: string): void {
+    for (const sale of this.sales.splice(0)) this.answer(sale, { accepted: false, reason });
   }
+
+  /**
+   * Waits for the Updates under way to return before the run continues as new or ends (their answers
+   * would be lost with it), or for a sale that comes meanwhile, which its run records first.
+   */
+  async untilHandlersDone(): Promise<void> {
+    await condition(() => this.sales.length > 0 || allHandlersFinished());
+  }
+}
+
+/** A paid checkout's sale waiting for its turn; `verdict` is set once it is recorded or refused. */
+export interface SaleInTurn {
+  notice: CheckoutPaidNotice;
+  verdict: CheckoutSaleVerdict | null;
 }
 
 /** A run's state read from the subscription (a run started without carried state: its first). */

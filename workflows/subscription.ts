@@ -1,8 +1,8 @@
-import { condition } from '@temporalio/workflow';
+import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { SubscriptionStatus } from '../domain/subscriptions.ts';
 import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
-import { GATEWAY_BILLED, listen } from './subscription-handlers.ts';
+import { GATEWAY_BILLED, listen, SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
 import { asSystem } from './actor-interceptors.ts';
@@ -13,9 +13,10 @@ import { SubscriptionRun } from './subscription-run.ts';
  * the saved card, or the gateway's recurrence does), retries a refused renewal on the organization's
  * dunning schedule, and ends when canceled at period end or revoked. Merchant changes arrive as
  * Updates; a revocation stops every pending charge at once, and a charge that raced it is refunded.
- * It is its subscription's only writer: a paid renewal or upgrade checkout tells it (checkoutPaid),
- * and it records the sale's moves between its own steps, one at a time. The steps are
- * SubscriptionRun's (workflows/subscription-run.ts) and each half's.
+ * It is its subscription's only writer: a paid renewal or upgrade checkout puts its sale to it (the
+ * checkoutPaid Update), and it records the sale's moves between its own steps, one at a time, the
+ * Update returning its verdict. The steps are SubscriptionRun's (workflows/subscription-run.ts) and
+ * each half's.
  */
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionStatus> {
   // Its own steps (renewals, dunning, the end) are the system's; a merchant's or customer's change, theirs.
@@ -28,7 +29,7 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
   await run.load(input.state !== undefined);
 
   if (run.state.billing === 'gateway') {
-    await run.refuseSales(GATEWAY_BILLED);
+    run.refuseSales(GATEWAY_BILLED);
     await gatewayBilledPeriods(run);
     if (run.state.status === 'canceled') await stopGatewayRecurrence(run);
   } else {
@@ -39,6 +40,8 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
   if (run.state.billing === 'manual' && run.state.status === 'canceled') {
     await voidPendingInvoices(input.subscriptionId);
   }
-  await run.refuseSales('the subscription has ended');
+  run.closed = true;
+  run.refuseSales(SUBSCRIPTION_HAS_ENDED);
+  await condition(allHandlersFinished);
   return run.state.status;
 }

@@ -8,7 +8,7 @@ import {
   stateOf,
   useSubscriptionWorkflows,
 } from '../helpers/subscription-workflows.ts';
-import { checkoutPaidSignal } from '../../contracts/subscription.ts';
+import { checkoutPaidUpdate } from '../../contracts/subscription.ts';
 
 /**
  * Manual renewals with no card to charge (pix, boleto) or a refused card: at the period's end the
@@ -37,15 +37,13 @@ describe('renewal checkouts opened by the subscription workflow', () => {
       // Open until the last dunning day (7 days after the period's end), to the minute.
       const deadline = addMonth(s.anchor).getTime() + 7 * DAY;
       expect(Math.abs(new Date(checkout!.expires_at).getTime() - deadline)).toBeLessThan(2 * 60_000);
-      // The buyer pays it: the checkout's workflow tells the subscription's, which records the period.
+      // The buyer pays it: the checkout's workflow puts the sale to the subscription's, which records
+      // the period and answers (an Update keyed by the checkout, as activities/subscription-sale-update.ts sends it).
       const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
       const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
-      await handle.signal(checkoutPaidSignal, {
-        checkoutId: paying.id,
-        payment: null,
-        cardTokenId: null,
-        periodStart: paidAt,
-      });
+      const notice = { checkoutId: paying.id, payment: null, cardTokenId: null, periodStart: paidAt };
+      const verdict = await handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: paying.id });
+      expect(verdict).toEqual({ accepted: true });
       await kit.env.sleep(DAY);
       await recordHistory(
         kit.env.client,
@@ -68,6 +66,26 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     expect(timeline).toEqual([{ period_number: 2, outcome: 'succeeded', renewal_period: 2 }]);
     expect(await captured(s.id)).toEqual([]); // nothing is ever charged without a card
     expect(await renewalCheckouts(s.id)).toHaveLength(1);
+  }, 60_000);
+
+  it('a sale put again (a retried activity, the same Update id) is recorded once, with the same answer', async () => {
+    const s = await subscription(APPROVE, { noCard: true });
+    const state = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
+      const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
+      const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
+      const notice = { checkoutId: paying.id, payment: null, cardTokenId: null, periodStart: paidAt };
+      const put = () => handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: paying.id });
+      // Twice at once (one Update for the server), then again once the run has moved on to its next.
+      expect(await Promise.all([put(), put()])).toEqual([{ accepted: true }, { accepted: true }]);
+      expect(await put()).toEqual({ accepted: true });
+      return stateOf(handle);
+    });
+    expect(state).toMatchObject({ status: 'active', periodNumber: 2 });
+    const timeline = await sql('select period_number, outcome from subscription_charges where subscription_id = ?', [
+      s.id,
+    ]);
+    expect(timeline).toEqual([{ period_number: 2, outcome: 'succeeded' }]);
   }, 60_000);
 
   it('no card, unpaid by the deadline: unpaid, and no second checkout for the period', async () => {
