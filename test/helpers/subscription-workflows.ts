@@ -7,7 +7,7 @@ import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { isoDate } from '../../domain/periods.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { SEARCH_ATTRIBUTES } from '../../scripts/temporal-cli.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { workflowsPath } from '../../worker/worker.ts';

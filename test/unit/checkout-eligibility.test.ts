@@ -2,7 +2,7 @@ import { offersRecurringBilling, offersSandboxRecurringBilling } from '../../gat
 import { HttpGateway } from '../../gateway/http-adapter.ts';
 import { MercadoPagoGateway } from '../../gateway/mercadopago-adapter.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { describe, expect, it } from '@jest/globals';
 import {
   checkoutExpiresAt,
