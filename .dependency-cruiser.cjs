@@ -86,11 +86,11 @@ module.exports = {
     {
       name: 'simulator-outside-the-engine',
       comment:
-        "The simulated gateway stands for an external one: it uses the gateway's port and protocol (gateway/), " +
-        "domain/ and config/, never the engine's database code, use cases, activities, workflows or API.",
+        "The simulated gateway stands for an external one: of the engine it uses the gateway's port and protocol " +
+        '(gateway/), domain/ and config/ only, never the database code, use cases, activities, workflows or API.',
       severity: 'error',
       from: { path: '^packages/' },
-      to: { path: '^(db|api|pages|use-cases|activities|workflows|temporal|worker|mailer|storage)/' },
+      to: { path: `^(${ALL.join('|')})/`, pathNot: '^(gateway|domain|config)/' },
     },
     {
       name: 'no-temporal-client-in-domain',
