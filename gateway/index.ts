@@ -16,7 +16,9 @@ async function simulatorPackage(): Promise<{
   try {
     return await import('@billing/simulated-gateway');
   } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    // Only the package itself missing (not a module it imports) is the production install's case.
+    const { code, message } = err as { code?: string; message?: string };
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !message?.includes("'@billing/simulated-gateway'")) throw err;
     throw new Error(
       'GATEWAY=simulator needs @billing/simulated-gateway, a development package this install does not have (the production ' +
         'image leaves it out): set GATEWAY=http or GATEWAY=mercadopago',

@@ -38,6 +38,16 @@ function assertNoSimulator(dir: string): void {
   }
 }
 
+/** GATEWAY=simulator, which the production install cannot serve, is refused with a message that says what to set. */
+async function assertSimulatorRefused(dir: string, databaseUrl: string): Promise<void> {
+  const env = { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, GATEWAY: 'simulator' };
+  const result = await run(process.execPath, ['db/migrate.ts'], { cwd: dir, env, timeoutMs: START_TIMEOUT_MS });
+  if (result.code === 0 || !result.output.includes('GATEWAY=simulator needs @billing/simulated-gateway')) {
+    throw new Error(`GATEWAY=simulator was not refused (${result.code}):\n${result.output}`);
+  }
+  console.log('GATEWAY=simulator: refused');
+}
+
 /** The standalone simulated gateway, from this repository (not the production folder), on a free port. */
 async function startSimulatedGateway(databaseUrl: string, port: number, children: ChildProcess[]): Promise<void> {
   const env = {
@@ -154,6 +164,7 @@ async function main(): Promise<void> {
     assertNoSimulator(dir);
     temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, ui: false });
     await startStack(dir, databaseUrl, temporal, children);
+    await assertSimulatorRefused(dir, databaseUrl);
     console.log('production install: no simulated gateway; the migration, the seed, the worker and the API start');
   } finally {
     for (const child of children.reverse()) await stopProcess(child);

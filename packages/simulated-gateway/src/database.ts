@@ -50,6 +50,7 @@ export function openSimulatorPool(databaseUrl: string, options: PoolOptions = {}
     max: options.max ?? 5,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(options.applicationName ? { application_name: options.applicationName } : {}),
   });
   const onError = (err: Error) =>
