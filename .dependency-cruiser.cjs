@@ -75,6 +75,24 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-dev'], pathNot: 'node_modules/@temporalio/(workflow|common)/' },
     },
     {
+      name: 'simulator-only-on-demand',
+      comment:
+        'The engine loads the simulated gateway (a devDependency, left out of the production install) only by a ' +
+        'dynamic import where GATEWAY=simulator (gateway/index.ts): never a static import, type imports included.',
+      severity: 'error',
+      from: { path: `^(${LAYERS.flatMap((l) => l.folders).join('|')}|worker)/` },
+      to: { path: '^(packages/simulated-gateway|node_modules/@billing/simulated-gateway)/', dynamic: false },
+    },
+    {
+      name: 'simulator-outside-the-engine',
+      comment:
+        "The simulated gateway stands for an external one: of the engine it uses the gateway's port and protocol " +
+        '(gateway/), domain/ and config/ only, never the database code, use cases, activities, workflows or API.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: `^(${ALL.join('|')})/`, pathNot: '^(gateway|domain|config)/' },
+    },
+    {
       name: 'no-temporal-client-in-domain',
       comment: 'domain/ is pure: no Temporal client, worker or activity context, no ORM, no HTTP.',
       severity: 'error',
@@ -86,5 +104,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // The workspace package's entry points are named by its package.json `exports` (TypeScript files).
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'default'] },
   },
 };

@@ -1,3 +1,4 @@
+import { migrateSimulator } from '@billing/simulated-gateway';
 import { performance } from 'node:perf_hooks';
 import { uuidv7 } from 'uuidv7';
 import { explainMetrics, periodSums, type MetricsQuery } from '../db/metrics-queries.ts';
@@ -21,6 +22,7 @@ const YEAR_START = '2025-01-01T03:00:00Z'; // local midnight in São Paulo
 
 export async function benchMetrics(DATABASE_URL: string): Promise<void> {
   await migrate(DATABASE_URL);
+  await migrateSimulator(DATABASE_URL);
   const orm = await openOrm(DATABASE_URL, 2);
   const plain = plainSql(orm);
   const { query: sql, transaction } = plain;

@@ -1,3 +1,4 @@
+import { migrateSimulator } from '@billing/simulated-gateway';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { migrate, openOrm } from '../db/orm.ts';
@@ -34,6 +35,7 @@ const BARE_PORT = 18444;
 export async function benchProducts(DATABASE_URL: string): Promise<void> {
   const certs = await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
   await migrate(DATABASE_URL);
+  await migrateSimulator(DATABASE_URL);
   const orm = await openOrm(DATABASE_URL, 2);
   const demo = await seedDemo(orm, 'test');
   const productId = uuidv7();

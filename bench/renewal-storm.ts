@@ -5,7 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import { plainSql, type PlainSql } from '../db/plain-sql.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
-import { SimulatedGateway } from '../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 
 /**
  * The renewal benchmark's subscriptions: N active monthly subscriptions of one organization, billed

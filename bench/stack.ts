@@ -1,3 +1,4 @@
+import { migrateSimulator } from '@billing/simulated-gateway';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { migrate, openOrm } from '../db/orm.ts';
@@ -52,6 +53,7 @@ export interface StackOptions {
 export async function startStack(databaseUrl: string, options: StackOptions): Promise<Stack> {
   const certs = await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
   await migrate(databaseUrl);
+  await migrateSimulator(databaseUrl);
   const temporal = await ensureTemporalDevServer({
     port: options.temporalPort,
     uiPort: options.temporalPort + 1000,
@@ -91,7 +93,11 @@ export async function startStack(databaseUrl: string, options: StackOptions): Pr
         GATEWAY_SERVER_PORT: String(options.gatewayPort),
         GATEWAY_CALLBACK_URL: `https://127.0.0.1:${options.apiPort}/api/v1/gateway/callbacks`,
       };
-      gateway = await startServer(path.join(REPO_ROOT, 'gateway/server-main.ts'), gatewayEnv, options.gatewayPort);
+      gateway = await startServer(
+        path.join(REPO_ROOT, 'packages/simulated-gateway/src/server-main.ts'),
+        gatewayEnv,
+        options.gatewayPort,
+      );
     }
     // One after the other: each bundles the workflow code, which takes a core for a few seconds.
     const queues = options.interactiveWorker

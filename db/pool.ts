@@ -64,7 +64,8 @@ function markErrorsOf(pool: pg.Pool, method: 'connect' | 'query'): void {
   };
 }
 
-const FROM_DATABASE = Symbol('fromDatabase');
+/** Registered, so the simulated gateway's package (its own pools) marks its errors with the same symbol. */
+const FROM_DATABASE = Symbol.for('billing-engine.database-error');
 
 /** Marks an error as PostgreSQL's, for `isDatabaseError`. */
 export function markDatabaseError(err: unknown): unknown {

@@ -8,6 +8,7 @@ import {
   type BoletoPayerField,
   type PaymentGateway,
   type RecurringBilling,
+  type SandboxControls,
   type SandboxRecurringBilling,
 } from './port.ts';
 
@@ -36,6 +37,23 @@ export function offersSandboxRecurringBilling<G extends PaymentGateway>(
   gateway: G,
 ): gateway is G & SandboxRecurringBilling {
   return offersRecurringBilling(gateway) && hasMethods(gateway, ['billSandboxCycle']);
+}
+
+const SANDBOX_CONTROL_METHODS = [
+  'pay',
+  'expire',
+  'payInvoice',
+  'failInvoice',
+  'billSubscription',
+  'billSandboxCycle',
+] as const satisfies readonly (keyof SandboxControls)[];
+
+/**
+ * Whether the gateway takes the sandbox's controls (pay or expire a pix or boleto, pay or fail an
+ * invoice, bill a subscription now): the embedded simulator does, a gateway reached over HTTP does not.
+ */
+export function offersSandboxControls<G extends PaymentGateway>(gateway: G): gateway is G & SandboxControls {
+  return hasMethods(gateway, SANDBOX_CONTROL_METHODS);
 }
 
 /**

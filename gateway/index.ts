@@ -3,10 +3,40 @@ import { openOrm, type Orm } from '../db/orm.ts';
 import { HttpGateway } from './http-adapter.ts';
 import { MercadoPagoGateway } from './mercadopago-adapter.ts';
 import type { PaymentGateway } from './port.ts';
-import { SimulatedGateway } from './simulator.ts';
 
-const simulator = (config: Config, orm: Orm) =>
-  new SimulatedGateway(orm, { callbackUrl: config.gatewayCallbackUrl, callbackSecret: config.gatewayCallbackSecret });
+/**
+ * The simulated gateway's package, a devDependency (docs/decisions/0061-simulator-package.md): loaded
+ * only when GATEWAY=simulator, by a dynamic import (.dependency-cruiser.cjs refuses a static one), so the
+ * production install, which omits devDependencies, never needs it.
+ */
+async function simulatorPackage(): Promise<{
+  SimulatedGateway: new (orm: Orm, callbacks: { callbackUrl: string; callbackSecret: string }) => PaymentGateway;
+  migrateSimulator(databaseUrl: string): Promise<string[]>;
+}> {
+  try {
+    return await import('@billing/simulated-gateway');
+  } catch (err) {
+    // Only the package itself missing (not a module it imports) is the production install's case.
+    const { code, message } = err as { code?: string; message?: string };
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !message?.includes("'@billing/simulated-gateway'")) throw err;
+    throw new Error(
+      'GATEWAY=simulator needs @billing/simulated-gateway, a development package this install does not have (the production ' +
+        'image leaves it out): set GATEWAY=http or GATEWAY=mercadopago',
+      { cause: err },
+    );
+  }
+}
+
+const simulator = async (config: Config, orm: Orm) =>
+  new (await simulatorPackage()).SimulatedGateway(orm, {
+    callbackUrl: config.gatewayCallbackUrl,
+    callbackSecret: config.gatewayCallbackSecret,
+  });
+
+/** The simulator's books (schema gateway_sim, its own migrations), where GATEWAY=simulator keeps them. */
+export async function migrateGatewayBooks(config: Config): Promise<void> {
+  if (config.gateway === 'simulator') await (await simulatorPackage()).migrateSimulator(config.DATABASE_URL);
+}
 
 const httpGateway = (config: Config) =>
   new HttpGateway({
@@ -30,7 +60,7 @@ const remoteGateway = (config: Config) =>
   config.gateway === 'mercadopago' ? mercadoPago(config) : httpGateway(config);
 
 /** Sandbox deployments use the simulator (on `orm`); production the configured remote gateway. */
-export function createGateway(config: Config, orm: Orm): PaymentGateway {
+export async function createGateway(config: Config, orm: Orm): Promise<PaymentGateway> {
   return config.gateway === 'simulator' ? simulator(config, orm) : remoteGateway(config);
 }
 
@@ -55,5 +85,5 @@ export async function openGateway(
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     applicationName: `${applicationName}-simulator`,
   });
-  return { gateway: simulator(config, orm), close: () => orm.close() };
+  return { gateway: await simulator(config, orm), close: () => orm.close() };
 }

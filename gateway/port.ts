@@ -212,6 +212,19 @@ export interface SandboxRecurringBilling extends RecurringBilling {
   billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
 }
 
+/**
+ * A sandbox gateway's controls (the simulator's): what a buyer or time does to a payment outside our
+ * API, for the sandbox routes and the simulated-gateway server's `/v1/_sandbox/…`.
+ */
+export interface SandboxControls {
+  pay(transactionId: string): Promise<GatewayTransaction>;
+  expire(transactionId: string): Promise<GatewayTransaction>;
+  payInvoice(invoiceId: string): Promise<GatewayInvoice>;
+  failInvoice(invoiceId: string): Promise<GatewayInvoice>;
+  billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
+  billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
+}
+
 /** What the gateway posts to our callback endpoint when a payment changes state. */
 export interface GatewayCallback {
   /** Unique per notification, so a repeated delivery is recognized. */

@@ -3,11 +3,13 @@
  * installed the way the Docker image installs them (`npm ci --omit=dev`), then the migration, the seed,
  * the worker and the API started from that folder against a fresh database and a Temporal dev server. A package the
  * running code imports but that is only a devDependency fails the build here instead of in the image.
+ * As in the image, the folder has no simulated gateway (packages/simulated-gateway, dev and tests only): the
+ * stack talks to one over HTTP (GATEWAY=http), the standalone server run from this repository.
  * Exits non-zero when any of them cannot start.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dropDatabase } from '../db/orm.ts';
@@ -17,12 +19,47 @@ import { REPO_ROOT } from './tool-paths.ts';
 
 const START_TIMEOUT_MS = 180_000;
 
-/** The tracked files of the working tree (what CI checked out), without node_modules or anything ignored. */
+/** The simulated gateway's package, which the image leaves out (the Dockerfile's `sources` stage). */
+const SIMULATOR_PACKAGE = 'packages/simulated-gateway';
+
+/** The tracked files of the working tree (what CI checked out), without node_modules, anything ignored or the simulator. */
 function exportTrackedFiles(dir: string): void {
-  execFileSync('bash', ['-c', 'git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$1"', '_', dir], {
+  const list = `git ls-files -z -- . ':!${SIMULATOR_PACKAGE}'`;
+  execFileSync('bash', ['-c', `${list} | tar --null -T - -cf - | tar -xf - -C "$1"`, '_', dir], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** The production install must not hold the simulated gateway, not even as a workspace link. */
+function assertNoSimulator(dir: string): void {
+  for (const at of [SIMULATOR_PACKAGE, 'node_modules/@billing/simulated-gateway']) {
+    if (existsSync(path.join(dir, at))) throw new Error(`the production install holds ${at}`);
+  }
+}
+
+/** GATEWAY=simulator, which the production install cannot serve, is refused with a message that says what to set. */
+async function assertSimulatorRefused(dir: string, databaseUrl: string): Promise<void> {
+  const env = { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, GATEWAY: 'simulator' };
+  const result = await run(process.execPath, ['db/migrate.ts'], { cwd: dir, env, timeoutMs: START_TIMEOUT_MS });
+  if (result.code === 0 || !result.output.includes('GATEWAY=simulator needs @billing/simulated-gateway')) {
+    throw new Error(`GATEWAY=simulator was not refused (${result.code}):\n${result.output}`);
+  }
+  console.log('GATEWAY=simulator: refused');
+}
+
+/** The standalone simulated gateway, from this repository (not the production folder), on a free port. */
+async function startSimulatedGateway(databaseUrl: string, port: number, children: ChildProcess[]): Promise<void> {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SERVER_PORT: String(port),
+    LOG_LEVEL: 'warn',
+  };
+  const gateway = start(REPO_ROOT, `${SIMULATOR_PACKAGE}/src/server-main.ts`, env);
+  children.push(gateway.child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(gateway, 'simulated gateway', async () => (await fetch(url).catch(() => null)) !== null);
 }
 
 async function npmCiProduction(dir: string): Promise<void> {
@@ -89,8 +126,19 @@ async function apiReady(port: number): Promise<boolean> {
 /** Migration, worker, API from `dir`, each waited for; `children` collects what must be stopped. */
 async function startStack(dir: string, databaseUrl: string, temporal: TemporalDevServer, children: ChildProcess[]) {
   // Only what a deployment sets: PATH for the child's own lookups, no NODE_OPTIONS or npm_* of this run.
-  const base = { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
+  const gatewayPort = await freePort();
+  const base = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    GATEWAY: 'http',
+    GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    GATEWAY_API_KEY: 'sim_gateway_key',
+  };
   await runToEnd(dir, 'db/migrate.ts', base);
+  // On the database the migration created; it runs its own migrations (schema gateway_sim).
+  await startSimulatedGateway(databaseUrl, gatewayPort, children);
   // The first credential of a new deployment (docker-compose.yml's `seed` service runs it from the image).
   await runToEnd(dir, 'scripts/seed.ts', { ...base, JWT_SECRET: randomBytes(32).toString('hex') });
   const appEnv = { ...base, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'prod-install-check' };
@@ -113,9 +161,11 @@ async function main(): Promise<void> {
   try {
     exportTrackedFiles(dir);
     await npmCiProduction(dir);
+    assertNoSimulator(dir);
     temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, ui: false });
     await startStack(dir, databaseUrl, temporal, children);
-    console.log('production install: the migration, the seed, the worker and the API start');
+    await assertSimulatorRefused(dir, databaseUrl);
+    console.log('production install: no simulated gateway; the migration, the seed, the worker and the API start');
   } finally {
     for (const child of children.reverse()) await stopProcess(child);
     await temporal?.stop();

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, ConfigError } from '../config/env.ts';
 import { migrate, openOrm } from '../db/orm.ts';
+import { migrateGatewayBooks } from '../gateway/index.ts';
 import { mintUserJwt, seedDemo } from './seed.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { DATA_DIR, devEnv, temporalUiPort } from './dev-env.ts';
@@ -30,6 +31,7 @@ try {
 
 await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
 await migrate(config.DATABASE_URL);
+await migrateGatewayBooks(config);
 const [host, port] = config.TEMPORAL_ADDRESS.split(':');
 const temporal =
   host === '127.0.0.1' || host === 'localhost'

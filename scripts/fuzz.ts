@@ -22,6 +22,7 @@ import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
 import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
+import { migrateSimulator } from '@billing/simulated-gateway';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
 import { mintUserJwt } from './seed.ts';
 import { plainSql } from '../db/plain-sql.ts';
@@ -53,6 +54,7 @@ async function main(): Promise<number> {
   const databaseUrl = server.toString();
   await dropDatabase(databaseUrl);
   await migrate(databaseUrl);
+  await migrateSimulator(databaseUrl);
   if (!process.env.KEEP_FUZZ_DATABASE) cleanups.push(() => dropDatabase(databaseUrl).catch(() => undefined));
 
   const temporalPort = await freePort();

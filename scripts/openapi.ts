@@ -24,7 +24,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const orm = await openOrm(config.DATABASE_URL, 1);
   const temporal = createTemporalClient(config);
   try {
-    const app = await buildApp({ config, orm, temporal, gateway: createGateway(config, orm) });
+    const app = await buildApp({ config, orm, temporal, gateway: await createGateway(config, orm) });
     await app.ready();
     const document = app.swagger() as unknown as Record<string, unknown>;
     await app.close();

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { migrateSimulator } from '@billing/simulated-gateway';
 import { dropDatabase, migrate } from '../db/orm.ts';
 import { ensureDevCertificate } from '../scripts/certs.ts';
 import { ensureChromium } from '../scripts/chromium.ts';
@@ -36,6 +37,7 @@ export default async function globalSetup(): Promise<void> {
   for (const url of databases) {
     await dropDatabase(url);
     await migrate(url);
+    await migrateSimulator(url);
   }
   await ensureDevCertificate(path.join(REPO_ROOT, '.certs'));
   // The browser tests' Chromium (Debian's package), installed once here rather than in a test's time.

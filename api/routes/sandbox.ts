@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invoiceToWire, wireInvoice } from '../../gateway/http-recurrence.ts';
 import { transactionToWire, wireTransaction } from '../../gateway/http-transactions.ts';
-import { GatewayError } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { offersSandboxControls } from '../../gateway/capabilities.ts';
+import { GatewayError, type SandboxControls } from '../../gateway/port.ts';
 import { TEST_CARDS } from '../../gateway/test-cards.ts';
 import { conflict, notFound } from '../../use-cases/errors.ts';
 import { errorResponses } from '../../use-cases/schemas/common.ts';
@@ -23,8 +23,7 @@ const testCardSchema = z.object({
  * for tests and demos, and the gateway ids it takes are unguessable. Elsewhere every route is a 404.
  */
 export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const gateway =
-    deps.config.DEPLOYMENT_ENV === 'test' && deps.gateway instanceof SimulatedGateway ? deps.gateway : null;
+  const gateway = deps.config.DEPLOYMENT_ENV === 'test' && offersSandboxControls(deps.gateway) ? deps.gateway : null;
   const simulator = () => {
     if (!gateway) throw notFound('Route');
     return gateway;
@@ -35,7 +34,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 };
 
 /** The test cards, and paying or expiring a pending pix or boleto. */
-function transactionRoutes(app: RouteApp, simulator: () => SimulatedGateway): void {
+function transactionRoutes(app: RouteApp, simulator: () => SandboxControls): void {
   app.get(
     '/test-cards',
     {
@@ -83,7 +82,7 @@ function transactionRoutes(app: RouteApp, simulator: () => SimulatedGateway): vo
 }
 
 /** The gateway's recurrence: paying or refusing an invoice, billing a subscription's next cycle. */
-function recurrenceRoutes(app: RouteApp, simulator: () => SimulatedGateway): void {
+function recurrenceRoutes(app: RouteApp, simulator: () => SandboxControls): void {
   app.post(
     '/invoices/:invoice_id/pay',
     {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { ledgerOf, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { until } from '../helpers/processes.ts';

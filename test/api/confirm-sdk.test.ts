@@ -4,7 +4,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import { CALLBACK_SIGNATURE_HEADER, signCallback } from '../../gateway/callback-signature.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout as makeFixture, type CheckoutFixtureOptions } from '../helpers/checkouts.ts';

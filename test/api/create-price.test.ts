@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeAdminUser, makeMember, makeTenant, unique, userJwt } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { checkoutStateQuery, checkoutWorkflowId } from '../../contracts/checkout.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { RETRY_AFTER_SECONDS } from '../../use-cases/errors.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

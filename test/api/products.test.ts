@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { ensureRecurrencePlan } from '../../use-cases/recurrence-plans.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeOat, makeOrganization, makeTenant, unique } from '../helpers/fixtures.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
 import { freePort } from '../../scripts/processes.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeTenant, unique } from '../helpers/fixtures.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { brazilToday } from '../../domain/invoices.ts';
 import { SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';

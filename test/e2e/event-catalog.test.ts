@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { EVENT_TYPES } from '../../db/events.ts';
 import { brazilToday } from '../../domain/invoices.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { webhookValidator } from '../helpers/openapi-validator.ts';

@@ -90,7 +90,7 @@ beforeAll(async () => {
 
   worker = spawnProcess('worker', 'worker/main.ts', env);
   api = spawnProcess('api', 'api/server.ts', env);
-  gateway = spawnProcess('gateway', 'gateway/server-main.ts', env);
+  gateway = spawnProcess('gateway', 'packages/simulated-gateway/src/server-main.ts', env);
   await Promise.all([
     waitUntilReady(worker, async () => worker.output().includes('worker ready:')),
     waitUntilReady(api, async () => (await timedCall(`${apiBase}/healthz`, { timeoutMs: 2000 })).status === 200),

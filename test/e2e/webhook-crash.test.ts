@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { migrateSimulator } from '@billing/simulated-gateway';
 import { dropDatabase, migrate, openOrm, type Orm } from '../../db/orm.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/temporal-dev-server.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
@@ -39,6 +40,7 @@ const receiver = new WebhookReceiver();
 beforeAll(async () => {
   await dropDatabase(databaseUrl);
   await migrate(databaseUrl);
+  await migrateSimulator(databaseUrl);
   temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, ui: false });
   const apiPort = await freePort();
   apiBase = `https://127.0.0.1:${apiPort}`;

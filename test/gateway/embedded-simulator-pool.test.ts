@@ -5,7 +5,7 @@ import { loadConfig } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { renewalChargeKey } from '../../domain/subscriptions.ts';
 import { openGateway } from '../../gateway/index.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { testEnv } from '../helpers/env.ts';

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
-import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { buildGatewayServer, GatewayFaults } from '@billing/simulated-gateway/server';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { freePort } from '../../scripts/processes.ts';
 
 /**

@@ -6,8 +6,8 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { GatewayHttpError, HttpGateway } from '../../gateway/http-adapter.ts';
 import { createGateway } from '../../gateway/index.ts';
 import { GatewayError, type CardChargeInput } from '../../gateway/port.ts';
-import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { buildGatewayServer, GatewayFaults } from '@billing/simulated-gateway/server';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi } from '../helpers/api.ts';
 import { TEST_DATABASE_URL, testEnv } from '../helpers/env.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
@@ -724,11 +724,11 @@ describe('the sandbox recurrence a test clock drives', () => {
 });
 
 describe('configuration', () => {
-  it('creates the HTTP adapter for GATEWAY=http', () => {
+  it('creates the HTTP adapter for GATEWAY=http', async () => {
     const config = loadConfig(testEnv({ GATEWAY: 'http', GATEWAY_URL: baseUrl, GATEWAY_API_KEY: API_KEY }));
     expect(config.GATEWAY_TIMEOUT_MS).toBe(10_000);
-    expect(createGateway(config, orm)).toBeInstanceOf(HttpGateway);
-    expect(createGateway(loadConfig(testEnv()), orm)).toBeInstanceOf(SimulatedGateway);
+    expect(await createGateway(config, orm)).toBeInstanceOf(HttpGateway);
+    expect(await createGateway(loadConfig(testEnv()), orm)).toBeInstanceOf(SimulatedGateway);
   });
 
   it('gives a recurring price created through the API its plan through the HTTP adapter', async () => {

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import type { HttpGateway } from '../../gateway/http-adapter.ts';
 import { GatewayError, type PaymentGateway, type RecurringBilling } from '../../gateway/port.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useGatewayServer } from '../helpers/gateway-server.ts';
 
 /**

@@ -175,11 +175,11 @@ describe('amounts on the wire', () => {
 });
 
 describe('GATEWAY=mercadopago', () => {
-  it('makes createGateway return the Mercado Pago adapter', () => {
+  it('makes createGateway return the Mercado Pago adapter', async () => {
     const config = loadConfig(
       { JWT_SECRET: 'x'.repeat(32), GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-123' },
       'worker',
     );
-    expect(createGateway(config, null as unknown as Orm)).toBeInstanceOf(MercadoPagoGateway);
+    expect(await createGateway(config, null as unknown as Orm)).toBeInstanceOf(MercadoPagoGateway);
   });
 });

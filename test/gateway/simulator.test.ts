@@ -8,7 +8,7 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { signCallback, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { dueDateFactor } from '../../gateway/payment-documents.ts';
 import { GatewayError, type CardInput, type GatewayCallback, type GatewayTransaction } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { cardBrand, isLuhnValid, TEST_CARDS } from '../../gateway/test-cards.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

@@ -8,7 +8,7 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildApp } from '../../api/app.ts';
 import { createGateway } from '../../gateway/index.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { REPO_ROOT } from '../../scripts/tool-paths.ts';
 import { testEnv } from './env.ts';
@@ -55,7 +55,7 @@ export async function startApi(envOverrides: Record<string, string> = {}): Promi
     cert: await readFile(path.join(REPO_ROOT, config.TLS_CERT_FILE)),
     key: await readFile(path.join(REPO_ROOT, config.TLS_KEY_FILE)),
   };
-  const gateway = createGateway(config, orm);
+  const gateway = await createGateway(config, orm);
   const app = await buildApp({ config, orm, temporal, gateway, tls });
   await app.listen({ host: '127.0.0.1', port: config.PORT });
   const address = app.server.address();

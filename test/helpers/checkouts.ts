@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
+import { ledgerOf as gatewayLedgerOf } from '@billing/simulated-gateway/books';
 import { createCheckoutPaymentActivities } from '../../activities/checkout-payments.ts';
 import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
 import type { Orm } from '../../db/orm.ts';
@@ -144,20 +145,7 @@ export async function waitForCheckoutStatus(orm: Orm, checkoutId: string, status
 }
 
 /** The simulated gateway's ledger for one checkout: how many captures and refunds, and their sums. */
-export async function ledgerOf(orm: Orm, checkoutId: string) {
-  const rows = await orm.em.getConnection().execute<{ kind: string; n: string; total: string }[]>(
-    `select l.kind, count(*) as n, sum(l.amount) as total from gateway_sim.ledger l
-       join gateway_sim.transactions t on t.id = l.transaction_id where t.reference = ? group by l.kind`,
-    [checkoutId],
-  );
-  const of = (kind: string) => rows.find((r) => r.kind === kind);
-  return {
-    captures: Number(of('capture')?.n ?? 0),
-    captured: Number(of('capture')?.total ?? 0),
-    refunds: Number(of('refund')?.n ?? 0),
-    refunded: Number(of('refund')?.total ?? 0),
-  };
-}
+export const ledgerOf = (orm: Orm, checkoutId: string) => gatewayLedgerOf(orm, checkoutId);
 
 /** With RECORD_HISTORIES=1 the finished checkout's history is saved for the replay test. */
 export async function recordHistory(temporal: Client, name: string, checkoutId: string): Promise<void> {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll } from '@jest/globals';
 import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
-import { buildGatewayServer } from '../../gateway/server.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { buildGatewayServer } from '@billing/simulated-gateway/server';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { TEST_DATABASE_URL } from './env.ts';
 
 export interface GatewayServerStack {

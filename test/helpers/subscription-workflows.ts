@@ -7,7 +7,8 @@ import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { isoDate } from '../../domain/periods.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
+import { capturedAmounts } from '@billing/simulated-gateway/books';
 import { SEARCH_ATTRIBUTES } from '../../scripts/temporal-cli.ts';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { workflowsPath } from '../../worker/worker.ts';
@@ -350,14 +351,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     instant.getTime() - (await env.currentTimeMs()) + extra;
 
   /** The gateway's own record of what it captured for a reference (a subscription, an invoice), in cents. */
-  async function captured(reference: string): Promise<number[]> {
-    const rows = await sql(
-      `select l.amount from gateway_sim.ledger l join gateway_sim.transactions t on t.id = l.transaction_id
-       where t.reference = ? and l.kind = 'capture' order by l.id`,
-      [reference],
-    );
-    return rows.map((r) => Number(r.amount));
-  }
+  const captured = (reference: string): Promise<number[]> => capturedAmounts(orm, reference);
 
   const charges = (subscriptionId: string) =>
     sql(

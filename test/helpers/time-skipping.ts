@@ -3,7 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import path from 'node:path';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from './env.ts';
 import { testWorkers } from './test-workers.ts';

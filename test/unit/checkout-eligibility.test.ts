@@ -1,8 +1,12 @@
-import { offersRecurringBilling, offersSandboxRecurringBilling } from '../../gateway/capabilities.ts';
+import {
+  offersRecurringBilling,
+  offersSandboxControls,
+  offersSandboxRecurringBilling,
+} from '../../gateway/capabilities.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
 import { MercadoPagoGateway } from '../../gateway/mercadopago-adapter.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { describe, expect, it } from '@jest/globals';
 import {
   checkoutExpiresAt,
@@ -94,5 +98,7 @@ describe('recurrenceBillingOf', () => {
     );
     expect(adapters.map((gateway) => offersRecurringBilling(gateway))).toEqual([true, true, false]);
     expect(adapters.map((gateway) => offersSandboxRecurringBilling(gateway))).toEqual([true, true, false]);
+    // The sandbox routes' controls (pay a pix, fail an invoice…) only where the simulator is embedded.
+    expect(adapters.map((gateway) => offersSandboxControls(gateway))).toEqual([true, false, false]);
   });
 });

@@ -291,6 +291,23 @@ describe('docker-compose.yml', () => {
     expect(dependencies('temporal-ui')).toMatchObject({ 'temporal-setup': 'service_completed_successfully' });
   });
 
+  it('runs the embedded simulated gateway from the sandbox target; the production image (the last stage) leaves it out', () => {
+    for (const name of ['migrate', 'worker', 'api']) {
+      expect({ service: name, build: service(name).build }).toEqual({
+        service: name,
+        build: { context: '.', target: 'sandbox' },
+      });
+    }
+    const stages = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?$/gm)].map(([, from, name]) => ({ from, name }));
+    expect(stages.at(-1)).toEqual({ from: 'app', name: 'production' });
+    const app = dockerfile.slice(dockerfile.indexOf(' AS app\n'), dockerfile.indexOf(' AS sandbox\n'));
+    // npm links a workspace it finds at install time, devDependency or not: the package is not there yet.
+    expect(app).toMatch(/^COPY package\.json package-lock\.json \.\/\nRUN npm ci --omit=dev/m);
+    expect(app).toMatch(/^COPY --from=sources /m);
+    expect(app).not.toMatch(/^COPY \. /m);
+    expect(dockerfile).toMatch(/ AS sources\n(.*\n)*RUN rm -rf packages\/simulated-gateway\n(.*\n)*FROM .* AS app\n/);
+  });
+
   it("has the worker's simulated gateway post its callbacks to the API service, not to its own 127.0.0.1", () => {
     const worker = loadConfig(environmentOf('worker'), 'worker');
     expect(worker.gateway).toBe('simulator');

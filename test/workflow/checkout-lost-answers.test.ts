@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { buildGatewayServer, GatewayFaults } from '../../gateway/server.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { buildGatewayServer, GatewayFaults } from '@billing/simulated-gateway/server';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startWorkerProcess, stopProcess } from '../global-setup.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';

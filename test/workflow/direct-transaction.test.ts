@@ -9,7 +9,7 @@ import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { directTransactionKey } from '../../activities/direct-transactions.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { directTransactionWorkflow } from '../../workflows/direct-transaction.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';

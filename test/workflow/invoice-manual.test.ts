@@ -4,7 +4,7 @@ import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
 import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { waitFor } from '../helpers/processes.ts';

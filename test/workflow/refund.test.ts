@@ -8,7 +8,7 @@ import { createActivities } from '../../activities/index.ts';
 import { refundGatewayKey } from '../../activities/refunds.ts';
 import { type Orm } from '../../db/orm.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { refundWorkflow } from '../../workflows/refund.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory as saveHistory } from '../helpers/histories.ts';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { renewalChargeKey } from '../../domain/subscriptions.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { sqlOf, type Sql } from '../helpers/checkout-books.ts';
 import { TEST_DATABASE_URL, TEST_TEMPORAL_ADDRESS } from '../helpers/env.ts';

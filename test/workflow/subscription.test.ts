@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import {
   addMonth,
   APPROVE,

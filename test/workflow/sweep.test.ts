@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { brazilToday, invoiceWorkflowId } from '../../domain/invoices.ts';
-import type { SimulatedGateway } from '../../gateway/simulator.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
 import { plainSql } from '../../db/plain-sql.ts';

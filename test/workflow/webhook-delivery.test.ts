@@ -7,7 +7,7 @@ import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { webhookWorkflowId } from '../../domain/webhooks.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { temporalTestServerPath } from '../../scripts/tool-paths.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import { TEST_TIME_SKIPPING_DATABASE_URL } from '../helpers/env.ts';

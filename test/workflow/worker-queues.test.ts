@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import temporalProto from '@temporalio/proto';
 import { loadConfig } from '../../config/env.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import { SimulatedGateway } from '../../gateway/simulator.ts';
+import { SimulatedGateway } from '@billing/simulated-gateway';
 import { bundleInChild } from '../../worker/bundle.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { createWorker } from '../../worker/worker.ts';

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Row } from '../db/plain-sql.ts';
-import type { CardToken, DeclineReason, GatewayInvoice, GatewaySubscription, GatewayTransaction } from './port.ts';
+import type { Row } from './database.ts';
+import type {
+  CardToken,
+  DeclineReason,
+  GatewayInvoice,
+  GatewaySubscription,
+  GatewayTransaction,
+} from '../../../gateway/port.ts';
 
 /** The simulator's rows (schema gateway_sim) as the port's objects, and the columns they are read from. */
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import { CALLBACK_SIGNATURE_HEADER, signCallback } from './callback-signature.ts';
-import type { GatewayCallback, GatewayInvoice, GatewayTransaction } from './port.ts';
+import { CALLBACK_SIGNATURE_HEADER, signCallback } from '../../../gateway/callback-signature.ts';
+import type { GatewayCallback, GatewayInvoice, GatewayTransaction } from '../../../gateway/port.ts';
 import { newId } from './simulator-rows.ts';
 
 /** The simulator's callbacks: the notices of its state changes, posted signed to our API. */

@@ -1,13 +1,13 @@
-import type { Sql } from '../db/plain-sql.ts';
-import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../domain/installments.ts';
-import { boletoDocument, pixDocument } from './payment-documents.ts';
+import type { Sql } from './database.ts';
+import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentPlan } from '../../../domain/installments.ts';
+import { boletoDocument, pixDocument } from '../../../gateway/payment-documents.ts';
 import {
   GatewayError,
   type BoletoChargeInput,
   type CardChargeInput,
   type GatewayTransaction,
   type PixChargeInput,
-} from './port.ts';
+} from '../../../gateway/port.ts';
 import { declineReasonOf, findCard, requireBuyer, storeBuyer, storeCard } from './simulator-cards.ts';
 import { newId } from './simulator-rows.ts';
 import { authorizationCode, boletoLapsesAt, insertTransaction, recordCapture } from './simulator-transactions.ts';

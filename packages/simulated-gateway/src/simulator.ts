@@ -1,6 +1,5 @@
-import type { Orm } from '../db/orm.ts';
-import { plainSql, type PlainSql, type Sql } from '../db/plain-sql.ts';
-import { MAX_INSTALLMENTS } from '../domain/money.ts';
+import { plainSql, type PlainSql, type SimulatorConnection, type Sql } from './database.ts';
+import { MAX_INSTALLMENTS } from '../../../domain/money.ts';
 import {
   GatewayError,
   type BoletoChargeInput,
@@ -18,11 +17,12 @@ import {
   type GatewaySubscriptionInput,
   type GatewayTransaction,
   type PaymentGateway,
+  type SandboxControls,
   type SandboxRecurringBilling,
   type PixChargeInput,
   type RecurrencePlan,
   type RecurrencePlanInput,
-} from './port.ts';
+} from '../../../gateway/port.ts';
 import { CallbackDelivery, invoiceNotice, transactionNotice, type SimulatorCallbacks } from './simulator-callbacks.ts';
 import { findCard, storeBuyer, storeCard } from './simulator-cards.ts';
 import { insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
@@ -58,7 +58,7 @@ export type { SimulatorFaults } from './simulator-idempotency.ts';
  * posts a signed GatewayCallback to our API after each state change that follows a creation
  * (capture, cancel, refund, payment, expiry).
  */
-export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling {
+export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling, SandboxControls {
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
   readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0 };
@@ -71,8 +71,9 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
   /** `now` as a function for the books' helpers: it reads `now` when called, so a test's new clock applies. */
   private readonly clock = () => this.now();
 
-  constructor(orm: Orm, callbacks: SimulatorCallbacks = {}) {
-    this.db = plainSql(orm);
+  /** `connection`: a pg pool of its own, or a MikroORM instance whose pool it shares (tests). */
+  constructor(connection: SimulatorConnection, callbacks: SimulatorCallbacks = {}) {
+    this.db = plainSql(connection);
     this.callbacks = { ...callbacks };
     this.delivery = new CallbackDelivery(this.callbacks);
   }

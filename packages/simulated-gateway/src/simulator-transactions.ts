@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Row, Sql } from '../db/plain-sql.ts';
-import { boletoPayableUntil } from './payment-documents.ts';
-import { GatewayError, type CardToken, type DeclineReason, type GatewayTransaction } from './port.ts';
+import type { Row, Sql } from './database.ts';
+import { boletoPayableUntil } from '../../../gateway/payment-documents.ts';
+import { GatewayError, type CardToken, type DeclineReason, type GatewayTransaction } from '../../../gateway/port.ts';
 import { newId, toTransaction, TRANSACTION_COLUMNS } from './simulator-rows.ts';
 
 /** The simulator's transactions (gateway_sim.transactions), its ledger of captures, and when a charge lapses. */

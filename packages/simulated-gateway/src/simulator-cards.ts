@@ -1,4 +1,4 @@
-import type { Sql } from '../db/plain-sql.ts';
+import type { Sql } from './database.ts';
 import {
   GatewayError,
   type Buyer,
@@ -6,9 +6,9 @@ import {
   type CardInput,
   type CardToken,
   type DeclineReason,
-} from './port.ts';
+} from '../../../gateway/port.ts';
 import { cardTokenOf, newId } from './simulator-rows.ts';
-import { cardBrand, cardOutcome, digitsOf, isExpired, type CardOutcome } from './test-cards.ts';
+import { cardBrand, cardOutcome, digitsOf, isExpired, type CardOutcome } from '../../../gateway/test-cards.ts';
 
 /** The simulator's cards and buyers (gateway_sim.cards, gateway_sim.buyers) and why a card is declined. */
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { DEV_GATEWAY_CALLBACK_SECRET } from '../config/env.ts';
-import { openOrm } from '../db/orm.ts';
+import { DEV_GATEWAY_CALLBACK_SECRET } from '../../../config/env.ts';
+import { openSimulatorPool } from './database.ts';
+import { migrateSimulator } from './migrate.ts';
 import { buildGatewayServer, GatewayFaults } from './server.ts';
 import { SimulatedGateway } from './simulator.ts';
 
@@ -24,10 +25,11 @@ const env = z
   })
   .parse(process.env);
 
-// Connections are opened on first use and replaced when PostgreSQL drops them (db/pool.ts): the server
-// outlives a database restart, answering errors meanwhile.
-const orm = await openOrm(env.DATABASE_URL, 5, { applicationName: 'billing-gateway-sim' });
-const gateway = new SimulatedGateway(orm, {
+// Its books' tables first (its own migrations). Then connections are opened on first use and replaced
+// when PostgreSQL drops them: the server outlives a database restart, answering 503 meanwhile.
+await migrateSimulator(env.DATABASE_URL);
+const pool = openSimulatorPool(env.DATABASE_URL, { max: 5, applicationName: 'billing-gateway-sim' });
+const gateway = new SimulatedGateway(pool, {
   callbackUrl: env.GATEWAY_CALLBACK_URL,
   callbackSecret: env.GATEWAY_CALLBACK_SECRET,
 });
@@ -43,7 +45,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void (async () => {
       await server.close();
-      await orm.close();
+      await pool.end();
       process.exit(0);
     })();
   });

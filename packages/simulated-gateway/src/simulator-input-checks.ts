@@ -1,5 +1,5 @@
-import { requiresCharge } from '../domain/checkout.ts';
-import { GatewayError } from './port.ts';
+import { requiresCharge } from '../../../domain/checkout.ts';
+import { GatewayError } from '../../../gateway/port.ts';
 
 /** What the simulator refuses before a call reaches its books (so no fault or idempotency key is spent). */
 

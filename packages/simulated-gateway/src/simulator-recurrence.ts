@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Row, Sql } from '../db/plain-sql.ts';
-import { addInterval, isoDate as isoDateOf, type PeriodInterval } from '../domain/periods.ts';
+import type { Row, Sql } from './database.ts';
+import { addInterval, isoDate as isoDateOf, type PeriodInterval } from '../../../domain/periods.ts';
 import {
   GatewayError,
   type CardToken,
@@ -12,7 +12,7 @@ import {
   type GatewaySubscriptionInput,
   type RecurrencePlan,
   type RecurrencePlanInput,
-} from './port.ts';
+} from '../../../gateway/port.ts';
 import { invoiceNotice, transactionNotice } from './simulator-callbacks.ts';
 import { declineReasonOf, findCard, requireBuyer } from './simulator-cards.ts';
 import { cardTokenOf, INVOICE_COLUMNS, newId, toInvoice, toSubscription } from './simulator-rows.ts';

@@ -1,5 +1,5 @@
-import type { PlainSql, Sql } from '../db/plain-sql.ts';
-import { GatewayError } from './port.ts';
+import type { PlainSql, Sql } from './database.ts';
+import { GatewayError } from '../../../gateway/port.ts';
 
 /**
  * The simulator's idempotency keys (gateway_sim.idempotency): each call runs at most once per key,

@@ -7,11 +7,18 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { z } from 'zod';
-import { isDatabaseError } from '../db/pool.ts';
-import { buyerInputFromWire, buyerToWire, wireBuyerInput } from './http-buyers.ts';
-import { cardInputFromWire, cardTokenToWire, wireCardInput } from './http-cards.ts';
-import { createTransactionFromWire, wireCreateTransaction } from './http-charges.ts';
-import { CONTROL_PREFIX, IDEMPOTENCY_HEADER, ROUTES, errorBody, wireFaults, type RouteName } from './http-protocol.ts';
+import { isDatabaseError } from './database.ts';
+import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
+import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
+import { createTransactionFromWire, wireCreateTransaction } from '../../../gateway/http-charges.ts';
+import {
+  CONTROL_PREFIX,
+  IDEMPOTENCY_HEADER,
+  ROUTES,
+  errorBody,
+  wireFaults,
+  type RouteName,
+} from '../../../gateway/http-protocol.ts';
 import {
   invoiceInputFromWire,
   invoiceToWire,
@@ -24,7 +31,7 @@ import {
   wirePlanInput,
   wireSubscriptionInput,
   wireSubscriptionPlanChange,
-} from './http-recurrence.ts';
+} from '../../../gateway/http-recurrence.ts';
 import {
   transactionToWire,
   wireCapture,
@@ -32,14 +39,13 @@ import {
   wireRefund,
   wireTransactionQuery,
   type WireTransactionList,
-} from './http-transactions.ts';
+} from '../../../gateway/http-transactions.ts';
 import {
   GatewayError,
-  type GatewayInvoice,
-  type GatewayTransaction,
   type PaymentGateway,
   type RecurringBilling,
-} from './port.ts';
+  type SandboxControls,
+} from '../../../gateway/port.ts';
 
 /**
  * The standalone simulated-gateway HTTP server: any PaymentGateway (the SimulatedGateway in practice)
@@ -116,16 +122,6 @@ export class GatewayFaults {
     const dropAnswer = failStatus === null && takeFor(this.drops, route) !== null;
     return { failStatus, delayMs, dropAnswer };
   }
-}
-
-/** The simulator's sandbox controls: what the buyer or time does to a payment. */
-export interface SandboxControls {
-  pay(transactionId: string): Promise<GatewayTransaction>;
-  expire(transactionId: string): Promise<GatewayTransaction>;
-  payInvoice(invoiceId: string): Promise<GatewayInvoice>;
-  failInvoice(invoiceId: string): Promise<GatewayInvoice>;
-  billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
-  billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
 }
 
 export interface GatewayServerOptions {

@@ -1,0 +1,7 @@
+/**
+ * The simulated gateway (dev and test only: docs/decisions/0061-simulator-package.md): the sandbox's
+ * gateway, embedded in the API and the worker (GATEWAY=simulator) or served over HTTP by server-main.ts.
+ */
+export { SimulatedGateway, type SimulatorCallbacks, type SimulatorFaults } from './simulator.ts';
+export { migrateSimulator, MIGRATIONS_TABLE } from './migrate.ts';
+export { openSimulatorPool, type SimulatorConnection } from './database.ts';

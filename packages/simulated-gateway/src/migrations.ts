@@ -1,0 +1,161 @@
+/**
+ * The simulator's migrations, in order (run by migrate.ts). Each was first one of the application's own
+ * (db/migrations 0002, 0004 and 0010, kept there as empty steps: docs/decisions/0061-simulator-package.md);
+ * the statements are the same. A new one is appended, never edited once shipped.
+ */
+export interface SimulatorMigration {
+  name: string;
+  sql: string;
+}
+
+/** The books' first tables: idempotency keys and recurrence plans (was the application's 0002). */
+const IDEMPOTENCY_AND_PLANS = `
+create schema if not exists gateway_sim;
+
+-- A repeated idempotency key returns the stored result of its first call.
+create table gateway_sim.idempotency (
+  key text primary key,
+  operation text not null,
+  result jsonb not null,
+  created_at timestamptz not null default now()
+);
+
+create table gateway_sim.recurrence_plans (
+  id text primary key,
+  reference text not null,
+  name text not null,
+  amount bigint not null,
+  currency text not null,
+  interval text not null,
+  interval_count integer not null,
+  created_at timestamptz not null default now()
+);
+`;
+
+/** Tokenized cards and buyers (was the application's 0004, like the next three). */
+const CARDS_AND_BUYERS = `
+-- Never the card number or CVV: only what a receipt shows, plus the test card's scripted outcome.
+create table gateway_sim.cards (
+  id text primary key,
+  brand text not null,
+  first4 text not null,
+  last4 text not null,
+  holder_name text not null,
+  expiration_month text not null,
+  expiration_year text not null,
+  outcome text not null,
+  created_at timestamptz not null default now()
+);
+
+create table gateway_sim.buyers (
+  id text primary key,
+  email text not null,
+  name text,
+  tax_id text,
+  created_at timestamptz not null default now()
+);
+`;
+
+/** Transactions and the ledger of the money that moved. */
+const TRANSACTIONS = `
+create sequence gateway_sim.transaction_numbers start 100001;
+
+create table gateway_sim.transactions (
+  id text primary key,
+  reference text not null,
+  status text not null,
+  payment_type text not null,
+  amount bigint not null,
+  base_amount bigint not null,
+  currency text not null,
+  installments integer not null,
+  installment_amounts jsonb not null,
+  authorization_code text,
+  decline_reason text,
+  card_id text references gateway_sim.cards (id),
+  card jsonb,
+  pix jsonb,
+  boleto jsonb,
+  buyer_id text references gateway_sim.buyers (id),
+  transaction_number text not null unique,
+  captured_amount bigint not null default 0,
+  refunded_amount bigint not null default 0,
+  -- A pending pix fails as expired after this instant; a pending boleto fails as overdue after it.
+  lapses_at timestamptz,
+  created_at timestamptz not null default now(),
+  confirmed_at timestamptz,
+  updated_at timestamptz not null default now()
+);
+create index on gateway_sim.transactions (reference);
+
+-- Money that moved: one row per capture and per refund.
+create table gateway_sim.ledger (
+  id bigserial primary key,
+  transaction_id text not null references gateway_sim.transactions (id),
+  kind text not null check (kind in ('capture', 'refund')),
+  amount bigint not null check (amount > 0),
+  idempotency_key text,
+  created_at timestamptz not null default now()
+);
+create index on gateway_sim.ledger (transaction_id);
+`;
+
+/** Subscriptions and their invoices. */
+const RECURRENCE = `
+create table gateway_sim.subscriptions (
+  id text primary key,
+  reference text not null,
+  plan_id text not null references gateway_sim.recurrence_plans (id),
+  buyer_id text not null references gateway_sim.buyers (id),
+  card_id text not null references gateway_sim.cards (id),
+  start_date date not null,
+  status text not null,
+  created_at timestamptz not null default now(),
+  canceled_at timestamptz
+);
+
+create table gateway_sim.invoices (
+  id text primary key,
+  subscription_id text not null references gateway_sim.subscriptions (id),
+  amount bigint not null,
+  currency text not null,
+  description text,
+  status text not null,
+  due_date date not null,
+  expiration_date date,
+  no_fees_installments boolean not null,
+  transaction_id text references gateway_sim.transactions (id),
+  paid_at timestamptz,
+  created_at timestamptz not null default now()
+);
+`;
+
+/** Every attempt made under an idempotency key (a failed attempt leaves no stored result, only this trace). */
+const ATTEMPTS = `
+create table gateway_sim.attempts (
+  id bigserial primary key,
+  key text not null,
+  operation text not null,
+  outcome text,
+  created_at timestamptz not null default now()
+);
+create index on gateway_sim.attempts (key);
+`;
+
+/**
+ * The simulator bills its subscriptions itself, one invoice per cycle of its recurrence (`cycle`, 0 on
+ * the start date; null for an extra charge), retried on the same invoice after a refusal (`attempts`);
+ * one invoice per subscription and cycle (was the application's 0010).
+ */
+const INVOICE_CYCLES = `
+alter table gateway_sim.invoices add column cycle integer, add column attempts integer not null default 0;
+create unique index gateway_sim_invoices_cycle_idx on gateway_sim.invoices (subscription_id, cycle)
+  where cycle is not null;
+create index gateway_sim_invoices_subscription_idx on gateway_sim.invoices (subscription_id, created_at);
+`;
+
+export const SIMULATOR_MIGRATIONS: readonly SimulatorMigration[] = [
+  { name: '0001-idempotency-and-plans', sql: IDEMPOTENCY_AND_PLANS },
+  { name: '0002-books', sql: [CARDS_AND_BUYERS, TRANSACTIONS, RECURRENCE, ATTEMPTS].join('') },
+  { name: '0003-invoice-cycles', sql: INVOICE_CYCLES },
+];
