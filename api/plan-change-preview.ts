@@ -1,6 +1,7 @@
 import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import { Organization, Price, Product } from '../db/entities/index.ts';
+import type { SubscriptionRow } from '../db/subscription/record.ts';
 import {
   archivedProductRefusal,
   planChangeRefusal,
@@ -10,7 +11,6 @@ import {
   type ProrationBehavior,
 } from '../domain/proration.ts';
 
-type SubscriptionEntity = InferEntity<typeof Subscription>;
 type PriceEntity = InferEntity<typeof Price>;
 
 /** A price the subscription may move to, with its product's name. */
@@ -44,7 +44,7 @@ const termsOf = (p: PriceEntity): PlanTerms => ({
  * (domain/proration.ts planChangeRefusal, archivedProductRefusal) accept, so the portal offers nothing
  * the change would refuse.
  */
-export async function planOptions(em: EntityManager, s: SubscriptionEntity): Promise<PlanOption[]> {
+export async function planOptions(em: EntityManager, s: SubscriptionRow): Promise<PlanOption[]> {
   const current = await em.findOne(Price, { id: s.priceId });
   if (!current) return [];
   const currentTerms = { ...termsOf(current), type: 'recurring', active: true, currency: s.currency };
@@ -76,7 +76,7 @@ export async function planOptions(em: EntityManager, s: SubscriptionEntity): Pro
 /** The preview of a move to `priceId` now, or null when it is not one of the subscription's options. */
 export async function previewPlanChange(
   em: EntityManager,
-  s: SubscriptionEntity,
+  s: SubscriptionRow,
   priceId: string,
   at: Date,
 ): Promise<PlanChangePreview | null> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import { Organization, Price, Product } from '../db/entities/index.ts';
+import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
 import { archivedProductRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
@@ -47,9 +48,7 @@ export async function changePortalSubscription(
   const { organizationId, customerId } = scope;
   const em = deps.orm.em.fork();
   // Ownership first: another customer's id is a 404 whatever the organization allows.
-  const subscription = isUuid(id)
-    ? await em.findOne(Subscription, { id, organizationId, customerId }, { fields: ['workflowId'] })
-    : null;
+  const subscription = isUuid(id) ? await findOwnSubscription(em, { organizationId, customerId }, id) : null;
   if (!subscription) throw notFound('Subscription');
   if (!(await customerUpdatesAllowed(em, organizationId))) throw customerUpdatesDisabled();
   if ('price_id' in change) {
