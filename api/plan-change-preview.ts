@@ -1,6 +1,6 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product } from '../db/entities/index.ts';
+import { otherRecurringPrices, priceById, productsByIds } from '../db/catalog/subscription-reads.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { SubscriptionRow } from '../db/subscription/record.ts';
 import {
   archivedProductRefusal,
@@ -11,7 +11,7 @@ import {
   type ProrationBehavior,
 } from '../domain/proration.ts';
 
-type PriceEntity = InferEntity<typeof Price>;
+type PriceRow = NonNullable<Awaited<ReturnType<typeof priceById>>>;
 
 /** A price the subscription may move to, with its product's name. */
 export interface PlanOption {
@@ -31,7 +31,7 @@ export interface PlanChangePreview {
   toBalance: number;
 }
 
-const termsOf = (p: PriceEntity): PlanTerms => ({
+const termsOf = (p: PriceRow): PlanTerms => ({
   type: p.type,
   active: p.active,
   currency: p.currency,
@@ -45,16 +45,12 @@ const termsOf = (p: PriceEntity): PlanTerms => ({
  * the change would refuse.
  */
 export async function planOptions(em: EntityManager, s: SubscriptionRow): Promise<PlanOption[]> {
-  const current = await em.findOne(Price, { id: s.priceId });
+  const current = await priceById(em, s.priceId);
   if (!current) return [];
   const currentTerms = { ...termsOf(current), type: 'recurring', active: true, currency: s.currency };
-  const prices = await em.find(
-    Price,
-    { organizationId: s.organizationId, deletedAt: null, type: 'recurring', id: { $ne: s.priceId } },
-    { orderBy: { unitAmount: 'asc', id: 'asc' } },
-  );
+  const prices = await otherRecurringPrices(em, s.organizationId, s.priceId);
   const products = new Map(
-    (await em.find(Product, { id: { $in: [...new Set(prices.map((p) => p.productId))] } })).map((p) => [p.id, p]),
+    (await productsByIds(em, [...new Set(prices.map((p) => p.productId))])).map((p) => [p.id, p]),
   );
   return prices
     .filter((p) => {
@@ -82,10 +78,8 @@ export async function previewPlanChange(
 ): Promise<PlanChangePreview | null> {
   const option = (await planOptions(em, s)).find((o) => o.priceId === priceId);
   if (!option) return null;
-  const organization = await em.findOne(Organization, { id: s.organizationId }, { fields: ['subscriptionSettings'] });
-  const behavior = prorationBehaviorOf(
-    (organization?.subscriptionSettings ?? null) as { proration_behavior?: ProrationBehavior } | null,
-  );
+  const settings = await subscriptionSettingsOf(em, s.organizationId);
+  const behavior = prorationBehaviorOf(settings as { proration_behavior?: ProrationBehavior } | null);
   const settlement = planChangeSettlement({
     behavior,
     trialing: s.status === 'trialing',

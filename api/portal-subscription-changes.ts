@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product } from '../db/entities/index.ts';
+import { planChangePrice } from '../db/catalog/subscription-reads.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
 import { archivedProductRefusal } from '../domain/proration.ts';
@@ -29,8 +30,7 @@ const customerUpdatesDisabled = () =>
 
 /** Whether the organization lets its customers change their subscriptions (read at each request). */
 export async function customerUpdatesAllowed(em: EntityManager, organizationId: string): Promise<boolean> {
-  const organization = await em.findOne(Organization, { id: organizationId }, { fields: ['subscriptionSettings'] });
-  const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...organization?.subscriptionSettings };
+  const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...(await subscriptionSettingsOf(em, organizationId)) };
   return settings.allow_customer_updates === true;
 }
 
@@ -66,8 +66,6 @@ export async function changePortalSubscription(
  * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
  */
 async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
-  const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
-  if (!price) return null;
-  const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
-  return archivedProductRefusal({ productArchived: product?.isArchived ?? true });
+  const found = await planChangePrice(em, organizationId, priceId);
+  return found ? archivedProductRefusal({ productArchived: found.productArchived }) : null;
 }

@@ -65,3 +65,32 @@ export async function heldDiscount(em: EntityManager, discountId: string) {
     (await kyselyOf(em).selectFrom('discounts').selectAll().where('id', '=', discountId).executeTakeFirst()) ?? null
   );
 }
+
+/** A price by id (deleted or not), as the subscription's current price is read. */
+export async function priceById(em: EntityManager, priceId: string) {
+  return (await kyselyOf(em).selectFrom('prices').selectAll().where('id', '=', priceId).executeTakeFirst()) ?? null;
+}
+
+/** The organization's recurring prices (not deleted) but `exceptPriceId`, cheapest first. */
+export async function otherRecurringPrices(em: EntityManager, organizationId: string, exceptPriceId: string) {
+  return kyselyOf(em)
+    .selectFrom('prices')
+    .selectAll()
+    .where('organizationId', '=', organizationId)
+    .where('deletedAt', 'is', null)
+    .where('type', '=', 'recurring')
+    .where('id', '!=', exceptPriceId)
+    .orderBy('unitAmount', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** The products with these ids. */
+export async function productsByIds(em: EntityManager, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return kyselyOf(em)
+    .selectFrom('products')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+}
