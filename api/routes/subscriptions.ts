@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Customer } from '../../db/entities/index.ts';
+import { customerIdByExternalId } from '../../db/customer/subscription-reads.ts';
 import { listSubscriptions, type SubscriptionFilter } from '../../db/subscription/lists.ts';
 import type { SubscriptionRow } from '../../db/subscription/record.ts';
 import { findOwnSubscription } from '../../db/subscription/rows.ts';
@@ -81,15 +81,10 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       if (q.status) where.statuses = [q.status];
       const em = deps.orm.em.fork();
       if (q.external_customer_id !== undefined) {
-        // The customer GET /customers/external/<id> answers with: a deleted one no longer holds the id.
-        const customer = await em.findOne(
-          Customer,
-          { organizationId, externalId: q.external_customer_id, deletedAt: null },
-          { fields: ['id'] },
-        );
-        if (!customer || (where.customerId !== undefined && where.customerId !== customer.id))
+        const customerId = await customerIdByExternalId(em, organizationId, q.external_customer_id);
+        if (!customerId || (where.customerId !== undefined && where.customerId !== customerId))
           return pageOf([], 0, q.limit);
-        where.customerId = customer.id;
+        where.customerId = customerId;
       }
       const { subscriptions, total } = await listSubscriptions(em, where, {
         orderBy: order,
