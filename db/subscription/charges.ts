@@ -87,3 +87,13 @@ export async function chargesOf(em: EntityManager, subscriptionId: string): Prom
     .orderBy('tryNumber', 'asc')
     .execute();
 }
+
+/** Whether a renewal or upgrade checkout's sale was recorded in the timeline (activities/subscription-sales.ts). */
+export async function checkoutChargeRecorded(em: EntityManager, checkoutId: string): Promise<boolean> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscription_charges')
+    .select('id')
+    .where('checkoutId', '=', checkoutId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { kyselyOf } from '../kysely.ts';
 import type { SubscriptionRow } from './record.ts';
 
@@ -34,4 +35,24 @@ export async function listSubscriptions(
     where.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { subscriptions, total: Number(count.n) };
+}
+
+/**
+ * Whether the customer has a live subscription (neither canceled nor incomplete) of the organization
+ * (db/checkout-customers.ts's limit of one subscription per customer asks it).
+ */
+export async function hasLiveSubscription(
+  em: EntityManager,
+  organizationId: string,
+  customerId: string,
+): Promise<boolean> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscriptions')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('customerId', '=', customerId)
+    .where('status', 'in', SUBSCRIPTION_STATUSES.filter(isLive))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

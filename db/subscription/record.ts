@@ -7,6 +7,8 @@ import type { SubscriptionRecord } from '../../contracts/subscription.ts';
  * repository's reads answer, entity reads and the typed Kysely alike.
  */
 export type SubscriptionRow = InferEntity<typeof Subscription>;
+/** Every column of a new subscription's row, given (none left to the migrations' defaults). */
+export type NewSubscriptionRow = Required<Pick<SubscriptionRow, Extract<keyof SubscriptionRow, string>>>;
 export type SubscriptionChargeRow = InferEntity<typeof SubscriptionCharge>;
 
 const iso = (d: Date | null | undefined) => (d == null ? null : d.toISOString());

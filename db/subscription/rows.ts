@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { kyselyOf } from '../kysely.ts';
-import type { SubscriptionRow } from './record.ts';
+import type { NewSubscriptionRow, SubscriptionRow } from './record.ts';
 
 /**
  * The subscription object's repository, its row: read (held `for update` until the transaction ends
@@ -15,6 +15,11 @@ export async function findSubscription(
 ): Promise<SubscriptionRow | null> {
   const query = kyselyOf(em).selectFrom('subscriptions').selectAll().where('id', '=', id);
   return (await (options.lock ? query.forUpdate() : query).executeTakeFirst()) ?? null;
+}
+
+/** A new subscription's row (a checkout's sale makes it, activities/checkout-sale.ts), as written. */
+export async function insertSubscription(tx: EntityManager, row: NewSubscriptionRow): Promise<SubscriptionRow> {
+  return kyselyOf(tx).insertInto('subscriptions').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The organization's subscription `id` (another organization's is as absent as an unknown id). */

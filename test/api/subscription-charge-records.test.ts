@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
-import { chargesOf, insertCharge, markChargeRefunded } from '../../db/subscription/charges.ts';
+import { chargesOf, checkoutChargeRecorded, insertCharge, markChargeRefunded } from '../../db/subscription/charges.ts';
+import { hasLiveSubscription } from '../../db/subscription/lists.ts';
+import { insertSubscription } from '../../db/subscription/rows.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 
@@ -36,14 +38,41 @@ async function makeSubscription(orgId: string): Promise<string> {
     `insert into customers (id, organization_id, email, created_at, updated_at) values (?, ?, ?, now(), now())`,
     [customerId, orgId, `${unique('buyer')}@example.com`],
   );
-  await sql(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
-       amount, currency, current_period_start, current_period_end, created_at, workflow_id, billing_anchor,
-       period_number, subtotal_amount)
-     values (?, ?, ?, ?, ?, 'active', 'manual', 5990, 'brl', '2025-01-01T00:00:00Z', '2025-02-01T00:00:00Z', now(),
-       ?, '2025-01-01T00:00:00Z', 1, 5990)`,
-    [id, orgId, customerId, productId, priceId, `subscription:${id}`],
-  );
+  const start = new Date('2025-01-01T00:00:00Z');
+  const row = await insertSubscription(api.orm.em.fork(), {
+    id,
+    organizationId: orgId,
+    customerId,
+    productId,
+    priceId,
+    checkoutId: null,
+    status: 'active',
+    recurrenceBilling: 'manual',
+    gatewaySubscriptionId: null,
+    amount: 5990,
+    currency: 'brl',
+    discountId: null,
+    currentPeriodStart: start,
+    currentPeriodEnd: new Date('2025-02-01T00:00:00Z'),
+    trialEnd: null,
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
+    createdAt: start,
+    modifiedAt: null,
+    workflowId: `subscription:${id}`,
+    billingAnchor: start,
+    anchorPeriod: 1,
+    periodNumber: 1,
+    cardTokenId: null,
+    endedAt: null,
+    subtotalAmount: 5990,
+    balanceAmount: 0,
+    priceChanges: 0,
+    balanceSettledPeriod: null,
+    metadata: { plan: 'basic' },
+  });
+  expect(row).toMatchObject({ id, amount: 5990, currentPeriodStart: start, metadata: { plan: 'basic' } });
+  expect(await hasLiveSubscription(api.orm.em.fork(), orgId, customerId)).toBe(true);
   return id;
 }
 
@@ -84,6 +113,7 @@ describe('the renewal timeline (db/subscription/charges.ts)', () => {
 
     const [row, ...more] = await chargesOf(em, subscription.id);
     expect(more).toEqual([]);
+    expect(await checkoutChargeRecorded(em, uuidv7())).toBe(false);
     expect(row).toMatchObject({ periodNumber: 2, tryNumber: 1, amount: 5990, transactionId, attemptedAt: later });
 
     expect(await markChargeRefunded(em, subscription.id, { period: 2, tryNumber: 1 })).toBe(true);
