@@ -134,7 +134,7 @@ async function planPriceChange(em: EntityManager, input: PriceChange): Promise<P
   if (refused) throw ApplicationFailure.nonRetryable(refused, PLAN_CHANGE_REFUSED);
 
   const settings = await subscriptionSettingsOf(em, t.organizationId);
-  const behavior = prorationBehaviorOf(settings as { proration_behavior?: ProrationBehavior } | null);
+  const behavior = prorationBehaviorOf(settings);
   const at = new Date(input.at);
   const period = { start: t.currentPeriodStart, end: t.currentPeriodEnd };
   const { prorated, chargeNow, toBalance } = planChangeSettlement({

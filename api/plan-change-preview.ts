@@ -79,7 +79,7 @@ export async function previewPlanChange(
   const option = (await planOptions(em, s)).find((o) => o.priceId === priceId);
   if (!option) return null;
   const settings = await subscriptionSettingsOf(em, s.organizationId);
-  const behavior = prorationBehaviorOf(settings as { proration_behavior?: ProrationBehavior } | null);
+  const behavior = prorationBehaviorOf(settings);
   const settlement = planChangeSettlement({
     behavior,
     trialing: s.status === 'trialing',
