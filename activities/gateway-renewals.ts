@@ -1,8 +1,10 @@
 import { offersSandboxRecurringBilling, recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
+import { pendingInvoiceIds } from '../db/invoice/records.ts';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, executorOf, type PlainSql, type Row } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
+import { addToBalance, claimBalanceSettlement } from '../db/subscription/rows.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf, sandboxCycleKey } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -15,7 +17,8 @@ import {
   refundCredit,
   type Events,
 } from './subscription-extra-charges.ts';
-import { lockedTerms } from './subscription-periods.ts';
+import { lockedTerms } from './subscription-lifecycle.ts';
+import { legacyTerms } from './subscription-periods.ts';
 import type { GatewayPeriodOutcome } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
@@ -27,31 +30,30 @@ import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
 export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
-  const db = plainSql(orm);
 
   async function gatewaySubscriptionOf(subscriptionId: string) {
-    const t = await lockedTerms(executorOf(db.query), subscriptionId);
-    if (!t.gateway_subscription_id) {
+    const t = await lockedTerms(orm.em.fork(), subscriptionId);
+    if (!t.gatewaySubscriptionId) {
       throw ApplicationFailure.nonRetryable(
         `Subscription ${subscriptionId} is not billed by the gateway`,
         'NotGatewayBilled',
       );
     }
-    return { t, gatewaySubscriptionId: t.gateway_subscription_id };
+    return { t, gatewaySubscriptionId: t.gatewaySubscriptionId };
   }
 
   return {
     /** Asks the gateway for the invoice of the period's cycle and the charge of its last try. */
     async reconcileGatewayPeriod(input: { subscriptionId: string; period: number }): Promise<GatewayPeriodOutcome> {
       const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
-      const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
+      const cycle = gatewayCycleOf(input.period, t.trialEnd != null);
       const invoices = await callGateway(() =>
         recurringBillingOf(gateway).listSubscriptionInvoices(gatewaySubscriptionId),
       );
       const invoice = invoices.find((i) => i.cycle === cycle);
       const open = {
         state: 'open' as const,
-        amount: Number(t.amount),
+        amount: t.amount,
         currency: t.currency.toUpperCase(),
         payment: null,
       };
@@ -78,7 +80,7 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       payment: PaymentSummary;
       at: string;
     }): Promise<{ settled: number }> {
-      return settleBalance(db, gateway, input);
+      return settleBalance(orm, gateway, input);
     },
 
     /** Stops the gateway's recurrence (the subscription ended): no period after it is ever billed. */
@@ -91,11 +93,7 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
 
     /** The extra-charge invoices of the subscription still pending: voided by their workflows once it ends. */
     async pendingInvoiceIds(subscriptionId: string): Promise<string[]> {
-      const rows = await db.query<{ id: string }>(
-        "select id from subscription_invoices where subscription_id = ? and status = 'pending' order by number",
-        [subscriptionId],
-      );
-      return rows.map((r) => r.id);
+      return pendingInvoiceIds(orm.em.fork(), subscriptionId);
     },
 
     /**
@@ -111,7 +109,7 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
       if (!offersSandboxRecurringBilling(gateway)) return { billed: false };
       const sandbox = gateway;
       const { t, gatewaySubscriptionId } = await gatewaySubscriptionOf(input.subscriptionId);
-      const cycle = gatewayCycleOf(input.period, t.trial_end !== null);
+      const cycle = gatewayCycleOf(input.period, t.trialEnd != null);
       const key = sandboxCycleKey(input.subscriptionId, input.period, input.tryNumber);
       await callGateway(() => sandbox.billSandboxCycle(gatewaySubscriptionId, cycle, key));
       return { billed: true };
@@ -121,45 +119,41 @@ export function createGatewayRenewalActivities(deps: { orm: Orm; gateway: Paymen
 
 /** A gateway-billed period's balance settlement (settleGatewayBalance): the gateway's call, then its record. */
 async function settleBalance(
-  db: PlainSql,
+  orm: Orm,
   gateway: PaymentGateway,
   input: { subscriptionId: string; period: number; payment: PaymentSummary; at: string },
 ): Promise<{ settled: number }> {
-  const t = await lockedTerms(executorOf(db.query), input.subscriptionId);
-  const balance = Number(t.balance_amount);
-  const due = t.period_number === input.period && t.balance_settled_period !== input.period;
+  const t = await lockedTerms(orm.em.fork(), input.subscriptionId);
+  const balance = t.balanceAmount;
+  const due = t.periodNumber === input.period && t.balanceSettledPeriod !== input.period;
   if (!due || balance === 0) return { settled: 0 };
   // The gateway first, outside any transaction (keyed by the period: a retry gets its first answer).
   const key = balanceSettlementKey(t.id, input.period);
   const at = new Date(input.at);
   const owed = {
     amount: balance,
-    priceId: t.price_id,
-    productId: t.product_id,
+    priceId: t.priceId,
+    productId: t.productId,
     key,
     at,
     description: 'Balance owed',
   };
-  const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
+  const charged = balance > 0 ? await chargeSavedCard(gateway, legacyTerms(t), owed) : null;
   const credit = balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
-  return db.transaction(async (sql) => {
-    const tx = executorOf(sql);
-    const locked = await lockedTerms(tx, input.subscriptionId, true);
-    const [claimed] = await tx.execute<Row[]>(
-      `update subscriptions set balance_settled_period = ?
-       where id = ? and period_number = ? and balance_settled_period is distinct from ? returning id`,
-      [input.period, t.id, input.period, input.period],
-    );
-    if (!claimed) return { settled: 0 }; // recorded by an earlier try of this activity
+  return orm.em.fork().transactional(async (tx) => {
+    const statements = executorOf(sqlIn(tx));
+    const locked = legacyTerms(await lockedTerms(tx, input.subscriptionId, true));
+    // Recorded by an earlier try of this activity: nothing more.
+    if (!(await claimBalanceSettlement(tx, t.id, input.period))) return { settled: 0 };
     const events: Events = [];
     let settled = 0;
-    if (charged && !(await recordExtraCharge(tx, locked, owed, charged, events))) settled = balance;
+    if (charged && !(await recordExtraCharge(statements, locked, owed, charged, events))) settled = balance;
     if (credit) {
-      await recordCreditRefund(tx, locked, credit.refunded, events);
+      await recordCreditRefund(statements, locked, credit.refunded, events);
       settled = -credit.amount;
     }
-    await tx.execute('update subscriptions set balance_amount = balance_amount - ? where id = ?', [settled, t.id]);
-    await insertEvents(tx, t.organization_id, events);
+    await addToBalance(tx, t.id, -settled);
+    await insertEvents(statements, t.organizationId, events);
     return { settled };
   });
 }

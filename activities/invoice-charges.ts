@@ -1,11 +1,11 @@
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql } from '../db/plain-sql.ts';
 import { invoiceChargeKey, notInvoiceable } from '../domain/invoices.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { findChargeByKey } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { chargeSavedCard } from './subscription-extra-charges.ts';
-import { lockedTerms } from './subscription-periods.ts';
+import { lockedTerms } from './subscription-lifecycle.ts';
+import { legacyTerms } from './subscription-periods.ts';
 import type { InvoiceActivities, InvoiceCardCharge, InvoiceCardChargeAnswer } from '../contracts/invoice.ts';
 
 /**
@@ -16,7 +16,6 @@ import type { InvoiceActivities, InvoiceCardCharge, InvoiceCardChargeAnswer } fr
  */
 export function createInvoiceChargeActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { gateway } = deps;
-  const read = executorOf(plainSql(deps.orm).query);
 
   return {
     /**
@@ -25,17 +24,17 @@ export function createInvoiceChargeActivities(deps: { orm: Orm; gateway: Payment
      * this charge reached the gateway: its answer is taken then, never money without its record.
      */
     async chargeInvoiceCard(input: InvoiceCardCharge): Promise<InvoiceCardChargeAnswer> {
-      const t = await lockedTerms(read, input.subscriptionId);
+      const t = await lockedTerms(deps.orm.em.fork(), input.subscriptionId);
       const key = invoiceChargeKey(input.invoiceId);
       const why = notInvoiceable({
         status: t.status,
-        recurrenceBilling: t.recurrence_billing,
-        gatewaySubscriptionId: t.gateway_subscription_id,
-        cardTokenId: t.card_token_id,
+        recurrenceBilling: t.recurrenceBilling,
+        gatewaySubscriptionId: t.gatewaySubscriptionId ?? null,
+        cardTokenId: t.cardTokenId ?? null,
       });
       if (why && !(await findChargeByKey(gateway, key))) return { notCharged: why };
       const description = input.description ?? 'Extra charge';
-      return { payment: await chargeSavedCard(gateway, t, { amount: input.amount, key, description }) };
+      return { payment: await chargeSavedCard(gateway, legacyTerms(t), { amount: input.amount, key, description }) };
     },
 
     /** What the gateway made under the invoice's charge key, if anything: how a lost answer is resolved. */

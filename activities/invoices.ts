@@ -1,9 +1,18 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents, type EventType } from '../db/events.ts';
-import { INVOICE_COLUMNS, invoiceRecord } from '../db/invoice-records.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  findInvoice,
+  insertInvoice,
+  invoiceRecord,
+  writeInvoiceOutcome,
+  type InvoiceRow,
+} from '../db/invoice/records.ts';
+import { takeInvoiceNumber } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type Row, type Sql } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
+import { findSubscription } from '../db/subscription/rows.ts';
 import { insertPaidSale } from '../db/sales.ts';
 import { saleRecord } from '../use-cases/sale-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
@@ -101,8 +110,6 @@ function gatewayInvoiceActivities(gateway: PaymentGateway) {
 
 /** The invoice in our books: numbered and stored, then settled with its sale. */
 function invoiceRecordActivities(orm: Orm) {
-  const db = plainSql(orm);
-
   return {
     /**
      * Numbers and stores an invoice, with invoice.created: one the gateway created, or a manual one
@@ -111,14 +118,11 @@ function invoiceRecordActivities(orm: Orm) {
     async recordInvoice(
       input: InvoiceRequest & { gatewayInvoiceId: string | null; at: string },
     ): Promise<InvoiceRecord> {
-      return db.transaction(async (sql) => {
-        const [known] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ?`, [
-          input.invoiceId,
-        ]);
+      return orm.em.fork().transactional(async (tx) => {
+        const known = await findInvoice(tx, input.invoiceId);
         if (known) return invoiceRecord(known);
-        const row = await insertInvoice(sql, input);
-        const record = invoiceRecord(row);
-        await insertEvents(executorOf(sql), input.organizationId, [['invoice.created', { ...record }]]);
+        const record = invoiceRecord(await numberedInvoice(tx, input));
+        await insertEvents(executorOf(sqlIn(tx)), input.organizationId, [['invoice.created', { ...record }]]);
         return record;
       });
     },
@@ -129,114 +133,92 @@ function invoiceRecordActivities(orm: Orm) {
      * Each writes its event. An invoice settled already is answered as it is.
      */
     async settleInvoice(input: InvoiceSettlement): Promise<InvoiceRecord> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
-        const [row] = await sql(`select ${INVOICE_COLUMNS} from subscription_invoices where id = ? for update`, [
-          input.invoiceId,
-        ]);
-        if (!row) throw ApplicationFailure.nonRetryable(`Invoice ${input.invoiceId} not found`, 'InvoiceNotFound');
-        if (row.status !== 'pending') return invoiceRecord(row);
-        const org = row.organization_id as string;
+      return orm.em.fork().transactional(async (tx) => {
+        const statements = executorOf(sqlIn(tx));
+        const invoice = await findInvoice(tx, input.invoiceId, { lock: true });
+        if (!invoice) throw ApplicationFailure.nonRetryable(`Invoice ${input.invoiceId} not found`, 'InvoiceNotFound');
+        if (invoice.status !== 'pending') return invoiceRecord(invoice);
+        const org = invoice.organizationId;
         const at = new Date(input.at);
         const transactionId = input.payment
-          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
+          ? await upsertTransaction(statements, { organizationId: org, checkoutId: null }, input.payment)
           : null;
-        const sale = input.status === 'paid' && transactionId ? await insertSale(tx, row, transactionId, at) : null;
+        const sale = input.status === 'paid' && transactionId ? await insertSale(tx, invoice, transactionId, at) : null;
         const failureReason =
           input.status === 'failed' ? (input.payment?.declineReason ?? input.failureReason ?? 'charge_failed') : null;
-        const [updated] = await sql(
-          `update subscription_invoices set status = ?, failure_reason = ?, transaction_id = ?, paid_at = ?, modified_at = ?
-           where id = ? returning ${INVOICE_COLUMNS}`,
-          [
-            input.status,
+        const record = invoiceRecord(
+          await writeInvoiceOutcome(tx, input.invoiceId, {
+            status: input.status,
             failureReason,
             transactionId,
-            input.paidAt ? new Date(input.paidAt) : null,
-            at,
-            input.invoiceId,
-          ],
+            paidAt: input.paidAt ? new Date(input.paidAt) : null,
+            modifiedAt: at,
+          }),
         );
-        const record = invoiceRecord(updated!);
         const events: [EventType, Record<string, unknown>][] = [[`invoice.${input.status}`, { ...record }]];
         if (sale) events.push(['sale.created', sale], ['sale.paid', sale]);
-        await insertEvents(tx, org, events);
+        await insertEvents(statements, org, events);
         return record;
       });
     },
   } satisfies Partial<InvoiceActivities>;
 }
 
-/** The invoice's row, numbered in the organization's sequence. */
-async function insertInvoice(
-  sql: Sql,
+/** The invoice's row, numbered in the organization's sequence (taken in this transaction). */
+async function numberedInvoice(
+  tx: EntityManager,
   input: InvoiceRequest & { gatewayInvoiceId: string | null; at: string },
-): Promise<Row> {
-  // Taken in the insert's transaction, under the organization's row lock: a number is never given
-  // twice, and one given is never lost (a rollback gives it back).
-  const [org] = await sql(
-    `update organizations set customer_invoice_next_number = customer_invoice_next_number + 1 where id = ?
-     returning customer_invoice_prefix as prefix, customer_invoice_next_number - 1 as n`,
-    [input.organizationId],
-  );
+): Promise<InvoiceRow> {
+  const { prefix, n } = await takeInvoiceNumber(tx, input.organizationId);
   const at = new Date(input.at);
-  const [row] = await sql(
-    `insert into subscription_invoices (id, organization_id, subscription_id, number, gateway_invoice_id, amount,
-       currency, description, due_date, expiration_date, status, no_fees_installments, workflow_id, created_at,
-       modified_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) returning ${INVOICE_COLUMNS}`,
-    [
-      input.invoiceId,
-      input.organizationId,
-      input.subscriptionId,
-      invoiceNumber(org!.prefix as string, Number(org!.n)),
-      input.gatewayInvoiceId,
-      input.amount,
-      input.currency,
-      input.description,
-      input.dueDate,
-      input.expirationDate,
-      input.noFeesInstallments,
-      invoiceWorkflowId(input.invoiceId),
-      at,
-      at,
-    ],
-  );
-  return row!;
+  return insertInvoice(tx, {
+    id: input.invoiceId,
+    organizationId: input.organizationId,
+    subscriptionId: input.subscriptionId,
+    number: invoiceNumber(prefix, n),
+    gatewayInvoiceId: input.gatewayInvoiceId,
+    amount: input.amount,
+    currency: input.currency,
+    description: input.description,
+    dueDate: input.dueDate,
+    expirationDate: input.expirationDate,
+    paymentMethod: 'credit',
+    status: 'pending',
+    noFeesInstallments: input.noFeesInstallments,
+    workflowId: invoiceWorkflowId(input.invoiceId),
+    createdAt: at,
+    modifiedAt: at,
+  });
 }
 
 /** The sale of a paid invoice: the subscription's customer, product and price, for the invoice's amount. */
 async function insertSale(
-  tx: ReturnType<typeof executorOf>,
-  invoice: Row,
+  tx: EntityManager,
+  invoice: InvoiceRow,
   transactionId: string,
   at: Date,
 ): Promise<Record<string, unknown>> {
-  const [s] = await tx.execute<Row[]>(
-    'select organization_id, customer_id, product_id, price_id from subscriptions where id = ?',
-    [invoice.subscription_id],
-  );
-  const amount = Number(invoice.amount);
-  const sale = {
+  const s = await findSubscription(tx, invoice.subscriptionId);
+  if (!s) throw new Error(`Subscription ${invoice.subscriptionId} not found`);
+  const statements = executorOf(sqlIn(tx));
+  const id = await insertPaidSale(statements, {
+    organizationId: s.organizationId,
+    checkoutId: null,
     transactionId,
-    customerId: s!.customer_id as string,
-    productId: s!.product_id as string,
-    priceId: s!.price_id as string,
-    subscriptionId: invoice.subscription_id as string,
-    invoiceId: invoice.id as string,
-    currency: invoice.currency as string,
-    subtotalAmount: amount,
+    customerId: s.customerId,
+    productId: s.productId,
+    priceId: s.priceId,
+    subscriptionId: invoice.subscriptionId,
+    invoiceId: invoice.id,
+    discountId: null,
+    currency: invoice.currency,
+    subtotalAmount: invoice.amount,
     discountAmount: 0,
-    amount,
+    amount: invoice.amount,
     installments: 1,
     paymentMethod: 'credit_card',
-  };
-  const id = await insertPaidSale(tx, {
-    ...sale,
-    organizationId: s!.organization_id as string,
-    checkoutId: null,
-    discountId: null,
     at,
   });
   // The one event field beyond the record: the invoice it pays.
-  return { ...(await saleRecord(tx, id)), invoice_id: sale.invoiceId };
+  return { ...(await saleRecord(statements, id)), invoice_id: invoice.id };
 }

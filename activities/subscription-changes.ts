@@ -1,10 +1,14 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { planChangePrice } from '../db/catalog/subscription-reads.ts';
 import { insertEvents } from '../db/events.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type PlainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
-import { subscriptionRecord } from '../db/subscription-records.ts';
+import { subscriptionRecord } from '../db/subscription/record.ts';
+import { findSubscription, writeMetadata, writePrice, writePriceChangeNumber } from '../db/subscription/rows.ts';
 import {
   archivedProductRefusal,
   planChangeRefusal,
@@ -24,7 +28,8 @@ import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeSavedCard, recordExtraCharge, type Events, type ExtraCharge } from './subscription-extra-charges.ts';
-import { lockedTerms, type Terms } from './subscription-periods.ts';
+import { lockedTerms, type SubscriptionTerms } from './subscription-lifecycle.ts';
+import { legacyTerms } from './subscription-periods.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';
 import type { MetadataChange, PriceChange } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -41,31 +46,31 @@ import type { SubscriptionActivities } from '../contracts/subscription.ts';
  */
 export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm, gateway } = deps;
-  const db = plainSql(orm);
 
   return {
     async changePrice(input: PriceChange): Promise<SubscriptionRecord> {
-      const change = await planPriceChange(db, input);
+      const change = await planPriceChange(orm.em.fork(), input);
       if (change) {
         // The gateway first, outside any transaction: keyed by the change's number, which only this
         // step's record moves, so a retried activity gets the gateway's first answer.
         const { t, price, charge } = change;
-        const charged = charge ? await chargeSavedCard(gateway, t, charge) : null;
-        if (t.recurrence_billing === 'gateway' && (!charged || charged.status === 'succeeded')) {
+        const charged = charge ? await chargeSavedCard(gateway, legacyTerms(t), charge) : null;
+        if (t.recurrenceBilling === 'gateway' && (!charged || charged.status === 'succeeded')) {
           // Gateway billing: its recurrence bills the new price's plan from its next cycle on.
-          const planId = await callGateway(() => ensureRecurrencePlan(deps, price.id as string));
+          const planId = await callGateway(() => ensureRecurrencePlan(deps, price.id));
           const key = `${priceChangeKey(t.id, change.n)}:plan`;
           await callGateway(() =>
-            recurringBillingOf(gateway).changeSubscriptionPlan(t.gateway_subscription_id!, planId!, key),
+            recurringBillingOf(gateway).changeSubscriptionPlan(t.gatewaySubscriptionId!, planId!, key),
           );
         }
-        const declined = await db.transaction((sql) => recordPriceChange(executorOf(sql), change, charged));
+        const declined = await orm.em.fork().transactional((tx) => recordPriceChange(tx, change, charged));
         if (declined) {
           throw ApplicationFailure.nonRetryable(`The card was declined (${declined})`, PLAN_CHANGE_DECLINED, declined);
         }
       }
-      const [row] = await db.query('select * from subscriptions where id = ?', [input.subscriptionId]);
-      return subscriptionRecord(row!);
+      const s = await findSubscription(orm.em.fork(), input.subscriptionId);
+      if (!s) throw new Error(`Subscription ${input.subscriptionId} not found`);
+      return subscriptionRecord(s);
     },
 
     /**
@@ -73,29 +78,25 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
      * same metadata again writes nothing (jsonb equality ignores key order).
      */
     async replaceSubscriptionMetadata(input: MetadataChange): Promise<SubscriptionRecord> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      return orm.em.fork().transactional(async (tx) => {
         const t = await lockedTerms(tx, input.subscriptionId, true);
         if (subscriptionHasEnded(t.status))
           throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
-        const metadata = JSON.stringify(input.metadata);
-        const [row] = await tx.execute<Row[]>(
-          `update subscriptions set metadata = ?::jsonb, modified_at = ?
-           where id = ? and metadata is distinct from ?::jsonb returning *`,
-          [metadata, new Date(input.at), t.id, metadata],
-        );
+        const row = await writeMetadata(tx, t.id, input.metadata, new Date(input.at));
         if (!row) return subscriptionRecord(t);
         const record = subscriptionRecord(row);
-        await insertEvents(tx, t.organization_id, [['subscription.updated', { ...record }]]);
+        await insertEvents(executorOf(sqlIn(tx)), t.organizationId, [['subscription.updated', { ...record }]]);
         return record;
       });
     },
   } satisfies Partial<SubscriptionActivities>;
 }
 
+type PlanChangePrice = NonNullable<Awaited<ReturnType<typeof planChangePrice>>>['price'];
+
 interface PlannedPriceChange {
-  t: Terms;
-  price: Row;
+  t: SubscriptionTerms;
+  price: PlanChangePrice;
   n: number;
   at: Date;
   behavior: ProrationBehavior;
@@ -111,50 +112,47 @@ interface PlannedPriceChange {
  * settled per the organization's proration_behavior. Null when the price is the subscription's already
  * (a retry of a change recorded).
  */
-async function planPriceChange(db: PlainSql, input: PriceChange): Promise<PlannedPriceChange | null> {
-  const t = await lockedTerms(executorOf(db.query), input.subscriptionId);
+async function planPriceChange(em: EntityManager, input: PriceChange): Promise<PlannedPriceChange | null> {
+  const t = await lockedTerms(em, input.subscriptionId);
   if (subscriptionHasEnded(t.status))
     throw ApplicationFailure.nonRetryable(SUBSCRIPTION_ENDED_MESSAGE, SUBSCRIPTION_ENDED);
-  if (t.price_id === input.priceId) return null;
-  const [p] = await db.query(
-    `select p.*, o.subscription_settings, pr.is_archived as product_archived
-     from prices p join organizations o on o.id = p.organization_id join products pr on pr.id = p.product_id
-     where p.id = ? and p.organization_id = ? and p.deleted_at is null`,
-    [input.priceId, t.organization_id],
-  );
-  if (!p) throw ApplicationFailure.nonRetryable('Price not found', PLAN_CHANGE_REFUSED);
+  if (t.priceId === input.priceId) return null;
+  const found = await planChangePrice(em, t.organizationId, input.priceId);
+  if (!found) throw ApplicationFailure.nonRetryable('Price not found', PLAN_CHANGE_REFUSED);
+  const { price: p, productArchived } = found;
   const refusal = planChangeRefusal(
-    { type: 'recurring', active: true, currency: t.currency, interval: t.interval, intervalCount: t.interval_count },
+    { type: 'recurring', active: true, currency: t.currency, interval: t.interval, intervalCount: t.intervalCount },
     {
-      type: p.type as string,
-      active: Boolean(p.active),
-      currency: p.currency as string,
-      interval: p.interval as string | null,
-      intervalCount: p.interval_count as number | null,
+      type: p.type,
+      active: p.active,
+      currency: p.currency,
+      interval: p.interval ?? null,
+      intervalCount: p.intervalCount ?? null,
     },
   );
-  const refused = refusal ?? archivedProductRefusal({ productArchived: Boolean(p.product_archived) });
+  const refused = refusal ?? archivedProductRefusal({ productArchived });
   if (refused) throw ApplicationFailure.nonRetryable(refused, PLAN_CHANGE_REFUSED);
 
-  const behavior = prorationBehaviorOf(p.subscription_settings as { proration_behavior?: ProrationBehavior } | null);
+  const settings = await subscriptionSettingsOf(em, t.organizationId);
+  const behavior = prorationBehaviorOf(settings);
   const at = new Date(input.at);
-  const period = { start: new Date(t.current_period_start), end: new Date(t.current_period_end) };
+  const period = { start: t.currentPeriodStart, end: t.currentPeriodEnd };
   const { prorated, chargeNow, toBalance } = planChangeSettlement({
     behavior,
     trialing: t.status === 'trialing',
-    from: Number(t.subtotal_amount),
-    to: Number(p.unit_amount),
+    from: t.subtotalAmount,
+    to: p.unitAmount,
     period,
     at,
-    savedCard: Boolean(t.card_token_id),
+    savedCard: Boolean(t.cardTokenId),
   });
-  const n = Number(t.price_changes) + 1;
+  const n = t.priceChanges + 1;
   const charge =
     chargeNow > 0
       ? {
           amount: chargeNow,
-          priceId: p.id as string,
-          productId: p.product_id as string,
+          priceId: p.id,
+          productId: p.productId,
           key: priceChangeKey(t.id, n),
           description: 'Plan change (prorated)',
           at,
@@ -169,36 +167,37 @@ async function planPriceChange(db: PlainSql, input: PriceChange): Promise<Planne
  * with subscription.updated. The decline reason when the card refused (nothing else changes).
  */
 async function recordPriceChange(
-  tx: SqlExecutor,
+  tx: EntityManager,
   change: PlannedPriceChange,
   charged: PaymentSummary | null,
 ): Promise<string | null> {
   const { t, price: p, n, at } = change;
+  const statements = executorOf(sqlIn(tx));
   await lockedTerms(tx, t.id, true);
-  await tx.execute('update subscriptions set price_changes = ? where id = ?', [n, t.id]);
+  await writePriceChangeNumber(tx, t.id, n);
   const events: Events = [];
   if (change.charge && charged) {
-    const refused = await recordExtraCharge(tx, t, change.charge, charged, events);
+    const refused = await recordExtraCharge(statements, legacyTerms(t), change.charge, charged, events);
     if (refused) {
-      await insertEvents(tx, t.organization_id, events);
+      await insertEvents(statements, t.organizationId, events);
       return refused;
     }
   }
-  const to = Number(p.unit_amount);
-  const [row] = await tx.execute<Row[]>(
-    `update subscriptions set price_id = ?, product_id = ?, subtotal_amount = ?, amount = ?,
-       balance_amount = balance_amount + ?, modified_at = ?
-     where id = ? returning *`,
-    [p.id, p.product_id, to, to, change.toBalance, at, t.id],
-  );
-  const record = subscriptionRecord(row!);
+  const row = await writePrice(tx, t.id, {
+    priceId: p.id,
+    productId: p.productId,
+    amount: p.unitAmount,
+    toBalance: change.toBalance,
+    at,
+  });
+  const record = subscriptionRecord(row);
   const proration = {
     behavior: change.behavior,
     amount: change.prorated,
     charged: change.charge?.amount ?? 0,
     to_balance: change.toBalance,
   };
-  events.push(['subscription.updated', { ...record, previous_price_id: t.price_id, proration }]);
-  await insertEvents(tx, t.organization_id, events);
+  events.push(['subscription.updated', { ...record, previous_price_id: t.priceId, proration }]);
+  await insertEvents(statements, t.organizationId, events);
   return null;
 }

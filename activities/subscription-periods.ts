@@ -12,11 +12,14 @@ import {
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';
+import type { SubscriptionTerms } from '../db/subscription/terms.ts';
 
 /**
- * The writes a subscription's period takes, shared by its own renewals (activities/subscriptions.ts)
- * and by a renewal or upgrade checkout's sale (activities/subscription-sales.ts), all run by the
- * subscription's workflow, in the caller's transaction.
+ * The writes a renewal or upgrade checkout's sale (activities/subscription-sales.ts) makes in a
+ * subscription's period, on a plain-SQL transaction, and the snake_case `Terms` that file and
+ * activities/subscription-extra-charges.ts still take. Kept for those two files (not moved in this
+ * step) until they take db/subscription/'s terms and the moves of activities/subscription-lifecycle.ts,
+ * which every other subscription activity uses; then this file goes.
  */
 
 /** The subscription's row and its price's terms. */
@@ -45,6 +48,36 @@ export interface Terms extends Row {
   price_changes: number;
   interval: PeriodInterval;
   interval_count: number | null;
+}
+
+/** The snake_case terms of the callers above, from the repository's (for their helpers' calls). */
+export function legacyTerms(t: SubscriptionTerms): Terms {
+  const text = (d: Date | null | undefined) => (d == null ? null : d.toISOString());
+  return {
+    id: t.id,
+    organization_id: t.organizationId,
+    customer_id: t.customerId,
+    product_id: t.productId,
+    price_id: t.priceId,
+    status: t.status,
+    period_number: t.periodNumber,
+    billing_anchor: t.billingAnchor.toISOString(),
+    anchor_period: t.anchorPeriod,
+    current_period_end: t.currentPeriodEnd.toISOString(),
+    subtotal_amount: String(t.subtotalAmount),
+    currency: t.currency,
+    discount_id: t.discountId ?? null,
+    card_token_id: t.cardTokenId ?? null,
+    gateway_subscription_id: t.gatewaySubscriptionId ?? null,
+    trial_end: text(t.trialEnd),
+    current_period_start: t.currentPeriodStart.toISOString(),
+    recurrence_billing: t.recurrenceBilling,
+    balance_amount: String(t.balanceAmount),
+    balance_settled_period: t.balanceSettledPeriod ?? null,
+    price_changes: t.priceChanges,
+    interval: t.interval,
+    interval_count: t.intervalCount ?? null,
+  };
 }
 
 export const termsOf = (t: Terms) => ({ interval: t.interval, intervalCount: t.interval_count ?? 1 });

@@ -1,12 +1,17 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Config } from '../config/env.ts';
+import { heldDiscount } from '../db/catalog/subscription-reads.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type Row, type SqlExecutor } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sales.ts';
+import { insertCharge, markChargeRefunded } from '../db/subscription/charges.ts';
+import { subscriptionRecord } from '../db/subscription/record.ts';
+import { addToBalance, findSubscription, writeCancelAtPeriodEnd } from '../db/subscription/rows.ts';
 import { saleRecord } from '../use-cases/sale-records.ts';
 import type { SaleBody } from '../use-cases/schemas/sales.ts';
-import { subscriptionRecord } from '../db/subscription-records.ts';
 import { upsertTransaction } from '../db/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -23,7 +28,7 @@ import {
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { recordRefunds, type Events } from './subscription-extra-charges.ts';
-import { applyChange, boundsOf, enterPeriod, lockedTerms, recordCharge, type Terms } from './subscription-periods.ts';
+import { applyChange, boundsOf, enterPeriod, lockedTerms, type SubscriptionTerms } from './subscription-lifecycle.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
@@ -43,48 +48,43 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
 }
 
 /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
-async function amountOf(tx: SqlExecutor, t: Terms, period: number): Promise<number> {
+async function amountOf(em: EntityManager, t: SubscriptionTerms, period: number): Promise<number> {
   const start = boundsOf(t, period).start;
-  const [d] = t.discount_id ? await tx.execute<Row[]>('select * from discounts where id = ?', [t.discount_id]) : [];
+  const d = t.discountId ? await heldDiscount(em, t.discountId) : null;
   const discount = d
     ? {
-        duration: d.duration as 'once' | 'forever' | 'repeating',
-        durationInMonths: (d.duration_in_months as number | null) ?? null,
+        duration: d.duration,
+        durationInMonths: d.durationInMonths ?? null,
         rule: discountRule({
-          type: d.type as 'percentage' | 'fixed',
-          basisPoints: d.basis_points as number | null,
-          amount: d.amount as string | null,
-          currency: d.currency as string | null,
-          redemptionsCount: Number(d.redemptions_count),
+          type: d.type,
+          basisPoints: d.basisPoints ?? null,
+          amount: d.amount ?? null,
+          currency: d.currency ?? null,
+          redemptionsCount: d.redemptionsCount,
         }),
       }
     : null;
-  return renewalAmount(Number(t.subtotal_amount), t.currency, discount, new Date(t.billing_anchor), start);
+  return renewalAmount(t.subtotalAmount, t.currency, discount, t.billingAnchor, start);
 }
 
 /** Reading a subscription's plan, charging a period and giving a raced charge back. */
 function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: Config }) {
   const { gateway } = deps;
   const spreadSeconds = deps.config?.RENEWAL_SPREAD_SECONDS ?? 0;
-  const db = plainSql(deps.orm);
   return {
     async loadSubscription(subscriptionId: string): Promise<SubscriptionPlan> {
-      const [row] = await db.query(
-        `select s.*, o.subscription_settings from subscriptions s join organizations o on o.id = s.organization_id
-         where s.id = ?`,
-        [subscriptionId],
-      );
-      if (!row)
-        throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
-      const dunning = dunningSettings((row.subscription_settings ?? {}) as Record<string, unknown>);
+      const em = deps.orm.em.fork();
+      const s = await findSubscription(em, subscriptionId);
+      if (!s) throw ApplicationFailure.nonRetryable(`Subscription ${subscriptionId} not found`, 'SubscriptionNotFound');
+      const dunning = dunningSettings((await subscriptionSettingsOf(em, s.organizationId)) ?? {});
       return {
-        organizationId: row.organization_id as string,
-        status: row.status as SubscriptionStatus,
-        recurrenceBilling: row.recurrence_billing as 'gateway' | 'manual',
-        periodNumber: Number(row.period_number),
-        currentPeriodEnd: new Date(row.current_period_end as string).toISOString(),
-        cancelAtPeriodEnd: Boolean(row.cancel_at_period_end),
-        hasCard: row.card_token_id !== null,
+        organizationId: s.organizationId,
+        status: s.status,
+        recurrenceBilling: s.recurrenceBilling,
+        periodNumber: s.periodNumber,
+        currentPeriodEnd: s.currentPeriodEnd.toISOString(),
+        cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        hasCard: s.cardTokenId != null,
         ...dunning,
         renewalDelayMs: renewalDelayMs(subscriptionId, spreadSeconds),
       };
@@ -96,14 +96,14 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
      * writer and runs nothing else of it meanwhile, and the record (recordRenewal) is a step of its own.
      */
     async chargeRenewal(input: RenewalCharge): Promise<RenewalOutcome> {
-      const read = executorOf(db.query);
-      const t = await lockedTerms(read, input.subscriptionId);
-      const balance = Number(t.balance_amount);
-      const { charge: amount, balanceAfter } = applyBalance(await amountOf(read, t, input.period), balance);
+      const em = deps.orm.em.fork();
+      const t = await lockedTerms(em, input.subscriptionId);
+      const balance = t.balanceAmount;
+      const { charge: amount, balanceAfter } = applyBalance(await amountOf(em, t, input.period), balance);
       const currency = t.currency.toUpperCase();
       const balanceDelta = balanceAfter - balance;
       if (amount === 0) return { amount, currency, payment: null, balanceDelta };
-      if (!t.card_token_id) {
+      if (!t.cardTokenId) {
         throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
       }
       const charged = await chargeCard(
@@ -114,7 +114,7 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
           currency,
           installments: 1,
           noFeesInstallments: true,
-          card: { token: t.card_token_id },
+          card: { token: t.cardTokenId },
           capture: true,
         },
         subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
@@ -138,7 +138,7 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
 
 /** A period's outcome recorded: paid, refused, or given back. */
 function renewalRecordActivities(deps: { orm: Orm }) {
-  const db = plainSql(deps.orm);
+  const transaction = <T>(run: (tx: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(run);
   return {
     /**
      * A paid period: its transaction, sale and charge row, the subscription moved to the period and
@@ -147,32 +147,27 @@ function renewalRecordActivities(deps: { orm: Orm }) {
     async recordRenewal(
       input: RenewalCharge & RenewalOutcome & { at: string; enter?: boolean },
     ): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      return transaction(async (tx) => {
+        const statements = executorOf(sqlIn(tx));
         const t = await lockedTerms(tx, input.subscriptionId, true);
-        const unchanged = { status: t.status, periodEnd: new Date(t.current_period_end).toISOString() };
-        if (t.period_number >= input.period) return unchanged;
+        const unchanged = { status: t.status, periodEnd: t.currentPeriodEnd.toISOString() };
+        if (t.periodNumber >= input.period) return unchanged;
         const at = new Date(input.at);
-        const org = t.organization_id;
+        const org = t.organizationId;
         const transactionId = input.payment
-          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
+          ? await upsertTransaction(statements, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         const paid = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
-        if (!(await recordCharge(tx, t, paid))) return unchanged; // recorded by an earlier try of this activity
+        if (!(await insertCharge(tx, t, paid))) return unchanged; // recorded by an earlier try of this activity
         const events: [EventType, Record<string, unknown>][] = [];
         if (transactionId) {
           const sale = await renewalSale(tx, t, input, transactionId, at);
           events.push(['sale.created', sale], ['sale.paid', sale]);
         }
-        await insertEvents(tx, org, events);
+        await insertEvents(statements, org, events);
         // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
         if (input.enter === false || t.status === 'canceled') return unchanged;
-        if (input.balanceDelta) {
-          await tx.execute('update subscriptions set balance_amount = balance_amount + ? where id = ?', [
-            input.balanceDelta,
-            t.id,
-          ]);
-        }
+        if (input.balanceDelta) await addToBalance(tx, t.id, input.balanceDelta);
         return enterPeriod(tx, t, input.period, input.amount, at);
       });
     },
@@ -181,38 +176,37 @@ function renewalRecordActivities(deps: { orm: Orm }) {
     async recordRenewalFailure(
       input: RenewalCharge & RenewalOutcome & { declineReason: string; at: string },
     ): Promise<SubscriptionStatus> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      return transaction(async (tx) => {
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const at = new Date(input.at);
         const transactionId = input.payment
-          ? await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, input.payment)
+          ? await upsertTransaction(
+              executorOf(sqlIn(tx)),
+              { organizationId: t.organizationId, checkoutId: null },
+              input.payment,
+            )
           : null;
         const traced = { ...input, outcome: 'failed' as const, transactionId, at };
-        if (!(await recordCharge(tx, t, traced))) return t.status;
+        if (!(await insertCharge(tx, t, traced))) return t.status;
         return (await applyChange(tx, t, 'charge_failed', at)).status;
       });
     },
 
     /** A raced renewal's capture given back: the payment, its sale and its row in the timeline say so. */
     async recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void> {
-      await db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      await transaction(async (tx) => {
+        const statements = executorOf(sqlIn(tx));
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const transactionId = await upsertTransaction(
-          tx,
-          { organizationId: t.organization_id, checkoutId: null },
+          statements,
+          { organizationId: t.organizationId, checkoutId: null },
           input.payment,
         );
-        const [charge] = await tx.execute<Row[]>(
-          `update subscription_charges set outcome = 'refunded'
-           where subscription_id = ? and period_number = ? and try_number = ? and outcome = 'succeeded' returning id`,
-          [t.id, input.period, input.tryNumber],
-        );
-        if (!charge) return; // recorded already (a retried activity)
+        const marked = await markChargeRefunded(tx, t.id, { period: input.period, tryNumber: input.tryNumber });
+        if (!marked) return; // recorded already (a retried activity)
         const events: Events = [];
-        await recordRefunds(tx, transactionId, input.payment, events);
-        await insertEvents(tx, t.organization_id, events);
+        await recordRefunds(statements, transactionId, input.payment, events);
+        await insertEvents(statements, t.organizationId, events);
       });
     },
   } satisfies Partial<SubscriptionActivities>;
@@ -220,7 +214,7 @@ function renewalRecordActivities(deps: { orm: Orm }) {
 
 /** A lifecycle change with no charge, and the cancellation at period end. */
 function lifecycleActivities(deps: { orm: Orm }) {
-  const db = plainSql(deps.orm);
+  const transaction = <T>(run: (tx: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(run);
   return {
     /** A lifecycle change with no charge: dunning exhausted, the period ended canceled, a revocation. */
     async changeSubscription(input: {
@@ -229,8 +223,7 @@ function lifecycleActivities(deps: { orm: Orm }) {
       exhaustedStatus?: DunningExhaustedStatus;
       at: string;
     }): Promise<SubscriptionRecord> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      return transaction(async (tx) => {
         const t = await lockedTerms(tx, input.subscriptionId, true);
         return applyChange(tx, t, input.change, new Date(input.at), input.exhaustedStatus);
       });
@@ -242,17 +235,12 @@ function lifecycleActivities(deps: { orm: Orm }) {
       cancel: boolean;
       at: string;
     }): Promise<SubscriptionRecord> {
-      return db.transaction(async (sql) => {
-        const tx = executorOf(sql);
+      return transaction(async (tx) => {
         const t = await lockedTerms(tx, input.subscriptionId, true);
-        if (t.status === 'canceled' || Boolean(t.cancel_at_period_end) === input.cancel) return subscriptionRecord(t);
-        const [row] = await tx.execute<Row[]>(
-          'update subscriptions set cancel_at_period_end = ?, modified_at = ? where id = ? returning *',
-          [input.cancel, new Date(input.at), t.id],
-        );
-        const record = subscriptionRecord(row!);
+        if (t.status === 'canceled' || t.cancelAtPeriodEnd === input.cancel) return subscriptionRecord(t);
+        const record = subscriptionRecord(await writeCancelAtPeriodEnd(tx, t.id, input.cancel, new Date(input.at)));
         const event: EventType = input.cancel ? 'subscription.updated' : 'subscription.uncanceled';
-        await insertEvents(tx, t.organization_id, [[event, { ...record }]]);
+        await insertEvents(executorOf(sqlIn(tx)), t.organizationId, [[event, { ...record }]]);
         return record;
       });
     },
@@ -261,25 +249,26 @@ function lifecycleActivities(deps: { orm: Orm }) {
 
 /** A paid renewal's sale, inserted; its event payload (the sale as its GET answers it). */
 async function renewalSale(
-  tx: SqlExecutor,
-  t: Terms,
+  tx: EntityManager,
+  t: SubscriptionTerms,
   input: RenewalOutcome,
   transactionId: string,
   at: Date,
 ): Promise<SaleBody> {
-  const subtotal = Number(t.subtotal_amount);
+  const statements = executorOf(sqlIn(tx));
+  const subtotal = t.subtotalAmount;
   // The period's own price (a balance the charge settled is in the amount, not the discount).
   const price = input.amount + (input.balanceDelta ?? 0);
-  const id = await insertPaidSale(tx, {
-    organizationId: t.organization_id,
+  const id = await insertPaidSale(statements, {
+    organizationId: t.organizationId,
     checkoutId: null,
     transactionId,
-    customerId: t.customer_id,
-    productId: t.product_id,
-    priceId: t.price_id,
+    customerId: t.customerId,
+    productId: t.productId,
+    priceId: t.priceId,
     subscriptionId: t.id,
     invoiceId: null,
-    discountId: t.discount_id,
+    discountId: t.discountId ?? null,
     currency: input.currency,
     subtotalAmount: subtotal,
     discountAmount: subtotal - price,
@@ -288,5 +277,5 @@ async function renewalSale(
     paymentMethod: 'credit_card',
     at,
   });
-  return saleRecord(tx, id);
+  return saleRecord(statements, id);
 }

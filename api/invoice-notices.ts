@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
-import { plainSql } from '../db/plain-sql.ts';
+import { invoiceWorkflowOfGateway } from '../db/invoice/records.ts';
 import type { GatewayCallback } from '../gateway/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
 import { invoiceNoticeSignal } from '../contracts/invoice.ts';
@@ -18,13 +18,10 @@ export async function signalInvoiceNotice(
   log: FastifyBaseLogger,
 ): Promise<boolean> {
   if (!notice.invoiceId) return false;
-  const [invoice] = await plainSql(deps.orm).query<{ workflow_id: string }>(
-    'select workflow_id from subscription_invoices where gateway_invoice_id = ?',
-    [notice.invoiceId],
-  );
-  if (!invoice) return false;
+  const workflowId = await invoiceWorkflowOfGateway(deps.orm.em.fork(), notice.invoiceId);
+  if (!workflowId) return false;
   try {
-    await deps.temporal.workflow.getHandle(invoice.workflow_id).signal(invoiceNoticeSignal, { status: notice.status });
+    await deps.temporal.workflow.getHandle(workflowId).signal(invoiceNoticeSignal, { status: notice.status });
   } catch (err) {
     // A settled invoice's workflow has ended: it has nothing left to learn.
     if (err instanceof WorkflowNotFoundError) return true;

@@ -1,6 +1,7 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import { otherRecurringPrices, priceById, productsByIds } from '../db/catalog/subscription-reads.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
+import type { SubscriptionRow } from '../db/subscription/record.ts';
 import {
   archivedProductRefusal,
   planChangeRefusal,
@@ -10,8 +11,7 @@ import {
   type ProrationBehavior,
 } from '../domain/proration.ts';
 
-type SubscriptionEntity = InferEntity<typeof Subscription>;
-type PriceEntity = InferEntity<typeof Price>;
+type PriceRow = NonNullable<Awaited<ReturnType<typeof priceById>>>;
 
 /** A price the subscription may move to, with its product's name. */
 export interface PlanOption {
@@ -31,7 +31,7 @@ export interface PlanChangePreview {
   toBalance: number;
 }
 
-const termsOf = (p: PriceEntity): PlanTerms => ({
+const termsOf = (p: PriceRow): PlanTerms => ({
   type: p.type,
   active: p.active,
   currency: p.currency,
@@ -44,17 +44,13 @@ const termsOf = (p: PriceEntity): PlanTerms => ({
  * (domain/proration.ts planChangeRefusal, archivedProductRefusal) accept, so the portal offers nothing
  * the change would refuse.
  */
-export async function planOptions(em: EntityManager, s: SubscriptionEntity): Promise<PlanOption[]> {
-  const current = await em.findOne(Price, { id: s.priceId });
+export async function planOptions(em: EntityManager, s: SubscriptionRow): Promise<PlanOption[]> {
+  const current = await priceById(em, s.priceId);
   if (!current) return [];
   const currentTerms = { ...termsOf(current), type: 'recurring', active: true, currency: s.currency };
-  const prices = await em.find(
-    Price,
-    { organizationId: s.organizationId, deletedAt: null, type: 'recurring', id: { $ne: s.priceId } },
-    { orderBy: { unitAmount: 'asc', id: 'asc' } },
-  );
+  const prices = await otherRecurringPrices(em, s.organizationId, s.priceId);
   const products = new Map(
-    (await em.find(Product, { id: { $in: [...new Set(prices.map((p) => p.productId))] } })).map((p) => [p.id, p]),
+    (await productsByIds(em, [...new Set(prices.map((p) => p.productId))])).map((p) => [p.id, p]),
   );
   return prices
     .filter((p) => {
@@ -76,16 +72,14 @@ export async function planOptions(em: EntityManager, s: SubscriptionEntity): Pro
 /** The preview of a move to `priceId` now, or null when it is not one of the subscription's options. */
 export async function previewPlanChange(
   em: EntityManager,
-  s: SubscriptionEntity,
+  s: SubscriptionRow,
   priceId: string,
   at: Date,
 ): Promise<PlanChangePreview | null> {
   const option = (await planOptions(em, s)).find((o) => o.priceId === priceId);
   if (!option) return null;
-  const organization = await em.findOne(Organization, { id: s.organizationId }, { fields: ['subscriptionSettings'] });
-  const behavior = prorationBehaviorOf(
-    (organization?.subscriptionSettings ?? null) as { proration_behavior?: ProrationBehavior } | null,
-  );
+  const settings = await subscriptionSettingsOf(em, s.organizationId);
+  const behavior = prorationBehaviorOf(settings);
   const settlement = planChangeSettlement({
     behavior,
     trialing: s.status === 'trialing',

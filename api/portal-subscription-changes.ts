@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product, Subscription } from '../db/entities/index.ts';
+import { planChangePrice } from '../db/catalog/subscription-reads.ts';
+import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
+import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
 import { archivedProductRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
@@ -28,8 +30,7 @@ const customerUpdatesDisabled = () =>
 
 /** Whether the organization lets its customers change their subscriptions (read at each request). */
 export async function customerUpdatesAllowed(em: EntityManager, organizationId: string): Promise<boolean> {
-  const organization = await em.findOne(Organization, { id: organizationId }, { fields: ['subscriptionSettings'] });
-  const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...organization?.subscriptionSettings };
+  const settings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...(await subscriptionSettingsOf(em, organizationId)) };
   return settings.allow_customer_updates === true;
 }
 
@@ -47,9 +48,7 @@ export async function changePortalSubscription(
   const { organizationId, customerId } = scope;
   const em = deps.orm.em.fork();
   // Ownership first: another customer's id is a 404 whatever the organization allows.
-  const subscription = isUuid(id)
-    ? await em.findOne(Subscription, { id, organizationId, customerId }, { fields: ['workflowId'] })
-    : null;
+  const subscription = isUuid(id) ? await findOwnSubscription(em, { organizationId, customerId }, id) : null;
   if (!subscription) throw notFound('Subscription');
   if (!(await customerUpdatesAllowed(em, organizationId))) throw customerUpdatesDisabled();
   if ('price_id' in change) {
@@ -67,8 +66,6 @@ export async function changePortalSubscription(
  * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
  */
 async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
-  const price = await em.findOne(Price, { id: priceId, organizationId, deletedAt: null }, { fields: ['productId'] });
-  if (!price) return null;
-  const product = await em.findOne(Product, { id: price.productId, organizationId }, { fields: ['isArchived'] });
-  return archivedProductRefusal({ productArchived: product?.isArchived ?? true });
+  const found = await planChangePrice(em, organizationId, priceId);
+  return found ? archivedProductRefusal({ productArchived: found.productArchived }) : null;
 }

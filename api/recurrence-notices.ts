@@ -1,6 +1,6 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { plainSql } from '../db/plain-sql.ts';
+import { subscriptionIdOfGateway } from '../db/subscription/rows.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { ApiError } from '../use-cases/errors.ts';
 import { gatewayInvoiceSignal } from '../contracts/subscription.ts';
@@ -20,13 +20,10 @@ export async function signalRecurrenceInvoice(deps: RouteDeps, invoiceId: string
       throw new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
     });
   if (!invoice || invoice.cycle === null) return false;
-  const [row] = await plainSql(deps.orm).query<{ id: string }>(
-    'select id from subscriptions where gateway_subscription_id = ?',
-    [invoice.subscriptionId],
-  );
-  if (!row) return false;
+  const subscriptionId = await subscriptionIdOfGateway(deps.orm.em.fork(), invoice.subscriptionId);
+  if (!subscriptionId) return false;
   try {
-    await deps.temporal.workflow.getHandle(subscriptionWorkflowId(row.id)).signal(gatewayInvoiceSignal);
+    await deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(gatewayInvoiceSignal);
   } catch (err) {
     // An ended subscription has nothing left to learn; anything else: the gateway retries later.
     if (!(err instanceof WorkflowNotFoundError)) {

@@ -1,10 +1,9 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Subscription, SubscriptionCharge } from '../db/entities/index.ts';
+import { chargesOf } from '../db/subscription/charges.ts';
+import type { SubscriptionChargeRow, SubscriptionRow } from '../db/subscription/record.ts';
+import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { notFound } from '../use-cases/errors.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
-
-type SubscriptionEntity = InferEntity<typeof Subscription>;
 
 /**
  * A subscription that `scope` allows (the merchant's organization, or the portal's customer too) and
@@ -13,14 +12,9 @@ type SubscriptionEntity = InferEntity<typeof Subscription>;
 export async function subscriptionWithCharges(
   em: EntityManager,
   id: string,
-  scope: FilterQuery<SubscriptionEntity> & object,
-): Promise<{ subscription: SubscriptionEntity; charges: InferEntity<typeof SubscriptionCharge>[] }> {
-  const subscription = isUuid(id) ? await em.findOne(Subscription, { ...scope, id }) : null;
+  scope: { organizationId: string; customerId?: string },
+): Promise<{ subscription: SubscriptionRow; charges: SubscriptionChargeRow[] }> {
+  const subscription = isUuid(id) ? await findOwnSubscription(em, scope, id) : null;
   if (!subscription) throw notFound('Subscription');
-  const charges = await em.find(
-    SubscriptionCharge,
-    { subscriptionId: id },
-    { orderBy: { attemptedAt: 'asc', periodNumber: 'asc', tryNumber: 'asc' } },
-  );
-  return { subscription, charges };
+  return { subscription, charges: await chargesOf(em, id) };
 }

@@ -4,7 +4,12 @@ import type { SubscriptionRecord } from '../contracts/subscription.ts';
 
 const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
 
-/** The record of a `subscriptions` row read with plain SQL (timestamps as text, bigints as strings). */
+/**
+ * The record of a `subscriptions` row read with plain SQL (timestamps as text, bigints as strings).
+ * Only for the plain-SQL callers not moved yet (activities/checkout-sale.ts, subscription-sales.ts and
+ * the legacy half of subscription-periods.ts); the repository's rows present themselves through
+ * db/subscription/record.ts. Goes with them.
+ */
 export function subscriptionRecord(row: Row): SubscriptionRecord {
   return {
     id: row.id as string,

@@ -9,14 +9,19 @@
  */
 
 /** How an organization settles a plan change (subscription_settings.proration_behavior). */
-export type ProrationBehavior = 'prorate' | 'invoice' | 'none';
+export const PRORATION_BEHAVIORS = ['prorate', 'invoice', 'none'] as const;
+export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
 
 /** An organization that has not chosen settles a plan change at once, prorated (the spec's default). */
 export const DEFAULT_PRORATION_BEHAVIOR: ProrationBehavior = 'prorate';
 
-/** The organization's `subscription_settings.proration_behavior`, or the default. */
-export function prorationBehaviorOf(settings: { proration_behavior?: ProrationBehavior } | null): ProrationBehavior {
-  return settings?.proration_behavior ?? DEFAULT_PRORATION_BEHAVIOR;
+/**
+ * The organization's `subscription_settings.proration_behavior`, or the default (the settings as
+ * stored: an absent or unknown value is the default).
+ */
+export function prorationBehaviorOf(settings: Readonly<Record<string, unknown>> | null): ProrationBehavior {
+  const stored = settings?.proration_behavior;
+  return PRORATION_BEHAVIORS.find((b) => b === stored) ?? DEFAULT_PRORATION_BEHAVIOR;
 }
 
 export interface PeriodSpan {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Subscription } from '../db/entities/index.ts';
+import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { UPGRADE_REFUSED, upgradeRefusal } from '../domain/upgrades.ts';
 import { unprocessable } from './errors.ts';
 import type { CreateCheckoutInput } from './schemas/checkouts.ts';
@@ -21,11 +21,7 @@ export async function upgradedSubscription(
   organizationId: string,
 ): Promise<CheckoutUpgrade> {
   const id = input.subscription_id!;
-  const s = await em.findOne(
-    Subscription,
-    { id, organizationId },
-    { fields: ['status', 'recurrenceBilling', 'currency', 'customerId'] },
-  );
+  const s = await findOwnSubscription(em, { organizationId }, id);
   if (!s) throw unprocessable('subscription_not_found', 'Subscription not found', `subscription_id ${id}`);
   const refusal = upgradeRefusal(s, {
     priceType: price.type,

@@ -1,6 +1,6 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import type { Orm } from '../db/orm.ts';
-import { Price, Product } from '../db/entities/index.ts';
+import { priceWithProductName, recordRecurrencePlanId } from '../db/catalog/subscription-reads.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 
 export interface RecurrencePlanDeps {
@@ -17,14 +17,15 @@ export const recurrencePlanKey = (priceId: string) => `recurrence-plan:${priceId
  */
 export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: string): Promise<string | null> {
   const em = deps.orm.em.fork();
-  const price = await em.findOne(Price, { id: priceId });
-  if (!price || price.type !== 'recurring' || !price.interval) return null;
+  const found = await priceWithProductName(em, priceId);
+  if (!found) return null;
+  const { price, productName } = found;
+  if (price.type !== 'recurring' || !price.interval) return null;
   if (price.gatewayRecurrencePlanId) return price.gatewayRecurrencePlanId;
-  const product = await em.findOneOrFail(Product, { id: price.productId });
   const plan = await recurringBillingOf(deps.gateway).createRecurrencePlan(
     {
       reference: price.id,
-      name: price.name ?? product.name,
+      name: price.name ?? productName,
       amount: price.unitAmount,
       currency: price.currency,
       interval: price.interval,
@@ -32,7 +33,6 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
     },
     recurrencePlanKey(price.id),
   );
-  // Only while empty: a concurrent run that stored its plan first keeps it.
-  await em.nativeUpdate(Price, { id: price.id, gatewayRecurrencePlanId: null }, { gatewayRecurrencePlanId: plan.id });
+  await recordRecurrencePlanId(em, price.id, plan.id);
   return plan.id;
 }

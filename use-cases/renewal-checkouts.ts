@@ -1,7 +1,6 @@
-import { UniqueConstraintViolationException, type InferEntity } from '@mikro-orm/core';
-import { Checkout, Discount, type Subscription } from '../db/entities/index.ts';
-
-type SubscriptionEntity = InferEntity<typeof Subscription>;
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Checkout, Discount } from '../db/entities/index.ts';
+import type { SubscriptionRow } from '../db/subscription/record.ts';
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
 import { renewalCheckoutExpiryMinutes } from '../domain/checkout-eligibility.ts';
 import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
@@ -17,7 +16,7 @@ import type { CheckoutEntity, CreateCheckoutInput } from './schemas/checkouts.ts
  */
 export async function openRenewalCheckout(
   deps: CheckoutDeps,
-  args: { organizationId: string; original: CheckoutEntity; subscription: SubscriptionEntity; expiresAt?: Date },
+  args: { organizationId: string; original: CheckoutEntity; subscription: SubscriptionRow; expiresAt?: Date },
 ): Promise<{ checkout: CheckoutEntity; created: boolean }> {
   const { organizationId, original, subscription } = args;
   const em = deps.orm.em.fork();

@@ -1,6 +1,6 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
+import { listSubscriptions, type SubscriptionFilter } from '../../db/subscription/lists.ts';
+import type { SubscriptionChargeRow, SubscriptionRow } from '../../db/subscription/record.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
 import { customerCredential } from '../plugins/auth.ts';
@@ -17,19 +17,17 @@ import {
 import { presentCharge, presentSubscription, subscriptionParams } from '../schemas/subscriptions.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
-type SubscriptionEntity = InferEntity<typeof Subscription>;
-
 const CUSTOMER = { customer: true } as const;
 const tags = ['customer-portal'];
 
 /** A charge without our transaction id: the portal has no operation that takes one. */
-function presentPortalCharge(c: InferEntity<typeof SubscriptionCharge>) {
+function presentPortalCharge(c: SubscriptionChargeRow) {
   const { transaction_id: _internal, ...shown } = presentCharge(c);
   return shown;
 }
 
 // The merchant's presenter builds the record; the portal's picks what the customer sees (no workflow_url).
-const present = (s: SubscriptionEntity) => presentPortalSubscription(presentSubscription(s, ''));
+const present = (s: SubscriptionRow) => presentPortalSubscription(presentSubscription(s, ''));
 
 /**
  * The Customer Portal's subscriptions: each customer sees and changes only its own. Another
@@ -65,20 +63,20 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
         { created_at: 'createdAt', current_period_end: 'currentPeriodEnd', amount: 'amount' },
         '-created_at',
       );
-      const where: FilterQuery<SubscriptionEntity> = { organizationId, customerId };
+      const where: SubscriptionFilter = { organizationId, customerId };
       if (q.status !== undefined || q.active !== undefined) {
         const statuses = SUBSCRIPTION_STATUSES.filter(
           (s) => (q.status === undefined || s === q.status) && (q.active === undefined || isLive(s) === q.active),
         );
         if (statuses.length === 0) return pageOf([], 0, q.limit);
-        where.status = { $in: statuses };
+        where.statuses = statuses;
       }
       if (q.product_id !== undefined) {
         // A malformed id matches nothing, like an unknown one.
         if (!isUuid(q.product_id)) return pageOf([], 0, q.limit);
         where.productId = q.product_id;
       }
-      const [subscriptions, total] = await deps.orm.em.fork().findAndCount(Subscription, where, {
+      const { subscriptions, total } = await listSubscriptions(deps.orm.em.fork(), where, {
         orderBy: order,
         limit: q.limit,
         offset: pageOffset(q),

@@ -1,4 +1,3 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import {
   WithStartWorkflowOperation,
   WorkflowUpdateFailedError,
@@ -8,7 +7,8 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
-import { Subscription, SubscriptionInvoice } from '../../db/entities/index.ts';
+import { findInvoice, findOwnInvoice, listInvoices, type InvoiceRow } from '../../db/invoice/records.ts';
+import { findOwnSubscription } from '../../db/subscription/rows.ts';
 import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
 import {
   brazilToday,
@@ -44,8 +44,6 @@ import { type InvoiceRecord, type InvoiceRequest, invoiceCreationUpdate } from '
 import type { InvoiceWorkflow } from '../../contracts/invoice.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
-type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
-
 // The spec's scopes: web:write or subscriptions:write; API keys with write (read for the GETs).
 const READ = { oat: ['subscriptions:read'], apiKey: 'subscriptions' } as const;
 const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const;
@@ -70,15 +68,7 @@ export const subscriptionInvoicesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
 /** The subscription `id` of the organization, with what its invoices need of it; any other is a 404. */
 function subscriptionLookup(deps: RouteDeps) {
   return async (organizationId: string, id: string) => {
-    const subscription = isUuid(id)
-      ? await deps.orm.em.fork().findOne(
-          Subscription,
-          { id, organizationId },
-          {
-            fields: ['status', 'recurrenceBilling', 'gatewaySubscriptionId', 'cardTokenId', 'customerId', 'currency'],
-          },
-        )
-      : null;
+    const subscription = isUuid(id) ? await findOwnSubscription(deps.orm.em.fork(), { organizationId }, id) : null;
     if (!subscription) throw notFound('Subscription');
     return subscription;
   };
@@ -163,7 +153,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
 
 /** GET /:id/invoices and GET /:id/invoices/:invoice_id. */
 function readRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: SubscriptionLookup): void {
-  const present = (i: InvoiceEntity) => presentInvoice(i, workflowUrl(deps.config, i.workflowId));
+  const present = (i: InvoiceRow) => presentInvoice(i, workflowUrl(deps.config, i.workflowId));
 
   app.get(
     '/:id/invoices',
@@ -187,11 +177,11 @@ function readRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscriptio
         '-created_at',
       );
       await ownSubscription(organizationId, request.params.id);
-      const where: FilterQuery<InvoiceEntity> = { organizationId, subscriptionId: request.params.id };
-      if (q.status) where.status = q.status;
-      const [invoices, total] = await deps.orm.em
-        .fork()
-        .findAndCount(SubscriptionInvoice, where, { orderBy: order, limit: q.limit, offset: pageOffset(q) });
+      const { invoices, total } = await listInvoices(
+        deps.orm.em.fork(),
+        { organizationId, subscriptionId: request.params.id, ...(q.status ? { status: q.status } : {}) },
+        { orderBy: order, limit: q.limit, offset: pageOffset(q) },
+      );
       return pageOf(invoices.map(present), total, q.limit);
     },
   );
@@ -212,7 +202,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscriptio
       const { id, invoice_id: invoiceId } = request.params;
       const invoice =
         isUuid(id) && isUuid(invoiceId)
-          ? await deps.orm.em.fork().findOne(SubscriptionInvoice, { id: invoiceId, subscriptionId: id, organizationId })
+          ? await findOwnInvoice(deps.orm.em.fork(), { organizationId, subscriptionId: id }, invoiceId)
           : null;
       if (!invoice) throw notFound('Invoice');
       return present(invoice);
@@ -271,7 +261,7 @@ async function createInvoice(
     result.catch(() => undefined);
   }
   // Stored meanwhile (a slow store), or never created: the workflow will not create it now.
-  const stored = await deps.orm.em.fork().findOne(SubscriptionInvoice, { id: request.invoiceId });
+  const stored = await findInvoice(deps.orm.em.fork(), request.invoiceId);
   if (stored) return presentInvoice(stored, '');
   throw serviceUnavailable(
     'invoice_not_created',

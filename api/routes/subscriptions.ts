@@ -1,8 +1,10 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Customer, Subscription } from '../../db/entities/index.ts';
+import { customerIdByExternalId } from '../../db/customer/subscription-reads.ts';
+import { listSubscriptions, type SubscriptionFilter } from '../../db/subscription/lists.ts';
+import type { SubscriptionRow } from '../../db/subscription/record.ts';
+import { findOwnSubscription } from '../../db/subscription/rows.ts';
 import { subscriptionWithCharges } from '../subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
@@ -28,8 +30,6 @@ import {
 } from '../schemas/subscriptions.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
-type SubscriptionEntity = InferEntity<typeof Subscription>;
-
 // subscriptions:write, web:read and web:write imply subscriptions:read (domain/api-key-scopes.ts).
 const READ = { oat: ['subscriptions:read'], apiKey: 'subscriptions' } as const;
 const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const;
@@ -43,7 +43,7 @@ export const subscriptionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
 
 /** GET / and GET /:id: subscriptions as their workflows last recorded them; one with its charges. */
 function readRoutes(app: RouteApp, deps: RouteDeps): void {
-  const present = (s: SubscriptionEntity) => presentSubscription(s, workflowUrl(deps.config, s.workflowId));
+  const present = (s: SubscriptionRow) => presentSubscription(s, workflowUrl(deps.config, s.workflowId));
 
   app.get(
     '/',
@@ -68,7 +68,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
         { created_at: 'createdAt', current_period_end: 'currentPeriodEnd', amount: 'amount' },
         '-created_at',
       );
-      const where: FilterQuery<SubscriptionEntity> = { organizationId };
+      const where: SubscriptionFilter = { organizationId };
       for (const [field, value] of [
         ['customerId', q.customer_id],
         ['productId', q.product_id],
@@ -78,20 +78,15 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
         if (!isUuid(value)) return pageOf([], 0, q.limit);
         where[field] = value;
       }
-      if (q.status) where.status = q.status;
+      if (q.status) where.statuses = [q.status];
       const em = deps.orm.em.fork();
       if (q.external_customer_id !== undefined) {
-        // The customer GET /customers/external/<id> answers with: a deleted one no longer holds the id.
-        const customer = await em.findOne(
-          Customer,
-          { organizationId, externalId: q.external_customer_id, deletedAt: null },
-          { fields: ['id'] },
-        );
-        if (!customer || (where.customerId !== undefined && where.customerId !== customer.id))
+        const customerId = await customerIdByExternalId(em, organizationId, q.external_customer_id);
+        if (!customerId || (where.customerId !== undefined && where.customerId !== customerId))
           return pageOf([], 0, q.limit);
-        where.customerId = customer.id;
+        where.customerId = customerId;
       }
-      const [subscriptions, total] = await em.findAndCount(Subscription, where, {
+      const { subscriptions, total } = await listSubscriptions(em, where, {
         orderBy: order,
         limit: q.limit,
         offset: pageOffset(q),
@@ -180,9 +175,7 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
   /** The workflow of the credential's organization's subscription `id`; 404 for any other. */
   async function workflowOf(request: FastifyRequest, id: string): Promise<string> {
     const { organizationId } = organizationCredential(request);
-    const subscription = isUuid(id)
-      ? await deps.orm.em.fork().findOne(Subscription, { id, organizationId }, { fields: ['workflowId'] })
-      : null;
+    const subscription = isUuid(id) ? await findOwnSubscription(deps.orm.em.fork(), { organizationId }, id) : null;
     if (!subscription) throw notFound('Subscription');
     return subscription.workflowId;
   }

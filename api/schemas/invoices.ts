@@ -1,11 +1,9 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { SubscriptionInvoice } from '../../db/entities/index.ts';
+import { invoiceRecord, type InvoiceRow } from '../../db/invoice/records.ts';
 import { DEFAULT_EXPIRATION_DAYS, INVOICE_STATUSES } from '../../domain/invoices.ts';
-import { iso, listQuery, nonBlank, paginated } from '../../use-cases/schemas/common.ts';
+import { listQuery, nonBlank, paginated } from '../../use-cases/schemas/common.ts';
+import type { Assert, Same } from './record-checks.ts';
 import type { InvoiceRecord } from '../../contracts/invoice.ts';
-
-type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
 
 const timestamp = z.string();
 /** A calendar date (JSON Schema `format: date`): a day that does not exist is a 400. */
@@ -63,6 +61,8 @@ export const invoiceRecordSchema = z.object({
   modified_at: timestamp,
   workflow_id: z.string().describe('invoice:<id>, the Temporal workflow that runs it'),
 });
+/** The schema and the record the entity's row presents (db/invoice/records.ts) say the same fields. */
+export type InvoiceRecordMatchesSchema = Assert<Same<z.infer<typeof invoiceRecordSchema>, InvoiceRecord>>;
 export const invoiceSchema = invoiceRecordSchema.extend({
   workflow_url: z.string().describe('That workflow in the Temporal UI (the API’s address of it; events leave it out)'),
 });
@@ -74,27 +74,6 @@ export const listInvoicesQuery = listQuery(['created_at', 'due_date', 'amount'])
 export const invoicePage = paginated(invoiceSchema);
 export const invoiceParams = z.object({ id: z.string().max(64), invoice_id: z.string().max(64) });
 
-export function presentInvoice(i: InvoiceEntity, workflowUrl: string): InvoiceBody {
-  const record: InvoiceRecord = {
-    id: i.id,
-    number: i.number,
-    gateway_invoice_id: i.gatewayInvoiceId ?? null,
-    subscription_id: i.subscriptionId,
-    organization_id: i.organizationId,
-    amount: i.amount,
-    currency: i.currency,
-    description: i.description ?? null,
-    due_date: i.dueDate,
-    expiration_date: i.expirationDate ?? null,
-    payment_method: 'credit',
-    status: i.status,
-    no_fees_installments: i.noFeesInstallments,
-    failure_reason: i.failureReason ?? null,
-    transaction_id: i.transactionId ?? null,
-    paid_at: iso(i.paidAt),
-    created_at: iso(i.createdAt)!,
-    modified_at: iso(i.modifiedAt)!,
-    workflow_id: i.workflowId,
-  };
-  return { ...record, workflow_url: workflowUrl };
+export function presentInvoice(i: InvoiceRow, workflowUrl: string): InvoiceBody {
+  return { ...invoiceRecord(i), workflow_url: workflowUrl };
 }

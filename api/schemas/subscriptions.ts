@@ -1,12 +1,10 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
-import type { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
+import { subscriptionRecord, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/subscription/record.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { iso, listQuery, metadata, paginated } from '../../use-cases/schemas/common.ts';
-
-type SubscriptionEntity = InferEntity<typeof Subscription>;
-type ChargeEntity = InferEntity<typeof SubscriptionCharge>;
+import type { Assert, Same } from './record-checks.ts';
+import type { SubscriptionRecord } from '../../contracts/subscription.ts';
 
 const timestamp = z.string();
 
@@ -42,6 +40,10 @@ export const subscriptionRecordSchema = z.object({
   workflow_id: z.string().describe('subscription:<id>, the Temporal workflow that bills it'),
   metadata: z.record(z.string(), z.unknown()).describe("The merchant's key/value metadata"),
 });
+/** The schema and the record the entity's row presents (db/subscription/record.ts) say the same fields. */
+export type SubscriptionRecordMatchesSchema = Assert<
+  Same<z.infer<typeof subscriptionRecordSchema>, SubscriptionRecord>
+>;
 /** A subscription as the API answers it: its record and the link to its workflow. */
 export const subscriptionSchema = subscriptionRecordSchema.extend({
   workflow_url: z.string().describe('That workflow in the Temporal UI (the API’s address of it; events leave it out)'),
@@ -100,37 +102,11 @@ export function workflowUrl(config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_N
   return `${base}/namespaces/${config.TEMPORAL_NAMESPACE}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-export function presentSubscription(s: SubscriptionEntity, url: string): SubscriptionBody {
-  return {
-    id: s.id,
-    organization_id: s.organizationId,
-    status: s.status,
-    customer_id: s.customerId,
-    product_id: s.productId,
-    price_id: s.priceId,
-    checkout_id: s.checkoutId ?? null,
-    recurrence_billing: s.recurrenceBilling,
-    gateway_subscription_id: s.gatewaySubscriptionId ?? null,
-    amount: s.amount,
-    subtotal_amount: s.subtotalAmount,
-    currency: s.currency.toUpperCase(),
-    discount_id: s.discountId ?? null,
-    current_period_start: iso(s.currentPeriodStart)!,
-    current_period_end: iso(s.currentPeriodEnd)!,
-    period_number: s.periodNumber,
-    trial_end: iso(s.trialEnd),
-    cancel_at_period_end: s.cancelAtPeriodEnd,
-    canceled_at: iso(s.canceledAt),
-    ended_at: iso(s.endedAt),
-    created_at: iso(s.createdAt)!,
-    modified_at: iso(s.modifiedAt),
-    workflow_id: s.workflowId,
-    workflow_url: url,
-    metadata: s.metadata ?? {},
-  };
+export function presentSubscription(s: SubscriptionRow, url: string): SubscriptionBody {
+  return { ...subscriptionRecord(s), workflow_url: url };
 }
 
-export function presentCharge(c: ChargeEntity): z.infer<typeof subscriptionChargeSchema> {
+export function presentCharge(c: SubscriptionChargeRow): z.infer<typeof subscriptionChargeSchema> {
   return {
     period_number: c.periodNumber,
     try_number: c.tryNumber,

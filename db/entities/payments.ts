@@ -176,6 +176,10 @@ export const Subscription = defineEntity({
     subtotalAmount: p.bigint('number'),
     /** Owed (positive) or credited (negative) by plan changes and upgrades; the next renewals take it. */
     balanceAmount: p.bigint('number'),
+    /** How many plan changes were recorded: the next one's number keys its charge (priceChangeKey). */
+    priceChanges: p.integer(),
+    /** The gateway-billed period whose balance was settled last (activities/gateway-renewals.ts). */
+    balanceSettledPeriod: p.integer().nullable(),
     /** The merchant's key/value metadata, replaced whole by PATCH (through the workflow). */
     metadata: p.json<Record<string, unknown>>(),
   },

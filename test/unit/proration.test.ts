@@ -82,6 +82,11 @@ describe('the proration behavior', () => {
     expect(prorationBehaviorOf({})).toBe('prorate');
     expect(prorationBehaviorOf(null)).toBe('prorate');
   });
+
+  it('is prorate when the stored settings hold a value that is not a behavior', () => {
+    expect(prorationBehaviorOf({ proration_behavior: 'sometimes' })).toBe('prorate');
+    expect(prorationBehaviorOf({ proration_behavior: 1 })).toBe('prorate');
+  });
 });
 
 describe('settleProration and applyBalance', () => {
