@@ -7,6 +7,8 @@ import {
   type CheckoutSaleVerdict,
 } from '../contracts/subscription.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
+import type { Orm } from '../db/orm.ts';
+import { checkoutChargeRecorded } from '../db/subscription/charges.ts';
 
 /**
  * A paid renewal or upgrade checkout's sale put to its subscription's workflow, the subscription's
@@ -14,7 +16,7 @@ import type { CheckoutActivities } from '../contracts/checkout.ts';
  * the verdict. The Update's id is the checkout's, so a retried call attaches to the same Update (or
  * gets its recorded answer) instead of putting the sale twice.
  */
-export function createSubscriptionSaleUpdateActivities(deps: { temporal?: Client }) {
+export function createSubscriptionSaleUpdateActivities(deps: { orm: Orm; temporal?: Client }) {
   return {
     async putSaleToSubscription(input: CheckoutPaidNotice & { subscriptionId: string }): Promise<CheckoutSaleVerdict> {
       const { subscriptionId, ...notice } = input;
@@ -28,8 +30,10 @@ export function createSubscriptionSaleUpdateActivities(deps: { temporal?: Client
           handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: notice.checkoutId }),
         );
       } catch (err) {
-        // Its workflow has ended (or never ran): nothing records the sale, whose capture goes back.
         if (err instanceof WorkflowNotFoundError) {
+          // Recorded by a run that has ended since (this attempt's first answer was lost): the same answer.
+          if (await checkoutChargeRecorded(deps.orm.em.fork(), notice.checkoutId)) return { accepted: true };
+          // Its workflow has ended (or never ran): nothing records the sale, whose capture goes back.
           return { accepted: false, reason: 'the subscription has no running workflow' };
         }
         throw err;

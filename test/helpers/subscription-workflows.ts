@@ -376,6 +376,9 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     get sim() {
       return sim;
     },
+    get orm() {
+      return orm;
+    },
     sql,
     subscription,
     run,

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createSubscriptionSaleUpdateActivities } from '../../activities/subscription-sale-update.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import {
   addMonth,
@@ -107,5 +110,30 @@ describe('renewal checkouts opened by the subscription workflow', () => {
     });
     const checkouts = await renewalCheckouts(s.id);
     expect(checkouts.map((c) => [c.renewal_period, c.amount])).toEqual([[2, 9_900]]);
+  }, 60_000);
+
+  // Last: a test after this one found the time-skipping server's clock no longer skipping (most likely
+  // held by the Update on a closed workflow), so it runs at the end.
+  it("a sale put again once the subscription's workflow has ended: accepted if it was recorded, refused if not", async () => {
+    const s = await subscription(APPROVE, { noCard: true });
+    const notice = await run(s.id, async (handle) => {
+      await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
+      const [paying] = await sql('select id from checkouts where subscription_id = ? and renewal_period = 2', [s.id]);
+      const paidAt = new Date(await kit.env.currentTimeMs()).toISOString();
+      const notice = { checkoutId: paying.id, payment: null, cardTokenId: null, periodStart: paidAt };
+      expect(await handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: paying.id })).toEqual({
+        accepted: true,
+      });
+      return notice;
+    }); // the run's end terminates the workflow
+    // The activity's retry after its first answer was lost: the sale stands, so its capture must stay.
+    const { putSaleToSubscription } = createSubscriptionSaleUpdateActivities({
+      orm: kit.orm,
+      temporal: kit.env.client,
+    });
+    const put = (checkoutId: string) =>
+      new MockActivityEnvironment().run(putSaleToSubscription, { ...notice, checkoutId, subscriptionId: s.id });
+    expect(await put(notice.checkoutId)).toEqual({ accepted: true });
+    expect(await put(randomUUID())).toEqual({ accepted: false, reason: 'the subscription has no running workflow' });
   }, 60_000);
 });
