@@ -23,21 +23,33 @@ export function createSubscriptionSaleUpdateActivities(deps: { orm: Orm; tempora
       const { temporal } = deps;
       // Retried (not refused): a worker that has no client leaves the sale to one that has.
       if (!temporal) throw ApplicationFailure.retryable('This worker cannot reach subscriptions', 'NoTemporalClient');
-      const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
-      try {
-        // The call (a long poll for the Update's outcome) ends with the attempt; the retry asks again.
-        return await temporal.withAbortSignal(Context.current().cancellationSignal, () =>
-          handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: notice.checkoutId }),
-        );
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) {
-          // Recorded by a run that has ended since (this attempt's first answer was lost): the same answer.
-          if (await checkoutChargeRecorded(deps.orm.em.fork(), notice.checkoutId)) return { accepted: true };
-          // Its workflow has ended (or never ran): nothing records the sale, whose capture goes back.
-          return { accepted: false, reason: 'the subscription has no running workflow' };
-        }
-        throw err;
+      const verdict = await askSubscription(temporal, subscriptionId, notice);
+      // Refused, yet recorded: a retry whose first answer was lost, refused by a run that has ended or is
+      // closing since. The sale stands, so its capture must stay: the same answer as the first time.
+      if (!verdict.accepted && (await checkoutChargeRecorded(deps.orm.em.fork(), notice.checkoutId))) {
+        return { accepted: true };
       }
+      return verdict;
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+async function askSubscription(
+  temporal: Client,
+  subscriptionId: string,
+  notice: CheckoutPaidNotice,
+): Promise<CheckoutSaleVerdict> {
+  const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
+  try {
+    // The call (a long poll for the Update's outcome) ends with the attempt; the retry asks again.
+    return await temporal.withAbortSignal(Context.current().cancellationSignal, () =>
+      handle.executeUpdate(checkoutPaidUpdate, { args: [notice], updateId: notice.checkoutId }),
+    );
+  } catch (err) {
+    // Its workflow has ended (or never ran): nothing records the sale, whose capture goes back.
+    if (err instanceof WorkflowNotFoundError) {
+      return { accepted: false, reason: 'the subscription has no running workflow' };
+    }
+    throw err;
+  }
 }
