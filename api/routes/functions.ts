@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockMode } from '@mikro-orm/core';
 import { Product } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
-import { plainSql, sqlIn } from '../../db/plain-sql.ts';
+import { roleOf } from '../../db/organization/members.ts';
+import { isAdminUser } from '../../db/organization/users.ts';
 import { newDefaultPriceRefusal } from '../../domain/default-price.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -28,10 +29,7 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     async (request, reply) => {
       const user = userCredential(request);
       const body = request.body;
-      const admin = await plainSql(deps.orm).query('select 1 from admin_users where lower(email) = lower(?)', [
-        user.email,
-      ]);
-      if (admin.length === 0) throw forbidden('Only admin users can create prices');
+      if (!(await isAdminUser(deps.orm.em.fork(), user.email))) throw forbidden('Only admin users can create prices');
       const normalized = checkedPrice(body, '');
       const refusal = body.set_as_default ? newDefaultPriceRefusal(body.active) : null;
       if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
@@ -45,11 +43,7 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
         if (!product) throw notFound('Product');
-        const member = await sqlIn(tx)('select 1 from organization_members where organization_id = ? and user_id = ?', [
-          product.organizationId,
-          user.userId,
-        ]);
-        if (member.length === 0) {
+        if (!(await roleOf(tx, product.organizationId, user.userId))) {
           throw forbidden(
             'No access to organization',
             `The user is not a member of the organization that owns product ${product.id}`,

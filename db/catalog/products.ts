@@ -1,0 +1,76 @@
+import { LockMode, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Price, Product } from '../entities/catalog.ts';
+import { preparedRead } from '../kysely.ts';
+
+/** The catalog's products and prices (`products`, `prices`). Prices are immutable but for `active` and their plan. */
+
+export type ProductRow = InferEntity<typeof Product>;
+export type PriceRow = InferEntity<typeof Price>;
+export type { ListedMedia, ListedPrice } from '../entities/catalog.ts';
+
+/** A new product, flushed with the caller's transaction. */
+export function createProduct(tx: EntityManager, product: RequiredEntityData<ProductRow>): ProductRow {
+  return tx.create(Product, product);
+}
+
+/** A new price, flushed with the caller's transaction (its product row must exist first). */
+export function createPriceRow(tx: EntityManager, price: RequiredEntityData<PriceRow>): PriceRow {
+  return tx.create(Price, price);
+}
+
+/** The organization's product, `lock`ed for an update when asked. */
+export async function findProduct(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<ProductRow | null> {
+  return em.findOne(Product, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+}
+
+/** A product that is not archived, of any organization, locked (the admin's create-price). */
+export async function lockUnarchivedProduct(tx: EntityManager, id: string): Promise<ProductRow | null> {
+  return tx.findOne(Product, { id, isArchived: false }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** One page of the products `where` selects, and how many there are. */
+export async function productPage(
+  em: EntityManager,
+  where: { organizationId: string; isArchived?: boolean; name?: { $ilike: string } },
+  page: { orderBy: Record<string, 'asc' | 'desc'>; limit: number; offset: number },
+): Promise<[ProductRow[], number]> {
+  return em.findAndCount(Product, where, { orderBy: page.orderBy, limit: page.limit, offset: page.offset });
+}
+
+/** Every price of the products, archived ones included, oldest first. */
+export async function pricesOfProducts(em: EntityManager, productIds: readonly string[]): Promise<PriceRow[]> {
+  if (productIds.length === 0) return [];
+  return em.find(Price, { productId: { $in: [...productIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/**
+ * The organization's product with its prices and media, as GET /products/<id> shows them: the API's
+ * hottest read, one row of one table (the lists are kept on the product by triggers), sent as a
+ * prepared statement (db/kysely.ts `preparedRead`).
+ */
+export const productWithLists = preparedRead('product_with_lists', (db, id: string, organizationId: string) =>
+  db
+    .selectFrom('products')
+    .select([
+      'id',
+      'organizationId',
+      'name',
+      'description',
+      'metadata',
+      'isArchived',
+      'isTaxApplicable',
+      'defaultPriceId',
+      'createdAt',
+      'modifiedAt',
+      'priceList',
+      'mediaList',
+    ])
+    .where('id', '=', id)
+    .where('organizationId', '=', organizationId),
+);

@@ -1,0 +1,36 @@
+import type { InferEntity, RequiredEntityData } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CustomerSession } from '../entities/credentials.ts';
+import { kyselyOf } from '../kysely.ts';
+
+/** The customer object's portal sessions (`customer_sessions`), known by the hash of their token. */
+
+export type CustomerSessionRow = InferEntity<typeof CustomerSession>;
+
+/** The session with this token hash, of a customer that is not deleted (the auth plugin's lookup). */
+export async function customerSessionByHash(em: EntityManager, tokenHash: string) {
+  return kyselyOf(em)
+    .selectFrom('customer_sessions as s')
+    .innerJoin('customers as c', (join) => join.onRef('c.id', '=', 's.customerId').on('c.deletedAt', 'is', null))
+    .select(['s.id', 's.organizationId', 's.customerId', 's.expiresAt'])
+    .where('s.tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** A new session, flushed with `em`. */
+export function createCustomerSession(
+  em: EntityManager,
+  session: RequiredEntityData<CustomerSessionRow>,
+): CustomerSessionRow {
+  return em.create(CustomerSession, session);
+}
+
+/** Ends the customer's sessions; returns their token hashes (so every process can forget them). */
+export async function endCustomerSessions(tx: EntityManager, customerId: string): Promise<string[]> {
+  const rows = await kyselyOf(tx)
+    .deleteFrom('customer_sessions')
+    .where('customerId', '=', customerId)
+    .returning('tokenHash')
+    .execute();
+  return rows.map((row) => row.tokenHash);
+}
