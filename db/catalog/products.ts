@@ -54,7 +54,7 @@ export async function pricesOfProducts(em: EntityManager, productIds: readonly s
  * hottest read, one row of one table (the lists are kept on the product by triggers), sent as a
  * prepared statement (db/kysely.ts `preparedRead`).
  */
-export const productWithLists = preparedRead('product_with_lists', (db, id: string, organizationId: string) =>
+export const productWithLists = preparedRead('product_with_lists', Product, (db, id: string, organizationId: string) =>
   db
     .selectFrom('products')
     .select([
