@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LockMode } from '@mikro-orm/core';
-import { Product } from '../../db/entities/index.ts';
+import { lockUnarchivedProduct } from '../../db/catalog/products.ts';
 import { recordEvent } from '../../db/events.ts';
 import { roleOf } from '../../db/organization/members.ts';
 import { isAdminUser } from '../../db/organization/users.ts';
@@ -37,11 +36,7 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const em = deps.orm.em.fork();
       const price = await em.transactional(async (tx) => {
         // A soft-deleted (archived) product takes no new prices: it is "not found" to this operation.
-        const product = await tx.findOne(
-          Product,
-          { id: body.product_id, isArchived: false },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const product = await lockUnarchivedProduct(tx, body.product_id);
         if (!product) throw notFound('Product');
         if (!(await roleOf(tx, product.organizationId, user.userId))) {
           throw forbidden(

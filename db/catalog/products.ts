@@ -1,7 +1,7 @@
 import { LockMode, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Price, Product } from '../entities/catalog.ts';
-import { preparedRead } from '../kysely.ts';
+import { kyselyOf, preparedRead } from '../kysely.ts';
 
 /** The catalog's products and prices (`products`, `prices`). Prices are immutable but for `active` and their plan. */
 
@@ -74,3 +74,41 @@ export const productWithLists = preparedRead('product_with_lists', Product, (db,
     .where('id', '=', id)
     .where('organizationId', '=', organizationId),
 );
+
+/** Which of these ids are products of the organization (archived ones included). */
+export async function ownProductIds(
+  em: EntityManager,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await kyselyOf(em)
+    .selectFrom('products')
+    .select('id')
+    .where('organizationId', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The organization's products among these ids, each with whether it is archived and its default
+ * price's id when that price is active (null otherwise): what a checkout link needs to sell it.
+ */
+export async function productsForSale(em: EntityManager, organizationId: string, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return kyselyOf(em)
+    .selectFrom('products as p')
+    .leftJoin('prices as pr', (join) =>
+      join.onRef('pr.id', '=', 'p.defaultPriceId').on('pr.active', '=', true).on('pr.deletedAt', 'is', null),
+    )
+    .select(['p.id', 'p.isArchived', 'pr.id as activeDefaultPriceId'])
+    .where('p.organizationId', '=', organizationId)
+    .where('p.id', 'in', [...ids])
+    .execute();
+}
+
+/** A price by id, archived or not; one that does not exist is MikroORM's NotFoundError. */
+export async function priceOrFail(em: EntityManager, id: string): Promise<PriceRow> {
+  return em.findOneOrFail(Price, { id });
+}
