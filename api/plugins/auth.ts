@@ -149,7 +149,7 @@ function apiKeyLookup({ orm, cache, deploymentEnv }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
-    const row = await apiKeyByHash(orm.em.fork(), hash);
+    const row = await apiKeyByHash(orm.em, hash);
     if (!row || row.revokedAt || row.deletedAt) throw unauthorized(API_KEY_MESSAGES.invalid);
     const credential = {
       kind: 'api_key' as const,
@@ -171,7 +171,7 @@ function oatLookup({ orm, cache }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
-    const row = await accessTokenByHash(orm.em.fork(), hash);
+    const row = await accessTokenByHash(orm.em, hash);
     if (!row || row.revokedAt) throw unauthorized('Invalid access token');
     const credential = {
       kind: 'oat' as const,
@@ -193,7 +193,7 @@ function customerLookup({ orm, cache }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'customer') return cached;
     const mark = cache.mark();
-    const row = await customerSessionByHash(orm.em.fork(), hash);
+    const row = await customerSessionByHash(orm.em, hash);
     if (!row) throw unauthorized('Invalid customer session token');
     const credential: OrganizationCredential = {
       kind: 'customer',

@@ -1,7 +1,7 @@
 import { LockMode, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Price, Product } from '../entities/catalog.ts';
-import { kyselyOf, preparedRead } from '../kysely.ts';
+import { kyselyOf, prepared } from '../kysely.ts';
 
 /** The catalog's products and prices (`products`, `prices`). Prices are immutable but for `active` and their plan. */
 
@@ -52,9 +52,9 @@ export async function pricesOfProducts(em: EntityManager, productIds: readonly s
 /**
  * The organization's product with its prices and media, as GET /products/<id> shows them: the API's
  * hottest read, one row of one table (the lists are kept on the product by triggers), sent as a
- * prepared statement (db/kysely.ts `preparedRead`).
+ * prepared statement (db/kysely.ts `prepared`).
  */
-export const productWithLists = preparedRead('product_with_lists', Product, (db, id: string, organizationId: string) =>
+export const productWithLists = prepared('product_with_lists', Product, (db, id: string, organizationId: string) =>
   db
     .selectFrom('products')
     .select([

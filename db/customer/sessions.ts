@@ -1,21 +1,25 @@
 import type { InferEntity, RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CustomerSession } from '../entities/credentials.ts';
-import { kyselyOf } from '../kysely.ts';
+import { firstRow, kyselyOf, prepared } from '../kysely.ts';
 
 /** The customer object's portal sessions (`customer_sessions`), known by the hash of their token. */
 
 export type CustomerSessionRow = InferEntity<typeof CustomerSession>;
 
-/** The session with this token hash, of a customer that is not deleted (the auth plugin's lookup). */
-export async function customerSessionByHash(em: EntityManager, tokenHash: string) {
-  return kyselyOf(em)
-    .selectFrom('customer_sessions as s')
-    .innerJoin('customers as c', (join) => join.onRef('c.id', '=', 's.customerId').on('c.deletedAt', 'is', null))
-    .select(['s.id', 's.organizationId', 's.customerId', 's.expiresAt'])
-    .where('s.tokenHash', '=', tokenHash)
-    .executeTakeFirst();
-}
+/**
+ * The session with this token hash, of a customer that is not deleted: the auth plugin's lookup of a
+ * session not cached yet, so a prepared statement (db/kysely.ts `prepared`).
+ */
+export const customerSessionByHash = firstRow(
+  prepared('customer_session_by_hash', CustomerSession, (db, tokenHash: string) =>
+    db
+      .selectFrom('customer_sessions as s')
+      .innerJoin('customers as c', (join) => join.onRef('c.id', '=', 's.customerId').on('c.deletedAt', 'is', null))
+      .select(['s.id', 's.organizationId', 's.customerId', 's.expiresAt'])
+      .where('s.tokenHash', '=', tokenHash),
+  ),
+);
 
 /** A new session, flushed with `em`. */
 export function createCustomerSession(

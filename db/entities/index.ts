@@ -3,6 +3,7 @@ import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
 import { File } from './file.ts';
+import { IdempotencyKey } from './idempotency.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -22,6 +23,7 @@ export * from './credentials.ts';
 export * from './customer.ts';
 export * from './event.ts';
 export * from './file.ts';
+export * from './idempotency.ts';
 export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
@@ -40,6 +42,7 @@ export const entities = [
   Customer,
   Event,
   File,
+  IdempotencyKey,
   Discount,
   CheckoutLink,
   Checkout,

@@ -1,7 +1,7 @@
 import { LockMode, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, OrganizationAccessToken } from '../entities/credentials.ts';
-import { kyselyOf } from '../kysely.ts';
+import { firstRow, kyselyOf, prepared } from '../kysely.ts';
 import type { EntityPage } from './organizations.ts';
 
 /**
@@ -12,23 +12,28 @@ import type { EntityPage } from './organizations.ts';
 export type ApiKeyRow = InferEntity<typeof ApiKey>;
 export type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
 
-/** The API key with this secret hash, as the auth plugin checks it (every request without a cached copy). */
-export async function apiKeyByHash(em: EntityManager, secretHash: string) {
-  return kyselyOf(em)
-    .selectFrom('api_keys')
-    .select(['id', 'organizationId', 'scopes', 'expiresAt', 'revokedAt', 'deletedAt'])
-    .where('secretHash', '=', secretHash)
-    .executeTakeFirst();
-}
+/**
+ * The API key with this secret hash, as the auth plugin checks it: every request whose credential is
+ * not cached yet, so a prepared statement (db/kysely.ts `prepared`).
+ */
+export const apiKeyByHash = firstRow(
+  prepared('api_key_by_hash', ApiKey, (db, secretHash: string) =>
+    db
+      .selectFrom('api_keys')
+      .select(['id', 'organizationId', 'scopes', 'expiresAt', 'revokedAt', 'deletedAt'])
+      .where('secretHash', '=', secretHash),
+  ),
+);
 
-/** The access token with this hash, as the auth plugin checks it. */
-export async function accessTokenByHash(em: EntityManager, tokenHash: string) {
-  return kyselyOf(em)
-    .selectFrom('organization_access_tokens')
-    .select(['id', 'organizationId', 'scopes', 'expiresAt', 'revokedAt'])
-    .where('tokenHash', '=', tokenHash)
-    .executeTakeFirst();
-}
+/** The access token with this hash, as the auth plugin checks it (prepared, as `apiKeyByHash`). */
+export const accessTokenByHash = firstRow(
+  prepared('access_token_by_hash', OrganizationAccessToken, (db, tokenHash: string) =>
+    db
+      .selectFrom('organization_access_tokens')
+      .select(['id', 'organizationId', 'scopes', 'expiresAt', 'revokedAt'])
+      .where('tokenHash', '=', tokenHash),
+  ),
+);
 
 /** A new API key, flushed with the caller's transaction. */
 export function createApiKey(tx: EntityManager, key: RequiredEntityData<ApiKeyRow>): ApiKeyRow {
