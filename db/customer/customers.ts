@@ -1,6 +1,7 @@
 import { LockMode, type FilterQuery, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer } from '../entities/customer.ts';
+import { kyselyOf } from '../kysely.ts';
 
 /** The customer object's `customers` rows; a deleted customer (soft delete) is found by none of these. */
 
@@ -34,4 +35,28 @@ export async function customerPage(
   page: { orderBy: Record<string, 'asc' | 'desc'>; limit: number; offset: number },
 ): Promise<[CustomerRow[], number]> {
   return em.findAndCount(Customer, where, { orderBy: page.orderBy, limit: page.limit, offset: page.offset });
+}
+
+/** Writes a customer at once (the fuzz run's seed). */
+export async function insertCustomer(
+  em: EntityManager,
+  customer: { id: string; organizationId: string; email: string; name: string | null },
+): Promise<void> {
+  const now = new Date();
+  await kyselyOf(em)
+    .insertInto('customers')
+    .values({
+      ...customer,
+      externalId: null,
+      billingName: null,
+      billingAddress: null,
+      taxId: null,
+      userMetadata: {},
+      emailVerified: false,
+      avatarUrl: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    })
+    .execute();
 }

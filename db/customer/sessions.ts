@@ -38,3 +38,16 @@ export async function endCustomerSessions(tx: EntityManager, customerId: string)
     .execute();
   return rows.map((row) => row.tokenHash);
 }
+
+/** Writes a session at once, valid `ttlMs` from now (the fuzz run's seed). */
+export async function insertCustomerSession(
+  em: EntityManager,
+  session: { id: string; organizationId: string; customerId: string; tokenHash: string },
+  ttlMs: number,
+): Promise<void> {
+  const now = new Date();
+  await kyselyOf(em)
+    .insertInto('customer_sessions')
+    .values({ ...session, createdAt: now, expiresAt: new Date(now.getTime() + ttlMs) })
+    .execute();
+}

@@ -1,5 +1,7 @@
 import { LockMode, type InferEntity, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidv7 } from 'uuidv7';
+import type { ApiKeyScope } from '../../domain/api-key-scopes.ts';
 import { ApiKey, OrganizationAccessToken } from '../entities/credentials.ts';
 import { firstRow, kyselyOf, prepared } from '../kysely.ts';
 import type { EntityPage } from './organizations.ts';
@@ -112,5 +114,47 @@ export async function recordCredentialUse(
 export async function announceOnCommit(tx: EntityManager, channel: string, payload: string): Promise<void> {
   await kyselyOf(tx)
     .selectNoFrom((eb) => eb.fn('pg_notify', [eb.val(channel), eb.val(payload)]).as('notified'))
+    .execute();
+}
+
+/** What a seeded credential is made of (the seeds of `npm start` and of the fuzz run). */
+interface SeededCredential {
+  organizationId: string;
+  createdByUserId: string | null;
+}
+
+/** Writes an API key at once (the seeds). */
+export async function insertApiKey(
+  em: EntityManager,
+  key: SeededCredential & {
+    name: string;
+    environment: 'live' | 'test';
+    scopes: ApiKeyScope[];
+    maskedKey: string;
+    secretHash: string;
+  },
+): Promise<void> {
+  await kyselyOf(em)
+    .insertInto('api_keys')
+    .values({
+      ...key,
+      id: uuidv7(),
+      createdAt: new Date(),
+      lastUsedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+      deletedAt: null,
+    })
+    .execute();
+}
+
+/** Writes an access token at once (the seeds). */
+export async function insertAccessToken(
+  em: EntityManager,
+  token: SeededCredential & { comment: string; scopes: string[]; maskedToken: string; tokenHash: string },
+): Promise<void> {
+  await kyselyOf(em)
+    .insertInto('organization_access_tokens')
+    .values({ ...token, id: uuidv7(), createdAt: new Date(), lastUsedAt: null, expiresAt: null, revokedAt: null })
     .execute();
 }

@@ -89,3 +89,15 @@ export function addMember(
 export async function removeMember(tx: EntityManager, organizationId: string, userId: string): Promise<void> {
   await tx.nativeDelete(OrganizationMember, { organizationId, userId });
 }
+
+/** A membership written at once (the seeds); nothing when the user is already a member. */
+export async function insertMembership(
+  em: EntityManager,
+  member: { organizationId: string; userId: string; role: MemberRole },
+): Promise<void> {
+  await kyselyOf(em)
+    .insertInto('organization_members')
+    .values({ ...member, createdAt: new Date() })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}

@@ -79,3 +79,43 @@ export async function subscriptionSettingsOf(
     .executeTakeFirst();
   return row?.subscriptionSettings;
 }
+
+/** A new organization's row as the seeds write it (the other columns take their initial values). */
+export interface SeededOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  subscriptionSettings: Record<string, unknown>;
+  notificationSettings: Record<string, unknown>;
+}
+
+/**
+ * Writes a new organization (the seeds of `npm start` and of the fuzz run); with `ifSlugFree`,
+ * nothing when an organization already has the slug.
+ */
+export async function insertOrganization(
+  em: EntityManager,
+  org: SeededOrganization,
+  options: { ifSlugFree?: boolean } = {},
+): Promise<void> {
+  const insert = kyselyOf(em)
+    .insertInto('organizations')
+    .values({
+      ...org,
+      status: 'created',
+      nextReviewThreshold: 0,
+      customerInvoicePrefix: org.slug.toUpperCase(),
+      customerInvoiceNextNumber: 1,
+      profileSettings: {},
+      featureSettings: {},
+      socials: [],
+      details: {},
+      createdAt: new Date(),
+    });
+  await (options.ifSlugFree ? insert.onConflict((oc) => oc.column('slug').doNothing()) : insert).execute();
+}
+
+export async function organizationIdBySlug(em: EntityManager, slug: string): Promise<string | undefined> {
+  const row = await kyselyOf(em).selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst();
+  return row?.id;
+}

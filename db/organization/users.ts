@@ -77,3 +77,14 @@ export async function addAdminUser(em: EntityManager, email: string): Promise<vo
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
+
+/** The user with this subject, made or its email brought up to date (the seeds' signed-up users). */
+export async function upsertUser(em: EntityManager, subject: string, email: string): Promise<string> {
+  const user = await kyselyOf(em)
+    .insertInto('users')
+    .values({ id: uuidv7(), subject, email, createdAt: new Date() })
+    .onConflict((oc) => oc.column('subject').doUpdateSet((eb) => ({ email: eb.ref('excluded.email') })))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return user.id;
+}
