@@ -133,3 +133,8 @@ function rowConverter<T extends object>(em: EntityManager, name: string, entity:
 export function nowPlusMs(ms: number | Expression<number>): RawBuilder<Date> {
   return sql<Date>`now() + cast(${ms} as integer) * interval '1 millisecond'`;
 }
+
+/** The milliseconds from the database's clock until `at` (a timestamp column), 0 once it has passed. */
+export function msUntil(at: Expression<Date>): RawBuilder<number> {
+  return sql<number>`greatest(0, ceil(extract(epoch from (${at} - now())) * 1000))::integer`;
+}

@@ -1,6 +1,6 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import type { Orm } from '../db/orm.ts';
-import { Price, Product } from '../db/entities/index.ts';
+import { findPriceById, productOrFail, setRecurrencePlanIfEmpty } from '../db/catalog/products.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 
 export interface RecurrencePlanDeps {
@@ -17,10 +17,10 @@ export const recurrencePlanKey = (priceId: string) => `recurrence-plan:${priceId
  */
 export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: string): Promise<string | null> {
   const em = deps.orm.em.fork();
-  const price = await em.findOne(Price, { id: priceId });
+  const price = await findPriceById(em, priceId);
   if (!price || price.type !== 'recurring' || !price.interval) return null;
   if (price.gatewayRecurrencePlanId) return price.gatewayRecurrencePlanId;
-  const product = await em.findOneOrFail(Product, { id: price.productId });
+  const product = await productOrFail(em, price.productId);
   const plan = await recurringBillingOf(deps.gateway).createRecurrencePlan(
     {
       reference: price.id,
@@ -33,6 +33,6 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
     recurrencePlanKey(price.id),
   );
   // Only while empty: a concurrent run that stored its plan first keeps it.
-  await em.nativeUpdate(Price, { id: price.id, gatewayRecurrencePlanId: null }, { gatewayRecurrencePlanId: plan.id });
+  await setRecurrencePlanIfEmpty(em, price.id, plan.id);
   return plan.id;
 }

@@ -112,3 +112,22 @@ export async function productsForSale(em: EntityManager, organizationId: string,
 export async function priceOrFail(em: EntityManager, id: string): Promise<PriceRow> {
   return em.findOneOrFail(Price, { id });
 }
+
+export async function findPriceById(em: EntityManager, id: string): Promise<PriceRow | null> {
+  return em.findOne(Price, { id });
+}
+
+/** A product by id, of any organization; one that does not exist is MikroORM's NotFoundError. */
+export async function productOrFail(em: EntityManager, id: string): Promise<ProductRow> {
+  return em.findOneOrFail(Product, { id });
+}
+
+/** Stores the price's gateway recurrence plan, only while it has none (a concurrent run that stored first keeps its own). */
+export async function setRecurrencePlanIfEmpty(em: EntityManager, priceId: string, planId: string): Promise<void> {
+  await kyselyOf(em)
+    .updateTable('prices')
+    .set({ gatewayRecurrencePlanId: planId })
+    .where('id', '=', priceId)
+    .where('gatewayRecurrencePlanId', 'is', null)
+    .execute();
+}

@@ -4,6 +4,7 @@ import { Customer } from './customer.ts';
 import { Event } from './event.ts';
 import { File } from './file.ts';
 import { IdempotencyKey } from './idempotency.ts';
+import { RateLimitCounter } from './rate-limit.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -27,6 +28,7 @@ export * from './idempotency.ts';
 export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
+export * from './rate-limit.ts';
 
 export const entities = [
   Organization,
@@ -43,6 +45,7 @@ export const entities = [
   Event,
   File,
   IdempotencyKey,
+  RateLimitCounter,
   Discount,
   CheckoutLink,
   Checkout,
