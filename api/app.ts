@@ -1,6 +1,5 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { plainSql } from '../db/plain-sql.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -71,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // The document reads each route's credentials from the rule it hands to app.authenticate.
   recordAuthRules(app);
-  await registerRateLimit(app, { config, db: plainSql(deps.orm) });
+  await registerRateLimit(app, { config, orm: deps.orm });
   registerIdempotency(app, deps);
   await registerRoutes(app, { ...deps, cache });
   await app.register(pagesPlugin, { ...deps, cache });

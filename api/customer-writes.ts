@@ -1,6 +1,6 @@
-import { LockMode, UniqueConstraintViolationException, type FilterQuery, type InferEntity } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer } from '../db/entities/customer.ts';
+import { findCustomerByKey, type CustomerKey, type CustomerRow } from '../db/customer/customers.ts';
 import { recordEvent } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { parseTaxId, type TaxId } from '../domain/tax-id.ts';
@@ -14,9 +14,9 @@ import { customerRecord, storedBillingAddress, type UpdateCustomerBody } from '.
  * customer.updated event are the same whoever changes it.
  */
 
-type CustomerEntity = InferEntity<typeof Customer>;
+type CustomerEntity = CustomerRow;
 /** A customer is addressed by our id or by the merchant's external_id; both routes behave the same. */
-export type CustomerKey = { id: string } | { externalId: string };
+export type { CustomerKey };
 
 /** The sent fields change, under the customer's lock; a customer.updated event names those that really changed. */
 export async function updateCustomer(
@@ -48,11 +48,7 @@ export async function findCustomer(
 ): Promise<CustomerEntity> {
   // A malformed id names no customer: 404, like any other unknown id.
   if ('id' in key && !isUuid(key.id)) throw notFound('Customer');
-  const where: FilterQuery<CustomerEntity> =
-    'id' in key
-      ? { id: key.id, organizationId, deletedAt: null }
-      : { externalId: key.externalId, organizationId, deletedAt: null };
-  const customer = await em.findOne(Customer, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  const customer = await findCustomerByKey(em, organizationId, key, lock);
   if (!customer) throw notFound('Customer');
   return customer;
 }

@@ -1,14 +1,11 @@
-import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { uuidv7 } from 'uuidv7';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_SUBSCRIPTION_SETTINGS,
-  Organization,
-  OrganizationMember,
   type MemberRole,
 } from '../db/entities/organization.ts';
-import { sqlIn, type PlainSql } from '../db/plain-sql.ts';
+import { memberPage as membersOf, roleOf } from '../db/organization/members.ts';
+import { lockOrganization, type OrganizationRow } from '../db/organization/organizations.ts';
 import { parseSorting } from '../domain/pagination.ts';
 import { isDunningSchedule } from '../domain/subscriptions.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../use-cases/errors.ts';
@@ -17,7 +14,8 @@ import type { OrganizationBody, UpdateOrganizationBody } from './schemas/organiz
 
 /** Organizations and their members as the organizations routes read, check and write them. */
 
-export type OrganizationRow = InferEntity<typeof Organization>;
+export type { OrganizationRow };
+export { roleOf };
 
 export function toOrganizationBody(org: OrganizationRow): OrganizationBody {
   return {
@@ -49,35 +47,30 @@ export function toOrganizationBody(org: OrganizationRow): OrganizationBody {
   };
 }
 
-export async function roleOf(em: EntityManager, organizationId: string, userId: string): Promise<MemberRole | null> {
-  const member = await em.findOne(OrganizationMember, { organizationId, userId });
-  return member?.role ?? null;
-}
-
-const MEMBER_SORTING = { created_at: 'm.created_at', email: 'lower(u.email)' };
+const MEMBER_SORTING = ['created_at', 'email'] as const;
 
 /** One page of an organization's members with their roles, and how many there are (the caller is one of them). */
 export async function memberPage(
-  db: PlainSql,
+  em: EntityManager,
   organizationId: string,
   { page, limit, sorting }: { page: number; limit: number; sorting?: string | undefined },
 ) {
-  const sort = parseSorting(sorting, Object.keys(MEMBER_SORTING), 'created_at');
+  const sort = parseSorting(sorting, MEMBER_SORTING, 'created_at');
   if ('error' in sort) throw badRequest('Invalid sorting', sort.error);
-  const column = MEMBER_SORTING[sort.field as keyof typeof MEMBER_SORTING];
-  const direction = sort.direction === 'desc' ? 'desc' : 'asc';
-  const rows = await db.query<{ email: string; avatar_url: string | null; created_at: string; role: MemberRole }>(
-    `select u.email, u.avatar_url, m.created_at, m.role from organization_members m join users u on u.id = m.user_id
-     where m.organization_id = ? order by ${column} ${direction}, m.user_id ${direction} limit ? offset ?`,
-    [organizationId, limit, pageOffset({ page, limit })],
-  );
-  const [count] = await db.query<{ total: string }>(
-    'select count(*) as total from organization_members where organization_id = ?',
-    [organizationId],
-  );
+  const { rows, total } = await membersOf(em, organizationId, {
+    sortField: sort.field === 'email' ? 'email' : 'created_at',
+    direction: sort.direction === 'desc' ? 'desc' : 'asc',
+    limit,
+    offset: pageOffset({ page, limit }),
+  });
   return {
-    rows: rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() })),
-    total: Number(count!.total),
+    rows: rows.map((r) => ({
+      email: r.email,
+      avatar_url: r.avatarUrl,
+      created_at: r.createdAt.toISOString(),
+      role: r.role,
+    })),
+    total,
   };
 }
 
@@ -86,7 +79,7 @@ export async function memberPage(
  * are one level deep. The parent row is share-locked so it cannot gain a parent meanwhile.
  */
 export async function checkParent(tx: EntityManager, parentId: string, userId: string): Promise<void> {
-  const parent = await tx.findOne(Organization, { id: parentId }, { lockMode: LockMode.PESSIMISTIC_READ });
+  const parent = await lockOrganization(tx, parentId, 'read');
   const role = parent ? await roleOf(tx, parent.id, userId) : null;
   if (!parent || !role) throw notFound('Parent organization');
   if (role === 'member')
@@ -159,23 +152,4 @@ export function applyUpdate(org: OrganizationRow, body: UpdateOrganizationBody):
     changed = true;
   }
   return changed;
-}
-
-/** A user is known by the subject of their JWT; someone added by email before signing in gets a placeholder. */
-export async function findOrCreateUserByEmail(
-  tx: EntityManager,
-  email: string,
-): Promise<{ id: string; avatar_url: string | null }> {
-  const sql = sqlIn(tx);
-  const [existing] = await sql<{ id: string; avatar_url: string | null }>(
-    'select id, avatar_url from users where lower(email) = ? order by created_at, id limit 1',
-    [email],
-  );
-  if (existing) return existing;
-  const [created] = await sql<{ id: string; avatar_url: string | null }>(
-    `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
-     on conflict (subject) do update set email = excluded.email returning id, avatar_url`,
-    [uuidv7(), `invited|${email}`, email],
-  );
-  return created!;
 }

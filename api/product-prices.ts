@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
-import { Price, Product } from '../db/entities/index.ts';
+import { createPriceRow, findProduct, pricesOfProducts } from '../db/catalog/products.ts';
 import { validatePrice, type NormalizedPrice } from '../domain/price-rules.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
 import { ApiError, notFound } from '../use-cases/errors.ts';
@@ -36,7 +35,7 @@ export function createPrice(
   active: boolean,
   now: Date,
 ): PriceEntity {
-  return tx.create(Price, {
+  return createPriceRow(tx, {
     id: uuidv7(),
     productId: product.id,
     organizationId: product.organizationId,
@@ -63,9 +62,7 @@ export async function ownProduct(
   organizationId: string,
   forUpdate = false,
 ): Promise<ProductEntity> {
-  const product = isUuid(id)
-    ? await em.findOne(Product, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
+  const product = isUuid(id) ? await findProduct(em, organizationId, id, forUpdate) : null;
   if (!product) throw notFound('Product');
   return product;
 }
@@ -74,8 +71,7 @@ export async function ownProduct(
 export async function pricesByProduct(em: EntityManager, productIds: string[]): Promise<Map<string, PriceEntity[]>> {
   const map = new Map<string, PriceEntity[]>();
   if (productIds.length === 0) return map;
-  const prices = await em.find(Price, { productId: { $in: productIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  for (const price of prices) {
+  for (const price of await pricesOfProducts(em, productIds)) {
     const list = map.get(price.productId) ?? [];
     list.push(price);
     map.set(price.productId, list);

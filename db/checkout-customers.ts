@@ -1,13 +1,13 @@
 import { allowsMultipleSubscriptions, limitedToOneSubscription } from '../domain/checkout.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../domain/subscriptions.ts';
+import type { CheckoutBuyerRef } from './customer/checkout-customers.ts';
 import type { Row, SqlExecutor } from './plain-sql.ts';
 
-/** Who a checkout names as its buyer, strongest first. */
-export interface CheckoutBuyerRef {
-  customerId: string | null;
-  externalCustomerId: string | null;
-  email: string | null;
-}
+/**
+ * LEFT BEHIND for the plain-SQL transactions of activities/checkout-records.ts and checkout-sale.ts
+ * only: the customer object's typed versions are in db/customer/checkout-customers.ts, which those
+ * activities call once they run in entity transactions; this file then goes.
+ */
 
 /**
  * The organization's customer a checkout's buyer is: its customer_id, else its external customer id,

@@ -1,6 +1,11 @@
+import type { RedemptionOutcome } from './catalog/discount-redemptions.ts';
 import type { SqlExecutor } from './plain-sql.ts';
 
-export type RedemptionOutcome = 'redeemed' | 'already_redeemed' | 'exhausted';
+/**
+ * LEFT BEHIND for the plain-SQL transaction of activities/checkout-records.ts only: the catalog's
+ * typed redemption is db/catalog/discount-redemptions.ts, which that activity calls once it runs in
+ * an entity transaction; this file then goes.
+ */
 
 /**
  * Counts one use of a discount by a checkout, exactly once, inside the caller's transaction.
@@ -41,13 +46,4 @@ export async function redeemDiscount(
     checkoutId,
   ]);
   return 'exhausted';
-}
-
-/** Gives back the redemption a checkout holds, if any (its discount was removed or replaced). */
-export async function releaseRedemption(tx: SqlExecutor, checkoutId: string): Promise<void> {
-  await tx.execute(
-    `with released as (delete from discount_redemptions where checkout_id = ? returning discount_id)
-     update discounts set redemptions_count = redemptions_count - 1 where id in (select discount_id from released)`,
-    [checkoutId],
-  );
 }

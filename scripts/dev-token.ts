@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/env.ts';
 import { openOrm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
+import { addAdminUser } from '../db/organization/users.ts';
 import { devEnv } from './dev-env.ts';
 import { mintUserJwt } from './seed.ts';
 
@@ -25,9 +25,7 @@ if (!config.JWT_SECRET) {
 const email = values.email.toLowerCase();
 if (values.admin) {
   const orm = await openOrm(config.DATABASE_URL, 1);
-  await plainSql(orm).query('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
-    email,
-  ]);
+  await addAdminUser(orm.em.fork(), email);
   await orm.close();
 }
 const token = await mintUserJwt(email, config.JWT_SECRET, values.ttl);

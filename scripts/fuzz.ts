@@ -25,8 +25,12 @@ import { OAT_SCOPES } from '../domain/api-key-scopes.ts';
 import { migrateSimulator } from '@billing/simulated-gateway';
 import { dropDatabase, migrate, openOrm, type Orm } from '../db/orm.ts';
 import { mintUserJwt } from './seed.ts';
-import { plainSql } from '../db/plain-sql.ts';
-import { pgArray } from '../db/sql.ts';
+import { insertCustomer } from '../db/customer/customers.ts';
+import { insertCustomerSession } from '../db/customer/sessions.ts';
+import { insertAccessToken, insertApiKey } from '../db/organization/credentials.ts';
+import { insertMembership } from '../db/organization/members.ts';
+import { insertOrganization } from '../db/organization/organizations.ts';
+import { addAdminUser, upsertUser } from '../db/organization/users.ts';
 import { ensureDevCertificate } from './certs.ts';
 import { installTools } from './install-tools.ts';
 import { freePort, isPortOpen, stopProcess } from './processes.ts';
@@ -140,86 +144,73 @@ async function makeCredentials(databaseUrl: string, jwtSecret: string): Promise<
   }
 }
 
-async function insertOrganization(orm: Orm, label: string): Promise<string> {
+async function insertFuzzOrganization(orm: Orm, label: string): Promise<string> {
   const id = uuidv7();
-  const slug = `fuzz-${label}-${id.slice(-8)}`;
-  await plainSql(orm).query(
-    `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings,
-       notification_settings)
-     values (?, ?, ?, 'created', ?, now(), ?, ?)`,
-    [
-      id,
-      `Fuzz ${label.toUpperCase()}`,
-      slug,
-      slug.toUpperCase(),
-      JSON.stringify({
-        allow_multiple_subscriptions: false,
-        allow_customer_updates: true,
-        proration_behavior: 'prorate',
-      }),
-      JSON.stringify({ new_sale: true, new_subscription: true }),
-    ],
-  );
+  await insertOrganization(orm.em.fork(), {
+    id,
+    name: `Fuzz ${label.toUpperCase()}`,
+    slug: `fuzz-${label}-${id.slice(-8)}`,
+    subscriptionSettings: {
+      allow_multiple_subscriptions: false,
+      allow_customer_updates: true,
+      proration_behavior: 'prorate',
+    },
+    notificationSettings: { new_sale: true, new_subscription: true },
+  });
   return id;
 }
 
 /** An access token with every scope and an API key with read, write and admin. */
 async function organizationA(orm: Orm): Promise<{ oat: string; apiKey: string }> {
-  const organizationId = await insertOrganization(orm, 'a');
-  const db = plainSql(orm);
+  const organizationId = await insertFuzzOrganization(orm, 'a');
+  const em = orm.em.fork();
   const oat = newSecret(TOKEN_PREFIX.oat);
-  await db.query(
-    `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_at)
-     values (?, ?, 'fuzz', ?::text[], ?, ?, now())`,
-    [uuidv7(), organizationId, pgArray(OAT_SCOPES), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat)],
-  );
+  await insertAccessToken(em, {
+    organizationId,
+    comment: 'fuzz',
+    scopes: [...OAT_SCOPES],
+    maskedToken: maskSecret(oat, TOKEN_PREFIX.oat),
+    tokenHash: hashSecret(oat),
+    createdByUserId: null,
+  });
   const apiKey = newSecret(TOKEN_PREFIX.apiKeyTest);
-  await db.query(
-    `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_at)
-     values (?, ?, 'fuzz', 'test', ?::text[], ?, ?, now())`,
-    [
-      uuidv7(),
-      organizationId,
-      pgArray(['read', 'write', 'admin']),
-      maskSecret(apiKey, TOKEN_PREFIX.apiKeyTest),
-      hashSecret(apiKey),
-    ],
-  );
+  await insertApiKey(em, {
+    organizationId,
+    name: 'fuzz',
+    environment: 'test',
+    scopes: ['read', 'write', 'admin'],
+    maskedKey: maskSecret(apiKey, TOKEN_PREFIX.apiKeyTest),
+    secretHash: hashSecret(apiKey),
+    createdByUserId: null,
+  });
   return { oat, apiKey };
 }
 
 /** An admin user (may create organizations and prices) who owns organization B. */
 async function organizationB(orm: Orm, email: string): Promise<void> {
-  const organizationId = await insertOrganization(orm, 'b');
-  const db = plainSql(orm);
-  await db.query('insert into admin_users (email, created_at) values (?, now())', [email]);
-  const userId = uuidv7();
-  await db.query('insert into users (id, subject, email, created_at) values (?, ?, ?, now())', [
-    userId,
-    `user|${email}`,
-    email,
-  ]);
-  await db.query(
-    `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, 'owner', now())`,
-    [organizationId, userId],
-  );
+  const organizationId = await insertFuzzOrganization(orm, 'b');
+  const em = orm.em.fork();
+  await addAdminUser(em, email);
+  const userId = await upsertUser(em, `user|${email}`, email);
+  await insertMembership(em, { organizationId, userId, role: 'owner' });
 }
 
 /** A customer with a session token valid for the whole run. */
 async function organizationC(orm: Orm): Promise<string> {
-  const organizationId = await insertOrganization(orm, 'c');
-  const db = plainSql(orm);
+  const organizationId = await insertFuzzOrganization(orm, 'c');
+  const em = orm.em.fork();
   const customerId = uuidv7();
-  await db.query(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at)
-     values (?, ?, 'fuzz-customer@example.com', 'Fuzz Customer', now(), now())`,
-    [customerId, organizationId],
-  );
+  await insertCustomer(em, {
+    id: customerId,
+    organizationId,
+    email: 'fuzz-customer@example.com',
+    name: 'Fuzz Customer',
+  });
   const token = newSecret(TOKEN_PREFIX.customerSession);
-  await db.query(
-    `insert into customer_sessions (id, organization_id, customer_id, token_hash, created_at, expires_at)
-     values (?, ?, ?, ?, now(), now() + interval '12 hours')`,
-    [uuidv7(), organizationId, customerId, hashSecret(token)],
+  await insertCustomerSession(
+    em,
+    { id: uuidv7(), organizationId, customerId, tokenHash: hashSecret(token) },
+    12 * 60 * 60 * 1000,
   );
   return token;
 }

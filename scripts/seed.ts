@@ -2,9 +2,11 @@ import { SignJWT } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { loadConfigOrExit } from '../config/env.ts';
 import { openOrm, type Orm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
 import { hashSecret, maskSecret, newSecret, TOKEN_PREFIX } from '../api/auth/tokens.ts';
-import { pgArray } from '../db/sql.ts';
+import { insertAccessToken, insertApiKey } from '../db/organization/credentials.ts';
+import { insertMembership } from '../db/organization/members.ts';
+import { insertOrganization, organizationIdBySlug } from '../db/organization/organizations.ts';
+import { addAdminUser, upsertUser } from '../db/organization/users.ts';
 
 export const DEMO_ADMIN_EMAIL = 'admin@demo.example';
 export const DEMO_ORG_SLUG = 'demo';
@@ -14,58 +16,47 @@ export const DEMO_ORG_SLUG = 'demo';
  * token each run (secrets are only ever shown once, so old ones cannot be printed again).
  */
 export async function seedDemo(orm: Orm, environment: 'live' | 'test') {
-  const db = plainSql(orm);
-  await db.query('insert into admin_users (email, created_at) values (?, now()) on conflict do nothing', [
-    DEMO_ADMIN_EMAIL,
-  ]);
-  const [user] = await db.query<{ id: string }>(
-    `insert into users (id, subject, email, created_at) values (?, ?, ?, now())
-     on conflict (subject) do update set email = excluded.email returning id`,
-    [uuidv7(), `user|${DEMO_ADMIN_EMAIL}`, DEMO_ADMIN_EMAIL],
-  );
-  await db.query(
-    `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings, notification_settings)
-     values (?, 'Demo Store', ?, 'created', ?, now(), ?, ?) on conflict (slug) do nothing`,
-    [
-      uuidv7(),
-      DEMO_ORG_SLUG,
-      DEMO_ORG_SLUG.toUpperCase(),
-      JSON.stringify({
+  const em = orm.em.fork();
+  await addAdminUser(em, DEMO_ADMIN_EMAIL);
+  const userId = await upsertUser(em, `user|${DEMO_ADMIN_EMAIL}`, DEMO_ADMIN_EMAIL);
+  await insertOrganization(
+    em,
+    {
+      id: uuidv7(),
+      name: 'Demo Store',
+      slug: DEMO_ORG_SLUG,
+      subscriptionSettings: {
         allow_multiple_subscriptions: false,
         allow_customer_updates: true,
         proration_behavior: 'prorate',
-      }),
-      JSON.stringify({ new_sale: true, new_subscription: true }),
-    ],
+      },
+      notificationSettings: { new_sale: true, new_subscription: true },
+    },
+    { ifSlugFree: true },
   );
-  const [org] = await db.query<{ id: string }>('select id from organizations where slug = ?', [DEMO_ORG_SLUG]);
-  await db.query(
-    `insert into organization_members (organization_id, user_id, role, created_at) values (?, ?, 'owner', now())
-     on conflict do nothing`,
-    [org!.id, user!.id],
-  );
+  const organizationId = (await organizationIdBySlug(em, DEMO_ORG_SLUG))!;
+  await insertMembership(em, { organizationId, userId, role: 'owner' });
   const keyPrefix = environment === 'live' ? TOKEN_PREFIX.apiKeyLive : TOKEN_PREFIX.apiKeyTest;
   const apiKey = newSecret(keyPrefix);
-  await db.query(
-    `insert into api_keys (id, organization_id, name, environment, scopes, masked_key, secret_hash, created_by_user_id, created_at)
-     values (?, ?, 'demo key (npm start)', ?, ?::text[], ?, ?, ?, now())`,
-    [
-      uuidv7(),
-      org!.id,
-      environment,
-      pgArray(['read', 'write']),
-      maskSecret(apiKey, keyPrefix),
-      hashSecret(apiKey),
-      user!.id,
-    ],
-  );
+  await insertApiKey(em, {
+    organizationId,
+    name: 'demo key (npm start)',
+    environment,
+    scopes: ['read', 'write'],
+    maskedKey: maskSecret(apiKey, keyPrefix),
+    secretHash: hashSecret(apiKey),
+    createdByUserId: userId,
+  });
   const oat = newSecret(TOKEN_PREFIX.oat);
-  await db.query(
-    `insert into organization_access_tokens (id, organization_id, comment, scopes, masked_token, token_hash, created_by_user_id, created_at)
-     values (?, ?, 'demo token (npm start)', ?::text[], ?, ?, ?, now())`,
-    [uuidv7(), org!.id, pgArray(['web:write']), maskSecret(oat, TOKEN_PREFIX.oat), hashSecret(oat), user!.id],
-  );
-  return { organizationId: org!.id, adminEmail: DEMO_ADMIN_EMAIL, apiKey, oat };
+  await insertAccessToken(em, {
+    organizationId,
+    comment: 'demo token (npm start)',
+    scopes: ['web:write'],
+    maskedToken: maskSecret(oat, TOKEN_PREFIX.oat),
+    tokenHash: hashSecret(oat),
+    createdByUserId: userId,
+  });
+  return { organizationId, adminEmail: DEMO_ADMIN_EMAIL, apiKey, oat };
 }
 
 /** A user JWT as the API verifies it (HS256 with JWT_SECRET), for the seeded admin or `npm run dev:token`. */

@@ -5,10 +5,9 @@ import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, CheckoutLink, Customer, Discount, Subscription } from '../db/entities/index.ts';
-import { redeemDiscount, releaseRedemption } from '../db/discount-redemptions.ts';
-import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
+import { redeemDiscount, releaseRedemption } from '../db/catalog/discount-redemptions.ts';
+import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { checkoutExpiresAt, recurrenceBillingOf, termsRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
@@ -191,7 +190,7 @@ async function checkedBuyer(
   if (
     price.type === 'recurring' &&
     !input.subscription_id &&
-    (await secondSubscriptionRefused(executorOf(sqlIn(tx)), organizationId, buyer, { renewal: false }))
+    (await secondSubscriptionRefused(tx, organizationId, buyer, { renewal: false }))
   ) {
     throw subscriptionExists();
   }
@@ -265,7 +264,7 @@ function newCheckout(
  */
 async function redeemWith(tx: EntityManager, discountId: string, checkoutId: string): Promise<void> {
   await tx.flush();
-  if ((await redeemDiscount(executorOf(sqlIn(tx)), discountId, checkoutId)) === 'exhausted') {
+  if ((await redeemDiscount(tx, discountId, checkoutId)) === 'exhausted') {
     throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discountId}`);
   }
 }
@@ -294,7 +293,7 @@ async function closeUnstarted(deps: CheckoutDeps, checkoutId: string): Promise<v
     const closed = await tx.findOneOrFail(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     closed.status = checkoutTransition(closed.status, 'expire') ?? closed.status;
     closed.expiresAt = closed.updatedAt = new Date();
-    await releaseRedemption(executorOf(sqlIn(tx)), checkoutId);
+    await releaseRedemption(tx, checkoutId);
     recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
   });
 }

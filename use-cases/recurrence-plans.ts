@@ -1,6 +1,6 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import type { Orm } from '../db/orm.ts';
-import { priceWithProductName, recordRecurrencePlanId } from '../db/catalog/subscription-reads.ts';
+import { findPriceById, productOrFail, setRecurrencePlanIfEmpty } from '../db/catalog/products.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 
 export interface RecurrencePlanDeps {
@@ -17,15 +17,14 @@ export const recurrencePlanKey = (priceId: string) => `recurrence-plan:${priceId
  */
 export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: string): Promise<string | null> {
   const em = deps.orm.em.fork();
-  const found = await priceWithProductName(em, priceId);
-  if (!found) return null;
-  const { price, productName } = found;
-  if (price.type !== 'recurring' || !price.interval) return null;
+  const price = await findPriceById(em, priceId);
+  if (!price || price.type !== 'recurring' || !price.interval) return null;
   if (price.gatewayRecurrencePlanId) return price.gatewayRecurrencePlanId;
+  const product = await productOrFail(em, price.productId);
   const plan = await recurringBillingOf(deps.gateway).createRecurrencePlan(
     {
       reference: price.id,
-      name: price.name ?? productName,
+      name: price.name ?? product.name,
       amount: price.unitAmount,
       currency: price.currency,
       interval: price.interval,
@@ -33,6 +32,7 @@ export async function ensureRecurrencePlan(deps: RecurrencePlanDeps, priceId: st
     },
     recurrencePlanKey(price.id),
   );
-  await recordRecurrencePlanId(em, price.id, plan.id);
+  // Only while empty: a concurrent run that stored its plan first keeps it.
+  await setRecurrencePlanIfEmpty(em, price.id, plan.id);
   return plan.id;
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { listen, type Listener } from '../../db/listen.ts';
 import type { Orm } from '../../db/orm.ts';
-import { plainSql, sqlIn } from '../../db/plain-sql.ts';
+import { announceOnCommit, recordCredentialUse } from '../../db/organization/credentials.ts';
 import type { OrganizationCredential } from './credentials.ts';
 
 /** Committed revocations are announced on this channel, so every API process drops its copy at once. */
@@ -117,7 +117,7 @@ export class CredentialCache {
    * commits. After the commit, call `revoked(hash)`.
    */
   async announceRevocation(tx: EntityManager, hash: string): Promise<void> {
-    await sqlIn(tx)('select pg_notify(?, ?)', [CREDENTIAL_CHANNEL, hash]);
+    await announceOnCommit(tx, CREDENTIAL_CHANNEL, hash);
   }
 
   /**
@@ -153,15 +153,10 @@ export class CredentialCache {
     const pending = [...this.usage.values()];
     this.usage.clear();
     for (const table of ['api_keys', 'organization_access_tokens'] as const) {
-      const rows = pending.filter((u) => u.table === table).map((u) => ({ id: u.id, at: u.at.toISOString() }));
-      if (rows.length === 0) continue;
+      const uses = pending.filter((u) => u.table === table);
+      if (uses.length === 0) continue;
       try {
-        // One JSON parameter for the whole batch.
-        await plainSql(this.orm).query(
-          `update ${table} t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
-             from jsonb_to_recordset(?::jsonb) as u(id uuid, at timestamptz) where t.id = u.id`,
-          [JSON.stringify(rows)],
-        );
+        await recordCredentialUse(this.orm.em.fork(), table, uses);
       } catch (err) {
         this.log.warn({ err }, 'could not record credential usage');
       }

@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { uuidv7 } from 'uuidv7';
-import {
-  apiKeyAllows,
-  oatAllows,
-  requiredApiKeyScope,
-  type ApiKeyResource,
-  type ApiKeyScope,
-} from '../../domain/api-key-scopes.ts';
+import { apiKeyAllows, oatAllows, requiredApiKeyScope, type ApiKeyResource } from '../../domain/api-key-scopes.ts';
 import type { Orm } from '../../db/orm.ts';
-import { plainSql } from '../../db/plain-sql.ts';
+import { accessTokenByHash, apiKeyByHash } from '../../db/organization/credentials.ts';
+import { signedInUserId } from '../../db/organization/users.ts';
+import { customerSessionByHash } from '../../db/customer/sessions.ts';
 import { ApiError, forbidden, unauthorized } from '../../use-cases/errors.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import { actorOf, type Credential, type OrganizationCredential } from '../auth/credentials.ts';
@@ -136,19 +131,7 @@ function userLookup({ orm, verifyUserJwt }: AuthDeps) {
     if (!userId) {
       // A person added to an organization by email before first signing in was given a placeholder
       // row (`invited|<email>`); their first JWT claims it, so they keep those memberships.
-      const rows = await plainSql(orm).query<{ id: string }>(
-        `with claimed as (
-           update users set subject = ? where subject = 'invited|' || ?
-             and not exists (select 1 from users where subject = ?) returning id),
-         inserted as (
-           insert into users (id, subject, email, created_at)
-             select ?, ?, ?, now() where not exists (select 1 from claimed)
-           on conflict (subject) do update set email = excluded.email
-           returning id)
-         select id from claimed union all select id from inserted`,
-        [verified.subject, verified.email, verified.subject, uuidv7(), verified.subject, verified.email],
-      );
-      userId = rows[0]!.id;
+      userId = await signedInUserId(orm.em.fork(), verified.subject, verified.email);
       if (userIds.size > 10_000) userIds.clear();
       userIds.set(verified.subject, userId);
     }
@@ -166,25 +149,14 @@ function apiKeyLookup({ orm, cache, deploymentEnv }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'api_key') return cached;
     const mark = cache.mark();
-    // Timestamps come as text (plainSql's type parsers are MikroORM's).
-    const rows = await plainSql(orm).query<{
-      id: string;
-      organization_id: string;
-      scopes: ApiKeyScope[];
-      expires_at: string | null;
-      revoked_at: string | null;
-      deleted_at: string | null;
-    }>('select id, organization_id, scopes, expires_at, revoked_at, deleted_at from api_keys where secret_hash = ?', [
-      hash,
-    ]);
-    const row = rows[0];
-    if (!row || row.revoked_at || row.deleted_at) throw unauthorized(API_KEY_MESSAGES.invalid);
+    const row = await apiKeyByHash(orm.em, hash);
+    if (!row || row.revokedAt || row.deletedAt) throw unauthorized(API_KEY_MESSAGES.invalid);
     const credential = {
       kind: 'api_key' as const,
       id: row.id,
-      organizationId: row.organization_id,
+      organizationId: row.organizationId,
       scopes: row.scopes,
-      expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+      expiresAt: row.expiresAt,
     };
     cache.set(hash, credential, mark);
     return credential;
@@ -199,24 +171,14 @@ function oatLookup({ orm, cache }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'oat') return cached;
     const mark = cache.mark();
-    const rows = await plainSql(orm).query<{
-      id: string;
-      organization_id: string;
-      scopes: string[];
-      expires_at: string | null;
-      revoked_at: string | null;
-    }>(
-      'select id, organization_id, scopes, expires_at, revoked_at from organization_access_tokens where token_hash = ?',
-      [hash],
-    );
-    const row = rows[0];
-    if (!row || row.revoked_at) throw unauthorized('Invalid access token');
+    const row = await accessTokenByHash(orm.em, hash);
+    if (!row || row.revokedAt) throw unauthorized('Invalid access token');
     const credential = {
       kind: 'oat' as const,
       id: row.id,
-      organizationId: row.organization_id,
+      organizationId: row.organizationId,
       scopes: row.scopes,
-      expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+      expiresAt: row.expiresAt,
     };
     cache.set(hash, credential, mark);
     return credential;
@@ -231,24 +193,14 @@ function customerLookup({ orm, cache }: AuthDeps) {
     const cached = cache.get(hash);
     if (cached?.kind === 'customer') return cached;
     const mark = cache.mark();
-    const rows = await plainSql(orm).query<{
-      id: string;
-      organization_id: string;
-      customer_id: string;
-      expires_at: string;
-    }>(
-      `select s.id, s.organization_id, s.customer_id, s.expires_at from customer_sessions s
-         join customers c on c.id = s.customer_id and c.deleted_at is null where s.token_hash = ?`,
-      [hash],
-    );
-    const row = rows[0];
+    const row = await customerSessionByHash(orm.em, hash);
     if (!row) throw unauthorized('Invalid customer session token');
     const credential: OrganizationCredential = {
       kind: 'customer',
       id: row.id,
-      organizationId: row.organization_id,
-      customerId: row.customer_id,
-      expiresAt: new Date(row.expires_at),
+      organizationId: row.organizationId,
+      customerId: row.customerId,
+      expiresAt: row.expiresAt,
     };
     cache.set(hash, credential, mark);
     return credential;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preHandlerAsyncHookHandler } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
-import { plainSql, type PlainSql } from '../../db/plain-sql.ts';
+import { claimKey, completeClaim, keyRecord, releaseClaim, sweepExpiredKeys } from '../../db/idempotency/keys.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import type { AppDeps } from '../route-deps.ts';
 
@@ -36,7 +36,6 @@ export interface IdempotencyClaim {
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
-const KEEP_FOR = "interval '24 hours'";
 const SWEEP_EVERY_MS = 60_000;
 /** Printable ASCII only: the key is echoed in logs and compared byte for byte. */
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
@@ -232,12 +231,12 @@ type ClaimOutcome =
   | { kind: 'done'; status: number; body: string | null };
 
 class IdempotencyStore {
-  private readonly db: PlainSql;
+  private readonly orm: Orm;
   private readonly leaseMs: number;
   private lastSweep = 0;
 
   constructor(orm: Orm, leaseMs: number) {
-    this.db = plainSql(orm);
+    this.orm = orm;
     this.leaseMs = leaseMs;
   }
 
@@ -247,39 +246,18 @@ class IdempotencyStore {
    * between the two statements is simply claimed again.
    */
   async claim(claim: IdempotencyClaim, requestHash: string): Promise<ClaimOutcome> {
+    const em = this.orm.em;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed = await this.db.query(
-        `insert into idempotency_keys as k
-           (scope, key, request_hash, state, created_at, expires_at, locked_until, claim_id)
-         values (?, ?, ?, 'running', now(), now() + ${KEEP_FOR}, now() + cast(? as integer) * interval '1 millisecond', ?)
-         on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'running',
-           response_status = null, response_body = null, created_at = excluded.created_at,
-           expires_at = excluded.expires_at, locked_until = excluded.locked_until, claim_id = excluded.claim_id
-         where k.expires_at <= now() or (k.state = 'running' and k.locked_until <= now())
-         returning 1 as claimed`,
-        [claim.scope, claim.key, requestHash, this.leaseMs, claim.id],
-      );
-      if (claimed.length > 0) {
+      if (await claimKey(em, claim.scope, claim.key, requestHash, this.leaseMs, claim.id)) {
         this.sweepExpired();
         return { kind: 'claimed' };
       }
-      const [row] = await this.db.query<{
-        request_hash: string;
-        state: 'running' | 'done';
-        response_status: number | null;
-        response_body: string | null;
-        lapsed: boolean;
-      }>(
-        `select request_hash, state, response_status, response_body,
-           state = 'running' and locked_until <= now() as lapsed
-         from idempotency_keys where scope = ? and key = ? and expires_at > now()`,
-        [claim.scope, claim.key],
-      );
+      const row = await keyRecord(em, claim.scope, claim.key);
       // Gone (released, expired) or its lease ran out since the insert: try to claim it again.
       if (!row || row.lapsed) continue;
-      if (row.request_hash !== requestHash) return { kind: 'mismatch' };
+      if (row.requestHash !== requestHash) return { kind: 'mismatch' };
       if (row.state === 'running') return { kind: 'running' };
-      return { kind: 'done', status: row.response_status!, body: row.response_body };
+      return { kind: 'done', status: row.responseStatus!, body: row.responseBody };
     }
     // Claimed and released by others three times over: the operation is being retried right now.
     return { kind: 'running' };
@@ -287,18 +265,11 @@ class IdempotencyStore {
 
   /** Stores the response, unless the claim was lost (its lease ran out and another request took the key). */
   async complete(claim: IdempotencyClaim, status: number, body: string | null): Promise<void> {
-    await this.db.query(
-      `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
-       where scope = ? and key = ? and state = 'running' and claim_id = ?`,
-      [status, body, claim.scope, claim.key, claim.id],
-    );
+    await completeClaim(this.orm.em, claim.scope, claim.key, claim.id, status, body);
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.db.query(
-      `delete from idempotency_keys where scope = ? and key = ? and state = 'running' and claim_id = ?`,
-      [claim.scope, claim.key, claim.id],
-    );
+    await releaseClaim(this.orm.em, claim.scope, claim.key, claim.id);
   }
 
   /** Expired records are ignored anyway; deleting them now and then keeps the table small. */
@@ -306,11 +277,6 @@ class IdempotencyStore {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    this.db
-      .query(
-        `delete from idempotency_keys where ctid = any(array(
-           select ctid from idempotency_keys where expires_at <= now() limit 1000))`,
-      )
-      .catch(() => undefined);
+    sweepExpiredKeys(this.orm.em.fork()).catch(() => undefined);
   }
 }

@@ -2,7 +2,8 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config/env.ts';
-import type { PlainSql } from '../../db/plain-sql.ts';
+import type { Orm } from '../../db/orm.ts';
+import { countRequests, sweepEndedWindows } from '../../db/rate-limit/counters.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { presentedSecretHash } from '../auth/tokens.ts';
 import { authRuleOf } from './openapi.ts';
@@ -33,7 +34,7 @@ type Counter = (key: string, windowMs: number) => Promise<Tally>;
  * in PostgreSQL or Redis so that every API process shares one count. The limiter runs as a root
  * `onRequest` hook, before each route's own auth hook: a request with a bad credential is counted too.
  */
-export async function registerRateLimit(app: FastifyInstance, deps: { config: Config; db: PlainSql }): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, deps: { config: Config; orm: Orm }): Promise<void> {
   const { config } = deps;
   let counter: Counter;
   if (config.RATE_LIMIT_STORE === 'redis') {
@@ -44,9 +45,9 @@ export async function registerRateLimit(app: FastifyInstance, deps: { config: Co
     });
     counter = redisCounter(redis);
   } else {
-    counter = postgresCounter(deps.db);
+    counter = postgresCounter(deps.orm);
     const sweeper = setInterval(
-      () => void sweepPostgresCounters(deps.db, app.log),
+      () => void sweepPostgresCounters(deps.orm, app.log),
       Math.max(config.RATE_LIMIT_WINDOW_MS, 60_000),
     );
     sweeper.unref();
@@ -117,24 +118,11 @@ function counterStore(counter: Counter, log: FastifyBaseLogger): FastifyRateLimi
 }
 
 /**
- * Counts n requests at once (the inserted count, `excluded.count` on conflict): start a window or
- * count into the current one, and say how much of it is left. The row lock serializes concurrent
- * statements of one credential, so no count is lost.
- */
-const COUNT_SQL = `
-insert into rate_limit_counters as c (key, count, window_ends_at)
-values (?, ?, now() + cast(? as integer) * interval '1 millisecond')
-on conflict (key) do update set
-  count = case when c.window_ends_at <= now() then excluded.count else c.count + excluded.count end,
-  window_ends_at = case when c.window_ends_at <= now() then excluded.window_ends_at else c.window_ends_at end
-returning count, greatest(0, ceil(extract(epoch from (window_ends_at - now())) * 1000))::integer as ttl`;
-
-/**
  * Requests of one credential that arrive while its count is on the way to PostgreSQL wait and are
  * counted together by the next statement: one round trip per batch instead of per request. Still
  * exact: each request gets its own place in the shared count (count - n + 1 … count).
  */
-export function postgresCounter(db: PlainSql): Counter {
+export function postgresCounter(orm: Orm): Counter {
   type Waiter = { resolve: (tally: Tally) => void; reject: (err: unknown) => void };
   const queues = new Map<string, { inFlight: boolean; waiting: Waiter[] }>();
 
@@ -144,13 +132,8 @@ export function postgresCounter(db: PlainSql): Counter {
     queue.waiting = [];
     queue.inFlight = true;
     try {
-      // Named: prepared once per connection, so each statement sends only Bind/Execute.
-      const rows = await db.query<{ count: number; ttl: number }>(
-        COUNT_SQL,
-        [key, batch.length, windowMs],
-        'rate_limit_count',
-      );
-      const { count, ttl } = rows[0]!;
+      // Prepared once per connection, so each statement sends only Bind/Execute.
+      const { count, ttl } = (await countRequests(orm.em, key, batch.length, windowMs))!;
       batch.forEach((waiter, i) => waiter.resolve({ current: count - batch.length + 1 + i, ttl }));
     } catch (err) {
       for (const waiter of batch) waiter.reject(err);
@@ -171,9 +154,9 @@ export function postgresCounter(db: PlainSql): Counter {
 }
 
 /** Windows that ended long ago are dead weight (one row per credential or address ever seen). */
-async function sweepPostgresCounters(db: PlainSql, log: FastifyBaseLogger): Promise<void> {
+async function sweepPostgresCounters(orm: Orm, log: FastifyBaseLogger): Promise<void> {
   try {
-    await db.query(`delete from rate_limit_counters where window_ends_at < now() - interval '1 minute'`);
+    await sweepEndedWindows(orm.em.fork());
   } catch (err) {
     log.warn({ err }, 'rate-limit counter sweep failed');
   }

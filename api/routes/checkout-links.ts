@@ -1,12 +1,13 @@
-import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { CheckoutLink } from '../../db/entities/index.ts';
+import { checkoutLinkPage, createCheckoutLink, findCheckoutLink } from '../../db/catalog/checkout-links.ts';
+import { isOwnDiscount } from '../../db/catalog/discounts.ts';
+import { productsForSale } from '../../db/catalog/products.ts';
+import { childOrganizationIds } from '../../db/organization/organizations.ts';
 import { recordEvent } from '../../db/events.ts';
-import { sqlIn } from '../../db/plain-sql.ts';
-import { pgArray } from '../../db/sql.ts';
 import type { OrganizationCredential } from '../auth/credentials.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -64,7 +65,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, present: Present): void 
         await assertSellableProducts(tx, organizationId, productIds);
         if (body.discount_id) await assertOwnDiscount(tx, organizationId, body.discount_id);
         const now = new Date();
-        const created = tx.create(CheckoutLink, {
+        const created = createCheckoutLink(tx, {
           id: uuidv7(),
           organizationId,
           label: body.label ?? null,
@@ -127,7 +128,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps, present: Present): void {
       };
       if (q.product_id !== undefined) where.productIds = { $contains: [q.product_id.toLowerCase()] };
       const column = SORT_COLUMNS[q.sort_by];
-      const [rows, total] = await em.findAndCount(CheckoutLink, where, {
+      const [rows, total] = await checkoutLinkPage(em, where, {
         orderBy: { [column]: q.sort_order, id: q.sort_order },
         limit: q.limit,
         offset: pageOffset(q),
@@ -237,9 +238,7 @@ export async function ownCheckoutLink(
   id: string,
   lock = false,
 ): Promise<CheckoutLinkEntity> {
-  const link = isUuid(id)
-    ? await em.findOne(CheckoutLink, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
+  const link = isUuid(id) ? await findCheckoutLink(em, organizationId, id, lock) : null;
   if (!link) throw notFound('Checkout link');
   return link;
 }
@@ -250,30 +249,22 @@ export async function ownCheckoutLink(
  */
 async function organizationFamily(em: EntityManager, credential: OrganizationCredential): Promise<string[]> {
   if (credential.kind !== 'oat') return [credential.organizationId];
-  const children = await sqlIn(em)<{ id: string }>('select id from organizations where parent_organization_id = ?', [
-    credential.organizationId,
-  ]);
-  return [credential.organizationId, ...children.map((c) => c.id)];
+  return [credential.organizationId, ...(await childOrganizationIds(em, credential.organizationId))];
 }
 
 /** A link sells its products at their default prices, so each must be able to start a checkout now. */
 async function assertSellableProducts(tx: EntityManager, organizationId: string, productIds: string[]): Promise<void> {
-  const rows = await sqlIn(tx)<{ id: string; is_archived: boolean; price_id: string | null }>(
-    `select p.id, p.is_archived, pr.id as price_id from products p
-     left join prices pr on pr.id = p.default_price_id and pr.active and pr.deleted_at is null
-     where p.organization_id = ? and p.id = any(?::uuid[])`,
-    [organizationId, pgArray(productIds)],
-  );
+  const rows = await productsForSale(tx, organizationId, productIds);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const missing = productIds.filter((id) => !byId.has(id));
   if (missing.length > 0) {
     throw unprocessable('invalid_product', 'Product not found', `product_ids: ${missing.join(', ')}`);
   }
-  const archived = rows.filter((r) => r.is_archived).map((r) => r.id);
+  const archived = rows.filter((r) => r.isArchived).map((r) => r.id);
   if (archived.length > 0) {
     throw unprocessable('product_archived', 'Product is archived', `product_ids: ${archived.join(', ')}`);
   }
-  const priceless = rows.filter((r) => r.price_id === null).map((r) => r.id);
+  const priceless = rows.filter((r) => r.activeDefaultPriceId === null).map((r) => r.id);
   if (priceless.length > 0) {
     throw unprocessable(
       'product_without_price',
@@ -284,11 +275,7 @@ async function assertSellableProducts(tx: EntityManager, organizationId: string,
 }
 
 async function assertOwnDiscount(tx: EntityManager, organizationId: string, discountId: string): Promise<void> {
-  const rows = await sqlIn(tx)<{ id: string }>(
-    'select id from discounts where id = ? and organization_id = ? and deleted_at is null',
-    [discountId, organizationId],
-  );
-  if (rows.length === 0) {
+  if (!(await isOwnDiscount(tx, organizationId, discountId))) {
     throw unprocessable('invalid_discount', 'Discount not found', `discount_id: ${discountId}`);
   }
 }

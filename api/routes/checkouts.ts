@@ -2,9 +2,8 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
 import { recordEvent } from '../../db/events.ts';
-import { executorOf, sqlIn } from '../../db/plain-sql.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
-import { redeemDiscount, releaseRedemption } from '../../db/discount-redemptions.ts';
+import { redeemDiscount, releaseRedemption } from '../../db/catalog/discount-redemptions.ts';
 import {
   checkedPricing,
   createCheckout,
@@ -171,9 +170,8 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
           });
           const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
           if ((discount?.id ?? null) !== checkout.discountId) {
-            const sql = executorOf(sqlIn(tx));
-            await releaseRedemption(sql, checkout.id);
-            if (discount && (await redeemDiscount(sql, discount.id, checkout.id)) === 'exhausted') {
+            await releaseRedemption(tx, checkout.id);
+            if (discount && (await redeemDiscount(tx, discount.id, checkout.id)) === 'exhausted') {
               throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
             }
           }

@@ -1,4 +1,3 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { hashSecret, newSecret, TOKEN_PREFIX } from '../auth/tokens.ts';
@@ -12,12 +11,11 @@ import {
   portalCustomerSchema,
   type PortalCustomer,
 } from '../schemas/customer-portal.ts';
-import { Customer, CustomerSession } from '../../db/entities/index.ts';
+import { findCustomerByKey, type CustomerRow } from '../../db/customer/customers.ts';
+import { createCustomerSession } from '../../db/customer/sessions.ts';
 import { customerPortalSubscriptionsRoutes } from './customer-portal-subscriptions.ts';
 import { portalSignInUrl } from '../../use-cases/portal-links.ts';
 import type { RouteDeps } from '../route-deps.ts';
-
-type CustomerRow = InferEntity<typeof Customer>;
 
 /** How long a Customer Session Token is valid: long enough for one visit to the portal. */
 const CUSTOMER_SESSION_TTL_MS = 60 * 60 * 1000;
@@ -45,16 +43,16 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         throw badRequest('Send exactly one of customer_id or external_customer_id');
       }
       const em = deps.orm.em.fork();
-      const customer = await em.findOne(Customer, {
+      const customer = await findCustomerByKey(
+        em,
         organizationId,
-        deletedAt: null,
-        ...(customerId !== undefined ? { id: customerId } : { externalId }),
-      });
+        customerId !== undefined ? { id: customerId } : { externalId: externalId! },
+      );
       if (!customer) throw notFound('Customer');
 
       const token = newSecret(TOKEN_PREFIX.customerSession);
       const now = new Date();
-      const session = em.create(CustomerSession, {
+      const session = createCustomerSession(em, {
         id: uuidv7(),
         organizationId,
         customerId: customer.id,
@@ -86,11 +84,7 @@ export const customerPortalRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     async (request) => {
       const credential = customerCredential(request);
       const em = deps.orm.em.fork();
-      const customer = await em.findOne(Customer, {
-        id: credential.customerId,
-        organizationId: credential.organizationId,
-        deletedAt: null,
-      });
+      const customer = await findCustomerByKey(em, credential.organizationId, { id: credential.customerId });
       // The customer was deleted after the session was opened: the session identifies no one.
       if (!customer) throw unauthorized('Invalid customer session token');
       return portalCustomer(customer);

@@ -1,10 +1,10 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { Customer } from '../../db/entities/customer.ts';
+import { createCustomer, customerPage, type CustomerRow } from '../../db/customer/customers.ts';
+import { endCustomerSessions } from '../../db/customer/sessions.ts';
 import { recordEvent } from '../../db/events.ts';
-import { sqlIn } from '../../db/plain-sql.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   errorResponses,
@@ -34,7 +34,7 @@ import {
 } from '../customer-writes.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
-type CustomerEntity = InferEntity<typeof Customer>;
+type CustomerEntity = CustomerRow;
 
 const READ = { oat: ['customers:read'], apiKey: 'customers' } as const;
 const WRITE = { oat: ['customers:write'], apiKey: 'customers' } as const;
@@ -90,7 +90,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       const em = deps.orm.em.fork();
       const customer = await uniquely(() =>
         em.transactional(async (tx) => {
-          const created = tx.create(Customer, {
+          const created = createCustomer(tx, {
             id: uuidv7(),
             organizationId,
             email: body.email,
@@ -141,7 +141,7 @@ function listRoutes(app: RouteApp, deps: RouteDeps): void {
         const pattern = `%${escapeLike(q.query)}%`;
         where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }];
       }
-      const [rows, total] = await deps.orm.em.fork().findAndCount(Customer, where, {
+      const [rows, total] = await customerPage(deps.orm.em.fork(), where, {
         orderBy: orderBy(q.sorting, { created_at: 'createdAt', email: 'email', name: 'name' }, '-created_at'),
         limit: q.limit,
         offset: pageOffset(q),
@@ -234,12 +234,9 @@ function deleteRoute(app: RouteApp, deps: RouteDeps, lookup: CustomerLookup): vo
         current.updatedAt = now;
         recordEvent(tx, organizationId, 'customer.deleted', customerRecord(current));
         // A deleted customer's portal sessions end with it, in every API process.
-        const sessions = await sqlIn(tx)<{ token_hash: string }>(
-          'delete from customer_sessions where customer_id = ? returning token_hash',
-          [current.id],
-        );
-        for (const { token_hash } of sessions) await deps.cache.announceRevocation(tx, token_hash);
-        return sessions.map((s) => s.token_hash);
+        const hashes = await endCustomerSessions(tx, current.id);
+        for (const hash of hashes) await deps.cache.announceRevocation(tx, hash);
+        return hashes;
       });
       await Promise.all(sessionHashes.map((hash) => deps.cache.revoked(hash)));
       return reply.status(204).send(null);

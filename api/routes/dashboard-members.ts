@@ -1,4 +1,3 @@
-import { plainSql } from '../../db/plain-sql.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid, listQuery, pageOf, paginated } from '../../use-cases/schemas/common.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -34,7 +33,7 @@ export function dashboardMemberRoutes(
       const { userId } = userCredential(request);
       if (!isUuid(organizationId) || !(await roleOf(deps.orm.em.fork(), organizationId, userId)))
         throw notFound('Organization');
-      const { rows, total } = await memberPage(plainSql(deps.orm), organizationId, request.query);
+      const { rows, total } = await memberPage(deps.orm.em.fork(), organizationId, request.query);
       return pageOf(rows, total, request.query.limit);
     },
   );

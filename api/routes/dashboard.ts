@@ -1,4 +1,3 @@
-import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
@@ -32,12 +31,19 @@ import {
   type ApiKeyStatus,
 } from '../schemas/credentials.ts';
 import { recordEvent } from '../../db/events.ts';
-import { ApiKey, OrganizationAccessToken, OrganizationMember } from '../../db/entities/index.ts';
+import {
+  accessTokenPage,
+  createAccessToken,
+  createApiKey,
+  listApiKeys,
+  lockAccessToken,
+  lockApiKey,
+  type AccessTokenRow,
+  type ApiKeyRow,
+} from '../../db/organization/credentials.ts';
+import { roleOf } from '../../db/organization/members.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 import { dashboardMemberRoutes } from './dashboard-members.ts';
-
-type ApiKeyRow = InferEntity<typeof ApiKey>;
-type AccessTokenRow = InferEntity<typeof OrganizationAccessToken>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -88,7 +94,7 @@ function apiKeyCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly):
       const key = await em.transactional(async (tx) => {
         await requireCredentialManager(tx, organizationId, userId);
         const expiresAt = futureExpiry(body.expires_at, now);
-        const key = tx.create(ApiKey, {
+        const key = createApiKey(tx, {
           id: uuidv7(),
           organizationId,
           name: body.name,
@@ -128,11 +134,7 @@ function apiKeyRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): void {
       const { organization_id: organizationId } = request.params;
       const em = deps.orm.em.fork();
       await requireCredentialManager(em, organizationId, userCredential(request).userId);
-      const keys = await em.find(
-        ApiKey,
-        { organizationId, deletedAt: null },
-        { orderBy: { createdAt: 'desc', id: 'desc' } },
-      );
+      const keys = await listApiKeys(em, organizationId);
       const now = new Date();
       const records = keys.map((k) => apiKeyRecord(k, now));
       return { active: records.filter((k) => !k.revoked), revoked: records.filter((k) => k.revoked) };
@@ -206,7 +208,7 @@ function accessTokenCreationRoutes(app: RouteApp, deps: RouteDeps, asUser: UserO
           body.expires_in_days !== undefined
             ? new Date(now.getTime() + body.expires_in_days * DAY_MS)
             : futureExpiry(body.expires_at, now);
-        const row = tx.create(OrganizationAccessToken, {
+        const row = createAccessToken(tx, {
           id: uuidv7(),
           organizationId,
           comment: body.comment,
@@ -246,19 +248,15 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
       const { page, limit, sorting } = request.query;
       const em = deps.orm.em.fork();
       await requireCredentialManager(em, organizationId, userCredential(request).userId);
-      const [rows, total] = await em.findAndCount(
-        OrganizationAccessToken,
-        { organizationId, revokedAt: null },
-        {
-          orderBy: orderBy(
-            sorting,
-            { created_at: 'createdAt', expires_at: 'expiresAt', last_used_at: 'lastUsedAt' },
-            '-created_at',
-          ),
-          limit,
-          offset: pageOffset({ page, limit }),
-        },
-      );
+      const [rows, total] = await accessTokenPage(em, organizationId, {
+        orderBy: orderBy(
+          sorting,
+          { created_at: 'createdAt', expires_at: 'expiresAt', last_used_at: 'lastUsedAt' },
+          '-created_at',
+        ),
+        limit,
+        offset: pageOffset({ page, limit }),
+      });
       return pageOf(rows.map(accessTokenRecord), total, limit);
     },
   );
@@ -280,13 +278,7 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
       const em = deps.orm.em.fork();
       const row = await em.transactional(async (tx) => {
         await requireCredentialManager(tx, organizationId, userId);
-        const row = isUuid(id)
-          ? await tx.findOne(
-              OrganizationAccessToken,
-              { id, organizationId, revokedAt: null },
-              { lockMode: LockMode.PESSIMISTIC_WRITE },
-            )
-          : null;
+        const row = isUuid(id) ? await lockAccessToken(tx, organizationId, id) : null;
         if (!row) throw notFound('Access token');
         row.revokedAt = new Date();
         await deps.cache.announceRevocation(tx, row.tokenHash);
@@ -305,9 +297,9 @@ function accessTokenRoutes(app: RouteApp, deps: RouteDeps, asUser: UserOnly): vo
  */
 async function requireCredentialManager(em: EntityManager, organizationId: string, userId: string): Promise<void> {
   if (!isUuid(organizationId)) throw notFound('Organization');
-  const membership = await em.findOne(OrganizationMember, { organizationId, userId });
-  if (!membership) throw notFound('Organization');
-  if (membership.role !== 'owner' && membership.role !== 'admin') {
+  const role = await roleOf(em, organizationId, userId);
+  if (!role) throw notFound('Organization');
+  if (role !== 'owner' && role !== 'admin') {
     throw forbidden('Only the organization owner or an admin can manage API keys and access tokens');
   }
 }
@@ -323,9 +315,7 @@ async function revokeApiKey(
   const { key, announced } = await em.transactional(async (tx) => {
     await requireCredentialManager(tx, organizationId, userId);
     // Locked, so two revocations of one key cannot both announce and record it.
-    const key = isUuid(id)
-      ? await tx.findOne(ApiKey, { id, organizationId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : null;
+    const key = isUuid(id) ? await lockApiKey(tx, organizationId, id) : null;
     if (!key) throw notFound('API key');
     const now = new Date();
     const announced = key.revokedAt === null;

@@ -1,12 +1,11 @@
-import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sqlIn } from '../../db/plain-sql.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { Discount } from '../../db/entities/index.ts';
+import { createDiscount, discountByCodePattern, discountPage, findDiscount } from '../../db/catalog/discounts.ts';
+import { ownProductIds } from '../../db/catalog/products.ts';
 import { recordEvent } from '../../db/events.ts';
-import { pgArray } from '../../db/sql.ts';
 import { maxRedemptionsRefusal } from '../../domain/discounts.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -82,7 +81,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       const discount = await uniqueCode(() =>
         em.transactional(async (tx) => {
           await assertOwnProducts(tx, organizationId, productIds);
-          const created = tx.create(Discount, {
+          const created = createDiscount(tx, {
             id: uuidv7(),
             organizationId,
             name: body.name,
@@ -137,7 +136,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
         const pattern = `%${escapeLike(q.query)}%`;
         where.$or = [{ name: { $ilike: pattern } }, { code: { $ilike: pattern } }];
       }
-      const [rows, total] = await deps.orm.em.fork().findAndCount(Discount, where, {
+      const [rows, total] = await discountPage(deps.orm.em.fork(), where, {
         orderBy: orderBy(q.sorting, { created_at: 'createdAt', name: 'name' }, '-created_at'),
         limit: q.limit,
         offset: pageOffset(q),
@@ -265,13 +264,7 @@ export async function ownDiscount(
   id: string,
   lock = false,
 ): Promise<DiscountEntity> {
-  const discount = isUuid(id)
-    ? await em.findOne(
-        Discount,
-        { id, organizationId, deletedAt: null },
-        lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
-      )
-    : null;
+  const discount = isUuid(id) ? await findDiscount(em, organizationId, id, lock) : null;
   if (!discount) throw notFound('Discount');
   return discount;
 }
@@ -282,7 +275,7 @@ export async function discountByCode(
   organizationId: string,
   code: string,
 ): Promise<DiscountEntity | null> {
-  return em.findOne(Discount, { organizationId, deletedAt: null, code: { $ilike: escapeLike(code) } });
+  return discountByCodePattern(em, organizationId, escapeLike(code));
 }
 
 /**
@@ -298,11 +291,7 @@ function assertWindow(startsAt: Date | null, endsAt: Date | null): void {
 /** Every id must be a product of the organization (archived ones included: the restriction is a filter). */
 async function assertOwnProducts(tx: EntityManager, organizationId: string, productIds: string[]): Promise<void> {
   if (productIds.length === 0) return;
-  const found = await sqlIn(tx)<{ id: string }>(
-    'select id from products where organization_id = ? and id = any(?::uuid[])',
-    [organizationId, pgArray(productIds)],
-  );
-  const known = new Set(found.map((r) => r.id));
+  const known = new Set(await ownProductIds(tx, organizationId, productIds));
   const unknown = productIds.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw unprocessable('invalid_product', 'Product not found', `product_ids: ${unknown.join(', ')}`);

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LockMode } from '@mikro-orm/core';
-import { Product } from '../../db/entities/index.ts';
+import { lockUnarchivedProduct } from '../../db/catalog/products.ts';
 import { recordEvent } from '../../db/events.ts';
-import { plainSql, sqlIn } from '../../db/plain-sql.ts';
+import { roleOf } from '../../db/organization/members.ts';
+import { isAdminUser } from '../../db/organization/users.ts';
 import { newDefaultPriceRefusal } from '../../domain/default-price.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -28,10 +28,7 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     async (request, reply) => {
       const user = userCredential(request);
       const body = request.body;
-      const admin = await plainSql(deps.orm).query('select 1 from admin_users where lower(email) = lower(?)', [
-        user.email,
-      ]);
-      if (admin.length === 0) throw forbidden('Only admin users can create prices');
+      if (!(await isAdminUser(deps.orm.em.fork(), user.email))) throw forbidden('Only admin users can create prices');
       const normalized = checkedPrice(body, '');
       const refusal = body.set_as_default ? newDefaultPriceRefusal(body.active) : null;
       if (refusal) throw unprocessable(refusal.code, refusal.message, refusal.detail);
@@ -39,17 +36,9 @@ export const functionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       const em = deps.orm.em.fork();
       const price = await em.transactional(async (tx) => {
         // A soft-deleted (archived) product takes no new prices: it is "not found" to this operation.
-        const product = await tx.findOne(
-          Product,
-          { id: body.product_id, isArchived: false },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const product = await lockUnarchivedProduct(tx, body.product_id);
         if (!product) throw notFound('Product');
-        const member = await sqlIn(tx)('select 1 from organization_members where organization_id = ? and user_id = ?', [
-          product.organizationId,
-          user.userId,
-        ]);
-        if (member.length === 0) {
+        if (!(await roleOf(tx, product.organizationId, user.userId))) {
           throw forbidden(
             'No access to organization',
             `The user is not a member of the organization that owns product ${product.id}`,

@@ -1,17 +1,25 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import {
-  DEFAULT_NOTIFICATION_SETTINGS,
-  DEFAULT_SUBSCRIPTION_SETTINGS,
-  Organization,
-  OrganizationMember,
-  type MemberRole,
-} from '../../db/entities/organization.ts';
+import { DEFAULT_NOTIFICATION_SETTINGS, DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
 import { recordEvent } from '../../db/events.ts';
-import { plainSql, sqlIn } from '../../db/plain-sql.ts';
+import {
+  addMember,
+  memberByEmail,
+  organizationIdsOf,
+  ownerCount,
+  removeMember,
+} from '../../db/organization/members.ts';
+import {
+  createOrganization,
+  findOrganization,
+  lockOrganization,
+  organizationPage,
+  slugTaken as slugInUse,
+} from '../../db/organization/organizations.ts';
+import { findOrCreateUserByEmail, isAdminUser } from '../../db/organization/users.ts';
 import type { Credential } from '../auth/credentials.ts';
 import { ApiError, forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { userCredential } from '../plugins/auth.ts';
@@ -38,7 +46,6 @@ import {
   applyUpdate,
   checkParent,
   checkSubscriptionSettings,
-  findOrCreateUserByEmail,
   mayManage,
   memberPage,
   roleOf,
@@ -78,8 +85,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       // Before body validation: a user who may not create organizations learns nothing about the body.
       preValidation: async (request) => {
         const { email } = userCredential(request);
-        const rows = await plainSql(deps.orm).query('select 1 from admin_users where lower(email) = lower(?)', [email]);
-        if (rows.length === 0)
+        if (!(await isAdminUser(deps.orm.em.fork(), email)))
           throw forbidden('User may not create organizations', 'Only registered admin users may create organizations');
       },
       schema: {
@@ -94,12 +100,12 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       const body = request.body;
       checkSubscriptionSettings(body.subscription_settings);
       const em = deps.orm.em.fork();
-      if (await em.count(Organization, { slug: body.slug })) throw slugTaken(body.slug);
+      if (await slugInUse(em, body.slug)) throw slugTaken(body.slug);
       try {
         const created = await em.transactional(async (tx) => {
           if (body.parent_organization_id) await checkParent(tx, body.parent_organization_id, user.userId);
           const now = new Date();
-          const org = tx.create(Organization, {
+          const org = createOrganization(tx, {
             id: uuidv7(),
             parentOrganizationId: body.parent_organization_id ?? null,
             name: body.name,
@@ -128,7 +134,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
           });
           // The organization row first: the membership and the event reference it (no ORM relations order them).
           await tx.flush();
-          tx.create(OrganizationMember, { organizationId: org.id, userId: user.userId, role: 'owner', createdAt: now });
+          addMember(tx, { organizationId: org.id, userId: user.userId, role: 'owner', createdAt: now });
           recordEvent(tx, org.id, 'organization.created', toOrganizationBody(org));
           return org;
         });
@@ -164,14 +170,11 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       const order = orderBy(sorting, ORGANIZATION_SORTING, '-created_at');
       const credential = callerOf(request);
       const em = deps.orm.em.fork();
-      let where: object;
-      if (credential.kind === 'user') {
-        const memberships = await em.find(OrganizationMember, { userId: credential.userId });
-        where = { id: { $in: memberships.map((m) => m.organizationId) } };
-      } else {
-        where = { $or: [{ id: credential.organizationId }, { parentOrganizationId: credential.organizationId }] };
-      }
-      const [rows, total] = await em.findAndCount(Organization, where, {
+      const where =
+        credential.kind === 'user'
+          ? { id: { $in: await organizationIdsOf(em, credential.userId) } }
+          : { $or: [{ id: credential.organizationId }, { parentOrganizationId: credential.organizationId }] };
+      const [rows, total] = await organizationPage(em, where, {
         orderBy: order,
         limit,
         offset: pageOffset({ page, limit }),
@@ -194,7 +197,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request) => {
       const credential = callerOf(request);
       const em = deps.orm.em.fork();
-      const org = await em.findOne(Organization, { id: request.params.id });
+      const org = await findOrganization(em, request.params.id);
       if (!org) throw notFound('Organization');
       const visible =
         credential.kind === 'user'
@@ -225,7 +228,7 @@ function updateRoutes(app: RouteApp, deps: RouteDeps): void {
       const em = deps.orm.em.fork();
       const updated = await em.transactional(async (tx) => {
         // Locked: settings are merged over the current ones, so concurrent updates must not interleave.
-        const org = await tx.findOne(Organization, { id: request.params.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const org = await lockOrganization(tx, request.params.id);
         if (!org) throw notFound('Organization');
         if (credential.kind === 'user') {
           const role = await roleOf(tx, org.id, credential.userId);
@@ -267,7 +270,7 @@ function memberListRoutes(app: RouteApp, deps: RouteDeps): void {
       const user = userCredential(request);
       const organizationId = request.params.id;
       if (!(await roleOf(deps.orm.em.fork(), organizationId, user.userId))) throw notFound('Organization');
-      const { rows, total } = await memberPage(plainSql(deps.orm), organizationId, request.query);
+      const { rows, total } = await memberPage(deps.orm.em.fork(), organizationId, request.query);
       // The spec's item: no role (the dashboard's own list, api/routes/dashboard-members.ts, has it).
       const items = rows.map(({ email, avatar_url, created_at }) => ({ email, avatar_url, created_at }));
       return pageOf(items, total, request.query.limit);
@@ -296,23 +299,15 @@ function memberAdditionRoutes(app: RouteApp, deps: RouteDeps): void {
       const em = deps.orm.em.fork();
       try {
         const added = await em.transactional(async (tx) => {
-          const org = await tx.findOne(
-            Organization,
-            { id: request.params.id },
-            { lockMode: LockMode.PESSIMISTIC_WRITE },
-          );
+          const org = await lockOrganization(tx, request.params.id);
           const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
           if (!org || !actorRole) throw notFound('Organization');
           if (!mayManage(actorRole, role)) throw forbidden(`A ${actorRole} may not add a member with role ${role}`);
           const user = await findOrCreateUserByEmail(tx, email);
           if (await roleOf(tx, org.id, user.id)) throw alreadyMember(email);
-          const member = tx.create(OrganizationMember, {
-            organizationId: org.id,
-            userId: user.id,
-            role,
-            createdAt: new Date(),
-          });
-          const body = { email, avatar_url: user.avatar_url, created_at: iso(member.createdAt)!, role };
+          const member = { organizationId: org.id, userId: user.id, role, createdAt: new Date() };
+          addMember(tx, member);
+          const body = { email, avatar_url: user.avatarUrl, created_at: iso(member.createdAt)!, role };
           recordEvent(tx, org.id, 'organization_member.added', { organization_id: org.id, ...body });
           return body;
         });
@@ -344,34 +339,25 @@ function memberRemovalRoutes(app: RouteApp, deps: RouteDeps): void {
       const em = deps.orm.em.fork();
       await em.transactional(async (tx) => {
         // The organization row serializes membership changes, so two owners cannot remove each other at once.
-        const org = await tx.findOne(Organization, { id: request.params.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const org = await lockOrganization(tx, request.params.id);
         const actorRole = org ? await roleOf(tx, org.id, actor.userId) : null;
         if (!org || !actorRole) throw notFound('Organization');
         if (actorRole === 'member') throw forbidden('Only owners and admins may remove members');
-        const [target] = await sqlIn(tx)<{
-          user_id: string;
-          role: MemberRole;
-          avatar_url: string | null;
-          created_at: string;
-        }>(
-          `select m.user_id, m.role, u.avatar_url, m.created_at from organization_members m join users u on u.id = m.user_id
-           where m.organization_id = ? and lower(u.email) = ? order by m.created_at limit 1`,
-          [org.id, email],
-        );
+        const target = await memberByEmail(tx, org.id, email);
         if (!target) throw notFound('Member');
         if (!mayManage(actorRole, target.role))
           throw forbidden(`A ${actorRole} may not remove a member with role ${target.role}`);
         if (target.role === 'owner') {
-          const owners = await tx.count(OrganizationMember, { organizationId: org.id, role: 'owner' });
+          const owners = await ownerCount(tx, org.id);
           if (owners <= 1)
             throw unprocessable('last_owner', 'The last owner cannot be removed', 'Make another member an owner first');
         }
-        await tx.nativeDelete(OrganizationMember, { organizationId: org.id, userId: target.user_id });
+        await removeMember(tx, org.id, target.userId);
         // The member as its addition answered it, with its organization (as organization_member.added).
         const removed = {
           email,
-          avatar_url: target.avatar_url ?? null,
-          created_at: iso(new Date(target.created_at))!,
+          avatar_url: target.avatarUrl ?? null,
+          created_at: iso(target.createdAt)!,
           role: target.role,
         };
         recordEvent(tx, org.id, 'organization_member.removed', { organization_id: org.id, ...removed });

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { Price, Product } from '../../db/entities/index.ts';
+import { createProduct, productPage, productWithLists } from '../../db/catalog/products.ts';
+import { isChildOf } from '../../db/organization/organizations.ts';
 import { recordEvent } from '../../db/events.ts';
-import { plainSql } from '../../db/plain-sql.ts';
 import { defaultPriceChangeRefusal, defaultPriceIndexValid } from '../../domain/default-price.ts';
 import type { NormalizedPrice } from '../../domain/price-rules.ts';
 import { forbidden, notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -14,10 +14,9 @@ import {
   createProductBody,
   listProductsQuery,
   presentPrice,
+  presentListedProduct,
   presentProduct,
-  presentProductRow,
-  PRODUCT_WITH_PRICES_SQL,
-  productPage,
+  productPage as productPageSchema,
   productParams,
   productSchema,
   updateProductBody,
@@ -73,7 +72,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       const em = deps.orm.em.fork();
       const { product, prices, medias } = await em.transactional(async (tx) => {
         const now = new Date();
-        const product = tx.create(Product, {
+        const product = createProduct(tx, {
           id: uuidv7(),
           organizationId: credential.organizationId,
           name: body.name,
@@ -112,7 +111,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
         tags,
         summary: 'List products with their prices',
         querystring: listProductsQuery,
-        response: { 200: productPage, ...errorResponses },
+        response: { 200: productPageSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -122,22 +121,20 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       if (organizationId !== credential.organizationId) {
         // A parent organization's access token may read its direct sub-organizations' catalogs.
         const child =
-          credential.kind === 'oat' &&
-          (await plainSql(deps.orm).query('select 1 from organizations where id = ? and parent_organization_id = ?', [
-            organizationId,
-            credential.organizationId,
-          ]));
-        if (!child || child.length === 0) {
+          credential.kind === 'oat' && (await isChildOf(deps.orm.em.fork(), organizationId, credential.organizationId));
+        if (!child) {
           throw forbidden('No access to organization', `The credential cannot act on organization ${organizationId}`);
         }
       }
 
-      const where: Record<string, unknown> = { organizationId };
-      if (query.is_archived !== undefined) where.isArchived = query.is_archived;
-      if (query.query) where.name = { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+      const where = {
+        organizationId,
+        ...(query.is_archived !== undefined ? { isArchived: query.is_archived } : {}),
+        ...(query.query ? { name: { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {}),
+      };
 
       const em = deps.orm.em.fork();
-      const [products, total] = await em.findAndCount(Product, where, {
+      const [products, total] = await productPage(em, where, {
         orderBy: orderBy(query.sorting, { created_at: 'createdAt', name: 'name' }, '-created_at'),
         limit: query.limit,
         offset: pageOffset(query),
@@ -166,15 +163,11 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request) => {
       const credential = organizationCredential(request);
       // The hottest read of the API: one prepared statement, no ORM hydration.
-      const rows = isUuid(request.params.id)
-        ? await plainSql(deps.orm).query(
-            PRODUCT_WITH_PRICES_SQL,
-            [request.params.id, credential.organizationId],
-            'product_with_prices',
-          )
+      const [product] = isUuid(request.params.id)
+        ? await productWithLists(deps.orm.em, request.params.id, credential.organizationId)
         : [];
-      if (!rows[0]) throw notFound('Product');
-      return presentProductRow(rows[0]);
+      if (!product) throw notFound('Product');
+      return presentListedProduct(product);
     },
   );
 }
@@ -257,7 +250,7 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps): void {
 async function updateProduct(tx: EntityManager, update: ProductUpdate) {
   const { id, organizationId, body, added } = update;
   const product = await ownProduct(tx, id, organizationId, true);
-  const prices = await tx.find(Price, { productId: product.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const prices = (await pricesByProduct(tx, [product.id])).get(product.id) ?? [];
   const shown = mediasOf(await mediasByProduct(tx, [product.id]), product.id);
   const medias = body.medias ? await ownMediaFiles(tx, product.organizationId, body.medias) : shown;
   const mediasChanged = medias.map((m) => m.id).join() !== shown.map((m) => m.id).join();

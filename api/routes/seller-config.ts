@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Price } from '../../db/entities/index.ts';
+import { priceOrFail } from '../../db/catalog/products.ts';
 import { maxInstallments } from '../../domain/checkout-pricing.ts';
 import { checkoutByClientSecret } from '../checkout-public.ts';
 import { clientSecretParams, sellerConfigSchema } from '../../use-cases/schemas/checkouts.ts';
@@ -28,7 +28,7 @@ export const sellerConfigRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
     async (request) => {
       const em = deps.orm.em.fork();
       const checkout = await checkoutByClientSecret(em, request.params.client_secret);
-      const price = await em.findOneOrFail(Price, { id: checkout.productPriceId });
+      const price = await priceOrFail(em, checkout.productPriceId);
       return {
         seller_id: sellerIdOf(checkout.organizationId),
         checkout_id: checkout.id,

@@ -1,6 +1,6 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { Price, Product } from '../../db/entities/index.ts';
+import type { ListedMedia, ListedPrice, Price, Product } from '../../db/entities/index.ts';
 import { MAX_INTERVAL_COUNT, MAX_UNIT_AMOUNT } from '../../domain/price-rules.ts';
 import { iso, listQuery, booleanQuery, metadata, paginated, uuid, nonBlank } from '../../use-cases/schemas/common.ts';
 import { mediaFileSchema, type MediaFileRecord } from './files.ts';
@@ -235,25 +235,13 @@ export function presentProduct(
   };
 }
 
-/**
- * One product with its prices and media: the hot read of GET /products/:id, one row of one table (the
- * lists are kept on the product by triggers, db/migrations/0028-product-lists.ts).
- */
-export const PRODUCT_WITH_PRICES_SQL = `
-select id, organization_id, name, description, metadata, is_archived, is_tax_applicable, default_price_id,
-  created_at, modified_at, price_list as prices, media_list as medias
-from products where id = ? and organization_id = ?`;
+/** A product as the catalog's hot read returns it: its fields, and its prices and media as the product keeps them. */
+export type ListedProduct = ProductFields & { priceList: readonly ListedPrice[]; mediaList: readonly ListedMedia[] };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a row as pg returns it, read field by field below
-type Row = Record<string, any>;
-
-/**
- * Maps a row of PRODUCT_WITH_PRICES_SQL (snake_case; prices and medias as JSON; timestamps as text,
- * as `plainSql` reads them) to what the presenter reads.
- */
-export function presentProductRow(row: Row): ProductBody {
-  const date = (v: unknown) => (v == null ? null : new Date(v as string));
-  const prices = (row.prices as Row[]).map((pr): PriceFields => ({
+/** GET /products/<id>'s answer from the product's row (db/catalog/products.ts `productWithLists`). */
+export function presentListedProduct(product: ListedProduct): ProductBody {
+  const date = (v: string | null) => (v == null ? null : new Date(v));
+  const prices = product.priceList.map((pr): PriceFields => ({
     id: pr.id,
     productId: pr.product_id,
     name: pr.name,
@@ -266,24 +254,9 @@ export function presentProductRow(row: Row): ProductBody {
     active: pr.active,
     metadata: pr.metadata,
     gatewayRecurrencePlanId: pr.gateway_recurrence_plan_id,
-    createdAt: date(pr.created_at)!,
+    createdAt: new Date(pr.created_at),
     modifiedAt: date(pr.modified_at),
     deletedAt: date(pr.deleted_at),
   }));
-  return presentProduct(
-    {
-      id: row.id,
-      organizationId: row.organization_id,
-      name: row.name,
-      description: row.description,
-      metadata: row.metadata,
-      isArchived: row.is_archived,
-      isTaxApplicable: row.is_tax_applicable,
-      defaultPriceId: row.default_price_id,
-      createdAt: date(row.created_at)!,
-      modifiedAt: date(row.modified_at),
-    },
-    prices,
-    row.medias as MediaFileRecord[],
-  );
+  return presentProduct(product, prices, product.mediaList);
 }

@@ -36,29 +36,6 @@ export async function planChangePrice(em: EntityManager, organizationId: string,
   return { price, productArchived: product?.isArchived ?? true };
 }
 
-/** A price and its product's name, for its gateway recurrence plan. */
-export async function priceWithProductName(em: EntityManager, priceId: string) {
-  const db = kyselyOf(em);
-  const price = await db.selectFrom('prices').selectAll().where('id', '=', priceId).executeTakeFirst();
-  if (!price) return null;
-  const product = await db
-    .selectFrom('products')
-    .select('name')
-    .where('id', '=', price.productId)
-    .executeTakeFirstOrThrow();
-  return { price, productName: product.name };
-}
-
-/** Stores the price's gateway plan only while it has none: a concurrent run that stored its plan first keeps it. */
-export async function recordRecurrencePlanId(em: EntityManager, priceId: string, planId: string): Promise<void> {
-  await kyselyOf(em)
-    .updateTable('prices')
-    .set({ gatewayRecurrencePlanId: planId })
-    .where('id', '=', priceId)
-    .where('gatewayRecurrencePlanId', 'is', null)
-    .execute();
-}
-
 /** The discount a subscription holds (deleted or not: a held discount lasts its duration). */
 export async function heldDiscount(em: EntityManager, discountId: string) {
   return (

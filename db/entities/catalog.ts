@@ -1,5 +1,37 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
+/**
+ * A price as a product's `price_list` keeps it: the prices row as PostgreSQL's `json_agg` writes it
+ * (column names; timestamps as ISO text), kept by triggers (db/migrations/0028-product-lists.ts).
+ */
+export interface ListedPrice {
+  id: string;
+  product_id: string;
+  organization_id: string;
+  name: string | null;
+  type: 'one_time' | 'recurring';
+  currency: string;
+  unit_amount: number;
+  interval: 'day' | 'week' | 'month' | 'year' | null;
+  interval_count: number | null;
+  tax_behavior: 'unspecified' | 'inclusive' | 'exclusive' | null;
+  active: boolean;
+  metadata: Record<string, unknown>;
+  gateway_recurrence_plan_id: string | null;
+  created_at: string;
+  modified_at: string | null;
+  deleted_at: string | null;
+}
+
+/** A media file as a product's `media_list` keeps it, in the product's order. */
+export interface ListedMedia {
+  id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  checksum_sha256: string;
+}
+
 export const Product = defineEntity({
   name: 'Product',
   tableName: 'products',
@@ -14,6 +46,9 @@ export const Product = defineEntity({
     defaultPriceId: p.uuid().nullable(),
     createdAt: p.datetime(),
     modifiedAt: p.datetime().nullable(),
+    /** Kept by triggers (never written here) for GET /products/<id>; lazy, so no other read carries them. */
+    priceList: p.json<ListedPrice[]>().lazy().defaultRaw("'[]'"),
+    mediaList: p.json<ListedMedia[]>().lazy().defaultRaw("'[]'"),
   },
 });
 

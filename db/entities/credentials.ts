@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { ApiKeyScope } from '../../domain/api-key-scopes.ts';
 
 /** Server-side integration keys (svc_live_/svc_test_). Only the hash of the secret is kept. */
 export const ApiKey = defineEntity({
@@ -9,7 +10,7 @@ export const ApiKey = defineEntity({
     organizationId: p.uuid(),
     name: p.string(),
     environment: p.enum(['live', 'test'] as const),
-    scopes: p.array(),
+    scopes: p.array<ApiKeyScope>(),
     maskedKey: p.string(),
     secretHash: p.string().unique(),
     createdByUserId: p.uuid().nullable(),

@@ -3,6 +3,8 @@ import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
 import { File } from './file.ts';
+import { IdempotencyKey } from './idempotency.ts';
+import { RateLimitCounter } from './rate-limit.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -22,9 +24,11 @@ export * from './credentials.ts';
 export * from './customer.ts';
 export * from './event.ts';
 export * from './file.ts';
+export * from './idempotency.ts';
 export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
+export * from './rate-limit.ts';
 
 export const entities = [
   Organization,
@@ -40,6 +44,8 @@ export const entities = [
   Customer,
   Event,
   File,
+  IdempotencyKey,
+  RateLimitCounter,
   Discount,
   CheckoutLink,
   Checkout,

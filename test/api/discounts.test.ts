@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
-import { redeemDiscount } from '../../db/discount-redemptions.ts';
+import { redeemDiscount } from '../../db/catalog/discount-redemptions.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeApiKey, makeOat, makeTenant, unique } from '../helpers/fixtures.ts';
 

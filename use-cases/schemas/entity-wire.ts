@@ -3,7 +3,8 @@ import type { InferEntity } from '@mikro-orm/core';
 /**
  * The wire schemas (zod, snake_case, ISO timestamps) are checked against the entities, the one
  * declaration of each record (issue 32, §2): a field the schema shares with its entity must carry the
- * entity's type as it goes on the wire, and every other field must be named as derived.
+ * entity's type as it goes on the wire, or one of them a narrower form of the other (a JSON column the
+ * wire spells out, an enum the entity spells out), and every other field must be named as derived.
  */
 
 type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
@@ -21,9 +22,11 @@ export type WireOf<Entity> = {
 /** The schema's fields that disagree with the entity: not its, or of another type. */
 export type WireMismatches<Wire, Entity, Derived extends string = never> = {
   [K in Exclude<keyof Wire, Derived>]: K extends keyof WireOf<Entity>
-    ? [Wire[K]] extends [WireOf<Entity>[K]]
+    ? [WireOf<Entity>[K]] extends [Wire[K]]
       ? never
-      : K
+      : [Wire[K]] extends [WireOf<Entity>[K]]
+        ? never
+        : K
     : K;
 }[Exclude<keyof Wire, Derived>];
 
