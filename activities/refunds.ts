@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
+import { pendingRefundSum } from '../db/sale/refunds.ts';
 import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, sqlIn } from '../db/plain-sql.ts';
@@ -80,15 +81,11 @@ export function createRefundActivities(deps: RefundDeps) {
         if (!books) {
           return settle(tx, refundId, { status: 'failed', reason: 'gateway: no such transaction' });
         }
-        const [others] = await sqlIn(tx)<{ pending: string }>(
-          `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending' and id <> ?`,
-          [payment.id, refund.id],
-        );
         const verdict = refundVerdict({
           gatewayRefunded: books.refundedAmount,
           recordedRefunded: payment.refundedAmount,
           amount: refund.amount,
-          otherPending: Number(others!.pending),
+          otherPending: await pendingRefundSum(tx, payment.id, refund.id),
         });
         if (verdict === 'happened') return settle(tx, refundId, { status: 'succeeded' });
         if (verdict === 'not_happened') {

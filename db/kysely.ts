@@ -15,3 +15,7 @@ export type Database = InferKyselyDB<(typeof entities)[number], typeof NAMING>;
 export function kyselyOf(em: EntityManager): Kysely<Database> {
   return em.getKysely(NAMING) as unknown as Kysely<Database>;
 }
+
+/** What the repositories use of Kysely itself: its raw fragments and its row types (the client stays here). */
+export { sql } from 'kysely';
+export type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';

@@ -9,6 +9,7 @@ import {
   CheckoutLink,
   Discount,
   DiscountRedemption,
+  GatewayCallback,
   Refund,
   Sale,
   Subscription,
@@ -50,4 +51,5 @@ export const entities = [
   SubscriptionInvoice,
   Sale,
   Refund,
+  GatewayCallback,
 ];

@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidv7 } from 'uuidv7';
+import { kyselyOf } from '../kysely.ts';
+
+/** The sale object's refunds. */
+
+/**
+ * What the payment's pending refunds hold back, in minor units: the one place it is summed. `except`
+ * leaves out the refund being decided.
+ */
+export async function pendingRefundSum(em: EntityManager, transactionId: string, except?: string): Promise<number> {
+  let query = kyselyOf(em)
+    .selectFrom('refunds')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('amount'), eb.lit(0)).as('pending'))
+    .where('transactionId', '=', transactionId)
+    .where('status', '=', 'pending');
+  if (except !== undefined) query = query.where('id', '<>', except);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.pending);
+}
+
+/** A refund asked for, pending until its workflow settles it: the row as written. */
+export async function insertPendingRefund(
+  em: EntityManager,
+  refund: { organizationId: string; saleId: string; transactionId: string; amount: number; reason: string | null },
+) {
+  const now = new Date();
+  return kyselyOf(em)
+    .insertInto('refunds')
+    .values({ id: uuidv7(), ...refund, status: 'pending', createdAt: now, updatedAt: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
