@@ -9,7 +9,7 @@ import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, sqlIn, type SqlExecutor } from '../db/plain-sql.ts';
 import { insertPaidSale, saleOfCheckout } from '../db/sale/sales.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
 import type { GatewayPaymentData } from '../domain/checkout.ts';
@@ -101,7 +101,7 @@ async function insertSale(
     paymentMethod: checkout.paymentMethod ?? 'credit_card',
     at: now,
   });
-  const sale = await saleRecord(executorOf(sqlIn(em)), saleId);
+  const sale = await saleRecordIn(em, saleId);
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return saleId;
 }

@@ -5,11 +5,10 @@ import { recordEvent } from '../db/events.ts';
 import { pendingRefundSum } from '../db/sale/refunds.ts';
 import { Refund, Sale, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { REFUND_NOT_FOUND } from '../contracts/refund.ts';
 import type { RefundSettlement, SettledRefundStatus } from '../contracts/refund.ts';
 import type { RefundActivities } from '../contracts/refund.ts';
@@ -137,6 +136,6 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   sale.updatedAt = now;
   // The sale as its GET answers it, with this change: written first, then read the sales' one way.
   await tx.flush();
-  recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecord(executorOf(sqlIn(tx)), sale.id));
+  recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));
   return 'succeeded';
 }
