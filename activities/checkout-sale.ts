@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { priceCurrency } from '../db/catalog/checkout-reads.ts';
 import { transitionCheckout, type CheckoutRow } from '../db/checkout/lifecycle.ts';
 import { lockCheckout } from '../db/checkout/records.ts';
 import { upsertTransaction } from '../db/checkout/transactions.ts';
@@ -66,7 +67,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     // only writer: activities/subscription-sales.ts); a recurring price's first sale makes one.
     const subscriptionId =
       checkout.subscriptionId ??
-      (input.subscription ? await insertSubscription(tx, checkout, customerId, input.subscription, events) : null);
+      (input.subscription ? await insertSubscription(em, checkout, customerId, input.subscription, events) : null);
     const sale = { customerId, transactionId, subscriptionId, installments: input.payment?.installments ?? 1 };
     const saleId = await insertSale(em, checkout, sale, now, events);
     await markSucceeded(em, checkout, sale, input.payment?.paymentData ?? null, now, events);
@@ -139,16 +140,16 @@ async function markSucceeded(
 }
 
 async function insertSubscription(
-  tx: SqlExecutor,
+  em: EntityManager,
   checkout: CheckoutRow,
   customerId: string,
   s: NonNullable<RecordSaleInput['subscription']>,
   events: Events,
 ): Promise<string> {
+  const tx = executorOf(sqlIn(em));
   await refuseSecondSubscription(tx, checkout, customerId);
   const id = uuidv7();
-  const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.productPriceId]);
-  const currency = price!.currency as string;
+  const currency = await priceCurrency(em, checkout.productPriceId);
   const [row] = await tx.execute<Row[]>(
     `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
        recurrence_billing, gateway_subscription_id, amount, currency, discount_id, current_period_start,

@@ -13,3 +13,13 @@ export async function discountByCode(em: EntityManager, organizationId: string, 
     .where('deletedAt', 'is', null)
     .executeTakeFirst();
 }
+
+/** The currency of price `priceId` (a first sale's subscription is billed in it). */
+export async function priceCurrency(em: EntityManager, priceId: string): Promise<string> {
+  const price = await kyselyOf(em)
+    .selectFrom('prices')
+    .select('currency')
+    .where('id', '=', priceId)
+    .executeTakeFirstOrThrow();
+  return price.currency;
+}
