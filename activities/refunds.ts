@@ -2,8 +2,10 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
-import { pendingRefundSum } from '../db/sale/refunds.ts';
-import { Refund, Sale, Transaction } from '../db/entities/index.ts';
+import { lockTransaction, recordTransactionRefunds } from '../db/checkout/transactions.ts';
+import { lockRefund, pendingRefundSum, settleRefundRow } from '../db/sale/refunds.ts';
+import { lockSale, recordSaleRefunds } from '../db/sale/sales.ts';
+import { Refund, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -110,32 +112,32 @@ export function createRefundActivities(deps: RefundDeps) {
  * the sale's refunded totals and the sale.refunded event. Locks refund, payment, sale in that order.
  */
 async function settle(tx: EntityManager, refundId: string, settlement: RefundSettlement): Promise<SettledRefundStatus> {
-  const refund = await tx.findOneOrFail(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const refund = await lockRefund(tx, refundId);
   if (refund.status !== 'pending') return refund.status;
   const now = new Date();
-  refund.updatedAt = now;
   if (settlement.status === 'failed') {
-    refund.status = 'failed';
-    refund.reason = refund.reason ? `${refund.reason} (${settlement.reason})` : settlement.reason;
+    const reason = refund.reason ? `${refund.reason} (${settlement.reason})` : settlement.reason;
+    await settleRefundRow(tx, refundId, { status: 'failed', reason }, now);
     return 'failed';
   }
-  refund.status = 'succeeded';
-  const payment = await tx.findOneOrFail(
-    Transaction,
-    { id: refund.transactionId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE },
-  );
-  payment.refundedAmount += refund.amount;
-  payment.status = transactionStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
-  payment.updatedAt = now;
-  const sale = await tx.findOneOrFail(Sale, { id: refund.saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await settleRefundRow(tx, refundId, { status: 'succeeded' }, now);
+  const payment = await lockTransaction(tx, refund.transactionId);
+  const refunded = payment.refundedAmount + refund.amount;
+  const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
+  await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
+  const sale = await lockSale(tx, refund.saleId);
   // Refunds are measured against what was captured (installment interest included); the sale keeps
   // the same tally, bounded by its own amount.
-  sale.refundedAmount = Math.min(sale.amount, payment.refundedAmount);
-  sale.status = saleStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
-  sale.updatedAt = now;
-  // The sale as its GET answers it, with this change: written first, then read the sales' one way.
-  await tx.flush();
+  await recordSaleRefunds(
+    tx,
+    sale.id,
+    {
+      refundedAmount: Math.min(sale.amount, refunded),
+      status: saleStatusAfterRefunds(payment.capturedAmount, refunded),
+    },
+    now,
+  );
+  // The sale as its GET answers it, with this change: read the sales' one way.
   recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));
   return 'succeeded';
 }

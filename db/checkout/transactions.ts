@@ -71,3 +71,22 @@ export async function syncTransaction(
     .where('gatewayTransactionId', '=', t.id)
     .execute();
 }
+
+/** Our transaction, locked until the transaction ends (its row lock serializes the refunds of one payment). */
+export async function lockTransaction(em: EntityManager, id: string) {
+  return kyselyOf(em).selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+}
+
+/** What the payment's refunds add up to, and the status they give it. */
+export async function recordTransactionRefunds(
+  em: EntityManager,
+  id: string,
+  refunds: { refundedAmount: number; status: string },
+  now: Date,
+): Promise<void> {
+  await kyselyOf(em)
+    .updateTable('transactions')
+    .set({ ...refunds, updatedAt: now })
+    .where('id', '=', id)
+    .execute();
+}

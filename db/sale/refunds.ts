@@ -31,3 +31,28 @@ export async function insertPendingRefund(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The refund, locked until the transaction ends (refund, payment, sale: the settling's lock order). */
+export async function lockRefund(em: EntityManager, refundId: string) {
+  return kyselyOf(em)
+    .selectFrom('refunds')
+    .selectAll()
+    .where('id', '=', refundId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+/** A pending refund settled: succeeded, or failed with its reason. */
+export async function settleRefundRow(
+  em: EntityManager,
+  refundId: string,
+  settled: { status: 'succeeded' } | { status: 'failed'; reason: string },
+  now: Date,
+): Promise<void> {
+  await kyselyOf(em)
+    .updateTable('refunds')
+    .set({ ...settled, updatedAt: now })
+    .where('id', '=', refundId)
+    .where('status', '=', 'pending')
+    .execute();
+}

@@ -39,3 +39,22 @@ export async function saleOfCheckout(
     .executeTakeFirst();
   return sale ?? null;
 }
+
+/** The sale, locked until the transaction ends. */
+export async function lockSale(em: EntityManager, saleId: string) {
+  return kyselyOf(em).selectFrom('sales').selectAll().where('id', '=', saleId).forUpdate().executeTakeFirstOrThrow();
+}
+
+/** What the sale's refunds add up to, and the status they give it. */
+export async function recordSaleRefunds(
+  em: EntityManager,
+  saleId: string,
+  refunds: { refundedAmount: number; status: 'paid' | 'refunded' | 'partially_refunded' },
+  now: Date,
+): Promise<void> {
+  await kyselyOf(em)
+    .updateTable('sales')
+    .set({ ...refunds, updatedAt: now })
+    .where('id', '=', saleId)
+    .execute();
+}
