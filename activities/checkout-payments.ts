@@ -1,10 +1,11 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ApplicationFailure } from '@temporalio/activity';
-import { recordEvent } from '../db/events.ts';
+import { findCheckoutRow, updateCheckoutFields } from '../db/checkout/records.ts';
+import { syncTransaction, upsertTransaction } from '../db/checkout/transactions.ts';
+import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, sqlIn } from '../db/plain-sql.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { CHECKOUT_NOT_OPEN, checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
@@ -78,11 +79,8 @@ export function createCheckoutPaymentActivities(deps: PaymentDeps) {
  * the confirmation again, and the slot's key returns the same charge rather than a second one).
  */
 async function assertPayable(orm: Orm, checkoutId: string, slot: number): Promise<void> {
-  const [row] = await plainSql(orm).query<{ status: string; payment_slot: number }>(
-    'select status, payment_slot from checkouts where id = ?',
-    [checkoutId],
-  );
-  const paidBySlot = row?.status === 'succeeded' && row.payment_slot === slot;
+  const row = await findCheckoutRow(orm.em.fork(), checkoutId);
+  const paidBySlot = row?.status === 'succeeded' && row.paymentSlot === slot;
   if (row?.status !== 'confirmed' && !paidBySlot) {
     throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} is ${row?.status ?? 'missing'}`, CHECKOUT_NOT_OPEN);
   }
@@ -140,19 +138,14 @@ function pendingPaymentActivities(deps: PaymentDeps) {
       const { issued, payBy } = await issuePixOrBoleto(gateway, input);
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {
-        await upsertTransaction(
-          executorOf(sqlIn(tx)),
-          { organizationId: input.organizationId, checkoutId: input.checkoutId },
-          payment,
-        );
+        await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
         // The pix code or boleto the buyer pays with changes the checkout: once, with its checkout.updated.
         const checkout = await lockedCheckout(tx, input.checkoutId);
         if (checkout.status !== 'confirmed' || isDeepStrictEqual(checkout.gatewayPaymentData, payment.paymentData)) {
           return;
         }
-        checkout.gatewayPaymentData = payment.paymentData;
-        checkout.updatedAt = new Date();
-        recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
+        const shown = await updateCheckoutFields(tx, checkout.id, { gatewayPaymentData: payment.paymentData });
+        await insertEvents(executorOf(sqlIn(tx)), shown.organizationId, [['checkout.updated', checkoutRecord(shown)]]);
       });
       return { payment, payBy: payBy.toISOString() };
     },
@@ -166,10 +159,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
           'UnknownTransaction',
         );
       }
-      await plainSql(orm).query(
-        'update transactions set status = ?, captured_amount = ?, confirmed_at = coalesce(confirmed_at, ?), updated_at = ? where gateway_transaction_id = ?',
-        [t.status, t.capturedAmount, t.confirmedAt, new Date(), t.id],
-      );
+      await syncTransaction(orm.em.fork(), t);
       return summarize(t);
     },
 

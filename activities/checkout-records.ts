@@ -1,55 +1,49 @@
-import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
+import { discountByCode } from '../db/catalog/checkout-reads.ts';
+import { lockCheckoutForConfirmation, type ConfirmingCheckout } from '../db/checkout/confirmations.ts';
+import { transitionCheckout, type CheckoutRow } from '../db/checkout/lifecycle.ts';
+import { findCheckoutRow, lockCheckout, updateCheckoutFields } from '../db/checkout/records.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
+import { customerEmailOf } from '../db/customer/checkout-reads.ts';
 import { redeemDiscount } from '../db/discount-redemptions.ts';
-import { Checkout, Discount } from '../db/entities/index.ts';
-import { insertEvents, recordEvent } from '../db/events.ts';
+import type { StoredConfirmation } from '../db/entities/index.ts';
+import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, sqlIn, type Row, type SqlExecutor } from '../db/plain-sql.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import {
   applyDiscountCode,
   CHECKOUT_NOT_OPEN,
-  checkoutTransition,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   SUBSCRIPTION_EXISTS,
   type CheckoutStatus,
-  type BuyerAddress,
   type ConfirmCheckoutInput,
   type PaymentSummary,
 } from '../domain/checkout.ts';
 import { buyerRefusal, paymentRefusal } from '../domain/checkout-confirmation.ts';
-import type { PeriodInterval } from '../domain/periods.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PreparedConfirmation } from '../contracts/checkout.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
-import { checkoutRecordOf } from './event-records.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
  * The checkout's database steps. Each is one transaction under the checkout's row lock, and each is
- * idempotent: a retried or replayed activity finds its own work done and changes nothing.
+ * idempotent: a retried or replayed activity finds its own work done and changes nothing. The
+ * status changes go through the repository's guarded transitions (db/checkout/lifecycle.ts).
  */
 
-type CheckoutEntity = InferEntity<typeof Checkout>;
-
-/** What a confirmation asked the gateway for, kept on the checkout (its `confirmation` column). */
-interface StoredConfirmation {
-  payment_method: ConfirmCheckoutInput['paymentMethod'];
-  card: ConfirmCheckoutInput['card'];
-  installments: number;
-}
-
-export async function lockedCheckout(tx: EntityManager, checkoutId: string): Promise<CheckoutEntity> {
-  const checkout = await tx.findOne(
-    Checkout,
-    { id: checkoutId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-  );
+/** The checkout, locked; a missing one ends the workflow's step for good. */
+export async function lockedCheckout(tx: EntityManager, checkoutId: string): Promise<CheckoutRow> {
+  const checkout = await lockCheckout(tx, checkoutId);
   if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
   return checkout;
+}
+
+/** The checkout.updated of a row as written (the update's `returning`: no second read). */
+async function checkoutUpdated(tx: EntityManager, row: CheckoutRow): Promise<void> {
+  await insertEvents(executorOf(sqlIn(tx)), row.organizationId, [['checkout.updated', checkoutRecord(row)]]);
 }
 
 export function createCheckoutRecordActivities(deps: { orm: Orm }) {
@@ -59,7 +53,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     async loadCheckout(
       checkoutId: string,
     ): Promise<{ status: CheckoutStatus; expiresAt: string; declineReason: string | null } | null> {
-      const checkout = await orm.em.fork().findOne(Checkout, { id: checkoutId });
+      const checkout = await findCheckoutRow(orm.em.fork(), checkoutId);
       if (!checkout) return null;
       return {
         status: checkout.status,
@@ -80,16 +74,18 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
       /** The run's own next number: a run from before the number was stored may have counted further. */
       leastSlot = 1,
     ): Promise<PreparedConfirmation> {
-      // Plain statements: this runs for every confirmation, and entity tracking would cost more
-      // than the statements themselves.
-      return plainSql(orm).transaction(async (sql) => {
-        const tx = executorOf(sql);
-        const c = await lockedPreparingRow(tx, checkoutId);
+      return orm.em.fork().transactional(async (tx) => {
+        const locked = await lockCheckoutForConfirmation(tx, checkoutId);
+        if (!locked) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
         // Confirmed already, or even recorded: this confirmation's own earlier attempt committed (the
         // workflow runs one confirmation at a time, and a workflow task lost with its worker runs the
         // whole confirmation again), so its result stands: the same slot, so the same payment key.
-        if (c.status !== 'confirmed' && c.status !== 'succeeded') await confirm(orm, tx, c, request, leastSlot);
-        const email = c.customer_email ?? (await customerEmail(tx, c));
+        const c =
+          locked.status !== 'confirmed' && locked.status !== 'succeeded'
+            ? { ...locked, ...(await confirm(tx, locked, request, leastSlot)) }
+            : locked;
+        const email =
+          c.customerEmail ?? (c.customerId ? await customerEmailOf(tx, c.organizationId, c.customerId) : null);
         refuseInvalidConfirmation(c, request, email);
         // refuseInvalidConfirmation passed: the e-mail is known.
         return preparedConfirmation(c, email!);
@@ -99,12 +95,10 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
     /** open → expired; false when the checkout had already left open. */
     async expireCheckout(checkoutId: string): Promise<boolean> {
       return orm.em.fork().transactional(async (tx) => {
-        const checkout = await lockedCheckout(tx, checkoutId);
-        const next = checkoutTransition(checkout.status, 'expire');
-        if (!next) return false;
-        checkout.status = next;
-        checkout.updatedAt = new Date();
-        recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
+        await lockedCheckout(tx, checkoutId);
+        const expired = await transitionCheckout(tx, checkoutId, 'expire');
+        if (!expired) return false;
+        await checkoutUpdated(tx, expired);
         return true;
       });
     },
@@ -131,173 +125,95 @@ async function leaveConfirmed(
 ): Promise<void> {
   await orm.em.fork().transactional(async (tx) => {
     const checkout = await lockedCheckout(tx, checkoutId);
-    if (payment) {
-      await upsertTransaction(executorOf(sqlIn(tx)), { organizationId: checkout.organizationId, checkoutId }, payment);
-    }
-    const next = checkoutTransition(checkout.status, to === 'open' ? 'refuse' : 'fail');
-    if (!next) return;
-    checkout.status = next;
-    checkout.declineReason = reason;
-    if (payment) checkout.gatewayPaymentData = payment.paymentData;
-    else if (checkout.gatewayPaymentData)
-      checkout.gatewayPaymentData = { ...checkout.gatewayPaymentData, status: 'failed' };
-    checkout.updatedAt = new Date();
-    recordEvent(tx, checkout.organizationId, 'checkout.updated', checkoutRecord(checkout));
+    if (payment) await upsertTransaction(tx, { organizationId: checkout.organizationId, checkoutId }, payment);
+    const shown = checkout.gatewayPaymentData;
+    const left = await transitionCheckout(tx, checkoutId, to === 'open' ? 'refuse' : 'fail', {
+      declineReason: reason,
+      gatewayPaymentData: payment ? payment.paymentData : shown ? { ...shown, status: 'failed' } : shown,
+    });
+    if (left) await checkoutUpdated(tx, left);
   });
 }
 
-/** The checkout's row with its price's terms, as prepareConfirmation reads it (bigints as strings). */
-interface PreparingRow {
-  id: string;
-  organization_id: string;
-  status: CheckoutStatus;
-  expires_at: Date | string;
-  product_id: string;
-  product_price_id: string;
-  currency: string;
-  subtotal_amount: string;
-  discount_amount: string | number;
-  amount: string | number;
-  discount_id: string | null;
-  allow_discount_codes: boolean;
-  no_fees_installments: boolean;
-  customer_id: string | null;
-  external_customer_id: string | null;
-  customer_email: string | null;
-  customer_name: string | null;
-  customer_tax_id: string | null;
-  customer_billing_address: BuyerAddress | null;
-  require_billing_address: boolean;
-  payment_method: string | null;
-  payment_slot: number;
-  trial_interval: PeriodInterval | null;
-  trial_interval_count: number | null;
-  recurrence_billing: 'gateway' | 'manual';
-  subscription_id: string | null;
-  renewal_period: number | null;
-  price_type: 'one_time' | 'recurring';
-  price_interval: PeriodInterval | null;
-  price_interval_count: number | null;
-}
-
-/** The checkout's row with its price's terms, locked for this confirmation. */
-async function lockedPreparingRow(tx: SqlExecutor, checkoutId: string): Promise<PreparingRow> {
-  const [c] = await tx.execute<PreparingRow[]>(
-    `select c.*, p.type as price_type, p.interval as price_interval, p.interval_count as price_interval_count
-     from checkouts c join prices p on p.id = c.product_price_id where c.id = ? for update of c`,
-    [checkoutId],
-  );
-  if (!c) throw ApplicationFailure.nonRetryable(`Checkout ${checkoutId} not found`, 'CheckoutNotFound');
-  return c;
-}
-
 /**
- * open → confirmed on the row `c`: the buyer and any second subscription checked, the discount code
- * applied, the buyer's fields and the next payment slot set, and all of it written with its event.
+ * open → confirmed on the row `c`, guarded (open and unexpired): the buyer and any second
+ * subscription checked, the discount code applied, the buyer's fields and the next payment slot set,
+ * all of it written with its event. The row as written.
  */
 async function confirm(
-  orm: Orm,
-  tx: SqlExecutor,
-  c: PreparingRow,
+  tx: EntityManager,
+  c: ConfirmingCheckout,
   request: ConfirmCheckoutInput,
   leastSlot: number,
-): Promise<void> {
-  const confirmed = checkoutTransition(c.status, 'confirm');
-  if (!confirmed || new Date(c.expires_at).getTime() <= Date.now()) {
-    const status = c.status === 'open' ? 'expired' : c.status;
-    throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
-  }
-  await refuseSecondSubscription(tx, c, request.buyer.email ?? c.customer_email);
-  const discounted = request.discountCode ? await applyCode(orm, tx, c, request.discountCode) : null;
-  if (discounted) Object.assign(c, discounted);
+): Promise<CheckoutRow> {
   const { buyer } = request;
-  c.customer_email = buyer.email ?? c.customer_email;
-  c.customer_name = buyer.name ?? c.customer_name;
-  c.customer_tax_id = buyer.taxId ?? c.customer_tax_id;
-  c.customer_billing_address = buyer.billingAddress ?? c.customer_billing_address;
-  c.status = confirmed;
-  c.payment_method = request.paymentMethod;
-  c.payment_slot = Math.max(c.payment_slot + 1, leastSlot);
-  await storeConfirmation(orm, tx, c, request);
-}
-
-/** The confirmed row written, with its checkout.updated. */
-async function storeConfirmation(
-  orm: Orm,
-  tx: SqlExecutor,
-  c: PreparingRow,
-  request: ConfirmCheckoutInput,
-): Promise<void> {
   const confirmation: StoredConfirmation = {
     payment_method: request.paymentMethod,
     card: request.card,
     installments: request.installments,
   };
-  // The row as written is the event's record: no second read.
-  const [row] = await tx.execute<Row[]>(
-    `update checkouts set status = ?, payment_method = ?, payment_slot = ?, confirmation = ?,
-       decline_reason = null, gateway_payment_data = null, customer_email = ?, customer_name = ?,
-       customer_tax_id = ?, customer_billing_address = ?::jsonb, discount_id = ?, discount_amount = ?, amount = ?, updated_at = ?
-     where id = ? returning *`,
-    [
-      c.status,
-      c.payment_method,
-      c.payment_slot,
-      JSON.stringify(confirmation),
-      c.customer_email,
-      c.customer_name,
-      c.customer_tax_id,
-      c.customer_billing_address === null ? null : JSON.stringify(c.customer_billing_address),
-      c.discount_id,
-      c.discount_amount,
-      c.amount,
-      new Date(),
-      c.id,
-    ],
-  );
-  await insertEvents(tx, c.organization_id, [['checkout.updated', checkoutRecordOf(orm, row!)]]);
+  let row = await transitionCheckout(tx, c.id, 'confirm', {
+    paymentMethod: request.paymentMethod,
+    paymentSlot: Math.max(c.paymentSlot + 1, leastSlot),
+    confirmation,
+    declineReason: null,
+    gatewayPaymentData: null,
+    customerEmail: buyer.email ?? c.customerEmail,
+    customerName: buyer.name ?? c.customerName,
+    customerTaxId: buyer.taxId ?? c.customerTaxId,
+    customerBillingAddress: buyer.billingAddress ?? c.customerBillingAddress,
+  });
+  if (!row) {
+    const status = c.status === 'open' ? 'expired' : c.status;
+    throw ApplicationFailure.nonRetryable(`Checkout is ${status}`, CHECKOUT_NOT_OPEN);
+  }
+  await refuseSecondSubscription(tx, c, buyer.email ?? c.customerEmail);
+  const discounted = request.discountCode ? await applyCode(tx, c, request.discountCode) : null;
+  if (discounted) row = await updateCheckoutFields(tx, c.id, discounted, row.updatedAt);
+  await checkoutUpdated(tx, row);
+  return row;
 }
 
 /** The payment method, installments and buyer the confirmation needs (domain/checkout-confirmation.ts). */
-function refuseInvalidConfirmation(c: PreparingRow, request: ConfirmCheckoutInput, email: string | null): void {
-  const price = { type: c.price_type, interval: c.price_interval };
+function refuseInvalidConfirmation(c: ConfirmingCheckout, request: ConfirmCheckoutInput, email: string | null): void {
+  const price = { type: c.priceType, interval: c.priceInterval };
   const hasCard = request.card !== null;
   const refusal =
     paymentRefusal({ paymentMethod: request.paymentMethod, hasCard, installments: request.installments }, price) ??
     buyerRefusal(request.paymentMethod, {
       hasEmail: Boolean(email),
-      hasName: Boolean(c.customer_name),
-      hasTaxId: Boolean(c.customer_tax_id),
-      lacksRequiredAddress: c.require_billing_address && c.customer_billing_address === null,
+      hasName: Boolean(c.customerName),
+      hasTaxId: Boolean(c.customerTaxId),
+      lacksRequiredAddress: c.requireBillingAddress && c.customerBillingAddress === null,
     });
   if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
 }
 
 /** What the workflow charges and records, from the confirmed row. */
-function preparedConfirmation(c: PreparingRow, email: string): PreparedConfirmation {
+function preparedConfirmation(c: ConfirmingCheckout, email: string): PreparedConfirmation {
   return {
-    amount: Number(c.amount),
+    amount: c.amount,
     currency: c.currency,
-    noFeesInstallments: c.no_fees_installments,
-    expiresAt: new Date(c.expires_at).toISOString(),
-    buyer: { email, name: c.customer_name, taxId: c.customer_tax_id, address: c.customer_billing_address },
-    priceId: c.product_price_id,
+    noFeesInstallments: c.noFeesInstallments,
+    expiresAt: c.expiresAt.toISOString(),
+    buyer: { email, name: c.customerName, taxId: c.customerTaxId, address: c.customerBillingAddress },
+    priceId: c.productPriceId,
     renewal:
-      c.subscription_id && c.renewal_period !== null
-        ? { subscriptionId: c.subscription_id, period: c.renewal_period }
+      c.subscriptionId && c.renewalPeriod !== null
+        ? { subscriptionId: c.subscriptionId, period: c.renewalPeriod }
         : null,
-    upgrade: c.subscription_id && c.renewal_period === null ? { subscriptionId: c.subscription_id } : null,
-    slot: c.payment_slot,
+    upgrade: c.subscriptionId && c.renewalPeriod === null ? { subscriptionId: c.subscriptionId } : null,
+    slot: c.paymentSlot,
     recurring:
-      c.price_type === 'recurring' && c.price_interval
+      c.priceType === 'recurring' && c.priceInterval
         ? {
-            interval: c.price_interval,
-            intervalCount: c.price_interval_count ?? 1,
+            interval: c.priceInterval,
+            intervalCount: c.priceIntervalCount ?? 1,
             trial:
-              c.trial_interval && c.trial_interval_count
-                ? { interval: c.trial_interval, count: c.trial_interval_count }
+              c.trialInterval && c.trialIntervalCount
+                ? { interval: c.trialInterval, count: c.trialIntervalCount }
                 : null,
-            billing: c.recurrence_billing,
+            billing: c.recurrenceBilling,
           }
         : null,
   };
@@ -308,23 +224,14 @@ function preparedConfirmation(c: PreparingRow, email: string): PreparedConfirmat
  * another recurring price where the organization allows one. Refused before any money moves; the
  * checkout stays open. The sale checks again under the customer's lock (activities/checkout-sale.ts).
  */
-async function refuseSecondSubscription(tx: SqlExecutor, c: PreparingRow, email: string | null): Promise<void> {
-  if (c.price_type !== 'recurring') return; // one-time sales, the hot path, read nothing more
-  const buyer = { customerId: c.customer_id, externalCustomerId: c.external_customer_id, email };
+async function refuseSecondSubscription(tx: EntityManager, c: ConfirmingCheckout, email: string | null): Promise<void> {
+  if (c.priceType !== 'recurring') return; // one-time sales, the hot path, read nothing more
+  const buyer = { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email };
   // A renewal or an upgrade pays the subscription the customer has.
-  if (await secondSubscriptionRefused(tx, c.organization_id, buyer, { renewal: c.subscription_id !== null })) {
+  const renewal = c.subscriptionId !== null;
+  if (await secondSubscriptionRefused(executorOf(sqlIn(tx)), c.organizationId, buyer, { renewal })) {
     throw ApplicationFailure.nonRetryable('The customer already has a subscription', SUBSCRIPTION_EXISTS);
   }
-}
-
-/** The email of the checkout's named customer, when the checkout itself has none. */
-async function customerEmail(tx: SqlExecutor, c: PreparingRow): Promise<string | null> {
-  if (!c.customer_id) return null;
-  const [customer] = await tx.execute<{ email: string }[]>(
-    'select email from customers where id = ? and organization_id = ? and deleted_at is null',
-    [c.customer_id, c.organization_id],
-  );
-  return customer?.email ?? null;
 }
 
 /**
@@ -332,23 +239,17 @@ async function customerEmail(tx: SqlExecutor, c: PreparingRow): Promise<string |
  * The checkout's new discount and amount, or null when the code is the one it already carries.
  */
 async function applyCode(
-  orm: Orm,
-  tx: SqlExecutor,
-  c: PreparingRow,
+  tx: EntityManager,
+  c: ConfirmingCheckout,
   code: string,
-): Promise<Pick<PreparingRow, 'discount_id' | 'discount_amount' | 'amount'> | null> {
-  const [found] = await tx.execute<{ id: string }[]>(
-    'select id from discounts where organization_id = ? and upper(code) = upper(?) and deleted_at is null',
-    [c.organization_id, code],
-  );
-  // Its terms, read as an entity (a rare path); the redemption below counts on the transaction.
-  const discount = found ? await orm.em.fork().findOneOrFail(Discount, { id: found.id }) : null;
+): Promise<{ discountId: string; discountAmount: number; amount: number } | null> {
+  const discount = await discountByCode(tx, c.organizationId, code);
   const applied = applyDiscountCode(
     {
-      allowDiscountCodes: c.allow_discount_codes,
-      discountId: c.discount_id,
-      subtotalAmount: Number(c.subtotal_amount),
-      productId: c.product_id,
+      allowDiscountCodes: c.allowDiscountCodes,
+      discountId: c.discountId,
+      subtotalAmount: c.subtotalAmount,
+      productId: c.productId,
       currency: c.currency,
     },
     discount ? { id: discount.id, ...discountRule(discount) } : null,
@@ -356,8 +257,10 @@ async function applyCode(
   );
   if (!applied.ok) throw discountRejected(applied.reason);
   if (!applied.changed) return null;
-  if ((await redeemDiscount(tx, applied.discountId, c.id)) === 'exhausted') throw discountRejected('exhausted');
-  return { discount_id: applied.discountId, discount_amount: applied.discountAmount, amount: applied.amount };
+  if ((await redeemDiscount(executorOf(sqlIn(tx)), applied.discountId, c.id)) === 'exhausted') {
+    throw discountRejected('exhausted');
+  }
+  return { discountId: applied.discountId, discountAmount: applied.discountAmount, amount: applied.amount };
 }
 
 const discountRejected = (reason: string) =>

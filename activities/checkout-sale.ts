@@ -1,19 +1,24 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
 import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-customers.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { priceCurrency } from '../db/catalog/checkout-reads.ts';
+import { transitionCheckout, type CheckoutRow } from '../db/checkout/lifecycle.ts';
+import { lockCheckout } from '../db/checkout/records.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type SqlExecutor } from '../db/plain-sql.ts';
-import { insertPaidSale } from '../db/sales.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
+import { executorOf, sqlIn, type SqlExecutor } from '../db/plain-sql.ts';
+import { insertPaidSale, saleOfCheckout } from '../db/sale/sales.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { subscriptionRecord } from '../db/subscription-records.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
 import type { GatewayPaymentData } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
-import type { CheckoutRow, Events } from './sale-rows.ts';
-import { checkoutRecordOf, customerRecordIn } from './event-records.ts';
+import type { Events } from './sale-rows.ts';
+import { customerRecordIn } from './event-records.ts';
 
 type Row = Record<string, unknown>;
 
@@ -42,116 +47,109 @@ function isConstraintViolation(err: unknown): err is Error {
 }
 
 /**
- * Plain statements under the checkout's row lock, events written in one insert: this runs for every
- * paid checkout, and entity tracking would cost more than the statements themselves.
+ * Typed statements under the checkout's row lock, no entity tracked, events written in one insert:
+ * this runs for every paid checkout, and entity tracking would cost more than the statements themselves.
  */
 async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
-  return plainSql(orm).transaction(async (sql) => {
-    const tx = executorOf(sql);
-    const [checkout] = await tx.execute<CheckoutRow[]>('select * from checkouts where id = ? for update', [
-      input.checkoutId,
-    ]);
+  return orm.em.fork().transactional(async (em) => {
+    const tx = executorOf(sqlIn(em));
+    const checkout = await lockCheckout(em, input.checkoutId);
     if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${input.checkoutId} not found`, 'CheckoutNotFound');
-    const known = checkout.status === 'succeeded' ? await recordedSale(tx, checkout) : null;
+    const known = checkout.status === 'succeeded' ? await saleOfCheckout(em, checkout.id) : null;
     if (known) return known;
     const now = new Date();
     const events: Events = [];
     const customerId = await findOrCreateCustomer(orm, tx, checkout, now, events);
     const transactionId = input.payment
-      ? await upsertTransaction(
-          tx,
-          { organizationId: checkout.organization_id, checkoutId: checkout.id },
-          input.payment,
-        )
+      ? await upsertTransaction(em, { organizationId: checkout.organizationId, checkoutId: checkout.id }, input.payment)
       : null;
     // A renewal or upgrade checkout's subscription recorded what the sale moves (its workflow is its
     // only writer: activities/subscription-sales.ts); a recurring price's first sale makes one.
     const subscriptionId =
-      checkout.subscription_id ??
-      (input.subscription ? await insertSubscription(tx, checkout, customerId, input.subscription, events) : null);
+      checkout.subscriptionId ??
+      (input.subscription ? await insertSubscription(em, checkout, customerId, input.subscription, events) : null);
     const sale = { customerId, transactionId, subscriptionId, installments: input.payment?.installments ?? 1 };
-    const saleId = await insertSale(tx, checkout, sale, now, events);
-    await markSucceeded(orm, tx, checkout, sale, input.payment?.paymentData ?? null, now, events);
-    await insertEvents(tx, checkout.organization_id, events);
+    const saleId = await insertSale(em, checkout, sale, now, events);
+    await markSucceeded(em, checkout, sale, input.payment?.paymentData ?? null, now, events);
+    await insertEvents(tx, checkout.organizationId, events);
     return { customerId, subscriptionId, saleId };
   });
 }
 
-/** What a checkout that succeeded already recorded (a repeated record). */
-async function recordedSale(tx: SqlExecutor, checkout: CheckoutRow): Promise<RecordedSale | null> {
-  const [sale] = await tx.execute<Row[]>('select id, customer_id, subscription_id from sales where checkout_id = ?', [
-    checkout.id,
-  ]);
-  if (!sale) return null;
-  return {
-    customerId: sale.customer_id as string,
-    subscriptionId: (sale.subscription_id as string | null) ?? null,
-    saleId: sale.id as string,
-  };
-}
-
 /** The checkout's sale, paid, with sale.created and sale.paid on `events`. */
 async function insertSale(
-  tx: SqlExecutor,
+  em: EntityManager,
   checkout: CheckoutRow,
   s: { customerId: string; transactionId: string | null; subscriptionId: string | null; installments: number },
   now: Date,
   events: Events,
 ): Promise<string> {
-  const saleId = await insertPaidSale(tx, {
-    organizationId: checkout.organization_id,
+  const saleId = await insertPaidSale(em, {
+    organizationId: checkout.organizationId,
     checkoutId: checkout.id,
     transactionId: s.transactionId,
     customerId: s.customerId,
-    productId: checkout.product_id,
-    priceId: checkout.product_price_id,
+    productId: checkout.productId,
+    priceId: checkout.productPriceId,
     subscriptionId: s.subscriptionId,
     invoiceId: null,
-    discountId: checkout.discount_id,
+    discountId: checkout.discountId,
     currency: checkout.currency,
-    subtotalAmount: Number(checkout.subtotal_amount),
-    discountAmount: Number(checkout.discount_amount),
-    amount: Number(checkout.amount),
+    subtotalAmount: checkout.subtotalAmount,
+    discountAmount: checkout.discountAmount,
+    amount: checkout.amount,
     installments: s.installments,
-    paymentMethod: checkout.payment_method ?? 'credit_card',
+    paymentMethod: checkout.paymentMethod ?? 'credit_card',
     at: now,
   });
-  const sale = await saleRecord(tx, saleId);
+  const sale = await saleRecordIn(em, saleId);
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return saleId;
 }
 
-/** The checkout succeeded, with its customer and payment details, and checkout.updated on `events`. */
+/**
+ * confirmed → succeeded, guarded (db/checkout/lifecycle.ts), with its customer and payment details,
+ * and checkout.updated on `events`. A checkout that is not confirmed is not recorded: the
+ * transaction is given up and the workflow gives the money back.
+ */
 async function markSucceeded(
-  orm: Orm,
-  tx: SqlExecutor,
+  em: EntityManager,
   checkout: CheckoutRow,
   { customerId, subscriptionId }: { customerId: string; subscriptionId: string | null },
   paymentData: GatewayPaymentData | null,
   now: Date,
   events: Events,
 ): Promise<void> {
-  // The row as written is the event's record: no second read.
-  const [row] = await tx.execute<Row[]>(
-    `update checkouts set status = 'succeeded', customer_id = ?, subscription_id = coalesce(subscription_id, ?),
-       decline_reason = null, gateway_payment_data = coalesce(?::jsonb, gateway_payment_data), updated_at = ?
-     where id = ? returning *`,
-    [customerId, subscriptionId, paymentData ? JSON.stringify(paymentData) : null, now, checkout.id],
+  const row = await transitionCheckout(
+    em,
+    checkout.id,
+    'pay',
+    {
+      customerId,
+      subscriptionId: checkout.subscriptionId ?? subscriptionId,
+      declineReason: null,
+      gatewayPaymentData: paymentData ?? checkout.gatewayPaymentData,
+    },
+    now,
   );
-  events.push(['checkout.updated', checkoutRecordOf(orm, row!)]);
+  if (!row) {
+    throw ApplicationFailure.nonRetryable(`Checkout ${checkout.id} is ${checkout.status}`, 'RecordingRejected');
+  }
+  // The row as written is the event's record: no second read.
+  events.push(['checkout.updated', checkoutRecord(row)]);
 }
 
 async function insertSubscription(
-  tx: SqlExecutor,
+  em: EntityManager,
   checkout: CheckoutRow,
   customerId: string,
   s: NonNullable<RecordSaleInput['subscription']>,
   events: Events,
 ): Promise<string> {
+  const tx = executorOf(sqlIn(em));
   await refuseSecondSubscription(tx, checkout, customerId);
   const id = uuidv7();
-  const [price] = await tx.execute<Row[]>('select currency from prices where id = ?', [checkout.product_price_id]);
-  const currency = price!.currency as string;
+  const currency = await priceCurrency(em, checkout.productPriceId);
   const [row] = await tx.execute<Row[]>(
     `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
        recurrence_billing, gateway_subscription_id, amount, currency, discount_id, current_period_start,
@@ -160,18 +158,18 @@ async function insertSubscription(
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
     [
       id,
-      checkout.organization_id,
+      checkout.organizationId,
       customerId,
-      checkout.product_id,
-      checkout.product_price_id,
+      checkout.productId,
+      checkout.productPriceId,
       checkout.id,
       s.status,
       // Without a gateway subscription (none could be made), our own renewals bill it.
-      s.gatewaySubscriptionId ? checkout.recurrence_billing : 'manual',
+      s.gatewaySubscriptionId ? checkout.recurrenceBilling : 'manual',
       s.gatewaySubscriptionId,
       checkout.amount,
       currency,
-      checkout.discount_id,
+      checkout.discountId,
       s.periodStart,
       s.periodEnd,
       s.trialEnd,
@@ -181,7 +179,7 @@ async function insertSubscription(
       s.trialEnd ?? s.periodStart,
       s.trialEnd ? 0 : 1,
       s.cardTokenId ?? null,
-      checkout.subtotal_amount,
+      checkout.subtotalAmount,
     ],
   );
   // The record every later subscription event carries (the API's, currency in upper case).
@@ -199,9 +197,9 @@ async function insertSubscription(
  */
 async function refuseSecondSubscription(tx: SqlExecutor, checkout: CheckoutRow, customerId: string): Promise<void> {
   const buyer = { customerId, externalCustomerId: null, email: null };
-  if (await secondSubscriptionRefused(tx, checkout.organization_id, buyer, { renewal: false, lock: true })) {
+  if (await secondSubscriptionRefused(tx, checkout.organizationId, buyer, { renewal: false, lock: true })) {
     throw ApplicationFailure.nonRetryable(
-      `Customer ${customerId} already has a live subscription of organization ${checkout.organization_id}`,
+      `Customer ${customerId} already has a live subscription of organization ${checkout.organizationId}`,
       'RecordingRejected',
     );
   }
@@ -228,23 +226,23 @@ async function findOrCreateCustomer(
   now: Date,
   events: Events,
 ): Promise<string> {
-  const org = c.organization_id;
+  const org = c.organizationId;
   const customer = await findCheckoutCustomer<CustomerRow>(
     tx,
     org,
-    { customerId: c.customer_id, externalCustomerId: c.external_customer_id, email: c.customer_email },
+    { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email: c.customerEmail },
     'id, email, name, external_id, billing_name, billing_address, tax_id',
   );
-  const taxId = c.customer_tax_id ? parseTaxId(c.customer_tax_id) : null;
+  const taxId = c.customerTaxId ? parseTaxId(c.customerTaxId) : null;
   if (customer) {
     const patch: Record<string, unknown> = {};
-    if (!customer.name && c.customer_name) patch.name = c.customer_name;
+    if (!customer.name && c.customerName) patch.name = c.customerName;
     if (!customer.tax_id && taxId) patch.tax_id = JSON.stringify(taxId);
-    if (!customer.billing_name && c.customer_billing_name) patch.billing_name = c.customer_billing_name;
-    if (!customer.billing_address && c.customer_billing_address) {
-      patch.billing_address = JSON.stringify(c.customer_billing_address);
+    if (!customer.billing_name && c.customerBillingName) patch.billing_name = c.customerBillingName;
+    if (!customer.billing_address && c.customerBillingAddress) {
+      patch.billing_address = JSON.stringify(c.customerBillingAddress);
     }
-    if (!customer.external_id && c.external_customer_id) patch.external_id = c.external_customer_id;
+    if (!customer.external_id && c.externalCustomerId) patch.external_id = c.externalCustomerId;
     const fields = Object.keys(patch);
     if (fields.length > 0) {
       await tx.execute(
@@ -256,7 +254,7 @@ async function findOrCreateCustomer(
     return customer.id;
   }
   // prepareConfirmation checked the email before any money moved; this is only a guard.
-  if (!c.customer_email) {
+  if (!c.customerEmail) {
     throw ApplicationFailure.nonRetryable('The checkout has no customer email', 'MissingCustomerEmail');
   }
   const id = uuidv7();
@@ -267,13 +265,13 @@ async function findOrCreateCustomer(
     [
       id,
       org,
-      c.customer_email,
-      c.customer_name,
-      c.external_customer_id,
-      c.customer_billing_name,
-      c.customer_billing_address ? JSON.stringify(c.customer_billing_address) : null,
+      c.customerEmail,
+      c.customerName,
+      c.externalCustomerId,
+      c.customerBillingName,
+      c.customerBillingAddress ? JSON.stringify(c.customerBillingAddress) : null,
       taxId ? JSON.stringify(taxId) : null,
-      JSON.stringify(c.customer_metadata ?? {}),
+      JSON.stringify(c.customerMetadata ?? {}),
       now,
       now,
     ],

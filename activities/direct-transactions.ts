@@ -1,8 +1,7 @@
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql } from '../db/plain-sql.ts';
 import type { GatewayTransaction, PaymentGateway } from '../gateway/port.ts';
 import type { DirectTransactionInput } from '../domain/direct-transaction.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { callGateway } from './gateway-failures.ts';
 import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
@@ -76,7 +75,7 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
       customerEmail: string | null,
     ): Promise<string> {
       return upsertTransaction(
-        executorOf(plainSql(deps.orm).query),
+        deps.orm.em.fork(),
         { organizationId, checkoutId: null, buyer: customerEmail ? { email: customerEmail } : null },
         payment,
         'keep',

@@ -2,13 +2,15 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
-import { Refund, Sale, Transaction } from '../db/entities/index.ts';
+import { lockTransaction, recordTransactionRefunds } from '../db/checkout/transactions.ts';
+import { lockRefund, pendingRefundSum, settleRefundRow } from '../db/sale/refunds.ts';
+import { lockSale, recordSaleRefunds } from '../db/sale/sales.ts';
+import { Refund, Transaction } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { REFUND_NOT_FOUND } from '../contracts/refund.ts';
 import type { RefundSettlement, SettledRefundStatus } from '../contracts/refund.ts';
 import type { RefundActivities } from '../contracts/refund.ts';
@@ -80,15 +82,11 @@ export function createRefundActivities(deps: RefundDeps) {
         if (!books) {
           return settle(tx, refundId, { status: 'failed', reason: 'gateway: no such transaction' });
         }
-        const [others] = await sqlIn(tx)<{ pending: string }>(
-          `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending' and id <> ?`,
-          [payment.id, refund.id],
-        );
         const verdict = refundVerdict({
           gatewayRefunded: books.refundedAmount,
           recordedRefunded: payment.refundedAmount,
           amount: refund.amount,
-          otherPending: Number(others!.pending),
+          otherPending: await pendingRefundSum(tx, payment.id, refund.id),
         });
         if (verdict === 'happened') return settle(tx, refundId, { status: 'succeeded' });
         if (verdict === 'not_happened') {
@@ -114,32 +112,32 @@ export function createRefundActivities(deps: RefundDeps) {
  * the sale's refunded totals and the sale.refunded event. Locks refund, payment, sale in that order.
  */
 async function settle(tx: EntityManager, refundId: string, settlement: RefundSettlement): Promise<SettledRefundStatus> {
-  const refund = await tx.findOneOrFail(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const refund = await lockRefund(tx, refundId);
   if (refund.status !== 'pending') return refund.status;
   const now = new Date();
-  refund.updatedAt = now;
   if (settlement.status === 'failed') {
-    refund.status = 'failed';
-    refund.reason = refund.reason ? `${refund.reason} (${settlement.reason})` : settlement.reason;
+    const reason = refund.reason ? `${refund.reason} (${settlement.reason})` : settlement.reason;
+    await settleRefundRow(tx, refundId, { status: 'failed', reason }, now);
     return 'failed';
   }
-  refund.status = 'succeeded';
-  const payment = await tx.findOneOrFail(
-    Transaction,
-    { id: refund.transactionId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE },
-  );
-  payment.refundedAmount += refund.amount;
-  payment.status = transactionStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
-  payment.updatedAt = now;
-  const sale = await tx.findOneOrFail(Sale, { id: refund.saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await settleRefundRow(tx, refundId, { status: 'succeeded' }, now);
+  const payment = await lockTransaction(tx, refund.transactionId);
+  const refunded = payment.refundedAmount + refund.amount;
+  const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
+  await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
+  const sale = await lockSale(tx, refund.saleId);
   // Refunds are measured against what was captured (installment interest included); the sale keeps
   // the same tally, bounded by its own amount.
-  sale.refundedAmount = Math.min(sale.amount, payment.refundedAmount);
-  sale.status = saleStatusAfterRefunds(payment.capturedAmount, payment.refundedAmount);
-  sale.updatedAt = now;
-  // The sale as its GET answers it, with this change: written first, then read the sales' one way.
-  await tx.flush();
-  recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecord(executorOf(sqlIn(tx)), sale.id));
+  await recordSaleRefunds(
+    tx,
+    sale.id,
+    {
+      refundedAmount: Math.min(sale.amount, refunded),
+      status: saleStatusAfterRefunds(payment.capturedAmount, refunded),
+    },
+    now,
+  );
+  // The sale as its GET answers it, with this change: read the sales' one way.
+  recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));
   return 'succeeded';
 }

@@ -2,13 +2,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
+import {
+  AWAITING_PAYMENT,
+  awaitedPayment,
+  confirmationInFlight,
+  PAYMENT_IN_FLIGHT,
+} from '../db/checkout/lost-run-reads.ts';
 import { plainSql, type Row } from '../db/plain-sql.ts';
-import type {
-  ConfirmCardToken,
-  ConfirmCheckoutInput,
-  ConfirmPaymentMethod,
-  PendingPaymentKind,
-} from '../domain/checkout.ts';
+import type { ConfirmCheckoutInput, GatewayPaymentData, PendingPaymentKind } from '../domain/checkout.ts';
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
@@ -18,16 +19,6 @@ import type { SweepPage, SweepPageInput } from '../contracts/sweep.ts';
 import type { IssuedPendingPayment } from '../contracts/checkout.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
-
-/** A confirmed checkout with a pix or boleto issued (its payment data stored) and not yet settled. */
-const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
-  and gateway_payment_data->>'transaction_id' is not null`;
-/**
- * Confirmed checkouts whose payment call's answer was never recorded: the run was lost between the
- * confirmation and the call's answer (the call may or may not have reached the gateway). Rows confirmed
- * before the confirmation was kept cannot be asked about and are left out.
- */
-const PAYMENT_IN_FLIGHT = `status = 'confirmed' and gateway_payment_data is null and confirmation is not null`;
 
 /** What the sweep pages through: `from` in the order of `id` (its id column, selected as `id`). */
 interface SweepQuery {
@@ -173,8 +164,6 @@ function workflowSweepActivities(deps: SweepDeps) {
 
 /** What a checkout workflow started again by a sweep reads of the run it replaces. */
 function lostRunActivities(orm: Orm) {
-  const db = plainSql(orm);
-
   return {
     /**
      * The confirmation whose payment call a lost run made without recording its answer, as the buyer
@@ -182,15 +171,8 @@ function lostRunActivities(orm: Orm) {
      * A checkout workflow started again asks the gateway about the call it keyed (workflows/checkout.ts).
      */
     async paymentInFlight(checkoutId: string): Promise<ConfirmCheckoutInput | null> {
-      const [row] = await db.query(`select confirmation from checkouts where id = ? and ${PAYMENT_IN_FLIGHT}`, [
-        checkoutId,
-      ]);
-      if (!row) return null;
-      const c = row.confirmation as {
-        payment_method: ConfirmPaymentMethod;
-        card: ConfirmCardToken | null;
-        installments: number;
-      };
+      const c = await confirmationInFlight(orm.em.fork(), checkoutId);
+      if (!c) return null;
       return {
         paymentMethod: c.payment_method,
         card: c.card,
@@ -207,24 +189,18 @@ function lostRunActivities(orm: Orm) {
      * date and its grace days.
      */
     async issuedPendingPayment(checkoutId: string): Promise<IssuedPendingPayment | null> {
-      const [row] = await db.query(
-        `select payment_method, gateway_payment_data, expires_at from checkouts where id = ? and ${AWAITING_PAYMENT}`,
-        [checkoutId],
-      );
+      const row = await awaitedPayment(orm.em.fork(), checkoutId);
       if (!row) return null;
-      const data = row.gateway_payment_data as {
-        transaction_id: string;
-        pix?: { expires_at: string };
-        boleto?: { due_date: string };
-      };
-      const kind = row.payment_method as PendingPaymentKind;
+      // The predicate read a pix or boleto with its transaction id stored (AWAITING_PAYMENT).
+      const data = row.gatewayPaymentData as Partial<GatewayPaymentData> & { transaction_id: string };
+      const kind = row.paymentMethod as PendingPaymentKind;
       // Payment data without its document (never stored so): the checkout's own expiry.
       const payBy =
         kind === 'pix' && data.pix
           ? new Date(data.pix.expires_at)
           : kind === 'boleto' && data.boleto
             ? boletoPayableUntil(data.boleto.due_date)
-            : new Date(row.expires_at as string);
+            : row.expiresAt;
       return { transactionId: data.transaction_id, kind, payBy: payBy.toISOString() };
     },
   } satisfies Partial<CheckoutActivities>;

@@ -3,7 +3,9 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage }
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { Checkout } from '../db/entities/index.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlainSql } from '../db/plain-sql.ts';
+import { confirmableCheckoutRow } from '../db/checkout/confirmations.ts';
 import {
   CHECKOUT_NOT_OPEN,
   confirmationAllowed,
@@ -53,6 +55,19 @@ export interface ConfirmableCheckout {
 }
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
+export async function confirmableCheckoutOf(
+  em: EntityManager,
+  by: { clientSecret: string } | { id: string; organizationId: string },
+): Promise<ConfirmableCheckout> {
+  const row = await confirmableCheckoutRow(em, by);
+  if (!row) throw notFound('Checkout');
+  return { ...row, hasBillingAddress: Boolean(row.hasBillingAddress) };
+}
+
+/**
+ * The pages' form of confirmableCheckoutOf, on plain SQL: kept for pages/checkout/routes.ts until it
+ * reads through the checkout's repository (issue 32), then removed.
+ */
 export async function confirmableCheckout(
   db: PlainSql,
   by: { clientSecret: string } | { id: string; organizationId: string },

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { checkoutWorkflowId, paymentUpdatedSignal, type PaymentUpdate } from '../contracts/checkout.ts';
-import { plainSql } from '../db/plain-sql.ts';
+import { checkoutExists, checkoutOfGatewayTransaction } from '../db/checkout/notice-reads.ts';
 import { GatewayError, type GatewayTransaction } from '../gateway/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
@@ -61,14 +61,10 @@ async function checkoutOfTransaction(
   gatewayTransactionId: string,
   gatewayRecord: () => Promise<GatewayTransaction | null>,
 ): Promise<string | null> {
-  const db = plainSql(deps.orm);
-  const [recorded] = await db.query<{ checkout_id: string }>(
-    'select checkout_id from transactions where gateway_transaction_id = ? and checkout_id is not null',
-    [gatewayTransactionId],
-  );
-  if (recorded) return recorded.checkout_id;
+  const em = deps.orm.em.fork();
+  const recorded = await checkoutOfGatewayTransaction(em, gatewayTransactionId);
+  if (recorded) return recorded;
   const t = await gatewayRecord();
   if (!t || !isUuid(t.reference)) return null;
-  const [row] = await db.query<{ id: string }>('select id from checkouts where id = ?', [t.reference]);
-  return row?.id ?? null;
+  return (await checkoutExists(em, t.reference)) ? t.reference : null;
 }

@@ -138,3 +138,6 @@ export function nowPlusMs(ms: number | Expression<number>): RawBuilder<Date> {
 export function msUntil(at: Expression<Date>): RawBuilder<number> {
   return sql<number>`greatest(0, ceil(extract(epoch from (${at} - now())) * 1000))::integer`;
 }
+/** What the repositories use of Kysely itself: its raw fragments and its row types (the client stays here). */
+export { sql } from 'kysely';
+export type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';

@@ -8,7 +8,9 @@ import { Checkout, CheckoutLink, Customer, Discount, Subscription } from '../db/
 import { redeemDiscount, releaseRedemption } from '../db/catalog/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { checkoutTransition, SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
+import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
+import { transitionCheckout } from '../db/checkout/lifecycle.ts';
+import { insertCheckout } from '../db/checkout/records.ts';
 import { checkoutExpiresAt, recurrenceBillingOf, termsRefusal } from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -87,7 +89,7 @@ export async function createCheckout(deps: CheckoutDeps, request: CreateCheckout
   const checkout = await deps.orm.em.fork().transactional(async (tx) => {
     const sale = await pricedSale(tx, request, now, offersRecurringBilling(deps.gateway));
     const upgrade = await checkedBuyer(tx, request, sale.price, sale.product.organizationId);
-    const checkout = newCheckout(tx, request, { sale, upgrade, taxId, now });
+    const checkout = await newCheckout(tx, request, { sale, upgrade, taxId, now });
     if (sale.discount) await redeemWith(tx, sale.discount.id, checkout.id);
     recordEvent(tx, checkout.organizationId, 'checkout.created', checkoutRecord(checkout));
     return checkout;
@@ -199,16 +201,16 @@ async function checkedBuyer(
 }
 
 /** The open checkout's row, as the request and its priced sale make it. */
-function newCheckout(
+async function newCheckout(
   tx: EntityManager,
   request: CreateCheckoutRequest,
   made: { sale: Sale; upgrade: CheckoutUpgrade | null; taxId: string | null; now: Date },
-): CheckoutEntity {
+): Promise<CheckoutEntity> {
   const { input } = request;
   const { sale, upgrade, taxId, now } = made;
   const { product, price, priced, balanceApplied } = sale;
   const id = uuidv7();
-  return tx.create(Checkout, {
+  return insertCheckout(tx, {
     id,
     organizationId: product.organizationId,
     status: 'open',
@@ -290,9 +292,10 @@ async function startWorkflowOrClose(deps: CheckoutDeps, checkout: CheckoutEntity
  */
 async function closeUnstarted(deps: CheckoutDeps, checkoutId: string): Promise<void> {
   await deps.orm.em.fork().transactional(async (tx) => {
-    const closed = await tx.findOneOrFail(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    closed.status = checkoutTransition(closed.status, 'expire') ?? closed.status;
-    closed.expiresAt = closed.updatedAt = new Date();
+    const now = new Date();
+    // Through the state machine's guard: a checkout that left open meanwhile is left as it is.
+    const closed = await transitionCheckout(tx, checkoutId, 'expire', { expiresAt: now }, now);
+    if (!closed) return;
     await releaseRedemption(tx, checkoutId);
     recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
   });

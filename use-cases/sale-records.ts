@@ -1,4 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlExecutor } from '../db/plain-sql.ts';
+import { salesWithRelations, type SaleWithRelations } from '../db/sale/records.ts';
 import { presentSale, type SaleBody } from './schemas/sales.ts';
 
 /** A sale's row with what its presentation names of its customer, product and payment. */
@@ -82,5 +84,33 @@ function present(row: SaleRow): SaleBody {
     chargedAmount: row.charged_amount === null ? null : Number(row.charged_amount),
     customer: { id: row.customer_id, email: row.customer_email, name: row.customer_name },
     product: { id: row.product_id, name: row.product_name },
+  });
+}
+
+/**
+ * Sales as GET /sales/{id} answers them, in the order of `ids`, through the sale's repository: the
+ * form of saleRecords for callers on an EntityManager (saleRecords stays for the plain-SQL paths of
+ * the subscription's and the invoice's activities until they move).
+ */
+export async function saleRecordsIn(em: EntityManager, ids: readonly string[]): Promise<SaleBody[]> {
+  const rows = await salesWithRelations(em, ids);
+  const byId = new Map(rows.map((row) => [row.id, presentRow(row)]));
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** One sale, as saleRecordsIn reads it. */
+export async function saleRecordIn(em: EntityManager, id: string): Promise<SaleBody> {
+  const [record] = await saleRecordsIn(em, [id]);
+  if (!record) throw new Error(`Sale ${id} not found`);
+  return record;
+}
+
+function presentRow(row: SaleWithRelations): SaleBody {
+  return presentSale(row, {
+    gatewayTransactionId: row.gatewayTransactionId,
+    // An aliased column of a joined table comes back as the driver reads it (a bigint as text).
+    chargedAmount: row.chargedAmount === null ? null : Number(row.chargedAmount),
+    customer: { id: row.customerId, email: row.customerEmail, name: row.customerName },
+    product: { id: row.productId, name: row.productName },
   });
 }

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { plainSql } from '../../db/plain-sql.ts';
-import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
+import { confirmableCheckoutOf, confirmCheckout } from '../checkout-confirmation.ts';
 import { isClientSecret } from '../checkout-public.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import {
@@ -46,7 +45,7 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     async (request, reply) => {
       const secret = request.params.client_secret;
       if (!isClientSecret(secret)) throw notFound('Checkout');
-      const checkout = await confirmableCheckout(plainSql(deps.orm), { clientSecret: secret });
+      const checkout = await confirmableCheckoutOf(deps.orm.em.fork(), { clientSecret: secret });
       const result = await confirmCheckout(deps, checkout, request.body);
       if (result.outcome === 'declined') {
         const reason = result.checkout.decline_reason ?? 'card_declined';

@@ -1,6 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
+import { updateOpenCheckout, type CheckoutFields } from '../../db/checkout/lifecycle.ts';
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/catalog/discount-redemptions.ts';
@@ -152,38 +153,41 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
       const taxId = body.customer_tax_id == null ? body.customer_tax_id : validTaxId(body.customer_tax_id);
       const em = deps.orm.em.fork();
       const checkout = await em.transactional(async (tx) => {
-        const checkout = await ownCheckout(tx, request.params.id, organizationId, true);
+        const found = await ownCheckout(tx, request.params.id, organizationId, true);
         const now = new Date();
-        if (checkout.status !== 'open' || checkout.expiresAt.getTime() <= now.getTime()) {
-          throw new ApiError(409, 'checkout_not_open', 'The checkout is not open', `status: ${checkout.status}`);
+        // The guard (open and unexpired) decides first, under the row lock, so its 409 comes before any other answer.
+        if (!(await updateOpenCheckout(tx, found.id, {}, now))) {
+          throw new ApiError(409, 'checkout_not_open', 'The checkout is not open', `status: ${found.status}`);
         }
         if (body.customer_id) await customerOf(tx, body.customer_id, organizationId);
-        applyUpdate(checkout, body, taxId);
+        const fields = updatedFields(body, taxId);
         if (body.discount_id !== undefined || body.quantity !== undefined) {
-          const price = await tx.findOneOrFail(Price, { id: checkout.productPriceId });
-          const discountId = body.discount_id === undefined ? checkout.discountId : body.discount_id;
+          const price = await tx.findOneOrFail(Price, { id: found.productPriceId });
+          const discountId = body.discount_id === undefined ? found.discountId : body.discount_id;
           const discount = discountId ? await discountOf(tx, discountId, organizationId) : null;
-          const quantity = body.quantity ?? checkout.quantity;
+          const quantity = body.quantity ?? found.quantity;
           const custom = customAmountOnReprice(Number(price.unitAmount), {
-            subtotalAmount: Number(checkout.subtotalAmount),
-            quantity: checkout.quantity,
+            subtotalAmount: Number(found.subtotalAmount),
+            quantity: found.quantity,
           });
-          const priced = checkedPricing(pricingFor(price, checkout.productId, quantity, custom, discount, now));
-          if ((discount?.id ?? null) !== checkout.discountId) {
-            await releaseRedemption(tx, checkout.id);
-            if (discount && (await redeemDiscount(tx, discount.id, checkout.id)) === 'exhausted') {
+          const priced = checkedPricing(pricingFor(price, found.productId, quantity, custom, discount, now));
+          if ((discount?.id ?? null) !== found.discountId) {
+            await releaseRedemption(tx, found.id);
+            if (discount && (await redeemDiscount(tx, discount.id, found.id)) === 'exhausted') {
               throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
             }
           }
-          checkout.quantity = quantity;
-          checkout.discountId = discount?.id ?? null;
-          checkout.subtotalAmount = priced.subtotal;
-          checkout.discountAmount = priced.discountAmount;
-          checkout.amount = priced.amount;
+          Object.assign(fields, {
+            quantity,
+            discountId: discount?.id ?? null,
+            subtotalAmount: priced.subtotal,
+            discountAmount: priced.discountAmount,
+            amount: priced.amount,
+          });
         }
-        checkout.updatedAt = now;
-        recordEvent(tx, organizationId, 'checkout.updated', checkoutRecord(checkout));
-        return checkout;
+        const updated = (await updateOpenCheckout(tx, found.id, fields, now))!;
+        recordEvent(tx, organizationId, 'checkout.updated', checkoutRecord(updated));
+        return updated;
       });
       return checkoutRecord(checkout);
     },
@@ -252,22 +256,25 @@ function publicRoutes(app: RouteApp, deps: RouteDeps): void {
 }
 
 /** Sets the sent fields; null clears a nullable one. */
-function applyUpdate(checkout: CheckoutEntity, body: UpdateCheckoutBody, taxId: string | null | undefined): void {
-  if (body.customer_id !== undefined) checkout.customerId = body.customer_id;
-  if (body.customer_name !== undefined) checkout.customerName = body.customer_name;
-  if (body.customer_email !== undefined) checkout.customerEmail = body.customer_email;
-  if (body.customer_ip_address !== undefined) checkout.customerIpAddress = body.customer_ip_address;
-  if (body.customer_billing_name !== undefined) checkout.customerBillingName = body.customer_billing_name;
+/** The fields a PATCH body sets (those it leaves out stay as they are). */
+function updatedFields(body: UpdateCheckoutBody, taxId: string | null | undefined): CheckoutFields {
+  const fields: CheckoutFields = {};
+  if (body.customer_id !== undefined) fields.customerId = body.customer_id;
+  if (body.customer_name !== undefined) fields.customerName = body.customer_name;
+  if (body.customer_email !== undefined) fields.customerEmail = body.customer_email;
+  if (body.customer_ip_address !== undefined) fields.customerIpAddress = body.customer_ip_address;
+  if (body.customer_billing_name !== undefined) fields.customerBillingName = body.customer_billing_name;
   if (body.customer_billing_address !== undefined) {
-    checkout.customerBillingAddress = body.customer_billing_address
+    fields.customerBillingAddress = body.customer_billing_address
       ? storedBillingAddress(body.customer_billing_address)
       : null;
   }
-  if (taxId !== undefined) checkout.customerTaxId = taxId;
-  if (body.customer_metadata !== undefined) checkout.customerMetadata = body.customer_metadata;
-  if (body.is_business_customer !== undefined) checkout.isBusinessCustomer = body.is_business_customer;
-  if (body.external_customer_id !== undefined) checkout.externalCustomerId = body.external_customer_id;
-  if (body.metadata !== undefined) checkout.metadata = body.metadata;
-  if (body.success_url !== undefined) checkout.successUrl = body.success_url;
-  if (body.cancel_url !== undefined) checkout.cancelUrl = body.cancel_url;
+  if (taxId !== undefined) fields.customerTaxId = taxId;
+  if (body.customer_metadata !== undefined) fields.customerMetadata = body.customer_metadata;
+  if (body.is_business_customer !== undefined) fields.isBusinessCustomer = body.is_business_customer;
+  if (body.external_customer_id !== undefined) fields.externalCustomerId = body.external_customer_id;
+  if (body.metadata !== undefined) fields.metadata = body.metadata;
+  if (body.success_url !== undefined) fields.successUrl = body.success_url;
+  if (body.cancel_url !== undefined) fields.cancelUrl = body.cancel_url;
+  return fields;
 }

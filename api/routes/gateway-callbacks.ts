@@ -1,7 +1,7 @@
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { plainSql } from '../../db/plain-sql.ts';
+import { callbackHandled, recordCallback } from '../../db/checkout/callbacks.ts';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
@@ -55,9 +55,8 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
     async (request) => {
       const notice = request.body;
-      const db = plainSql(deps.orm);
-      const [seen] = await db.query<{ id: string }>('select id from gateway_callbacks where id = ?', [notice.id]);
-      if (seen) return { received: true as const, duplicate: true };
+      const em = deps.orm.em.fork();
+      if (await callbackHandled(em, notice.id)) return { received: true as const, duplicate: true };
 
       if (notice.type === 'transaction.updated' && notice.transactionId) {
         const { transactionId, status } = notice;
@@ -74,10 +73,7 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         if (notice.invoiceId) await signalRecurrenceInvoice(deps, notice.invoiceId);
       }
       // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
-      await db.query(
-        'insert into gateway_callbacks (id, type, payload, received_at) values (?, ?, ?, ?) on conflict (id) do nothing',
-        [notice.id, notice.type, JSON.stringify(notice), new Date()],
-      );
+      await recordCallback(em, notice);
       return { received: true as const, duplicate: false };
     },
   );

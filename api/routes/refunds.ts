@@ -1,9 +1,8 @@
 import { LockMode, type FilterQuery, type InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { uuidv7 } from 'uuidv7';
 import { recordEvent } from '../../db/events.ts';
 import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
-import { sqlIn } from '../../db/plain-sql.ts';
+import { insertPendingRefund, pendingRefundSum } from '../../db/sale/refunds.ts';
 import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -83,28 +82,19 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
           { id: sale.transactionId! },
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
-        const [pendingRow] = await sqlIn(tx)<{ pending: string }>(
-          `select coalesce(sum(amount), 0) as pending from refunds where transaction_id = ? and status = 'pending'`,
-          [payment.id],
-        );
         const { amount } = refuse(
           refundAmount(body.amount, {
             captured: payment.capturedAmount,
             refunded: payment.refundedAmount,
-            pending: Number(pendingRow!.pending),
+            pending: await pendingRefundSum(tx, payment.id),
           }),
         );
-        const now = new Date();
-        const created = tx.create(Refund, {
-          id: uuidv7(),
+        const created = await insertPendingRefund(tx, {
           organizationId,
           saleId: sale.id,
           transactionId: payment.id,
           amount,
           reason: body.reason ?? null,
-          status: 'pending',
-          createdAt: now,
-          updatedAt: now,
         });
         recordEvent(tx, organizationId, 'refund.created', presentRefund(created, payment.currency));
         return { refund: created, currency: payment.currency };

@@ -1,8 +1,7 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Sale } from '../../db/entities/index.ts';
-import { executorOf, plainSql } from '../../db/plain-sql.ts';
-import { saleRecord, saleRecords } from '../../use-cases/sale-records.ts';
+import { saleRecordIn, saleRecordsIn } from '../../use-cases/sale-records.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
@@ -53,8 +52,8 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         offset: pageOffset(q),
       });
       return pageOf(
-        await saleRecords(
-          sqlOf(deps),
+        await saleRecordsIn(
+          em,
           sales.map((sale) => sale.id),
         ),
         total,
@@ -74,10 +73,7 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       const em = deps.orm.em.fork();
       const sale = isUuid(request.params.id) ? await em.findOne(Sale, { id: request.params.id, organizationId }) : null;
       if (!sale) throw notFound('Sale');
-      return saleRecord(sqlOf(deps), sale.id);
+      return saleRecordIn(em, sale.id);
     },
   );
 };
-
-/** The sales' own read (use-cases/sale-records.ts), the one their events use too. */
-const sqlOf = (deps: RouteDeps) => executorOf((text, params) => plainSql(deps.orm).query(text, params));

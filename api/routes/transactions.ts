@@ -6,11 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
-import { plainSql } from '../../db/plain-sql.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { chargeableCard, sentCard } from '../card-tokenization.ts';
-import { confirmableCheckout, confirmCheckout } from '../checkout-confirmation.ts';
+import { confirmableCheckoutOf, confirmCheckout } from '../checkout-confirmation.ts';
 import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
 import {
   buyerNames,
@@ -224,7 +223,7 @@ function gatewayTransaction(remote: GatewayTransaction): TransactionBody {
 /** Pays a checkout through its workflow (the same path as confirm-sdk), then reads the payment back. */
 async function payCheckout(deps: RouteDeps, organizationId: string, body: DirectTransactionBody) {
   if (!isUuid(body.checkout_id!)) throw notFound('Checkout');
-  const checkout = await confirmableCheckout(plainSql(deps.orm), { id: body.checkout_id!, organizationId });
+  const checkout = await confirmableCheckoutOf(deps.orm.em.fork(), { id: body.checkout_id!, organizationId });
   if (body.amount !== checkout.amount) {
     throw badRequest('amount does not match the checkout', `The checkout's amount is ${checkout.amount} cents`);
   }

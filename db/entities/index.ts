@@ -11,6 +11,7 @@ import {
   CheckoutLink,
   Discount,
   DiscountRedemption,
+  GatewayCallback,
   Refund,
   Sale,
   Subscription,
@@ -56,4 +57,5 @@ export const entities = [
   SubscriptionInvoice,
   Sale,
   Refund,
+  GatewayCallback,
 ];

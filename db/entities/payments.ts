@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { PaymentCard } from '../../domain/checkout.ts';
+import type { ConfirmCardToken, ConfirmPaymentMethod, PaymentCard } from '../../domain/checkout.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
@@ -97,11 +97,22 @@ export const Checkout = defineEntity({
     paymentMethod: p.string().nullable(),
     gatewayPaymentData: p.json<Record<string, unknown>>().nullable(),
     declineReason: p.string().nullable(),
+    /** The number of the last confirmation: each payment call's gateway key carries it (0: none yet). */
+    paymentSlot: p.integer().default(0),
+    /** What that confirmation asked the gateway for (method, card token, installments). */
+    confirmation: p.json<StoredConfirmation>().nullable(),
     expiresAt: p.datetime(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
 });
+
+/** What a confirmation asked the gateway for, kept on the checkout (its `confirmation` column). */
+export interface StoredConfirmation {
+  payment_method: ConfirmPaymentMethod;
+  card: ConfirmCardToken | null;
+  installments: number;
+}
 
 export const DiscountRedemption = defineEntity({
   name: 'DiscountRedemption',
@@ -132,7 +143,7 @@ export const Transaction = defineEntity({
     declineReason: p.string().nullable(),
     buyer: p.json<Record<string, unknown>>().nullable(),
     capturedAmount: p.bigint('number'),
-    refundedAmount: p.bigint('number'),
+    refundedAmount: p.bigint('number').default(0),
     confirmedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
@@ -218,6 +229,8 @@ export const Sale = defineEntity({
     productId: p.uuid(),
     priceId: p.uuid(),
     subscriptionId: p.uuid().nullable(),
+    /** The extra-charge invoice it pays; null otherwise. */
+    invoiceId: p.uuid().nullable(),
     discountId: p.uuid().nullable(),
     currency: p.string(),
     subtotalAmount: p.bigint('number'),
@@ -245,6 +258,18 @@ export const Refund = defineEntity({
     status: p.enum(['pending', 'succeeded', 'failed'] as const),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+  },
+});
+
+/** A gateway notification already handled: a repeated delivery is acknowledged and ignored. */
+export const GatewayCallback = defineEntity({
+  name: 'GatewayCallback',
+  tableName: 'gateway_callbacks',
+  properties: {
+    id: p.string().primary(),
+    type: p.string(),
+    payload: p.json<Record<string, unknown>>(),
+    receivedAt: p.datetime(),
   },
 });
 
