@@ -1,4 +1,3 @@
-import { log } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
 import { plainSql, type PlainSql, type Row, type Sql } from '../db/plain-sql.ts';
 import {
@@ -12,7 +11,7 @@ import {
   type NotifyingEvent,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
-import type { NotificationActivities, NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
+import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
  * The relay's part for notifications: of the events it relays, those an organization wants its
@@ -247,15 +246,4 @@ async function deliver(
     message_id: messageId,
   };
   return { outcome: { sent: true, messageId, recipients }, record };
-}
-
-/**
- * `sendNotification` as an activity, for the `notification:<event_id>` workflows an earlier version
- * started per mail (workflows/notification.ts); nothing starts them now.
- */
-export function createNotificationActivities(deps: Omit<NotificationSenderDeps, 'log'>) {
-  return {
-    sendNotification: (input: NotificationStart) =>
-      sendNotification({ ...deps, log: (message) => log.info(message) }, input),
-  } satisfies Partial<NotificationActivities>;
 }

@@ -3,6 +3,14 @@ import { ApiKey, CustomerSession, OrganizationAccessToken } from './credentials.
 import { Customer } from './customer.ts';
 import { Event } from './event.ts';
 import { File } from './file.ts';
+import {
+  Notification,
+  NotificationJob,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookRelay,
+} from './webhook.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -25,6 +33,7 @@ export * from './file.ts';
 export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
+export * from './webhook.ts';
 
 export const entities = [
   Organization,
@@ -50,4 +59,10 @@ export const entities = [
   SubscriptionInvoice,
   Sale,
   Refund,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookRelay,
+  Notification,
+  NotificationJob,
 ];
