@@ -83,36 +83,33 @@ export async function insertEvents(
   em: EntityManager | SqlExecutor,
   organizationId: string,
   events: readonly (readonly [EventType, Record<string, unknown>])[],
-): Promise<void> {
-  if (events.length === 0) return;
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const createdAt = new Date();
   const actor = currentActor();
-  if (!('getKysely' in em)) return insertEventsByText(em, organizationId, events, actor, createdAt);
-  await kyselyOf(em)
-    .insertInto('events')
-    .values(events.map(([type, data]) => ({ id: uuidv7(), organizationId, type, data, actor, createdAt })))
-    .execute();
+  const rows = events.map(([type, data]) => ({ id: uuidv7(), organizationId, type, data, actor, createdAt }));
+  if ('getKysely' in em) await kyselyOf(em).insertInto('events').values(rows).execute();
+  else await insertEventsByText(em, rows);
+  return rows.map((row) => row.id);
 }
 
 /** insertEvents for a plain-SQL transaction (its callers move to an EntityManager, then this goes). */
-async function insertEventsByText(
-  executor: SqlExecutor,
-  organizationId: string,
-  events: readonly (readonly [EventType, Record<string, unknown>])[],
-  actor: Actor | null,
-  now: Date,
-): Promise<void> {
+async function insertEventsByText(executor: SqlExecutor, rows: readonly EventRow[]): Promise<void> {
   await executor.execute(
-    `insert into events (id, organization_id, type, data, actor, created_at) values ${events.map(() => '(?, ?, ?, ?::jsonb, ?::jsonb, ?)').join(', ')}`,
-    events.flatMap(([type, data]) => [
-      uuidv7(),
-      organizationId,
-      type,
-      JSON.stringify(data),
-      JSON.stringify(actor),
-      now,
-    ]),
+    `insert into events (id, organization_id, type, data, actor, created_at) values ${rows.map(() => '(?, ?, ?, ?::jsonb, ?::jsonb, ?)').join(', ')}`,
+    rows.flatMap((e) => [e.id, e.organizationId, e.type, JSON.stringify(e.data), JSON.stringify(e.actor), e.createdAt]),
   );
+}
+
+/** The organization's event by id (its id only: whether it exists). */
+export async function findEvent(em: EntityManager, organizationId: string, id: string): Promise<{ id: string } | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('events')
+    .select('id')
+    .where('id', '=', id)
+    .where('organizationId', '=', organizationId)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** An event as it is stored: the outbox row. */
