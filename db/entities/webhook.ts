@@ -100,9 +100,9 @@ export const NotificationJob = defineEntity({
     eventId: p.uuid().primary(),
     organizationId: p.uuid(),
     attempts: p.integer().default(0),
-    nextAttemptAt: p.datetime(),
+    nextAttemptAt: p.datetime().defaultRaw('now()'),
     lastError: p.text().nullable(),
     gaveUpAt: p.datetime().nullable(),
-    createdAt: p.datetime(),
+    createdAt: p.datetime().defaultRaw('now()'),
   },
 });
