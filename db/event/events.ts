@@ -1,3 +1,4 @@
+import type { FilterQuery, InferEntity, QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import type { InvoiceEvent } from '../../domain/invoices.ts';
@@ -110,6 +111,50 @@ export async function findEvent(em: EntityManager, organizationId: string, id: s
     .where('organizationId', '=', organizationId)
     .executeTakeFirst();
   return row ?? null;
+}
+
+/** What GET /events filters on: a type or a type prefix (`customer.`), a creation range, the record it is about. */
+export interface EventFilter {
+  type?: string;
+  typePrefix?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  objectId?: string;
+}
+
+type EventEntity = InferEntity<typeof Event>;
+
+/**
+ * The organization's event log, a page of it and its size. An entity query: its `data.id` filter is
+ * the `data->>'id'` the index events_org_object_idx covers.
+ */
+export async function listEvents(
+  em: EntityManager,
+  organizationId: string,
+  f: EventFilter,
+  page: { orderBy: QueryOrderMap<EventEntity>; limit: number; offset: number },
+): Promise<{ events: EventEntity[]; total: number }> {
+  const where: FilterQuery<EventEntity> = { organizationId };
+  if (f.type !== undefined) where.type = f.type;
+  if (f.typePrefix !== undefined) where.type = { $like: `${f.typePrefix.replaceAll('_', '\\_')}%` };
+  if (f.createdAfter !== undefined || f.createdBefore !== undefined) {
+    where.createdAt = {
+      ...(f.createdAfter !== undefined ? { $gte: f.createdAfter } : {}),
+      ...(f.createdBefore !== undefined ? { $lt: f.createdBefore } : {}),
+    };
+  }
+  if (f.objectId !== undefined) where.data = { id: f.objectId };
+  const [events, total] = await em.findAndCount(Event, where, {
+    orderBy: page.orderBy,
+    limit: page.limit,
+    offset: page.offset,
+  });
+  return { events, total };
+}
+
+/** The organization's event by id, whole. */
+export async function getEvent(em: EntityManager, organizationId: string, id: string): Promise<EventEntity | null> {
+  return em.findOne(Event, { id, organizationId });
 }
 
 /** An event as it is stored: the outbox row. */
