@@ -9,7 +9,6 @@ import { recordSale } from './checkout-sale.ts';
 import { createDirectTransactionActivities } from './direct-transactions.ts';
 import { createGatewayRenewalActivities } from './gateway-renewals.ts';
 import { createInvoiceActivities } from './invoices.ts';
-import { createNotificationActivities } from './notifications.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
@@ -24,7 +23,6 @@ import { webhookTaskQueue } from '../domain/task-queues.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 import type { InvoiceActivities } from '../contracts/invoice.ts';
-import type { NotificationActivities } from '../contracts/notification.ts';
 import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 import type { RefundActivities } from '../contracts/refund.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -66,7 +64,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createSweepActivities(deps),
     ...createRenewalCheckoutActivities(deps),
     ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
-    ...createNotificationActivities(mail),
     ...createWebhookRelayActivities({
       orm: deps.orm,
       notifications: mail,
@@ -83,6 +80,5 @@ export function createActivities(deps: ActivityDeps) {
     RecurrencePlanActivities &
     SweepActivities &
     WebhookDeliveryActivities &
-    WebhookRelayActivities &
-    NotificationActivities;
+    WebhookRelayActivities;
 }

@@ -1,6 +1,18 @@
-import { log } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { priceIntervals, productNames } from '../db/catalog/notification-reads.ts';
+import { customerContacts } from '../db/customer/notification-reads.ts';
+import {
+  claimDueJobs,
+  enqueueJobs,
+  notifiedEvents,
+  recordSent,
+  rescheduleJob,
+  sentEventIds,
+  type SentRecord,
+} from '../db/event/notifications.ts';
+import type { OutboxEvent } from '../db/event/relay.ts';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, type PlainSql, type Row, type Sql } from '../db/plain-sql.ts';
+import { notifiedOrganizations } from '../db/organization/notification-reads.ts';
 import {
   isNotifyingEvent,
   NOTIFICATION_GIVE_UP_MS,
@@ -9,10 +21,9 @@ import {
   notificationMessageId,
   notificationRetryDelayMs,
   renderNotification,
-  type NotifyingEvent,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
-import type { NotificationActivities, NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
+import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
  * The relay's part for notifications: of the events it relays, those an organization wants its
@@ -22,26 +33,30 @@ import type { NotificationActivities, NotificationOutcome, NotificationStart } f
  * moves: one statement per pass, where a workflow per mail cost the checkout a fifth of its throughput
  * (docs/performance.md). A pass repeated after a crash queues nothing twice.
  */
-export async function enqueueNotifications(sql: Sql, events: readonly Row[]): Promise<number> {
-  const candidates = events.filter((e) => isNotifyingEvent(e.type as string));
+export async function enqueueNotifications(tx: EntityManager, events: readonly OutboxEvent[]): Promise<number> {
+  const candidates = events.filter((e) => isNotifyingEvent(e.type));
   if (candidates.length === 0) return 0;
-  const queued = await sql(
-    `insert into notification_jobs (event_id, organization_id)
-     select e.id, e.organization_id
-     from unnest(?::uuid[], ?::uuid[], ?::text[]) as e(id, organization_id, setting)
-     join organizations o on o.id = e.organization_id
-     where (o.notification_settings -> e.setting) is distinct from 'false'::jsonb
-       and exists (select 1 from organization_members m where m.organization_id = e.organization_id)
-       and not exists (select 1 from notifications n where n.event_id = e.id)
-     on conflict (event_id) do nothing
-     returning event_id`,
-    [
+  const [organizations, sent] = await Promise.all([
+    notifiedOrganizations(
+      tx,
+      candidates.map((e) => e.organizationId),
+    ),
+    sentEventIds(
+      tx,
       candidates.map((e) => e.id),
-      candidates.map((e) => e.organization_id),
-      candidates.map((e) => NOTIFYING_EVENTS[e.type as NotifyingEvent]),
-    ],
-  );
-  return queued.length;
+    ),
+  ]);
+  const wanted = candidates.filter((e) => {
+    const o = organizations.get(e.organizationId);
+    if (!o || !isNotifyingEvent(e.type) || sent.has(e.id) || o.recipients.length === 0) return false;
+    return o.notificationSettings[NOTIFYING_EVENTS[e.type]] !== false;
+  });
+  return (
+    await enqueueJobs(
+      tx,
+      wanted.map((e) => ({ eventId: e.id, organizationId: e.organizationId })),
+    )
+  ).length;
 }
 
 export interface NotificationSenderDeps {
@@ -71,27 +86,19 @@ export async function sendDueNotifications(
   deps: NotificationSenderDeps,
   { at = new Date(), limit = NOTIFICATIONS_PER_ROUND }: { at?: Date; limit?: number } = {},
 ): Promise<SendRound> {
-  const db = plainSql(deps.orm);
-  const claimed = await db.query(
-    `update notification_jobs j
-     set next_attempt_at = ?::timestamptz + ? * interval '1 millisecond', attempts = j.attempts + 1
-     from (select event_id from notification_jobs where gave_up_at is null and next_attempt_at <= ?::timestamptz
-           order by next_attempt_at limit ? for update skip locked) due
-     where j.event_id = due.event_id
-     returning j.event_id, j.organization_id, j.attempts`,
-    [at, NOTIFICATION_LEASE_MS, at, limit],
-  );
+  const em = deps.orm.em.fork();
+  const claimed = await claimDueJobs(em, at, NOTIFICATION_LEASE_MS, limit);
   const round: SendRound = { claimed: claimed.length, sent: 0, failed: 0 };
   if (claimed.length === 0) return round;
   const found = await notificationFacts(
-    db,
-    claimed.map((job) => job.event_id as string),
+    em,
+    claimed.map((job) => job.eventId),
   );
   const records: SentRecord[] = [];
   const done: string[] = [];
   await Promise.all(
     claimed.map(async (job) => {
-      const input = { eventId: job.event_id as string, organizationId: job.organization_id as string };
+      const input = { eventId: job.eventId, organizationId: job.organizationId };
       try {
         const { record } = await deliver(deps, input, found.get(input.eventId));
         if (record) records.push(record);
@@ -101,17 +108,16 @@ export async function sendDueNotifications(
         round.failed++;
         const why = err instanceof Error ? err.message : String(err);
         deps.log(`notification ${input.eventId}: attempt ${String(job.attempts)} failed (${why})`);
-        await db.query(
-          `update notification_jobs
-           set next_attempt_at = ?::timestamptz + ? * interval '1 millisecond', last_error = ?,
-             gave_up_at = case when created_at <= ?::timestamptz - ? * interval '1 millisecond' then ?::timestamptz end
-           where event_id = ?`,
-          [at, notificationRetryDelayMs(Number(job.attempts)), why, at, NOTIFICATION_GIVE_UP_MS, at, input.eventId],
-        );
+        await rescheduleJob(em, input.eventId, {
+          at,
+          retryMs: notificationRetryDelayMs(job.attempts),
+          giveUpMs: NOTIFICATION_GIVE_UP_MS,
+          error: why,
+        });
       }
     }),
   );
-  await recordSent(db, records, done);
+  await recordSent(em, records, done);
   return round;
 }
 
@@ -127,79 +133,85 @@ export async function sendNotification(
   deps: NotificationSenderDeps,
   input: NotificationStart,
 ): Promise<NotificationOutcome> {
-  const db = plainSql(deps.orm);
-  const found = await notificationFacts(db, [input.eventId]);
+  const em = deps.orm.em.fork();
+  const found = await notificationFacts(em, [input.eventId]);
   const { outcome, record } = await deliver(deps, input, found.get(input.eventId));
-  await recordSent(db, record ? [record] : [], [input.eventId]);
+  await recordSent(em, record ? [record] : [], [input.eventId]);
   return outcome;
 }
 
-/** A mail sent, as `notifications` records it. */
-interface SentRecord {
-  event_id: string;
-  organization_id: string;
-  recipients: string[];
-  subject: string;
-  message_id: string;
-}
-
 /**
- * The mails sent (their `notifications` rows) and the jobs done (their queue rows removed), in one
- * statement for a whole round: a mail costs no statement of its own.
+ * What a notification needs, read for a whole round at once (a round is one per few sales): the
+ * events, then their organizations, customers, products and prices together. A sale's data names its
+ * customer and product as objects (the sale's record), a subscription's by id.
  */
-async function recordSent(db: PlainSql, records: SentRecord[], done: string[]): Promise<void> {
-  if (done.length === 0) return;
-  await db.query(
-    `with recorded as (
-       insert into notifications (event_id, organization_id, recipients, subject, message_id, sent_at)
-       select r.event_id, r.organization_id, r.recipients, r.subject, r.message_id, now()
-       from jsonb_to_recordset(?::jsonb)
-         as r(event_id uuid, organization_id uuid, recipients text[], subject text, message_id text)
-       on conflict (event_id) do nothing)
-     delete from notification_jobs where event_id = any(?::uuid[])`,
-    [JSON.stringify(records), done],
-  );
-}
-
-/**
- * What a notification needs, read for a whole round in one statement (a round is one per few sales).
- * A sale's data names its customer and product as objects (the sale's record), a subscription's by id.
- */
-interface NotificationRow {
+interface NotificationFacts {
   type: string;
   data: Record<string, unknown>;
-  created_at: string;
-  organization_id: string;
-  organization_name: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  product_name: string | null;
+  createdAt: Date;
+  organizationId: string;
+  organizationName: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  productName: string | null;
   interval: string | null;
-  interval_count: number | null;
+  intervalCount: number | null;
   /** The organization's members' addresses now, in the order they joined. */
   recipients: string[];
   /** Set when it was sent already. */
-  sent_message_id: string | null;
-  sent_recipients: string[] | null;
+  sentMessageId: string | null;
+  sentRecipients: string[] | null;
 }
 
-async function notificationFacts(db: PlainSql, eventIds: string[]): Promise<Map<string, NotificationRow>> {
-  const rows = await db.query(
-    `select e.id as event_id, e.type, e.data, e.created_at, e.organization_id, o.name as organization_name,
-       c.name as customer_name, c.email as customer_email, p.name as product_name, pr.interval, pr.interval_count,
-       array(select u.email from organization_members m join users u on u.id = m.user_id
-             where m.organization_id = e.organization_id order by m.created_at, u.email) as recipients,
-       n.message_id as sent_message_id, n.recipients as sent_recipients
-     from events e
-     join organizations o on o.id = e.organization_id
-     left join customers c on c.id = coalesce(e.data ->> 'customer_id', e.data -> 'customer' ->> 'id')::uuid
-     left join products p on p.id = coalesce(e.data ->> 'product_id', e.data -> 'product' ->> 'id')::uuid
-     left join prices pr on pr.id = (e.data ->> 'price_id')::uuid
-     left join notifications n on n.event_id = e.id
-     where e.id = any(?::uuid[])`,
-    [eventIds],
-  );
-  return new Map(rows.map((row) => [row.event_id as string, row as unknown as NotificationRow]));
+/** `data[key]`, or the id of the object `data[objectKey]`, when it is a uuid. */
+function idIn(data: Record<string, unknown>, key: string, objectKey?: string): string | null {
+  const inner = objectKey === undefined ? undefined : data[objectKey];
+  const value = data[key] ?? (inner && typeof inner === 'object' && 'id' in inner ? inner.id : undefined);
+  return typeof value === 'string' && UUID.test(value) ? value : null;
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function notificationFacts(em: EntityManager, eventIds: string[]): Promise<Map<string, NotificationFacts>> {
+  const events = await notifiedEvents(em, eventIds);
+  const refs = events.map((e) => ({
+    customer: idIn(e.data, 'customer_id', 'customer'),
+    product: idIn(e.data, 'product_id', 'product'),
+    price: idIn(e.data, 'price_id'),
+  }));
+  const present = (ids: (string | null)[]) => ids.filter((id) => id !== null);
+  const [organizations, customers, products, prices] = await Promise.all([
+    notifiedOrganizations(
+      em,
+      events.map((e) => e.organizationId),
+    ),
+    customerContacts(em, present(refs.map((r) => r.customer))),
+    productNames(em, present(refs.map((r) => r.product))),
+    priceIntervals(em, present(refs.map((r) => r.price))),
+  ]);
+  const facts = new Map<string, NotificationFacts>();
+  events.forEach((e, i) => {
+    const organization = organizations.get(e.organizationId);
+    if (!organization) return;
+    const ref = refs[i]!;
+    const customer = ref.customer === null ? undefined : customers.get(ref.customer);
+    const price = ref.price === null ? undefined : prices.get(ref.price);
+    facts.set(e.id, {
+      type: e.type,
+      data: e.data,
+      createdAt: e.createdAt,
+      organizationId: e.organizationId,
+      organizationName: organization.name,
+      customerName: customer?.name ?? null,
+      customerEmail: customer?.email ?? null,
+      productName: (ref.product === null ? undefined : products.get(ref.product)) ?? null,
+      interval: price?.interval ?? null,
+      intervalCount: price?.intervalCount ?? null,
+      recipients: organization.recipients,
+      sentMessageId: e.sentMessageId ?? null,
+      sentRecipients: e.sentRecipients ?? null,
+    });
+  });
+  return facts;
 }
 
 /**
@@ -209,26 +221,26 @@ async function notificationFacts(db: PlainSql, eventIds: string[]): Promise<Map<
 async function deliver(
   deps: NotificationSenderDeps,
   input: NotificationStart,
-  facts: NotificationRow | undefined,
+  facts: NotificationFacts | undefined,
 ): Promise<{ outcome: NotificationOutcome; record: SentRecord | null }> {
-  if (facts?.sent_message_id) {
-    const outcome = { sent: false as const, messageId: facts.sent_message_id, recipients: facts.sent_recipients ?? [] };
+  if (facts?.sentMessageId) {
+    const outcome = { sent: false as const, messageId: facts.sentMessageId, recipients: facts.sentRecipients ?? [] };
     return { outcome, record: null };
   }
   const nothing = { outcome: { sent: false as const, messageId: null, recipients: [] }, record: null };
-  if (!facts || facts.organization_id !== input.organizationId || !isNotifyingEvent(facts.type)) return nothing;
+  if (!facts || facts.organizationId !== input.organizationId || !isNotifyingEvent(facts.type)) return nothing;
   const { recipients } = facts;
   if (recipients.length === 0) return nothing;
   const { subject, text } = renderNotification({
     type: facts.type,
-    organizationName: facts.organization_name,
+    organizationName: facts.organizationName,
     data: facts.data,
-    productName: facts.product_name,
-    customerName: facts.customer_name,
-    customerEmail: facts.customer_email,
+    productName: facts.productName,
+    customerName: facts.customerName,
+    customerEmail: facts.customerEmail,
     interval: facts.interval,
-    intervalCount: facts.interval_count,
-    createdAt: new Date(facts.created_at),
+    intervalCount: facts.intervalCount,
+    createdAt: facts.createdAt,
   });
   const messageId = notificationMessageId(input.eventId, deps.from);
   const sent = await deps.mailer.send({
@@ -239,23 +251,6 @@ async function deliver(
     headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
   });
   deps.log(`notification ${input.eventId} (${facts.type}) sent to ${recipients.join(', ')}: ${sent.where}`);
-  const record = {
-    event_id: input.eventId,
-    organization_id: input.organizationId,
-    recipients,
-    subject,
-    message_id: messageId,
-  };
+  const record = { eventId: input.eventId, organizationId: input.organizationId, recipients, subject, messageId };
   return { outcome: { sent: true, messageId, recipients }, record };
-}
-
-/**
- * `sendNotification` as an activity, for the `notification:<event_id>` workflows an earlier version
- * started per mail (workflows/notification.ts); nothing starts them now.
- */
-export function createNotificationActivities(deps: Omit<NotificationSenderDeps, 'log'>) {
-  return {
-    sendNotification: (input: NotificationStart) =>
-      sendNotification({ ...deps, log: (message) => log.info(message) }, input),
-  } satisfies Partial<NotificationActivities>;
 }

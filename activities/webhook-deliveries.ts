@@ -2,12 +2,17 @@ import { lookup } from 'node:dns';
 import { Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { uuidv7 } from 'uuidv7';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, plainSql, type Sql } from '../db/plain-sql.ts';
-import { eventEnvelope, insertEvents } from '../db/events.ts';
-import type { Actor } from '../contracts/actor.ts';
-import { webhookRecord } from '../db/webhook-records.ts';
+import { eventEnvelope, insertEvents } from '../db/event/events.ts';
+import {
+  cancelDelivery,
+  deliverySource,
+  insertAttempt,
+  openDelivery,
+  recordDeliveryAttempt,
+} from '../db/event/webhook-deliveries.ts';
+import { clearFailing, disableEndpoint, markFailing, webhookRecord } from '../db/event/webhook-endpoints.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
   isSuccessStatus,
@@ -36,7 +41,6 @@ const LOCAL_SLOT_WAIT_MS = 1000;
  * An endpoint failing for DISABLE_AFTER_FAILING_MS is disabled, with an event to its owner.
  */
 export function createWebhookDeliveryActivities(deps: { orm: Orm; env: DeploymentEnv }) {
-  const db = plainSql(deps.orm);
   const agent = new Agent({ connect: { lookup: guardedLookup(deps.env), timeout: TIMEOUT_MS } });
   const busy = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
@@ -90,7 +94,7 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
   } satisfies Partial<WebhookDeliveryActivities>;
 
   async function attempt(input: AttemptInput): Promise<{ outcome: AttemptOutcome; statusCode: number | null }> {
-    const target = await loadTarget(db.query, input);
+    const target = await loadTarget(deps.orm.em.fork(), input);
     if (!target) return { outcome: 'gone', statusCode: null };
     const cancelled = Context.current().cancellationSignal;
     const release = await slot(input.endpointId, input.onlyIfFree ? LOCAL_SLOT_WAIT_MS : Infinity, cancelled);
@@ -119,7 +123,7 @@ export function createWebhookDeliveryActivities(deps: { orm: Orm; env: Deploymen
     }
     const latencyMs = Math.round(performance.now() - started);
     const succeeded = statusCode !== null && isSuccessStatus(statusCode);
-    await record(db.transaction, target, input, { statusCode, latencyMs, succeeded, excerpt, error });
+    await record(deps.orm, target, input, { statusCode, latencyMs, succeeded, excerpt, error });
     return { outcome: succeeded ? 'succeeded' : 'failed', statusCode };
   }
 }
@@ -153,43 +157,23 @@ interface Target {
  * The event's payload and the endpoint's URL and signing secrets, the delivery's row made if it is the
  * first attempt; null (and the delivery canceled) when the endpoint was deleted or disabled meanwhile.
  */
-async function loadTarget(sql: Sql, input: AttemptInput): Promise<Target | null> {
-  const [row] = await sql(
-    `select e.id as event_id, e.organization_id, e.type, e.data, e.actor, e.created_at,
-       w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.enabled and w.deleted_at is null as live
-     from events e join webhook_endpoints w on w.id = ? and w.organization_id = e.organization_id
-     where e.id = ?`,
-    [input.endpointId, input.eventId],
-  );
-  const [delivery] = await sql(
-    `insert into webhook_deliveries (id, organization_id, event_id, endpoint_id, status, created_at, updated_at)
-     values (?, ?, ?, ?, 'pending', ?, ?)
-     on conflict (event_id, endpoint_id) do update set updated_at = excluded.updated_at
-     returning id`,
-    [uuidv7(), input.organizationId, input.eventId, input.endpointId, input.at, input.at],
-  );
-  if (!row || !row.live) {
-    await sql(`update webhook_deliveries set status = 'canceled', next_attempt_at = null where id = ?`, [delivery!.id]);
+async function loadTarget(em: EntityManager, input: AttemptInput): Promise<Target | null> {
+  const at = new Date(input.at);
+  const source = await deliverySource(em, input.eventId, input.endpointId);
+  const deliveryId = await openDelivery(em, { ...input, at });
+  if (!source?.live) {
+    await cancelDelivery(em, deliveryId);
     return null;
   }
-  const overlap = row.previous_secret && new Date(row.previous_secret_expires_at as string) > new Date(input.at);
+  const overlap = source.previousSecret && source.previousSecretExpiresAt && source.previousSecretExpiresAt > at;
   return {
-    deliveryId: delivery!.id as string,
-    organizationId: row.organization_id as string,
+    deliveryId,
+    organizationId: source.organizationId,
     endpointId: input.endpointId,
-    url: row.url as string,
-    secrets: [row.secret as string, ...(overlap ? [row.previous_secret as string] : [])],
-    eventId: row.event_id as string,
-    payload: JSON.stringify(
-      eventEnvelope({
-        id: row.event_id as string,
-        type: row.type as string,
-        createdAt: new Date(row.created_at as string),
-        organizationId: row.organization_id as string,
-        actor: row.actor as Actor | null,
-        data: row.data as Record<string, unknown>,
-      }),
-    ),
+    url: source.url,
+    secrets: [source.secret, ...(overlap ? [source.previousSecret!] : [])],
+    eventId: source.eventId,
+    payload: JSON.stringify(eventEnvelope({ ...source, id: source.eventId })),
   };
 }
 
@@ -228,59 +212,36 @@ interface AttemptResult {
  * endpoint's health: a success clears `failing_since`; a failure sets it, and one failing for long
  * enough disables the endpoint with `webhook_endpoint.disabled` in the same transaction.
  */
-async function record(
-  transaction: (run: (sql: Sql) => Promise<void>) => Promise<void>,
-  t: Target,
-  input: AttemptInput,
-  r: AttemptResult,
-): Promise<void> {
-  await transaction(async (sql) => {
-    const inserted = await sql(
-      `insert into webhook_attempts (id, delivery_id, run_id, number, manual, attempted_at, status_code, latency_ms,
-         succeeded, response_excerpt, error)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (delivery_id, run_id, number) do nothing returning id`,
-      [
-        uuidv7(),
-        t.deliveryId,
-        input.runId,
-        input.attempt,
-        input.manual,
-        input.at,
-        r.statusCode,
-        r.latencyMs,
-        r.succeeded,
-        r.excerpt,
-        r.error,
-      ],
-    );
-    if (inserted.length === 0) return; // recorded by an earlier try of this activity
+async function record(orm: Orm, t: Target, input: AttemptInput, r: AttemptResult): Promise<void> {
+  const at = new Date(input.at);
+  await orm.em.fork().transactional(async (tx) => {
+    const recorded = await insertAttempt(tx, {
+      deliveryId: t.deliveryId,
+      runId: input.runId,
+      number: input.attempt,
+      manual: input.manual,
+      attemptedAt: at,
+      statusCode: r.statusCode,
+      latencyMs: r.latencyMs,
+      succeeded: r.succeeded,
+      responseExcerpt: r.excerpt,
+      error: r.error,
+    });
+    if (!recorded) return; // recorded by an earlier try of this activity
     const status = r.succeeded ? 'succeeded' : input.nextAttemptAt === null ? 'failed' : 'pending';
-    await sql(
-      `update webhook_deliveries set status = ?, attempts = attempts + 1, last_attempt_at = ?, next_attempt_at = ?,
-         succeeded_at = case when ? then ?::timestamptz else succeeded_at end, updated_at = ?
-       where id = ?`,
-      [status, input.at, r.succeeded ? null : input.nextAttemptAt, r.succeeded, input.at, input.at, t.deliveryId],
-    );
+    const nextAttemptAt = r.succeeded || input.nextAttemptAt === null ? null : new Date(input.nextAttemptAt);
+    await recordDeliveryAttempt(tx, t.deliveryId, { status, at, nextAttemptAt, succeeded: r.succeeded });
     if (r.succeeded) {
-      await sql('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [
-        t.endpointId,
-      ]);
+      await clearFailing(tx, t.endpointId);
       return;
     }
-    const [endpoint] = await sql(
-      `update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz) where id = ?
-       returning failing_since, enabled`,
-      [input.at, t.endpointId],
-    );
-    const failingMs = Date.parse(input.at) - new Date(endpoint!.failing_since as string).getTime();
-    if (endpoint!.enabled && failingMs >= DISABLE_AFTER_FAILING_MS) {
+    const endpoint = await markFailing(tx, t.endpointId, at);
+    const failingMs = at.getTime() - endpoint.failingSince.getTime();
+    if (endpoint.enabled && failingMs >= DISABLE_AFTER_FAILING_MS) {
       const reason = `every delivery failed for ${Math.floor(failingMs / 3_600_000)} hours`;
-      const [disabled] = await sql(
-        `update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? returning *`,
-        [reason, input.at, t.endpointId],
-      );
+      const disabled = await disableEndpoint(tx, t.endpointId, reason, at);
       // The endpoint as its GET answers it: disabled_reason and failing_since say why.
-      await insertEvents(executorOf(sql), t.organizationId, [['webhook_endpoint.disabled', webhookRecord(disabled!)]]);
+      await insertEvents(tx, t.organizationId, [['webhook_endpoint.disabled', webhookRecord(disabled)]]);
     }
   });
 }

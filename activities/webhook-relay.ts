@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Orm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
+import { eventsAfter, lockCursor, moveCursor, subscribedEndpoints, type OutboxEvent } from '../db/event/relay.ts';
 import { ORGANIZATION_ID } from '../domain/search-attributes.ts';
 import { PING_EVENT, webhookWorkflowId } from '../domain/webhooks.ts';
 import {
@@ -45,45 +45,41 @@ export async function relayEvents(
   taskQueue: string,
   options: StartOptions = {},
 ): Promise<RelayPass> {
-  return plainSql(orm).transaction(async (sql) => {
-    const [cursor] = await sql('select tx::text as tx, seq::text as seq from webhook_relay where id = 1 for update');
+  return orm.em.fork().transactional(async (tx) => {
+    const cursor = await lockCursor(tx);
     if (!cursor) throw new Error('webhook_relay has no cursor row (migration 0019 not applied?)');
-    const events = await sql(
-      `select id, organization_id, type, data, tx::text as tx, seq::text as seq from events
-       where (tx, seq) > (?::xid8, ?::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
-       order by tx, seq limit ?`,
-      [cursor.tx, cursor.seq, PAGE],
-    );
+    const events = await eventsAfter(tx, cursor, PAGE);
     if (events.length === 0) return { events: 0, deliveries: 0, notifications: 0, full: false };
-    const pairs = await sql(
-      `select e.id as event_id, e.organization_id, w.id as endpoint_id
-       from unnest(?::uuid[]) with ordinality as e0(id, n)
-       join events e on e.id = e0.id
-       join webhook_endpoints w on w.organization_id = e.organization_id and w.enabled and w.deleted_at is null
-         and (cardinality(w.event_types) = 0 or e.type = any(w.event_types) or e.type = ?)
-         and (e.type <> ? or w.id::text = coalesce(e.data->>'endpoint_id', e.data->>'id'))
-       order by e0.n`,
-      // The test event cannot be subscribed to: it goes to the endpoint it names, whatever its types.
-      [events.map((e) => e.id), PING_EVENT, PING_EVENT],
+    const pairs = deliveryPairs(
+      events,
+      await subscribedEndpoints(
+        tx,
+        events.map((e) => e.id),
+        PING_EVENT,
+      ),
     );
     for (let i = 0; i < pairs.length; i += STARTS_AT_ONCE) {
-      await Promise.all(
-        pairs.slice(i, i + STARTS_AT_ONCE).map((p) =>
-          startDelivery(temporal, taskQueue, options, {
-            eventId: p.event_id as string,
-            endpointId: p.endpoint_id as string,
-            organizationId: p.organization_id as string,
-          }),
-        ),
-      );
+      await Promise.all(pairs.slice(i, i + STARTS_AT_ONCE).map((p) => startDelivery(temporal, taskQueue, options, p)));
     }
-    const notifications = await enqueueNotifications(sql, events);
-    const last = events.at(-1)!;
-    await sql('update webhook_relay set tx = ?::xid8, seq = ?::bigint, updated_at = now() where id = 1', [
-      last.tx,
-      last.seq,
-    ]);
+    const notifications = await enqueueNotifications(tx, events);
+    await moveCursor(tx, events.at(-1)!);
     return { events: events.length, deliveries: pairs.length, notifications, full: events.length === PAGE };
+  });
+}
+
+/**
+ * The deliveries to start, in the events' order. The test event cannot be subscribed to: it goes to
+ * the endpoint it names (`endpoint_id`, else its record's `id`), whatever that endpoint's types.
+ */
+function deliveryPairs(
+  events: readonly OutboxEvent[],
+  subscribed: readonly { eventId: string; endpointId: string }[],
+): DeliveryStart[] {
+  return events.flatMap((e) => {
+    const named = e.type === PING_EVENT ? (e.data.endpoint_id ?? e.data.id) : undefined;
+    return subscribed
+      .filter((s) => s.eventId === e.id && (e.type !== PING_EVENT || s.endpointId === named))
+      .map((s) => ({ eventId: e.id, endpointId: s.endpointId, organizationId: e.organizationId }));
   });
 }
 

@@ -1,4 +1,5 @@
-import type { Row, Sql } from '../db/plain-sql.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findEndpoint, type WebhookEndpointRow } from '../db/event/webhook-endpoints.ts';
 import { notFound } from '../use-cases/errors.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
 
@@ -10,16 +11,12 @@ export const WEBHOOKS_WRITE = { oat: ['webhooks:write'], apiKey: 'other' } as co
 
 /** The organization's endpoint (404 for another's, a deleted one or a malformed id); locked with `forUpdate`. */
 export async function endpointOf(
-  sql: Sql,
+  em: EntityManager,
   credential: { organizationId: string },
   id: string,
   forUpdate = false,
-): Promise<Row> {
-  if (!isUuid(id)) throw notFound('Webhook endpoint');
-  const [row] = await sql(
-    `select * from webhook_endpoints where id = ? and organization_id = ? and deleted_at is null${forUpdate ? ' for update' : ''}`,
-    [id, credential.organizationId],
-  );
-  if (!row) throw notFound('Webhook endpoint');
-  return row;
+): Promise<WebhookEndpointRow> {
+  const endpoint = isUuid(id) ? await findEndpoint(em, credential.organizationId, id, forUpdate) : null;
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return endpoint;
 }

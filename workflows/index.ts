@@ -7,7 +7,6 @@ export { invoiceWorkflow } from './invoice.ts';
 export { billingSweepWorkflow } from './sweep.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
-export { notificationWorkflow } from './notification.ts';
 
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';

@@ -1,13 +1,10 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Event } from '../../db/entities/event.ts';
+import { getEvent, listEvents } from '../../db/event/events.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, orderBy, pageOf, pageOffset, paginated, isUuid } from '../../use-cases/schemas/common.ts';
 import { eventIdParams, eventRecord, eventSchema, listEventsQuery } from '../schemas/events.ts';
 import type { RouteDeps } from '../route-deps.ts';
-
-type EventEntity = InferEntity<typeof Event>;
 
 // The spec grants API keys read/write only on named resources; the event log falls to admin.
 const READ = { oat: ['events:read'], apiKey: 'events' } as const;
@@ -31,23 +28,24 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
-      const where: FilterQuery<EventEntity> = { organizationId };
-      if (q.type !== undefined) {
-        where.type = q.type.endsWith('.*') ? { $like: `${q.type.slice(0, -2).replaceAll('_', '\\_')}.%` } : q.type;
-      }
-      if (q.created_after !== undefined || q.created_before !== undefined) {
-        where.createdAt = {
-          ...(q.created_after !== undefined ? { $gte: new Date(q.created_after) } : {}),
-          ...(q.created_before !== undefined ? { $lt: new Date(q.created_before) } : {}),
-        };
-      }
-      if (q.object_id !== undefined) where.data = { id: q.object_id };
-      const [rows, total] = await deps.orm.em.fork().findAndCount(Event, where, {
-        orderBy: orderBy(q.sorting, { created_at: 'createdAt' }, '-created_at'),
-        limit: q.limit,
-        offset: pageOffset(q),
-      });
-      return pageOf(rows.map(eventRecord), total, q.limit);
+      const prefix = q.type?.endsWith('.*');
+      const { events, total } = await listEvents(
+        deps.orm.em.fork(),
+        organizationId,
+        {
+          type: prefix ? undefined : q.type,
+          typePrefix: prefix ? q.type!.slice(0, -1) : undefined,
+          createdAfter: q.created_after === undefined ? undefined : new Date(q.created_after),
+          createdBefore: q.created_before === undefined ? undefined : new Date(q.created_before),
+          objectId: q.object_id,
+        },
+        {
+          orderBy: orderBy(q.sorting, { created_at: 'createdAt' }, '-created_at'),
+          limit: q.limit,
+          offset: pageOffset(q),
+        },
+      );
+      return pageOf(events.map(eventRecord), total, q.limit);
     },
   );
 
@@ -66,7 +64,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       const { organizationId } = organizationCredential(request);
       const { id } = request.params;
       if (!isUuid(id)) throw notFound('Event');
-      const event = await deps.orm.em.fork().findOne(Event, { id, organizationId });
+      const event = await getEvent(deps.orm.em.fork(), organizationId, id);
       if (!event) throw notFound('Event');
       return eventRecord(event);
     },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { plainSql } from '../../db/plain-sql.ts';
+import { pingDatabase } from '../../db/probe.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const apiIndex = z.object({ name: z.string(), version: z.string(), docs_url: z.string(), openapi_url: z.string() });
@@ -55,7 +55,7 @@ export const healthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     },
     async (_request, reply) => {
       const [database, temporal] = await Promise.all([
-        check(pending, () => withTimeout(plainSql(deps.orm).query('select 1'), PROBE_TIMEOUT_MS)),
+        check(pending, () => withTimeout(pingDatabase(deps.orm), PROBE_TIMEOUT_MS)),
         check(pending, () =>
           // A deadline is what ends the client's own retries: DEADLINE_EXCEEDED is final.
           deps.temporal.connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>

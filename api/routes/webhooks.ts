@@ -1,10 +1,17 @@
-import { currentActor } from '../../db/actor-context.ts';
 import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { insertEvents, type EventType } from '../../db/events.ts';
-import { executorOf, plainSql, type PlainSql, type Row, type Sql } from '../../db/plain-sql.ts';
+import { insertEvents, type EventType } from '../../db/event/events.ts';
+import {
+  deleteEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
+  type WebhookEndpointRow,
+} from '../../db/event/webhook-endpoints.ts';
+import type { Orm } from '../../db/orm.ts';
 import { endpointUrlRefusal, PING_EVENT, SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
 import { conflict, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -43,7 +50,7 @@ const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
  * Deliveries and redelivery are in webhook-deliveries.ts.
  */
 export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const db = plainSql(deps.orm);
+  const db = deps.orm;
   const env = deps.config.DEPLOYMENT_ENV;
   const assertUrl = (url: string) => {
     const refusal = endpointUrlRefusal(url, env);
@@ -57,7 +64,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 };
 
 /** POST /: an endpoint, its secret shown this once. */
-function creationRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => void): void {
+function creationRoutes(app: RouteApp, db: Orm, assertUrl: (url: string) => void): void {
   app.post(
     '/',
     {
@@ -77,23 +84,17 @@ function creationRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) =>
       const body = request.body;
       assertUrl(body.url);
       const secret = newSecret();
-      const row = await db.transaction(async (sql) => {
-        const [created] = await sql(
-          `insert into webhook_endpoints (id, organization_id, url, description, event_types, enabled, secret,
-             created_at, updated_at)
-           values (?, ?, ?, ?, ?::text[], ?, ?, now(), now()) returning *`,
-          [
-            uuidv7(),
-            organizationId,
-            body.url,
-            body.description ?? null,
-            distinct(body.event_types ?? []),
-            body.enabled ?? true,
-            secret,
-          ],
-        );
-        await audit(sql, 'webhook_endpoint.created', created!);
-        return created!;
+      const row = await db.em.fork().transactional(async (tx) => {
+        const created = await insertEndpoint(tx, {
+          organizationId,
+          url: body.url,
+          description: body.description ?? null,
+          eventTypes: distinct(body.event_types ?? []),
+          enabled: body.enabled ?? true,
+          secret,
+        });
+        await audit(tx, 'webhook_endpoint.created', created);
+        return created;
       });
       return reply.status(201).send({ ...webhookRecord(row), secret });
     },
@@ -101,7 +102,7 @@ function creationRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) =>
 }
 
 /** GET / and GET /:id (never the secret). */
-function readRoutes(app: RouteApp, db: PlainSql): void {
+function readRoutes(app: RouteApp, db: Orm): void {
   app.get(
     '/',
     {
@@ -118,17 +119,12 @@ function readRoutes(app: RouteApp, db: PlainSql): void {
       const { organizationId } = organizationCredential(request);
       const q = request.query;
       const direction = createdAtDirection(q.sorting);
-      const rows = await db.query(
-        `select *, count(*) over () as total from webhook_endpoints
-         where organization_id = ? and deleted_at is null
-         order by created_at ${direction}, id ${direction} limit ? offset ?`,
-        [organizationId, q.limit, pageOffset(q)],
-      );
-      return pageOf(
-        rows.map(webhookRecord),
-        Number(rows[0]?.total ?? (await count(db.query, organizationId))),
-        q.limit,
-      );
+      const { endpoints, total } = await listEndpoints(db.em.fork(), organizationId, {
+        direction,
+        limit: q.limit,
+        offset: pageOffset(q),
+      });
+      return pageOf(endpoints.map(webhookRecord), total, q.limit);
     },
   );
 
@@ -143,12 +139,13 @@ function readRoutes(app: RouteApp, db: PlainSql): void {
         response: { 200: webhookSchema, ...errorResponses },
       },
     },
-    async (request) => webhookRecord(await endpointOf(db.query, organizationCredential(request), request.params.id)),
+    async (request) =>
+      webhookRecord(await endpointOf(db.em.fork(), organizationCredential(request), request.params.id)),
   );
 }
 
 /** PATCH /:id and DELETE /:id. */
-function changeRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => void): void {
+function changeRoutes(app: RouteApp, db: Orm, assertUrl: (url: string) => void): void {
   app.patch(
     '/:id',
     {
@@ -169,27 +166,18 @@ function changeRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => v
       const body = request.body;
       if (body.url !== undefined) assertUrl(body.url);
       if (Object.keys(body).length === 0)
-        return webhookRecord(await endpointOf(db.query, credential, request.params.id));
-      const row = await db.transaction(async (sql) => {
-        const current = await endpointOf(sql, credential, request.params.id, true);
-        const enabling = body.enabled === true && !current.enabled;
-        const [updated] = await sql(
-          `update webhook_endpoints set url = ?, description = ?, event_types = ?::text[], enabled = ?,
-             disabled_reason = case when ? then null else disabled_reason end,
-             failing_since = case when ? then null else failing_since end, updated_at = now()
-           where id = ? returning *`,
-          [
-            body.url ?? current.url,
-            body.description === undefined ? current.description : body.description,
-            body.event_types === undefined ? current.event_types : distinct(body.event_types),
-            body.enabled ?? current.enabled,
-            enabling,
-            enabling,
-            current.id,
-          ],
-        );
-        await audit(sql, 'webhook_endpoint.updated', updated!);
-        return updated!;
+        return webhookRecord(await endpointOf(db.em.fork(), credential, request.params.id));
+      const row = await db.em.fork().transactional(async (tx) => {
+        const current = await endpointOf(tx, credential, request.params.id, true);
+        const updated = await updateEndpoint(tx, current.id, {
+          url: body.url ?? current.url,
+          description: body.description === undefined ? (current.description ?? null) : body.description,
+          eventTypes: body.event_types === undefined ? current.eventTypes : distinct(body.event_types),
+          enabled: body.enabled ?? current.enabled,
+          clearFailure: body.enabled === true && !current.enabled,
+        });
+        await audit(tx, 'webhook_endpoint.updated', updated);
+        return updated;
       });
       return webhookRecord(row);
     },
@@ -209,13 +197,9 @@ function changeRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => v
     },
     async (request, reply) => {
       const credential = organizationCredential(request);
-      await db.transaction(async (sql) => {
-        const current = await endpointOf(sql, credential, request.params.id, true);
-        const [deleted] = await sql(
-          'update webhook_endpoints set deleted_at = now(), enabled = false, updated_at = now() where id = ? returning *',
-          [current.id],
-        );
-        await audit(sql, 'webhook_endpoint.deleted', deleted!);
+      await db.em.fork().transactional(async (tx) => {
+        const current = await endpointOf(tx, credential, request.params.id, true);
+        await audit(tx, 'webhook_endpoint.deleted', await deleteEndpoint(tx, current.id));
       });
       return reply.status(204).send(null);
     },
@@ -226,7 +210,7 @@ function changeRoutes(app: RouteApp, db: PlainSql, assertUrl: (url: string) => v
  * POST /:id/secret (a new secret; the old one keeps signing for SECRET_OVERLAP_MS) and POST
  * /:id/ping (a test event).
  */
-function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
+function secretAndPingRoutes(app: RouteApp, db: Orm): void {
   app.post(
     '/:id/secret',
     {
@@ -244,15 +228,11 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
     async (request) => {
       const credential = organizationCredential(request);
       const secret = newSecret();
-      const row = await db.transaction(async (sql) => {
-        const current = await endpointOf(sql, credential, request.params.id, true);
-        const [rotated] = await sql(
-          `update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = ?, secret = ?,
-             updated_at = now() where id = ? returning *`,
-          [new Date(Date.now() + SECRET_OVERLAP_MS), secret, current.id],
-        );
-        await audit(sql, 'webhook_endpoint.updated', rotated!);
-        return rotated!;
+      const row = await db.em.fork().transactional(async (tx) => {
+        const current = await endpointOf(tx, credential, request.params.id, true);
+        const rotated = await rotateSecret(tx, current.id, secret, new Date(Date.now() + SECRET_OVERLAP_MS));
+        await audit(tx, 'webhook_endpoint.updated', rotated);
+        return rotated;
       });
       return { ...webhookRecord(row), secret };
     },
@@ -272,22 +252,12 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
     },
     async (request, reply) => {
       const credential = organizationCredential(request);
-      const eventId = await db.transaction(async (sql) => {
-        const endpoint = await endpointOf(sql, credential, request.params.id, true);
+      const eventId = await db.em.fork().transactional(async (tx) => {
+        const endpoint = await endpointOf(tx, credential, request.params.id, true);
         if (!endpoint.enabled)
           throw conflict('The webhook endpoint is disabled', 'enable it first (PATCH enabled: true)');
-        const [event] = await sql(
-          `insert into events (id, organization_id, type, data, actor, created_at)
-           values (?, ?, ?, ?::jsonb, ?::jsonb, now()) returning id`,
-          [
-            uuidv7(),
-            credential.organizationId,
-            PING_EVENT,
-            JSON.stringify(webhookRecord(endpoint)),
-            JSON.stringify(currentActor()),
-          ],
-        );
-        return event!.id as string;
+        const [id] = await insertEvents(tx, credential.organizationId, [[PING_EVENT, webhookRecord(endpoint)]]);
+        return id!;
       });
       return reply.status(202).send({ event_id: eventId, endpoint_id: request.params.id });
     },
@@ -295,16 +265,8 @@ function secretAndPingRoutes(app: RouteApp, db: PlainSql): void {
 }
 
 /** The endpoint's event, in the transaction that changes it (never with the secret). */
-async function audit(sql: Sql, type: EventType, row: Row): Promise<void> {
-  await insertEvents(executorOf(sql), row.organization_id as string, [[type, webhookRecord(row)]]);
-}
-
-async function count(sql: Sql, organizationId: string): Promise<number> {
-  const [row] = await sql(
-    'select count(*)::int as n from webhook_endpoints where organization_id = ? and deleted_at is null',
-    [organizationId],
-  );
-  return row!.n as number;
+async function audit(tx: EntityManager, type: EventType, row: WebhookEndpointRow): Promise<void> {
+  await insertEvents(tx, row.organizationId, [[type, webhookRecord(row)]]);
 }
 
 const distinct = (types: readonly string[]) => [...new Set(types)];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../db/events.ts';
-import type { Row } from '../../db/plain-sql.ts';
+import { EVENT_TYPES } from '../../db/event/events.ts';
+import type { DeliveryView, WebhookAttemptRow } from '../../db/event/webhook-deliveries.ts';
 import { PING_EVENT } from '../../domain/webhooks.ts';
 import { iso, listQuery, nonBlank, uuid } from '../../use-cases/schemas/common.ts';
 
@@ -60,8 +60,8 @@ export const webhookWithSecretSchema = webhookSchema.extend({
   secret: z.string().meta({ description: 'The signing secret (whsec_…): shown only now' }),
 });
 
-/** The endpoint's record: db/webhook-records.ts (its events carry it too). */
-export { webhookRecord } from '../../db/webhook-records.ts';
+/** The endpoint's record: db/event/webhook-endpoints.ts (its events carry it too). */
+export { webhookRecord } from '../../db/event/webhook-endpoints.ts';
 
 export const listDeliveriesQuery = listQuery(['created_at']).extend({
   endpoint_id: uuid.optional(),
@@ -95,31 +95,31 @@ export const deliverySchema = z.object({
 
 export const deliveryWithAttemptsSchema = deliverySchema.extend({ attempt_log: z.array(attemptSchema) });
 
-export function deliveryRecord(r: Row): z.infer<typeof deliverySchema> {
+export function deliveryRecord(r: DeliveryView): z.infer<typeof deliverySchema> {
   return {
-    id: r.id as string,
-    event_id: r.event_id as string,
-    endpoint_id: r.endpoint_id as string,
-    event_type: r.event_type as string,
-    status: r.status as z.infer<typeof deliverySchema>['status'],
-    attempts: r.attempts as number,
-    last_attempt_at: iso(r.last_attempt_at as Date | null),
-    next_attempt_at: iso(r.next_attempt_at as Date | null),
-    succeeded_at: iso(r.succeeded_at as Date | null),
-    created_at: iso(r.created_at as Date)!,
+    id: r.id,
+    event_id: r.eventId,
+    endpoint_id: r.endpointId,
+    event_type: r.eventType,
+    status: r.status,
+    attempts: r.attempts,
+    last_attempt_at: iso(r.lastAttemptAt),
+    next_attempt_at: iso(r.nextAttemptAt),
+    succeeded_at: iso(r.succeededAt),
+    created_at: r.createdAt.toISOString(),
   };
 }
 
-export function attemptRecord(r: Row): z.infer<typeof attemptSchema> {
+export function attemptRecord(r: WebhookAttemptRow): z.infer<typeof attemptSchema> {
   return {
-    number: r.number as number,
-    manual: r.manual as boolean,
-    attempted_at: iso(r.attempted_at as Date)!,
-    status_code: (r.status_code as number | null) ?? null,
-    latency_ms: r.latency_ms as number,
-    succeeded: r.succeeded as boolean,
-    response_excerpt: (r.response_excerpt as string | null) ?? null,
-    error: (r.error as string | null) ?? null,
+    number: r.number,
+    manual: r.manual,
+    attempted_at: r.attemptedAt.toISOString(),
+    status_code: r.statusCode ?? null,
+    latency_ms: r.latencyMs,
+    succeeded: r.succeeded,
+    response_excerpt: r.responseExcerpt ?? null,
+    error: r.error ?? null,
   };
 }
 

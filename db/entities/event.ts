@@ -13,5 +13,11 @@ export const Event = defineEntity({
     /** Who acted (contracts/actor.ts); null on events recorded before actors were. */
     actor: p.json<Actor>().nullable(),
     createdAt: p.datetime(),
+    /**
+     * The outbox's order (migration 0019): the writing transaction's id (`xid8`, as text) and an
+     * insertion number, both the database's; read only by the relay (db/event/relay.ts).
+     */
+    tx: p.string().columnType('xid8').defaultRaw('pg_current_xact_id()').lazy(),
+    seq: p.bigint('string').defaultRaw("nextval('events_seq_seq'::regclass)").lazy(),
   },
 });

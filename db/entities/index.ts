@@ -5,6 +5,14 @@ import { Event } from './event.ts';
 import { File } from './file.ts';
 import { IdempotencyKey } from './idempotency.ts';
 import { RateLimitCounter } from './rate-limit.ts';
+import {
+  Notification,
+  NotificationJob,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookRelay,
+} from './webhook.ts';
 import { SubscriptionInvoice } from './invoice.ts';
 import {
   Checkout,
@@ -30,6 +38,7 @@ export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
 export * from './rate-limit.ts';
+export * from './webhook.ts';
 
 export const entities = [
   Organization,
@@ -58,4 +67,10 @@ export const entities = [
   Sale,
   Refund,
   GatewayCallback,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookRelay,
+  Notification,
+  NotificationJob,
 ];

@@ -8,6 +8,7 @@ import { openOrm, type Orm } from '../../db/orm.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { TEST_TASK_QUEUE, testEnv } from '../helpers/env.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { recurrencePlanWorkflowId } from '../../contracts/recurrence-plan.ts';
 
 /**
@@ -86,6 +87,7 @@ describe('recurrencePlanWorkflow', () => {
     expect(description.status.name).toBe('COMPLETED');
     expect(description.taskQueue).toBe(TEST_TASK_QUEUE);
     expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(organizationId);
+    await recordHistory(temporal, 'recurrence-plan-created', workflowId);
   });
 
   it('makes no second plan when started again for the same price', async () => {

@@ -26,6 +26,12 @@ const RECORDED = {
   directTransactionWorkflow: 'direct-transaction-card.json',
   // test/workflow/webhook-delivery.test.ts, "an endpoint down for more than two days, …"
   webhookDeliveryWorkflow: 'webhook-delivered-after-retries.json',
+  // test/workflow/recurrence-plan.test.ts, "creates the price’s gateway plan, …"
+  recurrencePlanWorkflow: 'recurrence-plan-created.json',
+  // test/workflow/sweep.test.ts, "starts the workflow of a live subscription that has none, …"
+  billingSweepWorkflow: 'sweep-restarts-subscription.json',
+  // test/workflow/webhook-relay.test.ts, "runs from its schedule, …"
+  webhookRelayWorkflow: 'webhook-relay-pass.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.

@@ -11,6 +11,7 @@ import { leaveLostConfirmation, ledgerOf, makeCheckout, waitForCheckoutStatus } 
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { paidSubscription as paidSubscriptionOf } from '../helpers/subscriptions.ts';
 import { until } from '../helpers/processes.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../contracts/sweep.ts';
@@ -77,7 +78,7 @@ describe('the billing sweep schedule', () => {
     await lostHandle.terminate('an operator stopped it');
     const keptRun = await describedWhen(subscriptionWorkflowId(kept), (d) => d.status === 'RUNNING');
 
-    const counts = await sweep();
+    const counts = await sweep('sweep-restarts-subscription');
     await describedWhen(lostHandle.workflowId, (d) => d.status === 'RUNNING' && d.runId !== terminated.runId);
     // The sweep's own run finished, and the running workflow was left as it was.
     expect((await describedWhen(subscriptionWorkflowId(kept), () => true)).runId).toBe(keptRun.runId);
@@ -324,13 +325,18 @@ async function newRunResult(workflowId: string, lostRunId: string): Promise<unkn
   return temporal.workflow.getHandle(workflowId, runId).result();
 }
 
-/** Triggers the schedule and waits for the sweep's run to complete; what it looked at. */
-async function sweep(): Promise<SweepCounts> {
+/**
+ * Triggers the schedule and waits for the sweep's run to complete; what it looked at. With `history`,
+ * the run's history is recorded under that name for the replay test (RECORD_HISTORIES=1).
+ */
+async function sweep(history?: string): Promise<SweepCounts> {
   const before = new Set((await sweepRuns()).map((w) => w.runId));
   await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).trigger();
   let done: { workflowId: string; runId: string } | undefined;
   await until(async () => (done = (await sweepRuns()).find((w) => !before.has(w.runId))) !== undefined, 30_000);
-  return temporal.workflow.getHandle(done!.workflowId, done!.runId).result();
+  const counts = await temporal.workflow.getHandle(done!.workflowId, done!.runId).result();
+  if (history) await recordHistory(temporal, history, done!.workflowId, done!.runId);
+  return counts;
 }
 
 async function sweepRuns(): Promise<{ workflowId: string; runId: string }[]> {
