@@ -2,7 +2,7 @@ import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Subscription, SubscriptionCharge } from '../../db/entities/index.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import { subscriptionWithCharges } from '../subscription-reads.ts';
+import { subscriptionWithCharges } from '../../use-cases/subscription-reads.ts';
 import { customerCredential } from '../plugins/auth.ts';
 import { changePortalSubscription } from '../portal-subscription-changes.ts';
 import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Customer, Subscription } from '../../db/entities/index.ts';
-import { subscriptionWithCharges } from '../subscription-reads.ts';
+import { subscriptionWithCharges } from '../../use-cases/subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';

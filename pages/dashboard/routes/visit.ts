@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential } from '../../../api/auth/credentials.ts';
-import { Organization, OrganizationMember } from '../../../db/entities/index.ts';
+import { dashboardMembership } from '../../../use-cases/dashboard-membership.ts';
 import { ApiError } from '../../../use-cases/errors.ts';
 import { isUuid } from '../../../use-cases/schemas/common.ts';
 import { pickLocale, type Locale } from '../../locale.ts';
@@ -49,19 +49,11 @@ export async function memberVisit(
   organizationId: string,
 ): Promise<MemberVisit | null> {
   if (!isUuid(organizationId)) return null;
-  const em = deps.orm.em.fork();
-  const [membership, organization] = await Promise.all([
-    em.findOne(OrganizationMember, { organizationId, userId: visit.user.userId }),
-    em.findOne(Organization, { id: organizationId }),
-  ]);
-  if (!membership || !organization) return null;
-  const member = { kind: 'member' as const, userId: visit.user.userId, organizationId, role: membership.role };
-  return {
-    ...visit,
-    api: dashboardApi(app, jwt, member),
-    organization: { id: organization.id, name: organization.name, slug: organization.slug },
-    role: membership.role,
-  };
+  const membership = await dashboardMembership(deps.orm.em.fork(), visit.user.userId, organizationId);
+  if (!membership) return null;
+  const { role, organization } = membership;
+  const member = { kind: 'member' as const, userId: visit.user.userId, organizationId, role };
+  return { ...visit, api: dashboardApi(app, jwt, member), organization, role };
 }
 
 /** Without a session: to the sign-in page, which brings the user back here afterwards. */

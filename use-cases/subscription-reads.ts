@@ -1,8 +1,8 @@
 import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Subscription, SubscriptionCharge } from '../db/entities/index.ts';
-import { notFound } from '../use-cases/errors.ts';
-import { isUuid } from '../use-cases/schemas/common.ts';
+import { notFound } from './errors.ts';
+import { isUuid } from './schemas/common.ts';
 
 type SubscriptionEntity = InferEntity<typeof Subscription>;
 
