@@ -115,17 +115,22 @@ export function sendSection(
 
 /** The API's refusal as the page's alert: its title and detail, as the API wrote them. */
 export function refusalNotice(answer: ApiAnswer): Notice {
-  const body = (answer.body ?? {}) as { error?: unknown; detail?: unknown };
+  const body = typeof answer.error === 'object' && answer.error !== null ? answer.error : {};
+  const words = body as { error?: unknown; detail?: unknown };
   return {
     kind: 'alert',
-    title: typeof body.error === 'string' ? body.error : `Refused (${answer.status})`,
-    detail: typeof body.detail === 'string' ? body.detail : null,
+    title: typeof words.error === 'string' ? words.error : `Refused (${answer.response.status})`,
+    detail: typeof words.detail === 'string' ? words.detail : null,
   };
 }
 
 /** An answer the page cannot do without (a list it shows): an error page with the API's words otherwise. */
-export function expectOk(answer: ApiAnswer): void {
-  if (answer.status >= 400) throw new ApiError(answer.status, 'dashboard_read_failed', refusalNotice(answer).title);
+export function expectOk<T>(answer: ApiAnswer & { data?: T }): T {
+  const status = answer.response.status;
+  if (status >= 400 || answer.data === undefined) {
+    throw new ApiError(status, 'dashboard_read_failed', refusalNotice(answer).title);
+  }
+  return answer.data;
 }
 
 /** `?done=` after a change (post, redirect, get): the status line it shows. */
