@@ -16,7 +16,8 @@ const LAYERS = [
   layer('workflows', 'domain', 'contracts'),
   layer('api', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases'),
   // The pages use the API's auth, plugins and schemas; api/ mounts them in one place (the rules below).
-  layer('pages', 'domain', 'config', 'contracts', ...ADAPTERS, 'temporal', 'use-cases', 'api'),
+  // No adapter: their data comes through use-cases/ or the API (rule pages-reach-data-through-use-cases).
+  layer('pages', 'domain', 'config', 'contracts', 'use-cases', 'api'),
   // worker/ (the top) may import every layer.
 ];
 const ALL = [...new Set(LAYERS.flatMap((l) => l.folders)), 'worker', 'scripts', 'bench', 'test', 'examples'];
@@ -44,6 +45,16 @@ module.exports = {
       severity: 'error',
       from: { path: '^api/', pathNot: '^api/app[.]ts$' },
       to: { path: '^pages/plugin[.]ts$' },
+    },
+    {
+      name: 'pages-reach-data-through-use-cases',
+      comment:
+        'pages/ read and change data only through the use-case functions the REST routes call (use-cases/, api/) ' +
+        'or the API in process: no repository, entity or SQL (db/), and no ORM or query builder of their own ' +
+        '(issue 32 section 4, docs/decisions/0059).',
+      severity: 'error',
+      from: { path: '^pages/' },
+      to: { path: ['^db/', 'node_modules/(@mikro-orm|kysely|pg)/'] },
     },
     ...LAYERS.map((l) => ({
       name: `layer-${l.name}`,

@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { Checkout } from '../db/entities/index.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PlainSql } from '../db/plain-sql.ts';
+import { plainSql, type PlainSql } from '../db/plain-sql.ts';
 import { confirmableCheckoutRow } from '../db/checkout/confirmations.ts';
 import {
   CHECKOUT_NOT_OPEN,
@@ -87,6 +87,11 @@ export async function confirmableCheckout(
   const row = rows[0];
   if (!row) throw notFound('Checkout');
   return { ...row, amount: Number(row.amount) };
+}
+
+/** The buyer's checkout by its client secret, for the hosted page's form post (which has no SQL of its own). */
+export function confirmableByClientSecret(deps: RouteDeps, clientSecret: string): Promise<ConfirmableCheckout> {
+  return confirmableCheckout(plainSql(deps.orm), { clientSecret });
 }
 
 const notOpen = (status: string) =>

@@ -5,16 +5,13 @@ import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
 import { archivedProductRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
+import type { PortalCustomerScope } from '../use-cases/portal-reads.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
 import { presentPortalSubscription, type PortalSubscription } from './schemas/customer-portal.ts';
 import { sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
 import type { RouteDeps } from './route-deps.ts';
 
-/** Who is changing: the portal session's customer, in its organization. */
-export interface PortalCustomerScope {
-  organizationId: string;
-  customerId: string;
-}
+export type { PortalCustomerScope };
 
 /** One change the customer asks for (the portal API's PATCH body, and the portal pages' forms). */
 export type PortalSubscriptionChange = { cancel_at_period_end: boolean } | { price_id: string };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listSubscriptions, type SubscriptionFilter } from '../../db/subscription/lists.ts';
 import type { SubscriptionChargeRow, SubscriptionRow } from '../../db/subscription/record.ts';
 import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
-import { subscriptionWithCharges } from '../subscription-reads.ts';
+import { subscriptionWithCharges } from '../../use-cases/subscription-reads.ts';
 import { customerCredential } from '../plugins/auth.ts';
 import { changePortalSubscription } from '../portal-subscription-changes.ts';
 import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';

@@ -5,7 +5,7 @@ import { customerIdByExternalId } from '../../db/customer/subscription-reads.ts'
 import { listSubscriptions, type SubscriptionFilter } from '../../db/subscription/lists.ts';
 import type { SubscriptionRow } from '../../db/subscription/record.ts';
 import { findOwnSubscription } from '../../db/subscription/rows.ts';
-import { subscriptionWithCharges } from '../subscription-reads.ts';
+import { subscriptionWithCharges } from '../../use-cases/subscription-reads.ts';
 import type { SubscriptionAction } from '../../domain/subscriptions.ts';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { eventEnvelope, type EventRow } from '../../db/events.ts';
 import { listQuery } from '../../use-cases/schemas/common.ts';
 
+/** Every event type the API writes (the dashboard's filter lists them). */
+export { EVENT_TYPES } from '../../db/events.ts';
+
 /** `customer.created` exactly, or every type under a prefix with `.*` (`customer.*`). */
 export const eventTypeFilter = z
   .string()

@@ -1,11 +1,11 @@
 /**
  * A typed client of the billing API: types generated from its OpenAPI document (`npm run
- * client:types` → api-types.ts, by openapi-typescript), calls through openapi-fetch. Paths, bodies,
+ * client:types` → api/openapi-types.ts, by openapi-typescript), calls through openapi-fetch. Paths, bodies,
  * parameters and responses are checked by the compiler: an unknown path, a wrong type or a missing
  * required field does not compile.
  */
 import createClient from 'openapi-fetch';
-import type { paths } from './api-types.ts';
+import type { paths } from '../../api/openapi-types.ts';
 
 export type Checkout = paths['/api/v1/checkouts/{id}']['get']['responses'][200]['content']['application/json'];
 

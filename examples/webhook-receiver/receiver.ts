@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { webhooks } from '../typed-client/api-types.ts';
+import type { webhooks } from '../../api/openapi-types.ts';
 
 /**
  * An event as the billing engine delivers it, typed from the OpenAPI document's `webhooks` (the types

@@ -1,17 +1,19 @@
 import formBody from '@fastify/formbody';
-import type { InferEntity } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Checkout, CheckoutLink, Organization, Price, Product } from '../../db/entities/index.ts';
-import { plainSql } from '../../db/plain-sql.ts';
-import { createCheckout } from '../../use-cases/checkout-creation.ts';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
-import { errorResponses, isUuid } from '../../use-cases/schemas/common.ts';
+import {
+  checkoutLinkOffer,
+  linkCheckoutPayable,
+  openCheckoutLink,
+  openLinkCheckout,
+  type CheckoutLinkEntity,
+} from '../../use-cases/hosted-checkout.ts';
+import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
 import { browserTokenizer, type GatewaySources } from '../../api/browser-card-tokenizer.ts';
-import { confirmableCheckout, confirmCheckout } from '../../api/checkout-confirmation.ts';
+import { confirmableByClientSecret, confirmCheckout } from '../../api/checkout-confirmation.ts';
 import {
   checkoutByClientSecret,
   isClientSecret,
@@ -39,6 +41,7 @@ import {
 } from './payment-form-input.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { sendPage } from '../page-headers.ts';
+import type { RequestEm } from '../request-em.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
 
 const linkParams = z.object({ checkout_link_id: z.string().max(64) });
@@ -84,17 +87,16 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
       },
     },
     async (request, reply) => {
-      const id = request.params.checkout_link_id;
       const em = deps.orm.em.fork();
-      const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
+      const link = await openCheckoutLink(em, request.params.checkout_link_id);
       if (wantsJson(request.headers.accept)) {
-        if (!link || link.productIds.length === 0) throw notFound('Checkout link');
+        if (!link) throw notFound('Checkout link');
         const checkout = await openLinkCheckout(deps, link);
         reply.header('cache-control', 'no-store');
         return reply.status(201).send(await publicCheckoutView(em, checkout));
       }
       const locale = pickLocale(request.headers['accept-language']);
-      if (!link || link.productIds.length === 0) return sendPage(reply, 404, renderNotFoundPage(locale));
+      if (!link) return sendPage(reply, 404, renderNotFoundPage(locale));
       const reused = await reusableCheckout(deps, request, link.id);
       if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
       return sendPage(reply, 200, await linkPage(em, link, locale));
@@ -102,9 +104,8 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
   );
 
   app.post('/checkout/:checkout_link_id', { schema: { hide: true, params: linkParams } }, async (request, reply) => {
-    const id = request.params.checkout_link_id;
-    const link = isUuid(id) ? await deps.orm.em.fork().findOne(CheckoutLink, { id, isArchived: false }) : null;
-    if (!link || link.productIds.length === 0) {
+    const link = await openCheckoutLink(deps.orm.em.fork(), request.params.checkout_link_id);
+    if (!link) {
       return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
     }
     let secret = await reusableCheckout(deps, request, link.id);
@@ -157,7 +158,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
       const { body, invalid } = confirmationOf(form, t);
       if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
       try {
-        const confirmable = await confirmableCheckout(plainSql(deps.orm), { clientSecret: secret });
+        const confirmable = await confirmableByClientSecret(deps, secret);
         const result = await confirmCheckout(deps, confirmable, body);
         if (result.outcome === 'declined') {
           const reason = result.checkout.decline_reason ?? 'card_declined';
@@ -177,12 +178,8 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
 }
 
 /** The link's page: what it sells, at its product's default price. */
-async function linkPage(em: EntityManager, link: InferEntity<typeof CheckoutLink>, locale: Locale): Promise<string> {
-  const product = await em.findOneOrFail(Product, { id: link.productIds[0]! });
-  const [price, organization] = await Promise.all([
-    em.findOneOrFail(Price, { id: product.defaultPriceId! }),
-    em.findOneOrFail(Organization, { id: link.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
-  ]);
+async function linkPage(em: RequestEm, link: CheckoutLinkEntity, locale: Locale): Promise<string> {
+  const { product, price, organization } = await checkoutLinkOffer(em, link);
   return renderLinkPage({
     locale,
     action: `/checkout/${link.id}`,
@@ -193,41 +190,11 @@ async function linkPage(em: EntityManager, link: InferEntity<typeof CheckoutLink
   });
 }
 
-/** The checkout a link opens for a buyer, as the API's checkout creation makes it. */
-function openLinkCheckout(deps: RouteDeps, link: InferEntity<typeof CheckoutLink>): Promise<CheckoutEntity> {
-  return createCheckout(deps, {
-    actingOrganizationId: link.organizationId,
-    allowSubOrganizations: false,
-    // A promotion that has ended does not break the link: the buyer gets the full price.
-    discountPolicy: 'when_applicable',
-    input: {
-      payment_processor: 'gateway',
-      product_id: link.productIds[0],
-      products: [...link.productIds],
-      discount_id: link.discountId ?? undefined,
-      allow_discount_codes: link.allowDiscountCodes,
-      quantity: 1,
-      recurrence_billing: 'gateway',
-      require_billing_address: false,
-      no_fees_installments: false,
-      success_url: link.successUrl ?? undefined,
-      cancel_url: link.cancelUrl ?? undefined,
-      metadata: link.metadata,
-      checkout_link_id: link.id,
-    },
-  });
-}
-
 /** The client secret of this browser's checkout of the link, while that checkout can still be paid. */
 async function reusableCheckout(deps: RouteDeps, request: FastifyRequest, linkId: string): Promise<string | null> {
   const secret = request.cookies[linkCookie(linkId)];
   if (!secret || !isClientSecret(secret)) return null;
-  const rows = await plainSql(deps.orm).query<{ status: string }>(
-    'select status from checkouts where client_secret = ? and checkout_link_id = ?',
-    [secret, linkId],
-  );
-  const status = rows[0]?.status;
-  return status === 'open' || status === 'confirmed' ? secret : null;
+  return (await linkCheckoutPayable(deps.orm.em.fork(), secret, linkId)) ? secret : null;
 }
 
 async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<CheckoutEntity | null> {
@@ -249,7 +216,7 @@ async function checkoutPage(
   options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
 ): Promise<{ page: string; gateway: GatewaySources | null }> {
   const em = deps.orm.em.fork();
-  const current = await em.findOneOrFail(Checkout, { id: checkout.id });
+  const current = await checkoutByClientSecret(em, checkout.clientSecret);
   const view = await publicCheckoutView(em, current);
   const tokenizer = browserTokenizer(deps.config);
   const page = await renderCheckoutPage({

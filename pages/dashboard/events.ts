@@ -1,5 +1,4 @@
-import { EVENT_TYPES } from '../../db/events.ts';
-import type { EventRecord } from '../../api/schemas/events.ts';
+import { EVENT_TYPES, type EventRecord } from '../../api/schemas/events.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Field, moment, Pager, Select, Table, type Column } from './components.ts';

@@ -5,7 +5,7 @@ import { html } from '../render.ts';
 import { CsrfField, renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor } from './messages.ts';
 import { portalPaths } from './paths.ts';
-import type { CustomerEntity } from './reads.ts';
+import type { CustomerEntity } from '../../use-cases/portal-reads.ts';
 
 /** The billing details page: name, address and tax id, checked by the customer update's own schema and rules. */
 

@@ -4,7 +4,7 @@ import { ScrollRegion } from '../scroll-region.ts';
 import { renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { portalPaths } from './paths.ts';
-import type { CustomerEntity, OverviewData, SubscriptionEntity } from './reads.ts';
+import type { CustomerEntity, OverviewData, SubscriptionEntity } from '../../use-cases/portal-reads.ts';
 
 /** The portal's first page: the customer's subscriptions, purchases and extra charges. */
 

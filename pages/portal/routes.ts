@@ -1,5 +1,4 @@
 import formBody from '@fastify/formbody';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -9,18 +8,24 @@ import { planOptions, previewPlanChange } from '../../api/plan-change-preview.ts
 import {
   changePortalSubscription,
   customerUpdatesAllowed,
-  type PortalCustomerScope,
   type PortalSubscriptionChange,
 } from '../../api/portal-subscription-changes.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { sendPage } from '../page-headers.ts';
+import type { RequestEm } from '../request-em.ts';
 import { billingForm, billingUpdateOf, renderBillingPage } from './billing.ts';
 import { renderExpiredPage, renderPortalNotFound, renderRefusedPage } from './layout.ts';
 import { messagesFor } from './messages.ts';
 import { renderOverviewPage } from './overview.ts';
 import { PORTAL, portalPaths } from './paths.ts';
-import { overviewData, portalCustomer, subscriptionData, type CustomerEntity } from './reads.ts';
+import {
+  overviewData,
+  portalCustomer,
+  subscriptionData,
+  type CustomerEntity,
+  type PortalCustomerScope,
+} from '../../use-cases/portal-reads.ts';
 import { clearSessionCookie, csrfTokenMatches, csrfTokenOf, SESSION_COOKIE, setSessionCookie } from './session.ts';
 import { renderCancelPage, renderPlanPreviewPage, renderSubscriptionPage } from './subscription.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
@@ -38,7 +43,7 @@ interface Visit {
   scope: PortalCustomerScope;
   customer: CustomerEntity;
   csrf: string;
-  em: EntityManager;
+  em: RequestEm;
 }
 
 /**

@@ -6,7 +6,7 @@ import { CsrfField, renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { nextChargeText } from './overview.ts';
 import { portalPaths } from './paths.ts';
-import type { ChargeEntity, CustomerEntity, SubscriptionView } from './reads.ts';
+import type { ChargeEntity, CustomerEntity, SubscriptionView } from '../../use-cases/portal-reads.ts';
 
 /** A subscription's pages: its timeline and actions, the cancellation's confirmation, a plan change's preview. */
 

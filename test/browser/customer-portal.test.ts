@@ -56,7 +56,7 @@ async function signIn(url: string, locale?: string): Promise<{ context: BrowserC
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `portal-${name}`);
-  await expectAccessibleAtBothSizes(page);
+  await expectAccessibleAtBothSizes(page, `portal-${name}`);
 }
 
 const apiSubscription = async (s: { id: string; t: { oat: string } }) => {

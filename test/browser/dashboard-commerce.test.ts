@@ -52,7 +52,7 @@ const section = (name: string) => `${api.baseUrl}/dashboard/${t.org.id}/${name}`
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `dashboard-${name}`);
-  await expectAccessibleAtBothSizes(page);
+  await expectAccessibleAtBothSizes(page, `dashboard-${name}`);
 }
 
 async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 async function pageChecked(page: Page, name: string) {
   await screenshot(page, `dashboard-oidc-${name}`);
-  await expectAccessibleAtBothSizes(page);
+  await expectAccessibleAtBothSizes(page, `dashboard-oidc-${name}`);
 }
 
 /** A person the provider knows, invited to a fresh organization by email before they ever signed in. */

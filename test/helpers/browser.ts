@@ -99,13 +99,17 @@ export const CHECKED_SIZES = [
 /**
  * axe's serious and critical violations of the page as laid out at each of CHECKED_SIZES, each line
  * prefixed by its size; the page's own viewport is given back afterwards, so the test goes on as it was.
+ * With `screenshotName`, the page at the phone's size is saved too (`<name>.phone.png`), unless that is its own.
  */
-export async function violationsAtBothSizes(page: Page): Promise<string[]> {
+export async function violationsAtBothSizes(page: Page, screenshotName?: string): Promise<string[]> {
   const own = page.viewportSize();
   const found: string[] = [];
   try {
     for (const size of CHECKED_SIZES) {
       await page.setViewportSize({ width: size.width, height: size.height });
+      // The test's own screenshot is at its own size; a phone's view of the page is saved beside it.
+      const ownSize = own?.width === size.width && own.height === size.height;
+      if (screenshotName && size.name === 'phone' && !ownSize) await screenshot(page, `${screenshotName}.phone`);
       const violations = await accessibilityViolations(page);
       found.push(...violations.map((v) => `${size.name} ${size.width}x${size.height}: ${v}`));
     }
@@ -116,14 +120,17 @@ export async function violationsAtBothSizes(page: Page): Promise<string[]> {
 }
 
 /** No serious or critical axe violation at either of CHECKED_SIZES. */
-export async function expectAccessibleAtBothSizes(page: Page): Promise<void> {
-  expect(await violationsAtBothSizes(page)).toEqual([]);
+export async function expectAccessibleAtBothSizes(page: Page, screenshotName?: string): Promise<void> {
+  expect(await violationsAtBothSizes(page, screenshotName)).toEqual([]);
 }
 
-/** A page's screenshot (test-artifacts/screenshots/<name>.png), then axe at both sizes: no serious or critical violation. */
+/**
+ * A page's screenshots (test-artifacts/screenshots/<name>.png at the test's own size, and
+ * <name>.phone.png at 390×844), then axe at both sizes: no serious or critical violation.
+ */
 export async function pageChecked(page: Page, name: string): Promise<void> {
   await screenshot(page, name);
-  await expectAccessibleAtBothSizes(page);
+  await expectAccessibleAtBothSizes(page, name);
 }
 
 /** A fresh English browser profile signed in to the dashboard by the one-click link, on the organization picker. */

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AccessTokenRecord } from '../../../api/schemas/credentials.ts';
+import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { accessTokensContent, revokeTokenConfirmation, type AccessTokensView } from '../access-tokens.ts';
 import { dashboardPaths } from '../paths.ts';
@@ -18,13 +19,15 @@ const createForm = z.object({
 });
 const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
 
-type TokenPage = NonNullable<AccessTokensView['tokens']>;
 type CreatedToken = NonNullable<AccessTokensView['created']>;
 
 const SECTION = 'access-tokens';
 const DONE = { revoked: 'The token is revoked.' };
 const PAGE_SIZE = 25;
-const apiPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/access-tokens`;
+const TOKENS = '/api/v1/dashboard/organizations/{organization_id}/access-tokens';
+const listOf = (organizationId: string, page: number, limit: number) => ({
+  params: { path: { organization_id: organizationId }, query: { page, limit } },
+});
 const sectionPath = (organizationId: string) => dashboardPaths.section(organizationId, SECTION);
 const createdToken = (organizationId: string) =>
   shownOnce<CreatedToken>('dashboard_new_token', sectionPath(organizationId));
@@ -43,10 +46,8 @@ type TokensPage = (
 export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: TokensPage = async (reply, visit, extra, status = 200) => {
     const { notice, page: pageNumber = 1, ...view } = extra;
-    const list = await visit.api.asUser<TokenPage>('GET', apiPath(visit.organization.id), {
-      query: { page: pageNumber, limit: PAGE_SIZE },
-    });
-    const ok = list.status === 200;
+    const list = await visit.api.user.GET(TOKENS, listOf(visit.organization.id, pageNumber, PAGE_SIZE));
+    const ok = list.data !== undefined;
     return sendSection(
       reply,
       visit,
@@ -60,11 +61,11 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
           organizationId: visit.organization.id,
           csrf: visit.csrf,
           page: pageNumber,
-          tokens: ok ? list.body : null,
+          tokens: list.data ?? null,
           ...view,
         }),
       },
-      ok ? status : list.status,
+      ok ? status : list.response.status,
     );
   };
 
@@ -88,13 +89,18 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const form = request.body ?? {};
-      const created = await visit.api.asUser<CreatedToken>('POST', apiPath(visit.organization.id), {
-        body: { comment: form.comment ?? '', scopes: form.scopes, expires_in_days: daysOf(form.expires_in_days) },
+      const created = await visit.api.user.POST(TOKENS, {
+        params: { path: { organization_id: visit.organization.id } },
+        body: {
+          comment: form.comment ?? '',
+          scopes: unchecked<RequestBody<typeof TOKENS, 'post'>['scopes']>(form.scopes),
+          expires_in_days: daysOf(form.expires_in_days),
+        },
       });
-      if (created.status !== 201) {
-        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+      if (!created.data) {
+        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
       }
-      createdToken(visit.organization.id).put(reply, created.body);
+      createdToken(visit.organization.id).put(reply, created.data);
       return reply.redirect(sectionPath(visit.organization.id), 303);
     },
   );
@@ -105,12 +111,10 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
 /** The token of `id` among those not revoked (the API lists them by pages; it has no read of one). */
 async function findToken(visit: MemberVisit, id: string): Promise<AccessTokenRecord | undefined> {
   for (let pageNumber = 1; pageNumber <= 50; pageNumber++) {
-    const list = await visit.api.asUser<TokenPage>('GET', apiPath(visit.organization.id), {
-      query: { page: pageNumber, limit: 100 },
-    });
-    if (list.status !== 200) return undefined;
-    const token = list.body.items.find((t) => t.id === id);
-    if (token || pageNumber >= list.body.pagination.max_page) return token;
+    const list = await visit.api.user.GET(TOKENS, listOf(visit.organization.id, pageNumber, 100));
+    if (!list.data) return undefined;
+    const token = list.data.items.find((t) => t.id === id);
+    if (token || pageNumber >= list.data.pagination.max_page) return token;
   }
   return undefined;
 }
@@ -138,9 +142,11 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: TokensPage): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const path = `${apiPath(visit.organization.id)}/${encodeURIComponent(request.params.id)}`;
-      const revoked = await visit.api.asUser('DELETE', path);
-      if (revoked.status !== 204) return page(reply, visit, { notice: refusalNotice(revoked) }, revoked.status);
+      const revoked = await visit.api.user.DELETE(`${TOKENS}/{id}` as const, {
+        params: { path: { organization_id: visit.organization.id, id: request.params.id } },
+      });
+      const status = revoked.response.status;
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(revoked) }, status);
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=revoked`, 303);
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ApiKeyRecord } from '../../../api/schemas/credentials.ts';
+import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { apiKeysContent, revokeConfirmation, type ApiKeysView } from '../api-keys.ts';
 import { dashboardPaths } from '../paths.ts';
@@ -19,12 +19,13 @@ const createForm = z.object({
 });
 const doneQuery = z.object({ done: z.string().max(20).optional() });
 
-type ApiKeyList = { active: ApiKeyRecord[]; revoked: ApiKeyRecord[] };
 type CreatedKey = NonNullable<ApiKeysView['created']>;
 
 const TITLE = 'API keys';
 const DONE = { revoked: 'The key is revoked.' };
-const apiPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/api-keys`;
+const ofOrganization = (organizationId: string) => ({ params: { path: { organization_id: organizationId } } });
+const KEYS = '/api/v1/dashboard/organizations/{organization_id}/api-keys';
+type NewKey = RequestBody<typeof KEYS, 'post'>;
 
 /** The new key's one showing, from the creation's post to the page after its redirect (shown-once.ts). */
 const createdKey = (organizationId: string) =>
@@ -44,7 +45,7 @@ type KeysPage = (
 
 export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: KeysPage = async (reply, visit, extra, status = 200) => {
-    const list = await visit.api.asUser<ApiKeyList>('GET', apiPath(visit.organization.id));
+    const list = await visit.api.user.GET(KEYS, ofOrganization(visit.organization.id));
     const { notice, ...view } = extra;
     return sendSection(
       reply,
@@ -53,16 +54,16 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
       {
         title: TITLE,
         // A member sees why there is nothing here: only the owner or an admin manages keys.
-        notice: list.status === 200 ? (notice ?? null) : refusalNotice(list),
+        notice: list.data ? (notice ?? null) : refusalNotice(list),
         children: apiKeysContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          keys: list.status === 200 ? list.body : null,
+          keys: list.data ?? null,
           ...view,
         }),
       },
-      list.status === 200 ? status : list.status,
+      list.data ? status : list.response.status,
     );
   };
 
@@ -85,20 +86,21 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const form = request.body ?? {};
-      const created = await visit.api.asUser<CreatedKey>('POST', apiPath(visit.organization.id), {
+      const created = await visit.api.user.POST(KEYS, {
+        ...ofOrganization(visit.organization.id),
         body: {
           name: form.name ?? '',
-          environment: form.environment,
-          scopes: form.scopes,
+          environment: unchecked<NewKey['environment']>(form.environment),
+          scopes: unchecked<NewKey['scopes']>(form.scopes),
           ...(endOfDay(form.expires_on) ? { expires_at: endOfDay(form.expires_on) } : {}),
         },
       });
-      if (created.status !== 201) {
-        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+      if (!created.data) {
+        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
       }
       // Post, redirect, get: a reload does not make a second key. The secret crosses the redirect in a
       // cookie that the next page reads once and clears, so it never enters an address or the history.
-      createdKey(visit.organization.id).put(reply, created.body);
+      createdKey(visit.organization.id).put(reply, created.data);
       return reply.redirect(dashboardPaths.section(visit.organization.id, 'api-keys'), 303);
     },
   );
@@ -114,8 +116,8 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: KeysPage): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const list = await visit.api.asUser<ApiKeyList>('GET', apiPath(visit.organization.id));
-      const key = list.body?.active?.find((k) => k.id === request.params.id);
+      const list = await visit.api.user.GET(KEYS, ofOrganization(visit.organization.id));
+      const key = list.data?.active.find((k) => k.id === request.params.id);
       if (!key) return reply.redirect(dashboardPaths.section(visit.organization.id, 'api-keys'), 303);
       return sendSection(reply, visit, 'api-keys', {
         title: 'Revoke this key?',
@@ -130,8 +132,13 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: KeysPage): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const revoked = await visit.api.asUser('POST', `${apiPath(visit.organization.id)}/${request.params.id}/revoke`);
-      if (revoked.status !== 200) return page(reply, visit, { notice: refusalNotice(revoked) }, revoked.status);
+      const revoked = await visit.api.user.POST(
+        '/api/v1/dashboard/organizations/{organization_id}/api-keys/{id}/revoke',
+        {
+          params: { path: { organization_id: visit.organization.id, id: request.params.id } },
+        },
+      );
+      if (!revoked.data) return page(reply, visit, { notice: refusalNotice(revoked) }, revoked.response.status);
       return reply.redirect(`${dashboardPaths.section(visit.organization.id, 'api-keys')}?done=revoked`, 303);
     },
   );

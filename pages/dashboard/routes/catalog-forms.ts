@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InlinePrice } from '../../../api/schemas/catalog.ts';
+import type { RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { centsOf, formList } from './forms.ts';
 
@@ -83,24 +83,31 @@ export function countField(
   return count === undefined ? {} : { count };
 }
 
+/** A new price as the product creation and change take it. */
+export type NewPrice = RequestBody<'/api/v1/products', 'post'>['prices'][number];
+
 /**
  * A price of the form in the API's terms (prices are in BRL): a recurring price sends its interval,
  * a one-time price sends none, as the form shows the interval for recurring prices only.
  */
-export function priceBody(form: PriceForm): { price: Partial<InlinePrice> } | { problem: FormProblem } {
+export function priceBody(form: PriceForm): { price: NewPrice } | { problem: FormProblem } {
   const amount = centsField('amount', 'Amount', form.amount);
   if (amount.problem) return { problem: amount.problem };
-  const type = (form.type || 'one_time') as InlinePrice['type'];
-  const price: Partial<InlinePrice> = { currency: 'brl', unit_amount: amount.cents, type };
+  const type = (form.type || 'one_time') as NewPrice['type'];
+  // An empty amount is left out of the JSON (undefined): the API's refusal names the field.
+  const price: NewPrice = { currency: 'brl', unit_amount: amount.cents!, type };
   if (form.price_name?.trim()) price.name = form.price_name.trim();
   if (type === 'recurring') {
     const count = countField('interval_count', 'Every', form.interval_count);
     if (count.problem) return { problem: count.problem };
-    price.interval = (form.interval || undefined) as InlinePrice['interval'];
+    price.interval = (form.interval || undefined) as NewPrice['interval'];
     if (count.count !== undefined) price.interval_count = count.count;
   }
   return { price };
 }
+
+/** A discount as its creation takes it (one of the API's combinations of type and duration). */
+export type NewDiscount = RequestBody<'/api/v1/discounts', 'post'>;
 
 /** The fields of the discount creation form. */
 export const discountForm = z.object({
@@ -124,7 +131,7 @@ export type DiscountForm = z.infer<typeof discountForm>;
  * BRL, the months of a repeating duration, the days as moments in Brasília. Only the chosen type's
  * and duration's fields are sent, as the form shows only those.
  */
-export function discountBody(form: DiscountForm): { discount: Record<string, unknown> } | { problem: FormProblem } {
+export function discountBody(form: DiscountForm): { discount: NewDiscount } | { problem: FormProblem } {
   const type = form.type || 'percentage';
   const discount: Record<string, unknown> = { name: form.name ?? '', type, duration: form.duration || 'once' };
   if (form.code?.trim()) discount.code = form.code.trim();
@@ -151,5 +158,7 @@ export function discountBody(form: DiscountForm): { discount: Record<string, unk
   if (dayStart(form.starts_on)) discount.starts_at = dayStart(form.starts_on);
   if (dayEnd(form.ends_on)) discount.ends_at = dayEnd(form.ends_on);
   if (form.product_ids.length > 0) discount.product_ids = form.product_ids;
-  return { discount };
+  // Built field by field, as the form shows them: the API judges the combination (a percentage without
+  // its value, say) and its refusal names the field.
+  return { discount: discount as NewDiscount };
 }

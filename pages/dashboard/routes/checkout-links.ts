@@ -1,9 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ProductBody } from '../../../api/schemas/catalog.ts';
-import type { CheckoutLinkRecord } from '../../../api/schemas/checkout-links.ts';
-import type { DiscountRecord } from '../../../api/schemas/discounts.ts';
 import { archiveLinkConfirmation, checkoutLinksContent, type CheckoutLinksView } from '../checkout-links.ts';
+import type { ApiAnswer, ApiClient } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
@@ -22,26 +20,24 @@ const createForm = csrfOnly.extend({
 });
 const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
 
-type Page<T> = { items: T[]; pagination: { total_count: number; max_page: number } };
-
 const SECTION = 'checkout-links';
 const DONE = { created: 'Link created.', archived: 'The link is archived.', restored: 'The link is restored.' };
-const API = '/api/v1/checkout-links/';
+const byId = (id: string) => ({ params: { path: { id } } });
 const blankless = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
 
 /** What the page shows besides the links: the products (names, and those a link may sell) and the discounts. */
 async function catalogOf(visit: MemberVisit) {
   const [products, sellable, discounts] = await Promise.all([
-    visit.api.asMember<Page<ProductBody>>('GET', '/api/v1/products/', { query: { limit: 100, sorting: 'name' } }),
-    visit.api.asMember<Page<ProductBody>>('GET', '/api/v1/products/', {
-      query: { limit: 100, sorting: 'name', is_archived: false },
+    visit.api.member.GET('/api/v1/products', { params: { query: { limit: 100, sorting: 'name' } } }),
+    visit.api.member.GET('/api/v1/products', {
+      params: { query: { limit: 100, sorting: 'name', is_archived: 'false' } },
     }),
-    visit.api.asMember<Page<DiscountRecord>>('GET', '/api/v1/discounts/', { query: { limit: 100, sorting: 'name' } }),
+    visit.api.member.GET('/api/v1/discounts', { params: { query: { limit: 100, sorting: 'name' } } }),
   ]);
   return {
-    products: products.status === 200 ? products.body.items : [],
-    sellable: sellable.status === 200 ? sellable.body.items : [],
-    discounts: discounts.status === 200 ? discounts.body.items : [],
+    products: products.data?.items ?? [],
+    sellable: sellable.data?.items ?? [],
+    discounts: discounts.data?.items ?? [],
   };
 }
 
@@ -55,11 +51,11 @@ type LinksPage = (
 const linksPage: LinksPage = async (reply, visit, extra = {}, status = 200) => {
   const page = extra.page ?? 1;
   const [active, archived, catalog] = await Promise.all([
-    visit.api.asMember<Page<CheckoutLinkRecord>>('GET', API, { query: { page } }),
-    visit.api.asMember<Page<CheckoutLinkRecord>>('GET', API, { query: { is_archived: true } }),
+    visit.api.member.GET('/api/v1/checkout-links', { params: { query: { page } } }),
+    visit.api.member.GET('/api/v1/checkout-links', { params: { query: { is_archived: 'true' } } }),
     catalogOf(visit),
   ]);
-  const refused = [active, archived].find((a) => a.status !== 200);
+  const refused = !active.data ? active : !archived.data ? archived : undefined;
   return sendSection(
     reply,
     visit,
@@ -71,19 +67,20 @@ const linksPage: LinksPage = async (reply, visit, extra = {}, status = 200) => {
         locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        links: refused
-          ? null
-          : {
-              active: active.body.items,
-              archived: archived.body.items,
-              page,
-              maxPage: active.body.pagination.max_page,
-            },
+        links:
+          !active.data || !archived.data
+            ? null
+            : {
+                active: active.data.items,
+                archived: archived.data.items,
+                page,
+                maxPage: active.data.pagination.max_page,
+              },
         ...catalog,
         values: extra.values,
       }),
     },
-    refused ? refused.status : status,
+    refused ? refused.response.status : status,
   );
 };
 
@@ -108,7 +105,7 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
     const visit = await sectionVisit(app, deps, request, reply);
     if (!visit) return reply;
     const form = request.body ?? {};
-    const created = await visit.api.asMember<CheckoutLinkRecord>('POST', API, {
+    const created = await visit.api.member.POST('/api/v1/checkout-links', {
       body: {
         label: blankless(form.label),
         product_ids: form.product_id ? [form.product_id] : [],
@@ -118,8 +115,8 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
         cancel_url: blankless(form.cancel_url),
       },
     });
-    if (created.status !== 201) {
-      return linksPage(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+    if (!created.data) {
+      return linksPage(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
     }
     return reply.redirect(back(visit, 'created'), 303);
   });
@@ -128,34 +125,37 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
     const visit = await sectionVisit(app, deps, request, reply);
     if (!visit) return reply;
     const [link, catalog] = await Promise.all([
-      visit.api.asMember<CheckoutLinkRecord>('GET', `${API}${encodeURIComponent(request.params.id)}`),
+      visit.api.member.GET('/api/v1/checkout-links/{id}', byId(request.params.id)),
       catalogOf(visit),
     ]);
-    if (link.status !== 200) return linksPage(reply, visit, { notice: refusalNotice(link) }, link.status);
-    if (link.body.is_archived) return reply.redirect(dashboardPaths.section(visit.organization.id, SECTION), 303);
+    if (!link.data) return linksPage(reply, visit, { notice: refusalNotice(link) }, link.response.status);
+    if (link.data.is_archived) return reply.redirect(dashboardPaths.section(visit.organization.id, SECTION), 303);
     return sendSection(reply, visit, SECTION, {
       title: 'Archive this link?',
       children: archiveLinkConfirmation({
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        link: link.body,
+        link: link.data,
         products: catalog.products,
       }),
     });
   });
 
-  const change = (method: 'DELETE' | 'PATCH', done: 'archived' | 'restored', body?: unknown) =>
+  const change = (done: 'archived' | 'restored', call: (api: ApiClient, id: string) => Promise<ApiAnswer>) =>
     app.post(
       `${base}/:id/${done === 'archived' ? 'archive' : 'restore'}`,
       { schema: { hide: true, params: linkParams, body: csrfOnly } },
       async (request, reply) => {
         const visit = await sectionVisit(app, deps, request, reply);
         if (!visit) return reply;
-        const answer = await visit.api.asMember(method, `${API}${encodeURIComponent(request.params.id)}`, { body });
-        if (answer.status >= 300) return linksPage(reply, visit, { notice: refusalNotice(answer) }, answer.status);
+        const answer = await call(visit.api.member, request.params.id);
+        const status = answer.response.status;
+        if (status >= 300) return linksPage(reply, visit, { notice: refusalNotice(answer) }, status);
         return reply.redirect(back(visit, done), 303);
       },
     );
-  change('DELETE', 'archived');
-  change('PATCH', 'restored', { is_archived: false });
+  change('archived', (api, id) => api.DELETE('/api/v1/checkout-links/{id}', byId(id)));
+  change('restored', (api, id) =>
+    api.PATCH('/api/v1/checkout-links/{id}', { ...byId(id), body: { is_archived: false } }),
+  );
 }

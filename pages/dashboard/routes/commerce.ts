@@ -1,7 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { CustomerRecord } from '../../../use-cases/schemas/customers.ts';
-import type { ProductBody } from '../../../api/schemas/catalog.ts';
 import type { ApiAnswer } from '../api-client.ts';
 import { noNames, type CommerceContext, type ListPage, type Names } from '../commerce.ts';
 import type { Section } from '../layout.ts';
@@ -30,14 +28,17 @@ export const listQuery = z.object({
 /** `?page=` as a page number: 1 unless it is one. */
 export { pageNumberOf as pageNumber } from './forms.ts';
 
-/** A list read from the API (a page of PAGE_SIZE): its page, or the API's refusal of the query. */
+/** A list call's parameters: a page of PAGE_SIZE, with these filters. */
+export const listParams = <Q extends object>(query: Q) => ({ params: { query: { limit: PAGE_SIZE, ...query } } });
+/** A record call's parameters. */
+export const byId = (id: string) => ({ params: { path: { id } } });
+
+/** A list read from the API: its page, or the API's refusal of the query. */
 export async function readList<T>(
-  visit: MemberVisit,
-  path: string,
-  query: Record<string, string | number | undefined>,
+  call: Promise<ApiAnswer & { data?: ListPage<T> }>,
 ): Promise<{ list: ListPage<T> | null; refusal: ApiAnswer | null }> {
-  const answer = await visit.api.asMember<ListPage<T>>('GET', path, { query: { limit: PAGE_SIZE, ...query } });
-  return answer.status === 200 ? { list: answer.body, refusal: null } : { list: null, refusal: answer };
+  const answer = await call;
+  return answer.data ? { list: answer.data, refusal: null } : { list: null, refusal: answer };
 }
 
 /**
@@ -45,21 +46,26 @@ export async function readList<T>(
  * once per id (a customer deleted since is shown by its id).
  */
 export async function namesOf(visit: MemberVisit, ids: { customers?: string[]; products?: string[] }): Promise<Names> {
-  const read = async <T, V>(path: string, list: string[] = [], pick: (body: T) => V) =>
+  const read = async <T, V>(list: string[] = [], call: (id: string) => Promise<{ data?: T }>, pick: (body: T) => V) =>
     new Map(
       await Promise.all(
         [...new Set(list)].map(async (id) => {
-          const answer = await visit.api.asMember<T>('GET', `${path}/${encodeURIComponent(id)}`);
-          return [id, answer.status === 200 ? pick(answer.body) : null] as const;
+          const answer = await call(id);
+          return [id, answer.data ? pick(answer.data) : null] as const;
         }),
       ),
     );
   const [customers, products] = await Promise.all([
-    read<CustomerRecord, { email: string; name: string | null }>('/api/v1/customers', ids.customers, (c) => ({
-      email: c.email,
-      name: c.name,
-    })),
-    read<ProductBody, string>('/api/v1/products', ids.products, (p) => p.name),
+    read(
+      ids.customers,
+      (id) => visit.api.member.GET('/api/v1/customers/{id}', byId(id)),
+      (c) => ({ email: c.email, name: c.name }),
+    ),
+    read(
+      ids.products,
+      (id) => visit.api.member.GET('/api/v1/products/{id}', byId(id)),
+      (p) => p.name,
+    ),
   ]);
   return { customers, products };
 }
@@ -80,16 +86,17 @@ export async function readRecord<T>(
   reply: FastifyReply,
   visit: MemberVisit,
   section: Section,
-  path: string,
+  call: Promise<ApiAnswer & { data?: T }>,
 ): Promise<T | null> {
-  const answer = await visit.api.asMember<T>('GET', path);
-  if (answer.status === 200) return answer.body;
+  const answer = await call;
+  if (answer.data) return answer.data;
+  const status = answer.response.status;
   await sendSection(
     reply,
     visit,
     section,
-    { title: answer.status === 404 ? 'Not found' : 'Refused', notice: refusalNotice(answer), children: null },
-    answer.status,
+    { title: status === 404 ? 'Not found' : 'Refused', notice: refusalNotice(answer), children: null },
+    status,
   );
   return null;
 }

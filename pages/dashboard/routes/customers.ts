@@ -1,15 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { CustomerRecord } from '../../../use-cases/schemas/customers.ts';
-import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
-import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
 import { recordPath } from '../commerce.ts';
 import { customerContent, customersContent, type CustomerFormValues, type PortalSession } from '../customers.ts';
 import type { Notice } from '../layout.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import {
+  byId,
   commerceContext,
   csrfOnly,
+  listParams,
   listQuery,
   namesOf,
   pageNumber,
@@ -38,10 +37,9 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
     extra: { values?: CustomerFormValues; notice?: Notice | null; status?: number } = {},
   ) => {
     const page = pageNumber(q.page);
-    const { list, refusal } = await readList<CustomerRecord>(visit, '/api/v1/customers/', {
-      query: q.query || undefined,
-      page,
-    });
+    const { list, refusal } = await readList(
+      visit.api.member.GET('/api/v1/customers', listParams({ query: q.query || undefined, page })),
+    );
     return sendSection(
       reply,
       visit,
@@ -57,7 +55,7 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
           values: extra.values ?? {},
         }),
       },
-      refusal?.status ?? extra.status ?? 200,
+      refusal?.response.status ?? extra.status ?? 200,
     );
   };
 
@@ -78,17 +76,18 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { csrf: _, ...values } = request.body ?? {};
-      const created = await visit.api.asMember<CustomerRecord>('POST', '/api/v1/customers/', {
+      const created = await visit.api.member.POST('/api/v1/customers', {
         body: {
           email: values.email?.trim() ?? '',
           ...(values.name?.trim() ? { name: values.name } : {}),
           ...(values.tax_id?.trim() ? { tax_id: values.tax_id.trim() } : {}),
         },
       });
-      if (created.status !== 201) {
-        return listPage(reply, visit, {}, { values, notice: refusalNotice(created), status: created.status });
+      if (!created.data) {
+        const status = created.response.status;
+        return listPage(reply, visit, {}, { values, notice: refusalNotice(created), status });
       }
-      return reply.redirect(`${recordPath(visit.organization.id, 'customers', created.body.id)}?done=created`, 303);
+      return reply.redirect(`${recordPath(visit.organization.id, 'customers', created.data.id)}?done=created`, 303);
     },
   );
 
@@ -103,16 +102,16 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
     id: string,
     extra: { portal?: PortalSession; notice?: Notice | null; status?: number } = {},
   ) => {
-    const customer = await readRecord<CustomerRecord>(
+    const customer = await readRecord(
       reply,
       visit,
       'customers',
-      `/api/v1/customers/${encodeURIComponent(id)}`,
+      visit.api.member.GET('/api/v1/customers/{id}', byId(id)),
     );
     if (!customer) return reply;
     const [subscriptions, sales] = await Promise.all([
-      readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', { customer_id: id }),
-      readList<SaleBody>(visit, '/api/v1/sales/', { customer_id: id }),
+      readList(visit.api.member.GET('/api/v1/subscriptions', listParams({ customer_id: id }))),
+      readList(visit.api.member.GET('/api/v1/sales', listParams({ customer_id: id }))),
     ]);
     const names = await namesOf(visit, { products: subscriptions.list?.items.map((s) => s.product_id) });
     const refusal = subscriptions.refusal ?? sales.refusal;
@@ -153,14 +152,15 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const session = await visit.api.asMember<PortalSession>('POST', '/api/v1/customer-portal/sessions/', {
+      const session = await visit.api.member.POST('/api/v1/customer-portal/sessions', {
         body: { customer_id: request.params.id },
       });
-      if (session.status !== 201) {
-        return page(reply, visit, request.params.id, { notice: refusalNotice(session), status: session.status });
+      if (!session.data) {
+        const status = session.response.status;
+        return page(reply, visit, request.params.id, { notice: refusalNotice(session), status });
       }
       return page(reply, visit, request.params.id, {
-        portal: session.body,
+        portal: session.data,
         notice: { kind: 'status', title: 'Portal link created.' },
       });
     },

@@ -1,7 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ProductBody } from '../../../api/schemas/catalog.ts';
-import type { DiscountRecord } from '../../../api/schemas/discounts.ts';
 import { deleteDiscountConfirmation, discountsContent, type DiscountsView } from '../discounts.ts';
 import type { Notice } from '../layout.ts';
 import { dashboardPaths } from '../paths.ts';
@@ -14,12 +12,10 @@ const discountParams = organizationParams.extend({ id: z.string().max(64) });
 const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
 const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
 
-type Page<T> = { items: T[]; pagination: { total_count: number; max_page: number } };
-
 const SECTION = 'discounts';
 const PAGE_SIZE = 50;
 const DONE = { created: 'Discount created.', deleted: 'The discount is deleted.' };
-const API = '/api/v1/discounts/';
+const byId = (id: string) => ({ params: { path: { id } } });
 
 type DiscountsPage = (
   reply: FastifyReply,
@@ -31,28 +27,29 @@ type DiscountsPage = (
 const discountsPage: DiscountsPage = async (reply, visit, extra = {}, status = 200) => {
   const page = extra.page ?? 1;
   const [discounts, products] = await Promise.all([
-    visit.api.asMember<Page<DiscountRecord>>('GET', API, { query: { page, limit: PAGE_SIZE } }),
-    visit.api.asMember<Page<ProductBody>>('GET', '/api/v1/products/', { query: { limit: 100, sorting: 'name' } }),
+    visit.api.member.GET('/api/v1/discounts', { params: { query: { page, limit: PAGE_SIZE } } }),
+    visit.api.member.GET('/api/v1/products', { params: { query: { limit: 100, sorting: 'name' } } }),
   ]);
-  const ok = discounts.status === 200;
   return sendSection(
     reply,
     visit,
     SECTION,
     {
       title: 'Discounts',
-      notice: ok ? (extra.notice ?? null) : refusalNotice(discounts),
+      notice: discounts.data ? (extra.notice ?? null) : refusalNotice(discounts),
       children: discountsContent({
         locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        discounts: ok ? { items: discounts.body.items, page, maxPage: discounts.body.pagination.max_page } : null,
-        products: products.status === 200 ? products.body.items : [],
+        discounts: discounts.data
+          ? { items: discounts.data.items, page, maxPage: discounts.data.pagination.max_page }
+          : null,
+        products: products.data?.items ?? [],
         values: extra.values,
         invalid: extra.invalid,
       }),
     },
-    ok ? status : discounts.status,
+    discounts.data ? status : discounts.response.status,
   );
 };
 
@@ -81,9 +78,10 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const extra = { values: form, invalid: built.problem.field, notice: problemNotice(built.problem) };
       return discountsPage(reply, visit, extra, 400);
     }
-    const created = await visit.api.asMember<DiscountRecord>('POST', API, { body: built.discount });
-    if (created.status !== 201) {
-      return discountsPage(reply, visit, { values: form, notice: refusalNotice(created) }, created.status);
+    const created = await visit.api.member.POST('/api/v1/discounts', { body: built.discount });
+    if (!created.data) {
+      const refused = { values: form, notice: refusalNotice(created) };
+      return discountsPage(reply, visit, refused, created.response.status);
     }
     return reply.redirect(`${listPath(visit)}?done=created`, 303);
   });
@@ -91,9 +89,9 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(`${base}/:id/delete`, { schema: { hide: true, params: discountParams } }, async (request, reply) => {
     const visit = await sectionVisit(app, deps, request, reply);
     if (!visit) return reply;
-    const discount = await visit.api.asMember<DiscountRecord>('GET', `${API}${encodeURIComponent(request.params.id)}`);
-    if (discount.status !== 200) {
-      return discountsPage(reply, visit, { notice: refusalNotice(discount) }, discount.status);
+    const discount = await visit.api.member.GET('/api/v1/discounts/{id}', byId(request.params.id));
+    if (!discount.data) {
+      return discountsPage(reply, visit, { notice: refusalNotice(discount) }, discount.response.status);
     }
     return sendSection(reply, visit, SECTION, {
       title: 'Delete this discount?',
@@ -101,7 +99,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
         locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        discount: discount.body,
+        discount: discount.data,
       }),
     });
   });
@@ -112,9 +110,9 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const deleted = await visit.api.asMember('DELETE', `${API}${encodeURIComponent(request.params.id)}`);
-      if (deleted.status !== 204) {
-        return discountsPage(reply, visit, { notice: refusalNotice(deleted) }, deleted.status);
+      const deleted = await visit.api.member.DELETE('/api/v1/discounts/{id}', byId(request.params.id));
+      if (deleted.response.status !== 204) {
+        return discountsPage(reply, visit, { notice: refusalNotice(deleted) }, deleted.response.status);
       }
       return reply.redirect(`${listPath(visit)}?done=deleted`, 303);
     },

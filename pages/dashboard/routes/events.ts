@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { EventRecord } from '../../../api/schemas/events.ts';
-import { eventDetails, eventsContent, type EventFilters, type EventsView } from '../events.ts';
+import { eventDetails, eventsContent, type EventFilters } from '../events.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
@@ -24,8 +23,6 @@ function brasiliaMidnight(date: string | undefined, days = 0): string | undefine
   return new Date(at.getTime() + days * 86_400_000).toISOString();
 }
 
-type EventPage = NonNullable<EventsView['events']>;
-
 /** The event log (GET /api/v1/events/, GET /api/v1/events/:id) as the member reads it. */
 export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
@@ -42,17 +39,19 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
         to: q.to,
       };
       const page = pageNumberOf(q.page);
-      const events = await visit.api.asMember<EventPage>('GET', '/api/v1/events/', {
-        query: {
-          type: filters.type,
-          object_id: filters.object_id,
-          created_after: brasiliaMidnight(filters.from),
-          created_before: brasiliaMidnight(filters.to, 1),
-          page,
-          limit: PAGE_SIZE,
+      const events = await visit.api.member.GET('/api/v1/events', {
+        params: {
+          query: {
+            type: filters.type,
+            object_id: filters.object_id,
+            created_after: brasiliaMidnight(filters.from),
+            created_before: brasiliaMidnight(filters.to, 1),
+            page,
+            limit: PAGE_SIZE,
+          },
         },
       });
-      const ok = events.status === 200;
+      const ok = events.data !== undefined;
       return sendSection(
         reply,
         visit,
@@ -66,10 +65,10 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
             userId: visit.user.userId,
             filters,
             page,
-            events: ok ? events.body : null,
+            events: events.data ?? null,
           }),
         },
-        events.status,
+        events.response.status,
       );
     },
   );
@@ -80,26 +79,23 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const event = await visit.api.asMember<EventRecord>(
-        'GET',
-        `/api/v1/events/${encodeURIComponent(request.params.id)}`,
-      );
-      if (event.status !== 200) {
+      const event = await visit.api.member.GET('/api/v1/events/{id}', { params: { path: { id: request.params.id } } });
+      if (!event.data) {
         return sendSection(
           reply,
           visit,
           'events',
           { title: 'Event', notice: refusalNotice(event), children: null },
-          event.status,
+          event.response.status,
         );
       }
       return sendSection(reply, visit, 'events', {
-        title: `Event ${event.body.type}`,
+        title: `Event ${event.data.type}`,
         children: eventDetails({
           locale: visit.locale,
           organizationId: visit.organization.id,
           userId: visit.user.userId,
-          event: event.body,
+          event: event.data,
         }),
       });
     },

@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sendPage } from '../../page-headers.ts';
 import { renderOrganizationPicker } from '../organizations.ts';
 import { dashboardPaths } from '../paths.ts';
-import type { OrganizationBody } from '../../../api/schemas/organizations.ts';
 import type { RouteDeps } from '../../../api/route-deps.ts';
 import { accessTokenPageRoutes } from './access-tokens.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
@@ -40,14 +39,13 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   app.get(dashboardPaths.home, { schema: { hide: true } }, async (request, reply) => {
     const visit = await userVisit(app, request);
     if (!visit) return toSignIn(request, reply);
-    const organizations = await visit.api.asUser<{ items: OrganizationBody[] }>('GET', '/api/v1/organizations/', {
-      query: { limit: 100 },
-    });
-    expectOk(organizations);
+    const organizations = expectOk(
+      await visit.api.user.GET('/api/v1/organizations', { params: { query: { limit: 100 } } }),
+    );
     return sendPage(
       reply,
       200,
-      renderOrganizationPicker({ ...visit, organizations: organizations.body.items, firstSection: FIRST_SECTION }),
+      renderOrganizationPicker({ ...visit, organizations: organizations.items, firstSection: FIRST_SECTION }),
     );
   });
 

@@ -1,8 +1,8 @@
 import type { InvoiceBody } from '../../../api/schemas/invoices.ts';
-import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
 import { invoicesContent } from '../invoices.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
-import { commerceContext, listQuery, namesOf, pageNumber, readList } from './commerce.ts';
+import { commerceContext, listParams, listQuery, namesOf, pageNumber, readList } from './commerce.ts';
+import { unchecked } from '../api-client.ts';
 import { organizationParams } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
 
@@ -23,20 +23,26 @@ export function invoicePageRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return reply;
       const page = pageNumber(request.query.page);
       const status = request.query.status || undefined;
-      const subscriptions = await readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', { page });
+      const subscriptions = await readList(visit.api.member.GET('/api/v1/subscriptions', listParams({ page })));
       const items = subscriptions.list?.items ?? [];
       const perSubscription = await Promise.all(
         items.map((subscription) =>
-          visit.api
-            .asMember<{ items: InvoiceBody[] }>('GET', `/api/v1/subscriptions/${subscription.id}/invoices`, {
-              query: { status, limit: INVOICES_PER_SUBSCRIPTION },
+          visit.api.member
+            .GET('/api/v1/subscriptions/{id}/invoices', {
+              params: {
+                path: { id: subscription.id },
+                query: {
+                  status: unchecked<InvoiceBody['status'] | undefined>(status),
+                  limit: INVOICES_PER_SUBSCRIPTION,
+                },
+              },
             })
             .then((answer) => ({ subscription, answer })),
         ),
       );
-      const refusal = subscriptions.refusal ?? perSubscription.find((r) => r.answer.status !== 200)?.answer ?? null;
+      const refusal = subscriptions.refusal ?? perSubscription.find((r) => !r.answer.data)?.answer ?? null;
       const rows = perSubscription.flatMap(({ subscription, answer }) =>
-        answer.status === 200 ? answer.body.items.map((invoice) => ({ invoice, subscription })) : [],
+        answer.data ? answer.data.items.map((invoice) => ({ invoice, subscription })) : [],
       );
       const shown = [...new Set(rows.map((r) => r.subscription))];
       const names = await namesOf(visit, {
@@ -58,7 +64,7 @@ export function invoicePageRoutes(app: RouteApp, deps: RouteDeps): void {
             status,
           }),
         },
-        refusal?.status ?? 200,
+        refusal?.response.status ?? 200,
       );
     },
   );

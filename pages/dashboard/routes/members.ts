@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { DashboardMember } from '../../../api/schemas/organizations.ts';
+import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { membersContent, removalConfirmation, type MembersView } from '../members.ts';
 import { dashboardPaths } from '../paths.ts';
@@ -17,14 +18,15 @@ const addForm = z.object({
 const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string().max(10).optional() });
 const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
 
-type MemberPage = NonNullable<MembersView['members']>;
-
 const SECTION = 'members';
 const DONE = { added: 'The member is added.', removed: 'The member is removed.' };
 const PAGE_SIZE = 50;
 /** The list with roles (api/routes/dashboard-members.ts); additions and removals go through the spec's routes. */
-const listPath = (organizationId: string) => `/api/v1/dashboard/organizations/${organizationId}/members`;
-const membersPath = (organizationId: string) => `/api/v1/organizations/${organizationId}/members`;
+const listOf = (organizationId: string, page: number, limit: number) => ({
+  params: { path: { organization_id: organizationId }, query: { page, limit } },
+});
+const LIST = '/api/v1/dashboard/organizations/{organization_id}/members';
+type NewMember = RequestBody<'/api/v1/organizations/{id}/members', 'post'>;
 const sectionPath = (organizationId: string) => dashboardPaths.section(organizationId, SECTION);
 
 type MembersPage = (
@@ -38,10 +40,8 @@ type MembersPage = (
 export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: MembersPage = async (reply, visit, extra, status = 200) => {
     const { notice, page: pageNumber = 1, ...view } = extra;
-    const list = await visit.api.asUser<MemberPage>('GET', listPath(visit.organization.id), {
-      query: { page: pageNumber, limit: PAGE_SIZE },
-    });
-    const ok = list.status === 200;
+    const list = await visit.api.user.GET(LIST, listOf(visit.organization.id, pageNumber, PAGE_SIZE));
+    const ok = list.data !== undefined;
     return sendSection(
       reply,
       visit,
@@ -55,11 +55,11 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
           csrf: visit.csrf,
           email: visit.user.email,
           page: pageNumber,
-          members: ok ? list.body : null,
+          members: list.data ?? null,
           ...view,
         }),
       },
-      ok ? status : list.status,
+      ok ? status : list.response.status,
     );
   };
 
@@ -81,10 +81,13 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const form = request.body ?? {};
-      const added = await visit.api.asUser('POST', membersPath(visit.organization.id), {
-        body: { email: (form.email ?? '').trim(), role: form.role || undefined },
+      const added = await visit.api.user.POST('/api/v1/organizations/{id}/members', {
+        params: { path: { id: visit.organization.id } },
+        body: { email: (form.email ?? '').trim(), role: unchecked<NewMember['role']>(form.role || undefined) },
       });
-      if (added.status !== 201) return page(reply, visit, { values: form, notice: refusalNotice(added) }, added.status);
+      if (!added.data) {
+        return page(reply, visit, { values: form, notice: refusalNotice(added) }, added.response.status);
+      }
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=added`, 303);
     },
   );
@@ -95,12 +98,10 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
 /** The member of `email`, read from the list (the API has no read of one member). */
 async function findMember(visit: MemberVisit, email: string): Promise<DashboardMember | undefined> {
   for (let pageNumber = 1; pageNumber <= 50; pageNumber++) {
-    const list = await visit.api.asUser<MemberPage>('GET', listPath(visit.organization.id), {
-      query: { page: pageNumber, limit: 100 },
-    });
-    if (list.status !== 200) return undefined;
-    const member = list.body.items.find((m) => m.email.toLowerCase() === email.toLowerCase());
-    if (member || pageNumber >= list.body.pagination.max_page) return member;
+    const list = await visit.api.user.GET(LIST, listOf(visit.organization.id, pageNumber, 100));
+    if (!list.data) return undefined;
+    const member = list.data.items.find((m) => m.email.toLowerCase() === email.toLowerCase());
+    if (member || pageNumber >= list.data.pagination.max_page) return member;
   }
   return undefined;
 }
@@ -130,9 +131,11 @@ function removalRoutes(app: RouteApp, deps: RouteDeps, page: MembersPage): void 
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { email } = request.params;
-      const path = `${membersPath(visit.organization.id)}/${encodeURIComponent(email)}`;
-      const removed = await visit.api.asUser('DELETE', path);
-      if (removed.status !== 204) return page(reply, visit, { notice: refusalNotice(removed) }, removed.status);
+      const removed = await visit.api.user.DELETE('/api/v1/organizations/{id}/members/{email}', {
+        params: { path: { id: visit.organization.id, email } },
+      });
+      const status = removed.response.status;
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(removed) }, status);
       // Who leaves has no members page to come back to: the organization picker instead.
       if (email.toLowerCase() === visit.user.email.toLowerCase()) return reply.redirect(dashboardPaths.home, 303);
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=removed`, 303);

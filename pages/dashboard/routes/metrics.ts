@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_METRICS_TIME_ZONE } from '../../../domain/metrics.ts';
-import type { MetricsReport } from '../../../api/schemas/metrics.ts';
+import { DEFAULT_METRICS_TIME_ZONE, type MetricInterval } from '../../../domain/metrics.ts';
+import { unchecked } from '../api-client.ts';
 import { metricsContent, type MetricsChoice } from '../metrics.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { organizationParams } from './forms.ts';
@@ -50,8 +50,10 @@ export function metricsPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const choice = choiceOf(request.query);
-      const report = await visit.api.asMember<MetricsReport>('GET', '/api/v1/metrics/', { query: { ...choice } });
-      const ok = report.status === 200;
+      const report = await visit.api.member.GET('/api/v1/metrics', {
+        params: { query: { ...choice, interval: unchecked<MetricInterval>(choice.interval) } },
+      });
+      const ok = report.data !== undefined;
       return sendSection(
         reply,
         visit,
@@ -65,10 +67,10 @@ export function metricsPageRoutes(app: RouteApp, deps: RouteDeps): void {
             locale: visit.locale,
             organizationId: visit.organization.id,
             choice,
-            report: ok ? report.body : null,
+            report: report.data ?? null,
           }),
         },
-        report.status,
+        report.response.status,
       );
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ProductBody } from '../../../api/schemas/catalog.ts';
+import type { RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import {
   archivePriceConfirmation,
@@ -36,8 +36,8 @@ const DONE = {
 
 type Extra = Pick<ProductView, 'values' | 'invalid'> & { notice?: Notice | null };
 
-const apiPath = (id: string) => `/api/v1/products/${encodeURIComponent(id)}`;
-const readProduct = (visit: MemberVisit, id: string) => visit.api.asMember<ProductBody>('GET', apiPath(id));
+const byId = (id: string) => ({ params: { path: { id } } });
+const readProduct = (visit: MemberVisit, id: string) => visit.api.member.GET('/api/v1/products/{id}', byId(id));
 
 /** The product's page; the API's refusal (a 404 for a product not of this organization) in its place. */
 async function productPage(
@@ -48,13 +48,13 @@ async function productPage(
   status = 200,
 ): Promise<FastifyReply> {
   const product = await readProduct(visit, id);
-  if (product.status !== 200) {
+  if (!product.data) {
     return sendSection(
       reply,
       visit,
       'products',
       { title: 'Product', notice: refusalNotice(product), children: null },
-      product.status,
+      product.response.status,
     );
   }
   const { notice, ...view } = extra;
@@ -63,13 +63,13 @@ async function productPage(
     visit,
     'products',
     {
-      title: product.body.name,
+      title: product.data.name,
       notice: notice ?? null,
       children: productContent({
         locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        product: product.body,
+        product: product.data,
         ...view,
       }),
     },
@@ -82,11 +82,12 @@ async function patchProduct(
   reply: FastifyReply,
   visit: MemberVisit,
   id: string,
-  change: { body: Record<string, unknown>; done: keyof typeof DONE; values?: Extra['values'] },
+  change: { body: RequestBody<'/api/v1/products/{id}', 'patch'>; done: keyof typeof DONE; values?: Extra['values'] },
 ): Promise<FastifyReply> {
-  const patched = await visit.api.asMember('PATCH', apiPath(id), { body: change.body });
-  if (patched.status !== 200) {
-    return productPage(reply, visit, id, { values: change.values, notice: refusalNotice(patched) }, patched.status);
+  const patched = await visit.api.member.PATCH('/api/v1/products/{id}', { ...byId(id), body: change.body });
+  if (patched.response.status !== 200) {
+    const extra = { values: change.values, notice: refusalNotice(patched) };
+    return productPage(reply, visit, id, extra, patched.response.status);
   }
   return reply.redirect(`${productPath(visit.organization.id, id)}?done=${change.done}`, 303);
 }
@@ -162,14 +163,14 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
     if (!visit) return reply;
     const { id } = request.params;
     const product = await readProduct(visit, id);
-    if (product.status !== 200) return productPage(reply, visit, id);
-    if (product.body.is_archived) return reply.redirect(productPath(visit.organization.id, id), 303);
+    if (!product.data) return productPage(reply, visit, id);
+    if (product.data.is_archived) return reply.redirect(productPath(visit.organization.id, id), 303);
     return sendSection(reply, visit, 'products', {
       title: 'Archive this product?',
       children: archiveProductConfirmation({
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        product: product.body,
+        product: product.data,
       }),
     });
   });
@@ -181,9 +182,9 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { id } = request.params;
-      const archived = await visit.api.asMember('DELETE', apiPath(id));
-      if (archived.status !== 204) {
-        return productPage(reply, visit, id, { notice: refusalNotice(archived) }, archived.status);
+      const archived = await visit.api.member.DELETE('/api/v1/products/{id}', byId(id));
+      if (archived.response.status !== 204) {
+        return productPage(reply, visit, id, { notice: refusalNotice(archived) }, archived.response.status);
       }
       return reply.redirect(`${productPath(visit.organization.id, id)}?done=archived`, 303);
     },
@@ -197,8 +198,8 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
       if (!visit) return reply;
       const { id, price_id: priceId } = request.params;
       const product = await readProduct(visit, id);
-      if (product.status !== 200) return productPage(reply, visit, id);
-      const price = product.body.prices.find((p) => p.id === priceId && p.active);
+      if (!product.data) return productPage(reply, visit, id);
+      const price = product.data.prices.find((p) => p.id === priceId && p.active);
       if (!price) return reply.redirect(productPath(visit.organization.id, id), 303);
       return sendSection(reply, visit, 'products', {
         title: 'Archive this price?',
@@ -206,7 +207,7 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
           locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          product: product.body,
+          product: product.data,
           price,
         }),
       });

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ProductBody } from '../../../api/schemas/catalog.ts';
 import type { Notice } from '../layout.ts';
 import { productPath } from '../product.ts';
 import { PRODUCT_FILTERS, productListContent, type ProductListView } from '../products.ts';
@@ -19,10 +18,9 @@ const createForm = priceForm.extend({
   description: z.string().max(20_000).optional(),
 });
 type ListQuery = z.infer<typeof listQuery>;
-type ProductPage = { items: ProductBody[]; pagination: { total_count: number; max_page: number } };
-
 const PAGE_SIZE = 25;
-const IS_ARCHIVED: Record<string, boolean | undefined> = { active: false, archived: true, all: undefined };
+/** The list's filter as the API's query takes it (a boolean in a query is its text). */
+const IS_ARCHIVED: Record<string, 'true' | 'false' | undefined> = { active: 'false', archived: 'true', all: undefined };
 
 type ListPage = (
   reply: FastifyReply,
@@ -37,28 +35,29 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: ListPage = async (reply, visit, query, extra = {}, status = 200) => {
     const show = PRODUCT_FILTERS.some(([f]) => f === query.show) ? query.show! : 'active';
     const pageNumber = pageNumberOf(query.page);
-    const list = await visit.api.asMember<ProductPage>('GET', '/api/v1/products/', {
-      query: { is_archived: IS_ARCHIVED[show], query: query.query, page: pageNumber, limit: PAGE_SIZE },
+    const list = await visit.api.member.GET('/api/v1/products', {
+      params: { query: { is_archived: IS_ARCHIVED[show], query: query.query, page: pageNumber, limit: PAGE_SIZE } },
     });
-    const ok = list.status === 200;
     return sendSection(
       reply,
       visit,
       'products',
       {
         title: 'Products',
-        notice: ok ? (extra.notice ?? null) : refusalNotice(list),
+        notice: list.data ? (extra.notice ?? null) : refusalNotice(list),
         children: productListContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          products: ok ? { items: list.body.items, page: pageNumber, maxPage: list.body.pagination.max_page } : null,
+          products: list.data
+            ? { items: list.data.items, page: pageNumber, maxPage: list.data.pagination.max_page }
+            : null,
           filter: { show, query: query.query },
           values: extra.values,
           invalid: extra.invalid,
         }),
       },
-      ok ? status : list.status,
+      list.data ? status : list.response.status,
     );
   };
 
@@ -84,7 +83,7 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
         const extra = { values: form, invalid: price.problem.field, notice: problemNotice(price.problem) };
         return page(reply, visit, {}, extra, 400);
       }
-      const created = await visit.api.asMember<ProductBody>('POST', '/api/v1/products/', {
+      const created = await visit.api.member.POST('/api/v1/products', {
         body: {
           organization_id: visit.organization.id,
           name: form.name ?? '',
@@ -92,10 +91,10 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
           prices: [price.price],
         },
       });
-      if (created.status !== 201) {
-        return page(reply, visit, {}, { values: form, notice: refusalNotice(created) }, created.status);
+      if (!created.data) {
+        return page(reply, visit, {}, { values: form, notice: refusalNotice(created) }, created.response.status);
       }
-      return reply.redirect(`${productPath(visit.organization.id, created.body.id)}?done=created`, 303);
+      return reply.redirect(`${productPath(visit.organization.id, created.data.id)}?done=created`, 303);
     },
   );
 }

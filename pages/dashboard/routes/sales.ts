@@ -3,16 +3,19 @@ import { z } from 'zod';
 import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
 import { recordPath } from '../commerce.ts';
 import type { Notice } from '../layout.ts';
-import {
-  refundConfirmation,
-  refundsContent,
-  saleContent,
-  salesContent,
-  type RefundBody,
-  type RefundFormValues,
-} from '../sales.ts';
+import { refundConfirmation, refundsContent, saleContent, salesContent, type RefundFormValues } from '../sales.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
-import { commerceContext, listQuery, pageNumber, readList, readRecord, recordParams } from './commerce.ts';
+import {
+  byId,
+  commerceContext,
+  listParams,
+  listQuery,
+  pageNumber,
+  readList,
+  readRecord,
+  recordParams,
+} from './commerce.ts';
+import { unchecked } from '../api-client.ts';
 import { centsOf, organizationParams } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
@@ -43,12 +46,17 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
         subscriptionId: q.subscription_id || undefined,
       };
       const page = pageNumber(q.page);
-      const { list, refusal } = await readList<SaleBody>(visit, '/api/v1/sales/', {
-        page,
-        status: filters.status,
-        customer_id: filters.customerId,
-        subscription_id: filters.subscriptionId,
-      });
+      const { list, refusal } = await readList(
+        visit.api.member.GET(
+          '/api/v1/sales',
+          listParams({
+            page,
+            status: unchecked<SaleBody['status'] | undefined>(filters.status),
+            customer_id: filters.customerId,
+            subscription_id: filters.subscriptionId,
+          }),
+        ),
+      );
       return sendSection(
         reply,
         visit,
@@ -58,7 +66,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
           notice: refusal ? refusalNotice(refusal) : null,
           children: salesContent({ ...commerceContext(visit), list, page, ...filters }),
         },
-        refusal?.status ?? 200,
+        refusal?.response.status ?? 200,
       );
     },
   );
@@ -70,7 +78,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const page = pageNumber(request.query.page);
-      const { list, refusal } = await readList<RefundBody>(visit, '/api/v1/refunds/', { page });
+      const { list, refusal } = await readList(visit.api.member.GET('/api/v1/refunds', listParams({ page })));
       return sendSection(
         reply,
         visit,
@@ -80,7 +88,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
           notice: refusal ? refusalNotice(refusal) : null,
           children: refundsContent({ ...commerceContext(visit), list, page }),
         },
-        refusal?.status ?? 200,
+        refusal?.response.status ?? 200,
       );
     },
   );
@@ -106,7 +114,9 @@ async function salePage(
 ): Promise<FastifyReply> {
   const sale = await readSale(reply, visit, id);
   if (!sale) return reply;
-  const { list: refunds, refusal } = await readList<RefundBody>(visit, '/api/v1/refunds/', { sale_id: sale.id });
+  const { list: refunds, refusal } = await readList(
+    visit.api.member.GET('/api/v1/refunds', listParams({ sale_id: sale.id })),
+  );
   return sendSection(
     reply,
     visit,
@@ -121,7 +131,7 @@ async function salePage(
 }
 
 const readSale = (reply: FastifyReply, visit: MemberVisit, id: string) =>
-  readRecord<SaleBody>(reply, visit, 'sales', `/api/v1/sales/${encodeURIComponent(id)}`);
+  readRecord(reply, visit, 'sales', visit.api.member.GET('/api/v1/sales/{id}', byId(id)));
 
 /** A refund's amount as typed: null for "all that is refundable", undefined when it is not an amount. */
 const refundCents = (text: string | undefined) => (text?.trim() ? centsOf(text) : null);
@@ -159,17 +169,17 @@ function refundRoutes(app: RouteApp, deps: RouteDeps): void {
       const { csrf: _, ...values } = request.body ?? {};
       const cents = refundCents(values.amount);
       if (cents === undefined) return salePage(reply, visit, id, { notice: notAnAmount, status: 400, values });
-      const refund = await visit.api.asMember<RefundBody>('POST', '/api/v1/refunds/', {
+      const refund = await visit.api.member.POST('/api/v1/refunds', {
         body: {
           sale_id: id,
           ...(cents === null ? {} : { amount: cents }),
           ...(values.reason?.trim() ? { reason: values.reason } : {}),
         },
       });
-      if (refund.status !== 201) {
-        return salePage(reply, visit, id, { notice: refusalNotice(refund), status: refund.status, values });
+      if (!refund.data) {
+        return salePage(reply, visit, id, { notice: refusalNotice(refund), status: refund.response.status, values });
       }
-      return reply.redirect(`${recordPath(visit.organization.id, 'sales', id)}?done=${refund.body.status}`, 303);
+      return reply.redirect(`${recordPath(visit.organization.id, 'sales', id)}?done=${refund.data.status}`, 303);
     },
   );
 }

@@ -1,13 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { brazilToday } from '../../../domain/invoices.ts';
-import type { InvoiceBody } from '../../../api/schemas/invoices.ts';
-import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
 import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
 import { recordPath } from '../commerce.ts';
 import type { InvoiceFormValues } from '../invoices.ts';
 import type { Notice } from '../layout.ts';
-import { subscriptionContent, type SubscriptionView } from '../subscription.ts';
+import { subscriptionContent } from '../subscription.ts';
 import {
   SUBSCRIPTION_ACTIONS,
   subscriptionActionConfirmation,
@@ -16,8 +14,11 @@ import {
 } from '../subscriptions.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import {
+  byId,
   commerceContext,
   csrfOnly,
+  listParams,
+  PAGE_SIZE,
   listQuery,
   namesOf,
   pageNumber,
@@ -25,6 +26,7 @@ import {
   readRecord,
   recordParams,
 } from './commerce.ts';
+import { unchecked } from '../api-client.ts';
 import { centsOf, organizationParams } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
@@ -40,8 +42,6 @@ const DONE: Record<string, string> = {
   invoice: 'Extra charge created: the gateway charges it to the card on its due date.',
 };
 
-type Detail = SubscriptionView['s'];
-
 /** Subscriptions: the list, one subscription's page and its changes, and its extra charges' form. */
 export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
@@ -52,11 +52,16 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return reply;
       const q = request.query;
       const page = pageNumber(q.page);
-      const { list, refusal } = await readList<SubscriptionBody>(visit, '/api/v1/subscriptions/', {
-        page,
-        status: q.status || undefined,
-        customer_id: q.customer_id || undefined,
-      });
+      const { list, refusal } = await readList(
+        visit.api.member.GET(
+          '/api/v1/subscriptions',
+          listParams({
+            page,
+            status: unchecked<SubscriptionBody['status'] | undefined>(q.status || undefined),
+            customer_id: q.customer_id || undefined,
+          }),
+        ),
+      );
       const names = await namesOf(visit, {
         customers: [...(list?.items.map((s) => s.customer_id) ?? []), ...(q.customer_id ? [q.customer_id] : [])],
         products: list?.items.map((s) => s.product_id),
@@ -76,7 +81,7 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
             customerId: q.customer_id || undefined,
           }),
         },
-        refusal?.status ?? 200,
+        refusal?.response.status ?? 200,
       );
     },
   );
@@ -96,7 +101,7 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
 }
 
 const readSubscription = (reply: FastifyReply, visit: MemberVisit, id: string) =>
-  readRecord<Detail>(reply, visit, 'subscriptions', `/api/v1/subscriptions/${encodeURIComponent(id)}`);
+  readRecord(reply, visit, 'subscriptions', visit.api.member.GET('/api/v1/subscriptions/{id}', byId(id)));
 
 /** A subscription's page: its facts, timeline, extra charges and sales. */
 async function subscriptionPage(
@@ -108,8 +113,12 @@ async function subscriptionPage(
   const s = await readSubscription(reply, visit, id);
   if (!s) return reply;
   const [invoices, sales, names] = await Promise.all([
-    readList<InvoiceBody>(visit, `/api/v1/subscriptions/${s.id}/invoices`, {}),
-    readList<SaleBody>(visit, '/api/v1/sales/', { subscription_id: s.id }),
+    readList(
+      visit.api.member.GET('/api/v1/subscriptions/{id}/invoices', {
+        params: { path: { id: s.id }, query: { limit: PAGE_SIZE } },
+      }),
+    ),
+    readList(visit.api.member.GET('/api/v1/sales', listParams({ subscription_id: s.id }))),
     namesOf(visit, { customers: [s.customer_id], products: [s.product_id] }),
   ]);
   const refusal = invoices.refusal ?? sales.refusal;
@@ -158,11 +167,13 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { id, action } = request.params;
-      const changed = await visit.api.asMember('PATCH', `/api/v1/subscriptions/${encodeURIComponent(id)}`, {
+      const changed = await visit.api.member.PATCH('/api/v1/subscriptions/{id}', {
+        ...byId(id),
         body: SUBSCRIPTION_ACTIONS[action].body,
       });
-      if (changed.status !== 200) {
-        return subscriptionPage(reply, visit, id, { notice: refusalNotice(changed), status: changed.status });
+      if (!changed.data) {
+        const status = changed.response.status;
+        return subscriptionPage(reply, visit, id, { notice: refusalNotice(changed), status });
       }
       return reply.redirect(`${recordPath(visit.organization.id, 'subscriptions', id)}?done=${action}`, 303);
     },
@@ -199,17 +210,18 @@ function invoiceRoutes(app: RouteApp, deps: RouteDeps): void {
         const notice: Notice = { kind: 'alert', title: 'Enter the amount in reais, e.g. 25,00.' };
         return subscriptionPage(reply, visit, id, { notice, status: 400, invoiceValues: values });
       }
-      const created = await visit.api.asMember('POST', `/api/v1/subscriptions/${encodeURIComponent(id)}/invoices`, {
+      const created = await visit.api.member.POST('/api/v1/subscriptions/{id}/invoices', {
+        ...byId(id),
         body: {
           amount: cents,
           due_date: values.due_date ?? '',
           ...(values.description?.trim() ? { description: values.description } : {}),
         },
       });
-      if (created.status !== 201) {
+      if (!created.data) {
         return subscriptionPage(reply, visit, id, {
           notice: refusalNotice(created),
-          status: created.status,
+          status: created.response.status,
           invoiceValues: values,
         });
       }

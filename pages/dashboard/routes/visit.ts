@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential } from '../../../api/auth/credentials.ts';
-import { Organization, OrganizationMember } from '../../../db/entities/index.ts';
+import { dashboardMembership } from '../../../use-cases/dashboard-membership.ts';
 import { ApiError } from '../../../use-cases/errors.ts';
 import { isUuid } from '../../../use-cases/schemas/common.ts';
 import { pickLocale, type Locale } from '../../locale.ts';
@@ -49,19 +49,11 @@ export async function memberVisit(
   organizationId: string,
 ): Promise<MemberVisit | null> {
   if (!isUuid(organizationId)) return null;
-  const em = deps.orm.em.fork();
-  const [membership, organization] = await Promise.all([
-    em.findOne(OrganizationMember, { organizationId, userId: visit.user.userId }),
-    em.findOne(Organization, { id: organizationId }),
-  ]);
-  if (!membership || !organization) return null;
-  const member = { kind: 'member' as const, userId: visit.user.userId, organizationId, role: membership.role };
-  return {
-    ...visit,
-    api: dashboardApi(app, jwt, member),
-    organization: { id: organization.id, name: organization.name, slug: organization.slug },
-    role: membership.role,
-  };
+  const membership = await dashboardMembership(deps.orm.em.fork(), visit.user.userId, organizationId);
+  if (!membership) return null;
+  const { role, organization } = membership;
+  const member = { kind: 'member' as const, userId: visit.user.userId, organizationId, role };
+  return { ...visit, api: dashboardApi(app, jwt, member), organization, role };
 }
 
 /** Without a session: to the sign-in page, which brings the user back here afterwards. */
@@ -123,17 +115,22 @@ export function sendSection(
 
 /** The API's refusal as the page's alert: its title and detail, as the API wrote them. */
 export function refusalNotice(answer: ApiAnswer): Notice {
-  const body = (answer.body ?? {}) as { error?: unknown; detail?: unknown };
+  const body = typeof answer.error === 'object' && answer.error !== null ? answer.error : {};
+  const words = body as { error?: unknown; detail?: unknown };
   return {
     kind: 'alert',
-    title: typeof body.error === 'string' ? body.error : `Refused (${answer.status})`,
-    detail: typeof body.detail === 'string' ? body.detail : null,
+    title: typeof words.error === 'string' ? words.error : `Refused (${answer.response.status})`,
+    detail: typeof words.detail === 'string' ? words.detail : null,
   };
 }
 
 /** An answer the page cannot do without (a list it shows): an error page with the API's words otherwise. */
-export function expectOk(answer: ApiAnswer): void {
-  if (answer.status >= 400) throw new ApiError(answer.status, 'dashboard_read_failed', refusalNotice(answer).title);
+export function expectOk<T>(answer: ApiAnswer & { data?: T }): T {
+  const status = answer.response.status;
+  if (status >= 400 || answer.data === undefined) {
+    throw new ApiError(status, 'dashboard_read_failed', refusalNotice(answer).title);
+  }
+  return answer.data;
 }
 
 /** `?done=` after a change (post, redirect, get): the status line it shows. */

@@ -5,7 +5,6 @@ import type { Notice } from '../layout.ts';
 import type { Delivery, DeliveriesView } from '../webhook-deliveries.ts';
 import { editEndpointContent, endpointContent, rotateConfirmation } from '../webhook-endpoint.ts';
 import { endpointPath, webhooksPath, type EndpointValues } from '../webhooks.ts';
-import type { WebhookEndpoint } from '../webhooks.ts';
 import { html } from '../../render.ts';
 import { subscribableEventTypes } from '../../../api/schemas/webhooks.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
@@ -28,10 +27,8 @@ const DONE = {
 };
 const DELIVERIES_PER_PAGE = 10;
 
-type Paginated<T> = { items: T[]; pagination: { max_page: number } };
-
-const endpointOf = (visit: MemberVisit, id: string) =>
-  visit.api.asMember<WebhookEndpoint>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}`);
+const byId = (id: string) => ({ params: { path: { id } } });
+const endpointOf = (visit: MemberVisit, id: string) => visit.api.member.GET('/api/v1/webhooks/{id}', byId(id));
 
 /** A page of the endpoint's deliveries, newest first, each read with its attempts; or the API's refusal. */
 async function deliveriesOf(
@@ -39,22 +36,16 @@ async function deliveriesOf(
   endpointId: string,
   page: number,
 ): Promise<{ view: DeliveriesView } | { refusal: ApiAnswer }> {
-  const list = await visit.api.asMember<Paginated<Omit<Delivery, 'attempt_log'>>>(
-    'GET',
-    '/api/v1/webhook-deliveries/',
-    {
-      query: { endpoint_id: endpointId, page, limit: DELIVERIES_PER_PAGE },
-    },
-  );
-  if (list.status !== 200) return { refusal: list };
+  const list = await visit.api.member.GET('/api/v1/webhook-deliveries', {
+    params: { query: { endpoint_id: endpointId, page, limit: DELIVERIES_PER_PAGE } },
+  });
+  if (!list.data) return { refusal: list };
   const details = await Promise.all(
-    list.body.items.map((d) => visit.api.asMember<Delivery>('GET', `/api/v1/webhook-deliveries/${d.id}`)),
+    list.data.items.map((d) => visit.api.member.GET('/api/v1/webhook-deliveries/{id}', byId(d.id))),
   );
-  const deliveries = list.body.items.map((d, i) =>
-    details[i]!.status === 200 ? details[i]!.body : { ...d, attempt_log: [] },
-  );
+  const deliveries: Delivery[] = list.data.items.map((d, i) => details[i]!.data ?? { ...d, attempt_log: [] });
   const base = { locale: visit.locale, organizationId: visit.organization.id, csrf: visit.csrf };
-  return { view: { ...base, endpointId, deliveries, page, maxPage: list.body.pagination.max_page } };
+  return { view: { ...base, endpointId, deliveries, page, maxPage: list.data.pagination.max_page } };
 }
 
 /** The endpoint's page: its record, the secret just made (if any), its deliveries. */
@@ -66,8 +57,8 @@ async function endpointPage(
   status = 200,
 ): Promise<FastifyReply> {
   const endpoint = await endpointOf(visit, id);
-  if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
-  const deliveries = await deliveriesOf(visit, endpoint.body.id, extra.page ?? 1);
+  if (!endpoint.data) return missingEndpoint(reply, visit, endpoint);
+  const deliveries = await deliveriesOf(visit, endpoint.data.id, extra.page ?? 1);
   const refused = 'refusal' in deliveries;
   return sendSection(
     reply,
@@ -80,12 +71,12 @@ async function endpointPage(
         locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
-        endpoint: endpoint.body,
+        endpoint: endpoint.data,
         secret: extra.secret,
         deliveries: refused ? null : deliveries.view,
       }),
     },
-    refused ? deliveries.refusal.status : status,
+    refused ? deliveries.refusal.response.status : status,
   );
 }
 
@@ -100,7 +91,7 @@ function missingEndpoint(reply: FastifyReply, visit: MemberVisit, answer: ApiAns
       notice: refusalNotice(answer),
       children: html`<p><a href=${webhooksPath(visit.organization.id)}>All endpoints</a></p>`,
     },
-    answer.status,
+    answer.response.status,
   );
 }
 
@@ -113,7 +104,7 @@ async function editPage(
   status = 200,
 ): Promise<FastifyReply> {
   const endpoint = await endpointOf(visit, id);
-  if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
+  if (!endpoint.data) return missingEndpoint(reply, visit, endpoint);
   const organizationId = visit.organization.id;
   return sendSection(
     reply,
@@ -125,7 +116,7 @@ async function editPage(
       children: editEndpointContent({
         organizationId,
         csrf: visit.csrf,
-        endpoint: endpoint.body,
+        endpoint: endpoint.data,
         eventTypes: subscribableEventTypes,
         values: extra.values,
       }),
@@ -167,9 +158,9 @@ export function webhookEndpointPageRoutes(app: RouteApp, deps: RouteDeps): void 
       if (!visit) return reply;
       const { id } = request.params;
       const { body, values } = endpointBody(request.body);
-      const updated = await visit.api.asMember('PATCH', `/api/v1/webhooks/${encodeURIComponent(id)}`, { body });
-      if (updated.status !== 200)
-        return editPage(reply, visit, id, { values, notice: refusalNotice(updated) }, updated.status);
+      const updated = await visit.api.member.PATCH('/api/v1/webhooks/{id}', { ...byId(id), body });
+      if (!updated.data)
+        return editPage(reply, visit, id, { values, notice: refusalNotice(updated) }, updated.response.status);
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=updated`, 303);
     },
   );
@@ -186,9 +177,9 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { id } = request.params;
-      const pinged = await visit.api.asMember('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/ping`);
-      if (pinged.status !== 202)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(pinged) }, pinged.status);
+      const pinged = await visit.api.member.POST('/api/v1/webhooks/{id}/ping', byId(id));
+      if (pinged.response.status !== 202)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(pinged) }, pinged.response.status);
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=pinged`, 303);
     },
   );
@@ -200,11 +191,12 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { id } = request.params;
-      const queued = await visit.api.asMember('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/redeliver`, {
+      const queued = await visit.api.member.POST('/api/v1/webhooks/{id}/redeliver', {
+        ...byId(id),
         body: { event_id: request.body.event_id ?? '' },
       });
-      if (queued.status !== 202)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(queued) }, queued.status);
+      if (queued.response.status !== 202)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(queued) }, queued.response.status);
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=redelivered`, 303);
     },
   );
@@ -216,13 +208,13 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const endpoint = await endpointOf(visit, request.params.id);
-      if (endpoint.status !== 200) return missingEndpoint(reply, visit, endpoint);
+      if (!endpoint.data) return missingEndpoint(reply, visit, endpoint);
       return sendSection(reply, visit, 'webhooks', {
         title: 'Rotate the signing secret?',
         children: rotateConfirmation({
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          endpoint: endpoint.body,
+          endpoint: endpoint.data,
         }),
       });
     },
@@ -235,13 +227,10 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { id } = request.params;
-      const rotated = await visit.api.asMember<WebhookEndpoint & { secret: string }>(
-        'POST',
-        `/api/v1/webhooks/${encodeURIComponent(id)}/secret`,
-      );
-      if (rotated.status !== 200)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(rotated) }, rotated.status);
-      putSecret(reply, visit.organization.id, { endpoint_id: rotated.body.id, secret: rotated.body.secret });
+      const rotated = await visit.api.member.POST('/api/v1/webhooks/{id}/secret', byId(id));
+      if (!rotated.data)
+        return endpointPage(reply, visit, id, { notice: refusalNotice(rotated) }, rotated.response.status);
+      putSecret(reply, visit.organization.id, { endpoint_id: rotated.data.id, secret: rotated.data.secret });
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=rotated`, 303);
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { shownOnce } from './shown-once.ts';
 import { z } from 'zod';
 import { webhooksPath, type EndpointValues } from '../webhooks.ts';
+import { unchecked, type RequestBody } from '../api-client.ts';
 import { formList, organizationParams } from './forms.ts';
 
 export const endpointParams = organizationParams.extend({ id: z.string().max(64) });
@@ -20,7 +21,12 @@ export type EndpointForm = z.infer<typeof endpointForm>;
 /** The form as the API's body (description: left blank, none), and as the form's values after a refusal. */
 export function endpointBody(form: EndpointForm) {
   const description = form.description?.trim() ? form.description : null;
-  const body = { url: form.url ?? '', description, event_types: form.event_types, enabled: form.enabled === 'true' };
+  const body = {
+    url: form.url ?? '',
+    description,
+    event_types: unchecked<RequestBody<'/api/v1/webhooks', 'post'>['event_types']>(form.event_types),
+    enabled: form.enabled === 'true',
+  };
   const values: EndpointValues = {
     url: form.url,
     description: form.description,

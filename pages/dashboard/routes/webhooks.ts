@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { WebhookEndpoint, WebhooksView } from '../webhooks.ts';
+import type { WebhooksView } from '../webhooks.ts';
 import { webhooksContent, webhooksPath, endpointPath } from '../webhooks.ts';
 import { deleteConfirmation } from '../webhook-endpoint.ts';
 import type { Notice } from '../layout.ts';
@@ -27,33 +27,34 @@ type ListPage = (
   status?: number,
 ) => Promise<FastifyReply>;
 
+const byId = (id: string) => ({ params: { path: { id } } });
+
 /** Webhook endpoints (spec, Events: /webhooks/), through the API's own routes as the member. */
 export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: ListPage = async (reply, visit, extra, status = 200) => {
     const current = extra.page ?? 1;
-    const list = await visit.api.asMember<{ items: WebhookEndpoint[]; pagination: { max_page: number } }>(
-      'GET',
-      '/api/v1/webhooks/',
-      { query: { page: current, limit: PAGE_SIZE } },
-    );
-    const ok = list.status === 200;
+    const list = await visit.api.member.GET('/api/v1/webhooks', {
+      params: { query: { page: current, limit: PAGE_SIZE } },
+    });
     return sendSection(
       reply,
       visit,
       'webhooks',
       {
         title: TITLE,
-        notice: ok ? (extra.notice ?? null) : refusalNotice(list),
+        notice: list.data ? (extra.notice ?? null) : refusalNotice(list),
         children: webhooksContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          endpoints: ok ? { items: list.body.items, page: current, maxPage: list.body.pagination.max_page } : null,
+          endpoints: list.data
+            ? { items: list.data.items, page: current, maxPage: list.data.pagination.max_page }
+            : null,
           eventTypes: subscribableEventTypes,
           values: extra.values,
         }),
       },
-      ok ? status : list.status,
+      list.data ? status : list.response.status,
     );
   };
 
@@ -74,13 +75,13 @@ export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const { body, values } = endpointBody(request.body);
-      const created = await visit.api.asMember<WebhookEndpoint & { secret: string }>('POST', '/api/v1/webhooks/', {
-        body,
-      });
-      if (created.status !== 201) return page(reply, visit, { values, notice: refusalNotice(created) }, created.status);
+      const created = await visit.api.member.POST('/api/v1/webhooks', { body });
+      if (!created.data) {
+        return page(reply, visit, { values, notice: refusalNotice(created) }, created.response.status);
+      }
       // Post, redirect, get: the secret crosses the redirect in a cookie the endpoint's page reads once.
-      putSecret(reply, visit.organization.id, { endpoint_id: created.body.id, secret: created.body.secret });
-      return reply.redirect(`${endpointPath(visit.organization.id, created.body.id)}?done=created`, 303);
+      putSecret(reply, visit.organization.id, { endpoint_id: created.data.id, secret: created.data.secret });
+      return reply.redirect(`${endpointPath(visit.organization.id, created.data.id)}?done=created`, 303);
     },
   );
 
@@ -96,17 +97,16 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, page: ListPage): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const endpoint = await visit.api.asMember<WebhookEndpoint>(
-        'GET',
-        `/api/v1/webhooks/${encodeURIComponent(request.params.id)}`,
-      );
-      if (endpoint.status !== 200) return page(reply, visit, { notice: refusalNotice(endpoint) }, endpoint.status);
+      const endpoint = await visit.api.member.GET('/api/v1/webhooks/{id}', byId(request.params.id));
+      if (!endpoint.data) {
+        return page(reply, visit, { notice: refusalNotice(endpoint) }, endpoint.response.status);
+      }
       return sendSection(reply, visit, 'webhooks', {
         title: 'Delete this endpoint?',
         children: deleteConfirmation({
           organizationId: visit.organization.id,
           csrf: visit.csrf,
-          endpoint: endpoint.body,
+          endpoint: endpoint.data,
         }),
       });
     },
@@ -118,8 +118,9 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, page: ListPage): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const deleted = await visit.api.asMember('DELETE', `/api/v1/webhooks/${encodeURIComponent(request.params.id)}`);
-      if (deleted.status !== 204) return page(reply, visit, { notice: refusalNotice(deleted) }, deleted.status);
+      const deleted = await visit.api.member.DELETE('/api/v1/webhooks/{id}', byId(request.params.id));
+      const status = deleted.response.status;
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(deleted) }, status);
       return reply.redirect(`${webhooksPath(visit.organization.id)}?done=deleted`, 303);
     },
   );

@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { chargesOf } from '../db/subscription/charges.ts';
 import type { SubscriptionChargeRow, SubscriptionRow } from '../db/subscription/record.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
-import { notFound } from '../use-cases/errors.ts';
-import { isUuid } from '../use-cases/schemas/common.ts';
+import { notFound } from './errors.ts';
+import { isUuid } from './schemas/common.ts';
 
 /**
  * A subscription that `scope` allows (the merchant's organization, or the portal's customer too) and

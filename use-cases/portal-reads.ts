@@ -8,14 +8,20 @@ import {
   Subscription,
   SubscriptionCharge,
   SubscriptionInvoice,
-} from '../../db/entities/index.ts';
-import type { PortalCustomerScope } from '../../api/portal-subscription-changes.ts';
-import { subscriptionWithCharges } from '../../api/subscription-reads.ts';
+} from '../db/entities/index.ts';
+import { subscriptionWithCharges } from './subscription-reads.ts';
 
 /**
- * What the portal's pages show, read with the scope the portal API reads with: the session's
- * customer, in its organization. Another customer's subscription is "not found", as in the API.
+ * What the customer portal's pages show (pages/portal/), read with the scope the portal API reads
+ * with: the session's customer, in its organization. Another customer's subscription is "not found",
+ * as in the API (the same subscriptionWithCharges its route reads with).
  */
+
+/** Who reads or changes: the portal session's customer, in its organization. */
+export interface PortalCustomerScope {
+  organizationId: string;
+  customerId: string;
+}
 
 export type CustomerEntity = InferEntity<typeof Customer>;
 export type SubscriptionEntity = InferEntity<typeof Subscription>;

@@ -1,0 +1,61 @@
+import type { InferEntity } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { linkCheckoutStatus } from '../db/checkout/page-reads.ts';
+import { CheckoutLink, Organization, Price, Product } from '../db/entities/index.ts';
+import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
+import type { CheckoutEntity } from './schemas/checkouts.ts';
+import { isUuid } from './schemas/common.ts';
+
+/**
+ * What the hosted checkout's link page reads and does (pages/checkout/routes.ts): the link, what it
+ * sells, the checkout it opens through the API's own checkout creation, and the one a browser already has.
+ */
+
+export type CheckoutLinkEntity = InferEntity<typeof CheckoutLink>;
+
+/** The checkout link a URL names, while it sells something and is not archived; null otherwise. */
+export async function openCheckoutLink(em: EntityManager, id: string): Promise<CheckoutLinkEntity | null> {
+  const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
+  return link && link.productIds.length > 0 ? link : null;
+}
+
+/** What the link's page shows: its first product at that product's default price, and the seller. */
+export async function checkoutLinkOffer(em: EntityManager, link: CheckoutLinkEntity) {
+  const product = await em.findOneOrFail(Product, { id: link.productIds[0]! });
+  const [price, organization] = await Promise.all([
+    em.findOneOrFail(Price, { id: product.defaultPriceId! }),
+    em.findOneOrFail(Organization, { id: link.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+  ]);
+  return { product, price, organization };
+}
+
+/** The checkout a link opens for a buyer, as the API's checkout creation makes it. */
+export function openLinkCheckout(deps: CheckoutDeps, link: CheckoutLinkEntity): Promise<CheckoutEntity> {
+  return createCheckout(deps, {
+    actingOrganizationId: link.organizationId,
+    allowSubOrganizations: false,
+    // A promotion that has ended does not break the link: the buyer gets the full price.
+    discountPolicy: 'when_applicable',
+    input: {
+      payment_processor: 'gateway',
+      product_id: link.productIds[0],
+      products: [...link.productIds],
+      discount_id: link.discountId ?? undefined,
+      allow_discount_codes: link.allowDiscountCodes,
+      quantity: 1,
+      recurrence_billing: 'gateway',
+      require_billing_address: false,
+      no_fees_installments: false,
+      success_url: link.successUrl ?? undefined,
+      cancel_url: link.cancelUrl ?? undefined,
+      metadata: link.metadata,
+      checkout_link_id: link.id,
+    },
+  });
+}
+
+/** Whether the link's checkout with this client secret can still be paid (so reloading the link reuses it). */
+export async function linkCheckoutPayable(em: EntityManager, clientSecret: string, linkId: string): Promise<boolean> {
+  const status = await linkCheckoutStatus(em, clientSecret, linkId);
+  return status === 'open' || status === 'confirmed';
+}
