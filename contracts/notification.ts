@@ -1,6 +1,6 @@
 /**
- * What the notification workflow (workflows/notification.ts, kept for runs started by an earlier
- * version) is called by and calls: its input, outcome and the activity it runs (NotificationActivities).
+ * One notification's send (activities/notifications.ts): which event's mail, and what came of it. The
+ * sender's rounds (`sendDueNotifications`) send each claimed event this way.
  */
 
 export interface NotificationStart {
@@ -12,8 +12,3 @@ export type NotificationOutcome =
   | { sent: true; messageId: string; recipients: string[] }
   /** Sent by an earlier attempt, or nobody to send it to (the organization has no member now). */
   | { sent: false; messageId: string | null; recipients: string[] };
-
-/** The activity the notification workflow runs (activities/notifications.ts). */
-export interface NotificationActivities {
-  sendNotification(input: NotificationStart): Promise<NotificationOutcome>;
-}
