@@ -132,7 +132,7 @@ export async function confirmCheckout(
           hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
           hasName: Boolean(body.customer_name ?? checkout.customerName),
           hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
-          sentInvalidTaxId: Boolean(body.customer_tax_id) && !parseTaxId(body.customer_tax_id!),
+          sentInvalidTaxId: body.customer_tax_id ? !parseTaxId(body.customer_tax_id) : false,
           hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
           addressRequired: checkout.requireBillingAddress,
         },
