@@ -22,7 +22,9 @@ import {
   type ConfirmCheckoutInput,
   type PaymentSummary,
 } from '../domain/checkout.ts';
-import { buyerRefusal, paymentRefusal } from '../domain/checkout-confirmation.ts';
+import { confirmationRefusal, type ConfirmationGateway } from '../domain/checkout-confirmation.ts';
+import { boletoRequires } from '../gateway/capabilities.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PreparedConfirmation } from '../contracts/checkout.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
@@ -46,8 +48,9 @@ async function checkoutUpdated(tx: EntityManager, row: CheckoutRow): Promise<voi
   await insertEvents(executorOf(sqlIn(tx)), row.organizationId, [['checkout.updated', checkoutRecord(row)]]);
 }
 
-export function createCheckoutRecordActivities(deps: { orm: Orm }) {
+export function createCheckoutRecordActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm } = deps;
+  const gateway: ConfirmationGateway = { boletoNeedsAddress: boletoRequires(deps.gateway, 'address') };
 
   return {
     async loadCheckout(
@@ -86,7 +89,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm }) {
             : locked;
         const email =
           c.customerEmail ?? (c.customerId ? await customerEmailOf(tx, c.organizationId, c.customerId) : null);
-        refuseInvalidConfirmation(c, request, email);
+        refuseInvalidConfirmation(c, request, email, gateway);
         // refuseInvalidConfirmation passed: the e-mail is known.
         return preparedConfirmation(c, email!);
       });
@@ -174,18 +177,34 @@ async function confirm(
   return row;
 }
 
-/** The payment method, installments and buyer the confirmation needs (domain/checkout-confirmation.ts). */
-function refuseInvalidConfirmation(c: ConfirmingCheckout, request: ConfirmCheckoutInput, email: string | null): void {
-  const price = { type: c.priceType, interval: c.priceInterval };
-  const hasCard = request.card !== null;
-  const refusal =
-    paymentRefusal({ paymentMethod: request.paymentMethod, hasCard, installments: request.installments }, price) ??
-    buyerRefusal(request.paymentMethod, {
-      hasEmail: Boolean(email),
-      hasName: Boolean(c.customerName),
-      hasTaxId: Boolean(c.customerTaxId),
-      lacksRequiredAddress: c.requireBillingAddress && c.customerBillingAddress === null,
-    });
+/**
+ * The confirmation's refusals (domain/checkout-confirmation.ts), applied here and only here in the
+ * workflow (decision 0062): on the checkout under its lock, the request's buyer fields already on it.
+ */
+function refuseInvalidConfirmation(
+  c: ConfirmingCheckout,
+  request: ConfirmCheckoutInput,
+  email: string | null,
+  gateway: ConfirmationGateway,
+): void {
+  const refusal = confirmationRefusal(
+    {
+      request: {
+        paymentMethod: request.paymentMethod,
+        hasCard: request.card !== null,
+        installments: request.installments,
+      },
+      price: { type: c.priceType, interval: c.priceInterval },
+      buyer: {
+        hasEmail: Boolean(email),
+        hasName: Boolean(c.customerName),
+        hasTaxId: Boolean(c.customerTaxId),
+        hasAddress: c.customerBillingAddress !== null,
+        addressRequired: c.requireBillingAddress,
+      },
+    },
+    gateway,
+  );
   if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
 }
 

@@ -18,7 +18,7 @@ import {
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
 } from '../domain/checkout.ts';
-import { buyerRefusal, paymentRefusal, type ConfirmationRefusal } from '../domain/checkout-confirmation.ts';
+import { confirmationRefusal, type ConfirmationRefusal } from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { CardInput } from '../gateway/port.ts';
 import { chargeableCard, sentCard } from './card-tokenization.ts';
@@ -125,23 +125,25 @@ export async function confirmCheckout(
 
   const sent = sentCard(deps, body.card ? cardInputOf(body.card) : null, body.card_token?.token ?? null);
   const installments = body.card?.installments ?? body.card_token?.installments ?? 1;
-  const method = body.payment_method;
-  const price = { type: checkout.priceType, interval: checkout.priceInterval };
-  refuse(paymentRefusal({ paymentMethod: method, hasCard: sent !== null, installments }, price));
-  if (body.customer_tax_id && !parseTaxId(body.customer_tax_id)) {
-    throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
-  }
+  // The confirmation's activity decides (decision 0062); the same rule here answers before the card
+  // is tokenized, which on some gateways already needs the buyer's e-mail.
   refuse(
-    buyerRefusal(method, {
-      // A customer of the checkout has an e-mail (customers require one).
-      hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
-      hasName: Boolean(body.customer_name ?? checkout.customerName),
-      hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
-      lacksRequiredAddress:
-        checkout.requireBillingAddress && !checkout.hasBillingAddress && !body.customer_billing_address,
-      hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
-      boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
-    }),
+    confirmationRefusal(
+      {
+        request: { paymentMethod: body.payment_method, hasCard: sent !== null, installments },
+        price: { type: checkout.priceType, interval: checkout.priceInterval },
+        buyer: {
+          // A customer of the checkout has an e-mail (customers require one).
+          hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
+          hasName: Boolean(body.customer_name ?? checkout.customerName),
+          hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
+          sentInvalidTaxId: body.customer_tax_id ? !parseTaxId(body.customer_tax_id) : false,
+          hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
+          addressRequired: checkout.requireBillingAddress,
+        },
+      },
+      { boletoNeedsAddress: boletoRequires(deps.gateway, 'address') },
+    ),
   );
 
   const owner = {
@@ -242,7 +244,8 @@ function cardInputOf(c: NonNullable<ConfirmSdkBody['card']>): CardInput {
   };
 }
 
-/** A refused confirmation (domain/checkout-confirmation.ts) is a 400. */
+/** A refused confirmation (domain/checkout-confirmation.ts) is a 400; an invalid tax id a 422. */
 function refuse(refusal: ConfirmationRefusal | null): void {
+  if (refusal?.invalid === 'tax_id') throw unprocessable('invalid_tax_id', refusal.message, refusal.detail);
   if (refusal) throw badRequest(refusal.message, refusal.detail);
 }

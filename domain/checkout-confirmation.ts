@@ -2,14 +2,17 @@ import { maxInstallments } from './checkout-pricing.ts';
 import type { ConfirmPaymentMethod } from './checkout.ts';
 
 /**
- * The spec's rules of a confirmation (confirm-sdk, transactions/direct), once: the API checks them on
- * the request before anything is tokenized, the workflow's Update validator on what reaches it, and
- * the confirmation's activity on the checkout as it is under its row lock (a customer's e-mail, name
- * and tax id may come from the checkout or its customer rather than the request).
+ * The spec's rules of a confirmation (confirm-sdk, transactions/direct), in one function,
+ * confirmationRefusal (decision 0062): the confirmation's activity applies it to the checkout as it is
+ * under its row lock, with its gateway's needs; the API applies the same function to the request and the
+ * checkout as read, only so that a refusal comes before the card is tokenized (a gateway call). The
+ * workflow's Update validator applies none of it (it knows neither the price nor the buyer).
  */
 export interface ConfirmationRefusal {
   message: string;
   detail?: string;
+  /** A sent value that is not valid (a 422), rather than one that is missing or not allowed (a 400). */
+  invalid?: 'tax_id';
 }
 
 export interface ConfirmationRequest {
@@ -78,4 +81,44 @@ export function buyerRefusal(
     }
   }
   return null;
+}
+
+/** What a confirmation is judged on: the request, the checkout's price and what is known of the buyer. */
+export interface ConfirmationCase {
+  request: ConfirmationRequest;
+  price: NonNullable<ConfirmationPrice>;
+  buyer: {
+    hasEmail: boolean;
+    hasName: boolean;
+    hasTaxId: boolean;
+    /** A customer_tax_id came with the request and is no valid CPF or CNPJ. */
+    sentInvalidTaxId?: boolean;
+    hasAddress: boolean;
+    /** The checkout requires a billing address (require_billing_address). */
+    addressRequired: boolean;
+  };
+}
+
+/** What the confirming gateway needs of a confirmation (its capabilities, gateway/capabilities.ts). */
+export interface ConfirmationGateway {
+  /** Its boleto prints the buyer's address (Mercado Pago). */
+  boletoNeedsAddress: boolean;
+}
+
+/** The first refusal of a confirmation, in the order the API has always answered them; null to go on. */
+export function confirmationRefusal(c: ConfirmationCase, gateway: ConfirmationGateway): ConfirmationRefusal | null {
+  const payment = paymentRefusal(c.request, c.price);
+  if (payment) return payment;
+  if (c.buyer.sentInvalidTaxId) {
+    return {
+      message: 'Invalid customer_tax_id',
+      detail: 'customer_tax_id must be a valid CPF or CNPJ',
+      invalid: 'tax_id',
+    };
+  }
+  return buyerRefusal(c.request.paymentMethod, {
+    ...c.buyer,
+    lacksRequiredAddress: c.buyer.addressRequired && !c.buyer.hasAddress,
+    boletoNeedsAddress: gateway.boletoNeedsAddress,
+  });
 }

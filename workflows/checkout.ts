@@ -2,12 +2,10 @@ import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, se
 import {
   CHECKOUT_NOT_OPEN,
   CONFIRMATION_IN_PROGRESS,
-  CONFIRMATION_INVALID,
   type CheckoutStatus,
   type ConfirmPaymentMethod,
 } from '../domain/checkout.ts';
 import { confirmationAllowed } from '../domain/checkout.ts';
-import { paymentRefusal } from '../domain/checkout-confirmation.ts';
 import {
   checkoutStateQuery,
   confirmCheckoutUpdate,
@@ -149,9 +147,8 @@ function listen(run: CheckoutRun): void {
         if (run.loaded && !allowed(run, request)) {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
-        // The price is the activity's to check: only the request is at hand here.
-        const refusal = paymentRefusal({ ...request, hasCard: request.card !== null }, null);
-        if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
+        // The confirmation's own refusals (a card, installments, the buyer) are the activity's, under the
+        // checkout's lock (decision 0062): here only whether a confirmation may start now.
       },
     },
   );

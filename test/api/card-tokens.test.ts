@@ -4,6 +4,8 @@ import { sellerIdOf } from '../../api/seller-ids.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
+import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
+import { CONFIRMATION_INVALID } from '../../domain/checkout.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 
@@ -185,6 +187,25 @@ describe('with Mercado Pago', () => {
       // The simulator prints no address: the same confirmation is no refusal there.
       const sim = await confirm(sandbox, (await makeCheckout(sandbox.orm, temporal)).clientSecret, boleto);
       expect(sim.status).toBe(200);
+    } finally {
+      await mp.close();
+    }
+  });
+
+  it("the confirmation's activity is where the refusal is decided: it refuses the boleto with its gateway", async () => {
+    const mp = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-0000-token' });
+    try {
+      // An Update that did not pass the API's early answer (or a checkout changed since): the activity
+      // still refuses, under the checkout's lock, before anything is written or charged (decision 0062).
+      const c = await makeCheckout(mp.orm, temporal);
+      const { prepareConfirmation } = createCheckoutRecordActivities({ orm: mp.orm, gateway: mp.gateway });
+      const buyer = { email: 'ana@example.com', name: 'Ana Souza', taxId: '52998224725', billingAddress: null };
+      const request = { paymentMethod: 'boleto' as const, card: null, installments: 1, buyer, discountCode: null };
+      await expect(prepareConfirmation(c.id, request)).rejects.toMatchObject({
+        type: CONFIRMATION_INVALID,
+        message: 'customer_billing_address is required for boleto',
+      });
+      expect((await sql(mp, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
     } finally {
       await mp.close();
     }

@@ -164,7 +164,10 @@ export async function leaveLostConfirmation(
   checkoutId: string,
   options: { charge: boolean },
 ): Promise<PaymentSummary | null> {
-  const task = { ...createCheckoutRecordActivities({ orm }), ...createCheckoutPaymentActivities({ orm, gateway }) };
+  const task = {
+    ...createCheckoutRecordActivities({ orm, gateway }),
+    ...createCheckoutPaymentActivities({ orm, gateway }),
+  };
   const token = await gateway.tokenizeCard(
     { number: '4111111111111111', holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
     `test:${checkoutId}:card`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { buyerRefusal, paymentRefusal } from '../../domain/checkout-confirmation.ts';
+import { buyerRefusal, confirmationRefusal, paymentRefusal } from '../../domain/checkout-confirmation.ts';
 
 const oneTime = { type: 'one_time' as const };
 const monthly = { type: 'recurring' as const, interval: 'month' };
@@ -79,5 +79,36 @@ describe("a boleto's address", () => {
     expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: true, hasAddress: true })).toBeNull();
     expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: false, hasAddress: false })).toBeNull();
     expect(buyerRefusal('pix', { ...buyer, boletoNeedsAddress: true, hasAddress: false })).toBeNull();
+  });
+});
+
+describe('confirmationRefusal', () => {
+  const buyer = { hasEmail: true, hasName: true, hasTaxId: true, hasAddress: false, addressRequired: false };
+  const boleto = { paymentMethod: 'boleto' as const, hasCard: false, installments: 1 };
+  const printsAddress = { boletoNeedsAddress: true };
+
+  it('answers the card first, then an invalid tax id, then the buyer', () => {
+    const noCard = { paymentMethod: 'credit_card' as const, hasCard: false, installments: 1 };
+    const lost = { ...buyer, hasEmail: false, sentInvalidTaxId: true };
+    expect(confirmationRefusal({ request: noCard, price: oneTime, buyer: lost }, printsAddress)?.message).toBe(
+      'card or card_token is required when payment_method is credit_card',
+    );
+    expect(confirmationRefusal({ request: boleto, price: oneTime, buyer: lost }, printsAddress)).toMatchObject({
+      message: 'Invalid customer_tax_id',
+      invalid: 'tax_id',
+    });
+    expect(
+      confirmationRefusal(
+        { request: boleto, price: oneTime, buyer: { ...lost, sentInvalidTaxId: false } },
+        printsAddress,
+      )?.message,
+    ).toBe('customer_email is required');
+  });
+
+  it("wants a boleto's address only where the gateway prints it", () => {
+    expect(confirmationRefusal({ request: boleto, price: oneTime, buyer }, printsAddress)?.message).toBe(
+      'customer_billing_address is required for boleto',
+    );
+    expect(confirmationRefusal({ request: boleto, price: oneTime, buyer }, { boletoNeedsAddress: false })).toBeNull();
   });
 });
