@@ -4,7 +4,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { Checkout } from '../db/entities/index.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { plainSql, type PlainSql } from '../db/plain-sql.ts';
 import { confirmableCheckoutRow } from '../db/checkout/confirmations.ts';
 import {
   CHECKOUT_NOT_OPEN,
@@ -64,34 +63,9 @@ export async function confirmableCheckoutOf(
   return { ...row, hasBillingAddress: Boolean(row.hasBillingAddress) };
 }
 
-/**
- * The pages' form of confirmableCheckoutOf, on plain SQL: kept for pages/checkout/routes.ts until it
- * reads through the checkout's repository (issue 32), then removed.
- */
-export async function confirmableCheckout(
-  db: PlainSql,
-  by: { clientSecret: string } | { id: string; organizationId: string },
-): Promise<ConfirmableCheckout> {
-  const where = 'clientSecret' in by ? 'c.client_secret = ?' : 'c.id = ? and c.organization_id = ?';
-  const rows = await db.query<ConfirmableCheckout>(
-    `select c.id, c.status, c.amount, c.customer_id as "customerId",
-            c.customer_email as "customerEmail", c.customer_name as "customerName", cu.email as "ownerEmail", cu.name as "ownerName",
-            c.customer_tax_id as "customerTaxId", p.type as "priceType", p.interval as "priceInterval",
-            c.no_fees_installments as "noFeesInstallments", c.payment_method as "paymentMethod",
-            c.require_billing_address as "requireBillingAddress",
-            c.customer_billing_address is not null as "hasBillingAddress"
-     from checkouts c join prices p on p.id = c.product_price_id
-     left join customers cu on cu.id = c.customer_id where ${where}`,
-    'clientSecret' in by ? [by.clientSecret] : [by.id, by.organizationId],
-  );
-  const row = rows[0];
-  if (!row) throw notFound('Checkout');
-  return { ...row, amount: Number(row.amount) };
-}
-
 /** The buyer's checkout by its client secret, for the hosted page's form post (which has no SQL of its own). */
 export function confirmableByClientSecret(deps: RouteDeps, clientSecret: string): Promise<ConfirmableCheckout> {
-  return confirmableCheckout(plainSql(deps.orm), { clientSecret });
+  return confirmableCheckoutOf(deps.orm.em.fork(), { clientSecret });
 }
 
 const notOpen = (status: string) =>
