@@ -1,17 +1,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { uuidv7 } from 'uuidv7';
-import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/checkout-customers.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database, Updateable } from '../db/kysely.ts';
 import { priceCurrency } from '../db/catalog/checkout-reads.ts';
 import { transitionCheckout, type CheckoutRow } from '../db/checkout/lifecycle.ts';
 import { lockCheckout } from '../db/checkout/records.ts';
 import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn, type SqlExecutor } from '../db/plain-sql.ts';
+import { executorOf, sqlIn } from '../db/plain-sql.ts';
+import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
+import { completeSaleCustomer, insertSaleCustomer } from '../db/customer/sale-customers.ts';
 import { insertPaidSale, saleOfCheckout } from '../db/sale/sales.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
-import { subscriptionRecord } from '../db/subscription-records.ts';
+import { subscriptionRecord } from '../db/subscription/record.ts';
+import { insertSubscription as insertSubscriptionRow } from '../db/subscription/rows.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
 import type { GatewayPaymentData } from '../domain/checkout.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
@@ -19,8 +22,6 @@ import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 import type { Events } from './sale-rows.ts';
 import { customerRecordIn } from './event-records.ts';
-
-type Row = Record<string, unknown>;
 
 /**
  * Everything a paid checkout leads to, in one database transaction: the customer (found or
@@ -59,7 +60,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     if (known) return known;
     const now = new Date();
     const events: Events = [];
-    const customerId = await findOrCreateCustomer(orm, tx, checkout, now, events);
+    const customerId = await findOrCreateCustomer(orm, em, checkout, now, events);
     const transactionId = input.payment
       ? await upsertTransaction(em, { organizationId: checkout.organizationId, checkoutId: checkout.id }, input.payment)
       : null;
@@ -146,44 +147,47 @@ async function insertSubscription(
   s: NonNullable<RecordSaleInput['subscription']>,
   events: Events,
 ): Promise<string> {
-  const tx = executorOf(sqlIn(em));
-  await refuseSecondSubscription(tx, checkout, customerId);
+  await refuseSecondSubscription(em, checkout, customerId);
   const id = uuidv7();
   const currency = await priceCurrency(em, checkout.productPriceId);
-  const [row] = await tx.execute<Row[]>(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, checkout_id, status,
-       recurrence_billing, gateway_subscription_id, amount, currency, discount_id, current_period_start,
-       current_period_end, trial_end, created_at, workflow_id, billing_anchor, period_number, card_token_id,
-       subtotal_amount)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-    [
-      id,
-      checkout.organizationId,
-      customerId,
-      checkout.productId,
-      checkout.productPriceId,
-      checkout.id,
-      s.status,
-      // Without a gateway subscription (none could be made), our own renewals bill it.
-      s.gatewaySubscriptionId ? checkout.recurrenceBilling : 'manual',
-      s.gatewaySubscriptionId,
-      checkout.amount,
-      currency,
-      checkout.discountId,
-      s.periodStart,
-      s.periodEnd,
-      s.trialEnd,
-      s.periodStart,
-      subscriptionWorkflowId(id),
-      // Periods are counted from the first paid one: the trial's end, or now.
-      s.trialEnd ?? s.periodStart,
-      s.trialEnd ? 0 : 1,
-      s.cardTokenId ?? null,
-      checkout.subtotalAmount,
-    ],
-  );
+  const periodStart = new Date(s.periodStart);
+  const trialEnd = s.trialEnd ? new Date(s.trialEnd) : null;
+  const row = await insertSubscriptionRow(em, {
+    id,
+    organizationId: checkout.organizationId,
+    customerId,
+    productId: checkout.productId,
+    priceId: checkout.productPriceId,
+    checkoutId: checkout.id,
+    status: s.status,
+    // Without a gateway subscription (none could be made), our own renewals bill it.
+    recurrenceBilling: s.gatewaySubscriptionId ? checkout.recurrenceBilling : 'manual',
+    gatewaySubscriptionId: s.gatewaySubscriptionId,
+    amount: checkout.amount,
+    currency,
+    discountId: checkout.discountId ?? null,
+    currentPeriodStart: periodStart,
+    currentPeriodEnd: new Date(s.periodEnd),
+    trialEnd,
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
+    createdAt: periodStart,
+    modifiedAt: null,
+    workflowId: subscriptionWorkflowId(id),
+    // Periods are counted from the first paid one: the trial's end, or now.
+    billingAnchor: trialEnd ?? periodStart,
+    anchorPeriod: 1,
+    periodNumber: trialEnd ? 0 : 1,
+    cardTokenId: s.cardTokenId ?? null,
+    endedAt: null,
+    subtotalAmount: checkout.subtotalAmount,
+    balanceAmount: 0,
+    priceChanges: 0,
+    balanceSettledPeriod: null,
+    metadata: {},
+  });
   // The record every later subscription event carries (the API's, currency in upper case).
-  const data = { ...subscriptionRecord(row!) };
+  const data = { ...subscriptionRecord(row) };
   events.push(['subscription.created', data]);
   if (s.status === 'active') events.push(['subscription.active', data]);
   return id;
@@ -195,7 +199,7 @@ async function insertSubscription(
  * organization allows one, and the workflow gives it back. The customer's row lock serializes the
  * sales of one customer, so two of them cannot both pass.
  */
-async function refuseSecondSubscription(tx: SqlExecutor, checkout: CheckoutRow, customerId: string): Promise<void> {
+async function refuseSecondSubscription(tx: EntityManager, checkout: CheckoutRow, customerId: string): Promise<void> {
   const buyer = { customerId, externalCustomerId: null, email: null };
   if (await secondSubscriptionRefused(tx, checkout.organizationId, buyer, { renewal: false, lock: true })) {
     throw ApplicationFailure.nonRetryable(
@@ -205,51 +209,38 @@ async function refuseSecondSubscription(tx: SqlExecutor, checkout: CheckoutRow, 
   }
 }
 
-interface CustomerRow extends Row {
-  id: string;
-  email: string;
-  name: string | null;
-  external_id: string | null;
-  billing_name: string | null;
-  billing_address: unknown;
-  tax_id: unknown;
-}
-
 /**
  * The buyer as a customer of the organization: the checkout's customer_id, else its external
  * customer id, else its email. A found customer gets the fields it lacked; a new one gets them all.
  */
 async function findOrCreateCustomer(
   orm: Orm,
-  tx: SqlExecutor,
+  em: EntityManager,
   c: CheckoutRow,
   now: Date,
   events: Events,
 ): Promise<string> {
   const org = c.organizationId;
-  const customer = await findCheckoutCustomer<CustomerRow>(
-    tx,
-    org,
-    { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email: c.customerEmail },
-    'id, email, name, external_id, billing_name, billing_address, tax_id',
-  );
+  const records = executorOf(sqlIn(em));
+  const buyer = { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email: c.customerEmail };
+  const customer = await findCheckoutCustomer(em, org, buyer);
   const taxId = c.customerTaxId ? parseTaxId(c.customerTaxId) : null;
   if (customer) {
-    const patch: Record<string, unknown> = {};
-    if (!customer.name && c.customerName) patch.name = c.customerName;
-    if (!customer.tax_id && taxId) patch.tax_id = JSON.stringify(taxId);
-    if (!customer.billing_name && c.customerBillingName) patch.billing_name = c.customerBillingName;
-    if (!customer.billing_address && c.customerBillingAddress) {
-      patch.billing_address = JSON.stringify(c.customerBillingAddress);
-    }
-    if (!customer.external_id && c.externalCustomerId) patch.external_id = c.externalCustomerId;
-    const fields = Object.keys(patch);
+    // What the customer lacks and the checkout has, by wire name (customer.updated's changed_fields).
+    const lacking = {
+      name: !customer.name && c.customerName ? { name: c.customerName } : null,
+      tax_id: !customer.taxId && taxId ? { taxId } : null,
+      billing_name: !customer.billingName && c.customerBillingName ? { billingName: c.customerBillingName } : null,
+      billing_address:
+        !customer.billingAddress && c.customerBillingAddress ? { billingAddress: c.customerBillingAddress } : null,
+      external_id: !customer.externalId && c.externalCustomerId ? { externalId: c.externalCustomerId } : null,
+    };
+    const fields = Object.keys(lacking).filter((f) => lacking[f as keyof typeof lacking] !== null);
+    const patch: Updateable<Database['customers']> = Object.assign({}, ...Object.values(lacking).filter(Boolean));
     if (fields.length > 0) {
-      await tx.execute(
-        `update customers set ${fields.map((f) => `${f} = ?`).join(', ')}, updated_at = ? where id = ?`,
-        [...Object.values(patch), now, customer.id],
-      );
-      events.push(['customer.updated', { ...(await customerRecordIn(orm, tx, customer.id)), changed_fields: fields }]);
+      await completeSaleCustomer(em, customer.id, patch, now);
+      const record = await customerRecordIn(orm, records, customer.id);
+      events.push(['customer.updated', { ...record, changed_fields: fields }]);
     }
     return customer.id;
   }
@@ -258,24 +249,21 @@ async function findOrCreateCustomer(
     throw ApplicationFailure.nonRetryable('The checkout has no customer email', 'MissingCustomerEmail');
   }
   const id = uuidv7();
-  await tx.execute(
-    `insert into customers (id, organization_id, email, name, external_id, billing_name, billing_address, tax_id,
-       user_metadata, email_verified, avatar_url, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, false, null, ?, ?)`,
-    [
-      id,
-      org,
-      c.customerEmail,
-      c.customerName,
-      c.externalCustomerId,
-      c.customerBillingName,
-      c.customerBillingAddress ? JSON.stringify(c.customerBillingAddress) : null,
-      taxId ? JSON.stringify(taxId) : null,
-      JSON.stringify(c.customerMetadata ?? {}),
-      now,
-      now,
-    ],
-  );
-  events.push(['customer.created', await customerRecordIn(orm, tx, id)]);
+  await insertSaleCustomer(em, {
+    id,
+    organizationId: org,
+    email: c.customerEmail,
+    name: c.customerName,
+    externalId: c.externalCustomerId,
+    billingName: c.customerBillingName,
+    billingAddress: c.customerBillingAddress ?? null,
+    taxId,
+    userMetadata: c.customerMetadata ?? {},
+    emailVerified: false,
+    avatarUrl: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  events.push(['customer.created', await customerRecordIn(orm, records, id)]);
   return id;
 }

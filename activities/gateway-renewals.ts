@@ -18,7 +18,6 @@ import {
   type Events,
 } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-lifecycle.ts';
-import { legacyTerms } from './subscription-periods.ts';
 import type { GatewayPeriodOutcome } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 
@@ -138,18 +137,18 @@ async function settleBalance(
     at,
     description: 'Balance owed',
   };
-  const charged = balance > 0 ? await chargeSavedCard(gateway, legacyTerms(t), owed) : null;
+  const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
   const credit = balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
   return orm.em.fork().transactional(async (tx) => {
     const statements = executorOf(sqlIn(tx));
-    const locked = legacyTerms(await lockedTerms(tx, input.subscriptionId, true));
+    const locked = await lockedTerms(tx, input.subscriptionId, true);
     // Recorded by an earlier try of this activity: nothing more.
     if (!(await claimBalanceSettlement(tx, t.id, input.period))) return { settled: 0 };
     const events: Events = [];
     let settled = 0;
-    if (charged && !(await recordExtraCharge(statements, locked, owed, charged, events))) settled = balance;
+    if (charged && !(await recordExtraCharge(tx, locked, owed, charged, events))) settled = balance;
     if (credit) {
-      await recordCreditRefund(statements, locked, credit.refunded, events);
+      await recordCreditRefund(tx, locked, credit.refunded, events);
       settled = -credit.amount;
     }
     await addToBalance(tx, t.id, -settled);

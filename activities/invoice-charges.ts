@@ -5,7 +5,6 @@ import { findChargeByKey } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { chargeSavedCard } from './subscription-extra-charges.ts';
 import { lockedTerms } from './subscription-lifecycle.ts';
-import { legacyTerms } from './subscription-periods.ts';
 import type { InvoiceActivities, InvoiceCardCharge, InvoiceCardChargeAnswer } from '../contracts/invoice.ts';
 
 /**
@@ -34,7 +33,7 @@ export function createInvoiceChargeActivities(deps: { orm: Orm; gateway: Payment
       });
       if (why && !(await findChargeByKey(gateway, key))) return { notCharged: why };
       const description = input.description ?? 'Extra charge';
-      return { payment: await chargeSavedCard(gateway, legacyTerms(t), { amount: input.amount, key, description }) };
+      return { payment: await chargeSavedCard(gateway, t, { amount: input.amount, key, description }) };
     },
 
     /** What the gateway made under the invoice's charge key, if anything: how a lost answer is resolved. */

@@ -13,9 +13,9 @@ import { takeInvoiceNumber } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { findSubscription } from '../db/subscription/rows.ts';
-import { insertPaidSale } from '../db/sales.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { insertPaidSale } from '../db/sale/sales.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { GATEWAY_ERROR, GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { invoiceCreationKey, invoiceNumber, invoiceVoidKey, invoiceWorkflowId } from '../domain/invoices.ts';
 import type { GatewayInvoice, PaymentGateway } from '../gateway/port.ts';
@@ -141,7 +141,7 @@ function invoiceRecordActivities(orm: Orm) {
         const org = invoice.organizationId;
         const at = new Date(input.at);
         const transactionId = input.payment
-          ? await upsertTransaction(statements, { organizationId: org, checkoutId: null }, input.payment)
+          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         const sale = input.status === 'paid' && transactionId ? await insertSale(tx, invoice, transactionId, at) : null;
         const failureReason =
@@ -200,8 +200,7 @@ async function insertSale(
 ): Promise<Record<string, unknown>> {
   const s = await findSubscription(tx, invoice.subscriptionId);
   if (!s) throw new Error(`Subscription ${invoice.subscriptionId} not found`);
-  const statements = executorOf(sqlIn(tx));
-  const id = await insertPaidSale(statements, {
+  const id = await insertPaidSale(tx, {
     organizationId: s.organizationId,
     checkoutId: null,
     transactionId,
@@ -220,5 +219,5 @@ async function insertSale(
     at,
   });
   // The one event field beyond the record: the invoice it pays.
-  return { ...(await saleRecord(statements, id)), invoice_id: invoice.id };
+  return { ...(await saleRecordIn(tx, id)), invoice_id: invoice.id };
 }

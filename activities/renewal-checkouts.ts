@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import { ApiError } from '../use-cases/errors.ts';
 import { openRenewalCheckout } from '../use-cases/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
-import { Checkout, Subscription } from '../db/entities/index.ts';
+import { Checkout } from '../db/entities/index.ts';
+import { findSubscription } from '../db/subscription/rows.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -35,7 +36,7 @@ export function createRenewalCheckoutActivities(deps: {
         throw ApplicationFailure.nonRetryable('This worker cannot open checkouts', RENEWAL_CHECKOUT_REFUSED);
       }
       const em = deps.orm.em.fork();
-      const subscription = await em.findOne(Subscription, { id: input.subscriptionId });
+      const subscription = await findSubscription(em, input.subscriptionId);
       if (!subscription) {
         throw ApplicationFailure.nonRetryable(`Subscription ${input.subscriptionId} not found`, 'SubscriptionNotFound');
       }

@@ -29,7 +29,6 @@ import { callGateway } from './gateway-failures.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeSavedCard, recordExtraCharge, type Events, type ExtraCharge } from './subscription-extra-charges.ts';
 import { lockedTerms, type SubscriptionTerms } from './subscription-lifecycle.ts';
-import { legacyTerms } from './subscription-periods.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';
 import type { MetadataChange, PriceChange } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -54,7 +53,7 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         // The gateway first, outside any transaction: keyed by the change's number, which only this
         // step's record moves, so a retried activity gets the gateway's first answer.
         const { t, price, charge } = change;
-        const charged = charge ? await chargeSavedCard(gateway, legacyTerms(t), charge) : null;
+        const charged = charge ? await chargeSavedCard(gateway, t, charge) : null;
         if (t.recurrenceBilling === 'gateway' && (!charged || charged.status === 'succeeded')) {
           // Gateway billing: its recurrence bills the new price's plan from its next cycle on.
           const planId = await callGateway(() => ensureRecurrencePlan(deps, price.id));
@@ -177,7 +176,7 @@ async function recordPriceChange(
   await writePriceChangeNumber(tx, t.id, n);
   const events: Events = [];
   if (change.charge && charged) {
-    const refused = await recordExtraCharge(statements, legacyTerms(t), change.charge, charged, events);
+    const refused = await recordExtraCharge(tx, t, change.charge, charged, events);
     if (refused) {
       await insertEvents(statements, t.organizationId, events);
       return refused;

@@ -1,8 +1,11 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventType } from '../db/events.ts';
-import type { SqlExecutor, Row } from '../db/plain-sql.ts';
-import { insertPaidSale } from '../db/sales.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { writeTransactionRefundTotals } from '../db/checkout/refund-totals.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
+import { writeSaleRefundTotals } from '../db/sale/refund-totals.ts';
+import { insertPaidSale } from '../db/sale/sales.ts';
+import type { SubscriptionTerms } from '../db/subscription/terms.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { refundableAmount, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -10,7 +13,6 @@ import { subscriptionChargeKeys } from '../domain/subscriptions.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
-import type { Terms } from './subscription-periods.ts';
 
 /**
  * Money a subscription moves outside its periods' charges: a plan change's prorated amount, and the
@@ -33,7 +35,7 @@ export interface ExtraCharge {
 /** Charges the saved card `amount` (captured); a decline is an answer, not an error. */
 export async function chargeSavedCard(
   gateway: PaymentGateway,
-  t: Terms,
+  t: SubscriptionTerms,
   charge: Pick<ExtraCharge, 'amount' | 'key' | 'description'>,
 ): Promise<PaymentSummary> {
   return summarize(
@@ -45,7 +47,7 @@ export async function chargeSavedCard(
         currency: t.currency.toUpperCase(),
         installments: 1,
         noFeesInstallments: true,
-        card: { token: t.card_token_id! },
+        card: { token: t.cardTokenId! },
         capture: true,
         description: charge.description,
       },
@@ -59,20 +61,20 @@ export async function chargeSavedCard(
  * sale.paid on `events`). The decline reason when refused (its transaction is still recorded).
  */
 export async function recordExtraCharge(
-  tx: SqlExecutor,
-  t: Terms,
+  tx: EntityManager,
+  t: SubscriptionTerms,
   charge: ExtraCharge,
   charged: PaymentSummary,
   events: Events,
 ): Promise<string | null> {
   const currency = t.currency.toUpperCase();
-  const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, charged);
+  const transactionId = await upsertTransaction(tx, { organizationId: t.organizationId, checkoutId: null }, charged);
   if (charged.status !== 'succeeded') return charged.declineReason ?? 'card_declined';
   const id = await insertPaidSale(tx, {
-    organizationId: t.organization_id,
+    organizationId: t.organizationId,
     checkoutId: null,
     transactionId,
-    customerId: t.customer_id,
+    customerId: t.customerId,
     productId: charge.productId,
     priceId: charge.priceId,
     subscriptionId: t.id,
@@ -86,7 +88,7 @@ export async function recordExtraCharge(
     paymentMethod: 'credit_card',
     at: charge.at,
   });
-  const sale = await saleRecord(tx, id);
+  const sale = await saleRecordIn(tx, id);
   events.push(['sale.created', sale], ['sale.paid', sale]);
   return null;
 }
@@ -108,12 +110,12 @@ export async function refundCredit(
 
 /** Records a credit's refund on the period's transaction and sale (sale.refunded on `events`). */
 export async function recordCreditRefund(
-  tx: SqlExecutor,
-  t: Terms,
+  tx: EntityManager,
+  t: SubscriptionTerms,
   refunded: PaymentSummary,
   events: Events,
 ): Promise<void> {
-  const transactionId = await upsertTransaction(tx, { organizationId: t.organization_id, checkoutId: null }, refunded);
+  const transactionId = await upsertTransaction(tx, { organizationId: t.organizationId, checkoutId: null }, refunded);
   await recordRefunds(tx, transactionId, refunded, events);
 }
 
@@ -122,22 +124,17 @@ export async function recordCreditRefund(
  * on `events`): the totals are written, so recording the same refunds again changes nothing.
  */
 export async function recordRefunds(
-  tx: SqlExecutor,
+  tx: EntityManager,
   transactionId: string,
   payment: PaymentSummary,
   events: Events,
 ): Promise<void> {
   const { capturedAmount: captured, refundedAmount: total } = payment;
-  await tx.execute('update transactions set refunded_amount = ?, status = ? where id = ?', [
-    total,
-    transactionStatusAfterRefunds(captured, total),
-    transactionId,
-  ]);
+  await writeTransactionRefundTotals(tx, transactionId, {
+    refundedAmount: total,
+    status: transactionStatusAfterRefunds(captured, total),
+  });
   const status = saleStatusAfterRefunds(captured, total);
-  const [sale] = await tx.execute<Row[]>(
-    `update sales set status = ?, refunded_amount = least(amount, ?), updated_at = now()
-     where transaction_id = ? returning id`,
-    [status, total, transactionId],
-  );
-  if (sale) events.push(['sale.refunded', await saleRecord(tx, sale.id as string)]);
+  const saleId = await writeSaleRefundTotals(tx, transactionId, { refundedTotal: total, status });
+  if (saleId) events.push(['sale.refunded', await saleRecordIn(tx, saleId)]);
 }

@@ -6,13 +6,13 @@ import { insertEvents, type EventType } from '../db/events.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
 import { executorOf, sqlIn } from '../db/plain-sql.ts';
-import { insertPaidSale } from '../db/sales.ts';
+import { insertPaidSale } from '../db/sale/sales.ts';
 import { insertCharge, markChargeRefunded } from '../db/subscription/charges.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
 import { addToBalance, findSubscription, writeCancelAtPeriodEnd } from '../db/subscription/rows.ts';
-import { saleRecord } from '../use-cases/sale-records.ts';
+import { saleRecordIn } from '../use-cases/sale-records.ts';
 import type { SaleBody } from '../use-cases/schemas/sales.ts';
-import { upsertTransaction } from '../db/transactions.ts';
+import { upsertTransaction } from '../db/checkout/transactions.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -155,7 +155,7 @@ function renewalRecordActivities(deps: { orm: Orm }) {
         const at = new Date(input.at);
         const org = t.organizationId;
         const transactionId = input.payment
-          ? await upsertTransaction(statements, { organizationId: org, checkoutId: null }, input.payment)
+          ? await upsertTransaction(tx, { organizationId: org, checkoutId: null }, input.payment)
           : null;
         const paid = { ...input, outcome: 'succeeded' as const, declineReason: null, transactionId, at };
         if (!(await insertCharge(tx, t, paid))) return unchanged; // recorded by an earlier try of this activity
@@ -180,11 +180,7 @@ function renewalRecordActivities(deps: { orm: Orm }) {
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const at = new Date(input.at);
         const transactionId = input.payment
-          ? await upsertTransaction(
-              executorOf(sqlIn(tx)),
-              { organizationId: t.organizationId, checkoutId: null },
-              input.payment,
-            )
+          ? await upsertTransaction(tx, { organizationId: t.organizationId, checkoutId: null }, input.payment)
           : null;
         const traced = { ...input, outcome: 'failed' as const, transactionId, at };
         if (!(await insertCharge(tx, t, traced))) return t.status;
@@ -198,14 +194,14 @@ function renewalRecordActivities(deps: { orm: Orm }) {
         const statements = executorOf(sqlIn(tx));
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const transactionId = await upsertTransaction(
-          statements,
+          tx,
           { organizationId: t.organizationId, checkoutId: null },
           input.payment,
         );
         const marked = await markChargeRefunded(tx, t.id, { period: input.period, tryNumber: input.tryNumber });
         if (!marked) return; // recorded already (a retried activity)
         const events: Events = [];
-        await recordRefunds(statements, transactionId, input.payment, events);
+        await recordRefunds(tx, transactionId, input.payment, events);
         await insertEvents(statements, t.organizationId, events);
       });
     },
@@ -255,11 +251,10 @@ async function renewalSale(
   transactionId: string,
   at: Date,
 ): Promise<SaleBody> {
-  const statements = executorOf(sqlIn(tx));
   const subtotal = t.subtotalAmount;
   // The period's own price (a balance the charge settled is in the amount, not the discount).
   const price = input.amount + (input.balanceDelta ?? 0);
-  const id = await insertPaidSale(statements, {
+  const id = await insertPaidSale(tx, {
     organizationId: t.organizationId,
     checkoutId: null,
     transactionId,
@@ -277,5 +272,5 @@ async function renewalSale(
     paymentMethod: 'credit_card',
     at,
   });
-  return saleRecord(statements, id);
+  return saleRecordIn(tx, id);
 }

@@ -9,6 +9,7 @@ import {
   PAYMENT_IN_FLIGHT,
 } from '../db/checkout/lost-run-reads.ts';
 import { plainSql, type Row } from '../db/plain-sql.ts';
+import { SUBSCRIPTION_SWEEPS, type SweepQuery } from '../db/subscription/sweeps.ts';
 import type { ConfirmCheckoutInput, GatewayPaymentData, PendingPaymentKind } from '../domain/checkout.ts';
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
@@ -20,33 +21,13 @@ import type { IssuedPendingPayment } from '../contracts/checkout.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
-/** What the sweep pages through: `from` in the order of `id` (its id column, selected as `id`). */
-interface SweepQuery {
-  select: string;
-  from: string;
-  where: string;
-  id: string;
-}
-
 /**
- * Each sweep's rows. Each `where` is the predicate of a partial index (migration 0016), so a sweep
- * reads only the live rows however many have ended.
+ * Each sweep's rows (db/subscription/sweeps.ts has the subscriptions' and the invoices'). Each `where`
+ * is the predicate of a partial index (migration 0016), so a sweep reads only the live rows however
+ * many have ended.
  */
 export const SWEEP_QUERIES = {
-  subscriptions: {
-    select: 'id, organization_id, customer_id',
-    from: 'subscriptions',
-    where: `status <> 'canceled'`,
-    id: 'id',
-  },
-  invoices: {
-    select: `i.id, i.organization_id, i.subscription_id, s.customer_id, s.gateway_subscription_id,
-      i.gateway_invoice_id, i.amount::text as amount, i.currency, i.description, i.due_date::text as due_date,
-      i.expiration_date::text as expiration_date, i.no_fees_installments, i.created_at`,
-    from: 'subscription_invoices i join subscriptions s on s.id = i.subscription_id',
-    where: `i.status = 'pending'`,
-    id: 'i.id',
-  },
+  ...SUBSCRIPTION_SWEEPS,
   checkouts: {
     select: 'id, organization_id, workflow_id, status, expires_at',
     from: 'checkouts',

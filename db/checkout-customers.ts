@@ -4,9 +4,9 @@ import type { CheckoutBuyerRef } from './customer/checkout-customers.ts';
 import type { Row, SqlExecutor } from './plain-sql.ts';
 
 /**
- * LEFT BEHIND for the plain-SQL transactions of activities/checkout-records.ts and checkout-sale.ts
- * only: the customer object's typed versions are in db/customer/checkout-customers.ts, which those
- * activities call once they run in entity transactions; this file then goes.
+ * LEFT BEHIND for the plain-SQL transaction of activities/checkout-records.ts only: the customer
+ * object's typed versions are in db/customer/checkout-customers.ts, which that activity calls once it
+ * runs in an entity transaction; this file then goes.
  */
 
 /**

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
-import { Checkout, CheckoutLink, Customer, Discount, Subscription } from '../db/entities/index.ts';
+import { Checkout, CheckoutLink, Customer, Discount } from '../db/entities/index.ts';
+import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { redeemDiscount, releaseRedemption } from '../db/catalog/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
@@ -355,7 +356,7 @@ export async function customerOf(em: EntityManager, id: string, organizationId: 
 }
 
 async function subscriptionOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const subscription = await em.findOne(Subscription, { id, organizationId }, { fields: ['id'] });
+  const subscription = await findOwnSubscription(em, { organizationId }, id);
   if (!subscription) throw unprocessable('subscription_not_found', 'Subscription not found', `subscription_id ${id}`);
 }
 

@@ -1,6 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Price, Subscription } from '../../db/entities/index.ts';
+import { Checkout, Price } from '../../db/entities/index.ts';
+import { subscriptionOfCheckout } from '../../db/subscription/checkout-reads.ts';
 import { updateOpenCheckout, type CheckoutFields } from '../../db/checkout/lifecycle.ts';
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
@@ -223,10 +224,7 @@ function manualRenewalRoutes(app: RouteApp, deps: RouteDeps): void {
           `Needs a succeeded checkout with recurrence_billing manual (status: ${original.status}, recurrence_billing: ${original.recurrenceBilling})`,
         );
       }
-      const subscription = await em.findOne(Subscription, {
-        organizationId,
-        $or: [{ checkoutId: original.id }, ...(original.subscriptionId ? [{ id: original.subscriptionId }] : [])],
-      });
+      const subscription = await subscriptionOfCheckout(em, organizationId, original);
       if (!subscription || subscription.status === 'canceled') {
         throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
       }

@@ -1,11 +1,34 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
-import type { PaidSale } from '../sales.ts';
 import { sql, kyselyOf } from '../kysely.ts';
 
 /** The sale object's repository for its `sales` rows (refunds.ts has its refunds). */
 
-export type { PaidSale };
+/** What a paid sale records: who bought what, for how much, and which payment (and checkout, subscription or invoice) it came from. */
+export interface PaidSale {
+  organizationId: string;
+  /** The checkout that sold it; null for a renewal, an invoice or an extra charge. */
+  checkoutId: string | null;
+  /** Our transaction of the payment; null for a checkout whose total is zero. */
+  transactionId: string | null;
+  customerId: string;
+  productId: string;
+  priceId: string;
+  subscriptionId: string | null;
+  /** The extra-charge invoice it pays; null otherwise. */
+  invoiceId: string | null;
+  discountId: string | null;
+  /** As the checkout or the subscription spells it (upper or lower case), kept as it comes. */
+  currency: string;
+  /** In minor units, as every amount here. */
+  subtotalAmount: number;
+  discountAmount: number;
+  amount: number;
+  installments: number;
+  paymentMethod: string;
+  /** Its created_at and updated_at. */
+  at: Date;
+}
 
 /**
  * Records a paid sale: the insert of the sales table (checkouts, renewals, extra charges and invoices

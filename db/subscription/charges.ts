@@ -97,3 +97,14 @@ export async function checkoutChargeRecorded(em: EntityManager, checkoutId: stri
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The number of the next try of `period` in the subscription's timeline (1 for its first). */
+export async function nextTryNumber(em: EntityManager, subscriptionId: string, period: number): Promise<number> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscription_charges')
+    .select((eb) => eb.fn.max('tryNumber').as('last'))
+    .where('subscriptionId', '=', subscriptionId)
+    .where('periodNumber', '=', period)
+    .executeTakeFirst();
+  return Number(row?.last ?? 0) + 1;
+}
