@@ -5,13 +5,12 @@ import { lockCheckoutForConfirmation, type ConfirmingCheckout } from '../db/chec
 import { transitionCheckout, type CheckoutRow } from '../db/checkout/lifecycle.ts';
 import { findCheckoutRow, lockCheckout, updateCheckoutFields } from '../db/checkout/records.ts';
 import { upsertTransaction } from '../db/checkout/transactions.ts';
-import { secondSubscriptionRefused } from '../db/checkout-customers.ts';
+import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { customerEmailOf } from '../db/customer/checkout-reads.ts';
-import { redeemDiscount } from '../db/discount-redemptions.ts';
+import { redeemDiscount } from '../db/catalog/discount-redemptions.ts';
 import type { StoredConfirmation } from '../db/entities/index.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import {
   applyDiscountCode,
   CHECKOUT_NOT_OPEN,
@@ -45,7 +44,7 @@ export async function lockedCheckout(tx: EntityManager, checkoutId: string): Pro
 
 /** The checkout.updated of a row as written (the update's `returning`: no second read). */
 async function checkoutUpdated(tx: EntityManager, row: CheckoutRow): Promise<void> {
-  await insertEvents(executorOf(sqlIn(tx)), row.organizationId, [['checkout.updated', checkoutRecord(row)]]);
+  await insertEvents(tx, row.organizationId, [['checkout.updated', checkoutRecord(row)]]);
 }
 
 export function createCheckoutRecordActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
@@ -248,7 +247,7 @@ async function refuseSecondSubscription(tx: EntityManager, c: ConfirmingCheckout
   const buyer = { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email };
   // A renewal or an upgrade pays the subscription the customer has.
   const renewal = c.subscriptionId !== null;
-  if (await secondSubscriptionRefused(executorOf(sqlIn(tx)), c.organizationId, buyer, { renewal })) {
+  if (await secondSubscriptionRefused(tx, c.organizationId, buyer, { renewal })) {
     throw ApplicationFailure.nonRetryable('The customer already has a subscription', SUBSCRIPTION_EXISTS);
   }
 }
@@ -276,7 +275,7 @@ async function applyCode(
   );
   if (!applied.ok) throw discountRejected(applied.reason);
   if (!applied.changed) return null;
-  if ((await redeemDiscount(executorOf(sqlIn(tx)), applied.discountId, c.id)) === 'exhausted') {
+  if ((await redeemDiscount(tx, applied.discountId, c.id)) === 'exhausted') {
     throw discountRejected('exhausted');
   }
   return { discountId: applied.discountId, discountAmount: applied.discountAmount, amount: applied.amount };

@@ -56,7 +56,7 @@ export function discountAmount(subtotal: number, currency: string, rule: Discoun
 
 /**
  * `max_redemptions` caps the checkouts that take a discount (none: no cap). The redemption itself
- * counts under the same rule in one conditional UPDATE (db/discount-redemptions.ts), so racing buyers
+ * counts under the same rule in one conditional UPDATE (db/catalog/discount-redemptions.ts), so racing buyers
  * never exceed it.
  */
 export const hasRedemptionsLeft = (d: { maxRedemptions: number | null; redemptionsCount: number }): boolean =>

@@ -39,7 +39,7 @@ export async function listSubscriptions(
 
 /**
  * Whether the customer has a live subscription (neither canceled nor incomplete) of the organization
- * (db/checkout-customers.ts's limit of one subscription per customer asks it).
+ * (db/customer/checkout-customers.ts's limit of one subscription per customer asks it).
  */
 export async function hasLiveSubscription(
   em: EntityManager,
