@@ -8,11 +8,11 @@ import { lockCheckout } from '../db/checkout/records.ts';
 import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { findCheckoutCustomer, secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { completeSaleCustomer, insertSaleCustomer } from '../db/customer/sale-customers.ts';
 import { insertPaidSale, saleOfCheckout } from '../db/sale/sales.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
+import { customerRecord } from '../use-cases/schemas/customers.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
 import { insertSubscription as insertSubscriptionRow } from '../db/subscription/rows.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
@@ -21,7 +21,6 @@ import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { RecordSaleInput, RecordedSale } from '../contracts/checkout.ts';
 import type { Events } from './sale-rows.ts';
-import { customerRecordIn } from './event-records.ts';
 
 /**
  * Everything a paid checkout leads to, in one database transaction: the customer (found or
@@ -53,14 +52,13 @@ function isConstraintViolation(err: unknown): err is Error {
  */
 async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale> {
   return orm.em.fork().transactional(async (em) => {
-    const tx = executorOf(sqlIn(em));
     const checkout = await lockCheckout(em, input.checkoutId);
     if (!checkout) throw ApplicationFailure.nonRetryable(`Checkout ${input.checkoutId} not found`, 'CheckoutNotFound');
     const known = checkout.status === 'succeeded' ? await saleOfCheckout(em, checkout.id) : null;
     if (known) return known;
     const now = new Date();
     const events: Events = [];
-    const customerId = await findOrCreateCustomer(orm, em, checkout, now, events);
+    const customerId = await findOrCreateCustomer(em, checkout, now, events);
     const transactionId = input.payment
       ? await upsertTransaction(em, { organizationId: checkout.organizationId, checkoutId: checkout.id }, input.payment)
       : null;
@@ -72,7 +70,7 @@ async function writeSale(orm: Orm, input: RecordSaleInput): Promise<RecordedSale
     const sale = { customerId, transactionId, subscriptionId, installments: input.payment?.installments ?? 1 };
     const saleId = await insertSale(em, checkout, sale, now, events);
     await markSucceeded(em, checkout, sale, input.payment?.paymentData ?? null, now, events);
-    await insertEvents(tx, checkout.organizationId, events);
+    await insertEvents(em, checkout.organizationId, events);
     return { customerId, subscriptionId, saleId };
   });
 }
@@ -213,15 +211,8 @@ async function refuseSecondSubscription(tx: EntityManager, checkout: CheckoutRow
  * The buyer as a customer of the organization: the checkout's customer_id, else its external
  * customer id, else its email. A found customer gets the fields it lacked; a new one gets them all.
  */
-async function findOrCreateCustomer(
-  orm: Orm,
-  em: EntityManager,
-  c: CheckoutRow,
-  now: Date,
-  events: Events,
-): Promise<string> {
+async function findOrCreateCustomer(em: EntityManager, c: CheckoutRow, now: Date, events: Events): Promise<string> {
   const org = c.organizationId;
-  const records = executorOf(sqlIn(em));
   const buyer = { customerId: c.customerId, externalCustomerId: c.externalCustomerId, email: c.customerEmail };
   const customer = await findCheckoutCustomer(em, org, buyer);
   const taxId = c.customerTaxId ? parseTaxId(c.customerTaxId) : null;
@@ -238,9 +229,8 @@ async function findOrCreateCustomer(
     const fields = Object.keys(lacking).filter((f) => lacking[f as keyof typeof lacking] !== null);
     const patch: Updateable<Database['customers']> = Object.assign({}, ...Object.values(lacking).filter(Boolean));
     if (fields.length > 0) {
-      await completeSaleCustomer(em, customer.id, patch, now);
-      const record = await customerRecordIn(orm, records, customer.id);
-      events.push(['customer.updated', { ...record, changed_fields: fields }]);
+      const completed = await completeSaleCustomer(em, customer.id, patch, now);
+      events.push(['customer.updated', { ...customerRecord(completed), changed_fields: fields }]);
     }
     return customer.id;
   }
@@ -249,7 +239,7 @@ async function findOrCreateCustomer(
     throw ApplicationFailure.nonRetryable('The checkout has no customer email', 'MissingCustomerEmail');
   }
   const id = uuidv7();
-  await insertSaleCustomer(em, {
+  const created = await insertSaleCustomer(em, {
     id,
     organizationId: org,
     email: c.customerEmail,
@@ -264,6 +254,6 @@ async function findOrCreateCustomer(
     createdAt: now,
     updatedAt: now,
   });
-  events.push(['customer.created', await customerRecordIn(orm, records, id)]);
+  events.push(['customer.created', customerRecord(created)]);
   return id;
 }

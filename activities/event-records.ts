@@ -1,8 +1,7 @@
-import { Checkout, Customer } from '../db/entities/index.ts';
+import { Checkout } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import type { Row, SqlExecutor } from '../db/plain-sql.ts';
+import type { Row } from '../db/plain-sql.ts';
 import { checkoutRecord, type CheckoutEntity, type CheckoutRecord } from '../use-cases/schemas/checkouts.ts';
-import { customerRecord, type CustomerRecord, type CustomerRow } from '../use-cases/schemas/customers.ts';
 
 /**
  * Records as their GET answers them, for the events of the plain-SQL paths: the row read in the
@@ -13,11 +12,6 @@ import { customerRecord, type CustomerRecord, type CustomerRow } from '../use-ca
 /** The record of a checkout row as written (an `update … returning *` in its transaction). */
 export function checkoutRecordOf(orm: Orm, row: Row): CheckoutRecord {
   return checkoutRecord(mapper(orm).mapResult(orm.getMetadata().get(Checkout), row as never) as CheckoutEntity);
-}
-
-export async function customerRecordIn(orm: Orm, tx: SqlExecutor, id: string): Promise<CustomerRecord> {
-  const [row] = await tx.execute<Row[]>('select * from customers where id = ?', [id]);
-  return customerRecord(mapper(orm).mapResult(orm.getMetadata().get(Customer), row as never) as CustomerRow);
 }
 
 /**
