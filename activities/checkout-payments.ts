@@ -5,7 +5,6 @@ import { findCheckoutRow, updateCheckoutFields } from '../db/checkout/records.ts
 import { syncTransaction, upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { CHECKOUT_NOT_OPEN, checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
@@ -145,7 +144,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
           return;
         }
         const shown = await updateCheckoutFields(tx, checkout.id, { gatewayPaymentData: payment.paymentData });
-        await insertEvents(executorOf(sqlIn(tx)), shown.organizationId, [['checkout.updated', checkoutRecord(shown)]]);
+        await insertEvents(tx, shown.organizationId, [['checkout.updated', checkoutRecord(shown)]]);
       });
       return { payment, payBy: payBy.toISOString() };
     },

@@ -3,7 +3,6 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
 import { pendingInvoiceIds } from '../db/invoice/records.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { addToBalance, claimBalanceSettlement } from '../db/subscription/rows.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { balanceSettlementKey, gatewayCancelKey, gatewayCycleOf, sandboxCycleKey } from '../domain/subscriptions.ts';
@@ -140,7 +139,6 @@ async function settleBalance(
   const charged = balance > 0 ? await chargeSavedCard(gateway, t, owed) : null;
   const credit = balance < 0 ? await refundCredit(gateway, { payment: input.payment, amount: -balance, key }) : null;
   return orm.em.fork().transactional(async (tx) => {
-    const statements = executorOf(sqlIn(tx));
     const locked = await lockedTerms(tx, input.subscriptionId, true);
     // Recorded by an earlier try of this activity: nothing more.
     if (!(await claimBalanceSettlement(tx, t.id, input.period))) return { settled: 0 };
@@ -152,7 +150,7 @@ async function settleBalance(
       settled = -credit.amount;
     }
     await addToBalance(tx, t.id, -settled);
-    await insertEvents(statements, t.organizationId, events);
+    await insertEvents(tx, t.organizationId, events);
     return { settled };
   });
 }

@@ -11,7 +11,6 @@ import {
 } from '../db/invoice/records.ts';
 import { takeInvoiceNumber } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { findSubscription } from '../db/subscription/rows.ts';
 import { insertPaidSale } from '../db/sale/sales.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
@@ -122,7 +121,7 @@ function invoiceRecordActivities(orm: Orm) {
         const known = await findInvoice(tx, input.invoiceId);
         if (known) return invoiceRecord(known);
         const record = invoiceRecord(await numberedInvoice(tx, input));
-        await insertEvents(executorOf(sqlIn(tx)), input.organizationId, [['invoice.created', { ...record }]]);
+        await insertEvents(tx, input.organizationId, [['invoice.created', { ...record }]]);
         return record;
       });
     },
@@ -134,7 +133,6 @@ function invoiceRecordActivities(orm: Orm) {
      */
     async settleInvoice(input: InvoiceSettlement): Promise<InvoiceRecord> {
       return orm.em.fork().transactional(async (tx) => {
-        const statements = executorOf(sqlIn(tx));
         const invoice = await findInvoice(tx, input.invoiceId, { lock: true });
         if (!invoice) throw ApplicationFailure.nonRetryable(`Invoice ${input.invoiceId} not found`, 'InvoiceNotFound');
         if (invoice.status !== 'pending') return invoiceRecord(invoice);
@@ -157,7 +155,7 @@ function invoiceRecordActivities(orm: Orm) {
         );
         const events: [EventType, Record<string, unknown>][] = [[`invoice.${input.status}`, { ...record }]];
         if (sale) events.push(['sale.created', sale], ['sale.paid', sale]);
-        await insertEvents(statements, org, events);
+        await insertEvents(tx, org, events);
         return record;
       });
     },

@@ -5,7 +5,6 @@ import { planChangePrice } from '../db/catalog/subscription-reads.ts';
 import { insertEvents } from '../db/events.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
 import { findSubscription, writeMetadata, writePrice, writePriceChangeNumber } from '../db/subscription/rows.ts';
@@ -84,7 +83,7 @@ export function createSubscriptionChangeActivities(deps: { orm: Orm; gateway: Pa
         const row = await writeMetadata(tx, t.id, input.metadata, new Date(input.at));
         if (!row) return subscriptionRecord(t);
         const record = subscriptionRecord(row);
-        await insertEvents(executorOf(sqlIn(tx)), t.organizationId, [['subscription.updated', { ...record }]]);
+        await insertEvents(tx, t.organizationId, [['subscription.updated', { ...record }]]);
         return record;
       });
     },
@@ -171,14 +170,13 @@ async function recordPriceChange(
   charged: PaymentSummary | null,
 ): Promise<string | null> {
   const { t, price: p, n, at } = change;
-  const statements = executorOf(sqlIn(tx));
   await lockedTerms(tx, t.id, true);
   await writePriceChangeNumber(tx, t.id, n);
   const events: Events = [];
   if (change.charge && charged) {
     const refused = await recordExtraCharge(tx, t, change.charge, charged, events);
     if (refused) {
-      await insertEvents(statements, t.organizationId, events);
+      await insertEvents(tx, t.organizationId, events);
       return refused;
     }
   }
@@ -197,6 +195,6 @@ async function recordPriceChange(
     to_balance: change.toBalance,
   };
   events.push(['subscription.updated', { ...record, previous_price_id: t.priceId, proration }]);
-  await insertEvents(statements, t.organizationId, events);
+  await insertEvents(tx, t.organizationId, events);
   return null;
 }

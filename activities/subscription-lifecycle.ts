@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { insertEvents } from '../db/events.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
 import { writePeriod, writeStatus } from '../db/subscription/rows.ts';
 import { subscriptionTerms, type SubscriptionTerms } from '../db/subscription/terms.ts';
@@ -52,7 +51,7 @@ export async function applyChange(
   if (!next) return subscriptionRecord(t);
   const row = await writeStatus(tx, t.id, { status: next.status, ends: next.status === 'canceled', at });
   const record = subscriptionRecord(row);
-  await insertEvents(executorOf(sqlIn(tx)), t.organizationId, [[next.event, { ...record }]]);
+  await insertEvents(tx, t.organizationId, [[next.event, { ...record }]]);
   return record;
 }
 

@@ -6,7 +6,6 @@ import { upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { checkoutChargeRecorded, insertCharge, nextTryNumber } from '../db/subscription/charges.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
 import { addToBalance, findSubscription } from '../db/subscription/rows.ts';
@@ -140,6 +139,6 @@ async function upgrade(
       { ...subscriptionRecord(row), previous_price_id: t.priceId, upgrade: { checkout_id: checkout.id, credit } },
     ],
   ];
-  await insertEvents(executorOf(sqlIn(tx)), t.organizationId, events);
+  await insertEvents(tx, t.organizationId, events);
   return null;
 }

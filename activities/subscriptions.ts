@@ -5,7 +5,6 @@ import { heldDiscount } from '../db/catalog/subscription-reads.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import type { Orm } from '../db/orm.ts';
-import { executorOf, sqlIn } from '../db/plain-sql.ts';
 import { insertPaidSale } from '../db/sale/sales.ts';
 import { insertCharge, markChargeRefunded } from '../db/subscription/charges.ts';
 import { subscriptionRecord } from '../db/subscription/record.ts';
@@ -148,7 +147,6 @@ function renewalRecordActivities(deps: { orm: Orm }) {
       input: RenewalCharge & RenewalOutcome & { at: string; enter?: boolean },
     ): Promise<{ status: SubscriptionStatus; periodEnd: string }> {
       return transaction(async (tx) => {
-        const statements = executorOf(sqlIn(tx));
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const unchanged = { status: t.status, periodEnd: t.currentPeriodEnd.toISOString() };
         if (t.periodNumber >= input.period) return unchanged;
@@ -164,7 +162,7 @@ function renewalRecordActivities(deps: { orm: Orm }) {
           const sale = await renewalSale(tx, t, input, transactionId, at);
           events.push(['sale.created', sale], ['sale.paid', sale]);
         }
-        await insertEvents(statements, org, events);
+        await insertEvents(tx, org, events);
         // Revoked while this charge was on its way: the workflow gives the money back; the period is not entered.
         if (input.enter === false || t.status === 'canceled') return unchanged;
         if (input.balanceDelta) await addToBalance(tx, t.id, input.balanceDelta);
@@ -191,7 +189,6 @@ function renewalRecordActivities(deps: { orm: Orm }) {
     /** A raced renewal's capture given back: the payment, its sale and its row in the timeline say so. */
     async recordRenewalRefunded(input: RenewalCharge & { payment: PaymentSummary }): Promise<void> {
       await transaction(async (tx) => {
-        const statements = executorOf(sqlIn(tx));
         const t = await lockedTerms(tx, input.subscriptionId, true);
         const transactionId = await upsertTransaction(
           tx,
@@ -202,7 +199,7 @@ function renewalRecordActivities(deps: { orm: Orm }) {
         if (!marked) return; // recorded already (a retried activity)
         const events: Events = [];
         await recordRefunds(tx, transactionId, input.payment, events);
-        await insertEvents(statements, t.organizationId, events);
+        await insertEvents(tx, t.organizationId, events);
       });
     },
   } satisfies Partial<SubscriptionActivities>;
@@ -236,7 +233,7 @@ function lifecycleActivities(deps: { orm: Orm }) {
         if (t.status === 'canceled' || t.cancelAtPeriodEnd === input.cancel) return subscriptionRecord(t);
         const record = subscriptionRecord(await writeCancelAtPeriodEnd(tx, t.id, input.cancel, new Date(input.at)));
         const event: EventType = input.cancel ? 'subscription.updated' : 'subscription.uncanceled';
-        await insertEvents(executorOf(sqlIn(tx)), t.organizationId, [[event, { ...record }]]);
+        await insertEvents(tx, t.organizationId, [[event, { ...record }]]);
         return record;
       });
     },

@@ -7,7 +7,6 @@ import type { Actor } from '../../contracts/actor.ts';
 import { currentActor } from '../actor-context.ts';
 import { Event } from '../entities/index.ts';
 import { kyselyOf } from '../kysely.ts';
-import type { SqlExecutor } from '../plain-sql.ts';
 
 /** Event names of DESIGN.md (`<resource>.<change>`), as a list: what a webhook endpoint may subscribe to. */
 export const EVENT_TYPES = [
@@ -77,11 +76,10 @@ export function recordEvent(
 
 /**
  * Records several events in one statement, in order, inside the caller's transaction: the hot paths'
- * form of recordEvent (no entity to track and flush). `em` is the transaction's EntityManager; an
- * executor of a plain-SQL transaction is still taken for the callers not yet on the typed builder.
+ * form of recordEvent (no entity to track and flush). `em` is the transaction's EntityManager.
  */
 export async function insertEvents(
-  em: EntityManager | SqlExecutor,
+  em: EntityManager,
   organizationId: string,
   events: readonly (readonly [EventType, Record<string, unknown>])[],
 ): Promise<string[]> {
@@ -89,17 +87,8 @@ export async function insertEvents(
   const createdAt = new Date();
   const actor = currentActor();
   const rows = events.map(([type, data]) => ({ id: uuidv7(), organizationId, type, data, actor, createdAt }));
-  if ('getKysely' in em) await kyselyOf(em).insertInto('events').values(rows).execute();
-  else await insertEventsByText(em, rows);
+  await kyselyOf(em).insertInto('events').values(rows).execute();
   return rows.map((row) => row.id);
-}
-
-/** insertEvents for a plain-SQL transaction (its callers move to an EntityManager, then this goes). */
-async function insertEventsByText(executor: SqlExecutor, rows: readonly EventRow[]): Promise<void> {
-  await executor.execute(
-    `insert into events (id, organization_id, type, data, actor, created_at) values ${rows.map(() => '(?, ?, ?, ?::jsonb, ?::jsonb, ?)').join(', ')}`,
-    rows.flatMap((e) => [e.id, e.organizationId, e.type, JSON.stringify(e.data), JSON.stringify(e.actor), e.createdAt]),
-  );
 }
 
 /** The organization's event by id (its id only: whether it exists). */
