@@ -30,6 +30,10 @@ export function checkoutTransition(status: CheckoutStatus, change: CheckoutChang
   const step = CHECKOUT_LIFECYCLE[change];
   return step.from === status ? step.to : null;
 }
+/** The one status `change` leaves (a guarded update's `where status = …`). */
+export function checkoutChangeFrom(change: CheckoutChange): CheckoutStatus {
+  return CHECKOUT_LIFECYCLE[change].from;
+}
 export type PendingPaymentKind = 'pix' | 'boleto';
 
 /** What a payment keeps of the buyer's card (the gateway's card token): never its number or CVV. */

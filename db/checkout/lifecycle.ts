@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { checkoutTransition, type CheckoutChange, type CheckoutStatus } from '../../domain/checkout.ts';
+import { checkoutChangeFrom, checkoutTransition, type CheckoutChange } from '../../domain/checkout.ts';
 import { type ExpressionBuilder, type Selectable, type Updateable, kyselyOf, type Database } from '../kysely.ts';
 
 /**
@@ -16,14 +16,6 @@ export type CheckoutFields = Omit<Updateable<Database['checkouts']>, 'id' | 'sta
 export const openAt = (now: Date) => (eb: ExpressionBuilder<Database, 'checkouts'>) =>
   eb.and([eb('status', '=', 'open'), eb('expiresAt', '>', now)]);
 
-/** The status `change` leaves: the one the state machine (domain/checkout.ts) takes it from. */
-function fromStatus(change: CheckoutChange): CheckoutStatus {
-  for (const status of ['open', 'confirmed', 'succeeded', 'failed', 'expired'] as const) {
-    if (checkoutTransition(status, change)) return status;
-  }
-  throw new Error(`No status leads through ${change}`);
-}
-
 /**
  * `change` applied to the checkout, with `fields`, when its status allows it (a confirmation also
  * needs it unexpired): the row as written, or null when the change does not apply.
@@ -35,7 +27,7 @@ export async function transitionCheckout(
   fields: CheckoutFields = {},
   now = new Date(),
 ): Promise<CheckoutRow | null> {
-  const from = fromStatus(change);
+  const from = checkoutChangeFrom(change);
   const to = checkoutTransition(from, change)!;
   const row = await kyselyOf(em)
     .updateTable('checkouts')
