@@ -3,7 +3,7 @@ import {
   DEFAULT_NOTIFICATION_SETTINGS,
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type MemberRole,
-} from '../db/entities/organization.ts';
+} from '../domain/organizations.ts';
 import { memberPage as membersOf, roleOf } from '../db/organization/members.ts';
 import { lockOrganization, type OrganizationRow } from '../db/organization/organizations.ts';
 import { parseSorting } from '../domain/pagination.ts';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { planChangePrice } from '../db/catalog/subscription-reads.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
-import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../db/entities/organization.ts';
+import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../domain/organizations.ts';
 import { archivedProductRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { PortalCustomerScope } from '../use-cases/portal-reads.ts';

@@ -1,3 +1,5 @@
+import type { PaymentCard } from './checkout.ts';
+
 /**
  * Where a card number may travel. Card data that reaches our server (confirm-sdk's `card`, a direct
  * transaction's) puts the whole deployment in PCI DSS scope (SAQ D); a card tokenized in the buyer's
@@ -34,4 +36,16 @@ export function cardSourceRefusal(
     };
   }
   return null;
+}
+
+/** What a transaction keeps of a card (DESIGN.md: never the number or CVV), as its `card` column stores it. */
+export function storedCard(card: Omit<PaymentCard, 'id'>) {
+  return {
+    brand: card.brand,
+    first4: card.first4,
+    last4: card.last4,
+    holder_name: card.holderName,
+    expiration_month: card.expirationMonth,
+    expiration_year: card.expirationYear,
+  };
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { DEFAULT_NOTIFICATION_SETTINGS, DEFAULT_SUBSCRIPTION_SETTINGS } from '../../db/entities/organization.ts';
+import { DEFAULT_NOTIFICATION_SETTINGS, DEFAULT_SUBSCRIPTION_SETTINGS } from '../../domain/organizations.ts';
 import { recordEvent } from '../../db/events.ts';
 import {
   addMember,

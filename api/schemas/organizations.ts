@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emailAddress, objectKey } from '../../use-cases/schemas/common.ts';
-import { MEMBER_ROLES, PRORATION_BEHAVIORS } from '../../db/entities/organization.ts';
+import { MEMBER_ROLES } from '../../domain/organizations.ts';
+import { PRORATION_BEHAVIORS } from '../../domain/proration.ts';
 import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */

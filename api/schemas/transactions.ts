@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailAddress, nonBlank } from '../../use-cases/schemas/common.ts';
-import { storedCard } from '../../db/entities/index.ts';
+import { storedCard } from '../../domain/card-data.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 import { maskEmail, maskName } from '../../domain/personal-data.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import type { PaymentSummary } from '../../domain/checkout.ts';
-import { storedCard } from '../entities/index.ts';
+import { storedCard } from '../../domain/card-data.ts';
 import { sql, kyselyOf } from '../kysely.ts';
 
 // The `excluded` row is SQL's own, named by its columns.

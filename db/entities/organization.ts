@@ -1,6 +1,4 @@
-import { DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS } from '../../domain/checkout.ts';
-import { DEFAULT_DUNNING_RETRY_DAYS, type DunningExhaustedStatus } from '../../domain/subscriptions.ts';
-import { DEFAULT_PRORATION_BEHAVIOR, type ProrationBehavior } from '../../domain/proration.ts';
+import { MEMBER_ROLES } from '../../domain/organizations.ts';
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const Organization = defineEntity({
@@ -58,9 +56,6 @@ export const AdminUser = defineEntity({
   },
 });
 
-export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
-
 export const OrganizationMember = defineEntity({
   name: 'OrganizationMember',
   tableName: 'organization_members',
@@ -71,18 +66,3 @@ export const OrganizationMember = defineEntity({
     createdAt: p.datetime(),
   },
 });
-
-export const PRORATION_BEHAVIORS = ['prorate', 'invoice', 'none'] as const satisfies readonly ProrationBehavior[];
-
-/** What a new organization starts with; stored settings are merged over these when read. */
-export const DEFAULT_SUBSCRIPTION_SETTINGS = {
-  /** A customer may hold one live subscription at a time unless this is true (domain/checkout.ts). */
-  allow_multiple_subscriptions: DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS,
-  allow_customer_updates: true,
-  proration_behavior: DEFAULT_PRORATION_BEHAVIOR,
-  /** Days after a renewal's first refusal on which it is tried again (domain/subscriptions.ts). */
-  dunning_retry_days: [...DEFAULT_DUNNING_RETRY_DAYS],
-  /** Where a subscription ends up when every retry was refused. */
-  dunning_exhausted_status: 'unpaid' as DunningExhaustedStatus,
-};
-export const DEFAULT_NOTIFICATION_SETTINGS = { new_sale: true, new_subscription: true };

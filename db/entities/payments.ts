@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ConfirmCardToken, ConfirmPaymentMethod, PaymentCard } from '../../domain/checkout.ts';
+import type { ConfirmCardToken, ConfirmPaymentMethod } from '../../domain/checkout.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
@@ -272,15 +272,3 @@ export const GatewayCallback = defineEntity({
     receivedAt: p.datetime(),
   },
 });
-
-/** What a transaction keeps of a card (DESIGN.md: never the number or CVV). */
-export function storedCard(card: Omit<PaymentCard, 'id'>) {
-  return {
-    brand: card.brand,
-    first4: card.first4,
-    last4: card.last4,
-    holder_name: card.holderName,
-    expiration_month: card.expirationMonth,
-    expiration_year: card.expirationYear,
-  };
-}

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OrganizationMember, type MemberRole } from '../entities/organization.ts';
+import type { MemberRole } from '../../domain/organizations.ts';
+import { OrganizationMember } from '../entities/organization.ts';
 import { kyselyOf } from '../kysely.ts';
 
 /** The organization object's memberships (`organization_members`, read with their `users`). */
