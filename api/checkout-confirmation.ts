@@ -2,9 +2,9 @@ import { boletoRequires } from '../gateway/capabilities.ts';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { Checkout } from '../db/entities/index.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { confirmableCheckoutRow } from '../db/checkout/confirmations.ts';
+import { findCheckoutRow } from '../db/checkout/records.ts';
 import {
   CHECKOUT_NOT_OPEN,
   confirmationAllowed,
@@ -164,7 +164,9 @@ export async function confirmCheckout(
 
 /** A confirmation that outlasted the request: the buyer is told it is being processed, and polls the checkout. */
 async function stillProcessing(deps: RouteDeps, checkoutId: string): Promise<ConfirmCheckoutResult> {
-  const c = await deps.orm.em.fork().findOneOrFail(Checkout, { id: checkoutId });
+  const c = await findCheckoutRow(deps.orm.em.fork(), checkoutId);
+  // The checkout was read before the Update: it is still there (checkouts are never deleted).
+  if (!c) throw new Error(`Checkout ${checkoutId} not found`);
   return {
     outcome: 'processing',
     checkout: {

@@ -1,6 +1,7 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Checkout, Organization, Price, Product } from '../db/entities/index.ts';
+import { priceOrFail, productOrFail, type PriceRow } from '../db/catalog/products.ts';
+import { checkoutBySecret } from '../db/checkout/public-reads.ts';
+import { findOrganization } from '../db/organization/organizations.ts';
 import { maxInstallments } from '../domain/checkout-pricing.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { notFound } from '../use-cases/errors.ts';
@@ -12,10 +13,12 @@ import { iso } from '../use-cases/schemas/common.ts';
 /** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
 export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {
   const [product, price, organization] = await Promise.all([
-    em.findOneOrFail(Product, { id: checkout.productId }),
-    em.findOneOrFail(Price, { id: checkout.productPriceId }),
-    em.findOneOrFail(Organization, { id: checkout.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+    productOrFail(em, checkout.productId),
+    priceOrFail(em, checkout.productPriceId),
+    findOrganization(em, checkout.organizationId),
   ]);
+  // The checkout's organization exists (a foreign key): its absence is a broken database, not a 404.
+  if (!organization) throw new Error(`Organization ${checkout.organizationId} of checkout ${checkout.id} not found`);
   return {
     id: checkout.id,
     status: checkout.status,
@@ -61,7 +64,7 @@ export const productView = (p: { id: string; name: string; description?: string 
   name: p.name,
   description: p.description ?? null,
 });
-export function priceView(p: InferEntity<typeof Price>): PublicCheckout['price'] {
+export function priceView(p: PriceRow): PublicCheckout['price'] {
   return {
     id: p.id,
     type: p.type,
@@ -76,7 +79,7 @@ export const isClientSecret = (value: string) => /^cs_[A-Za-z0-9_-]{43}$/.test(v
 
 /** The checkout a client_secret opens; an unknown secret is a 404. */
 export async function checkoutByClientSecret(em: EntityManager, clientSecret: string): Promise<CheckoutEntity> {
-  const checkout = isClientSecret(clientSecret) ? await em.findOne(Checkout, { clientSecret }) : null;
+  const checkout = isClientSecret(clientSecret) ? await checkoutBySecret(em, clientSecret) : null;
   if (!checkout) throw notFound('Checkout');
   return checkout;
 }

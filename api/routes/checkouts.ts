@@ -1,6 +1,6 @@
-import type { FilterQuery } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Checkout, Price } from '../../db/entities/index.ts';
+import { priceOrFail } from '../../db/catalog/products.ts';
+import { listCheckouts, type CheckoutFilter } from '../../db/checkout/lists.ts';
 import { subscriptionOfCheckout } from '../../db/subscription/checkout-reads.ts';
 import { updateOpenCheckout, type CheckoutFields } from '../../db/checkout/lifecycle.ts';
 import { recordEvent } from '../../db/events.ts';
@@ -28,7 +28,6 @@ import {
   listCheckoutsQuery,
   publicCheckoutSchema,
   updateCheckoutBody,
-  type CheckoutEntity,
   type UpdateCheckoutBody,
 } from '../../use-cases/schemas/checkouts.ts';
 import { storedBillingAddress } from '../../use-cases/schemas/customers.ts';
@@ -95,12 +94,12 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const query = request.query;
-      const where: FilterQuery<CheckoutEntity> = { organizationId };
+      const where: CheckoutFilter = { organizationId };
       if (query.status) where.status = query.status;
       if (query.product_id) where.productId = query.product_id;
       if (query.customer_id) where.customerId = query.customer_id;
       const em = deps.orm.em.fork();
-      const [items, total] = await em.findAndCount(Checkout, where, {
+      const { checkouts, total } = await listCheckouts(em, where, {
         orderBy: orderBy(
           query.sorting,
           { created_at: 'createdAt', expires_at: 'expiresAt', amount: 'amount' },
@@ -109,7 +108,7 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
         limit: query.limit,
         offset: pageOffset(query),
       });
-      return pageOf(items.map(checkoutRecord), total, query.limit);
+      return pageOf(checkouts.map(checkoutRecord), total, query.limit);
     },
   );
 }
@@ -163,7 +162,7 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
         if (body.customer_id) await customerOf(tx, body.customer_id, organizationId);
         const fields = updatedFields(body, taxId);
         if (body.discount_id !== undefined || body.quantity !== undefined) {
-          const price = await tx.findOneOrFail(Price, { id: found.productPriceId });
+          const price = await priceOrFail(tx, found.productPriceId);
           const discountId = body.discount_id === undefined ? found.discountId : body.discount_id;
           const discount = discountId ? await discountOf(tx, discountId, organizationId) : null;
           const quantity = body.quantity ?? found.quantity;

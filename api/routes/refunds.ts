@@ -1,7 +1,9 @@
-import { LockMode, type FilterQuery, type InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { recordEvent } from '../../db/events.ts';
-import { Refund, Sale, Transaction } from '../../db/entities/index.ts';
+import { transactionCurrencies } from '../../db/checkout/refund-reads.ts';
+import { lockTransaction } from '../../db/checkout/transactions.ts';
+import { listRefunds, type RefundFilter } from '../../db/sale/lists.ts';
+import { ownRefund, ownSale, pendingRefundsBefore, refundOrFail } from '../../db/sale/reads.ts';
 import { insertPendingRefund, pendingRefundSum } from '../../db/sale/refunds.ts';
 import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -19,8 +21,6 @@ import { ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { refundWorkflowId } from '../../contracts/refund.ts';
 import type { RefundWorkflow } from '../../contracts/refund.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
-
-type RefundEntity = InferEntity<typeof Refund>;
 
 const READ = { oat: ['refunds:read'], apiKey: 'refunds' } as const;
 const WRITE = { oat: ['refunds:write'], apiKey: 'refunds' } as const;
@@ -72,16 +72,12 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!isUuid(body.sale_id)) throw notFound('Sale');
       const em = deps.orm.em.fork();
       const { refund, currency } = await em.transactional(async (tx) => {
-        const sale = await tx.findOne(Sale, { id: body.sale_id, organizationId });
+        const sale = await ownSale(tx, organizationId, body.sale_id);
         if (!sale) throw notFound('Sale');
         // A sale whose total was zero took no money: it has no payment to refund.
         if (!sale.transactionId) refuse(refundAmount(body.amount, null));
         // The transaction row lock serializes refunds of one payment, so two requests cannot both take the last cents.
-        const payment = await tx.findOneOrFail(
-          Transaction,
-          { id: sale.transactionId! },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const payment = await lockTransaction(tx, sale.transactionId!);
         const { amount } = refuse(
           refundAmount(body.amount, {
             captured: payment.capturedAmount,
@@ -108,7 +104,7 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
         // settled here: it stays pending, and its workflow (started now, or by the sweep below) settles it.
         request.log.warn({ err, refundId: refund.id }, 'refund workflow not started or not answering; left pending');
       }
-      const settled = await deps.orm.em.fork().findOneOrFail(Refund, { id: refund.id });
+      const settled = await refundOrFail(deps.orm.em.fork(), refund.id);
       return reply.status(201).send(presentRefund(settled, currency));
     },
   );
@@ -133,18 +129,21 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       const q = request.query;
       // Checked before any filter can answer early: a bad sorting is a 400 whatever else was sent.
       const order = orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at');
-      const where: FilterQuery<RefundEntity> = { organizationId };
+      const where: RefundFilter = { organizationId };
       if (q.sale_id !== undefined) {
         if (!isUuid(q.sale_id)) return pageOf([], 0, q.limit);
         where.saleId = q.sale_id;
       }
       const em = deps.orm.em.fork();
-      const [refunds, total] = await em.findAndCount(Refund, where, {
+      const { refunds, total } = await listRefunds(em, where, {
         orderBy: order,
         limit: q.limit,
         offset: pageOffset(q),
       });
-      const currencies = await currenciesOf(em, refunds);
+      const currencies = await transactionCurrencies(
+        em,
+        refunds.map((r) => r.transactionId),
+      );
       return pageOf(
         refunds.map((r) => presentRefund(r, currencies.get(r.transactionId)!)),
         total,
@@ -162,11 +161,9 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const em = deps.orm.em.fork();
-      const refund = isUuid(request.params.id)
-        ? await em.findOne(Refund, { id: request.params.id, organizationId })
-        : null;
+      const refund = isUuid(request.params.id) ? await ownRefund(em, organizationId, request.params.id) : null;
       if (!refund) throw notFound('Refund');
-      const currencies = await currenciesOf(em, [refund]);
+      const currencies = await transactionCurrencies(em, [refund.transactionId]);
       return presentRefund(refund, currencies.get(refund.transactionId)!);
     },
   );
@@ -205,26 +202,14 @@ export async function restartStrandedRefunds(
   options: { strandedAfterMs?: number; batch?: number } = {},
 ): Promise<{ started: string[]; next: SweepCursor }> {
   const batch = options.batch ?? SWEEP_BATCH;
-  const where: FilterQuery<RefundEntity> = {
-    status: 'pending',
-    createdAt: { $lte: new Date(Date.now() - (options.strandedAfterMs ?? STRANDED_AFTER_MS)) },
-  };
-  if (after)
-    where.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, id: { $gt: after.id } }];
-  const stranded = await deps.orm.em
-    .fork()
-    .find(Refund, where, { orderBy: { createdAt: 'asc', id: 'asc' }, limit: batch });
+  const createdBefore = new Date(Date.now() - (options.strandedAfterMs ?? STRANDED_AFTER_MS));
+  const stranded = await pendingRefundsBefore(deps.orm.em.fork(), createdBefore, after, batch);
   for (const refund of stranded) await startRefundWorkflow(deps, refund);
   const last = stranded.at(-1);
   return {
     started: stranded.map((r) => r.id),
     next: last && stranded.length === batch ? { createdAt: last.createdAt, id: last.id } : null,
   };
-}
-
-async function currenciesOf(em: ReturnType<RouteDeps['orm']['em']['fork']>, refunds: RefundEntity[]) {
-  const rows = await em.find(Transaction, { id: { $in: [...new Set(refunds.map((r) => r.transactionId))] } });
-  return new Map(rows.map((t) => [t.id, t.currency]));
 }
 
 /** domain/refunds.ts's refusal as the API's 422, or the amount it allows. */

@@ -1,14 +1,12 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Sale } from '../../db/entities/index.ts';
+import { listSales, type SaleFilter } from '../../db/sale/lists.ts';
+import { ownSale } from '../../db/sale/reads.ts';
 import { saleRecordIn, saleRecordsIn } from '../../use-cases/sale-records.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import { listSalesQuery, salePage, saleParams, saleSchema } from '../schemas/sales.ts';
 import type { RouteDeps } from '../route-deps.ts';
-
-type SaleEntity = InferEntity<typeof Sale>;
 
 const READ = { oat: ['sales:read'], apiKey: 'sales' } as const;
 const tags = ['sales'];
@@ -33,7 +31,7 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       const q = request.query;
       // Checked before any filter can answer early: a bad sorting is a 400 whatever else was sent.
       const order = orderBy(q.sorting, { created_at: 'createdAt', amount: 'amount' }, '-created_at');
-      const where: FilterQuery<SaleEntity> = { organizationId };
+      const where: SaleFilter = { organizationId };
       for (const [field, value] of [
         ['customerId', q.customer_id],
         ['productId', q.product_id],
@@ -46,19 +44,8 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       }
       if (q.status) where.status = q.status;
       const em = deps.orm.em.fork();
-      const [sales, total] = await em.findAndCount(Sale, where, {
-        orderBy: order,
-        limit: q.limit,
-        offset: pageOffset(q),
-      });
-      return pageOf(
-        await saleRecordsIn(
-          em,
-          sales.map((sale) => sale.id),
-        ),
-        total,
-        q.limit,
-      );
+      const { ids, total } = await listSales(em, where, { orderBy: order, limit: q.limit, offset: pageOffset(q) });
+      return pageOf(await saleRecordsIn(em, ids), total, q.limit);
     },
   );
 
@@ -71,7 +58,7 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     async (request) => {
       const { organizationId } = organizationCredential(request);
       const em = deps.orm.em.fork();
-      const sale = isUuid(request.params.id) ? await em.findOne(Sale, { id: request.params.id, organizationId }) : null;
+      const sale = isUuid(request.params.id) ? await ownSale(em, organizationId, request.params.id) : null;
       if (!sale) throw notFound('Sale');
       return saleRecordIn(em, sale.id);
     },

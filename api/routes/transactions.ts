@@ -1,11 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
-import { Checkout, Organization, Product, Transaction } from '../../db/entities/index.ts';
+import { checkoutProduct } from '../../db/catalog/transaction-reads.ts';
+import { transactionByGatewayId, type TransactionRow } from '../../db/checkout/public-reads.ts';
+import { findCheckoutRow } from '../../db/checkout/records.ts';
+import { findOrganization } from '../../db/organization/organizations.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { chargeableCard, sentCard } from '../card-tokenization.ts';
@@ -32,8 +34,6 @@ import {
 import type { DirectTransactionWorkflow } from '../../contracts/direct-transaction.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 import { organizationOfSeller } from '../seller-ids.ts';
-
-type TransactionEntity = InferEntity<typeof Transaction>;
 
 const tags = ['transactions'];
 
@@ -64,7 +64,7 @@ function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
       const body = request.body;
       const organizationId = organizationOfSeller(body.seller_id);
       const em = deps.orm.em.fork();
-      if (!organizationId || !(await em.findOne(Organization, { id: organizationId }))) {
+      if (!organizationId || !(await findOrganization(em, organizationId))) {
         throw unprocessable('unknown_seller', 'Unknown seller_id', 'Use the seller_id of the seller-config endpoint');
       }
       const hasCard = Boolean(body.card || body.card_token);
@@ -129,7 +129,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const gatewayId = request.params.transaction_id;
       const em = deps.orm.em.fork();
-      const local = await em.findOne(Transaction, { gatewayTransactionId: gatewayId });
+      const local = await transactionByGatewayId(em, gatewayId);
       if (local) {
         const body = await recordedTransaction(em, local);
         const viewer = await viewerOrganization(app, request, reply);
@@ -158,9 +158,9 @@ async function viewerOrganization(app: RouteApp, request: FastifyRequest, reply:
 }
 
 /** Our record of a transaction, with its checkout and product when it paid one. */
-async function recordedTransaction(em: EntityManager, local: TransactionEntity): Promise<TransactionBody> {
-  const checkout = local.checkoutId ? await em.findOne(Checkout, { id: local.checkoutId }) : null;
-  const product = checkout ? await em.findOne(Product, { id: checkout.productId }) : null;
+async function recordedTransaction(em: EntityManager, local: TransactionRow): Promise<TransactionBody> {
+  const checkout = local.checkoutId ? await findCheckoutRow(em, local.checkoutId) : null;
+  const product = checkout ? await checkoutProduct(em, checkout.productId) : null;
   const buyer = local.buyer as { name?: string | null; email?: string | null } | null;
   const body: TransactionBody = {
     id: local.id,
@@ -185,7 +185,7 @@ async function recordedTransaction(em: EntityManager, local: TransactionEntity):
             customer_email: checkout.customerEmail ?? null,
             customer_name: checkout.customerName ?? null,
             success_url: checkout.successUrl ?? null,
-            product: { id: product.id, name: product.name, description: product.description ?? null },
+            product: { id: product.id, name: product.name, description: product.description },
           }
         : null,
     buyer: buyer

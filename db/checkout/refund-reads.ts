@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { kyselyOf } from '../kysely.ts';
+
+/** What the sale object's refunds read of the checkout object's transactions (GET /refunds). */
+
+/** The currency of each of these transactions, by id (a refund is in its payment's currency). */
+export async function transactionCurrencies(
+  em: EntityManager,
+  transactionIds: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = [...new Set(transactionIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await kyselyOf(em)
+    .selectFrom('transactions')
+    .select(['id', 'currency'])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((t) => [t.id, t.currency]));
+}
