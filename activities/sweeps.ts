@@ -1,44 +1,50 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
-import {
-  AWAITING_PAYMENT,
-  awaitedPayment,
-  confirmationInFlight,
-  PAYMENT_IN_FLIGHT,
-} from '../db/checkout/lost-run-reads.ts';
-import { plainSql, type Row } from '../db/plain-sql.ts';
-import { SUBSCRIPTION_SWEEPS, type SweepQuery } from '../db/subscription/sweeps.ts';
+import { awaitedPayment, confirmationInFlight } from '../db/checkout/lost-run-reads.ts';
+import { unsettledCheckoutsPage } from '../db/checkout/sweeps.ts';
+import { pendingInvoicesPage } from '../db/invoice/sweeps.ts';
+import { invoiceSubscriptions } from '../db/subscription/invoice-reads.ts';
+import { liveSubscriptionsPage } from '../db/subscription/sweeps.ts';
 import type { ConfirmCheckoutInput, GatewayPaymentData, PendingPaymentKind } from '../domain/checkout.ts';
 import { INVOICE_CREATION_WINDOW_MS } from '../domain/invoices.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { ensureCheckoutWorkflow, ensureInvoiceWorkflow } from '../temporal/workflow-starts.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
-import type { SweepPage, SweepPageInput } from '../contracts/sweep.ts';
+import type { SweepKind, SweepPage, SweepPageInput } from '../contracts/sweep.ts';
 import type { IssuedPendingPayment } from '../contracts/checkout.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { CheckoutActivities } from '../contracts/checkout.ts';
 
 /**
- * Each sweep's rows (db/subscription/sweeps.ts has the subscriptions' and the invoices'). Each `where`
- * is the predicate of a partial index (migration 0016), so a sweep reads only the live rows however
- * many have ended.
+ * Each sweep's page, a typed statement of the table's owner. Each `where` is (or implies) the predicate of
+ * a partial index (migration 0016), so a sweep reads only the live rows however many have ended
+ * (test/workflow/sweep.test.ts explains each statement on its index).
  */
 export const SWEEP_QUERIES = {
-  ...SUBSCRIPTION_SWEEPS,
-  checkouts: {
-    select: 'id, organization_id, workflow_id, status, expires_at',
-    from: 'checkouts',
-    where: `(status = 'open' or (${AWAITING_PAYMENT}) or (${PAYMENT_IN_FLIGHT}))`,
-    id: 'id',
-  },
-} satisfies Record<string, SweepQuery>;
+  subscriptions: liveSubscriptionsPage,
+  invoices: pendingInvoicesPage,
+  checkouts: unsettledCheckoutsPage,
+} satisfies Record<SweepKind, (em: EntityManager, page: SweepPageInput) => unknown>;
 
-/** One page's statement: the rows after the last id of the page before (null: from the first). */
-export const sweepPageSql = (q: SweepQuery) =>
-  `select ${q.select} from ${q.from} where ${q.where} and (?::uuid is null or ${q.id} > ?::uuid) order by ${q.id} limit ?`;
+/**
+ * A page of pending invoices with their subscription's customer and gateway id, read from the
+ * subscription object in a second statement (the foreign key keeps every invoice's subscription).
+ */
+async function pendingInvoices(em: EntityManager, page: SweepPageInput) {
+  const invoices = await SWEEP_QUERIES.invoices(em, page).execute();
+  const subscriptions = await invoiceSubscriptions(
+    em,
+    invoices.map((i) => i.subscriptionId),
+  );
+  return invoices.flatMap((invoice) => {
+    const subscription = subscriptions.get(invoice.subscriptionId);
+    return subscription ? [{ ...invoice, subscription }] : [];
+  });
+}
 
 /** What the sweeps need: the database, and the worker's Temporal client and queues. */
 interface SweepDeps {
@@ -54,8 +60,6 @@ export function createSweepActivities(deps: SweepDeps) {
 
 /** The sweeps that start the workflows of live rows again, a page at a time (USE_EXISTING: a running one is left). */
 function workflowSweepActivities(deps: SweepDeps) {
-  const db = plainSql(deps.orm);
-
   /** The worker's client and queues; a worker built without them cannot sweep. */
   function starter(): { temporal: Client; batchQueue: string; interactiveQueue: string } {
     const { temporal, taskQueue, config } = deps;
@@ -65,23 +69,24 @@ function workflowSweepActivities(deps: SweepDeps) {
     return { temporal, batchQueue: taskQueue, interactiveQueue: config.TEMPORAL_TASK_QUEUE };
   }
 
-  /** One page of `from` in the order of `id` (its id column, selected as `id`), each row handed to `start`. */
-  async function sweepPage(
+  /** One page (read on its own, outside any transaction), each row handed to `start`. */
+  async function sweepPage<R extends { id: string }>(
     input: SweepPageInput,
-    query: SweepQuery,
-    start: (row: Row) => Promise<void>,
+    read: (em: EntityManager, page: SweepPageInput) => Promise<R[]>,
+    start: (row: R) => Promise<void>,
   ): Promise<SweepPage> {
-    const rows = await db.query(sweepPageSql(query), [input.after, input.after, input.limit]);
+    const rows = await read(deps.orm.em.fork(), input);
     for (const row of rows) await start(row);
-    return { checked: rows.length, next: rows.length < input.limit ? null : (rows.at(-1)!.id as string) };
+    return { checked: rows.length, next: rows.length < input.limit ? null : rows.at(-1)!.id };
   }
 
   return {
     /** Live subscriptions: their workflows renew them, on the batch queue. */
     async ensureSubscriptionWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, batchQueue } = starter();
-      return sweepPage(input, SWEEP_QUERIES.subscriptions, async (row) => {
-        const subscriptionId = row.id as string;
+      const read = (em: EntityManager, page: SweepPageInput) => SWEEP_QUERIES.subscriptions(em, page).execute();
+      return sweepPage(input, read, async (row) => {
+        const subscriptionId = row.id;
         await temporal.workflow.start('subscriptionWorkflow', {
           workflowId: subscriptionWorkflowId(subscriptionId),
           taskQueue: batchQueue,
@@ -89,8 +94,8 @@ function workflowSweepActivities(deps: SweepDeps) {
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           typedSearchAttributes: [
-            { key: ORGANIZATION_ID, value: row.organization_id as string },
-            { key: CUSTOMER_ID, value: row.customer_id as string },
+            { key: ORGANIZATION_ID, value: row.organizationId },
+            { key: CUSTOMER_ID, value: row.customerId },
             { key: SUBSCRIPTION_ID, value: subscriptionId },
           ],
         });
@@ -105,24 +110,24 @@ function workflowSweepActivities(deps: SweepDeps) {
      */
     async ensureInvoiceWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
-      return sweepPage(input, SWEEP_QUERIES.invoices, (row) =>
+      return sweepPage(input, pendingInvoices, (row) =>
         ensureInvoiceWorkflow(temporal, interactiveQueue, {
-          invoiceId: row.id as string,
-          organizationId: row.organization_id as string,
-          subscriptionId: row.subscription_id as string,
-          customerId: row.customer_id as string,
-          gatewaySubscriptionId: (row.gateway_subscription_id as string | null) ?? null,
-          amount: Number(row.amount),
-          currency: row.currency as string,
-          description: (row.description as string | null) ?? null,
-          dueDate: row.due_date as string,
-          expirationDate: (row.expiration_date as string | null) ?? null,
-          noFeesInstallments: row.no_fees_installments as boolean,
-          answerBy: new Date(new Date(row.created_at as string).getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
+          invoiceId: row.id,
+          organizationId: row.organizationId,
+          subscriptionId: row.subscriptionId,
+          customerId: row.subscription.customerId,
+          gatewaySubscriptionId: row.subscription.gatewaySubscriptionId ?? null,
+          amount: row.amount,
+          currency: row.currency,
+          description: row.description ?? null,
+          dueDate: row.dueDate,
+          expirationDate: row.expirationDate ?? null,
+          noFeesInstallments: row.noFeesInstallments,
+          answerBy: new Date(row.createdAt.getTime() + INVOICE_CREATION_WINDOW_MS).toISOString(),
           // No gateway invoice: a manual one, whose new run charges the kept card (with its key: once).
-          ...(row.gateway_invoice_id === null
+          ...(row.gatewayInvoiceId == null
             ? { billing: 'manual' as const }
-            : { gatewayInvoiceId: row.gateway_invoice_id as string }),
+            : { gatewayInvoiceId: row.gatewayInvoiceId }),
         }),
       );
     },
@@ -130,15 +135,8 @@ function workflowSweepActivities(deps: SweepDeps) {
     /** Open checkouts, and confirmed ones waiting for their pix or boleto or for a payment answer a lost run never recorded. */
     async ensureCheckoutWorkflows(input: SweepPageInput): Promise<SweepPage> {
       const { temporal, interactiveQueue } = starter();
-      return sweepPage(input, SWEEP_QUERIES.checkouts, (row) =>
-        ensureCheckoutWorkflow(temporal, interactiveQueue, {
-          id: row.id as string,
-          organizationId: row.organization_id as string,
-          workflowId: row.workflow_id as string,
-          status: row.status as string,
-          expiresAt: new Date(row.expires_at as string),
-        }),
-      );
+      const read = (em: EntityManager, page: SweepPageInput) => SWEEP_QUERIES.checkouts(em, page).execute();
+      return sweepPage(input, read, (row) => ensureCheckoutWorkflow(temporal, interactiveQueue, row));
     },
   } satisfies Partial<SweepActivities>;
 }

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import { Agent, request } from 'undici';
 import { openOrm } from '../db/orm.ts';
-import { plainSql, type PlainSql } from '../db/plain-sql.ts';
+import { benchDb, sql, type BenchDb } from './db.ts';
 import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
 import { apiPoster } from './checkout-load.ts';
@@ -60,25 +60,29 @@ interface Phase {
   cpuMs: Record<string, number>;
 }
 
-async function snapshot(db: PlainSql, counter: { read: () => Snapshot['statements'] }): Promise<Snapshot> {
+async function snapshot(db: BenchDb, counter: { read: () => Snapshot['statements'] }): Promise<Snapshot> {
   const at = Date.now();
   const statements = counter.read();
   const tables = await db.query(
-    `select schemaname || '.' || relname as name, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del
+    sql<{
+      name: string;
+      ins: number;
+      upd: number;
+      del: number;
+    }>`select schemaname || '.' || relname as name, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del
      from pg_stat_user_tables`,
   );
   const [database] = await db.query(
-    'select xact_commit::bigint::text as commits from pg_stat_database where datname = current_database()',
+    sql<{ commits: string }>`select xact_commit::bigint::text as commits from pg_stat_database
+      where datname = current_database()`,
   );
-  const [wal] = await db.query('select pg_current_wal_lsn()::text as lsn');
+  const [wal] = await db.query(sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`);
   return {
     at,
     statements,
-    rows: Object.fromEntries(
-      tables.map((t) => [t.name as string, { ins: t.ins as number, upd: t.upd as number, del: t.del as number }]),
-    ),
+    rows: Object.fromEntries(tables.map((t) => [t.name, { ins: t.ins, upd: t.upd, del: t.del }])),
     commits: Number(database!.commits),
-    walLsn: (wal?.lsn as string) ?? null,
+    walLsn: wal?.lsn ?? null,
   };
 }
 
@@ -204,14 +208,13 @@ function temporalCounts(all: Awaited<ReturnType<typeof histories>>, from: number
 }
 
 /** WAL bytes of this database's blocks between two positions (pg_walinspect), or null without it. */
-async function walBytes(db: PlainSql, from: string | null, to: string | null): Promise<number | null> {
+async function walBytes(db: BenchDb, from: string | null, to: string | null): Promise<number | null> {
   if (!from || !to) return null;
   try {
     const [row] = await db.query(
-      `select coalesce(sum(record_length), 0)::bigint::text as bytes
-       from pg_get_wal_records_info(?::pg_lsn, ?::pg_lsn)
+      sql<{ bytes: string }>`select coalesce(sum(record_length), 0)::bigint::text as bytes
+       from pg_get_wal_records_info(${from}::pg_lsn, ${to}::pg_lsn)
        where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%'`,
-      [from, to],
     );
     return Number(row!.bytes);
   } catch (err) {
@@ -240,8 +243,8 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
   const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
   const orm = await openOrm(databaseUrl, 2);
-  const db = plainSql(orm);
-  await db.query('create extension if not exists pg_walinspect').catch(() => undefined);
+  const db = benchDb(orm);
+  await db.query(sql`create extension if not exists pg_walinspect`).catch(() => undefined);
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: 4 });
   const phases: Phase[] = [];
   try {
@@ -328,9 +331,8 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
     });
 
     const subscriptions = await db.query(
-      `select id, gateway_subscription_id from subscriptions
-       where organization_id = ? and recurrence_billing = 'gateway' and created_at >= ?`,
-      [organizationId, gatewayFrom],
+      sql<{ id: string; gateway_subscription_id: string | null }>`select id, gateway_subscription_id from subscriptions
+       where organization_id = ${organizationId} and recurrence_billing = 'gateway' and created_at >= ${gatewayFrom}`,
     );
     if (subscriptions.length !== N || subscriptions.some((s) => !s.gateway_subscription_id))
       throw new Error(
@@ -339,19 +341,19 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
     await measure('renewal, gateway-billed (its notice, then reconciled)', N, async () => {
       for (const s of subscriptions) {
         const res = await request(
-          `http://127.0.0.1:${GATEWAY_PORT}/v1/_sandbox/subscriptions/${s.gateway_subscription_id as string}/bill`,
+          `http://127.0.0.1:${GATEWAY_PORT}/v1/_sandbox/subscriptions/${s.gateway_subscription_id}/bill`,
           { method: 'POST', headers: { authorization: `Bearer ${GATEWAY_KEY}` } },
         );
         await res.body.dump();
         if (res.statusCode !== 200) throw new Error(`gateway bill: ${res.statusCode}`);
       }
-      const ids = subscriptions.map((s) => s.id as string);
+      const ids = subscriptions.map((s) => s.id);
       for (const started = Date.now(); Date.now() - started < 300_000; await sleep(500)) {
         const [row] = await db.query(
-          'select count(*)::int as n from subscriptions where id = any(?::uuid[]) and period_number >= 2',
-          [ids],
+          sql<{ n: number }>`select count(*)::int as n from subscriptions
+            where id = any(${ids}::uuid[]) and period_number >= 2`,
         );
-        if ((row!.n as number) >= N) return;
+        if (row!.n >= N) return;
       }
       throw new Error('gateway-billed renewals: not all recorded within 300 s');
     });
@@ -369,7 +371,7 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
 
 const per = (x: number, n: number) => Math.round((x / n) * 10) / 10;
 
-async function print(db: PlainSql, phases: Phase[], all: Awaited<ReturnType<typeof histories>>): Promise<void> {
+async function print(db: BenchDb, phases: Phase[], all: Awaited<ReturnType<typeof histories>>): Promise<void> {
   const idle = phases[0]!;
   const idleSec = (idle.to.at - idle.from.at) / 1000;
   /** What the stack does on its own over `sec` seconds (from the idle phase), to take off a phase. */

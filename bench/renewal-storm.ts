@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import type { Orm } from '../db/orm.ts';
-import { plainSql, type PlainSql } from '../db/plain-sql.ts';
+import { benchDb, sql, type BenchDb } from './db.ts';
 import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import { subscriptionWorkflowId } from '../domain/subscriptions.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
@@ -25,32 +25,28 @@ export interface Storm {
 const PRICE = 9_900;
 
 export async function insertDueSubscriptions(orm: Orm, n: number, dueAt: Date): Promise<Storm> {
-  const db = plainSql(orm);
+  const db = benchDb(orm);
   const organizationId = uuidv7();
   const slug = `bench-renewals-${organizationId}`;
   await db.query(
-    `insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings,
+    sql`insert into organizations (id, name, slug, status, customer_invoice_prefix, created_at, subscription_settings,
        notification_settings)
-     values (?, 'Bench renewals', ?, 'created', ?, now(), '{}', '{}')`,
-    [organizationId, slug, slug.toUpperCase()],
+     values (${organizationId}, 'Bench renewals', ${slug}, 'created', ${slug.toUpperCase()}, now(), '{}', '{}')`,
   );
   const [productId, priceId] = [uuidv7(), uuidv7()];
-  await db.query(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Club', now())`, [
-    productId,
-    organizationId,
-  ]);
   await db.query(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+    sql`insert into products (id, organization_id, name, created_at) values (${productId}, ${organizationId}, 'Club', now())`,
+  );
+  await db.query(
+    sql`insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
        interval_count, created_at)
-     values (?, ?, ?, 'recurring', 'brl', ?, 'unspecified', 'month', 1, now())`,
-    [priceId, productId, organizationId, PRICE],
+     values (${priceId}, ${productId}, ${organizationId}, 'recurring', 'brl', ${PRICE}, 'unspecified', 'month', 1, now())`,
   );
   const ids = Array.from({ length: n }, () => uuidv7());
   const customerIds = Array.from({ length: n }, () => uuidv7());
   await db.query(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at)
-     select id, ?, id::text || '@example.com', 'Ana', now(), now() from unnest(?::uuid[]) as id`,
-    [organizationId, customerIds],
+    sql`insert into customers (id, organization_id, email, name, created_at, updated_at)
+     select id, ${organizationId}, id::text || '@example.com', 'Ana', now(), now() from unnest(${customerIds}::uuid[]) as id`,
   );
   // One card tokenized as a buyer's would be, copied for each subscriber (the same approving test card).
   const template = await new SimulatedGateway(orm).tokenizeCard(
@@ -59,22 +55,20 @@ export async function insertDueSubscriptions(orm: Orm, n: number, dueAt: Date): 
   );
   const cardIds = ids.map(() => `card_${randomBytes(12).toString('hex')}`);
   await db.query(
-    `insert into gateway_sim.cards (id, brand, first4, last4, holder_name, expiration_month, expiration_year, outcome)
+    sql`insert into gateway_sim.cards (id, brand, first4, last4, holder_name, expiration_month, expiration_year, outcome)
      select card_id, brand, first4, last4, holder_name, expiration_month, expiration_year, outcome
-     from gateway_sim.cards, unnest(?::text[]) as card_id where id = ?`,
-    [cardIds, template.id],
+     from gateway_sim.cards, unnest(${cardIds}::text[]) as card_id where id = ${template.id}`,
   );
   // The first period, paid at checkout, ends at dueAt; periods are counted from the anchor a month before.
   const anchor = new Date(dueAt);
   anchor.setUTCMonth(anchor.getUTCMonth() - 1);
   await db.query(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
+    sql`insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
        amount, subtotal_amount, currency, current_period_start, current_period_end, created_at, workflow_id,
        billing_anchor, period_number, card_token_id)
-     select s.id, ?, s.customer_id, ?, ?, 'active', 'manual', ?, ?, 'brl', ?, ?, now(), 'subscription:' || s.id, ?, 1,
-       s.card_id
-     from unnest(?::uuid[], ?::uuid[], ?::text[]) as s (id, customer_id, card_id)`,
-    [organizationId, productId, priceId, PRICE, PRICE, anchor, dueAt, anchor, ids, customerIds, cardIds],
+     select s.id, ${organizationId}, s.customer_id, ${productId}, ${priceId}, 'active', 'manual', ${PRICE}, ${PRICE},
+       'brl', ${anchor}, ${dueAt}, now(), 'subscription:' || s.id, ${anchor}, 1, s.card_id
+     from unnest(${ids}::uuid[], ${customerIds}::uuid[], ${cardIds}::text[]) as s (id, customer_id, card_id)`,
   );
   return { organizationId, customerIds, ids, dueAt, price: PRICE };
 }
@@ -107,12 +101,12 @@ export async function startSubscriptionWorkflows(
 }
 
 /** How many of the storm's subscriptions are in their second period (charged and recorded). */
-export async function renewedCount(db: PlainSql, storm: Storm): Promise<number> {
+export async function renewedCount(db: BenchDb, storm: Storm): Promise<number> {
   const [row] = await db.query(
-    'select count(*)::int as n from subscriptions where organization_id = ? and period_number >= 2',
-    [storm.organizationId],
+    sql<{ n: number }>`select count(*)::int as n from subscriptions
+      where organization_id = ${storm.organizationId} and period_number >= 2`,
   );
-  return row!.n as number;
+  return row!.n;
 }
 
 /**
@@ -120,7 +114,7 @@ export async function renewedCount(db: PlainSql, storm: Storm): Promise<number> 
  * for `stallMs`, or `maxMs` after the due instant; the count reached.
  */
 export async function waitForRenewals(
-  db: PlainSql,
+  db: BenchDb,
   storm: Storm,
   options: { everyMs: number; stallMs: number; maxMs: number; progress?: (n: number) => void },
 ): Promise<number> {
@@ -155,49 +149,51 @@ export interface RenewalBooks {
 }
 
 /** What the books say of the storm: ours, and the simulated gateway's ledger (captures by reference). */
-export async function renewalBooks(db: PlainSql, storm: Storm): Promise<RenewalBooks> {
+export async function renewalBooks(db: BenchDb, storm: Storm): Promise<RenewalBooks> {
   const [gateway] = await db.query(
-    `with captures as (
+    sql<{ renewed: number; one: number; none: number; more: number }>`with captures as (
        select t.reference,
               count(*) filter (where l.kind = 'capture') as captures,
               coalesce(sum(l.amount) filter (where l.kind = 'capture'), 0) as captured,
               count(*) filter (where l.kind <> 'capture') as other
        from gateway_sim.transactions t join gateway_sim.ledger l on l.transaction_id = t.id
-       where t.reference = any(?::text[])
+       where t.reference = any(${storm.ids}::text[])
        group by t.reference)
      select count(*) filter (where s.period_number = 2)::int as renewed,
-            count(*) filter (where c.captures = 1 and c.captured = ? and c.other = 0)::int as one,
+            count(*) filter (where c.captures = 1 and c.captured = ${storm.price} and c.other = 0)::int as one,
             count(*) filter (where coalesce(c.captures, 0) = 0)::int as none,
             count(*) filter (where c.captures > 1)::int as more
      from subscriptions s left join captures c on c.reference = s.id::text
-     where s.organization_id = ?`,
-    [storm.ids, storm.price, storm.organizationId],
+     where s.organization_id = ${storm.organizationId}`,
   );
   const [charges] = await db.query(
-    `select count(*) filter (where period_number = 2 and try_number = 1 and outcome = 'succeeded')::int as succeeded,
+    sql<{
+      succeeded: number;
+      other: number;
+    }>`select count(*) filter (where period_number = 2 and try_number = 1 and outcome = 'succeeded')::int as succeeded,
             count(*) filter (where not (period_number = 2 and try_number = 1 and outcome = 'succeeded'))::int as other
-     from subscription_charges where organization_id = ?`,
-    [storm.organizationId],
+     from subscription_charges where organization_id = ${storm.organizationId}`,
   );
-  const [sales] = await db.query('select count(*)::int as n from sales where organization_id = ?', [
-    storm.organizationId,
-  ]);
+  const [sales] = await db.query(
+    sql<{ n: number }>`select count(*)::int as n from sales where organization_id = ${storm.organizationId}`,
+  );
   const events = await db.query(
-    'select type, count(*)::int as n, min(created_at) as first, max(created_at) as last from events where organization_id = ? group by type',
-    [storm.organizationId],
+    sql<{ type: string; n: number; first: string | Date; last: string | Date }>`select type, count(*)::int as n,
+      min(created_at) as first, max(created_at) as last
+      from events where organization_id = ${storm.organizationId} group by type`,
   );
   const paid = events.find((e) => e.type === 'sale.paid');
   return {
-    renewed: gateway!.renewed as number,
-    oneCaptureOfPrice: gateway!.one as number,
-    notCaptured: gateway!.none as number,
-    capturedMoreThanOnce: gateway!.more as number,
-    succeededCharges: charges!.succeeded as number,
-    otherCharges: charges!.other as number,
-    sales: sales!.n as number,
-    events: Object.fromEntries(events.map((e) => [e.type as string, e.n as number])),
-    firstRecordedAt: paid ? new Date(paid.first as string) : null,
-    lastRecordedAt: paid ? new Date(paid.last as string) : null,
+    renewed: gateway!.renewed,
+    oneCaptureOfPrice: gateway!.one,
+    notCaptured: gateway!.none,
+    capturedMoreThanOnce: gateway!.more,
+    succeededCharges: charges!.succeeded,
+    otherCharges: charges!.other,
+    sales: sales!.n,
+    events: Object.fromEntries(events.map((e) => [e.type, e.n])),
+    firstRecordedAt: paid ? new Date(paid.first) : null,
+    lastRecordedAt: paid ? new Date(paid.last) : null,
   };
 }
 

@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import { openOrm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
 import { batchTaskQueue } from '../domain/task-queues.ts';
 import { checkoutBuyer, pace, type Run } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot, ownCpuMs, percentile, type CpuReaders } from './harness.ts';
@@ -12,6 +11,7 @@ import {
   waitForRenewals,
   type RenewalBooks,
 } from './renewal-storm.ts';
+import { benchDb } from './db.ts';
 import { startStack, type Stack } from './stack.ts';
 import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
 
@@ -120,7 +120,7 @@ async function storm(databaseUrl: string, n: number, workers: number): Promise<S
   const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
   const orm = await openOrm(databaseUrl, 4);
-  const db = plainSql(orm);
+  const db = benchDb(orm);
   const buyer = await checkoutBuyer(stack, 16);
   try {
     // The hourly sweep would start workflows for the subscriptions of earlier runs: not part of this storm.

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import { openOrm } from '../db/orm.ts';
-import { plainSql } from '../db/plain-sql.ts';
+import { benchDb, sql } from './db.ts';
 import { cpuSince, cpuSnapshot, ownCpuMs, percentile } from './harness.ts';
 import { startStack } from './stack.ts';
 
@@ -32,18 +32,18 @@ export async function benchWebhooks(databaseUrl: string): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   const orm = await openOrm(databaseUrl, 4);
-  const db = plainSql(orm);
+  const db = benchDb(orm);
   const organizationId = stack.demo.organizationId;
   try {
     // The database outlives a run: earlier runs' endpoints (their receivers gone) would get every event too.
     await db.query(
-      `update webhook_endpoints set enabled = false, deleted_at = now() where organization_id = ? and deleted_at is null`,
-      [organizationId],
+      sql`update webhook_endpoints set enabled = false, deleted_at = now()
+        where organization_id = ${organizationId} and deleted_at is null`,
     );
     await db.query(
-      `insert into webhook_endpoints (id, organization_id, url, event_types, secret, created_at, updated_at)
-       values (?, ?, ?, '{customer.created}', ?, now(), now())`,
-      [uuidv7(), organizationId, url, `whsec_${randomBytes(24).toString('base64')}`],
+      sql`insert into webhook_endpoints (id, organization_id, url, event_types, secret, created_at, updated_at)
+       values (${uuidv7()}, ${organizationId}, ${url}, '{customer.created}', ${`whsec_${randomBytes(24).toString('base64')}`},
+         now(), now())`,
     );
     const committedAt = new Map<string, number>();
     const cpu = { ...stack.cpu, 'bench (writer, receiver)': ownCpuMs };
@@ -51,11 +51,12 @@ export async function benchWebhooks(databaseUrl: string): Promise<void> {
     const started = Date.now();
     for (let sent = 0; sent < EVENTS; sent += PER_TRANSACTION) {
       const ids = Array.from({ length: Math.min(PER_TRANSACTION, EVENTS - sent) }, () => uuidv7());
-      await db.transaction(async (sql) => {
+      await db.transaction(async (query) => {
         for (const id of ids) {
-          await sql(
-            `insert into events (id, organization_id, type, data, created_at) values (?, ?, 'customer.created', ?::jsonb, now())`,
-            [id, organizationId, JSON.stringify({ id: uuidv7(), email: `bench-${id}@example.com` })],
+          const data = JSON.stringify({ id: uuidv7(), email: `bench-${id}@example.com` });
+          await query(
+            sql`insert into events (id, organization_id, type, data, created_at)
+              values (${id}, ${organizationId}, 'customer.created', ${data}::jsonb, now())`,
           );
         }
       });

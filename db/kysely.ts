@@ -140,4 +140,4 @@ export function msUntil(at: Expression<Date>): RawBuilder<number> {
 }
 /** What the repositories use of Kysely itself: its raw fragments and its row types (the client stays here). */
 export { sql } from 'kysely';
-export type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+export type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';

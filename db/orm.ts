@@ -1,6 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from './config.ts';
-import { plainSql } from './plain-sql.ts';
+import { kyselyOf, sql, type Database, type Kysely } from './kysely.ts';
 import type { ConnectionOptions } from './pool.ts';
 
 export type Orm = MikroORM;
@@ -14,10 +14,7 @@ export async function openOrm(databaseUrl: string, poolMax?: number, options: Co
 }
 
 /** Runs `fn` on the server's `postgres` database, where databases are created and dropped. */
-async function onMaintenanceDatabase(
-  databaseUrl: string,
-  fn: (execute: (sql: string, params?: unknown[]) => Promise<unknown[]>) => Promise<void>,
-) {
+async function onMaintenanceDatabase(databaseUrl: string, fn: (db: Kysely<Database>) => Promise<void>) {
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const orm = await MikroORM.init({
@@ -26,29 +23,28 @@ async function onMaintenanceDatabase(
     discovery: { warnWhenNoEntities: false },
   });
   try {
-    await fn(plainSql(orm).query);
+    await fn(kyselyOf(orm.em));
   } finally {
     await orm.close();
   }
 }
 
 const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Creates the database named in the URL when it does not exist. */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const name = databaseName(databaseUrl);
-  await onMaintenanceDatabase(databaseUrl, async (execute) => {
-    const rows = await execute('select 1 from pg_database where datname = ?', [name]);
-    if (rows.length === 0) await execute(`create database ${quoted(name)}`);
+  await onMaintenanceDatabase(databaseUrl, async (db) => {
+    const { rows } = await sql`select 1 from pg_database where datname = ${name}`.execute(db);
+    if (rows.length === 0) await sql`create database ${sql.id(name)}`.execute(db);
   });
 }
 
 /** Drops the database named in the URL, disconnecting its sessions (tests start from nothing). */
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  await onMaintenanceDatabase(databaseUrl, (execute) =>
-    execute(`drop database if exists ${quoted(databaseName(databaseUrl))} with (force)`).then(() => undefined),
-  );
+  await onMaintenanceDatabase(databaseUrl, async (db) => {
+    await sql`drop database if exists ${sql.id(databaseName(databaseUrl))} with (force)`.execute(db);
+  });
 }
 
 export async function migrate(databaseUrl: string): Promise<void> {

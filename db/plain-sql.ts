@@ -1,11 +1,11 @@
-import type { EntityManager, MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { MikroORM, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { markDatabaseError } from './pool.ts';
 
 /**
- * The one way to send our own SQL (docs/decisions/0003-two-ways-to-the-database.md); the other is
- * MikroORM's entities. `npm run lint` refuses MikroORM's raw `execute`, `getConnection()` and the
- * `pg` package anywhere else.
+ * Plain SQL, left for the metrics alone (db/metrics-queries.ts, api/routes/metrics.ts, bench/metrics.ts)
+ * until they move to the typed builder; then this file goes. Everything else reaches PostgreSQL through
+ * entities and the typed Kysely (docs/decisions/0003-two-ways-to-the-database.md).
  */
 
 export type Row = Record<string, unknown>;
@@ -81,16 +81,6 @@ function plainSqlOn(orm: MikroORM): PlainSql {
 }
 
 /**
- * The plain statements of an entity transaction (`em.transactional`), which must commit or roll back
- * with its entities: sent on `em`'s transaction by MikroORM's `execute`, which renders the parameters
- * into the text (an array would become a list: arrays travel as `pgArray` literals). Outside a
- * transaction, use `plainSql(orm).query`.
- */
-export function sqlIn(em: EntityManager): Sql {
-  return async <T extends object>(text: string, params: readonly unknown[] = []) => em.execute<T[]>(text, [...params]);
-}
-
-/**
  * `?` placeholders as PostgreSQL's `$1, $2…`, outside quoted strings and identifiers (a `?` in a
  * literal stays). The statements here never use the jsonb `?` operators.
  */
@@ -115,15 +105,3 @@ export function numbered(text: string): string {
   if (cache.size < 1000) cache.set(text, out);
   return out;
 }
-
-/**
- * What the shared statement helpers (events, transactions, redemptions) need of a transaction:
- * `executorOf(sql)` of a `plainSql` transaction, or `executorOf(sqlIn(tx))` of an entity one.
- */
-export interface SqlExecutor {
-  execute<T = Row[]>(text: string, params?: readonly unknown[]): Promise<T>;
-}
-
-export const executorOf = (sql: Sql): SqlExecutor => ({
-  execute: async <T>(text: string, params?: readonly unknown[]) => (await sql(text, params)) as T,
-});

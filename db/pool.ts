@@ -2,8 +2,9 @@ import { DriverException } from '@mikro-orm/core';
 import type pg from 'pg';
 
 /**
- * The options and error handling of our pg connections: MikroORM's pool (db/config.ts), which
- * `plainSql` shares, and the LISTEN connections (db/listen.ts). No other pool is opened here.
+ * The options and error handling of our pg connections: MikroORM's pool (db/config.ts), which its
+ * typed Kysely and `prepared` statements use (db/kysely.ts), and the LISTEN connections (db/listen.ts).
+ * No other pool is opened here.
  */
 
 /** How long a caller waits for a connection when none is given (DATABASE_CONNECT_TIMEOUT_MS). */

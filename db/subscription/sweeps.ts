@@ -1,29 +1,20 @@
-/**
- * What the periodic sweep (activities/sweeps.ts) pages through of the subscription object: `from` in
- * the order of `id` (its id column, selected as `id`). Each `where` is the predicate of a partial index
- * (migration 0016), so a sweep reads only the live rows however many have ended.
- */
-export interface SweepQuery {
-  select: string;
-  from: string;
-  where: string;
-  id: string;
-}
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { kyselyOf, sql } from '../kysely.ts';
+import type { SweepPageInput } from '../../contracts/sweep.ts';
 
-/** Live subscriptions, and pending extra-charge invoices with their subscription's customer and gateway id. */
-export const SUBSCRIPTION_SWEEPS = {
-  subscriptions: {
-    select: 'id, organization_id, customer_id',
-    from: 'subscriptions',
-    where: `status <> 'canceled'`,
-    id: 'id',
-  },
-  invoices: {
-    select: `i.id, i.organization_id, i.subscription_id, s.customer_id, s.gateway_subscription_id,
-      i.gateway_invoice_id, i.amount::text as amount, i.currency, i.description, i.due_date::text as due_date,
-      i.expiration_date::text as expiration_date, i.no_fees_installments, i.created_at`,
-    from: 'subscription_invoices i join subscriptions s on s.id = i.subscription_id',
-    where: `i.status = 'pending'`,
-    id: 'i.id',
-  },
-} satisfies Record<string, SweepQuery>;
+/**
+ * A page of the live subscriptions the periodic sweep (activities/sweeps.ts) starts the workflows of,
+ * after the last id of the page before (null: from the first), in the order of their ids. The `where`
+ * is the predicate of the partial index `subscriptions_live_idx` (migration 0016), written as a literal
+ * so that the index serves any plan, and a sweep reads only the live rows however many have ended
+ * (test/workflow/sweep.test.ts explains the statement). Returned unexecuted, for that check.
+ */
+export function liveSubscriptionsPage(em: EntityManager, { after, limit }: SweepPageInput) {
+  return kyselyOf(em)
+    .selectFrom('subscriptions')
+    .select(['id', 'organizationId', 'customerId'])
+    .where('status', '<>', sql.lit('canceled'))
+    .$if(after !== null, (q) => q.where('id', '>', after!))
+    .orderBy('id')
+    .limit(limit);
+}

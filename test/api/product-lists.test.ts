@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { uuidv7 } from 'uuidv7';
-import { plainSql } from '../../db/plain-sql.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { multipart, png } from '../helpers/uploads.ts';
@@ -27,7 +26,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const sql = () => plainSql(api.orm);
+/** The tables as they are (MikroORM's own `execute`, `?` placeholders), on its own or in one transaction. */
+const sql = <T = Record<string, any>>(query: string, params: unknown[] = []) =>
+  api.orm.em.getConnection().execute<T[]>(query, params);
+const inTransaction = <R>(run: (sql: (query: string, params: unknown[]) => Promise<unknown>) => Promise<R>) =>
+  api.orm.em.fork().transactional((tx) => run((query, params) => tx.execute(query, params)));
 
 async function uploadedImage(name: string): Promise<{ id: string }> {
   const body = multipart({ filename: name, type: 'image/png', data: png(8, 8) });
@@ -54,11 +57,11 @@ const read = async (id: string) => (await api.call('GET', `/api/v1/products/${id
 
 /** The prices and media as the tables hold them, in the order the API shows them. */
 async function fromTables(productId: string) {
-  const prices = await sql().query<{ id: string; active: boolean; gateway_recurrence_plan_id: string | null }>(
+  const prices = await sql<{ id: string; active: boolean; gateway_recurrence_plan_id: string | null }>(
     'select id, active, gateway_recurrence_plan_id from prices where product_id = ? order by created_at, id',
     [productId],
   );
-  const medias = await sql().query<{ id: string; name: string }>(
+  const medias = await sql<{ id: string; name: string }>(
     `select f.id, f.name from product_medias m join files f on f.id = m.file_id where m.product_id = ? order by m.position`,
     [productId],
   );
@@ -118,11 +121,8 @@ describe('GET /api/v1/products/<id> after each write', () => {
   it('shows writes made outside the API: a price’s gateway plan, a file’s new name', async () => {
     const cover = await uploadedImage('cover.png');
     const product = await createProduct([cover.id]);
-    await sql().query('update prices set gateway_recurrence_plan_id = ? where product_id = ?', [
-      'plan_outside',
-      product.id,
-    ]);
-    await sql().query('update files set name = ? where id = ?', ['renamed.png', cover.id]);
+    await sql('update prices set gateway_recurrence_plan_id = ? where product_id = ?', ['plan_outside', product.id]);
+    await sql('update files set name = ? where id = ?', ['renamed.png', cover.id]);
     const after = await read(product.id);
     expect(after.prices[0].gateway_recurrence_plan_id).toBe('plan_outside');
     expect(after.medias[0].name).toBe('renamed.png');
@@ -141,14 +141,14 @@ describe('GET /api/v1/products/<id> after each write', () => {
     const firstMayCommit = new Promise<void>((resolve) => (letFirstCommit = resolve));
     let firstInserted!: () => void;
     const firstHasInserted = new Promise<void>((resolve) => (firstInserted = resolve));
-    const first = sql().transaction(async (run) => {
+    const first = inTransaction(async (run) => {
       await insertPrice(run, 111);
       firstInserted();
       await firstMayCommit;
     });
     await firstHasInserted;
     // The second waits in its trigger for the product the first holds, then reads what the first committed.
-    const second = sql().transaction(async (run) => insertPrice(run, 222));
+    const second = inTransaction(async (run) => insertPrice(run, 222));
     await waitUntilBlocked();
     letFirstCommit();
     await Promise.all([first, second]);
@@ -161,7 +161,7 @@ describe('GET /api/v1/products/<id> after each write', () => {
 /** Resolves once some session of this database waits on a lock (the second transaction, in its trigger). */
 async function waitUntilBlocked(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const [row] = await sql().query<{ waiting: number }>(
+    const [row] = await sql<{ waiting: number }>(
       `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
     );
     if (row!.waiting > 0) return;

@@ -3,8 +3,8 @@ import type { Client } from '@temporalio/client';
 import { brazilToday, invoiceWorkflowId } from '../../domain/invoices.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
-import { SWEEP_QUERIES, sweepPageSql } from '../../activities/sweeps.ts';
-import { plainSql } from '../../db/plain-sql.ts';
+import { SWEEP_QUERIES } from '../../activities/sweeps.ts';
+import { kyselyOf, sql as kysql } from '../../db/kysely.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { APPROVED_CARD_CONFIRMATION } from '../helpers/checkout-books.ts';
 import { leaveLostConfirmation, ledgerOf, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
@@ -97,13 +97,18 @@ describe('the sweep reads only live rows', () => {
     // partial index and nothing else, sequential scans discouraged: the plan takes the index only if
     // the sweep's predicate implies the index's. On the first page (no id before it) and a later one.
     for (const after of [null, '0193a6b2-0000-7000-8000-000000000000']) {
-      const plan = await plainSql(api.orm).transaction(async (sql) => {
-        const [row] = await sql('select indexdef from pg_indexes where indexname = ?', [index]);
-        await sql(`create temporary table ${table} (like public.${table}) on commit drop`);
-        await sql((row!.indexdef as string).replace(` ON public.${table} `, ` ON pg_temp.${table} `));
-        await sql('set local enable_seqscan = off');
-        const rows = await sql(`explain ${sweepPageSql(SWEEP_QUERIES[name])}`, [after, after, 100]);
-        return rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+      const plan = await api.orm.em.fork().transactional(async (em) => {
+        const db = kyselyOf(em);
+        const run = (statement: string) => kysql.raw(statement).execute(db);
+        const { rows } = await kysql<{
+          indexdef: string;
+        }>`select indexdef from pg_indexes where indexname = ${index}`.execute(db);
+        await run(`create temporary table ${table} (like public.${table}) on commit drop`);
+        await run(rows[0]!.indexdef.replace(` ON public.${table} `, ` ON pg_temp.${table} `));
+        await run('set local enable_seqscan = off');
+        // The very statement the sweep runs (its owner's typed page), explained.
+        const explained = await SWEEP_QUERIES[name](em, { after, limit: 100 }).explain<{ 'QUERY PLAN': string }>();
+        return explained.map((r) => r['QUERY PLAN']).join('\n');
       });
       expect(plan).toContain(index);
     }
