@@ -1,5 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ConfirmCardToken, ConfirmPaymentMethod, PaymentCard } from '../../domain/checkout.ts';
+import {
+  CHECKOUT_STATUSES,
+  type ConfirmCardToken,
+  type ConfirmPaymentMethod,
+  type PaymentCard,
+} from '../../domain/checkout.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
@@ -47,8 +52,6 @@ export const CheckoutLink = defineEntity({
     updatedAt: p.datetime(),
   },
 });
-
-export const CHECKOUT_STATUSES = ['open', 'confirmed', 'succeeded', 'failed', 'expired'] as const;
 
 export const Checkout = defineEntity({
   name: 'Checkout',
