@@ -3,7 +3,9 @@
  * only by its repository in `db/<object>/`. Everything else calls that repository, the object's
  * use-case or its workflow. The rule reports, outside the owner's folder:
  * - a table named in SQL, in a string or template literal (`… from checkouts …`, `update subscriptions`);
- * - a table named to Kysely (`selectFrom('checkouts')`, `insertInto`, `updateTable`, `deleteFrom`);
+ * - a table named to Kysely (`selectFrom('checkouts')`, `insertInto`, `updateTable`, `deleteFrom`), or
+ *   joined by it (`innerJoin('prices as pr', …)`, `leftJoin`, `rightJoin`, `fullJoin`, `crossJoin` and
+ *   the lateral joins), so a repository cannot read another object's table through a join;
  * - an entity of another object handed to an EntityManager write (`em.create(Checkout, …)`, `upsert`,
  *   `insert`, `nativeUpdate`, `nativeDelete`), which is how an entity of theirs gets flushed here.
  * Code written before the owners existed is listed in the backlog (file → tables it may still name);
@@ -50,7 +52,21 @@ const SQL_TABLE = new RegExp(
 );
 /** Text that reads as SQL (a statement or a fragment of one), so prose such as "an index into prices" is not. */
 const SQL_WORDS = /\b(?:select|insert|update|delete|truncate|where|set|returning|values|on)\b/i;
-const KYSELY_TABLE_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'mergeInto']);
+const KYSELY_TABLE_METHODS = new Set([
+  'selectFrom',
+  'insertInto',
+  'updateTable',
+  'deleteFrom',
+  'mergeInto',
+  'innerJoin',
+  'leftJoin',
+  'rightJoin',
+  'fullJoin',
+  'crossJoin',
+  'innerJoinLateral',
+  'leftJoinLateral',
+  'crossJoinLateral',
+]);
 const ENTITY_WRITES = new Set([
   'create',
   'upsert',

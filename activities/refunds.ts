@@ -1,11 +1,11 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../db/events.ts';
 import { lockTransaction, recordTransactionRefunds } from '../db/checkout/transactions.ts';
 import { lockRefund, pendingRefundSum, settleRefundRow } from '../db/sale/refunds.ts';
 import { lockSale, recordSaleRefunds } from '../db/sale/sales.ts';
-import { Refund, Transaction } from '../db/entities/index.ts';
+import { refundedPayment } from '../db/checkout/refund-reads.ts';
+import { findRefund } from '../db/sale/refund-reads.ts';
 import type { Orm } from '../db/orm.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -25,7 +25,7 @@ export const refundGatewayKey = (refundId: string) => `refund:${refundId}`;
 
 export function createRefundActivities(deps: RefundDeps) {
   async function loadRefund(em: EntityManager, refundId: string, lock = false) {
-    const refund = await em.findOne(Refund, { id: refundId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    const refund = await findRefund(em, refundId, lock);
     if (!refund) throw ApplicationFailure.nonRetryable(`Refund ${refundId} not found`, REFUND_NOT_FOUND);
     return refund;
   }
@@ -40,7 +40,7 @@ export function createRefundActivities(deps: RefundDeps) {
       const em = deps.orm.em.fork();
       const refund = await loadRefund(em, refundId);
       if (refund.status !== 'pending') return 'already_settled';
-      const payment = await em.findOneOrFail(Transaction, { id: refund.transactionId });
+      const payment = await refundedPayment(em, refund.transactionId);
       await callGateway(() =>
         deps.gateway.refund(payment.gatewayTransactionId, refund.amount, refundGatewayKey(refund.id)),
       );
@@ -66,16 +66,12 @@ export function createRefundActivities(deps: RefundDeps) {
       const em = deps.orm.em.fork();
       const seen = await loadRefund(em, refundId);
       if (seen.status !== 'pending') return seen.status;
-      const before = await em.findOneOrFail(Transaction, { id: seen.transactionId });
+      const before = await refundedPayment(em, seen.transactionId);
       const books = await callGateway(() => deps.gateway.getTransaction(before.gatewayTransactionId));
       const decided = await em.fork().transactional(async (tx) => {
         const refund = await loadRefund(tx, refundId, true);
         if (refund.status !== 'pending') return refund.status;
-        const payment = await tx.findOneOrFail(
-          Transaction,
-          { id: refund.transactionId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const payment = await lockTransaction(tx, refund.transactionId);
         if (payment.refundedAmount !== before.refundedAmount) {
           throw ApplicationFailure.retryable('Another refund of the payment was recorded meanwhile: compare again');
         }

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { ApiError } from '../use-cases/errors.ts';
 import { openRenewalCheckout } from '../use-cases/renewal-checkouts.ts';
 import type { Config } from '../config/env.ts';
-import { Checkout } from '../db/entities/index.ts';
+import { findCheckoutRow } from '../db/checkout/records.ts';
 import { findSubscription } from '../db/subscription/rows.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
@@ -41,7 +41,7 @@ export function createRenewalCheckoutActivities(deps: {
         throw ApplicationFailure.nonRetryable(`Subscription ${input.subscriptionId} not found`, 'SubscriptionNotFound');
       }
       if (subscription.periodNumber >= input.period) return null;
-      const original = subscription.checkoutId ? await em.findOne(Checkout, { id: subscription.checkoutId }) : null;
+      const original = subscription.checkoutId ? await findCheckoutRow(em, subscription.checkoutId) : null;
       if (!original) {
         throw ApplicationFailure.nonRetryable('The subscription has no checkout to renew', RENEWAL_CHECKOUT_REFUSED);
       }

@@ -5,7 +5,9 @@
 import { discountAmount, discountApplicability, type DiscountInapplicability, type DiscountRule } from './discounts.ts';
 import { addInterval, type PeriodInterval } from './periods.ts';
 
-export type CheckoutStatus = 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+/** A checkout's statuses, as stored and as the API answers them. */
+export const CHECKOUT_STATUSES = ['open', 'confirmed', 'succeeded', 'failed', 'expired'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
 
 /**

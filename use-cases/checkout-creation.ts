@@ -1,10 +1,12 @@
 import { offersRecurringBilling } from '../gateway/capabilities.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { randomBytes } from 'node:crypto';
-import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
-import { Checkout, CheckoutLink, Customer, Discount } from '../db/entities/index.ts';
+import { findCheckoutLink } from '../db/catalog/checkout-links.ts';
+import { findDiscount, type DiscountRow } from '../db/catalog/discounts.ts';
+import { findOwnCheckout } from '../db/checkout/own-checkouts.ts';
+import { findCustomerByKey } from '../db/customer/customers.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { redeemDiscount, releaseRedemption } from '../db/catalog/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
@@ -45,8 +47,6 @@ export interface CheckoutDeps {
   config: Config;
   gateway: PaymentGateway;
 }
-
-type DiscountEntity = InferEntity<typeof Discount>;
 
 /** `cs_` + 43 base64url characters (32 random bytes). */
 export function newClientSecret(): string {
@@ -116,7 +116,7 @@ interface Sale {
   price: PriceEntity;
   /** The products offered, the charged one first. */
   products: string[];
-  discount: DiscountEntity | null;
+  discount: DiscountRow | null;
   priced: CheckoutPrice;
   /** What the subscription's balance adds to a renewal's amount (negative: a credit). */
   balanceApplied: number;
@@ -307,7 +307,7 @@ export function pricingFor(
   productId: string,
   quantity: number,
   customAmount: number | null,
-  discount: DiscountEntity | null,
+  discount: DiscountRow | null,
   now: Date,
 ) {
   return priceCheckout({
@@ -344,14 +344,14 @@ export function checkedPricing(result: ReturnType<typeof priceCheckout>): Checko
   }
 }
 
-export async function discountOf(em: EntityManager, id: string, organizationId: string): Promise<DiscountEntity> {
-  const discount = await em.findOne(Discount, { id, organizationId, deletedAt: null });
+export async function discountOf(em: EntityManager, id: string, organizationId: string): Promise<DiscountRow> {
+  const discount = await findDiscount(em, organizationId, id);
   if (!discount) throw unprocessable('discount_not_found', 'Discount not found', `discount_id ${id}`);
   return discount;
 }
 
 export async function customerOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const customer = await em.findOne(Customer, { id, organizationId, deletedAt: null }, { fields: ['id'] });
+  const customer = await findCustomerByKey(em, organizationId, { id });
   if (!customer) throw unprocessable('customer_not_found', 'Customer not found', `customer_id ${id}`);
 }
 
@@ -369,7 +369,7 @@ export const subscriptionExists = () =>
   );
 
 async function linkOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const link = await em.findOne(CheckoutLink, { id, organizationId }, { fields: ['id', 'isArchived'] });
+  const link = await findCheckoutLink(em, organizationId, id);
   if (!link) throw unprocessable('checkout_link_not_found', 'Checkout link not found', `checkout_link_id ${id}`);
   if (link.isArchived) {
     throw unprocessable('checkout_link_archived', 'The checkout link is archived', `checkout_link_id ${id}`);
@@ -390,9 +390,7 @@ export async function ownCheckout(
   organizationId: string,
   forUpdate = false,
 ): Promise<CheckoutEntity> {
-  const checkout = isUuid(id)
-    ? await em.findOne(Checkout, { id, organizationId }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
+  const checkout = isUuid(id) ? await findOwnCheckout(em, organizationId, id, forUpdate) : null;
   if (!checkout) throw notFound('Checkout');
   return checkout;
 }

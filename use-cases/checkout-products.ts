@@ -1,6 +1,7 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization, Price, Product } from '../db/entities/index.ts';
+import { livePrice, organizationProducts, productById } from '../db/catalog/checkout-creation-reads.ts';
+import type { PriceRow, ProductRow } from '../db/catalog/products.ts';
+import { isChildOf } from '../db/organization/organizations.ts';
 import { offerRefusal, type CheckoutRefusal } from '../domain/checkout-eligibility.ts';
 import { notFound, unprocessable } from './errors.ts';
 import type { CreateCheckoutInput } from './schemas/checkouts.ts';
@@ -10,8 +11,8 @@ import type { CreateCheckoutInput } from './schemas/checkouts.ts';
  * and the products it offers, each one the asking organization may sell and still on offer.
  */
 
-export type ProductEntity = InferEntity<typeof Product>;
-export type PriceEntity = InferEntity<typeof Price>;
+export type ProductEntity = ProductRow;
+export type PriceEntity = PriceRow;
 
 /** Who asks for which product: the part of a `CreateCheckoutRequest` these lookups read. */
 export interface ProductRequest {
@@ -34,11 +35,11 @@ export async function chargedProductAndPrice(
   const { input } = request;
   let price: PriceEntity | null = null;
   if (input.product_price_id) {
-    price = await em.findOne(Price, { id: input.product_price_id, deletedAt: null });
+    price = await livePrice(em, input.product_price_id);
     if (!price || !(await mayUse(em, request, price.organizationId))) throw notFound('Price');
   }
   const productId = input.product_id ?? price?.productId ?? input.products![0]!;
-  const product = await em.findOne(Product, { id: productId });
+  const product = await productById(em, productId);
   if (!product || !(await mayUse(em, request, product.organizationId))) throw notFound('Product');
   refuse(offerRefusal(product, null, Boolean(request.renewal)));
   if (price && price.productId !== product.id) {
@@ -52,7 +53,7 @@ export async function chargedProductAndPrice(
     if (!product.defaultPriceId) {
       throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
     }
-    price = await em.findOne(Price, { id: product.defaultPriceId, deletedAt: null });
+    price = await livePrice(em, product.defaultPriceId);
     if (!price) throw unprocessable('no_default_price', 'The product has no default price', `product ${product.id}`);
   }
   refuse(offerRefusal(product, price, Boolean(request.renewal)));
@@ -67,8 +68,7 @@ export function refuse(refusal: CheckoutRefusal | null): void {
 async function mayUse(em: EntityManager, request: ProductRequest, organizationId: string): Promise<boolean> {
   if (organizationId === request.actingOrganizationId) return true;
   if (!request.allowSubOrganizations) return false;
-  const child = await em.findOne(Organization, { id: organizationId }, { fields: ['id', 'parentOrganizationId'] });
-  return child?.parentOrganizationId === request.actingOrganizationId;
+  return isChildOf(em, organizationId, request.actingOrganizationId);
 }
 
 /** The products offered, charged product first; all of the checkout's organization and not archived. */
@@ -79,7 +79,7 @@ export async function offeredProducts(
 ): Promise<string[]> {
   const ids = [...new Set([charged.id, ...listed])];
   if (ids.length === 1) return ids;
-  const found = await em.find(Product, { id: { $in: ids }, organizationId: charged.organizationId });
+  const found = await organizationProducts(em, charged.organizationId, ids);
   const byId = new Map(found.map((p) => [p.id, p]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length > 0) throw notFound('Product');

@@ -1,7 +1,9 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { linkCheckoutStatus } from '../db/checkout/page-reads.ts';
-import { CheckoutLink, Organization, Price, Product } from '../db/entities/index.ts';
+import type { CheckoutLinkRow } from '../db/catalog/checkout-links.ts';
+import { unarchivedCheckoutLink } from '../db/catalog/hosted-checkout-reads.ts';
+import { priceOrFail, productOrFail } from '../db/catalog/products.ts';
+import { sellerOf } from '../db/organization/hosted-checkout-reads.ts';
 import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
 import type { CheckoutEntity } from './schemas/checkouts.ts';
 import { isUuid } from './schemas/common.ts';
@@ -11,20 +13,20 @@ import { isUuid } from './schemas/common.ts';
  * sells, the checkout it opens through the API's own checkout creation, and the one a browser already has.
  */
 
-export type CheckoutLinkEntity = InferEntity<typeof CheckoutLink>;
+export type CheckoutLinkEntity = CheckoutLinkRow;
 
 /** The checkout link a URL names, while it sells something and is not archived; null otherwise. */
 export async function openCheckoutLink(em: EntityManager, id: string): Promise<CheckoutLinkEntity | null> {
-  const link = isUuid(id) ? await em.findOne(CheckoutLink, { id, isArchived: false }) : null;
+  const link = isUuid(id) ? await unarchivedCheckoutLink(em, id) : null;
   return link && link.productIds.length > 0 ? link : null;
 }
 
 /** What the link's page shows: its first product at that product's default price, and the seller. */
 export async function checkoutLinkOffer(em: EntityManager, link: CheckoutLinkEntity) {
-  const product = await em.findOneOrFail(Product, { id: link.productIds[0]! });
+  const product = await productOrFail(em, link.productIds[0]!);
   const [price, organization] = await Promise.all([
-    em.findOneOrFail(Price, { id: product.defaultPriceId! }),
-    em.findOneOrFail(Organization, { id: link.organizationId }, { fields: ['name', 'slug', 'avatarUrl'] }),
+    priceOrFail(em, product.defaultPriceId!),
+    sellerOf(em, link.organizationId),
   ]);
   return { product, price, organization };
 }

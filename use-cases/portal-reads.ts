@@ -1,14 +1,11 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Customer,
-  Price,
-  Product,
-  Sale,
-  Subscription,
-  SubscriptionCharge,
-  SubscriptionInvoice,
-} from '../db/entities/index.ts';
+import { priceIntervals, productNames } from '../db/catalog/portal-reads.ts';
+import { findCustomerByKey, type CustomerRow } from '../db/customer/customers.ts';
+import { invoicesOfSubscriptions } from '../db/invoice/portal-reads.ts';
+import type { InvoiceRow } from '../db/invoice/records.ts';
+import { customerSales, type SaleRow } from '../db/sale/portal-reads.ts';
+import { customerSubscriptions } from '../db/subscription/portal-reads.ts';
+import type { SubscriptionChargeRow, SubscriptionRow } from '../db/subscription/record.ts';
 import { subscriptionWithCharges } from './subscription-reads.ts';
 
 /**
@@ -23,11 +20,11 @@ export interface PortalCustomerScope {
   customerId: string;
 }
 
-export type CustomerEntity = InferEntity<typeof Customer>;
-export type SubscriptionEntity = InferEntity<typeof Subscription>;
-export type ChargeEntity = InferEntity<typeof SubscriptionCharge>;
-export type SaleEntity = InferEntity<typeof Sale>;
-export type InvoiceEntity = InferEntity<typeof SubscriptionInvoice>;
+export type CustomerEntity = CustomerRow;
+export type SubscriptionEntity = SubscriptionRow;
+export type ChargeEntity = SubscriptionChargeRow;
+export type SaleEntity = SaleRow;
+export type InvoiceEntity = InvoiceRow;
 
 export interface SubscriptionView {
   subscription: SubscriptionEntity;
@@ -42,23 +39,21 @@ export interface OverviewData {
 }
 
 export async function portalCustomer(em: EntityManager, scope: PortalCustomerScope): Promise<CustomerEntity | null> {
-  return em.findOne(Customer, { id: scope.customerId, organizationId: scope.organizationId, deletedAt: null });
+  return findCustomerByKey(em, scope.organizationId, { id: scope.customerId });
 }
 
 /** The customer's subscriptions (newest first), purchases and extra-charge invoices. */
 export async function overviewData(em: EntityManager, scope: PortalCustomerScope): Promise<OverviewData> {
-  const where = { organizationId: scope.organizationId, customerId: scope.customerId };
+  const { organizationId, customerId } = scope;
   const [subscriptions, sales] = await Promise.all([
-    em.find(Subscription, where, { orderBy: { createdAt: 'desc', id: 'desc' } }),
-    em.find(Sale, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 }),
+    customerSubscriptions(em, organizationId, customerId),
+    customerSales(em, organizationId, customerId),
   ]);
-  const invoices = subscriptions.length
-    ? await em.find(
-        SubscriptionInvoice,
-        { organizationId: scope.organizationId, subscriptionId: { $in: subscriptions.map((s) => s.id) } },
-        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 50 },
-      )
-    : [];
+  const invoices = await invoicesOfSubscriptions(
+    em,
+    organizationId,
+    subscriptions.map((s) => s.id),
+  );
   const names = await productNames(em, [...subscriptions.map((s) => s.productId), ...sales.map((s) => s.productId)]);
   const intervals = await priceIntervals(
     em,
@@ -101,16 +96,4 @@ export async function subscriptionData(
     if ((err as { statusCode?: number }).statusCode === 404) return null;
     throw err;
   }
-}
-
-async function productNames(em: EntityManager, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const products = await em.find(Product, { id: { $in: [...new Set(ids)] } }, { fields: ['name'] });
-  return new Map(products.map((p) => [p.id, p.name]));
-}
-
-async function priceIntervals(em: EntityManager, ids: string[]): Promise<Map<string, string | null>> {
-  if (ids.length === 0) return new Map();
-  const prices = await em.find(Price, { id: { $in: [...new Set(ids)] } }, { fields: ['interval'] });
-  return new Map(prices.map((p) => [p.id, p.interval ?? null]));
 }

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Checkout, Discount } from '../db/entities/index.ts';
+import { liveDiscount } from '../db/catalog/checkout-creation-reads.ts';
+import { payableRenewalCheckout } from '../db/checkout/own-checkouts.ts';
 import type { SubscriptionRow } from '../db/subscription/record.ts';
 import { discountCarriesOverToRenewal } from '../domain/checkout.ts';
 import { renewalCheckoutExpiryMinutes } from '../domain/checkout-eligibility.ts';
@@ -21,18 +22,10 @@ export async function openRenewalCheckout(
   const { organizationId, original, subscription } = args;
   const em = deps.orm.em.fork();
   const period = subscription.periodNumber + 1;
-  const payable = () =>
-    em.findOne(Checkout, {
-      organizationId,
-      subscriptionId: subscription.id,
-      renewalPeriod: period,
-      status: { $in: ['open', 'confirmed'] },
-    });
+  const payable = () => payableRenewalCheckout(em, organizationId, subscription.id, period);
   const open = await payable();
   if (open) return { checkout: open, created: false };
-  const held = subscription.discountId
-    ? await em.findOne(Discount, { id: subscription.discountId, deletedAt: null })
-    : null;
+  const held = subscription.discountId ? await liveDiscount(em, subscription.discountId) : null;
   const discount = held && discountCarriesOverToRenewal(held) ? held : null;
   const address = original.customerBillingAddress;
   const input: CreateCheckoutInput = {

@@ -23,8 +23,7 @@ export async function saleRecordIn(em: EntityManager, id: string): Promise<SaleB
 function presentRow(row: SaleWithRelations): SaleBody {
   return presentSale(row, {
     gatewayTransactionId: row.gatewayTransactionId,
-    // An aliased column of a joined table comes back as the driver reads it (a bigint as text).
-    chargedAmount: row.chargedAmount === null ? null : Number(row.chargedAmount),
+    chargedAmount: row.chargedAmount,
     customer: { id: row.customerId, email: row.customerEmail, name: row.customerName },
     product: { id: row.productId, name: row.productName },
   });

@@ -3,6 +3,15 @@ import { sql, kyselyOf } from '../kysely.ts';
 
 /** What the checkout's confirmation reads of the catalog. */
 
+/** The kind and period of the price a checkout charges (undefined for an unknown price). */
+export async function checkoutPriceTerms(em: EntityManager, priceId: string) {
+  return kyselyOf(em)
+    .selectFrom('prices')
+    .select(['type as priceType', 'interval as priceInterval', 'intervalCount as priceIntervalCount'])
+    .where('id', '=', priceId)
+    .executeTakeFirst();
+}
+
 /** The organization's (undeleted) discount whose code is `code`, in any case; undefined when none. */
 export async function discountByCode(em: EntityManager, organizationId: string, code: string) {
   return kyselyOf(em)

@@ -1,52 +1,65 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { checkoutPriceTerms } from '../catalog/checkout-reads.ts';
+import { checkoutOwnerOf } from '../customer/checkout-reads.ts';
 import { kyselyOf } from '../kysely.ts';
+import { lockCheckout } from './records.ts';
 
-/** The checkout as a confirmation reads it: its row with its price's terms, locked until the transaction ends. */
+/**
+ * The checkout as a confirmation reads it: its row, locked until the transaction ends, with its
+ * price's terms (read from the catalog in the same transaction; undefined, as for an unknown checkout,
+ * should the price be missing).
+ */
 export async function lockCheckoutForConfirmation(em: EntityManager, checkoutId: string) {
-  return kyselyOf(em)
-    .selectFrom('checkouts as c')
-    .innerJoin('prices as p', 'p.id', 'c.productPriceId')
-    .selectAll('c')
-    .select(['p.type as priceType', 'p.interval as priceInterval', 'p.intervalCount as priceIntervalCount'])
-    .where('c.id', '=', checkoutId)
-    .forUpdate('c')
-    .executeTakeFirst();
+  const checkout = await lockCheckout(em, checkoutId);
+  if (!checkout) return undefined;
+  const terms = await checkoutPriceTerms(em, checkout.productPriceId);
+  return terms && { ...checkout, ...terms };
 }
 
 export type ConfirmingCheckout = NonNullable<Awaited<ReturnType<typeof lockCheckoutForConfirmation>>>;
 
 /**
  * What a confirmation request checks before its Update: the checkout's status and buyer, its
- * customer's e-mail and name, and its price's kind, in one statement (the buyer's hot path).
+ * customer's e-mail and name, and its price's kind (the buyer's hot path: the checkout, then its
+ * price and customer from their owners at once).
  */
 export async function confirmableCheckoutRow(
   em: EntityManager,
   by: { clientSecret: string } | { id: string; organizationId: string },
 ) {
   const query = kyselyOf(em)
-    .selectFrom('checkouts as c')
-    .innerJoin('prices as p', 'p.id', 'c.productPriceId')
-    .leftJoin('customers as cu', 'cu.id', 'c.customerId')
+    .selectFrom('checkouts')
     .select([
-      'c.id',
-      'c.status',
-      'c.amount',
-      'c.customerId',
-      'c.customerEmail',
-      'c.customerName',
-      'cu.email as ownerEmail',
-      'cu.name as ownerName',
-      'c.customerTaxId',
-      'p.type as priceType',
-      'p.interval as priceInterval',
-      'c.noFeesInstallments',
-      'c.paymentMethod',
-      'c.requireBillingAddress',
+      'id',
+      'status',
+      'amount',
+      'customerId',
+      'customerEmail',
+      'customerName',
+      'customerTaxId',
+      'productPriceId',
+      'noFeesInstallments',
+      'paymentMethod',
+      'requireBillingAddress',
     ])
-    .select((eb) => eb('c.customerBillingAddress', 'is not', null).as('hasBillingAddress'));
-  return (
+    .select((eb) => eb('customerBillingAddress', 'is not', null).as('hasBillingAddress'));
+  const checkout = await (
     'clientSecret' in by
-      ? query.where('c.clientSecret', '=', by.clientSecret)
-      : query.where('c.id', '=', by.id).where('c.organizationId', '=', by.organizationId)
+      ? query.where('clientSecret', '=', by.clientSecret)
+      : query.where('id', '=', by.id).where('organizationId', '=', by.organizationId)
   ).executeTakeFirst();
+  if (!checkout) return undefined;
+  const { productPriceId, ...row } = checkout;
+  const [terms, owner] = await Promise.all([
+    checkoutPriceTerms(em, productPriceId),
+    row.customerId ? checkoutOwnerOf(em, row.customerId) : undefined,
+  ]);
+  if (!terms) return undefined;
+  return {
+    ...row,
+    ownerEmail: owner?.ownerEmail ?? null,
+    ownerName: owner?.ownerName ?? null,
+    priceType: terms.priceType,
+    priceInterval: terms.priceInterval,
+  };
 }

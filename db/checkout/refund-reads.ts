@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { kyselyOf } from '../kysely.ts';
 
-/** What the sale object's refunds read of the checkout object's transactions (GET /refunds). */
+/** What the sale object's refunds read of the checkout object's transactions (GET /refunds, the refund's workflow). */
 
 /** The currency of each of these transactions, by id (a refund is in its payment's currency). */
 export async function transactionCurrencies(
@@ -16,4 +16,13 @@ export async function transactionCurrencies(
     .where('id', 'in', ids)
     .execute();
   return new Map(rows.map((t) => [t.id, t.currency]));
+}
+
+/** The refunded payment's gateway transaction and what was refunded of it; a payment that does not exist throws. */
+export async function refundedPayment(em: EntityManager, transactionId: string) {
+  return kyselyOf(em)
+    .selectFrom('transactions')
+    .select(['id', 'gatewayTransactionId', 'refundedAmount'])
+    .where('id', '=', transactionId)
+    .executeTakeFirstOrThrow();
 }

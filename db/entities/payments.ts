@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ConfirmCardToken, ConfirmPaymentMethod } from '../../domain/checkout.ts';
+import { CHECKOUT_STATUSES, type ConfirmCardToken, type ConfirmPaymentMethod } from '../../domain/checkout.ts';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
@@ -47,8 +47,6 @@ export const CheckoutLink = defineEntity({
     updatedAt: p.datetime(),
   },
 });
-
-export const CHECKOUT_STATUSES = ['open', 'confirmed', 'succeeded', 'failed', 'expired'] as const;
 
 export const Checkout = defineEntity({
   name: 'Checkout',

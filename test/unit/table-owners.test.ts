@@ -26,6 +26,11 @@ tester.run('table-owners/owner-only', rule, {
     { filename: 'api/routes/products.ts', code: "z.string().meta({ description: 'Select one price' });" },
     { filename: 'db/subscription/writes.ts', code: "db.updateTable('subscriptions').set({ status: 'active' });" },
     { filename: 'db/checkout/records.ts', code: `${entityImport}em.create(Checkout, {});` },
+    // The owner joins its own tables.
+    {
+      filename: 'db/checkout/records.ts',
+      code: "db.selectFrom('checkouts as c').innerJoin('transactions as t', 't.checkoutId', 'c.id');",
+    },
     // A table of the simulator's own schema is not ours.
     { filename: 'activities/x.ts', code: "sql('select * from gateway_sim.checkouts where id = ?');" },
     {
@@ -49,6 +54,23 @@ tester.run('table-owners/owner-only', rule, {
       filename: 'pages/portal/reads.ts',
       code: "db.selectFrom('checkouts as c').selectAll();",
       errors: [{ messageId: 'foreign', data: { table: 'checkouts', object: 'checkout' } }],
+    },
+    {
+      // A repository may not join another object's table: it asks that object's repository instead.
+      filename: 'db/checkout/confirmations.ts',
+      code: "db.selectFrom('checkouts as c').innerJoin('prices as p', 'p.id', 'c.productPriceId').leftJoin('customers', 'customers.id', 'c.customerId');",
+      errors: [
+        { messageId: 'foreign', data: { table: 'prices', object: 'catalog' } },
+        { messageId: 'foreign', data: { table: 'customers', object: 'customer' } },
+      ],
+    },
+    {
+      filename: 'db/sale/records.ts',
+      code: "db.selectFrom('sales').rightJoin('products as p', 'p.id', 'sales.productId').fullJoin('transactions', 'x', 'y').crossJoin('refunds');",
+      errors: [
+        { messageId: 'foreign', data: { table: 'products', object: 'catalog' } },
+        { messageId: 'foreign', data: { table: 'transactions', object: 'checkout' } },
+      ],
     },
     {
       // The subscription's repository may not write a checkout's entity.

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Checkout } from '../../db/entities/index.ts';
 import { billingAddressInput, billingAddressSchema, presentBillingAddress } from './customers.ts';
 import { emailAddress, iso, listQuery, metadata, paginated, TAX_ID_FORMAT, uuid, nonBlank } from './common.ts';
-import { CHECKOUT_STATUSES } from '../../db/entities/payments.ts';
+import { CHECKOUT_STATUSES } from '../../domain/checkout.ts';
 
 /**
  * Wire shapes of checkouts: the spec's Checkout record (plus what the engine adds: product, quantity,
