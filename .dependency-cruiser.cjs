@@ -56,6 +56,16 @@ module.exports = {
       from: { path: '^pages/' },
       to: { path: ['^db/', 'node_modules/(@mikro-orm|kysely|pg)/'] },
     },
+    {
+      name: 'entities-only-in-repositories',
+      comment:
+        'The entities are the repositories\' own (one owner per table, issue 32 section 1, docs/decisions/0057): ' +
+        'code outside db/ reads and writes records through db/<object>/ functions, never an entity of its own. ' +
+        'A type import (a wire schema checked against its entity) is allowed.',
+      severity: 'error',
+      from: { path: `^(${LAYERS.flatMap((l) => l.folders).join('|')}|worker)/`, pathNot: '^db/' },
+      to: { path: '^db/entities/', dependencyTypesNot: ['type-only'] },
+    },
     ...LAYERS.map((l) => ({
       name: `layer-${l.name}`,
       comment: `${l.name}/ imports only from ${l.may.length ? l.may.join(', ') : 'itself'} (README.md, Layout).`,
