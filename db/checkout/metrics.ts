@@ -6,7 +6,7 @@ import type { CheckoutPeriodCounts } from '../../domain/metrics.ts';
 /**
  * The organization's checkouts counted per period (the periods of `bounds`, in order), each period an
  * index-only range scan of checkouts_org_created_idx. Renewal checkouts are opened by us, not by a
- * buyer: they are no part of the conversion.
+ * buyer: they are no part of the conversion. One row of arrays, as salesPerPeriod's (db/sale/metrics.ts).
  */
 export async function checkoutsPerPeriod(
   em: EntityManager,
@@ -14,7 +14,7 @@ export async function checkoutsPerPeriod(
   bounds: readonly string[],
 ): Promise<CheckoutPeriodCounts[]> {
   const { productId, customerId } = f;
-  const rows = await kyselyOf(em)
+  const row = await kyselyOf(em)
     .selectFrom(periodsOf(bounds).as('p'))
     .innerJoinLateral(
       (eb) =>
@@ -34,8 +34,13 @@ export async function checkoutsPerPeriod(
           .as('cs'),
       (join) => join.onTrue(),
     )
-    .select(['cs.checkouts', 'cs.succeededCheckouts'])
-    .orderBy('p.n')
-    .execute();
-  return rows.map((row) => ({ checkouts: Number(row.checkouts), succeededCheckouts: Number(row.succeededCheckouts) }));
+    .select([
+      sql<string[]>`array_agg(cs.checkouts::bigint order by p.n)`.as('checkouts'),
+      sql<string[]>`array_agg(cs."succeededCheckouts"::bigint order by p.n)`.as('succeededCheckouts'),
+    ])
+    .executeTakeFirstOrThrow();
+  return row.checkouts.map((checkouts, i) => ({
+    checkouts: Number(checkouts),
+    succeededCheckouts: Number(row.succeededCheckouts[i]),
+  }));
 }

@@ -29,7 +29,8 @@ function priceTable(prices: readonly PriceInterval[]) {
  * end and end of trial is a row of its own (a union: a lateral VALUES per subscription took four
  * times as long), whose period width_bucket finds by binary search over the periods' starts; running
  * sums over the periods make the active count and MRR at each one's end. `prices` are the periods of
- * the organization's prices, read from the catalog (db/catalog/metrics-reads.ts).
+ * the organization's prices, read from the catalog (db/catalog/metrics-reads.ts). One row of arrays, as
+ * salesPerPeriod's (db/sale/metrics.ts).
  */
 export async function subscriptionsPerPeriod(
   em: EntityManager,
@@ -40,7 +41,7 @@ export async function subscriptionsPerPeriod(
   const { productId, customerId } = f;
   const range = rangeOf(bounds);
   const starts = bounds.slice(0, -1);
-  const rows = await kyselyOf(em)
+  const row = await kyselyOf(em)
     .with('in_range', (db) =>
       // Those that ended before the range are in none of its periods.
       db
@@ -88,20 +89,30 @@ export async function subscriptionsPerPeriod(
         ) as c
         group by 1)`,
     )
-    .selectFrom(periodsOf(bounds).as('p'))
-    .leftJoin('changes as sc', 'sc.n', 'p.n')
+    .with('per_period', (db) =>
+      db
+        .selectFrom(periodsOf(bounds).as('p'))
+        .leftJoin('changes as sc', 'sc.n', 'p.n')
+        .select([
+          'p.n',
+          sql<string>`coalesce(sc.new_subscriptions, 0)`.as('new_subscriptions'),
+          sql<string>`coalesce(sc.churned_subscriptions, 0)`.as('churned_subscriptions'),
+          sql<string>`sum(coalesce(sc.active_change, 0)) over (order by p.n)`.as('active_subscriptions'),
+          sql<string>`sum(coalesce(sc.mrr_change, 0)) over (order by p.n)`.as('mrr'),
+        ]),
+    )
+    .selectFrom('per_period')
     .select([
-      sql<string>`coalesce(sc.new_subscriptions, 0)`.as('newSubscriptions'),
-      sql<string>`coalesce(sc.churned_subscriptions, 0)`.as('churnedSubscriptions'),
-      sql<string>`sum(coalesce(sc.active_change, 0)) over (order by p.n)`.as('activeSubscriptions'),
-      sql<string>`sum(coalesce(sc.mrr_change, 0)) over (order by p.n)`.as('mrr'),
+      sql<string[]>`array_agg(new_subscriptions::bigint order by n)`.as('newSubscriptions'),
+      sql<string[]>`array_agg(churned_subscriptions::bigint order by n)`.as('churnedSubscriptions'),
+      sql<string[]>`array_agg(active_subscriptions::bigint order by n)`.as('activeSubscriptions'),
+      sql<string[]>`array_agg(mrr::bigint order by n)`.as('mrr'),
     ])
-    .orderBy('p.n')
-    .execute();
-  return rows.map((row) => ({
-    newSubscriptions: Number(row.newSubscriptions),
-    churnedSubscriptions: Number(row.churnedSubscriptions),
-    activeSubscriptions: Number(row.activeSubscriptions),
-    mrr: Number(row.mrr),
+    .executeTakeFirstOrThrow();
+  return row.newSubscriptions.map((created, i) => ({
+    newSubscriptions: Number(created),
+    churnedSubscriptions: Number(row.churnedSubscriptions[i]),
+    activeSubscriptions: Number(row.activeSubscriptions[i]),
+    mrr: Number(row.mrr[i]),
   }));
 }
