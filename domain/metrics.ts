@@ -1,8 +1,9 @@
 /**
  * The rules of the metrics report (GET /metrics/) that need no database: which ranges and time zones
  * it takes, how many periods a range makes, and how averages, rates and totals are derived from the
- * sums and counts PostgreSQL returns (db/metrics-queries.ts). Dates are local calendar dates
- * (YYYY-MM-DD) in the report's time zone.
+ * sums and counts each owner reads per period (db/sale/metrics.ts, db/checkout/metrics.ts,
+ * db/subscription/metrics.ts), combined here. Dates are local calendar dates (YYYY-MM-DD) in the
+ * report's time zone.
  */
 
 export const METRIC_INTERVALS = ['day', 'week', 'month', 'year'] as const;
@@ -114,7 +115,29 @@ export function shareOf(part: number, whole: number): number | null {
   return basisPoints === null ? null : basisPoints / 10_000;
 }
 
-/** What PostgreSQL returns for one period: sums (cents) and counts over its records. */
+/** One period's sales, as their owner sums them: cents, and counts. */
+export interface SalePeriodSums {
+  revenue: number;
+  refunds: number;
+  salesCount: number;
+  refundedSalesCount: number;
+}
+
+/** One period's checkouts (renewals left out): those opened, and those that succeeded. */
+export interface CheckoutPeriodCounts {
+  checkouts: number;
+  succeededCheckouts: number;
+}
+
+/** One period's subscriptions: new and churned in it, active and their MRR (cents) at its end. */
+export interface SubscriptionPeriodCounts {
+  newSubscriptions: number;
+  churnedSubscriptions: number;
+  activeSubscriptions: number;
+  mrr: number;
+}
+
+/** One period's sums (cents) and counts over its records. */
 export interface PeriodSums {
   revenue: number;
   refunds: number;
@@ -128,6 +151,38 @@ export interface PeriodSums {
   mrr: number;
   checkouts: number;
   succeeded_checkouts: number;
+}
+
+/**
+ * The periods' sums from each owner's lists, which hold one entry per period of the same range, in
+ * the periods' order (each statement buckets by the same bounds, db/metric-periods.ts).
+ */
+export function combinedSums(
+  sales: readonly SalePeriodSums[],
+  checkouts: readonly CheckoutPeriodCounts[],
+  subscriptions: readonly SubscriptionPeriodCounts[],
+): PeriodSums[] {
+  if (checkouts.length !== sales.length || subscriptions.length !== sales.length) {
+    throw new Error(
+      `metrics: ${sales.length} sales, ${checkouts.length} checkout, ${subscriptions.length} subscription periods`,
+    );
+  }
+  return sales.map((s, i) => {
+    const c = checkouts[i]!;
+    const u = subscriptions[i]!;
+    return {
+      revenue: s.revenue,
+      refunds: s.refunds,
+      sales_count: s.salesCount,
+      refunded_sales_count: s.refundedSalesCount,
+      new_subscriptions: u.newSubscriptions,
+      churned_subscriptions: u.churnedSubscriptions,
+      active_subscriptions: u.activeSubscriptions,
+      mrr: u.mrr,
+      checkouts: c.checkouts,
+      succeeded_checkouts: c.succeededCheckouts,
+    };
+  });
 }
 
 export interface PeriodFigures extends PeriodSums {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { periodSums, UnknownTimeZone } from '../../db/metrics-queries.ts';
-import { plainSql } from '../../db/plain-sql.ts';
+import { UnknownTimeZone } from '../../db/metric-periods.ts';
 import { figuresOf, knownTimeZone, rangeRefusal, totalsOf } from '../../domain/metrics.ts';
 import { unprocessable } from '../../use-cases/errors.ts';
+import { reportPeriods } from '../../use-cases/metrics-report.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { metricsQuery, metricsReport, metricsValidationErrors, presentPeriod } from '../schemas/metrics.ts';
@@ -18,7 +18,7 @@ const invalidTimeZone = (name: string) =>
     `timezone must be an IANA time zone name such as America/Sao_Paulo or UTC; got ${JSON.stringify(name)}`,
   );
 
-/** The organization's figures per period of a local date range, read from its records in one statement. */
+/** The organization's figures per period of a local date range, each owner summing its own records (use-cases/metrics-report.ts). */
 export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.get(
     '/',
@@ -45,7 +45,7 @@ export const metricsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       if (!timeZone) throw invalidTimeZone(q.timezone);
       let rows;
       try {
-        rows = await periodSums(plainSql(deps.orm), {
+        rows = await reportPeriods(deps.orm.em.fork(), {
           organizationId,
           startDate: q.start_date,
           endDate: q.end_date,

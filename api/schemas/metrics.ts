@@ -7,7 +7,7 @@ import {
   METRIC_INTERVALS,
   type PeriodFigures,
 } from '../../domain/metrics.ts';
-import type { PeriodRow } from '../../db/metrics-queries.ts';
+import type { MetricPeriod } from '../../db/metric-periods.ts';
 import { validationErrors } from '../../use-cases/schemas/common.ts';
 
 const localDate = z.iso.date();
@@ -94,7 +94,7 @@ export const metricsValidationErrors = validationErrors({
   invalid_timezone: 'timezone is not an IANA time zone name',
 });
 
-export function presentPeriod(row: PeriodRow, f: PeriodFigures) {
+export function presentPeriod(row: MetricPeriod, f: PeriodFigures) {
   return {
     ...f,
     start_date: row.start_date,

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The metrics report sums a range of an organization's sales and checkouts per period
- * (db/metrics-queries.ts): indexes on (organization_id, created_at) that carry the columns it reads,
+ * (db/sale/metrics.ts, db/checkout/metrics.ts): indexes on (organization_id, created_at) that carry the columns it reads,
  * so each period is an index-only range scan (about half the time of reading the rows; docs/performance.md).
  * They replace the plain (organization_id, created_at desc) ones, which lists read backwards as well,
  * so a checkout's write maintains as many indexes as before.
