@@ -59,7 +59,7 @@ module.exports = {
     {
       name: 'entities-only-in-repositories',
       comment:
-        'The entities are the repositories\' own (one owner per table, issue 32 section 1, docs/decisions/0057): ' +
+        "The entities are the repositories' own (one owner per table, issue 32 section 1, docs/decisions/0057): " +
         'code outside db/ reads and writes records through db/<object>/ functions, never an entity of its own. ' +
         'A type import (a wire schema checked against its entity) is allowed.',
       severity: 'error',

@@ -1,5 +1,5 @@
 /**
- * One way to the database (docs/decisions/0003-two-ways-to-the-database.md): MikroORM's entities and
+ * One way to the database (docs/decisions/0003-one-way-to-the-database.md): MikroORM's entities and
  * its typed Kysely, opened by db/kysely.ts (`kyselyOf`, `prepared`). This rule refuses the others,
  * using the types: a MikroORM method that runs or builds raw SQL (`em.execute`, `getConnection()`, the
  * query builders, the untyped Kysely and the pg client underneath). Importing `pg` or `kysely` is

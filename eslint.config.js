@@ -69,7 +69,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   // One way to the database: entities and MikroORM's typed Kysely, opened by db/kysely.ts
-  // (docs/decisions/0003-two-ways-to-the-database.md).
+  // (docs/decisions/0003-one-way-to-the-database.md).
   {
     files: APPLICATION,
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -3,7 +3,7 @@ import { markDatabaseError, pgConnectionOptions, type ConnectionOptions } from '
 
 /**
  * The one exception to "entities and the typed Kysely, on MikroORM's pool"
- * (docs/decisions/0003-two-ways-to-the-database.md): a LISTEN holds its own connection for as long as
+ * (docs/decisions/0003-one-way-to-the-database.md): a LISTEN holds its own connection for as long as
  * it listens, and a pooled one would be handed to other statements (and lose its LISTEN) when released. Every LISTEN of ours opens it here: the API's credential
  * revocations (api/auth/credential-cache.ts) and the worker's outbox relay (worker/webhook-relay.ts).
  */
