@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { priceIntervals, productNames } from '../db/catalog/notification-reads.ts';
+import { priceIntervals, productNames } from '../db/catalog/labels.ts';
 import { customerContacts } from '../db/customer/notification-reads.ts';
 import {
   claimDueJobs,

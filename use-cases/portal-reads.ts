@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { priceIntervals, productNames } from '../db/catalog/portal-reads.ts';
+import { priceIntervals, productNames } from '../db/catalog/labels.ts';
 import { findCustomerByKey, type CustomerRow } from '../db/customer/customers.ts';
 import { invoicesOfSubscriptions } from '../db/invoice/portal-reads.ts';
 import type { InvoiceRow } from '../db/invoice/records.ts';
@@ -64,7 +64,7 @@ export async function overviewData(em: EntityManager, scope: PortalCustomerScope
     subscriptions: subscriptions.map((subscription) => ({
       subscription,
       productName: names.get(subscription.productId) ?? '',
-      interval: intervals.get(subscription.priceId) ?? null,
+      interval: intervals.get(subscription.priceId)?.interval ?? null,
     })),
     sales: sales.map((sale) => ({ sale, productName: names.get(sale.productId) ?? '' })),
     invoices: invoices.map((invoice) => ({ invoice, productName: productOf.get(invoice.subscriptionId) ?? '' })),
@@ -90,7 +90,7 @@ export async function subscriptionData(
       subscription,
       charges,
       productName: names.get(subscription.productId) ?? '',
-      interval: intervals.get(subscription.priceId) ?? null,
+      interval: intervals.get(subscription.priceId)?.interval ?? null,
     };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return null;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { saleProductNames } from '../catalog/sale-record-reads.ts';
+import { productNames } from '../catalog/labels.ts';
 import { salePayments } from '../checkout/sale-record-reads.ts';
 import { saleCustomers } from '../customer/sale-record-reads.ts';
 import { kyselyOf } from '../kysely.ts';
@@ -22,7 +22,7 @@ export async function salesWithRelations(em: EntityManager, ids: readonly string
       em,
       sales.map((s) => s.customerId),
     ),
-    saleProductNames(
+    productNames(
       em,
       sales.map((s) => s.productId),
     ),

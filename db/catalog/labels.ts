@@ -1,8 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { kyselyOf } from '../kysely.ts';
 
-/** What the event object's notifications read of the catalog (activities/notifications.ts). */
+/**
+ * What other objects show of the catalog beside their own records (a sale's record, the customer
+ * portal, the notifications): products' names and prices' periods, by id, archived or deleted ones
+ * included (a sale or a subscription keeps its product and price).
+ */
 
+/** The name of each of these products, by id. */
 export async function productNames(em: EntityManager, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await kyselyOf(em)
@@ -13,6 +18,7 @@ export async function productNames(em: EntityManager, ids: readonly string[]): P
   return new Map(rows.map((p) => [p.id, p.name]));
 }
 
+/** Each of these prices' period (both null for a one-time price), by id. */
 export async function priceIntervals(
   em: EntityManager,
   ids: readonly string[],
