@@ -2,6 +2,7 @@ import type { Config } from '../config/env.ts';
 import { openOrm, type Orm } from '../db/orm.ts';
 import { HttpGateway } from './http-adapter.ts';
 import { MercadoPagoGateway } from './mercadopago-adapter.ts';
+import { webhooksOnly } from './mercadopago-notifications.ts';
 import type { PaymentGateway } from './port.ts';
 
 /**
@@ -51,7 +52,8 @@ const mercadoPago = (config: Config) =>
     // loadConfig refuses GATEWAY=mercadopago without MERCADOPAGO_ACCESS_TOKEN.
     accessToken: config.MERCADOPAGO_ACCESS_TOKEN!,
     timeoutMs: config.MERCADOPAGO_TIMEOUT_MS,
-    notificationUrl: config.MERCADOPAGO_NOTIFICATION_URL ?? null,
+    // Webhooks only: without source_news=webhooks Mercado Pago also sends its unsigned IPN notices there.
+    notificationUrl: config.MERCADOPAGO_NOTIFICATION_URL ? webhooksOnly(config.MERCADOPAGO_NOTIFICATION_URL) : null,
     acceptCardData: config.acceptsCardData,
   });
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
 import {
   InvalidNotificationError,
-  NOTIFICATION_TOLERANCE_SECONDS,
+  isIpnNotice,
   verifyPaymentNotification,
 } from '../../gateway/mercadopago-notifications.ts';
 import { unauthorized } from '../../use-cases/errors.ts';
@@ -24,9 +24,11 @@ import type { RouteDeps } from '../route-deps.ts';
  *
  * A notice only says "payment N changed", so nothing in it is believed: once its signature holds, the
  * payment is read from Mercado Pago and the checkout it was made for learns the status Mercado Pago
- * answered. A replay therefore changes nothing (the signature's 5-minute window bounds it anyway).
+ * answered. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
+ * documented two ways, and a retried notice may keep it: decision 0066).
  * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is not one of our
- * checkouts', is acknowledged (a forged id would otherwise be retried forever); an outage is a 503.
+ * checkouts', is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
+ * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
  */
 export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config } = deps;
@@ -42,9 +44,10 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         summary: 'Receive a payment notification from Mercado Pago',
         description:
           'Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). ' +
-          'Authenticated by the x-signature header: `ts=<seconds>,v1=<hex>`, an HMAC-SHA256 with the webhook ' +
-          'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body), ' +
-          `at most ${NOTIFICATION_TOLERANCE_SECONDS / 60} minutes old; it is checked before anything else. ` +
+          'Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook ' +
+          'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); ' +
+          'it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. ' +
+          'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
           'The payment is then read from Mercado Pago, never from the notice, and its checkout is told. ' +
           'A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged ' +
           'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
@@ -67,7 +70,12 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         return reply;
       },
       // Checked before the request is validated: an unsigned request learns nothing about the shape.
-      preValidation: async (request) => {
+      preValidation: async (request, reply) => {
+        // Unsigned by design: acknowledged, so that it is not retried, and never acted on.
+        if (isIpnNotice((request.query ?? {}) as Record<string, unknown>)) {
+          request.log.info('Mercado Pago IPN notice acknowledged and ignored (webhooks only)');
+          return reply.send({ received: true as const });
+        }
         verified.set(request, verify(request, secret!));
         // Mercado Pago's word, not a person's: what it leads to is the system's doing.
         request.identifyActor?.(SYSTEM_ACTOR);

@@ -90,7 +90,11 @@ export const NOTIFICATION_URL = 'https://billing.example/api/v1/gateway/mercadop
 export const mercadoPagoGateway = (timeoutMs = 2000, clock?: () => Date) =>
   new MercadoPagoGateway({ accessToken: 'TEST-0000-token', timeoutMs, notificationUrl: NOTIFICATION_URL, clock });
 
-/** Mercado Pago's x-signature over a notification's manifest, with its x-request-id (its webhooks' reference). */
+/**
+ * Mercado Pago's x-signature over a notification's manifest, with its x-request-id (its webhooks' reference).
+ * `ts` is in seconds, as the page's example and the SDK have it; pass `Date.now()` for the milliseconds
+ * its text speaks of.
+ */
 export function signedNotice(dataId: string, secret: string, ts = Math.floor(Date.now() / 1000)) {
   const requestId = randomUUID();
   const v1 = createHmac('sha256', secret).update(`id:${dataId};request-id:${requestId};ts:${ts};`).digest('hex');
