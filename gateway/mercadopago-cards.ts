@@ -1,4 +1,4 @@
-import { CardToken as MpCardToken, Customer, type MercadoPagoConfig } from 'mercadopago';
+import { CardToken as MpCardToken, Customer, MercadoPagoError, type MercadoPagoConfig } from 'mercadopago';
 import { GatewayError, type CardInput, type CardOwner, type CardToken } from './port.ts';
 
 /**
@@ -40,25 +40,51 @@ const BRANDS: Record<string, string> = {
 export const brandOf = (paymentMethodId: string | undefined) =>
   paymentMethodId ? (BRANDS[paymentMethodId] ?? paymentMethodId) : 'unknown';
 
+/**
+ * `POST /v1/customers` refuses an e-mail the account already has with 400 and cause 101 ("the customer
+ * already exist.", the customers API reference's errors): the customer was created between our search
+ * and our create (another checkout of the same buyer), so it is found again rather than the card refused.
+ */
+const alreadyExists = (err: unknown) =>
+  err instanceof MercadoPagoError &&
+  err.status === 400 &&
+  (err.causes as { code?: unknown }[]).some((cause) => String(cause?.code) === '101');
+
+async function searchCustomer(calls: MercadoPagoCalls, email: string, key: string): Promise<string | null> {
+  const found = await calls.sdk('GET /v1/customers/search', () =>
+    new Customer(calls.config(key)).search({ options: { email } }),
+  );
+  return found.results?.find((c) => c.id)?.id ?? null;
+}
+
 /** The customer that keeps the owner's cards: found by e-mail (unique per account), else created. */
 async function customerOf(calls: MercadoPagoCalls, owner: CardOwner, key: string): Promise<string> {
   const email = owner.email;
   if (!email) throw new GatewayError("Mercado Pago keeps a card with a customer: the buyer's e-mail is needed", false);
-  const found = await calls.sdk('GET /v1/customers/search', () =>
-    new Customer(calls.config(`${key}:customer-search`)).search({ options: { email } }),
-  );
-  const existing = found.results?.find((c) => c.id);
-  if (existing?.id) return existing.id;
+  const existing = await searchCustomer(calls, email, `${key}:customer-search`);
+  if (existing) return existing;
   const [firstName, ...rest] = (owner.name ?? '').trim().split(/\s+/);
   const created = await calls.sdk('POST /v1/customers', () =>
-    new Customer(calls.config(`${key}:customer`)).create({
-      body: {
-        email,
-        ...(firstName ? { first_name: firstName } : {}),
-        ...(rest.length ? { last_name: rest.join(' ') } : {}),
-      },
-    }),
+    new Customer(calls.config(`${key}:customer`))
+      .create({
+        body: {
+          email,
+          ...(firstName ? { first_name: firstName } : {}),
+          ...(rest.length ? { last_name: rest.join(' ') } : {}),
+        },
+      })
+      .catch((err: unknown) => {
+        if (alreadyExists(err)) return null;
+        throw err;
+      }),
   );
+  if (created === null) {
+    const raced = await searchCustomer(calls, email, `${key}:customer-search-again`);
+    // Created, yet not found yet: the search lags; the activity's retry finds it.
+    if (!raced)
+      throw new GatewayError('Mercado Pago has a customer for this e-mail that its search does not show yet', true);
+    return raced;
+  }
   if (!created.id) throw new GatewayError('Mercado Pago created a customer without an id', true);
   return created.id;
 }

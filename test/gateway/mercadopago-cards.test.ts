@@ -56,6 +56,30 @@ describe("keeping the browser's card", () => {
     expect(card.id).toBe(KEPT);
   });
 
+  // The customers API's error 101 ("the customer already exist."): another checkout of the same buyer
+  // created it between our search and our create.
+  it('finds the customer a racing create made instead of refusing the card', async () => {
+    answer('GET', (p) => p.startsWith('/v1/customers/search'), 200, fixture('customer-search-empty'));
+    answer('POST', '/v1/customers', 400, fixture('error-customer-already-exists'));
+    answer('GET', (p) => p.startsWith('/v1/customers/search'), 200, fixture('customer-search-found'));
+    answer('POST', '/v1/customers/1234567890-abcdEFGhijKLmn/cards', 201, fixture('customer-card-created'));
+    const card = await gateway().keepBrowserCard('tok', owner, 'k');
+    expect(sent.map((s) => `${s.method} ${s.path.split('?')[0]}`)).toEqual([
+      'GET /v1/customers/search',
+      'POST /v1/customers',
+      'GET /v1/customers/search',
+      'POST /v1/customers/1234567890-abcdEFGhijKLmn/cards',
+    ]);
+    expect(card.id).toBe(KEPT);
+  });
+
+  it('retries later when the customer exists yet its search does not show it', async () => {
+    answer('GET', (p) => p.startsWith('/v1/customers/search'), 200, fixture('customer-search-empty'));
+    answer('POST', '/v1/customers', 400, fixture('error-customer-already-exists'));
+    answer('GET', (p) => p.startsWith('/v1/customers/search'), 200, fixture('customer-search-empty'));
+    await expect(gateway().keepBrowserCard('tok', owner, 'k')).rejects.toMatchObject({ retryable: true });
+  });
+
   it("without the buyer's e-mail nothing is sent; a spent token is a refusal, not retried", async () => {
     await expect(gateway().keepBrowserCard('tok', { email: null, name: 'Ana' }, 'k')).rejects.toMatchObject({
       retryable: false,
