@@ -48,7 +48,16 @@ function paymentData(t: GatewayTransaction): GatewayPaymentData {
     status: t.status,
     authorization_code: t.authorizationCode,
     installments: t.installments,
-    ...(t.pix ? { pix: { qr_code: t.pix.qrCode, qr_code_image: t.pix.qrCodeImage, expires_at: t.pix.expiresAt } } : {}),
+    ...(t.pix
+      ? {
+          pix: {
+            qr_code: t.pix.qrCode,
+            qr_code_image: t.pix.qrCodeImage,
+            expires_at: t.pix.expiresAt,
+            ...(t.pix.url ? { url: t.pix.url } : {}),
+          },
+        }
+      : {}),
     ...(t.boleto
       ? {
           boleto: {

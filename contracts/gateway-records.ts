@@ -58,6 +58,8 @@ export interface PixDetails {
   /** The same as a PNG image, as a data: URL. */
   qrCodeImage: string;
   expiresAt: string;
+  /** The gateway's own page of this pix, where it has one (Mercado Pago's ticket_url). */
+  url?: string;
 }
 
 export interface BoletoDetails {

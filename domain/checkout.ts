@@ -86,7 +86,8 @@ export type GatewayPaymentData = {
   status: string;
   authorization_code: string | null;
   installments: number;
-  pix?: { qr_code: string; qr_code_image: string; expires_at: string };
+  /** `url`: the gateway's own page of the pix, where it has one. */
+  pix?: { qr_code: string; qr_code_image: string; expires_at: string; url?: string };
   boleto?: { barcode: string; digitable_line: string; due_date: string; url: string };
 };
 

@@ -50,6 +50,8 @@ const CARD_DATA_REFUSED =
   'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
   'send the card token; card data on this server needs ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true';
 
+const PIX_NEEDS_EMAIL = "Mercado Pago issues a pix only with the payer's e-mail: send customer_email";
+
 /**
  * The PaymentGateway over Mercado Pago's payments API, through its official SDK: card payments,
  * pix and boleto, and a card vault (cards kept with a customer). It offers no RecurringBilling:
@@ -90,7 +92,9 @@ export class MercadoPagoGateway implements PaymentGateway {
   }
 
   async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
-    const body = pixPaymentBody(input, idempotencyKey, this.common(), this.clock());
+    const buyer = input.buyer;
+    if (!buyer?.email) throw new GatewayError(PIX_NEEDS_EMAIL, false);
+    const body = pixPaymentBody({ ...input, buyer }, idempotencyKey, this.common(), this.clock());
     return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
   }
 

@@ -43,7 +43,7 @@ export interface MpPayment {
     external_resource_url?: string;
     barcode?: { content?: string };
   };
-  point_of_interaction?: { transaction_data?: { qr_code?: string; qr_code_base64?: string } };
+  point_of_interaction?: { transaction_data?: { qr_code?: string; qr_code_base64?: string; ticket_url?: string } };
 }
 
 interface MpCard {
@@ -116,12 +116,28 @@ export function payerAddressOf(a: NonNullable<BuyerInput['address']>) {
 /** `2026-01-31T12:00:00.000+00:00`: the date format Mercado Pago's reference shows (an offset, not `Z`). */
 export const mpDateTime = (date: Date) => date.toISOString().replace('Z', '+00:00');
 
-export function pixPaymentBody(input: PixChargeInput, key: string, common: Common, now: Date) {
+/**
+ * A pix's expiry must lie "between 30 minutes and up to 30 days from the date of issue" (Checkout
+ * Transparente, receiving payments by Pix), measured on Mercado Pago's clock when the request arrives.
+ * The engine asks for as little as a checkout has left (30 minutes at most), measured before the call:
+ * so the asked validity is raised to the floor plus a margin for the transit and the clocks' drift, and
+ * capped below the ceiling. The answer's date_of_expiration is what the engine then keeps.
+ */
+export const PIX_EXPIRY_WINDOW = { minMs: 30 * 60_000, maxMs: 30 * 24 * 3600_000, marginMs: 2 * 60_000 };
+
+export function pixExpiry(now: Date, expiresInSeconds: number): Date {
+  const { minMs, maxMs, marginMs } = PIX_EXPIRY_WINDOW;
+  const asked = expiresInSeconds * 1000;
+  return new Date(now.getTime() + Math.min(Math.max(asked, minMs + marginMs), maxMs - marginMs));
+}
+
+/** A pix needs the payer's e-mail (and takes their document and name): the page's payer, always sent. */
+export function pixPaymentBody(input: PixChargeInput & { buyer: BuyerInput }, key: string, common: Common, now: Date) {
   return {
     ...base(input.reference, input.amount, key, common),
     payment_method_id: 'pix',
-    date_of_expiration: mpDateTime(new Date(now.getTime() + input.expiresInSeconds * 1000)),
-    ...(input.buyer ? { payer: payerOf(input.buyer) } : {}),
+    date_of_expiration: mpDateTime(pixExpiry(now, input.expiresInSeconds)),
+    payer: payerOf(input.buyer),
   };
 }
 
@@ -171,6 +187,8 @@ function pixOf(p: MpPayment): GatewayTransaction['pix'] {
     qrCode: data.qr_code,
     qrCodeImage: `data:image/png;base64,${data.qr_code_base64 ?? ''}`,
     expiresAt: iso(p.date_of_expiration) ?? '',
+    // Mercado Pago's own page of the pix (its QR code and instructions), for a buyer away from this page.
+    ...(data.ticket_url ? { url: data.ticket_url } : {}),
   };
 }
 

@@ -57,7 +57,14 @@ export const gatewayPaymentData = z.object({
   status: z.string(),
   authorization_code: z.string().nullable(),
   installments: z.number().int(),
-  pix: z.object({ qr_code: z.string(), qr_code_image: z.string(), expires_at: z.string() }).optional(),
+  pix: z
+    .object({
+      qr_code: z.string(),
+      qr_code_image: z.string(),
+      expires_at: z.string(),
+      url: z.string().optional().describe("The gateway's own page of this pix, where it has one"),
+    })
+    .optional(),
   boleto: z
     .object({ barcode: z.string(), digitable_line: z.string(), due_date: z.string(), url: z.string() })
     .optional(),

@@ -31,7 +31,8 @@ export const mercadoPagoNotificationQuery = z.object({
 // Open (loose): a header schema's parsed value replaces request.headers, which must keep the others.
 export const mercadoPagoNotificationHeaders = z.looseObject({
   'x-signature': z.string().max(500).optional().meta({
-    description: '`ts=<unix seconds or milliseconds>,v1=<hex HMAC-SHA256>`; required: without a valid one the answer is 401',
+    description:
+      '`ts=<unix seconds or milliseconds>,v1=<hex HMAC-SHA256>`; required: without a valid one the answer is 401',
     example: 'ts=1768050000,v1=0f3c9d2e8a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5',
   }),
   'x-request-id': z.string().max(200).optional().meta({ description: 'Signed with the payment id and `ts`' }),

@@ -31,7 +31,8 @@ describe('Mercado Pago pix', () => {
       metadata: { reference: 'chk_pix' },
       notification_url: NOTIFICATION_URL,
       payment_method_id: 'pix',
-      date_of_expiration: '2026-01-10T13:30:00.000+00:00',
+      // 30 minutes asked, 2 more for the transit: Mercado Pago refuses less than 30 on its clock (decision 0066).
+      date_of_expiration: '2026-01-10T13:32:00.000+00:00',
       payer: {
         email: 'maria@example.com',
         first_name: 'Maria',
@@ -161,7 +162,8 @@ describe('amounts on the wire', () => {
         answered.transaction_details = { total_paid_amount: Number(reais) };
         answer('POST', '/v1/payments', 201, answered);
         const t = await gateway().createPixCharge(
-          { reference: 'r', amount: cents, currency: 'BRL', expiresInSeconds: 60 },
+          // A pix carries the payer's e-mail (decision 0066: refused before the call without one).
+          { reference: 'r', amount: cents, currency: 'BRL', buyer: { email: 'r@example.com' }, expiresInSeconds: 60 },
           `k-${cents}`,
         );
         const raw = /"transaction_amount":([0-9.]+)/.exec(sent[0]!.raw ?? '')?.[1];
