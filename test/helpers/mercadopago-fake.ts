@@ -9,6 +9,10 @@ import { MP } from './mercadopago-mock.ts';
  * keeps payments, honours X-Idempotency-Key as Mercado Pago does (the same key answers the first
  * result), approves a card unless its holder is `OTHE`, leaves pix and boleto pending until the test
  * pays them, and records every request. Shapes follow test/fixtures/mercadopago (the API reference).
+ * Where the reference sets a rule, the fake keeps it (decision 0066): a pix needs the payer's e-mail and
+ * an expiry 30 minutes to 30 days ahead of its own clock (`arrivalMs` ahead of the caller's: the transit);
+ * a boleto the payer's first and last name and a full address; a second customer of an e-mail is refused
+ * with the customers API's error 101, and `raceCustomer` makes another caller create one just after a search.
  */
 export interface FakeRequest {
   method: string;
@@ -25,7 +29,15 @@ export class FakeMercadoPago {
   private readonly answered = new Map<string, Reply>();
   private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string }>();
   private readonly customers = new Map<string, { id: string; email: string }>();
+  private readonly racing = new Set<string>();
   private next = 7_000_000_000;
+  /** How much later than the caller's clock a request reaches the fake (its clock reads the pix window). */
+  arrivalMs = 1_500;
+
+  /** Another caller creates this e-mail's customer just after the next search for it (which misses it). */
+  raceCustomer(email: string): void {
+    this.racing.add(email);
+  }
 
   /** The buyer paid a pending pix or boleto (at their bank). */
   pay(paymentId: string): void {
@@ -54,13 +66,16 @@ export class FakeMercadoPago {
     const ok = (data: object, statusCode = 200) => ({ statusCode, data });
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1/customers/search') {
-      const found = [...this.customers.values()].filter((c) => c.email === url.searchParams.get('email'));
+      const email = url.searchParams.get('email') ?? '';
+      const found = [...this.customers.values()].filter((c) => c.email === email);
+      if (this.racing.delete(email)) this.addCustomer(email);
       return ok({ paging: { total: found.length }, results: found });
     }
     if (method === 'POST' && path === '/v1/customers') {
-      const customer = { id: `${this.next++}-cust`, email: body.email };
-      this.customers.set(customer.id, customer);
-      return ok(customer, 201);
+      if ([...this.customers.values()].some((c) => c.email === body.email)) {
+        return refused('the customer already exist.', '101');
+      }
+      return ok(this.addCustomer(body.email), 201);
     }
     if (method === 'POST' && (m = /^\/v1\/customers\/([^/]+)\/cards$/.exec(path))) {
       const token = this.tokens.get(body.token);
@@ -77,7 +92,10 @@ export class FakeMercadoPago {
       this.tokens.set(id, { holder: saved.holder, customerId: saved.customerId });
       return ok({ id, card_id: body.card_id, status: 'active' }, 201);
     }
-    if (method === 'POST' && path === '/v1/payments') return ok(this.createPayment(body), 201);
+    if (method === 'POST' && path === '/v1/payments') {
+      const refusal = this.payerRefusal(body);
+      return refusal ?? ok(this.createPayment(body), 201);
+    }
     if (method === 'GET' && path === '/v1/payments/search') {
       const found = [...this.payments.values()].filter(
         (p) => p.external_reference === url.searchParams.get('external_reference'),
@@ -100,6 +118,40 @@ export class FakeMercadoPago {
       return ok({ id: this.next++, payment_id: Number(p.id), amount, status: 'approved' }, 201);
     }
     return ok({ message: `The fake has no ${method} ${path}`, error: 'not_found', status: 404, cause: [] }, 404);
+  }
+
+  private addCustomer(email: string) {
+    const customer = { id: `${this.next++}-cust`, email };
+    this.customers.set(customer.id, customer);
+    return customer;
+  }
+
+  /**
+   * What the reference requires of a pix (the payer's e-mail; an expiry "between 30 minutes and up to
+   * 30 days from the date of issue", on this fake's clock) and of a boleto (the payer's first and last
+   * name, and an address with postal code and state), as a 400 like Mercado Pago's; with its general
+   * code 1 ("Params Error"), the reference listing none of its own for these.
+   */
+  private payerRefusal(body: Record<string, any>): Reply | null {
+    const payer = body.payer ?? {};
+    if (body.payment_method_id === 'pix') {
+      if (!payer.email) return refused('payer.email must be a valid email', '1');
+      if (body.date_of_expiration) {
+        const ahead = Date.parse(body.date_of_expiration) - (Date.now() + this.arrivalMs);
+        if (ahead < 30 * 60_000 || ahead > 30 * 24 * 3600_000) {
+          return refused('date_of_expiration must be between 30 minutes and 30 days', '1');
+        }
+      }
+    }
+    if (body.payment_method_id === 'bolbradesco') {
+      const a = payer.address ?? {};
+      if (!payer.first_name || !payer.last_name)
+        return refused('payer.first_name and payer.last_name are required', '1');
+      if (!a.zip_code || !a.federal_unit || !a.city || !a.street_name) {
+        return refused('payer.address is incomplete (zip_code, street_name, city, federal_unit)', '1');
+      }
+    }
+    return null;
   }
 
   private cardOf(holder: string) {
@@ -135,7 +187,13 @@ export class FakeMercadoPago {
         status: 'pending',
         status_detail: 'pending_waiting_transfer',
         date_of_expiration: body.date_of_expiration,
-        point_of_interaction: { transaction_data: { qr_code: `00020126pix${id}`, qr_code_base64: 'iVBORw0KGgo=' } },
+        point_of_interaction: {
+          transaction_data: {
+            qr_code: `00020126pix${id}`,
+            qr_code_base64: 'iVBORw0KGgo=',
+            ticket_url: `https://www.mercadopago.com.br/payments/${id}/ticket?caller_id=1284876322&hash=fake`,
+          },
+        },
       };
     } else if (body.payment_method_id === 'bolbradesco') {
       payment = {
@@ -179,6 +237,12 @@ export class FakeMercadoPago {
     if (body.status === 'cancelled') Object.assign(p, { status: 'cancelled', status_detail: 'by_collector' });
   }
 }
+
+/** A 400 as Mercado Pago words one: its message, and the cause's code and description. */
+const refused = (description: string, code: string): Reply => ({
+  statusCode: 400,
+  data: { message: description, error: 'bad_request', status: 400, cause: [{ code, description, data: null }] },
+});
 
 /**
  * Installs the fake for the calling test file (its own calls to 127.0.0.1, such as the API's, go
