@@ -21,7 +21,12 @@ import {
   type ConfirmCheckoutInput,
   type PaymentSummary,
 } from '../domain/checkout.ts';
-import { confirmationRefusal, type ConfirmationGateway } from '../domain/checkout-confirmation.ts';
+import {
+  addressGaps,
+  confirmationRefusal,
+  hasFirstAndLastName,
+  type ConfirmationGateway,
+} from '../domain/checkout-confirmation.ts';
 import { boletoRequires } from '../gateway/capabilities.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { discountRule } from '../domain/discounts.ts';
@@ -49,7 +54,10 @@ async function checkoutUpdated(tx: EntityManager, row: CheckoutRow): Promise<voi
 
 export function createCheckoutRecordActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
   const { orm } = deps;
-  const gateway: ConfirmationGateway = { boletoNeedsAddress: boletoRequires(deps.gateway, 'address') };
+  const gateway: ConfirmationGateway = {
+    boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
+    boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
+  };
 
   return {
     async loadCheckout(
@@ -200,6 +208,8 @@ function refuseInvalidConfirmation(
         hasTaxId: Boolean(c.customerTaxId),
         hasAddress: c.customerBillingAddress !== null,
         addressRequired: c.requireBillingAddress,
+        hasFullName: hasFirstAndLastName(c.customerName),
+        addressLacks: addressGaps(c.customerBillingAddress),
       },
     },
     gateway,

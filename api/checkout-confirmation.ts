@@ -17,7 +17,13 @@ import {
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
 } from '../domain/checkout.ts';
-import { confirmationRefusal, type ConfirmationRefusal } from '../domain/checkout-confirmation.ts';
+import {
+  addressGaps,
+  confirmationRefusal,
+  hasFirstAndLastName,
+  type AddressPart,
+  type ConfirmationRefusal,
+} from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { CardInput } from '../gateway/port.ts';
 import { chargeableCard, sentCard } from './card-tokenization.ts';
@@ -51,6 +57,8 @@ export interface ConfirmableCheckout {
   paymentMethod: string | null;
   requireBillingAddress: boolean;
   hasBillingAddress: boolean;
+  /** What the stored billing address lacks of a full one (a boleto's, at some gateways). */
+  billingAddressLacks: AddressPart[];
 }
 
 /** The checkout and its price in one statement (this is the buyer's hot path). */
@@ -60,7 +68,8 @@ export async function confirmableCheckoutOf(
 ): Promise<ConfirmableCheckout> {
   const row = await confirmableCheckoutRow(em, by);
   if (!row) throw notFound('Checkout');
-  return { ...row, hasBillingAddress: Boolean(row.hasBillingAddress) };
+  const { customerBillingAddress: address, ...rest } = row;
+  return { ...rest, hasBillingAddress: address !== null, billingAddressLacks: addressGaps(address) };
 }
 
 /** The buyer's checkout by its client secret, for the hosted page's form post (which has no SQL of its own). */
@@ -114,9 +123,16 @@ export async function confirmCheckout(
           sentInvalidTaxId: body.customer_tax_id ? !parseTaxId(body.customer_tax_id) : false,
           hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
           addressRequired: checkout.requireBillingAddress,
+          hasFullName: hasFirstAndLastName(body.customer_name ?? checkout.customerName),
+          addressLacks: body.customer_billing_address
+            ? addressGaps(body.customer_billing_address)
+            : checkout.billingAddressLacks,
         },
       },
-      { boletoNeedsAddress: boletoRequires(deps.gateway, 'address') },
+      {
+        boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
+        boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
+      },
     ),
   );
 
@@ -220,8 +236,14 @@ function cardInputOf(c: NonNullable<ConfirmSdkBody['card']>): CardInput {
   };
 }
 
-/** A refused confirmation (domain/checkout-confirmation.ts) is a 400; an invalid tax id a 422. */
+/**
+ * A refused confirmation (domain/checkout-confirmation.ts) is a 400; an invalid tax id, or a payer the
+ * gateway's boleto cannot be issued for (one-word name, address without postal code or state), a 422.
+ */
 function refuse(refusal: ConfirmationRefusal | null): void {
   if (refusal?.invalid === 'tax_id') throw unprocessable('invalid_tax_id', refusal.message, refusal.detail);
+  if (refusal?.invalid === 'boleto_payer') {
+    throw unprocessable('boleto_payer_incomplete', refusal.message, refusal.detail);
+  }
   if (refusal) throw badRequest(refusal.message, refusal.detail);
 }

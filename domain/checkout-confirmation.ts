@@ -11,8 +11,11 @@ import type { ConfirmPaymentMethod } from './checkout.ts';
 export interface ConfirmationRefusal {
   message: string;
   detail?: string;
-  /** A sent value that is not valid (a 422), rather than one that is missing or not allowed (a 400). */
-  invalid?: 'tax_id';
+  /**
+   * A sent value that is not valid (a 422), rather than one that is missing or not allowed (a 400): a tax
+   * id, or a name or address the gateway's boleto cannot be issued with.
+   */
+  invalid?: 'tax_id' | 'boleto_payer';
 }
 
 export interface ConfirmationRequest {
@@ -52,8 +55,52 @@ export interface ConfirmationBuyer {
   lacksRequiredAddress?: boolean;
   /** A billing address is known (sent, or on the checkout). */
   hasAddress?: boolean;
-  /** The gateway prints the buyer's address on a boleto, so it needs one (Mercado Pago). */
+  /** The gateway prints the buyer's address on a boleto, so it needs one, postal code and state included (Mercado Pago). */
   boletoNeedsAddress?: boolean;
+  /** The gateway's boleto names the payer by first and last name (Mercado Pago). */
+  boletoNeedsFullName?: boolean;
+  /** The name known has a first and a last name (see hasFirstAndLastName). */
+  hasFullName?: boolean;
+  /** What the known address lacks of a full one (see addressGaps); empty or absent: nothing. */
+  addressLacks?: readonly AddressPart[];
+}
+
+/** The parts of a billing address a country may go without (and so may be missing), but a boleto may not. */
+export type AddressPart = 'postal_code' | 'state';
+
+/** Whether a name splits into a first and a last name, as Mercado Pago's payer carries it. */
+export const hasFirstAndLastName = (name: string | null | undefined): boolean =>
+  (name ?? '').trim().split(/\s+/).length >= 2;
+
+/** What an address lacks of a full one: its postal code, its state. */
+export function addressGaps(address: { postal_code?: string | null; state?: string | null } | null): AddressPart[] {
+  if (!address) return [];
+  return (['postal_code', 'state'] as const).filter((part) => !address[part]?.trim());
+}
+
+/** The boleto's own needs where the gateway has them: a first and a last name, a full address. */
+function boletoRefusal(buyer: ConfirmationBuyer): ConfirmationRefusal | null {
+  if (buyer.boletoNeedsFullName && !buyer.hasFullName) {
+    return {
+      message: 'customer_name needs a first and a last name for boleto',
+      detail: "The gateway prints the payer's first and last name on the boleto",
+      invalid: 'boleto_payer',
+    };
+  }
+  if (!buyer.boletoNeedsAddress) return null;
+  if (!buyer.hasAddress) {
+    return {
+      message: 'customer_billing_address is required for boleto',
+      detail: "The gateway prints the buyer's address on the boleto",
+    };
+  }
+  const lacks = buyer.addressLacks ?? [];
+  if (lacks.length === 0) return null;
+  return {
+    message: `customer_billing_address needs ${lacks.join(' and ')} for boleto`,
+    detail: "The gateway prints the buyer's full address on the boleto, postal code and state included",
+    invalid: 'boleto_payer',
+  };
 }
 
 /**
@@ -73,12 +120,7 @@ export function buyerRefusal(
   if (paymentMethod === 'boleto') {
     if (!buyer.hasName) return { message: 'customer_name is required for boleto' };
     if (!buyer.hasTaxId) return { message: 'customer_tax_id is required for boleto' };
-    if (buyer.boletoNeedsAddress && !buyer.hasAddress) {
-      return {
-        message: 'customer_billing_address is required for boleto',
-        detail: "The gateway prints the buyer's address on the boleto",
-      };
-    }
+    return boletoRefusal(buyer);
   }
   return null;
 }
@@ -96,13 +138,18 @@ export interface ConfirmationCase {
     hasAddress: boolean;
     /** The checkout requires a billing address (require_billing_address). */
     addressRequired: boolean;
+    /** The name has a first and a last name; what the address lacks of a full one (both for a boleto). */
+    hasFullName?: boolean;
+    addressLacks?: readonly AddressPart[];
   };
 }
 
 /** What the confirming gateway needs of a confirmation (its capabilities, gateway/capabilities.ts). */
 export interface ConfirmationGateway {
-  /** Its boleto prints the buyer's address (Mercado Pago). */
+  /** Its boleto prints the buyer's full address (Mercado Pago). */
   boletoNeedsAddress: boolean;
+  /** Its boleto names the payer by first and last name (Mercado Pago). */
+  boletoNeedsFullName?: boolean;
 }
 
 /** The first refusal of a confirmation, in the order the API has always answered them; null to go on. */
@@ -120,5 +167,6 @@ export function confirmationRefusal(c: ConfirmationCase, gateway: ConfirmationGa
     ...c.buyer,
     lacksRequiredAddress: c.buyer.addressRequired && !c.buyer.hasAddress,
     boletoNeedsAddress: gateway.boletoNeedsAddress,
+    boletoNeedsFullName: gateway.boletoNeedsFullName,
   });
 }

@@ -67,8 +67,8 @@ const PIX_NEEDS_EMAIL = "Mercado Pago issues a pix only with the payer's e-mail:
  * - Failures: no answer, 429, 423, 424 and 5xx are retryable; other 4xx are refusals.
  */
 export class MercadoPagoGateway implements PaymentGateway {
-  /** Mercado Pago prints the payer's address on a boleto and refuses one without it. */
-  readonly boletoPayerRequires = ['address'] as const;
+  /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
+  readonly boletoPayerRequires = ['address', 'full_name'] as const;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
 

@@ -139,10 +139,12 @@ export interface CardPayments {
 
 /**
  * What a gateway needs to know of a boleto's payer beyond the name, e-mail and tax id every boleto
- * carries: `address` when it prints the payer's address on the boleto and refuses one without it
- * (Mercado Pago). The checkout asks the buyer for these before it issues the boleto.
+ * carries: `address` when it prints the payer's full address (postal code and state included) on the
+ * boleto and refuses one without it, `full_name` when it names the payer by first and last name (both
+ * Mercado Pago). The checkout asks the buyer for these before it issues the boleto
+ * (domain/checkout-confirmation.ts, the one rule).
  */
-export type BoletoPayerField = 'address';
+export type BoletoPayerField = 'address' | 'full_name';
 
 /** Payment documents: a pix charge (QR code and copy-paste code) and a boleto the buyer pays later. */
 export interface PaymentDocuments {

@@ -27,22 +27,21 @@ export async function confirmableCheckoutRow(
   em: EntityManager,
   by: { clientSecret: string } | { id: string; organizationId: string },
 ) {
-  const query = kyselyOf(em)
-    .selectFrom('checkouts')
-    .select([
-      'id',
-      'status',
-      'amount',
-      'customerId',
-      'customerEmail',
-      'customerName',
-      'customerTaxId',
-      'productPriceId',
-      'noFeesInstallments',
-      'paymentMethod',
-      'requireBillingAddress',
-    ])
-    .select((eb) => eb('customerBillingAddress', 'is not', null).as('hasBillingAddress'));
+  const query = kyselyOf(em).selectFrom('checkouts').select([
+    'id',
+    'status',
+    'amount',
+    'customerId',
+    'customerEmail',
+    'customerName',
+    'customerTaxId',
+    'productPriceId',
+    'noFeesInstallments',
+    'paymentMethod',
+    'requireBillingAddress',
+    // Whether there is one, and for a boleto whether it is full (postal code, state).
+    'customerBillingAddress',
+  ]);
   const checkout = await (
     'clientSecret' in by
       ? query.where('clientSecret', '=', by.clientSecret)

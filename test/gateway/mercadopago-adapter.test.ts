@@ -247,7 +247,7 @@ describe('Mercado Pago recurrence', () => {
       (name) => name !== 'constructor' && !['common', 'payments', 'call'].includes(name),
     );
     expect(methods.sort()).toEqual([...ported, ...helpers].sort());
-    expect(gateway().boletoPayerRequires).toEqual(['address']);
+    expect(gateway().boletoPayerRequires).toEqual(['address', 'full_name']);
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { buyerRefusal, confirmationRefusal, paymentRefusal } from '../../domain/checkout-confirmation.ts';
+import {
+  addressGaps,
+  buyerRefusal,
+  confirmationRefusal,
+  hasFirstAndLastName,
+  paymentRefusal,
+} from '../../domain/checkout-confirmation.ts';
 
 const oneTime = { type: 'one_time' as const };
 const monthly = { type: 'recurring' as const, interval: 'month' };
@@ -79,6 +85,54 @@ describe("a boleto's address", () => {
     expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: true, hasAddress: true })).toBeNull();
     expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: false, hasAddress: false })).toBeNull();
     expect(buyerRefusal('pix', { ...buyer, boletoNeedsAddress: true, hasAddress: false })).toBeNull();
+  });
+});
+
+describe("a boleto's payer where the gateway names them in full (Mercado Pago)", () => {
+  const buyer = { hasEmail: true, hasName: true, hasTaxId: true, hasAddress: true, hasFullName: true };
+  const mp = { boletoNeedsAddress: true, boletoNeedsFullName: true };
+
+  it('tells a first and a last name, and what an address lacks of a full one', () => {
+    expect(['Ana Souza', ' Ana  Maria Souza ', 'Ana', '  ', null].map(hasFirstAndLastName)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(addressGaps({ postal_code: '01310-200', state: 'SP' })).toEqual([]);
+    expect(addressGaps({ postal_code: null, state: ' ' })).toEqual(['postal_code', 'state']);
+    expect(addressGaps({ state: 'SP' })).toEqual(['postal_code']);
+    expect(addressGaps(null)).toEqual([]);
+  });
+
+  it('refuses a one-word name, and an address without its postal code or state, as invalid (a 422)', () => {
+    expect(buyerRefusal('boleto', { ...buyer, ...mp, hasFullName: false })).toEqual({
+      message: 'customer_name needs a first and a last name for boleto',
+      detail: "The gateway prints the payer's first and last name on the boleto",
+      invalid: 'boleto_payer',
+    });
+    expect(buyerRefusal('boleto', { ...buyer, ...mp, addressLacks: ['postal_code'] })).toMatchObject({
+      message: 'customer_billing_address needs postal_code for boleto',
+      invalid: 'boleto_payer',
+    });
+    expect(buyerRefusal('boleto', { ...buyer, ...mp, addressLacks: ['postal_code', 'state'] })?.message).toBe(
+      'customer_billing_address needs postal_code and state for boleto',
+    );
+    expect(buyerRefusal('boleto', { ...buyer, ...mp, addressLacks: [] })).toBeNull();
+  });
+
+  it('asks nothing of the kind where the gateway does not (the simulator), nor for pix', () => {
+    const loose = { ...buyer, hasFullName: false, addressLacks: ['state' as const] };
+    expect(buyerRefusal('boleto', { ...loose, boletoNeedsAddress: false, boletoNeedsFullName: false })).toBeNull();
+    expect(buyerRefusal('pix', { ...loose, ...mp })).toBeNull();
+  });
+
+  it('is judged by confirmationRefusal with the gateway’s needs', () => {
+    const request = { paymentMethod: 'boleto' as const, hasCard: false, installments: 1 };
+    const c = { request, price: oneTime, buyer: { ...buyer, addressRequired: false, hasFullName: false } };
+    expect(confirmationRefusal(c, mp)?.invalid).toBe('boleto_payer');
+    expect(confirmationRefusal(c, { boletoNeedsAddress: true })).toBeNull();
   });
 });
 
