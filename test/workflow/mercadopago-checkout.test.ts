@@ -121,7 +121,16 @@ describe('Mercado Pago: pix and boleto', () => {
     expect(res.body).toMatchObject({ status: 'confirmed' });
     const id = res.body.gateway_payment_data.transaction_id as string;
     expect(res.body.gateway_payment_data.pix.qr_code).toBe(`00020126pix${id}`);
+    // Mercado Pago's own page of the pix (ticket_url), for a buyer away from this page.
+    expect(res.body.gateway_payment_data.pix.url).toMatch(
+      new RegExp(`^https://www\\.mercadopago\\.com\\.br/payments/${id}/ticket`),
+    );
     expect(mp.payments.get(id)).toMatchObject({ status: 'pending', transaction_amount: 50 });
+    // Issued with the payer's e-mail, and an expiry the fake found at least 30 minutes ahead of its clock.
+    const issued = mp.requests.find(
+      (r) => r.body?.payment_method_id === 'pix' && r.body?.metadata?.reference === c.id,
+    )!;
+    expect(issued.body!.payer).toMatchObject({ email: expect.stringMatching(/@example\.com$/) });
 
     mp.pay(id);
     // Mercado Pago's signed notification: the route reads the payment and wakes the checkout.
@@ -169,6 +178,72 @@ describe('Mercado Pago: pix and boleto', () => {
         },
       },
     });
+  });
+});
+
+describe('Mercado Pago: what its reference requires (decision 0066)', () => {
+  it('a notice signed with ts in milliseconds, as the webhooks page words it, settles the pix', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 4_000, taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, { payment_method: 'pix' });
+    expect(res.status).toBe(200);
+    const id = res.body.gateway_payment_data.transaction_id as string;
+    mp.pay(id);
+    const notice = await api.call('POST', `/api/v1/gateway/mercadopago/notifications?data.id=${id}&type=payment`, {
+      body: { action: 'payment.updated', data: { id }, type: 'payment' },
+      headers: signedNotice(id, WEBHOOK_SECRET, Date.now()),
+    });
+    expect(notice.status).toBe(200);
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
+  });
+
+  const address = {
+    line1: 'Av. Paulista, 1578 - Bela Vista',
+    city: 'São Paulo',
+    state: 'SP',
+    postal_code: '01310-200',
+    country: 'BR',
+  };
+  it.each([
+    ['a one-word name', { customer_name: 'Ana' }, 'customer_name needs a first and a last name for boleto'],
+    [
+      'an address without its postal code',
+      { customer_billing_address: { ...address, postal_code: undefined } },
+      'customer_billing_address needs postal_code for boleto',
+    ],
+    [
+      'an address without its state',
+      { customer_billing_address: { ...address, state: undefined } },
+      'customer_billing_address needs state for boleto',
+    ],
+  ])('boleto: %s is a clear 422, and Mercado Pago is never called', async (_, change, message) => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 2_000, taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'boleto',
+      customer_name: 'Ana Souza',
+      customer_tax_id: '529.982.247-25',
+      customer_billing_address: address,
+      ...change,
+    });
+    expect([res.status, res.body.code, res.body.error]).toEqual([422, 'boleto_payer_incomplete', message]);
+    expect(mp.requests.filter((r) => r.body?.metadata?.reference === c.id)).toEqual([]);
+    expect((await sql('select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
+  });
+
+  it('card: a customer created by a racing checkout (error 101) is found, and the card is kept with it', async () => {
+    const email = `racing-${Date.now()}@example.com`;
+    const c = await makeCheckout(api.orm, temporal, { amount: 3_000, email, taskQueue: QUEUE });
+    mp.raceCustomer(email);
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+    });
+    expect([res.status, res.body.status]).toEqual([200, 'succeeded']);
+    const created = mp.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/v1/customers' && r.body?.email === email,
+    );
+    expect(created).toHaveLength(1); // refused with 101: the racing caller's customer is the one
+    const paid = mp.requests.find((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id)!;
+    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
   });
 });
 
