@@ -920,7 +920,7 @@ export interface paths {
     put?: never;
     /**
      * Receive a payment notification from Mercado Pago
-     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<seconds>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body), at most 5 minutes old; it is checked before anything else. The payment is then read from Mercado Pago, never from the notice, and its checkout is told. A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
+     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. The payment is then read from Mercado Pago, never from the notice, and its checkout is told. A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
      */
     post: operations['receiveMercadoPagoNotification'];
     delete?: never;
@@ -13478,6 +13478,8 @@ export interface operations {
                 qr_code: string;
                 qr_code_image: string;
                 expires_at: string;
+                /** @description The gateway's own page of this pix, where it has one */
+                url?: string;
               };
               boleto?: {
                 barcode: string;
@@ -13760,9 +13762,13 @@ export interface operations {
         'data.id'?: string;
         /** @description `payment`; a notice of another type is acknowledged and ignored */
         type?: string;
+        /** @description An IPN notice (unsigned, older form): acknowledged and ignored */
+        topic?: string;
+        /** @description The resource of an IPN notice; never read */
+        id?: string;
       };
       header?: {
-        /** @description `ts=<unix seconds>,v1=<hex HMAC-SHA256>`; required: without a valid one the answer is 401 */
+        /** @description `ts=<unix seconds or milliseconds>,v1=<hex HMAC-SHA256>`; required: without a valid one the answer is 401 */
         'x-signature'?: string;
         /** @description Signed with the payment id and `ts` */
         'x-request-id'?: string;
