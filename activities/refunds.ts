@@ -122,8 +122,9 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
   await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
   const sale = await lockSale(tx, refund.saleId);
-  // Refunds are measured against what was captured (installment interest included); the sale keeps
-  // the same tally, bounded by its own amount.
+  // Refunds are measured against what was captured, as the gateway measures its refunds (with the
+  // simulator, installment interest included; with Mercado Pago, without it); the sale keeps the same
+  // tally, bounded by its own amount.
   await recordSaleRefunds(
     tx,
     sale.id,

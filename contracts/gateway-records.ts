@@ -91,7 +91,13 @@ export interface GatewayTransaction {
   buyerId: string | null;
   /** Sequential reference number at the gateway. */
   transactionNumber: string;
+  /**
+   * What was captured, as the gateway's refunds are measured: the most that can be refunded. The
+   * simulator refunds the buyer's total (interest included, `amount`); Mercado Pago refunds its
+   * `transaction_amount`, the amount before the buyer's instalment interest (`baseAmount`).
+   */
   capturedAmount: number;
+  /** What the gateway has refunded, in the same measure as capturedAmount. */
   refundedAmount: number;
   createdAt: string;
   confirmedAt: string | null;

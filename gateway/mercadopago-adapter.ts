@@ -42,9 +42,15 @@ export class MercadoPagoGatewayError extends GatewayError {
   }
 }
 
-/** 429, 423 (the idempotency key is locked by a call in flight), 424, 5xx and no answer at all. */
+/**
+ * 429, 423 (the idempotency key is locked by a call in flight), 424, 5xx and no answer at all; and 409,
+ * an answer that does not say whether the payment was made: unknown, never a refusal (issue 33).
+ */
 const RETRYABLE = (status: number) =>
-  status === 0 || status === 429 || status === 423 || status === 424 || status >= 500;
+  status === 0 || status === 409 || status === 429 || status === 423 || status === 424 || status >= 500;
+
+/** A 2xx that does not carry the payment (its id and status) says no more than no answer at all. */
+const INCOMPLETE = 'incomplete_answer';
 
 const CARD_DATA_REFUSED =
   'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
@@ -64,7 +70,8 @@ const PIX_NEEDS_EMAIL = "Mercado Pago issues a pix only with the payer's e-mail:
  * - The SDK's own retries are off (`maxRetries: 0`) and its timeout is ours: retrying belongs to the
  *   Temporal activity, which repeats the call with the same key, within its own timeouts; the
  *   SDK's default (3 retries, up to 30 s apart, 60 s timeout) would outlast them.
- * - Failures: no answer, 429, 423, 424 and 5xx are retryable; other 4xx are refusals.
+ * - Failures: no answer, 409, 429, 423, 424 and 5xx are retryable; other 4xx are refusals. A create
+ *   answered 409 or without its payment is looked up by its key at once (see call).
  */
 export class MercadoPagoGateway implements PaymentGateway {
   /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
@@ -88,19 +95,19 @@ export class MercadoPagoGateway implements PaymentGateway {
       ? { ...input, card: { token: await tokenFromSavedCard(this, saved, idempotencyKey) }, buyerId: saved.customerId }
       : { ...input, card: input.card };
     const body = cardPaymentBody(charged, idempotencyKey, this.common());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
   }
 
   async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     const buyer = input.buyer;
     if (!buyer?.email) throw new GatewayError(PIX_NEEDS_EMAIL, false);
     const body = pixPaymentBody({ ...input, buyer }, idempotencyKey, this.common(), this.clock());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
   }
 
   async createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     const body = boletoPaymentBody(input, idempotencyKey, this.common());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }));
+    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
   }
 
   /** `PUT /v1/payments/:id` with `capture: true`; an amount below the authorized one captures part. */
@@ -183,8 +190,27 @@ export class MercadoPagoGateway implements PaymentGateway {
     return new Payment(this.config(idempotencyKey));
   }
 
-  private async call(what: string, run: () => Promise<MpPayment>): Promise<GatewayTransaction> {
-    return transactionFromPayment(await this.sdk(what, run));
+  /**
+   * One call answered with a payment. An answer that does not say whether the payment was made (409,
+   * or a 2xx without the payment) is unknown: retryable, never a refusal. A create (`createdBy`, its
+   * key) in that case is looked up by its key at once, as a lost answer is: the payment the key made,
+   * else the retryable error, so the caller asks again with the same key and, that failing, resolves
+   * it by the key (the checkout's lookup and late-arrival check).
+   */
+  private async call(what: string, run: () => Promise<MpPayment>, createdBy?: string): Promise<GatewayTransaction> {
+    try {
+      const answer = await this.sdk(what, run);
+      if (answer?.id === undefined || answer.id === null || !answer.status) {
+        throw new MercadoPagoGatewayError(`Mercado Pago ${what} answered without the payment`, true, 200, INCOMPLETE);
+      }
+      return transactionFromPayment(answer);
+    } catch (err) {
+      const ambiguous = err instanceof MercadoPagoGatewayError && (err.status === 409 || err.code === INCOMPLETE);
+      if (createdBy === undefined || !ambiguous) throw err;
+      const made = await this.findTransactionByIdempotencyKey(createdBy).catch(() => null);
+      if (made) return made;
+      throw err;
+    }
   }
 
   /** One SDK call, its errors as GatewayErrors. */

@@ -230,7 +230,9 @@ export function transactionFromPayment(p: MpPayment): GatewayTransaction {
     boleto: boletoOf(p),
     buyerId: p.payer?.id ? String(p.payer.id) : null,
     transactionNumber: String(p.id),
-    capturedAmount: CAPTURED.has(p.status ?? '') && p.captured !== false ? amount : 0,
+    // What a refund is measured against: Mercado Pago refunds `transaction_amount` (the seller's price),
+    // never the buyer's instalment interest in `total_paid_amount` (docs/decisions/0064).
+    capturedAmount: CAPTURED.has(p.status ?? '') && p.captured !== false ? baseAmount : 0,
     refundedAmount: reaisToCentsOrZero(p.transaction_amount_refunded),
     createdAt: iso(p.date_created) ?? new Date(0).toISOString(),
     confirmedAt: iso(p.date_approved),

@@ -9,7 +9,7 @@ import {
   paymentDeclinedBody,
 } from '../schemas/checkout-confirm.ts';
 import { notFound } from '../../use-cases/errors.ts';
-import { buyerPayment } from '../../domain/installments.ts';
+import { buyerPayment, chargedPayment } from '../../domain/installments.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 
 export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -53,9 +53,13 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
           .status(422)
           .send({ error: 'Payment declined', code: 'payment_declined', detail: reason, decline_reason: reason });
       }
-      // `amount` is the price (the spec's); beside it, what the buyer pays with installment interest.
+      // `amount` is the price (the spec's); beside it, what the buyer pays with installment interest:
+      // what the gateway charged when it answered with the payment (its interest, not our estimate).
+      const charged = result.payment;
       const installments = result.checkout.gateway_payment_data?.installments ?? 1;
-      const paid = buyerPayment(result.checkout.amount, installments, checkout.noFeesInstallments);
+      const paid = charged
+        ? chargedPayment(charged.amount, charged.installments)
+        : buyerPayment(result.checkout.amount, installments, checkout.noFeesInstallments);
       return reply.status(200).send({ ...result.checkout, ...paid });
     },
   );

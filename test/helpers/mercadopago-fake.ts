@@ -23,6 +23,9 @@ export interface FakeRequest {
 
 type Reply = { statusCode: number; data: object };
 
+/** The fake account's instalment rates (% of the amount, by instalments), as its installments plans list them. */
+const INSTALMENT_RATES: Readonly<Record<number, number>> = { 2: 4.49, 3: 5.99, 4: 7.49, 5: 8.99, 6: 10.49 };
+
 export class FakeMercadoPago {
   readonly requests: FakeRequest[] = [];
   readonly payments = new Map<string, MpPayment & Record<string, any>>();
@@ -37,6 +40,17 @@ export class FakeMercadoPago {
   /** Another caller creates this e-mail's customer just after the next search for it (which misses it). */
   raceCustomer(email: string): void {
     this.racing.add(email);
+  }
+
+  /** The next create answers 409 although it made the payment (see answerNextCreateWith). */
+  private ambiguousCreates: number[] = [];
+
+  /**
+   * The next `POST /v1/payments` makes its payment (the key's later calls answer it, as Mercado Pago's
+   * idempotency does) but this once answers `status`: an answer that does not say whether it was made.
+   */
+  answerNextCreateWith(status: number): void {
+    this.ambiguousCreates.push(status);
   }
 
   /** The buyer paid a pending pix or boleto (at their bank). */
@@ -58,6 +72,9 @@ export class FakeMercadoPago {
     if (once && this.answered.has(once)) return this.answered.get(once)!;
     const reply = this.route(method, new URL(url, MP), body ?? {});
     if (once && reply.statusCode < 500) this.answered.set(once, reply);
+    const ambiguous = method === 'POST' && url === '/v1/payments' ? this.ambiguousCreates.shift() : undefined;
+    if (ambiguous)
+      return { statusCode: ambiguous, data: { message: 'Conflict', error: 'conflict', status: ambiguous } };
     return reply;
   }
 
@@ -110,7 +127,13 @@ export class FakeMercadoPago {
     }
     if (method === 'POST' && (m = /^\/v1\/payments\/(\d+)\/refunds$/.exec(path))) {
       const p = this.payments.get(m[1]!)!;
-      const amount = body.amount ?? p.transaction_amount! - (p.transaction_amount_refunded ?? 0);
+      // A refund is measured against transaction_amount (what the seller charged), never the buyer's
+      // total with instalment interest (total_paid_amount); more than is left is refused.
+      const left = Math.round((p.transaction_amount! - (p.transaction_amount_refunded ?? 0)) * 100) / 100;
+      const amount = body.amount ?? left;
+      if (amount > left) {
+        return ok({ message: 'Invalid refund amount', error: 'bad_request', status: 400, cause: [] }, 400);
+      }
       p.transaction_amount_refunded = Math.round(((p.transaction_amount_refunded ?? 0) + amount) * 100) / 100;
       if (p.transaction_amount_refunded >= p.transaction_amount!)
         Object.assign(p, { status: 'refunded', status_detail: 'refunded' });
@@ -222,6 +245,7 @@ export class FakeMercadoPago {
             ? 'pending_capture'
             : 'accredited'
           : 'cc_rejected_other_reason',
+        ...this.instalmentsOf(body.transaction_amount, body.installments ?? 1),
         captured: approved && body.capture !== false,
         authorization_code: approved ? '301299' : null,
         date_approved: approved ? new Date().toISOString() : null,
@@ -230,6 +254,22 @@ export class FakeMercadoPago {
     }
     this.payments.set(id, payment);
     return payment;
+  }
+
+  /**
+   * The buyer's instalment interest, as the account's plans charge it (the rates are the fake's own,
+   * not the engine's): `transaction_amount` stays what was asked, `total_paid_amount` carries the
+   * interest, a `financing_fee` the payer pays. 3 × R$ 100,00 → 3 × 35,33 = 105,99.
+   */
+  private instalmentsOf(amount: number, installments: number) {
+    const rate = INSTALMENT_RATES[installments] ?? 0;
+    const installment = Math.round((amount * (100 + rate)) / installments) / 100;
+    const total = Math.round(installment * installments * 100) / 100;
+    const financing = Math.round((total - amount) * 100) / 100;
+    return {
+      transaction_details: { total_paid_amount: total, installment_amount: installment, net_received_amount: amount },
+      fee_details: financing > 0 ? [{ type: 'financing_fee', fee_payer: 'payer', amount: financing }] : [],
+    };
   }
 
   private update(p: MpPayment & Record<string, any>, body: Record<string, any>): void {

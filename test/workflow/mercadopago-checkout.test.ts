@@ -325,3 +325,75 @@ describe('Mercado Pago: refunds and renewals', () => {
     expect(extra.map((r) => [r.body!.transaction_amount, r.body!.payer])).toEqual([[15, renewal!.body!.payer]]);
   });
 });
+
+/**
+ * Issue 33 §1, with a fake that follows the reference: an instalment payment keeps what was asked in
+ * `transaction_amount` (R$ 100,00) and the buyer's interest in `transaction_details.total_paid_amount`
+ * (R$ 105,99, the fake account's rates, not the engine's), and a refund above `transaction_amount` is refused.
+ */
+describe('Mercado Pago: instalment interest and ambiguous answers', () => {
+  const payInThree = async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken(), installments: 3 },
+    });
+    const [payment] = paymentsOf(c.id);
+    return { c, res, payment: payment! };
+  };
+
+  it('answers the buyer (and records) what the gateway charged, not the engine’s own interest estimate', async () => {
+    const { c, res, payment } = await payInThree();
+    expect(payment).toMatchObject({ transaction_amount: 100, transaction_details: { total_paid_amount: 105.99 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      amount: 10_000,
+      installments: 3,
+      installment_amount: 3_533,
+      total_amount: 10_599,
+    });
+    const [t] = await sql('select amount::int, captured_amount::int from transactions where checkout_id = ?', [c.id]);
+    expect(t).toEqual({ amount: 10_599, captured_amount: 10_000 });
+    const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
+    const oat = await makeOat(api.orm, c.organizationId, ['web:read']);
+    const read = await api.call('GET', `/api/v1/sales/${sale.id}`, { token: oat });
+    expect(read.body).toMatchObject({ amount: 10_000, installment_amount: 3_533, total_amount: 10_599 });
+  });
+
+  it('sizes refunds from transaction_amount: a part, then the rest, and the records end refunded', async () => {
+    const { c, payment } = await payInThree();
+    const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
+    const oat = await makeOat(api.orm, c.organizationId, ['web:write', 'web:read']);
+    const tooMuch = await api.call('POST', '/api/v1/refunds/', {
+      token: oat,
+      body: { sale_id: sale.id, amount: 10_001 },
+    });
+    expect(tooMuch.status).toBe(422);
+    const part = await api.call('POST', '/api/v1/refunds/', { token: oat, body: { sale_id: sale.id, amount: 4_000 } });
+    expect(part.body).toMatchObject({ amount: 4_000, status: 'succeeded' });
+    const rest = await api.call('POST', '/api/v1/refunds/', { token: oat, body: { sale_id: sale.id } });
+    expect(rest.body).toMatchObject({ amount: 6_000, status: 'succeeded' });
+    expect(payment).toMatchObject({ status: 'refunded', transaction_amount_refunded: 100 });
+    const asked = mp.requests.filter((r) => r.path === `/v1/payments/${payment.id}/refunds`).map((r) => r.body!.amount);
+    expect(asked).toEqual([40, 60]);
+    const [t] = await sql('select status, refunded_amount::int from transactions where checkout_id = ?', [c.id]);
+    expect(t).toEqual({ status: 'refunded', refunded_amount: 10_000 });
+    const [s] = await sql('select status, refunded_amount::int from sales where id = ?', [sale.id]);
+    expect(s).toEqual({ status: 'refunded', refunded_amount: 10_000 });
+  });
+
+  it('a 409 to the payment is no refusal: resolved by its key, the payment it made is the sale', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 7_700, taskQueue: QUEUE });
+    mp.answerNextCreateWith(409);
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+    });
+    const [payment, ...more] = paymentsOf(c.id);
+    expect(more).toEqual([]);
+    expect(payment).toMatchObject({ status: 'approved', transaction_amount: 77 });
+    expect([res.status, res.body.status]).toEqual([200, 'succeeded']);
+    const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid', amount: 7_700 });
+  });
+});
