@@ -149,6 +149,11 @@ export interface RenewalOutcome {
    * the balance moves by it when the period is entered. The period's own price is amount + this.
    */
   balanceDelta?: number;
+  /**
+   * The try failed with no payment made (the gateway refused the call itself, or no card is kept):
+   * why, a decline reason dunning takes as any other (domain/failures.ts).
+   */
+  refusal?: string;
 }
 
 export interface PriceChange {

@@ -1,11 +1,13 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   condition,
   continueAsNew,
   log,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
 import { MISSING_RENEWAL, type SubscriptionRunState, type SubscriptionWorkflow } from '../contracts/subscription.ts';
@@ -50,7 +52,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     flags.noticed = false;
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     if (due && sandboxRecurrence(run)) await billSandbox(charge);
-    const found = await payments.reconcileGatewayPeriod(charge);
+    const found = await askGateway(charge);
     const at = run.clock.nowIso();
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
     if (found.state === 'paid') {
@@ -77,6 +79,22 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     }
   }
 }
+
+/**
+ * What the gateway did with the period; a refusal to say (a definite error of the call) is taken as
+ * nothing billed yet, so the period is asked about again: no gateway answer ends the workflow.
+ */
+async function askGateway(charge: { subscriptionId: string; period: number; tryNumber: number }) {
+  try {
+    return await payments.reconcileGatewayPeriod(charge);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure && isRefusal(err.cause))) throw err;
+    log.warn('The gateway refused to say how it billed the period', { period: charge.period, error: err.message });
+    return { state: 'open' as const, amount: 0, currency: '', payment: null };
+  }
+}
+
+const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && cause.type === GATEWAY_REFUSAL;
 
 /**
  * Settles the balance a plan change left (the gateway's recurrence bills its plan's price only). A

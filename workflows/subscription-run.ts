@@ -116,7 +116,7 @@ export class SubscriptionRun {
    */
   async refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void> {
     const { state } = this;
-    const reason = outcome.payment?.declineReason ?? 'card_declined';
+    const reason = outcome.payment?.declineReason ?? outcome.refusal ?? 'card_declined';
     state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
     // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
     const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
