@@ -89,6 +89,8 @@ export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
+/** PaymentIssue of a run whose raced renewal the gateway refused to give back: an operator refunds it. */
+export const RENEWAL_REFUND_REFUSED = 'renewal_refund_refused';
 
 export interface SubscriptionRecord {
   id: string;

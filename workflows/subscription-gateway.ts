@@ -1,19 +1,17 @@
 import {
   ActivityFailure,
-  ApplicationFailure,
   condition,
   continueAsNew,
   log,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../domain/subscriptions.ts';
 import { MISSING_RENEWAL, type SubscriptionRunState, type SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
-import type { SubscriptionRun } from './subscription-run.ts';
+import { isGatewayRefusal, type SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 
 /**
@@ -88,13 +86,11 @@ async function askGateway(charge: { subscriptionId: string; period: number; tryN
   try {
     return await payments.reconcileGatewayPeriod(charge);
   } catch (err) {
-    if (!(err instanceof ActivityFailure && isRefusal(err.cause))) throw err;
+    if (!isGatewayRefusal(err)) throw err;
     log.warn('The gateway refused to say how it billed the period', { period: charge.period, error: err.message });
     return { state: 'open' as const, amount: 0, currency: '', payment: null };
   }
 }
-
-const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && cause.type === GATEWAY_REFUSAL;
 
 /**
  * Settles the balance a plan change left (the gateway's recurrence bills its plan's price only). A
@@ -164,13 +160,18 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
  */
 export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId } = run;
-  await payments.cancelGatewaySubscription(subscriptionId);
+  try {
+    await payments.cancelGatewaySubscription(subscriptionId);
+  } catch (err) {
+    // Refused outright (say, ended there already): what it billed meanwhile is still looked for below.
+    if (!isGatewayRefusal(err)) throw err;
+    log.warn('The gateway refused to stop its recurrence', { error: err.message });
+  }
   await voidPendingInvoices(subscriptionId);
   const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
-  const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
+  const { state: billed, payment, ...money } = await askGateway(charge);
   // Not billed, or given back already (a revocation that raced the period's recording).
   if (billed !== 'paid' || !payment || payment.refundedAmount >= payment.capturedAmount) return;
   await records.recordRenewal({ ...charge, ...money, payment, at: run.clock.nowIso(), enter: false });
-  const refunded = await payments.refundRenewal({ ...charge, payment });
-  await records.recordRenewalRefunded({ ...charge, payment: refunded });
+  await run.giveBack(charge, payment);
 }
