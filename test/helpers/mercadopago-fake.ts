@@ -26,6 +26,12 @@ export class FakeMercadoPago {
   private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string }>();
   private readonly customers = new Map<string, { id: string; email: string }>();
   private next = 7_000_000_000;
+  /**
+   * Refuse a payment with a token minted from a kept card (no security code), as Mercado Pago does
+   * for an application not enabled for payments without CVV: 400, cause 3031
+   * (https://www.mercadopago.com.br/developers/en/support/37020).
+   */
+  refuseKeptCardTokens = false;
 
   /** The buyer paid a pending pix or boleto (at their bank). */
   pay(paymentId: string): void {
@@ -77,7 +83,13 @@ export class FakeMercadoPago {
       this.tokens.set(id, { holder: saved.holder, customerId: saved.customerId });
       return ok({ id, card_id: body.card_id, status: 'active' }, 201);
     }
-    if (method === 'POST' && path === '/v1/payments') return ok(this.createPayment(body), 201);
+    if (method === 'POST' && path === '/v1/payments') {
+      if (this.refuseKeptCardTokens && this.tokens.get(body.token)?.customerId) {
+        const cause = [{ code: 3031, description: "security_code_id can't be null", data: null }];
+        return ok({ message: "security_code_id can't be null", error: 'bad_request', status: 400, cause }, 400);
+      }
+      return ok(this.createPayment(body), 201);
+    }
     if (method === 'GET' && path === '/v1/payments/search') {
       const found = [...this.payments.values()].filter(
         (p) => p.external_reference === url.searchParams.get('external_reference'),
