@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { GatewayError, type CardChargeInput, type PaymentGateway } from '../../gateway/port.ts';
+import { GatewayError, type PaymentGateway } from '../../gateway/port.ts';
+import { changeSubscriptionUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
+import { GATEWAY_NOTICE_GRACE_MS } from '../../domain/subscriptions.ts';
 import { MercadoPagoGateway } from '../../gateway/mercadopago-adapter.ts';
 import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
 import {
@@ -23,16 +25,16 @@ const mp = fakeMercadoPago();
 const HOUR = 3_600_000;
 const at = (day: string) => new Date(`${day}T12:00:00.000Z`);
 
-/** The simulator, but its first `refusals` card charges are refused outright (a 4xx the adapter maps so). */
-function refusingFirst(refusals: number): PaymentGateway {
+/** The simulator, but its first `refusals` calls of `method` are refused outright (a 4xx the adapter maps so). */
+function refusingFirst(refusals: number, method: 'chargeCard' | 'listSubscriptionInvoices' | 'cancelSubscription') {
   const sim = kit.sim;
   let left = refusals;
   return new Proxy(sim, {
     get(target, prop) {
-      if (prop === 'chargeCard') {
-        return (input: CardChargeInput, key: string) => {
+      if (prop === method) {
+        return (...args: unknown[]) => {
           if (left-- > 0) return Promise.reject(new GatewayError('The gateway answered 400: invalid parameter', false));
-          return target.chargeCard(input, key);
+          return (target[method] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         };
       }
       const value: unknown = Reflect.get(target, prop, target);
@@ -87,7 +89,7 @@ async function declinedThenRenewed(
 describe('a renewal the gateway refuses outright goes through dunning', () => {
   it('a definite refusal of the charge: declined as processing_error, retried a day later, renewed', async () => {
     const s = await subscription(APPROVE, { start: at('2141-01-15') });
-    await declinedThenRenewed(s, 'processing_error', refusingFirst(1), () => undefined);
+    await declinedThenRenewed(s, 'processing_error', refusingFirst(1, 'chargeCard'), () => undefined);
   }, 60_000);
 
   it('the kept card Mercado Pago will not charge without its security code: declined as saved_card_refused', async () => {
@@ -120,5 +122,39 @@ describe('a renewal the gateway refuses outright goes through dunning', () => {
       () => setCard(card),
       () => setCard(null),
     );
+  }, 60_000);
+});
+
+describe('a gateway-billed subscription the gateway refuses to answer about keeps running', () => {
+  it('the period asked about is refused: asked again after the grace, and entered', async () => {
+    const s = await subscription(APPROVE, { billing: 'gateway', start: at('2142-01-15') });
+    await run(
+      s.id,
+      async (handle) => {
+        await kit.env.sleep(await until(addMonth(s.anchor), HOUR));
+        await kit.sim.billSubscription(s.gatewaySubscriptionId!);
+        await handle.signal(gatewayInvoiceSignal);
+        expect(await stateOf(handle)).toMatchObject({ status: 'active', periodNumber: 1 });
+        expect((await handle.describe()).status.name).toBe('RUNNING');
+        await kit.env.sleep(GATEWAY_NOTICE_GRACE_MS);
+        expect(await stateOf(handle)).toMatchObject({ status: 'active', periodNumber: 2 });
+      },
+      refusingFirst(1, 'listSubscriptionInvoices'),
+    );
+    expect((await charges(s.id)).map((c) => [c.period_number, c.outcome])).toEqual([[2, 'succeeded']]);
+  }, 60_000);
+
+  it('revoked, and the stop of its recurrence refused: the workflow still ends canceled', async () => {
+    const s = await subscription(APPROVE, { billing: 'gateway', start: at('2142-04-15') });
+    const result = await run(
+      s.id,
+      async (handle) => {
+        await handle.executeUpdate(changeSubscriptionUpdate, { args: ['revoke'] });
+        return handle.result();
+      },
+      refusingFirst(1, 'cancelSubscription'),
+    );
+    expect(result).toBe('canceled');
+    expect((await row(s.id)).status).toBe('canceled');
   }, 60_000);
 });
