@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { WorkflowUpdateStage } from '@temporalio/client';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
+import { PAYMENT_ISSUE } from '../../domain/search-attributes.ts';
 import { GatewayError, type PaymentGateway } from '../../gateway/port.ts';
 import { changeSubscriptionUpdate, gatewayInvoiceSignal } from '../../contracts/subscription.ts';
 import { GATEWAY_NOTICE_GRACE_MS } from '../../domain/subscriptions.ts';
@@ -156,5 +159,42 @@ describe('a gateway-billed subscription the gateway refuses to answer about keep
     );
     expect(result).toBe('canceled');
     expect((await row(s.id)).status).toBe('canceled');
+  }, 60_000);
+});
+
+describe('a refund the gateway refuses does not end the workflow either', () => {
+  it('revoked while a renewal is charged, and its refund refused: canceled, left to an operator (PaymentIssue)', async () => {
+    const s = await subscription(APPROVE, { start: at('2190-07-15') });
+    let reached!: () => void;
+    let release!: () => void;
+    const atCharge = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const gateway = Object.create(kit.sim) as SimulatedGateway;
+    gateway.chargeCard = async (input, key) => {
+      reached();
+      await released;
+      return kit.sim.chargeCard(input, key);
+    };
+    gateway.refund = () => Promise.reject(new GatewayError('The gateway answered 400: refund window closed', false));
+    const ended = await run(
+      s.id,
+      async (handle) => {
+        const skipping = kit.env.sleep(await until(addMonth(s.anchor), DAY));
+        await atCharge;
+        const revoking = await handle.startUpdate(changeSubscriptionUpdate, {
+          args: ['revoke'],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
+        release();
+        await revoking.result();
+        await skipping;
+        const result = await handle.result();
+        return { result, issue: (await handle.describe()).typedSearchAttributes.get(PAYMENT_ISSUE) };
+      },
+      gateway,
+    );
+    expect(ended).toEqual({ result: 'canceled', issue: 'renewal_refund_refused' });
+    expect((await row(s.id)).status).toBe('canceled');
+    expect((await charges(s.id)).map((c) => c.outcome)).toEqual(['succeeded']);
   }, 60_000);
 });
