@@ -30,7 +30,8 @@ import { recordRefunds, type Events } from './subscription-extra-charges.ts';
 import { applyChange, boundsOf, enterPeriod, lockedTerms, type SubscriptionTerms } from './subscription-lifecycle.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
-import { callGateway } from './gateway-failures.ts';
+import { callGateway, refusalReason } from './gateway-failures.ts';
+import { NO_SAVED_CARD } from '../domain/failures.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';
 import type { RenewalCharge, RenewalOutcome, SubscriptionPlan } from '../contracts/subscription.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -90,7 +91,8 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
     },
 
     /**
-     * Charges the saved card for the period; a decline is an answer (status failed), not an error.
+     * Charges the saved card for the period; a decline is an answer (status failed), not an error, and
+     * so is a definite refusal of the call or a missing card (`refusal`): only an outage is thrown.
      * No lock and no transaction around the gateway call: the subscription's workflow is its only
      * writer and runs nothing else of it meanwhile, and the record (recordRenewal) is a step of its own.
      */
@@ -102,23 +104,25 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
       const currency = t.currency.toUpperCase();
       const balanceDelta = balanceAfter - balance;
       if (amount === 0) return { amount, currency, payment: null, balanceDelta };
-      if (!t.cardTokenId) {
-        throw ApplicationFailure.nonRetryable('The subscription has no saved card', 'NoSavedCard');
+      // No gateway answer ends the subscription's workflow: a refusal is a declined try, dunned with its reason.
+      if (!t.cardTokenId) return { amount, currency, payment: null, balanceDelta, refusal: NO_SAVED_CARD };
+      const card = {
+        reference: t.id,
+        amount,
+        currency,
+        installments: 1,
+        noFeesInstallments: true,
+        card: { token: t.cardTokenId },
+        capture: true,
+      };
+      const keys = subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber));
+      try {
+        return { amount, currency, payment: summarize(await chargeCard(gateway, card, keys)), balanceDelta };
+      } catch (err) {
+        const refusal = refusalReason(err);
+        if (refusal === null) throw err; // an outage: retried under the same keys
+        return { amount, currency, payment: null, balanceDelta, refusal };
       }
-      const charged = await chargeCard(
-        gateway,
-        {
-          reference: t.id,
-          amount,
-          currency,
-          installments: 1,
-          noFeesInstallments: true,
-          card: { token: t.cardTokenId },
-          capture: true,
-        },
-        subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber)),
-      );
-      return { amount, currency, payment: summarize(charged), balanceDelta };
     },
 
     /** Gives a renewal's capture back (a revocation that raced the charge): never a charge after cancellation. */

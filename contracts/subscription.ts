@@ -89,6 +89,8 @@ export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
+/** PaymentIssue of a run whose raced renewal the gateway refused to give back: an operator refunds it. */
+export const RENEWAL_REFUND_REFUSED = 'renewal_refund_refused';
 
 export interface SubscriptionRecord {
   id: string;
@@ -149,6 +151,11 @@ export interface RenewalOutcome {
    * the balance moves by it when the period is entered. The period's own price is amount + this.
    */
   balanceDelta?: number;
+  /**
+   * The try failed with no payment made (the gateway refused the call itself, or no card is kept):
+   * why, a decline reason dunning takes as any other (domain/failures.ts).
+   */
+  refusal?: string;
 }
 
 export interface PriceChange {

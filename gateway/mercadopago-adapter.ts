@@ -10,6 +10,7 @@ import {
 } from './mercadopago-payments.ts';
 import {
   GatewayError,
+  SavedCardRefused,
   type BoletoChargeInput,
   type CardChargeInput,
   type CardInput,
@@ -91,11 +92,20 @@ export class MercadoPagoGateway implements PaymentGateway {
   async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     if (!('token' in input.card)) throw new GatewayError(CARD_DATA_REFUSED, false);
     const saved = savedCardOf(input.card.token);
-    const charged = saved
-      ? { ...input, card: { token: await tokenFromSavedCard(this, saved, idempotencyKey) }, buyerId: saved.customerId }
-      : { ...input, card: input.card };
-    const body = cardPaymentBody(charged, idempotencyKey, this.common());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
+    const pay = (charged: CardChargeInput & { card: { token: string } }) => {
+      const body = cardPaymentBody(charged, idempotencyKey, this.common());
+      return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
+    };
+    if (!saved) return pay({ ...input, card: input.card });
+    try {
+      const token = await tokenFromSavedCard(this, saved, idempotencyKey);
+      return await pay({ ...input, card: { token }, buyerId: saved.customerId });
+    } catch (err) {
+      // A kept card's token (or the payment with it) refused outright, say for its missing security
+      // code: the card cannot be charged without its holder, which the subscription's dunning says.
+      if (err instanceof GatewayError && !err.retryable) throw new SavedCardRefused(err.message);
+      throw err;
+    }
   }
 
   async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {

@@ -115,6 +115,17 @@ export class GatewayError extends Error {
 }
 
 /**
+ * A definite refusal to charge a kept card without its holder (the gateway would not mint or take its
+ * token): no payment was made, and only the customer can mend it (the card again, or another).
+ */
+export class SavedCardRefused extends GatewayError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'SavedCardRefused';
+  }
+}
+
+/**
  * Card payments: charge a card (1–12 installments, optionally pre-authorized), capture, void,
  * refund, and look a transaction up by its id or by the idempotency key that made it.
  */

@@ -21,7 +21,7 @@ import {
   type InvoiceSettlement,
   type InvoiceWorkflowInput,
 } from '../contracts/invoice.ts';
-import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import { GATEWAY_REFUSAL, PROCESSING_ERROR } from '../domain/failures.ts';
 import {
   gatewayInvoiceOutcome,
   INVOICE_CREATION_ABANDONED,
@@ -218,13 +218,13 @@ async function chargeOnDueDate(run: InvoiceRun, deadline: number): Promise<Invoi
     if (!made && (run.voidNow || Date.now() >= deadline)) {
       return records.settleInvoice({ invoiceId, status: 'voided', payment: null, paidAt: null, at: now() });
     }
-    let answer: InvoiceCardChargeAnswer | { refused: true } | null = null;
+    let answer: InvoiceCardChargeAnswer | { refused: string } | null = null;
     try {
       answer = await card.chargeInvoiceCard({ invoiceId, subscriptionId, amount, description });
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       // The gateway refused the call itself: it charged nothing (as a checkout declines it).
-      if (cause instanceof ApplicationFailure && cause.type === GATEWAY_REFUSAL) answer = { refused: true };
+      if (cause instanceof ApplicationFailure && cause.type === GATEWAY_REFUSAL) answer = { refused: refusalOf(cause) };
     }
     if (answer) return records.settleInvoice(chargeSettlement(invoiceId, answer));
     await sleep(LOST_ANSWER_GRACE_MS);
@@ -233,10 +233,16 @@ async function chargeOnDueDate(run: InvoiceRun, deadline: number): Promise<Invoi
   }
 }
 
+/** Why the gateway refused the call (callGateway's first detail: a kept card it will not charge, or another refusal). */
+function refusalOf(cause: ApplicationFailure): string {
+  const reason: unknown = cause.details?.[0];
+  return typeof reason === 'string' ? reason : PROCESSING_ERROR;
+}
+
 /** The charge's answer as the invoice's settlement: paid, failed with the reason, or voided uncharged. */
-function chargeSettlement(invoiceId: string, answer: InvoiceCardChargeAnswer | { refused: true }): InvoiceSettlement {
+function chargeSettlement(invoiceId: string, answer: InvoiceCardChargeAnswer | { refused: string }): InvoiceSettlement {
   const none = { invoiceId, payment: null, paidAt: null, at: now() };
-  if ('refused' in answer) return { ...none, status: 'failed', failureReason: 'processing_error' };
+  if ('refused' in answer) return { ...none, status: 'failed', failureReason: answer.refused };
   if ('notCharged' in answer) return { ...none, status: 'voided' };
   const { payment } = answer;
   if (payment.status !== 'succeeded') return { ...none, status: 'failed', payment };

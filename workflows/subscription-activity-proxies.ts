@@ -37,7 +37,6 @@ export const payments = proxyActivities<SubscriptionActivities>({
     maximumInterval: '5 minutes',
     nonRetryableErrorTypes: [
       GATEWAY_REFUSAL,
-      'NoSavedCard',
       'SubscriptionNotFound',
       'NotGatewayBilled',
       SUBSCRIPTION_ENDED,

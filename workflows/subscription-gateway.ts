@@ -11,7 +11,7 @@ import { dunningRetryAt, GATEWAY_NOTICE_GRACE_MS, GATEWAY_RECHECK_MS } from '../
 import { MISSING_RENEWAL, type SubscriptionRunState, type SubscriptionWorkflow } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
-import type { SubscriptionRun } from './subscription-run.ts';
+import { isGatewayRefusal, type SubscriptionRun } from './subscription-run.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 
 /**
@@ -50,7 +50,7 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
     flags.noticed = false;
     const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
     if (due && sandboxRecurrence(run)) await billSandbox(charge);
-    const found = await payments.reconcileGatewayPeriod(charge);
+    const found = await askGateway(charge);
     const at = run.clock.nowIso();
     const outcome = { amount: found.amount, currency: found.currency, payment: found.payment };
     if (found.state === 'paid') {
@@ -75,6 +75,20 @@ export async function gatewayBilledPeriods(run: SubscriptionRun): Promise<void> 
       flagMissing(run.clock.now() >= Date.parse(state.periodEnd) + GATEWAY_NOTICE_GRACE_MS);
       recheckAt = run.clock.now() + GATEWAY_RECHECK_MS;
     }
+  }
+}
+
+/**
+ * What the gateway did with the period; a refusal to say (a definite error of the call) is taken as
+ * nothing billed yet, so the period is asked about again: no gateway answer ends the workflow.
+ */
+async function askGateway(charge: { subscriptionId: string; period: number; tryNumber: number }) {
+  try {
+    return await payments.reconcileGatewayPeriod(charge);
+  } catch (err) {
+    if (!isGatewayRefusal(err)) throw err;
+    log.warn('The gateway refused to say how it billed the period', { period: charge.period, error: err.message });
+    return { state: 'open' as const, amount: 0, currency: '', payment: null };
   }
 }
 
@@ -146,13 +160,18 @@ async function wake(run: SubscriptionRun, when: number | null): Promise<boolean>
  */
 export async function stopGatewayRecurrence(run: SubscriptionRun): Promise<void> {
   const { state, subscriptionId } = run;
-  await payments.cancelGatewaySubscription(subscriptionId);
+  try {
+    await payments.cancelGatewaySubscription(subscriptionId);
+  } catch (err) {
+    // Refused outright (say, ended there already): what it billed meanwhile is still looked for below.
+    if (!isGatewayRefusal(err)) throw err;
+    log.warn('The gateway refused to stop its recurrence', { error: err.message });
+  }
   await voidPendingInvoices(subscriptionId);
   const charge = { subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
-  const { state: billed, payment, ...money } = await payments.reconcileGatewayPeriod(charge);
+  const { state: billed, payment, ...money } = await askGateway(charge);
   // Not billed, or given back already (a revocation that raced the period's recording).
   if (billed !== 'paid' || !payment || payment.refundedAmount >= payment.capturedAmount) return;
   await records.recordRenewal({ ...charge, ...money, payment, at: run.clock.nowIso(), enter: false });
-  const refunded = await payments.refundRenewal({ ...charge, payment });
-  await records.recordRenewalRefunded({ ...charge, payment: refunded });
+  await run.giveBack(charge, payment);
 }

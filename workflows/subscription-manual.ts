@@ -96,7 +96,7 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
   const charge = { subscriptionId: run.subscriptionId, period: state.periodNumber + 1, tryNumber: state.tryNumber };
   const outcome: RenewalOutcome = await payments.chargeRenewal(charge);
   const at = run.clock.nowIso();
-  const paid = outcome.payment === null || outcome.payment.status === 'succeeded';
+  const paid = !outcome.refusal && (outcome.payment === null || outcome.payment.status === 'succeeded');
   if (paid) return run.paidPeriod(charge, outcome, at);
   await run.refusedPeriod(charge, outcome, at);
   return false;

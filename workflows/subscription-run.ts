@@ -3,8 +3,11 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  log,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import type { PaymentSummary } from '../domain/checkout.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import {
   isHardDecline,
@@ -17,6 +20,7 @@ import {
   type CheckoutSaleVerdict,
   type RenewalCharge,
   type RenewalOutcome,
+  RENEWAL_REFUND_REFUSED,
   type SubscriptionRunState,
   type SubscriptionWorkflowInput,
 } from '../contracts/subscription.ts';
@@ -83,8 +87,7 @@ export class SubscriptionRun {
     state.status = recorded.status;
     if (this.revoked && outcome.payment) {
       // Revoked while the charge was on its way: the money goes back.
-      const refunded = await payments.refundRenewal({ ...charge, payment: outcome.payment });
-      await records.recordRenewalRefunded({ ...charge, payment: refunded });
+      await this.giveBack(charge, outcome.payment);
       return false;
     }
     state.periodNumber = charge.period;
@@ -93,6 +96,21 @@ export class SubscriptionRun {
     state.firstFailureAt = null;
     state.lastGatewayCharge = null;
     return true;
+  }
+
+  /**
+   * A renewal's payment given back (it raced the subscription's end) and recorded so. A refund the
+   * gateway refuses outright is left for an operator (PaymentIssue): it never ends the workflow.
+   */
+  async giveBack(charge: RenewalCharge, payment: PaymentSummary): Promise<void> {
+    try {
+      const refunded = await payments.refundRenewal({ ...charge, payment });
+      await records.recordRenewalRefunded({ ...charge, payment: refunded });
+    } catch (err) {
+      if (!isGatewayRefusal(err)) throw err;
+      log.warn('The gateway refused to give a raced renewal back', { period: charge.period, error: err.message });
+      upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: RENEWAL_REFUND_REFUSED }]);
+    }
   }
 
   /**
@@ -116,7 +134,7 @@ export class SubscriptionRun {
    */
   async refusedPeriod(charge: RenewalCharge, outcome: RenewalOutcome, at: string): Promise<void> {
     const { state } = this;
-    const reason = outcome.payment?.declineReason ?? 'card_declined';
+    const reason = outcome.payment?.declineReason ?? outcome.refusal ?? 'card_declined';
     state.status = await records.recordRenewalFailure({ ...charge, ...outcome, declineReason: reason, at });
     // Not when a hard decline cancels it right away: that checkout's payment would only be given back.
     const ends = isHardDecline(reason) && state.exhaustedStatus === 'canceled';
@@ -181,6 +199,13 @@ export class SubscriptionRun {
   async untilHandlersDone(): Promise<void> {
     await condition(() => this.sales.length > 0 || allHandlersFinished());
   }
+}
+
+/** A definite refusal by the gateway (GatewayRefusal) of an activity's call. */
+export function isGatewayRefusal(err: unknown): err is ActivityFailure {
+  return (
+    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === GATEWAY_REFUSAL
+  );
 }
 
 /** A paid checkout's sale waiting for its turn; `verdict` is set once it is recorded or refused. */

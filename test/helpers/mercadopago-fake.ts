@@ -53,6 +53,13 @@ export class FakeMercadoPago {
     this.ambiguousCreates.push(status);
   }
 
+  /**
+   * Refuse a payment with a token minted from a kept card (no security code), as Mercado Pago does
+   * for an application not enabled for payments without CVV: 400, cause 3031
+   * (https://www.mercadopago.com.br/developers/en/support/37020).
+   */
+  refuseKeptCardTokens = false;
+
   /** The buyer paid a pending pix or boleto (at their bank). */
   pay(paymentId: string): void {
     const p = this.payments.get(paymentId)!;
@@ -110,6 +117,10 @@ export class FakeMercadoPago {
       return ok({ id, card_id: body.card_id, status: 'active' }, 201);
     }
     if (method === 'POST' && path === '/v1/payments') {
+      if (this.refuseKeptCardTokens && this.tokens.get(body.token)?.customerId) {
+        const cause = [{ code: 3031, description: "security_code_id can't be null", data: null }];
+        return ok({ message: "security_code_id can't be null", error: 'bad_request', status: 400, cause }, 400);
+      }
       const refusal = this.payerRefusal(body);
       return refusal ?? ok(this.createPayment(body), 201);
     }

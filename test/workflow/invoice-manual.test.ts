@@ -5,6 +5,7 @@ import { uuidv7 } from 'uuidv7';
 import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
+import { SavedCardRefused } from '../../gateway/port.ts';
 import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -203,6 +204,26 @@ describe('invoice workflow of a manually billed subscription', () => {
     ]);
     expect(transaction).toEqual({ status: 'failed', decline_reason: 'insufficient_funds' });
     expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toEqual([]);
+    expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.failed']);
+  });
+
+  it('a kept card the gateway will not charge without its holder fails it with that reason, nothing made', async () => {
+    const s = await manualSubscription();
+    const input = await manualInput(s);
+    // The gateway refuses the card outright, as Mercado Pago refuses a kept card's token without its code.
+    const refusing = new Proxy(sim, {
+      get(target, prop) {
+        if (prop === 'chargeCard') return () => Promise.reject(new SavedCardRefused("security_code_id can't be null"));
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const result = await runInvoiceWorkflow({ env, bundle, orm, sim: refusing }, workers, input, (handle) =>
+      handle.result(),
+    );
+    expect(result).toBe('failed');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'failed', failure_reason: 'saved_card_refused', transaction_id: null });
     expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.failed']);
   });
 });
