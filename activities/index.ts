@@ -11,6 +11,7 @@ import { createGatewayRenewalActivities } from './gateway-renewals.ts';
 import { createInvoiceActivities } from './invoices.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
+import { createGatewayRefundActivities } from './gateway-refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -24,7 +25,7 @@ import type { CheckoutActivities } from '../contracts/checkout.ts';
 import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 import type { InvoiceActivities } from '../contracts/invoice.ts';
 import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
-import type { RefundActivities } from '../contracts/refund.ts';
+import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutPaymentActivities(deps),
     recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
+    ...createGatewayRefundActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
@@ -76,6 +78,7 @@ export function createActivities(deps: ActivityDeps) {
     SubscriptionActivities &
     InvoiceActivities &
     RefundActivities &
+    GatewayRefundActivities &
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &

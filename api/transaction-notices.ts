@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { checkoutWorkflowId, paymentUpdatedSignal, type PaymentUpdate } from '../contracts/checkout.ts';
+import { gatewayRefundsWorkflowId, type GatewayRefundsWorkflow } from '../contracts/refund.ts';
 import { checkoutExists, checkoutOfGatewayTransaction } from '../db/checkout/notice-reads.ts';
 import { GatewayError, type GatewayTransaction } from '../gateway/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
@@ -67,4 +68,28 @@ async function checkoutOfTransaction(
   const t = await gatewayRecord();
   if (!t || !isUuid(t.reference)) return null;
   return (await checkoutExists(em, t.reference)) ? t.reference : null;
+}
+
+/**
+ * A payment the gateway shows refunded: the gateway-refunds workflow records what no refund of ours
+ * accounts for (a refund made in the gateway's panel; decision 0068). One run per payment and
+ * refunded total, so a repeated notice joins it; the route writes nothing itself.
+ */
+export async function recordGatewayRefundsOf(
+  deps: Pick<RouteDeps, 'temporal' | 'config'>,
+  payment: GatewayTransaction,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  if (payment.refundedAmount <= 0) return;
+  try {
+    await deps.temporal.workflow.start<GatewayRefundsWorkflow>('gatewayRefundsWorkflow', {
+      workflowId: gatewayRefundsWorkflowId(payment.id, payment.refundedAmount),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [payment.id],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  } catch (err) {
+    log.warn({ err }, 'could not start the gateway-refunds workflow');
+    throw retryLater();
+  }
 }

@@ -69,6 +69,12 @@ export interface BoletoDetails {
   url: string;
 }
 
+/** One refund as the gateway lists it on its payment: its own id, and the amount in cents. */
+export interface GatewayRefund {
+  id: string;
+  amount: number;
+}
+
 export interface GatewayTransaction {
   id: string;
   /** Our reference (e.g. the checkout id) the transaction was created for. */
@@ -99,6 +105,11 @@ export interface GatewayTransaction {
   capturedAmount: number;
   /** What the gateway has refunded, in the same measure as capturedAmount. */
   refundedAmount: number;
+  /**
+   * The gateway's refunds that make up refundedAmount, oldest first, where the gateway lists them
+   * (Mercado Pago's `refunds[]`): how a refund made outside the engine is recognised (decision 0068).
+   */
+  refunds?: GatewayRefund[];
   createdAt: string;
   confirmedAt: string | null;
 }

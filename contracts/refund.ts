@@ -25,3 +25,24 @@ export interface RefundActivities {
   settleRefund(refundId: string, settlement: RefundSettlement): Promise<SettledRefundStatus>;
   reconcileRefund(refundId: string): Promise<SettledRefundStatus>;
 }
+
+/**
+ * The workflow that records refunds made at the gateway (its panel), started by the gateway's notice
+ * of the payment: one per payment and refunded total the gateway showed, so a repeated notice joins
+ * the run under way and a larger total starts another (decision 0068).
+ */
+export const gatewayRefundsWorkflowId = (gatewayTransactionId: string, gatewayRefunded: number) =>
+  `gateway-refunds:${gatewayTransactionId}:${gatewayRefunded}`;
+
+/** What recordGatewayRefunds did: the refund it recorded, or why none. */
+export type GatewayRefundsOutcome =
+  | { recorded: string }
+  | { recorded: null; reason: 'not_ours' | 'no_sale' | 'nothing_unrecorded' | 'already_recorded' };
+
+/** The gateway-refunds workflow as its starter sees it (the notice route). */
+export type GatewayRefundsWorkflow = (gatewayTransactionId: string) => Promise<GatewayRefundsOutcome>;
+
+/** The activity it runs (activities/gateway-refunds.ts). */
+export interface GatewayRefundActivities {
+  recordGatewayRefunds(gatewayTransactionId: string): Promise<GatewayRefundsOutcome>;
+}

@@ -66,3 +66,36 @@ export function refundVerdict(books: {
   if (unaccounted - books.otherPending >= books.amount) return 'happened';
   return 'ambiguous';
 }
+
+/** A refund made at the gateway (its panel) that our books do not hold yet: how much, and which of its refunds. */
+export interface GatewayMadeRefund {
+  amount: number;
+  /** The gateway's refunds it is made of, newest first: the first is its key. */
+  gatewayRefundIds: string[];
+}
+
+/**
+ * What the gateway refunded on a payment that no refund of ours accounts for (decision 0068): its
+ * refunded total, less what our settled refunds hold and what our pending ones may have taken (their
+ * workflows will settle them), never more than is left of the capture. The gateway's newest refunds
+ * that make up that amount name it; none is left unnamed when the gateway lists no refunds.
+ */
+export function gatewayMadeRefund(books: {
+  gatewayRefunded: number;
+  gatewayRefunds: readonly { id: string; amount: number }[];
+  captured: number;
+  recordedRefunded: number;
+  pending: number;
+}): GatewayMadeRefund | null {
+  const left = Math.max(0, books.captured - books.recordedRefunded);
+  const amount = Math.min(left, books.gatewayRefunded - books.recordedRefunded - books.pending);
+  if (amount <= 0) return null;
+  const gatewayRefundIds: string[] = [];
+  let named = 0;
+  for (const refund of [...books.gatewayRefunds].reverse()) {
+    if (named >= amount) break;
+    gatewayRefundIds.push(refund.id);
+    named += refund.amount;
+  }
+  return { amount, gatewayRefundIds };
+}

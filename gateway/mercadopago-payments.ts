@@ -28,6 +28,8 @@ export interface MpPayment {
   metadata?: { reference?: string } | null;
   transaction_amount?: number;
   transaction_amount_refunded?: number;
+  /** "List of refunds issued against this payment" (the SDK's PaymentResponse): the panel's too. */
+  refunds?: { id?: number | string; amount?: number; status?: string }[] | null;
   currency_id?: string;
   installments?: number;
   captured?: boolean;
@@ -203,6 +205,13 @@ function boletoOf(p: MpPayment): GatewayTransaction['boleto'] {
   };
 }
 
+/** The payment's refunds that took money back (a refund `rejected` or `cancelled` took none). */
+function refundsOf(p: MpPayment): GatewayTransaction['refunds'] {
+  return (p.refunds ?? [])
+    .filter((r) => r.id !== undefined && r.status !== 'rejected' && r.status !== 'cancelled')
+    .map((r) => ({ id: String(r.id), amount: reaisToCentsOrZero(r.amount) }));
+}
+
 const CAPTURED = new Set(['approved', 'refunded', 'charged_back', 'in_mediation']);
 
 export function transactionFromPayment(p: MpPayment): GatewayTransaction {
@@ -234,6 +243,7 @@ export function transactionFromPayment(p: MpPayment): GatewayTransaction {
     // never the buyer's instalment interest in `total_paid_amount` (docs/decisions/0064).
     capturedAmount: CAPTURED.has(p.status ?? '') && p.captured !== false ? baseAmount : 0,
     refundedAmount: reaisToCentsOrZero(p.transaction_amount_refunded),
+    refunds: refundsOf(p),
     createdAt: iso(p.date_created) ?? new Date(0).toISOString(),
     confirmedAt: iso(p.date_approved),
   };

@@ -1,5 +1,6 @@
 export { recurrencePlanWorkflow } from './recurrence-plan.ts';
 export { refundWorkflow } from './refund.ts';
+export { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
@@ -12,7 +13,7 @@ import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
-import type { RefundWorkflow } from '../contracts/refund.ts';
+import type { GatewayRefundsWorkflow, RefundWorkflow } from '../contracts/refund.ts';
 import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
 import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
 import type { checkoutWorkflow } from './checkout.ts';
@@ -20,6 +21,7 @@ import type { directTransactionWorkflow } from './direct-transaction.ts';
 import type { invoiceWorkflow } from './invoice.ts';
 import type { recurrencePlanWorkflow } from './recurrence-plan.ts';
 import type { refundWorkflow } from './refund.ts';
+import type { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 
@@ -30,6 +32,7 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof subscriptionWorkflow, SubscriptionWorkflow>,
   Fulfils<typeof invoiceWorkflow, InvoiceWorkflow>,
   Fulfils<typeof refundWorkflow, RefundWorkflow>,
+  Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,

@@ -14,7 +14,7 @@ import {
   mercadoPagoNotificationQuery,
   mercadoPagoNotificationResponse,
 } from '../schemas/mercadopago-notifications.ts';
-import { readGatewayTransaction, signalCheckoutOfTransaction } from '../transaction-notices.ts';
+import { readGatewayTransaction, recordGatewayRefundsOf, signalCheckoutOfTransaction } from '../transaction-notices.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -95,6 +95,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
       if (!(await signalCheckoutOfTransaction(deps, update, async () => payment, log))) {
         log.info('Mercado Pago notified a payment that is none of our checkouts’: ignored');
       }
+      // A refund made in Mercado Pago's panel arrives as this same notice: its workflow records it.
+      await recordGatewayRefundsOf(deps, payment, log);
       return { received: true as const };
     },
   );

@@ -1,13 +1,9 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { Refund } from '../../db/entities/index.ts';
-import { iso, listQuery, paginated, nonBlank } from '../../use-cases/schemas/common.ts';
+import { listQuery, paginated, nonBlank } from '../../use-cases/schemas/common.ts';
 import { saleSchema } from '../../use-cases/schemas/sales.ts';
 
 /** The sale's schema and presentation are the events' too: in use-cases/schemas/sales.ts. */
 export { saleSchema } from '../../use-cases/schemas/sales.ts';
-
-type RefundEntity = InferEntity<typeof Refund>;
 
 const timestamp = z.string();
 
@@ -42,17 +38,5 @@ export const createRefundBody = z.strictObject({
 export const listRefundsQuery = listQuery(['created_at', 'amount']).extend({ sale_id: z.string().optional() });
 export const refundPage = paginated(refundSchema);
 
-export function presentRefund(refund: RefundEntity, currency: string) {
-  return {
-    id: refund.id,
-    organization_id: refund.organizationId,
-    sale_id: refund.saleId,
-    transaction_id: refund.transactionId,
-    amount: refund.amount,
-    currency: currency.toUpperCase(),
-    reason: refund.reason ?? null,
-    status: refund.status,
-    created_at: iso(refund.createdAt)!,
-    updated_at: iso(refund.updatedAt)!,
-  };
-}
+/** The refund's presentation is its events' too: in use-cases/schemas/refunds.ts. */
+export { presentRefund } from '../../use-cases/schemas/refunds.ts';

@@ -26,3 +26,17 @@ export async function refundedPayment(em: EntityManager, transactionId: string) 
     .where('id', '=', transactionId)
     .executeTakeFirstOrThrow();
 }
+
+/**
+ * Our payment of a gateway transaction, locked until the transaction ends, or null (none of ours): a
+ * refund made at the gateway is recorded under this lock, the one our own refunds take.
+ */
+export async function lockPaymentOfGatewayTransaction(em: EntityManager, gatewayTransactionId: string) {
+  const row = await kyselyOf(em)
+    .selectFrom('transactions')
+    .selectAll()
+    .where('gatewayTransactionId', '=', gatewayTransactionId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}

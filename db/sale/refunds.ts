@@ -56,3 +56,16 @@ export async function settleRefundRow(
     .where('status', '=', 'pending')
     .execute();
 }
+
+/** A refund made at the gateway (its panel), recorded as it already is: succeeded. The row as written. */
+export async function insertGatewayRefund(
+  em: EntityManager,
+  refund: { organizationId: string; saleId: string; transactionId: string; amount: number; reason: string },
+  now: Date,
+) {
+  return kyselyOf(em)
+    .insertInto('refunds')
+    .values({ id: uuidv7(), ...refund, status: 'succeeded', createdAt: now, updatedAt: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -81,3 +81,14 @@ export async function recordSaleRefunds(
     .where('id', '=', saleId)
     .execute();
 }
+
+/** The sale a payment paid for, locked until the transaction ends (after the payment: the settling's order), or null. */
+export async function lockSaleOfTransaction(em: EntityManager, transactionId: string) {
+  const row = await kyselyOf(em)
+    .selectFrom('sales')
+    .selectAll()
+    .where('transactionId', '=', transactionId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}

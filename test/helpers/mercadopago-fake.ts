@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
-import { MP } from './mercadopago-mock.ts';
+import { MP, signedNotice } from './mercadopago-mock.ts';
 
 /**
  * A stateful stand-in for Mercado Pago's payments, customers and card tokens, answering the SDK
@@ -64,6 +64,43 @@ export class FakeMercadoPago {
   pay(paymentId: string): void {
     const p = this.payments.get(paymentId)!;
     Object.assign(p, { status: 'approved', status_detail: 'accredited', date_approved: new Date().toISOString() });
+  }
+
+  /**
+   * The seller refunds the payment in Mercado Pago's panel (all that is left, or `amount` reais):
+   * the payment shows it in `refunds[]` and `transaction_amount_refunded`, and Mercado Pago sends a
+   * `payment` notice (paymentNotice). Returns the refund's id.
+   */
+  refundAtPanel(paymentId: string, amount?: number): string {
+    const refund = this.refundPayment(paymentId, amount, 'admin');
+    if (!refund) throw new Error(`The fake cannot refund ${amount} of payment ${paymentId}`);
+    return String(refund.id);
+  }
+
+  /**
+   * A refund, measured against transaction_amount (what the seller charged), never the buyer's total
+   * with instalment interest (total_paid_amount); more than is left is refused (null). Listed in the
+   * payment's `refunds[]`, as the API reference's payment shows them.
+   */
+  private refundPayment(paymentId: string, reais: number | undefined, source: string) {
+    const p = this.payments.get(paymentId)!;
+    const left = Math.round((p.transaction_amount! - (p.transaction_amount_refunded ?? 0)) * 100) / 100;
+    const amount = reais ?? left;
+    if (amount > left) return null;
+    p.transaction_amount_refunded = Math.round(((p.transaction_amount_refunded ?? 0) + amount) * 100) / 100;
+    if (p.transaction_amount_refunded >= p.transaction_amount!)
+      Object.assign(p, { status: 'refunded', status_detail: 'refunded' });
+    else p.status_detail = 'partially_refunded';
+    const refund = {
+      id: this.next++,
+      payment_id: Number(p.id),
+      amount,
+      status: 'approved',
+      source: { id: '1284876322', name: 'seller', type: source },
+      date_created: new Date().toISOString(),
+    };
+    p.refunds = [...(p.refunds ?? []), refund];
+    return refund;
   }
 
   /** A browser's single-use token, as MercadoPago.js makes it with the public key. */
@@ -137,19 +174,9 @@ export class FakeMercadoPago {
       return ok(p);
     }
     if (method === 'POST' && (m = /^\/v1\/payments\/(\d+)\/refunds$/.exec(path))) {
-      const p = this.payments.get(m[1]!)!;
-      // A refund is measured against transaction_amount (what the seller charged), never the buyer's
-      // total with instalment interest (total_paid_amount); more than is left is refused.
-      const left = Math.round((p.transaction_amount! - (p.transaction_amount_refunded ?? 0)) * 100) / 100;
-      const amount = body.amount ?? left;
-      if (amount > left) {
-        return ok({ message: 'Invalid refund amount', error: 'bad_request', status: 400, cause: [] }, 400);
-      }
-      p.transaction_amount_refunded = Math.round(((p.transaction_amount_refunded ?? 0) + amount) * 100) / 100;
-      if (p.transaction_amount_refunded >= p.transaction_amount!)
-        Object.assign(p, { status: 'refunded', status_detail: 'refunded' });
-      else p.status_detail = 'partially_refunded';
-      return ok({ id: this.next++, payment_id: Number(p.id), amount, status: 'approved' }, 201);
+      const refund = this.refundPayment(m[1]!, body.amount, 'collector');
+      if (!refund) return ok({ message: 'Invalid refund amount', error: 'bad_request', status: 400, cause: [] }, 400);
+      return ok(refund, 201);
     }
     return ok({ message: `The fake has no ${method} ${path}`, error: 'not_found', status: 404, cause: [] }, 404);
   }
@@ -209,6 +236,7 @@ export class FakeMercadoPago {
       metadata: body.metadata,
       transaction_amount: body.transaction_amount,
       transaction_amount_refunded: 0,
+      refunds: [],
       installments: body.installments ?? 1,
       payer: { id: body.payer?.id ?? null },
     };
@@ -334,4 +362,13 @@ export function fakeMercadoPago(): FakeMercadoPago {
     await agent.close();
   });
   return fake;
+}
+
+/** The `payment` notice Mercado Pago posts when payment `id` changes (a refund too), signed with `secret`. */
+export function paymentNotice(id: string, secret: string) {
+  return {
+    path: `/api/v1/gateway/mercadopago/notifications?data.id=${id}&type=payment`,
+    body: { action: 'payment.updated', data: { id }, type: 'payment' },
+    headers: signedNotice(id, secret),
+  };
 }
