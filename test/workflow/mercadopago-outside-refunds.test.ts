@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeCheckout } from '../helpers/checkouts.ts';
+import { makeOat } from '../helpers/fixtures.ts';
+import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
+import { waitFor } from '../helpers/processes.ts';
+
+/**
+ * A refund made in Mercado Pago's panel (issue 33 §3, decision 0068): Mercado Pago sends a `payment`
+ * notice, its payment shows the refund in `refunds[]` and `transaction_amount_refunded`, and the
+ * engine records it as a refund of the sale, with the events a refund through the API gives. The API
+ * and a worker of this file's own task queue, on the Mercado Pago adapter over the stateful fake.
+ */
+const QUEUE = 'billing-test-mercadopago-outside-refunds';
+const WEBHOOK_SECRET = 'mp-webhook-secret-of-the-outside-refunds-test';
+const mp = fakeMercadoPago();
+let api: TestApi;
+let temporal: Client;
+let orm: Orm;
+let workers: Worker[];
+let connection: NativeConnection;
+let running: Promise<unknown>;
+
+beforeAll(async () => {
+  api = await startApi({
+    TEMPORAL_TASK_QUEUE: QUEUE,
+    GATEWAY: 'mercadopago',
+    MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+    MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    LOG_LEVEL: 'silent',
+  });
+  temporal = createTemporalClient(api.config);
+  orm = await openOrm(api.config.DATABASE_URL, 6);
+  ({ workers, connection } = await createWorker(api.config, {
+    orm,
+    gateway: api.gateway,
+    temporal,
+    config: api.config,
+  }));
+  running = Promise.all(workers.map((w) => w.run()));
+}, 120_000);
+afterAll(async () => {
+  for (const w of workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
+  await running;
+  await connection?.close();
+  await orm?.close();
+  await temporal?.connection.close();
+  await api?.close();
+});
+
+const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
+
+/** A card sale of `amount` cents paid through Mercado Pago: the sale, and Mercado Pago's payment id. */
+async function paidSale(amount: number) {
+  const c = await makeCheckout(api.orm, temporal, { amount, taskQueue: QUEUE });
+  const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
+    body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+  });
+  expect(res.status).toBe(200);
+  const [sale] = await sql(
+    `select s.id, s.transaction_id, t.gateway_transaction_id from sales s
+       join transactions t on t.id = s.transaction_id where s.checkout_id = ?`,
+    [c.id],
+  );
+  return { saleId: sale.id as string, paymentId: sale.gateway_transaction_id as string, c };
+}
+
+/** Mercado Pago's signed notice of the payment, as it posts it. */
+async function notify(paymentId: string) {
+  const notice = paymentNotice(paymentId, WEBHOOK_SECRET);
+  const res = await api.call('POST', notice.path, { body: notice.body, headers: notice.headers });
+  expect(res.status).toBe(200);
+}
+
+const refundsOf = (saleId: string) =>
+  sql('select amount::int, status, reason from refunds where sale_id = ? order by created_at', [saleId]);
+const saleOf = async (saleId: string) =>
+  (await sql('select status, refunded_amount::int from sales where id = ?', [saleId]))[0];
+const eventsOf = async (organizationId: string) =>
+  (
+    await sql(
+      `select type, data from events where organization_id = ? and type in ('refund.created', 'sale.refunded')
+        order by created_at, id`,
+      [organizationId],
+    )
+  ).map((e) => ({ type: e.type, status: e.data.status, amount: e.data.amount, reason: e.data.reason }));
+
+describe('Mercado Pago: a refund made in its panel', () => {
+  it('a full refund is recorded as a refund of the sale, with its events; the same notice twice adds nothing', async () => {
+    const { saleId, paymentId, c } = await paidSale(10_000);
+    const refundId = mp.refundAtPanel(paymentId);
+    await notify(paymentId);
+    await waitFor(async () => (await refundsOf(saleId)).length > 0, { what: "the panel's refund", timeoutMs: 20_000 });
+    expect(await refundsOf(saleId)).toEqual([
+      { amount: 10_000, status: 'succeeded', reason: `gateway: refunded at the gateway (refund ${refundId})` },
+    ]);
+    expect(await saleOf(saleId)).toEqual({ status: 'refunded', refunded_amount: 10_000 });
+    const [t] = await sql('select status, refunded_amount::int from transactions where gateway_transaction_id = ?', [
+      paymentId,
+    ]);
+    expect(t).toEqual({ status: 'refunded', refunded_amount: 10_000 });
+    expect(await eventsOf(c.organizationId)).toEqual([
+      { type: 'refund.created', status: 'succeeded', amount: 10_000, reason: expect.stringContaining(refundId) },
+      { type: 'sale.refunded', status: 'refunded', amount: 10_000, reason: undefined },
+    ]);
+
+    // Mercado Pago sends it again (and again): nothing more is recorded.
+    await notify(paymentId);
+    await notify(paymentId);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await refundsOf(saleId)).toHaveLength(1);
+    expect(await eventsOf(c.organizationId)).toHaveLength(2);
+  });
+
+  it('a partial one leaves the sale partly refunded; a refund through the API after it is sized by what is left', async () => {
+    const { saleId, paymentId, c } = await paidSale(10_000);
+    mp.refundAtPanel(paymentId, 30);
+    await notify(paymentId);
+    await waitFor(async () => (await refundsOf(saleId)).length > 0, { what: "the panel's refund", timeoutMs: 20_000 });
+    expect(await refundsOf(saleId)).toMatchObject([{ amount: 3_000, status: 'succeeded' }]);
+    expect(await saleOf(saleId)).toEqual({ status: 'partially_refunded', refunded_amount: 3_000 });
+    expect((await eventsOf(c.organizationId)).map((e) => e.type)).toEqual(['refund.created', 'sale.refunded']);
+
+    // The engine's own refund of the rest: Mercado Pago notifies it too, and it is not counted twice.
+    const oat = await makeOat(api.orm, c.organizationId, ['web:write', 'web:read']);
+    const rest = await api.call('POST', '/api/v1/refunds/', { token: oat, body: { sale_id: saleId } });
+    expect(rest.body).toMatchObject({ amount: 7_000, status: 'succeeded' });
+    await notify(paymentId);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await refundsOf(saleId)).map((r) => r.amount)).toEqual([3_000, 7_000]);
+    expect(await saleOf(saleId)).toEqual({ status: 'refunded', refunded_amount: 10_000 });
+  });
+});
