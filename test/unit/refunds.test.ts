@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
+  gatewayMadeRefund,
   refundableAmount,
   refundAmount,
   refundVerdict,
@@ -107,5 +108,33 @@ describe('the verdict on a refund the gateway never answered for', () => {
     expect(refundVerdict({ gatewayRefunded: 650, recordedRefunded: 500, amount: 50, otherPending: 100 })).toBe(
       'happened',
     );
+  });
+});
+
+describe('a refund made at the gateway (decision 0068)', () => {
+  const books = { gatewayRefunds: [], captured: 10_000, recordedRefunded: 0, pending: 0 };
+
+  it('is what the gateway refunded beyond our settled and pending refunds', () => {
+    expect(gatewayMadeRefund({ ...books, gatewayRefunded: 10_000 })).toEqual({ amount: 10_000, gatewayRefundIds: [] });
+    expect(gatewayMadeRefund({ ...books, gatewayRefunded: 5_000, recordedRefunded: 2_000 })?.amount).toBe(3_000);
+    // A refund of ours the gateway made but whose workflow has not settled it yet is not the panel's.
+    expect(gatewayMadeRefund({ ...books, gatewayRefunded: 5_000, recordedRefunded: 2_000, pending: 3_000 })).toBeNull();
+    expect(gatewayMadeRefund({ ...books, gatewayRefunded: 2_000, recordedRefunded: 2_000 })).toBeNull();
+  });
+
+  it('never more than is left of the capture', () => {
+    expect(gatewayMadeRefund({ ...books, gatewayRefunded: 12_000, recordedRefunded: 4_000 })?.amount).toBe(6_000);
+  });
+
+  it("is named by the gateway's newest refunds that make it up", () => {
+    const gatewayRefunds = [
+      { id: 'a', amount: 2_000 },
+      { id: 'b', amount: 1_000 },
+      { id: 'c', amount: 500 },
+    ];
+    expect(gatewayMadeRefund({ ...books, gatewayRefunds, gatewayRefunded: 3_500, recordedRefunded: 2_000 })).toEqual({
+      amount: 1_500,
+      gatewayRefundIds: ['c', 'b'],
+    });
   });
 });
