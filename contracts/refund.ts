@@ -36,8 +36,7 @@ export const gatewayRefundsWorkflowId = (gatewayTransactionId: string, gatewayRe
 
 /** What recordGatewayRefunds did: the refund it recorded, or why none. */
 export type GatewayRefundsOutcome =
-  | { recorded: string }
-  | { recorded: null; reason: 'not_ours' | 'no_sale' | 'nothing_unrecorded' | 'already_recorded' };
+  { recorded: string } | { recorded: null; reason: 'not_ours' | 'no_sale' | 'nothing_unrecorded' | 'already_recorded' };
 
 /** The gateway-refunds workflow as its starter sees it (the notice route). */
 export type GatewayRefundsWorkflow = (gatewayTransactionId: string) => Promise<GatewayRefundsOutcome>;

@@ -26,6 +26,8 @@ import type { RouteDeps } from '../route-deps.ts';
  * payment is read from Mercado Pago and the checkout it was made for learns the status Mercado Pago
  * answered. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
  * documented two ways, and a retried notice may keep it: decision 0066).
+ * A payment it shows refunded starts the workflow that records a refund made in Mercado Pago's panel
+ * (decision 0068): the route itself writes nothing.
  * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is not one of our
  * checkouts', is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
