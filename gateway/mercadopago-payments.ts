@@ -205,11 +205,12 @@ function boletoOf(p: MpPayment): GatewayTransaction['boleto'] {
   };
 }
 
-/** The payment's refunds that took money back (a refund `rejected` or `cancelled` took none). */
+/** The payment's refunds that took money back (a refund `rejected` or `cancelled` took none); none: absent. */
 function refundsOf(p: MpPayment): GatewayTransaction['refunds'] {
-  return (p.refunds ?? [])
+  const refunds = (p.refunds ?? [])
     .filter((r) => r.id !== undefined && r.status !== 'rejected' && r.status !== 'cancelled')
     .map((r) => ({ id: String(r.id), amount: reaisToCentsOrZero(r.amount) }));
+  return refunds.length > 0 ? refunds : undefined;
 }
 
 const CAPTURED = new Set(['approved', 'refunded', 'charged_back', 'in_mediation']);
