@@ -880,7 +880,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged.
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ).
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -17189,7 +17189,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ. */
       422: {
         headers: {
           [name: string]: unknown;
