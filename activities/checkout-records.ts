@@ -214,7 +214,11 @@ function refuseInvalidConfirmation(
     },
     gateway,
   );
-  if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, refusal.detail);
+  if (refusal) {
+    // The refusal's status and code travel with it, so the API answers as its early check would.
+    const { status, code, detail } = refusal;
+    throw ApplicationFailure.nonRetryable(refusal.message, CONFIRMATION_INVALID, { status, code, detail });
+  }
 }
 
 /** What the workflow charges and records, from the confirmed row. */

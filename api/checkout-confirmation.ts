@@ -211,7 +211,7 @@ function confirmationError(err: unknown): unknown {
     case CHECKOUT_NOT_OPEN:
       return notOpen(failure.message.replace(/^Checkout is /, ''));
     case CONFIRMATION_INVALID:
-      return badRequest(failure.message, failure.details?.[0] as string | undefined);
+      return refusalError(failure.message, failure.details?.[0]);
     case SUBSCRIPTION_EXISTS:
       return subscriptionExists();
     case DISCOUNT_REJECTED: {
@@ -236,14 +236,21 @@ function cardInputOf(c: NonNullable<ConfirmSdkBody['card']>): CardInput {
   };
 }
 
-/**
- * A refused confirmation (domain/checkout-confirmation.ts) is a 400; an invalid tax id, or a payer the
- * gateway's boleto cannot be issued for (one-word name, address without postal code or state), a 422.
- */
+/** A refused confirmation (domain/checkout-confirmation.ts), with the status and code it carries. */
 function refuse(refusal: ConfirmationRefusal | null): void {
-  if (refusal?.invalid === 'tax_id') throw unprocessable('invalid_tax_id', refusal.message, refusal.detail);
-  if (refusal?.invalid === 'boleto_payer') {
-    throw unprocessable('boleto_payer_incomplete', refusal.message, refusal.detail);
+  if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
+}
+
+/**
+ * The activity's refusal (CONFIRMATION_INVALID) as the API's error: its details carry the refusal's status,
+ * code and detail (activities/checkout-records.ts), so it answers as the early check would have.
+ */
+export function refusalError(message: string, details: unknown): ApiError {
+  const d = (typeof details === 'object' && details !== null ? details : {}) as Partial<ConfirmationRefusal>;
+  const detail = typeof d.detail === 'string' ? d.detail : undefined;
+  if ((d.status === 400 || d.status === 422) && typeof d.code === 'string') {
+    return new ApiError(d.status, d.code, message, detail);
   }
-  if (refusal) throw badRequest(refusal.message, refusal.detail);
+  // A refusal recorded before the status travelled with it (an Update in flight across a deploy).
+  return badRequest(message, typeof details === 'string' ? details : detail);
 }

@@ -880,7 +880,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged.
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state).
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -2512,6 +2512,8 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    /** @description Any JSON value. No string and no object key, at any depth, may contain the NUL character (U+0000): such a request is answered 400 `invalid_character`. */
+    FreeFormValue: unknown;
   };
   responses: never;
   parameters: never;
@@ -2889,10 +2891,10 @@ export interface operations {
           avatar_url?: string | null;
           social_username?: string | null;
           profile_settings?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           feature_settings?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           subscription_settings?: {
             /** @description Default false: a customer with a live subscription cannot buy another recurring price (422 subscription_exists at checkout creation or confirmation); renewals are always sold */
@@ -2913,7 +2915,7 @@ export interface operations {
             new_subscription?: boolean;
           };
           socials?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           }[];
         };
       };
@@ -3201,7 +3203,7 @@ export interface operations {
           name?: string;
           slug?: unknown;
           details?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           bio?: string | null;
           company?: string | null;
@@ -3212,10 +3214,10 @@ export interface operations {
           avatar_url?: string | null;
           social_username?: string | null;
           profile_settings?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           feature_settings?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           subscription_settings?: {
             /** @description Default false: a customer with a live subscription cannot buy another recurring price (422 subscription_exists at checkout creation or confirmation); renewals are always sold */
@@ -3236,7 +3238,7 @@ export interface operations {
             new_subscription?: boolean;
           };
           socials?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           }[];
         };
       };
@@ -5152,7 +5154,7 @@ export interface operations {
           name: string;
           description?: string | null;
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           /** @default true */
           is_tax_applicable?: boolean;
@@ -5180,7 +5182,7 @@ export interface operations {
             /** @description Default unspecified */
             tax_behavior?: ('unspecified' | 'inclusive' | 'exclusive') | null;
             metadata?: {
-              [key: string]: unknown;
+              [key: string]: components['schemas']['FreeFormValue'];
             };
           }[];
           /**
@@ -5601,7 +5603,7 @@ export interface operations {
           description?: string | null;
           /** @description Replaces the whole metadata object */
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           is_tax_applicable?: boolean;
           /**
@@ -5635,7 +5637,7 @@ export interface operations {
             /** @description Default unspecified */
             tax_behavior?: ('unspecified' | 'inclusive' | 'exclusive') | null;
             metadata?: {
-              [key: string]: unknown;
+              [key: string]: components['schemas']['FreeFormValue'];
             };
           }[];
           /** @description Prices to archive (active becomes false) */
@@ -5979,7 +5981,7 @@ export interface operations {
               )
             | null;
           user_metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           email_verified?: boolean;
         };
@@ -6429,7 +6431,7 @@ export interface operations {
               )
             | null;
           user_metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           email_verified?: boolean;
         };
@@ -6879,7 +6881,7 @@ export interface operations {
               )
             | null;
           user_metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           email_verified?: boolean;
         };
@@ -7190,7 +7192,7 @@ export interface operations {
                   /** @description empty or absent: every product of the organization */
                   product_ids?: string[];
                   metadata?: {
-                    [key: string]: unknown;
+                    [key: string]: components['schemas']['FreeFormValue'];
                   };
                   /** @enum {string} */
                   type: 'percentage';
@@ -7215,7 +7217,7 @@ export interface operations {
                   /** @description empty or absent: every product of the organization */
                   product_ids?: string[];
                   metadata?: {
-                    [key: string]: unknown;
+                    [key: string]: components['schemas']['FreeFormValue'];
                   };
                   /** @enum {string} */
                   type: 'percentage';
@@ -7239,7 +7241,7 @@ export interface operations {
                   /** @description empty or absent: every product of the organization */
                   product_ids?: string[];
                   metadata?: {
-                    [key: string]: unknown;
+                    [key: string]: components['schemas']['FreeFormValue'];
                   };
                   /** @enum {string} */
                   type: 'fixed';
@@ -7264,7 +7266,7 @@ export interface operations {
                   /** @description empty or absent: every product of the organization */
                   product_ids?: string[];
                   metadata?: {
-                    [key: string]: unknown;
+                    [key: string]: components['schemas']['FreeFormValue'];
                   };
                   /** @enum {string} */
                   type: 'fixed';
@@ -7689,7 +7691,7 @@ export interface operations {
           max_redemptions?: number | null;
           product_ids?: string[];
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           type?: unknown;
           basis_points?: unknown;
@@ -8004,7 +8006,7 @@ export interface operations {
           success_url?: string | null;
           cancel_url?: string | null;
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
         };
       };
@@ -8420,7 +8422,7 @@ export interface operations {
           success_url?: string | null;
           cancel_url?: string | null;
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           is_archived?: boolean;
         };
@@ -12407,7 +12409,7 @@ export interface operations {
               } | null;
               customer_tax_id?: string | null;
               customer_metadata?: {
-                [key: string]: unknown;
+                [key: string]: components['schemas']['FreeFormValue'];
               };
               is_business_customer?: boolean;
               external_customer_id?: string | null;
@@ -12446,7 +12448,7 @@ export interface operations {
                */
               embed_origin?: string;
               metadata?: {
-                [key: string]: unknown;
+                [key: string]: components['schemas']['FreeFormValue'];
               };
               /** @default false */
               no_fees_installments?: boolean;
@@ -12770,14 +12772,14 @@ export interface operations {
           } | null;
           customer_tax_id?: string | null;
           customer_metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           is_business_customer?: boolean;
           external_customer_id?: string | null;
           customer_id?: string | null;
           /** @description Replaces the whole metadata object */
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           success_url?: string | null;
           cancel_url?: string | null;
@@ -14572,7 +14574,7 @@ export interface operations {
           | {
               /** @description Replaces the whole metadata object ({} clears it) */
               metadata: {
-                [key: string]: unknown;
+                [key: string]: components['schemas']['FreeFormValue'];
               };
             };
       };
@@ -17052,7 +17054,7 @@ export interface operations {
           payment_type?: 'credit' | 'pix';
           discount_code?: string;
           customer_billing_address?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           /** @description Card data, tokenized by our server: the sandbox, or a live deployment with ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true (422 card_data_refused otherwise). Send card or card_token, not both. */
           card?: {
@@ -17189,7 +17191,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ; `boleto_payer_incomplete`: the gateway's boleto needs a first and last name, or an address's postal code and state. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -17439,7 +17441,7 @@ export interface operations {
           /** @description Default unspecified */
           tax_behavior?: ('unspecified' | 'inclusive' | 'exclusive') | null;
           metadata?: {
-            [key: string]: unknown;
+            [key: string]: components['schemas']['FreeFormValue'];
           };
           /** @default true */
           active?: boolean;

@@ -9,14 +9,44 @@ import type { ConfirmPaymentMethod } from './checkout.ts';
  * workflow's Update validator applies none of it (it knows neither the price nor the buyer).
  */
 export interface ConfirmationRefusal {
+  /**
+   * 400 for the request itself (a card with pix, no card for credit_card, installments past the price's:
+   * the spec's 400); 422 for what the checkout lacks, that the buyer has not given yet, or a value sent
+   * that is not valid (decision 0007): the same from the API's early answer and from the activity.
+   */
+  status: 400 | 422;
+  /** The answer's stable code. */
+  code: string;
   message: string;
   detail?: string;
-  /**
-   * A sent value that is not valid (a 422), rather than one that is missing or not allowed (a 400): a tax
-   * id, or a name or address the gateway's boleto cannot be issued with.
-   */
-  invalid?: 'tax_id' | 'boleto_payer';
 }
+
+/** The request's own fault: a 400. */
+const requestRefusal = (message: string, detail?: string): ConfirmationRefusal => ({
+  status: 400,
+  code: 'invalid_request',
+  message,
+  ...(detail === undefined ? {} : { detail }),
+});
+
+/** A 422: a buyer field the checkout (or its customer) does not have yet, or one not valid as sent. */
+const stateRefusal = (code: string, message: string, detail?: string): ConfirmationRefusal => ({
+  status: 422,
+  code,
+  message,
+  ...(detail === undefined ? {} : { detail }),
+});
+
+/** The codes of the 422 refusals, for the operations' documented responses. */
+export const CONFIRMATION_REFUSAL_CODES = {
+  customer_email_required: 'the checkout has no customer and no customer_email was sent',
+  customer_name_required: "a boleto needs the buyer's name and none is known",
+  customer_tax_id_required: "a boleto needs the buyer's tax id and none is known",
+  customer_billing_address_required:
+    'the checkout requires a billing address, or the gateway prints it on a boleto, and none is known',
+  invalid_tax_id: 'customer_tax_id is no valid CPF or CNPJ',
+  boleto_payer_incomplete: "the gateway's boleto needs a first and last name, or an address's postal code and state",
+} as const;
 
 export interface ConfirmationRequest {
   paymentMethod: ConfirmPaymentMethod;
@@ -32,16 +62,17 @@ export type ConfirmationPrice = { type: 'one_time' | 'recurring'; interval?: str
 export function paymentRefusal(request: ConfirmationRequest, price: ConfirmationPrice): ConfirmationRefusal | null {
   if (request.paymentMethod !== 'credit_card') {
     return request.hasCard
-      ? { message: 'card and card_token are only accepted when payment_method is credit_card' }
+      ? requestRefusal('card and card_token are only accepted when payment_method is credit_card')
       : null;
   }
-  if (!request.hasCard) return { message: 'card or card_token is required when payment_method is credit_card' };
+  if (!request.hasCard) return requestRefusal('card or card_token is required when payment_method is credit_card');
   const max = price ? maxInstallments(price) : null;
   if (max !== null && request.installments > max) {
-    return {
-      message: 'Too many installments',
-      detail: `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`,
-    };
+    // The spec names 400 for it (a monthly price's installments).
+    return requestRefusal(
+      'Too many installments',
+      `This price accepts at most ${max} installment${max === 1 ? '' : 's'}`,
+    );
   }
   return null;
 }
@@ -81,26 +112,27 @@ export function addressGaps(address: { postal_code?: string | null; state?: stri
 /** The boleto's own needs where the gateway has them: a first and a last name, a full address. */
 function boletoRefusal(buyer: ConfirmationBuyer): ConfirmationRefusal | null {
   if (buyer.boletoNeedsFullName && !buyer.hasFullName) {
-    return {
-      message: 'customer_name needs a first and a last name for boleto',
-      detail: "The gateway prints the payer's first and last name on the boleto",
-      invalid: 'boleto_payer',
-    };
+    return stateRefusal(
+      'boleto_payer_incomplete',
+      'customer_name needs a first and a last name for boleto',
+      "The gateway prints the payer's first and last name on the boleto",
+    );
   }
   if (!buyer.boletoNeedsAddress) return null;
   if (!buyer.hasAddress) {
-    return {
-      message: 'customer_billing_address is required for boleto',
-      detail: "The gateway prints the buyer's address on the boleto",
-    };
+    return stateRefusal(
+      'customer_billing_address_required',
+      'customer_billing_address is required for boleto',
+      "The gateway prints the buyer's address on the boleto",
+    );
   }
   const lacks = buyer.addressLacks ?? [];
   if (lacks.length === 0) return null;
-  return {
-    message: `customer_billing_address needs ${lacks.join(' and ')} for boleto`,
-    detail: "The gateway prints the buyer's full address on the boleto, postal code and state included",
-    invalid: 'boleto_payer',
-  };
+  return stateRefusal(
+    'boleto_payer_incomplete',
+    `customer_billing_address needs ${lacks.join(' and ')} for boleto`,
+    "The gateway prints the buyer's full address on the boleto, postal code and state included",
+  );
 }
 
 /**
@@ -112,14 +144,16 @@ export function buyerRefusal(
   buyer: ConfirmationBuyer,
 ): ConfirmationRefusal | null {
   if (!buyer.hasEmail) {
-    return { message: 'customer_email is required', detail: 'The checkout has no customer yet: send customer_email' };
+    const detail = 'The checkout has no customer yet: send customer_email';
+    return stateRefusal('customer_email_required', 'customer_email is required', detail);
   }
   if (buyer.lacksRequiredAddress) {
-    return { message: 'customer_billing_address is required', detail: 'This checkout requires a billing address' };
+    const detail = 'This checkout requires a billing address';
+    return stateRefusal('customer_billing_address_required', 'customer_billing_address is required', detail);
   }
   if (paymentMethod === 'boleto') {
-    if (!buyer.hasName) return { message: 'customer_name is required for boleto' };
-    if (!buyer.hasTaxId) return { message: 'customer_tax_id is required for boleto' };
+    if (!buyer.hasName) return stateRefusal('customer_name_required', 'customer_name is required for boleto');
+    if (!buyer.hasTaxId) return stateRefusal('customer_tax_id_required', 'customer_tax_id is required for boleto');
     return boletoRefusal(buyer);
   }
   return null;
@@ -157,11 +191,7 @@ export function confirmationRefusal(c: ConfirmationCase, gateway: ConfirmationGa
   const payment = paymentRefusal(c.request, c.price);
   if (payment) return payment;
   if (c.buyer.sentInvalidTaxId) {
-    return {
-      message: 'Invalid customer_tax_id',
-      detail: 'customer_tax_id must be a valid CPF or CNPJ',
-      invalid: 'tax_id',
-    };
+    return stateRefusal('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
   return buyerRefusal(c.request.paymentMethod, {
     ...c.buyer,

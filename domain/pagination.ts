@@ -33,16 +33,17 @@ export function maxPage(totalCount: number, limit: number): number {
 export type Sorting = { field: string; direction: 'asc' | 'desc' };
 
 /**
- * Parses `sorting` (e.g. "-created_at"). Absent or blank input uses `fallback`,
- * which follows the same syntax. Fields outside `allowed` are an error so they
- * never reach an ORDER BY.
+ * Parses `sorting` (e.g. "-created_at"). Absent input uses `fallback`, which follows
+ * the same syntax. Anything else outside the document's enum (a field outside `allowed`,
+ * an empty or padded value) is an error, so it never reaches an ORDER BY.
  */
 export function parseSorting(
   sorting: string | undefined,
   allowed: readonly string[],
   fallback: string,
 ): Sorting | { error: string } {
-  const raw = sorting === undefined || sorting.trim() === '' ? fallback : sorting.trim();
+  // `?sorting=` is sent, not absent: the document's enum has no empty value (issue 33 §7).
+  const raw = sorting ?? fallback;
   const desc = raw.startsWith('-');
   const field = desc ? raw.slice(1) : raw;
   if (!allowed.includes(field)) {

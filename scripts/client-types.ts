@@ -6,7 +6,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import openapiTS, { astToString, UNKNOWN, type OpenAPI3 } from 'openapi-typescript';
+import { FREE_VALUE } from '../use-cases/schemas/common.ts';
 import prettier from 'prettier';
 import { openApiDocument } from './openapi.ts';
 import { REPO_ROOT } from './tool-paths.ts';
@@ -20,7 +21,11 @@ const HEADER = `
 /** The types file as `npm run client:types` writes it (formatted with the project's Prettier settings). */
 export async function clientTypes(): Promise<string> {
   const document = (await openApiDocument()) as unknown as OpenAPI3;
-  const source = HEADER + '\n' + astToString(await openapiTS(document));
+  // A free-form value is any JSON (its NUL rule is the server's): `unknown`, as TypeScript cannot write
+  // the component's self-referring array (TS2502).
+  const freeValue = `#/components/schemas/${FREE_VALUE}`;
+  const types = await openapiTS(document, { transform: (_, { path }) => (path === freeValue ? UNKNOWN : undefined) });
+  const source = HEADER + '\n' + astToString(types);
   const options = await prettier.resolveConfig(CLIENT_TYPES_FILE);
   return prettier.format(source, { ...options, filepath: CLIENT_TYPES_FILE });
 }

@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import { IDEMPOTENCY_HEADER } from './idempotency.ts';
 import { pascal } from './openapi-operation-ids.ts';
+import { FREE_VALUE } from '../../use-cases/schemas/common.ts';
 
 /**
  * What the document states beyond the route schemas: the rules every request string and key obey
@@ -15,6 +16,29 @@ export type RequestSchema = FastifySchema & Record<string, unknown>;
  * as a pattern: PostgreSQL's text and jsonb cannot hold U+0000.
  */
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/**
+ * Any JSON value of a free-form object (metadata, settings), its NUL rule stated at every level: a
+ * string, or a key of an object however deep, holds no NUL (decision 0007). It refers to itself.
+ */
+export function addFreeValue(doc: Document): Document {
+  const self = { $ref: `#/components/schemas/${FREE_VALUE}` };
+  const components = (doc.components ??= {}) as { schemas?: Record<string, unknown> };
+  (components.schemas ??= {})[FREE_VALUE] = {
+    description:
+      'Any JSON value. No string and no object key, at any depth, may contain the NUL character (U+0000): ' +
+      'such a request is answered 400 `invalid_character`.',
+    anyOf: [
+      { type: 'string', pattern: NO_NUL_PATTERN },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: self },
+      { type: 'object', propertyNames: { type: 'string', pattern: NO_NUL_PATTERN }, additionalProperties: self },
+    ],
+  };
+  return doc;
+}
 
 /** Where a request can carry a string: the body, the query string, the path and the headers. */
 const REQUEST_PARTS = ['body', 'querystring', 'params', 'headers'] as const;

@@ -8,6 +8,7 @@ import { errorBody } from '../../use-cases/schemas/common.ts';
 import type { AuthRule } from './auth.ts';
 import { documentIdempotencyKey } from './idempotency.ts';
 import {
+  addFreeValue,
   addLinks,
   documentPages,
   documentParameters,
@@ -203,7 +204,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: describeOperation,
     // Schemas named in zod's registry (the records, openapi-webhooks.ts) become components that $refs point to.
     transformObject: (input) =>
-      documentPages(addWebhooks(addLinks(jsonSchemaTransformObject(input) as Document)) as Document),
+      documentPages(addWebhooks(addFreeValue(addLinks(jsonSchemaTransformObject(input) as Document))) as Document),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

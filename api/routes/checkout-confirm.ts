@@ -11,6 +11,11 @@ import {
 import { notFound } from '../../use-cases/errors.ts';
 import { buyerPayment, chargedPayment } from '../../domain/installments.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
+import { CONFIRMATION_REFUSAL_CODES } from '../../domain/checkout-confirmation.ts';
+
+const REFUSALS = Object.entries(CONFIRMATION_REFUSAL_CODES)
+  .map(([code, rule]) => `\`${code}\` (${rule})`)
+  .join('; ');
 
 export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   app.post(
@@ -27,7 +32,8 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
           'paid before the cancellation, that payment is the sale and the card answers 409. ' +
           'Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a ' +
           "live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is " +
-          'false, answers 422 `subscription_exists` for a recurring price, with nothing charged.',
+          'false, answers 422 `subscription_exists` for a recurring price, with nothing charged. ' +
+          `What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: ${REFUSALS}.`,
         params: confirmSdkParams,
         body: confirmSdkBody,
         response: {

@@ -12,7 +12,8 @@ import type { GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { chargeableCard, sentCard } from '../card-tokenization.ts';
 import { confirmableCheckoutOf, confirmCheckout } from '../checkout-confirmation.ts';
-import { errorResponses, isUuid, iso } from '../../use-cases/schemas/common.ts';
+import { errorResponses, isUuid, iso, validationErrors } from '../../use-cases/schemas/common.ts';
+import { CONFIRMATION_REFUSAL_CODES } from '../../domain/checkout-confirmation.ts';
 import {
   buyerNames,
   cardOf,
@@ -43,6 +44,12 @@ export const transactionsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
   readRoutes(app, deps);
 };
 
+/** The 422s of a direct payment: its seller, and what a confirmed checkout still lacks of the buyer. */
+const DIRECT_ERRORS = validationErrors({
+  unknown_seller: 'seller_id is no seller of the seller-config endpoint',
+  ...CONFIRMATION_REFUSAL_CODES,
+});
+
 /** POST /direct: a payment from the buyer's browser, confirming a checkout or a standalone charge. */
 function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
   app.post(
@@ -57,7 +64,7 @@ function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
           'made safe to retry by the Idempotency-Key header. A monthly recurring price accepts only 1 installment. ' +
           'Card data goes to the gateway and is never stored.',
         body: directTransactionBody,
-        response: { 201: directTransactionResponse, ...errorResponses },
+        response: { 201: directTransactionResponse, ...errorResponses, 422: DIRECT_ERRORS },
       },
     },
     async (request, reply) => {

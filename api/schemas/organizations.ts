@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, objectKey } from '../../use-cases/schemas/common.ts';
+import { emailAddress, freeValue, objectKey } from '../../use-cases/schemas/common.ts';
 import { MEMBER_ROLES } from '../../domain/organizations.ts';
 import { PRORATION_BEHAVIORS } from '../../domain/proration.ts';
 import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
@@ -40,8 +40,8 @@ export const notificationSettingsInput = z.strictObject({
 });
 
 /** Inner fields are "not shown" in the spec: free-form objects. */
-const settingsObject = z.record(objectKey, z.unknown());
-const socials = z.array(z.record(z.string().max(100), z.unknown())).max(50);
+const settingsObject = z.record(objectKey, freeValue);
+const socials = z.array(z.record(objectKey, freeValue)).max(50);
 
 /** Profile fields a merchant may set at creation and change later; null clears them. */
 const profileFields = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, nonBlank } from '../../use-cases/schemas/common.ts';
+import { emailAddress, freeValue, nonBlank } from '../../use-cases/schemas/common.ts';
 import { storedCard } from '../../domain/card-data.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 import { maskEmail, maskName } from '../../domain/personal-data.ts';
@@ -106,7 +106,7 @@ export const directTransactionBody = z.strictObject({
   installments: z.number().int().min(1).max(12).default(1),
   payment_type: z.enum(['credit', 'pix']).default('credit'),
   discount_code: nonBlank(100).optional(),
-  customer_billing_address: z.record(z.string(), z.unknown()).optional(),
+  customer_billing_address: z.record(z.string(), freeValue).optional(),
   card: z
     .strictObject({
       card_number: digits.min(12).max(19),

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
+import { refusalError } from '../../api/checkout-confirmation.ts';
 import { sellerIdOf } from '../../api/seller-ids.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
@@ -175,14 +177,17 @@ describe('with Mercado Pago', () => {
     }
   });
 
-  it("a boleto needs the buyer's address: a 400 before any gateway call, the checkout left open", async () => {
+  it("a boleto needs the buyer's address: a 422 before any gateway call, the checkout left open", async () => {
     const mp = await startApi({ GATEWAY: 'mercadopago', MERCADOPAGO_ACCESS_TOKEN: 'TEST-0000-token' });
     try {
       const c = await makeCheckout(mp.orm, temporal);
       const boleto = { payment_method: 'boleto', customer_name: 'Ana Souza', customer_tax_id: '529.982.247-25' };
       const res = await confirm(mp, c.clientSecret, boleto);
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ error: 'customer_billing_address is required for boleto' });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({
+        error: 'customer_billing_address is required for boleto',
+        code: 'customer_billing_address_required',
+      });
       expect((await sql(mp, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
       // The simulator prints no address: the same confirmation is no refusal there.
       const sim = await confirm(sandbox, (await makeCheckout(sandbox.orm, temporal)).clientSecret, boleto);
@@ -201,9 +206,18 @@ describe('with Mercado Pago', () => {
       const { prepareConfirmation } = createCheckoutRecordActivities({ orm: mp.orm, gateway: mp.gateway });
       const buyer = { email: 'ana@example.com', name: 'Ana Souza', taxId: '52998224725', billingAddress: null };
       const request = { paymentMethod: 'boleto' as const, card: null, installments: 1, buyer, discountCode: null };
-      await expect(prepareConfirmation(c.id, request)).rejects.toMatchObject({
+      const refused = await prepareConfirmation(c.id, request).catch((err: unknown) => err);
+      expect(refused).toMatchObject({
         type: CONFIRMATION_INVALID,
         message: 'customer_billing_address is required for boleto',
+      });
+      // Its status and code travel with it: the API answers as its early check does (422, not 400).
+      const { message, details } = refused as ApplicationFailure;
+      expect(refusalError(message, details?.[0])).toMatchObject({
+        statusCode: 422,
+        code: 'customer_billing_address_required',
+        message: 'customer_billing_address is required for boleto',
+        detail: "The gateway prints the buyer's address on the boleto",
       });
       expect((await sql(mp, 'select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
     } finally {

@@ -35,12 +35,16 @@ async function checkoutRequiringAddress() {
 }
 
 describe('confirm-sdk on a checkout that requires a billing address', () => {
-  it('refuses a confirmation without one (400), charging and writing nothing', async () => {
+  it('refuses a confirmation without one (422), charging and writing nothing', async () => {
     const c = await checkoutRequiringAddress();
     const res = await api.call('POST', `/api/v1/checkouts/client/${c.client_secret}/confirm-sdk`, {
       body: { payment_method: 'credit_card', card },
     });
-    expect([res.status, res.body.error]).toEqual([400, 'customer_billing_address is required']);
+    expect([res.status, res.body.code, res.body.error]).toEqual([
+      422,
+      'customer_billing_address_required',
+      'customer_billing_address is required',
+    ]);
     const [row] = await sql('select status, payment_method, customer_billing_address from checkouts where id = ?', [
       c.id,
     ]);

@@ -83,11 +83,18 @@ describe('confirm-sdk: request rules', () => {
     expect(pixWithCard.status).toBe(400);
   });
 
-  it('a checkout without a customer needs customer_email', async () => {
+  it('a checkout without a customer needs customer_email (422: the checkout lacks it, the request is valid)', async () => {
     const c = await makeCheckout({ email: null });
     const res = await confirm(c, { payment_method: 'credit_card', card: card() });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('customer_email is required');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: 'customer_email is required',
+      detail: 'The checkout has no customer yet: send customer_email',
+      code: 'customer_email_required',
+    });
+    // The fuzz run's case: a pix, the smallest valid body.
+    const pix = await confirm(c, { payment_method: 'pix' });
+    expect([pix.status, pix.body.code]).toEqual([422, 'customer_email_required']);
     const ok = await confirm(c, { payment_method: 'credit_card', customer_email: 'late@example.com', card: card() });
     expect(ok.status).toBe(200);
     const [customer] = await sql('select email from customers where organization_id = ?', [c.organizationId]);
@@ -100,7 +107,7 @@ describe('confirm-sdk: request rules', () => {
     expect([badTax.status, badTax.body.code]).toEqual([422, 'invalid_tax_id']);
     expect(badTax.body.error).toBe('Invalid customer_tax_id');
     const boleto = await confirm(c, { payment_method: 'boleto', customer_name: 'Ana' });
-    expect(boleto.status).toBe(400);
+    expect([boleto.status, boleto.body.code]).toEqual([422, 'customer_tax_id_required']);
     expect(boleto.body.error).toBe('customer_tax_id is required for boleto');
     expect((await sql('select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
   });

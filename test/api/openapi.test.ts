@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { NO_NUL_PATTERN } from '../../api/plugins/openapi-document.ts';
+import { FREE_VALUE } from '../../use-cases/schemas/common.ts';
 import { EVENT_TYPES } from '../../db/events.ts';
 import { MAX_PARAM_LENGTH } from '../../api/plugins/openapi.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -294,6 +295,38 @@ describe('the OpenAPI document', () => {
     expect(found.filter(({ schema }) => schema.pattern === NO_NUL_PATTERN).length).toBeGreaterThan(100);
     expect(new RegExp(NO_NUL_PATTERN).test('tab\there, é, ✓')).toBe(true);
     expect(doc.info.description).toContain(NO_NUL_PATTERN);
+  });
+
+  it('states the NUL rule at every depth of a free-form object (metadata, settings), not only on its top keys', () => {
+    /** Each free-form object (a map with propertyNames) of a request body, with what its values may be. */
+    const maps = (node: any, at: string, out: { at: string; values: any }[] = []) => {
+      if (!node || typeof node !== 'object') return out;
+      if (Array.isArray(node)) {
+        node.forEach((item, i) => maps(item, `${at}/${i}`, out));
+        return out;
+      }
+      if (node.propertyNames) out.push({ at, values: node.additionalProperties });
+      for (const [key, item] of Object.entries<any>(node)) maps(item, `${at}/${key}`, out);
+      return out;
+    };
+    const found = operations().flatMap(({ method, path, op }) =>
+      maps(op.requestBody?.content?.['application/json']?.schema, `${method} ${path} body`),
+    );
+    expect(found.length).toBeGreaterThan(10);
+    // A value schema without a type ({}) would say that a nested key or string may hold anything.
+    const unstated = found.filter(({ values }) => !values?.$ref && !values?.type && !values?.anyOf);
+    expect(unstated.map(({ at }) => at)).toEqual([]);
+    const self = { $ref: `#/components/schemas/${FREE_VALUE}` };
+    const products = doc.paths['/api/v1/products'].post.requestBody.content['application/json'].schema;
+    expect(products.properties.metadata.additionalProperties).toEqual(self);
+    const branches = doc.components.schemas[FREE_VALUE].anyOf;
+    expect(branches).toContainEqual({ type: 'string', pattern: NO_NUL_PATTERN });
+    expect(branches).toContainEqual({ type: 'array', items: self });
+    expect(branches).toContainEqual({
+      type: 'object',
+      propertyNames: { type: 'string', pattern: NO_NUL_PATTERN },
+      additionalProperties: self,
+    });
   });
 
   it('closes every request body (an unknown field is a 400), but the gateways’ notices (their fields are the gateways’)', () => {

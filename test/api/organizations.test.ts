@@ -364,6 +364,10 @@ describe('GET /api/v1/organizations/', () => {
     expect(res.body).toEqual({ items: [], pagination: { total_count: 0, max_page: 1 } });
     const bad = await api.call('GET', `${ORGS}/?sorting=status`, { token: jwt });
     expect(bad.status).toBe(400);
+    // An empty value is sent, not absent: outside the enum like any other (issue 33 §7).
+    const empty = await api.call('GET', `${ORGS}/?sorting=`, { token: jwt });
+    expect([empty.status, empty.body]).toEqual([400, bad.body]);
+    expect(empty.body).toMatchObject({ error: 'Invalid sorting', code: 'invalid_request' });
   });
 
   it("gives an organization token its own organization and its direct sub-organizations, nobody else's", async () => {

@@ -27,7 +27,11 @@ const card = (number = '4111111111111111') => ({
 const direct = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api.call('POST', '/api/v1/transactions/direct', { body, headers });
 
-async function checkoutFor(t: Tenant, price: Record<string, unknown>) {
+async function checkoutFor(
+  t: Tenant,
+  price: Record<string, unknown>,
+  buyer: Record<string, unknown> = { customer_email: 'ana@example.com', customer_name: 'Ana Souza' },
+) {
   const product = await api.call('POST', '/api/v1/products/', {
     token: t.oat,
     body: { organization_id: t.org.id, name: 'Plan', prices: [{ currency: 'brl', ...price }] },
@@ -35,7 +39,7 @@ async function checkoutFor(t: Tenant, price: Record<string, unknown>) {
   expect(product.status).toBe(201);
   const checkout = await api.call('POST', '/api/v1/checkouts/', {
     token: t.oat,
-    body: { product_id: product.body.id, customer_email: 'ana@example.com', customer_name: 'Ana Souza' },
+    body: { product_id: product.body.id, ...buyer },
   });
   expect(checkout.status).toBe(201);
   const config = await api.call('GET', `/api/v1/checkouts/client/${checkout.body.client_secret}/seller-config`);
@@ -251,6 +255,16 @@ describe('POST /api/v1/transactions/direct', () => {
     expect(ok.body.status).toBe('succeeded');
     const [sub] = await sql('select status from subscriptions where checkout_id = ?', [checkout.id]);
     expect(sub.status).toBe('active');
+  });
+
+  it('answers 422 customer_email_required for a checkout without a customer, as confirm-sdk does', async () => {
+    const t = await makeTenant(api.orm);
+    const { checkout, sellerId } = await checkoutFor(t, { unit_amount: 1500 }, {});
+    const res = await direct({ seller_id: sellerId, amount: 1500, checkout_id: checkout.id, payment_type: 'pix' });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'customer_email is required', code: 'customer_email_required' });
+    const [row] = await sql('select status from checkouts where id = ?', [checkout.id]);
+    expect(row).toEqual({ status: 'open' });
   });
 
   it('pays a checkout through its workflow, once', async () => {

@@ -15,6 +15,8 @@ const card = (installments: number) => ({ paymentMethod: 'credit_card' as const,
 describe('paymentRefusal', () => {
   it('takes a card only with credit_card, and wants one there', () => {
     expect(paymentRefusal({ paymentMethod: 'credit_card', hasCard: false, installments: 1 }, oneTime)).toEqual({
+      status: 400,
+      code: 'invalid_request',
       message: 'card or card_token is required when payment_method is credit_card',
     });
     for (const paymentMethod of ['pix', 'boleto'] as const) {
@@ -28,12 +30,16 @@ describe('paymentRefusal', () => {
   it('caps installments at 12 for one-time and yearly prices and at 1 for monthly ones', () => {
     expect(paymentRefusal(card(12), oneTime)).toBeNull();
     expect(paymentRefusal(card(13), oneTime)).toEqual({
+      status: 400,
+      code: 'invalid_request',
       message: 'Too many installments',
       detail: 'This price accepts at most 12 installments',
     });
     expect(paymentRefusal(card(12), yearly)).toBeNull();
     expect(paymentRefusal(card(1), monthly)).toBeNull();
     expect(paymentRefusal(card(2), monthly)).toEqual({
+      status: 400,
+      code: 'invalid_request',
       message: 'Too many installments',
       detail: 'This price accepts at most 1 installment',
     });
@@ -50,6 +56,8 @@ describe('buyerRefusal', () => {
   it('wants the billing address a checkout requires, whatever the method', () => {
     for (const method of ['credit_card', 'pix', 'boleto'] as const) {
       expect(buyerRefusal(method, { ...all, lacksRequiredAddress: true })).toEqual({
+        status: 422,
+        code: 'customer_billing_address_required',
         message: 'customer_billing_address is required',
         detail: 'This checkout requires a billing address',
       });
@@ -60,6 +68,8 @@ describe('buyerRefusal', () => {
   it('wants an e-mail for every method', () => {
     for (const method of ['credit_card', 'pix', 'boleto'] as const) {
       expect(buyerRefusal(method, { ...all, hasEmail: false })).toEqual({
+        status: 422,
+        code: 'customer_email_required',
         message: 'customer_email is required',
         detail: 'The checkout has no customer yet: send customer_email',
       });
@@ -68,8 +78,16 @@ describe('buyerRefusal', () => {
   });
 
   it('wants the name and tax id for boleto only', () => {
-    expect(buyerRefusal('boleto', { ...all, hasName: false })?.message).toBe('customer_name is required for boleto');
-    expect(buyerRefusal('boleto', { ...all, hasTaxId: false })?.message).toBe('customer_tax_id is required for boleto');
+    expect(buyerRefusal('boleto', { ...all, hasName: false })).toEqual({
+      status: 422,
+      code: 'customer_name_required',
+      message: 'customer_name is required for boleto',
+    });
+    expect(buyerRefusal('boleto', { ...all, hasTaxId: false })).toEqual({
+      status: 422,
+      code: 'customer_tax_id_required',
+      message: 'customer_tax_id is required for boleto',
+    });
     expect(buyerRefusal('pix', { hasEmail: true, hasName: false, hasTaxId: false })).toBeNull();
     expect(buyerRefusal('credit_card', { hasEmail: true, hasName: false, hasTaxId: false })).toBeNull();
   });
@@ -79,6 +97,8 @@ describe("a boleto's address", () => {
   const buyer = { hasEmail: true, hasName: true, hasTaxId: true };
   it('is needed only where the gateway prints it (Mercado Pago), and only for boleto', () => {
     expect(buyerRefusal('boleto', { ...buyer, boletoNeedsAddress: true, hasAddress: false })).toEqual({
+      status: 422,
+      code: 'customer_billing_address_required',
       message: 'customer_billing_address is required for boleto',
       detail: "The gateway prints the buyer's address on the boleto",
     });
@@ -108,13 +128,15 @@ describe("a boleto's payer where the gateway names them in full (Mercado Pago)",
 
   it('refuses a one-word name, and an address without its postal code or state, as invalid (a 422)', () => {
     expect(buyerRefusal('boleto', { ...buyer, ...mp, hasFullName: false })).toEqual({
+      status: 422,
+      code: 'boleto_payer_incomplete',
       message: 'customer_name needs a first and a last name for boleto',
       detail: "The gateway prints the payer's first and last name on the boleto",
-      invalid: 'boleto_payer',
     });
     expect(buyerRefusal('boleto', { ...buyer, ...mp, addressLacks: ['postal_code'] })).toMatchObject({
+      status: 422,
+      code: 'boleto_payer_incomplete',
       message: 'customer_billing_address needs postal_code for boleto',
-      invalid: 'boleto_payer',
     });
     expect(buyerRefusal('boleto', { ...buyer, ...mp, addressLacks: ['postal_code', 'state'] })?.message).toBe(
       'customer_billing_address needs postal_code and state for boleto',
@@ -131,7 +153,7 @@ describe("a boleto's payer where the gateway names them in full (Mercado Pago)",
   it('is judged by confirmationRefusal with the gateway’s needs', () => {
     const request = { paymentMethod: 'boleto' as const, hasCard: false, installments: 1 };
     const c = { request, price: oneTime, buyer: { ...buyer, addressRequired: false, hasFullName: false } };
-    expect(confirmationRefusal(c, mp)?.invalid).toBe('boleto_payer');
+    expect(confirmationRefusal(c, mp)?.code).toBe('boleto_payer_incomplete');
     expect(confirmationRefusal(c, { boletoNeedsAddress: true })).toBeNull();
   });
 });
@@ -148,8 +170,9 @@ describe('confirmationRefusal', () => {
       'card or card_token is required when payment_method is credit_card',
     );
     expect(confirmationRefusal({ request: boleto, price: oneTime, buyer: lost }, printsAddress)).toMatchObject({
+      status: 422,
+      code: 'invalid_tax_id',
       message: 'Invalid customer_tax_id',
-      invalid: 'tax_id',
     });
     expect(
       confirmationRefusal(

@@ -69,7 +69,15 @@ export const objectKey = z
   .max(100)
   // eslint-disable-next-line no-control-regex -- refusing U+0000 is the point of this pattern
   .regex(/^[^\u0000]*$/);
-export const metadata = z.record(objectKey, z.unknown());
+/**
+ * A value of a free-form object, any JSON. The request's NUL rule (api/plugins/protocol.ts) holds at
+ * every level, and jsonb could not store it otherwise, so a NUL is refused rather than stored altered:
+ * the document states it on the component FREE_VALUE names (api/plugins/openapi-document.ts), which
+ * refers to itself. Parsed as unknown: the protocol hook has already walked it, without recursion.
+ */
+export const FREE_VALUE = 'FreeFormValue';
+export const freeValue = z.unknown().meta({ $ref: `#/components/schemas/${FREE_VALUE}` });
+export const metadata = z.record(objectKey, freeValue);
 
 /**
  * Free text that must not be blank: trimmed, then at least one character. The document states it as a
