@@ -8,6 +8,8 @@ import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOat } from '../helpers/fixtures.ts';
 import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
+import { gatewayRefundsWorkflowId } from '../../contracts/refund.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { waitFor } from '../helpers/processes.ts';
 
 /**
@@ -109,10 +111,13 @@ describe('Mercado Pago: a refund made in its panel', () => {
       { type: 'sale.refunded', status: 'refunded', amount: 10_000, reason: undefined },
     ]);
 
-    // Mercado Pago sends it again (and again): nothing more is recorded.
+    // Mercado Pago sends it again (and again): the runs they start record nothing more.
+    const run = temporal.workflow.getHandle(gatewayRefundsWorkflowId(paymentId, 10_000));
+    await run.result();
+    await recordHistory(temporal, 'gateway-refunds-recorded', run.workflowId);
     await notify(paymentId);
     await notify(paymentId);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await run.result()).toMatchObject({ recorded: null });
     expect(await refundsOf(saleId)).toHaveLength(1);
     expect(await eventsOf(c.organizationId)).toHaveLength(2);
   });

@@ -32,6 +32,8 @@ const RECORDED = {
   billingSweepWorkflow: 'sweep-restarts-subscription.json',
   // test/workflow/webhook-relay.test.ts, "runs from its schedule, …"
   webhookRelayWorkflow: 'webhook-relay-pass.json',
+  // test/workflow/mercadopago-outside-refunds.test.ts, "a full refund is recorded as a refund of the sale, …"
+  gatewayRefundsWorkflow: 'gateway-refunds-recorded.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.
