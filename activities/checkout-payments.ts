@@ -5,10 +5,23 @@ import { findCheckoutRow, updateCheckoutFields } from '../db/checkout/records.ts
 import { syncTransaction, upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
 import type { Orm } from '../db/orm.ts';
-import { CHECKOUT_NOT_OPEN, checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../domain/checkout.ts';
+import {
+  CHECKOUT_NOT_OPEN,
+  checkoutKeys,
+  type BuyerDevice,
+  type GatewayPaymentData,
+  type PaymentSummary,
+} from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
-import { GatewayError, type BuyerInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
+import {
+  GatewayError,
+  type BuyerInput,
+  type GatewayTransaction,
+  type PaymentGateway,
+  type SaleDetails,
+} from '../gateway/port.ts';
+import { checkoutSaleDetails } from '../db/checkout/sale-details.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout } from './checkout-records.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
@@ -94,6 +107,27 @@ async function assertPayable(orm: Orm, checkoutId: string, slot: number): Promis
   }
 }
 
+/**
+ * What the checkout's charge tells the gateway of the sale (decision 0069): the seller, the product
+ * for the amount charged, and the buyer's IP address (the confirming request's, else the one the
+ * merchant gave) and device id. The checkout knows no phone number.
+ */
+async function saleDetailsOf(
+  orm: Orm,
+  input: { checkoutId: string; amount: number; buyerDevice?: BuyerDevice },
+): Promise<SaleDetails> {
+  const details = await checkoutSaleDetails(orm.em.fork(), input.checkoutId);
+  const product = details?.productName
+    ? [{ id: details.productId, title: details.productName, quantity: 1, unitPrice: input.amount }]
+    : [];
+  return {
+    merchantName: details?.sellerName ?? null,
+    items: product,
+    buyerIp: input.buyerDevice?.ip ?? details?.customerIpAddress ?? null,
+    deviceSessionId: input.buyerDevice?.sessionId ?? null,
+  };
+}
+
 /** The card's charge, and the truth about a charge whose answer was lost. */
 function cardActivities(deps: PaymentDeps) {
   const { orm, gateway } = deps;
@@ -115,6 +149,7 @@ function cardActivities(deps: PaymentDeps) {
           noFeesInstallments: input.noFeesInstallments,
           card: { token: input.cardTokenId },
           capture: true,
+          sale: await saleDetailsOf(orm, input),
         },
         {
           charge: checkoutKeys.charge(input.checkoutId, input.slot),
@@ -143,7 +178,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
     async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
       await assertPayable(orm, input.checkoutId, input.slot);
-      const { issued, payBy } = await issuePixOrBoleto(gateway, input);
+      const { issued, payBy } = await issuePixOrBoleto(gateway, input, await saleDetailsOf(orm, input));
       const payment = summarize(issued);
       await orm.em.fork().transactional(async (tx) => {
         await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
@@ -251,6 +286,7 @@ function afterCaptureActivities(deps: PaymentDeps) {
 async function issuePixOrBoleto(
   gateway: PaymentGateway,
   input: PendingPaymentIssue,
+  sale: SaleDetails,
 ): Promise<{ issued: GatewayTransaction; payBy: Date }> {
   const now = Date.now();
   let issued: GatewayTransaction;
@@ -264,6 +300,7 @@ async function issuePixOrBoleto(
           currency: input.currency,
           buyer: input.buyer.email ? input.buyer : null,
           expiresInSeconds: pixValiditySeconds(new Date(input.expiresAt), new Date(now)),
+          sale,
         },
         checkoutKeys.pix(input.checkoutId, input.slot),
       ),
@@ -278,6 +315,7 @@ async function issuePixOrBoleto(
           currency: input.currency,
           buyer: input.buyer,
           dueDate: boletoDueDate(new Date(now)),
+          sale,
         },
         checkoutKeys.boleto(input.checkoutId, input.slot),
       ),

@@ -50,6 +50,8 @@ export async function chargeSavedCard(
         card: { token: t.cardTokenId! },
         capture: true,
         description: charge.description,
+        // The merchant's charge on the kept card, nobody at it: answered at once (decision 0069).
+        initiatedBy: 'merchant',
       },
       subscriptionChargeKeys(charge.key),
     ),

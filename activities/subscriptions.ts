@@ -114,6 +114,8 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
         noFeesInstallments: true,
         card: { token: t.cardTokenId },
         capture: true,
+        // Nobody is at the card: the gateway answers approved or declined at once (decision 0069).
+        initiatedBy: 'merchant' as const,
       };
       const keys = subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber));
       try {

@@ -12,6 +12,7 @@ import {
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   SUBSCRIPTION_EXISTS,
+  type BuyerDevice,
   type CheckoutStatus,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
@@ -101,6 +102,7 @@ export async function confirmCheckout(
   deps: RouteDeps,
   checkout: ConfirmableCheckout,
   body: ConfirmSdkBody,
+  buyerDevice?: BuyerDevice,
 ): Promise<ConfirmCheckoutResult> {
   // The workflow has the last word (a pix being settled, a payment in flight); this spares it the obvious.
   const status = checkout.status as CheckoutStatus;
@@ -157,6 +159,8 @@ export async function confirmCheckout(
           billingAddress: body.customer_billing_address ? storedBillingAddress(body.customer_billing_address) : null,
         },
         discountCode: body.discount_code ?? null,
+        // The buyer's own request (not a merchant's server call): for the gateway's risk analysis.
+        ...(buyerDevice ? { buyerDevice } : {}),
       },
     ] as [ConfirmCheckoutInput],
   };

@@ -13447,6 +13447,8 @@ export interface operations {
             /** @default 1 */
             installments?: number;
           };
+          /** @description The device id the gateway's security script gave this browser (Mercado Pago: `MP_DEVICE_SESSION_ID` of security.js), sent with the card payment for its risk analysis; gateways without one ignore it (our addition) */
+          device_session_id?: string;
         };
       };
     };

@@ -114,6 +114,14 @@ const schema = z.object({
   MERCADOPAGO_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Sent as each payment's `notification_url`; unset: the account's configured webhook. */
   MERCADOPAGO_NOTIFICATION_URL: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
+  /**
+   * The name on buyers' card statements (`statement_descriptor`, up to 13 letters, digits and spaces);
+   * unset: the selling organization's name, cut to fit.
+   */
+  MERCADOPAGO_STATEMENT_DESCRIPTOR: z
+    .string()
+    .regex(/^[A-Za-z0-9 ]{1,13}$/, 'up to 13 letters, digits and spaces')
+    .optional(),
   /** Per HTTP call to Mercado Pago (the SDK's own retries are off: the activities retry, same key). */
   MERCADOPAGO_TIMEOUT_MS: int.min(100).max(60_000).default(5000),
   /**

@@ -4,6 +4,7 @@ import {
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   type BuyerAddress,
+  type BuyerDevice,
   type CheckoutStatus,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
@@ -128,6 +129,8 @@ export interface CheckoutCardCharge {
   installments: number;
   noFeesInstallments: boolean;
   cardTokenId: string;
+  /** The buyer's IP address and device id, for the gateway's risk analysis (decision 0069). */
+  buyerDevice?: BuyerDevice;
 }
 
 /** The pix or boleto a confirmation's payment slot issues. */
@@ -140,6 +143,7 @@ export interface PendingPaymentIssue {
   currency: string;
   buyer: BuyerInput;
   expiresAt: string;
+  buyerDevice?: BuyerDevice;
 }
 
 /** The activities the checkout workflow runs (activities/checkout-*.ts implement them). */

@@ -78,6 +78,14 @@ export interface ConfirmCheckoutInput {
   buyer: ConfirmBuyer;
   /** Applied by the workflow, under the same lock that marks the checkout confirmed. */
   discountCode: string | null;
+  /** The buyer's request, for the gateway's risk analysis (decision 0069); older confirmations carry none. */
+  buyerDevice?: BuyerDevice;
+}
+
+/** Where the buyer confirmed from: the request's IP address and the gateway script's device id. */
+export interface BuyerDevice {
+  ip: string | null;
+  sessionId: string | null;
 }
 
 /** The gateway_payment_data the buyer and the merchant see: the spec's four fields, and what pays a pix/boleto. */

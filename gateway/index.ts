@@ -55,6 +55,7 @@ const mercadoPago = (config: Config) =>
     // Webhooks only: without source_news=webhooks Mercado Pago also sends its unsigned IPN notices there.
     notificationUrl: config.MERCADOPAGO_NOTIFICATION_URL ? webhooksOnly(config.MERCADOPAGO_NOTIFICATION_URL) : null,
     acceptCardData: config.acceptsCardData,
+    statementDescriptor: config.MERCADOPAGO_STATEMENT_DESCRIPTOR ?? null,
   });
 
 /** A remote gateway: the HTTP adapter (GATEWAY=http) or Mercado Pago (GATEWAY=mercadopago). */

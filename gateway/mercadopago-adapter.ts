@@ -4,6 +4,7 @@ import { centsToReais } from './mercadopago-money.ts';
 import {
   boletoPaymentBody,
   cardPaymentBody,
+  deviceSessionOf,
   pixPaymentBody,
   transactionFromPayment,
   type MpPayment,
@@ -27,6 +28,8 @@ export interface MercadoPagoOptions {
   timeoutMs: number;
   /** Where Mercado Pago posts its payment notifications; null: the account's default. */
   notificationUrl: string | null;
+  /** The card statement's name (MERCADOPAGO_STATEMENT_DESCRIPTOR); unset: each sale's seller's name. */
+  statementDescriptor?: string | null;
   /** Card data typed on our server is tokenized here only when the operator accepts full PCI DSS scope. */
   acceptCardData?: boolean;
   clock?: () => Date;
@@ -94,7 +97,12 @@ export class MercadoPagoGateway implements PaymentGateway {
     const saved = savedCardOf(input.card.token);
     const pay = (charged: CardChargeInput & { card: { token: string } }) => {
       const body = cardPaymentBody(charged, idempotencyKey, this.common());
-      return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
+      const requestOptions = deviceSessionOf(input.sale);
+      return this.call(
+        'POST /v1/payments',
+        () => this.payments(idempotencyKey).create({ body, requestOptions }),
+        idempotencyKey,
+      );
     };
     if (!saved) return pay({ ...input, card: input.card });
     try {
@@ -185,7 +193,7 @@ export class MercadoPagoGateway implements PaymentGateway {
   }
 
   private common() {
-    return { notificationUrl: this.options.notificationUrl };
+    return { notificationUrl: this.options.notificationUrl, statementDescriptor: this.options.statementDescriptor };
   }
 
   /** A config of this call's own (never shared: the SDK writes each call's options into it). */

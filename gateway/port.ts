@@ -63,6 +63,23 @@ export interface CardOwner {
   name: string | null;
 }
 
+/**
+ * What a sale tells the gateway beside its amount, for its risk analysis and the buyer's statement
+ * (Mercado Pago: statement_descriptor, additional_info and the device header, decision 0069). All
+ * optional, never card data: a gateway that has no use for them ignores them (the simulator does).
+ */
+export interface SaleDetails {
+  /** The seller's name, as the buyer's card statement should show it. */
+  merchantName?: string | null;
+  /** What was sold: one line per product. `unitPrice` in cents. */
+  items?: { id: string; title: string; quantity: number; unitPrice: number; category?: string | null }[];
+  payerPhone?: { areaCode: string; number: string } | null;
+  /** The buyer's IP address, where the buyer is present. */
+  buyerIp?: string | null;
+  /** The device id the gateway's browser script made for this buyer (Mercado Pago: MP_DEVICE_SESSION_ID). */
+  deviceSessionId?: string | null;
+}
+
 export interface CardChargeInput {
   reference: string;
   amount: number;
@@ -75,6 +92,12 @@ export interface CardChargeInput {
   /** False: authorize only (status pre_authorized); capture later. */
   capture: boolean;
   description?: string;
+  /**
+   * Who starts the charge: the buyer at a checkout (`buyer`, the default), or the merchant without
+   * them, on a kept card (`merchant`: a renewal, an extra charge), which must be answered at once.
+   */
+  initiatedBy?: 'buyer' | 'merchant';
+  sale?: SaleDetails;
 }
 
 export interface PixChargeInput {
@@ -83,6 +106,7 @@ export interface PixChargeInput {
   currency: string;
   buyer?: BuyerInput | null;
   expiresInSeconds: number;
+  sale?: SaleDetails;
 }
 
 export interface BoletoChargeInput {
@@ -92,6 +116,7 @@ export interface BoletoChargeInput {
   buyer: BuyerInput;
   /** YYYY-MM-DD */
   dueDate: string;
+  sale?: SaleDetails;
 }
 
 export interface GatewayInvoiceInput {

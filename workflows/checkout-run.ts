@@ -134,6 +134,7 @@ export class CheckoutRun {
         installments: request.installments,
         noFeesInstallments: prepared.noFeesInstallments,
         cardTokenId: request.card!.id,
+        ...(request.buyerDevice ? { buyerDevice: request.buyerDevice } : {}),
       });
       return { payment, payBy: null };
     }
@@ -146,6 +147,7 @@ export class CheckoutRun {
       currency: prepared.currency,
       buyer: prepared.buyer,
       expiresAt: prepared.expiresAt,
+      ...(request.buyerDevice ? { buyerDevice: request.buyerDevice } : {}),
     });
   }
 

@@ -52,7 +52,9 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       const secret = request.params.client_secret;
       if (!isClientSecret(secret)) throw notFound('Checkout');
       const checkout = await confirmableCheckoutOf(deps.orm.em.fork(), { clientSecret: secret });
-      const result = await confirmCheckout(deps, checkout, request.body);
+      // request.ip honours the configured trusted proxy (app.ts `trustProxy`): the buyer's address.
+      const device = { ip: request.ip, sessionId: request.body.device_session_id ?? null };
+      const result = await confirmCheckout(deps, checkout, request.body, device);
       if (result.outcome === 'declined') {
         const reason = result.checkout.decline_reason ?? 'card_declined';
         return reply

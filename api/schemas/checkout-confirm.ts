@@ -49,6 +49,15 @@ export const confirmSdkBody = z.strictObject({
       '(422 card_data_refused otherwise). Send card or card_token, not both.',
   }),
   card_token: confirmCardToken.optional(),
+  device_session_id: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,500}$/, 'must be 1 to 500 visible ASCII characters')
+    .optional()
+    .meta({
+      description:
+        "The device id the gateway's security script gave this browser (Mercado Pago: `MP_DEVICE_SESSION_ID` of " +
+        'security.js), sent with the card payment for its risk analysis; gateways without one ignore it (our addition)',
+    }),
 });
 export type ConfirmSdkBody = z.infer<typeof confirmSdkBody>;
 

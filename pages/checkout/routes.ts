@@ -159,7 +159,8 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!body) return refused({ title: t.invalid, detail: invalid.join(', ') });
       try {
         const confirmable = await confirmableByClientSecret(deps, secret);
-        const result = await confirmCheckout(deps, confirmable, body);
+        // The buyer's address; the page loads no device script yet (decision 0069).
+        const result = await confirmCheckout(deps, confirmable, body, { ip: request.ip, sessionId: null });
         if (result.outcome === 'declined') {
           const reason = result.checkout.decline_reason ?? 'card_declined';
           return refused({ title: t.declined, detail: `${t.declineReasons[reason] ?? ''} ${t.tryAgain}`.trim() });

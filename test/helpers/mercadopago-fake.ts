@@ -19,6 +19,8 @@ export interface FakeRequest {
   path: string;
   key: string | null;
   body: Record<string, any> | null;
+  /** The request's headers, lower-cased (X-Meli-Session-Id, the device id, among them). */
+  headers: Record<string, string>;
 }
 
 type Reply = { statusCode: number; data: object };
@@ -110,8 +112,14 @@ export class FakeMercadoPago {
     return id;
   }
 
-  handle(method: string, url: string, key: string | null, body: Record<string, any> | null): Reply {
-    this.requests.push({ method, path: url, key, body });
+  handle(
+    method: string,
+    url: string,
+    key: string | null,
+    body: Record<string, any> | null,
+    headers: Record<string, string> = {},
+  ): Reply {
+    this.requests.push({ method, path: url, key, body, headers });
     const once = key && method !== 'GET' ? `${method} ${url.split('?')[0]} ${key}` : null;
     if (once && this.answered.has(once)) return this.answered.get(once)!;
     const reply = this.route(method, new URL(url, MP), body ?? {});
@@ -347,7 +355,13 @@ export function fakeMercadoPago(): FakeMercadoPago {
           Object.entries((opts.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]),
         );
         const body = typeof opts.body === 'string' && opts.body ? (JSON.parse(opts.body) as Record<string, any>) : null;
-        const { statusCode, data } = fake.handle(opts.method, opts.path, headers['x-idempotency-key'] ?? null, body);
+        const { statusCode, data } = fake.handle(
+          opts.method,
+          opts.path,
+          headers['x-idempotency-key'] ?? null,
+          body,
+          headers,
+        );
         return {
           statusCode,
           data: JSON.stringify(data),

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { startApi, type TestApi } from '../helpers/api.ts';
+import { makeCheckout } from '../helpers/checkouts.ts';
+import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { fakeMercadoPago, type FakeRequest } from '../helpers/mercadopago-fake.ts';
+import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
+
+/**
+ * What the Mercado Pago payment bodies carry beside the money (issue 33 §1 and §2, decision 0069), end
+ * to end: from confirm-sdk through the checkout's workflow to the charge, and the subscription's own
+ * charges. A checkout's card payment names the seller on the statement, lists the product, and
+ * carries the buyer's IP and device id; a renewal's and an extra charge's go in binary_mode.
+ */
+const QUEUE = 'billing-test-mercadopago-body';
+const mp = fakeMercadoPago();
+let api: TestApi;
+let temporal: Client;
+let orm: Orm;
+let workers: Worker[];
+let connection: NativeConnection;
+let running: Promise<unknown>;
+
+beforeAll(async () => {
+  api = await startApi({
+    TEMPORAL_TASK_QUEUE: QUEUE,
+    GATEWAY: 'mercadopago',
+    MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+    LOG_LEVEL: 'silent',
+  });
+  temporal = createTemporalClient(api.config);
+  orm = await openOrm(api.config.DATABASE_URL, 6);
+  ({ workers, connection } = await createWorker(api.config, {
+    orm,
+    gateway: api.gateway,
+    temporal,
+    config: api.config,
+  }));
+  running = Promise.all(workers.map((w) => w.run()));
+}, 120_000);
+afterAll(async () => {
+  for (const w of workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
+  await running;
+  await connection?.close();
+  await orm?.close();
+  await temporal?.connection.close();
+  await api?.close();
+});
+
+const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
+const confirm = (clientSecret: string, body: unknown) =>
+  api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, { body });
+const paymentPosts = () => mp.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payments');
+const chargeOf = (checkoutId: string): FakeRequest =>
+  paymentPosts().find((r) => r.body?.metadata?.reference === checkoutId)!;
+
+describe('a checkout’s card payment (the buyer present)', () => {
+  it('names the seller, lists the product, and carries the buyer’s IP and device id; no binary_mode', async () => {
+    const org = await makeOrganization(api.orm, { name: 'Padaria São João Ltda.' });
+    const c = await makeCheckout(api.orm, temporal, {
+      organizationId: org.id,
+      productName: 'Curso de pão',
+      amount: 19_990,
+      taskQueue: QUEUE,
+    });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+      device_session_id: 'armor.5f2c9e0d1b',
+    });
+    expect(res.status).toBe(200);
+
+    const charge = chargeOf(c.id);
+    expect(charge.body).toMatchObject({
+      statement_descriptor: 'Padaria Sao J',
+      additional_info: {
+        items: [{ id: c.productId, title: 'Curso de pão', quantity: 1, unit_price: 199.9 }],
+        ip_address: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/),
+      },
+    });
+    expect(charge.body).not.toHaveProperty('binary_mode');
+    expect(charge.headers['x-meli-session-id']).toBe('armor.5f2c9e0d1b');
+    // Never card data in what travels beside the charge.
+    expect(JSON.stringify(charge.body!.additional_info)).not.toMatch(/\d{13,19}/);
+  });
+
+  it('a device id that is not a plain visible string is refused with the validation error', async () => {
+    const c = await makeCheckout(api.orm, temporal, { taskQueue: QUEUE });
+    const res = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+      device_session_id: 'armor\r\nX-Injected: 1',
+    });
+    expect(res.status).toBe(400);
+    expect(chargeOf(c.id)).toBeUndefined();
+  });
+});
+
+describe('charges nobody is at (the merchant’s)', () => {
+  it('a renewal’s and an extra charge’s card payments go in binary_mode', async () => {
+    const org = await makeOrganization(api.orm);
+    const c = await makeCheckout(api.orm, temporal, {
+      organizationId: org.id,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const first = await confirm(c.clientSecret, {
+      payment_method: 'credit_card',
+      card_token: { token: mp.browserToken() },
+    });
+    expect(first.status).toBe(200);
+    expect(chargeOf(c.id).body).not.toHaveProperty('binary_mode');
+
+    const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
+    const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
+    const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
+    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+      body: { to },
+      token: s.oat,
+    });
+    expect(moved.status).toBe(200);
+    await subscriptionWhen(api, s, (b) => b.period_number === 2);
+    const renewals = paymentPosts().filter((r) => r.body?.metadata?.reference === s.id);
+    expect(renewals.length).toBeGreaterThanOrEqual(1);
+    for (const r of renewals) expect(r.body).toMatchObject({ binary_mode: true });
+
+    const invoice = await api.call('POST', `/api/v1/subscriptions/${s.id}/invoices`, {
+      body: { amount: 1_500, due_date: brazilToday(new Date()), description: 'Setup' },
+      token: s.oat,
+    });
+    expect(invoice.status).toBe(201);
+    await waitFor(async () => paymentPosts().some((r) => r.key === invoiceChargeKey(invoice.body.id)), {
+      what: 'the extra charge',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
+    const extra = paymentPosts().filter((r) => r.key === invoiceChargeKey(invoice.body.id));
+    expect(extra.map((r) => r.body!.binary_mode)).toEqual([true]);
+  });
+});
