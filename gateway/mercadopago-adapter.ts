@@ -92,7 +92,7 @@ export class MercadoPagoGateway implements PaymentGateway {
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
-  /** Each create key's first send and how to send it again (this process's own, within the key's window). */
+  /** Creates this process sent and got no answer for: when first sent, and how to send again (within the key's window). */
   private readonly creates = new Map<string, { at: number; resend?: () => Promise<MpPayment> }>();
 
   constructor(options: MercadoPagoOptions) {
@@ -135,13 +135,23 @@ export class MercadoPagoGateway implements PaymentGateway {
     return this.#create(body, idempotencyKey);
   }
 
-  /** `POST /v1/payments` under the key, remembered so that a lost answer can be asked for again by it. */
-  #create(body: object, idempotencyKey: string): Promise<GatewayTransaction> {
+  /**
+   * `POST /v1/payments` under the key. Until it is answered for good (a payment, or a refusal) it is
+   * remembered, so that a lookup of its lost answer can send it again by its key.
+   */
+  async #create(body: object, idempotencyKey: string): Promise<GatewayTransaction> {
     const send = () => this.payments(idempotencyKey).create({ body }) as Promise<MpPayment>;
     const now = this.clock().getTime();
     for (const [key, c] of this.creates) if (now - c.at >= MP_IDEMPOTENCY_WINDOW_MS) this.creates.delete(key);
     this.creates.set(idempotencyKey, { at: this.creates.get(idempotencyKey)?.at ?? now, resend: send });
-    return this.call('POST /v1/payments', send, idempotencyKey);
+    try {
+      const made = await this.call('POST /v1/payments', send, idempotencyKey);
+      this.creates.delete(idempotencyKey);
+      return made;
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.retryable)) this.creates.delete(idempotencyKey);
+      throw err;
+    }
   }
 
   /** `PUT /v1/payments/:id` with `capture: true`; an amount below the authorized one captures part. */

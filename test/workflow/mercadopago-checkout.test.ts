@@ -422,6 +422,6 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
     expect(sale).toEqual({ status: 'paid', amount: 6_600 });
     const [t, ...others] = await sql('select gateway_transaction_id from transactions where checkout_id = ?', [c.id]);
     expect(others).toEqual([]);
-    expect(t.gateway_transaction_id).toBe(payment.id);
+    expect(t.gateway_transaction_id).toBe(payment!.id);
   });
 });
