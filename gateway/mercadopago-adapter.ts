@@ -60,7 +60,20 @@ const CARD_DATA_REFUSED =
   'Mercado Pago takes card data only from its browser tokenization (MercadoPago.js with the public key): ' +
   'send the card token; card data on this server needs ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE=true';
 
+/**
+ * How long Mercado Pago keeps an X-Idempotency-Key's answer. Its pages say only "If the payment has
+ * already been created, your information is returned without creating a new payment" (Checkout API,
+ * payment flow, "Idempotency") and state no lifetime: 24 hours, the common lifetime of such keys, is
+ * assumed (docs/decisions/0067). Until it has passed, an empty search is no proof of a payment never made.
+ */
+export const MP_IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
+
 const PIX_NEEDS_EMAIL = "Mercado Pago issues a pix only with the payer's e-mail: send customer_email";
+
+const refusedToNull = (err: unknown): null => {
+  if (err instanceof GatewayError && !err.retryable) return null;
+  throw err;
+};
 
 /**
  * The PaymentGateway over Mercado Pago's payments API, through its official SDK: card payments,
@@ -82,6 +95,8 @@ export class MercadoPagoGateway implements PaymentGateway {
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
+  /** Creates this process sent and got no answer for: when first sent, and how to send again (within the key's window). */
+  private readonly creates = new Map<string, { at: number; resend?: () => Promise<MpPayment> }>();
 
   constructor(options: MercadoPagoOptions) {
     this.options = options;
@@ -97,12 +112,7 @@ export class MercadoPagoGateway implements PaymentGateway {
     const saved = savedCardOf(input.card.token);
     const pay = (charged: CardChargeInput & { card: { token: string } }) => {
       const body = cardPaymentBody(charged, idempotencyKey, this.common());
-      const requestOptions = deviceSessionOf(input.sale);
-      return this.call(
-        'POST /v1/payments',
-        () => this.payments(idempotencyKey).create({ body, requestOptions }),
-        idempotencyKey,
-      );
+      return this.#create(body, idempotencyKey, deviceSessionOf(input.sale));
     };
     if (!saved) return pay({ ...input, card: input.card });
     try {
@@ -120,12 +130,35 @@ export class MercadoPagoGateway implements PaymentGateway {
     const buyer = input.buyer;
     if (!buyer?.email) throw new GatewayError(PIX_NEEDS_EMAIL, false);
     const body = pixPaymentBody({ ...input, buyer }, idempotencyKey, this.common(), this.clock());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
+    return this.#create(body, idempotencyKey);
   }
 
   async createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     const body = boletoPaymentBody(input, idempotencyKey, this.common());
-    return this.call('POST /v1/payments', () => this.payments(idempotencyKey).create({ body }), idempotencyKey);
+    return this.#create(body, idempotencyKey);
+  }
+
+  /**
+   * `POST /v1/payments` under the key. Until it is answered for good (a payment, or a refusal) it is
+   * remembered, so that a lookup of its lost answer can send it again by its key.
+   */
+  async #create(
+    body: object,
+    idempotencyKey: string,
+    requestOptions?: ReturnType<typeof deviceSessionOf>,
+  ): Promise<GatewayTransaction> {
+    const send = () => this.payments(idempotencyKey).create({ body, requestOptions }) as Promise<MpPayment>;
+    const now = this.clock().getTime();
+    for (const [key, c] of this.creates) if (now - c.at >= MP_IDEMPOTENCY_WINDOW_MS) this.creates.delete(key);
+    this.creates.set(idempotencyKey, { at: this.creates.get(idempotencyKey)?.at ?? now, resend: send });
+    try {
+      const made = await this.call('POST /v1/payments', send, idempotencyKey);
+      this.creates.delete(idempotencyKey);
+      return made;
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.retryable)) this.creates.delete(idempotencyKey);
+      throw err;
+    }
   }
 
   /** `PUT /v1/payments/:id` with `capture: true`; an amount below the authorized one captures part. */
@@ -155,9 +188,11 @@ export class MercadoPagoGateway implements PaymentGateway {
 
   /**
    * `GET /v1/payments/search?external_reference=<key>`: the newest payment a create call made under
-   * this key. The search index may lag a payment by a few seconds: an empty answer just after a lost
-   * answer is then repeated by the activity's retry, whose create under the same X-Idempotency-Key
-   * returns the first payment rather than charging again.
+   * this key. The search can lag a new payment by minutes (hours, at times): while the key's window is
+   * open an empty search proves nothing, so the create is sent again with the same X-Idempotency-Key,
+   * which answers the payment the key made (or makes it, once); a create this process never sent cannot
+   * be re-sent, and stays unknown (retryable) until the window, counted from its first lookup, has
+   * passed. Only then is an empty search "never processed" (docs/decisions/0067).
    */
   async findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null> {
     const search = await this.sdk('GET /v1/payments/search', () =>
@@ -166,7 +201,19 @@ export class MercadoPagoGateway implements PaymentGateway {
       }),
     );
     const [newest] = search.results ?? [];
-    return newest ? transactionFromPayment(newest as MpPayment) : null;
+    if (newest) return transactionFromPayment(newest as MpPayment);
+    const now = this.clock().getTime();
+    const sent = this.creates.get(idempotencyKey) ?? { at: now };
+    if (now - sent.at >= MP_IDEMPOTENCY_WINDOW_MS) return null;
+    this.creates.set(idempotencyKey, sent);
+    // A create refused outright made no payment, and its key answers the same refusal again.
+    if (sent.resend) return this.call('POST /v1/payments', sent.resend).catch((err) => refusedToNull(err));
+    throw new MercadoPagoGatewayError(
+      `Mercado Pago has no payment under ${idempotencyKey} yet; its search may lag until the key's window passes`,
+      true,
+      200,
+      'search_may_lag',
+    );
   }
 
   /** `POST /v1/payments/:id/refunds` with the amount (a part, or all), then the payment as it stands. */

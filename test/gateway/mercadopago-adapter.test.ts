@@ -2,7 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { MercadoPagoConfig, Payment } from 'mercadopago';
 import { offersRecurringBilling, recurringBillingOf } from '../../gateway/capabilities.ts';
-import { MercadoPagoGateway, MercadoPagoGatewayError } from '../../gateway/mercadopago-adapter.ts';
+import {
+  MercadoPagoGateway,
+  MercadoPagoGatewayError,
+  MP_IDEMPOTENCY_WINDOW_MS,
+} from '../../gateway/mercadopago-adapter.ts';
 import { GatewayError, type CardChargeInput, type PaymentGateway, type RecurringBilling } from '../../gateway/port.ts';
 import { fixture, mercadoPagoGateway as gateway, mockMercadoPago, MP } from '../helpers/mercadopago-mock.ts';
 
@@ -143,7 +147,7 @@ describe('Mercado Pago lookups and refunds', () => {
     expect(await gateway().getTransaction('404404')).toBeNull();
   });
 
-  it('finds the payment of an idempotency key by external_reference, or null', async () => {
+  it('finds the payment of an idempotency key by external_reference, or null once its window has passed', async () => {
     const search = (p: string) => p.startsWith('/v1/payments/search?');
     answer('GET', search, 200, {
       paging: { total: 1, limit: 30, offset: 0 },
@@ -154,8 +158,28 @@ describe('Mercado Pago lookups and refunds', () => {
     expect(query.get('external_reference')).toBe('charge-key-1');
     expect(query.get('sort')).toBe('date_created');
     expect(query.get('criteria')).toBe('desc');
+    // An empty search proves nothing while the key's window is open (the search lags, decision 0067).
+    let now = Date.parse('2026-01-31T12:00:00Z');
+    const mp = gateway(2000, () => new Date(now));
     answer('GET', search, 200, { paging: { total: 0, limit: 30, offset: 0 }, results: [] });
-    expect(await gateway().findTransactionByIdempotencyKey('never-used')).toBeNull();
+    await expect(mp.findTransactionByIdempotencyKey('never-used')).rejects.toMatchObject({ retryable: true });
+    now += MP_IDEMPOTENCY_WINDOW_MS;
+    answer('GET', search, 200, { paging: { total: 0, limit: 30, offset: 0 }, results: [] });
+    expect(await mp.findTransactionByIdempotencyKey('never-used')).toBeNull();
+  });
+
+  it('sends a lost create again with its key when the search does not show its payment yet', async () => {
+    const mp = gateway();
+    answer('POST', '/v1/payments', 504, { message: 'Gateway Timeout', error: 'gateway_timeout', status: 504 });
+    await expect(mp.chargeCard(cardCharge(), 'charge-key-1')).rejects.toMatchObject({ retryable: true });
+    answer('GET', (p) => p.startsWith('/v1/payments/search?'), 200, { paging: { total: 0 }, results: [] });
+    answer('POST', '/v1/payments', 201, fixture('payment-card-approved'));
+    expect(await mp.findTransactionByIdempotencyKey('charge-key-1')).toMatchObject({ id: '20359978' });
+    expect(sent.map((s) => `${s.method} ${s.path.split('?')[0]} ${s.headers['x-idempotency-key'] ?? ''}`)).toEqual([
+      'POST /v1/payments charge-key-1',
+      'GET /v1/payments/search ',
+      'POST /v1/payments charge-key-1',
+    ]);
   });
 
   it('refunds part of a payment in reais and answers the payment as it stands', async () => {

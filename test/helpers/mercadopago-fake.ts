@@ -44,6 +44,20 @@ export class FakeMercadoPago {
     this.racing.add(email);
   }
 
+  /**
+   * How long a new payment stays out of `/v1/payments/search` (Mercado Pago's search lags new payments
+   * by minutes, at times hours); `GET /v1/payments/:id` and a create re-sent with its key answer it at once.
+   */
+  searchLagMs = 0;
+
+  /** Creates whose answer is lost on the way back (a 504 from the path between us), payment made or not. */
+  private lostCreateAnswers = 0;
+
+  /** The next `n` `POST /v1/payments` (re-sends under the same key included) do their work, and their answer is lost. */
+  loseNextCreateAnswers(n: number): void {
+    this.lostCreateAnswers += n;
+  }
+
   /** The next create answers 409 although it made the payment (see answerNextCreateWith). */
   private ambiguousCreates: number[] = [];
 
@@ -121,9 +135,14 @@ export class FakeMercadoPago {
   ): Reply {
     this.requests.push({ method, path: url, key, body, headers });
     const once = key && method !== 'GET' ? `${method} ${url.split('?')[0]} ${key}` : null;
-    if (once && this.answered.has(once)) return this.answered.get(once)!;
-    const reply = this.route(method, new URL(url, MP), body ?? {});
+    const repeated = once ? this.answered.get(once) : undefined;
+    const reply = repeated ?? this.route(method, new URL(url, MP), body ?? {});
     if (once && reply.statusCode < 500) this.answered.set(once, reply);
+    if (method === 'POST' && url === '/v1/payments' && this.lostCreateAnswers > 0) {
+      this.lostCreateAnswers -= 1;
+      return { statusCode: 504, data: { message: 'Gateway Timeout', error: 'gateway_timeout', status: 504 } };
+    }
+    if (repeated) return repeated;
     const ambiguous = method === 'POST' && url === '/v1/payments' ? this.ambiguousCreates.shift() : undefined;
     if (ambiguous)
       return { statusCode: ambiguous, data: { message: 'Conflict', error: 'conflict', status: ambiguous } };
@@ -170,8 +189,10 @@ export class FakeMercadoPago {
       return refusal ?? ok(this.createPayment(body), 201);
     }
     if (method === 'GET' && path === '/v1/payments/search') {
+      const indexed = Date.now() - this.searchLagMs;
       const found = [...this.payments.values()].filter(
-        (p) => p.external_reference === url.searchParams.get('external_reference'),
+        (p) =>
+          p.external_reference === url.searchParams.get('external_reference') && Date.parse(p.date_created!) <= indexed,
       );
       return ok({ paging: { total: found.length }, results: found.reverse() });
     }

@@ -397,3 +397,31 @@ describe('Mercado Pago: instalment interest and ambiguous answers', () => {
     expect(sale).toEqual({ status: 'paid', amount: 7_700 });
   });
 });
+
+describe('Mercado Pago: a lost answer while the search lags (decision 0067)', () => {
+  it('is resolved to the payment its key made, by the create sent again: one payment, the sale', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 6_600, taskQueue: QUEUE });
+    mp.searchLagMs = 10 * 60_000;
+    mp.loseNextCreateAnswers(3); // every quick try of the charge: the payment is made, its answer lost
+    const pay = () =>
+      confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } });
+    let answers;
+    try {
+      // The buyer, told anything but paid, would pay again: that second try must charge nothing.
+      answers = [await pay(), await pay()];
+    } finally {
+      mp.searchLagMs = 0;
+    }
+    const [payment, ...more] = paymentsOf(c.id);
+    expect(more).toEqual([]);
+    expect(payment).toMatchObject({ status: 'approved', transaction_amount: 66 });
+    expect([answers[0]!.status, answers[0]!.body.status]).toEqual([200, 'succeeded']);
+    expect(answers[1]!.status).not.toBe(200);
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
+    const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid', amount: 6_600 });
+    const [t, ...others] = await sql('select gateway_transaction_id from transactions where checkout_id = ?', [c.id]);
+    expect(others).toEqual([]);
+    expect(t.gateway_transaction_id).toBe(payment!.id);
+  });
+});
