@@ -35,7 +35,11 @@ export class FakeMercadoPago {
   private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string }>();
   private readonly customers = new Map<string, { id: string; email: string }>();
   private readonly racing = new Set<string>();
-  private next = 7_000_000_000;
+  /**
+   * Ids as Mercado Pago's (numbers of ten digits), each fake from its own range: the test files of a run
+   * share one database, where a payment id met twice would be the same transaction.
+   */
+  private next = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1_000;
   /** How much later than the caller's clock a request reaches the fake (its clock reads the pix window). */
   arrivalMs = 1_500;
 
