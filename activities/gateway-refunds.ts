@@ -2,17 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '../db/events.ts';
 import { callbackHandled, recordCallback } from '../db/checkout/callbacks.ts';
 import { lockPaymentOfGatewayTransaction } from '../db/checkout/refund-reads.ts';
-import { recordTransactionRefunds } from '../db/checkout/transactions.ts';
 import { insertGatewayRefund, pendingRefundSum } from '../db/sale/refunds.ts';
-import { lockSaleOfTransaction, recordSaleRefunds } from '../db/sale/sales.ts';
+import { lockSaleOfTransaction } from '../db/sale/sales.ts';
 import type { Orm } from '../db/orm.ts';
 import type { GatewayRefundActivities, GatewayRefundsOutcome } from '../contracts/refund.ts';
 import type { GatewayTransaction } from '../contracts/gateway-records.ts';
-import { gatewayMadeRefund, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
+import { gatewayMadeRefund } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { presentRefund } from '../use-cases/schemas/refunds.ts';
 import { callGateway } from './gateway-failures.ts';
+import { recordRefundedTotals } from './refunds.ts';
 
 export interface GatewayRefundDeps {
   orm: Orm;
@@ -69,18 +69,7 @@ async function record(tx: EntityManager, books: GatewayTransaction): Promise<Gat
     now,
   );
   for (const id of keys) await recordCallback(tx, { id, type: 'refund', refundId: refund.id });
-  const refunded = payment.refundedAmount + made.amount;
-  const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
-  await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
-  await recordSaleRefunds(
-    tx,
-    sale.id,
-    {
-      refundedAmount: Math.min(sale.amount, refunded),
-      status: saleStatusAfterRefunds(payment.capturedAmount, refunded),
-    },
-    now,
-  );
+  await recordRefundedTotals(tx, payment, sale, made.amount, now);
   // The events a refund asked through the API gives: its creation, then the sale as refunded.
   recordEvent(tx, payment.organizationId, 'refund.created', presentRefund(refund, payment.currency));
   recordEvent(tx, payment.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));

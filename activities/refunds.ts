@@ -104,6 +104,33 @@ export function createRefundActivities(deps: RefundDeps) {
 }
 
 /**
+ * A refund of `amount` made of `payment`: the payment's and the sale's refunded totals and statuses,
+ * both rows locked by the caller. Refunds are measured against what was captured, as the gateway
+ * measures its refunds (with the simulator, installment interest included; with Mercado Pago, without
+ * it); the sale keeps the same tally, bounded by its own amount.
+ */
+export async function recordRefundedTotals(
+  tx: EntityManager,
+  payment: { id: string; capturedAmount: number; refundedAmount: number },
+  sale: { id: string; amount: number },
+  amount: number,
+  now: Date,
+): Promise<void> {
+  const refunded = payment.refundedAmount + amount;
+  const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
+  await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
+  await recordSaleRefunds(
+    tx,
+    sale.id,
+    {
+      refundedAmount: Math.min(sale.amount, refunded),
+      status: saleStatusAfterRefunds(payment.capturedAmount, refunded),
+    },
+    now,
+  );
+}
+
+/**
  * Settles a pending refund in one transaction: its status, and for a refund made, the payment's and
  * the sale's refunded totals and the sale.refunded event. Locks refund, payment, sale in that order.
  */
@@ -118,22 +145,8 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   }
   await settleRefundRow(tx, refundId, { status: 'succeeded' }, now);
   const payment = await lockTransaction(tx, refund.transactionId);
-  const refunded = payment.refundedAmount + refund.amount;
-  const status = transactionStatusAfterRefunds(payment.capturedAmount, refunded);
-  await recordTransactionRefunds(tx, payment.id, { refundedAmount: refunded, status }, now);
   const sale = await lockSale(tx, refund.saleId);
-  // Refunds are measured against what was captured, as the gateway measures its refunds (with the
-  // simulator, installment interest included; with Mercado Pago, without it); the sale keeps the same
-  // tally, bounded by its own amount.
-  await recordSaleRefunds(
-    tx,
-    sale.id,
-    {
-      refundedAmount: Math.min(sale.amount, refunded),
-      status: saleStatusAfterRefunds(payment.capturedAmount, refunded),
-    },
-    now,
-  );
+  await recordRefundedTotals(tx, payment, sale, refund.amount, now);
   // The sale as its GET answers it, with this change: read the sales' one way.
   recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));
   return 'succeeded';

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
-import { openOrm, type Orm } from '../../db/orm.ts';
-import { createTemporalClient } from '../../temporal/client.ts';
-import { createWorker } from '../../worker/worker.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import type { TestApi } from '../helpers/api.ts';
+import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { fakeMercadoPago, type FakeRequest } from '../helpers/mercadopago-fake.ts';
@@ -20,37 +17,11 @@ import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
  */
 const QUEUE = 'billing-test-mercadopago-body';
 const mp = fakeMercadoPago();
+const stack = mercadoPagoStack(QUEUE);
 let api: TestApi;
 let temporal: Client;
-let orm: Orm;
-let workers: Worker[];
-let connection: NativeConnection;
-let running: Promise<unknown>;
-
-beforeAll(async () => {
-  api = await startApi({
-    TEMPORAL_TASK_QUEUE: QUEUE,
-    GATEWAY: 'mercadopago',
-    MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
-    LOG_LEVEL: 'silent',
-  });
-  temporal = createTemporalClient(api.config);
-  orm = await openOrm(api.config.DATABASE_URL, 6);
-  ({ workers, connection } = await createWorker(api.config, {
-    orm,
-    gateway: api.gateway,
-    temporal,
-    config: api.config,
-  }));
-  running = Promise.all(workers.map((w) => w.run()));
-}, 120_000);
-afterAll(async () => {
-  for (const w of workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
-  await running;
-  await connection?.close();
-  await orm?.close();
-  await temporal?.connection.close();
-  await api?.close();
+beforeAll(() => {
+  ({ api, temporal } = stack);
 });
 
 const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { createTemporalClient } from '../../temporal/client.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { startApi, type TestApi } from './api.ts';
+
+export interface MercadoPagoStack {
+  api: TestApi;
+  temporal: Client;
+}
+
+/**
+ * The API and a worker of the calling test file's own task queue, both in this process with
+ * GATEWAY=mercadopago, their calls to Mercado Pago answered by the file's stateful fake
+ * (test/helpers/mercadopago-fake.ts, over undici's MockAgent). Started before the file's tests (the
+ * returned object is filled then) and stopped after them; `env` adds to the API's configuration.
+ */
+export function mercadoPagoStack(queue: string, env: Record<string, string> = {}): MercadoPagoStack {
+  const stack = {} as MercadoPagoStack;
+  let orm: Orm | undefined;
+  let workers: Worker[] = [];
+  let connection: NativeConnection | undefined;
+  let running: Promise<unknown> | undefined;
+  beforeAll(async () => {
+    stack.api = await startApi({
+      TEMPORAL_TASK_QUEUE: queue,
+      GATEWAY: 'mercadopago',
+      MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+      LOG_LEVEL: 'silent',
+      ...env,
+    });
+    stack.temporal = createTemporalClient(stack.api.config);
+    orm = await openOrm(stack.api.config.DATABASE_URL, 6);
+    ({ workers, connection } = await createWorker(stack.api.config, {
+      orm,
+      gateway: stack.api.gateway,
+      temporal: stack.temporal,
+      config: stack.api.config,
+    }));
+    running = Promise.all(workers.map((w) => w.run()));
+  }, 120_000);
+  afterAll(async () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    await running;
+    await connection?.close();
+    await orm?.close();
+    await stack.temporal?.connection.close();
+    await stack.api?.close();
+  });
+  return stack;
+}
