@@ -54,11 +54,12 @@ describe('Mercado Pago card payments', () => {
       reference: 'chk_1',
       status: 'succeeded',
       paymentType: 'credit',
-      amount: 19990,
+      // The buyer paid 3 × R$ 68,71 with the issuer's interest; the sale's own price stays R$ 199,90.
+      amount: 20613,
       baseAmount: 19990,
       currency: 'BRL',
       installments: 3,
-      installmentAmounts: [6664, 6663, 6663],
+      installmentAmounts: [6871, 6871, 6871],
       authorizationCode: '301299',
       declineReason: null,
       card: {
@@ -214,7 +215,7 @@ describe('Mercado Pago faults: who retries, and never twice', () => {
     expect(failure).toMatchObject({ retryable: true, status: 0 });
     answer('GET', (p) => p.startsWith('/v1/payments/search?'), 200, { results: [fixture('payment-card-approved')] });
     const found = await gateway().findTransactionByIdempotencyKey('charge-key-1');
-    expect(found).toMatchObject({ id: '20359978', status: 'succeeded', amount: 19990 });
+    expect(found).toMatchObject({ id: '20359978', status: 'succeeded', amount: 20613, baseAmount: 19990 });
     // The POST's interceptor was used once (afterEach asserts none is left; the reply it never got is
     // not recorded) and nothing else but the search reached Mercado Pago: no second charge.
     expect(sent.map((s) => `${s.method} ${s.path.split('?')[0]}`)).toEqual(['GET /v1/payments/search']);
