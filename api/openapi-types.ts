@@ -17098,6 +17098,8 @@ export interface operations {
               qr_code: string;
               qr_code_image: string;
               expires_at: string;
+              /** @description The gateway's own page for paying the pix, where it has one */
+              url?: string;
             };
           };
         };

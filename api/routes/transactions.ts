@@ -104,6 +104,7 @@ function directTransactionRoutes(app: RouteApp, deps: RouteDeps): void {
                 qr_code: payment.pix.qrCode,
                 qr_code_image: payment.pix.qrCodeImage,
                 expires_at: payment.pix.expiresAt,
+                ...(payment.pix.url ? { url: payment.pix.url } : {}),
               },
             }
           : {}),
@@ -272,7 +273,9 @@ async function payCheckout(deps: RouteDeps, organizationId: string, body: Direct
     declineReason: p.declineReason,
     paymentType: p.paymentType,
     card: p.card,
-    pix: pix ? { qrCode: pix.qr_code, qrCodeImage: pix.qr_code_image, expiresAt: pix.expires_at } : null,
+    pix: pix
+      ? { qrCode: pix.qr_code, qrCodeImage: pix.qr_code_image, expiresAt: pix.expires_at, url: pix.url ?? null }
+      : null,
   };
 }
 

@@ -146,5 +146,12 @@ export const directTransactionResponse = z.object({
     brand: z.string().nullable(),
     last4: z.string().nullable(),
   }),
-  pix: z.object({ qr_code: z.string(), qr_code_image: z.string(), expires_at: z.string() }).optional(),
+  pix: z
+    .object({
+      qr_code: z.string(),
+      qr_code_image: z.string(),
+      expires_at: z.string(),
+      url: z.string().optional().describe("The gateway's own page for paying the pix, where it has one"),
+    })
+    .optional(),
 });

@@ -8,6 +8,7 @@ import { fakeMercadoPago, type FakeRequest } from '../helpers/mercadopago-fake.t
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
+import { sellerIdOf } from '../../api/seller-ids.ts';
 
 /**
  * What the Mercado Pago payment bodies carry beside the money (issue 33 §1 and §2, decision 0069), end
@@ -115,5 +116,26 @@ describe('charges nobody is at (the merchant’s)', () => {
     });
     const extra = paymentPosts().filter((r) => r.key === invoiceChargeKey(invoice.body.id));
     expect(extra.map((r) => r.body!.binary_mode)).toEqual([true]);
+  });
+});
+
+describe('a direct pix transaction (no checkout)', () => {
+  it('answers with Mercado Pago’s own page for paying it (ticket_url), beside the QR code', async () => {
+    const org = await makeOrganization(api.orm);
+    const res = await api.call('POST', '/api/v1/transactions/direct', {
+      body: { seller_id: sellerIdOf(org.id), amount: 1_990, payment_type: 'pix', customer_email: 'pix@example.com' },
+    });
+    expect(res.status).toBe(201);
+    const issued = paymentPosts().find(
+      (r) => r.body?.payment_method_id === 'pix' && r.body?.transaction_amount === 19.9,
+    );
+    expect(res.body).toMatchObject({ status: 'pending', amount: 1_990, payment_method: { type: 'pix' } });
+    expect(res.body.pix).toEqual({
+      qr_code: expect.any(String),
+      qr_code_image: expect.any(String),
+      expires_at: expect.any(String),
+      url: expect.stringMatching(/^https:\/\/www\.mercadopago\.com\.br\/payments\/\d+\/ticket/),
+    });
+    expect(issued?.body?.payer?.email).toBe('pix@example.com');
   });
 });
