@@ -158,6 +158,37 @@ withCards('Mercado Pago sandbox: pre-authorizations, refunds and the lost answer
   });
 });
 
+withCards('Mercado Pago sandbox: what the engine relies on to never lose or take money twice (issue 33 §1)', () => {
+  it('a create sent again with its key answers the payment the key made: no second payment (decision 0067)', async () => {
+    const card = await approvedCard();
+    const first = await charge('same-key', card, { amount: 1200 });
+    const again = await charge('same-key', card, { amount: 1200 });
+    expect(again.id).toBe(first.id);
+    expect(again).toMatchObject({ status: 'succeeded', baseAmount: 1200 });
+  });
+
+  it('a payment in manual review (CONT) is pending, not refused, and can be cancelled before another try', async () => {
+    const card = await keep(TEST_CARDS.visa, 'CONT', 'keep-cont');
+    const t = await charge('charge-cont', card, { amount: 1300 });
+    expect(t).toMatchObject({ status: 'pending', declineReason: null, capturedAmount: 0 });
+    const canceled = await gateway().cancel(t.id, key('cancel-cont'));
+    expect(canceled).toMatchObject({ id: t.id, status: 'canceled', capturedAmount: 0 });
+  });
+
+  it('a merchant-initiated charge goes in binary_mode: the same card is refused at once, never left pending', async () => {
+    const card = await keep(TEST_CARDS.visa, 'CONT', 'keep-cont-binary');
+    const t = await charge('charge-cont-binary', card, { amount: 1400, initiatedBy: 'merchant' });
+    expect(t.status).toBe('failed');
+  });
+
+  it('refunds an instalment payment with interest in full, measured against the price (decision 0064)', async () => {
+    const paid = await charge('refund-3x', await approvedCard(), { amount: 9000, installments: 3 });
+    expect(paid).toMatchObject({ status: 'succeeded', baseAmount: 9000 });
+    const refunded = await gateway().refund(paid.id, paid.baseAmount, key('refund-3x-all'));
+    expect(refunded).toMatchObject({ id: paid.id, status: 'refunded', refundedAmount: 9000 });
+  });
+});
+
 withAccount('Mercado Pago sandbox: card data on the server (ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE)', () => {
   it('tokenizes card data with the access token, keeps the card and charges it', async () => {
     const card = await sandboxGateway(env.accessToken!, true).tokenizeCard(
