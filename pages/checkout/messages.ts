@@ -31,6 +31,7 @@ const ptBR = {
   cardExpMonth: 'Mês de validade (MM)',
   cardExpYear: 'Ano de validade (AA)',
   cardCsc: 'Código de segurança (CVV)',
+  cardExpiry: 'Validade (MM/AA)',
   installments: 'Parcelas',
   cardUnavailable: 'O pagamento com cartão não está disponível nesta loja no momento: pague com pix ou boleto.',
   cardNotSent: 'O cartão não foi enviado',
@@ -39,7 +40,7 @@ const ptBR = {
   cardTokenFailed: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
   cardScriptUnloaded: 'O formulário seguro do cartão não carregou. Recarregue a página ou pague com pix ou boleto.',
   cardMissing: 'Preencha os dados do cartão:',
-  installmentOption: (n: number, each: string, total: string, noFees: boolean) =>
+  installmentOption: (n: number | string, each: string, total: string, noFees: boolean) =>
     n === 1 ? `1x de ${each} (à vista)` : `${n}x de ${each}${noFees ? ' sem juros' : ` (total ${total})`}`,
   pay: (amount: string) => `Pagar ${amount}`,
   payPix: 'Gerar código pix',
@@ -116,6 +117,7 @@ const en: Messages = {
   cardExpMonth: 'Expiry month (MM)',
   cardExpYear: 'Expiry year (YY)',
   cardCsc: 'Security code (CVC)',
+  cardExpiry: 'Expiry (MM/YY)',
   installments: 'Installments',
   cardUnavailable: 'Card payments are not available in this shop right now: pay with pix or boleto.',
   cardNotSent: 'The card was not sent',

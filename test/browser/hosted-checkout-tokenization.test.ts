@@ -3,7 +3,15 @@ import type { Browser } from 'playwright-core';
 import { SANDBOX_PUBLIC_KEY } from '../../api/browser-card-tokenizer.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { launchBrowser, newContext, pageChecked } from '../helpers/browser.ts';
-import { cspDirectives, fillBuyer, fillCard, openCheckout, recordPosts } from '../helpers/checkout-page.ts';
+import {
+  cspDirectives,
+  fillBuyer,
+  fillCard,
+  fillPlainCard,
+  openCheckout,
+  recordPosts,
+  secureInput,
+} from '../helpers/checkout-page.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
 
@@ -66,9 +74,24 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const token = formPost.fields.card_token;
     expect(token).toMatch(/^card_/);
     expect(Object.keys(formPost.fields).sort()).toEqual(
-      ['card_token', 'discount_code', 'email', 'installments', 'name', 'payment_method', 'tax_id'].sort(),
+      [
+        'card_token',
+        'discount_code',
+        'email',
+        'installments',
+        'issuer_id',
+        'name',
+        'payment_method',
+        'payment_method_id',
+        'tax_id',
+      ].sort(),
     );
-    expect(formPost.fields).toMatchObject({ payment_method: 'credit_card', installments: '3' });
+    expect(formPost.fields).toMatchObject({
+      payment_method: 'credit_card',
+      installments: '3',
+      payment_method_id: 'visa',
+      issuer_id: '9001',
+    });
     for (const post of ours.filter((p) => p.url.pathname !== TOKENIZER)) {
       expect(post.body.replace(/\D/g, '')).not.toContain('4111111111111111');
       for (const field of CARD_FIELDS) expect(post.fields).not.toHaveProperty(field);
@@ -97,7 +120,7 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Pagamento recusado');
     expect(await alert.textContent()).toContain('O cartão foi recusado pelo emissor.');
-    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
+    expect(await secureInput(page, 'card_number_field').inputValue()).toBe('');
     const formPost = posts.find((p) => p.url.pathname === checkout.path)!;
     expect(formPost.fields.card_token).toMatch(/^card_/);
     expect(formPost.body.replace(/\D/g, '')).not.toContain('4000000000000002');
@@ -115,12 +138,12 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const pay = page.getByRole('button', { name: /^Pagar R\$/ });
 
     // A field left blank: the script names it, and nothing is sent anywhere.
-    await page.getByLabel('Número do cartão').fill('4111111111111111');
+    await secureInput(page, 'card_number_field').fill('4111111111111111');
     await pay.click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe(
-      'Preencha os dados do cartão: Nome impresso no cartão, Mês de validade (MM), Ano de validade (AA), Código de segurança (CVV).',
+      'Preencha os dados do cartão: Nome impresso no cartão, Validade (MM/AA), Código de segurança (CVV).',
     );
     expect(posts).toEqual([]);
 
@@ -134,7 +157,7 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     await pageChecked(page, 'checkout-tokenization-refused');
 
     // Corrected, it goes through.
-    await page.getByLabel('Mês de validade (MM)').fill('12');
+    await secureInput(page, 'card_expiration_field').fill('12/30');
     await pay.click();
     await page.waitForURL(/\/checkout\/c\/cs_/);
     await page.getByText('Pagamento confirmado').waitFor();
@@ -149,7 +172,7 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const posts = recordPosts(page);
     await page.goto(api.baseUrl + checkout.path);
     await fillBuyer(page);
-    await fillCard(page, '4111111111111111');
+    await fillPlainCard(page, '4111111111111111');
     await page.getByRole('button', { name: /^Pagar R\$/ }).click();
     await page.getByText('Pagamento confirmado').waitFor();
     expect(posts.map((p) => [p.url.pathname, p.fields.card_number, p.fields.card_token])).toEqual([
