@@ -102,9 +102,7 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       sandboxOnly(deps, request.query.public_key);
       const card = testCardBin(request.query.bins);
       return {
-        results: card
-          ? [{ id: card.paymentMethodId, payment_type_id: card.paymentTypeId, issuer: card.issuer }]
-          : [],
+        results: card ? [{ id: card.paymentMethodId, payment_type_id: card.paymentTypeId, issuer: card.issuer }] : [],
       };
     },
   );
@@ -121,7 +119,11 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         querystring: z.object({
           public_key: publicKeyQuery,
           bin: binQuery,
-          amount: z.coerce.number().positive().max(100_000_000).meta({ description: 'In reais, as Mercado Pago takes it' }),
+          amount: z.coerce
+            .number()
+            .positive()
+            .max(100_000_000)
+            .meta({ description: 'In reais, as Mercado Pago takes it' }),
           payment_type_id: z.enum(['credit_card', 'debit_card']).optional(),
         }),
         response: {

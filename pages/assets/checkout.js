@@ -105,7 +105,9 @@
         });
         const plan = plans && plans[0];
         methodField.value = method.id;
-        issuerField.value = String((plan && plan.issuer && plan.issuer.id) || (method.issuer && method.issuer.id) || '');
+        issuerField.value = String(
+          (plan && plan.issuer && plan.issuer.id) || (method.issuer && method.issuer.id) || '',
+        );
         const most = method.payment_type_id === 'debit_card' ? 1 : Number(fields.dataset.maxInstallments);
         const costs = ((plan && plan.payer_costs) || []).filter((cost) => cost.installments <= most);
         if (costs.length > 0) select.replaceChildren(...costs.map(optionOf));

@@ -85,9 +85,7 @@ export function CardFields({
     <p class="alert" role="alert" data-card-error hidden></p>
     ${
       named
-        ? html`<noscript>
-            ${PLAIN_INPUTS.map((input) => html`<${PlainInput} input=${input} t=${t} />`)}
-          </noscript>`
+        ? html`<noscript> ${PLAIN_INPUTS.map((input) => html`<${PlainInput} input=${input} t=${t} />`)} </noscript>`
         : html`<noscript><p class="alert">${t.cardNeedsScript}</p></noscript>`
     }
     <input type="hidden" name="card_token" value="" data-card-token />

@@ -55,6 +55,8 @@ const ptBR = {
     incorrect_cvc: 'O código de segurança está incorreto.',
     fraud_suspected: 'O pagamento foi bloqueado por segurança.',
     invalid_card: 'O número do cartão é inválido.',
+    authentication_required:
+      'O banco emissor exige a confirmação de identidade (3-D Secure), que não foi feita. Pague de novo e confirme a compra no app ou na página do seu banco.',
   } as Record<string, string>,
   invalid: 'Confira os dados',
   pixTitle: 'Pague com pix',
@@ -141,6 +143,8 @@ const en: Messages = {
     incorrect_cvc: 'The security code is incorrect.',
     fraud_suspected: 'The payment was blocked for security.',
     invalid_card: 'The card number is not valid.',
+    authentication_required:
+      "The card's issuer requires identity confirmation (3-D Secure), which was not completed. Pay again and confirm the purchase in your bank's app or page.",
   },
   invalid: 'Please check the details',
   pixTitle: 'Pay with pix',

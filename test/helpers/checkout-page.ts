@@ -47,7 +47,7 @@ export async function fillCard(
   expiry: { month?: string; year?: string } = {},
 ): Promise<void> {
   await secureInput(page, 'card_number_field').fill(number);
-  await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
+  await page.getByRole('textbox', { name: 'Nome impresso no cartão' }).fill('ANA SOUZA');
   await secureInput(page, 'card_expiration_field').fill(`${expiry.month ?? '11'}/${expiry.year ?? '30'}`);
   await secureInput(page, 'card_csc_field').fill('123');
 }
@@ -56,9 +56,9 @@ export async function fillCard(
 export async function fillPlainCard(page: Page, number: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Número do cartão' }).fill(number);
   await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
-  await page.getByLabel('Mês de validade (MM)').fill('11');
-  await page.getByLabel('Ano de validade (AA)').fill('30');
-  await page.getByLabel('Código de segurança (CVV)').fill('123');
+  await page.getByRole('textbox', { name: 'Mês de validade (MM)' }).fill('11');
+  await page.getByRole('textbox', { name: 'Ano de validade (AA)' }).fill('30');
+  await page.getByRole('textbox', { name: 'Código de segurança (CVV)' }).fill('123');
 }
 
 export interface SentPost {
