@@ -169,6 +169,20 @@
     return { tokenize, fail };
   }
 
+  // A 3-D Secure challenge: the issuer's page opens in the frame by posting creq to it; when the frame
+  // says the challenge is over ({ status: 'COMPLETE' }, Mercado Pago's 3DS guide), the page waits for
+  // the payment's result like any pending payment (the poll below).
+  for (const challenge of document.querySelectorAll('[data-challenge-form]')) {
+    const section = challenge.closest('section');
+    const frame = section.querySelector('[data-challenge-frame]');
+    window.addEventListener('message', (event) => {
+      if (event.source !== frame.contentWindow || !event.data || event.data.status !== 'COMPLETE') return;
+      frame.hidden = true;
+      section.querySelector('[data-challenge-done]').hidden = false;
+    });
+    challenge.submit();
+  }
+
   for (const button of document.querySelectorAll('[data-copy]')) {
     button.addEventListener('click', async () => {
       const field = document.getElementById(button.getAttribute('data-copy'));
