@@ -77,7 +77,8 @@ const ptBR = {
   payByCardInstead: 'Prefere pagar com cartão de crédito?',
   processing: 'Processando o pagamento…',
   challengeTitle: 'Confirme a compra com o seu banco',
-  challengeHelp: 'O banco emissor do cartão pede uma confirmação de identidade (3-D Secure). Siga as instruções abaixo.',
+  challengeHelp:
+    'O banco emissor do cartão pede uma confirmação de identidade (3-D Secure). Siga as instruções abaixo.',
   challengeFrame: 'Confirmação do banco emissor',
   challengeOpen: 'Abrir a confirmação do banco',
   paidTitle: 'Pagamento confirmado',
