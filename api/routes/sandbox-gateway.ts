@@ -79,6 +79,14 @@ function sandboxOnly(deps: RouteDeps, publicKey: string) {
 }
 
 export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  cardLookupRoutes(app, deps);
+  cardTokenRoute(app, deps);
+};
+
+type RouteApp = Parameters<FastifyPluginAsyncZod<RouteDeps>>[0];
+
+/** MercadoPago.js' BIN look-ups, answered from the simulator's test cards (gateway/test-card-bins.ts). */
+function cardLookupRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/payment_methods/search',
     {
@@ -156,7 +164,10 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       ];
     },
   );
+}
 
+/** Mercado Pago's `POST /v1/card_tokens`, on the simulator. */
+function cardTokenRoute(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/card_tokens',
     {
@@ -213,4 +224,4 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       }
     },
   );
-};
+}

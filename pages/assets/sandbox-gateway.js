@@ -141,13 +141,13 @@
 
     // { results: [{ id, payment_type_id, issuer: { id, name } }] }
     getPaymentMethods({ bin }) {
-      const query = new URLSearchParams({ public_key: this.publicKey, bins: bin });
+      const query = new window.URLSearchParams({ public_key: this.publicKey, bins: bin });
       return call(`/payment_methods/search?${query}`, { headers: { accept: 'application/json' } });
     }
 
     // [{ payment_method_id, issuer, payer_costs: [{ installments, installment_rate, installment_amount, total_amount }] }]
     getInstallments({ amount, bin, paymentTypeId }) {
-      const query = new URLSearchParams({ public_key: this.publicKey, amount: String(amount), bin });
+      const query = new window.URLSearchParams({ public_key: this.publicKey, amount: String(amount), bin });
       if (paymentTypeId) query.set('payment_type_id', paymentTypeId);
       return call(`/payment_methods/installments?${query}`, { headers: { accept: 'application/json' } });
     }
