@@ -73,11 +73,14 @@
       // Usage metrics only: nothing the buyer needs, and an origin the page's CSP does not name.
       trackingDisabled: true,
     });
-    // Whether each secure field holds a valid value, as its validityChange last said.
-    const valid = {};
+    // Which secure fields the buyer has typed in, and which ones their last validityChange found wrong
+    // (the only things the page learns of them).
+    const typed = {};
+    const wrong = {};
     const mountField = (type, id) => {
       const field = mp.fields.create(type, { srLabel: labelOf(id) });
-      field.on('validityChange', (event) => (valid[id] = event.errorMessages.length === 0));
+      field.on('change', () => (typed[id] = true));
+      field.on('validityChange', (event) => (wrong[id] = event.errorMessages.length > 0));
       field.mount(id);
       fields.querySelector(`#${id}`).closest('[data-secure-slot]').hidden = false;
       return field;
@@ -138,7 +141,7 @@
       errorBox.textContent = '';
       tokenField.value = '';
       const missing = ['card_number_field', 'card_name', 'card_expiration_field', 'card_csc_field']
-        .filter((id) => (id === 'card_name' ? !holder.value.trim() : !valid[id]))
+        .filter((id) => (id === 'card_name' ? !holder.value.trim() : !typed[id] || wrong[id]))
         .map(labelOf);
       if (missing.length > 0) throw `${fields.dataset.missingText} ${missing.join(', ')}.`;
       await lookUp;

@@ -62,6 +62,7 @@ const STAND_IN = `window.MercadoPago = class {
               const input = frame.contentDocument.querySelector('input');
               let bin = null;
               input.addEventListener('input', () => {
+                (listeners[type + ':change'] || []).forEach((cb) => cb({ field: type }));
                 const emit = (event, detail) => (listeners[type + ':' + event] || []).forEach((cb) => cb({ field: type, ...detail }));
                 emit('validityChange', { errorMessages: input.value ? [] : [{ cause: 'empty' }] });
                 const digits = input.value.replace(/\\D/g, '');
