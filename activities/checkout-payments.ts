@@ -81,6 +81,7 @@ function paymentData(t: GatewayTransaction): GatewayPaymentData {
           },
         }
       : {}),
+    ...(t.threeDs ? { three_ds: { url: t.threeDs.url, creq: t.threeDs.creq } } : {}),
   };
 }
 

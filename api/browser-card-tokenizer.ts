@@ -20,6 +20,8 @@ export const SANDBOX_PUBLIC_KEY = 'TEST-sandbox-public-key';
 export interface GatewaySources {
   scriptSrc: string[];
   connectSrc: string[];
+  /** The frames the gateway mounts its Secure Fields in (none: no frame-src beyond default-src). */
+  frameSrc?: string[];
 }
 
 export interface BrowserTokenizer {
@@ -30,12 +32,20 @@ export interface BrowserTokenizer {
 }
 
 /**
- * MercadoPago.js' core methods load from sdk.mercadopago.com and create the token at
- * api.mercadopago.com (`POST /v1/card_tokens`); docs/decisions/0050-browser-card-tokenization.md says why nothing else is listed.
+ * MercadoPago.js loads from sdk.mercadopago.com; its Secure Fields are frames of
+ * secure-fields.mercadopago.com, which the script also fetches (with api-static.mercadopago.com, its
+ * static configuration) before mounting them; the token and the BIN look-ups (payment methods,
+ * instalments) are api.mercadopago.com. docs/decisions/0075-secure-fields.md says where these come
+ * from and how to confirm them against a test account before going live.
  */
-const MERCADOPAGO_SOURCES: GatewaySources = {
+export const MERCADOPAGO_SOURCES: GatewaySources = {
   scriptSrc: ['https://sdk.mercadopago.com'],
-  connectSrc: ['https://api.mercadopago.com'],
+  connectSrc: [
+    'https://api.mercadopago.com',
+    'https://api-static.mercadopago.com',
+    'https://secure-fields.mercadopago.com',
+  ],
+  frameSrc: ['https://secure-fields.mercadopago.com'],
 };
 
 /**

@@ -1217,6 +1217,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox-gateway/v1/payment_methods/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A test card's payment method and issuer by its BIN (sandbox; MercadoPago.js getPaymentMethods)
+     * @description Served with the simulated gateway where card data is accepted; a 404 elsewhere. The hosted checkout calls it through sandbox-gateway.js as the buyer types the card number.
+     */
+    get: operations['searchSandboxPaymentMethods'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox-gateway/v1/payment_methods/installments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A test card issuer's instalment plans (sandbox; MercadoPago.js getInstallments)
+     * @description Each number of instalments the test card's issuer offers for the amount, with its interest (the simulator's rate); a debit card has one. Served only with the simulated gateway where card data is accepted.
+     */
+    get: operations['listSandboxInstallments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox-gateway/v1/card_tokens': {
     parameters: {
       query?: never;
@@ -13491,6 +13531,13 @@ export interface operations {
                 due_date: string;
                 url: string;
               };
+              /** @description A card payment waiting on the buyer's 3-D Secure challenge (our addition) */
+              three_ds?: {
+                /** @description The issuer's 3-D Secure challenge page (Mercado Pago's three_ds_info.external_resource_url) */
+                url: string;
+                /** @description The challenge request the buyer's browser posts to url, in a frame */
+                creq: string;
+              };
             } | null;
             decline_reason: string | null;
           };
@@ -16096,6 +16143,7 @@ export interface operations {
                   | 'incorrect_cvc'
                   | 'do_not_honor'
                   | 'fraud_suspected'
+                  | 'authentication_required'
                   | 'invalid_card'
                   | 'expired'
                   | 'overdue'
@@ -16288,6 +16336,7 @@ export interface operations {
                   | 'incorrect_cvc'
                   | 'do_not_honor'
                   | 'fraud_suspected'
+                  | 'authentication_required'
                   | 'invalid_card'
                   | 'expired'
                   | 'overdue'
@@ -16815,6 +16864,215 @@ export interface operations {
       };
       /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  searchSandboxPaymentMethods: {
+    parameters: {
+      query: {
+        /** @description The sandbox's: TEST-sandbox-public-key */
+        public_key: string;
+        bins: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: {
+              /** @description Mercado Pago's payment_method_id: what the page posts as payment_method_id */
+              id: string;
+              /** @enum {string} */
+              payment_type_id: 'credit_card' | 'debit_card';
+              issuer: {
+                id: number;
+                name: string;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description public_key is not the sandbox's */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listSandboxInstallments: {
+    parameters: {
+      query: {
+        /** @description The sandbox's: TEST-sandbox-public-key */
+        public_key: string;
+        bin: string;
+        /** @description In reais, as Mercado Pago takes it */
+        amount: number;
+        payment_type_id?: 'credit_card' | 'debit_card';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payment_method_id: string;
+            /** @enum {string} */
+            payment_type_id: 'credit_card' | 'debit_card';
+            issuer: {
+              id: number;
+              name: string;
+            };
+            payer_costs: {
+              installments: number;
+              /** @description Interest over the amount, in percent (0: interest-free) */
+              installment_rate: number;
+              /** @description Each instalment, in reais (as Mercado Pago answers) */
+              installment_amount: number;
+              /** @description What the buyer pays in all, in reais */
+              total_amount: number;
+            }[];
+          }[];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description public_key is not the sandbox's */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
         headers: {
           [name: string]: unknown;
         };

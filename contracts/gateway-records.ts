@@ -40,6 +40,8 @@ export type DeclineReason =
   | 'incorrect_cvc'
   | 'do_not_honor'
   | 'fraud_suspected'
+  /** The issuer asks for 3-D Secure authentication, which the payment did not carry. */
+  | 'authentication_required'
   | 'invalid_card'
   | 'expired'
   | 'overdue';
@@ -73,6 +75,12 @@ export interface BoletoDetails {
 export interface GatewayRefund {
   id: string;
   amount: number;
+}
+
+/** Mercado Pago's `three_ds_info`: where the browser posts `creq` to show the issuer's challenge. */
+export interface ThreeDsChallenge {
+  url: string;
+  creq: string;
 }
 
 export interface GatewayTransaction {
@@ -110,6 +118,11 @@ export interface GatewayTransaction {
    * (Mercado Pago's `refunds[]`): how a refund made outside the engine is recognised (decision 0068).
    */
   refunds?: GatewayRefund[];
+  /**
+   * A card payment waiting on the buyer's 3-D Secure challenge (Mercado Pago's `pending_challenge`):
+   * the issuer's challenge page and the challenge request the buyer's browser posts to it.
+   */
+  threeDs?: ThreeDsChallenge | null;
   createdAt: string;
   confirmedAt: string | null;
 }

@@ -97,6 +97,8 @@ export type GatewayPaymentData = {
   /** `url`: the gateway's own page of the pix, where it has one. */
   pix?: { qr_code: string; qr_code_image: string; expires_at: string; url?: string };
   boleto?: { barcode: string; digitable_line: string; due_date: string; url: string };
+  /** A card payment waiting on the buyer's 3-D Secure challenge: the page posts `creq` to `url` in a frame. */
+  three_ds?: { url: string; creq: string };
 };
 
 /**

@@ -26,6 +26,7 @@ const declineReason = z.enum([
   'incorrect_cvc',
   'do_not_honor',
   'fraud_suspected',
+  'authentication_required',
   'invalid_card',
   'expired',
   'overdue',

@@ -47,6 +47,8 @@ export interface MpPayment {
     barcode?: { content?: string };
   };
   point_of_interaction?: { transaction_data?: { qr_code?: string; qr_code_base64?: string; ticket_url?: string } };
+  /** A card payment `pending_challenge`: the issuer's 3DS challenge page and its request. */
+  three_ds_info?: { external_resource_url?: string; creq?: string } | null;
 }
 
 interface MpCard {
@@ -125,7 +127,9 @@ export function additionalInfoOf(sale: SaleDetails) {
  * A card payment on a token from Mercado Pago's tokenization; `capture: false` pre-authorizes. A
  * charge the merchant starts without the buyer (a renewal, an extra charge) goes in `binary_mode`:
  * "the payment can only be approved or declined", never left pending (3DS) or in process (manual
- * review), which nobody would be there to complete (decision 0069).
+ * review), which nobody would be there to complete (decision 0069). With the buyer present, 3-D Secure
+ * is offered (`three_d_secure_mode: optional`): the issuer may approve at once or ask for a challenge,
+ * which the checkout page shows (decision 0075).
  */
 export function cardPaymentBody(input: CardChargeInput & { card: { token: string } }, key: string, common: Common) {
   return {
@@ -133,7 +137,7 @@ export function cardPaymentBody(input: CardChargeInput & { card: { token: string
     token: input.card.token,
     installments: input.installments,
     capture: input.capture,
-    ...(input.initiatedBy === 'merchant' ? { binary_mode: true } : {}),
+    ...(input.initiatedBy === 'merchant' ? { binary_mode: true } : { three_d_secure_mode: 'optional' }),
     ...(input.description ? { description: input.description } : {}),
     ...(input.buyerId ? { payer: { type: 'customer', id: input.buyerId } } : {}),
   };
@@ -275,6 +279,13 @@ function refundsOf(p: MpPayment): GatewayTransaction['refunds'] {
   return refunds.length > 0 ? refunds : undefined;
 }
 
+/** The challenge of a payment that waits on it; null once it no longer does. */
+function threeDsOf(p: MpPayment): GatewayTransaction['threeDs'] {
+  const info = p.three_ds_info;
+  if (p.status_detail !== 'pending_challenge' || !info?.external_resource_url || !info.creq) return null;
+  return { url: info.external_resource_url, creq: info.creq };
+}
+
 const CAPTURED = new Set(['approved', 'refunded', 'charged_back', 'in_mediation']);
 
 export function transactionFromPayment(p: MpPayment): GatewayTransaction {
@@ -307,6 +318,7 @@ export function transactionFromPayment(p: MpPayment): GatewayTransaction {
     capturedAmount: CAPTURED.has(p.status ?? '') && p.captured !== false ? baseAmount : 0,
     refundedAmount: reaisToCentsOrZero(p.transaction_amount_refunded),
     refunds: refundsOf(p),
+    threeDs: threeDsOf(p),
     createdAt: iso(p.date_created) ?? new Date(0).toISOString(),
     confirmedAt: iso(p.date_approved),
   };

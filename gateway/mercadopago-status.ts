@@ -37,7 +37,8 @@ export const MP_DECLINE_REASONS: Readonly<Record<string, DeclineReason>> = {
   cc_rejected_invalid_installments: 'card_declined',
   cc_rejected_max_attempts: 'card_declined',
   cc_rejected_other_reason: 'card_declined',
-  cc_rejected_3ds_mandatory: 'card_declined',
+  // The issuer requires 3-D Secure: the buyer can pay again with it (a buyer-present payment offers it).
+  cc_rejected_3ds_mandatory: 'authentication_required',
   cc_rejected_3ds_challenge: 'card_declined',
   bank_error: 'card_declined',
 };

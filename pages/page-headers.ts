@@ -5,15 +5,20 @@ import type { GatewaySources } from '../api/browser-card-tokenizer.ts';
  * The headers of every page: a strict CSP (our own script and stylesheet only, nothing inline), no
  * caching (pages show payment state and carry secrets in their address), no referrer (the address
  * holds the checkout's client secret), and framing only by the origin the merchant named. A checkout
- * page that loads a gateway's card tokenizer adds exactly that gateway's origins (`gateway`).
+ * page that loads a gateway's card tokenizer adds exactly that gateway's origins (`gateway`), and a
+ * page that shows a 3DS challenge the one origin of the issuer's challenge page (`challengeOrigin`).
  */
 export function sendPage(
   reply: FastifyReply,
   status: number,
   page: string,
-  options: { frameAncestors?: string | null; gateway?: GatewaySources | null } = {},
+  options: { frameAncestors?: string | null; gateway?: GatewaySources | null; challengeOrigin?: string | null } = {},
 ): FastifyReply {
   const frameAncestors = options.frameAncestors ?? "'none'";
+  const frameSources = [
+    ...(options.gateway?.frameSrc ?? []),
+    ...(options.challengeOrigin ? [options.challengeOrigin] : []),
+  ];
   const sources = (extra: string[] = []) => ["'self'", ...extra].join(' ');
   return reply
     .status(status)
@@ -26,6 +31,8 @@ export function sendPage(
         "style-src 'self'",
         "img-src 'self' data:",
         `connect-src ${sources(options.gateway?.connectSrc)}`,
+        // The gateway's Secure Fields frames, and a 3DS challenge's issuer page, where the page shows one.
+        ...(frameSources.length > 0 ? [`frame-src ${frameSources.join(' ')}`] : []),
         "base-uri 'none'",
         `frame-ancestors ${frameAncestors}`,
       ].join('; '),

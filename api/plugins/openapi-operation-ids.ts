@@ -36,6 +36,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/sandbox/invoices/:invoice_id/pay': 'paySandboxInvoice',
   'POST /api/v1/sandbox/invoices/:invoice_id/fail': 'failSandboxInvoice',
   'POST /sandbox-gateway/v1/card_tokens': 'createSandboxCardToken',
+  'GET /sandbox-gateway/v1/payment_methods/search': 'searchSandboxPaymentMethods',
+  'GET /sandbox-gateway/v1/payment_methods/installments': 'listSandboxInstallments',
   'POST /api/v1/transactions/direct': 'createDirectTransaction',
   'POST /functions/v1/create-price': 'createPrice',
 };

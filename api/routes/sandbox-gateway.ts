@@ -6,6 +6,8 @@ import { tokenizationError } from '../card-tokenization.ts';
 import { errorBody, errorResponses, nonBlank } from '../../use-cases/schemas/common.ts';
 import { SANDBOX_PUBLIC_KEY, servesSandboxTokenizer } from '../browser-card-tokenizer.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { testCardBin, testCardPlans } from '../../gateway/test-card-bins.ts';
+import { centsToReais } from '../../gateway/mercadopago-money.ts';
 
 /**
  * The simulated gateway's browser tokenization, in Mercado Pago's shape (`POST /v1/card_tokens` with
@@ -41,7 +43,131 @@ const cardTokenResponse = z.object({
   status: z.literal('active'),
 });
 
+const publicKeyQuery = z
+  .string()
+  .min(1)
+  .max(200)
+  .meta({ description: `The sandbox's: ${SANDBOX_PUBLIC_KEY}` });
+const binQuery = z.string().regex(/^\d{6,8}$/, 'bin is 6 to 8 digits');
+
+const paymentMethodOfBin = z.object({
+  id: z.string().meta({ description: "Mercado Pago's payment_method_id: what the page posts as payment_method_id" }),
+  payment_type_id: z.enum(['credit_card', 'debit_card']),
+  issuer: z.object({ id: z.number().int(), name: z.string() }),
+});
+
+const installmentsOfBin = z.object({
+  payment_method_id: z.string(),
+  payment_type_id: z.enum(['credit_card', 'debit_card']),
+  issuer: z.object({ id: z.number().int(), name: z.string() }),
+  payer_costs: z.array(
+    z.object({
+      installments: z.number().int(),
+      installment_rate: z.number().meta({ description: 'Interest over the amount, in percent (0: interest-free)' }),
+      installment_amount: z.number().meta({ description: 'Each instalment, in reais (as Mercado Pago answers)' }),
+      total_amount: z.number().meta({ description: 'What the buyer pays in all, in reais' }),
+    }),
+  ),
+});
+
+/** The sandbox's endpoints are served only where its tokenizer is, and answer only its public key. */
+function sandboxOnly(deps: RouteDeps, publicKey: string) {
+  if (!servesSandboxTokenizer(deps.config)) throw notFound('Route');
+  if (publicKey !== SANDBOX_PUBLIC_KEY) {
+    throw new ApiError(401, 'invalid_public_key', 'Unknown public_key', `The sandbox's is ${SANDBOX_PUBLIC_KEY}`);
+  }
+}
+
 export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  cardLookupRoutes(app, deps);
+  cardTokenRoute(app, deps);
+};
+
+type RouteApp = Parameters<FastifyPluginAsyncZod<RouteDeps>>[0];
+
+/** MercadoPago.js' BIN look-ups, answered from the simulator's test cards (gateway/test-card-bins.ts). */
+function cardLookupRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/payment_methods/search',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: "A test card's payment method and issuer by its BIN (sandbox; MercadoPago.js getPaymentMethods)",
+        description:
+          'Served with the simulated gateway where card data is accepted; a 404 elsewhere. The hosted checkout ' +
+          'calls it through sandbox-gateway.js as the buyer types the card number.',
+        querystring: z.object({ public_key: publicKeyQuery, bins: binQuery }),
+        response: {
+          200: z.object({ results: z.array(paymentMethodOfBin) }),
+          400: errorResponses[400],
+          401: errorBody.meta({ description: "public_key is not the sandbox's" }),
+          404: errorResponses[404],
+          429: errorResponses[429],
+        },
+      },
+    },
+    async (request) => {
+      sandboxOnly(deps, request.query.public_key);
+      const card = testCardBin(request.query.bins);
+      return {
+        results: card ? [{ id: card.paymentMethodId, payment_type_id: card.paymentTypeId, issuer: card.issuer }] : [],
+      };
+    },
+  );
+
+  app.get(
+    '/payment_methods/installments',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: "A test card issuer's instalment plans (sandbox; MercadoPago.js getInstallments)",
+        description:
+          "Each number of instalments the test card's issuer offers for the amount, with its interest (the " +
+          "simulator's rate); a debit card has one. Served only with the simulated gateway where card data is accepted.",
+        querystring: z.object({
+          public_key: publicKeyQuery,
+          bin: binQuery,
+          amount: z.coerce
+            .number()
+            .positive()
+            .max(100_000_000)
+            .meta({ description: 'In reais, as Mercado Pago takes it' }),
+          payment_type_id: z.enum(['credit_card', 'debit_card']).optional(),
+        }),
+        response: {
+          200: z.array(installmentsOfBin),
+          400: errorResponses[400],
+          401: errorBody.meta({ description: "public_key is not the sandbox's" }),
+          404: errorResponses[404],
+          429: errorResponses[429],
+        },
+      },
+    },
+    async (request) => {
+      sandboxOnly(deps, request.query.public_key);
+      const card = testCardBin(request.query.bin);
+      const wanted = request.query.payment_type_id;
+      if (!card || (wanted && wanted !== card.paymentTypeId)) return [];
+      const amount = Math.round(request.query.amount * 100);
+      return [
+        {
+          payment_method_id: card.paymentMethodId,
+          payment_type_id: card.paymentTypeId,
+          issuer: card.issuer,
+          payer_costs: testCardPlans(card, amount).map((plan) => ({
+            installments: plan.installments,
+            installment_rate: Math.round((plan.total / amount - 1) * 10_000) / 100,
+            installment_amount: centsToReais(plan.installmentAmount),
+            total_amount: centsToReais(plan.total),
+          })),
+        },
+      ];
+    },
+  );
+}
+
+/** Mercado Pago's `POST /v1/card_tokens`, on the simulator. */
+function cardTokenRoute(app: RouteApp, deps: RouteDeps): void {
   app.post(
     '/card_tokens',
     {
@@ -72,10 +198,7 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       },
     },
     async (request, reply) => {
-      if (!servesSandboxTokenizer(deps.config)) throw notFound('Route');
-      if (request.query.public_key !== SANDBOX_PUBLIC_KEY) {
-        throw new ApiError(401, 'invalid_public_key', 'Unknown public_key', `The sandbox's is ${SANDBOX_PUBLIC_KEY}`);
-      }
+      sandboxOnly(deps, request.query.public_key);
       const body = request.body;
       const card = {
         number: body.card_number,
@@ -101,4 +224,4 @@ export const sandboxGatewayRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       }
     },
   );
-};
+}

@@ -77,6 +77,15 @@ export const gatewayPaymentData = z.object({
   boleto: z
     .object({ barcode: z.string(), digitable_line: z.string(), due_date: z.string(), url: z.string() })
     .optional(),
+  three_ds: z
+    .object({
+      url: z
+        .string()
+        .describe("The issuer's 3-D Secure challenge page (Mercado Pago's three_ds_info.external_resource_url)"),
+      creq: z.string().describe("The challenge request the buyer's browser posts to url, in a frame"),
+    })
+    .optional()
+    .describe("A card payment waiting on the buyer's 3-D Secure challenge (our addition)"),
 });
 
 export const confirmSdkResponse = z.object({

@@ -4,9 +4,6 @@
 'use strict';
 
 (function () {
-  // The card inputs, by their data-card handle (card-fields.ts).
-  const CARD = ['number', 'name', 'exp_month', 'exp_year', 'csc'];
-
   for (const form of document.querySelectorAll('[data-payment-form]')) paymentForm(form);
 
   function paymentForm(form) {
@@ -51,41 +48,111 @@
     }
   }
 
-  // The card's tokenization with the page's gateway script, which defines MercadoPago.js' interface
-  // (MercadoPago.js itself, or the sandbox's sandbox-gateway.js); null when the form takes no card.
+  // The card form on the page's gateway script, which defines MercadoPago.js' interface (MercadoPago.js
+  // itself, or the sandbox's sandbox-gateway.js): the number, expiry and security code are Secure
+  // Fields, inputs inside the gateway's frames that this script never reads; it learns the card's BIN
+  // from them, looks up its payment method, issuer and the issuer's instalment plans, and asks the
+  // gateway for the token. Null when the form takes no card.
   function cardTokenizer(form) {
     const fields = form.querySelector('[data-card-fields]');
     if (!fields || !fields.dataset.publicKey) return null;
     const tokenField = fields.querySelector('[data-card-token]');
     const errorBox = fields.querySelector('[data-card-error]');
-    const input = (handle) => fields.querySelector(`[data-card="${handle}"]`);
-    const label = (element) => form.querySelector(`label[for="${element.id}"]`).textContent.trim();
+    const holder = fields.querySelector('[data-card="name"]');
+    const methodField = fields.querySelector('[data-card-method]');
+    const issuerField = fields.querySelector('[data-card-issuer]');
+    const select = fields.querySelector('[data-installments]');
+    const offered = Array.from(select.options).map((option) => option.cloneNode(true));
+    const labelOf = (id) => fields.querySelector(`[data-label-of="${id}"]`).textContent.trim();
+    if (typeof window.MercadoPago !== 'function') {
+      return { tokenize: async () => Promise.reject(fields.dataset.unloadedText), fail };
+    }
+    const lang = document.documentElement.lang === 'en' ? 'en-US' : 'pt-BR';
+    const mp = new window.MercadoPago(fields.dataset.publicKey, {
+      locale: lang,
+      // Usage metrics only: nothing the buyer needs, and an origin the page's CSP does not name.
+      trackingDisabled: true,
+    });
+    // Which secure fields the buyer has typed in, and which ones their last validityChange found wrong
+    // (the only things the page learns of them).
+    const typed = {};
+    const wrong = {};
+    const mountField = (type, id) => {
+      const field = mp.fields.create(type, { srLabel: labelOf(id) });
+      field.on('change', () => (typed[id] = true));
+      field.on('validityChange', (event) => (wrong[id] = event.errorMessages.length > 0));
+      field.mount(id);
+      fields.querySelector(`#${id}`).closest('[data-secure-slot]').hidden = false;
+      return field;
+    };
+    const number = mountField('cardNumber', 'card_number_field');
+    mountField('expirationDate', 'card_expiration_field');
+    mountField('securityCode', 'card_csc_field');
+    let lookUp = Promise.resolve();
+    number.on('binChange', (event) => (lookUp = lookUpCard(event.bin)));
+
+    // The card's payment method and issuer, and only the instalments its issuer offers (up to the
+    // checkout's most), each with what the buyer pays in all; a debit card pays at once.
+    async function lookUpCard(bin) {
+      methodField.value = '';
+      issuerField.value = '';
+      if (!bin) return select.replaceChildren(...offered.map((option) => option.cloneNode(true)));
+      try {
+        const methods = await mp.getPaymentMethods({ bin });
+        const method = methods && methods.results && methods.results[0];
+        if (!method) return;
+        const plans = await mp.getInstallments({
+          amount: (Number(fields.dataset.amount) / 100).toFixed(2),
+          bin,
+          paymentTypeId: method.payment_type_id,
+        });
+        const plan = plans && plans[0];
+        methodField.value = method.id;
+        issuerField.value = String(
+          (plan && plan.issuer && plan.issuer.id) || (method.issuer && method.issuer.id) || '',
+        );
+        const most = method.payment_type_id === 'debit_card' ? 1 : Number(fields.dataset.maxInstallments);
+        const costs = ((plan && plan.payer_costs) || []).filter((cost) => cost.installments <= most);
+        if (costs.length > 0) select.replaceChildren(...costs.map(optionOf));
+      } catch {
+        // No answer: the server's own plans stay, and the gateway decides at the payment.
+      }
+    }
+
+    const money = new Intl.NumberFormat(lang, { style: 'currency', currency: 'BRL' });
+    function optionOf(cost) {
+      const template =
+        cost.installments === 1
+          ? fields.dataset.optionOne
+          : cost.installment_rate === 0
+            ? fields.dataset.optionFree
+            : fields.dataset.optionInterest;
+      const option = document.createElement('option');
+      option.value = String(cost.installments);
+      option.textContent = template
+        .replace('{n}', String(cost.installments))
+        .replace('{each}', money.format(cost.installment_amount))
+        .replace('{total}', money.format(cost.total_amount));
+      return option;
+    }
 
     async function tokenize() {
       errorBox.hidden = true;
       errorBox.textContent = '';
       tokenField.value = '';
-      if (typeof window.MercadoPago !== 'function') throw fields.dataset.unloadedText;
-      const value = Object.fromEntries(CARD.map((handle) => [handle, input(handle).value.trim()]));
-      const missing = CARD.filter((handle) => !value[handle]).map((handle) => label(input(handle)));
+      const missing = ['card_number_field', 'card_name', 'card_expiration_field', 'card_csc_field']
+        .filter((id) => (id === 'card_name' ? !holder.value.trim() : !typed[id] || wrong[id]))
+        .map(labelOf);
       if (missing.length > 0) throw `${fields.dataset.missingText} ${missing.join(', ')}.`;
+      await lookUp;
       const taxId = form.elements.namedItem('tax_id');
       // The buyer's CPF or CNPJ, when the form has it: Mercado Pago takes it as the holder's document.
       const taxDigits = taxId ? taxId.value.replace(/\D/g, '') : '';
       const taxIdType = { 11: 'CPF', 14: 'CNPJ' }[taxDigits.length];
-      const mp = new window.MercadoPago(fields.dataset.publicKey, {
-        locale: document.documentElement.lang === 'en' ? 'en-US' : 'pt-BR',
-        // Usage metrics only: nothing the buyer needs, and an origin the page's CSP does not name.
-        trackingDisabled: true,
-      });
       let token;
       try {
-        token = await mp.createCardToken({
-          cardNumber: value.number.replace(/[\s-]/g, ''),
-          cardholderName: value.name,
-          cardExpirationMonth: value.exp_month.padStart(2, '0'),
-          cardExpirationYear: value.exp_year.length === 2 ? `20${value.exp_year}` : value.exp_year,
-          securityCode: value.csc,
+        token = await mp.fields.createCardToken({
+          cardholderName: holder.value.trim(),
           ...(taxIdType ? { identificationType: taxIdType, identificationNumber: taxDigits } : {}),
         });
       } catch {
@@ -93,8 +160,8 @@
       }
       if (!token || !token.id) throw fields.dataset.failedText;
       tokenField.value = token.id;
-      // Where the inputs are named (the no-JavaScript fallback), they lose their names: only the token is posted.
-      for (const handle of CARD) input(handle).removeAttribute('name');
+      // Where the name is named (the no-JavaScript fallback), it loses its name: only the token is posted.
+      holder.removeAttribute('name');
     }
 
     function fail(message) {
@@ -103,6 +170,20 @@
     }
 
     return { tokenize, fail };
+  }
+
+  // A 3-D Secure challenge: the issuer's page opens in the frame by posting creq to it; when the frame
+  // says the challenge is over ({ status: 'COMPLETE' }, Mercado Pago's 3DS guide), the page waits for
+  // the payment's result like any pending payment (the poll below).
+  for (const challenge of document.querySelectorAll('[data-challenge-form]')) {
+    const section = challenge.closest('section');
+    const frame = section.querySelector('[data-challenge-frame]');
+    window.addEventListener('message', (event) => {
+      if (event.source !== frame.contentWindow || !event.data || event.data.status !== 'COMPLETE') return;
+      frame.hidden = true;
+      section.querySelector('[data-challenge-done]').hidden = false;
+    });
+    challenge.submit();
   }
 
   for (const button of document.querySelectorAll('[data-copy]')) {

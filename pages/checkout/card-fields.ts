@@ -4,11 +4,13 @@ import { money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
 
 /**
- * How the page takes a card. The gateway's script (MercadoPago.js, or the sandbox's look-alike)
- * tokenizes it in the browser and the form posts only `card_token`; the card inputs carry a `name`
- * only where card data may reach this server (the sandbox, or a deployment that accepts full PCI
- * scope), so that a post without JavaScript still pays there. Elsewhere they have none: a browser
- * without the script posts no card at all (Mercado Pago's production requirements ask for that too).
+ * How the page takes a card. The card's number, expiry and security code are the gateway's Secure
+ * Fields (MercadoPago.js, or the sandbox's look-alike): inputs inside the gateway's frames, mounted
+ * into the containers below by the page's script, which never reads them; the gateway tokenizes the
+ * card and the form posts only `card_token`, with the card's `payment_method_id` and `issuer_id` from
+ * its BIN. Where card data may reach this server (the sandbox, or a deployment that accepts full PCI
+ * scope) a browser without JavaScript gets plain named inputs instead (in `<noscript>`, so a page
+ * that runs its script has none), and a post without JavaScript still pays there.
  */
 export interface CardSetup {
   /** The gateway's browser tokenizer (its script: an asset's name or a URL); null: no card from a page here. */
@@ -16,27 +18,22 @@ export interface CardSetup {
   namedFields: boolean;
 }
 
-/** The card's inputs: label, post name (the no-JavaScript fallback), the script's handle and autofill. */
-const INPUTS = [
-  { id: 'card_number', card: 'number', label: 'cardNumber', autocomplete: 'cc-number', maxlength: '23' },
-  { id: 'card_name', card: 'name', label: 'cardName', autocomplete: 'cc-name', maxlength: '200' },
-  { id: 'card_exp_month', card: 'exp_month', label: 'cardExpMonth', autocomplete: 'cc-exp-month', maxlength: '2' },
-  { id: 'card_exp_year', card: 'exp_year', label: 'cardExpYear', autocomplete: 'cc-exp-year', maxlength: '4' },
-  { id: 'card_csc', card: 'csc', label: 'cardCsc', autocomplete: 'cc-csc', maxlength: '4' },
+/** The no-JavaScript fallback's card inputs: label, post name and autofill. */
+const PLAIN_INPUTS = [
+  { id: 'card_number', label: 'cardNumber', autocomplete: 'cc-number', maxlength: '23' },
+  { id: 'card_exp_month', label: 'cardExpMonth', autocomplete: 'cc-exp-month', maxlength: '2' },
+  { id: 'card_exp_year', label: 'cardExpYear', autocomplete: 'cc-exp-year', maxlength: '4' },
+  { id: 'card_csc', label: 'cardCsc', autocomplete: 'cc-csc', maxlength: '4' },
 ] as const;
 
-type CardInput = (typeof INPUTS)[number];
-
-function Input({ input, t, named }: { input: CardInput; t: Messages; named: boolean }) {
-  const numeric = input.card !== 'name';
+function PlainInput({ input, t }: { input: (typeof PLAIN_INPUTS)[number]; t: Messages }) {
   return html`<div class="field">
     <label for=${input.id}>${t[input.label]}</label>
     <input
       id=${input.id}
-      name=${named ? input.id : undefined}
-      data-card=${input.card}
+      name=${input.id}
       type="text"
-      inputmode=${numeric ? 'numeric' : undefined}
+      inputmode="numeric"
       autocomplete=${input.autocomplete}
       maxlength=${input.maxlength}
       spellcheck="false"
@@ -45,8 +42,20 @@ function Input({ input, t, named }: { input: CardInput; t: Messages; named: bool
 }
 
 /**
- * Card number, name, expiry and code with the autofill tokens a browser and a phone keyboard expect,
- * the installments, the token the script fills in, and where the script says why it could not.
+ * A Secure Field's place: its label, and the container the gateway's frame is mounted into. Hidden
+ * until the script mounts the field (a page without JavaScript shows no empty box).
+ */
+function SecureField({ id, label }: { id: string; label: string }) {
+  return html`<div class="field" data-secure-slot hidden>
+    <span class="label" id=${`${id}_label`} data-label-of=${id}>${label}</span>
+    <div class="secure-field" id=${id} role="group" aria-labelledby=${`${id}_label`}></div>
+  </div>`;
+}
+
+/**
+ * The card's Secure Fields (or, without JavaScript where card data is accepted, plain inputs), the
+ * holder's name, the installments, the token, payment method and issuer the script fills in, and where
+ * the script says why it could not.
  */
 export function CardFields({
   checkout,
@@ -60,22 +69,45 @@ export function CardFields({
   locale: Locale;
 }) {
   const named = setup.namedFields;
-  const [number, name, month, year, csc] = INPUTS.map(
-    (input) => html`<${Input} input=${input} t=${t} named=${named} />`,
-  );
   return html`<div
     class="card-fields"
     data-card-fields
     data-public-key=${setup.tokenizer?.publicKey}
+    data-amount=${String(checkout.amount)}
+    data-max-installments=${String(Math.max(1, ...checkout.installment_options.map((o) => o.installments)))}
+    data-option-one=${t.installmentOption(1, '{each}', '{total}', true)}
+    data-option-free=${t.installmentOption('{n}', '{each}', '{total}', true)}
+    data-option-interest=${t.installmentOption('{n}', '{each}', '{total}', false)}
     data-failed-text=${t.cardTokenFailed}
     data-unloaded-text=${t.cardScriptUnloaded}
     data-missing-text=${t.cardMissing}
   >
     <p class="alert" role="alert" data-card-error hidden></p>
-    ${named ? null : html`<noscript><p class="alert">${t.cardNeedsScript}</p></noscript>`}
+    ${
+      named
+        ? html`<noscript> ${PLAIN_INPUTS.map((input) => html`<${PlainInput} input=${input} t=${t} />`)} </noscript>`
+        : html`<noscript><p class="alert">${t.cardNeedsScript}</p></noscript>`
+    }
     <input type="hidden" name="card_token" value="" data-card-token />
-    ${number} ${name}
-    <div class="row">${month} ${year} ${csc}</div>
+    <input type="hidden" name="payment_method_id" value="" data-card-method />
+    <input type="hidden" name="issuer_id" value="" data-card-issuer />
+    <${SecureField} id="card_number_field" label=${t.cardNumber} />
+    <div class="field">
+      <label for="card_name" data-label-of="card_name">${t.cardName}</label>
+      <input
+        id="card_name"
+        name=${named ? 'card_name' : undefined}
+        data-card="name"
+        type="text"
+        autocomplete="cc-name"
+        maxlength="200"
+        spellcheck="false"
+      />
+    </div>
+    <div class="row">
+      <${SecureField} id="card_expiration_field" label=${t.cardExpiry} />
+      <${SecureField} id="card_csc_field" label=${t.cardCsc} />
+    </div>
     <${Installments} checkout=${checkout} t=${t} locale=${locale} />
   </div>`;
 }
@@ -83,7 +115,7 @@ export function CardFields({
 function Installments({ checkout, t, locale }: { checkout: PublicCheckout; t: Messages; locale: Locale }) {
   return html`<div class="field">
     <label for="installments">${t.installments}</label>
-    <select id="installments" name="installments">
+    <select id="installments" name="installments" data-installments>
       ${checkout.installment_options.map(
         (o) =>
           html`<option value=${o.installments}>

@@ -7,7 +7,7 @@ import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
 import type { CardSetup } from './card-fields.ts';
 import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
-import { BoletoPanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
+import { BoletoPanel, ChallengePanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
@@ -41,6 +41,18 @@ export function takesCard(checkout: PublicCheckout): boolean {
   if (checkout.status !== 'confirmed') return false;
   const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
   return (checkout.payment_method === 'pix' && !!data?.pix) || (checkout.payment_method === 'boleto' && !!data?.boleto);
+}
+
+/**
+ * The 3-D Secure challenge a confirmed card payment waits on, where its page is on https (the only
+ * origin, beside the page's own, that the page's CSP then lets it frame); null otherwise.
+ */
+export function challengeOf(checkout: PublicCheckout): { url: string; creq: string; origin: string } | null {
+  if (checkout.status !== 'confirmed' || checkout.payment_method !== 'credit_card') return null;
+  const challenge = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data?.three_ds;
+  if (!challenge || !URL.canParse(challenge.url)) return null;
+  const url = new URL(challenge.url);
+  return url.protocol === 'https:' ? { ...challenge, origin: url.origin } : null;
 }
 
 /** A checkout's page in whatever state it is: the form while open, then the pending payment, then the receipt. */
@@ -122,6 +134,8 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
           />
           ${cardInstead}`;
       }
+      const challenge = challengeOf(checkout);
+      if (challenge) return html`<${ChallengePanel} challenge=${challenge} watch=${watch} t=${t} />`;
       return html`<${Processing} watch=${watch} t=${t} />`;
     }
     case 'succeeded':

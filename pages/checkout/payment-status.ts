@@ -85,6 +85,33 @@ export function BoletoPanel({
   <//>`;
 }
 
+/**
+ * A card payment waiting on the buyer's 3-D Secure challenge: the issuer's page in a frame, opened by
+ * posting `creq` to it (Mercado Pago's 3DS guide); the page's script posts the form at once (a button
+ * without JavaScript), and once the frame says the challenge is over it waits for the result, as a
+ * pending payment does.
+ */
+export function ChallengePanel({
+  challenge,
+  watch,
+  t,
+}: {
+  challenge: { url: string; creq: string };
+  watch: Watch;
+  t: Messages;
+}) {
+  return html`<${Watched} watch=${watch}>
+    <h2>${t.challengeTitle}</h2>
+    <p>${t.challengeHelp}</p>
+    <iframe name="three-ds-challenge" class="challenge-frame" title=${t.challengeFrame} data-challenge-frame></iframe>
+    <form method="post" action=${challenge.url} target="three-ds-challenge" data-challenge-form>
+      <input type="hidden" name="creq" value=${challenge.creq} />
+      <noscript><button type="submit">${t.challengeOpen}</button></noscript>
+    </form>
+    <p hidden data-challenge-done aria-busy="true">${t.processing}</p>
+  <//>`;
+}
+
 export function Processing({ watch, t }: { watch: Watch; t: Messages }) {
   return html`<${Watched} watch=${watch}><h2 aria-busy="true">${t.processing}</h2><//>`;
 }

@@ -29,6 +29,7 @@ import {
   renderNotFoundPage,
   renderUnavailablePage,
   takesCard,
+  challengeOf,
 } from './checkout-page.ts';
 import { messagesFor } from './messages.ts';
 import type { FormAlert } from './payment-form.ts';
@@ -134,8 +135,8 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
     const locale = pickLocale(request.headers['accept-language']);
     const checkout = await pageCheckout(deps, request.params.client_secret);
     if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
-    const { page, gateway } = await checkoutPage(deps, checkout, { locale });
-    return sendPage(reply, 200, page, { frameAncestors: checkout.embedOrigin, gateway });
+    const { page, gateway, challengeOrigin } = await checkoutPage(deps, checkout, { locale });
+    return sendPage(reply, 200, page, { frameAncestors: checkout.embedOrigin, gateway, challengeOrigin });
   });
 
   app.post(
@@ -215,7 +216,7 @@ async function checkoutPage(
   deps: RouteDeps,
   checkout: CheckoutEntity,
   options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
-): Promise<{ page: string; gateway: GatewaySources | null }> {
+): Promise<{ page: string; gateway: GatewaySources | null; challengeOrigin: string | null }> {
   const em = deps.orm.em.fork();
   const current = await checkoutByClientSecret(em, checkout.clientSecret);
   const view = await publicCheckoutView(em, current);
@@ -230,7 +231,11 @@ async function checkoutPage(
     alert: options.alert ?? null,
     card: { tokenizer, namedFields: deps.config.acceptsCardData },
   });
-  return { page, gateway: tokenizer && takesCard(view) ? tokenizer.sources : null };
+  return {
+    page,
+    gateway: tokenizer && takesCard(view) ? tokenizer.sources : null,
+    challengeOrigin: challengeOf(view)?.origin ?? null,
+  };
 }
 
 function wantsJson(accept: string | undefined): boolean {

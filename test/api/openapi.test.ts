@@ -243,6 +243,8 @@ describe('the OpenAPI document', () => {
         'GET /checkout/{checkout_link_id}',
         'GET /healthz',
         'GET /readyz',
+        'GET /sandbox-gateway/v1/payment_methods/installments',
+        'GET /sandbox-gateway/v1/payment_methods/search',
         'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
         'POST /api/v1/gateway/callbacks',
         'POST /api/v1/gateway/mercadopago/notifications',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { SANDBOX_PUBLIC_KEY } from '../../api/browser-card-tokenizer.ts';
+import { buyerPayment } from '../../domain/installments.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -114,5 +115,62 @@ describe('the sandbox card tokenizer', () => {
     } finally {
       await mercadoPago.close();
     }
+  });
+});
+
+/** GET /sandbox-gateway/v1/payment_methods/…: MercadoPago.js' BIN look-ups, on the simulator's test cards. */
+describe("the sandbox's BIN look-ups", () => {
+  const lookUp = (path: string, query: Record<string, string>) =>
+    api.call('GET', `/sandbox-gateway/v1/payment_methods/${path}?${new URLSearchParams(query)}`);
+
+  it("names a card's payment method and issuer by its BIN", async () => {
+    const key = SANDBOX_PUBLIC_KEY;
+    expect((await lookUp('search', { public_key: key, bins: '41111111' })).body).toEqual({
+      results: [{ id: 'visa', payment_type_id: 'credit_card', issuer: { id: 9001, name: 'Banco Simulado' } }],
+    });
+    expect((await lookUp('search', { public_key: key, bins: '40000566' })).body.results[0]).toMatchObject({
+      id: 'debvisa',
+      payment_type_id: 'debit_card',
+    });
+    expect((await lookUp('search', { public_key: key, bins: '99999999' })).body).toEqual({ results: [] });
+    expect((await lookUp('search', { public_key: 'TEST-other', bins: '41111111' })).status).toBe(401);
+    expect((await lookUp('search', { public_key: key, bins: '4111' })).status).toBe(400);
+  });
+
+  it("offers only the issuer's instalments, with the simulator's interest; a debit card one", async () => {
+    const key = SANDBOX_PUBLIC_KEY;
+    const visa = await lookUp('installments', { public_key: key, bin: '41111111', amount: '100.00' });
+    expect(visa.status).toBe(200);
+    const costs = visa.body[0].payer_costs;
+    expect(costs).toHaveLength(12);
+    expect(costs[0]).toEqual({ installments: 1, installment_rate: 0, installment_amount: 100, total_amount: 100 });
+    // At the simulator's rate (domain/installments.ts): what the simulator then charges for 3 instalments.
+    const three = buyerPayment(10_000, 3, false);
+    expect(costs[2]).toEqual({
+      installments: 3,
+      installment_rate: Math.round((three.total_amount / 10_000 - 1) * 10_000) / 100,
+      installment_amount: three.installment_amount / 100,
+      total_amount: three.total_amount / 100,
+    });
+    const master = await lookUp('installments', { public_key: key, bin: '55555555', amount: '100.00' });
+    expect(master.body[0].payer_costs.map((c: { installments: number }) => c.installments)).toEqual([1, 2, 3, 4, 5, 6]);
+    const debit = await lookUp('installments', {
+      public_key: key,
+      bin: '40000566',
+      amount: '100.00',
+      payment_type_id: 'debit_card',
+    });
+    expect(debit.body[0].payer_costs).toHaveLength(1);
+    // A debit card asked for as credit: no plan.
+    expect(
+      (
+        await lookUp('installments', {
+          public_key: key,
+          bin: '40000566',
+          amount: '100',
+          payment_type_id: 'credit_card',
+        })
+      ).body,
+    ).toEqual([]);
   });
 });

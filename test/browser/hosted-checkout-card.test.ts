@@ -8,6 +8,7 @@ import {
   newContext,
   screenshot,
 } from '../helpers/browser.ts';
+import { fillCard, secureInput } from '../helpers/checkout-page.ts';
 import { makeTenant, unique } from '../helpers/fixtures.ts';
 import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
 
@@ -72,11 +73,11 @@ describe('hosted checkout by card', () => {
     expect(checkout).toBeDefined();
 
     // The card fields carry the autofill tokens and a phone's numeric keyboard.
-    const number = page.getByLabel('Número do cartão');
+    const number = secureInput(page, 'card_number_field');
     expect(await number.getAttribute('autocomplete')).toBe('cc-number');
     expect(await number.getAttribute('inputmode')).toBe('numeric');
     expect(await page.getByLabel('E-mail').getAttribute('autocomplete')).toBe('email');
-    expect(await page.getByLabel('Código de segurança (CVV)').getAttribute('autocomplete')).toBe('cc-csc');
+    expect(await secureInput(page, 'card_csc_field').getAttribute('autocomplete')).toBe('cc-csc');
     // 12 installments of a one-time price, the first à vista; the interest shows in each total.
     const options = await page.getByLabel('Parcelas').locator('option').allTextContents();
     expect(options).toHaveLength(12);
@@ -95,7 +96,7 @@ describe('hosted checkout by card', () => {
     expect(await alert.textContent()).toContain('O cartão foi recusado pelo emissor.');
     // The buyer's details stay; the card does not.
     expect(await page.getByLabel('E-mail').inputValue()).toBe('ana@example.com');
-    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
+    expect(await secureInput(page, 'card_number_field').inputValue()).toBe('');
     await screenshot(page, 'checkout-declined');
 
     await fillCard(page, '4111111111111111');
@@ -167,7 +168,7 @@ describe('hosted checkout by card', () => {
     await page.goto(link.url.replace(api.config.publicBaseUrl, api.baseUrl));
     expect(await page.getByTestId('price').textContent()).toBe('R$123.45');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
-    await page.getByLabel('Card number').waitFor();
+    await page.getByText('Card number').waitFor();
     await context.close();
   });
 
@@ -185,11 +186,3 @@ describe('hosted checkout by card', () => {
     expect(checkout_ms).toBeGreaterThan(0);
   });
 });
-
-async function fillCard(page: import('playwright-core').Page, number: string) {
-  await page.getByLabel('Número do cartão').fill(number);
-  await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
-  await page.getByLabel('Mês de validade (MM)').fill('12');
-  await page.getByLabel('Ano de validade (AA)').fill('30');
-  await page.getByLabel('Código de segurança (CVV)').fill('123');
-}

@@ -39,12 +39,59 @@ afterAll(async () => {
   await Promise.all([sandbox, mercadoPago, live, keyless].map((api) => api?.close()));
 });
 
-/** Stands in for MercadoPago.js v2: its constructor and createCardToken, reporting each call. */
+/**
+ * Stands in for MercadoPago.js v2's Secure Fields and BIN look-ups, reporting each call: each field a
+ * frame whose input the test types into (as a buyer types into Mercado Pago's), its binChange once 8
+ * digits are in, the issuer's plans for the BIN, and a token.
+ */
 const STAND_IN = `window.MercadoPago = class {
-  constructor(publicKey, options) { window.reportMercadoPago('new', [publicKey, options]); }
-  async createCardToken(fields) {
-    await window.reportMercadoPago('createCardToken', [fields]);
-    return { id: 'mp-browser-token-0001', first_six_digits: '503143', last_four_digits: '6351' };
+  constructor(publicKey, options) {
+    window.reportMercadoPago('new', [publicKey, options]);
+    const listeners = {};
+    this.fields = {
+      create(type, options) {
+        window.reportMercadoPago('fields.create', [type]);
+        const field = {
+          on(event, callback) { (listeners[type + ':' + event] = listeners[type + ':' + event] || []).push(callback); return field; },
+          mount(id) {
+            window.reportMercadoPago('mount', [type, id]);
+            const frame = document.createElement('iframe');
+            frame.title = options.srLabel;
+            frame.srcdoc = '<input aria-label="' + type + '">';
+            frame.addEventListener('load', () => {
+              const input = frame.contentDocument.querySelector('input');
+              let bin = null;
+              input.addEventListener('input', () => {
+                (listeners[type + ':change'] || []).forEach((cb) => cb({ field: type }));
+                const emit = (event, detail) => (listeners[type + ':' + event] || []).forEach((cb) => cb({ field: type, ...detail }));
+                emit('validityChange', { errorMessages: input.value ? [] : [{ cause: 'empty' }] });
+                const digits = input.value.replace(/\\D/g, '');
+                const now = type === 'cardNumber' && digits.length >= 8 ? digits.slice(0, 8) : null;
+                if (type === 'cardNumber' && now !== bin) { bin = now; emit('binChange', { bin }); }
+              });
+            });
+            document.getElementById(id).replaceChildren(frame);
+            return field;
+          },
+        };
+        return field;
+      },
+      async createCardToken(data) {
+        await window.reportMercadoPago('fields.createCardToken', [data]);
+        return { id: 'mp-browser-token-0001', first_six_digits: '503143', last_four_digits: '6351' };
+      },
+    };
+  }
+  async getPaymentMethods(query) {
+    await window.reportMercadoPago('getPaymentMethods', [query]);
+    return { results: [{ id: 'master', payment_type_id: 'credit_card', issuer: { id: 24, name: 'Mastercard' } }] };
+  }
+  async getInstallments(query) {
+    await window.reportMercadoPago('getInstallments', [query]);
+    return [{ payment_method_id: 'master', issuer: { id: 24, name: 'Mastercard' }, payer_costs: [
+      { installments: 1, installment_rate: 0, installment_amount: 99.9, total_amount: 99.9 },
+      { installments: 2, installment_rate: 4.5, installment_amount: 52.2, total_amount: 104.4 },
+    ] }];
   }
 };`;
 
@@ -82,12 +129,21 @@ describe('the hosted checkout with Mercado Pago', () => {
     const response = await page.goto(mercadoPago.baseUrl + checkout.path);
     const directives = csp(response!.headers());
     expect(directives['script-src']).toBe("'self' https://sdk.mercadopago.com");
-    expect(directives['connect-src']).toBe("'self' https://api.mercadopago.com");
+    expect(directives['connect-src']).toBe(
+      "'self' https://api.mercadopago.com https://api-static.mercadopago.com https://secure-fields.mercadopago.com",
+    );
+    expect(directives['frame-src']).toBe('https://secure-fields.mercadopago.com');
     expect(directives['default-src']).toBe("'none'");
     await pageChecked(page, 'checkout-mercadopago');
 
     await fillBuyer(page);
     await fillCard(page, '5031 4332 1540 6351');
+    // The issuer's plans replace the page's own: two, with the interest Mercado Pago quoted.
+    await page.waitForFunction(() => document.querySelectorAll('#installments option').length === 2);
+    expect(await page.locator('#installments option').allTextContents()).toEqual([
+      '1x de R$\u00a099,90 (à vista)',
+      '2x de R$\u00a052,20 (total R$\u00a0104,40)',
+    ]);
     await page.getByLabel('Parcelas').selectOption('2');
     const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url() === mercadoPago.baseUrl + checkout.path);
     // A script the CSP does not admit is blocked even though it is routed: the page then says so instead.
@@ -99,19 +155,18 @@ describe('the hosted checkout with Mercado Pago', () => {
 
     expect(calls).toEqual([
       ['new', [PUBLIC_KEY, { locale: 'pt-BR', trackingDisabled: true }]],
+      ['fields.create', ['cardNumber']],
+      ['mount', ['cardNumber', 'card_number_field']],
+      ['fields.create', ['expirationDate']],
+      ['mount', ['expirationDate', 'card_expiration_field']],
+      ['fields.create', ['securityCode']],
+      ['mount', ['securityCode', 'card_csc_field']],
+      ['getPaymentMethods', [{ bin: '50314332' }]],
+      ['getInstallments', [{ amount: '99.90', bin: '50314332', paymentTypeId: 'credit_card' }]],
+      // No card number, expiry or code: only what is not card data, which the page does hold.
       [
-        'createCardToken',
-        [
-          {
-            cardNumber: '5031433215406351',
-            cardholderName: 'ANA SOUZA',
-            cardExpirationMonth: '11',
-            cardExpirationYear: '2030',
-            securityCode: '123',
-            identificationType: 'CPF',
-            identificationNumber: '52998224725',
-          },
-        ],
+        'fields.createCardToken',
+        [{ cardholderName: 'ANA SOUZA', identificationType: 'CPF', identificationNumber: '52998224725' }],
       ],
     ]);
     expect(posts.map((p) => p.url.pathname)).toEqual([checkout.path]);
@@ -119,6 +174,8 @@ describe('the hosted checkout with Mercado Pago', () => {
       payment_method: 'credit_card',
       card_token: 'mp-browser-token-0001',
       installments: '2',
+      payment_method_id: 'master',
+      issuer_id: '24',
     });
     expect(Object.keys(posts[0]!.fields).filter((f) => f.startsWith('card_'))).toEqual(['card_token']);
     expect(posts[0]!.body.replace(/\D/g, '')).not.toContain('5031433215406351');
@@ -150,12 +207,13 @@ describe('the hosted checkout with Mercado Pago', () => {
     const page = await context.newPage();
     const posts = recordPosts(page);
     await page.goto(live.baseUrl + checkout.path);
-    for (const id of ['card_number', 'card_name', 'card_exp_month', 'card_exp_year', 'card_csc'])
-      expect(await page.locator(`#${id}`).getAttribute('name')).toBeNull();
+    // No card input with a name (the holder's name has none either), and no plain card input at all.
+    expect(await page.locator('#card_name').getAttribute('name')).toBeNull();
+    expect(await page.locator('input[autocomplete="cc-number"], input[autocomplete="cc-csc"]').count()).toBe(0);
     // Without JavaScript the browser shows the page's <noscript> note.
     expect(await page.locator('noscript').textContent()).toContain('Para pagar com cartão, ative o JavaScript');
     await fillBuyer(page);
-    await fillCard(page, '5031433215406351');
+    await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
     await page.getByRole('button', { name: /^Pagar R\$/ }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -198,7 +256,7 @@ describe('the hosted checkout with Mercado Pago', () => {
     expect(await page.getByTestId('card-unavailable').textContent()).toBe(
       'O pagamento com cartão não está disponível nesta loja no momento: pague com pix ou boleto.',
     );
-    expect(await page.getByLabel('Número do cartão').count()).toBe(0);
+    expect(await page.locator('[data-card-fields]').count()).toBe(0);
     expect(await page.locator('script[src*="mercadopago"]').count()).toBe(0);
     expect(await page.getByRole('radio', { name: 'Pix' }).isChecked()).toBe(true);
     expect(await page.getByRole('radio', { name: 'Cartão de crédito' }).count()).toBe(0);

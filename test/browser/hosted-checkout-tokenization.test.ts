@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { SANDBOX_PUBLIC_KEY } from '../../api/browser-card-tokenizer.ts';
+import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../../domain/installments.ts';
+import { formatAmount } from '../../domain/money.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { launchBrowser, newContext, pageChecked } from '../helpers/browser.ts';
-import { cspDirectives, fillBuyer, fillCard, openCheckout, recordPosts } from '../helpers/checkout-page.ts';
+import {
+  cspDirectives,
+  fillBuyer,
+  fillCard,
+  fillPlainCard,
+  openCheckout,
+  recordPosts,
+  secureInput,
+} from '../helpers/checkout-page.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
 
@@ -66,9 +76,24 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const token = formPost.fields.card_token;
     expect(token).toMatch(/^card_/);
     expect(Object.keys(formPost.fields).sort()).toEqual(
-      ['card_token', 'discount_code', 'email', 'installments', 'name', 'payment_method', 'tax_id'].sort(),
+      [
+        'card_token',
+        'discount_code',
+        'email',
+        'installments',
+        'issuer_id',
+        'name',
+        'payment_method',
+        'payment_method_id',
+        'tax_id',
+      ].sort(),
     );
-    expect(formPost.fields).toMatchObject({ payment_method: 'credit_card', installments: '3' });
+    expect(formPost.fields).toMatchObject({
+      payment_method: 'credit_card',
+      installments: '3',
+      payment_method_id: 'visa',
+      issuer_id: '9001',
+    });
     for (const post of ours.filter((p) => p.url.pathname !== TOKENIZER)) {
       expect(post.body.replace(/\D/g, '')).not.toContain('4111111111111111');
       for (const field of CARD_FIELDS) expect(post.fields).not.toHaveProperty(field);
@@ -97,7 +122,7 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Pagamento recusado');
     expect(await alert.textContent()).toContain('O cartão foi recusado pelo emissor.');
-    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
+    expect(await secureInput(page, 'card_number_field').inputValue()).toBe('');
     const formPost = posts.find((p) => p.url.pathname === checkout.path)!;
     expect(formPost.fields.card_token).toMatch(/^card_/);
     expect(formPost.body.replace(/\D/g, '')).not.toContain('4000000000000002');
@@ -115,12 +140,12 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const pay = page.getByRole('button', { name: /^Pagar R\$/ });
 
     // A field left blank: the script names it, and nothing is sent anywhere.
-    await page.getByLabel('Número do cartão').fill('4111111111111111');
+    await secureInput(page, 'card_number_field').fill('4111111111111111');
     await pay.click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe(
-      'Preencha os dados do cartão: Nome impresso no cartão, Mês de validade (MM), Ano de validade (AA), Código de segurança (CVV).',
+      'Preencha os dados do cartão: Nome impresso no cartão, Validade (MM/AA), Código de segurança (CVV).',
     );
     expect(posts).toEqual([]);
 
@@ -134,11 +159,73 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     await pageChecked(page, 'checkout-tokenization-refused');
 
     // Corrected, it goes through.
-    await page.getByLabel('Mês de validade (MM)').fill('12');
+    await secureInput(page, 'card_expiration_field').fill('12/30');
     await pay.click();
     await page.waitForURL(/\/checkout\/c\/cs_/);
     await page.getByText('Pagamento confirmado').waitFor();
     expect(posts.map((p) => p.url.pathname)).toEqual([TOKENIZER, TOKENIZER, checkout.path]);
+    await context.close();
+  });
+
+  it("looks the card up by its BIN: only its issuer's instalments (a debit card: one), posted with its method and issuer", async () => {
+    const checkout = await openCheckout(api, tenant.oat, tenant.org.id, { amount: 20_000 });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const posts = recordPosts(page);
+    await page.goto(api.baseUrl + checkout.path);
+    const options = () => page.locator('#installments option').allTextContents();
+    const optionCount = (n: number) =>
+      page.waitForFunction((n) => document.querySelectorAll('#installments option').length === n, n);
+    // Before a card is typed: the checkout's own plans (up to 12).
+    expect(await options()).toHaveLength(12);
+
+    // A Mastercard whose issuer offers up to 6: six options, each with what the buyer pays in all.
+    await secureInput(page, 'card_number_field').fill('5555 5555 5555 4444');
+    await optionCount(6);
+    const brl = (cents: number) => formatAmount(cents, 'brl', 'pt-BR');
+    const plans = installmentOptions(
+      20_000,
+      { noFees: false, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
+      6,
+    );
+    expect(await options()).toEqual(
+      plans.map((p) =>
+        p.installments === 1
+          ? `1x de ${brl(20_000)} (à vista)`
+          : `${p.installments}x de ${brl(p.installmentAmounts[0]!)} (total ${brl(p.total)})`,
+      ),
+    );
+
+    // Fewer than 8 digits: no BIN, the checkout's plans again; a debit card: one instalment.
+    await secureInput(page, 'card_number_field').fill('4000 05');
+    await optionCount(12);
+    await secureInput(page, 'card_number_field').fill('4000 0566 5566 5556');
+    await optionCount(1);
+    expect(await options()).toEqual([`1x de ${brl(20_000)} (à vista)`]);
+
+    // The card's inputs live in the gateway's frames: the page's document and its form hold none.
+    expect(await page.locator('iframe[data-secure-field]').count()).toBe(3);
+    const inPage = await page.evaluate(() => ({
+      inputs: Array.from(document.querySelectorAll('input')).map((i) => i.autocomplete),
+      values: Array.from(document.querySelectorAll('form input, form select')).map(
+        (i) => (i as HTMLInputElement).value,
+      ),
+    }));
+    expect(inPage.inputs).not.toEqual(expect.arrayContaining(['cc-number']));
+    expect(inPage.inputs).not.toEqual(expect.arrayContaining(['cc-csc']));
+    expect(inPage.values.join(' ').replace(/\D/g, '')).not.toContain('4000056655665556');
+
+    await fillBuyer(page);
+    await fillCard(page, '4000 0566 5566 5556');
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.getByText('Pagamento confirmado').waitFor();
+    const formPost = posts.find((p) => p.url.pathname === checkout.path)!;
+    expect(formPost.fields).toMatchObject({ payment_method_id: 'debvisa', issuer_id: '9002', installments: '1' });
+    expect(formPost.body.replace(/\D/g, '')).not.toContain('4000056655665556');
+    const [transaction] = await sql('select installments, amount from transactions where checkout_id = ?', [
+      checkout.id,
+    ]);
+    expect(transaction).toMatchObject({ installments: 1 });
     await context.close();
   });
 
@@ -149,7 +236,7 @@ describe('the hosted checkout tokenizes the card in the browser (sandbox)', () =
     const posts = recordPosts(page);
     await page.goto(api.baseUrl + checkout.path);
     await fillBuyer(page);
-    await fillCard(page, '4111111111111111');
+    await fillPlainCard(page, '4111111111111111');
     await page.getByRole('button', { name: /^Pagar R\$/ }).click();
     await page.getByText('Pagamento confirmado').waitFor();
     expect(posts.map((p) => [p.url.pathname, p.fields.card_number, p.fields.card_token])).toEqual([

@@ -46,6 +46,7 @@ describe('Mercado Pago card payments', () => {
       token: 'ff8080814c11e237014c1ff593b57b4d',
       installments: 3,
       capture: true,
+      three_d_secure_mode: 'optional',
       description: 'Plano Pro',
       payer: { type: 'customer', id: '123456789-jxOV430go9fx2e' },
     });
@@ -77,6 +78,7 @@ describe('Mercado Pago card payments', () => {
       transactionNumber: '20359978',
       capturedAmount: 19990,
       refundedAmount: 0,
+      threeDs: null,
       createdAt: '2026-01-10T14:47:58.000Z',
       confirmedAt: '2026-01-10T14:47:58.000Z',
     });
@@ -113,6 +115,35 @@ describe('Mercado Pago card payments', () => {
     answer('POST', '/v1/payments', 201, fixture('payment-card-rejected'));
     const t = await gateway().chargeCard(cardCharge({ installments: 1 }), 'declined-key');
     expect(t).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds', capturedAmount: 0 });
+  });
+
+  it("offers 3-D Secure with the buyer present, and answers the issuer's challenge as a pending payment", async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-pending-challenge'));
+    const t = await gateway().chargeCard(cardCharge({ initiatedBy: 'buyer' }), 'challenge-key');
+    expect(sent[0]!.body).toMatchObject({ three_d_secure_mode: 'optional' });
+    expect(sent[0]!.body).not.toHaveProperty('binary_mode');
+    expect(t).toMatchObject({
+      status: 'pending',
+      declineReason: null,
+      capturedAmount: 0,
+      threeDs: {
+        url: 'https://acs-public.tp.mastercard.com/api/v1/browser_challenges',
+        creq: expect.stringMatching(/^eyJ/),
+      },
+    });
+  });
+
+  it('never asks for 3-D Secure on a charge without the buyer (binary_mode instead)', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-approved'));
+    await gateway().chargeCard(cardCharge({ initiatedBy: 'merchant' }), 'renewal-key');
+    expect(sent[0]!.body).toMatchObject({ binary_mode: true });
+    expect(sent[0]!.body).not.toHaveProperty('three_d_secure_mode');
+  });
+
+  it('names a refusal for want of 3-D Secure (cc_rejected_3ds_mandatory): authentication_required', async () => {
+    answer('POST', '/v1/payments', 201, fixture('payment-card-3ds-mandatory'));
+    const t = await gateway().chargeCard(cardCharge({ installments: 1 }), '3ds-mandatory-key');
+    expect(t).toMatchObject({ status: 'failed', declineReason: 'authentication_required', threeDs: null });
   });
 
   it('refuses a 4xx as a definite, non-retryable error that says why', async () => {

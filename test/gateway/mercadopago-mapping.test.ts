@@ -74,7 +74,7 @@ const CASES: [
   ['rejected', 'cc_rejected_max_attempts', 'credit', 'failed', 'card_declined'],
   ['rejected', 'cc_rejected_other_reason', 'credit', 'failed', 'card_declined'],
   ['rejected', 'rejected_by_bank', 'pix', 'failed', 'card_declined'],
-  ['rejected', 'cc_rejected_3ds_mandatory', 'credit', 'failed', 'card_declined'],
+  ['rejected', 'cc_rejected_3ds_mandatory', 'credit', 'failed', 'authentication_required'],
   ['rejected', 'cc_rejected_3ds_challenge', 'credit', 'failed', 'card_declined'],
   ['rejected', 'bank_error', 'pix', 'failed', 'card_declined'],
   ['pending', 'pending_challenge', 'credit', 'pending', null],

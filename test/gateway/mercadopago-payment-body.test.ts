@@ -38,6 +38,18 @@ describe('binary_mode', () => {
   });
 });
 
+describe('three_d_secure_mode', () => {
+  it('is optional on the buyer’s own charge, and absent from one the merchant starts', () => {
+    expect(cardPaymentBody(card, 'k', common)).toMatchObject({ three_d_secure_mode: 'optional' });
+    expect(cardPaymentBody({ ...card, initiatedBy: 'buyer' }, 'k', common)).toMatchObject({
+      three_d_secure_mode: 'optional',
+    });
+    expect(cardPaymentBody({ ...card, initiatedBy: 'merchant' }, 'k', common)).not.toHaveProperty(
+      'three_d_secure_mode',
+    );
+  });
+});
+
 describe('statement_descriptor', () => {
   it('is the seller’s name in plain letters, digits and spaces, cut to 13 characters', () => {
     expect(statementDescriptorOf('Padaria São João Ltda.')).toBe('Padaria Sao J');

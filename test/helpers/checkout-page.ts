@@ -36,16 +36,29 @@ export async function fillBuyer(page: Page): Promise<void> {
   await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
 }
 
+/** The input inside a Secure Field's frame (the gateway's; the page's own document has none). */
+export const secureInput = (page: Page, container: 'card_number_field' | 'card_expiration_field' | 'card_csc_field') =>
+  page.frameLocator(`#${container} iframe`).locator('input');
+
+/** The card, typed into the Secure Fields (number, expiry, code) and the page's holder name. */
 export async function fillCard(
   page: Page,
   number: string,
   expiry: { month?: string; year?: string } = {},
 ): Promise<void> {
-  await page.getByLabel('Número do cartão').fill(number);
+  await secureInput(page, 'card_number_field').fill(number);
+  await page.getByRole('textbox', { name: 'Nome impresso no cartão' }).fill('ANA SOUZA');
+  await secureInput(page, 'card_expiration_field').fill(`${expiry.month ?? '11'}/${expiry.year ?? '30'}`);
+  await secureInput(page, 'card_csc_field').fill('123');
+}
+
+/** The card in the plain inputs a page without JavaScript shows where card data is accepted. */
+export async function fillPlainCard(page: Page, number: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Número do cartão' }).fill(number);
   await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
-  await page.getByLabel('Mês de validade (MM)').fill(expiry.month ?? '11');
-  await page.getByLabel('Ano de validade (AA)').fill(expiry.year ?? '30');
-  await page.getByLabel('Código de segurança (CVV)').fill('123');
+  await page.getByRole('textbox', { name: 'Mês de validade (MM)' }).fill('11');
+  await page.getByRole('textbox', { name: 'Ano de validade (AA)' }).fill('30');
+  await page.getByRole('textbox', { name: 'Código de segurança (CVV)' }).fill('123');
 }
 
 export interface SentPost {

@@ -25,6 +25,10 @@ export interface FakeRequest {
 
 type Reply = { statusCode: number; data: object };
 
+/** The holder name of the fake's card whose issuer requires 3-D Secure, and its challenge page. */
+export const CHALLENGE_HOLDER = '3DSC';
+export const CHALLENGE_URL = 'https://acs.issuer.example/3ds/challenge';
+
 /** The fake account's instalment rates (% of the amount, by instalments), as its installments plans list them. */
 const INSTALMENT_RATES: Readonly<Record<number, number>> = { 2: 4.49, 3: 5.99, 4: 7.49, 5: 8.99, 6: 10.49 };
 
@@ -79,6 +83,28 @@ export class FakeMercadoPago {
    * (https://www.mercadopago.com.br/developers/en/support/37020).
    */
   refuseKeptCardTokens = false;
+
+  /**
+   * The buyer answered the issuer's 3-D Secure challenge of a `pending_challenge` payment (a card whose
+   * holder is `3DSC`): Mercado Pago approves it (or, `passed: false`, rejects it as cc_rejected_3ds_challenge).
+   */
+  completeChallenge(paymentId: string, passed = true): void {
+    const p = this.payments.get(paymentId)!;
+    if (p.status_detail !== 'pending_challenge') throw new Error(`Payment ${paymentId} awaits no challenge`);
+    Object.assign(
+      p,
+      passed
+        ? {
+            status: 'approved',
+            status_detail: 'accredited',
+            captured: true,
+            authorization_code: '301299',
+            date_approved: new Date().toISOString(),
+          }
+        : { status: 'rejected', status_detail: 'cc_rejected_3ds_challenge' },
+      { three_ds_info: null },
+    );
+  }
 
   /** The buyer paid a pending pix or boleto (at their bank). */
   pay(paymentId: string): void {
@@ -304,6 +330,8 @@ export class FakeMercadoPago {
           external_resource_url: `https://www.mercadopago.com.br/payments/${id}/ticket`,
         },
       };
+    } else if ((this.tokens.get(body.token)?.holder ?? 'APRO') === CHALLENGE_HOLDER) {
+      payment = this.challengedPayment(id, common, body);
     } else {
       const holder = this.tokens.get(body.token)?.holder ?? 'APRO';
       const approved = holder !== 'OTHE';
@@ -326,6 +354,28 @@ export class FakeMercadoPago {
     }
     this.payments.set(id, payment);
     return payment;
+  }
+
+  /**
+   * A card whose issuer requires 3-D Secure (holder `3DSC`): with `three_d_secure_mode: optional` it
+   * waits on the buyer's challenge (`pending` / `pending_challenge` with `three_ds_info`, as Mercado
+   * Pago's 3DS guide shows it); without it, it is refused with cc_rejected_3ds_mandatory.
+   */
+  private challengedPayment(id: string, common: object, body: Record<string, any>): MpPayment & Record<string, any> {
+    const offered = body.three_d_secure_mode === 'optional';
+    return {
+      ...common,
+      payment_method_id: 'master',
+      payment_type_id: 'credit_card',
+      status: offered ? 'pending' : 'rejected',
+      status_detail: offered ? 'pending_challenge' : 'cc_rejected_3ds_mandatory',
+      ...this.instalmentsOf(body.transaction_amount, body.installments ?? 1),
+      captured: false,
+      authorization_code: null,
+      date_approved: null,
+      card: { id: null, ...this.cardOf(CHALLENGE_HOLDER) },
+      three_ds_info: offered ? { external_resource_url: CHALLENGE_URL, creq: `eyJmYWtlIjoi${id}` } : null,
+    };
   }
 
   /**
