@@ -108,3 +108,16 @@ export async function nextTryNumber(em: EntityManager, subscriptionId: string, p
     .executeTakeFirst();
   return Number(row?.last ?? 0) + 1;
 }
+
+/** The subscription one of whose renewal tries this transaction of ours is; null when none is. */
+export async function subscriptionOfChargeTransaction(
+  em: EntityManager,
+  transactionId: string,
+): Promise<string | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscription_charges')
+    .select('subscriptionId')
+    .where('transactionId', '=', transactionId)
+    .executeTakeFirst();
+  return row?.subscriptionId ?? null;
+}
