@@ -13,6 +13,7 @@ import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createGatewayRefundActivities } from './gateway-refunds.ts';
 import { createPaymentNoticeActivities } from './payment-notices.ts';
+import { createKeptCardActivities } from './kept-cards.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -26,6 +27,7 @@ import type { CheckoutActivities } from '../contracts/checkout.ts';
 import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 import type { InvoiceActivities } from '../contracts/invoice.ts';
 import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
+import type { KeptCardActivities } from '../contracts/kept-card.ts';
 import type { PaymentNoticeActivities } from '../contracts/payment-notice.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
@@ -59,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefundActivities(deps),
     ...createGatewayRefundActivities(deps),
     ...createPaymentNoticeActivities(deps),
+    ...createKeptCardActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
@@ -83,6 +86,7 @@ export function createActivities(deps: ActivityDeps) {
     RefundActivities &
     GatewayRefundActivities &
     PaymentNoticeActivities &
+    KeptCardActivities &
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &

@@ -2,6 +2,7 @@ export { recurrencePlanWorkflow } from './recurrence-plan.ts';
 export { refundWorkflow } from './refund.ts';
 export { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 export { paymentNoticeWorkflow } from './payment-notice.ts';
+export { keptCardWorkflow } from './kept-card.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
@@ -14,6 +15,7 @@ import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
+import type { KeptCardWorkflow } from '../contracts/kept-card.ts';
 import type { PaymentNoticeWorkflow } from '../contracts/payment-notice.ts';
 import type { GatewayRefundsWorkflow, RefundWorkflow } from '../contracts/refund.ts';
 import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
@@ -25,6 +27,7 @@ import type { recurrencePlanWorkflow } from './recurrence-plan.ts';
 import type { refundWorkflow } from './refund.ts';
 import type { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 import type { paymentNoticeWorkflow } from './payment-notice.ts';
+import type { keptCardWorkflow } from './kept-card.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 
@@ -37,6 +40,7 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof refundWorkflow, RefundWorkflow>,
   Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,
   Fulfils<typeof paymentNoticeWorkflow, PaymentNoticeWorkflow>,
+  Fulfils<typeof keptCardWorkflow, KeptCardWorkflow>,
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,

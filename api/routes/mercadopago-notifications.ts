@@ -14,6 +14,8 @@ import {
   mercadoPagoNotificationQuery,
   mercadoPagoNotificationResponse,
 } from '../schemas/mercadopago-notifications.ts';
+import { cardReplacementOf } from '../../gateway/mercadopago-card-updates.ts';
+import { replaceKeptCardOf } from '../kept-card-notices.ts';
 import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -28,7 +30,8 @@ import type { RouteDeps } from '../route-deps.ts';
  * while it runs, else through the payment-notice workflow. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
  * documented two ways, and a retried notice may keep it: decision 0066).
  * A payment it shows refunded starts the workflow that records a refund made in Mercado Pago's panel
- * (decision 0068): the route itself writes nothing.
+ * (decision 0068); a Card Updater notice (`automatic-payments`, `card.updated`) starts the one that moves
+ * the subscriptions charging the replaced kept card to its replacement (0071): the route itself writes nothing.
  * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is none of ours,
  * is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
@@ -53,6 +56,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
           'The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an ' +
           'extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. ' +
+          'A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that ' +
+          'charge the replaced kept card to the new one, once Mercado Pago answers the new card. ' +
           'A notice of another type, or about a payment that is none of ours, is acknowledged ' +
           'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
         querystring: mercadoPagoNotificationQuery,
@@ -87,7 +92,12 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
     },
     async (request) => {
       const paymentId = verified.get(request);
-      if (!paymentId) return { received: true as const };
+      if (!paymentId) {
+        // Card Updater replaced a kept card: its workflow checks it with Mercado Pago and moves the subscriptions.
+        const replacement = cardReplacementOf(request.query.type ?? request.body.type, request.body);
+        if (replacement) await replaceKeptCardOf(deps, replacement, request.log);
+        return { received: true as const };
+      }
       const log = request.log.child({ mercadoPagoPayment: paymentId });
       const payment = await readGatewayTransaction(deps, paymentId, log);
       if (!payment) {

@@ -121,3 +121,17 @@ export async function subscriptionOfChargeTransaction(
     .executeTakeFirst();
   return row?.subscriptionId ?? null;
 }
+
+/**
+ * The subscriptions that charge kept card `replaced` charge `by` from now on (a card updater's
+ * replacement, decision 0071): a compare-and-set of the one column, so a card the buyer changed
+ * meanwhile (an upgrade's) is left as it is, and a repeat changes nothing. Returns their rows.
+ */
+export async function replaceSubscriptionCard(em: EntityManager, replaced: string, by: string) {
+  return kyselyOf(em)
+    .updateTable('subscriptions')
+    .set({ cardTokenId: by, modifiedAt: new Date() })
+    .where('cardTokenId', '=', replaced)
+    .returningAll()
+    .execute();
+}

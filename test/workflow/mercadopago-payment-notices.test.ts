@@ -3,13 +3,14 @@ import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { sellerIdOf } from '../../api/seller-ids.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { keptCardWorkflowId } from '../../contracts/kept-card.ts';
 import { paymentNoticeWorkflowId } from '../../contracts/payment-notice.ts';
 import { checkoutKeys } from '../../domain/checkout.ts';
 import type { TestApi } from '../helpers/api.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
+import { cardUpdatedNotice, fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
 import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
 
 /**
@@ -118,5 +119,50 @@ describe('Mercado Pago: a payment notice after its owner’s workflow ended', ()
     await notify(paymentId);
     expect(await noticeRun(paymentId, 'succeeded')).toEqual({ owner: 'direct', synced: false, refunded: 0 });
     expect(refundCallsOf(paymentId)).toEqual([]);
+  });
+});
+
+describe('Mercado Pago: Card Updater', () => {
+  it('a kept card replaced by its issuer: the subscription charges the new card; repeated, once', async () => {
+    const org = await makeOrganization(api.orm);
+    const c = await makeCheckout(api.orm, temporal, {
+      organizationId: org.id,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const paid = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
+      body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+    });
+    expect(paid.status).toBe(200);
+    const [s] = await sql('select id, card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    const [, customerId, oldCardId] = /^mpcard:([^:]+):([^:]+)$/.exec(s.card_token_id)!;
+
+    const newCardId = mp.replaceCard(customerId!, oldCardId!);
+    const updated = cardUpdatedNotice(customerId!, oldCardId!, newCardId, WEBHOOK_SECRET);
+    const post = () => api.call('POST', updated.path, { body: updated.body, headers: updated.headers });
+    expect([(await post()).status]).toEqual([200]);
+    const run = temporal.workflow.getHandle(keptCardWorkflowId(s.card_token_id, `mpcard:${customerId}:${newCardId}`));
+    expect(await run.result()).toEqual({ replacedOn: [s.id] });
+    await recordHistory(temporal, 'kept-card-replaced', run.workflowId);
+    const [after] = await sql('select card_token_id from subscriptions where id = ?', [s.id]);
+    expect(after.card_token_id).toBe(`mpcard:${customerId}:${newCardId}`);
+    const events = () =>
+      sql(`select data from events where organization_id = ? and type = 'subscription.updated'`, [org.id]);
+    expect(await events()).toHaveLength(1);
+
+    // Mercado Pago sends it again: nothing changes twice.
+    const again = cardUpdatedNotice(customerId!, oldCardId!, newCardId, WEBHOOK_SECRET);
+    expect((await api.call('POST', again.path, { body: again.body, headers: again.headers })).status).toBe(200);
+    expect(await temporal.workflow.getHandle(run.workflowId).result()).toEqual({ replacedOn: [] });
+    expect(await events()).toHaveLength(1);
+  });
+
+  it('a replacement Mercado Pago does not answer as a kept card changes nothing', async () => {
+    const forged = cardUpdatedNotice('000-nobody', 'card1', 'card2', WEBHOOK_SECRET);
+    expect((await api.call('POST', forged.path, { body: forged.body, headers: forged.headers })).status).toBe(200);
+    const run = temporal.workflow.getHandle(keptCardWorkflowId('mpcard:000-nobody:card1', 'mpcard:000-nobody:card2'));
+    expect(await run.result()).toEqual({ replacedOn: [], reason: 'unknown_card' });
   });
 });
