@@ -12,6 +12,8 @@ import { createInvoiceActivities } from './invoices.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createGatewayRefundActivities } from './gateway-refunds.ts';
+import { createPaymentNoticeActivities } from './payment-notices.ts';
+import { createKeptCardActivities } from './kept-cards.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -25,6 +27,8 @@ import type { CheckoutActivities } from '../contracts/checkout.ts';
 import type { DirectTransactionActivities } from '../contracts/direct-transaction.ts';
 import type { InvoiceActivities } from '../contracts/invoice.ts';
 import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
+import type { KeptCardActivities } from '../contracts/kept-card.ts';
+import type { PaymentNoticeActivities } from '../contracts/payment-notice.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
@@ -56,6 +60,8 @@ export function createActivities(deps: ActivityDeps) {
     recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
     ...createGatewayRefundActivities(deps),
+    ...createPaymentNoticeActivities(deps),
+    ...createKeptCardActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
@@ -79,6 +85,8 @@ export function createActivities(deps: ActivityDeps) {
     InvoiceActivities &
     RefundActivities &
     GatewayRefundActivities &
+    PaymentNoticeActivities &
+    KeptCardActivities &
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &

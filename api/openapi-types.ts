@@ -920,7 +920,7 @@ export interface paths {
     put?: never;
     /**
      * Receive a payment notification from Mercado Pago
-     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. The payment is then read from Mercado Pago, never from the notice, and its checkout is told. A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
+     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that charge the replaced kept card to the new one, once Mercado Pago answers the new card. A notice of another type, or about a payment that is none of ours, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
      */
     post: operations['receiveMercadoPagoNotification'];
     delete?: never;
@@ -13811,7 +13811,7 @@ export interface operations {
       query?: {
         /** @description The payment id; the signature covers it */
         'data.id'?: string;
-        /** @description `payment`; a notice of another type is acknowledged and ignored */
+        /** @description `payment`, or `automatic-payments` (Card Updater); another type is acknowledged and ignored */
         type?: string;
         /** @description An IPN notice (unsigned, older form): acknowledged and ignored */
         topic?: string;
@@ -13833,13 +13833,22 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @example payment.updated */
+          /**
+           * @description `card.updated` in a Card Updater notice
+           * @example payment.updated
+           */
           action?: string;
           /** @description Read when the query has no `type` */
           type?: string;
           data?: {
             /** @description Read when the query has no `data.id` */
             id?: string | number;
+            /** @description Card Updater (`card.updated`): the card’s customer */
+            customer_id?: string | number;
+            /** @description Card Updater: the kept card replaced */
+            old_card_id?: string | number;
+            /** @description Card Updater: its replacement */
+            new_card_id?: string | number;
           };
         };
       };

@@ -2,16 +2,19 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { checkoutWorkflowId, paymentUpdatedSignal, type PaymentUpdate } from '../contracts/checkout.ts';
 import { gatewayRefundsWorkflowId, type GatewayRefundsWorkflow } from '../contracts/refund.ts';
-import { checkoutExists, checkoutOfGatewayTransaction } from '../db/checkout/notice-reads.ts';
+import { invoiceNoticeSignal } from '../contracts/invoice.ts';
+import { paymentNoticeWorkflowId, type PaymentNoticeWorkflow } from '../contracts/payment-notice.ts';
+import type { PaymentOwner } from '../domain/payment-notices.ts';
 import { GatewayError, type GatewayTransaction } from '../gateway/port.ts';
 import { ApiError } from '../use-cases/errors.ts';
-import { isUuid } from '../use-cases/schemas/common.ts';
+import { paymentOwnerOf } from '../use-cases/payment-owners.ts';
 import type { RouteDeps } from './route-deps.ts';
 
 /**
  * A gateway's notice about one of its transactions (the simulator's callbacks, Mercado Pago's
- * notifications): the checkout the transaction was made for is woken, and its workflow asks the
- * gateway what happened. What could not be done now is a 503, so the gateway sends the notice again.
+ * notifications): the owner of the payment learns of it, its workflow while it runs, else the
+ * payment-notice workflow on its behalf. What could not be done now is a 503, so the gateway sends the
+ * notice again.
  */
 
 const retryLater = () => new ApiError(503, 'temporarily_unavailable', 'Callback not processed; retry later');
@@ -33,41 +36,60 @@ export async function readGatewayTransaction(
 }
 
 /**
- * Signals the checkout a gateway transaction was made for; false when it is none of ours. The
- * checkout is found by our record of the transaction, else by the gateway's own (`gatewayRecord`):
- * a notice can beat the answer of the call that made the payment (or that answer was lost), and the
- * gateway's record names the checkout in its reference.
+ * Takes a gateway's notice about one of its payments to the payment's owner (decision 0071): a
+ * checkout, an extra-charge invoice, a renewal or a direct transaction, found by our record of the
+ * payment, else (a checkout's payment not recorded yet) by the gateway's record's reference
+ * (`gatewayRecord`, read only then). An owner's workflow still running is signalled and asks the
+ * gateway itself; once it has ended (and for renewals and direct transactions, whose workflows do not
+ * wait on notices), the payment-notice workflow applies the change to our books. False when the
+ * payment is none of ours.
  */
-export async function signalCheckoutOfTransaction(
-  deps: Pick<RouteDeps, 'orm' | 'temporal'>,
+export async function deliverPaymentNotice(
+  deps: Pick<RouteDeps, 'orm' | 'temporal' | 'config'>,
   update: PaymentUpdate,
   gatewayRecord: () => Promise<GatewayTransaction | null>,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  const checkoutId = await checkoutOfTransaction(deps, update.transactionId, gatewayRecord);
-  if (!checkoutId) return false;
+  const reference = async () => (await gatewayRecord())?.reference ?? null;
+  const found = await paymentOwnerOf(deps.orm.em.fork(), update.transactionId, reference);
+  if (!found) return false;
+  if (await signalRunningOwner(deps, found.owner, update, log)) return true;
   try {
-    await deps.temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).signal(paymentUpdatedSignal, update);
+    await deps.temporal.workflow.start<PaymentNoticeWorkflow>('paymentNoticeWorkflow', {
+      workflowId: paymentNoticeWorkflowId(update.transactionId, update.status),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [update.transactionId],
+      // A repeated notice joins the run under way; one after it ended starts a run that changes nothing.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
   } catch (err) {
-    // A finished checkout has nothing left to learn; anything else: the gateway retries later.
-    if (err instanceof WorkflowNotFoundError) return true;
-    log.warn({ err }, 'could not signal checkout workflow');
+    log.warn({ err }, 'could not start the payment-notice workflow');
     throw retryLater();
   }
   return true;
 }
 
-async function checkoutOfTransaction(
-  deps: Pick<RouteDeps, 'orm'>,
-  gatewayTransactionId: string,
-  gatewayRecord: () => Promise<GatewayTransaction | null>,
-): Promise<string | null> {
-  const em = deps.orm.em.fork();
-  const recorded = await checkoutOfGatewayTransaction(em, gatewayTransactionId);
-  if (recorded) return recorded;
-  const t = await gatewayRecord();
-  if (!t || !isUuid(t.reference)) return null;
-  return (await checkoutExists(em, t.reference)) ? t.reference : null;
+/** Signals the owner's workflow; false when it has ended (or the owner has none that waits on notices). */
+async function signalRunningOwner(
+  deps: Pick<RouteDeps, 'temporal'>,
+  owner: PaymentOwner,
+  update: PaymentUpdate,
+  log: FastifyBaseLogger,
+): Promise<boolean> {
+  try {
+    if (owner.kind === 'checkout') {
+      await deps.temporal.workflow.getHandle(checkoutWorkflowId(owner.checkoutId)).signal(paymentUpdatedSignal, update);
+    } else if (owner.kind === 'invoice') {
+      await deps.temporal.workflow.getHandle(owner.workflowId).signal(invoiceNoticeSignal, { status: update.status });
+    } else {
+      return false;
+    }
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    log.warn({ err }, `could not signal the ${owner.kind} workflow of a payment notice`);
+    throw retryLater();
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import {
   GatewayError,
   type BoletoPayerField,
+  type KeptCardLookup,
   type PaymentGateway,
   type RecurringBilling,
   type SandboxControls,
@@ -54,6 +55,11 @@ const SANDBOX_CONTROL_METHODS = [
  */
 export function offersSandboxControls<G extends PaymentGateway>(gateway: G): gateway is G & SandboxControls {
   return hasMethods(gateway, SANDBOX_CONTROL_METHODS);
+}
+
+/** Whether the gateway's card updater replaces kept cards, which it then answers by id (decision 0071). */
+export function offersKeptCardLookup<G extends PaymentGateway>(gateway: G): gateway is G & KeptCardLookup {
+  return hasMethods(gateway, ['keptCard']);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { MercadoPagoConfig, MercadoPagoError, Payment, PaymentRefund } from 'mercadopago';
-import { keepCard, savedCardOf, tokenFromSavedCard, tokenizeOnServer } from './mercadopago-cards.ts';
+import { keepCard, readKeptCard, savedCardOf, tokenFromSavedCard, tokenizeOnServer } from './mercadopago-cards.ts';
 import { centsToReais } from './mercadopago-money.ts';
 import {
   boletoPaymentBody,
@@ -237,6 +237,11 @@ export class MercadoPagoGateway implements PaymentGateway {
 
   async keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken> {
     return keepCard(this, browserToken, owner, idempotencyKey);
+  }
+
+  /** Mercado Pago's Card Updater replaces kept cards: the kept card as it stands now (decision 0071). */
+  async keptCard(cardTokenId: string): Promise<CardToken | null> {
+    return readKeptCard(this, cardTokenId);
   }
 
   private common() {

@@ -101,15 +101,44 @@ export async function keepCard(
     new Customer(calls.config(`${key}:card`)).createCard({ customerId, body: { token } }),
   );
   if (!card.id) throw new GatewayError('Mercado Pago kept a card without an id', true);
+  return keptCardOf(customerId, card.id, card, owner.name ?? '');
+}
+
+/** A customer's card as Mercado Pago answers it, as our kept card (never its number). */
+function keptCardOf(
+  customerId: string,
+  cardId: string,
+  card: Awaited<ReturnType<Customer['getCard']>>,
+  holderName: string,
+): CardToken {
   return {
-    id: savedCardId(customerId, card.id),
+    id: savedCardId(customerId, cardId),
     brand: brandOf(card.payment_method?.id),
     first4: (card.first_six_digits ?? '').slice(0, 4),
     last4: card.last_four_digits ?? '',
-    holderName: card.cardholder?.name ?? owner.name ?? '',
+    holderName: card.cardholder?.name ?? holderName,
     expirationMonth: String(card.expiration_month ?? '').padStart(2, '0'),
     expirationYear: String(card.expiration_year ?? ''),
   };
+}
+
+/**
+ * A kept card as Mercado Pago has it now (`GET /v1/customers/:id/cards/:card_id`): how a Card Updater
+ * notice is believed (decision 0071). Null for a card it does not keep (404) or an id not of a kept card.
+ */
+export async function readKeptCard(calls: MercadoPagoCalls, cardTokenId: string): Promise<CardToken | null> {
+  const saved = savedCardOf(cardTokenId);
+  if (!saved) return null;
+  try {
+    const card = await calls.sdk(`GET /v1/customers/${saved.customerId}/cards/${saved.cardId}`, () =>
+      new Customer(calls.config(`kept-card:${cardTokenId}`)).getCard(saved),
+    );
+    return card.id ? keptCardOf(saved.customerId, saved.cardId, card, '') : null;
+  } catch (err) {
+    // The adapter's error carries the HTTP status (MercadoPagoGatewayError, not imported: it imports this module).
+    if (err instanceof GatewayError && (err as GatewayError & { status?: number }).status === 404) return null;
+    throw err;
+  }
 }
 
 /** Card data typed on our own page, tokenized from the server (full PCI DSS scope: the operator's choice). */

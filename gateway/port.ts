@@ -208,6 +208,14 @@ export interface CardVault {
 }
 
 /**
+ * A gateway whose card updater replaces kept cards (Mercado Pago's Card Updater, decision 0071): the
+ * kept card as the gateway has it now, by our id of it; null when the gateway keeps no such card.
+ */
+export interface KeptCardLookup {
+  keptCard(cardTokenId: string): Promise<CardToken | null>;
+}
+
+/**
  * What every gateway this engine works with offers. Recurring billing is a capability of its own,
  * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
  */

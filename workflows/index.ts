@@ -1,6 +1,8 @@
 export { recurrencePlanWorkflow } from './recurrence-plan.ts';
 export { refundWorkflow } from './refund.ts';
 export { gatewayRefundsWorkflow } from './gateway-refunds.ts';
+export { paymentNoticeWorkflow } from './payment-notice.ts';
+export { keptCardWorkflow } from './kept-card.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
@@ -13,6 +15,8 @@ import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
+import type { KeptCardWorkflow } from '../contracts/kept-card.ts';
+import type { PaymentNoticeWorkflow } from '../contracts/payment-notice.ts';
 import type { GatewayRefundsWorkflow, RefundWorkflow } from '../contracts/refund.ts';
 import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
 import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
@@ -22,6 +26,8 @@ import type { invoiceWorkflow } from './invoice.ts';
 import type { recurrencePlanWorkflow } from './recurrence-plan.ts';
 import type { refundWorkflow } from './refund.ts';
 import type { gatewayRefundsWorkflow } from './gateway-refunds.ts';
+import type { paymentNoticeWorkflow } from './payment-notice.ts';
+import type { keptCardWorkflow } from './kept-card.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 
@@ -33,6 +39,8 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof invoiceWorkflow, InvoiceWorkflow>,
   Fulfils<typeof refundWorkflow, RefundWorkflow>,
   Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,
+  Fulfils<typeof paymentNoticeWorkflow, PaymentNoticeWorkflow>,
+  Fulfils<typeof keptCardWorkflow, KeptCardWorkflow>,
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,

@@ -5,7 +5,7 @@ import { callbackHandled, recordCallback } from '../../db/checkout/callbacks.ts'
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
-import { readGatewayTransaction, signalCheckoutOfTransaction } from '../transaction-notices.ts';
+import { deliverPaymentNotice, readGatewayTransaction } from '../transaction-notices.ts';
 import { badRequest, unauthorized } from '../../use-cases/errors.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
@@ -61,7 +61,8 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       if (notice.type === 'transaction.updated' && notice.transactionId) {
         const { transactionId, status } = notice;
         const log = request.log.child({ callback: notice.id });
-        await signalCheckoutOfTransaction(
+        // Its owner learns of it (decision 0071): a checkout, an invoice, a renewal or a direct transaction.
+        await deliverPaymentNotice(
           deps,
           { transactionId, status },
           () => readGatewayTransaction(deps, transactionId, log),

@@ -14,7 +14,9 @@ import {
   mercadoPagoNotificationQuery,
   mercadoPagoNotificationResponse,
 } from '../schemas/mercadopago-notifications.ts';
-import { readGatewayTransaction, recordGatewayRefundsOf, signalCheckoutOfTransaction } from '../transaction-notices.ts';
+import { cardReplacementOf } from '../../gateway/mercadopago-card-updates.ts';
+import { replaceKeptCardOf } from '../kept-card-notices.ts';
+import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -23,13 +25,15 @@ import type { RouteDeps } from '../route-deps.ts';
  * unknown route does (404), yet stays registered so that the document is the same in every deployment.
  *
  * A notice only says "payment N changed", so nothing in it is believed: once its signature holds, the
- * payment is read from Mercado Pago and the checkout it was made for learns the status Mercado Pago
- * answered. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
+ * payment is read from Mercado Pago and its owner (a checkout, an extra-charge invoice, a renewal or a
+ * direct transaction; decision 0071) learns the status Mercado Pago answered, through its workflow
+ * while it runs, else through the payment-notice workflow. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
  * documented two ways, and a retried notice may keep it: decision 0066).
  * A payment it shows refunded starts the workflow that records a refund made in Mercado Pago's panel
- * (decision 0068): the route itself writes nothing.
- * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is not one of our
- * checkouts', is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
+ * (decision 0068); a Card Updater notice (`automatic-payments`, `card.updated`) starts the one that moves
+ * the subscriptions charging the replaced kept card to its replacement (0071): the route itself writes nothing.
+ * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is none of ours,
+ * is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
  */
 export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -50,8 +54,11 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); ' +
           'it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. ' +
           'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
-          'The payment is then read from Mercado Pago, never from the notice, and its checkout is told. ' +
-          'A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged ' +
+          'The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an ' +
+          'extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. ' +
+          'A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that ' +
+          'charge the replaced kept card to the new one, once Mercado Pago answers the new card. ' +
+          'A notice of another type, or about a payment that is none of ours, is acknowledged ' +
           'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
         querystring: mercadoPagoNotificationQuery,
         headers: mercadoPagoNotificationHeaders,
@@ -85,17 +92,22 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
     },
     async (request) => {
       const paymentId = verified.get(request);
-      if (!paymentId) return { received: true as const };
+      if (!paymentId) {
+        // Card Updater replaced a kept card: its workflow checks it with Mercado Pago and moves the subscriptions.
+        const replacement = cardReplacementOf(request.query.type ?? request.body.type, request.body);
+        if (replacement) await replaceKeptCardOf(deps, replacement, request.log);
+        return { received: true as const };
+      }
       const log = request.log.child({ mercadoPagoPayment: paymentId });
       const payment = await readGatewayTransaction(deps, paymentId, log);
       if (!payment) {
         log.warn('Mercado Pago notified a payment it does not know: ignored');
         return { received: true as const };
       }
-      // Mercado Pago's answer, never the notice's body: the id and status it gives are what the checkout learns.
+      // Mercado Pago's answer, never the notice's body: the id and status it gives are what the owner learns.
       const update = { transactionId: payment.id, status: payment.status };
-      if (!(await signalCheckoutOfTransaction(deps, update, async () => payment, log))) {
-        log.info('Mercado Pago notified a payment that is none of our checkouts’: ignored');
+      if (!(await deliverPaymentNotice(deps, update, async () => payment, log))) {
+        log.info('Mercado Pago notified a payment that is none of ours: ignored');
       }
       // A refund made in Mercado Pago's panel arrives as this same notice: its workflow records it.
       await recordGatewayRefundsOf(deps, payment, log);

@@ -15,11 +15,10 @@ export const mercadoPagoNotificationQuery = z.object({
     .max(200)
     .optional()
     .meta({ description: 'The payment id; the signature covers it', example: '123456789' }),
-  type: z
-    .string()
-    .max(100)
-    .optional()
-    .meta({ description: '`payment`; a notice of another type is acknowledged and ignored', example: 'payment' }),
+  type: z.string().max(100).optional().meta({
+    description: '`payment`, or `automatic-payments` (Card Updater); another type is acknowledged and ignored',
+    example: 'payment',
+  }),
   topic: z
     .string()
     .max(100)
@@ -40,9 +39,20 @@ export const mercadoPagoNotificationHeaders = z.looseObject({
 
 export const mercadoPagoNotificationBody = z
   .object({
-    action: z.string().max(100).optional().meta({ example: 'payment.updated' }),
+    action: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: '`card.updated` in a Card Updater notice', example: 'payment.updated' }),
     type: z.string().max(100).optional().meta({ description: 'Read when the query has no `type`' }),
-    data: z.object({ id: dataId.optional().meta({ description: 'Read when the query has no `data.id`' }) }).optional(),
+    data: z
+      .object({
+        id: dataId.optional().meta({ description: 'Read when the query has no `data.id`' }),
+        customer_id: dataId.optional().meta({ description: 'Card Updater (`card.updated`): the card’s customer' }),
+        old_card_id: dataId.optional().meta({ description: 'Card Updater: the kept card replaced' }),
+        new_card_id: dataId.optional().meta({ description: 'Card Updater: its replacement' }),
+      })
+      .optional(),
   })
   .meta({ description: 'Mercado Pago’s notice; its other fields are ignored' });
 

@@ -1,24 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CheckoutStatus } from '../../domain/checkout.ts';
 import { kyselyOf } from '../kysely.ts';
 
-/** What a gateway's notice about a transaction reads to find the checkout it was made for. */
+/** What a gateway's notice about a transaction reads to find the payment's owner (use-cases/payment-owners.ts). */
 
-/** The checkout our record of the gateway's transaction names; null when none does. */
-export async function checkoutOfGatewayTransaction(
+/** The checkout's status and organization (null: no such checkout). */
+export async function checkoutStateOf(
   em: EntityManager,
-  gatewayTransactionId: string,
-): Promise<string | null> {
+  id: string,
+): Promise<{ status: CheckoutStatus; organizationId: string } | null> {
   const row = await kyselyOf(em)
-    .selectFrom('transactions')
-    .select('checkoutId')
-    .where('gatewayTransactionId', '=', gatewayTransactionId)
-    .where('checkoutId', 'is not', null)
+    .selectFrom('checkouts')
+    .select(['status', 'organizationId'])
+    .where('id', '=', id)
     .executeTakeFirst();
-  return row?.checkoutId ?? null;
+  return row ? { status: row.status as CheckoutStatus, organizationId: row.organizationId } : null;
 }
 
-/** Whether a checkout with this id exists. */
-export async function checkoutExists(em: EntityManager, id: string): Promise<boolean> {
-  const row = await kyselyOf(em).selectFrom('checkouts').select('id').where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+/** Our record of the gateway's transaction (its id and checkout), or null: none of ours yet. */
+export async function transactionOfGatewayPayment(
+  em: EntityManager,
+  gatewayTransactionId: string,
+): Promise<{ id: string; checkoutId: string | null } | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('transactions')
+    .select(['id', 'checkoutId'])
+    .where('gatewayTransactionId', '=', gatewayTransactionId)
+    .executeTakeFirst();
+  return row ?? null;
 }

@@ -90,3 +90,38 @@ export async function recordTransactionRefunds(
     .where('id', '=', id)
     .execute();
 }
+
+/**
+ * The gateway's word on a payment after its owner's workflow ended (decision 0071): its status, and
+ * for a payment with no sale its captured and refunded amounts too. True when anything changed, so a
+ * repeated notice is told apart from a new one.
+ */
+export async function writeNoticedTransaction(
+  em: EntityManager,
+  id: string,
+  t: { status: string; confirmedAt: string | null; capturedAmount?: number; refundedAmount?: number },
+): Promise<boolean> {
+  const amounts = {
+    ...(t.capturedAmount === undefined ? {} : { capturedAmount: t.capturedAmount }),
+    ...(t.refundedAmount === undefined ? {} : { refundedAmount: t.refundedAmount }),
+  };
+  const row = await kyselyOf(em)
+    .updateTable('transactions')
+    .set((eb) => ({
+      status: t.status,
+      ...amounts,
+      confirmedAt: eb.fn.coalesce('confirmedAt', eb.val(t.confirmedAt === null ? null : new Date(t.confirmedAt))),
+      updatedAt: new Date(),
+    }))
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('status', '!=', t.status),
+        ...(t.capturedAmount === undefined ? [] : [eb('capturedAmount', '!=', t.capturedAmount)]),
+        ...(t.refundedAmount === undefined ? [] : [eb('refundedAmount', '!=', t.refundedAmount)]),
+      ]),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -75,6 +75,19 @@ export async function invoiceWorkflowOfGateway(em: EntityManager, gatewayInvoice
   return row?.workflowId ?? null;
 }
 
+/** Our invoice whose charge is this transaction of ours, with its workflow; null when none is. */
+export async function invoiceOfTransaction(
+  em: EntityManager,
+  transactionId: string,
+): Promise<{ id: string; workflowId: string } | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscription_invoices')
+    .select(['id', 'workflowId'])
+    .where('transactionId', '=', transactionId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** The subscription's invoices still pending, by number. */
 export async function pendingInvoiceIds(em: EntityManager, subscriptionId: string): Promise<string[]> {
   const rows = await kyselyOf(em)

@@ -108,3 +108,30 @@ export async function nextTryNumber(em: EntityManager, subscriptionId: string, p
     .executeTakeFirst();
   return Number(row?.last ?? 0) + 1;
 }
+
+/** The subscription one of whose renewal tries this transaction of ours is; null when none is. */
+export async function subscriptionOfChargeTransaction(
+  em: EntityManager,
+  transactionId: string,
+): Promise<string | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscription_charges')
+    .select('subscriptionId')
+    .where('transactionId', '=', transactionId)
+    .executeTakeFirst();
+  return row?.subscriptionId ?? null;
+}
+
+/**
+ * The subscriptions that charge kept card `replaced` charge `by` from now on (a card updater's
+ * replacement, decision 0071): a compare-and-set of the one column, so a card the buyer changed
+ * meanwhile (an upgrade's) is left as it is, and a repeat changes nothing. Returns their rows.
+ */
+export async function replaceSubscriptionCard(em: EntityManager, replaced: string, by: string) {
+  return kyselyOf(em)
+    .updateTable('subscriptions')
+    .set({ cardTokenId: by, modifiedAt: new Date() })
+    .where('cardTokenId', '=', replaced)
+    .returningAll()
+    .execute();
+}

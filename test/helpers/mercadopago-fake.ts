@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
+import { createHmac, randomUUID } from 'node:crypto';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
 import { MP, signedNotice } from './mercadopago-mock.ts';
@@ -149,6 +150,19 @@ export class FakeMercadoPago {
     return refund;
   }
 
+  /**
+   * Card Updater gives a customer's kept card a new card_id (the issuer replaced the card): the old id
+   * is no longer kept, the new one is, and Mercado Pago sends `card.updated` (cardUpdatedNotice). Returns
+   * the new card_id.
+   */
+  replaceCard(customerId: string, oldCardId: string): string {
+    const saved = this.tokens.get(`saved:${oldCardId}`)!;
+    const newCardId = `card${this.next++}`;
+    this.tokens.delete(`saved:${oldCardId}`);
+    this.tokens.set(`saved:${newCardId}`, { holder: saved.holder, customerId });
+    return newCardId;
+  }
+
   /** A browser's single-use token, as MercadoPago.js makes it with the public key. */
   browserToken(holder = 'APRO'): string {
     const id = `tok${this.next++}`;
@@ -202,6 +216,13 @@ export class FakeMercadoPago {
       token.cardId = `card${this.next++}`;
       this.tokens.set(`saved:${token.cardId}`, { holder: token.holder, customerId: m[1] });
       return ok({ ...this.cardOf(token.holder), id: token.cardId, customer_id: m[1] }, 201);
+    }
+    if (method === 'GET' && (m = /^\/v1\/customers\/([^/]+)\/cards\/([^/]+)$/.exec(path))) {
+      const saved = this.tokens.get(`saved:${m[2]}`);
+      if (!saved || saved.customerId !== m[1]) {
+        return ok({ message: 'not found', error: 'not_found', status: 404, cause: [] }, 404);
+      }
+      return ok({ ...this.cardOf(saved.holder), id: m[2], customer_id: m[1] });
     }
     if (method === 'POST' && path === '/v1/card_tokens') {
       const saved = this.tokens.get(`saved:${body.card_id}`);
@@ -459,5 +480,26 @@ export function paymentNotice(id: string, secret: string) {
     path: `/api/v1/gateway/mercadopago/notifications?data.id=${id}&type=payment`,
     body: { action: 'payment.updated', data: { id }, type: 'payment' },
     headers: signedNotice(id, secret),
+  };
+}
+
+/**
+ * The Card Updater notice Mercado Pago posts (type `automatic-payments`, action `card.updated`), signed
+ * with `secret`: it has no data.id, so the signed manifest has no `id:` part.
+ */
+export function cardUpdatedNotice(customerId: string, oldCardId: string, newCardId: string, secret: string) {
+  const requestId = randomUUID();
+  const ts = Math.floor(Date.now() / 1000);
+  const v1 = createHmac('sha256', secret).update(`request-id:${requestId};ts:${ts};`).digest('hex');
+  return {
+    path: '/api/v1/gateway/mercadopago/notifications?type=automatic-payments',
+    body: {
+      action: 'card.updated',
+      api_version: 'v1',
+      // The fake's card ids, as it answers them (Mercado Pago's are numbers; our schema takes either).
+      data: { customer_id: customerId, new_card_id: newCardId, old_card_id: oldCardId },
+      type: 'automatic-payments',
+    },
+    headers: { 'x-signature': `ts=${ts},v1=${v1}`, 'x-request-id': requestId },
   };
 }

@@ -34,6 +34,10 @@ const RECORDED = {
   webhookRelayWorkflow: 'webhook-relay-pass.json',
   // test/workflow/mercadopago-outside-refunds.test.ts, "a full refund is recorded as a refund of the sale, …"
   gatewayRefundsWorkflow: 'gateway-refunds-recorded.json',
+  // test/workflow/mercadopago-payment-notices.test.ts, "a payment approved for a checkout that ended without a sale …"
+  paymentNoticeWorkflow: 'payment-notice-refunded.json',
+  // test/workflow/mercadopago-payment-notices.test.ts, "a kept card replaced by its issuer: …"
+  keptCardWorkflow: 'kept-card-replaced.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.

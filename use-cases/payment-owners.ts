@@ -1,0 +1,45 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { checkoutStateOf, transactionOfGatewayPayment } from '../db/checkout/notice-reads.ts';
+import { invoiceOfTransaction } from '../db/invoice/records.ts';
+import { subscriptionOfChargeTransaction } from '../db/subscription/charges.ts';
+import type { CheckoutStatus } from '../domain/checkout.ts';
+import type { PaymentOwner } from '../domain/payment-notices.ts';
+import { isUuid } from './schemas/common.ts';
+
+/**
+ * Who a gateway payment belongs to (decision 0071): by our record of it, its checkout, else the
+ * extra-charge invoice or the renewal try that recorded it, else a payment of its own (a direct
+ * transaction, or a subscription's extra charge). With no record of ours, only a checkout can be
+ * found, by the payment's reference: a checkout's payment may be made and never recorded (its answer
+ * lost, or the notice faster), while renewals, invoices and direct transactions record each payment
+ * their key made before their workflow ends. Null: none of ours.
+ */
+export async function paymentOwnerOf(
+  em: EntityManager,
+  gatewayTransactionId: string,
+  reference: () => Promise<string | null>,
+): Promise<{ owner: PaymentOwner; transactionId: string | null } | null> {
+  const recorded = await transactionOfGatewayPayment(em, gatewayTransactionId);
+  if (recorded) return { owner: await ownerOfRecorded(em, recorded), transactionId: recorded.id };
+  const checkoutId = await reference();
+  if (!checkoutId || !isUuid(checkoutId)) return null;
+  const checkout = await checkoutStateOf(em, checkoutId);
+  return checkout ? { owner: checkoutOwner(checkoutId, checkout), transactionId: null } : null;
+}
+
+async function ownerOfRecorded(em: EntityManager, t: { id: string; checkoutId: string | null }): Promise<PaymentOwner> {
+  const checkout = t.checkoutId ? await checkoutStateOf(em, t.checkoutId) : null;
+  if (t.checkoutId && checkout) return checkoutOwner(t.checkoutId, checkout);
+  const invoice = await invoiceOfTransaction(em, t.id);
+  if (invoice) return { kind: 'invoice', invoiceId: invoice.id, workflowId: invoice.workflowId };
+  const subscriptionId = await subscriptionOfChargeTransaction(em, t.id);
+  if (subscriptionId) return { kind: 'renewal', subscriptionId };
+  return { kind: 'direct' };
+}
+
+const checkoutOwner = (checkoutId: string, c: { status: CheckoutStatus; organizationId: string }): PaymentOwner => ({
+  kind: 'checkout',
+  checkoutId,
+  checkoutStatus: c.status,
+  organizationId: c.organizationId,
+});
