@@ -124,7 +124,7 @@ function listen(run: CheckoutRun): void {
         if (!allowed(run, request)) {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
-        return state.status === 'open' ? await run.confirm(request) : await run.switchToCard(request);
+        return state.status === 'open' ? await run.confirm(request) : await run.switchPayment(request);
       } catch (err) {
         // A refusal of the confirmation itself (not open, a bad discount code) reaches the API as is.
         if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;

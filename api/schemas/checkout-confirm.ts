@@ -77,6 +77,13 @@ export const gatewayPaymentData = z.object({
   boleto: z
     .object({ barcode: z.string(), digitable_line: z.string(), due_date: z.string(), url: z.string() })
     .optional(),
+  review: z
+    .object({ until: z.string() })
+    .optional()
+    .describe(
+      'A card payment the gateway is still reviewing (status pending; Mercado Pago: in_process): the checkout ' +
+        'waits for its outcome until `until`, then cancels it at the gateway and opens again (our addition)',
+    ),
 });
 
 export const confirmSdkResponse = z.object({
