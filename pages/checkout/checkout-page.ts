@@ -7,7 +7,7 @@ import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
 import type { CardSetup } from './card-fields.ts';
 import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
-import { BoletoPanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
+import { BoletoPanel, Closed, PixPanel, Processing, Receipt, UnderReview, type Watch } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
@@ -122,6 +122,7 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
           />
           ${cardInstead}`;
       }
+      if (checkout.payment_method === 'credit_card' && data?.review) return html`<${UnderReview} watch=${watch} t=${t} />`;
       return html`<${Processing} watch=${watch} t=${t} />`;
     }
     case 'succeeded':

@@ -73,6 +73,9 @@ const ptBR = {
   boletoHelp: 'O pagamento é confirmado em até 3 dias úteis depois de pago.',
   payByCardInstead: 'Prefere pagar com cartão de crédito?',
   processing: 'Processando o pagamento…',
+  reviewTitle: 'Pagamento em análise',
+  reviewBody:
+    'O emissor do cartão está analisando o pagamento. Não pague de novo: esta página mostra o resultado assim que ele chegar, e o recibo vai para o seu e-mail.',
   paidTitle: 'Pagamento confirmado',
   paidBody: (amount: string) => `Recebemos ${amount}. Enviamos o recibo para o seu e-mail.`,
   continueToShop: 'Continuar',
@@ -158,6 +161,9 @@ const en: Messages = {
   boletoHelp: 'The payment is confirmed within 3 business days after it is paid.',
   payByCardInstead: 'Rather pay by credit card?',
   processing: 'Processing the payment…',
+  reviewTitle: 'Payment under review',
+  reviewBody:
+    "The card's issuer is reviewing the payment. Please don't pay again: this page shows the outcome as soon as it arrives, and the receipt goes to your email.",
   paidTitle: 'Payment confirmed',
   paidBody: (amount) => `We received ${amount}. The receipt is on its way to your email.`,
   continueToShop: 'Continue',
