@@ -176,7 +176,13 @@ function lostRunActivities(orm: Orm) {
         // A card under review: until the end of its wait (decision 0070), charged with the confirmation's card.
         const until = data.review?.until ?? row.expiresAt.toISOString();
         const c = row.confirmation;
-        return { transactionId: data.transaction_id, kind: 'credit_card', payBy: until, card: c?.card ?? null, installments: c?.installments ?? 1 };
+        return {
+          transactionId: data.transaction_id,
+          kind: 'credit_card',
+          payBy: until,
+          card: c?.card ?? null,
+          installments: c?.installments ?? 1,
+        };
       }
       const kind = row.paymentMethod as PendingPaymentKind;
       // Payment data without its document (never stored so): the checkout's own expiry.

@@ -77,7 +77,8 @@ export const TEST_CARDS: readonly TestCard[] = [
     number: '4000000000002503',
     brand: 'visa',
     outcome: 'review_decline',
-    description: 'Under review: pending until the review ends (sandbox: POST …/end-review), then declined: fraud_suspected',
+    description:
+      'Under review: pending until the review ends (sandbox: POST …/end-review), then declined: fraud_suspected',
   },
 ];
 

@@ -11,7 +11,6 @@ import {
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
   type PaymentSummary,
-  type PendingPaymentKind,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
@@ -165,25 +164,16 @@ export class CheckoutRun {
 
   private async settle(a: Attempt, outcome: PaymentOutcome): Promise<ConfirmCheckoutResult> {
     const { payment, payBy } = outcome;
-    if (payBy !== null) {
-      this.pending = {
-        attempt: a,
-        transactionId: payment.id,
-        kind: a.request.paymentMethod as PendingPaymentKind,
-        payBy: Date.parse(payBy),
-      };
+    // A pix/boleto issued, or a card under review (decision 0070): waited for, never taken for a refusal.
+    // (A pending card without its review deadline is a run recorded before: it declined it, and replays so.)
+    const until = payBy ?? (payment.status === 'pending' ? payment.paymentData.review?.until : undefined);
+    if (until !== undefined) {
+      const kind = a.request.paymentMethod;
+      this.pending = { attempt: a, transactionId: payment.id, kind, payBy: Date.parse(until) };
       this.state.pendingTransactionId = payment.id;
       return { outcome: 'pending' as const, checkout: this.view(a, payment.paymentData), payment };
     }
     if (payment.status === 'succeeded') return this.recordSale(a, payment);
-    // Under review (decision 0070): waited for like a pix, never taken for a refusal. (A pending card
-    // without its review deadline is a run recorded before: it declined it, and replays so.)
-    const review = payment.status === 'pending' ? payment.paymentData.review : undefined;
-    if (review) {
-      this.pending = { attempt: a, transactionId: payment.id, kind: 'credit_card', payBy: Date.parse(review.until) };
-      this.state.pendingTransactionId = payment.id;
-      return { outcome: 'pending' as const, checkout: this.view(a, payment.paymentData), payment };
-    }
     return this.decline(a, payment.declineReason ?? 'card_declined', payment);
   }
 
@@ -341,12 +331,9 @@ export class CheckoutRun {
    * payment watched a while for an approval that crossed the cancellation (refunded: checkout-aftermath.ts).
    */
   private async reviewEnded(p: PendingPayment, settled: PaymentSummary): Promise<void> {
-    if (settled.status === 'failed') {
-      await this.decline(p.attempt, settled.declineReason ?? 'card_declined', settled);
-      return;
-    }
-    this.abandoned.push({ transactionId: p.transactionId, payBy: Date.now() + CARD_GIVEN_UP_WATCH_MS });
-    await this.decline(p.attempt, REVIEW_EXPIRED, settled);
+    const refused = settled.status === 'failed';
+    if (!refused) this.abandoned.push({ transactionId: p.transactionId, payBy: Date.now() + CARD_GIVEN_UP_WATCH_MS });
+    await this.decline(p.attempt, refused ? (settled.declineReason ?? 'card_declined') : REVIEW_EXPIRED, settled);
   }
 
   /**
@@ -361,11 +348,8 @@ export class CheckoutRun {
     this.switching = true;
     try {
       const settled = await untilAnswered.cancelPendingPayment(this.checkoutId, p.transactionId);
-      if (settled.status === 'succeeded') {
-        await this.recordSale(p.attempt, settled);
-        throw ApplicationFailure.nonRetryable(`Checkout is ${this.state.status}`, CHECKOUT_NOT_OPEN);
-      }
-      if (settled.status === 'pending') {
+      if (settled.status === 'succeeded') await this.recordSale(p.attempt, settled);
+      if (settled.status === 'succeeded' || settled.status === 'pending') {
         throw ApplicationFailure.nonRetryable(`Checkout is ${this.state.status}`, CHECKOUT_NOT_OPEN);
       }
       this.pending = null;

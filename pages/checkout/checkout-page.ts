@@ -122,7 +122,8 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
           />
           ${cardInstead}`;
       }
-      if (checkout.payment_method === 'credit_card' && data?.review) return html`<${UnderReview} watch=${watch} t=${t} />`;
+      if (checkout.payment_method === 'credit_card' && data?.review)
+        return html`<${UnderReview} watch=${watch} t=${t} />`;
       return html`<${Processing} watch=${watch} t=${t} />`;
     }
     case 'succeeded':

@@ -130,7 +130,10 @@ describe('hosted checkout by card', () => {
     await expectAccessibleAtBothSizes(page);
 
     const [row] = await sql('select gateway_payment_data from checkouts where id = ?', [checkout!.id]);
-    const ended = await api.call('POST', `/api/v1/sandbox/transactions/${row.gateway_payment_data.transaction_id}/end-review`);
+    const ended = await api.call(
+      'POST',
+      `/api/v1/sandbox/transactions/${row.gateway_payment_data.transaction_id}/end-review`,
+    );
     expect(ended.status).toBe(200);
     await page.waitForURL(`${shop.origin}/obrigado?checkout=${checkout!.id}`, { timeout: 30_000 });
     expect(await sql('select status from sales where checkout_id = ?', [checkout!.id])).toEqual([{ status: 'paid' }]);

@@ -333,7 +333,13 @@ export class FakeMercadoPago {
       const holder = this.tokens.get(body.token)?.holder ?? 'APRO';
       const approved = holder !== 'OTHE' && holder !== 'CONT';
       // CONT: held for review (in_process, pending_contingency), neither approved nor refused yet.
-      const status = approved ? (body.capture === false ? 'authorized' : 'approved') : holder === 'CONT' ? 'in_process' : 'rejected';
+      const status = approved
+        ? body.capture === false
+          ? 'authorized'
+          : 'approved'
+        : holder === 'CONT'
+          ? 'in_process'
+          : 'rejected';
       payment = {
         ...common,
         payment_method_id: 'master',

@@ -101,7 +101,8 @@ describe('Mercado Pago: a card in_process', () => {
     expect(mp.payments.get(first)).toMatchObject({ status: 'cancelled' });
     const cancelAt = mp.requests.findIndex((r) => r.method === 'PUT' && r.path === `/v1/payments/${first}`);
     const secondAt = mp.requests.findIndex(
-      (r, i) => i > cancelAt && r.method === 'POST' && r.path === '/v1/payments' && r.body?.metadata?.reference === c.id,
+      (r, i) =>
+        i > cancelAt && r.method === 'POST' && r.path === '/v1/payments' && r.body?.metadata?.reference === c.id,
     );
     expect(cancelAt).toBeGreaterThanOrEqual(0);
     expect(secondAt).toBeGreaterThan(cancelAt);

@@ -80,9 +80,10 @@ export async function insertCardCharge(
  */
 export async function endCardReview(sql: Sql, clock: () => Date, transactionId: string): Promise<GatewayTransaction> {
   const t = await lockTransaction(sql, transactionId);
-  const [card] = await sql('select outcome from gateway_sim.cards c join gateway_sim.transactions t on t.card_id = c.id where t.id = ?', [
-    transactionId,
-  ]);
+  const [card] = await sql(
+    'select outcome from gateway_sim.cards c join gateway_sim.transactions t on t.card_id = c.id where t.id = ?',
+    [transactionId],
+  );
   const outcome = card?.outcome as string | undefined;
   if (outcome !== 'review_approve' && outcome !== 'review_decline') {
     throw new GatewayError('Only a card charge held for review ends its review', false);
