@@ -13,6 +13,8 @@ import {
   type PaymentSummary,
 } from '../domain/checkout.ts';
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
+import { cardReviewDeadline, CARD_REVIEW_WAIT_SECONDS } from '../domain/card-review.ts';
+import type { Config } from '../config/env.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import {
   GatewayError,
@@ -85,10 +87,11 @@ function paymentData(t: GatewayTransaction): GatewayPaymentData {
   };
 }
 
-/** What the checkout's gateway steps use: the database, and the gateway. */
+/** What the checkout's gateway steps use: the database, the gateway, and how long a card's review is waited for. */
 interface PaymentDeps {
   orm: Orm;
   gateway: PaymentGateway;
+  config?: Pick<Config, 'CARD_REVIEW_WAIT_SECONDS'>;
 }
 
 export function createCheckoutPaymentActivities(deps: PaymentDeps) {
@@ -132,11 +135,13 @@ async function saleDetailsOf(
 /** The card's charge, and the truth about a charge whose answer was lost. */
 function cardActivities(deps: PaymentDeps) {
   const { orm, gateway } = deps;
+  const reviewWaitSeconds = deps.config?.CARD_REVIEW_WAIT_SECONDS ?? CARD_REVIEW_WAIT_SECONDS;
   return {
     /**
      * Charges the tokenized card for the amount the confirmation fixed, capturing a
      * pre-authorization; a capture the gateway refuses voids the authorization, so no hold is left
-     * on the buyer's card. A decline is an answer (status failed), not an error.
+     * on the buyer's card. A decline is an answer (status failed), not an error; a payment the gateway
+     * is still reviewing (pending) is shown on the checkout with the deadline its wait has (decision 0070).
      */
     async chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary> {
       await assertPayable(orm, input.checkoutId, input.slot);
@@ -158,7 +163,12 @@ function cardActivities(deps: PaymentDeps) {
           void: checkoutKeys.void(input.checkoutId, input.slot),
         },
       );
-      return summarize(charged);
+      if (charged.status !== 'pending') return summarize(charged);
+      const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds);
+      const payment = summarize(charged);
+      const underReview = { ...payment, paymentData: { ...payment.paymentData, review: { until } } };
+      await showOnCheckout(orm, input.checkoutId, underReview);
+      return underReview;
     },
 
     /**
@@ -181,16 +191,7 @@ function pendingPaymentActivities(deps: PaymentDeps) {
       await assertPayable(orm, input.checkoutId, input.slot);
       const { issued, payBy } = await issuePixOrBoleto(gateway, input, await saleDetailsOf(orm, input));
       const payment = summarize(issued);
-      await orm.em.fork().transactional(async (tx) => {
-        await upsertTransaction(tx, { organizationId: input.organizationId, checkoutId: input.checkoutId }, payment);
-        // The pix code or boleto the buyer pays with changes the checkout: once, with its checkout.updated.
-        const checkout = await lockedCheckout(tx, input.checkoutId);
-        if (checkout.status !== 'confirmed' || isDeepStrictEqual(checkout.gatewayPaymentData, payment.paymentData)) {
-          return;
-        }
-        const shown = await updateCheckoutFields(tx, checkout.id, { gatewayPaymentData: payment.paymentData });
-        await insertEvents(tx, shown.organizationId, [['checkout.updated', checkoutRecord(shown)]]);
-      });
+      await showOnCheckout(orm, input.checkoutId, payment);
       return { payment, payBy: payBy.toISOString() };
     },
 
@@ -207,7 +208,10 @@ function pendingPaymentActivities(deps: PaymentDeps) {
       return summarize(t);
     },
 
-    /** Voids an unpaid pix/boleto past its deadline; if it was paid meanwhile, says so instead. */
+    /**
+     * Voids an unpaid pix/boleto past its deadline, or a card payment under review; if it was paid (or
+     * refused) meanwhile, says so instead.
+     */
     async cancelPendingPayment(checkoutId: string, gatewayTransactionId: string): Promise<PaymentSummary> {
       try {
         return summarize(
@@ -225,6 +229,20 @@ function pendingPaymentActivities(deps: PaymentDeps) {
       }
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+/**
+ * A payment the buyer waits on (a pix code or boleto to pay, a card under review) recorded as our
+ * transaction and shown on the confirmed checkout: once, with its checkout.updated.
+ */
+async function showOnCheckout(orm: Orm, checkoutId: string, payment: PaymentSummary): Promise<void> {
+  await orm.em.fork().transactional(async (tx) => {
+    const checkout = await lockedCheckout(tx, checkoutId);
+    await upsertTransaction(tx, { organizationId: checkout.organizationId, checkoutId }, payment);
+    if (checkout.status !== 'confirmed' || isDeepStrictEqual(checkout.gatewayPaymentData, payment.paymentData)) return;
+    const shown = await updateCheckoutFields(tx, checkout.id, { gatewayPaymentData: payment.paymentData });
+    await insertEvents(tx, shown.organizationId, [['checkout.updated', checkoutRecord(shown)]]);
+  });
 }
 
 /**

@@ -172,6 +172,18 @@ function lostRunActivities(orm: Orm) {
       if (!row) return null;
       // The predicate read a pix or boleto with its transaction id stored (AWAITING_PAYMENT).
       const data = row.gatewayPaymentData as Partial<GatewayPaymentData> & { transaction_id: string };
+      if (row.paymentMethod === 'credit_card') {
+        // A card under review: until the end of its wait (decision 0070), charged with the confirmation's card.
+        const until = data.review?.until ?? row.expiresAt.toISOString();
+        const c = row.confirmation;
+        return {
+          transactionId: data.transaction_id,
+          kind: 'credit_card',
+          payBy: until,
+          card: c?.card ?? null,
+          installments: c?.installments ?? 1,
+        };
+      }
       const kind = row.paymentMethod as PendingPaymentKind;
       // Payment data without its document (never stored so): the checkout's own expiry.
       const payBy =

@@ -880,7 +880,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state).
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first (approved meanwhile: that is the sale, and the try answers 409). Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state).
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -1157,6 +1157,26 @@ export interface paths {
     put?: never;
     /** Expire a pending pix, or make a pending boleto overdue (sandbox) */
     post: operations['expireSandboxTransaction'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/transactions/{transaction_id}/end-review': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End the review of a card payment held for it (sandbox)
+     * @description A test card held for review (pending) is approved or declined, as the card says. One cancelled a moment before is approved too when its card says so: an approval that crossed the cancellation.
+     */
+    post: operations['endSandboxTransactionReview'];
     delete?: never;
     options?: never;
     head?: never;
@@ -13538,6 +13558,10 @@ export interface operations {
                 /** @description The challenge request the buyer's browser posts to url, in a frame */
                 creq: string;
               };
+              /** @description A card payment the gateway is still reviewing (status pending; Mercado Pago: in_process): the checkout waits for its outcome until `until`, then cancels it at the gateway and opens again (our addition) */
+              review?: {
+                until: string;
+              };
             } | null;
             decline_reason: string | null;
           };
@@ -16294,6 +16318,199 @@ export interface operations {
     };
   };
   expireSandboxTransaction: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            reference: string;
+            /** @enum {string} */
+            status:
+              | 'new'
+              | 'pending'
+              | 'pre_authorized'
+              | 'succeeded'
+              | 'failed'
+              | 'canceled'
+              | 'reversed'
+              | 'refunded'
+              | 'partial_refunded'
+              | 'dispute'
+              | 'charged_back';
+            /** @enum {string} */
+            payment_type: 'credit' | 'pix' | 'boleto';
+            amount: number;
+            base_amount: number;
+            currency: string;
+            installments: number;
+            installment_amounts: number[];
+            authorization_code: string | null;
+            decline_reason:
+              | (
+                  | 'card_declined'
+                  | 'insufficient_funds'
+                  | 'expired_card'
+                  | 'incorrect_cvc'
+                  | 'do_not_honor'
+                  | 'fraud_suspected'
+                  | 'authentication_required'
+                  | 'invalid_card'
+                  | 'expired'
+                  | 'overdue'
+                )
+              | null;
+            card: {
+              id: string;
+              brand: string;
+              first4: string;
+              last4: string;
+              holder_name: string;
+              expiration_month: string;
+              expiration_year: string;
+            } | null;
+            pix: {
+              qr_code: string;
+              qr_code_image: string;
+              expires_at: string;
+            } | null;
+            boleto: {
+              barcode: string;
+              digitable_line: string;
+              due_date: string;
+              url: string;
+            } | null;
+            buyer_id: string | null;
+            transaction_number: string;
+            captured_amount: number;
+            refunded_amount: number;
+            created_at: string;
+            confirmed_at: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  endSandboxTransactionReview: {
     parameters: {
       query?: never;
       header?: {

@@ -1,6 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { z } from 'zod';
 import { cardDataAccepted } from '../domain/card-data.ts';
+import { CARD_REVIEW_WAIT_SECONDS } from '../domain/card-review.ts';
 
 /**
  * Every setting the API, the worker and the scripts read, validated once at start-up.
@@ -106,6 +107,11 @@ const schema = z.object({
   GATEWAY_TIMEOUT_MS: int.min(1).default(10_000),
   GATEWAY_CALLBACK_SECRET: z.string().min(16).optional(),
   GATEWAY_CALLBACK_URL: z.url().optional(),
+  /**
+   * How long a checkout waits for a card payment the gateway is still reviewing (Mercado Pago's
+   * `in_process`) before cancelling it (domain/card-review.ts, decision 0070).
+   */
+  CARD_REVIEW_WAIT_SECONDS: int.min(1).default(CARD_REVIEW_WAIT_SECONDS),
   /** GATEWAY=mercadopago: the seller's access token (`APP_USR-…` live, `TEST-…` sandbox); required then. */
   MERCADOPAGO_ACCESS_TOKEN: z.string().min(1).optional(),
   /** For the browser's card tokenization (MercadoPago.js). */

@@ -6,6 +6,7 @@ import {
   type BuyerAddress,
   type BuyerDevice,
   type CheckoutStatus,
+  type ConfirmCardToken,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
   type PaymentSummary,
@@ -112,12 +113,18 @@ export interface RecordedSale {
   saleId: string;
 }
 
-/** A pix or boleto a checkout issued and still waits for, as a run started again picks it up. */
+/**
+ * A pix or boleto a checkout issued and still waits for, or a card it waits on while the gateway reviews
+ * it, as a run started again picks it up.
+ */
 export interface IssuedPendingPayment {
   transactionId: string;
-  kind: PendingPaymentKind;
-  /** Until when it can be paid (ISO), as the gateway counts it. */
+  kind: PendingPaymentKind | 'credit_card';
+  /** Until when it can be paid (ISO), as the gateway counts it; a card: the end of the wait for its review. */
   payBy: string;
+  /** A card under review: the card and installments it was charged with (absent for a pix or boleto). */
+  card?: ConfirmCardToken | null;
+  installments?: number;
 }
 
 /** The card charge of a confirmation's payment slot, for the amount the confirmation fixed. */

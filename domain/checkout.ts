@@ -99,6 +99,8 @@ export type GatewayPaymentData = {
   boleto?: { barcode: string; digitable_line: string; due_date: string; url: string };
   /** A card payment waiting on the buyer's 3-D Secure challenge: the page posts `creq` to `url` in a frame. */
   three_ds?: { url: string; creq: string };
+  /** A card payment the gateway is still reviewing: waited for until then, then cancelled (decision 0070). */
+  review?: { until: string };
 };
 
 /**
@@ -289,18 +291,16 @@ export function successUrlFor(successUrl: string, checkoutId: string): string {
 export const METHOD_CHANGED = 'method_changed';
 
 /**
- * A buyer waiting on a pix or boleto may pay by card instead: the pending charge is cancelled and the
- * checkout takes the card. Any other confirmation needs an open checkout.
+ * A buyer waiting on a pix or boleto may pay by card instead, and one whose card is under review may
+ * pay with another card, a pix or a boleto: the pending charge is cancelled first and the checkout
+ * takes the new try (decision 0070). Any other confirmation needs an open checkout.
  */
 export function confirmationAllowed(
   checkout: { status: CheckoutStatus; paymentMethod: string | null; pendingPayment: boolean },
   method: ConfirmPaymentMethod,
 ): boolean {
   if (checkout.status === 'open') return true;
-  return (
-    checkout.status === 'confirmed' &&
-    checkout.pendingPayment &&
-    (checkout.paymentMethod === 'pix' || checkout.paymentMethod === 'boleto') &&
-    method === 'credit_card'
-  );
+  if (checkout.status !== 'confirmed' || !checkout.pendingPayment) return false;
+  if (checkout.paymentMethod === 'credit_card') return true;
+  return (checkout.paymentMethod === 'pix' || checkout.paymentMethod === 'boleto') && method === 'credit_card';
 }

@@ -43,6 +43,7 @@ export function offersSandboxRecurringBilling<G extends PaymentGateway>(
 const SANDBOX_CONTROL_METHODS = [
   'pay',
   'expire',
+  'endReview',
   'payInvoice',
   'failInvoice',
   'billSubscription',

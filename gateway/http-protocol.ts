@@ -43,6 +43,8 @@ export const ROUTES = {
   sandboxPayTransaction: { method: 'POST', path: '/v1/_sandbox/transactions/:id/pay' },
   /** A pending pix or boleto lapses now. */
   sandboxExpireTransaction: { method: 'POST', path: '/v1/_sandbox/transactions/:id/expire' },
+  /** A card charge held for review (a test card's) ends its review. */
+  sandboxEndReview: { method: 'POST', path: '/v1/_sandbox/transactions/:id/end-review' },
   /** The gateway charges a subscription invoice to its card. */
   sandboxPayInvoice: { method: 'POST', path: '/v1/_sandbox/invoices/:id/pay' },
   /** The gateway's charge of a subscription invoice is refused. */

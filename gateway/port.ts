@@ -265,6 +265,8 @@ export interface SandboxRecurringBilling extends RecurringBilling {
 export interface SandboxControls {
   pay(transactionId: string): Promise<GatewayTransaction>;
   expire(transactionId: string): Promise<GatewayTransaction>;
+  /** A card charge held for review (a test card's) ends its review, approved or declined. */
+  endReview(transactionId: string): Promise<GatewayTransaction>;
   payInvoice(invoiceId: string): Promise<GatewayInvoice>;
   failInvoice(invoiceId: string): Promise<GatewayInvoice>;
   billSubscription(subscriptionId: string): Promise<GatewayInvoice>;

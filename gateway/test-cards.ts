@@ -11,6 +11,12 @@ export type CardOutcome =
   | 'processing_error_once'
   /** Authorizes only (pre_authorized) even when capture is asked; must be captured. */
   | 'authorize_only'
+  /**
+   * Held for review (pending, as Mercado Pago's `in_process`); the review ends (the sandbox's
+   * `endReview`) approved, or declined as fraud_suspected.
+   */
+  | 'review_approve'
+  | 'review_decline'
   | `decline:${DeclineReason}`;
 
 export interface TestCard {
@@ -60,6 +66,19 @@ export const TEST_CARDS: readonly TestCard[] = [
     brand: 'visa',
     outcome: 'authorize_only',
     description: 'Requires pre-authorization: always pre_authorized, must be captured',
+  },
+  {
+    number: '4000000000001505',
+    brand: 'visa',
+    outcome: 'review_approve',
+    description: 'Under review: pending until the review ends (sandbox: POST …/end-review), then approved',
+  },
+  {
+    number: '4000000000002503',
+    brand: 'visa',
+    outcome: 'review_decline',
+    description:
+      'Under review: pending until the review ends (sandbox: POST …/end-review), then declined: fraud_suspected',
   },
 ];
 

@@ -26,13 +26,17 @@ export async function undoLateArrivals(
   }
 }
 
-/** A pix or boleto the buyer gave up for a card: cancelled, yet payable by a bank until its deadline. */
+/**
+ * A pix or boleto the buyer gave up for a card (cancelled, yet payable by a bank until its deadline), or
+ * a card under review given up (cancelled, its approval maybe crossing the cancellation): watched until `payBy`.
+ */
 export type AbandonedPayment = { transactionId: string; payBy: number };
 
 /**
- * After the checkout's end, each abandoned pix/boleto is watched until its deadline: one a bank paid
- * anyway (the gateway's notice, or a last look at the deadline) is refunded in full. `notices` are the
- * transactions the gateway told the run about (its signal handler keeps adding to them).
+ * After the checkout's end, each abandoned payment is watched until its deadline: one paid anyway (the
+ * gateway's notice, or a last look at the deadline) is refunded in full, and our record of it shows the
+ * refund. `notices` are the transactions the gateway told the run about (its signal handler keeps adding
+ * to them).
  */
 export async function refundAbandonedPayments(
   checkoutId: string,
@@ -48,6 +52,7 @@ export async function refundAbandonedPayments(
       const payment = await untilAnswered.syncPayment(a.transactionId);
       if (payment.capturedAmount > payment.refundedAmount) {
         await untilAnswered.refundUnrecordedCapture(checkoutId, payment);
+        await untilAnswered.syncPayment(a.transactionId);
         upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'abandoned_payment_refunded' }]);
         break;
       }

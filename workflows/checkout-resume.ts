@@ -1,4 +1,4 @@
-import type { ConfirmCheckoutInput, PendingPaymentKind } from '../domain/checkout.ts';
+import type { ConfirmCheckoutInput, ConfirmPaymentMethod } from '../domain/checkout.ts';
 import { records, type Attempt } from './checkout-activity-proxies.ts';
 
 /**
@@ -8,8 +8,11 @@ import { records, type Attempt } from './checkout-activity-proxies.ts';
  */
 export type LostPayment = { pending: PendingPayment } | { inFlight: Attempt } | null;
 
-/** A pix or boleto issued and waited for: paid, or failed at its deadline. */
-export type PendingPayment = { attempt: Attempt; transactionId: string; kind: PendingPaymentKind; payBy: number };
+/**
+ * A pix or boleto issued and waited for (paid, or failed at its deadline), or a card under review (its
+ * outcome, or cancelled at its deadline: decision 0070).
+ */
+export type PendingPayment = { attempt: Attempt; transactionId: string; kind: ConfirmPaymentMethod; payBy: number };
 
 export async function lostPayment(checkoutId: string): Promise<LostPayment> {
   const issued = await records.issuedPendingPayment(checkoutId);
@@ -17,8 +20,8 @@ export async function lostPayment(checkoutId: string): Promise<LostPayment> {
     // What the confirmation fixed is read again (the checkout is confirmed, so nothing changes).
     const request: ConfirmCheckoutInput = {
       paymentMethod: issued.kind,
-      card: null,
-      installments: 1,
+      card: issued.card ?? null,
+      installments: issued.installments ?? 1,
       buyer: { email: null, name: null, taxId: null },
       discountCode: null,
     };

@@ -11,9 +11,9 @@ import {
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
   type PaymentSummary,
-  type PendingPaymentKind,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
 import {
@@ -53,13 +53,13 @@ export class CheckoutRun {
   private slots = 0;
   /** A payment call whose answer was lost: nothing else happens until the gateway says what it did. */
   unresolved: Attempt | null = null;
-  /** The pix or boleto issued and waited for. */
+  /** The pix or boleto issued, or the card under review, and waited for. */
   pending: PendingPayment | null = null;
-  /** The buyer is moving from the pending pix/boleto to a card: the wait for the pending payment gives way. */
+  /** The buyer is moving from the pending payment to another try: the wait for the pending payment gives way. */
   private switching = false;
   /** The wait for the pending payment woke and is settling it: no method change meanwhile. */
   settling = false;
-  /** Pix/boleto the buyer gave up: one paid anyway is refunded (never money without a sale). */
+  /** Pix/boleto/cards under review given up: one paid anyway is refunded (never money without a sale). */
   readonly abandoned: AbandonedPayment[] = [];
   /** Transactions the gateway told us about; kept even when the notice beats the pix/boleto's own answer. */
   readonly notices: string[] = [];
@@ -114,6 +114,8 @@ export class CheckoutRun {
     this.unresolved = null;
     this.state.processing = false;
     await (outcome ? this.settle(a, outcome) : this.neverProcessed(a));
+    // The key answers the card as it was first charged: the review may have ended since, unheard by this run.
+    if (this.pending?.kind === 'credit_card') this.notices.push(this.pending.transactionId);
   }
 
   /** The gateway says the call never reached it: the buyer may try again; the key is checked again at the end. */
@@ -162,13 +164,12 @@ export class CheckoutRun {
 
   private async settle(a: Attempt, outcome: PaymentOutcome): Promise<ConfirmCheckoutResult> {
     const { payment, payBy } = outcome;
-    if (payBy !== null) {
-      this.pending = {
-        attempt: a,
-        transactionId: payment.id,
-        kind: a.request.paymentMethod as PendingPaymentKind,
-        payBy: Date.parse(payBy),
-      };
+    // A pix/boleto issued, or a card under review (decision 0070): waited for, never taken for a refusal.
+    // (A pending card without its review deadline is a run recorded before: it declined it, and replays so.)
+    const until = payBy ?? (payment.status === 'pending' ? payment.paymentData.review?.until : undefined);
+    if (until !== undefined) {
+      const kind = a.request.paymentMethod;
+      this.pending = { attempt: a, transactionId: payment.id, kind, payBy: Date.parse(until) };
       this.state.pendingTransactionId = payment.id;
       return { outcome: 'pending' as const, checkout: this.view(a, payment.paymentData), payment };
     }
@@ -282,7 +283,10 @@ export class CheckoutRun {
     return { outcome: 'declined', checkout: this.view(a, refunded?.paymentData ?? null), payment: refunded };
   }
 
-  /** Waits for the pix/boleto to be paid or to pass its deadline; the gateway is the source of truth. */
+  /**
+   * Waits for the pix/boleto to be paid, or the card's review to end, or its deadline; the gateway is
+   * the source of truth.
+   */
   async settlePendingPayment(): Promise<void> {
     const p = this.pending!;
     const { notices } = this;
@@ -291,7 +295,7 @@ export class CheckoutRun {
       () => noticed() || this.switching,
       Math.max(p.payBy + DEADLINE_SLACK_MS - Date.now(), 1),
     );
-    if (this.switching) return; // the buyer is paying by card instead (switchToCard)
+    if (this.switching) return; // the buyer is paying another way instead (switchPayment)
     this.settling = true;
     try {
       await this.settleWoken(p, notified);
@@ -300,7 +304,7 @@ export class CheckoutRun {
     }
   }
 
-  /** The pending payment's wait woke (a notice, or its deadline): paid, still pending, or failed. */
+  /** The pending payment's wait woke (a notice, or its deadline): paid, still pending, refused or failed. */
   private async settleWoken(p: PendingPayment, notified: boolean): Promise<void> {
     const { notices, state } = this;
     notices.splice(0, notices.length, ...notices.filter((id) => id !== p.transactionId));
@@ -314,6 +318,7 @@ export class CheckoutRun {
     if (settled.status === 'succeeded') return void (await this.recordSale(p.attempt, settled));
     this.pending = null;
     state.pendingTransactionId = null;
+    if (p.kind === 'credit_card') return this.reviewEnded(p, settled);
     const reason = p.kind === 'pix' ? 'expired' : 'overdue';
     await records.failCheckout(this.checkoutId, reason, settled);
     state.status = 'failed';
@@ -321,22 +326,39 @@ export class CheckoutRun {
   }
 
   /**
-   * The buyer waiting on a pix or boleto pays by card instead: the pending charge is cancelled at the
-   * gateway first. Paid meanwhile, it is the sale (and the card is refused as the checkout is no longer
-   * open); otherwise the checkout opens again and the card is confirmed as any first try.
+   * A card's review ended without an approval: refused, it is a decline with its reason; still undecided
+   * at the deadline, it was cancelled (or its cancellation refused) and the checkout opens again, the
+   * payment watched a while for an approval that crossed the cancellation (refunded: checkout-aftermath.ts).
    */
-  async switchToCard(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
+  private async reviewEnded(p: PendingPayment, settled: PaymentSummary): Promise<void> {
+    const refused = settled.status === 'failed';
+    if (!refused) this.abandoned.push({ transactionId: p.transactionId, payBy: Date.now() + CARD_GIVEN_UP_WATCH_MS });
+    await this.decline(p.attempt, refused ? (settled.declineReason ?? 'card_declined') : REVIEW_EXPIRED, settled);
+  }
+
+  /**
+   * The buyer waiting on a pix or boleto pays by card instead, or one whose card is under review tries
+   * again (another card, a pix, a boleto): the pending charge is cancelled at the gateway first. Paid
+   * meanwhile, it is the sale (and the new try is refused as the checkout is no longer open); a card
+   * whose cancellation the gateway refused is still under review, and the new try is refused as well;
+   * otherwise the checkout opens again and the new try is confirmed as any first try.
+   */
+  async switchPayment(request: ConfirmCheckoutInput): Promise<ConfirmCheckoutResult> {
     const p = this.pending!;
     this.switching = true;
     try {
       const settled = await untilAnswered.cancelPendingPayment(this.checkoutId, p.transactionId);
-      if (settled.status === 'succeeded') {
-        await this.recordSale(p.attempt, settled);
+      if (settled.status === 'succeeded') await this.recordSale(p.attempt, settled);
+      if (settled.status === 'succeeded' || settled.status === 'pending') {
         throw ApplicationFailure.nonRetryable(`Checkout is ${this.state.status}`, CHECKOUT_NOT_OPEN);
       }
       this.pending = null;
       this.state.pendingTransactionId = null;
-      this.abandoned.push({ transactionId: p.transactionId, payBy: p.payBy });
+      // A bank may still pay a cancelled pix/boleto until its deadline; a card's approval may cross its cancellation.
+      const watchUntil = p.kind === 'credit_card' ? Date.now() + CARD_GIVEN_UP_WATCH_MS : p.payBy;
+      if (p.kind !== 'credit_card' || settled.status !== 'failed') {
+        this.abandoned.push({ transactionId: p.transactionId, payBy: watchUntil });
+      }
       await records.reopenCheckout(this.checkoutId, METHOD_CHANGED, settled);
       this.state.status = 'open';
     } finally {

@@ -22,7 +22,8 @@ import { CheckoutRun } from './checkout-run.ts';
  * A checkout's whole life: open until confirmed or expired. A confirmation (Workflow Update) fixes
  * the amount, charges the card or issues the pix/boleto, and records the sale; a payment call whose
  * answer was lost is resolved by asking the gateway before anything else is accepted; a pending
- * pix/boleto waits for the gateway's callback (signal) or its deadline. The steps are CheckoutRun's
+ * pix/boleto, or a card the gateway is reviewing (decision 0070), waits for the gateway's callback
+ * (signal) or its deadline. The steps are CheckoutRun's
  * (workflows/checkout-run.ts).
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ status: CheckoutStatus }> {
@@ -90,8 +91,8 @@ async function takeUpUnseenConfirmation(run: CheckoutRun): Promise<void> {
 }
 
 /**
- * An open checkout takes any confirmation; one waiting on a pix or boleto takes a card instead
- * (domain rule). Validators only ever widened this, and refused Updates leave no history, so recorded
+ * An open checkout takes any confirmation; one waiting on a pix or boleto takes a card instead, one
+ * waiting on a card under review any other try (domain rule). Validators only ever widened this, and refused Updates leave no history, so recorded
  * runs replay as before.
  */
 function allowed(run: CheckoutRun, request: { paymentMethod: ConfirmPaymentMethod }): boolean {
@@ -124,7 +125,7 @@ function listen(run: CheckoutRun): void {
         if (!allowed(run, request)) {
           throw ApplicationFailure.nonRetryable(`Checkout is ${state.status}`, CHECKOUT_NOT_OPEN);
         }
-        return state.status === 'open' ? await run.confirm(request) : await run.switchToCard(request);
+        return state.status === 'open' ? await run.confirm(request) : await run.switchPayment(request);
       } catch (err) {
         // A refusal of the confirmation itself (not open, a bad discount code) reaches the API as is.
         if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;

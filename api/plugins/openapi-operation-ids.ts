@@ -33,6 +33,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/sandbox/test-cards': 'listSandboxTestCards',
   'POST /api/v1/sandbox/transactions/:transaction_id/pay': 'paySandboxTransaction',
   'POST /api/v1/sandbox/transactions/:transaction_id/expire': 'expireSandboxTransaction',
+  'POST /api/v1/sandbox/transactions/:transaction_id/end-review': 'endSandboxTransactionReview',
   'POST /api/v1/sandbox/invoices/:invoice_id/pay': 'paySandboxInvoice',
   'POST /api/v1/sandbox/invoices/:invoice_id/fail': 'failSandboxInvoice',
   'POST /sandbox-gateway/v1/card_tokens': 'createSandboxCardToken',

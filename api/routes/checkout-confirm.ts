@@ -30,6 +30,11 @@ export const checkoutConfirmRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
           'A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending ' +
           'charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been ' +
           'paid before the cancellation, that payment is the sale and the card answers 409. ' +
+          'A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and ' +
+          'gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the ' +
+          'checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the ' +
+          'checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first ' +
+          '(approved meanwhile: that is the sale, and the try answers 409). ' +
           'Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a ' +
           "live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is " +
           'false, answers 422 `subscription_exists` for a recurring price, with nothing charged. ' +

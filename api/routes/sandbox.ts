@@ -33,7 +33,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
   recurrenceRoutes(app, simulator);
 };
 
-/** The test cards, and paying or expiring a pending pix or boleto. */
+/** The test cards, paying or expiring a pending pix or boleto, and ending a card's review. */
 function transactionRoutes(app: RouteApp, simulator: () => SandboxControls): void {
   app.get(
     '/test-cards',
@@ -78,6 +78,22 @@ function transactionRoutes(app: RouteApp, simulator: () => SandboxControls): voi
       },
     },
     async (request) => transactionToWire(await control(() => simulator().expire(request.params.transaction_id))),
+  );
+
+  app.post(
+    '/transactions/:transaction_id/end-review',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'End the review of a card payment held for it (sandbox)',
+        description:
+          'A test card held for review (pending) is approved or declined, as the card says. One cancelled a moment ' +
+          'before is approved too when its card says so: an approval that crossed the cancellation.',
+        params: transactionParams,
+        response: { 200: wireTransaction, ...errorResponses },
+      },
+    },
+    async (request) => transactionToWire(await control(() => simulator().endReview(request.params.transaction_id))),
   );
 }
 

@@ -86,6 +86,13 @@ export const gatewayPaymentData = z.object({
     })
     .optional()
     .describe("A card payment waiting on the buyer's 3-D Secure challenge (our addition)"),
+  review: z
+    .object({ until: z.string() })
+    .optional()
+    .describe(
+      'A card payment the gateway is still reviewing (status pending; Mercado Pago: in_process): the checkout ' +
+        'waits for its outcome until `until`, then cancels it at the gateway and opens again (our addition)',
+    ),
 });
 
 export const confirmSdkResponse = z.object({

@@ -6,8 +6,11 @@ import { kyselyOf, sql } from '../kysely.ts';
  * the sweep's (activities/sweeps.ts pages by them, on the partial indexes of migration 0016).
  */
 
-/** A confirmed checkout with a pix or boleto issued (its payment data stored) and not yet settled. */
-export const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto')
+/**
+ * A confirmed checkout with a pix or boleto issued, or a card under review (its payment data stored),
+ * and not yet settled (a confirmed card checkout shows payment data only while its card is reviewed).
+ */
+export const AWAITING_PAYMENT = `status = 'confirmed' and payment_method in ('pix', 'boleto', 'credit_card')
   and gateway_payment_data->>'transaction_id' is not null`;
 /**
  * Confirmed checkouts whose payment call's answer was never recorded: the run was lost between the
@@ -31,7 +34,7 @@ export async function confirmationInFlight(em: EntityManager, checkoutId: string
 export async function awaitedPayment(em: EntityManager, checkoutId: string) {
   return kyselyOf(em)
     .selectFrom('checkouts')
-    .select(['paymentMethod', 'gatewayPaymentData', 'expiresAt'])
+    .select(['paymentMethod', 'gatewayPaymentData', 'expiresAt', 'confirmation'])
     .where('id', '=', checkoutId)
     .where(sql<boolean>`${sql.raw(AWAITING_PAYMENT)}`)
     .executeTakeFirst();

@@ -7,7 +7,16 @@ import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
 import type { CardSetup } from './card-fields.ts';
 import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
-import { BoletoPanel, ChallengePanel, Closed, PixPanel, Processing, Receipt, type Watch } from './payment-status.ts';
+import {
+  BoletoPanel,
+  ChallengePanel,
+  Closed,
+  PixPanel,
+  Processing,
+  Receipt,
+  UnderReview,
+  type Watch,
+} from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
@@ -136,6 +145,8 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
       }
       const challenge = challengeOf(checkout);
       if (challenge) return html`<${ChallengePanel} challenge=${challenge} watch=${watch} t=${t} />`;
+      if (checkout.payment_method === 'credit_card' && data?.review)
+        return html`<${UnderReview} watch=${watch} t=${t} />`;
       return html`<${Processing} watch=${watch} t=${t} />`;
     }
     case 'succeeded':

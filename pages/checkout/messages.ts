@@ -81,6 +81,9 @@ const ptBR = {
     'O banco emissor do cartão pede uma confirmação de identidade (3-D Secure). Siga as instruções abaixo.',
   challengeFrame: 'Confirmação do banco emissor',
   challengeOpen: 'Abrir a confirmação do banco',
+  reviewTitle: 'Pagamento em análise',
+  reviewBody:
+    'O emissor do cartão está analisando o pagamento. Não pague de novo: esta página mostra o resultado assim que ele chegar, e o recibo vai para o seu e-mail.',
   paidTitle: 'Pagamento confirmado',
   paidBody: (amount: string) => `Recebemos ${amount}. Enviamos o recibo para o seu e-mail.`,
   continueToShop: 'Continuar',
@@ -173,6 +176,9 @@ const en: Messages = {
   challengeHelp: "The card's issuer asks you to confirm your identity (3-D Secure). Follow the steps below.",
   challengeFrame: "Card issuer's confirmation",
   challengeOpen: "Open the bank's confirmation",
+  reviewTitle: 'Payment under review',
+  reviewBody:
+    "The card's issuer is reviewing the payment. Please don't pay again: this page shows the outcome as soon as it arrives, and the receipt goes to your email.",
   paidTitle: 'Payment confirmed',
   paidBody: (amount) => `We received ${amount}. The receipt is on its way to your email.`,
   continueToShop: 'Continue',

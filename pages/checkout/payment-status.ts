@@ -4,7 +4,7 @@ import { html, trustedSvg } from '../render.ts';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
 
-/** The parts of the page after the buyer has chosen: a pending pix or boleto, processing, paid, closed. */
+/** The parts of the page after the buyer has chosen: a pending pix or boleto, a card under review, processing, paid, closed. */
 
 /** Where the page's script reads the checkout, and where it sends the buyer once paid. */
 export interface Watch {
@@ -109,6 +109,14 @@ export function ChallengePanel({
       <noscript><button type="submit">${t.challengeOpen}</button></noscript>
     </form>
     <p hidden data-challenge-done aria-busy="true">${t.processing}</p>
+  <//>`;
+}
+
+/** A card payment the gateway is still reviewing (decision 0070): the page waits for its outcome, as for a pix. */
+export function UnderReview({ watch, t }: { watch: Watch; t: Messages }) {
+  return html`<${Watched} watch=${watch}>
+    <h2 aria-busy="true">${t.reviewTitle}</h2>
+    <p>${t.reviewBody}</p>
   <//>`;
 }
 

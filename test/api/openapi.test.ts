@@ -251,6 +251,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/sandbox/invoices/{invoice_id}/fail',
         'POST /api/v1/sandbox/invoices/{invoice_id}/pay',
         'POST /api/v1/sandbox/subscriptions/{gateway_subscription_id}/bill',
+        'POST /api/v1/sandbox/transactions/{transaction_id}/end-review',
         'POST /api/v1/sandbox/transactions/{transaction_id}/expire',
         'POST /api/v1/sandbox/transactions/{transaction_id}/pay',
         'POST /api/v1/transactions/direct',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import {
   expectAccessibleAtBothSizes,
@@ -107,6 +108,37 @@ describe('hosted checkout by card', () => {
     expect(row).toEqual({ status: 'succeeded', customer_email: 'ana@example.com' });
     const sales = await sql('select amount, installments from sales where checkout_id = ?', [checkout!.id]);
     expect(sales).toHaveLength(1);
+    await context.close();
+  });
+
+  it('a card held for review: the page says it is under review (no second payment asked) and follows it to success_url', async () => {
+    const { link } = await productWithLink(4_500);
+    (api.gateway as SimulatedGateway).callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(link.url.replace(api.config.publicBaseUrl, api.baseUrl));
+    await page.getByRole('button', { name: 'Continuar para o pagamento' }).click();
+    await page.waitForURL(/\/checkout\/c\/cs_/);
+    const [checkout] = await sql<{ id: string }>('select id from checkouts where checkout_link_id = ?', [link.id]);
+    await page.getByLabel('E-mail').fill('rui@example.com');
+    await fillCard(page, '4000000000001505'); // the simulator holds it for review
+    await page.getByRole('button', { name: /^Pagar R\$/ }).click();
+    await page.getByRole('heading', { name: 'Pagamento em análise' }).waitFor();
+    expect(await page.getByText('Não pague de novo').count()).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByLabel('Número do cartão').count()).toBe(0);
+    await screenshot(page, 'checkout-card-under-review');
+    await expectAccessibleAtBothSizes(page);
+
+    const [row] = await sql('select gateway_payment_data from checkouts where id = ?', [checkout!.id]);
+    const ended = await api.call(
+      'POST',
+      `/api/v1/sandbox/transactions/${row.gateway_payment_data.transaction_id}/end-review`,
+    );
+    expect(ended.status).toBe(200);
+    await page.waitForURL(`${shop.origin}/obrigado?checkout=${checkout!.id}`, { timeout: 30_000 });
+    expect(await sql('select status from sales where checkout_id = ?', [checkout!.id])).toEqual([{ status: 'paid' }]);
+    await (api.gateway as SimulatedGateway).settleCallbacks();
     await context.close();
   });
 

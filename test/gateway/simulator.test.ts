@@ -1111,6 +1111,7 @@ describe('sandbox routes', () => {
       for (const [method, url] of [
         ['POST', `/api/v1/sandbox/transactions/${t.id}/pay`],
         ['POST', `/api/v1/sandbox/transactions/${t.id}/expire`],
+        ['POST', `/api/v1/sandbox/transactions/${t.id}/end-review`],
         ['POST', '/api/v1/sandbox/invoices/inv_x/pay'],
         ['GET', '/api/v1/sandbox/test-cards'],
       ] as const) {

@@ -8,8 +8,10 @@ import { MP, signedNotice } from './mercadopago-mock.ts';
  * A stateful stand-in for Mercado Pago's payments, customers and card tokens, answering the SDK
  * through an undici MockAgent (no network), for tests that run whole workflows on the adapter: it
  * keeps payments, honours X-Idempotency-Key as Mercado Pago does (the same key answers the first
- * result), approves a card unless its holder is `OTHE`, leaves pix and boleto pending until the test
- * pays them, and records every request. Shapes follow test/fixtures/mercadopago (the API reference).
+ * result), approves a card unless its holder is `OTHE` (refused) or `CONT` (`in_process`, its review
+ * ended by `approve` or `reject`, as the test cards' holders do at Mercado Pago), leaves pix and boleto
+ * pending until the test pays them, cancels only a payment that is `pending`, `in_process` or
+ * `authorized` (else 400, cause 2018, as the cancellation reference says), and records every request. Shapes follow test/fixtures/mercadopago (the API reference).
  * Where the reference sets a rule, the fake keeps it (decision 0066): a pix needs the payer's e-mail and
  * an expiry 30 minutes to 30 days ahead of its own clock (`arrivalMs` ahead of the caller's: the transit);
  * a boleto the payer's first and last name and a full address; a second customer of an e-mail is refused
@@ -105,6 +107,26 @@ export class FakeMercadoPago {
         : { status: 'rejected', status_detail: 'cc_rejected_3ds_challenge' },
       { three_ds_info: null },
     );
+  }
+
+  /**
+   * Mercado Pago's review of a card payment (`in_process`) ends approved; also one the seller cancelled a
+   * moment before, the issuer's approval having crossed the cancellation (the engine must give it back).
+   */
+  approve(paymentId: string): void {
+    const p = this.payments.get(paymentId)!;
+    Object.assign(p, {
+      status: 'approved',
+      status_detail: 'accredited',
+      captured: true,
+      authorization_code: '301300',
+      date_approved: new Date().toISOString(),
+    });
+  }
+
+  /** Mercado Pago's review of a card payment ends refused (by default for its risk, as a manual review refuses). */
+  reject(paymentId: string, detail = 'cc_rejected_high_risk'): void {
+    Object.assign(this.payments.get(paymentId)!, { status: 'rejected', status_detail: detail, captured: false });
   }
 
   /** The buyer paid a pending pix or boleto (at their bank). */
@@ -250,6 +272,9 @@ export class FakeMercadoPago {
     if ((m = /^\/v1\/payments\/(\d+)$/.exec(path))) {
       const p = this.payments.get(m[1]!);
       if (!p) return ok({ message: 'Payment not found', error: 'not_found', status: 404, cause: [] }, 404);
+      if (method === 'PUT' && body.status === 'cancelled' && !CANCELLABLE.has(p.status!)) {
+        return refused('The action requested is not valid for the current payment state', '2018');
+      }
       if (method === 'PUT') this.update(p, body);
       return ok(p);
     }
@@ -355,17 +380,26 @@ export class FakeMercadoPago {
       payment = this.challengedPayment(id, common, body);
     } else {
       const holder = this.tokens.get(body.token)?.holder ?? 'APRO';
-      const approved = holder !== 'OTHE';
+      const approved = holder !== 'OTHE' && holder !== 'CONT';
+      // CONT: held for review (in_process, pending_contingency), neither approved nor refused yet.
+      const status = approved
+        ? body.capture === false
+          ? 'authorized'
+          : 'approved'
+        : holder === 'CONT'
+          ? 'in_process'
+          : 'rejected';
       payment = {
         ...common,
         payment_method_id: 'master',
         payment_type_id: 'credit_card',
-        status: approved ? (body.capture === false ? 'authorized' : 'approved') : 'rejected',
-        status_detail: approved
-          ? body.capture === false
-            ? 'pending_capture'
-            : 'accredited'
-          : 'cc_rejected_other_reason',
+        status,
+        status_detail: {
+          authorized: 'pending_capture',
+          approved: 'accredited',
+          in_process: 'pending_contingency',
+          rejected: 'cc_rejected_other_reason',
+        }[status],
         ...this.instalmentsOf(body.transaction_amount, body.installments ?? 1),
         captured: approved && body.capture !== false,
         authorization_code: approved ? '301299' : null,
@@ -420,6 +454,9 @@ export class FakeMercadoPago {
     if (body.status === 'cancelled') Object.assign(p, { status: 'cancelled', status_detail: 'by_collector' });
   }
 }
+
+/** What the cancellation reference lets a seller cancel (`PUT /v1/payments/:id` with `status: cancelled`). */
+const CANCELLABLE = new Set(['pending', 'in_process', 'authorized']);
 
 /** A 400 as Mercado Pago words one: its message, and the cause's code and description. */
 const refused = (description: string, code: string): Reply => ({

@@ -18,19 +18,25 @@ export interface MercadoPagoStack {
  * returned object is filled then) and stopped after them; `env` adds to the API's configuration.
  */
 export function mercadoPagoStack(queue: string, env: Record<string, string> = {}): MercadoPagoStack {
+  return ownQueueStack(queue, {
+    GATEWAY: 'mercadopago',
+    MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
+    ...env,
+  });
+}
+
+/**
+ * The API and a worker of the calling test file's own task queue, both in this process, configured by
+ * `env` (the gateway among it): for a file whose configuration the shared worker process does not have.
+ */
+export function ownQueueStack(queue: string, env: Record<string, string> = {}): MercadoPagoStack {
   const stack = {} as MercadoPagoStack;
   let orm: Orm | undefined;
   let workers: Worker[] = [];
   let connection: NativeConnection | undefined;
   let running: Promise<unknown> | undefined;
   beforeAll(async () => {
-    stack.api = await startApi({
-      TEMPORAL_TASK_QUEUE: queue,
-      GATEWAY: 'mercadopago',
-      MERCADOPAGO_ACCESS_TOKEN: 'TEST-fake-access-token',
-      LOG_LEVEL: 'silent',
-      ...env,
-    });
+    stack.api = await startApi({ TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'silent', ...env });
     stack.temporal = createTemporalClient(stack.api.config);
     orm = await openOrm(stack.api.config.DATABASE_URL, 6);
     ({ workers, connection } = await createWorker(stack.api.config, {

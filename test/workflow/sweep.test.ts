@@ -211,6 +211,37 @@ describe('the sweep and open checkouts', () => {
   });
 });
 
+describe('the sweep and a card under review (decision 0070)', () => {
+  it('a card whose run was lost while under review: started again, it asks the gateway at once and records the approval', async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 2_800 });
+    const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
+      body: {
+        payment_method: 'credit_card',
+        card: {
+          number: '4000000000001505', // held for review, then approved
+          holder_name: 'Ana Souza',
+          expiration_month: '12',
+          expiration_year: '2031',
+          cvv: '123',
+        },
+      },
+    });
+    expect(res.body).toMatchObject({ status: 'confirmed', gateway_payment_data: { status: 'pending' } });
+    const lostRun = await lose(checkoutWorkflowId(c.id));
+    // Approved while no run listens: its notice finds no workflow.
+    await sim.endReview(res.body.gateway_payment_data.transaction_id);
+    await sim.settleCallbacks();
+    expect((await checkoutRow(c.id)).status).toBe('confirmed');
+
+    expect((await sweep()).checkouts).toBeGreaterThanOrEqual(1);
+    expect(await newRunResult(checkoutWorkflowId(c.id), lostRun)).toEqual({ status: 'succeeded' });
+    expect(await sql('select status, amount::int as amount from sales where checkout_id = ?', [c.id])).toEqual([
+      { status: 'paid', amount: 2_800 },
+    ]);
+    expect(await ledgerOf(api.orm, c.id)).toEqual({ captures: 1, captured: 2_800, refunds: 0, refunded: 0 });
+  });
+});
+
 describe('the sweep and confirmations whose payment call was lost', () => {
   // A run is lost here while it waits (terminated), and what its last confirmation's workflow task
   // did is done by that task's own activities (leaveLostConfirmation): a task in flight when its run

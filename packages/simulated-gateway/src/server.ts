@@ -130,7 +130,7 @@ export interface GatewayServerOptions {
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
   faults?: GatewayFaults;
-  /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, pay an invoice). */
+  /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, end a card's review, pay an invoice). */
   sandbox?: SandboxControls;
   logger?: FastifyServerOptions['logger'];
 }
@@ -246,6 +246,9 @@ function sandboxRoutes(app: FastifyInstance, sandbox: SandboxControls): void {
   );
   app.post(ROUTES.sandboxExpireTransaction.path, async (request) =>
     transactionToWire(await sandbox.expire(idParam(request))),
+  );
+  app.post(ROUTES.sandboxEndReview.path, async (request) =>
+    transactionToWire(await sandbox.endReview(idParam(request))),
   );
   app.post(ROUTES.sandboxPayInvoice.path, async (request) => invoiceToWire(await sandbox.payInvoice(idParam(request))));
   app.post(ROUTES.sandboxFailInvoice.path, async (request) =>

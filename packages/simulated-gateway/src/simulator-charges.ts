@@ -9,8 +9,14 @@ import {
   type PixChargeInput,
 } from '../../../gateway/port.ts';
 import { declineReasonOf, findCard, requireBuyer, storeBuyer, storeCard } from './simulator-cards.ts';
-import { newId } from './simulator-rows.ts';
-import { authorizationCode, boletoLapsesAt, insertTransaction, recordCapture } from './simulator-transactions.ts';
+import { newId, toTransaction, TRANSACTION_COLUMNS } from './simulator-rows.ts';
+import {
+  authorizationCode,
+  boletoLapsesAt,
+  insertTransaction,
+  lockTransaction,
+  recordCapture,
+} from './simulator-transactions.ts';
 
 /**
  * The simulator's new charges (a card charge, a pix charge, a boleto), each in the transaction that
@@ -36,11 +42,14 @@ export async function insertCardCharge(
     noFees: input.noFeesInstallments,
     monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS,
   });
+  const underReview = outcome === 'review_approve' || outcome === 'review_decline';
   const status = declineReason
     ? 'failed'
-    : input.capture && outcome !== 'authorize_only'
-      ? 'succeeded'
-      : 'pre_authorized';
+    : underReview
+      ? 'pending'
+      : input.capture && outcome !== 'authorize_only'
+        ? 'succeeded'
+        : 'pre_authorized';
   const now = clock();
   const row = await insertTransaction(sql, {
     reference: input.reference,
@@ -51,7 +60,7 @@ export async function insertCardCharge(
     currency: input.currency,
     installments: input.installments,
     installmentAmounts: plan.installmentAmounts,
-    authorizationCode: declineReason ? null : authorizationCode(),
+    authorizationCode: declineReason || underReview ? null : authorizationCode(),
     declineReason,
     cardId: token.id,
     card: token,
@@ -61,6 +70,44 @@ export async function insertCardCharge(
   });
   if (status === 'succeeded') return recordCapture(sql, row.id, plan.total, idempotencyKey);
   return row;
+}
+
+/**
+ * The review of a card charge held for it ends as its test card says: approved (captured in full) or
+ * declined fraud_suspected. A charge cancelled meanwhile is approved too when its card says so: the
+ * issuer's approval crossed the cancellation (the engine must give such money back). Anything else
+ * is refused; a review already ended is answered as it is.
+ */
+export async function endCardReview(sql: Sql, clock: () => Date, transactionId: string): Promise<GatewayTransaction> {
+  const t = await lockTransaction(sql, transactionId);
+  const [card] = await sql(
+    'select outcome from gateway_sim.cards c join gateway_sim.transactions t on t.card_id = c.id where t.id = ?',
+    [transactionId],
+  );
+  const outcome = card?.outcome as string | undefined;
+  if (outcome !== 'review_approve' && outcome !== 'review_decline') {
+    throw new GatewayError('Only a card charge held for review ends its review', false);
+  }
+  const approve = outcome === 'review_approve';
+  if (t.status === (approve ? 'succeeded' : 'failed') || (t.status === 'canceled' && !approve)) return t;
+  if (t.status !== 'pending' && t.status !== 'canceled') {
+    throw new GatewayError(`Cannot end the review of a transaction that is ${t.status}`, false);
+  }
+  const now = clock();
+  if (!approve) {
+    const [row] = await sql(
+      `update gateway_sim.transactions set status = 'failed', decline_reason = 'fraud_suspected', updated_at = now()
+       where id = ? returning ${TRANSACTION_COLUMNS}`,
+      [t.id],
+    );
+    return toTransaction(row!);
+  }
+  await sql(
+    `update gateway_sim.transactions set status = 'succeeded', confirmed_at = ?, authorization_code = ?, updated_at = now()
+     where id = ?`,
+    [now, authorizationCode(), t.id],
+  );
+  return recordCapture(sql, t.id, t.amount, null);
 }
 
 export async function insertPixCharge(sql: Sql, clock: () => Date, input: PixChargeInput): Promise<GatewayTransaction> {

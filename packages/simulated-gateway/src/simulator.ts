@@ -25,7 +25,7 @@ import {
 } from '../../../gateway/port.ts';
 import { CallbackDelivery, invoiceNotice, transactionNotice, type SimulatorCallbacks } from './simulator-callbacks.ts';
 import { findCard, storeBuyer, storeCard } from './simulator-cards.ts';
-import { insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
+import { endCardReview, insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
 import {
   runOnceUnlessFaulted,
   transactionIdOfKey,
@@ -54,7 +54,7 @@ export type { SimulatorFaults } from './simulator-idempotency.ts';
  * The embedded simulated gateway (the sandbox's gateway). Its books live in PostgreSQL
  * (schema gateway_sim), so the API, the worker and the standalone server see one gateway.
  *
- * Besides the port it has sandbox controls (`pay`, `expire`, `payInvoice`, `failInvoice`) and, like a real gateway,
+ * Besides the port it has sandbox controls (`pay`, `expire`, `endReview`, `payInvoice`, `failInvoice`) and, like a real gateway,
  * posts a signed GatewayCallback to our API after each state change that follows a creation
  * (capture, cancel, refund, payment, expiry).
  */
@@ -327,6 +327,19 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
       const updated = await recordCapture(sql, t.id, t.amount, null);
       notices.push(transactionNotice(updated, this.now()));
       return updated;
+    });
+    this.delivery.deliver(notices);
+    return result;
+  }
+
+  /** The review of a card charge held for it ends, approved or declined as its test card says (endCardReview). */
+  async endReview(transactionId: string): Promise<GatewayTransaction> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.db.transaction(async (sql) => {
+      const before = await lockTransaction(sql, transactionId);
+      const ended = await endCardReview(sql, this.clock, transactionId);
+      if (ended.status !== before.status) notices.push(transactionNotice(ended, this.now()));
+      return ended;
     });
     this.delivery.deliver(notices);
     return result;
