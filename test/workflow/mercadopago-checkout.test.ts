@@ -33,12 +33,17 @@ const confirm = (clientSecret: string, body: unknown) =>
 const paymentsOf = (reference: string) => [...mp.payments.values()].filter((p) => p.metadata?.reference === reference);
 
 describe('Mercado Pago: card', () => {
-  it("pays with the browser's token: the card is kept, one payment made with a token minted from it", async () => {
+  it("pays with the browser's token as it is, naming its payment method, issuer and payer; a one-time sale keeps no card", async () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 19_990, taskQueue: QUEUE });
-    const browserToken = mp.browserToken();
+    await sql('update checkouts set customer_name = ?, customer_tax_id = ? where id = ?', [
+      'Ana Souza',
+      '52998224725',
+      c.id,
+    ]);
+    const card = mp.cardToken();
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: browserToken, installments: 3 },
+      card_token: { ...card, installments: 3 },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'succeeded', installments: 3 });
@@ -49,35 +54,87 @@ describe('Mercado Pago: card', () => {
     const paid = mp.requests.find(
       (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.metadata?.reference === c.id,
     )!;
-    expect(paid.body!.token).not.toBe(browserToken); // spent on keeping the card
-    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
+    // The recurring-charges guide's first payment: the browser's token (its security code in it) and
+    // payment_method_id, issuer_id, payer.email and identification (decision 0074).
+    expect(paid.body).toMatchObject({
+      token: card.token,
+      payment_method_id: 'master',
+      issuer_id: 24,
+      installments: 3,
+      payer: {
+        email: expect.stringMatching(/@example\.com$/),
+        first_name: 'Ana',
+        last_name: 'Souza',
+        identification: { type: 'CPF', number: '52998224725' },
+      },
+    });
+    expect(paid.body).not.toHaveProperty('binary_mode');
+    // Nothing made of the card before the charge, and a one-time sale keeps none.
+    expect(mp.requests.filter((r) => r.path === '/v1/card_tokens' || /\/cards$/.test(r.path))).toEqual([]);
     const [t] = await sql(
       'select status, amount::int, gateway_transaction_id, card from transactions where checkout_id = ?',
       [c.id],
     );
     expect(t).toMatchObject({ status: 'succeeded', gateway_transaction_id: String(payment!.id) });
     expect(t.card).toMatchObject({ brand: 'mastercard', first4: '5031', last4: '6351' });
-    // The charge's token was minted from the kept card, keyed by the charge: never the spent browser token.
-    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${paid.key}:token`);
-    expect(minted.map((r) => r.body)).toEqual([
-      { customer_id: paid.body!.payer.id, card_id: expect.stringMatching(/^card/) },
-    ]);
     const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
     expect(sale).toEqual({ status: 'paid', amount: 19_990 });
+  });
+
+  it('a recurring sale keeps the card after its first payment, with the customer, for the renewals', async () => {
+    const c = await makeCheckout(api.orm, temporal, {
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const card = mp.cardToken();
+    const res = await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: card });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded' });
+
+    const posts = mp.requests.filter((r) => r.method === 'POST');
+    const charged = posts.findIndex((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id);
+    const kept = posts.findIndex((r) => /^\/v1\/customers\/[^/]+\/cards$/.test(r.path) && r.body?.token === card.token);
+    expect(posts[charged]!.body).toMatchObject({ token: card.token, payment_method_id: 'master' });
+    // Kept after the approved charge, under the checkout's own key.
+    expect(kept).toBeGreaterThan(charged);
+    expect(posts[kept]!.key).toMatch(new RegExp(`^checkout:${c.id}:keep-card:\\d+:card$`));
+    const [s] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    const keptCard = mp.keptCards().find((k) => s.card_token_id.includes(`:${k.cardId}:`))!;
+    expect(s.card_token_id).toBe(`mpcard:${keptCard.customerId}:${keptCard.cardId}:master:24`);
+  });
+
+  it('a card the gateway will not keep leaves the sale paid and the subscription with no card', async () => {
+    const c = await makeCheckout(api.orm, temporal, {
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const card = mp.cardToken();
+    mp.refuseNextCardKeeping();
+    const res = await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: card });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded' });
+    const [s] = await sql('select status, card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    expect(s).toEqual({ status: 'active', card_token_id: null });
+    const [sale] = await sql('select status from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid' });
   });
 
   it('a declined card is a 422 with its reason, and the checkout stays open for another try', async () => {
     const c = await makeCheckout(api.orm, temporal, { taskQueue: QUEUE });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken('OTHE') },
+      card_token: mp.cardToken('OTHE'),
     });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'payment_declined' });
     expect((await sql('select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
     const again = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     expect([again.status, again.body.status]).toEqual([200, 'succeeded']);
   });
@@ -205,7 +262,7 @@ describe('Mercado Pago: what its reference requires (decision 0066)', () => {
     mp.raceCustomer(email);
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     expect([res.status, res.body.status]).toEqual([200, 'succeeded']);
     const created = mp.requests.filter(
@@ -220,10 +277,9 @@ describe('Mercado Pago: what its reference requires (decision 0066)', () => {
 describe('Mercado Pago: refunds and renewals', () => {
   it('refunds part of a card sale, then the rest, in reais at the gateway', async () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
-    expect(
-      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
-        .status,
-    ).toBe(200);
+    expect((await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() })).status).toBe(
+      200,
+    );
     const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
     const oat = await makeOat(api.orm, c.organizationId, ['web:write', 'web:read']);
     const partial = await api.call('POST', '/api/v1/refunds/', {
@@ -250,10 +306,9 @@ describe('Mercado Pago: refunds and renewals', () => {
       amount: 4_990,
       taskQueue: QUEUE,
     });
-    expect(
-      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
-        .status,
-    ).toBe(200);
+    expect((await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() })).status).toBe(
+      200,
+    );
     const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
     const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
     const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
@@ -306,7 +361,7 @@ describe('Mercado Pago: instalment interest and ambiguous answers', () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken(), installments: 3 },
+      card_token: { ...mp.cardToken(), installments: 3 },
     });
     const [payment] = paymentsOf(c.id);
     return { c, res, payment: payment! };
@@ -357,7 +412,7 @@ describe('Mercado Pago: instalment interest and ambiguous answers', () => {
     mp.answerNextCreateWith(409);
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     const [payment, ...more] = paymentsOf(c.id);
     expect(more).toEqual([]);
@@ -373,8 +428,7 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
     const c = await makeCheckout(api.orm, temporal, { amount: 6_600, taskQueue: QUEUE });
     mp.searchLagMs = 10 * 60_000;
     mp.loseNextCreateAnswers(3); // every quick try of the charge: the payment is made, its answer lost
-    const pay = () =>
-      confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } });
+    const pay = () => confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() });
     let answers;
     try {
       // The buyer, told anything but paid, would pay again: that second try must charge nothing.
