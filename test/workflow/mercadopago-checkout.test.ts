@@ -258,7 +258,13 @@ describe('Mercado Pago: what its reference requires (decision 0066)', () => {
 
   it('card: a customer created by a racing checkout (error 101) is found, and the card is kept with it', async () => {
     const email = `racing-${Date.now()}@example.com`;
-    const c = await makeCheckout(api.orm, temporal, { amount: 3_000, email, taskQueue: QUEUE });
+    const c = await makeCheckout(api.orm, temporal, {
+      amount: 3_000,
+      email,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      taskQueue: QUEUE,
+    });
     mp.raceCustomer(email);
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
@@ -269,8 +275,10 @@ describe('Mercado Pago: what its reference requires (decision 0066)', () => {
       (r) => r.method === 'POST' && r.path === '/v1/customers' && r.body?.email === email,
     );
     expect(created).toHaveLength(1); // refused with 101: the racing caller's customer is the one
-    const paid = mp.requests.find((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id)!;
-    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
+    const kept = mp.requests.find((r) => /\/cards$/.test(r.path) && r.key?.startsWith(`checkout:${c.id}:keep-card`))!;
+    expect(kept.path).toMatch(/^\/v1\/customers\/[^/]+-cust\/cards$/);
+    const [s] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    expect(s.card_token_id).toMatch(/^mpcard:[^:]+-cust:card/);
   });
 });
 
@@ -320,15 +328,36 @@ describe('Mercado Pago: refunds and renewals', () => {
     const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body.charges).toEqual([expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' })]);
 
-    const charges = mp.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.transaction_amount === 49.9,
-    );
-    const ofThisCard = charges.filter((r) => r.body!.payer?.id === charges.at(-1)!.body!.payer.id);
-    expect(ofThisCard.length).toBeGreaterThanOrEqual(2);
-    const [first, renewal] = ofThisCard.slice(-2);
-    expect(renewal!.body!.token).not.toBe(first!.body!.token);
-    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal!.key}:token`);
-    expect(minted).toHaveLength(1);
+    // A merchant-initiated charge of the kept card, as Mercado Pago's automatic payments take one
+    // (decision 0074): a token minted from the card without its security code, the card's customer as
+    // the payer, its payment method and issuer, and the subscription messaging (buyer not present).
+    const [first] = mp.requests.filter((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id);
+    const renewals = mp.requests.filter((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === s.id);
+    expect(renewals).toHaveLength(1);
+    const renewal = renewals[0]!;
+    expect(renewal.body!.token).not.toBe(first!.body!.token);
+    const [kept] = await sql('select card_token_id from subscriptions where id = ?', [s.id]);
+    const [, customerId, cardId] = (kept.card_token_id as string).split(':');
+    expect(renewal.body).toMatchObject({
+      payer: { type: 'customer', id: customerId },
+      payment_method_id: 'master',
+      issuer_id: 24,
+      installments: 1,
+      binary_mode: true,
+      point_of_interaction: {
+        type: 'SUBSCRIPTIONS',
+        transaction_data: {
+          first_time_use: false,
+          subscription_id: s.id,
+          subscription_sequence: { number: 2 },
+          invoice_period: { period: 1, type: 'monthly' },
+          billing_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          user_present: false,
+        },
+      },
+    });
+    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal.key}:token`);
+    expect(minted.map((r) => r.body)).toEqual([{ customer_id: customerId, card_id: cardId }]);
 
     // An extra charge (an invoice due today) charges the same kept card with a payment of its own.
     const invoice = await api.call('POST', `/api/v1/subscriptions/${s.id}/invoices`, {
@@ -447,5 +476,58 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
     const [t, ...others] = await sql('select gateway_transaction_id from transactions where checkout_id = ?', [c.id]);
     expect(others).toEqual([]);
     expect(t.gateway_transaction_id).toBe(payment!.id);
+  });
+});
+
+describe('Mercado Pago: a kept card asks for its security code with the buyer present (decision 0074)', () => {
+  const charge = (token: string, extra: Record<string, unknown> = {}) =>
+    api.gateway.chargeCard(
+      {
+        reference: `kept-${token}`,
+        amount: 2_000,
+        currency: 'BRL',
+        installments: 1,
+        noFeesInstallments: true,
+        card: { token },
+        capture: true,
+        ...extra,
+      },
+      `test:kept:${token}:${Object.keys(extra).join(',')}`,
+    );
+
+  it('refuses a token minted without the security code for a buyer-present charge, and charges one minted with it', async () => {
+    const email = `kept-${Date.now()}@example.com`;
+    const kept = await api.gateway.keepBrowserCard(
+      mp.browserToken(),
+      { email, name: 'Ana Souza' },
+      `test:keep:${email}`,
+    );
+    const [, customerId, cardId] = kept.id.split(':');
+    const payer = { email };
+    const method = { cardMethod: { paymentMethodId: 'master', issuerId: '24' }, buyerId: customerId, payer };
+
+    // The buyer at the page, the card's token minted without its security code: refused (3031).
+    await expect(charge(mp.keptCardToken(cardId!), method)).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/security_code_id can't be null/),
+    });
+    // The buyer typed the security code again; the browser minted the token with it: approved.
+    const paid = await charge(mp.keptCardToken(cardId!, '123'), method);
+    expect(paid).toMatchObject({ status: 'succeeded', amount: 2_000 });
+
+    // Our server charging the kept card as a buyer's payment (no subscription messaging): refused too.
+    await expect(charge(kept.id)).rejects.toMatchObject({ retryable: false, name: 'SavedCardRefused' });
+    // As the merchant's recurring charge, with the subscription messaging: approved.
+    const renewed = await charge(kept.id, {
+      initiatedBy: 'merchant',
+      recurring: {
+        subscriptionId: 'sub_1',
+        sequence: 2,
+        interval: 'month',
+        intervalCount: 1,
+        billingDate: '2026-11-28',
+      },
+    });
+    expect(renewed).toMatchObject({ status: 'succeeded' });
   });
 });
