@@ -78,9 +78,10 @@ export class FakeMercadoPago {
   }
 
   /**
-   * Refuse a payment with a token minted from a kept card (no security code), as Mercado Pago does
-   * for an application not enabled for payments without CVV: 400, cause 3031
-   * (https://www.mercadopago.com.br/developers/en/support/37020).
+   * The account is not enabled for automatic payments (payments without CVV): a token minted from a kept
+   * card without its security code is refused even for a merchant-initiated recurring charge, 400, cause
+   * 3031 (https://www.mercadopago.com.br/developers/en/support/37020). Off, such a token pays only as a
+   * merchant-initiated recurring charge (see cardRefusal).
    */
   refuseKeptCardTokens = false;
 
