@@ -196,7 +196,11 @@ async function keepPaidCard(
 ): Promise<string | null> {
   const owner = { email: payer?.email ?? null, name: payer?.name ?? null };
   try {
-    const kept = await gateway.keepBrowserCard(input.cardTokenId, owner, checkoutKeys.keepCard(input.checkoutId, input.slot));
+    const kept = await gateway.keepBrowserCard(
+      input.cardTokenId,
+      owner,
+      checkoutKeys.keepCard(input.checkoutId, input.slot),
+    );
     return kept.id;
   } catch (err) {
     const outage = err instanceof GatewayError && err.retryable;
