@@ -1,6 +1,6 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { findCheckoutRow, updateCheckoutFields } from '../db/checkout/records.ts';
 import { syncTransaction, upsertTransaction } from '../db/checkout/transactions.ts';
 import { insertEvents } from '../db/events.ts';
@@ -23,7 +23,7 @@ import {
   type PaymentGateway,
   type SaleDetails,
 } from '../gateway/port.ts';
-import { checkoutSaleDetails } from '../db/checkout/sale-details.ts';
+import { checkoutPayer, checkoutSaleDetails } from '../db/checkout/sale-details.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout } from './checkout-records.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
@@ -145,6 +145,8 @@ function cardActivities(deps: PaymentDeps) {
      */
     async chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary> {
       await assertPayable(orm, input.checkoutId, input.slot);
+      const browser = input.browserCard;
+      const payer = browser ? await checkoutPayer(orm.em.fork(), input.checkoutId) : undefined;
       const charged = await chargeCard(
         gateway,
         {
@@ -156,6 +158,10 @@ function cardActivities(deps: PaymentDeps) {
           card: { token: input.cardTokenId },
           capture: true,
           sale: await saleDetailsOf(orm, input),
+          ...(browser?.paymentMethodId
+            ? { cardMethod: { paymentMethodId: browser.paymentMethodId, issuerId: browser.issuerId } }
+            : {}),
+          ...(payer?.email ? { payer: { email: payer.email, name: payer.name, taxId: payer.taxId } } : {}),
         },
         {
           charge: checkoutKeys.charge(input.checkoutId, input.slot),
@@ -163,12 +169,16 @@ function cardActivities(deps: PaymentDeps) {
           void: checkoutKeys.void(input.checkoutId, input.slot),
         },
       );
-      if (charged.status !== 'pending') return summarize(charged);
-      const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds);
-      const payment = summarize(charged);
-      const underReview = { ...payment, paymentData: { ...payment.paymentData, review: { until } } };
-      await showOnCheckout(orm, input.checkoutId, underReview);
-      return underReview;
+      const summary = summarize(charged);
+      if (summary.status === 'pending') {
+        // Under review: a card to keep is not kept (noted in decision 0074), as the approval comes later.
+        const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds);
+        const underReview = { ...summary, paymentData: { ...summary.paymentData, review: { until } } };
+        await showOnCheckout(orm, input.checkoutId, underReview);
+        return underReview;
+      }
+      if (!browser?.keep || summary.status !== 'succeeded') return summary;
+      return { ...summary, keptCardId: await keepPaidCard(gateway, input, payer) };
     },
 
     /**
@@ -180,6 +190,41 @@ function cardActivities(deps: PaymentDeps) {
       return found ? summarize(found) : null;
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+/** Tries of keeping a paid card an outage may take before the sale goes on without it. */
+const KEEP_CARD_TRIES = 3;
+
+/**
+ * Keeps the card a browser's single-use token just paid with, as the gateway's recurring-charges guide
+ * orders it: after the first payment was approved (decision 0074). Keyed by the checkout's slot, so a
+ * retried activity keeps it once. The sale stands either way: a card the gateway will not keep (or an
+ * outage past a few tries) is null, logged, and the subscription then holds no card, so its renewals
+ * are dunned with `no_saved_card` (decision 0065) and the customer is asked for a card again.
+ */
+async function keepPaidCard(
+  gateway: PaymentGateway,
+  input: CheckoutCardCharge,
+  payer: { email: string | null; name: string | null } | undefined,
+): Promise<string | null> {
+  const owner = { email: payer?.email ?? null, name: payer?.name ?? null };
+  try {
+    const kept = await gateway.keepBrowserCard(
+      input.cardTokenId,
+      owner,
+      checkoutKeys.keepCard(input.checkoutId, input.slot),
+    );
+    return kept.id;
+  } catch (err) {
+    const outage = err instanceof GatewayError && err.retryable;
+    // The charge's key answers the same payment on the retry; only keeping the card is done again.
+    if (outage && Context.current().info.attempt < KEEP_CARD_TRIES) throw err;
+    log.warn('The paid card was not kept: the subscription has no card for its renewals', {
+      checkoutId: input.checkoutId,
+      error: (err as Error).message,
+    });
+    return null;
+  }
 }
 
 /** The pix or boleto: issued and shown on the checkout, synced from the gateway, voided past its deadline. */

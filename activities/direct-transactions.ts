@@ -53,6 +53,8 @@ export function createDirectTransactionActivities(deps: DirectTransactionDeps) {
           card: { token: input.cardToken! },
           buyerId: input.gatewayBuyerId,
           capture: true,
+          // A browser's token is charged as it is, naming its payer (decision 0074).
+          ...(input.customerEmail ? { payer: { email: input.customerEmail, taxId: input.customerTaxId } } : {}),
         },
         { charge: key },
       );

@@ -20,7 +20,7 @@ export function createKeptCardActivities(deps: { orm: Orm; gateway: PaymentGatew
       const card = await callGateway(() => gateway.keptCard(by));
       if (!card) return { replacedOn: [], reason: 'unknown_card' };
       return deps.orm.em.fork().transactional(async (tx) => {
-        const rows = await replaceSubscriptionCard(tx, replaced, by);
+        const rows = await replaceSubscriptionCard(tx, replaced, card.id);
         for (const row of rows) {
           await insertEvents(tx, row.organizationId, [['subscription.updated', { ...subscriptionRecord(row) }]]);
         }

@@ -8,7 +8,7 @@ import type { SubscriptionTerms } from '../db/subscription/terms.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { refundableAmount, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
-import type { PaymentGateway } from '../gateway/port.ts';
+import type { PaymentGateway, RecurringCharge } from '../gateway/port.ts';
 import { subscriptionChargeKeys } from '../domain/subscriptions.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
@@ -32,6 +32,20 @@ export interface ExtraCharge {
   at: Date;
 }
 
+/**
+ * The subscription a merchant-initiated charge of its kept card bills, as the gateway's recurring
+ * charges name it (Mercado Pago's subscription messaging, decision 0074): the period and today's date.
+ */
+export function recurringChargeOf(t: SubscriptionTerms, period: number): RecurringCharge {
+  return {
+    subscriptionId: t.id,
+    sequence: period,
+    interval: t.interval,
+    intervalCount: t.intervalCount ?? 1,
+    billingDate: new Date().toISOString().slice(0, 10),
+  };
+}
+
 /** Charges the saved card `amount` (captured); a decline is an answer, not an error. */
 export async function chargeSavedCard(
   gateway: PaymentGateway,
@@ -52,6 +66,7 @@ export async function chargeSavedCard(
         description: charge.description,
         // The merchant's charge on the kept card, nobody at it: answered at once (decision 0069).
         initiatedBy: 'merchant',
+        recurring: recurringChargeOf(t, t.periodNumber),
       },
       subscriptionChargeKeys(charge.key),
     ),

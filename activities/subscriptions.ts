@@ -26,7 +26,7 @@ import {
   type SubscriptionStatus,
 } from '../domain/subscriptions.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
-import { recordRefunds, type Events } from './subscription-extra-charges.ts';
+import { recordRefunds, recurringChargeOf, type Events } from './subscription-extra-charges.ts';
 import { applyChange, boundsOf, enterPeriod, lockedTerms, type SubscriptionTerms } from './subscription-lifecycle.ts';
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
@@ -116,6 +116,7 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
         capture: true,
         // Nobody is at the card: the gateway answers approved or declined at once (decision 0069).
         initiatedBy: 'merchant' as const,
+        recurring: recurringChargeOf(t, input.period),
       };
       const keys = subscriptionChargeKeys(renewalChargeKey(t.id, input.period, input.tryNumber));
       try {

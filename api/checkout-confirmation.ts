@@ -14,6 +14,7 @@ import {
   SUBSCRIPTION_EXISTS,
   type BuyerDevice,
   type CheckoutStatus,
+  type ConfirmCardToken,
   type ConfirmCheckoutInput,
   type ConfirmCheckoutResult,
   type GatewayPaymentData,
@@ -110,39 +111,33 @@ export async function confirmCheckout(
 
   const sent = sentCard(deps, body.card ? cardInputOf(body.card) : null, body.card_token?.token ?? null);
   const installments = body.card?.installments ?? body.card_token?.installments ?? 1;
-  // The confirmation's activity decides (decision 0062); the same rule here answers before the card
-  // is tokenized, which on some gateways already needs the buyer's e-mail.
-  refuse(
-    confirmationRefusal(
-      {
-        request: { paymentMethod: body.payment_method, hasCard: sent !== null, installments },
-        price: { type: checkout.priceType, interval: checkout.priceInterval },
-        buyer: {
-          // A customer of the checkout has an e-mail (customers require one).
-          hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
-          hasName: Boolean(body.customer_name ?? checkout.customerName),
-          hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
-          sentInvalidTaxId: body.customer_tax_id ? !parseTaxId(body.customer_tax_id) : false,
-          hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
-          addressRequired: checkout.requireBillingAddress,
-          hasFullName: hasFirstAndLastName(body.customer_name ?? checkout.customerName),
-          addressLacks: body.customer_billing_address
-            ? addressGaps(body.customer_billing_address)
-            : checkout.billingAddressLacks,
-        },
+  // A browser's single-use token travels in the Update as it is: charged first, the card kept after the
+  // charge by the activity (decision 0074), so nothing precedes the activity's verdict on it.
+  const singleUse = sent !== null && 'browserToken' in sent && deps.gateway.browserTokensSingleUse === true;
+  // The confirmation's activity decides (decision 0062); the same rule here answers before a card is
+  // tokenized or kept, which on some gateways already needs the buyer's e-mail.
+  if (!singleUse) refuse(earlyRefusal(deps, checkout, body, sent !== null, installments));
+  let card: ConfirmCardToken | null = null;
+  if (singleUse) {
+    card = {
+      id: sent.browserToken,
+      brand: 'unknown',
+      first4: '',
+      last4: '',
+      browser: {
+        paymentMethodId: body.card_token?.payment_method_id ?? null,
+        issuerId: body.card_token?.issuer_id ?? null,
+        keep: checkout.priceType === 'recurring',
       },
-      {
-        boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
-        boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
-      },
-    ),
-  );
-
-  const owner = {
-    email: body.customer_email ?? checkout.customerEmail ?? checkout.ownerEmail,
-    name: body.customer_name ?? checkout.customerName ?? checkout.ownerName,
-  };
-  const card = sent ? await chargeableCard(deps, `checkout:${checkout.id}`, sent, owner) : null;
+    };
+  } else if (sent) {
+    const owner = {
+      email: body.customer_email ?? checkout.customerEmail ?? checkout.ownerEmail,
+      name: body.customer_name ?? checkout.customerName ?? checkout.ownerName,
+    };
+    const kept = await chargeableCard(deps, `checkout:${checkout.id}`, sent, owner);
+    card = { id: kept.id, brand: kept.brand, first4: kept.first4, last4: kept.last4 };
+  }
   const handle = deps.temporal.workflow.getHandle(checkoutWorkflowId(checkout.id));
   const update = {
     // Our own id, so that the slow path below can wait for this same Update to be accepted.
@@ -150,7 +145,7 @@ export async function confirmCheckout(
     args: [
       {
         paymentMethod: body.payment_method,
-        card: card ? { id: card.id, brand: card.brand, first4: card.first4, last4: card.last4 } : null,
+        card,
         installments,
         buyer: {
           email: body.customer_email ?? null,
@@ -180,6 +175,39 @@ export async function confirmCheckout(
   } catch (err) {
     throw confirmationError(err);
   }
+}
+
+/** The confirmation's refusal (domain/checkout-confirmation.ts) on the request and the checkout as read. */
+function earlyRefusal(
+  deps: RouteDeps,
+  checkout: ConfirmableCheckout,
+  body: ConfirmSdkBody,
+  hasCard: boolean,
+  installments: number,
+): ConfirmationRefusal | null {
+  return confirmationRefusal(
+    {
+      request: { paymentMethod: body.payment_method, hasCard, installments },
+      price: { type: checkout.priceType, interval: checkout.priceInterval },
+      buyer: {
+        // A customer of the checkout has an e-mail (customers require one).
+        hasEmail: Boolean(body.customer_email || checkout.customerEmail || checkout.customerId),
+        hasName: Boolean(body.customer_name ?? checkout.customerName),
+        hasTaxId: Boolean(body.customer_tax_id ?? checkout.customerTaxId),
+        sentInvalidTaxId: body.customer_tax_id ? !parseTaxId(body.customer_tax_id) : false,
+        hasAddress: checkout.hasBillingAddress || Boolean(body.customer_billing_address),
+        addressRequired: checkout.requireBillingAddress,
+        hasFullName: hasFirstAndLastName(body.customer_name ?? checkout.customerName),
+        addressLacks: body.customer_billing_address
+          ? addressGaps(body.customer_billing_address)
+          : checkout.billingAddressLacks,
+      },
+    },
+    {
+      boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
+      boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
+    },
+  );
 }
 
 /** A confirmation that outlasted the request: the buyer is told it is being processed, and polls the checkout. */

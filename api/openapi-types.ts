@@ -13506,6 +13506,10 @@ export interface operations {
             token: string;
             /** @default 1 */
             installments?: number;
+            /** @description The card's payment method as the gateway's browser script found it from the card's BIN (Mercado Pago: `getPaymentMethods`' `id`, e.g. `master`), sent with the card's first payment */
+            payment_method_id?: string;
+            /** @description The card's issuer as the gateway's browser script found it (Mercado Pago: `issuer.id`) */
+            issuer_id?: string;
           };
           /** @description The device id the gateway's security script gave this browser (Mercado Pago: `MP_DEVICE_SESSION_ID` of security.js), sent with the card payment for its risk analysis; gateways without one ignore it (our addition) */
           device_session_id?: string;

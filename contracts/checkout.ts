@@ -4,6 +4,7 @@ import {
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
   type BuyerAddress,
+  type BrowserCardToken,
   type BuyerDevice,
   type CheckoutStatus,
   type ConfirmCardToken,
@@ -138,6 +139,8 @@ export interface CheckoutCardCharge {
   cardTokenId: string;
   /** The buyer's IP address and device id, for the gateway's risk analysis (decision 0069). */
   buyerDevice?: BuyerDevice;
+  /** `cardTokenId` is the browser's single-use token: charged as it is, the card kept afterwards (decision 0074). */
+  browserCard?: BrowserCardToken;
 }
 
 /** The pix or boleto a confirmation's payment slot issues. */

@@ -49,8 +49,36 @@ export interface PaymentCard {
   expirationYear: string;
 }
 
-/** A gateway card token: what the API got from tokenizing the buyer's card. Never the card itself. */
-export type ConfirmCardToken = Pick<PaymentCard, 'id' | 'brand' | 'first4' | 'last4'>;
+/**
+ * A gateway card token: what the API got from tokenizing the buyer's card, or the browser's own
+ * single-use token (`browser`). Never the card itself.
+ */
+export type ConfirmCardToken = Pick<PaymentCard, 'id' | 'brand' | 'first4' | 'last4'> & {
+  browser?: BrowserCardToken;
+};
+
+/**
+ * A browser's single-use token (a gateway whose browser tokens pay once, decision 0074): the first
+ * payment is charged with it as it is, and the card is kept afterwards when `keep` says the checkout
+ * needs it kept (a recurring price: its renewals). The payment method and issuer are what the
+ * gateway's browser script looked up from the card's BIN.
+ */
+export interface BrowserCardToken {
+  paymentMethodId: string | null;
+  issuerId: string | null;
+  keep: boolean;
+}
+
+/**
+ * The card a paid checkout leaves to its subscription: the kept card's id. A browser's single-use token
+ * is none: the card the charge kept (`payment.keptCardId`), or null when keeping it failed, so the
+ * renewals are dunned with `no_saved_card` (decision 0065) rather than charge a spent token.
+ */
+export function keptCardIdOf(card: ConfirmCardToken | null, payment: PaymentSummary | null): string | null {
+  if (!card) return null;
+  if (!card.browser) return card.id;
+  return payment?.keptCardId ?? null;
+}
 
 export interface ConfirmBuyer {
   email: string | null;
@@ -122,6 +150,11 @@ export interface PaymentSummary {
   confirmedAt: string | null;
   card: PaymentCard | null;
   paymentData: GatewayPaymentData;
+  /**
+   * A browser's single-use token charged and approved: the card kept with the gateway afterwards (its
+   * id, for the renewals), or null when the gateway would not keep it; absent for any other payment.
+   */
+  keptCardId?: string | null;
 }
 
 /**
@@ -175,6 +208,8 @@ export const checkoutKeys = {
   cancel: (checkoutId: string, transactionId: string) => `checkout:${checkoutId}:cancel:${transactionId}`,
   compensation: (checkoutId: string, transactionId: string) => `checkout:${checkoutId}:compensate:${transactionId}`,
   buyer: (checkoutId: string) => `checkout:${checkoutId}:buyer`,
+  /** Keeping the card a slot's browser token paid with (decision 0074). */
+  keepCard: (checkoutId: string, slot: number) => `checkout:${checkoutId}:keep-card:${slot}`,
   subscription: (checkoutId: string) => `checkout:${checkoutId}:subscription`,
 };
 

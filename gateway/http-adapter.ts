@@ -77,6 +77,8 @@ export class GatewayHttpError extends GatewayError {
 export class HttpGateway implements PaymentGateway, SandboxRecurringBilling {
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
+  /** The sandbox's browser token is a kept card already: kept before the charge. */
+  readonly browserTokensSingleUse = false;
   private readonly options: HttpGatewayOptions;
   private readonly baseUrl: string;
 

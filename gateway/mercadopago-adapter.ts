@@ -93,6 +93,8 @@ const refusedToNull = (err: unknown): null => {
 export class MercadoPagoGateway implements PaymentGateway {
   /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
+  /** MercadoPago.js' card token pays once: the first payment is charged with it, the card kept afterwards. */
+  readonly browserTokensSingleUse = true;
   private readonly options: MercadoPagoOptions;
   private readonly clock: () => Date;
   /** Creates this process sent and got no answer for: when first sent, and how to send again (within the key's window). */
@@ -105,19 +107,20 @@ export class MercadoPagoGateway implements PaymentGateway {
 
   /**
    * A kept card (`mpcard:…`, see mercadopago-cards.ts) is charged with a token minted from it for this
-   * payment, as its customer; a plain token is a single-use one and is charged as it is.
+   * payment, as its customer; a plain token (the browser's, with its security code) is charged as it
+   * is, with its payment method, issuer and payer (decision 0074).
    */
   async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     if (!('token' in input.card)) throw new GatewayError(CARD_DATA_REFUSED, false);
     const saved = savedCardOf(input.card.token);
     const pay = (charged: CardChargeInput & { card: { token: string } }) => {
-      const body = cardPaymentBody(charged, idempotencyKey, this.common());
+      const body = cardPaymentBody(charged, idempotencyKey, this.common(), saved ?? undefined);
       return this.#create(body, idempotencyKey, deviceSessionOf(input.sale));
     };
     if (!saved) return pay({ ...input, card: input.card });
     try {
       const token = await tokenFromSavedCard(this, saved, idempotencyKey);
-      return await pay({ ...input, card: { token }, buyerId: saved.customerId });
+      return await pay({ ...input, card: { token } });
     } catch (err) {
       // A kept card's token (or the payment with it) refused outright, say for its missing security
       // code: the card cannot be charged without its holder, which the subscription's dunning says.

@@ -19,7 +19,9 @@ export function cardReplacementOf(
   const newCardId = idOf(body.data?.new_card_id);
   // The same card id: Mercado Pago updated the card behind it, and we keep nothing of it but the id.
   if (!customerId || !oldCardId || !newCardId || oldCardId === newCardId) return null;
-  return { replaced: savedCardId(customerId, oldCardId), by: savedCardId(customerId, newCardId) };
+  // Without the card's payment method and issuer, which the kept card's own lookup adds (decision 0074).
+  const id = (cardId: string) => savedCardId({ customerId, cardId, paymentMethodId: null, issuerId: null });
+  return { replaced: id(oldCardId), by: id(newCardId) };
 }
 
 const idOf = (value: unknown): string | null =>

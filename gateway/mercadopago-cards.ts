@@ -7,7 +7,13 @@ import { GatewayError, type CardInput, type CardOwner, type CardToken } from './
  * charges its card again at every renewal. So a card is kept as a customer's card
  * (`POST /v1/customers/:id/cards`, the customer found or created by the buyer's e-mail), and each
  * charge mints a fresh token from it (`POST /v1/card_tokens` with `customer_id` and `card_id`).
- * Our card token id names both: `mpcard:<customer id>:<card id>`.
+ * Our card token id names both, and the card's payment method and issuer, which a payment with the
+ * card sends (`mpcard:<customer id>:<card id>:<payment_method_id>:<issuer_id>`; ids kept before
+ * decision 0074 end at the card id).
+ *
+ * The order is the recurring-charges guide's (Automatic payments, "Create recurring charges"): the
+ * first payment is charged with the browser's token as it is (its security code in it), and the card is
+ * associated with the customer after that payment was approved (decision 0074).
  */
 
 /** What the adapter lends these functions: a per-call config and its error mapping. */
@@ -16,14 +22,25 @@ export interface MercadoPagoCalls {
   sdk<T>(what: string, run: () => Promise<T>): Promise<T>;
 }
 
-const SAVED = /^mpcard:([^:]+):([^:]+)$/;
+const SAVED = /^mpcard:([^:]+):([^:]+)(?::([^:]*):([^:]*))?$/;
 
-export const savedCardId = (customerId: string, cardId: string) => `mpcard:${customerId}:${cardId}`;
+/** A kept card: its customer, its card, and the payment method and issuer a payment with it names. */
+export interface SavedCard {
+  customerId: string;
+  cardId: string;
+  paymentMethodId: string | null;
+  issuerId: string | null;
+}
+
+export const savedCardId = (card: SavedCard) =>
+  `mpcard:${card.customerId}:${card.cardId}` +
+  (card.paymentMethodId ? `:${card.paymentMethodId}:${card.issuerId ?? ''}` : '');
 
 /** The customer and card a kept card's id names; null for a plain (single-use) token. */
-export function savedCardOf(tokenId: string): { customerId: string; cardId: string } | null {
+export function savedCardOf(tokenId: string): SavedCard | null {
   const match = SAVED.exec(tokenId);
-  return match ? { customerId: match[1]!, cardId: match[2]! } : null;
+  if (!match) return null;
+  return { customerId: match[1]!, cardId: match[2]!, paymentMethodId: match[3] || null, issuerId: match[4] || null };
 }
 
 /** Mercado Pago's payment method ids as the brands our records show (`master` is Mastercard, `deb*` debit). */
@@ -111,8 +128,14 @@ function keptCardOf(
   card: Awaited<ReturnType<Customer['getCard']>>,
   holderName: string,
 ): CardToken {
+  const issuer = (card as { issuer?: { id?: string | number | null } }).issuer?.id;
   return {
-    id: savedCardId(customerId, cardId),
+    id: savedCardId({
+      customerId,
+      cardId,
+      paymentMethodId: card.payment_method?.id ?? null,
+      issuerId: issuer === undefined || issuer === null ? null : String(issuer),
+    }),
     brand: brandOf(card.payment_method?.id),
     first4: (card.first_six_digits ?? '').slice(0, 4),
     last4: card.last_four_digits ?? '',
@@ -160,10 +183,16 @@ export async function tokenizeOnServer(calls: MercadoPagoCalls, card: CardInput,
   return token.id;
 }
 
-/** A fresh single-use token from a kept card, for one payment (keyed by it: a retry mints the same one). */
+/**
+ * A fresh single-use token from a kept card, for one payment (keyed by it: a retry mints the same one).
+ * It carries no security code: Mercado Pago charges it only as a merchant-initiated recurring charge of
+ * an application enabled for automatic payments ("To operate automatic payments without CVV, the
+ * application must be enabled for this purpose", Automatic payments, Prerequisites). With the buyer
+ * present, the buyer's browser mints the token from the card's id and its security code instead.
+ */
 export async function tokenFromSavedCard(
   calls: MercadoPagoCalls,
-  saved: { customerId: string; cardId: string },
+  saved: Pick<SavedCard, 'customerId' | 'cardId'>,
   key: string,
 ): Promise<string> {
   const token = await calls.sdk('POST /v1/card_tokens', () =>

@@ -1,4 +1,4 @@
-import { brandOf } from './mercadopago-cards.ts';
+import { brandOf, type SavedCard } from './mercadopago-cards.ts';
 import { centsToReais, reaisToCents, reaisToCentsOrZero } from './mercadopago-money.ts';
 import { mapPaymentStatus } from './mercadopago-status.ts';
 import type {
@@ -8,6 +8,7 @@ import type {
   GatewayTransaction,
   PaymentType,
   PixChargeInput,
+  RecurringCharge,
   SaleDetails,
 } from './port.ts';
 
@@ -130,16 +131,67 @@ export function additionalInfoOf(sale: SaleDetails) {
  * review), which nobody would be there to complete (decision 0069). With the buyer present, 3-D Secure
  * is offered (`three_d_secure_mode: optional`): the issuer may approve at once or ask for a challenge,
  * which the checkout page shows (decision 0075).
+ *
+ * What names the card and its payer (decision 0074), as the recurring-charges guide asks:
+ * - a browser's token (the buyer present): `payment_method_id` and `issuer_id` as the browser's script
+ *   looked them up, and the payer's `email`, name and `identification` ("The minimum required fields
+ *   to send are: token, transaction_amount, installments, payment_method_id and payer.email");
+ * - a kept card (`saved`): the payer as the customer that keeps it (`type: customer`, its id) and the
+ *   card's payment method and issuer; merchant-initiated, with the subscription it bills as
+ *   `point_of_interaction` of type SUBSCRIPTIONS, the buyer not present (`user_present: false`).
  */
-export function cardPaymentBody(input: CardChargeInput & { card: { token: string } }, key: string, common: Common) {
+export function cardPaymentBody(
+  input: CardChargeInput & { card: { token: string } },
+  key: string,
+  common: Common,
+  saved?: SavedCard,
+) {
+  const method = saved?.paymentMethodId
+    ? { paymentMethodId: saved.paymentMethodId, issuerId: saved.issuerId }
+    : (input.cardMethod ?? null);
+  const customerId = saved?.customerId ?? input.buyerId ?? null;
+  const payer = {
+    ...(input.payer?.email ? payerOf(input.payer) : {}),
+    ...(customerId ? { type: 'customer', id: customerId } : {}),
+  };
   return {
     ...base(input.reference, input.amount, key, common, input.sale),
     token: input.card.token,
     installments: input.installments,
     capture: input.capture,
+    ...(method ? { payment_method_id: method.paymentMethodId } : {}),
+    ...(method?.issuerId ? { issuer_id: issuerIdOf(method.issuerId) } : {}),
     ...(input.initiatedBy === 'merchant' ? { binary_mode: true } : { three_d_secure_mode: 'optional' }),
     ...(input.description ? { description: input.description } : {}),
-    ...(input.buyerId ? { payer: { type: 'customer', id: input.buyerId } } : {}),
+    ...(Object.keys(payer).length > 0 ? { payer } : {}),
+    ...(input.initiatedBy === 'merchant' && input.recurring
+      ? { point_of_interaction: subscriptionMessaging(input.recurring) }
+      : {}),
+  };
+}
+
+/** The issuer as the reference types it (a number), where it is one. */
+const issuerIdOf = (id: string) => (/^\d+$/.test(id) ? Number(id) : id);
+
+const INVOICE_PERIOD = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' } as const;
+
+/**
+ * Automatic payments' subscription messaging for a later payment of a subscription ("Subscription
+ * messaging", Process subsequent payments): not its first (`first_time_use: false`), its id, the
+ * period's number, how often it bills, the billing date, and that the buyer is not there. The first
+ * payment's id (`payment_reference`) is not sent: the subscription does not keep it (decision 0074).
+ */
+export function subscriptionMessaging(r: RecurringCharge) {
+  return {
+    type: 'SUBSCRIPTIONS',
+    transaction_data: {
+      first_time_use: false,
+      subscription_id: r.subscriptionId,
+      subscription_sequence: { number: r.sequence },
+      invoice_period: { period: r.intervalCount, type: INVOICE_PERIOD[r.interval] },
+      billing_date: r.billingDate,
+      user_present: false,
+    },
   };
 }
 

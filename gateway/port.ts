@@ -98,6 +98,38 @@ export interface CardChargeInput {
    */
   initiatedBy?: 'buyer' | 'merchant';
   sale?: SaleDetails;
+  /**
+   * The buyer paying with a card their browser just tokenized (the first charge of a card): who pays
+   * (e-mail, name, tax id), which Mercado Pago asks of a payment with a card token (decision 0074).
+   */
+  payer?: BuyerInput | null;
+  /**
+   * What the gateway's browser script told of the card (Mercado Pago's `payment_method_id` and
+   * `issuer_id`, looked up from the card's BIN); absent for a kept card, whose gateway record has them.
+   */
+  cardMethod?: CardMethod | null;
+  /** A merchant-initiated charge of a subscription's kept card: which subscription and period it bills. */
+  recurring?: RecurringCharge;
+}
+
+/** The card's payment method and issuer as the gateway names them (Mercado Pago: `master`, `24`). */
+export interface CardMethod {
+  paymentMethodId: string;
+  issuerId: string | null;
+}
+
+/**
+ * The subscription a merchant-initiated charge bills (Mercado Pago's subscription messaging,
+ * `point_of_interaction` of type SUBSCRIPTIONS): its id, the period's number and its billing date.
+ */
+export interface RecurringCharge {
+  subscriptionId: string;
+  /** The period billed, 1 being the first (the checkout's). */
+  sequence: number;
+  interval: 'day' | 'week' | 'month' | 'year';
+  intervalCount: number;
+  /** YYYY-MM-DD */
+  billingDate: string;
 }
 
 export interface PixChargeInput {
@@ -193,6 +225,13 @@ export interface PaymentDocuments {
 /** A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. */
 export interface CardVault {
   /**
+   * True when the token the buyer's browser makes is good for one payment only (Mercado Pago's): the
+   * first payment is charged with it as it is, and the card kept afterwards (keepBrowserCard with the
+   * same token), as the gateway's recurring-charges guide orders it. False when it is itself a kept
+   * card (the simulator's; absent means false): it is kept before the charge, as any card (decision 0074).
+   */
+  readonly browserTokensSingleUse?: boolean;
+  /**
    * The card data the buyer typed, made chargeable (now and at later renewals): the answer's id is
    * what chargeCard takes. Card data on our server puts the deployment in full PCI DSS scope: a
    * live gateway takes it only when the operator says so (ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE).
@@ -201,8 +240,8 @@ export interface CardVault {
   /**
    * The card behind a token the buyer's browser made with the gateway's own script (the card data
    * never reached this engine), kept so that chargeCard can charge it now and at later renewals. A
-   * real gateway's browser token is single-use, so the card is kept with its `owner`; an unknown,
-   * spent or expired token is refused (not retryable).
+   * real gateway's browser token is single-use, so the card is kept with its `owner` after the token's
+   * first (approved) payment (browserTokensSingleUse); an unknown or expired token is refused (not retryable).
    */
   keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken>;
 }

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes 
 import {
   CHECKOUT_NOT_OPEN,
   firstSubscriptionPeriod,
+  keptCardIdOf,
   METHOD_CHANGED,
   MAX_DECLINED_CONFIRMATIONS,
   paymentKey,
@@ -137,6 +138,7 @@ export class CheckoutRun {
         noFeesInstallments: prepared.noFeesInstallments,
         cardTokenId: request.card!.id,
         ...(request.buyerDevice ? { buyerDevice: request.buyerDevice } : {}),
+        ...(request.card!.browser ? { browserCard: request.card!.browser } : {}),
       });
       return { payment, payBy: null };
     }
@@ -216,7 +218,7 @@ export class CheckoutRun {
       const verdict = await askSubscription(moves.subscriptionId, {
         checkoutId: this.checkoutId,
         payment,
-        cardTokenId: a.request.card?.id ?? null,
+        cardTokenId: keptCardIdOf(a.request.card, payment),
         periodStart: paidAt.toISOString(),
       });
       if (!verdict.accepted) return this.giveBack(a, payment);
@@ -236,7 +238,7 @@ export class CheckoutRun {
           periodEnd: period.periodEnd.toISOString(),
           trialEnd: period.trialEnd?.toISOString() ?? null,
           gatewaySubscriptionId,
-          cardTokenId: a.request.card?.id ?? null,
+          cardTokenId: keptCardIdOf(a.request.card, payment),
         },
       });
     } catch (err) {

@@ -28,6 +28,20 @@ export const confirmCardToken = z
           "with the seller's public key; the sandbox: the simulated gateway's script, same shape)",
       }),
     installments: z.number().int().min(1).max(12).default(1),
+    payment_method_id: z
+      .string()
+      .regex(/^[a-z0-9_]{1,40}$/, 'payment_method_id is not valid')
+      .optional()
+      .meta({
+        description:
+          "The card's payment method as the gateway's browser script found it from the card's BIN (Mercado Pago: " +
+          "`getPaymentMethods`' `id`, e.g. `master`), sent with the card's first payment",
+      }),
+    issuer_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, 'issuer_id is not valid')
+      .optional()
+      .meta({ description: "The card's issuer as the gateway's browser script found it (Mercado Pago: `issuer.id`)" }),
   })
   .meta({
     description: 'Instead of card (our addition): the only card a live deployment takes unless it accepts card data',

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { productNames } from '../catalog/labels.ts';
+import { checkoutOwnerOf } from '../customer/checkout-reads.ts';
 import { kyselyOf } from '../kysely.ts';
 import { sellerOf } from '../organization/hosted-checkout-reads.ts';
 
@@ -24,5 +25,25 @@ export async function checkoutSaleDetails(em: EntityManager, checkoutId: string)
     productId: checkout.productId,
     productName: names.get(checkout.productId) ?? null,
     customerIpAddress: checkout.customerIpAddress ?? null,
+  };
+}
+
+/**
+ * Who pays a checkout's card charge, as the gateway's payment names them (decision 0074): the buyer's
+ * fields the confirmation wrote on the checkout, else its customer's e-mail and name. Undefined for an
+ * unknown checkout.
+ */
+export async function checkoutPayer(em: EntityManager, checkoutId: string) {
+  const checkout = await kyselyOf(em)
+    .selectFrom('checkouts')
+    .select(['customerId', 'customerEmail', 'customerName', 'customerTaxId'])
+    .where('id', '=', checkoutId)
+    .executeTakeFirst();
+  if (!checkout) return undefined;
+  const owner = checkout.customerId ? await checkoutOwnerOf(em, checkout.customerId) : undefined;
+  return {
+    email: checkout.customerEmail ?? owner?.ownerEmail ?? null,
+    name: checkout.customerName ?? owner?.ownerName ?? null,
+    taxId: checkout.customerTaxId ?? null,
   };
 }

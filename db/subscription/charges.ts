@@ -122,16 +122,22 @@ export async function subscriptionOfChargeTransaction(
   return row?.subscriptionId ?? null;
 }
 
+/** `value` as a LIKE pattern that matches only itself. */
+const likeLiteral = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /**
  * The subscriptions that charge kept card `replaced` charge `by` from now on (a card updater's
  * replacement, decision 0071): a compare-and-set of the one column, so a card the buyer changed
  * meanwhile (an upgrade's) is left as it is, and a repeat changes nothing. Returns their rows.
  */
 export async function replaceSubscriptionCard(em: EntityManager, replaced: string, by: string) {
-  return kyselyOf(em)
-    .updateTable('subscriptions')
-    .set({ cardTokenId: by, modifiedAt: new Date() })
-    .where('cardTokenId', '=', replaced)
-    .returningAll()
-    .execute();
+  return (
+    kyselyOf(em)
+      .updateTable('subscriptions')
+      .set({ cardTokenId: by, modifiedAt: new Date() })
+      // The kept card's id, or that id with details after a colon (Mercado Pago's payment method and issuer).
+      .where((eb) => eb.or([eb('cardTokenId', '=', replaced), eb('cardTokenId', 'like', `${likeLiteral(replaced)}:%`)]))
+      .returningAll()
+      .execute()
+  );
 }

@@ -18,7 +18,10 @@ const gateway = (acceptCardData = false) =>
     acceptCardData,
   });
 const owner = { email: 'ana@example.com', name: 'Ana Maria Souza' };
+/** A card kept before decision 0074 (no payment method in its id): still charged as it was. */
 const KEPT = 'mpcard:1234567890-abcdEFGhijKLmn:9876543210';
+/** A card kept now: its id names the payment method and issuer a payment with it sends. */
+const KEPT_WITH_METHOD = `${KEPT}:master:24`;
 
 describe("keeping the browser's card", () => {
   it('finds no customer, creates one, keeps the card: the answer names both', async () => {
@@ -38,7 +41,7 @@ describe("keeping the browser's card", () => {
     expect(sent[2]!.body).toEqual({ token: 'ff8080814c11e237014c1ff593b57b4d' });
     expect(sent[2]!.headers['x-idempotency-key']).toBe('checkout:c1:card:abc:card');
     expect(card).toEqual({
-      id: KEPT,
+      id: KEPT_WITH_METHOD,
       brand: 'mastercard',
       first4: '5031',
       last4: '6351',
@@ -53,7 +56,7 @@ describe("keeping the browser's card", () => {
     answer('POST', '/v1/customers/1234567890-abcdEFGhijKLmn/cards', 201, fixture('customer-card-created'));
     const card = await gateway().keepBrowserCard('tok', owner, 'k');
     expect(sent.map((s) => s.method)).toEqual(['GET', 'POST']);
-    expect(card.id).toBe(KEPT);
+    expect(card.id).toBe(KEPT_WITH_METHOD);
   });
 
   // The customers API's error 101 ("the customer already exist."): another checkout of the same buyer
@@ -70,7 +73,7 @@ describe("keeping the browser's card", () => {
       'GET /v1/customers/search',
       'POST /v1/customers/1234567890-abcdEFGhijKLmn/cards',
     ]);
-    expect(card.id).toBe(KEPT);
+    expect(card.id).toBe(KEPT_WITH_METHOD);
   });
 
   it('retries later when the customer exists yet its search does not show it', async () => {
@@ -167,6 +170,6 @@ describe('card data', () => {
       cardholder: { name: 'APRO' },
     });
     expect(sent[2]!.body).toEqual({ token: 'ff8080814c11e237014c1ff593b57b4d' });
-    expect(card.id).toBe(KEPT);
+    expect(card.id).toBe(KEPT_WITH_METHOD);
   });
 });

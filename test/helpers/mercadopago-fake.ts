@@ -39,7 +39,11 @@ export class FakeMercadoPago {
   readonly requests: FakeRequest[] = [];
   readonly payments = new Map<string, MpPayment & Record<string, any>>();
   private readonly answered = new Map<string, Reply>();
-  private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string }>();
+  /**
+   * Card tokens: a browser's (MercadoPago.js with the card's data, its security code in it), or one minted
+   * from a kept card (`customerId`), with its security code (`cvv`, the buyer's browser) or without (our server).
+   */
+  private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string; cvv: boolean }>();
   private readonly customers = new Map<string, { id: string; email: string }>();
   private readonly racing = new Set<string>();
   /**
@@ -81,9 +85,10 @@ export class FakeMercadoPago {
   }
 
   /**
-   * Refuse a payment with a token minted from a kept card (no security code), as Mercado Pago does
-   * for an application not enabled for payments without CVV: 400, cause 3031
-   * (https://www.mercadopago.com.br/developers/en/support/37020).
+   * The account is not enabled for automatic payments (payments without CVV): a token minted from a kept
+   * card without its security code is refused even for a merchant-initiated recurring charge, 400, cause
+   * 3031 (https://www.mercadopago.com.br/developers/en/support/37020). Off, such a token pays only as a
+   * merchant-initiated recurring charge (see cardRefusal).
    */
   refuseKeptCardTokens = false;
 
@@ -181,14 +186,31 @@ export class FakeMercadoPago {
     const saved = this.tokens.get(`saved:${oldCardId}`)!;
     const newCardId = `card${this.next++}`;
     this.tokens.delete(`saved:${oldCardId}`);
-    this.tokens.set(`saved:${newCardId}`, { holder: saved.holder, customerId });
+    this.tokens.set(`saved:${newCardId}`, { holder: saved.holder, customerId, cvv: false });
     return newCardId;
   }
 
   /** A browser's single-use token, as MercadoPago.js makes it with the public key. */
   browserToken(holder = 'APRO'): string {
     const id = `tok${this.next++}`;
-    this.tokens.set(id, { holder });
+    this.tokens.set(id, { holder, cvv: true });
+    return id;
+  }
+
+  /** confirm-sdk's `card_token`: the browser's token with the payment method and issuer its script found by BIN. */
+  cardToken(holder = 'APRO'): { token: string; payment_method_id: string; issuer_id: string } {
+    return { token: this.browserToken(holder), payment_method_id: 'master', issuer_id: '24' };
+  }
+
+  /**
+   * A token minted in the buyer's browser from a kept card (MercadoPago.js `createCardToken({ cardId,
+   * securityCode })`): with the security code the buyer typed, or, without one, as our server mints it.
+   */
+  keptCardToken(cardId: string, securityCode?: string): string {
+    const saved = this.tokens.get(`saved:${cardId}`);
+    if (!saved) throw new Error(`The fake keeps no card ${cardId}`);
+    const id = `tok${this.next++}`;
+    this.tokens.set(id, { holder: saved.holder, customerId: saved.customerId, cvv: Boolean(securityCode) });
     return id;
   }
 
@@ -233,11 +255,15 @@ export class FakeMercadoPago {
     }
     if (method === 'POST' && (m = /^\/v1\/customers\/([^/]+)\/cards$/.exec(path))) {
       const token = this.tokens.get(body.token);
+      if (this.refusedKeeping > 0) {
+        this.refusedKeeping -= 1;
+        return refused('invalid parameter card token', '2006');
+      }
       if (!token || token.cardId)
         return ok({ message: 'Card Token not found', error: 'bad_request', status: 400, cause: [] }, 400);
       token.cardId = `card${this.next++}`;
-      this.tokens.set(`saved:${token.cardId}`, { holder: token.holder, customerId: m[1] });
-      return ok({ ...this.cardOf(token.holder), id: token.cardId, customer_id: m[1] }, 201);
+      this.tokens.set(`saved:${token.cardId}`, { holder: token.holder, customerId: m[1], cvv: false });
+      return ok({ ...this.cardOf(token.holder), id: token.cardId, customer_id: m[1], issuer: { id: 24 } }, 201);
     }
     if (method === 'GET' && (m = /^\/v1\/customers\/([^/]+)\/cards\/([^/]+)$/.exec(path))) {
       const saved = this.tokens.get(`saved:${m[2]}`);
@@ -250,14 +276,13 @@ export class FakeMercadoPago {
       const saved = this.tokens.get(`saved:${body.card_id}`);
       if (!saved) return ok({ message: 'not found', error: 'not_found', status: 404, cause: [] }, 404);
       const id = `tok${this.next++}`;
-      this.tokens.set(id, { holder: saved.holder, customerId: saved.customerId });
+      const cvv = Boolean(body.security_code);
+      this.tokens.set(id, { holder: saved.holder, customerId: saved.customerId, cvv });
       return ok({ id, card_id: body.card_id, status: 'active' }, 201);
     }
     if (method === 'POST' && path === '/v1/payments') {
-      if (this.refuseKeptCardTokens && this.tokens.get(body.token)?.customerId) {
-        const cause = [{ code: 3031, description: "security_code_id can't be null", data: null }];
-        return ok({ message: "security_code_id can't be null", error: 'bad_request', status: 400, cause }, 400);
-      }
+      const cardRefusal = this.cardRefusal(body);
+      if (cardRefusal) return cardRefusal;
       const refusal = this.payerRefusal(body);
       return refusal ?? ok(this.createPayment(body), 201);
     }
@@ -284,6 +309,56 @@ export class FakeMercadoPago {
       return ok(refund, 201);
     }
     return ok({ message: `The fake has no ${method} ${path}`, error: 'not_found', status: 404, cause: [] }, 404);
+  }
+
+  /**
+   * What a card payment needs of its token, as the references and guides say (decision 0074):
+   * - a browser's token (its security code in it), the recurring-charges guide's "minimum required
+   *   fields": `payment_method_id` and `payer.email` beside the token (400, general code 1, if not);
+   * - a token minted from a kept card without its security code: a merchant-initiated recurring charge
+   *   only (the payer the card's customer, subscription messaging with `user_present: false`), on an
+   *   account enabled for automatic payments (`refuseKeptCardTokens` false); anything else, a buyer-present
+   *   charge among them, is refused as Mercado Pago refuses it: 400, cause 3031
+   *   (https://www.mercadopago.com.br/developers/en/support/37020).
+   */
+  private cardRefusal(body: Record<string, any>): Reply | null {
+    const token = body.token ? this.tokens.get(body.token) : undefined;
+    if (!token) return null;
+    const payer = body.payer ?? {};
+    if (!token.customerId) {
+      if (!body.payment_method_id) return refused("payment_method_id attribute can't be null", '1');
+      if (!payer.email) return refused('payer.email must be a valid email', '1');
+      return null;
+    }
+    if (token.cvv) return null;
+    const poi = body.point_of_interaction ?? {};
+    const merchantInitiated =
+      payer.type === 'customer' &&
+      payer.id === token.customerId &&
+      poi.type === 'SUBSCRIPTIONS' &&
+      poi.transaction_data?.user_present === false;
+    if (this.refuseKeptCardTokens || !merchantInitiated) {
+      const cause = [{ code: 3031, description: "security_code_id can't be null", data: null }];
+      return {
+        statusCode: 400,
+        data: { message: "security_code_id can't be null", error: 'bad_request', status: 400, cause },
+      };
+    }
+    return null;
+  }
+
+  private refusedKeeping = 0;
+
+  /** The next `POST /v1/customers/:id/cards` is refused (400), as for a card Mercado Pago will not keep. */
+  refuseNextCardKeeping(): void {
+    this.refusedKeeping += 1;
+  }
+
+  /** The cards kept with a customer (`POST /v1/customers/:id/cards`), by card id. */
+  keptCards(): { cardId: string; customerId: string }[] {
+    return [...this.tokens.entries()]
+      .filter(([key]) => key.startsWith('saved:'))
+      .map(([key, t]) => ({ cardId: key.slice('saved:'.length), customerId: t.customerId! }));
   }
 
   private addCustomer(email: string) {

@@ -33,12 +33,17 @@ const confirm = (clientSecret: string, body: unknown) =>
 const paymentsOf = (reference: string) => [...mp.payments.values()].filter((p) => p.metadata?.reference === reference);
 
 describe('Mercado Pago: card', () => {
-  it("pays with the browser's token: the card is kept, one payment made with a token minted from it", async () => {
+  it("pays with the browser's token as it is, naming its payment method, issuer and payer; a one-time sale keeps no card", async () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 19_990, taskQueue: QUEUE });
-    const browserToken = mp.browserToken();
+    await sql('update checkouts set customer_name = ?, customer_tax_id = ? where id = ?', [
+      'Ana Souza',
+      '52998224725',
+      c.id,
+    ]);
+    const card = mp.cardToken();
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: browserToken, installments: 3 },
+      card_token: { ...card, installments: 3 },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'succeeded', installments: 3 });
@@ -49,35 +54,87 @@ describe('Mercado Pago: card', () => {
     const paid = mp.requests.find(
       (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.metadata?.reference === c.id,
     )!;
-    expect(paid.body!.token).not.toBe(browserToken); // spent on keeping the card
-    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
+    // The recurring-charges guide's first payment: the browser's token (its security code in it) and
+    // payment_method_id, issuer_id, payer.email and identification (decision 0074).
+    expect(paid.body).toMatchObject({
+      token: card.token,
+      payment_method_id: 'master',
+      issuer_id: 24,
+      installments: 3,
+      payer: {
+        email: expect.stringMatching(/@example\.com$/),
+        first_name: 'Ana',
+        last_name: 'Souza',
+        identification: { type: 'CPF', number: '52998224725' },
+      },
+    });
+    expect(paid.body).not.toHaveProperty('binary_mode');
+    // Nothing made of the card before the charge, and a one-time sale keeps none.
+    expect(mp.requests.filter((r) => r.path === '/v1/card_tokens' || /\/cards$/.test(r.path))).toEqual([]);
     const [t] = await sql(
       'select status, amount::int, gateway_transaction_id, card from transactions where checkout_id = ?',
       [c.id],
     );
     expect(t).toMatchObject({ status: 'succeeded', gateway_transaction_id: String(payment!.id) });
     expect(t.card).toMatchObject({ brand: 'mastercard', first4: '5031', last4: '6351' });
-    // The charge's token was minted from the kept card, keyed by the charge: never the spent browser token.
-    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${paid.key}:token`);
-    expect(minted.map((r) => r.body)).toEqual([
-      { customer_id: paid.body!.payer.id, card_id: expect.stringMatching(/^card/) },
-    ]);
     const [sale] = await sql('select status, amount::int from sales where checkout_id = ?', [c.id]);
     expect(sale).toEqual({ status: 'paid', amount: 19_990 });
+  });
+
+  it('a recurring sale keeps the card after its first payment, with the customer, for the renewals', async () => {
+    const c = await makeCheckout(api.orm, temporal, {
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const card = mp.cardToken();
+    const res = await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: card });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded' });
+
+    const posts = mp.requests.filter((r) => r.method === 'POST');
+    const charged = posts.findIndex((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id);
+    const kept = posts.findIndex((r) => /^\/v1\/customers\/[^/]+\/cards$/.test(r.path) && r.body?.token === card.token);
+    expect(posts[charged]!.body).toMatchObject({ token: card.token, payment_method_id: 'master' });
+    // Kept after the approved charge, under the checkout's own key.
+    expect(kept).toBeGreaterThan(charged);
+    expect(posts[kept]!.key).toMatch(new RegExp(`^checkout:${c.id}:keep-card:\\d+:card$`));
+    const [s] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    const keptCard = mp.keptCards().find((k) => s.card_token_id.includes(`:${k.cardId}:`))!;
+    expect(s.card_token_id).toBe(`mpcard:${keptCard.customerId}:${keptCard.cardId}:master:24`);
+  });
+
+  it('a card the gateway will not keep leaves the sale paid and the subscription with no card', async () => {
+    const c = await makeCheckout(api.orm, temporal, {
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      amount: 4_990,
+      taskQueue: QUEUE,
+    });
+    const card = mp.cardToken();
+    mp.refuseNextCardKeeping();
+    const res = await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: card });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'succeeded' });
+    const [s] = await sql('select status, card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    expect(s).toEqual({ status: 'active', card_token_id: null });
+    const [sale] = await sql('select status from sales where checkout_id = ?', [c.id]);
+    expect(sale).toEqual({ status: 'paid' });
   });
 
   it('a declined card is a 422 with its reason, and the checkout stays open for another try', async () => {
     const c = await makeCheckout(api.orm, temporal, { taskQueue: QUEUE });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken('OTHE') },
+      card_token: mp.cardToken('OTHE'),
     });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'payment_declined' });
     expect((await sql('select status from checkouts where id = ?', [c.id]))[0]).toEqual({ status: 'open' });
     const again = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     expect([again.status, again.body.status]).toEqual([200, 'succeeded']);
   });
@@ -201,29 +258,36 @@ describe('Mercado Pago: what its reference requires (decision 0066)', () => {
 
   it('card: a customer created by a racing checkout (error 101) is found, and the card is kept with it', async () => {
     const email = `racing-${Date.now()}@example.com`;
-    const c = await makeCheckout(api.orm, temporal, { amount: 3_000, email, taskQueue: QUEUE });
+    const c = await makeCheckout(api.orm, temporal, {
+      amount: 3_000,
+      email,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+      taskQueue: QUEUE,
+    });
     mp.raceCustomer(email);
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     expect([res.status, res.body.status]).toEqual([200, 'succeeded']);
     const created = mp.requests.filter(
       (r) => r.method === 'POST' && r.path === '/v1/customers' && r.body?.email === email,
     );
     expect(created).toHaveLength(1); // refused with 101: the racing caller's customer is the one
-    const paid = mp.requests.find((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id)!;
-    expect(paid.body!.payer).toEqual({ type: 'customer', id: expect.stringMatching(/-cust$/) });
+    const kept = mp.requests.find((r) => /\/cards$/.test(r.path) && r.key?.startsWith(`checkout:${c.id}:keep-card`))!;
+    expect(kept.path).toMatch(/^\/v1\/customers\/[^/]+-cust\/cards$/);
+    const [s] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    expect(s.card_token_id).toMatch(/^mpcard:[^:]+-cust:card/);
   });
 });
 
 describe('Mercado Pago: refunds and renewals', () => {
   it('refunds part of a card sale, then the rest, in reais at the gateway', async () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
-    expect(
-      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
-        .status,
-    ).toBe(200);
+    expect((await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() })).status).toBe(
+      200,
+    );
     const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
     const oat = await makeOat(api.orm, c.organizationId, ['web:write', 'web:read']);
     const partial = await api.call('POST', '/api/v1/refunds/', {
@@ -250,10 +314,9 @@ describe('Mercado Pago: refunds and renewals', () => {
       amount: 4_990,
       taskQueue: QUEUE,
     });
-    expect(
-      (await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } }))
-        .status,
-    ).toBe(200);
+    expect((await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() })).status).toBe(
+      200,
+    );
     const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
     const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
     const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
@@ -265,15 +328,36 @@ describe('Mercado Pago: refunds and renewals', () => {
     const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body.charges).toEqual([expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' })]);
 
-    const charges = mp.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/v1/payments' && r.body?.transaction_amount === 49.9,
-    );
-    const ofThisCard = charges.filter((r) => r.body!.payer?.id === charges.at(-1)!.body!.payer.id);
-    expect(ofThisCard.length).toBeGreaterThanOrEqual(2);
-    const [first, renewal] = ofThisCard.slice(-2);
-    expect(renewal!.body!.token).not.toBe(first!.body!.token);
-    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal!.key}:token`);
-    expect(minted).toHaveLength(1);
+    // A merchant-initiated charge of the kept card, as Mercado Pago's automatic payments take one
+    // (decision 0074): a token minted from the card without its security code, the card's customer as
+    // the payer, its payment method and issuer, and the subscription messaging (buyer not present).
+    const [first] = mp.requests.filter((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === c.id);
+    const renewals = mp.requests.filter((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === s.id);
+    expect(renewals).toHaveLength(1);
+    const renewal = renewals[0]!;
+    expect(renewal.body!.token).not.toBe(first!.body!.token);
+    const [kept] = await sql('select card_token_id from subscriptions where id = ?', [s.id]);
+    const [, customerId, cardId] = (kept.card_token_id as string).split(':');
+    expect(renewal.body).toMatchObject({
+      payer: { type: 'customer', id: customerId },
+      payment_method_id: 'master',
+      issuer_id: 24,
+      installments: 1,
+      binary_mode: true,
+      point_of_interaction: {
+        type: 'SUBSCRIPTIONS',
+        transaction_data: {
+          first_time_use: false,
+          subscription_id: s.id,
+          subscription_sequence: { number: 2 },
+          invoice_period: { period: 1, type: 'monthly' },
+          billing_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          user_present: false,
+        },
+      },
+    });
+    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal.key}:token`);
+    expect(minted.map((r) => r.body)).toEqual([{ customer_id: customerId, card_id: cardId }]);
 
     // An extra charge (an invoice due today) charges the same kept card with a payment of its own.
     const invoice = await api.call('POST', `/api/v1/subscriptions/${s.id}/invoices`, {
@@ -306,7 +390,7 @@ describe('Mercado Pago: instalment interest and ambiguous answers', () => {
     const c = await makeCheckout(api.orm, temporal, { amount: 10_000, taskQueue: QUEUE });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken(), installments: 3 },
+      card_token: { ...mp.cardToken(), installments: 3 },
     });
     const [payment] = paymentsOf(c.id);
     return { c, res, payment: payment! };
@@ -357,7 +441,7 @@ describe('Mercado Pago: instalment interest and ambiguous answers', () => {
     mp.answerNextCreateWith(409);
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     const [payment, ...more] = paymentsOf(c.id);
     expect(more).toEqual([]);
@@ -373,8 +457,7 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
     const c = await makeCheckout(api.orm, temporal, { amount: 6_600, taskQueue: QUEUE });
     mp.searchLagMs = 10 * 60_000;
     mp.loseNextCreateAnswers(3); // every quick try of the charge: the payment is made, its answer lost
-    const pay = () =>
-      confirm(c.clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken() } });
+    const pay = () => confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken() });
     let answers;
     try {
       // The buyer, told anything but paid, would pay again: that second try must charge nothing.
@@ -393,5 +476,58 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
     const [t, ...others] = await sql('select gateway_transaction_id from transactions where checkout_id = ?', [c.id]);
     expect(others).toEqual([]);
     expect(t.gateway_transaction_id).toBe(payment!.id);
+  });
+});
+
+describe('Mercado Pago: a kept card asks for its security code with the buyer present (decision 0074)', () => {
+  const charge = (token: string, extra: Record<string, unknown> = {}) =>
+    api.gateway.chargeCard(
+      {
+        reference: `kept-${token}`,
+        amount: 2_000,
+        currency: 'BRL',
+        installments: 1,
+        noFeesInstallments: true,
+        card: { token },
+        capture: true,
+        ...extra,
+      },
+      `test:kept:${token}:${Object.keys(extra).join(',')}`,
+    );
+
+  it('refuses a token minted without the security code for a buyer-present charge, and charges one minted with it', async () => {
+    const email = `kept-${Date.now()}@example.com`;
+    const kept = await api.gateway.keepBrowserCard(
+      mp.browserToken(),
+      { email, name: 'Ana Souza' },
+      `test:keep:${email}`,
+    );
+    const [, customerId, cardId] = kept.id.split(':');
+    const payer = { email };
+    const method = { cardMethod: { paymentMethodId: 'master', issuerId: '24' }, buyerId: customerId, payer };
+
+    // The buyer at the page, the card's token minted without its security code: refused (3031).
+    await expect(charge(mp.keptCardToken(cardId!), method)).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/security_code_id can't be null/),
+    });
+    // The buyer typed the security code again; the browser minted the token with it: approved.
+    const paid = await charge(mp.keptCardToken(cardId!, '123'), method);
+    expect(paid).toMatchObject({ status: 'succeeded', amount: 2_000 });
+
+    // Our server charging the kept card as a buyer's payment (no subscription messaging): refused too.
+    await expect(charge(kept.id)).rejects.toMatchObject({ retryable: false, name: 'SavedCardRefused' });
+    // As the merchant's recurring charge, with the subscription messaging: approved.
+    const renewed = await charge(kept.id, {
+      initiatedBy: 'merchant',
+      recurring: {
+        subscriptionId: 'sub_1',
+        sequence: 2,
+        interval: 'month',
+        intervalCount: 1,
+        billingDate: '2026-11-28',
+      },
+    });
+    expect(renewed).toMatchObject({ status: 'succeeded' });
   });
 });

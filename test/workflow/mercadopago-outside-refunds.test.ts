@@ -31,7 +31,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 async function paidSale(amount: number) {
   const c = await makeCheckout(api.orm, temporal, { amount, taskQueue: QUEUE });
   const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-    body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+    body: { payment_method: 'credit_card', card_token: mp.cardToken() },
   });
   expect(res.status).toBe(200);
   const [sale] = await sql(

@@ -43,7 +43,7 @@ describe('a checkout’s card payment (the buyer present)', () => {
     });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
       device_session_id: 'armor.5f2c9e0d1b',
     });
     expect(res.status).toBe(200);
@@ -66,7 +66,7 @@ describe('a checkout’s card payment (the buyer present)', () => {
     const c = await makeCheckout(api.orm, temporal, { taskQueue: QUEUE });
     const res = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
       device_session_id: 'armor\r\nX-Injected: 1',
     });
     expect(res.status).toBe(400);
@@ -86,7 +86,7 @@ describe('charges nobody is at (the merchant’s)', () => {
     });
     const first = await confirm(c.clientSecret, {
       payment_method: 'credit_card',
-      card_token: { token: mp.browserToken() },
+      card_token: mp.cardToken(),
     });
     expect(first.status).toBe(200);
     expect(chargeOf(c.id).body).not.toHaveProperty('binary_mode');

@@ -61,6 +61,8 @@ export type { SimulatorFaults } from './simulator-idempotency.ts';
 export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling, SandboxControls {
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
+  /** Its browser token is a kept card already (reusable): kept before the charge. */
+  readonly browserTokensSingleUse = false;
   readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0 };
   /** Where callbacks go; tests that start the API on a free port point it there afterwards. */
   readonly callbacks: SimulatorCallbacks;
