@@ -18,6 +18,9 @@ export const paymentFormBody = z
     card_csc: z.string().max(4),
     /** The gateway's browser token of the card (the page's script sets it; the card fields then go unsent). */
     card_token: z.string().max(255),
+    /** The card's payment method and issuer, as the gateway's script looked them up from its BIN. */
+    payment_method_id: z.string().max(40),
+    issuer_id: z.string().max(40),
     installments: z.string().max(2),
     billing_line1: z.string().max(256),
     billing_city: z.string().max(256),
@@ -127,7 +130,14 @@ export function confirmationOf(
             installments,
           }
         : undefined,
-    card_token: token ? { token, installments } : undefined,
+    card_token: token
+      ? {
+          token,
+          installments,
+          payment_method_id: filled(form.payment_method_id),
+          issuer_id: filled(form.issuer_id),
+        }
+      : undefined,
   });
   if (parsed.success) return { body: parsed.data, invalid: null };
   return { body: null, invalid: [...new Set(parsed.error.issues.map((i) => fieldLabel(t, i.path)))] };
