@@ -12,6 +12,7 @@ import { createInvoiceActivities } from './invoices.ts';
 import { createRecurrencePlanActivities } from './recurrence-plans.ts';
 import { createRefundActivities } from './refunds.ts';
 import { createGatewayRefundActivities } from './gateway-refunds.ts';
+import { createDisputeActivities } from './disputes.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -26,6 +27,7 @@ import type { DirectTransactionActivities } from '../contracts/direct-transactio
 import type { InvoiceActivities } from '../contracts/invoice.ts';
 import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
+import type { DisputeActivities } from '../contracts/dispute.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
@@ -56,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     recordSale: (input: RecordSaleInput) => recordSale(deps.orm, input),
     ...createRefundActivities(deps),
     ...createGatewayRefundActivities(deps),
+    ...createDisputeActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
@@ -79,6 +82,7 @@ export function createActivities(deps: ActivityDeps) {
     InvoiceActivities &
     RefundActivities &
     GatewayRefundActivities &
+    DisputeActivities &
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &

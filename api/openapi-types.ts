@@ -1775,6 +1775,40 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'sale.disputed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.disputed: data is the Sale */
+    post: operations['onSaleDisputed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sale.dispute_closed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.dispute_closed: data is the Sale */
+    post: operations['onSaleDisputeClosed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'subscription.created': {
     parameters: {
       query?: never;
@@ -2389,6 +2423,26 @@ export interface components {
       /** @enum {string} */
       status: 'paid' | 'refunded' | 'partially_refunded';
       refunded_amount: number;
+      /** @description What lost disputes (chargebacks) took back from this sale, in cents (decision 0072) */
+      charged_back_amount: number;
+      /** @description Disputes (chargebacks) of the sale's payment, oldest first, as the gateway reported them */
+      disputes: {
+        id: string;
+        /** @description The gateway's id of the chargeback */
+        gateway_dispute_id: string;
+        /**
+         * @description opened until the card network decides: won (kept) or lost (taken back)
+         * @enum {string}
+         */
+        status: 'opened' | 'won' | 'lost';
+        /** @description What the buyer disputes, in cents */
+        amount: number;
+        /** @description What the dispute took back: its amount once lost, else 0 */
+        lost_amount: number;
+        currency: string;
+        opened_at: string;
+        closed_at: string | null;
+      }[];
       created_at: string;
       updated_at: string;
     };
@@ -9994,6 +10048,8 @@ export interface operations {
             | 'sale.created'
             | 'sale.paid'
             | 'sale.refunded'
+            | 'sale.disputed'
+            | 'sale.dispute_closed'
             | 'subscription.created'
             | 'subscription.active'
             | 'subscription.updated'
@@ -10467,6 +10523,8 @@ export interface operations {
             | 'sale.created'
             | 'sale.paid'
             | 'sale.refunded'
+            | 'sale.disputed'
+            | 'sale.dispute_closed'
             | 'subscription.created'
             | 'subscription.active'
             | 'subscription.updated'
@@ -19118,6 +19176,104 @@ export interface operations {
           id: string;
           /** @constant */
           type: 'sale.refunded';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleDisputed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.disputed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleDisputeClosed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.dispute_closed';
           created_at: string;
           organization_id: string;
           /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */

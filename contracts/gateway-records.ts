@@ -132,3 +132,17 @@ export interface GatewayInvoice {
    */
   cycle: number | null;
 }
+
+/** A dispute's state as the gateway reports it: open until the card network decides (decision 0072). */
+export type GatewayDisputeStatus = 'opened' | 'won' | 'lost';
+
+/** A chargeback (dispute) of one of the gateway's payments, as its adapter reads it. */
+export interface GatewayChargeback {
+  id: string;
+  /** The gateway's id of the payment disputed. */
+  transactionId: string;
+  /** What the buyer disputes, in cents, measured as the payment's capturedAmount. */
+  amount: number;
+  currency: string;
+  status: GatewayDisputeStatus;
+}

@@ -6,6 +6,7 @@
 import {
   GatewayError,
   type BoletoPayerField,
+  type Chargebacks,
   type PaymentGateway,
   type RecurringBilling,
   type SandboxControls,
@@ -54,6 +55,11 @@ const SANDBOX_CONTROL_METHODS = [
  */
 export function offersSandboxControls<G extends PaymentGateway>(gateway: G): gateway is G & SandboxControls {
   return hasMethods(gateway, SANDBOX_CONTROL_METHODS);
+}
+
+/** Whether the gateway reports chargebacks that the engine can read (Mercado Pago, the simulator). */
+export function offersChargebacks<G extends PaymentGateway>(gateway: G): gateway is G & Chargebacks {
+  return hasMethods(gateway, ['getChargeback']);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { MercadoPagoConfig, MercadoPagoError, Payment, PaymentRefund } from 'mercadopago';
+import { readChargeback } from './mercadopago-chargebacks.ts';
 import { keepCard, savedCardOf, tokenFromSavedCard, tokenizeOnServer } from './mercadopago-cards.ts';
 import { centsToReais } from './mercadopago-money.ts';
 import {
@@ -17,6 +18,8 @@ import {
   type CardInput,
   type CardOwner,
   type CardToken,
+  type Chargebacks,
+  type GatewayChargeback,
   type GatewayTransaction,
   type PaymentGateway,
   type PixChargeInput,
@@ -90,7 +93,7 @@ const refusedToNull = (err: unknown): null => {
  * - Failures: no answer, 409, 429, 423, 424 and 5xx are retryable; other 4xx are refusals. A create
  *   answered 409 or without its payment is looked up by its key at once (see call).
  */
-export class MercadoPagoGateway implements PaymentGateway {
+export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
   /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
   private readonly options: MercadoPagoOptions;
@@ -229,6 +232,11 @@ export class MercadoPagoGateway implements PaymentGateway {
     return refunded;
   }
 
+  /** `GET /v1/chargebacks/:id` and its payment (gateway/mercadopago-chargebacks.ts, decision 0072). */
+  async getChargeback(chargebackId: string): Promise<GatewayChargeback | null> {
+    return readChargeback(this, chargebackId);
+  }
+
   async tokenizeCard(card: CardInput, idempotencyKey: string, owner?: CardOwner): Promise<CardToken> {
     if (!this.options.acceptCardData) throw new GatewayError(CARD_DATA_REFUSED, false);
     const token = await tokenizeOnServer(this, card, idempotencyKey);
@@ -253,6 +261,11 @@ export class MercadoPagoGateway implements PaymentGateway {
 
   private payments(idempotencyKey: string): Payment {
     return new Payment(this.config(idempotencyKey));
+  }
+
+  /** The SDK's payments client, for the readers beside this adapter (a config of the call's own). */
+  paymentsClient(idempotencyKey: string): Payment {
+    return this.payments(idempotencyKey);
   }
 
   /**

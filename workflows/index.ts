@@ -1,6 +1,7 @@
 export { recurrencePlanWorkflow } from './recurrence-plan.ts';
 export { refundWorkflow } from './refund.ts';
 export { gatewayRefundsWorkflow } from './gateway-refunds.ts';
+export { chargebackWorkflow } from './chargeback.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
@@ -10,6 +11,7 @@ export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
 
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
+import type { ChargebackWorkflow } from '../contracts/dispute.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
@@ -22,6 +24,7 @@ import type { invoiceWorkflow } from './invoice.ts';
 import type { recurrencePlanWorkflow } from './recurrence-plan.ts';
 import type { refundWorkflow } from './refund.ts';
 import type { gatewayRefundsWorkflow } from './gateway-refunds.ts';
+import type { chargebackWorkflow } from './chargeback.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 
@@ -33,6 +36,7 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof invoiceWorkflow, InvoiceWorkflow>,
   Fulfils<typeof refundWorkflow, RefundWorkflow>,
   Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,
+  Fulfils<typeof chargebackWorkflow, ChargebackWorkflow>,
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,

@@ -2,10 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
 import {
+  chargebackOfNotification,
   InvalidNotificationError,
   isIpnNotice,
   verifyPaymentNotification,
 } from '../../gateway/mercadopago-notifications.ts';
+import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { unauthorized } from '../../use-cases/errors.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 import {
@@ -37,6 +39,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
   const secret = config.gateway === 'mercadopago' ? (config.MERCADOPAGO_WEBHOOK_SECRET ?? null) : null;
   /** The payment a verified notice names; null for a notice of another type. */
   const verified = new WeakMap<FastifyRequest, string | null>();
+  /** The chargeback a verified notice of the `chargebacks` topic names (decision 0072). */
+  const chargebacks = new WeakMap<FastifyRequest, string>();
 
   app.post(
     '/mercadopago/notifications',
@@ -79,11 +83,22 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           return reply.send({ received: true as const });
         }
         verified.set(request, verify(request, secret!));
+        const chargeback = verified.get(request) === null ? chargebackOfNotification(noticeOf(request)) : null;
+        if (chargeback) chargebacks.set(request, chargeback);
         // Mercado Pago's word, not a person's: what it leads to is the system's doing.
         request.identifyActor?.(SYSTEM_ACTOR);
       },
     },
     async (request) => {
+      const chargeback = chargebacks.get(request);
+      if (chargeback) {
+        // Read from Mercado Pago and recorded by its workflow; the route writes nothing.
+        const log = request.log.child({ mercadoPagoChargeback: chargeback });
+        if (!(await recordChargebackNotice(deps, chargeback, log))) {
+          log.warn('Mercado Pago notified a chargeback it does not know: ignored');
+        }
+        return { received: true as const };
+      }
       const paymentId = verified.get(request);
       if (!paymentId) return { received: true as const };
       const log = request.log.child({ mercadoPagoPayment: paymentId });
@@ -104,18 +119,21 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
   );
 };
 
-/** The payment a correctly signed notice names (null: another type); anything else is a 401. */
-function verify(request: FastifyRequest, secret: string): string | null {
-  // Not validated yet (the signature comes first): read defensively.
+/** The notice's data.id and type, from the query, else the body (not validated yet: read defensively). */
+function noticeOf(request: FastifyRequest) {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const body = (request.body ?? {}) as { type?: unknown; data?: { id?: unknown } | null };
+  return { dataId: text(query['data.id']) ?? text(body.data?.id), type: text(query.type) ?? text(body.type) };
+}
+
+/** The payment a correctly signed notice names (null: another type); anything else is a 401. */
+function verify(request: FastifyRequest, secret: string): string | null {
   try {
     return verifyPaymentNotification(
       {
         signature: request.headers['x-signature'],
         requestId: request.headers['x-request-id'],
-        dataId: text(query['data.id']) ?? text(body.data?.id),
-        type: text(query.type) ?? text(body.type),
+        ...noticeOf(request),
       },
       secret,
     );

@@ -90,3 +90,13 @@ export async function recordTransactionRefunds(
     .where('id', '=', id)
     .execute();
 }
+
+/** A payment's status as its dispute leaves it (`dispute`, `charged_back`, or back as its refunds say). */
+export async function recordTransactionDisputeStatus(
+  em: EntityManager,
+  id: string,
+  status: string,
+  now: Date,
+): Promise<void> {
+  await kyselyOf(em).updateTable('transactions').set({ status, updatedAt: now }).where('id', '=', id).execute();
+}
