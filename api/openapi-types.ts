@@ -2131,6 +2131,8 @@ export interface components {
         dunning_retry_days: number[];
         /** @enum {string} */
         dunning_exhausted_status: 'unpaid' | 'canceled';
+        /** @enum {string} */
+        chargeback_subscription_action: 'past_due' | 'cancel' | 'none';
       };
       notification_settings: {
         new_sale: boolean;
@@ -2963,6 +2965,11 @@ export interface operations {
              * @enum {string}
              */
             dunning_exhausted_status?: 'unpaid' | 'canceled';
+            /**
+             * @description What a lost chargeback (dispute) of one of its payments does to a subscription: past_due (the default) until a later charge pays, cancel (ended at once, subscription.revoked), or none
+             * @enum {string}
+             */
+            chargeback_subscription_action?: 'past_due' | 'cancel' | 'none';
           };
           notification_settings?: {
             new_sale?: boolean;
@@ -3286,6 +3293,11 @@ export interface operations {
              * @enum {string}
              */
             dunning_exhausted_status?: 'unpaid' | 'canceled';
+            /**
+             * @description What a lost chargeback (dispute) of one of its payments does to a subscription: past_due (the default) until a later charge pays, cancel (ended at once, subscription.revoked), or none
+             * @enum {string}
+             */
+            chargeback_subscription_action?: 'past_due' | 'cancel' | 'none';
           };
           notification_settings?: {
             new_sale?: boolean;

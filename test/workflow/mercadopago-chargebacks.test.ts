@@ -3,6 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { TestApi } from '../helpers/api.ts';
 import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
+import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
+import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { waitFor } from '../helpers/processes.ts';
 import { chargebackNotice, fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
 import { chargebackWorkflowId } from '../../contracts/dispute.ts';
 import { recordHistory } from '../helpers/histories.ts';
@@ -95,17 +98,9 @@ describe('Mercado Pago: chargebacks', () => {
     ]);
     await recordHistory(temporal, 'chargeback-lost', run.workflowId);
 
-    // Mercado Pago sends it again: the run it joins (or starts) records nothing more.
-    expect((await notify(chargebackId, 'lost')).outcome).toMatchObject({ recorded: expect.any(String) });
-    await temporal.workflow.start('chargebackWorkflow', {
-      workflowId: `${run.workflowId}:again`,
-      taskQueue: QUEUE,
-      args: [chargebackId],
-    });
-    expect(await temporal.workflow.getHandle(`${run.workflowId}:again`).result()).toEqual({
-      recorded: null,
-      reason: 'unchanged',
-    });
+    // Mercado Pago sends it again (and again): the runs they start, the first having ended, record nothing.
+    expect((await notify(chargebackId, 'lost')).outcome).toEqual({ recorded: null, reason: 'unchanged' });
+    expect((await notify(chargebackId, 'lost')).outcome).toEqual({ recorded: null, reason: 'unchanged' });
     expect(await disputesOf(saleId)).toHaveLength(1);
     expect(await eventsOf(c.organizationId)).toHaveLength(2);
     expect((await books(saleId)).sale_charged_back).toBe(10_000);
@@ -127,5 +122,83 @@ describe('Mercado Pago: chargebacks', () => {
     const res = await api.call('POST', notice.path, { body: notice.body, headers: notice.headers });
     expect(res.status).toBe(200);
     await expect(temporal.workflow.getHandle(chargebackWorkflowId('999999', 'opened')).describe()).rejects.toThrow();
+  });
+});
+
+/**
+ * A manual monthly subscription bought and renewed once through Mercado Pago (the test clock moves it
+ * into period 2): the subscription, and its renewal's sale and payment.
+ */
+async function renewedSubscription(settings: Record<string, unknown> = {}) {
+  const org = await makeOrganization(api.orm);
+  if (Object.keys(settings).length > 0) {
+    await sql('update organizations set subscription_settings = subscription_settings || ?::jsonb where id = ?', [
+      JSON.stringify(settings),
+      org.id,
+    ]);
+  }
+  const c = await makeCheckout(api.orm, temporal, {
+    organizationId: org.id,
+    recurring: 'month',
+    recurrenceBilling: 'manual',
+    amount: 4_990,
+    taskQueue: QUEUE,
+  });
+  const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
+    body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+  });
+  expect(res.status).toBe(200);
+  const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
+  const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
+  const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
+  const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, { body: { to }, token: s.oat });
+  expect(moved.status).toBe(200);
+  await subscriptionWhen(api, s, (b) => b.period_number === 2 && b.status === 'active');
+  const [renewal] = await sql(
+    `select s.id, t.gateway_transaction_id from sales s join transactions t on t.id = s.transaction_id
+      where s.subscription_id = ? order by s.created_at desc limit 1`,
+    [s.id],
+  );
+  return { s, saleId: renewal.id as string, paymentId: renewal.gateway_transaction_id as string, org };
+}
+
+const subscriptionEvents = async (subscriptionId: string) =>
+  (
+    await sql(
+      `select type, data->>'status' as status from events where type like 'subscription.%'
+        and data->>'id' = ? order by created_at, id`,
+      [subscriptionId],
+    )
+  ).map((e) => `${e.type}:${e.status}`);
+
+describe('Mercado Pago: a renewal charged back', () => {
+  it('is lost: the subscription goes past due (the default), through its workflow', async () => {
+    const { s, saleId, paymentId } = await renewedSubscription();
+    const chargebackId = mp.openChargeback(paymentId);
+    await notify(chargebackId, 'opened');
+    // Open, it changes nothing of the subscription.
+    expect((await sql('select status from subscriptions where id = ?', [s.id]))[0].status).toBe('active');
+    mp.decideChargeback(chargebackId, 'lost');
+    const { outcome } = await notify(chargebackId, 'lost');
+    expect(outcome).toMatchObject({ status: 'lost', subscription: { subscriptionId: s.id, action: 'past_due' } });
+    const body = await subscriptionWhen(api, s, (b) => b.status === 'past_due');
+    expect(body.status).toBe('past_due');
+    expect((await subscriptionEvents(s.id)).at(-1)).toBe('subscription.past_due:past_due');
+    expect(await disputesOf(saleId)).toEqual([{ status: 'lost', amount: 4_990, lost_amount: 4_990, closed: true }]);
+  });
+
+  it("is lost under chargeback_subscription_action cancel: the subscription ends; under none, it stays", async () => {
+    const canceled = await renewedSubscription({ chargeback_subscription_action: 'cancel' });
+    const first = mp.openChargeback(canceled.paymentId);
+    mp.decideChargeback(first, 'lost');
+    await notify(first, 'lost');
+    expect((await subscriptionWhen(api, canceled.s, (b) => b.status === 'canceled')).status).toBe('canceled');
+
+    const kept = await renewedSubscription({ chargeback_subscription_action: 'none' });
+    const second = mp.openChargeback(kept.paymentId);
+    mp.decideChargeback(second, 'lost');
+    expect((await notify(second, 'lost')).outcome).toMatchObject({ status: 'lost', subscription: null });
+    await waitFor(async () => (await disputesOf(kept.saleId)).length === 1, { what: 'the dispute', timeoutMs: 10_000 });
+    expect((await sql('select status from subscriptions where id = ?', [kept.s.id]))[0].status).toBe('active');
   });
 });

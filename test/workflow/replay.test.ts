@@ -34,6 +34,8 @@ const RECORDED = {
   webhookRelayWorkflow: 'webhook-relay-pass.json',
   // test/workflow/mercadopago-outside-refunds.test.ts, "a full refund is recorded as a refund of the sale, …"
   gatewayRefundsWorkflow: 'gateway-refunds-recorded.json',
+  // test/workflow/mercadopago-chargebacks.test.ts, "a dispute opens, then is lost: …"
+  chargebackWorkflow: 'chargeback-lost.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.
