@@ -8952,7 +8952,7 @@ export interface operations {
               end_at: string;
               /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
               revenue: number;
-              /** @description revenue minus refunds, in cents */
+              /** @description revenue minus refunds and chargebacks, in cents */
               net_revenue: number;
               /** @description What has been refunded of the sales made in the period (up to today), in cents */
               refunds: number;
@@ -8960,6 +8960,10 @@ export interface operations {
               sales_count: number;
               /** @description Sales made in the period refunded in whole or in part */
               refunded_sales_count: number;
+              /** @description What lost disputes (chargebacks) took back of the sales made in the period (up to today), in cents */
+              chargebacks: number;
+              /** @description Sales made in the period whose payment was disputed (a chargeback), whatever the outcome */
+              disputed_sales_count: number;
               /** @description revenue / sales_count, rounded half up to the cent; null without sales */
               average_order_value: number | null;
               /** @description Subscriptions started in the period */
@@ -8981,7 +8985,7 @@ export interface operations {
             totals: {
               /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
               revenue: number;
-              /** @description revenue minus refunds, in cents */
+              /** @description revenue minus refunds and chargebacks, in cents */
               net_revenue: number;
               /** @description What has been refunded of the sales made in the period (up to today), in cents */
               refunds: number;
@@ -8989,6 +8993,10 @@ export interface operations {
               sales_count: number;
               /** @description Sales made in the period refunded in whole or in part */
               refunded_sales_count: number;
+              /** @description What lost disputes (chargebacks) took back of the sales made in the period (up to today), in cents */
+              chargebacks: number;
+              /** @description Sales made in the period whose payment was disputed (a chargeback), whatever the outcome */
+              disputed_sales_count: number;
               /** @description revenue / sales_count, rounded half up to the cent; null without sales */
               average_order_value: number | null;
               /** @description Subscriptions started in the period */

@@ -98,6 +98,19 @@ describe('Mercado Pago: chargebacks', () => {
     ]);
     await recordHistory(temporal, 'chargeback-lost', run.workflowId);
 
+    // The metrics count it: the sale disputed, its money taken off the net revenue.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const metrics = await api.call('GET', `/api/v1/metrics/?start_date=${day(-1)}&end_date=${day(1)}&interval=day`, {
+      token: await makeOat(api.orm, c.organizationId),
+    });
+    expect(metrics.status).toBe(200);
+    expect(metrics.body.totals).toMatchObject({
+      revenue: 10_000,
+      chargebacks: 10_000,
+      disputed_sales_count: 1,
+      net_revenue: 0,
+    });
+
     // Mercado Pago sends it again (and again): the runs they start, the first having ended, record nothing.
     expect((await notify(chargebackId, 'lost')).outcome).toEqual({ recorded: null, reason: 'unchanged' });
     expect((await notify(chargebackId, 'lost')).outcome).toEqual({ recorded: null, reason: 'unchanged' });
@@ -151,7 +164,10 @@ async function renewedSubscription(settings: Record<string, unknown> = {}) {
   const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
   const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
   const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
-  const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, { body: { to }, token: s.oat });
+  const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+    body: { to },
+    token: s.oat,
+  });
   expect(moved.status).toBe(200);
   await subscriptionWhen(api, s, (b) => b.period_number === 2 && b.status === 'active');
   const [renewal] = await sql(
@@ -187,7 +203,7 @@ describe('Mercado Pago: a renewal charged back', () => {
     expect(await disputesOf(saleId)).toEqual([{ status: 'lost', amount: 4_990, lost_amount: 4_990, closed: true }]);
   });
 
-  it("is lost under chargeback_subscription_action cancel: the subscription ends; under none, it stays", async () => {
+  it('is lost under chargeback_subscription_action cancel: the subscription ends; under none, it stays', async () => {
     const canceled = await renewedSubscription({ chargeback_subscription_action: 'cancel' });
     const first = mp.openChargeback(canceled.paymentId);
     mp.decideChargeback(first, 'lost');
