@@ -5,6 +5,7 @@
  */
 
 import type { BuyerAddress } from '../domain/checkout.ts';
+import type { DisputeStatus } from '../domain/disputes.ts';
 
 /** What is kept of a card: never its number or CVV (gateway/card.ts declares its schema, `cardToken`). */
 export interface StoredCard {
@@ -134,7 +135,7 @@ export interface GatewayInvoice {
 }
 
 /** A dispute's state as the gateway reports it: open until the card network decides (decision 0072). */
-export type GatewayDisputeStatus = 'opened' | 'won' | 'lost';
+export type GatewayDisputeStatus = DisputeStatus;
 
 /** A chargeback (dispute) of one of the gateway's payments, as its adapter reads it. */
 export interface GatewayChargeback {

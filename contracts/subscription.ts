@@ -217,7 +217,10 @@ export interface SubscriptionActivities {
   recordCheckoutSale(input: CheckoutPaidNotice & { subscriptionId: string; at: string }): Promise<CheckoutSaleRecord>;
   changeSubscription(input: {
     subscriptionId: string;
-    change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due' | 'charged_back'>;
+    change: Extract<
+      SubscriptionChange,
+      'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due' | 'charged_back'
+    >;
     exhaustedStatus?: DunningExhaustedStatus;
     at: string;
   }): Promise<SubscriptionRecord>;

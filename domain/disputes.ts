@@ -1,11 +1,9 @@
-import type { GatewayDisputeStatus } from '../contracts/gateway-records.ts';
-
 /**
  * Disputes (chargebacks) of a sale's payment (decision 0072): a buyer's bank disputes a payment, the
  * dispute is `opened`, and the card network decides it `won` (the merchant keeps the money) or `lost`
  * (the money goes back to the buyer). What a lost dispute takes back is recorded against the sale.
  */
-export const DISPUTE_STATUSES = ['opened', 'won', 'lost'] as const satisfies readonly GatewayDisputeStatus[];
+export const DISPUTE_STATUSES = ['opened', 'won', 'lost'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 
 export type DisputeEvent = 'sale.disputed' | 'sale.dispute_closed';

@@ -263,11 +263,6 @@ export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
     return new Payment(this.config(idempotencyKey));
   }
 
-  /** The SDK's payments client, for the readers beside this adapter (a config of the call's own). */
-  paymentsClient(idempotencyKey: string): Payment {
-    return this.payments(idempotencyKey);
-  }
-
   /**
    * One call answered with a payment. An answer that does not say whether the payment was made (409,
    * or a 2xx without the payment) is unknown: retryable, never a refusal. A create (`createdBy`, its

@@ -1,9 +1,9 @@
-import { Chargeback } from 'mercadopago';
+import { Chargeback, Payment } from 'mercadopago';
 import type { GatewayChargeback, GatewayDisputeStatus } from '../contracts/gateway-records.ts';
 import { reaisToCents } from './mercadopago-money.ts';
-import type { MercadoPagoGateway } from './mercadopago-adapter.ts';
-import { MercadoPagoGatewayError } from './mercadopago-adapter.ts';
+import type { MercadoPagoCalls } from './mercadopago-cards.ts';
 import type { MpPayment } from './mercadopago-payments.ts';
+import { GatewayError } from './port.ts';
 
 /**
  * `GET /v1/chargebacks/:id` (the chargebacks API reference; the SDK's `Chargeback` client), and the
@@ -28,7 +28,7 @@ export interface MpChargeback {
   documentation_status?: string;
 }
 
-export async function readChargeback(mp: MercadoPagoGateway, chargebackId: string): Promise<GatewayChargeback | null> {
+export async function readChargeback(mp: MercadoPagoCalls, chargebackId: string): Promise<GatewayChargeback | null> {
   const chargeback = await orNull(
     mp.sdk(`GET /v1/chargebacks/${chargebackId}`, () =>
       new Chargeback(mp.config(`get-chargeback-${chargebackId}`)).get({ id: chargebackId }),
@@ -39,7 +39,9 @@ export async function readChargeback(mp: MercadoPagoGateway, chargebackId: strin
   const paymentId = c.payment_id ?? c.payments?.[0];
   if (paymentId === undefined || paymentId === null) return null;
   const payment = await orNull(
-    mp.sdk(`GET /v1/payments/${paymentId}`, () => mp.paymentsClient(`get-${paymentId}`).get({ id: String(paymentId) })),
+    mp.sdk(`GET /v1/payments/${paymentId}`, () =>
+      new Payment(mp.config(`get-${paymentId}`)).get({ id: String(paymentId) }),
+    ),
   );
   return {
     id: String(c.id),
@@ -63,6 +65,7 @@ export function disputeStatus(c: MpChargeback, payment: Pick<MpPayment, 'status'
 
 const orNull = <T>(call: Promise<T>): Promise<T | null> =>
   call.catch((err: unknown) => {
-    if (err instanceof MercadoPagoGatewayError && err.status === 404) return null;
+    // The adapter's errors carry Mercado Pago's HTTP status (MercadoPagoGatewayError).
+    if (err instanceof GatewayError && (err as GatewayError & { status?: number }).status === 404) return null;
     throw err;
   });

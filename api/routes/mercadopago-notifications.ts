@@ -29,7 +29,8 @@ import type { RouteDeps } from '../route-deps.ts';
  * answered. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
  * documented two ways, and a retried notice may keep it: decision 0066).
  * A payment it shows refunded starts the workflow that records a refund made in Mercado Pago's panel
- * (decision 0068): the route itself writes nothing.
+ * (decision 0068), and a `chargebacks` notice the one that records the dispute (decision 0072): the
+ * route itself writes nothing.
  * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is not one of our
  * checkouts', is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
@@ -55,6 +56,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           'it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. ' +
           'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
           'The payment is then read from Mercado Pago, never from the notice, and its checkout is told. ' +
+          'A notice of the chargebacks topic (`type=chargebacks`) is read back from Mercado Pago ' +
+          '(`GET /v1/chargebacks/<data.id>`) and recorded as a dispute of the sale by its workflow. ' +
           'A notice of another type, or about a payment that is not one of our checkouts’, is acknowledged ' +
           'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
         querystring: mercadoPagoNotificationQuery,

@@ -46,7 +46,9 @@ const figures = {
   sales_count: count('Sales made in the period that took money (amount above zero)'),
   refunded_sales_count: count('Sales made in the period refunded in whole or in part'),
   chargebacks: cents('What lost disputes (chargebacks) took back of the sales made in the period (up to today)'),
-  disputed_sales_count: count('Sales made in the period whose payment was disputed (a chargeback), whatever the outcome'),
+  disputed_sales_count: count(
+    'Sales made in the period whose payment was disputed (a chargeback), whatever the outcome',
+  ),
   average_order_value: z
     .number()
     .int()
