@@ -28,7 +28,7 @@ export const TABLE_OWNERS = {
   catalog: ['products', 'prices', 'product_medias', 'discounts', 'discount_redemptions', 'checkout_links'],
   customer: ['customers', 'customer_sessions'],
   checkout: ['checkouts', 'transactions', 'gateway_callbacks'],
-  sale: ['sales', 'refunds'],
+  sale: ['sales', 'refunds', 'disputes'],
   subscription: ['subscriptions', 'subscription_charges'],
   invoice: ['subscription_invoices'],
   event: [

@@ -14,6 +14,7 @@ import { createRefundActivities } from './refunds.ts';
 import { createGatewayRefundActivities } from './gateway-refunds.ts';
 import { createPaymentNoticeActivities } from './payment-notices.ts';
 import { createKeptCardActivities } from './kept-cards.ts';
+import { createDisputeActivities } from './disputes.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -30,6 +31,7 @@ import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 import type { KeptCardActivities } from '../contracts/kept-card.ts';
 import type { PaymentNoticeActivities } from '../contracts/payment-notice.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
+import type { DisputeActivities } from '../contracts/dispute.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
@@ -62,6 +64,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGatewayRefundActivities(deps),
     ...createPaymentNoticeActivities(deps),
     ...createKeptCardActivities(deps),
+    ...createDisputeActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createSubscriptionSaleActivities(deps),
@@ -87,6 +90,7 @@ export function createActivities(deps: ActivityDeps) {
     GatewayRefundActivities &
     PaymentNoticeActivities &
     KeptCardActivities &
+    DisputeActivities &
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &

@@ -219,7 +219,10 @@ function lifecycleActivities(deps: { orm: Orm }) {
     /** A lifecycle change with no charge: dunning exhausted, the period ended canceled, a revocation. */
     async changeSubscription(input: {
       subscriptionId: string;
-      change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due'>;
+      change: Extract<
+        SubscriptionChange,
+        'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due' | 'charged_back'
+      >;
       exhaustedStatus?: DunningExhaustedStatus;
       at: string;
     }): Promise<SubscriptionRecord> {

@@ -920,7 +920,7 @@ export interface paths {
     put?: never;
     /**
      * Receive a payment notification from Mercado Pago
-     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that charge the replaced kept card to the new one, once Mercado Pago answers the new card. A notice of another type, or about a payment that is none of ours, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
+     * @description Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that charge the replaced kept card to the new one, once Mercado Pago answers the new card. A notice of the chargebacks topic (`type=chargebacks`) is read back from Mercado Pago (`GET /v1/chargebacks/<data.id>`) and recorded as a dispute of the sale by its workflow. A notice of another type, or about a payment that is none of ours, is acknowledged and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).
      */
     post: operations['receiveMercadoPagoNotification'];
     delete?: never;
@@ -1835,6 +1835,40 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'sale.disputed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.disputed: data is the Sale */
+    post: operations['onSaleDisputed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'sale.dispute_closed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** sale.dispute_closed: data is the Sale */
+    post: operations['onSaleDisputeClosed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'subscription.created': {
     parameters: {
       query?: never;
@@ -2157,6 +2191,8 @@ export interface components {
         dunning_retry_days: number[];
         /** @enum {string} */
         dunning_exhausted_status: 'unpaid' | 'canceled';
+        /** @enum {string} */
+        chargeback_subscription_action: 'past_due' | 'cancel' | 'none';
       };
       notification_settings: {
         new_sale: boolean;
@@ -2449,6 +2485,26 @@ export interface components {
       /** @enum {string} */
       status: 'paid' | 'refunded' | 'partially_refunded';
       refunded_amount: number;
+      /** @description What lost disputes (chargebacks) took back from this sale, in cents (decision 0072) */
+      charged_back_amount: number;
+      /** @description Disputes (chargebacks) of the sale's payment, oldest first, as the gateway reported them */
+      disputes: {
+        id: string;
+        /** @description The gateway's id of the chargeback */
+        gateway_dispute_id: string;
+        /**
+         * @description opened until the card network decides: won (kept) or lost (taken back)
+         * @enum {string}
+         */
+        status: 'opened' | 'won' | 'lost';
+        /** @description What the buyer disputes, in cents */
+        amount: number;
+        /** @description What the dispute took back: its amount once lost, else 0 */
+        lost_amount: number;
+        currency: string;
+        opened_at: string;
+        closed_at: string | null;
+      }[];
       created_at: string;
       updated_at: string;
     };
@@ -2969,6 +3025,11 @@ export interface operations {
              * @enum {string}
              */
             dunning_exhausted_status?: 'unpaid' | 'canceled';
+            /**
+             * @description What a lost chargeback (dispute) of one of its payments does to a subscription: past_due (the default) until a later charge pays, cancel (ended at once, subscription.revoked), or none
+             * @enum {string}
+             */
+            chargeback_subscription_action?: 'past_due' | 'cancel' | 'none';
           };
           notification_settings?: {
             new_sale?: boolean;
@@ -3292,6 +3353,11 @@ export interface operations {
              * @enum {string}
              */
             dunning_exhausted_status?: 'unpaid' | 'canceled';
+            /**
+             * @description What a lost chargeback (dispute) of one of its payments does to a subscription: past_due (the default) until a later charge pays, cancel (ended at once, subscription.revoked), or none
+             * @enum {string}
+             */
+            chargeback_subscription_action?: 'past_due' | 'cancel' | 'none';
           };
           notification_settings?: {
             new_sale?: boolean;
@@ -8946,7 +9012,7 @@ export interface operations {
               end_at: string;
               /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
               revenue: number;
-              /** @description revenue minus refunds, in cents */
+              /** @description revenue minus refunds and chargebacks, in cents */
               net_revenue: number;
               /** @description What has been refunded of the sales made in the period (up to today), in cents */
               refunds: number;
@@ -8954,6 +9020,10 @@ export interface operations {
               sales_count: number;
               /** @description Sales made in the period refunded in whole or in part */
               refunded_sales_count: number;
+              /** @description What lost disputes (chargebacks) took back of the sales made in the period (up to today), in cents */
+              chargebacks: number;
+              /** @description Sales made in the period whose payment was disputed (a chargeback), whatever the outcome */
+              disputed_sales_count: number;
               /** @description revenue / sales_count, rounded half up to the cent; null without sales */
               average_order_value: number | null;
               /** @description Subscriptions started in the period */
@@ -8975,7 +9045,7 @@ export interface operations {
             totals: {
               /** @description Sum of the amounts of the sales made in the period (after discounts), in cents */
               revenue: number;
-              /** @description revenue minus refunds, in cents */
+              /** @description revenue minus refunds and chargebacks, in cents */
               net_revenue: number;
               /** @description What has been refunded of the sales made in the period (up to today), in cents */
               refunds: number;
@@ -8983,6 +9053,10 @@ export interface operations {
               sales_count: number;
               /** @description Sales made in the period refunded in whole or in part */
               refunded_sales_count: number;
+              /** @description What lost disputes (chargebacks) took back of the sales made in the period (up to today), in cents */
+              chargebacks: number;
+              /** @description Sales made in the period whose payment was disputed (a chargeback), whatever the outcome */
+              disputed_sales_count: number;
               /** @description revenue / sales_count, rounded half up to the cent; null without sales */
               average_order_value: number | null;
               /** @description Subscriptions started in the period */
@@ -10054,6 +10128,8 @@ export interface operations {
             | 'sale.created'
             | 'sale.paid'
             | 'sale.refunded'
+            | 'sale.disputed'
+            | 'sale.dispute_closed'
             | 'subscription.created'
             | 'subscription.active'
             | 'subscription.updated'
@@ -10527,6 +10603,8 @@ export interface operations {
             | 'sale.created'
             | 'sale.paid'
             | 'sale.refunded'
+            | 'sale.disputed'
+            | 'sale.dispute_closed'
             | 'subscription.created'
             | 'subscription.active'
             | 'subscription.updated'
@@ -19608,6 +19686,104 @@ export interface operations {
           id: string;
           /** @constant */
           type: 'sale.refunded';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleDisputed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.disputed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Sale'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onSaleDisputeClosed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'sale.dispute_closed';
           created_at: string;
           organization_id: string;
           /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */

@@ -5,6 +5,7 @@
  */
 
 import type { BuyerAddress } from '../domain/checkout.ts';
+import type { DisputeStatus } from '../domain/disputes.ts';
 
 /** What is kept of a card: never its number or CVV (gateway/card.ts declares its schema, `cardToken`). */
 export interface StoredCard {
@@ -144,4 +145,18 @@ export interface GatewayInvoice {
    * start date); null for an extra charge created with createInvoice.
    */
   cycle: number | null;
+}
+
+/** A dispute's state as the gateway reports it: open until the card network decides (decision 0072). */
+export type GatewayDisputeStatus = DisputeStatus;
+
+/** A chargeback (dispute) of one of the gateway's payments, as its adapter reads it. */
+export interface GatewayChargeback {
+  id: string;
+  /** The gateway's id of the payment disputed. */
+  transactionId: string;
+  /** What the buyer disputes, in cents, measured as the payment's capturedAmount. */
+  amount: number;
+  currency: string;
+  status: GatewayDisputeStatus;
 }

@@ -87,6 +87,12 @@ export type CheckoutSaleVerdict = { accepted: true } | { accepted: false; reason
 /** The gateway notified a change of one of this subscription's invoices: the workflow asks the gateway. */
 export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 
+/**
+ * A lost dispute took back a payment of this subscription (decision 0072): the merchant's
+ * chargeback_subscription_action says what follows, `past_due` or `cancel` (ended now).
+ */
+export const chargedBackSignal = defineSignal<[{ action: 'past_due' | 'cancel' }]>('chargedBack');
+
 /** PaymentIssue of a run whose gateway has not billed a period past the grace. */
 export const MISSING_RENEWAL = 'gateway_renewal_missing';
 /** PaymentIssue of a run whose raced renewal the gateway refused to give back: an operator refunds it. */
@@ -211,7 +217,10 @@ export interface SubscriptionActivities {
   recordCheckoutSale(input: CheckoutPaidNotice & { subscriptionId: string; at: string }): Promise<CheckoutSaleRecord>;
   changeSubscription(input: {
     subscriptionId: string;
-    change: Extract<SubscriptionChange, 'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due'>;
+    change: Extract<
+      SubscriptionChange,
+      'dunning_exhausted' | 'period_ended_canceled' | 'revoked' | 'payment_due' | 'charged_back'
+    >;
     exhaustedStatus?: DunningExhaustedStatus;
     at: string;
   }): Promise<SubscriptionRecord>;

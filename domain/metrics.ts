@@ -121,6 +121,10 @@ export interface SalePeriodSums {
   refunds: number;
   salesCount: number;
   refundedSalesCount: number;
+  /** What lost disputes took back of the period's sales. */
+  chargebacks: number;
+  /** The period's sales with a dispute (chargeback), whatever its outcome. */
+  disputedSalesCount: number;
 }
 
 /** One period's checkouts (renewals left out): those opened, and those that succeeded. */
@@ -143,6 +147,8 @@ export interface PeriodSums {
   refunds: number;
   sales_count: number;
   refunded_sales_count: number;
+  chargebacks: number;
+  disputed_sales_count: number;
   new_subscriptions: number;
   churned_subscriptions: number;
   /** At the period's end. */
@@ -175,6 +181,8 @@ export function combinedSums(
       refunds: s.refunds,
       sales_count: s.salesCount,
       refunded_sales_count: s.refundedSalesCount,
+      chargebacks: s.chargebacks,
+      disputed_sales_count: s.disputedSalesCount,
       new_subscriptions: u.newSubscriptions,
       churned_subscriptions: u.churnedSubscriptions,
       active_subscriptions: u.activeSubscriptions,
@@ -195,7 +203,7 @@ export interface PeriodFigures extends PeriodSums {
 export function figuresOf(sums: PeriodSums): PeriodFigures {
   return {
     ...sums,
-    net_revenue: sums.revenue - sums.refunds,
+    net_revenue: sums.revenue - sums.refunds - sums.chargebacks,
     average_order_value: roundedQuotient(sums.revenue, sums.sales_count),
     checkout_conversion: shareOf(sums.succeeded_checkouts, sums.checkouts),
   };
@@ -214,6 +222,8 @@ export function totalsOf(periods: readonly PeriodSums[]): PeriodFigures {
     refunds: sum('refunds'),
     sales_count: sum('sales_count'),
     refunded_sales_count: sum('refunded_sales_count'),
+    chargebacks: sum('chargebacks'),
+    disputed_sales_count: sum('disputed_sales_count'),
     new_subscriptions: sum('new_subscriptions'),
     churned_subscriptions: sum('churned_subscriptions'),
     active_subscriptions: last?.active_subscriptions ?? 0,

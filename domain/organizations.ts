@@ -1,4 +1,5 @@
 import { DEFAULT_ALLOW_MULTIPLE_SUBSCRIPTIONS } from './checkout.ts';
+import { DEFAULT_CHARGEBACK_SUBSCRIPTION_ACTION, type ChargebackSubscriptionAction } from './disputes.ts';
 import { DEFAULT_PRORATION_BEHAVIOR } from './proration.ts';
 import { DEFAULT_DUNNING_RETRY_DAYS, type DunningExhaustedStatus } from './subscriptions.ts';
 
@@ -18,5 +19,7 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS = {
   dunning_retry_days: [...DEFAULT_DUNNING_RETRY_DAYS],
   /** Where a subscription ends up when every retry was refused. */
   dunning_exhausted_status: 'unpaid' as DunningExhaustedStatus,
+  /** What a lost chargeback of a subscription's payment does to it (domain/disputes.ts, decision 0072). */
+  chargeback_subscription_action: DEFAULT_CHARGEBACK_SUBSCRIPTION_ACTION as ChargebackSubscriptionAction,
 };
 export const DEFAULT_NOTIFICATION_SETTINGS = { new_sale: true, new_subscription: true };

@@ -74,7 +74,9 @@ export type SubscriptionChange =
   /** The period ended with cancel_at_period_end set. */
   | 'period_ended_canceled'
   /** Ended now by the merchant (or a customer where allowed). */
-  | 'revoked';
+  | 'revoked'
+  /** A paid period's payment was taken back by a lost dispute (decision 0072): owed again. */
+  | 'charged_back';
 
 export type DunningExhaustedStatus = 'unpaid' | 'canceled';
 
@@ -128,6 +130,10 @@ export function transition(
       return { status: 'canceled', event: 'subscription.canceled' };
     case 'revoked':
       return { status: 'canceled', event: 'subscription.revoked' };
+    case 'charged_back':
+      return status === 'active' || status === 'trialing'
+        ? { status: 'past_due', event: 'subscription.past_due' }
+        : null;
   }
 }
 

@@ -7,6 +7,7 @@ import {
   GatewayError,
   type BoletoPayerField,
   type KeptCardLookup,
+  type Chargebacks,
   type PaymentGateway,
   type RecurringBilling,
   type SandboxControls,
@@ -61,6 +62,11 @@ export function offersSandboxControls<G extends PaymentGateway>(gateway: G): gat
 /** Whether the gateway's card updater replaces kept cards, which it then answers by id (decision 0071). */
 export function offersKeptCardLookup<G extends PaymentGateway>(gateway: G): gateway is G & KeptCardLookup {
   return hasMethods(gateway, ['keptCard']);
+}
+
+/** Whether the gateway reports chargebacks that the engine can read (Mercado Pago, the simulator). */
+export function offersChargebacks<G extends PaymentGateway>(gateway: G): gateway is G & Chargebacks {
+  return hasMethods(gateway, ['getChargeback']);
 }
 
 /**

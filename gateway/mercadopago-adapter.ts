@@ -1,4 +1,5 @@
 import { MercadoPagoConfig, MercadoPagoError, Payment, PaymentRefund } from 'mercadopago';
+import { readChargeback } from './mercadopago-chargebacks.ts';
 import { keepCard, readKeptCard, savedCardOf, tokenFromSavedCard, tokenizeOnServer } from './mercadopago-cards.ts';
 import { centsToReais } from './mercadopago-money.ts';
 import {
@@ -17,6 +18,8 @@ import {
   type CardInput,
   type CardOwner,
   type CardToken,
+  type Chargebacks,
+  type GatewayChargeback,
   type GatewayTransaction,
   type PaymentGateway,
   type PixChargeInput,
@@ -90,7 +93,7 @@ const refusedToNull = (err: unknown): null => {
  * - Failures: no answer, 409, 429, 423, 424 and 5xx are retryable; other 4xx are refusals. A create
  *   answered 409 or without its payment is looked up by its key at once (see call).
  */
-export class MercadoPagoGateway implements PaymentGateway {
+export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
   /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
   /** MercadoPago.js' card token pays once: the first payment is charged with it, the card kept afterwards. */
@@ -230,6 +233,11 @@ export class MercadoPagoGateway implements PaymentGateway {
     const refunded = await this.getTransaction(transactionId);
     if (!refunded) throw new GatewayError(`Mercado Pago payment ${transactionId} vanished after its refund`, true);
     return refunded;
+  }
+
+  /** `GET /v1/chargebacks/:id` and its payment (gateway/mercadopago-chargebacks.ts, decision 0072). */
+  async getChargeback(chargebackId: string): Promise<GatewayChargeback | null> {
+    return readChargeback(this, chargebackId);
   }
 
   async tokenizeCard(card: CardInput, idempotencyKey: string, owner?: CardOwner): Promise<CardToken> {

@@ -66,3 +66,14 @@ export function webhooksOnly(url: string): string {
   registered.searchParams.set('source_news', 'webhooks');
   return registered.toString();
 }
+
+/**
+ * The chargeback a correctly signed notice names, for a notice of the `chargebacks` topic (decision
+ * 0072): its `data.id` is the chargeback's. The chargebacks notifications page shows the topic as
+ * `chargebacks` in the panel and `topic_chargebacks_wh` in its example body: both are read. Call it
+ * once verifyPaymentNotification has checked the signature (it answered null: not a payment).
+ */
+export function chargebackOfNotification(notification: Pick<MercadoPagoNotification, 'dataId' | 'type'>) {
+  if (notification.type !== 'chargebacks' && notification.type !== 'topic_chargebacks_wh') return null;
+  return notification.dataId?.toLowerCase() || null;
+}

@@ -22,6 +22,7 @@ import type {
   BoletoDetails,
   BuyerInput,
   DeclineReason,
+  GatewayChargeback,
   GatewayInvoice,
   GatewayTransaction,
   PaymentType,
@@ -34,6 +35,7 @@ export type {
   BoletoDetails,
   BuyerInput,
   DeclineReason,
+  GatewayChargeback,
   GatewayInvoice,
   GatewayTransaction,
   PaymentType,
@@ -259,6 +261,15 @@ export interface KeptCardLookup {
  * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
  */
 export type PaymentGateway = CardPayments & PaymentDocuments & CardVault;
+
+/**
+ * Chargebacks (disputes) of the gateway's payments, where the gateway reports them (decision 0072):
+ * read by the id its notice names, never believed from the notice itself.
+ */
+export interface Chargebacks {
+  /** The chargeback as the gateway has it now; null when it has no such chargeback. */
+  getChargeback(chargebackId: string): Promise<GatewayChargeback | null>;
+}
 
 /**
  * Recurring billing by the gateway: buyers, recurrence plans, subscriptions the gateway bills on its

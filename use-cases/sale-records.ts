@@ -26,5 +26,6 @@ function presentRow(row: SaleWithRelations): SaleBody {
     chargedAmount: row.chargedAmount,
     customer: { id: row.customerId, email: row.customerEmail, name: row.customerName },
     product: { id: row.productId, name: row.productName },
+    disputes: row.disputes,
   });
 }

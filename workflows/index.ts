@@ -3,6 +3,7 @@ export { refundWorkflow } from './refund.ts';
 export { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 export { paymentNoticeWorkflow } from './payment-notice.ts';
 export { keptCardWorkflow } from './kept-card.ts';
+export { chargebackWorkflow } from './chargeback.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
@@ -12,6 +13,7 @@ export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
 
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
+import type { ChargebackWorkflow } from '../contracts/dispute.ts';
 import type { DirectTransactionWorkflow } from '../contracts/direct-transaction.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
 import type { RecurrencePlanWorkflow } from '../contracts/recurrence-plan.ts';
@@ -28,6 +30,7 @@ import type { refundWorkflow } from './refund.ts';
 import type { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 import type { paymentNoticeWorkflow } from './payment-notice.ts';
 import type { keptCardWorkflow } from './kept-card.ts';
+import type { chargebackWorkflow } from './chargeback.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 
@@ -41,6 +44,7 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,
   Fulfils<typeof paymentNoticeWorkflow, PaymentNoticeWorkflow>,
   Fulfils<typeof keptCardWorkflow, KeptCardWorkflow>,
+  Fulfils<typeof chargebackWorkflow, ChargebackWorkflow>,
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,

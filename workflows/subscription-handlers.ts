@@ -5,6 +5,7 @@ import {
   changeMetadataUpdate,
   changePriceUpdate,
   changeSubscriptionUpdate,
+  chargedBackSignal,
   checkoutPaidUpdate,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
@@ -40,6 +41,7 @@ export function listen(run: SubscriptionRun): void {
     flags.noticed = flags.woken = true;
   });
   listenToChanges(run);
+  listenToChargebacks(run);
   listenToMetadata(run);
   listenToClock(run);
 }
@@ -74,19 +76,7 @@ function listenToChanges(run: SubscriptionRun): void {
   setHandler(
     changeSubscriptionUpdate,
     async (action) => {
-      if (action === 'revoke') {
-        const revoke = async () => {
-          const record = await records.changeSubscription({
-            subscriptionId,
-            change: 'revoked',
-            at: run.clock.nowIso(),
-          });
-          run.state.status = record.status;
-          return record;
-        };
-        // Revoked at once: a renewal charge on its way is given back when it lands.
-        return changing(run, revoke, () => (run.revoked = true));
-      }
+      if (action === 'revoke') return revoking(run);
       const cancel = action === 'cancel_at_period_end';
       return changing(run, async () => {
         const record = await records.setCancelAtPeriodEnd({ subscriptionId, cancel, at: run.clock.nowIso() });
@@ -117,6 +107,43 @@ function listenToChanges(run: SubscriptionRun): void {
       },
     },
   );
+}
+
+/** Revoked at once: a renewal charge on its way is given back when it lands. */
+function revoking(run: SubscriptionRun): Promise<SubscriptionRecord> {
+  const revoke = async () => {
+    const record = await records.changeSubscription({
+      subscriptionId: run.subscriptionId,
+      change: 'revoked',
+      at: run.clock.nowIso(),
+    });
+    run.state.status = record.status;
+    return record;
+  };
+  return changing(run, revoke, () => (run.revoked = true));
+}
+
+/**
+ * A lost dispute took a payment back (decision 0072, the chargeback workflow's signal): past due
+ * until a later charge pays (the next renewal), or ended now, as the merchant's setting chose.
+ */
+function listenToChargebacks(run: SubscriptionRun): void {
+  setHandler(chargedBackSignal, async ({ action }) => {
+    if (run.ready && run.ended()) return;
+    if (action === 'cancel') {
+      await revoking(run);
+      return;
+    }
+    await changing(run, async () => {
+      const record = await records.changeSubscription({
+        subscriptionId: run.subscriptionId,
+        change: 'charged_back',
+        at: run.clock.nowIso(),
+      });
+      run.state.status = record.status;
+      return record;
+    });
+  });
 }
 
 /** The merchant's metadata, replaced whole. */

@@ -2,10 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
 import {
+  chargebackOfNotification,
   InvalidNotificationError,
   isIpnNotice,
   verifyPaymentNotification,
 } from '../../gateway/mercadopago-notifications.ts';
+import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { unauthorized } from '../../use-cases/errors.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 import {
@@ -27,11 +29,13 @@ import type { RouteDeps } from '../route-deps.ts';
  * A notice only says "payment N changed", so nothing in it is believed: once its signature holds, the
  * payment is read from Mercado Pago and its owner (a checkout, an extra-charge invoice, a renewal or a
  * direct transaction; decision 0071) learns the status Mercado Pago answered, through its workflow
- * while it runs, else through the payment-notice workflow. A replay therefore changes nothing, and the signature's `ts` sets no age limit (its unit is
- * documented two ways, and a retried notice may keep it: decision 0066).
+ * while it runs, else through the payment-notice workflow. A replay therefore changes nothing, and the
+ * signature's `ts` sets no age limit (its unit is documented two ways, and a retried notice may keep
+ * it: decision 0066).
  * A payment it shows refunded starts the workflow that records a refund made in Mercado Pago's panel
  * (decision 0068); a Card Updater notice (`automatic-payments`, `card.updated`) starts the one that moves
- * the subscriptions charging the replaced kept card to its replacement (0071): the route itself writes nothing.
+ * the subscriptions charging the replaced kept card to its replacement (0071), and a `chargebacks`
+ * notice the one that records the dispute (decision 0072): the route itself writes nothing.
  * Mercado Pago retries any other answer than 2xx: a payment it does not know, or that is none of ours,
  * is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
@@ -41,6 +45,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
   const secret = config.gateway === 'mercadopago' ? (config.MERCADOPAGO_WEBHOOK_SECRET ?? null) : null;
   /** The payment a verified notice names; null for a notice of another type. */
   const verified = new WeakMap<FastifyRequest, string | null>();
+  /** The chargeback a verified notice of the `chargebacks` topic names (decision 0072). */
+  const chargebacks = new WeakMap<FastifyRequest, string>();
 
   app.post(
     '/mercadopago/notifications',
@@ -58,6 +64,8 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           'extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. ' +
           'A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that ' +
           'charge the replaced kept card to the new one, once Mercado Pago answers the new card. ' +
+          'A notice of the chargebacks topic (`type=chargebacks`) is read back from Mercado Pago ' +
+          '(`GET /v1/chargebacks/<data.id>`) and recorded as a dispute of the sale by its workflow. ' +
           'A notice of another type, or about a payment that is none of ours, is acknowledged ' +
           'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
         querystring: mercadoPagoNotificationQuery,
@@ -86,11 +94,22 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
           return reply.send({ received: true as const });
         }
         verified.set(request, verify(request, secret!));
+        const chargeback = verified.get(request) === null ? chargebackOfNotification(noticeOf(request)) : null;
+        if (chargeback) chargebacks.set(request, chargeback);
         // Mercado Pago's word, not a person's: what it leads to is the system's doing.
         request.identifyActor?.(SYSTEM_ACTOR);
       },
     },
     async (request) => {
+      const chargeback = chargebacks.get(request);
+      if (chargeback) {
+        // Read from Mercado Pago and recorded by its workflow; the route writes nothing.
+        const log = request.log.child({ mercadoPagoChargeback: chargeback });
+        if (!(await recordChargebackNotice(deps, chargeback, log))) {
+          log.warn('Mercado Pago notified a chargeback it does not know: ignored');
+        }
+        return { received: true as const };
+      }
       const paymentId = verified.get(request);
       if (!paymentId) {
         // Card Updater replaced a kept card: its workflow checks it with Mercado Pago and moves the subscriptions.
@@ -116,18 +135,21 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
   );
 };
 
-/** The payment a correctly signed notice names (null: another type); anything else is a 401. */
-function verify(request: FastifyRequest, secret: string): string | null {
-  // Not validated yet (the signature comes first): read defensively.
+/** The notice's data.id and type, from the query, else the body (not validated yet: read defensively). */
+function noticeOf(request: FastifyRequest) {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const body = (request.body ?? {}) as { type?: unknown; data?: { id?: unknown } | null };
+  return { dataId: text(query['data.id']) ?? text(body.data?.id), type: text(query.type) ?? text(body.type) };
+}
+
+/** The payment a correctly signed notice names (null: another type); anything else is a 401. */
+function verify(request: FastifyRequest, secret: string): string | null {
   try {
     return verifyPaymentNotification(
       {
         signature: request.headers['x-signature'],
         requestId: request.headers['x-request-id'],
-        dataId: text(query['data.id']) ?? text(body.data?.id),
-        type: text(query.type) ?? text(body.type),
+        ...noticeOf(request),
       },
       secret,
     );

@@ -41,10 +41,14 @@ const count = (description: string) => z.number().int().describe(description);
 
 const figures = {
   revenue: cents('Sum of the amounts of the sales made in the period (after discounts)'),
-  net_revenue: cents('revenue minus refunds'),
+  net_revenue: cents('revenue minus refunds and chargebacks'),
   refunds: cents('What has been refunded of the sales made in the period (up to today)'),
   sales_count: count('Sales made in the period that took money (amount above zero)'),
   refunded_sales_count: count('Sales made in the period refunded in whole or in part'),
+  chargebacks: cents('What lost disputes (chargebacks) took back of the sales made in the period (up to today)'),
+  disputed_sales_count: count(
+    'Sales made in the period whose payment was disputed (a chargeback), whatever the outcome',
+  ),
   average_order_value: z
     .number()
     .int()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { emailAddress, freeValue, objectKey } from '../../use-cases/schemas/common.ts';
 import { MEMBER_ROLES } from '../../domain/organizations.ts';
 import { PRORATION_BEHAVIORS } from '../../domain/proration.ts';
+import { CHARGEBACK_SUBSCRIPTION_ACTIONS } from '../../domain/disputes.ts';
 import { DUNNING_EXHAUSTED_STATUSES, MAX_DUNNING_DAY, MAX_DUNNING_RETRIES } from '../../domain/subscriptions.ts';
 
 /** Lower-case letters, digits and inner hyphens, 3 to 64 characters: it becomes the invoice prefix. */
@@ -31,6 +32,13 @@ export const subscriptionSettingsInput = z.strictObject({
   dunning_exhausted_status: z
     .enum(DUNNING_EXHAUSTED_STATUSES)
     .describe('Where a subscription ends up when every retry was refused')
+    .optional(),
+  chargeback_subscription_action: z
+    .enum(CHARGEBACK_SUBSCRIPTION_ACTIONS)
+    .describe(
+      'What a lost chargeback (dispute) of one of its payments does to a subscription: past_due (the default) ' +
+        'until a later charge pays, cancel (ended at once, subscription.revoked), or none',
+    )
     .optional(),
 });
 
@@ -105,6 +113,7 @@ export const organizationSchema = z.object({
     proration_behavior: z.string(),
     dunning_retry_days: z.array(z.number().int()),
     dunning_exhausted_status: z.enum(DUNNING_EXHAUSTED_STATUSES),
+    chargeback_subscription_action: z.enum(CHARGEBACK_SUBSCRIPTION_ACTIONS),
   }),
   notification_settings: z.object({ new_sale: z.boolean(), new_subscription: z.boolean() }),
   socials: z.array(z.unknown()),

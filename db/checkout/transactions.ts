@@ -125,3 +125,13 @@ export async function writeNoticedTransaction(
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A payment's status as its dispute leaves it (`dispute`, `charged_back`, or back as its refunds say). */
+export async function recordTransactionDisputeStatus(
+  em: EntityManager,
+  id: string,
+  status: string,
+  now: Date,
+): Promise<void> {
+  await kyselyOf(em).updateTable('transactions').set({ status, updatedAt: now }).where('id', '=', id).execute();
+}

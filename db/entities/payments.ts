@@ -238,6 +238,30 @@ export const Sale = defineEntity({
     paymentMethod: p.string(),
     status: p.enum(['paid', 'refunded', 'partially_refunded'] as const),
     refundedAmount: p.bigint('number'),
+    /** What lost disputes took back (decision 0072). */
+    chargedBackAmount: p.bigint('number').default(0),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** A dispute (chargeback) of a sale's payment, as the gateway reports it (decision 0072). */
+export const Dispute = defineEntity({
+  name: 'Dispute',
+  tableName: 'disputes',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    saleId: p.uuid(),
+    transactionId: p.uuid(),
+    gatewayDisputeId: p.string().unique(),
+    status: p.enum(['opened', 'won', 'lost'] as const),
+    amount: p.bigint('number'),
+    /** What the dispute took back: its amount (at most what was left of the sale) once lost, else 0. */
+    lostAmount: p.bigint('number').default(0),
+    currency: p.string(),
+    openedAt: p.datetime(),
+    closedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

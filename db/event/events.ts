@@ -37,6 +37,8 @@ export const EVENT_TYPES = [
   'sale.created',
   'sale.paid',
   'sale.refunded',
+  'sale.disputed',
+  'sale.dispute_closed',
   'subscription.created',
   'subscription.active',
   'subscription.updated',

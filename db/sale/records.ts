@@ -3,6 +3,7 @@ import { productNames } from '../catalog/labels.ts';
 import { salePayments } from '../checkout/sale-record-reads.ts';
 import { saleCustomers } from '../customer/sale-record-reads.ts';
 import { kyselyOf } from '../kysely.ts';
+import { disputesOfSales } from './disputes.ts';
 
 /**
  * Sales with what their presentation names of their customer, product and payment (GET /sales and
@@ -17,7 +18,7 @@ export async function salesWithRelations(em: EntityManager, ids: readonly string
     .selectAll()
     .where('id', 'in', [...ids])
     .execute();
-  const [customers, products, payments] = await Promise.all([
+  const [customers, products, payments, disputes] = await Promise.all([
     saleCustomers(
       em,
       sales.map((s) => s.customerId),
@@ -29,6 +30,10 @@ export async function salesWithRelations(em: EntityManager, ids: readonly string
     salePayments(
       em,
       sales.flatMap((s) => (s.transactionId ? [s.transactionId] : [])),
+    ),
+    disputesOfSales(
+      em,
+      sales.map((s) => s.id),
     ),
   ]);
   return sales.flatMap((sale) => {
@@ -44,6 +49,7 @@ export async function salesWithRelations(em: EntityManager, ids: readonly string
         productName,
         gatewayTransactionId: payment?.gatewayTransactionId ?? null,
         chargedAmount: payment?.amount ?? null,
+        disputes: disputes.get(sale.id) ?? [],
       },
     ];
   });

@@ -38,6 +38,9 @@ export const STATUS_WORDS: Record<string, string> = {
   succeeded: 'Succeeded',
   failed: 'Failed',
   voided: 'Voided',
+  opened: 'Open',
+  won: 'Won',
+  lost: 'Lost',
 };
 export const statusWord = (status: string) => STATUS_WORDS[status] ?? status;
 

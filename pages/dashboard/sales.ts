@@ -121,6 +121,20 @@ export function refundsContent(v: CommerceContext & { list: ListPage<RefundBody>
     : null;
 }
 
+type DisputeBody = SaleBody['disputes'][number];
+
+/** A sale's disputes (chargebacks, decision 0072): when opened, for how much, how it ended and what it took. */
+function disputeColumns(c: CommerceContext, currency: string): Column<DisputeBody>[] {
+  return [
+    { label: 'Opened', cell: (d) => moment(c.locale, d.opened_at) },
+    { label: 'Disputed', cell: (d) => amount(c.locale, d.amount, currency), numeric: true },
+    { label: 'Status', cell: (d) => statusWord(d.status) },
+    { label: 'Taken back', cell: (d) => amount(c.locale, d.lost_amount, currency), numeric: true },
+    { label: 'Closed', cell: (d) => (d.closed_at ? moment(c.locale, d.closed_at) : '—') },
+    { label: 'Gateway id', cell: (d) => d.gateway_dispute_id },
+  ];
+}
+
 export interface RefundFormValues {
   amount?: string;
   reason?: string;
@@ -149,6 +163,7 @@ export function saleContent(v: SaleView) {
         ['Method', METHODS[s.payment_method] ?? s.payment_method],
         ['Status', statusWord(s.status)],
         ['Refunded', m(s.refunded_amount)],
+        ['Charged back', m(s.charged_back_amount)],
         ['Date', moment(v.locale, s.created_at)],
         [
           'Subscription',
@@ -158,6 +173,19 @@ export function saleContent(v: SaleView) {
         ],
       ]}
     />
+    ${
+      s.disputes.length > 0
+        ? html`<section aria-labelledby="disputes-title">
+            <h2 id="disputes-title">Disputes</h2>
+            <${Table}
+              caption="Disputes (chargebacks) of this sale"
+              columns=${disputeColumns(v, s.currency)}
+              rows=${s.disputes}
+              empty="No disputes."
+            />
+          </section>`
+        : null
+    }
     <section aria-labelledby="refunds-title">
       <h2 id="refunds-title">Refunds</h2>
       ${

@@ -167,8 +167,8 @@ describe('Mercado Pago notifications: the signature comes first', () => {
 
   it('acknowledges a signed notice of another type without reading anything', async () => {
     const res = await notify(
-      '?data.id=777&type=chargebacks',
-      noticeBody('777', { type: 'chargebacks' }),
+      '?data.id=777&type=merchant_order',
+      noticeBody('777', { type: 'merchant_order' }),
       signed('777'),
     );
     expect([res.status, res.body]).toEqual([200, { received: true }]);

@@ -88,6 +88,8 @@ const ZERO = {
   refunds: 0,
   sales_count: 0,
   refunded_sales_count: 0,
+  chargebacks: 0,
+  disputed_sales_count: 0,
   average_order_value: null,
   new_subscriptions: 0,
   active_subscriptions: 0,
@@ -124,6 +126,7 @@ describe('GET /api/v1/metrics/ by day, in São Paulo', () => {
         end_at: '2025-03-02T03:00:00.000Z',
         // 10000 + 4999 (the 02:30 UTC sale); 2500 refunded; 14999 / 2 = 7499.5 → 7500.
         ...{ revenue: 14_999, net_revenue: 12_499, refunds: 2500, sales_count: 2, refunded_sales_count: 1 },
+        ...{ chargebacks: 0, disputed_sales_count: 0 },
         average_order_value: 7500,
         // B and C new, F ended: A, D, B, C alive; MRR A 5990 + B 10000 + C 4333 (D in trial).
         ...{ new_subscriptions: 2, churned_subscriptions: 1, active_subscriptions: 4, mrr: 20_323 },
@@ -136,6 +139,7 @@ describe('GET /api/v1/metrics/ by day, in São Paulo', () => {
         start_at: '2025-03-02T03:00:00.000Z',
         end_at: '2025-03-03T03:00:00.000Z',
         ...{ revenue: 5990, net_revenue: 5990, refunds: 0, sales_count: 1, refunded_sales_count: 0 },
+        ...{ chargebacks: 0, disputed_sales_count: 0 },
         average_order_value: 5990,
         // D's trial ends: 20323 + 5990.
         ...{ new_subscriptions: 0, churned_subscriptions: 0, active_subscriptions: 4, mrr: 26_313 },
@@ -149,6 +153,7 @@ describe('GET /api/v1/metrics/ by day, in São Paulo', () => {
         end_at: '2025-03-04T03:00:00.000Z',
         // 0 (free, not counted) + 3333 (refunded whole) + 1001 (at 23:59:59); 4334 / 2 = 2167.
         ...{ revenue: 4334, net_revenue: 1001, refunds: 3333, sales_count: 2, refunded_sales_count: 1 },
+        ...{ chargebacks: 0, disputed_sales_count: 0 },
         average_order_value: 2167,
         // G new (in trial), C ended: A, B, D, G; MRR 26313 − 4333.
         ...{ new_subscriptions: 1, churned_subscriptions: 1, active_subscriptions: 4, mrr: 21_980 },
@@ -158,6 +163,7 @@ describe('GET /api/v1/metrics/ by day, in São Paulo', () => {
     // 25323 / 5 = 5064.6 → 5065; 2 of 5 checkouts.
     expect(totals).toEqual({
       ...{ revenue: 25_323, net_revenue: 19_490, refunds: 5833, sales_count: 5, refunded_sales_count: 2 },
+      ...{ chargebacks: 0, disputed_sales_count: 0 },
       average_order_value: 5065,
       ...{ new_subscriptions: 3, churned_subscriptions: 2, active_subscriptions: 4, mrr: 21_980 },
       ...{ checkouts: 5, succeeded_checkouts: 2, checkout_conversion: 0.4 },

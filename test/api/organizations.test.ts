@@ -94,6 +94,7 @@ describe('POST /api/v1/organizations/', () => {
         proration_behavior: 'prorate',
         dunning_retry_days: [1, 3, 5, 7],
         dunning_exhausted_status: 'unpaid',
+        chargeback_subscription_action: 'past_due',
       },
       notification_settings: { new_sale: true, new_subscription: true },
       socials: [],
@@ -130,6 +131,7 @@ describe('POST /api/v1/organizations/', () => {
         proration_behavior: 'invoice',
         dunning_retry_days: [2, 4],
         dunning_exhausted_status: 'canceled',
+        chargeback_subscription_action: 'cancel',
       },
       notification_settings: { new_sale: false },
       socials: [{ platform: 'x', url: 'https://x.com/acme' }],
@@ -153,6 +155,7 @@ describe('POST /api/v1/organizations/', () => {
         proration_behavior: 'invoice',
         dunning_retry_days: [2, 4],
         dunning_exhausted_status: 'canceled',
+        chargeback_subscription_action: 'cancel',
       },
       notification_settings: { new_sale: false, new_subscription: true },
       socials: [{ platform: 'x', url: 'https://x.com/acme' }],
@@ -166,6 +169,7 @@ describe('POST /api/v1/organizations/', () => {
       proration_behavior: 'invoice',
       dunning_retry_days: [2, 4],
       dunning_exhausted_status: 'canceled',
+      chargeback_subscription_action: 'cancel',
     });
     expect(row.notification_settings).toEqual({ new_sale: false, new_subscription: true });
   });
@@ -475,6 +479,7 @@ describe('PATCH /api/v1/organizations/:id', () => {
         proration_behavior: 'none',
         dunning_retry_days: [1, 3, 5, 7],
         dunning_exhausted_status: 'unpaid',
+        chargeback_subscription_action: 'past_due',
       },
       notification_settings: { new_sale: true, new_subscription: false },
       profile_settings: { theme: 'dark' },
@@ -595,6 +600,7 @@ describe('PATCH /api/v1/organizations/:id', () => {
       proration_behavior: 'invoice',
       dunning_retry_days: [1, 3, 5, 7],
       dunning_exhausted_status: 'unpaid',
+      chargeback_subscription_action: 'past_due',
     });
   });
 });

@@ -189,6 +189,36 @@ describe('merchant dashboard: sales and refunds', () => {
   });
 });
 
+describe("merchant dashboard: a sale's disputes", () => {
+  it('shows a lost chargeback on the sale: the dispute, what it took back, and the sale charged back', async () => {
+    const [sale] = await sql(
+      'select id, transaction_id from sales where subscription_id = ? order by created_at limit 1',
+      [sub.id],
+    );
+    // A lost dispute, as the chargeback workflow writes it (decision 0072; its own tests drive it from the gateway).
+    await sql(
+      `insert into disputes (id, organization_id, sale_id, transaction_id, gateway_dispute_id, status, amount,
+         lost_amount, currency, opened_at, closed_at, created_at, updated_at)
+       values (?, ?, ?, ?, ?, 'lost', 2500, 2500, 'brl', now() - interval '2 days', now(), now(), now())`,
+      [uuidv7(), t.org.id, sale.id, sale.transaction_id, unique('chargeback')],
+    );
+    await sql('update sales set charged_back_amount = 2500 where id = ?', [sale.id]);
+    const { context, page } = await signedIn();
+    try {
+      await page.goto(`${section('sales')}/${sale.id}`);
+      const disputes = page.getByRole('region', { name: 'Disputes (chargebacks) of this sale' });
+      await expect(disputes.getByRole('row', { name: /Lost/ }).textContent()).resolves.toMatch(
+        /R\$25\.00.*Lost.*R\$25\.00/,
+      );
+      await expect(page.locator('dl.facts').textContent()).resolves.toMatch(/Charged back\s*R\$25\.00/);
+      expect((await apiGet(`/api/v1/sales/${sale.id}`)).charged_back_amount).toBe(2_500);
+      await pageChecked(page, 'sale-disputed');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('merchant dashboard: customers', () => {
   it('creates a customer, refuses a taken e-mail with the API’s words, and finds customers by e-mail', async () => {
     const { context, page } = await signedIn();

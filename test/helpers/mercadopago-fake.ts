@@ -190,6 +190,53 @@ export class FakeMercadoPago {
     return newCardId;
   }
 
+  /** Chargebacks by id, shaped as the chargebacks API reference's resource (no `status`: see decideChargeback). */
+  readonly chargebacks = new Map<string, Record<string, any>>();
+
+  /**
+   * The buyer's bank disputes the payment (all of it, or `amount` reais): Mercado Pago opens a
+   * chargeback, the payment shows `charged_back` / `in_process`, and a `chargebacks` notice follows
+   * (chargebackNotice). Returns the chargeback's id.
+   */
+  openChargeback(paymentId: string, amount?: number): string {
+    const p = this.payments.get(paymentId)!;
+    const id = String(this.next++);
+    const now = new Date().toISOString();
+    this.chargebacks.set(id, {
+      id,
+      payments: [Number(p.id)],
+      currency: p.currency_id ?? 'BRL',
+      amount: amount ?? p.transaction_amount,
+      coverage_applied: false,
+      coverage_elegible: true,
+      documentation_required: true,
+      documentation_status: 'pending',
+      documentation: [],
+      date_documentation_deadline: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+      date_created: now,
+      date_last_updated: now,
+      live_mode: false,
+    });
+    Object.assign(p, { status: 'charged_back', status_detail: 'in_process' });
+    return id;
+  }
+
+  /**
+   * The card network decides: `won` covers the seller (`coverage_applied`, the payment `reimbursed`),
+   * `lost` gives the money to the buyer (the documentation refused, the payment `settled`).
+   */
+  decideChargeback(id: string, outcome: 'won' | 'lost'): void {
+    const c = this.chargebacks.get(id)!;
+    const p = this.payments.get(String(c.payments[0]))!;
+    const won = outcome === 'won';
+    Object.assign(c, {
+      coverage_applied: won,
+      documentation_status: won ? 'valid' : 'invalid',
+      date_last_updated: new Date().toISOString(),
+    });
+    Object.assign(p, { status: 'charged_back', status_detail: won ? 'reimbursed' : 'settled' });
+  }
+
   /** A browser's single-use token, as MercadoPago.js makes it with the public key. */
   browserToken(holder = 'APRO'): string {
     const id = `tok${this.next++}`;
@@ -302,6 +349,11 @@ export class FakeMercadoPago {
       }
       if (method === 'PUT') this.update(p, body);
       return ok(p);
+    }
+    if (method === 'GET' && (m = /^\/v1\/chargebacks\/([^/]+)$/.exec(path))) {
+      const chargeback = this.chargebacks.get(m[1]!);
+      if (!chargeback) return ok({ message: 'Chargeback not found', error: 'not_found', status: 404, cause: [] }, 404);
+      return ok(chargeback);
     }
     if (method === 'POST' && (m = /^\/v1\/payments\/(\d+)\/refunds$/.exec(path))) {
       const refund = this.refundPayment(m[1]!, body.amount, 'collector');
@@ -613,5 +665,17 @@ export function cardUpdatedNotice(customerId: string, oldCardId: string, newCard
       type: 'automatic-payments',
     },
     headers: { 'x-signature': `ts=${ts},v1=${v1}`, 'x-request-id': requestId },
+  };
+}
+
+/**
+ * The `chargebacks` notice Mercado Pago posts when chargeback `id` is opened or changes, signed with
+ * `secret` (the chargebacks notifications page; `data.id` is the chargeback's).
+ */
+export function chargebackNotice(id: string, secret: string) {
+  return {
+    path: `/api/v1/gateway/mercadopago/notifications?data.id=${id}&type=chargebacks`,
+    body: { actions: ['changed_case_status'], api_version: 'v1', data: { id }, type: 'chargebacks' },
+    headers: signedNotice(id, secret),
   };
 }

@@ -3,8 +3,8 @@ import { combinedSums } from '../../domain/metrics.ts';
 
 describe('metrics: the owners’ sums combined', () => {
   const sales = [
-    { revenue: 100, refunds: 25, salesCount: 2, refundedSalesCount: 1 },
-    { revenue: 0, refunds: 0, salesCount: 0, refundedSalesCount: 0 },
+    { revenue: 100, refunds: 25, salesCount: 2, refundedSalesCount: 1, chargebacks: 30, disputedSalesCount: 1 },
+    { revenue: 0, refunds: 0, salesCount: 0, refundedSalesCount: 0, chargebacks: 0, disputedSalesCount: 0 },
   ];
   const checkouts = [
     { checkouts: 3, succeededCheckouts: 2 },
@@ -22,6 +22,8 @@ describe('metrics: the owners’ sums combined', () => {
         refunds: 25,
         sales_count: 2,
         refunded_sales_count: 1,
+        chargebacks: 30,
+        disputed_sales_count: 1,
         new_subscriptions: 1,
         churned_subscriptions: 0,
         active_subscriptions: 4,
@@ -34,6 +36,8 @@ describe('metrics: the owners’ sums combined', () => {
         refunds: 0,
         sales_count: 0,
         refunded_sales_count: 0,
+        chargebacks: 0,
+        disputed_sales_count: 0,
         new_subscriptions: 0,
         churned_subscriptions: 1,
         active_subscriptions: 3,

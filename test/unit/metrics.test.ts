@@ -78,6 +78,8 @@ describe('totals', () => {
     refunds: 0,
     sales_count: 0,
     refunded_sales_count: 0,
+    chargebacks: 0,
+    disputed_sales_count: 0,
     new_subscriptions: 0,
     churned_subscriptions: 0,
     active_subscriptions: 0,
@@ -91,11 +93,13 @@ describe('totals', () => {
     const totals = totalsOf([
       period({ revenue: 100, sales_count: 1, active_subscriptions: 5, mrr: 500, checkouts: 1, succeeded_checkouts: 1 }),
       period({ revenue: 301, refunds: 1, sales_count: 3, active_subscriptions: 4, mrr: 450, checkouts: 3 }),
+      period({ chargebacks: 50, disputed_sales_count: 1, active_subscriptions: 4, mrr: 450 }),
     ]);
     expect(totals).toEqual({
       ...period({ revenue: 401, refunds: 1, sales_count: 4, active_subscriptions: 4, mrr: 450 }),
-      ...{ checkouts: 4, succeeded_checkouts: 1 },
-      net_revenue: 400,
+      ...{ checkouts: 4, succeeded_checkouts: 1, chargebacks: 50, disputed_sales_count: 1 },
+      // What the sales kept: refunds and lost disputes taken off.
+      net_revenue: 350,
       average_order_value: 100, // 401 / 4 = 100.25; the periods' averages would give (100 + 100) / 2
       checkout_conversion: 0.25,
     });

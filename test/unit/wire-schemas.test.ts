@@ -29,7 +29,7 @@ type Holds<T extends true> = T;
 /** Wire fields that are not columns of the record: joined, computed, or the API's own. */
 const DERIVED = {
   refund: ['currency'],
-  sale: ['gateway_transaction_id', 'customer', 'product', 'installment_amount', 'total_amount'],
+  sale: ['gateway_transaction_id', 'customer', 'product', 'installment_amount', 'total_amount', 'disputes'],
   // The transaction's wire shape is the gateway's view: `transaction_id` is its id, `id` ours or null.
   transaction: ['id', 'transaction_id', 'checkout', 'card', 'synced_from_gateway'],
   checkout: ['payment_processor'],

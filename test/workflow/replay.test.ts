@@ -38,6 +38,8 @@ const RECORDED = {
   paymentNoticeWorkflow: 'payment-notice-refunded.json',
   // test/workflow/mercadopago-payment-notices.test.ts, "a kept card replaced by its issuer: …"
   keptCardWorkflow: 'kept-card-replaced.json',
+  // test/workflow/mercadopago-chargebacks.test.ts, "a dispute opens, then is lost: …"
+  chargebackWorkflow: 'chargeback-lost.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.

@@ -1,6 +1,8 @@
 import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import type { Sale } from '../../db/entities/index.ts';
+import type { DisputeRow } from '../../db/sale/disputes.ts';
+import { DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { chargedPayment } from '../../domain/installments.ts';
 import { iso } from './common.ts';
 
@@ -27,11 +29,23 @@ export type SaleFields = Pick<
   | 'paymentMethod'
   | 'status'
   | 'refundedAmount'
+  | 'chargedBackAmount'
   | 'createdAt'
   | 'updatedAt'
 >;
 
 const timestamp = z.string();
+
+export const disputeSchema = z.object({
+  id: z.string(),
+  gateway_dispute_id: z.string().describe("The gateway's id of the chargeback"),
+  status: z.enum(DISPUTE_STATUSES).describe('opened until the card network decides: won (kept) or lost (taken back)'),
+  amount: z.number().int().describe('What the buyer disputes, in cents'),
+  lost_amount: z.number().int().describe('What the dispute took back: its amount once lost, else 0'),
+  currency: z.string(),
+  opened_at: timestamp,
+  closed_at: timestamp.nullable(),
+});
 
 export const saleSchema = z.object({
   id: z.string(),
@@ -60,6 +74,13 @@ export const saleSchema = z.object({
   payment_method: z.string(),
   status: z.enum(['paid', 'refunded', 'partially_refunded']),
   refunded_amount: z.number().int(),
+  charged_back_amount: z
+    .number()
+    .int()
+    .describe('What lost disputes (chargebacks) took back from this sale, in cents (decision 0072)'),
+  disputes: z
+    .array(disputeSchema)
+    .describe("Disputes (chargebacks) of the sale's payment, oldest first, as the gateway reported them"),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -71,6 +92,7 @@ export interface SaleRelations {
   chargedAmount: number | null;
   customer: { id: string; email: string; name: string | null };
   product: { id: string; name: string };
+  disputes: readonly DisputeRow[];
 }
 
 export function presentSale(sale: SaleFields, related: SaleRelations): SaleBody {
@@ -93,6 +115,17 @@ export function presentSale(sale: SaleFields, related: SaleRelations): SaleBody 
     payment_method: sale.paymentMethod,
     status: sale.status,
     refunded_amount: sale.refundedAmount,
+    charged_back_amount: sale.chargedBackAmount,
+    disputes: related.disputes.map((d) => ({
+      id: d.id,
+      gateway_dispute_id: d.gatewayDisputeId,
+      status: d.status,
+      amount: d.amount,
+      lost_amount: d.lostAmount,
+      currency: d.currency.toUpperCase(),
+      opened_at: iso(d.openedAt)!,
+      closed_at: iso(d.closedAt),
+    })),
     created_at: iso(sale.createdAt)!,
     updated_at: iso(sale.updatedAt)!,
   };
