@@ -317,7 +317,7 @@ export class FakeMercadoPago {
       if (!saved || saved.customerId !== m[1]) {
         return ok({ message: 'not found', error: 'not_found', status: 404, cause: [] }, 404);
       }
-      return ok({ ...this.cardOf(saved.holder), id: m[2], customer_id: m[1] });
+      return ok({ ...this.cardOf(saved.holder), id: m[2], customer_id: m[1], issuer: { id: 24 } });
     }
     if (method === 'POST' && path === '/v1/card_tokens') {
       const saved = this.tokens.get(`saved:${body.card_id}`);

@@ -25,7 +25,16 @@ describe('the browser card tokenizer of a deployment', () => {
       {
         script: MERCADOPAGO_JS,
         publicKey: 'APP_USR-pk',
-        sources: { scriptSrc: ['https://sdk.mercadopago.com'], connectSrc: ['https://api.mercadopago.com'] },
+        // Secure Fields (decision 0075): the SDK, its API and static look-ups, and the fields' frames.
+        sources: {
+          scriptSrc: ['https://sdk.mercadopago.com'],
+          connectSrc: [
+            'https://api.mercadopago.com',
+            'https://api-static.mercadopago.com',
+            'https://secure-fields.mercadopago.com',
+          ],
+          frameSrc: ['https://secure-fields.mercadopago.com'],
+        },
       },
     ],
     ['Mercado Pago without one', { gateway: 'mercadopago', acceptsCardData: true }, null],

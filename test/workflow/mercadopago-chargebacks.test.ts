@@ -32,7 +32,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 async function paidSale(amount: number) {
   const c = await makeCheckout(api.orm, temporal, { amount, taskQueue: QUEUE });
   const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-    body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+    body: { payment_method: 'credit_card', card_token: mp.cardToken() },
   });
   expect(res.status).toBe(200);
   const [sale] = await sql(
@@ -158,7 +158,7 @@ async function renewedSubscription(settings: Record<string, unknown> = {}) {
     taskQueue: QUEUE,
   });
   const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-    body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+    body: { payment_method: 'credit_card', card_token: mp.cardToken() },
   });
   expect(res.status).toBe(200);
   const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);

@@ -65,6 +65,8 @@ describe('Mercado Pago: a payment notice after its owner’s workflow ended', ()
         installments: 1,
         noFeesInstallments: true,
         card: { token: mp.browserToken() },
+        cardMethod: { paymentMethodId: 'master', issuerId: '24' },
+        payer: { email: 'ana@example.com', name: 'Ana Souza' },
         capture: true,
       },
       checkoutKeys.charge(c.id, 1),
@@ -133,21 +135,24 @@ describe('Mercado Pago: Card Updater', () => {
       taskQueue: QUEUE,
     });
     const paid = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-      body: { payment_method: 'credit_card', card_token: { token: mp.browserToken() } },
+      body: { payment_method: 'credit_card', card_token: mp.cardToken() },
     });
     expect(paid.status).toBe(200);
     const [s] = await sql('select id, card_token_id from subscriptions where checkout_id = ?', [c.id]);
-    const [, customerId, oldCardId] = /^mpcard:([^:]+):([^:]+)$/.exec(s.card_token_id)!;
+    // The kept card's id: its customer and card, then its payment method and issuer (decision 0074).
+    const [, customerId, oldCardId] = /^mpcard:([^:]+):([^:]+):master:24$/.exec(s.card_token_id)!;
 
     const newCardId = mp.replaceCard(customerId!, oldCardId!);
     const updated = cardUpdatedNotice(customerId!, oldCardId!, newCardId, WEBHOOK_SECRET);
     const post = () => api.call('POST', updated.path, { body: updated.body, headers: updated.headers });
     expect([(await post()).status]).toEqual([200]);
-    const run = temporal.workflow.getHandle(keptCardWorkflowId(s.card_token_id, `mpcard:${customerId}:${newCardId}`));
+    const run = temporal.workflow.getHandle(
+      keptCardWorkflowId(`mpcard:${customerId}:${oldCardId}`, `mpcard:${customerId}:${newCardId}`),
+    );
     expect(await run.result()).toEqual({ replacedOn: [s.id] });
     await recordHistory(temporal, 'kept-card-replaced', run.workflowId);
     const [after] = await sql('select card_token_id from subscriptions where id = ?', [s.id]);
-    expect(after.card_token_id).toBe(`mpcard:${customerId}:${newCardId}`);
+    expect(after.card_token_id).toBe(`mpcard:${customerId}:${newCardId}:master:24`);
     const events = () =>
       sql(`select data from events where organization_id = ? and type = 'subscription.updated'`, [org.id]);
     expect(await events()).toHaveLength(1);
