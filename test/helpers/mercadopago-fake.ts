@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
+import { FakeReleaseReports } from './mercadopago-fake-release-report.ts';
 import { MP, signedNotice } from './mercadopago-mock.ts';
 
 /**
@@ -23,7 +24,7 @@ export interface FakeRequest {
   headers: Record<string, string>;
 }
 
-type Reply = { statusCode: number; data: object };
+type Reply = { statusCode: number; data: object | string };
 
 /** The fake account's instalment rates (% of the amount, by instalments), as its installments plans list them. */
 const INSTALMENT_RATES: Readonly<Record<number, number>> = { 2: 4.49, 3: 5.99, 4: 7.49, 5: 8.99, 6: 10.49 };
@@ -31,6 +32,8 @@ const INSTALMENT_RATES: Readonly<Record<number, number>> = { 2: 4.49, 3: 5.99, 4
 export class FakeMercadoPago {
   readonly requests: FakeRequest[] = [];
   readonly payments = new Map<string, MpPayment & Record<string, any>>();
+  /** The account's release reports, built from `payments` (mercadopago-fake-release-report.ts). */
+  readonly releaseReports = new FakeReleaseReports(this.payments);
   private readonly answered = new Map<string, Reply>();
   private readonly tokens = new Map<string, { customerId?: string; cardId?: string; holder: string }>();
   private readonly customers = new Map<string, { id: string; email: string }>();
@@ -157,6 +160,8 @@ export class FakeMercadoPago {
     const path = url.pathname;
     const ok = (data: object, statusCode = 200) => ({ statusCode, data });
     let m: RegExpExecArray | null;
+    const report = this.releaseReports.route(method, path, body);
+    if (report) return report;
     if (method === 'GET' && path === '/v1/customers/search') {
       const email = url.searchParams.get('email') ?? '';
       const found = [...this.customers.values()].filter((c) => c.email === email);
@@ -387,10 +392,11 @@ export function fakeMercadoPago(): FakeMercadoPago {
           body,
           headers,
         );
+        const csv = typeof data === 'string';
         return {
           statusCode,
-          data: JSON.stringify(data),
-          responseOptions: { headers: { 'content-type': 'application/json' } },
+          data: csv ? data : JSON.stringify(data),
+          responseOptions: { headers: { 'content-type': csv ? 'text/csv' : 'application/json' } },
         };
       })
       .persist();
