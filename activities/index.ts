@@ -18,6 +18,7 @@ import { createSubscriptionSaleActivities } from './subscription-sales.ts';
 import { createSubscriptionSaleUpdateActivities } from './subscription-sale-update.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
 import { createSweepActivities } from './sweeps.ts';
+import { createReconciliationActivities } from './reconciliations.ts';
 import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
 import { createWebhookRelayActivities } from './webhook-relay.ts';
 import { webhookTaskQueue } from '../domain/task-queues.ts';
@@ -28,6 +29,7 @@ import type { RecurrencePlanActivities } from '../contracts/recurrence-plan.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
+import type { ReconciliationActivities } from '../contracts/reconciliation.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
 import type { WebhookRelayActivities } from '../contracts/webhook-relay.ts';
 import type { RecordSaleInput } from '../contracts/checkout.ts';
@@ -64,6 +66,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGatewayRenewalActivities(deps),
     ...createSubscriptionChangeActivities(deps),
     ...createSweepActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createRenewalCheckoutActivities(deps),
     ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
     ...createWebhookRelayActivities({
@@ -82,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &
+    ReconciliationActivities &
     WebhookDeliveryActivities &
     WebhookRelayActivities;
 }

@@ -119,7 +119,11 @@ function releasesPending(payments: LedgerRow[]): boolean {
 
 function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
   const difference = sum(ours) - sum(theirs);
-  if (ours.length === 0) return theirs.length === 0 ? null : 'missing_in_books';
+  if (ours.length === 0) {
+    if (theirs.length === 0) return null;
+    // A later instalment's release of a payment of an earlier day: timing, not a payment we lack.
+    return theirs.every((row) => (row.installment?.number ?? 1) > 1) ? 'installment_timing' : 'missing_in_books';
+  }
   if (theirs.length === 0) return 'missing_at_gateway';
   const ourStatus = ours.find((row) => row.status)?.status;
   const theirStatus = theirs.find((row) => row.status)?.status;
@@ -188,6 +192,17 @@ export function reconcile(ours: BookRow[], theirs: LedgerRow[]): ReconciliationR
   };
 }
 
+/**
+ * Reasons the gateway's ledger always gives (its fee, a later instalment's release, a tax it
+ * withholds): explained drift. Any other reason is drift someone must look at.
+ */
+export const EXPECTED_REASONS: readonly ReconciliationReason[] = ['fee', 'installment_timing', 'withholding'];
+
+/** `balanced` when every line matched or differs for an expected reason; `drift` otherwise. */
+export function reportStatus(result: ReconciliationResult): 'balanced' | 'drift' {
+  return result.lines.every((l) => l.reason === null || EXPECTED_REASONS.includes(l.reason)) ? 'balanced' : 'drift';
+}
+
 /** The report's own check: what does not match is explained to the cent. */
 export function sumsToZero(result: ReconciliationResult): boolean {
   return result.oursTotal - result.theirsTotal - result.unmatchedTotal === 0;
@@ -196,4 +211,15 @@ export function sumsToZero(result: ReconciliationResult): boolean {
 /** Lines whose reason a fetched notice can repair: the gateway has money our books lack. */
 export function repairableLines(result: ReconciliationResult): ReconciliationLine[] {
   return result.lines.filter((l) => l.reason === 'missing_in_books' && l.gatewayId !== null);
+}
+
+/**
+ * How a line repairs itself (decision 0073): a refund the gateway made and our books lack goes the
+ * way its missed notice would have (the gateway-refunds workflow, decision 0068); a payment our
+ * books lack is left to its checkout's own lookup, named on the report only.
+ */
+export function repairOf(line: ReconciliationLine): 'gateway_refunds' | null {
+  return line.reason === 'missing_in_books' && line.kind === 'refund' && line.gatewayId !== null
+    ? 'gateway_refunds'
+    : null;
 }

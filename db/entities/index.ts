@@ -27,6 +27,7 @@ import {
   Transaction,
 } from './payments.ts';
 import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
+import { Reconciliation, ReconciliationLine } from './reconciliation.ts';
 
 export * from './catalog.ts';
 export * from './credentials.ts';
@@ -38,6 +39,7 @@ export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
 export * from './rate-limit.ts';
+export * from './reconciliation.ts';
 export * from './webhook.ts';
 
 export const entities = [
@@ -73,4 +75,6 @@ export const entities = [
   WebhookRelay,
   Notification,
   NotificationJob,
+  Reconciliation,
+  ReconciliationLine,
 ];

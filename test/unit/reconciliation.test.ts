@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { type BookRow, type LedgerRow, reconcile, repairableLines, sumsToZero } from '../../domain/reconciliation.ts';
+import {
+  type BookRow,
+  type LedgerRow,
+  reconcile,
+  repairableLines,
+  reportStatus,
+  sumsToZero,
+} from '../../domain/reconciliation.ts';
 
 /**
  * domain/reconciliation.ts: hand-computed days, then a property held to an oracle that only adds
@@ -127,6 +134,12 @@ describe('reconcile, by hand', () => {
     });
     expect(reconcile([pay('5', 2_000)], released).lines[0]).toMatchObject({ reason: null });
   });
+
+  it('calls a later instalment of an earlier day’s payment timing, not a payment our books lack', () => {
+    const later = reconcile([], [led('payment', '8', 1_000, { installment: { number: 2, of: 3 } })]);
+    expect(later.lines[0]).toMatchObject({ reason: 'installment_timing', difference: -1_000 });
+    expect(repairableLines(later)).toEqual([]);
+  });
 });
 
 describe('reconcile, the property', () => {
@@ -182,5 +195,14 @@ describe('reconcile, the property', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('reportStatus', () => {
+  it('calls fees and instalment timing balanced, anything else drift', () => {
+    const fees = reconcile([pay('1', 1_000)], [led('payment', '1', 1_000), led('fee', '1', -40)]);
+    expect(reportStatus(fees)).toBe('balanced');
+    const lacking = reconcile([pay('1', 1_000)], [led('payment', '1', 1_000), led('refund', '1', -500)]);
+    expect(reportStatus(lacking)).toBe('drift');
   });
 });

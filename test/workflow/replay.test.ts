@@ -34,6 +34,8 @@ const RECORDED = {
   webhookRelayWorkflow: 'webhook-relay-pass.json',
   // test/workflow/mercadopago-outside-refunds.test.ts, "a full refund is recorded as a refund of the sale, …"
   gatewayRefundsWorkflow: 'gateway-refunds-recorded.json',
+  // test/workflow/reconciliation.test.ts, "matches a day where our books and the simulator agree; …"
+  reconciliationWorkflow: 'reconciliation-balanced.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.
