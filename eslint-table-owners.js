@@ -41,6 +41,7 @@ export const TABLE_OWNERS = {
     'notification_jobs',
   ],
   file: ['files'],
+  reconciliation: ['reconciliations', 'reconciliation_lines'],
 };
 
 const OWNER_OF = new Map(Object.entries(TABLE_OWNERS).flatMap(([object, tables]) => tables.map((t) => [t, object])));

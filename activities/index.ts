@@ -21,6 +21,7 @@ import { createSubscriptionSaleActivities } from './subscription-sales.ts';
 import { createSubscriptionSaleUpdateActivities } from './subscription-sale-update.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
 import { createSweepActivities } from './sweeps.ts';
+import { createReconciliationActivities } from './reconciliations.ts';
 import { createWebhookDeliveryActivities } from './webhook-deliveries.ts';
 import { createWebhookRelayActivities } from './webhook-relay.ts';
 import { webhookTaskQueue } from '../domain/task-queues.ts';
@@ -34,6 +35,7 @@ import type { GatewayRefundActivities, RefundActivities } from '../contracts/ref
 import type { DisputeActivities } from '../contracts/dispute.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
+import type { ReconciliationActivities } from '../contracts/reconciliation.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
 import type { WebhookRelayActivities } from '../contracts/webhook-relay.ts';
 import type { RecordSaleInput } from '../contracts/checkout.ts';
@@ -73,6 +75,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGatewayRenewalActivities(deps),
     ...createSubscriptionChangeActivities(deps),
     ...createSweepActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createRenewalCheckoutActivities(deps),
     ...createWebhookDeliveryActivities({ orm: deps.orm, env: deps.config?.DEPLOYMENT_ENV ?? 'test' }),
     ...createWebhookRelayActivities({
@@ -94,6 +97,7 @@ export function createActivities(deps: ActivityDeps) {
     DirectTransactionActivities &
     RecurrencePlanActivities &
     SweepActivities &
+    ReconciliationActivities &
     WebhookDeliveryActivities &
     WebhookRelayActivities;
 }

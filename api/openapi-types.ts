@@ -2073,6 +2073,23 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'reconciliation.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** reconciliation.completed: data is the Reconciliation */
+    post: operations['onReconciliationCompleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'webhook_endpoint.created': {
     parameters: {
       query?: never;
@@ -2600,6 +2617,26 @@ export interface components {
       status: 'pending' | 'succeeded' | 'failed';
       created_at: string;
       updated_at: string;
+    };
+    Reconciliation: {
+      id: string;
+      organization_id: string;
+      /** @description The UTC day reconciled, YYYY-MM-DD */
+      day: string;
+      /**
+       * @description balanced: every line matched or differs by a fee, instalment timing or withholding; drift otherwise
+       * @enum {string}
+       */
+      status: 'balanced' | 'drift';
+      /** @description Cents our books moved that day (payments less refunds) */
+      ours_total: number;
+      /** @description Cents the gateway's ledger moved for them, payouts aside */
+      theirs_total: number;
+      /** @description ours_total − theirs_total, as the reasons of the unmatched lines sum it */
+      unmatched_total: number;
+      matched_count: number;
+      unmatched_count: number;
+      created_at: string;
     };
     WebhookEndpoint: {
       id: string;
@@ -10142,6 +10179,7 @@ export interface operations {
             | 'invoice.failed'
             | 'invoice.voided'
             | 'refund.created'
+            | 'reconciliation.completed'
             | 'webhook_endpoint.created'
             | 'webhook_endpoint.updated'
             | 'webhook_endpoint.deleted'
@@ -10617,6 +10655,7 @@ export interface operations {
             | 'invoice.failed'
             | 'invoice.voided'
             | 'refund.created'
+            | 'reconciliation.completed'
             | 'webhook_endpoint.created'
             | 'webhook_endpoint.updated'
             | 'webhook_endpoint.deleted'
@@ -20397,6 +20436,55 @@ export interface operations {
             id: string | null;
           } | null;
           data: components['schemas']['Refund'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onReconciliationCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'reconciliation.completed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Reconciliation'];
         };
       };
     };

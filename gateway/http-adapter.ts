@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { buyerFromWire, buyerInputToWire, wireBuyer } from './http-buyers.ts';
 import { cardInputToWire, cardTokenFromWire, wireCardToken } from './http-cards.ts';
 import { createTransactionToWire } from './http-charges.ts';
+import { ledgerFromWire, ledgerQueryPath, wireLedger } from './http-ledger.ts';
+import type { LedgerRow } from '../domain/reconciliation.ts';
 import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
 import {
   invoiceFromWire,
@@ -33,6 +35,7 @@ import {
   type CardOwner,
   type CardToken,
   type GatewayInvoice,
+  type LedgerWindow,
   type GatewayInvoiceInput,
   type GatewaySubscription,
   type GatewaySubscriptionInput,
@@ -140,6 +143,13 @@ export class HttpGateway implements PaymentGateway, SandboxRecurringBilling {
     if (list === null) throw new GatewayHttpError(`Gateway GET ${path}: not found`, false, 404, 'not_found');
     const [wire] = list.data;
     return wire ? transactionFromWire(wire) : null;
+  }
+
+  async ledger(window: LedgerWindow): Promise<LedgerRow[]> {
+    const path = ledgerQueryPath(ROUTES.ledger.path, window);
+    const wire = await this.send('GET', path, undefined, undefined, wireLedger);
+    if (wire === null) throw new GatewayHttpError(`Gateway GET ${path}: not found`, false, 404, 'not_found');
+    return ledgerFromWire(wire);
   }
 
   async refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction> {

@@ -36,6 +36,8 @@ export const ROUTES = {
   cancelInvoice: { method: 'POST', path: '/v1/invoices/:id/cancel' },
   getInvoice: { method: 'GET', path: '/v1/invoices/:id' },
   listSubscriptionInvoices: { method: 'GET', path: '/v1/subscriptions/:id/invoices' },
+  /** `?from=…&to=…`: the money the gateway moved in that window (gateway/http-ledger.ts). */
+  ledger: { method: 'GET', path: '/v1/ledger' },
   // Controls of the simulated server only (`/v1/_…`); no real gateway has them.
   /** Fault injection for tests. */
   faults: { method: 'POST', path: '/v1/_faults' },

@@ -10,9 +10,19 @@ import {
   transactionFromPayment,
   type MpPayment,
 } from './mercadopago-payments.ts';
+import type { LedgerRow } from '../domain/reconciliation.ts';
+import {
+  parseReleaseReport,
+  reportOf,
+  reportPending,
+  reportRange,
+  rowsIn,
+  type ReleaseReportListing,
+} from './mercadopago-release-report.ts';
 import {
   GatewayError,
   SavedCardRefused,
+  type LedgerWindow,
   type BoletoChargeInput,
   type CardChargeInput,
   type CardInput,
@@ -55,6 +65,8 @@ export class MercadoPagoGatewayError extends GatewayError {
  */
 const RETRYABLE = (status: number) =>
   status === 0 || status === 409 || status === 429 || status === 423 || status === 424 || status >= 500;
+
+const MERCADOPAGO_API = 'https://api.mercadopago.com';
 
 /** A 2xx that does not carry the payment (its id and status) says no more than no answer at all. */
 const INCOMPLETE = 'incomplete_answer';
@@ -253,6 +265,52 @@ export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
   /** Mercado Pago's Card Updater replaces kept cards: the kept card as it stands now (decision 0071). */
   async keptCard(cardTokenId: string): Promise<CardToken | null> {
     return readKeptCard(this, cardTokenId);
+  }
+
+  /**
+   * The release report of `window` (mercadopago-release-report.ts): downloaded and parsed when
+   * listed with its file; asked for and answered "not ready" (retryable) otherwise, so that the
+   * activity's retries wait for Mercado Pago to build it without asking twice.
+   */
+  async ledger(window: LedgerWindow): Promise<LedgerRow[]> {
+    const list = (await this.api('GET', '/v1/account/release_report/list')) as ReleaseReportListing[];
+    const listed = reportOf(Array.isArray(list) ? list : [], window);
+    if (!listed) {
+      await this.api('POST', '/v1/account/release_report', reportRange(window));
+      throw reportPending(window);
+    }
+    if (!listed.file_name) throw reportPending(window);
+    const csv = await this.api('GET', `/v1/account/release_report/${encodeURIComponent(listed.file_name)}`);
+    return rowsIn(parseReleaseReport(String(csv)), window);
+  }
+
+  /** A call the SDK has no client for, with its token and timeout; JSON answered as parsed, else as text. */
+  private async api(method: 'GET' | 'POST', path: string, body?: object): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(`${MERCADOPAGO_API}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.accessToken}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (err) {
+      throw new MercadoPagoGatewayError(
+        `Mercado Pago ${method} ${path}: ${(err as Error).message}`,
+        true,
+        0,
+        'connection_error',
+      );
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const detail = `Mercado Pago ${method} ${path} answered ${response.status}: ${text.slice(0, 200)}`;
+      throw new MercadoPagoGatewayError(detail, RETRYABLE(response.status), response.status, 'http_error');
+    }
+    return (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
   }
 
   private common() {

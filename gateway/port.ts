@@ -10,6 +10,7 @@
  * result: that is what lets activities retry without charging twice.
  */
 import type { CardInput, CardToken } from './card.ts';
+import type { LedgerRow } from '../domain/reconciliation.ts';
 import type {
   GatewaySubscription,
   GatewaySubscriptionInput,
@@ -248,6 +249,23 @@ export interface CardVault {
   keepBrowserCard(browserToken: string, owner: CardOwner, idempotencyKey: string): Promise<CardToken>;
 }
 
+/** A window of time the gateway's ledger is read for: `from` inclusive, `to` exclusive. */
+export interface LedgerWindow {
+  from: Date;
+  to: Date;
+}
+
+/**
+ * The gateway's ledger (decision 0073): the money it moved in a window, one signed row per
+ * movement (a payment's gross as released, its fee, refunds, dispute holds and reversals,
+ * withholdings, payouts), keyed by the gateway's payment id and `external_reference`. What the
+ * daily reconciliation compares our books with. A ledger the gateway is still preparing (Mercado
+ * Pago builds its release report asynchronously) throws a retryable GatewayError.
+ */
+export interface GatewayLedger {
+  ledger(window: LedgerWindow): Promise<LedgerRow[]>;
+}
+
 /**
  * A gateway whose card updater replaces kept cards (Mercado Pago's Card Updater, decision 0071): the
  * kept card as the gateway has it now, by our id of it; null when the gateway keeps no such card.
@@ -260,7 +278,7 @@ export interface KeptCardLookup {
  * What every gateway this engine works with offers. Recurring billing is a capability of its own,
  * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
  */
-export type PaymentGateway = CardPayments & PaymentDocuments & CardVault;
+export type PaymentGateway = CardPayments & PaymentDocuments & CardVault & GatewayLedger;
 
 /**
  * Chargebacks (disputes) of the gateway's payments, where the gateway reports them (decision 0072):

@@ -5,12 +5,17 @@ import { webhookRelayWorkflow } from '../workflows/webhook-relay.ts';
 import { billingSweepWorkflow } from '../workflows/sweep.ts';
 import { WEBHOOK_RELAY_SCHEDULE_ID } from '../contracts/webhook-relay.ts';
 import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
+import { RECONCILIATION_SCHEDULE_ID } from '../contracts/reconciliation.ts';
+import { reconciliationWorkflow } from '../workflows/reconciliation.ts';
 
 /** How often the webhook relay's safety sweep runs. */
 export const WEBHOOK_RELAY_EVERY = '1 minute';
 
 /** How often the sweep runs. */
 export const SWEEP_EVERY = '1 hour';
+
+/** When the daily reconciliation of yesterday runs (UTC): after the gateway's day has closed. */
+export const RECONCILIATION_AT = { hour: 4, minute: 0 };
 
 /**
  * The periodic jobs as Temporal Schedules, so an operator sees, pauses and triggers them in the UI.
@@ -34,6 +39,25 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
         note:
           'Starts the missing workflow of every live subscription, pending invoice and unsettled checkout ' +
           '(see docs/decisions/0041-billing-sweep-schedule.md)',
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId: RECONCILIATION_SCHEDULE_ID,
+      spec: { calendars: [{ hour: RECONCILIATION_AT.hour, minute: RECONCILIATION_AT.minute }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: reconciliationWorkflow,
+        workflowId: RECONCILIATION_SCHEDULE_ID,
+        taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
+        args: [{}],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+      state: {
+        note: "Reconciles yesterday's books with the gateway's ledger (docs/decisions/0073-reconciliation.md)",
       },
     });
   } catch (err) {

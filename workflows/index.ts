@@ -11,6 +11,7 @@ export { invoiceWorkflow } from './invoice.ts';
 export { billingSweepWorkflow } from './sweep.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookRelayWorkflow } from './webhook-relay.ts';
+export { reconciliationWorkflow } from './reconciliation.ts';
 
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { ChargebackWorkflow } from '../contracts/dispute.ts';
@@ -22,6 +23,7 @@ import type { PaymentNoticeWorkflow } from '../contracts/payment-notice.ts';
 import type { GatewayRefundsWorkflow, RefundWorkflow } from '../contracts/refund.ts';
 import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
 import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
+import type { ReconciliationWorkflow } from '../contracts/reconciliation.ts';
 import type { checkoutWorkflow } from './checkout.ts';
 import type { directTransactionWorkflow } from './direct-transaction.ts';
 import type { invoiceWorkflow } from './invoice.ts';
@@ -33,6 +35,7 @@ import type { keptCardWorkflow } from './kept-card.ts';
 import type { chargebackWorkflow } from './chargeback.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+import type { reconciliationWorkflow } from './reconciliation.ts';
 
 /** A workflow as the contract its starters use (contracts/) says it is: a mismatch fails the typecheck. */
 type Fulfils<Workflow extends Contract, Contract> = Workflow;
@@ -48,4 +51,5 @@ export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof directTransactionWorkflow, DirectTransactionWorkflow>,
   Fulfils<typeof recurrencePlanWorkflow, RecurrencePlanWorkflow>,
   Fulfils<typeof webhookDeliveryWorkflow, WebhookDeliveryWorkflow>,
+  Fulfils<typeof reconciliationWorkflow, ReconciliationWorkflow>,
 ];

@@ -9,6 +9,7 @@ import { discountSchema } from '../schemas/discounts.ts';
 import { eventSchema } from '../schemas/events.ts';
 import { invoiceRecordSchema } from '../schemas/invoices.ts';
 import { addedMemberSchema, organizationSchema } from '../schemas/organizations.ts';
+import { reconciliationSchema } from '../schemas/reconciliations.ts';
 import { refundSchema, saleSchema } from '../schemas/sales.ts';
 import { subscriptionRecordSchema } from '../schemas/subscriptions.ts';
 import { webhookSchema } from '../schemas/webhooks.ts';
@@ -41,6 +42,7 @@ export const RECORD_SCHEMAS = {
   Subscription: subscriptionRecordSchema,
   Invoice: invoiceRecordSchema,
   Refund: refundSchema,
+  Reconciliation: reconciliationSchema,
   WebhookEndpoint: webhookSchema,
 } as const;
 export type RecordName = keyof typeof RECORD_SCHEMAS;

@@ -28,6 +28,7 @@ import {
   Transaction,
 } from './payments.ts';
 import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
+import { Reconciliation, ReconciliationLine } from './reconciliation.ts';
 
 export * from './catalog.ts';
 export * from './credentials.ts';
@@ -39,6 +40,7 @@ export * from './invoice.ts';
 export * from './organization.ts';
 export * from './payments.ts';
 export * from './rate-limit.ts';
+export * from './reconciliation.ts';
 export * from './webhook.ts';
 
 export const entities = [
@@ -75,4 +77,6 @@ export const entities = [
   WebhookRelay,
   Notification,
   NotificationJob,
+  Reconciliation,
+  ReconciliationLine,
 ];

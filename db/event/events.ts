@@ -51,6 +51,7 @@ export const EVENT_TYPES = [
   'invoice.failed',
   'invoice.voided',
   'refund.created',
+  'reconciliation.completed',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',

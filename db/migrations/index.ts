@@ -28,6 +28,7 @@ import { Migration0027ManualInvoices } from './0027-manual-invoices.ts';
 import { Migration0028ProductLists } from './0028-product-lists.ts';
 import { Migration0029GatewaySimulatorOut } from './0029-gateway-simulator-out.ts';
 import { Migration0030Disputes } from './0030-disputes.ts';
+import { Migration0031Reconciliations } from './0031-reconciliations.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -61,4 +62,5 @@ export const migrationsList = [
   { name: '0028-product-lists', class: Migration0028ProductLists },
   { name: '0029-gateway-simulator-out', class: Migration0029GatewaySimulatorOut },
   { name: '0030-disputes', class: Migration0030Disputes },
+  { name: '0031-reconciliations', class: Migration0031Reconciliations },
 ];

@@ -296,11 +296,12 @@ describe('Mercado Pago recurrence', () => {
       'createBoleto',
       'tokenizeCard',
       'keepBrowserCard',
+      'ledger',
     ];
     // Its own helpers, shared with mercadopago-cards.ts; anything else public would be a port method.
     const helpers = ['config', 'sdk'];
     const methods = Object.getOwnPropertyNames(MercadoPagoGateway.prototype).filter(
-      (name) => name !== 'constructor' && !['common', 'payments', 'call'].includes(name),
+      (name) => name !== 'constructor' && !['common', 'payments', 'call', 'api'].includes(name),
     );
     expect(methods.sort()).toEqual([...ported, ...helpers].sort());
     expect(gateway().boletoPayerRequires).toEqual(['address', 'full_name']);

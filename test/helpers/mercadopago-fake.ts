@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { createHmac, randomUUID } from 'node:crypto';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
+import { FakeReleaseReports } from './mercadopago-fake-release-report.ts';
 import { MP, signedNotice } from './mercadopago-mock.ts';
 
 /**
@@ -26,7 +27,7 @@ export interface FakeRequest {
   headers: Record<string, string>;
 }
 
-type Reply = { statusCode: number; data: object };
+type Reply = { statusCode: number; data: object | string };
 
 /** The holder name of the fake's card whose issuer requires 3-D Secure, and its challenge page. */
 export const CHALLENGE_HOLDER = '3DSC';
@@ -38,6 +39,8 @@ const INSTALMENT_RATES: Readonly<Record<number, number>> = { 2: 4.49, 3: 5.99, 4
 export class FakeMercadoPago {
   readonly requests: FakeRequest[] = [];
   readonly payments = new Map<string, MpPayment & Record<string, any>>();
+  /** The account's release reports, built from `payments` (mercadopago-fake-release-report.ts). */
+  readonly releaseReports = new FakeReleaseReports(this.payments);
   private readonly answered = new Map<string, Reply>();
   /**
    * Card tokens: a browser's (MercadoPago.js with the card's data, its security code in it), or one minted
@@ -288,6 +291,8 @@ export class FakeMercadoPago {
     const path = url.pathname;
     const ok = (data: object, statusCode = 200) => ({ statusCode, data });
     let m: RegExpExecArray | null;
+    const report = this.releaseReports.route(method, path, body);
+    if (report) return report;
     if (method === 'GET' && path === '/v1/customers/search') {
       const email = url.searchParams.get('email') ?? '';
       const found = [...this.customers.values()].filter((c) => c.email === email);
@@ -622,10 +627,11 @@ export function fakeMercadoPago(): FakeMercadoPago {
           body,
           headers,
         );
+        const csv = typeof data === 'string';
         return {
           statusCode,
-          data: JSON.stringify(data),
-          responseOptions: { headers: { 'content-type': 'application/json' } },
+          data: csv ? data : JSON.stringify(data),
+          responseOptions: { headers: { 'content-type': csv ? 'text/csv' : 'application/json' } },
         };
       })
       .persist();

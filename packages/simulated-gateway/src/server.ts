@@ -11,6 +11,7 @@ import { isDatabaseError } from './database.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
 import { createTransactionFromWire, wireCreateTransaction } from '../../../gateway/http-charges.ts';
+import { ledgerToWire, wireLedgerQuery } from '../../../gateway/http-ledger.ts';
 import {
   CONTROL_PREFIX,
   IDEMPOTENCY_HEADER,
@@ -339,6 +340,15 @@ function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway & Recurring
     const transaction = await gateway.findTransactionByIdempotencyKey(key);
     const list: WireTransactionList = { data: transaction ? [transactionToWire(transaction)] : [] };
     return reply.send(list);
+  });
+
+  app.get(ROUTES.ledger.path, async (request, reply) => {
+    const { from, to } = parse(wireLedgerQuery, request.query, 'query');
+    const window = { from: new Date(from), to: new Date(to) };
+    if (Number.isNaN(window.from.getTime()) || Number.isNaN(window.to.getTime())) {
+      throw new HttpProblem(400, 'from and to must be ISO timestamps');
+    }
+    return reply.send(ledgerToWire(await gateway.ledger(window)));
   });
 
   app.get(ROUTES.getTransaction.path, async (request, reply) => {

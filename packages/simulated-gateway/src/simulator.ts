@@ -23,6 +23,9 @@ import {
   type RecurrencePlan,
   type RecurrencePlanInput,
 } from '../../../gateway/port.ts';
+import type { LedgerWindow } from '../../../gateway/port.ts';
+import type { LedgerRow } from '../../../domain/reconciliation.ts';
+import { ledgerRows } from './simulator-ledger.ts';
 import { CallbackDelivery, invoiceNotice, transactionNotice, type SimulatorCallbacks } from './simulator-callbacks.ts';
 import { findCard, storeBuyer, storeCard } from './simulator-cards.ts';
 import { endCardReview, insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
@@ -197,6 +200,11 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
   }
 
   /** Reads a transaction; a pending pix past its expiry or a boleto past its grace days fails now. */
+  /** Its ledger of `window`, by the fee schedule and release calendar of simulator-ledger.ts. */
+  async ledger(window: LedgerWindow): Promise<LedgerRow[]> {
+    return ledgerRows(this.db, window);
+  }
+
   async getTransaction(transactionId: string): Promise<GatewayTransaction | null> {
     const [row] = await this.db.query(`select ${TRANSACTION_COLUMNS} from gateway_sim.transactions where id = ?`, [
       transactionId,

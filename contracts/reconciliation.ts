@@ -1,0 +1,71 @@
+import type { BookRow, LedgerRow, ReconciliationResult } from '../domain/reconciliation.ts';
+
+/**
+ * What the reconciliation workflow (workflows/reconciliation.ts) is started with, answers and calls
+ * (decision 0073): a day of our books against the gateway's ledger, one report per organization.
+ */
+
+/** The Schedule that reconciles yesterday every day, registered by the worker (worker/schedules.ts). */
+export const RECONCILIATION_SCHEDULE_ID = 'daily-reconciliation';
+
+export interface ReconciliationInput {
+  /** YYYY-MM-DD (UTC); absent: the day before the run's (the daily Schedule's). */
+  day?: string;
+  /** One organization (on demand); absent: every organization with money in the day's books or ledger. */
+  organizationId?: string;
+}
+
+export interface ReconciliationReportSummary {
+  id: string;
+  organizationId: string;
+  day: string;
+  status: 'balanced' | 'drift';
+  unmatchedTotal: number;
+  unmatchedCount: number;
+  /** `missing_in_books` lines whose notice's path was started again (self-repair). */
+  repairsStarted: number;
+}
+
+export interface ReconciliationOutcome {
+  day: string;
+  reports: ReconciliationReportSummary[];
+}
+
+export type ReconciliationWorkflow = (input: ReconciliationInput) => Promise<ReconciliationOutcome>;
+
+/** An on-demand run's workflow id; the Schedule's runs are named by Temporal from the schedule's id. */
+export const reconciliationWorkflowId = (organizationId: string, day: string, requestId: string) =>
+  `reconciliation:${organizationId}:${day}:${requestId}`;
+
+export interface DayWindow {
+  from: string;
+  to: string;
+}
+
+export interface OrganizationBooks {
+  organizationId: string;
+  ours: BookRow[];
+  /** The ledger's rows that are this organization's (by payment id or reference). */
+  theirs: LedgerRow[];
+}
+
+export interface RecordReconciliationInput {
+  organizationId: string;
+  day: string;
+  reportKey: string;
+  result: ReconciliationResult;
+}
+
+/** The reconciliation's activities (activities/reconciliations.ts). */
+export interface ReconciliationActivities {
+  /** The gateway's ledger of the window; retried while the gateway prepares it. */
+  readGatewayLedger(window: DayWindow): Promise<LedgerRow[]>;
+  /** Our books of the window, per organization, with the ledger's rows each organization's payments own. */
+  readOurBooks(input: {
+    window: DayWindow;
+    organizationId: string | null;
+    ledger: LedgerRow[];
+  }): Promise<OrganizationBooks[]>;
+  /** The report, its lines and its `reconciliation.completed` event, in one transaction; once per key. */
+  recordReconciliation(input: RecordReconciliationInput): Promise<ReconciliationReportSummary>;
+}
