@@ -36,6 +36,9 @@ const BEYOND_DESIGN = [
   ...['checkout_link.created', 'checkout_link.updated', 'checkout_link.deleted'],
   ...['webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted'],
   ...['webhook_endpoint.disabled', 'webhook_endpoint.ping'],
+  // A sale's chargebacks (decision 0072).
+  'sale.disputed',
+  'sale.dispute_closed',
   // The daily reconciliation's report (decision 0073).
   'reconciliation.completed',
 ];

@@ -17,6 +17,8 @@ const charge = (token: string, overrides: Partial<CardChargeInput> = {}): CardCh
   installments: 1,
   noFeesInstallments: false,
   card: { token },
+  cardMethod: { paymentMethodId: 'master', issuerId: '24' },
+  payer: { email: 'ana@example.com', name: 'Ana Souza' },
   capture: true,
   ...overrides,
 });

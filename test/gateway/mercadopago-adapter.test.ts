@@ -7,7 +7,14 @@ import {
   MercadoPagoGatewayError,
   MP_IDEMPOTENCY_WINDOW_MS,
 } from '../../gateway/mercadopago-adapter.ts';
-import { GatewayError, type CardChargeInput, type PaymentGateway, type RecurringBilling } from '../../gateway/port.ts';
+import {
+  GatewayError,
+  type CardChargeInput,
+  type Chargebacks,
+  type KeptCardLookup,
+  type PaymentGateway,
+  type RecurringBilling,
+} from '../../gateway/port.ts';
 import { fixture, mercadoPagoGateway as gateway, mockMercadoPago, MP } from '../helpers/mercadopago-mock.ts';
 
 /**
@@ -298,12 +305,14 @@ describe('Mercado Pago recurrence', () => {
       'keepBrowserCard',
       'ledger',
     ];
+    // The optional capabilities it offers (gateway/capabilities.ts): chargebacks and the card updater's kept cards.
+    const capabilities: (keyof (Chargebacks & KeptCardLookup))[] = ['getChargeback', 'keptCard'];
     // Its own helpers, shared with mercadopago-cards.ts; anything else public would be a port method.
     const helpers = ['config', 'sdk'];
     const methods = Object.getOwnPropertyNames(MercadoPagoGateway.prototype).filter(
       (name) => name !== 'constructor' && !['common', 'payments', 'call', 'api'].includes(name),
     );
-    expect(methods.sort()).toEqual([...ported, ...helpers].sort());
+    expect(methods.sort()).toEqual([...ported, ...capabilities, ...helpers].sort());
     expect(gateway().boletoPayerRequires).toEqual(['address', 'full_name']);
   });
 });

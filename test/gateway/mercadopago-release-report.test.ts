@@ -70,6 +70,8 @@ describe('the adapter asks for the release report, waits for it and downloads it
         noFeesInstallments: false,
         capture: true,
         card: { token: fake.browserToken() },
+        cardMethod: { paymentMethodId: 'master', issuerId: '24' },
+        payer: { email: 'ana@example.com', name: 'Ana Souza' },
       },
       'chk_rr:charge',
     );
