@@ -40,6 +40,21 @@ import type { RouteDeps } from '../route-deps.ts';
  * is acknowledged (a forged id would otherwise be retried forever); so is an unsigned IPN
  * notice (`?topic=…&id=…`), which is never acted on; an outage is a 503.
  */
+const NOTICE_ROUTE_DESCRIPTION =
+  'Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). ' +
+  'Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook ' +
+  'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); ' +
+  'it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. ' +
+  'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
+  'The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an ' +
+  'extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. ' +
+  'A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that ' +
+  'charge the replaced kept card to the new one, once Mercado Pago answers the new card. ' +
+  'A notice of the chargebacks topic (`type=chargebacks`) is read back from Mercado Pago ' +
+  '(`GET /v1/chargebacks/<data.id>`) and recorded as a dispute of the sale by its workflow. ' +
+  'A notice of another type, or about a payment that is none of ours, is acknowledged ' +
+  'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).';
+
 export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config } = deps;
   const secret = config.gateway === 'mercadopago' ? (config.MERCADOPAGO_WEBHOOK_SECRET ?? null) : null;
@@ -54,20 +69,7 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
       schema: {
         tags: ['gateway'],
         summary: 'Receive a payment notification from Mercado Pago',
-        description:
-          'Served when the gateway is Mercado Pago and MERCADOPAGO_WEBHOOK_SECRET is set (otherwise 404). ' +
-          'Authenticated by the x-signature header: `ts=<timestamp>,v1=<hex>`, an HMAC-SHA256 with the webhook ' +
-          'secret of `id:<data.id>;request-id:<x-request-id>;ts:<ts>;` (data.id from the query, else the body); ' +
-          'it is checked before anything else, and `ts` (seconds or milliseconds) sets no age limit. ' +
-          'An IPN notice (`?topic=…&id=…`, unsigned) is acknowledged and ignored. ' +
-          'The payment is then read from Mercado Pago, never from the notice, and its owner (a checkout, an ' +
-          'extra-charge invoice, a renewal or a direct transaction) is told, also after its workflow has ended. ' +
-          'A Card Updater notice (`type=automatic-payments`, action `card.updated`) moves the subscriptions that ' +
-          'charge the replaced kept card to the new one, once Mercado Pago answers the new card. ' +
-          'A notice of the chargebacks topic (`type=chargebacks`) is read back from Mercado Pago ' +
-          '(`GET /v1/chargebacks/<data.id>`) and recorded as a dispute of the sale by its workflow. ' +
-          'A notice of another type, or about a payment that is none of ours, is acknowledged ' +
-          'and ignored; 503 when Mercado Pago or our services cannot be reached (Mercado Pago retries).',
+        description: NOTICE_ROUTE_DESCRIPTION,
         querystring: mercadoPagoNotificationQuery,
         headers: mercadoPagoNotificationHeaders,
         body: mercadoPagoNotificationBody,
