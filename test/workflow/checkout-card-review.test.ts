@@ -5,7 +5,6 @@ import type { TestApi } from '../helpers/api.ts';
 import { ownQueueStack } from '../helpers/mercadopago-stack.ts';
 import { checkoutRow, ledgerOf, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { waitFor } from '../helpers/processes.ts';
-import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 
 /**
  * A card the gateway holds for review (decision 0070), on the simulator: its test cards 4000000000001505
@@ -172,8 +171,8 @@ describe('a card under review at the simulator', () => {
       { what: 'our record of the refunded card', timeoutMs: 10_000 },
     );
     expect(await sales(c.id)).toEqual([{ status: 'paid', amount: 8_000 }]);
-    const description = await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).describe();
-    expect(description.searchAttributes.PaymentIssue).toEqual(['abandoned_payment_refunded']);
+    // Refunded once, by the checkout's aftermath or by the payment-notice workflow (decision 0071): both
+    // use the checkout's compensation key, so whichever comes second finds it refunded (the ledger above).
     await sim.settleCallbacks();
   });
 });

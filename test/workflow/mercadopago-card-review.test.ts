@@ -31,7 +31,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 const confirm = (clientSecret: string, body: unknown) =>
   api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, { body });
 const payByCard = (clientSecret: string, holder = 'APRO') =>
-  confirm(clientSecret, { payment_method: 'credit_card', card_token: { token: mp.browserToken(holder) } });
+  confirm(clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken(holder) });
 const newCheckout = () => makeCheckout(api.orm, temporal, { amount: 12_000, taskQueue: QUEUE });
 const sales = (checkoutId: string) => sql('select status, amount::int from sales where checkout_id = ?', [checkoutId]);
 const paymentsOf = (reference: string) => [...mp.payments.values()].filter((p) => p.metadata?.reference === reference);
