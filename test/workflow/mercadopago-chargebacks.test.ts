@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { TestApi } from '../helpers/api.ts';
-import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
+import { mercadoPagoTestbed } from '../helpers/mercadopago-testbed.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
 import { waitFor } from '../helpers/processes.ts';
-import { chargebackNotice, fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
+import { chargebackNotice } from '../helpers/mercadopago-fake.ts';
 import { chargebackWorkflowId } from '../../contracts/dispute.ts';
 import { recordHistory } from '../helpers/histories.ts';
 
@@ -18,30 +18,12 @@ import { recordHistory } from '../helpers/histories.ts';
  */
 const QUEUE = 'billing-test-mercadopago-chargebacks';
 const WEBHOOK_SECRET = 'mp-webhook-secret-of-the-chargebacks-test';
-const mp = fakeMercadoPago();
-const stack = mercadoPagoStack(QUEUE, { MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET });
+const { mp, stack, sql, paidSale } = mercadoPagoTestbed(QUEUE, WEBHOOK_SECRET);
 let api: TestApi;
 let temporal: Client;
 beforeAll(() => {
   ({ api, temporal } = stack);
 });
-
-const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
-
-/** A card sale of `amount` cents paid through Mercado Pago: the sale, and Mercado Pago's payment id. */
-async function paidSale(amount: number) {
-  const c = await makeCheckout(api.orm, temporal, { amount, taskQueue: QUEUE });
-  const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-    body: { payment_method: 'credit_card', card_token: mp.cardToken() },
-  });
-  expect(res.status).toBe(200);
-  const [sale] = await sql(
-    `select s.id, t.gateway_transaction_id from sales s join transactions t on t.id = s.transaction_id
-      where s.checkout_id = ?`,
-    [c.id],
-  );
-  return { saleId: sale.id as string, paymentId: sale.gateway_transaction_id as string, c };
-}
 
 /** Mercado Pago's signed notice of the chargeback, as it posts it; the run it started, finished. */
 async function notify(chargebackId: string, status: 'opened' | 'won' | 'lost') {

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { TestApi } from '../helpers/api.ts';
-import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
+import { mercadoPagoTestbed } from '../helpers/mercadopago-testbed.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
 import { signedNotice } from '../helpers/mercadopago-mock.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -19,15 +18,12 @@ import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
  */
 const QUEUE = 'billing-test-mercadopago';
 const WEBHOOK_SECRET = 'mp-webhook-secret-of-this-test';
-const mp = fakeMercadoPago();
-const stack = mercadoPagoStack(QUEUE, { MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET });
+const { mp, stack, sql } = mercadoPagoTestbed(QUEUE, WEBHOOK_SECRET);
 let api: TestApi;
 let temporal: Client;
 beforeAll(() => {
   ({ api, temporal } = stack);
 });
-
-const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
 const confirm = (clientSecret: string, body: unknown) =>
   api.call('POST', `/api/v1/checkouts/client/${clientSecret}/confirm-sdk`, { body });
 const paymentsOf = (reference: string) => [...mp.payments.values()].filter((p) => p.metadata?.reference === reference);

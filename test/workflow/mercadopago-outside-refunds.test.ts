@@ -1,10 +1,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { TestApi } from '../helpers/api.ts';
-import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
-import { makeCheckout } from '../helpers/checkouts.ts';
+import { mercadoPagoTestbed } from '../helpers/mercadopago-testbed.ts';
 import { makeOat } from '../helpers/fixtures.ts';
-import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
 import { gatewayRefundsWorkflowId } from '../../contracts/refund.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { waitFor } from '../helpers/processes.ts';
@@ -17,37 +15,12 @@ import { waitFor } from '../helpers/processes.ts';
  */
 const QUEUE = 'billing-test-mercadopago-outside-refunds';
 const WEBHOOK_SECRET = 'mp-webhook-secret-of-the-outside-refunds-test';
-const mp = fakeMercadoPago();
-const stack = mercadoPagoStack(QUEUE, { MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET });
+const { mp, stack, sql, paidSale, notifyPayment: notify } = mercadoPagoTestbed(QUEUE, WEBHOOK_SECRET);
 let api: TestApi;
 let temporal: Client;
 beforeAll(() => {
   ({ api, temporal } = stack);
 });
-
-const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
-
-/** A card sale of `amount` cents paid through Mercado Pago: the sale, and Mercado Pago's payment id. */
-async function paidSale(amount: number) {
-  const c = await makeCheckout(api.orm, temporal, { amount, taskQueue: QUEUE });
-  const res = await api.call('POST', `/api/v1/checkouts/client/${c.clientSecret}/confirm-sdk`, {
-    body: { payment_method: 'credit_card', card_token: mp.cardToken() },
-  });
-  expect(res.status).toBe(200);
-  const [sale] = await sql(
-    `select s.id, s.transaction_id, t.gateway_transaction_id from sales s
-       join transactions t on t.id = s.transaction_id where s.checkout_id = ?`,
-    [c.id],
-  );
-  return { saleId: sale.id as string, paymentId: sale.gateway_transaction_id as string, c };
-}
-
-/** Mercado Pago's signed notice of the payment, as it posts it. */
-async function notify(paymentId: string) {
-  const notice = paymentNotice(paymentId, WEBHOOK_SECRET);
-  const res = await api.call('POST', notice.path, { body: notice.body, headers: notice.headers });
-  expect(res.status).toBe(200);
-}
 
 const refundsOf = (saleId: string) =>
   sql('select amount::int, status, reason from refunds where sale_id = ? order by created_at', [saleId]);

@@ -10,8 +10,8 @@ import type { TestApi } from '../helpers/api.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { cardUpdatedNotice, fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
-import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
+import { cardUpdatedNotice } from '../helpers/mercadopago-fake.ts';
+import { mercadoPagoTestbed } from '../helpers/mercadopago-testbed.ts';
 
 /**
  * Every payment notice reaches its owner, also after the owner's workflow has ended (issue 33 §3,
@@ -20,22 +20,12 @@ import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
  */
 const QUEUE = 'billing-test-mercadopago-payment-notices';
 const WEBHOOK_SECRET = 'mp-webhook-secret-of-the-payment-notices-test';
-const mp = fakeMercadoPago();
-const stack = mercadoPagoStack(QUEUE, { MERCADOPAGO_WEBHOOK_SECRET: WEBHOOK_SECRET });
+const { mp, stack, sql, notifyPayment: notify } = mercadoPagoTestbed(QUEUE, WEBHOOK_SECRET);
 let api: TestApi;
 let temporal: Client;
 beforeAll(() => {
   ({ api, temporal } = stack);
 });
-
-const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);
-
-/** Mercado Pago's signed notice of the payment, as it posts it. */
-async function notify(paymentId: string) {
-  const notice = paymentNotice(paymentId, WEBHOOK_SECRET);
-  const res = await api.call('POST', notice.path, { body: notice.body, headers: notice.headers });
-  expect([res.status, res.body]).toEqual([200, { received: true }]);
-}
 
 /** The run the notice of the payment in `status` started, once it has ended. */
 const noticeRun = (paymentId: string, status: string) =>
