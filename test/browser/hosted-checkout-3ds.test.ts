@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { startApi, type TestApi } from '../helpers/api.ts';
-import { launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import type { TestApi } from '../helpers/api.ts';
+import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-checkout-bed.ts';
+import { newContext, screenshot } from '../helpers/browser.ts';
 import { cspDirectives, openCheckout } from '../helpers/checkout-page.ts';
-import { makeTenant } from '../helpers/fixtures.ts';
 import { CHALLENGE_URL } from '../helpers/mercadopago-fake.ts';
-import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+import type { ShopSite } from '../helpers/shop-site.ts';
 
 /**
  * A card payment waiting on the buyer's 3-D Secure challenge (Mercado Pago's pending_challenge): the
@@ -14,19 +14,13 @@ import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
  * database (the gateway's answer as the checkout workflow records it); the issuer's page, which
  * cannot load offline, is answered by a stand-in that records the post and says COMPLETE.
  */
+const bed = hostedCheckoutBed();
 let api: TestApi;
 let browser: Browser;
 let shop: ShopSite;
-let tenant: Awaited<ReturnType<typeof makeTenant>>;
-
-beforeAll(async () => {
-  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
-  tenant = await makeTenant(api.orm);
-});
-afterAll(async () => {
-  await browser?.close();
-  await shop?.close();
-  await api?.close();
+let tenant: HostedCheckoutBed['tenant'];
+beforeAll(() => {
+  ({ api, browser, shop, tenant } = bed);
 });
 
 const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);

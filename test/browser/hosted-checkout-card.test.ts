@@ -1,32 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
-import { startApi, type TestApi } from '../helpers/api.ts';
-import {
-  expectAccessibleAtBothSizes,
-  firstPaintOnPhone,
-  launchBrowser,
-  newContext,
-  screenshot,
-} from '../helpers/browser.ts';
+import type { TestApi } from '../helpers/api.ts';
+import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-checkout-bed.ts';
+import { expectAccessibleAtBothSizes, firstPaintOnPhone, newContext, screenshot } from '../helpers/browser.ts';
 import { fillCard, secureInput } from '../helpers/checkout-page.ts';
-import { makeTenant, unique } from '../helpers/fixtures.ts';
-import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+import { unique } from '../helpers/fixtures.ts';
+import type { ShopSite } from '../helpers/shop-site.ts';
 
 /** A buyer opens a checkout link in Chromium and pays by card: the page, a decline, and the success_url. */
+const bed = hostedCheckoutBed();
 let api: TestApi;
 let browser: Browser;
 let shop: ShopSite;
-let tenant: Awaited<ReturnType<typeof makeTenant>>;
-
-beforeAll(async () => {
-  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
-  tenant = await makeTenant(api.orm);
-});
-afterAll(async () => {
-  await browser?.close();
-  await shop?.close();
-  await api?.close();
+let tenant: HostedCheckoutBed['tenant'];
+beforeAll(() => {
+  ({ api, browser, shop, tenant } = bed);
 });
 
 const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);

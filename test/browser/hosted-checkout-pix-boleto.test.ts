@@ -1,31 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { startApi, type TestApi } from '../helpers/api.ts';
+import type { TestApi } from '../helpers/api.ts';
+import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-checkout-bed.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
-import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
+import { expectAccessibleAtBothSizes, newContext, screenshot } from '../helpers/browser.ts';
 import { fillCard } from '../helpers/checkout-page.ts';
-import { makeTenant, unique } from '../helpers/fixtures.ts';
+import { unique } from '../helpers/fixtures.ts';
 import { until } from '../helpers/processes.ts';
 import { scanQrPng } from '../helpers/qr.ts';
-import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+import type { ShopSite } from '../helpers/shop-site.ts';
 
 /** A buyer pays by pix (the page follows the payment by itself), takes a boleto, or pays inside a merchant's iframe. */
+// The sandbox's callbacks (a pix paid) reach this API.
+const bed = hostedCheckoutBed({
+  setUp: ({ api }) => {
+    (api.gateway as SimulatedGateway).callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+  },
+  tearDown: ({ api }) => (api.gateway as SimulatedGateway).settleCallbacks(),
+});
 let api: TestApi;
 let browser: Browser;
 let shop: ShopSite;
-let tenant: Awaited<ReturnType<typeof makeTenant>>;
-
-beforeAll(async () => {
-  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
-  // The sandbox's callbacks (a pix paid) reach this API.
-  (api.gateway as SimulatedGateway).callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
-  tenant = await makeTenant(api.orm);
-});
-afterAll(async () => {
-  await (api?.gateway as SimulatedGateway | undefined)?.settleCallbacks();
-  await browser?.close();
-  await shop?.close();
-  await api?.close();
+let tenant: HostedCheckoutBed['tenant'];
+beforeAll(() => {
+  ({ api, browser, shop, tenant } = bed);
 });
 
 const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { SANDBOX_PUBLIC_KEY } from '../../api/browser-card-tokenizer.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../../domain/installments.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { startApi, type TestApi } from '../helpers/api.ts';
-import { launchBrowser, newContext, pageChecked } from '../helpers/browser.ts';
+import type { TestApi } from '../helpers/api.ts';
+import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-checkout-bed.ts';
+import { newContext, pageChecked } from '../helpers/browser.ts';
 import {
   cspDirectives,
   fillBuyer,
@@ -14,27 +15,20 @@ import {
   recordPosts,
   secureInput,
 } from '../helpers/checkout-page.ts';
-import { makeTenant } from '../helpers/fixtures.ts';
-import { startShopSite, type ShopSite } from '../helpers/shop-site.ts';
+import type { ShopSite } from '../helpers/shop-site.ts';
 
 /**
  * The sandbox's hosted checkout tokenizes the card in the browser with sandbox-gateway.js (the
  * simulated gateway's MercadoPago.js look-alike): every request the page makes is recorded, and the
  * card number travels only to the tokenization endpoint, never with the form post.
  */
+const bed = hostedCheckoutBed();
 let api: TestApi;
 let browser: Browser;
 let shop: ShopSite;
-let tenant: Awaited<ReturnType<typeof makeTenant>>;
-
-beforeAll(async () => {
-  [api, browser, shop] = await Promise.all([startApi(), launchBrowser(), startShopSite()]);
-  tenant = await makeTenant(api.orm);
-});
-afterAll(async () => {
-  await browser?.close();
-  await shop?.close();
-  await api?.close();
+let tenant: HostedCheckoutBed['tenant'];
+beforeAll(() => {
+  ({ api, browser, shop, tenant } = bed);
 });
 
 const sql = <T = any>(text: string, params: unknown[] = []) => api.orm.em.getConnection().execute<T[]>(text, params);
