@@ -76,6 +76,28 @@ export async function browserCardToken(publicKey: string, cardNumber: string, ho
   return body.id;
 }
 
+/** A call to Mercado Pago's API with the seller's access token, as its panel or an operator makes it. */
+export async function mercadoPagoApi(
+  method: 'GET' | 'POST',
+  path: string,
+  body: object | null,
+  idempotencyKey: string,
+) {
+  const response = await fetch(`${MP}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${sandboxEnv().accessToken}`,
+      'content-type': 'application/json',
+      'x-idempotency-key': idempotencyKey,
+    },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const answer = (await response.json().catch(() => ({}))) as unknown;
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
 /** A browser token for a test card, kept by the adapter as the engine keeps a buyer's card. */
 export async function keptTestCard(
   gateway: MercadoPagoGateway,

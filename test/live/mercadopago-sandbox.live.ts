@@ -2,10 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import type { BuyerInput, CardChargeInput, CardToken, GatewayTransaction } from '../../gateway/port.ts';
 import {
   brasiliaDate,
+  browserCardToken,
   eventually,
   expectWellFormed,
   key,
   keptTestCard,
+  mercadoPagoApi,
   RUN,
   sandboxEnv,
   sandboxGateway,
@@ -187,6 +189,55 @@ withCards('Mercado Pago sandbox: what the engine relies on to never lose or take
     const refunded = await gateway().refund(paid.id, paid.baseAmount, key('refund-3x-all'));
     expect(refunded).toMatchObject({ id: paid.id, status: 'refunded', refundedAmount: 9000 });
   });
+});
+
+withCards('Mercado Pago sandbox: after the sale and 3-D Secure (issue 33 §3, §4)', () => {
+  it('a refund made outside the engine (as the panel makes it) shows on the payment the engine reads back', async () => {
+    const paid = await charge('outside-refund', await approvedCard(), { amount: 3000 });
+    await mercadoPagoApi('POST', `/v1/payments/${paid.id}/refunds`, { amount: 10 }, key('outside-refund-panel'));
+    const read = await eventually(async () => {
+      const t = await gateway().getTransaction(paid.id);
+      return t && t.refundedAmount > 0 ? t : null;
+    });
+    expect(read).toMatchObject({ id: paid.id, refundedAmount: 1000, baseAmount: 3000 });
+  });
+
+  it('reads a kept card back as it stands (what a Card Updater notice is checked against)', async () => {
+    const card = await approvedCard();
+    expect(await gateway().keptCard(card.id)).toMatchObject({ id: card.id, brand: 'mastercard', last4: card.last4 });
+    expect(await gateway().getChargeback('99999999999')).toBeNull();
+  });
+
+  it('a buyer-present card payment offers 3-D Secure: approved at once, or waiting on the issuer’s challenge', async () => {
+    const token = await browserCardToken(env.publicKey!, TEST_CARDS.mastercard, 'APRO');
+    const t = await charge('three-ds', { id: token } as CardToken, {
+      amount: 2500,
+      cardMethod: { paymentMethodId: 'master', issuerId: null },
+      payer: buyer,
+    });
+    if (t.status === 'pending') expect(t.threeDs).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+    else expect(t).toMatchObject({ status: 'succeeded', threeDs: null });
+  });
+});
+
+withAccount('Mercado Pago sandbox: the release report is the ledger reconciliation reads (issue 33 §5)', () => {
+  it(
+    'asks for yesterday’s report once, then reads its rows in signed cents',
+    async () => {
+      const from = new Date(`${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`);
+      const window = { from, to: new Date(from.getTime() + 86_400_000) };
+      const rows = await eventually(
+        () =>
+          gateway()
+            .ledger(window)
+            .catch((err: { retryable?: boolean }) => (err.retryable ? null : Promise.reject(err))),
+        10 * 60_000,
+        20_000,
+      );
+      for (const row of rows) expect(Number.isSafeInteger(row.amount)).toBe(true);
+    },
+    11 * 60_000,
+  );
 });
 
 withAccount('Mercado Pago sandbox: card data on the server (ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE)', () => {
