@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import type { TestApi } from '../helpers/api.ts';
 import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-checkout-bed.ts';
-import { newContext, screenshot } from '../helpers/browser.ts';
+import { newContext, pageChecked } from '../helpers/browser.ts';
 import { cspDirectives, openCheckout } from '../helpers/checkout-page.ts';
 import { CHALLENGE_URL } from '../helpers/mercadopago-fake.ts';
 import type { ShopSite } from '../helpers/shop-site.ts';
@@ -63,7 +63,7 @@ describe('a card payment waiting on a 3-D Secure challenge', () => {
     const issuer = page.frameLocator('iframe[title="Confirmação do banco emissor"]');
     await issuer.getByRole('button', { name: 'Confirmar compra' }).waitFor();
     expect(challengePosts).toEqual([new URLSearchParams({ creq: CREQ }).toString()]);
-    await screenshot(page, 'checkout-3ds-challenge');
+    await pageChecked(page, 'checkout-3ds-challenge');
 
     // The buyer confirms at the bank: the frame goes, the page waits for the payment.
     await issuer.getByRole('button', { name: 'Confirmar compra' }).click();
