@@ -4,21 +4,32 @@ export function refundableAmount(paid: number, refunded: number, pending: number
 }
 
 export interface RefundRefusal {
-  code: 'nothing_to_refund' | 'refund_exceeds_captured';
+  code: 'nothing_to_refund' | 'refund_exceeds_captured' | 'sale_disputed';
   message: string;
   detail?: string;
 }
 
 /**
  * How much a refund asked of a payment gives back: `requested`, or all that is still refundable when
- * none is named; refused when nothing is left (a sale of a zero total has no payment at all) or when
- * more is asked than is left.
+ * none is named; refused when nothing is left (a sale of a zero total has no payment at all), when
+ * more is asked than is left, or while the buyer's bank disputes the payment (the card network decides
+ * where that money goes; decision 0072). What lost disputes took back is no longer the merchant's to
+ * give: it counts as given back already.
  */
 export function refundAmount(
   requested: number | undefined,
-  payment: { captured: number; refunded: number; pending: number } | null,
+  payment: { captured: number; refunded: number; pending: number; chargedBack?: number; disputeOpen?: boolean } | null,
 ): { amount: number } | RefundRefusal {
-  const available = payment ? refundableAmount(payment.captured, payment.refunded, payment.pending) : 0;
+  if (payment?.disputeOpen) {
+    return {
+      code: 'sale_disputed',
+      message: "The sale's payment is disputed by the buyer's bank",
+      detail: 'A disputed payment cannot be refunded until its dispute is closed',
+    };
+  }
+  const available = payment
+    ? refundableAmount(payment.captured, payment.refunded + (payment.chargedBack ?? 0), payment.pending)
+    : 0;
   if (available === 0) return { code: 'nothing_to_refund', message: 'Nothing left to refund on this sale' };
   const amount = requested ?? available;
   if (amount > available) {

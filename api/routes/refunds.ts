@@ -4,6 +4,7 @@ import { transactionCurrencies } from '../../db/checkout/refund-reads.ts';
 import { lockTransaction } from '../../db/checkout/transactions.ts';
 import { listRefunds, type RefundFilter } from '../../db/sale/lists.ts';
 import { ownRefund, ownSale, pendingRefundsBefore, refundOrFail } from '../../db/sale/reads.ts';
+import { hasOpenDispute } from '../../db/sale/disputes.ts';
 import { insertPendingRefund, pendingRefundSum } from '../../db/sale/refunds.ts';
 import { refundAmount, type RefundRefusal } from '../../domain/refunds.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -57,7 +58,8 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
         tags,
         summary: 'Refund a sale, fully or partly',
         description:
-          'Never more than was captured, less what is already refunded or pending. The gateway call runs in a ' +
+          'Never more than was captured, less what is already refunded, pending, or taken back by a lost ' +
+          'dispute; refused (422 `sale_disputed`) while a dispute of the payment is open. The gateway call runs in a ' +
           'refund workflow keyed by the refund, so it is retried until the gateway answers and never refunds twice. ' +
           'The response waits a few seconds for the gateway; a refund still pending then settles in the background ' +
           '(its workflow is started again by a sweep if the request could not start it). A refund the gateway never ' +
@@ -83,6 +85,8 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
             captured: payment.capturedAmount,
             refunded: payment.refundedAmount,
             pending: await pendingRefundSum(tx, payment.id),
+            chargedBack: sale.chargedBackAmount,
+            disputeOpen: await hasOpenDispute(tx, sale.id),
           }),
         );
         const created = await insertPendingRefund(tx, {

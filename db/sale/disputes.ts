@@ -66,6 +66,17 @@ export async function recordSaleChargedBack(
   await kyselyOf(em).updateTable('sales').set({ chargedBackAmount, updatedAt: now }).where('id', '=', saleId).execute();
 }
 
+/** Whether a dispute of the sale is still open (neither won nor lost). */
+export async function hasOpenDispute(em: EntityManager, saleId: string): Promise<boolean> {
+  const open = await kyselyOf(em)
+    .selectFrom('disputes')
+    .select('id')
+    .where('saleId', '=', saleId)
+    .where('status', '=', 'opened')
+    .executeTakeFirst();
+  return open !== undefined;
+}
+
 /** The disputes of these sales, oldest first, by sale: what the sale's record lists. */
 export async function disputesOfSales(em: EntityManager, saleIds: readonly string[]) {
   const bySale = new Map<string, DisputeRow[]>();

@@ -56,6 +56,16 @@ describe('a refund asked of a sale', () => {
     });
   });
 
+  it('counts what lost disputes took back as given, and refuses while a dispute is open', () => {
+    // 10 000 captured, 2 500 refunded, 1 500 pending, 4 000 taken back by a lost dispute: 2 000 left.
+    expect(refundAmount(undefined, { ...payment, chargedBack: 4_000 })).toEqual({ amount: 2_000 });
+    expect(refundAmount(2_001, { ...payment, chargedBack: 4_000 })).toMatchObject({
+      detail: 'At most 2000 cents can still be refunded',
+    });
+    expect(refundAmount(undefined, { ...payment, chargedBack: 6_000 })).toMatchObject({ code: 'nothing_to_refund' });
+    expect(refundAmount(1, { ...payment, disputeOpen: true })).toMatchObject({ code: 'sale_disputed' });
+  });
+
   it('refuses a sale with nothing left, or no payment at all', () => {
     const nothing = { code: 'nothing_to_refund', message: 'Nothing left to refund on this sale' };
     expect(refundAmount(undefined, { captured: 10_000, refunded: 10_000, pending: 0 })).toEqual(nothing);

@@ -112,6 +112,27 @@ describe('Mercado Pago: chargebacks', () => {
     expect((await eventsOf(c.organizationId)).map((e) => e.type)).toEqual(['sale.disputed', 'sale.dispute_closed']);
   });
 
+  it('a disputed sale is not refunded while its dispute is open, and what a lost one took back cannot be refunded again', async () => {
+    const { saleId, paymentId, c } = await paidSale(5_000);
+    const token = await makeOat(api.orm, c.organizationId);
+    const refund = (amount?: number) =>
+      api.call('POST', '/api/v1/refunds/', { token, body: { sale_id: saleId, ...(amount ? { amount } : {}) } });
+    const chargebackId = mp.openChargeback(paymentId, 20);
+    await notify(chargebackId, 'opened');
+    const whileOpen = await refund(1_000);
+    expect([whileOpen.status, whileOpen.body.code]).toEqual([422, 'sale_disputed']);
+
+    mp.decideChargeback(chargebackId, 'lost');
+    await notify(chargebackId, 'lost');
+    const all = await refund(5_000);
+    expect(all.status).toBe(422);
+    expect(all.body).toMatchObject({
+      code: 'refund_exceeds_captured',
+      detail: 'At most 3000 cents can still be refunded',
+    });
+    expect(await sql('select count(*)::int as n from refunds where sale_id = ?', [saleId])).toEqual([{ n: 0 }]);
+  });
+
   it('a notice of a chargeback Mercado Pago does not know is acknowledged and starts nothing', async () => {
     const notice = chargebackNotice('999999', WEBHOOK_SECRET);
     const res = await api.call('POST', notice.path, { body: notice.body, headers: notice.headers });
