@@ -172,7 +172,7 @@ function cardActivities(deps: PaymentDeps) {
       const summary = summarize(charged);
       if (summary.status === 'pending') {
         // Under review: a card to keep is not kept (noted in decision 0074), as the approval comes later.
-        const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds);
+        const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds, Boolean(charged.threeDs));
         const underReview = { ...summary, paymentData: { ...summary.paymentData, review: { until } } };
         await showOnCheckout(orm, input.checkoutId, underReview);
         return underReview;

@@ -22,7 +22,23 @@ export const CARD_GIVEN_UP_WATCH_MS = 24 * 3600_000;
 /** Why a checkout opened again when its card's review outlasted the wait (the payment was cancelled). */
 export const REVIEW_EXPIRED = 'review_expired';
 
-/** Until when a card payment the gateway created at `createdAt` is waited for (ISO). */
-export function cardReviewDeadline(createdAt: Date, waitSeconds: number = CARD_REVIEW_WAIT_SECONDS): string {
-  return new Date(createdAt.getTime() + waitSeconds * 1000).toISOString();
+/**
+ * How long a checkout waits for the buyer to answer their bank's 3-D Secure challenge: EMV 3-D Secure
+ * has the issuer's page time a challenge out after about ten minutes, so a challenge still unanswered
+ * after thirty was abandoned (the buyer closed the page), and the payment is cancelled then instead of
+ * holding the checkout for the review's days. Never longer than the review's own wait.
+ */
+export const CARD_CHALLENGE_WAIT_SECONDS = 30 * 60;
+
+/**
+ * Until when a card payment the gateway created at `createdAt` is waited for (ISO): the review's wait,
+ * or the challenge's when the payment waits on the buyer's 3-D Secure challenge.
+ */
+export function cardReviewDeadline(
+  createdAt: Date,
+  waitSeconds: number = CARD_REVIEW_WAIT_SECONDS,
+  challenged = false,
+): string {
+  const wait = challenged ? Math.min(waitSeconds, CARD_CHALLENGE_WAIT_SECONDS) : waitSeconds;
+  return new Date(createdAt.getTime() + wait * 1000).toISOString();
 }

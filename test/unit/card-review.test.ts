@@ -14,6 +14,12 @@ describe('a card under review (decision 0070)', () => {
     expect(() => loadConfig({ CARD_REVIEW_WAIT_SECONDS: '0' }, 'worker')).toThrow(/CARD_REVIEW_WAIT_SECONDS/);
   });
 
+  it("waits thirty minutes for the buyer's 3-D Secure challenge, never longer than the review's wait", () => {
+    const created = new Date('2026-05-01T21:00:00Z');
+    expect(cardReviewDeadline(created, CARD_REVIEW_WAIT_SECONDS, true)).toBe('2026-05-01T21:30:00.000Z');
+    expect(cardReviewDeadline(created, 90, true)).toBe('2026-05-01T21:01:30.000Z');
+  });
+
   it("is what Mercado Pago's in_process and pending card payments are: pending, never a refusal", () => {
     for (const [status, detail] of [
       ['in_process', 'pending_contingency'],

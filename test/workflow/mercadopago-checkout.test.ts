@@ -134,6 +134,20 @@ describe('Mercado Pago: card', () => {
     });
     expect([again.status, again.body.status]).toEqual([200, 'succeeded']);
   });
+
+  it("waits thirty minutes, not the review's days, for the buyer's 3-D Secure challenge", async () => {
+    const c = await makeCheckout(api.orm, temporal, { amount: 9_990, taskQueue: QUEUE });
+    const before = Date.now();
+    const res = await confirm(c.clientSecret, { payment_method: 'credit_card', card_token: mp.cardToken('3DSC') });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'confirmed',
+      gateway_payment_data: { status: 'pending', three_ds: { creq: expect.any(String) } },
+    });
+    const until = Date.parse(res.body.gateway_payment_data.review.until);
+    expect(until).toBeGreaterThan(before + 29 * 60_000);
+    expect(until).toBeLessThan(Date.now() + 31 * 60_000);
+  });
 });
 
 describe('Mercado Pago: pix and boleto', () => {
