@@ -213,13 +213,17 @@ export function repairableLines(result: ReconciliationResult): ReconciliationLin
   return result.lines.filter((l) => l.reason === 'missing_in_books' && l.gatewayId !== null);
 }
 
+/** What self-repair starts for a line (decision 0073): the path the line's missed notice would have taken. */
+export type LineRepair = 'gateway_refunds' | 'payment_notice';
+
 /**
- * How a line repairs itself (decision 0073): a refund the gateway made and our books lack goes the
- * way its missed notice would have (the gateway-refunds workflow, decision 0068); a payment our
- * books lack is left to its checkout's own lookup, named on the report only.
+ * How a line repairs itself (decisions 0073, 0077): money the gateway moved that our books lack goes
+ * the way its missed notice would have. A refund: the gateway-refunds workflow (decision 0068). A
+ * payment: the payment-notice workflow (decision 0071), which finds its owner by our record of the
+ * payment or by its reference and records it. Other lines are named on the report only.
  */
-export function repairOf(line: ReconciliationLine): 'gateway_refunds' | null {
-  return line.reason === 'missing_in_books' && line.kind === 'refund' && line.gatewayId !== null
-    ? 'gateway_refunds'
-    : null;
+export function repairOf(line: ReconciliationLine): LineRepair | null {
+  if (line.reason !== 'missing_in_books' || line.gatewayId === null) return null;
+  if (line.kind === 'refund') return 'gateway_refunds';
+  return line.kind === 'payment' ? 'payment_notice' : null;
 }

@@ -1,5 +1,6 @@
 import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { paymentNoticeWorkflowId } from '../contracts/payment-notice.ts';
 import { gatewayRefundsWorkflowId } from '../contracts/refund.ts';
 import type {
   ReconciliationActivities,
@@ -7,9 +8,10 @@ import type {
   ReconciliationOutcome,
   ReconciliationReportSummary,
 } from '../contracts/reconciliation.ts';
-import { reconcile, repairOf } from '../domain/reconciliation.ts';
+import { reconcile, repairOf, type ReconciliationLine } from '../domain/reconciliation.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { gatewayRefundsWorkflow } from './gateway-refunds.ts';
+import { paymentNoticeWorkflow } from './payment-notice.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -31,8 +33,9 @@ const dayBefore = (now: number) => new Date(now - DAY_MS).toISOString().slice(0,
 /**
  * A day of our books against the gateway's ledger (decision 0073): the ledger read once, our books
  * per organization, each organization's report written with its `reconciliation.completed` event.
- * A refund the gateway made that our books lack repairs itself: the gateway-refunds workflow its
- * missed notice would have started is started (decision 0068), and records it. Run daily by the
+ * Money the gateway moved that our books lack repairs itself: the workflow its missed notice would
+ * have started is started (a refund: gateway-refunds, decision 0068; a payment: payment-notice,
+ * decision 0071), and records it (decision 0077). Run daily by the
  * Schedule `daily-reconciliation` (yesterday, every organization) and on demand (one organization).
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationOutcome> {
@@ -48,26 +51,33 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
       const reportKey = `${workflowInfo().workflowId}:${workflowInfo().runId}:${organizationId}`;
       const summary = await recordReconciliation({ organizationId, day, reportKey, result });
       let repairsStarted = 0;
-      for (const line of result.lines) {
-        if (repairOf(line) !== 'gateway_refunds') continue;
-        await startRefundRepair(line.gatewayId!, -line.theirs);
-        repairsStarted += 1;
-      }
+      for (const line of result.lines) if (await startRepair(line)) repairsStarted += 1;
       reports.push({ ...summary, repairsStarted });
     }
     return { day, reports };
   });
 }
 
-/** The gateway-refunds workflow a missed notice would have started; one already under way is left to run. */
-async function startRefundRepair(gatewayTransactionId: string, gatewayRefunded: number): Promise<void> {
+/**
+ * The workflow a line's missed notice would have started, as its notice route starts it: one per
+ * payment and refunded total (a refund) or per payment and status (a payment, `succeeded`: the ledger
+ * released its money), so one already under way is left to run; a child abandoned on close.
+ */
+async function startRepair(line: ReconciliationLine): Promise<boolean> {
+  const repair = repairOf(line);
+  if (repair === null) return false;
+  const gatewayId = line.gatewayId!;
+  const options = { args: [gatewayId] as [string], parentClosePolicy: ParentClosePolicy.ABANDON };
   try {
-    await startChild(gatewayRefundsWorkflow, {
-      workflowId: gatewayRefundsWorkflowId(gatewayTransactionId, gatewayRefunded),
-      args: [gatewayTransactionId],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
+    if (repair === 'gateway_refunds') {
+      const workflowId = gatewayRefundsWorkflowId(gatewayId, -line.theirs);
+      await startChild(gatewayRefundsWorkflow, { ...options, workflowId });
+    } else {
+      const workflowId = paymentNoticeWorkflowId(gatewayId, 'succeeded');
+      await startChild(paymentNoticeWorkflow, { ...options, workflowId });
+    }
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+  return true;
 }

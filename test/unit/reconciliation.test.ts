@@ -5,6 +5,7 @@ import {
   type LedgerRow,
   reconcile,
   repairableLines,
+  repairOf,
   reportStatus,
   sumsToZero,
 } from '../../domain/reconciliation.ts';
@@ -112,6 +113,11 @@ describe('reconcile, by hand', () => {
     expect(repairableLines(result).map((l) => [l.kind, l.gatewayId])).toEqual([
       ['refund', '11'],
       ['payment', '13'],
+    ]);
+    // Each goes the way its missed notice would have (decision 0077): nothing else repairs itself.
+    expect(result.lines.map((l) => [l.kind, l.gatewayId, repairOf(l)]).filter(([, , r]) => r)).toEqual([
+      ['refund', '11', 'gateway_refunds'],
+      ['payment', '13', 'payment_notice'],
     ]);
   });
 
