@@ -10,6 +10,10 @@ import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { reconciliationBed, today } from '../helpers/reconciliation-bed.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
+import type { Client, ScheduleOptions } from '@temporalio/client';
+import { RECONCILIATION_SCHEDULE_ID, type ReconciliationInput } from '../../contracts/reconciliation.ts';
+import { ensureSchedules } from '../../worker/schedules.ts';
+import { reconciliationWorkflow } from '../../workflows/reconciliation.ts';
 
 /**
  * The reconciliation workflow (decision 0073) with its real activities, on the test database and the
@@ -183,5 +187,50 @@ describe('reconciliationWorkflow', () => {
     ]);
     expect(again.lines.some((l: any) => l.reason === 'missing_in_books')).toBe(false);
     expect(again.ours - again.theirs - again.unmatched).toBe(0);
+  });
+
+  it('runs the daily Schedule’s day: yesterday, a report for every organization with money and none for one without', async () => {
+    // What the Schedule starts, as every worker registers it.
+    const created: ScheduleOptions[] = [];
+    const client = { schedule: { create: async (o: ScheduleOptions) => void created.push(o) } } as unknown as Client;
+    await ensureSchedules(client, { TEMPORAL_TASK_QUEUE: 'billing' });
+    const schedule = created.find((o) => o.scheduleId === RECONCILIATION_SCHEDULE_ID)!;
+    expect(schedule.spec).toEqual({ calendars: [{ hour: 4, minute: 0 }] });
+    const action = schedule.action as unknown as { workflowType: unknown; args: [ReconciliationInput] };
+    expect(action.workflowType).toBe(reconciliationWorkflow);
+
+    const [a, b, idle] = [await makeOrganization(orm), await makeOrganization(orm), await makeOrganization(orm)];
+    const sales = [await paidSale(a.id, 10_000), await paidSale(b.id, 2_000), await paidSale(b.id, 3_000)];
+    // Yesterday's money, in our books and in the simulator's ledger; yesterday by the workflow's clock,
+    // which the time-skipping server may have moved on.
+    const yesterday = new Date(Number(await env.currentTimeMs()) - 86_400_000).toISOString().slice(0, 10);
+    const at = `${yesterday}T12:00:00Z`;
+    await sql(`update transactions set confirmed_at = ?, created_at = ? where id in (?, ?, ?)`, [
+      at,
+      at,
+      ...sales.map((s) => s.transactionId),
+    ]);
+    await sql(`update gateway_sim.ledger set created_at = ? where transaction_id in (?, ?, ?)`, [
+      at,
+      ...sales.map((s) => s.gatewayId),
+    ]);
+
+    const { outcome } = await reconcile(action.args[0]);
+    expect(outcome.day).toBe(yesterday);
+    const byOrg = new Map(outcome.reports.map((r) => [r.organizationId, r]));
+    expect(byOrg.has(idle.id)).toBe(false);
+    expect(byOrg.get(a.id)).toMatchObject({ status: 'balanced', unmatchedTotal: 399 });
+    // 3.99 % of 20,00 and of 30,00: 80 + 120.
+    expect(byOrg.get(b.id)).toMatchObject({ status: 'balanced', unmatchedTotal: 200 });
+    const stored = await sql(
+      `select organization_id as org, day::text as day from reconciliations where organization_id in (?, ?, ?)`,
+      [a.id, b.id, idle.id],
+    );
+    expect(stored.sort((x, y) => String(x.org).localeCompare(y.org))).toEqual(
+      [
+        { org: a.id, day: yesterday },
+        { org: b.id, day: yesterday },
+      ].sort((x, y) => x.org.localeCompare(y.org)),
+    );
   });
 });
