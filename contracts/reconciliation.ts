@@ -29,6 +29,12 @@ export interface ReconciliationReportSummary {
 export interface ReconciliationOutcome {
   day: string;
   reports: ReconciliationReportSummary[];
+  /**
+   * A run of every organization: the ledger's rows (payouts aside) no organization's report took, the
+   * account's own (a fee or tax of no payment) or a payment of no organization's, with their signed
+   * cents (decision 0077). Null for a run of one organization, which leaves the others' rows out.
+   */
+  unattributed: { rows: number; amount: number } | null;
 }
 
 export type ReconciliationWorkflow = (input: ReconciliationInput) => Promise<ReconciliationOutcome>;

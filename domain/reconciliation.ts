@@ -30,8 +30,11 @@ export interface LedgerRow {
   reference: string | null;
   /** Signed cents: a payment's gross positive; a fee, refund, dispute hold or withholding negative. */
   amount: number;
-  /** For a payment released by instalment: which one this row releases, of how many. */
-  installment?: { number: number; of: number } | null;
+  /**
+   * For a payment released by instalment: which one this row releases (null: the ledger does not say,
+   * as Mercado Pago's release report does not), of how many.
+   */
+  installment?: { number: number | null; of: number } | null;
   /** The payment's status at the gateway, where the ledger says it. */
   status?: string | null;
   releaseDate?: string | null;
@@ -109,12 +112,21 @@ function groupRows(ours: BookRow[], theirs: LedgerRow[]): Group[] {
 
 const sum = (rows: { amount: number }[]): number => rows.reduce((total, row) => total + row.amount, 0);
 
-/** A payment released by instalment of which the ledger has not every instalment yet. */
-function releasesPending(payments: LedgerRow[]): boolean {
+/**
+ * A payment released by instalment of which the ledger has not every instalment yet. A ledger that
+ * names each row's instalment (the simulator's) shows it by the numbers; one that says only how many
+ * there are (Mercado Pago's release report, decision 0077) by a part released, more than nothing and
+ * less than our books' payment.
+ */
+function releasesPending(payments: LedgerRow[], ours: number): boolean {
   const of = payments.find((row) => row.installment)?.installment?.of;
   if (!of || of <= 1) return false;
-  const released = new Set(payments.map((row) => row.installment?.number));
-  return released.size < of;
+  const numbers = payments.map((row) => row.installment?.number ?? null);
+  if (numbers.includes(null)) {
+    const released = sum(payments);
+    return released > 0 && released < ours;
+  }
+  return new Set(numbers).size < of;
 }
 
 function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
@@ -129,7 +141,7 @@ function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReas
   const theirStatus = theirs.find((row) => row.status)?.status;
   if (ourStatus && theirStatus && ourStatus !== theirStatus) return 'status_mismatch';
   if (difference === 0) return null;
-  return releasesPending(theirs) ? 'installment_timing' : 'amount_mismatch';
+  return releasesPending(theirs, sum(ours)) ? 'installment_timing' : 'amount_mismatch';
 }
 
 function refundReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {

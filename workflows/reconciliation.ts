@@ -1,14 +1,15 @@
-import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { log, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { paymentNoticeWorkflowId } from '../contracts/payment-notice.ts';
 import { gatewayRefundsWorkflowId } from '../contracts/refund.ts';
 import type {
   ReconciliationActivities,
   ReconciliationInput,
+  OrganizationBooks,
   ReconciliationOutcome,
   ReconciliationReportSummary,
 } from '../contracts/reconciliation.ts';
-import { reconcile, repairOf, type ReconciliationLine } from '../domain/reconciliation.ts';
+import { reconcile, repairOf, type LedgerRow, type ReconciliationLine } from '../domain/reconciliation.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 import { paymentNoticeWorkflow } from './payment-notice.ts';
@@ -54,7 +55,7 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
       for (const line of result.lines) if (await startRepair(line)) repairsStarted += 1;
       reports.push({ ...summary, repairsStarted });
     }
-    return { day, reports };
+    return { day, reports, unattributed: input.organizationId ? null : unattributedOf(ledger, books) };
   });
 }
 
@@ -80,4 +81,18 @@ async function startRepair(line: ReconciliationLine): Promise<boolean> {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   return true;
+}
+
+/**
+ * The ledger's rows no organization's report took (payouts aside, which no report compares): the
+ * account's own fees and taxes, or payments of no organization's. Not lost silently: counted on the
+ * run's outcome and logged for the operator (decision 0077).
+ */
+function unattributedOf(ledger: LedgerRow[], books: OrganizationBooks[]): { rows: number; amount: number } {
+  const compared = ledger.filter((row) => row.kind !== 'payout');
+  const taken = books.flatMap((b) => b.theirs).filter((row) => row.kind !== 'payout');
+  const amount = (rows: LedgerRow[]) => rows.reduce((total, row) => total + row.amount, 0);
+  const unattributed = { rows: compared.length - taken.length, amount: amount(compared) - amount(taken) };
+  if (unattributed.rows > 0) log.warn('ledger rows of no organization', unattributed);
+  return unattributed;
 }

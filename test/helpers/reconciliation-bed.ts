@@ -5,6 +5,7 @@ import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createActivities } from '../../activities/index.ts';
 import { reconciliationWorkflowId, type ReconciliationInput } from '../../contracts/reconciliation.ts';
 import type { Orm } from '../../db/orm.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.ts';
 import type { testWorkers } from './test-workers.ts';
 
@@ -91,15 +92,18 @@ export function reconciliationBed(bed: () => ReconciliationBed) {
     return { transactionId, gatewayId: pix.id };
   }
 
-  /** Runs the workflow to its end with the real activities; `repairs` are the child runs it starts, awaited too. */
-  async function reconcile(input: ReconciliationInput, repairs: string[] = []) {
-    const { env, bundle, orm, sim, workers } = bed();
+  /**
+   * Runs the workflow to its end with the real activities (on the simulator, or `gateway`); `repairs`
+   * are the child runs it starts, awaited too.
+   */
+  async function reconcile(input: ReconciliationInput, repairs: string[] = [], gateway: PaymentGateway = bed().sim) {
+    const { env, bundle, orm, workers } = bed();
     const workflowId = reconciliationWorkflowId(input.organizationId ?? 'all', input.day ?? 'yesterday', uuidv7());
     const worker = await workers.create({
       connection: env.nativeConnection,
       taskQueue: TASK_QUEUE,
       workflowBundle: bundle,
-      activities: createActivities({ orm, gateway: sim }),
+      activities: createActivities({ orm, gateway }),
     });
     const outcome = await worker.runUntil(async () => {
       const result = await env.client.workflow.execute(reconciliationWorkflow, {

@@ -141,6 +141,19 @@ describe('reconcile, by hand', () => {
     expect(reconcile([pay('5', 2_000)], released).lines[0]).toMatchObject({ reason: null });
   });
 
+  it('calls a part released of a payment whose ledger names no instalment number timing (Mercado Pago)', () => {
+    const unnumbered = (amount: number) => led('payment', '6', amount, { installment: { number: null, of: 3 } });
+    expect(reconcile([pay('6', 30_000)], [unnumbered(10_000)]).lines[0]).toMatchObject({
+      reason: 'installment_timing',
+      difference: 20_000,
+    });
+    expect(reconcile([pay('6', 30_000)], [unnumbered(30_000)]).lines[0]).toMatchObject({ reason: null });
+    // More released than our books hold, or nothing of a payment we hold: the amounts disagree.
+    expect(reconcile([pay('6', 9_000)], [unnumbered(10_000)]).lines[0]).toMatchObject({ reason: 'amount_mismatch' });
+    // With no row of ours, which instalment it is cannot be told: a payment our books lack.
+    expect(reconcile([], [unnumbered(10_000)]).lines[0]).toMatchObject({ reason: 'missing_in_books' });
+  });
+
   it('calls a later instalment of an earlier day’s payment timing, not a payment our books lack', () => {
     const later = reconcile([], [led('payment', '8', 1_000, { installment: { number: 2, of: 3 } })]);
     expect(later.lines[0]).toMatchObject({ reason: 'installment_timing', difference: -1_000 });

@@ -46,6 +46,8 @@ describe('reconciliationWorkflow', () => {
     const b = await paidSale(org.id, 4_990);
     const { outcome, workflowId } = await reconcileNow(org.id);
     expect(outcome.reports).toHaveLength(1);
+    // One organization's run leaves the others' rows out, uncounted.
+    expect(outcome.unattributed).toBeNull();
     const r = await report(outcome.reports[0]!.id);
     expect(r.lines).toEqual([
       {
@@ -215,7 +217,16 @@ describe('reconciliationWorkflow', () => {
       ...sales.map((s) => s.gatewayId),
     ]);
 
-    const { outcome } = await reconcile(action.args[0]);
+    // The account's ledger also holds a fee of no payment and a payment of no organization's.
+    const gateway = Object.create(sim) as SimulatedGateway;
+    const foreign = { kind: 'payment' as const, gatewayId: `foreign-${uuidv7()}`, reference: null, amount: 5_000 };
+    const accountFee = { kind: 'fee' as const, gatewayId: null, reference: null, amount: -300 };
+    gateway.ledger = async (window) => [...(await sim.ledger(window)), foreign, accountFee];
+
+    const { outcome } = await reconcile(action.args[0], [], gateway);
+    // Not lost silently, and on no organization's report.
+    expect(outcome.unattributed).toEqual({ rows: 2, amount: 4_700 });
+    expect(await sql(`select 1 from reconciliation_lines where gateway_id = ?`, [foreign.gatewayId])).toEqual([]);
     expect(outcome.day).toBe(yesterday);
     const byOrg = new Map(outcome.reports.map((r) => [r.organizationId, r]));
     expect(byOrg.has(idle.id)).toBe(false);
