@@ -1,5 +1,15 @@
-import { log, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { paymentUpdatedSignal } from '../contracts/checkout.ts';
+import { invoiceNoticeSignal } from '../contracts/invoice.ts';
 import { paymentNoticeWorkflowId } from '../contracts/payment-notice.ts';
 import { gatewayRefundsWorkflowId } from '../contracts/refund.ts';
 import type {
@@ -23,7 +33,7 @@ const { readGatewayLedger } = proxyActivities<ReconciliationActivities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
-const { readOurBooks, recordReconciliation } = proxyActivities<ReconciliationActivities>({
+const { readOurBooks, recordReconciliation, waitingOwnerOf } = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute' },
 });
@@ -34,10 +44,10 @@ const dayBefore = (now: number) => new Date(now - DAY_MS).toISOString().slice(0,
 /**
  * A day of our books against the gateway's ledger (decision 0073): the ledger read once, our books
  * per organization, each organization's report written with its `reconciliation.completed` event.
- * Money the gateway moved that our books lack repairs itself: the workflow its missed notice would
- * have started is started (a refund: gateway-refunds, decision 0068; a payment: payment-notice,
- * decision 0071), and records it (decision 0077). Run daily by the
- * Schedule `daily-reconciliation` (yesterday, every organization) and on demand (one organization).
+ * Money the gateway moved that our books lack repairs itself as its missed notice would have (a
+ * refund: gateway-refunds, decision 0068; a payment: its owner's running workflow signalled, else
+ * payment-notice, decision 0071), and is recorded (decision 0077). Run daily by the Schedule
+ * `daily-reconciliation` (yesterday, every organization) and on demand (one organization).
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationOutcome> {
   return asSystem(async () => {
@@ -60,15 +70,18 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
 }
 
 /**
- * The workflow a line's missed notice would have started, as its notice route starts it: one per
- * payment and refunded total (a refund) or per payment and status (a payment, `succeeded`: the ledger
- * released its money), so one already under way is left to run; a child abandoned on close.
+ * What a line's missed notice would have done, as its notice route does it: a refund starts the
+ * gateway-refunds workflow (one per payment and refunded total); a payment (`succeeded`: the ledger
+ * released its money) signals its owner's workflow while it runs, else starts the payment-notice
+ * workflow (one per payment and status). One already under way is left to run; a child is abandoned
+ * on close.
  */
 async function startRepair(line: ReconciliationLine): Promise<boolean> {
   const repair = repairOf(line);
   if (repair === null) return false;
   const gatewayId = line.gatewayId!;
   const options = { args: [gatewayId] as [string], parentClosePolicy: ParentClosePolicy.ABANDON };
+  if (repair === 'payment_notice' && (await signalWaitingOwner(gatewayId))) return true;
   try {
     if (repair === 'gateway_refunds') {
       const workflowId = gatewayRefundsWorkflowId(gatewayId, -line.theirs);
@@ -81,6 +94,23 @@ async function startRepair(line: ReconciliationLine): Promise<boolean> {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   return true;
+}
+
+/** The payment's checkout or invoice hears of it while its workflow runs; false when none runs. */
+async function signalWaitingOwner(gatewayId: string): Promise<boolean> {
+  const owner = await waitingOwnerOf(gatewayId);
+  if (!owner) return false;
+  const handle = getExternalWorkflowHandle(owner.workflowId);
+  try {
+    if (owner.kind === 'checkout')
+      await handle.signal(paymentUpdatedSignal, { transactionId: gatewayId, status: 'succeeded' });
+    else await handle.signal(invoiceNoticeSignal, { status: 'succeeded' });
+    return true;
+  } catch (err) {
+    // Temporal fails the signal (an ApplicationFailure) when the workflow is not running.
+    if (!(err instanceof ApplicationFailure)) throw err;
+    return false;
+  }
 }
 
 /**

@@ -10,6 +10,9 @@ import { makeOrganization } from '../helpers/fixtures.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { reconciliationBed, today } from '../helpers/reconciliation-bed.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
+import { makeCheckout } from '../helpers/checkouts.ts';
+import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
 import type { Client, ScheduleOptions } from '@temporalio/client';
 import { RECONCILIATION_SCHEDULE_ID, type ReconciliationInput } from '../../contracts/reconciliation.ts';
 import { ensureSchedules } from '../../worker/schedules.ts';
@@ -36,6 +39,15 @@ const { sql, paidSale, directPixPaidUnnoticed, reconcile, report } = reconciliat
   sim,
   workers,
 }));
+const card = {
+  number: '4111111111111111',
+  holderName: 'ANA',
+  expirationMonth: '12',
+  expirationYear: '2035',
+  cvv: '123',
+};
+const decodeFromPayloadsAtIndex = async (payloads: any[]) =>
+  payloads.map((p) => JSON.parse(Buffer.from(p.data as Uint8Array).toString('utf8')));
 const reconcileNow = (organizationId: string, repairs: string[] = []) =>
   reconcile({ organizationId, day: today() }, repairs);
 
@@ -116,6 +128,43 @@ describe('reconciliationWorkflow', () => {
       reason: null,
     });
     expect(again.outcome.reports[0]).toMatchObject({ status: 'balanced', repairsStarted: 0 });
+  });
+
+  it('tells a checkout whose workflow still runs of its payment our books lack, as the notice would have', async () => {
+    // The checkout's workflow is running (on a queue no worker polls here): its card payment's answer was lost.
+    // (The time-skipping server knows none of our search attributes: the workflow is started without them.)
+    const start = (type: string, o: WorkflowStartOptions) =>
+      env.client.workflow.start(type, { ...o, typedSearchAttributes: undefined });
+    const temporal = { workflow: { start } } as unknown as Client;
+    const checkout = await makeCheckout(orm, temporal, { amount: 4_500, taskQueue: `idle-${uuidv7()}` });
+    const charge = await sim.chargeCard(
+      {
+        reference: checkout.id,
+        amount: 4_500,
+        currency: 'BRL',
+        installments: 1,
+        noFeesInstallments: true,
+        card,
+        capture: true,
+      },
+      `checkout:${checkout.id}:charge`,
+    );
+    const { outcome } = await reconcileNow(checkout.organizationId);
+    const r = await report(outcome.reports[0]!.id);
+    expect(r.lines[0]).toMatchObject({ gatewayId: charge.id, reason: 'missing_in_books', repair: 'payment_notice' });
+    expect(outcome.reports[0]).toMatchObject({ repairsStarted: 1 });
+    const running = env.client.workflow.getHandle(checkoutWorkflowId(checkout.id));
+    const { events } = await running.fetchHistory();
+    const signals = events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
+    expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toEqual(['paymentUpdated']);
+    const [update] = await decodeFromPayloadsAtIndex(
+      signals[0]!.workflowExecutionSignaledEventAttributes!.input!.payloads!,
+    );
+    expect(update).toEqual({ transactionId: charge.id, status: 'succeeded' });
+    // Its workflow records it: the payment-notice workflow is not started behind its back.
+    const notice = env.client.workflow.getHandle(paymentNoticeWorkflowId(charge.id, 'succeeded'));
+    await expect(notice.describe()).rejects.toThrow(WorkflowNotFoundError);
+    await running.terminate('test over');
   });
 
   it('names every fault of a day with its reason, sums them to zero, and leaves after its repairs only what needs a person', async () => {
