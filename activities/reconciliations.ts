@@ -14,10 +14,13 @@ import type {
   ReconciliationActivities,
   ReconciliationReportSummary,
   RecordReconciliationInput,
+  WaitingOwner,
 } from '../contracts/reconciliation.ts';
+import { checkoutWorkflowId } from '../contracts/checkout.ts';
 import type { BookRow, LedgerRow } from '../domain/reconciliation.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { presentReconciliation } from '../use-cases/schemas/reconciliations.ts';
+import { paymentOwnerOf } from '../use-cases/payment-owners.ts';
 import { callGateway } from './gateway-failures.ts';
 
 export interface ReconciliationDeps {
@@ -83,6 +86,17 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         if (org && (!organizationId || org === organizationId)) of(org).theirs.push(row);
       }
       return [...books.values()];
+    },
+
+    async waitingOwnerOf(gatewayTransactionId: string): Promise<WaitingOwner | null> {
+      const reference = async () =>
+        (await callGateway(() => deps.gateway.getTransaction(gatewayTransactionId)))?.reference ?? null;
+      const found = await paymentOwnerOf(deps.orm.em.fork(), gatewayTransactionId, reference);
+      if (found?.owner.kind === 'checkout') {
+        return { kind: 'checkout', workflowId: checkoutWorkflowId(found.owner.checkoutId) };
+      }
+      if (found?.owner.kind === 'invoice') return { kind: 'invoice', workflowId: found.owner.workflowId };
+      return null;
     },
 
     /** Once per key: a retried write answers the report the first one made. */

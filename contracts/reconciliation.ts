@@ -29,6 +29,12 @@ export interface ReconciliationReportSummary {
 export interface ReconciliationOutcome {
   day: string;
   reports: ReconciliationReportSummary[];
+  /**
+   * A run of every organization: the ledger's rows (payouts aside) no organization's report took, the
+   * account's own (a fee or tax of no payment) or a payment of no organization's, with their signed
+   * cents (decision 0077). Null for a run of one organization, which leaves the others' rows out.
+   */
+  unattributed: { rows: number; amount: number } | null;
 }
 
 export type ReconciliationWorkflow = (input: ReconciliationInput) => Promise<ReconciliationOutcome>;
@@ -56,6 +62,12 @@ export interface RecordReconciliationInput {
   result: ReconciliationResult;
 }
 
+/**
+ * The owner's workflow a notice of a payment our books lack would signal while it runs (decision
+ * 0077, as api/transaction-notices.ts signals it): a checkout's or an extra-charge invoice's.
+ */
+export type WaitingOwner = { kind: 'checkout' | 'invoice'; workflowId: string };
+
 /** The reconciliation's activities (activities/reconciliations.ts). */
 export interface ReconciliationActivities {
   /** The gateway's ledger of the window; retried while the gateway prepares it. */
@@ -68,4 +80,6 @@ export interface ReconciliationActivities {
   }): Promise<OrganizationBooks[]>;
   /** The report, its lines and its `reconciliation.completed` event, in one transaction; once per key. */
   recordReconciliation(input: RecordReconciliationInput): Promise<ReconciliationReportSummary>;
+  /** Whose workflow waits on notices of the payment, found as a notice finds it; null: none that waits. */
+  waitingOwnerOf(gatewayTransactionId: string): Promise<WaitingOwner | null>;
 }

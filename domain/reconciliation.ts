@@ -30,8 +30,11 @@ export interface LedgerRow {
   reference: string | null;
   /** Signed cents: a payment's gross positive; a fee, refund, dispute hold or withholding negative. */
   amount: number;
-  /** For a payment released by instalment: which one this row releases, of how many. */
-  installment?: { number: number; of: number } | null;
+  /**
+   * For a payment released by instalment: which one this row releases (null: the ledger does not say,
+   * as Mercado Pago's release report does not), of how many.
+   */
+  installment?: { number: number | null; of: number } | null;
   /** The payment's status at the gateway, where the ledger says it. */
   status?: string | null;
   releaseDate?: string | null;
@@ -109,12 +112,21 @@ function groupRows(ours: BookRow[], theirs: LedgerRow[]): Group[] {
 
 const sum = (rows: { amount: number }[]): number => rows.reduce((total, row) => total + row.amount, 0);
 
-/** A payment released by instalment of which the ledger has not every instalment yet. */
-function releasesPending(payments: LedgerRow[]): boolean {
+/**
+ * A payment released by instalment of which the ledger has not every instalment yet. A ledger that
+ * names each row's instalment (the simulator's) shows it by the numbers; one that says only how many
+ * there are (Mercado Pago's release report, decision 0077) by a part released, more than nothing and
+ * less than our books' payment.
+ */
+function releasesPending(payments: LedgerRow[], ours: number): boolean {
   const of = payments.find((row) => row.installment)?.installment?.of;
   if (!of || of <= 1) return false;
-  const released = new Set(payments.map((row) => row.installment?.number));
-  return released.size < of;
+  const numbers = payments.map((row) => row.installment?.number ?? null);
+  if (numbers.includes(null)) {
+    const released = sum(payments);
+    return released > 0 && released < ours;
+  }
+  return new Set(numbers).size < of;
 }
 
 function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
@@ -129,7 +141,7 @@ function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReas
   const theirStatus = theirs.find((row) => row.status)?.status;
   if (ourStatus && theirStatus && ourStatus !== theirStatus) return 'status_mismatch';
   if (difference === 0) return null;
-  return releasesPending(theirs) ? 'installment_timing' : 'amount_mismatch';
+  return releasesPending(theirs, sum(ours)) ? 'installment_timing' : 'amount_mismatch';
 }
 
 function refundReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
@@ -213,13 +225,17 @@ export function repairableLines(result: ReconciliationResult): ReconciliationLin
   return result.lines.filter((l) => l.reason === 'missing_in_books' && l.gatewayId !== null);
 }
 
+/** What self-repair starts for a line (decision 0073): the path the line's missed notice would have taken. */
+export type LineRepair = 'gateway_refunds' | 'payment_notice';
+
 /**
- * How a line repairs itself (decision 0073): a refund the gateway made and our books lack goes the
- * way its missed notice would have (the gateway-refunds workflow, decision 0068); a payment our
- * books lack is left to its checkout's own lookup, named on the report only.
+ * How a line repairs itself (decisions 0073, 0077): money the gateway moved that our books lack goes
+ * the way its missed notice would have. A refund: the gateway-refunds workflow (decision 0068). A
+ * payment: the payment-notice workflow (decision 0071), which finds its owner by our record of the
+ * payment or by its reference and records it. Other lines are named on the report only.
  */
-export function repairOf(line: ReconciliationLine): 'gateway_refunds' | null {
-  return line.reason === 'missing_in_books' && line.kind === 'refund' && line.gatewayId !== null
-    ? 'gateway_refunds'
-    : null;
+export function repairOf(line: ReconciliationLine): LineRepair | null {
+  if (line.reason !== 'missing_in_books' || line.gatewayId === null) return null;
+  if (line.kind === 'refund') return 'gateway_refunds';
+  return line.kind === 'payment' ? 'payment_notice' : null;
 }

@@ -18,9 +18,12 @@ import { GatewayError, type LedgerWindow } from './port.ts';
  *   INSTALLMENTS, PAYMENT_METHOD; amounts signed decimals of the account's currency.
  *
  * A movement row becomes a row of its kind for GROSS_AMOUNT, a `fee` row for the fees beside it and
- * a `withholding` row for TAXES_AMOUNT, so that their sum is the row's net. The report carries how
- * many instalments a payment has but not which one a row releases, so Mercado Pago's rows have no
- * `installment` and a payment released by instalment shows as an amount mismatch (decision 0073).
+ * a `withholding` row for TAXES_AMOUNT, so that their sum is the row's net. INSTALLMENTS is, as the
+ * glossary says, the number of instalments of the operation, not which one a row releases: a payment
+ * row of more than one carries `installment: { number: null, of }`, and the rule calls a part of it
+ * released instalment timing (decision 0077). Rows of the account (a payout, a fee or tax of no
+ * payment: no SOURCE_ID nor EXTERNAL_REFERENCE) keep their null keys; no organization's report takes
+ * them, and the run counts them apart (decision 0077).
  */
 
 const SKIPPED_RECORDS = new Set(['initial_available_balance', 'subtotal', 'total', '']);
@@ -89,8 +92,14 @@ export function parseReleaseReport(csv: string): LedgerRow[] {
       reference: at('EXTERNAL_REFERENCE') || null,
       releaseDate: at('DATE') || null,
     };
-    rows.push({ ...key, kind, amount: signedCents(at('GROSS_AMOUNT')) });
-    if (kind === 'payout') continue;
+    const installments = Number(at('INSTALLMENTS')) || 1;
+    const installment = kind === 'payment' && installments > 1 ? { number: null, of: installments } : null;
+    const gross = signedCents(at('GROSS_AMOUNT'));
+    // A row whose money is all in its fee or tax columns (a tax of the account) gives no empty row of its own.
+    if (gross !== 0 || kind === 'payment' || kind === 'refund') {
+      rows.push({ ...key, kind, amount: gross, ...(installment ? { installment } : {}) });
+    }
+    // A payout's own fee (the withdrawal's) is the account's money too: a fee row of no payment.
     const fee = ['MP_FEE_AMOUNT', 'FINANCING_FEE_AMOUNT', 'SHIPPING_FEE_AMOUNT'].reduce(
       (total, name) => total + signedCents(at(name)),
       0,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { reconcile, reportStatus } from '../../domain/reconciliation.ts';
 import { parseReleaseReport, signedCents } from '../../gateway/mercadopago-release-report.ts';
 import { GatewayError } from '../../gateway/port.ts';
 import { fakeMercadoPago } from '../helpers/mercadopago-fake.ts';
@@ -25,8 +26,9 @@ describe('the release report CSV', () => {
   it('gives each movement its kind and splits fees and withholdings off the gross', () => {
     const rows = parseReleaseReport(csv).map((r) => [r.kind, r.gatewayId, r.reference, r.amount]);
     expect(rows).toEqual([
-      // The withdrawal: a payout, its fee not compared.
+      // The withdrawal: a payout, not compared; its fee the account's, of no payment.
       ['payout', null, null, -81_336_045],
+      ['fee', null, null, -300],
       ['payment', '1316589511', 'chk_a:charge', 26_900],
       ['fee', '1316589511', 'chk_a:charge', -4_304],
       ['payment', '1316589512', 'chk_b:charge', 14_800],
@@ -40,6 +42,12 @@ describe('the release report CSV', () => {
       ['fee', '1316589511', 'chk_a:charge', -538],
       ['withholding', '1316589511', 'chk_a:charge', -229],
     ]);
+  });
+
+  it('says how many instalments a payment row has, not which one it releases', () => {
+    const rows = parseReleaseReport(csv).filter((r) => r.gatewayId === '1316589513' && r.kind === 'payment');
+    expect(rows).toEqual([expect.objectContaining({ amount: 109_900, installment: { number: null, of: 6 } })]);
+    expect(parseReleaseReport(csv).find((r) => r.gatewayId === '1316589511')).not.toHaveProperty('installment');
   });
 
   it('reads a report configured with the ";" separator alike', () => {
@@ -98,5 +106,71 @@ describe('the adapter asks for the release report, waits for it and downloads it
     ]);
     // Asked for once: the retry found it listed.
     expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/account/release_report')).toHaveLength(1);
+  });
+
+  const day = () => new Date(new Date().toISOString().slice(0, 10));
+  const windowOf = (from: Date) => ({ from, to: new Date(from.getTime() + 86_400_000) });
+
+  /** The window's rows, asked for and then read (the fake lists a report from the next listing on). */
+  async function ledgerOf(gateway: ReturnType<typeof mercadoPagoGateway>, window: { from: Date; to: Date }) {
+    await gateway.ledger(window).catch(() => undefined);
+    return gateway.ledger(window);
+  }
+
+  it('calls a card payment released by instalment, one of three today, instalment timing', async () => {
+    const gateway = mercadoPagoGateway();
+    const sale = await gateway.chargeCard(
+      {
+        reference: 'chk_parcelado',
+        amount: 30_001,
+        currency: 'BRL',
+        installments: 3,
+        noFeesInstallments: true,
+        capture: true,
+        card: { token: fake.browserToken() },
+        cardMethod: { paymentMethodId: 'master', issuerId: '24' },
+        payer: { email: 'ana@example.com', name: 'Ana Souza' },
+      },
+      'chk_parcelado:charge',
+    );
+    fake.releaseReports.releasedByInstallment.add(sale.id);
+    const rows = (await ledgerOf(gateway, windowOf(day()))).filter((r) => r.gatewayId === sale.id);
+    // 300,01 in three: 100,01 released today (odd cent first); the fee is 4.99 % of the whole.
+    expect(rows.map((r) => [r.kind, r.amount, r.installment ?? null])).toEqual([
+      ['payment', 10_001, { number: null, of: 3 }],
+      ['fee', -1_497, null],
+    ]);
+    const ours = [{ kind: 'payment' as const, gatewayId: sale.id, reference: 'chk_parcelado', amount: 30_001 }];
+    const result = reconcile(ours, rows);
+    expect(result.lines.map((l) => [l.kind, l.difference, l.reason])).toEqual([
+      ['payment', 20_000, 'installment_timing'],
+      ['fee', 1_497, 'fee'],
+    ]);
+    expect(reportStatus(result)).toBe('balanced');
+    // More released than our books hold is no timing: the amounts disagree.
+    const short = [{ ...ours[0]!, amount: 9_000 }];
+    expect(reconcile(short, rows).lines[0]).toMatchObject({ reason: 'amount_mismatch', difference: -1_001 });
+  });
+
+  it('keeps the account’s own rows (a payout, its fee, a tax of no payment) apart from every payment', async () => {
+    const gateway = mercadoPagoGateway();
+    const at = new Date(day().getTime() + 3_600_000).toISOString();
+    fake.releaseReports.extraLines.push(
+      `${at},,,release,payout,0.00,500.00,-500.00,-3.00,0.00,0.00,0.00,0.00,1,`,
+      `${at},,,release,tax_withholding,0.00,7.00,0.00,0.00,0.00,0.00,-7.00,0.00,1,`,
+    );
+    const rows = (await ledgerOf(gateway, windowOf(day()))).filter((r) => r.gatewayId === null);
+    expect(rows.map((r) => [r.kind, r.reference, r.amount])).toEqual([
+      ['payout', null, -50_000],
+      ['fee', null, -300],
+      ['withholding', null, -700],
+    ]);
+    // Compared alone they are their own lines, never joined to a payment: the payout is not compared at all.
+    const result = reconcile([{ kind: 'payment', gatewayId: '1', reference: null, amount: 1_000 }], rows);
+    expect(result.lines.filter((l) => l.gatewayId === null).map((l) => [l.kind, l.theirs, l.reason])).toEqual([
+      ['fee', -300, 'fee'],
+      ['withholding', -700, 'withholding'],
+    ]);
+    fake.releaseReports.extraLines.length = 0;
   });
 });

@@ -6,7 +6,10 @@ import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
  * ready, with its `file_name`, from the first listing after it was asked for), `GET …/:file_name`
  * downloads its CSV in the columns of the guide's example. Each approved payment is released at its
  * approval (GROSS_AMOUNT its transaction_amount, MP_FEE_AMOUNT the fake's fee below), each refund at
- * its date. `extraLines` are raw CSV records a test adds (a dispute hold, a withholding).
+ * its date. A payment in `releasedByInstallment` releases only its first instalment's share then
+ * (the account set to receive card sales by instalment; odd cents on the first), its fee with it, and
+ * the row says, as Mercado Pago's does, how many instalments the payment has, not which one it is.
+ * `extraLines` are raw CSV records a test adds (a dispute hold, a withholding, an account's payout).
  */
 
 export const RELEASE_REPORT_COLUMNS =
@@ -35,6 +38,7 @@ type Reply = { statusCode: number; data: object | string };
 export class FakeReleaseReports {
   readonly reports: Report[] = [];
   readonly extraLines: string[] = [];
+  readonly releasedByInstallment = new Set<string>();
   private nextId = 1;
 
   private readonly payments: Map<string, MpPayment & Record<string, any>>;
@@ -80,7 +84,9 @@ export class FakeReleaseReports {
     for (const p of this.payments.values()) {
       const released = p.captured !== false && ['approved', 'refunded'].includes(p.status ?? '');
       if (released && inRange(p.date_approved)) {
-        const gross = p.transaction_amount!;
+        const n = this.releasedByInstallment.has(String(p.id)) ? Number(p.installments ?? 1) : 1;
+        const cents = Math.round(p.transaction_amount! * 100);
+        const gross = (Math.floor(cents / n) + (cents % n > 0 ? 1 : 0)) / 100;
         const fee = fakeReleaseFee(p);
         lines.push(
           [

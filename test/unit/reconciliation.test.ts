@@ -5,6 +5,7 @@ import {
   type LedgerRow,
   reconcile,
   repairableLines,
+  repairOf,
   reportStatus,
   sumsToZero,
 } from '../../domain/reconciliation.ts';
@@ -113,6 +114,11 @@ describe('reconcile, by hand', () => {
       ['refund', '11'],
       ['payment', '13'],
     ]);
+    // Each goes the way its missed notice would have (decision 0077): nothing else repairs itself.
+    expect(result.lines.map((l) => [l.kind, l.gatewayId, repairOf(l)]).filter(([, , r]) => r)).toEqual([
+      ['refund', '11', 'gateway_refunds'],
+      ['payment', '13', 'payment_notice'],
+    ]);
   });
 
   it('joins a row known by its reference only with the payment that carries both', () => {
@@ -133,6 +139,19 @@ describe('reconcile, by hand', () => {
       difference: 100,
     });
     expect(reconcile([pay('5', 2_000)], released).lines[0]).toMatchObject({ reason: null });
+  });
+
+  it('calls a part released of a payment whose ledger names no instalment number timing (Mercado Pago)', () => {
+    const unnumbered = (amount: number) => led('payment', '6', amount, { installment: { number: null, of: 3 } });
+    expect(reconcile([pay('6', 30_000)], [unnumbered(10_000)]).lines[0]).toMatchObject({
+      reason: 'installment_timing',
+      difference: 20_000,
+    });
+    expect(reconcile([pay('6', 30_000)], [unnumbered(30_000)]).lines[0]).toMatchObject({ reason: null });
+    // More released than our books hold, or nothing of a payment we hold: the amounts disagree.
+    expect(reconcile([pay('6', 9_000)], [unnumbered(10_000)]).lines[0]).toMatchObject({ reason: 'amount_mismatch' });
+    // With no row of ours, which instalment it is cannot be told: a payment our books lack.
+    expect(reconcile([], [unnumbered(10_000)]).lines[0]).toMatchObject({ reason: 'missing_in_books' });
   });
 
   it('calls a later instalment of an earlier day’s payment timing, not a payment our books lack', () => {

@@ -40,8 +40,8 @@ const RECORDED = {
   keptCardWorkflow: 'kept-card-replaced.json',
   // test/workflow/mercadopago-chargebacks.test.ts, "a dispute opens, then is lost: …"
   chargebackWorkflow: 'chargeback-lost.json',
-  // test/workflow/reconciliation.test.ts, "matches a day where our books and the simulator agree; …"
-  reconciliationWorkflow: 'reconciliation-balanced.json',
+  // test/workflow/reconciliation.test.ts, "names every fault of a day with its reason, …" (its first run, with both repairs)
+  reconciliationWorkflow: 'reconciliation-repaired.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.
