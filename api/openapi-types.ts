@@ -13836,9 +13836,12 @@ export interface operations {
         'application/json': {
           id: string;
           /** @enum {string} */
-          type: 'transaction.updated' | 'invoice.updated';
+          type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
           transactionId?: string;
           invoiceId?: string;
+          chargebackId?: string;
+          cardId?: string;
+          replacedBy?: string;
           status: string;
           occurredAt: string;
         };

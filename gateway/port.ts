@@ -345,9 +345,14 @@ export interface SandboxControls {
 export interface GatewayCallback {
   /** Unique per notification, so a repeated delivery is recognized. */
   id: string;
-  type: 'transaction.updated' | 'invoice.updated';
+  type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
   transactionId?: string;
   invoiceId?: string;
+  /** chargeback.updated: the chargeback whose state changed, read back with getChargeback (decision 0072). */
+  chargebackId?: string;
+  /** card.updated: the kept card the issuer's card updater replaced, and its replacement (keptCard). */
+  cardId?: string;
+  replacedBy?: string;
   status: string;
   occurredAt: string;
 }

@@ -12,7 +12,10 @@ import type { PlainSql } from './database.ts';
  * - release: a payment in one instalment (and every pix and boleto) is released on its capture's
  *   day; a card payment in n instalments releases its gross by instalment, the first on the
  *   capture's day and each next one 30 days later (shares split evenly, the odd cents on the first);
- * - refunds on their own day. No disputes, withholdings or payouts yet.
+ * - refunds on their own day;
+ * - disputes (decision 0079) as Mercado Pago's release report blocks and unblocks: the disputed money
+ *   held on the day the chargeback opens (negative), given back on the day it is won (positive); a
+ *   lost dispute keeps its hold. No withholdings or payouts yet.
  */
 
 const DAY_MS = 86_400_000;
@@ -33,7 +36,7 @@ export function releaseShares(gross: number, installments: number): number[] {
 }
 
 interface MovementRow {
-  kind: 'capture' | 'refund';
+  kind: 'capture' | 'refund' | 'dispute_hold' | 'dispute_release';
   amount: string;
   at: Date;
   transaction_id: string;
@@ -60,8 +63,8 @@ export async function ledgerRows(db: PlainSql, window: LedgerWindow): Promise<Le
     const at = new Date(m.at);
     const amount = Number(m.amount);
     const key = { gatewayId: m.transaction_id, reference: m.reference };
-    if (m.kind === 'refund') {
-      if (inWindow(at)) rows.push({ ...key, kind: 'refund', amount: -amount, releaseDate: at.toISOString() });
+    if (m.kind !== 'capture') {
+      if (inWindow(at)) rows.push({ ...key, ...movementRow(m.kind, amount), releaseDate: at.toISOString() });
       continue;
     }
     const n = m.payment_type === 'credit' ? m.installments : 1;
@@ -83,4 +86,13 @@ export async function ledgerRows(db: PlainSql, window: LedgerWindow): Promise<Le
     }
   }
   return rows;
+}
+
+/** A refund or a dispute's hold or release: signed cents, a credit to the seller positive. */
+function movementRow(
+  kind: Exclude<MovementRow['kind'], 'capture'>,
+  amount: number,
+): Pick<LedgerRow, 'kind' | 'amount'> {
+  if (kind === 'refund') return { kind: 'refund', amount: -amount };
+  return { kind: 'dispute', amount: kind === 'dispute_hold' ? -amount : amount };
 }
