@@ -68,7 +68,8 @@ export async function insertCardCharge(
     confirmedAt: status === 'succeeded' ? now : null,
     now,
   });
-  if (status === 'succeeded') return recordCapture(sql, row.id, plan.total, idempotencyKey);
+  // Captured as Mercado Pago measures it: the transaction amount; the buyer's interest is the gateway's (decision 0079).
+  if (status === 'succeeded') return recordCapture(sql, row.id, input.amount, idempotencyKey);
   return row;
 }
 
@@ -107,7 +108,7 @@ export async function endCardReview(sql: Sql, clock: () => Date, transactionId: 
      where id = ?`,
     [now, authorizationCode(), t.id],
   );
-  return recordCapture(sql, t.id, t.amount, null);
+  return recordCapture(sql, t.id, t.baseAmount, null);
 }
 
 export async function insertPixCharge(sql: Sql, clock: () => Date, input: PixChargeInput): Promise<GatewayTransaction> {

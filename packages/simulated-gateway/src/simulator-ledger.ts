@@ -7,6 +7,8 @@ import type { PlainSql } from './database.ts';
  * (gateway_sim.ledger: one row per capture and refund) with a fee schedule and release calendar of
  * its own, fixed here so that a test can work every cent out by hand:
  *
+ * - a payment's gross is what was captured, its transaction amount: a buyer's instalment interest is
+ *   the gateway's, as at Mercado Pago (decision 0079);
  * - fee, charged on the capture's day: card in one instalment 3.99 %, card in instalments 4.99 %,
  *   pix 0.99 %, boleto a flat R$ 3,49; rounded half up to the cent; a refund gives no fee back;
  * - release: a payment in one instalment (and every pix and boleto) is released on its capture's

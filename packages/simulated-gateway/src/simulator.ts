@@ -134,8 +134,9 @@ export class SimulatedGateway
       if (t.status !== 'pre_authorized') {
         throw new GatewayError(`Cannot capture a transaction that is ${t.status}`, false);
       }
-      const captured = amount ?? t.amount;
-      if (captured > t.amount) throw new GatewayError('capture exceeds the authorized amount', false);
+      // The transaction amount, as refunds are measured; the buyer's instalment interest is the gateway's.
+      const captured = amount ?? t.baseAmount;
+      if (captured > t.baseAmount) throw new GatewayError('capture exceeds the authorized amount', false);
       await sql(
         `update gateway_sim.transactions set status = 'succeeded', confirmed_at = ?, updated_at = now() where id = ?`,
         [this.now(), t.id],
@@ -393,7 +394,7 @@ export class SimulatedGateway
          where id = ?`,
         [this.now(), authorizationCode(), t.id],
       );
-      const updated = await recordCapture(sql, t.id, t.amount, null);
+      const updated = await recordCapture(sql, t.id, t.baseAmount, null);
       notices.push(transactionNotice(updated, this.now()));
       return updated;
     });
