@@ -339,6 +339,15 @@ export interface SandboxControls {
   failInvoice(invoiceId: string): Promise<GatewayInvoice>;
   billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
   billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
+  /** The buyer's bank disputes a card payment (all that is left of it, or `amount` cents): a chargeback opens. */
+  openChargeback(transactionId: string, amount?: number | null): Promise<GatewayChargeback>;
+  /** The card network decides an open chargeback. */
+  decideChargeback(chargebackId: string, outcome: 'won' | 'lost'): Promise<GatewayChargeback>;
+  /** The issuer's card updater replaces a kept card (new last four digits, new expiry). */
+  updateCard(
+    cardTokenId: string,
+    next: { last4: string; expirationMonth: string; expirationYear: string },
+  ): Promise<CardToken>;
 }
 
 /** What the gateway posts to our callback endpoint when a payment changes state. */
