@@ -103,9 +103,17 @@ describe('the simulator: chargebacks', () => {
 
   it('won: no money is taken, the hold is released, the payment succeeded again', async () => {
     const { c, saleId, paymentId } = await paidSale(5_000);
-    const opened = await sim.openChargeback(paymentId, 2_000);
+    // Through the API's sandbox controls this time.
+    const res = await api.call('POST', `/api/v1/sandbox/transactions/${paymentId}/chargebacks`, {
+      body: { amount: 2_000 },
+    });
+    expect(res).toMatchObject({ status: 200, body: { transaction_id: paymentId, amount: 2_000, status: 'opened' } });
+    const opened = { id: res.body.id as string };
     await recorded(opened.id, 'opened');
-    await sim.decideChargeback(opened.id, 'won');
+    const decided = await api.call('POST', `/api/v1/sandbox/chargebacks/${opened.id}/decide`, {
+      body: { outcome: 'won' },
+    });
+    expect(decided).toMatchObject({ status: 200, body: { status: 'won' } });
     expect(await recorded(opened.id, 'won')).toMatchObject({ status: 'won' });
     expect(await disputesOf(saleId)).toEqual([{ status: 'won', amount: 2_000, lost_amount: 0, closed: true }]);
     expect(await books(saleId)).toEqual({ sale_charged_back: 0, payment_status: 'succeeded' });
@@ -113,7 +121,14 @@ describe('the simulator: chargebacks', () => {
     expect(await disputeRows(paymentId)).toEqual([-2_000, 2_000]);
     // Decided already: the same outcome again changes nothing, the other is refused.
     await expect(sim.decideChargeback(opened.id, 'won')).resolves.toMatchObject({ status: 'won' });
-    await expect(sim.decideChargeback(opened.id, 'lost')).rejects.toThrow('won already');
+    const again = await api.call('POST', `/api/v1/sandbox/chargebacks/${opened.id}/decide`, {
+      body: { outcome: 'lost' },
+    });
+    expect(again).toMatchObject({ status: 409, body: { code: 'conflict', error: 'The dispute was won already' } });
+    const unknown = await api.call('POST', '/api/v1/sandbox/chargebacks/chb_unknown/decide', {
+      body: { outcome: 'lost' },
+    });
+    expect(unknown.status).toBe(404);
   });
 
   it('a renewal charged back and lost: the subscription goes past due (the default)', async () => {

@@ -78,12 +78,15 @@ const chargesOf = (cardTokenId: string) =>
 describe('the simulator: kept cards after the sale', () => {
   it('the card updater replaces the kept card: the subscription charges the new card from its next renewal', async () => {
     const { s, cardTokenId, periodEnd } = await subscribed(APPROVE);
-    const replacement = await sim.updateCard(cardTokenId, {
-      last4: '4242',
-      expirationMonth: '03',
-      expirationYear: '2034',
+    // The sandbox's control of the card updater, through the API.
+    const res = await api.call('POST', `/api/v1/sandbox/cards/${cardTokenId}/update`, {
+      body: { last4: '4242', expiration_month: '03', expiration_year: '2034' },
     });
-    expect(replacement).toMatchObject({ first4: '4111', last4: '4242', expirationMonth: '03', expirationYear: '2034' });
+    expect(res).toMatchObject({
+      status: 200,
+      body: { first4: '4111', last4: '4242', expiration_month: '03', expiration_year: '2034' },
+    });
+    const replacement = { id: res.body.id as string };
     await sim.settleCallbacks();
     const run = temporal.workflow.getHandle(keptCardWorkflowId(cardTokenId, replacement.id));
     expect(await run.result()).toEqual({ replacedOn: [s.id] });
