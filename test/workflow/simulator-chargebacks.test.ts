@@ -7,6 +7,7 @@ import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
 import { chargebackWorkflowId } from '../../contracts/dispute.ts';
+import { reconcile, sumsToZero } from '../../domain/reconciliation.ts';
 
 /**
  * Chargebacks at the simulator (issue 33 §3, decisions 0072 and 0079): the sandbox opens a dispute
@@ -99,6 +100,15 @@ describe('the simulator: chargebacks', () => {
     expect(await books(saleId)).toEqual({ sale_charged_back: 10_000, payment_status: 'charged_back' });
     expect(await saleEvents(c.organizationId)).toEqual(['sale.disputed', 'sale.dispute_closed']);
     expect(await disputeRows(paymentId)).toEqual([-10_000]);
+    // Reconciliation explains the money taken as a dispute, to the cent.
+    const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) };
+    const theirs = (await sim.ledger(window)).filter((r) => r.gatewayId === paymentId);
+    const ours = [{ kind: 'payment' as const, gatewayId: paymentId, reference: null, amount: 10_000 }];
+    const result = reconcile(ours, theirs);
+    expect(result.lines.filter((l) => l.kind === 'dispute')).toEqual([
+      expect.objectContaining({ ours: 0, theirs: -10_000, difference: 10_000, reason: 'dispute' }),
+    ]);
+    expect(sumsToZero(result)).toBe(true);
   });
 
   it('won: no money is taken, the hold is released, the payment succeeded again', async () => {
