@@ -1237,6 +1237,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/sandbox/transactions/{transaction_id}/chargebacks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Open a chargeback of a card payment: all that is left of it, or `amount` cents (sandbox) */
+    post: operations['createSandboxTransactionChargeback'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/chargebacks/{chargeback_id}/decide': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decide an open chargeback, won or lost (sandbox) */
+    post: operations['createSandboxChargebackDecide'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/cards/{card_token_id}/update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace a kept card with a new one, as an issuer’s card updater does (sandbox) */
+    post: operations['createSandboxCardUpdate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox-gateway/v1/payment_methods/search': {
     parameters: {
       query?: never;
@@ -13836,9 +13887,12 @@ export interface operations {
         'application/json': {
           id: string;
           /** @enum {string} */
-          type: 'transaction.updated' | 'invoice.updated';
+          type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
           transactionId?: string;
           invoiceId?: string;
+          chargebackId?: string;
+          cardId?: string;
+          replacedBy?: string;
           status: string;
           occurredAt: string;
         };
@@ -17198,6 +17252,514 @@ export interface operations {
       };
       /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSandboxTransactionChargeback: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        transaction_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            transaction_id: string;
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: 'opened' | 'won' | 'lost';
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSandboxChargebackDecide: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        chargeback_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          outcome: 'won' | 'lost';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            transaction_id: string;
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: 'opened' | 'won' | 'lost';
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createSandboxCardUpdate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        card_token_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          last4: string;
+          expiration_month: string;
+          expiration_year: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            brand: string;
+            first4: string;
+            last4: string;
+            holder_name: string;
+            expiration_month: string;
+            expiration_year: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

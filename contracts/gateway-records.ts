@@ -107,9 +107,9 @@ export interface GatewayTransaction {
   /** Sequential reference number at the gateway. */
   transactionNumber: string;
   /**
-   * What was captured, as the gateway's refunds are measured: the most that can be refunded. The
-   * simulator refunds the buyer's total (interest included, `amount`); Mercado Pago refunds its
-   * `transaction_amount`, the amount before the buyer's instalment interest (`baseAmount`).
+   * What was captured, as the gateway's refunds are measured: the most that can be refunded. Mercado
+   * Pago refunds its `transaction_amount`, the amount before the buyer's instalment interest
+   * (`baseAmount`), and the simulator measures it the same way (decision 0079).
    */
   capturedAmount: number;
   /** What the gateway has refunded, in the same measure as capturedAmount. */

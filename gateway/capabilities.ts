@@ -49,6 +49,9 @@ const SANDBOX_CONTROL_METHODS = [
   'failInvoice',
   'billSubscription',
   'billSandboxCycle',
+  'openChargeback',
+  'decideChargeback',
+  'updateCard',
 ] as const satisfies readonly (keyof SandboxControls)[];
 
 /**

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { buyerFromWire, buyerInputToWire, wireBuyer } from './http-buyers.ts';
 import { cardInputToWire, cardTokenFromWire, wireCardToken } from './http-cards.ts';
 import { createTransactionToWire } from './http-charges.ts';
+import { chargebackFromWire, wireChargeback } from './http-disputes.ts';
 import { ledgerFromWire, ledgerQueryPath, wireLedger } from './http-ledger.ts';
 import type { LedgerRow } from '../domain/reconciliation.ts';
 import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
@@ -29,11 +30,14 @@ import {
   GatewayError,
   type BoletoChargeInput,
   type Buyer,
+  type Chargebacks,
+  type KeptCardLookup,
   type BuyerInput,
   type CardChargeInput,
   type CardInput,
   type CardOwner,
   type CardToken,
+  type GatewayChargeback,
   type GatewayInvoice,
   type LedgerWindow,
   type GatewayInvoiceInput,
@@ -77,7 +81,7 @@ export class GatewayHttpError extends GatewayError {
  * idempotency key is safe (or findTransactionByIdempotencyKey tells what happened); any other 4xx
  * is a definite refusal; 404 on a lookup by id is "no such thing".
  */
-export class HttpGateway implements PaymentGateway, SandboxRecurringBilling {
+export class HttpGateway implements PaymentGateway, SandboxRecurringBilling, Chargebacks, KeptCardLookup {
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
   /** The sandbox's browser token is a kept card already: kept before the charge. */
@@ -150,6 +154,18 @@ export class HttpGateway implements PaymentGateway, SandboxRecurringBilling {
     const wire = await this.send('GET', path, undefined, undefined, wireLedger);
     if (wire === null) throw new GatewayHttpError(`Gateway GET ${path}: not found`, false, 404, 'not_found');
     return ledgerFromWire(wire);
+  }
+
+  /** `GET /v1/chargebacks/:id`: the chargeback as the gateway has it now; null when it has none such (decision 0079). */
+  async getChargeback(chargebackId: string): Promise<GatewayChargeback | null> {
+    const wire = await this.get('getChargeback', chargebackId, wireChargeback);
+    return wire ? chargebackFromWire(wire) : null;
+  }
+
+  /** A kept card as the card updater left it (`GET /v1/cards/tokens/:id`); null when the gateway keeps none such. */
+  async keptCard(cardTokenId: string): Promise<CardToken | null> {
+    const wire = await this.get('getCardToken', cardTokenId, wireCardToken);
+    return wire ? cardTokenFromWire(wire) : null;
   }
 
   async refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction> {

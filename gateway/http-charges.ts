@@ -17,6 +17,8 @@ export const wireCreateTransaction = z.discriminatedUnion('payment_type', [
     buyer_id: z.string().min(1).nullish(),
     capture: z.boolean(),
     description: z.string().max(255).nullish(),
+    /** A merchant-initiated charge (initiatedBy `merchant`): approved or refused at once, never held for review. */
+    binary_mode: z.boolean().optional(),
   }),
   z.object({
     payment_type: z.literal('pix'),
@@ -57,6 +59,7 @@ export function createTransactionToWire(c: CreateTransactionInput): WireCreateTr
         buyer_id: i.buyerId ?? null,
         capture: i.capture,
         description: i.description ?? null,
+        binary_mode: i.initiatedBy === 'merchant',
       };
     }
     case 'pix': {
@@ -99,6 +102,7 @@ export function createTransactionFromWire(w: WireCreateTransaction): CreateTrans
           buyerId: w.buyer_id ?? null,
           capture: w.capture,
           ...(w.description != null ? { description: w.description } : {}),
+          ...(w.binary_mode ? { initiatedBy: 'merchant' as const } : {}),
         },
       };
     case 'pix':

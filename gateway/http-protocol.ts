@@ -38,6 +38,8 @@ export const ROUTES = {
   listSubscriptionInvoices: { method: 'GET', path: '/v1/subscriptions/:id/invoices' },
   /** `?from=…&to=…`: the money the gateway moved in that window (gateway/http-ledger.ts). */
   ledger: { method: 'GET', path: '/v1/ledger' },
+  /** A chargeback of one of the gateway's payments (gateway/http-disputes.ts). */
+  getChargeback: { method: 'GET', path: '/v1/chargebacks/:id' },
   // Controls of the simulated server only (`/v1/_…`); no real gateway has them.
   /** Fault injection for tests. */
   faults: { method: 'POST', path: '/v1/_faults' },
@@ -55,6 +57,12 @@ export const ROUTES = {
   sandboxBillSubscription: { method: 'POST', path: '/v1/_sandbox/subscriptions/:id/bill' },
   /** Body `{ cycle, idempotency_key }`: the recurrence bills that cycle now, once per key (a test clock's). */
   sandboxBillCycle: { method: 'POST', path: '/v1/_sandbox/subscriptions/:id/cycles' },
+  /** Body `{ amount? }`: the buyer's bank disputes a card payment (a chargeback opens). */
+  sandboxOpenChargeback: { method: 'POST', path: '/v1/_sandbox/transactions/:id/chargebacks' },
+  /** Body `{ outcome }`: the card network decides an open chargeback, won or lost. */
+  sandboxDecideChargeback: { method: 'POST', path: '/v1/_sandbox/chargebacks/:id/decide' },
+  /** Body `{ last4, expiration_month, expiration_year }`: the card updater replaces a kept card. */
+  sandboxUpdateCard: { method: 'POST', path: '/v1/_sandbox/cards/tokens/:id/update' },
 } as const;
 
 /** Control routes are never subject to injected faults and take no Idempotency-Key. */

@@ -339,15 +339,29 @@ export interface SandboxControls {
   failInvoice(invoiceId: string): Promise<GatewayInvoice>;
   billSubscription(subscriptionId: string): Promise<GatewayInvoice>;
   billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice>;
+  /** The buyer's bank disputes a card payment (all that is left of it, or `amount` cents): a chargeback opens. */
+  openChargeback(transactionId: string, amount?: number | null): Promise<GatewayChargeback>;
+  /** The card network decides an open chargeback. */
+  decideChargeback(chargebackId: string, outcome: 'won' | 'lost'): Promise<GatewayChargeback>;
+  /** The issuer's card updater replaces a kept card (new last four digits, new expiry). */
+  updateCard(
+    cardTokenId: string,
+    next: { last4: string; expirationMonth: string; expirationYear: string },
+  ): Promise<CardToken>;
 }
 
 /** What the gateway posts to our callback endpoint when a payment changes state. */
 export interface GatewayCallback {
   /** Unique per notification, so a repeated delivery is recognized. */
   id: string;
-  type: 'transaction.updated' | 'invoice.updated';
+  type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
   transactionId?: string;
   invoiceId?: string;
+  /** chargeback.updated: the chargeback whose state changed, read back with getChargeback (decision 0072). */
+  chargebackId?: string;
+  /** card.updated: the kept card the issuer's card updater replaced, and its replacement (keptCard). */
+  cardId?: string;
+  replacedBy?: string;
   status: string;
   occurredAt: string;
 }

@@ -3,7 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callbackHandled, recordCallback } from '../../db/checkout/callbacks.ts';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gateway/callback-signature.ts';
+import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
+import { replaceKeptCardOf } from '../kept-card-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
 import { deliverPaymentNotice, readGatewayTransaction } from '../transaction-notices.ts';
 import { badRequest, unauthorized } from '../../use-cases/errors.ts';
@@ -72,6 +74,13 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       // An extra charge of ours (looked up here), else a cycle of a gateway subscription's recurrence.
       if (notice.type === 'invoice.updated' && !(await signalInvoiceNotice(deps, notice, request.log))) {
         if (notice.invoiceId) await signalRecurrenceInvoice(deps, notice.invoiceId);
+      }
+      // A chargeback's new state (read back from the gateway) or a kept card replaced (decisions 0072, 0079).
+      if (notice.type === 'chargeback.updated' && notice.chargebackId) {
+        await recordChargebackNotice(deps, notice.chargebackId, request.log.child({ callback: notice.id }));
+      }
+      if (notice.type === 'card.updated' && notice.cardId && notice.replacedBy) {
+        await replaceKeptCardOf(deps, { replaced: notice.cardId, by: notice.replacedBy }, request.log);
       }
       // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
       await recordCallback(em, notice);

@@ -1,5 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { cardTokenToWire, wireCardToken } from '../../gateway/http-cards.ts';
+import {
+  chargebackToWire,
+  wireCardUpdate,
+  wireChargeback,
+  wireDecideChargeback,
+  wireOpenChargeback,
+} from '../../gateway/http-disputes.ts';
 import { invoiceToWire, wireInvoice } from '../../gateway/http-recurrence.ts';
 import { transactionToWire, wireTransaction } from '../../gateway/http-transactions.ts';
 import { offersSandboxControls } from '../../gateway/capabilities.ts';
@@ -31,6 +39,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   transactionRoutes(app, simulator);
   recurrenceRoutes(app, simulator);
+  afterSaleRoutes(app, simulator);
 };
 
 /** The test cards, paying or expiring a pending pix or boleto, and ending a card's review. */
@@ -143,6 +152,64 @@ function recurrenceRoutes(app: RouteApp, simulator: () => SandboxControls): void
   );
 }
 
+/**
+ * After the sale (decision 0079): a chargeback opened and decided, a kept card replaced by the card
+ * updater; each is posted to the API as the gateway's signed callback, and recorded from there.
+ */
+function afterSaleRoutes(app: RouteApp, simulator: () => SandboxControls): void {
+  app.post(
+    '/transactions/:transaction_id/chargebacks',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Open a chargeback of a card payment: all that is left of it, or `amount` cents (sandbox)',
+        params: z.object({ transaction_id: z.string().min(1).max(100) }),
+        body: wireOpenChargeback,
+        response: { 200: wireChargeback, ...errorResponses },
+      },
+    },
+    async (request) =>
+      chargebackToWire(
+        await control(() => simulator().openChargeback(request.params.transaction_id, request.body.amount ?? null)),
+      ),
+  );
+
+  app.post(
+    '/chargebacks/:chargeback_id/decide',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Decide an open chargeback, won or lost (sandbox)',
+        params: z.object({ chargeback_id: z.string().min(1).max(100) }),
+        body: wireDecideChargeback,
+        response: { 200: wireChargeback, ...errorResponses },
+      },
+    },
+    async (request) =>
+      chargebackToWire(
+        await control(() => simulator().decideChargeback(request.params.chargeback_id, request.body.outcome)),
+      ),
+  );
+
+  app.post(
+    '/cards/:card_token_id/update',
+    {
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Replace a kept card with a new one, as an issuer’s card updater does (sandbox)',
+        params: z.object({ card_token_id: z.string().min(1).max(100) }),
+        body: wireCardUpdate,
+        response: { 200: wireCardToken, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { last4, expiration_month: expirationMonth, expiration_year: expirationYear } = request.body;
+      const next = { last4, expirationMonth, expirationYear };
+      return cardTokenToWire(await control(() => simulator().updateCard(request.params.card_token_id, next)));
+    },
+  );
+}
+
 /** The simulator's refusals: an unknown id is a 404, a state that does not allow the step a 409. */
 async function control<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -152,6 +219,8 @@ async function control<T>(run: () => Promise<T>): Promise<T> {
       if (err.message.startsWith('Unknown transaction')) throw notFound('Transaction');
       if (err.message.startsWith('Unknown invoice')) throw notFound('Invoice');
       if (err.message.startsWith('Unknown subscription')) throw notFound('Subscription');
+      if (err.message.startsWith('Unknown chargeback')) throw notFound('Chargeback');
+      if (err.message.startsWith('Unknown card token')) throw notFound('Card');
       throw conflict(err.message);
     }
     throw err;

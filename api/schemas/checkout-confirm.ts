@@ -130,9 +130,14 @@ export const paymentDeclinedBody = errorBody.extend({ decline_reason: z.string()
 
 export const gatewayCallbackBody = z.object({
   id: z.string().min(1).max(200),
-  type: z.enum(['transaction.updated', 'invoice.updated']),
+  type: z.enum(['transaction.updated', 'invoice.updated', 'chargeback.updated', 'card.updated']),
   transactionId: z.string().min(1).optional(),
   invoiceId: z.string().min(1).optional(),
+  /** chargeback.updated: the chargeback to read back from the gateway (decision 0072). */
+  chargebackId: z.string().min(1).max(200).optional(),
+  /** card.updated: the kept card the issuer's card updater replaced, and its replacement (decision 0079). */
+  cardId: z.string().min(1).max(200).optional(),
+  replacedBy: z.string().min(1).max(200).optional(),
   status: z.string().min(1),
   occurredAt: z.string(),
 });

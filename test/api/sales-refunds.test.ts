@@ -179,6 +179,37 @@ describe('refunds', () => {
     expect(list.body.pagination.total_count).toBe(2);
   });
 
+  it('refunds a sale in 3 instalments with interest by its price, as the gateway measures it (issue 33 §1)', async () => {
+    const t = await makeTenant(api.orm);
+    const sale = await paidSale(t, 10_000, 3);
+    const simulator = api.gateway as SimulatedGateway;
+    // The buyer paid the price and the gateway's interest; what was captured is the price.
+    expect(await simulator.getTransaction(sale.gatewayTransactionId)).toMatchObject({
+      amount: 10_605,
+      baseAmount: 10_000,
+      capturedAmount: 10_000,
+    });
+    const withInterest = await api.call('POST', '/api/v1/refunds/', {
+      token: t.oat,
+      body: { sale_id: sale.saleId, amount: 10_605 },
+    });
+    expect(withInterest.status).toBe(422);
+    expect(withInterest.body).toMatchObject({ code: 'refund_exceeds_captured' });
+    await expect(simulator.refund(sale.gatewayTransactionId, 10_605, `test:${uuidv7()}`)).rejects.toThrow(
+      'refund exceeds captured amount',
+    );
+
+    const full = await api.call('POST', '/api/v1/refunds/', { token: t.oat, body: { sale_id: sale.saleId } });
+    expect(full.status).toBe(201);
+    expect(full.body).toMatchObject({ amount: 10_000, status: 'succeeded' });
+    const shown = await api.call('GET', `/api/v1/sales/${sale.saleId}`, { token: t.oat });
+    expect(shown.body).toMatchObject({ status: 'refunded', refunded_amount: 10_000 });
+    expect(await simulator.getTransaction(sale.gatewayTransactionId)).toMatchObject({
+      status: 'refunded',
+      refundedAmount: 10_000,
+    });
+  });
+
   it('lets only one of two concurrent full refunds through', async () => {
     const t = await makeTenant(api.orm);
     const sale = await paidSale(t, 8000);

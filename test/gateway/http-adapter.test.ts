@@ -531,12 +531,13 @@ describe('lost answers', () => {
       reference: input.reference,
       status: 'succeeded',
       amount: 120_480,
-      capturedAmount: 120_480,
+      // Measured as Mercado Pago measures it (decision 0079): the transaction amount, not the buyer's interest.
+      capturedAmount: 100_000,
     });
     const retried = await gateway.chargeCard(input, key);
     expect(retried).toEqual(found);
     expect(await transactionsFor(input.reference)).toEqual([{ id: found!.id }]);
-    expect(await ledgerTotals(input.reference)).toEqual([{ kind: 'capture', total: 120_480, entries: 1 }]);
+    expect(await ledgerTotals(input.reference)).toEqual([{ kind: 'capture', total: 100_000, entries: 1 }]);
   });
 
   it('aims a fault at one route: other calls go through, the charge’s answer is the one lost', async () => {

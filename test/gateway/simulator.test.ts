@@ -270,7 +270,7 @@ describe('test cards', () => {
 });
 
 describe('installments', () => {
-  it('charges R$ 1.000,00 in 12x at 2.99% a month: 12 × R$ 100,40 = R$ 1.204,80 captured', async () => {
+  it('charges R$ 1.000,00 in 12x at 2.99% a month: the buyer pays 12 × R$ 100,40, R$ 1.000,00 captured', async () => {
     const t = await charge('4111111111111111', { amount: 100_000, installments: 12 });
     expect(t).toMatchObject({
       status: 'succeeded',
@@ -278,9 +278,10 @@ describe('installments', () => {
       baseAmount: 100_000,
       installments: 12,
       installmentAmounts: Array(12).fill(10_040),
-      capturedAmount: 120_480,
+      // Measured as Mercado Pago measures it: the transaction amount; the interest is the gateway's.
+      capturedAmount: 100_000,
     });
-    expect(await ledger(t.id)).toEqual([['capture', 120_480]]);
+    expect(await ledger(t.id)).toEqual([['capture', 100_000]]);
   });
 
   it('charges the base amount, split to the cent, when the seller absorbs the fees', async () => {
@@ -589,9 +590,17 @@ describe('refunds', () => {
     ]);
   });
 
-  it('refunds a whole installment charge, interest included, in one go', async () => {
-    const t = await charge('4111111111111111', { amount: 100_000, installments: 12 });
-    expect(await gateway.refund(t.id, 120_480, key())).toMatchObject({ status: 'refunded', refundedAmount: 120_480 });
+  it('measures a refund of an instalment charge with interest against its transaction amount, as Mercado Pago', async () => {
+    // 3 instalments with the simulator's interest for a price of R$ 100,00: the buyer pays R$ 106,05.
+    const t = await charge('4111111111111111', { amount: 10_000, installments: 3 });
+    expect(t).toMatchObject({ amount: 10_605, baseAmount: 10_000, capturedAmount: 10_000 });
+    const overPrice = await rejection(gateway.refund(t.id, 10_605, key()));
+    expect(overPrice).toMatchObject({ retryable: false, message: 'refund exceeds captured amount' });
+    expect(await gateway.refund(t.id, 10_000, key())).toMatchObject({ status: 'refunded', refundedAmount: 10_000 });
+    expect(await ledger(t.id)).toEqual([
+      ['capture', 10_000],
+      ['refund', 10_000],
+    ]);
   });
 
   it('refuses to refund what was never captured', async () => {

@@ -207,6 +207,17 @@ describe('invoice workflow of a manually billed subscription', () => {
     expect(await eventTypes(s.organizationId)).toEqual(['invoice.created', 'invoice.failed']);
   });
 
+  it('a kept card the issuer would review is refused at once, never left pending (binary mode, decision 0079)', async () => {
+    // 4000000000001505 is held for review and approved later when the buyer pays at a checkout.
+    const s = await manualSubscription('4000000000001505');
+    const input = await manualInput(s);
+    expect(await run(input, (handle) => handle.result())).toBe('failed');
+    const row = await invoiceRow(input.invoiceId);
+    expect(row).toMatchObject({ status: 'failed', failure_reason: 'fraud_suspected', paid_at: null });
+    expect((await gatewayCharges(s, input.invoiceId)).made).toEqual([{ status: 'failed', amount: 12_345 }]);
+    expect(await sql('select 1 from sales where invoice_id = ?', [input.invoiceId])).toEqual([]);
+  });
+
   it('a kept card the gateway will not charge without its holder fails it with that reason, nothing made', async () => {
     const s = await manualSubscription();
     const input = await manualInput(s);

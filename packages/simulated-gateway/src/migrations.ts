@@ -154,8 +154,31 @@ create unique index gateway_sim_invoices_cycle_idx on gateway_sim.invoices (subs
 create index gateway_sim_invoices_subscription_idx on gateway_sim.invoices (subscription_id, created_at);
 `;
 
+/**
+ * Chargebacks (decision 0079): one dispute per chargeback of a payment, opened then won or lost; the
+ * ledger holds the disputed money while it is open (`dispute_hold`) and gives it back when the dispute
+ * is won (`dispute_release`), as Mercado Pago's release report blocks and unblocks it. Card updater:
+ * a kept card replaced by the issuer names its replacement (`replaced_by`).
+ */
+const DISPUTES_AND_CARD_UPDATES = `
+create table gateway_sim.disputes (
+  id text primary key,
+  transaction_id text not null references gateway_sim.transactions (id),
+  amount bigint not null check (amount > 0),
+  currency text not null,
+  status text not null check (status in ('opened', 'won', 'lost')),
+  created_at timestamptz not null default now(),
+  decided_at timestamptz
+);
+create index gateway_sim_disputes_transaction_idx on gateway_sim.disputes (transaction_id);
+alter table gateway_sim.ledger drop constraint ledger_kind_check,
+  add constraint ledger_kind_check check (kind in ('capture', 'refund', 'dispute_hold', 'dispute_release'));
+alter table gateway_sim.cards add column replaced_by text references gateway_sim.cards (id);
+`;
+
 export const SIMULATOR_MIGRATIONS: readonly SimulatorMigration[] = [
   { name: '0001-idempotency-and-plans', sql: IDEMPOTENCY_AND_PLANS },
   { name: '0002-books', sql: [CARDS_AND_BUYERS, TRANSACTIONS, RECURRENCE, ATTEMPTS].join('') },
   { name: '0003-invoice-cycles', sql: INVOICE_CYCLES },
+  { name: '0004-disputes-and-card-updates', sql: DISPUTES_AND_CARD_UPDATES },
 ];

@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { z } from 'zod';
 import { isDatabaseError } from './database.ts';
+import { afterSaleSandboxRoutes, chargebackRoutes } from './server-disputes.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
 import { createTransactionFromWire, wireCreateTransaction } from '../../../gateway/http-charges.ts';
@@ -189,8 +190,10 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   requireApiKey(app, options.apiKey);
   if (options.faults) injectFaults(app, options.faults, closing.signal);
   if (options.sandbox) sandboxRoutes(app, options.sandbox);
+  if (options.sandbox) afterSaleSandboxRoutes(app, options.sandbox);
   answerErrors(app);
   paymentRoutes(app, options.gateway);
+  chargebackRoutes(app, options.gateway);
   recurrenceRoutes(app, options.gateway);
   return app;
 }

@@ -23,7 +23,12 @@ import {
  * claimed its idempotency key (`sql`); `clock` is the simulator's. The inputs were checked before.
  */
 
-/** A card charge in installments: declined, pre-authorized, or captured at once when asked and the card allows it. */
+/**
+ * A card charge in installments: declined, pre-authorized, or captured at once when asked and the card
+ * allows it. A test card held for review leaves the charge pending, unless the merchant started it
+ * (a renewal, an extra charge): like Mercado Pago's `binary_mode`, which the engine sends for such
+ * charges, it is then refused at once (fraud_suspected), never left pending (decision 0079).
+ */
 export async function insertCardCharge(
   sql: Sql,
   clock: () => Date,
@@ -37,12 +42,16 @@ export async function insertCardCharge(
     throw new GatewayError('Processing error at the card network; retry with the same idempotency key', true);
   }
   if (input.buyerId) await requireBuyer(sql, input.buyerId);
-  const declineReason = declineReasonOf(outcome, token, 'token' in input.card ? null : input.card.cvv, clock);
+  const reviewed = outcome === 'review_approve' || outcome === 'review_decline';
+  const binary = input.initiatedBy === 'merchant';
+  const declineReason =
+    declineReasonOf(outcome, token, 'token' in input.card ? null : input.card.cvv, clock) ??
+    (binary && reviewed ? 'fraud_suspected' : null);
   const plan = installmentPlan(input.amount, input.installments, {
     noFees: input.noFeesInstallments,
     monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS,
   });
-  const underReview = outcome === 'review_approve' || outcome === 'review_decline';
+  const underReview = reviewed && !binary;
   const status = declineReason
     ? 'failed'
     : underReview
@@ -68,7 +77,8 @@ export async function insertCardCharge(
     confirmedAt: status === 'succeeded' ? now : null,
     now,
   });
-  if (status === 'succeeded') return recordCapture(sql, row.id, plan.total, idempotencyKey);
+  // Captured as Mercado Pago measures it: the transaction amount; the buyer's interest is the gateway's (decision 0079).
+  if (status === 'succeeded') return recordCapture(sql, row.id, input.amount, idempotencyKey);
   return row;
 }
 
@@ -107,7 +117,7 @@ export async function endCardReview(sql: Sql, clock: () => Date, transactionId: 
      where id = ?`,
     [now, authorizationCode(), t.id],
   );
-  return recordCapture(sql, t.id, t.amount, null);
+  return recordCapture(sql, t.id, t.baseAmount, null);
 }
 
 export async function insertPixCharge(sql: Sql, clock: () => Date, input: PixChargeInput): Promise<GatewayTransaction> {

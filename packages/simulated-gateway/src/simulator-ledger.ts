@@ -7,12 +7,17 @@ import type { PlainSql } from './database.ts';
  * (gateway_sim.ledger: one row per capture and refund) with a fee schedule and release calendar of
  * its own, fixed here so that a test can work every cent out by hand:
  *
+ * - a payment's gross is what was captured, its transaction amount: a buyer's instalment interest is
+ *   the gateway's, as at Mercado Pago (decision 0079);
  * - fee, charged on the capture's day: card in one instalment 3.99 %, card in instalments 4.99 %,
  *   pix 0.99 %, boleto a flat R$ 3,49; rounded half up to the cent; a refund gives no fee back;
  * - release: a payment in one instalment (and every pix and boleto) is released on its capture's
  *   day; a card payment in n instalments releases its gross by instalment, the first on the
  *   capture's day and each next one 30 days later (shares split evenly, the odd cents on the first);
- * - refunds on their own day. No disputes, withholdings or payouts yet.
+ * - refunds on their own day;
+ * - disputes (decision 0079) as Mercado Pago's release report blocks and unblocks: the disputed money
+ *   held on the day the chargeback opens (negative), given back on the day it is won (positive); a
+ *   lost dispute keeps its hold. No withholdings or payouts yet.
  */
 
 const DAY_MS = 86_400_000;
@@ -33,7 +38,7 @@ export function releaseShares(gross: number, installments: number): number[] {
 }
 
 interface MovementRow {
-  kind: 'capture' | 'refund';
+  kind: 'capture' | 'refund' | 'dispute_hold' | 'dispute_release';
   amount: string;
   at: Date;
   transaction_id: string;
@@ -60,8 +65,8 @@ export async function ledgerRows(db: PlainSql, window: LedgerWindow): Promise<Le
     const at = new Date(m.at);
     const amount = Number(m.amount);
     const key = { gatewayId: m.transaction_id, reference: m.reference };
-    if (m.kind === 'refund') {
-      if (inWindow(at)) rows.push({ ...key, kind: 'refund', amount: -amount, releaseDate: at.toISOString() });
+    if (m.kind !== 'capture') {
+      if (inWindow(at)) rows.push({ ...key, ...movementRow(m.kind, amount), releaseDate: at.toISOString() });
       continue;
     }
     const n = m.payment_type === 'credit' ? m.installments : 1;
@@ -83,4 +88,13 @@ export async function ledgerRows(db: PlainSql, window: LedgerWindow): Promise<Le
     }
   }
   return rows;
+}
+
+/** A refund or a dispute's hold or release: signed cents, a credit to the seller positive. */
+function movementRow(
+  kind: Exclude<MovementRow['kind'], 'capture'>,
+  amount: number,
+): Pick<LedgerRow, 'kind' | 'amount'> {
+  if (kind === 'refund') return { kind: 'refund', amount: -amount };
+  return { kind: 'dispute', amount: kind === 'dispute_hold' ? -amount : amount };
 }

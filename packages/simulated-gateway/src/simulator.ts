@@ -11,6 +11,9 @@ import {
   type CardToken,
   type DeclineReason,
   type GatewayCallback,
+  type GatewayChargeback,
+  type Chargebacks,
+  type KeptCardLookup,
   type GatewayInvoice,
   type GatewayInvoiceInput,
   type GatewaySubscription,
@@ -29,6 +32,16 @@ import { ledgerRows } from './simulator-ledger.ts';
 import { CallbackDelivery, invoiceNotice, transactionNotice, type SimulatorCallbacks } from './simulator-callbacks.ts';
 import { findCard, storeBuyer, storeCard } from './simulator-cards.ts';
 import { endCardReview, insertBoleto, insertCardCharge, insertPixCharge } from './simulator-charges.ts';
+import {
+  cardUpdatedNotice,
+  chargebackNotice,
+  decideDispute,
+  disputedAmount,
+  openDispute,
+  readChargeback,
+  readKeptCard,
+  replaceCard,
+} from './simulator-disputes.ts';
 import {
   runOnceUnlessFaulted,
   transactionIdOfKey,
@@ -57,11 +70,14 @@ export type { SimulatorFaults } from './simulator-idempotency.ts';
  * The embedded simulated gateway (the sandbox's gateway). Its books live in PostgreSQL
  * (schema gateway_sim), so the API, the worker and the standalone server see one gateway.
  *
- * Besides the port it has sandbox controls (`pay`, `expire`, `endReview`, `payInvoice`, `failInvoice`) and, like a real gateway,
- * posts a signed GatewayCallback to our API after each state change that follows a creation
- * (capture, cancel, refund, payment, expiry).
+ * Besides the port it has sandbox controls (`pay`, `expire`, `endReview`, `payInvoice`, `failInvoice`,
+ * `openChargeback`, `decideChargeback`, `updateCard`) and, like a real gateway, posts a signed
+ * GatewayCallback to our API after each state change that follows a creation (capture, cancel,
+ * refund, payment, expiry, a chargeback's state, a kept card replaced).
  */
-export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling, SandboxControls {
+export class SimulatedGateway
+  implements PaymentGateway, SandboxRecurringBilling, SandboxControls, Chargebacks, KeptCardLookup
+{
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
   /** Its browser token is a kept card already (reusable): kept before the charge. */
@@ -118,8 +134,9 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
       if (t.status !== 'pre_authorized') {
         throw new GatewayError(`Cannot capture a transaction that is ${t.status}`, false);
       }
-      const captured = amount ?? t.amount;
-      if (captured > t.amount) throw new GatewayError('capture exceeds the authorized amount', false);
+      // The transaction amount, as refunds are measured; the buyer's instalment interest is the gateway's.
+      const captured = amount ?? t.baseAmount;
+      if (captured > t.baseAmount) throw new GatewayError('capture exceeds the authorized amount', false);
       await sql(
         `update gateway_sim.transactions set status = 'succeeded', confirmed_at = ?, updated_at = now() where id = ?`,
         [this.now(), t.id],
@@ -160,7 +177,11 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
       if (t.status !== 'succeeded' && t.status !== 'partial_refunded') {
         throw new GatewayError(`Cannot refund a transaction that is ${t.status}`, false);
       }
-      if (amount > t.capturedAmount - t.refundedAmount) throw new GatewayError('refund exceeds captured amount', false);
+      // Money a dispute holds or took is no longer the seller's to give back.
+      const disputed = await disputedAmount(sql, t.id);
+      if (amount > t.capturedAmount - t.refundedAmount - disputed) {
+        throw new GatewayError('refund exceeds captured amount', false);
+      }
       const refunded = t.refundedAmount + amount;
       const status = refunded === t.capturedAmount ? 'refunded' : 'partial_refunded';
       await sql(
@@ -308,7 +329,47 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
     return rows.map(toInvoice);
   }
 
+  // ── Chargebacks and the card updater ──────────────────────────────────────────────────────
+
+  async getChargeback(chargebackId: string): Promise<GatewayChargeback | null> {
+    return readChargeback(this.db, chargebackId);
+  }
+
+  async keptCard(cardTokenId: string): Promise<CardToken | null> {
+    return readKeptCard(this.db, cardTokenId);
+  }
+
   // ── Sandbox controls (not part of the port) ───────────────────────────────────────────────
+
+  /** The buyer's bank disputes a card payment (all that is left of it, or `amount` cents): a chargeback opens. */
+  async openChargeback(transactionId: string, amount: number | null = null): Promise<GatewayChargeback> {
+    return this.change(async (sql, notices) => {
+      const opened = await openDispute(sql, this.clock, transactionId, amount);
+      notices.push(chargebackNotice(opened, this.now()));
+      return opened;
+    });
+  }
+
+  /** The card network decides an open chargeback: won (the money comes back) or lost (it stays with the buyer). */
+  async decideChargeback(chargebackId: string, outcome: 'won' | 'lost'): Promise<GatewayChargeback> {
+    return this.change(async (sql, notices) => {
+      const { dispute, changed } = await decideDispute(sql, this.clock, chargebackId, outcome);
+      if (changed) notices.push(chargebackNotice(dispute, this.now()));
+      return dispute;
+    });
+  }
+
+  /** The issuer's card updater replaces a kept card with a new one (new last four digits, new expiry). */
+  async updateCard(
+    cardTokenId: string,
+    next: { last4: string; expirationMonth: string; expirationYear: string },
+  ): Promise<CardToken> {
+    return this.change(async (sql, notices) => {
+      const replacement = await replaceCard(sql, cardTokenId, next);
+      notices.push(cardUpdatedNotice(cardTokenId, replacement, this.now()));
+      return replacement;
+    });
+  }
 
   /**
    * The buyer pays a pending pix or boleto. Paying a paid one again changes nothing. A cancelled one
@@ -318,8 +379,7 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
   async pay(transactionId: string): Promise<GatewayTransaction> {
     const current = await this.getTransaction(transactionId);
     if (!current) throw new GatewayError(`Unknown transaction ${transactionId}`, false);
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction(async (sql) => {
+    return this.change(async (sql, notices) => {
       const t = await lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge is paid this way', false);
       if (t.status === 'succeeded') return t;
@@ -334,31 +394,25 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
          where id = ?`,
         [this.now(), authorizationCode(), t.id],
       );
-      const updated = await recordCapture(sql, t.id, t.amount, null);
+      const updated = await recordCapture(sql, t.id, t.baseAmount, null);
       notices.push(transactionNotice(updated, this.now()));
       return updated;
     });
-    this.delivery.deliver(notices);
-    return result;
   }
 
   /** The review of a card charge held for it ends, approved or declined as its test card says (endCardReview). */
   async endReview(transactionId: string): Promise<GatewayTransaction> {
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction(async (sql) => {
+    return this.change(async (sql, notices) => {
       const before = await lockTransaction(sql, transactionId);
       const ended = await endCardReview(sql, this.clock, transactionId);
       if (ended.status !== before.status) notices.push(transactionNotice(ended, this.now()));
       return ended;
     });
-    this.delivery.deliver(notices);
-    return result;
   }
 
   /** A pending pix expires (declineReason expired) or a pending boleto goes overdue now. */
   async expire(transactionId: string): Promise<GatewayTransaction> {
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction(async (sql) => {
+    return this.change(async (sql, notices) => {
       const t = await lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge expires', false);
       if (t.status === 'failed') return t;
@@ -372,8 +426,6 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
       notices.push(transactionNotice(updated, this.now()));
       return updated;
     });
-    this.delivery.deliver(notices);
-    return result;
   }
 
   /** The gateway's charge of a pending invoice is refused (card_declined): the invoice fails with that transaction. */
@@ -388,12 +440,7 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
 
   /** payInvoice and failInvoice: settlePendingInvoice in one transaction, its callbacks sent once it commits. */
   private async settleInvoice(invoiceId: string, declineReason: DeclineReason | null): Promise<GatewayInvoice> {
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction((sql) =>
-      settlePendingInvoice(sql, this.clock, invoiceId, declineReason, notices),
-    );
-    this.delivery.deliver(notices);
-    return result;
+    return this.change((sql, notices) => settlePendingInvoice(sql, this.clock, invoiceId, declineReason, notices));
   }
 
   /**
@@ -403,10 +450,7 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
    * is never billed.
    */
   async billSubscription(subscriptionId: string): Promise<GatewayInvoice> {
-    const notices: GatewayCallback[] = [];
-    const result = await this.db.transaction((sql) => billNextCycle(sql, this.clock, subscriptionId, notices));
-    this.delivery.deliver(notices);
-    return result;
+    return this.change((sql, notices) => billNextCycle(sql, this.clock, subscriptionId, notices));
   }
 
   /**
@@ -428,6 +472,14 @@ export class SimulatedGateway implements PaymentGateway, SandboxRecurringBilling
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────
+
+  /** A sandbox control's change in one transaction; the notices it adds are sent once it commits. */
+  private async change<T>(run: (sql: Sql, notices: GatewayCallback[]) => Promise<T>): Promise<T> {
+    const notices: GatewayCallback[] = [];
+    const result = await this.db.transaction((sql) => run(sql, notices));
+    this.delivery.deliver(notices);
+    return result;
+  }
 
   /** The port's calls that change the books go through here, on this gateway's books and faults. */
   private async once<T>(key: string, operation: string, run: Attempt<T>): Promise<T> {

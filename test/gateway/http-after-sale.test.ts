@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { FastifyInstance } from 'fastify';
+import { request } from 'undici';
+import { openOrm, type Orm } from '../../db/orm.ts';
+import { HttpGateway } from '../../gateway/http-adapter.ts';
+import { offersChargebacks, offersKeptCardLookup } from '../../gateway/capabilities.ts';
+import type { CardChargeInput } from '../../gateway/port.ts';
+import { buildGatewayServer } from '@billing/simulated-gateway/server';
+import { SimulatedGateway } from '@billing/simulated-gateway';
+import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { unique } from '../helpers/fixtures.ts';
+
+/**
+ * After the sale over HTTP (decision 0079): the HTTP adapter reads the standalone simulated server's
+ * chargebacks and kept cards, which the server's sandbox controls open, decide and replace; the
+ * server is backed by a real SimulatedGateway on the test database.
+ */
+const API_KEY = 'gw_test_key_after_sale_0123';
+let orm: Orm;
+let server: FastifyInstance;
+let baseUrl: string;
+let gateway: HttpGateway;
+
+beforeAll(async () => {
+  orm = await openOrm(TEST_DATABASE_URL, 3);
+  const simulator = new SimulatedGateway(orm);
+  server = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, sandbox: simulator });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  gateway = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
+});
+
+afterAll(async () => {
+  await server.close();
+  await orm.close();
+});
+
+const charge = (): CardChargeInput => ({
+  reference: unique('after-sale'),
+  amount: 10_000,
+  currency: 'BRL',
+  installments: 1,
+  noFeesInstallments: false,
+  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+  capture: true,
+});
+
+async function sandbox(path: string, body: unknown) {
+  const res = await request(`${baseUrl}/v1/_sandbox${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.statusCode, body: (await res.body.json()) as any };
+}
+
+describe('the HTTP adapter after the sale', () => {
+  it('offers chargebacks and kept-card look-ups', () => {
+    expect(offersChargebacks(gateway)).toBe(true);
+    expect(offersKeptCardLookup(gateway)).toBe(true);
+  });
+
+  it('reads a chargeback the sandbox opened and decided, and knows no other', async () => {
+    const t = await gateway.chargeCard(charge(), unique('key'));
+    const opened = await sandbox(`/transactions/${t.id}/chargebacks`, { amount: 4_000 });
+    expect(opened).toMatchObject({ status: 200, body: { transaction_id: t.id, amount: 4_000, status: 'opened' } });
+    const id = opened.body.id as string;
+    expect(await gateway.getChargeback(id)).toEqual({
+      id,
+      transactionId: t.id,
+      amount: 4_000,
+      currency: 'BRL',
+      status: 'opened',
+    });
+    // Held: only what the dispute leaves can be refunded meanwhile.
+    await expect(gateway.refund(t.id, 6_001, unique('key'))).rejects.toThrow('refund exceeds captured amount');
+    expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'lost' })).body.status).toBe('lost');
+    expect(await gateway.getChargeback(id)).toMatchObject({ status: 'lost' });
+    expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'won' })).status).toBe(422);
+    expect(await gateway.getChargeback('chb_unknown')).toBeNull();
+  });
+
+  it('reads a kept card as the card updater replaced it', async () => {
+    const card = await gateway.tokenizeCard(charge().card as never, unique('key'));
+    const updated = await sandbox(`/cards/tokens/${card.id}/update`, {
+      last4: '4242',
+      expiration_month: '03',
+      expiration_year: '2034',
+    });
+    expect(updated.status).toBe(200);
+    expect(await gateway.keptCard(updated.body.id)).toMatchObject({ last4: '4242', expirationYear: '2034' });
+    expect(await gateway.keptCard('card_unknown')).toBeNull();
+    expect((await sandbox(`/cards/tokens/${card.id}/update`, { last4: '42' })).status).toBe(422);
+  });
+});
