@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { z } from 'zod';
 import { isDatabaseError } from './database.ts';
+import type { SimulatorFaults } from './simulator-idempotency.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
 import { createTransactionFromWire, wireCreateTransaction } from '../../../gateway/http-charges.ts';
@@ -131,6 +132,8 @@ export interface GatewayServerOptions {
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
   faults?: GatewayFaults;
+  /** The simulator's own faults: `POST /v1/_faults` sets their `searchLagMs` (`search_lag_ms`). */
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>;
   /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, end a card's review, pay an invoice). */
   sandbox?: SandboxControls;
   logger?: FastifyServerOptions['logger'];
@@ -187,7 +190,7 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   app.addHook('onClose', async () => closing.abort());
 
   requireApiKey(app, options.apiKey);
-  if (options.faults) injectFaults(app, options.faults, closing.signal);
+  if (options.faults) injectFaults(app, options.faults, closing.signal, options.simulatorFaults);
   if (options.sandbox) sandboxRoutes(app, options.sandbox);
   answerErrors(app);
   paymentRoutes(app, options.gateway);
@@ -209,7 +212,12 @@ function requireApiKey(app: FastifyInstance, apiKey: string): void {
 }
 
 /** The faults queued by `POST /v1/_faults` (or by the test holding `faults`), applied to the next calls. */
-function injectFaults(app: FastifyInstance, faults: GatewayFaults, closing: AbortSignal): void {
+function injectFaults(
+  app: FastifyInstance,
+  faults: GatewayFaults,
+  closing: AbortSignal,
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>,
+): void {
   /** Calls whose answer is to be lost once the gateway has handled them. */
   const dropping = new WeakSet<FastifyRequest>();
   app.addHook('preHandler', async (request, reply) => {
@@ -236,6 +244,8 @@ function injectFaults(app: FastifyInstance, faults: GatewayFaults, closing: Abor
     faults.failNext(body.fail_next, body.status, route);
     if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
     faults.dropAnswerNext(body.drop_answer_next, route);
+    if (simulatorFaults) simulatorFaults.searchLagMs = body.search_lag_ms;
+    else if (body.search_lag_ms > 0) throw new HttpProblem(400, 'This gateway has no search to lag');
     return { ok: true };
   });
 }
