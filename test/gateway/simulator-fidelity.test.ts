@@ -113,6 +113,22 @@ describe('the lookup by key lags like Mercado Pago’s payment search', () => {
     expect(simulator.faults.searchLagMs).toBe(0);
     expect(await overHttp.findTransactionByIdempotencyKey(k)).toMatchObject({ id: made.id });
   });
+
+  it('a server given no simulator faults refuses a lag it could not apply (400), changing no fault', async () => {
+    const plain = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults: new GatewayFaults() });
+    try {
+      const res = await plain.inject({
+        method: 'POST',
+        url: '/v1/_faults',
+        headers: { authorization: `Bearer ${API_KEY}` },
+        payload: { search_lag_ms: 1_000 },
+      });
+      expect([res.statusCode, res.json().error.message]).toEqual([400, 'This gateway has no search to lag']);
+      expect(simulator.faults.searchLagMs).toBe(0);
+    } finally {
+      await plain.close();
+    }
+  });
 });
 
 describe('pix as Mercado Pago takes it: 30 minutes to 30 days, with the payer’s e-mail', () => {

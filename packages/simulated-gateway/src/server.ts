@@ -240,12 +240,12 @@ function injectFaults(
   app.post(ROUTES.faults.path, async (request) => {
     const body = parse(wireFaults, request.body);
     const route = body.route ?? null;
+    if (!simulatorFaults && body.search_lag_ms > 0) throw new HttpProblem(400, 'This gateway has no search to lag');
     faults.reset();
     faults.failNext(body.fail_next, body.status, route);
     if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
     faults.dropAnswerNext(body.drop_answer_next, route);
     if (simulatorFaults) simulatorFaults.searchLagMs = body.search_lag_ms;
-    else if (body.search_lag_ms > 0) throw new HttpProblem(400, 'This gateway has no search to lag');
     return { ok: true };
   });
 }
