@@ -136,6 +136,11 @@ export const wireFaults = z.object({
    * lost: the connection is closed without a response, as when a network drops it.
    */
   drop_answer_next: z.number().int().nonnegative().default(0),
+  /**
+   * How long the lookup by key lags a new transaction, as Mercado Pago's payment search does: one
+   * younger than this is answered 503 (`search_may_lag`), never an empty list. 0: no lag. Not aimed.
+   */
+  search_lag_ms: z.number().int().nonnegative().default(0),
   /** Aims the faults above at one route's calls only. */
   route: z.enum(FAULTABLE_ROUTES).nullish(),
 });

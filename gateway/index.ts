@@ -11,7 +11,12 @@ import type { PaymentGateway } from './port.ts';
  * production install, which omits devDependencies, never needs it.
  */
 async function simulatorPackage(): Promise<{
-  SimulatedGateway: new (orm: Orm, callbacks: { callbackUrl: string; callbackSecret: string }) => PaymentGateway;
+  SimulatedGateway: new (
+    orm: Orm,
+    callbacks: { callbackUrl: string; callbackSecret: string },
+    options: { pixExpiryWindow: { minSeconds: number; maxSeconds: number } },
+  ) => PaymentGateway;
+  ENGINE_PIX_WINDOW: { minSeconds: number; maxSeconds: number };
   migrateSimulator(databaseUrl: string): Promise<string[]>;
 }> {
   try {
@@ -28,11 +33,15 @@ async function simulatorPackage(): Promise<{
   }
 }
 
-const simulator = async (config: Config, orm: Orm) =>
-  new (await simulatorPackage()).SimulatedGateway(orm, {
-    callbackUrl: config.gatewayCallbackUrl,
-    callbackSecret: config.gatewayCallbackSecret,
-  });
+/** The sandbox's simulator takes the pix the engine asks for (a checkout's last half hour), not only Mercado Pago's. */
+const simulator = async (config: Config, orm: Orm) => {
+  const sim = await simulatorPackage();
+  return new sim.SimulatedGateway(
+    orm,
+    { callbackUrl: config.gatewayCallbackUrl, callbackSecret: config.gatewayCallbackSecret },
+    { pixExpiryWindow: sim.ENGINE_PIX_WINDOW },
+  );
+};
 
 /** The simulator's books (schema gateway_sim, its own migrations), where GATEWAY=simulator keeps them. */
 export async function migrateGatewayBooks(config: Config): Promise<void> {

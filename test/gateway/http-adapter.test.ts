@@ -238,7 +238,7 @@ describe('pix and boleto', () => {
   it('creates a pix charge pending with its QR code, and sees it paid', async () => {
     const reference = unique('checkout');
     const t = await gateway.createPixCharge(
-      { reference, amount: 4_990, currency: 'brl', buyer: { email: 'ana@example.com' }, expiresInSeconds: 600 },
+      { reference, amount: 4_990, currency: 'brl', buyer: { email: 'ana@example.com' }, expiresInSeconds: 1800 },
       `${reference}:pix`,
     );
     expect(t).toMatchObject({ status: 'pending', paymentType: 'pix', amount: 4_990, capturedAmount: 0, card: null });
@@ -277,7 +277,7 @@ describe('getTransaction', () => {
     await gateway.capture(t1.id, 5_000, `${card.reference}:capture`);
     const pixRef = unique('checkout');
     const t2 = await gateway.createPixCharge(
-      { reference: pixRef, amount: 990, currency: 'brl', buyer: null, expiresInSeconds: 60 },
+      { reference: pixRef, amount: 990, currency: 'brl', buyer: { email: 'p@example.com' }, expiresInSeconds: 1800 },
       `${pixRef}:pix`,
     );
     const boletoRef = unique('checkout');
@@ -445,7 +445,7 @@ describe('findTransactionByIdempotencyKey', () => {
 
     const pixRef = unique('checkout');
     const pix = await gateway.createPixCharge(
-      { reference: pixRef, amount: 990, currency: 'brl', buyer: null, expiresInSeconds: 60 },
+      { reference: pixRef, amount: 990, currency: 'brl', buyer: { email: 'p@example.com' }, expiresInSeconds: 1800 },
       `${pixRef}:pix`,
     );
     expect(await gateway.findTransactionByIdempotencyKey(`${pixRef}:pix`)).toEqual(pix);

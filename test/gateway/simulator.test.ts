@@ -393,11 +393,17 @@ describe('findTransactionByIdempotencyKey', () => {
   it('finds pix and boleto charges, paid or lapsed since', async () => {
     const pixKey = key('pix');
     const pix = await gateway.createPixCharge(
-      { reference: uuidv7(), amount: 2_500, currency: 'BRL', buyer: null, expiresInSeconds: 60 },
+      {
+        reference: uuidv7(),
+        amount: 2_500,
+        currency: 'BRL',
+        buyer: { email: 'b@example.com' },
+        expiresInSeconds: 1800,
+      },
       pixKey,
     );
     expect(await gateway.findTransactionByIdempotencyKey(pixKey)).toEqual(pix);
-    gateway.now = () => new Date(Date.now() + 61_000);
+    gateway.now = () => new Date(Date.now() + 1_801_000);
     expect(await gateway.findTransactionByIdempotencyKey(pixKey)).toMatchObject({
       id: pix.id,
       status: 'failed',
@@ -612,7 +618,7 @@ describe('refunds', () => {
 });
 
 describe('pix', () => {
-  const pix = (amount = 4_990, expiresInSeconds = 900, reference = uuidv7()) =>
+  const pix = (amount = 4_990, expiresInSeconds = 1800, reference = uuidv7()) =>
     gateway.createPixCharge(
       { reference, amount, currency: 'BRL', buyer: { email: 'buyer@example.com' }, expiresInSeconds },
       key('pix'),
@@ -621,7 +627,7 @@ describe('pix', () => {
   it('stays pending with a BR Code carrying the amount and the reference, and a PNG', async () => {
     const reference = uuidv7();
     const before = Date.now();
-    const t = await pix(4_990, 900, reference);
+    const t = await pix(4_990, 1800, reference);
     expect(t).toMatchObject({
       status: 'pending',
       paymentType: 'pix',
@@ -641,8 +647,8 @@ describe('pix', () => {
     // A bank app scans the picture into the same code the buyer may copy and paste.
     expect(scanQrPng(png)).toBe(t.pix!.qrCode);
     const expiresAt = Date.parse(t.pix!.expiresAt);
-    expect(expiresAt).toBeGreaterThanOrEqual(before + 900_000);
-    expect(expiresAt).toBeLessThan(Date.now() + 901_000);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 1_800_000);
+    expect(expiresAt).toBeLessThan(Date.now() + 1_801_000);
     expect(await gateway.getTransaction(t.id)).toEqual(t);
   });
 
@@ -674,8 +680,8 @@ describe('pix', () => {
   });
 
   it('fails as expired once read after its expiry, and persists that; it cannot be paid then', async () => {
-    const t = await pix(1_000, 60);
-    gateway.now = () => new Date(Date.now() + 61_000);
+    const t = await pix(1_000, 1800);
+    gateway.now = () => new Date(Date.now() + 1_801_000);
     const read = await gateway.getTransaction(t.id);
     expect(read).toMatchObject({ status: 'failed', declineReason: 'expired' });
     const [row] = await sql<{ status: string; decline_reason: string }>(
@@ -690,21 +696,21 @@ describe('pix', () => {
   });
 
   it('expires at once through the sandbox control, and is still pending a second before its expiry', async () => {
-    const t = await pix(1_000, 60);
-    gateway.now = () => new Date(Date.now() + 59_000);
+    const t = await pix(1_000, 1800);
+    gateway.now = () => new Date(Date.now() + 1_799_000);
     expect((await gateway.getTransaction(t.id))!.status).toBe('pending');
     expect(await gateway.expire(t.id)).toMatchObject({ status: 'failed', declineReason: 'expired' });
     expect(await ledger(t.id)).toEqual([]);
   });
 
   it('can be canceled while pending; a bank may still pay it until it would have lapsed, never after', async () => {
-    const t = await pix(1_000, 60);
+    const t = await pix(1_000, 1800);
     expect(await gateway.cancel(t.id, key())).toMatchObject({ status: 'canceled' });
     expect(await gateway.pay(t.id)).toMatchObject({ status: 'succeeded', capturedAmount: 1_000 });
 
-    const lapsed = await pix(1_000, 60);
+    const lapsed = await pix(1_000, 1800);
     expect(await gateway.cancel(lapsed.id, key())).toMatchObject({ status: 'canceled' });
-    gateway.now = () => new Date(Date.now() + 61_000);
+    gateway.now = () => new Date(Date.now() + 1_801_000);
     expect((await rejection(gateway.pay(lapsed.id))).message).toBe('Cannot pay a transaction that is canceled');
   });
 });
@@ -943,7 +949,7 @@ describe('callback delivery', () => {
   it('retries a callback the receiver did not take, and never throws into the caller', async () => {
     failDeliveries = 1;
     const t = await gateway.createPixCharge(
-      { reference: 'r', amount: 100, currency: 'BRL', expiresInSeconds: 60 },
+      { reference: 'r', amount: 100, currency: 'BRL', buyer: { email: 'b@example.com' }, expiresInSeconds: 1800 },
       key(),
     );
     await gateway.pay(t.id);
@@ -955,7 +961,7 @@ describe('callback delivery', () => {
       callbackSecret: SECRET,
     });
     const u = await unreachable.createPixCharge(
-      { reference: 'r', amount: 100, currency: 'BRL', expiresInSeconds: 60 },
+      { reference: 'r', amount: 100, currency: 'BRL', buyer: { email: 'b@example.com' }, expiresInSeconds: 1800 },
       key(),
     );
     expect((await unreachable.pay(u.id)).status).toBe('succeeded');
@@ -992,7 +998,7 @@ describe('sandbox routes', () => {
 
   it('pays a pending pix, answers with the transaction in snake_case and sends the callback', async () => {
     const t: GatewayTransaction = await sim.createPixCharge(
-      { reference: 'ref-1', amount: 2_500, currency: 'BRL', expiresInSeconds: 600 },
+      { reference: 'ref-1', amount: 2_500, currency: 'BRL', buyer: { email: 'b@example.com' }, expiresInSeconds: 600 },
       key(),
     );
     const res = await api.call('POST', `/api/v1/sandbox/transactions/${t.id}/pay`);
@@ -1012,7 +1018,7 @@ describe('sandbox routes', () => {
       card: null,
       pix: { qr_code: t.pix!.qrCode, qr_code_image: t.pix!.qrCodeImage, expires_at: t.pix!.expiresAt },
       boleto: null,
-      buyer_id: null,
+      buyer_id: t.buyerId,
       transaction_number: t.transactionNumber,
       captured_amount: 2_500,
       refunded_amount: 0,
@@ -1114,7 +1120,7 @@ describe('sandbox routes', () => {
     const live = await startApi({ DEPLOYMENT_ENV: 'live', GATEWAY: 'simulator', GATEWAY_CALLBACK_SECRET: SECRET });
     try {
       const t = await sim.createPixCharge(
-        { reference: 'r', amount: 100, currency: 'BRL', expiresInSeconds: 60 },
+        { reference: 'r', amount: 100, currency: 'BRL', buyer: { email: 'b@example.com' }, expiresInSeconds: 60 },
         key(),
       );
       for (const [method, url] of [

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { buildGatewayServer, GatewayFaults } from '@billing/simulated-gateway/server';
-import { SimulatedGateway } from '@billing/simulated-gateway';
+import { ENGINE_PIX_WINDOW, SimulatedGateway } from '@billing/simulated-gateway';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { startWorkerProcess, stopProcess } from '../global-setup.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -43,7 +43,8 @@ const heldCalls = new WeakSet<object>();
 
 beforeAll(async () => {
   orm = await openOrm(TEST_DATABASE_URL, 5);
-  simulator = new SimulatedGateway(orm);
+  // The engine asks a pix of a checkout for what the checkout has left: the sandbox's window (decision 0080).
+  simulator = new SimulatedGateway(orm, {}, { pixExpiryWindow: ENGINE_PIX_WINDOW });
   faults = new GatewayFaults();
   gatewayServer = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, faults, sandbox: simulator });
   // A test may answer charge calls 503 itself, without the gateway acting, from the second one on.
@@ -88,6 +89,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   faults.reset();
+  simulator.faults.searchLagMs = 0;
   refuseAfterFirst = null;
   lateCharge?.lookedUp();
   lateCharge = null;
@@ -246,4 +248,38 @@ describe('a charge whose answer is lost', () => {
     expect(held!.status).toBe('canceled');
     expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 0 });
   });
+});
+
+describe('a charge whose answer is lost while the gateway’s search lags (decision 0080)', () => {
+  it('is asked about until the search shows it: one payment, one sale, the buyer never charged under a new key', async () => {
+    const c = await makeCheckout({ amount: 7_300 });
+    // Every quick try of the charge reaches the simulator (the first charges) and loses its answer (aimed
+    // at the charge: the card's tokenization goes through); its lookup by key does not show the charge
+    // for 5 s, as Mercado Pago's search lags a new payment.
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createTransaction');
+    simulator.faults.searchLagMs = 5_000;
+    const first = await confirm(c, { payment_method: 'credit_card', card: card() });
+    // The buyer, told anything but paid, tries again: that try must charge nothing.
+    const second = await confirm(c, { payment_method: 'credit_card', card: card() });
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded', 60_000);
+    expect(await ledgerOf(orm, c.id)).toMatchObject({ captures: 1, captured: 7_300, refunds: 0 });
+    expect([first.status, first.body.status, first.body.decline_reason]).toEqual([200, 'confirmed', null]);
+    expect([second.status, second.body.code]).toEqual([409, 'checkout_not_open']);
+    expect(await orm.em.getConnection().execute('select amount from sales where checkout_id = ?', [c.id])).toEqual([
+      { amount: '7300' },
+    ]);
+    const handle = temporal.workflow.getHandle(checkoutWorkflowId(c.id));
+    expect(await handle.result()).toEqual({ status: 'succeeded' });
+    // The lookup was retried on the lag's answer until it found the charge.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const lookups = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'findPayment');
+    const retried = events.filter(
+      (e) =>
+        (e.activityTaskStartedEventAttributes?.attempt ?? 0) > 1 &&
+        e.activityTaskStartedEventAttributes?.lastFailure?.message?.includes('search_may_lag'),
+    );
+    expect(lookups.length).toBeGreaterThanOrEqual(1);
+    expect(retried.length).toBeGreaterThanOrEqual(1);
+    expect(events.some((e) => e.activityTaskCompletedEventAttributes)).toBe(true);
+  }, 90_000);
 });

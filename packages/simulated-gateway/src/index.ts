@@ -3,5 +3,6 @@
  * gateway, embedded in the API and the worker (GATEWAY=simulator) or served over HTTP by server-main.ts.
  */
 export { SimulatedGateway, type SimulatorCallbacks, type SimulatorFaults } from './simulator.ts';
+export { ENGINE_PIX_WINDOW, MERCADO_PAGO_PIX_WINDOW, type PixExpiryWindow } from './simulator-fidelity.ts';
 export { migrateSimulator, MIGRATIONS_TABLE } from './migrate.ts';
 export { openSimulatorPool, type SimulatorConnection } from './database.ts';

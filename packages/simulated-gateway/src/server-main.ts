@@ -4,6 +4,7 @@ import { openSimulatorPool } from './database.ts';
 import { migrateSimulator } from './migrate.ts';
 import { buildGatewayServer, GatewayFaults } from './server.ts';
 import { SimulatedGateway } from './simulator.ts';
+import { ENGINE_PIX_WINDOW } from './simulator-fidelity.ts';
 
 /**
  * `npm run gateway:sim`: the simulated gateway as a standalone HTTP server on 127.0.0.1, for running
@@ -29,14 +30,17 @@ const env = z
 // when PostgreSQL drops them: the server outlives a database restart, answering 503 meanwhile.
 await migrateSimulator(env.DATABASE_URL);
 const pool = openSimulatorPool(env.DATABASE_URL, { max: 5, applicationName: 'billing-gateway-sim' });
-const gateway = new SimulatedGateway(pool, {
-  callbackUrl: env.GATEWAY_CALLBACK_URL,
-  callbackSecret: env.GATEWAY_CALLBACK_SECRET,
-});
+// The engine's pix range (a checkout's last half hour asks less than Mercado Pago's floor): simulator-fidelity.ts.
+const gateway = new SimulatedGateway(
+  pool,
+  { callbackUrl: env.GATEWAY_CALLBACK_URL, callbackSecret: env.GATEWAY_CALLBACK_SECRET },
+  { pixExpiryWindow: ENGINE_PIX_WINDOW },
+);
 const server = buildGatewayServer({
   gateway,
   apiKey: env.GATEWAY_API_KEY,
   sandbox: gateway,
+  simulatorFaults: gateway.faults,
   logger: { level: env.LOG_LEVEL },
   ...(env.GATEWAY_SERVER_FAULTS === '1' ? { faults: new GatewayFaults() } : {}),
 });

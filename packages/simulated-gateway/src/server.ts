@@ -9,6 +9,7 @@ import Fastify, {
 import type { z } from 'zod';
 import { isDatabaseError } from './database.ts';
 import { afterSaleSandboxRoutes, chargebackRoutes } from './server-disputes.ts';
+import type { SimulatorFaults } from './simulator-idempotency.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
 import { createTransactionFromWire, wireCreateTransaction } from '../../../gateway/http-charges.ts';
@@ -132,6 +133,8 @@ export interface GatewayServerOptions {
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
   faults?: GatewayFaults;
+  /** The simulator's own faults: `POST /v1/_faults` sets their `searchLagMs` (`search_lag_ms`). */
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>;
   /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, end a card's review, pay an invoice). */
   sandbox?: SandboxControls;
   logger?: FastifyServerOptions['logger'];
@@ -188,7 +191,7 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   app.addHook('onClose', async () => closing.abort());
 
   requireApiKey(app, options.apiKey);
-  if (options.faults) injectFaults(app, options.faults, closing.signal);
+  if (options.faults) injectFaults(app, options.faults, closing.signal, options.simulatorFaults);
   if (options.sandbox) sandboxRoutes(app, options.sandbox);
   if (options.sandbox) afterSaleSandboxRoutes(app, options.sandbox);
   answerErrors(app);
@@ -212,7 +215,12 @@ function requireApiKey(app: FastifyInstance, apiKey: string): void {
 }
 
 /** The faults queued by `POST /v1/_faults` (or by the test holding `faults`), applied to the next calls. */
-function injectFaults(app: FastifyInstance, faults: GatewayFaults, closing: AbortSignal): void {
+function injectFaults(
+  app: FastifyInstance,
+  faults: GatewayFaults,
+  closing: AbortSignal,
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>,
+): void {
   /** Calls whose answer is to be lost once the gateway has handled them. */
   const dropping = new WeakSet<FastifyRequest>();
   app.addHook('preHandler', async (request, reply) => {
@@ -235,10 +243,12 @@ function injectFaults(app: FastifyInstance, faults: GatewayFaults, closing: Abor
   app.post(ROUTES.faults.path, async (request) => {
     const body = parse(wireFaults, request.body);
     const route = body.route ?? null;
+    if (!simulatorFaults && body.search_lag_ms > 0) throw new HttpProblem(400, 'This gateway has no search to lag');
     faults.reset();
     faults.failNext(body.fail_next, body.status, route);
     if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
     faults.dropAnswerNext(body.drop_answer_next, route);
+    if (simulatorFaults) simulatorFaults.searchLagMs = body.search_lag_ms;
     return { ok: true };
   });
 }

@@ -16,6 +16,12 @@ export interface SimulatorFaults {
    * Lookups (getTransaction, findTransactionByIdempotencyKey…) are never affected.
    */
   loseAnswerNext: number;
+  /**
+   * How long the lookup by key (findTransactionByIdempotencyKey) lags a new transaction, as Mercado
+   * Pago's payment search does: a transaction younger than this (on the simulator's clock) is a
+   * retryable `search_may_lag` error, never null. 0: no lag.
+   */
+  searchLagMs: number;
 }
 
 /** The operations that create a transaction: what findTransactionByIdempotencyKey answers for. */

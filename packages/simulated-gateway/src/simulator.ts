@@ -50,6 +50,12 @@ import {
 } from './simulator-idempotency.ts';
 import { assertAmount, isoDate } from './simulator-input-checks.ts';
 import {
+  assertPixAccepted,
+  assertSearchCaughtUp,
+  MERCADO_PAGO_PIX_WINDOW,
+  type PixExpiryWindow,
+} from './simulator-fidelity.ts';
+import {
   billCycle,
   billNextCycle,
   insertInvoice,
@@ -82,9 +88,14 @@ export class SimulatedGateway
   readonly boletoPayerRequires = [] as const;
   /** Its browser token is a kept card already (reusable): kept before the charge. */
   readonly browserTokensSingleUse = false;
-  readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0 };
+  readonly faults: SimulatorFaults = { failNext: 0, loseAnswerNext: 0, searchLagMs: 0 };
   /** Where callbacks go; tests that start the API on a free port point it there afterwards. */
   readonly callbacks: SimulatorCallbacks;
+  /**
+   * The validity a pix may be asked for (simulator-fidelity.ts): Mercado Pago's 30 minutes to 30 days
+   * unless the sandbox's creator gives the engine's own range (ENGINE_PIX_WINDOW).
+   */
+  readonly pixExpiryWindow: PixExpiryWindow;
   /** The simulator's clock: tests move it to expire pix charges and boletos. */
   now: () => Date = () => new Date();
   private readonly db: PlainSql;
@@ -93,7 +104,12 @@ export class SimulatedGateway
   private readonly clock = () => this.now();
 
   /** `connection`: a pg pool of its own, or a MikroORM instance whose pool it shares (tests). */
-  constructor(connection: SimulatorConnection, callbacks: SimulatorCallbacks = {}) {
+  constructor(
+    connection: SimulatorConnection,
+    callbacks: SimulatorCallbacks = {},
+    options: { pixExpiryWindow?: PixExpiryWindow } = {},
+  ) {
+    this.pixExpiryWindow = options.pixExpiryWindow ?? MERCADO_PAGO_PIX_WINDOW;
     this.db = plainSql(connection);
     this.callbacks = { ...callbacks };
     this.delivery = new CallbackDelivery(this.callbacks);
@@ -205,9 +221,7 @@ export class SimulatedGateway
 
   async createPixCharge(input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     assertAmount(input.amount);
-    if (!Number.isInteger(input.expiresInSeconds) || input.expiresInSeconds <= 0) {
-      throw new GatewayError('expiresInSeconds must be a positive integer', false);
-    }
+    assertPixAccepted(input, this.pixExpiryWindow);
     return this.once(idempotencyKey, 'create_pix_charge', (sql) => insertPixCharge(sql, this.clock, input));
   }
 
@@ -250,11 +264,14 @@ export class SimulatedGateway
    * as it stands now (read like getTransaction); null when no such call completed: the key is
    * unknown, its call was refused or failed (an attempt that throws stores nothing), or it belongs
    * to another operation. A call with this key that is running right now is waited for, so its
-   * outcome is never missed; a call that has not reached the gateway yet cannot be seen.
+   * outcome is never missed; a call that has not reached the gateway yet cannot be seen. Under the
+   * `searchLagMs` fault a transaction younger than the lag is a retryable `search_may_lag` error.
    */
   async findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null> {
     const transactionId = await transactionIdOfKey(this.db, idempotencyKey);
-    return transactionId === null ? null : this.getTransaction(transactionId);
+    const found = transactionId === null ? null : await this.getTransaction(transactionId);
+    if (found) assertSearchCaughtUp(found, this.faults.searchLagMs, this.now());
+    return found;
   }
 
   // ── Recurrence ────────────────────────────────────────────────────────────────────────────
