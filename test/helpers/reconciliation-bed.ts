@@ -79,7 +79,13 @@ export function reconciliationBed(bed: () => ReconciliationBed) {
   async function directPixPaidUnnoticed(organizationId: string, amount: number) {
     const transactionId = uuidv7();
     const pix = await bed().sim.createPixCharge(
-      { reference: `direct:${transactionId}`, amount, currency: 'BRL', expiresInSeconds: 3_600 },
+      {
+        reference: `direct:${transactionId}`,
+        amount,
+        currency: 'BRL',
+        expiresInSeconds: 3_600,
+        buyer: { email: 'pagador@example.com', name: 'Ana Souza', taxId: '52998224725' },
+      },
       `direct:${transactionId}`,
     );
     await sql(
