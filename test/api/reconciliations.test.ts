@@ -4,7 +4,8 @@ import { uuidv7 } from 'uuidv7';
 import type { Client } from '@temporalio/client';
 import { reconciliationWorkflowId } from '../../contracts/reconciliation.ts';
 import { startApi, useApi, type TestApi } from '../helpers/api.ts';
-import { makeApiKey, makeOat, makeTenant, unique } from '../helpers/fixtures.ts';
+import { makeApiKey, makeOat, makeTenant } from '../helpers/fixtures.ts';
+import { paidSale } from '../helpers/reconciliation-books.ts';
 
 /**
  * The reconciliation API (decision 0076) over the real worker and the simulated gateway: a day run on
@@ -22,49 +23,6 @@ const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
 const today = () => new Date().toISOString().slice(0, 10);
 const sim = () => api.gateway as SimulatedGateway;
 
-/** A sale paid by card at the simulator and recorded in our books as a checkout records one. */
-async function paidSale(tenant: Tenant, amount: number) {
-  const [productId, priceId, customerId, transactionId, saleId] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];
-  const org = tenant.org.id;
-  await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Course', now())`, [
-    productId,
-    org,
-  ]);
-  await sql(
-    `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, created_at)
-     values (?, ?, ?, 'one_time', 'brl', ?, 'unspecified', now())`,
-    [priceId, productId, org, amount],
-  );
-  await sql(
-    `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
-    [customerId, org, `${unique('buyer')}@example.com`],
-  );
-  const card = {
-    number: '4111111111111111',
-    holderName: 'ANA',
-    expirationMonth: '12',
-    expirationYear: '2035',
-    cvv: '123',
-  };
-  const charge = await sim().chargeCard(
-    { reference: saleId, amount, currency: 'BRL', installments: 1, noFeesInstallments: true, card, capture: true },
-    `test:${saleId}`,
-  );
-  await sql(
-    `insert into transactions (id, organization_id, gateway_transaction_id, status, payment_type, amount, currency,
-       installments, captured_amount, confirmed_at, created_at, updated_at)
-     values (?, ?, ?, 'succeeded', 'credit', ?, 'BRL', 1, ?, now(), now(), now())`,
-    [transactionId, org, charge.id, charge.amount, charge.capturedAmount],
-  );
-  await sql(
-    `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, currency, subtotal_amount,
-       amount, installments, payment_method, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, 'BRL', ?, ?, 1, 'credit_card', 'paid', now(), now())`,
-    [saleId, org, transactionId, customerId, productId, priceId, amount, amount],
-  );
-  return { gatewayId: charge.id, transactionId };
-}
-
 /** A report as the store has it, written by a finished run (for list tests that need no gateway). */
 async function storedReport(tenant: Tenant, day: string, status: 'balanced' | 'drift') {
   const id = uuidv7();
@@ -80,8 +38,8 @@ async function storedReport(tenant: Tenant, day: string, status: 'balanced' | 'd
 describe('POST /reconciliations', () => {
   it('runs a day now and answers its report, a refund made only at the gateway named with its reason', async () => {
     const t = await makeTenant(api.orm);
-    const refundedThere = await paidSale(t, 5_000);
-    const matched = await paidSale(t, 10_000);
+    const refundedThere = await paidSale(api, t.org.id, 5_000);
+    const matched = await paidSale(api, t.org.id, 10_000);
     // Refunded in the gateway's panel: no notice reached our books.
     await sim().refund(refundedThere.gatewayId, 2_000, `panel:${uuidv7()}`);
 
