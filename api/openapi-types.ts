@@ -1124,7 +1124,7 @@ export interface paths {
     put?: never;
     /**
      * Reconcile a day of the organization's books with the gateway's ledger
-     * @description Runs the reconciliation workflow for the caller's organization and one UTC day (today at the latest: its report covers what has moved so far) and answers with the report and its lines (201). The workflow waits for the gateway's ledger, which Mercado Pago builds in minutes: when the report is not written within 20 s the answer is 202, the run goes on, and its report is listed under GET /reconciliations?day=<day> (the Location header) once written. Each call is a run of its own, with a report of its own; the daily run (04:00 UTC, yesterday) writes one too.
+     * @description Runs the reconciliation workflow for the caller's organization and one UTC day (today at the latest: its report covers what has moved so far) and answers with the report and its lines (201). The workflow waits for the gateway's ledger, which Mercado Pago builds in minutes: when the report is not written within RECONCILIATION_REPORT_WAIT_MS (20 s by default) the answer is 202, the run goes on, and its report is listed under GET /reconciliations?day=<day> (the Location header) once written. Each call is a run of its own, with a report of its own; the daily run (04:00 UTC, yesterday) writes one too.
      */
     post: operations['createReconciliation'];
     delete?: never;
@@ -1161,7 +1161,7 @@ export interface paths {
      * Download a report's lines as CSV
      * @description text/csv (RFC 4180, CRLF): a header row `kind,gateway_id,reference,ours,theirs,difference,reason,repair`, then one row per line in the report’s order; cents as integers, empty cells for nulls.
      */
-    get: operations['listReconciliationLines.csv'];
+    get: operations['downloadReconciliationLines'];
     put?: never;
     post?: never;
     delete?: never;
@@ -16772,7 +16772,7 @@ export interface operations {
       };
     };
   };
-  'listReconciliationLines.csv': {
+  downloadReconciliationLines: {
     parameters: {
       query?: never;
       header?: never;

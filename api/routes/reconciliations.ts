@@ -181,6 +181,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       schema: {
         tags,
         summary: "Download a report's lines as CSV",
+        operationId: 'downloadReconciliationLines',
         description:
           'text/csv (RFC 4180, CRLF): a header row `kind,gateway_id,reference,ours,theirs,difference,reason,repair`, ' +
           'then one row per line in the report’s order; cents as integers, empty cells for nulls.',
