@@ -201,6 +201,8 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="reconciliation-${report.day}-${report.id}.csv"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
         .send(linesCsv(report.lines));
     },
   );

@@ -82,6 +82,7 @@ describe('POST /reconciliations', () => {
     const csv = await api.call('GET', `/api/v1/reconciliations/${run.body.id}/lines.csv`, { token: t.oat });
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['x-content-type-options']).toBe('nosniff');
     expect(csv.headers['content-disposition']).toBe(
       `attachment; filename="reconciliation-${today()}-${run.body.id}.csv"`,
     );

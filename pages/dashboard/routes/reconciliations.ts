@@ -110,6 +110,7 @@ function csvRoute(app: RouteApp, deps: RouteDeps): void {
         .type('text/csv; charset=utf-8')
         .header('content-disposition', csv.response.headers.get('content-disposition') ?? 'attachment')
         .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff')
         .send(csv.data);
     },
   );
