@@ -1083,7 +1083,7 @@ export interface paths {
     put?: never;
     /**
      * Refund a sale, fully or partly
-     * @description Never more than was captured, less what is already refunded or pending. The gateway call runs in a refund workflow keyed by the refund, so it is retried until the gateway answers and never refunds twice. The response waits a few seconds for the gateway; a refund still pending then settles in the background (its workflow is started again by a sweep if the request could not start it). A refund the gateway never answers for within three days is settled from what the gateway says it refunded.
+     * @description Never more than was captured, less what is already refunded, pending, or taken back by a lost dispute; refused (422 `sale_disputed`) while a dispute of the payment is open. The gateway call runs in a refund workflow keyed by the refund, so it is retried until the gateway answers and never refunds twice. The response waits a few seconds for the gateway; a refund still pending then settles in the background (its workflow is started again by a sweep if the request could not start it). A refund the gateway never answers for within three days is settled from what the gateway says it refunded.
      */
     post: operations['createRefund'];
     delete?: never;
@@ -1101,6 +1101,67 @@ export interface paths {
     };
     /** Get a refund */
     get: operations['getRefund'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reconciliations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List reconciliation reports
+     * @description Newest day first (sorting: day or -day), the newest run of a day first. Filters: day, status. Each report counts its unmatched lines per reason.
+     */
+    get: operations['listReconciliations'];
+    put?: never;
+    /**
+     * Reconcile a day of the organization's books with the gateway's ledger
+     * @description Runs the reconciliation workflow for the caller's organization and one UTC day (today at the latest: its report covers what has moved so far) and answers with the report and its lines (201). The workflow waits for the gateway's ledger, which Mercado Pago builds in minutes: when the report is not written within RECONCILIATION_REPORT_WAIT_MS (20 s by default) the answer is 202, the run goes on, and its report is listed under GET /reconciliations?day=<day> (the Location header) once written. Each call is a run of its own, with a report of its own; the daily run (04:00 UTC, yesterday) writes one too.
+     */
+    post: operations['createReconciliation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reconciliations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a reconciliation report with its lines */
+    get: operations['getReconciliation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reconciliations/{id}/lines.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a report's lines as CSV
+     * @description text/csv (RFC 4180, CRLF): a header row `kind,gateway_id,reference,ours,theirs,difference,reason,repair`, then one row per line in the report’s order; cents as integers, empty cells for nulls.
+     */
+    get: operations['downloadReconciliationLines'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2670,6 +2731,7 @@ export interface components {
       updated_at: string;
     };
     Reconciliation: {
+      /** @description The report's id */
       id: string;
       organization_id: string;
       /** @description The UTC day reconciled, YYYY-MM-DD */
@@ -2685,8 +2747,11 @@ export interface components {
       theirs_total: number;
       /** @description ours_total − theirs_total, as the reasons of the unmatched lines sum it */
       unmatched_total: number;
+      /** @description Lines whose sides agree */
       matched_count: number;
+      /** @description Lines whose sides differ, each with a reason */
       unmatched_count: number;
+      /** @description When the report was written */
       created_at: string;
     };
     WebhookEndpoint: {
@@ -4780,6 +4845,8 @@ export interface operations {
             | 'files:read'
             | 'files:write'
             | 'metrics:read'
+            | 'reconciliations:read'
+            | 'reconciliations:write'
             | 'customer_sessions:write'
           )[];
           expires_in_days?: number;
@@ -16060,6 +16127,723 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Refund'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listReconciliations: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'day' | '-day';
+        /** @description Only the reports of this UTC day */
+        day?: string;
+        status?: 'balanced' | 'drift';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              /** @description The report's id */
+              id: string;
+              organization_id: string;
+              /** @description The UTC day reconciled, YYYY-MM-DD */
+              day: string;
+              /**
+               * @description balanced: every line matched or differs by a fee, instalment timing or withholding; drift otherwise
+               * @enum {string}
+               */
+              status: 'balanced' | 'drift';
+              /** @description Cents our books moved that day (payments less refunds) */
+              ours_total: number;
+              /** @description Cents the gateway's ledger moved for them, payouts aside */
+              theirs_total: number;
+              /** @description ours_total − theirs_total, as the reasons of the unmatched lines sum it */
+              unmatched_total: number;
+              /** @description Lines whose sides agree */
+              matched_count: number;
+              /** @description Lines whose sides differ, each with a reason */
+              unmatched_count: number;
+              /** @description When the report was written */
+              created_at: string;
+              /** @description How many unmatched lines the report has per reason, e.g. {"fee": 2, "missing_in_books": 1} */
+              reason_counts: {
+                [key: string]: number;
+              };
+            }[];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createReconciliation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date
+           * @description The UTC day to reconcile, YYYY-MM-DD: today at the latest
+           */
+          day: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The report's id */
+            id: string;
+            organization_id: string;
+            /** @description The UTC day reconciled, YYYY-MM-DD */
+            day: string;
+            /**
+             * @description balanced: every line matched or differs by a fee, instalment timing or withholding; drift otherwise
+             * @enum {string}
+             */
+            status: 'balanced' | 'drift';
+            /** @description Cents our books moved that day (payments less refunds) */
+            ours_total: number;
+            /** @description Cents the gateway's ledger moved for them, payouts aside */
+            theirs_total: number;
+            /** @description ours_total − theirs_total, as the reasons of the unmatched lines sum it */
+            unmatched_total: number;
+            /** @description Lines whose sides agree */
+            matched_count: number;
+            /** @description Lines whose sides differ, each with a reason */
+            unmatched_count: number;
+            /** @description When the report was written */
+            created_at: string;
+            /** @description How many unmatched lines the report has per reason, e.g. {"fee": 2, "missing_in_books": 1} */
+            reason_counts: {
+              [key: string]: number;
+            };
+            lines: {
+              /**
+               * @description What moved
+               * @enum {string}
+               */
+              kind: 'payment' | 'refund' | 'fee' | 'dispute' | 'withholding';
+              /** @description The gateway's id of the payment the line is about */
+              gateway_id: string | null;
+              /** @description Our reference of that payment (its checkout), when known */
+              reference: string | null;
+              /** @description Cents our books hold for it (refunds negative) */
+              ours: number;
+              /** @description Cents the gateway's ledger holds for it (refunds and fees negative) */
+              theirs: number;
+              /** @description ours − theirs; 0 on a matched line */
+              difference: number;
+              /** @description Why the sides differ; null on a matched line */
+              reason:
+                | (
+                    | 'installment_timing'
+                    | 'fee'
+                    | 'dispute'
+                    | 'partial_refund'
+                    | 'withholding'
+                    | 'missing_in_books'
+                    | 'missing_at_gateway'
+                    | 'amount_mismatch'
+                    | 'status_mismatch'
+                  )
+                | null;
+              /** @description gateway_refunds: a refund made at the gateway was recorded by the path its missed notice starts */
+              repair: 'gateway_refunds' | null;
+            }[];
+          };
+        };
+      };
+      /** @description Still waiting for the gateway's ledger: the run goes on; its report is listed once written */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'running';
+            /** @description The UTC day being reconciled */
+            day: string;
+            /** @description The run's id; its report will be listed under GET /reconciliations?day=<day> */
+            run_id: string;
+            detail: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `day_in_future`: day is later than today (UTC). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getReconciliation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The report's id */
+            id: string;
+            organization_id: string;
+            /** @description The UTC day reconciled, YYYY-MM-DD */
+            day: string;
+            /**
+             * @description balanced: every line matched or differs by a fee, instalment timing or withholding; drift otherwise
+             * @enum {string}
+             */
+            status: 'balanced' | 'drift';
+            /** @description Cents our books moved that day (payments less refunds) */
+            ours_total: number;
+            /** @description Cents the gateway's ledger moved for them, payouts aside */
+            theirs_total: number;
+            /** @description ours_total − theirs_total, as the reasons of the unmatched lines sum it */
+            unmatched_total: number;
+            /** @description Lines whose sides agree */
+            matched_count: number;
+            /** @description Lines whose sides differ, each with a reason */
+            unmatched_count: number;
+            /** @description When the report was written */
+            created_at: string;
+            /** @description How many unmatched lines the report has per reason, e.g. {"fee": 2, "missing_in_books": 1} */
+            reason_counts: {
+              [key: string]: number;
+            };
+            lines: {
+              /**
+               * @description What moved
+               * @enum {string}
+               */
+              kind: 'payment' | 'refund' | 'fee' | 'dispute' | 'withholding';
+              /** @description The gateway's id of the payment the line is about */
+              gateway_id: string | null;
+              /** @description Our reference of that payment (its checkout), when known */
+              reference: string | null;
+              /** @description Cents our books hold for it (refunds negative) */
+              ours: number;
+              /** @description Cents the gateway's ledger holds for it (refunds and fees negative) */
+              theirs: number;
+              /** @description ours − theirs; 0 on a matched line */
+              difference: number;
+              /** @description Why the sides differ; null on a matched line */
+              reason:
+                | (
+                    | 'installment_timing'
+                    | 'fee'
+                    | 'dispute'
+                    | 'partial_refund'
+                    | 'withholding'
+                    | 'missing_in_books'
+                    | 'missing_at_gateway'
+                    | 'amount_mismatch'
+                    | 'status_mismatch'
+                  )
+                | null;
+              /** @description gateway_refunds: a refund made at the gateway was recorded by the path its missed notice starts */
+              repair: 'gateway_refunds' | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  downloadReconciliationLines: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report's lines, one CSV row each */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */

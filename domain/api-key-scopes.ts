@@ -12,6 +12,7 @@ export type ApiKeyResource =
   | 'customer-portal-sessions'
   | 'events'
   | 'files'
+  | 'reconciliations'
   | 'other';
 
 const READ_RESOURCES: readonly ApiKeyResource[] = [
@@ -26,7 +27,8 @@ const WRITE_RESOURCES: readonly ApiKeyResource[] = ['customers', 'transactions',
 
 /**
  * Minimum API-key scope for a request. Anything the spec does not grant to
- * read or write falls to admin (fail closed). HEAD is treated as GET because
+ * read or write falls to admin (fail closed): reconciliations (decision 0076), like metrics and the
+ * event log, are not among the spec's read and write resources. HEAD is treated as GET because
  * the HTTP server answers HEAD with the GET handler.
  */
 export function requiredApiKeyScope(method: string, resource: ApiKeyResource): ApiKeyScope {
@@ -72,6 +74,8 @@ export const OAT_SCOPES = [
   'files:read',
   'files:write',
   'metrics:read',
+  'reconciliations:read',
+  'reconciliations:write',
   'customer_sessions:write',
 ] as const;
 export type OatScope = (typeof OAT_SCOPES)[number];

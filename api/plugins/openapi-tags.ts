@@ -35,6 +35,11 @@ export const TAGS = [
       'Webhook endpoints and their deliveries. Each event of the document’s `webhooks` is posted to the endpoints subscribed to its type, signed per Standard Webhooks.',
   },
   { name: 'metrics', description: 'Revenue and sales metrics over a period.' },
+  {
+    name: 'reconciliations',
+    description:
+      "Our books against the gateway's ledger, a UTC day at a time: reports, their lines with reasons, CSV, runs on demand.",
+  },
   { name: 'events', description: 'The event log: every event a webhook receives, readable by type, record and time.' },
   { name: 'organizations', description: 'Organizations, their settings and their members.' },
   { name: 'dashboard', description: 'An organization’s credentials: API keys and organization access tokens.' },

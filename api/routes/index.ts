@@ -19,6 +19,7 @@ import { organizationsRoutes } from './organizations.ts';
 import { productsRoutes } from './products.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { sandboxGatewayRoutes } from './sandbox-gateway.ts';
+import { reconciliationsRoutes } from './reconciliations.ts';
 import { refundsRoutes } from './refunds.ts';
 import { salesRoutes } from './sales.ts';
 import { subscriptionInvoicesRoutes } from './subscription-invoices.ts';
@@ -52,6 +53,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
+  await app.register(reconciliationsRoutes, { ...deps, prefix: '/api/v1/reconciliations' });
   await app.register(sandboxRoutes, { ...deps, prefix: '/api/v1/sandbox' });
   // The simulated gateway's own browser-facing API (Mercado Pago's shape), beside ours.
   await app.register(sandboxGatewayRoutes, { ...deps, prefix: '/sandbox-gateway/v1' });

@@ -78,12 +78,46 @@ export const linesOf = (em: EntityManager, reconciliationId: string) =>
     .orderBy('position')
     .execute();
 
-/** A page of an organization's reports, newest day first, and how many there are. */
-export async function listReports(em: EntityManager, organizationId: string, page: { limit: number; offset: number }) {
-  const where = kyselyOf(em).selectFrom('reconciliations').where('organizationId', '=', organizationId);
+export interface ReportFilter {
+  organizationId: string;
+  day?: string;
+  status?: 'balanced' | 'drift';
+}
+
+/** A page of an organization's reports by day (desc: newest first, the newest run of a day first), and how many. */
+export async function listReports(
+  em: EntityManager,
+  filter: ReportFilter,
+  page: { limit: number; offset: number; direction: 'asc' | 'desc' },
+) {
+  let where = kyselyOf(em).selectFrom('reconciliations').where('organizationId', '=', filter.organizationId);
+  if (filter.day !== undefined) where = where.where('day', '=', filter.day);
+  if (filter.status !== undefined) where = where.where('status', '=', filter.status);
   const [rows, count] = await Promise.all([
-    where.selectAll().orderBy('day', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    where
+      .selectAll()
+      .orderBy('day', page.direction)
+      .orderBy('id', page.direction)
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     where.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
+}
+
+/** How many unmatched lines each report has per reason: report id → reason → count. */
+export async function reasonCountsOf(em: EntityManager, reconciliationIds: string[]) {
+  const counts = new Map<string, Record<string, number>>(reconciliationIds.map((id) => [id, {}]));
+  if (reconciliationIds.length === 0) return counts;
+  const rows = await kyselyOf(em)
+    .selectFrom('reconciliation_lines')
+    .select((eb) => ['reconciliationId', 'reason', eb.fn.countAll<string>().as('n')])
+    .where('reconciliationId', 'in', reconciliationIds)
+    .where('reason', 'is not', null)
+    .groupBy(['reconciliationId', 'reason'])
+    .orderBy('reason')
+    .execute();
+  for (const row of rows) counts.get(row.reconciliationId)![row.reason!] = Number(row.n);
+  return counts;
 }

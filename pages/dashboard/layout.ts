@@ -19,6 +19,7 @@ export const SECTIONS = [
   ['sales', 'Sales'],
   ['refunds', 'Refunds'],
   ['invoices', 'Extra charges'],
+  ['reconciliations', 'Reconciliation'],
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
   ['api-keys', 'API keys'],

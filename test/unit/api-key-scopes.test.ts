@@ -20,6 +20,7 @@ const RESOURCES: readonly ApiKeyResource[] = [
   'customer-portal-sessions',
   'events',
   'files',
+  'reconciliations',
   'other',
 ];
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
@@ -39,6 +40,8 @@ const TABLE: Record<ApiKeyResource, Record<(typeof METHODS)[number], ApiKeyScope
   'customer-portal-sessions': { GET: a, POST: w, PATCH: a, DELETE: a, PUT: a },
   events: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
   files: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
+  // Not among the spec's read and write resources (decision 0076).
+  reconciliations: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
   other: { GET: a, POST: a, PATCH: a, DELETE: a, PUT: a },
 };
 
@@ -96,7 +99,7 @@ describe('apiKeyAllows', () => {
 
 describe('OAT scopes', () => {
   it('lists the known scopes without duplicates', () => {
-    expect(OAT_SCOPES).toHaveLength(27);
+    expect(OAT_SCOPES).toHaveLength(29);
     expect(new Set(OAT_SCOPES).size).toBe(OAT_SCOPES.length);
     expect(OAT_SCOPES).toEqual(expect.arrayContaining(['web:write', 'checkouts:write', 'customer_sessions:write']));
   });

@@ -19,6 +19,7 @@ import { checkoutLinkPageRoutes } from './checkout-links.ts';
 import { discountPageRoutes } from './discounts.ts';
 import { productPageRoutes } from './product.ts';
 import { productListRoutes } from './products.ts';
+import { reconciliationPageRoutes } from './reconciliations.ts';
 import { signInRoutes } from './sign-in.ts';
 import { webhookPageRoutes } from './webhooks.ts';
 import { expectOk, sectionVisit, toSignIn, userVisit } from './visit.ts';
@@ -67,6 +68,7 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   invoicePageRoutes(app, deps);
   metricsPageRoutes(app, deps);
   eventPageRoutes(app, deps);
+  reconciliationPageRoutes(app, deps);
   accessTokenPageRoutes(app, deps);
   memberPageRoutes(app, deps);
   productListRoutes(app, deps);
