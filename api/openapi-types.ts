@@ -16485,8 +16485,8 @@ export interface operations {
                     | 'status_mismatch'
                   )
                 | null;
-              /** @description gateway_refunds: a refund made at the gateway was recorded by the path its missed notice starts */
-              repair: 'gateway_refunds' | null;
+              /** @description How the run repaired a line missing in our books: gateway_refunds, a refund made at the gateway recorded by the path its missed notice starts; payment_notice, a payment the gateway took applied to its owner (checkout, invoice or direct transaction) as its missed notice would have */
+              repair: ('gateway_refunds' | 'payment_notice') | null;
             }[];
           };
         };
@@ -16714,8 +16714,8 @@ export interface operations {
                     | 'status_mismatch'
                   )
                 | null;
-              /** @description gateway_refunds: a refund made at the gateway was recorded by the path its missed notice starts */
-              repair: 'gateway_refunds' | null;
+              /** @description How the run repaired a line missing in our books: gateway_refunds, a refund made at the gateway recorded by the path its missed notice starts; payment_notice, a payment the gateway took applied to its owner (checkout, invoice or direct transaction) as its missed notice would have */
+              repair: ('gateway_refunds' | 'payment_notice') | null;
             }[];
           };
         };

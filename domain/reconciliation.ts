@@ -226,7 +226,8 @@ export function repairableLines(result: ReconciliationResult): ReconciliationLin
 }
 
 /** What self-repair starts for a line (decision 0073): the path the line's missed notice would have taken. */
-export type LineRepair = 'gateway_refunds' | 'payment_notice';
+export const LINE_REPAIRS = ['gateway_refunds', 'payment_notice'] as const;
+export type LineRepair = (typeof LINE_REPAIRS)[number];
 
 /**
  * How a line repairs itself (decisions 0073, 0077): money the gateway moved that our books lack goes

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RECONCILIATION_REASONS, type ReconciliationReason } from '../../domain/reconciliation.ts';
+import { LINE_REPAIRS, RECONCILIATION_REASONS, type ReconciliationReason } from '../../domain/reconciliation.ts';
 import { listQuery, paginated, validationErrors } from '../../use-cases/schemas/common.ts';
 
 /** A reconciliation report as its event carries it (`reconciliation.completed`, decision 0073). */
@@ -37,9 +37,13 @@ export const reconciliationLineSchema = z.object({
   difference: z.number().int().describe('ours − theirs; 0 on a matched line'),
   reason: reconciliationReason.nullable().describe('Why the sides differ; null on a matched line'),
   repair: z
-    .enum(['gateway_refunds'])
+    .enum(LINE_REPAIRS)
     .nullable()
-    .describe('gateway_refunds: a refund made at the gateway was recorded by the path its missed notice starts'),
+    .describe(
+      'How the run repaired a line missing in our books: gateway_refunds, a refund made at the gateway recorded ' +
+        'by the path its missed notice starts; payment_notice, a payment the gateway took applied to its owner ' +
+        '(checkout, invoice or direct transaction) as its missed notice would have',
+    ),
 });
 
 const reasonCounts = z

@@ -24,6 +24,11 @@ export const REASON_WORDS: Record<string, string> = {
   withholding: 'Withholding (expected)',
 };
 const reasonWord = (reason: string) => REASON_WORDS[reason] ?? reason;
+/** What the run did for a line missing in our books. */
+const REPAIR_LABELS: Record<string, string> = {
+  gateway_refunds: 'Refund recorded',
+  payment_notice: 'Payment applied',
+};
 
 const STATUS_OPTIONS = [
   ['', 'Any status'],
@@ -132,7 +137,7 @@ export function reconciliationDetails(v: {
     { label: 'Gateway', cell: (l) => amount(v.locale, l.theirs), numeric: true },
     { label: 'Difference', cell: (l) => amount(v.locale, l.difference), numeric: true },
     { label: 'Reason', cell: (l) => (l.reason ? reasonWord(l.reason) : html`<span class="muted">Matched</span>`) },
-    { label: 'Repair', cell: (l) => (l.repair === 'gateway_refunds' ? 'Refund recorded' : '—') },
+    { label: 'Repair', cell: (l) => (l.repair ? REPAIR_LABELS[l.repair] : '—') },
   ];
   return html`<${Facts}
       label="Report"

@@ -175,6 +175,29 @@ describe('GET /reconciliations', () => {
   });
 });
 
+describe('GET /reconciliations/{id}', () => {
+  it('names how each line missing in our books was repaired: a refund recorded, a payment applied', async () => {
+    const t = await makeTenant(api.orm);
+    const id = await storedReport(t, '2026-11-20', 'drift');
+    for (const [position, kind, repair] of [
+      [0, 'payment', 'payment_notice'],
+      [1, 'refund', 'gateway_refunds'],
+    ] as const) {
+      await sql(
+        `insert into reconciliation_lines (id, reconciliation_id, position, kind, gateway_id, reference, ours, theirs,
+           difference, reason, repair) values (?, ?, ?, ?, 'tr_x', null, 0, 100, -100, 'missing_in_books', ?)`,
+        [uuidv7(), id, position, kind, repair],
+      );
+    }
+    const read = await api.call('GET', `/api/v1/reconciliations/${id}`, { token: t.oat });
+    expect(read.status).toBe(200);
+    expect(read.body.lines.map((l: any) => [l.kind, l.repair])).toEqual([
+      ['payment', 'payment_notice'],
+      ['refund', 'gateway_refunds'],
+    ]);
+  });
+});
+
 describe('credentials', () => {
   it('takes reconciliations:read to read and reconciliations:write to run; API keys need admin', async () => {
     const t = await makeTenant(api.orm);
