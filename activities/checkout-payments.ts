@@ -171,7 +171,7 @@ function cardActivities(deps: PaymentDeps) {
       );
       const summary = summarize(charged);
       if (summary.status === 'pending') {
-        // Under review: a card to keep is not kept (noted in decision 0074), as the approval comes later.
+        // Under review: the card is kept once approved (keepReviewedCard), as the approval comes later.
         const until = cardReviewDeadline(new Date(charged.createdAt), reviewWaitSeconds, Boolean(charged.threeDs));
         const underReview = { ...summary, paymentData: { ...summary.paymentData, review: { until } } };
         await showOnCheckout(orm, input.checkoutId, underReview);
@@ -179,6 +179,15 @@ function cardActivities(deps: PaymentDeps) {
       }
       if (!browser?.keep || summary.status !== 'succeeded') return summary;
       return { ...summary, keptCardId: await keepPaidCard(gateway, input, payer) };
+    },
+
+    /**
+     * Keeps the card of a payment approved after its review (decision 0070): the browser's token,
+     * used once by the charge, is kept now as an approval at once keeps it (its token lives for days,
+     * longer than Mercado Pago's two business days of review).
+     */
+    async keepReviewedCard(input: Pick<CheckoutCardCharge, 'checkoutId' | 'slot' | 'cardTokenId'>) {
+      return keepPaidCard(gateway, input, await checkoutPayer(orm.em.fork(), input.checkoutId));
     },
 
     /**
@@ -204,7 +213,7 @@ const KEEP_CARD_TRIES = 3;
  */
 async function keepPaidCard(
   gateway: PaymentGateway,
-  input: CheckoutCardCharge,
+  input: Pick<CheckoutCardCharge, 'checkoutId' | 'slot' | 'cardTokenId'>,
   payer: { email: string | null; name: string | null } | undefined,
 ): Promise<string | null> {
   const owner = { email: payer?.email ?? null, name: payer?.name ?? null };

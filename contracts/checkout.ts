@@ -170,6 +170,8 @@ export interface CheckoutActivities {
   reopenCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
   failCheckout(checkoutId: string, reason: string, payment: PaymentSummary | null): Promise<void>;
   chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary>;
+  /** A card approved after its review, kept as one approved at once is (decision 0074); null: not kept. */
+  keepReviewedCard(input: Pick<CheckoutCardCharge, 'checkoutId' | 'slot' | 'cardTokenId'>): Promise<string | null>;
   findPayment(idempotencyKey: string): Promise<PaymentSummary | null>;
   issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }>;
   syncPayment(gatewayTransactionId: string): Promise<PaymentSummary>;

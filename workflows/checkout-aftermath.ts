@@ -1,5 +1,5 @@
 import { condition, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import { paymentKey } from '../domain/checkout.ts';
+import { paymentKey, type PaymentSummary } from '../domain/checkout.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
 import { DEADLINE_SLACK_MS, LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
 
@@ -59,4 +59,22 @@ export async function refundAbandonedPayments(
       if (!woke) break;
     }
   }
+}
+
+/**
+ * A card to keep whose payment was approved after its review (not at once, when the charge itself kept
+ * it): kept now, so the subscription has its card for its renewals (decision 0074). Any other payment
+ * as it is.
+ */
+export async function withReviewedCardKept(
+  checkoutId: string,
+  a: Attempt,
+  payment: PaymentSummary | null,
+): Promise<PaymentSummary | null> {
+  const card = a.request.paymentMethod === 'credit_card' ? a.request.card : null;
+  if (!payment || payment.status !== 'succeeded' || !card?.browser?.keep || payment.keptCardId !== undefined) {
+    return payment;
+  }
+  const keptCardId = await untilAnswered.keepReviewedCard({ checkoutId, slot: a.slot, cardTokenId: card.id });
+  return { ...payment, keptCardId };
 }

@@ -26,7 +26,7 @@ import {
   untilAnswered,
   type Attempt,
 } from './checkout-activity-proxies.ts';
-import type { AbandonedPayment } from './checkout-aftermath.ts';
+import { withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
 import { askSubscription, gatewaySubscription, startSubscriptionWorkflow } from './checkout-subscriptions.ts';
 import type { LostPayment, PendingPayment } from './checkout-resume.ts';
 
@@ -201,7 +201,8 @@ export class CheckoutRun {
    * customer, transaction, subscription and sale in one transaction. Should the record be refused
    * for good, the capture is given back: never money without a sale.
    */
-  async recordSale(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+  async recordSale(a: Attempt, approved: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    const payment = await withReviewedCardKept(this.checkoutId, a, approved);
     const paidAt = new Date();
     // A renewal checkout pays a period of its subscription: no new subscription, no gateway recurrence.
     const recurring = a.prepared.renewal ? null : a.prepared.recurring;

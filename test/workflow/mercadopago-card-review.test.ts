@@ -144,4 +144,22 @@ describe('Mercado Pago: a card in_process', () => {
     const description = await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).describe();
     expect(description.searchAttributes.PaymentIssue).toEqual(['abandoned_payment_refunded']);
   });
+
+  it("a subscription's first payment approved after its review keeps its card, as one approved at once does", async () => {
+    const c = await makeCheckout(api.orm, temporal, {
+      amount: 4_990,
+      taskQueue: QUEUE,
+      recurring: 'month',
+      recurrenceBilling: 'manual',
+    });
+    const id = await underReview(c);
+    const kept = () => mp.requests.filter((r) => r.method === 'POST' && /^\/v1\/customers\/[^/]+\/cards$/.test(r.path));
+    expect(kept()).toEqual([]); // not while the payment is under review
+    mp.approve(id);
+    await notify(id);
+    await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
+    expect(kept()).toHaveLength(1);
+    const [sub] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    expect(sub.card_token_id).toMatch(/^mpcard:[^:]+:[^:]+:master:/);
+  });
 });
