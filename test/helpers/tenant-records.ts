@@ -77,6 +77,13 @@ export async function recordsOf(api: TestApi, t: Tenant): Promise<Map<string, Na
     [ids.refund, t.org.id, ids.sale, ids.transaction],
   );
   const more = await invoiceFileAndWebhook(sql, t.org.id, ids.subscription, event.id);
+  const reconciliation = uuidv7();
+  await sql(
+    `insert into reconciliations (id, organization_id, day, status, ours_total, theirs_total, unmatched_total,
+       matched_count, unmatched_count, report_key, created_at)
+     values (?, ?, current_date, 'balanced', 4990, 4990, 0, 1, 0, ?, now())`,
+    [reconciliation, t.org.id, unique('report')],
+  );
   const key = await makeApiKey(api.orm, t.org.id);
   const [token] = await sql('select id from organization_access_tokens where organization_id = ? limit 1', [t.org.id]);
 
@@ -112,6 +119,7 @@ export async function recordsOf(api: TestApi, t: Tenant): Promise<Map<string, Na
     ['refunds/{id}', one('refunds', ids.refund)],
     ['subscriptions/{id}', { value: ids.subscription, watched: [row('subscriptions', ids.subscription)] }],
     ['invoices/{invoice_id}', one('subscription_invoices', more.invoice)],
+    ['reconciliations/{id}', one('reconciliations', reconciliation)],
   ]);
 }
 
