@@ -6,6 +6,7 @@ import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
+import { paymentNoticeWorkflowId } from '../../contracts/payment-notice.ts';
 
 /**
  * A card payment Mercado Pago answers `in_process` (its review; the test card holder `CONT`) keeps the
@@ -141,8 +142,30 @@ describe('Mercado Pago: a card in_process', () => {
       { what: 'our record of the refunded payment', timeoutMs: 10_000 },
     );
     expect(await sales(c.id)).toEqual([{ status: 'paid', amount: 12_000 }]);
-    const description = await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).describe();
-    expect(description.searchAttributes.PaymentIssue).toEqual(['abandoned_payment_refunded']);
+    // Refunded once (the requests above), by the checkout's aftermath or by the payment-notice workflow
+    // (decision 0071), whichever saw the approval first: the run that refunded it is flagged for an operator.
+    const issueOf = async (workflowId: string) =>
+      (
+        await temporal.workflow
+          .getHandle(workflowId)
+          .describe()
+          .catch(() => null)
+      )?.searchAttributes.PaymentIssue;
+    // The flag follows the refund's record in the run's next workflow task: waited for.
+    let flagged: unknown[] = [];
+    await waitFor(
+      async () => {
+        flagged = [
+          await issueOf(checkoutWorkflowId(c.id)),
+          await issueOf(paymentNoticeWorkflowId(first, 'succeeded')),
+        ].filter(Boolean);
+        return flagged.length > 0;
+      },
+      { what: 'the run that refunded the approval to be flagged', timeoutMs: 10_000 },
+    );
+    expect(
+      flagged.flat().every((f) => ['abandoned_payment_refunded', 'late_payment_undone'].includes(f as string)),
+    ).toBe(true);
   });
 
   it("a subscription's first payment approved after its review keeps its card, as one approved at once does", async () => {
