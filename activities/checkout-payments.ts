@@ -162,6 +162,7 @@ function cardActivities(deps: PaymentDeps) {
             ? { cardMethod: { paymentMethodId: browser.paymentMethodId, issuerId: browser.issuerId } }
             : {}),
           ...(payer?.email ? { payer: { email: payer.email, name: payer.name, taxId: payer.taxId } } : {}),
+          ...(browser?.keptCardId ? { keptCardId: browser.keptCardId } : {}),
         },
         {
           charge: checkoutKeys.charge(input.checkoutId, input.slot),

@@ -11,6 +11,7 @@ import {
   CONFIRMATION_IN_PROGRESS,
   CONFIRMATION_INVALID,
   DISCOUNT_REJECTED,
+  NO_KEPT_CARD,
   SUBSCRIPTION_EXISTS,
   type BuyerDevice,
   type CheckoutStatus,
@@ -28,6 +29,8 @@ import {
 } from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { CardInput } from '../gateway/port.ts';
+import { offersKeptCardWithCode } from '../gateway/capabilities.ts';
+import { subscriptionCardTokenId } from '../db/subscription/checkout-reads.ts';
 import { chargeableCard, sentCard } from './card-tokenization.ts';
 import { subscriptionExists } from '../use-cases/checkout-creation.ts';
 import { storedBillingAddress } from '../use-cases/schemas/customers.ts';
@@ -44,6 +47,9 @@ import type { RouteDeps } from './route-deps.ts';
 /** What a confirmation checks before the Update: the checkout's status and buyer, and its price's kind. */
 export interface ConfirmableCheckout {
   id: string;
+  organizationId: string;
+  /** A renewal checkout's subscription (its kept card may pay it, decision 0078). */
+  subscriptionId: string | null;
   status: string;
   amount: number;
   customerId: string | null;
@@ -118,7 +124,9 @@ export async function confirmCheckout(
   // tokenized or kept, which on some gateways already needs the buyer's e-mail.
   if (!singleUse) refuse(earlyRefusal(deps, checkout, body, sent !== null, installments));
   let card: ConfirmCardToken | null = null;
-  if (singleUse) {
+  if (body.card_token?.kept_card) {
+    card = await keptCardToken(deps, checkout, body.card_token.token);
+  } else if (singleUse) {
     card = {
       id: sent.browserToken,
       brand: 'unknown',
@@ -175,6 +183,27 @@ export async function confirmCheckout(
   } catch (err) {
     throw confirmationError(err);
   }
+}
+
+/**
+ * The browser's token of the card the checkout's subscription keeps, minted with the security code the
+ * buyer typed again (decision 0078): charged as it is, as the card's customer, and the card stays the
+ * one kept. Refused (422) where the checkout's subscription keeps no card this gateway mints so.
+ */
+async function keptCardToken(deps: RouteDeps, checkout: ConfirmableCheckout, token: string): Promise<ConfirmCardToken> {
+  const keptCardId = checkout.subscriptionId
+    ? await subscriptionCardTokenId(deps.orm.em.fork(), checkout.organizationId, checkout.subscriptionId)
+    : null;
+  if (!keptCardId || !offersKeptCardWithCode(deps.gateway) || !deps.gateway.keptCardBrowserId(keptCardId)) {
+    throw unprocessable(NO_KEPT_CARD, "This checkout's subscription keeps no card to pay with; send the whole card");
+  }
+  return {
+    id: token,
+    brand: 'unknown',
+    first4: '',
+    last4: '',
+    browser: { paymentMethodId: null, issuerId: null, keep: false, keptCardId },
+  };
 }
 
 /** The confirmation's refusal (domain/checkout-confirmation.ts) on the request and the checkout as read. */

@@ -13745,6 +13745,8 @@ export interface operations {
             payment_method_id?: string;
             /** @description The card's issuer as the gateway's browser script found it (Mercado Pago: `issuer.id`) */
             issuer_id?: string;
+            /** @description True: the token was minted in the buyer's browser from the card the checkout's subscription keeps, with the security code the buyer typed again (Mercado Pago: `mp.fields.createCardToken({ cardId })` with a `securityCode` Secure Field; the card's id is the hosted page's). The payment names the card's customer, payment method and issuer; 422 `no_kept_card` for a checkout whose subscription keeps no such card */
+            kept_card?: boolean;
           };
           /** @description The device id the gateway's security script gave this browser (Mercado Pago: `MP_DEVICE_SESSION_ID` of security.js), sent with the card payment for its risk analysis; gateways without one ignore it (our addition) */
           device_session_id?: string;

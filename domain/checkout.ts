@@ -67,6 +67,11 @@ export interface BrowserCardToken {
   paymentMethodId: string | null;
   issuerId: string | null;
   keep: boolean;
+  /**
+   * The kept card (our id of it) the browser minted this token from, with the security code the buyer
+   * typed again (decision 0078): the card's customer pays, and the card stays the one kept.
+   */
+  keptCardId?: string;
 }
 
 /**
@@ -77,7 +82,7 @@ export interface BrowserCardToken {
 export function keptCardIdOf(card: ConfirmCardToken | null, payment: PaymentSummary | null): string | null {
   if (!card) return null;
   if (!card.browser) return card.id;
-  return payment?.keptCardId ?? null;
+  return card.browser.keptCardId ?? payment?.keptCardId ?? null;
 }
 
 export interface ConfirmBuyer {
@@ -182,6 +187,8 @@ export const CHECKOUT_NOT_OPEN = 'checkout_not_open';
 export const CONFIRMATION_IN_PROGRESS = 'confirmation_in_progress';
 export const DISCOUNT_REJECTED = 'discount_rejected';
 export const CONFIRMATION_INVALID = 'confirmation_invalid';
+/** A confirmation with `card_token.kept_card` on a checkout whose subscription keeps no such card (decision 0078). */
+export const NO_KEPT_CARD = 'no_kept_card';
 
 /**
  * Declined confirmations one checkout accepts before it fails for good (reason `too_many_attempts`):

@@ -6,6 +6,7 @@
 import {
   GatewayError,
   type BoletoPayerField,
+  type KeptCardBrowserTokens,
   type KeptCardLookup,
   type Chargebacks,
   type PaymentGateway,
@@ -65,6 +66,16 @@ export function offersSandboxControls<G extends PaymentGateway>(gateway: G): gat
 /** Whether the gateway's card updater replaces kept cards, which it then answers by id (decision 0071). */
 export function offersKeptCardLookup<G extends PaymentGateway>(gateway: G): gateway is G & KeptCardLookup {
   return hasMethods(gateway, ['keptCard']);
+}
+
+/**
+ * Whether a present buyer pays with a kept card by typing its security code again, the browser minting
+ * the token from the card (Mercado Pago, decision 0078); the others charge the kept card as it is.
+ */
+export function offersKeptCardWithCode<G extends PaymentGateway>(
+  gateway: G,
+): gateway is G & KeptCardLookup & KeptCardBrowserTokens {
+  return hasMethods(gateway, ['keptCardBrowserId', 'keptCard']);
 }
 
 /** Whether the gateway reports chargebacks that the engine can read (Mercado Pago, the simulator). */

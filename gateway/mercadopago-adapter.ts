@@ -31,6 +31,7 @@ import {
   type Chargebacks,
   type GatewayChargeback,
   type GatewayTransaction,
+  type KeptCardBrowserTokens,
   type PaymentGateway,
   type PixChargeInput,
 } from './port.ts';
@@ -105,7 +106,7 @@ const refusedToNull = (err: unknown): null => {
  * - Failures: no answer, 409, 429, 423, 424 and 5xx are retryable; other 4xx are refusals. A create
  *   answered 409 or without its payment is looked up by its key at once (see call).
  */
-export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
+export class MercadoPagoGateway implements PaymentGateway, Chargebacks, KeptCardBrowserTokens {
   /** Mercado Pago's boleto needs the payer's first and last name and full address, and refuses one without them. */
   readonly boletoPayerRequires = ['address', 'full_name'] as const;
   /** MercadoPago.js' card token pays once: the first payment is charged with it, the card kept afterwards. */
@@ -128,8 +129,11 @@ export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
   async chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
     if (!('token' in input.card)) throw new GatewayError(CARD_DATA_REFUSED, false);
     const saved = savedCardOf(input.card.token);
+    // The browser's token of a kept card, minted with its security code (decision 0078): the card's
+    // customer pays, with the card's payment method and issuer, the token charged as it is.
+    const mintedFrom = input.keptCardId ? savedCardOf(input.keptCardId) : null;
     const pay = (charged: CardChargeInput & { card: { token: string } }) => {
-      const body = cardPaymentBody(charged, idempotencyKey, this.common(), saved ?? undefined);
+      const body = cardPaymentBody(charged, idempotencyKey, this.common(), saved ?? mintedFrom ?? undefined);
       return this.#create(body, idempotencyKey, deviceSessionOf(input.sale));
     };
     if (!saved) return pay({ ...input, card: input.card });
@@ -265,6 +269,11 @@ export class MercadoPagoGateway implements PaymentGateway, Chargebacks {
   /** Mercado Pago's Card Updater replaces kept cards: the kept card as it stands now (decision 0071). */
   async keptCard(cardTokenId: string): Promise<CardToken | null> {
     return readKeptCard(this, cardTokenId);
+  }
+
+  /** MercadoPago.js mints a kept card's token from the customer's card id: `createCardToken({ cardId })`. */
+  keptCardBrowserId(cardTokenId: string): string | null {
+    return savedCardOf(cardTokenId)?.cardId ?? null;
   }
 
   /**

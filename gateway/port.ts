@@ -113,6 +113,12 @@ export interface CardChargeInput {
   cardMethod?: CardMethod | null;
   /** A merchant-initiated charge of a subscription's kept card: which subscription and period it bills. */
   recurring?: RecurringCharge;
+  /**
+   * The kept card (our id of it) the buyer's browser minted `card.token` from, with the security code
+   * the buyer typed again (MercadoPago.js `createCardToken({ cardId })`, decision 0078): the payment names
+   * the card's customer as its payer, and the card's payment method and issuer.
+   */
+  keptCardId?: string;
 }
 
 /** The card's payment method and issuer as the gateway names them (Mercado Pago: `master`, `24`). */
@@ -272,6 +278,16 @@ export interface GatewayLedger {
  */
 export interface KeptCardLookup {
   keptCard(cardTokenId: string): Promise<CardToken | null>;
+}
+
+/**
+ * A gateway that charges a kept card with the buyer present only with a token the buyer's browser
+ * mints from the card and its security code, typed again (Mercado Pago: "a new capture of the card's
+ * security code", decision 0078): the id the gateway's browser script names the kept card by
+ * (MercadoPago.js `createCardToken({ cardId })`); null for an id that is not of such a card.
+ */
+export interface KeptCardBrowserTokens {
+  keptCardBrowserId(cardTokenId: string): string | null;
 }
 
 /**

@@ -42,6 +42,16 @@ export const confirmCardToken = z
       .regex(/^[A-Za-z0-9_-]{1,40}$/, 'issuer_id is not valid')
       .optional()
       .meta({ description: "The card's issuer as the gateway's browser script found it (Mercado Pago: `issuer.id`)" }),
+    kept_card: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "True: the token was minted in the buyer's browser from the card the checkout's subscription keeps, with " +
+          'the security code the buyer typed again (Mercado Pago: `mp.fields.createCardToken({ cardId })` with a ' +
+          "`securityCode` Secure Field; the card's id is the hosted page's). The payment names the card's customer, " +
+          'payment method and issuer; 422 `no_kept_card` for a checkout whose subscription keeps no such card',
+      }),
   })
   .meta({
     description: 'Instead of card (our addition): the only card a live deployment takes unless it accepts card data',

@@ -29,6 +29,9 @@ export async function confirmableCheckoutRow(
 ) {
   const query = kyselyOf(em).selectFrom('checkouts').select([
     'id',
+    'organizationId',
+    // A renewal checkout's subscription, whose kept card the buyer may pay with (decision 0078).
+    'subscriptionId',
     'status',
     'amount',
     'customerId',

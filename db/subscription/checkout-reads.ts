@@ -25,3 +25,21 @@ export async function subscriptionOfCheckout(
     .executeTakeFirst();
   return row ?? null;
 }
+
+/**
+ * The card the organization's subscription keeps (our gateway card token id), which a present buyer
+ * may pay its renewal checkout with (decision 0078); null when it keeps none.
+ */
+export async function subscriptionCardTokenId(
+  em: EntityManager,
+  organizationId: string,
+  subscriptionId: string,
+): Promise<string | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('subscriptions')
+    .select('cardTokenId')
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return row?.cardTokenId ?? null;
+}

@@ -21,12 +21,13 @@
       if (event.target.matches('[data-method-choice]')) show();
     });
     show();
-    const card = cardTokenizer(form);
+    const tokenizers = { credit_card: cardTokenizer(form), kept_card: keptCardTokenizer(form) };
     // One submission at a time: a second press while the first is on its way would only be refused.
     form.addEventListener('submit', (event) => {
       if (form.dataset.submitting) return event.preventDefault();
       busy(form, true);
-      if (!card || new FormData(form).get('payment_method') !== 'credit_card') return;
+      const card = tokenizers[new FormData(form).get('payment_method')];
+      if (!card) return;
       // The card goes to the gateway's script first; the post carries only its token.
       event.preventDefault();
       card.tokenize().then(
@@ -167,6 +168,54 @@
     function fail(message) {
       errorBox.textContent = typeof message === 'string' ? message : fields.dataset.failedText;
       errorBox.hidden = false;
+    }
+
+    return { tokenize, fail };
+  }
+
+  // The card the subscription keeps (decision 0078): the buyer types only its security code, in a
+  // Secure Field of its own, and the gateway's script mints the card's token from the card's id and that
+  // code (MercadoPago.js `mp.fields.createCardToken({ cardId })`, as Mercado Pago's saved-cards guide
+  // does). Its own MercadoPago instance: the new card's fields have a security code field too.
+  function keptCardTokenizer(form) {
+    const fields = form.querySelector('[data-kept-card-fields]');
+    if (!fields) return null;
+    const tokenField = fields.querySelector('[data-card-token]');
+    const errorBox = fields.querySelector('[data-card-error]');
+    const fail = (message) => {
+      errorBox.textContent = typeof message === 'string' ? message : fields.dataset.failedText;
+      errorBox.hidden = false;
+    };
+    if (typeof window.MercadoPago !== 'function') {
+      return { tokenize: async () => Promise.reject(fields.dataset.unloadedText), fail };
+    }
+    const mp = new window.MercadoPago(fields.dataset.publicKey, {
+      locale: document.documentElement.lang === 'en' ? 'en-US' : 'pt-BR',
+      trackingDisabled: true,
+    });
+    const id = 'kept_card_csc_field';
+    const label = fields.querySelector(`[data-label-of="${id}"]`).textContent.trim();
+    let typed = false;
+    let wrong = false;
+    const code = mp.fields.create('securityCode', { srLabel: label });
+    code.on('change', () => (typed = true));
+    code.on('validityChange', (event) => (wrong = event.errorMessages.length > 0));
+    code.mount(id);
+    fields.querySelector(`#${id}`).closest('[data-secure-slot]').hidden = false;
+
+    async function tokenize() {
+      errorBox.hidden = true;
+      errorBox.textContent = '';
+      tokenField.value = '';
+      if (!typed || wrong) throw fields.dataset.missingText;
+      let token;
+      try {
+        token = await mp.fields.createCardToken({ cardId: fields.dataset.cardId });
+      } catch {
+        throw fields.dataset.failedText;
+      }
+      if (!token || !token.id) throw fields.dataset.failedText;
+      tokenField.value = token.id;
     }
 
     return { tokenize, fail };

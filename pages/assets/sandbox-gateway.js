@@ -1,6 +1,7 @@
 // The simulated gateway's browser script: the part of MercadoPago.js v2 the hosted checkout uses
 // (`new MercadoPago(publicKey, options)`, Secure Fields: `mp.fields.create(type, options).mount(id)`,
-// `field.on(event, callback)` and `mp.fields.createCardToken(…)`, and the BIN look-ups
+// `field.on(event, callback)` and `mp.fields.createCardToken(…)`, of typed card data or of a kept card's
+// `cardId` with its security code, and the BIN look-ups
 // `getPaymentMethods({ bin })` and `getInstallments({ amount, bin, paymentTypeId })`), answered by the
 // sandbox's own endpoints instead of Mercado Pago's, so that the page runs one code path in both.
 // Like Mercado Pago's, each card field is an input inside a frame of its own: the page's document
@@ -111,8 +112,17 @@
 
     // Resolves to Mercado Pago's card token shape ({ id, first_six_digits, last_four_digits, … }) from
     // the mounted fields and the non-PCI data given here; rejects with the endpoint's error body as `cause`.
+    // With `cardId` (a card kept with a customer), the token is minted from that card and the mounted
+    // security code field only, as Mercado Pago's saved-cards guide does (decision 0078).
     async createCardToken(data) {
       const read = (type) => (this.created[type] ? this.created[type].value().trim() : '');
+      if (data.cardId) {
+        return call(`/card_tokens?public_key=${encodeURIComponent(this.publicKey)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ card_id: String(data.cardId), security_code: read('securityCode') }),
+        });
+      }
       const [month, year] = read('expirationDate').split('/');
       const identification =
         data.identificationType && data.identificationNumber

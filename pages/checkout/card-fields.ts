@@ -1,3 +1,4 @@
+import type { KeptCardOffer } from '../../api/kept-card-offers.ts';
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
 import { money, type Locale } from '../locale.ts';
@@ -16,6 +17,12 @@ export interface CardSetup {
   /** The gateway's browser tokenizer (its script: an asset's name or a URL); null: no card from a page here. */
   tokenizer: { script: string; publicKey: string } | null;
   namedFields: boolean;
+  /**
+   * The card the checkout's subscription keeps, where the gateway charges it with the buyer present
+   * only with its security code typed again (decision 0078): the id its browser script mints the token
+   * from, its brand and last digits. Absent: no kept card is offered.
+   */
+  keptCard?: KeptCardOffer | null;
 }
 
 /** The no-JavaScript fallback's card inputs: label, post name and autofill. */
@@ -112,10 +119,56 @@ export function CardFields({
   </div>`;
 }
 
-function Installments({ checkout, t, locale }: { checkout: PublicCheckout; t: Messages; locale: Locale }) {
+/**
+ * The kept card: only its security code, a Secure Field of its own, which the gateway's script reads
+ * when it mints the card's token (`createCardToken({ cardId })`); the form posts that token as
+ * `card_token` (decision 0078). Without JavaScript it cannot be paid, which the page says.
+ */
+export function KeptCardFields({
+  checkout,
+  setup,
+  t,
+  locale,
+}: {
+  checkout: PublicCheckout;
+  setup: CardSetup;
+  t: Messages;
+  locale: Locale;
+}) {
+  const kept = setup.keptCard;
+  if (!kept || !setup.tokenizer) return null;
+  return html`<div
+    class="card-fields"
+    data-kept-card-fields
+    data-card-id=${kept.cardId}
+    data-public-key=${setup.tokenizer.publicKey}
+    data-failed-text=${t.cardTokenFailed}
+    data-unloaded-text=${t.cardScriptUnloaded}
+    data-missing-text=${t.keptCardCscMissing}
+  >
+    <p class="alert" role="alert" data-card-error hidden></p>
+    <noscript><p class="alert">${t.cardNeedsScript}</p></noscript>
+    <p class="muted">${t.keptCardNote}</p>
+    <input type="hidden" name="card_token" value="" data-card-token />
+    <${SecureField} id="kept_card_csc_field" label=${t.keptCardCsc(kept.last4)} />
+    <${Installments} checkout=${checkout} t=${t} locale=${locale} id="kept_card_installments" />
+  </div>`;
+}
+
+function Installments({
+  checkout,
+  t,
+  locale,
+  id = 'installments',
+}: {
+  checkout: PublicCheckout;
+  t: Messages;
+  locale: Locale;
+  id?: string;
+}) {
   return html`<div class="field">
-    <label for="installments">${t.installments}</label>
-    <select id="installments" name="installments" data-installments>
+    <label for=${id}>${t.installments}</label>
+    <select id=${id} name="installments" data-installments>
       ${checkout.installment_options.map(
         (o) =>
           html`<option value=${o.installments}>

@@ -40,6 +40,10 @@ const ptBR = {
   cardTokenFailed: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
   cardScriptUnloaded: 'O formulário seguro do cartão não carregou. Recarregue a página ou pague com pix ou boleto.',
   cardMissing: 'Preencha os dados do cartão:',
+  keptCard: (brand: string, last4: string) => `Cartão ${brand} final ${last4}`,
+  keptCardCsc: (last4: string) => `Código de segurança (CVV) do cartão final ${last4}`,
+  keptCardNote: 'Digite de novo o código de segurança: ele nunca é guardado.',
+  keptCardCscMissing: 'Digite o código de segurança do cartão.',
   installmentOption: (n: number | string, each: string, total: string, noFees: boolean) =>
     n === 1 ? `1x de ${each} (à vista)` : `${n}x de ${each}${noFees ? ' sem juros' : ` (total ${total})`}`,
   pay: (amount: string) => `Pagar ${amount}`,
@@ -136,6 +140,10 @@ const en: Messages = {
   cardTokenFailed: 'The card could not be checked. Check its details or use another card.',
   cardScriptUnloaded: 'The secure card form did not load. Reload the page or pay with pix or boleto.',
   cardMissing: 'Fill in the card details:',
+  keptCard: (brand: string, last4: string) => `${brand} card ending ${last4}`,
+  keptCardCsc: (last4: string) => `Security code (CVC) of the card ending ${last4}`,
+  keptCardNote: 'Type the security code again: it is never stored.',
+  keptCardCscMissing: "Type the card's security code.",
   installmentOption: (n, each, total, noFees) =>
     n === 1 ? `1 × ${each} (in full)` : `${n} × ${each}${noFees ? ' interest-free' : ` (total ${total})`}`,
   pay: (amount) => `Pay ${amount}`,

@@ -95,6 +95,8 @@ function fieldLabel(t: Messages, path: PropertyKey[]): string {
  * buyer's browser did not run the tokenizer (no JavaScript), which the page says plainly.
  */
 export function lacksCardToken(form: PaymentFormBody, acceptsCardData: boolean): boolean {
+  // The kept card is paid only with the token the gateway's script mints with its security code.
+  if (form.payment_method === 'kept_card') return !filled(form.card_token);
   return (
     form.payment_method === 'credit_card' && !acceptsCardData && !filled(form.card_token) && !filled(form.card_number)
   );
@@ -109,18 +111,20 @@ export function confirmationOf(
   form: PaymentFormBody,
   t: Messages,
 ): { body: ConfirmSdkBody; invalid: null } | { body: null; invalid: string[] } {
-  const byCard = form.payment_method === 'credit_card';
+  // The kept card (decision 0078) is a card payment whose token the browser minted from the kept card.
+  const keptCard = form.payment_method === 'kept_card';
+  const byCard = form.payment_method === 'credit_card' || keptCard;
   const token = byCard ? filled(form.card_token) : undefined;
   const installments = Number(form.installments ?? '1') || 1;
   const parsed = confirmSdkBody.safeParse({
-    payment_method: form.payment_method,
+    payment_method: keptCard ? 'credit_card' : form.payment_method,
     customer_email: filled(form.email),
     customer_name: filled(form.name),
     customer_tax_id: filled(form.tax_id),
     discount_code: filled(form.discount_code),
     customer_billing_address: addressOf(form),
     card:
-      byCard && !token
+      form.payment_method === 'credit_card' && !token
         ? {
             number: (form.card_number ?? '').replace(/[\s-]/g, ''),
             holder_name: filled(form.card_name) ?? '',
@@ -131,12 +135,14 @@ export function confirmationOf(
           }
         : undefined,
     card_token: token
-      ? {
-          token,
-          installments,
-          payment_method_id: filled(form.payment_method_id),
-          issuer_id: filled(form.issuer_id),
-        }
+      ? keptCard
+        ? { token, installments, kept_card: true }
+        : {
+            token,
+            installments,
+            payment_method_id: filled(form.payment_method_id),
+            issuer_id: filled(form.issuer_id),
+          }
       : undefined,
   });
   if (parsed.success) return { body: parsed.data, invalid: null };

@@ -1,7 +1,7 @@
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
 import { money, type Locale } from '../locale.ts';
-import { CardFields, type CardSetup } from './card-fields.ts';
+import { CardFields, KeptCardFields, type CardSetup } from './card-fields.ts';
 import type { Messages } from './messages.ts';
 
 /** What the buyer typed, given back after a refusal (never the card). */
@@ -197,9 +197,17 @@ function MethodChoice({
   t: Messages;
   locale: Locale;
 }) {
-  const methods = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
+  const offered = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
+  // The card the subscription keeps first, where it is offered (decision 0078).
+  const kept = card.tokenizer ? card.keptCard : null;
+  const methods = kept ? (['kept_card', ...offered] as const) : offered;
   const selected = methods.find((m) => m === chosen) ?? methods[0];
-  const label = { credit_card: t.card, pix: t.pix, boleto: t.boleto };
+  const label = {
+    kept_card: kept ? t.keptCard(kept.brand, kept.last4) : '',
+    credit_card: t.card,
+    pix: t.pix,
+    boleto: t.boleto,
+  };
   return html`${card.tokenizer ? null : html`<p class="muted" data-testid="card-unavailable">${t.cardUnavailable}</p>`}
     <fieldset class="methods">
       <legend>${t.method}</legend>
@@ -211,6 +219,15 @@ function MethodChoice({
           </label>`,
       )}
     </fieldset>
+    ${
+      kept
+        ? html`<fieldset class="method-panel" data-method="kept_card">
+            <legend class="visually-hidden">${label.kept_card}</legend>
+            <${KeptCardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
+            <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+          </fieldset>`
+        : null
+    }
     ${
       card.tokenizer
         ? html`<fieldset class="method-panel" data-method="credit_card">

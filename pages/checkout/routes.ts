@@ -14,6 +14,7 @@ import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
 import { browserTokenizer, type GatewaySources } from '../../api/browser-card-tokenizer.ts';
 import { confirmableByClientSecret, confirmCheckout } from '../../api/checkout-confirmation.ts';
+import { keptCardOffer } from '../../api/kept-card-offers.ts';
 import {
   checkoutByClientSecret,
   isClientSecret,
@@ -221,6 +222,8 @@ async function checkoutPage(
   const current = await checkoutByClientSecret(em, checkout.clientSecret);
   const view = await publicCheckoutView(em, current);
   const tokenizer = browserTokenizer(deps.config);
+  // A renewal checkout's kept card, paid with its security code typed again (decision 0078).
+  const keptCard = tokenizer && current.status === 'open' ? await keptCardOffer(em, deps.gateway, current) : null;
   const page = await renderCheckoutPage({
     locale: options.locale,
     checkout: view,
@@ -229,7 +232,7 @@ async function checkoutPage(
     now: new Date(),
     values: options.form ? formValues(options.form) : undefined,
     alert: options.alert ?? null,
-    card: { tokenizer, namedFields: deps.config.acceptsCardData },
+    card: { tokenizer, namedFields: deps.config.acceptsCardData, keptCard },
   });
   return {
     page,

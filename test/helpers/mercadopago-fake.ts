@@ -376,7 +376,9 @@ export class FakeMercadoPago {
    *   only (the payer the card's customer, subscription messaging with `user_present: false`), on an
    *   account enabled for automatic payments (`refuseKeptCardTokens` false); anything else, a buyer-present
    *   charge among them, is refused as Mercado Pago refuses it: 400, cause 3031
-   *   (https://www.mercadopago.com.br/developers/en/support/37020).
+   *   (https://www.mercadopago.com.br/developers/en/support/37020);
+   * - a token minted from a kept card with its security code (the buyer's browser): the card's customer
+   *   as payer (`type: customer`, its id), as the saved-cards guide's payment sends it (decision 0078).
    */
   private cardRefusal(body: Record<string, any>): Reply | null {
     const token = body.token ? this.tokens.get(body.token) : undefined;
@@ -387,13 +389,13 @@ export class FakeMercadoPago {
       if (!payer.email) return refused('payer.email must be a valid email', '1');
       return null;
     }
-    if (token.cvv) return null;
+    const asCustomer = payer.type === 'customer' && payer.id === token.customerId;
+    // A saved card's payment names its customer ("you must send the customer ID along with the token",
+    // Receive payments with saved cards).
+    if (token.cvv) return asCustomer ? null : refused('payer.id must be the customer of the card', '1');
     const poi = body.point_of_interaction ?? {};
     const merchantInitiated =
-      payer.type === 'customer' &&
-      payer.id === token.customerId &&
-      poi.type === 'SUBSCRIPTIONS' &&
-      poi.transaction_data?.user_present === false;
+      asCustomer && poi.type === 'SUBSCRIPTIONS' && poi.transaction_data?.user_present === false;
     if (this.refuseKeptCardTokens || !merchantInitiated) {
       const cause = [{ code: 3031, description: "security_code_id can't be null", data: null }];
       return {
