@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { priceIntervals, productNames } from '../db/catalog/labels.ts';
+import { payableRenewalCheckout } from '../db/checkout/own-checkouts.ts';
 import { findCustomerByKey, type CustomerRow } from '../db/customer/customers.ts';
 import { invoicesOfSubscriptions } from '../db/invoice/portal-reads.ts';
 import type { InvoiceRow } from '../db/invoice/records.ts';
@@ -30,6 +31,17 @@ export interface SubscriptionView {
   subscription: SubscriptionEntity;
   productName: string;
   interval: string | null;
+}
+
+/**
+ * The open checkout of the subscription's next period (a manual renewal), which the customer pays on
+ * its page: with the card the subscription keeps, its security code typed again, where the gateway
+ * asks it (decision 0078), or another card, pix or boleto.
+ */
+export interface RenewalToPay {
+  clientSecret: string;
+  amount: number;
+  currency: string;
 }
 
 export interface OverviewData {
@@ -76,19 +88,24 @@ export async function subscriptionData(
   em: EntityManager,
   scope: PortalCustomerScope,
   id: string,
-): Promise<(SubscriptionView & { charges: ChargeEntity[] }) | null> {
+): Promise<(SubscriptionView & { charges: ChargeEntity[]; renewal: RenewalToPay | null }) | null> {
   try {
     const { subscription, charges } = await subscriptionWithCharges(em, id, {
       organizationId: scope.organizationId,
       customerId: scope.customerId,
     });
-    const [names, intervals] = await Promise.all([
+    const [names, intervals, renewal] = await Promise.all([
       productNames(em, [subscription.productId]),
       priceIntervals(em, [subscription.priceId]),
+      payableRenewalCheckout(em, scope.organizationId, subscription.id, subscription.periodNumber + 1),
     ]);
     return {
       subscription,
       charges,
+      renewal:
+        renewal?.status === 'open'
+          ? { clientSecret: renewal.clientSecret, amount: Number(renewal.amount), currency: renewal.currency }
+          : null,
       productName: names.get(subscription.productId) ?? '',
       interval: intervals.get(subscription.priceId)?.interval ?? null,
     };

@@ -199,7 +199,15 @@ async function sendSubscriptionPage(
   return sendPage(
     reply,
     status,
-    renderSubscriptionPage({ ...visit, view, charges: view.charges, canChange, options, notice }),
+    renderSubscriptionPage({
+      ...visit,
+      view,
+      charges: view.charges,
+      renewal: view.renewal,
+      canChange,
+      options,
+      notice,
+    }),
   );
 }
 

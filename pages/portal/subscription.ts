@@ -6,7 +6,7 @@ import { CsrfField, renderPortalPage, type PortalFrame } from './layout.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { nextChargeText } from './overview.ts';
 import { portalPaths } from './paths.ts';
-import type { ChargeEntity, CustomerEntity, SubscriptionView } from '../../use-cases/portal-reads.ts';
+import type { ChargeEntity, CustomerEntity, RenewalToPay, SubscriptionView } from '../../use-cases/portal-reads.ts';
 
 /** A subscription's pages: its timeline and actions, the cancellation's confirmation, a plan change's preview. */
 
@@ -21,6 +21,8 @@ interface PageBase {
 
 export interface SubscriptionPageModel extends PageBase {
   charges: ChargeEntity[];
+  /** The next period's open checkout, to pay now (a manual renewal). */
+  renewal: RenewalToPay | null;
   /** The organization lets its customers change their subscriptions (allow_customer_updates). */
   canChange: boolean;
   options: PlanOption[];
@@ -38,6 +40,7 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
     title: view.productName,
     notice: model.notice,
     children: html`<${Summary} view=${view} t=${t} locale=${locale} />
+      <${RenewalLink} renewal=${model.renewal} t=${t} locale=${locale} />
       ${CHANGEABLE.has(s.status) ? html`<${Actions} model=${model} t=${t} />` : null}
       <${Timeline} charges=${model.charges} t=${t} locale=${locale} />
       <p><a href=${portalPaths.overview}>${t.back}</a></p>`,
@@ -56,6 +59,16 @@ function Summary({ view, t, locale }: { view: SubscriptionView; t: Messages; loc
     <dt>${t.nextCharge}</dt>
     <dd data-testid="next-charge">${nextChargeText(s, t, locale)}</dd>
   </dl>`;
+}
+
+/** The next period's open checkout, paid on the hosted checkout's page (with the kept card where offered). */
+function RenewalLink({ renewal, t, locale }: { renewal: RenewalToPay | null; t: Messages; locale: Locale }) {
+  if (!renewal) return null;
+  return html`<section aria-labelledby="renewal" class="portal-actions">
+    <h2 id="renewal">${t.renewalTitle}</h2>
+    <p>${t.renewalDue(money(locale, renewal.amount, renewal.currency))}</p>
+    <p><a class="button" href=${`/checkout/c/${renewal.clientSecret}`}>${t.renewalPay}</a></p>
+  </section>`;
 }
 
 /** Cancel (behind its confirmation page) or undo it, and a plan change when the organization allows them. */

@@ -148,6 +148,28 @@ describe('customer portal', () => {
     await context.close();
   });
 
+  it("links the next period's open checkout, whose page the customer pays it on", async () => {
+    const s = await subscribed();
+    const { context, page } = await signIn(s.url);
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}`);
+    // Nothing to pay before the merchant (or the dunning) opens the next period's checkout.
+    expect(await page.getByRole('link', { name: 'Pagar agora' }).count()).toBe(0);
+
+    const renewal = await api.call('POST', `/api/v1/checkouts/${s.row.checkout_id}/manual-renewal-checkout`, {
+      token: s.t.oat,
+    });
+    expect(renewal.status).toBe(201);
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'Próximo período' }).isVisible()).resolves.toBe(true);
+    expect(await page.getByText('O próximo período está aberto para pagamento').textContent()).toContain(brl(9_990));
+    const pay = page.getByRole('link', { name: 'Pagar agora' });
+    expect(await pay.getAttribute('href')).toBe(`/checkout/c/${renewal.body.client_secret}`);
+    await pageChecked(page, 'subscription-renewal');
+    await Promise.all([page.waitForURL(`${api.baseUrl}/checkout/c/${renewal.body.client_secret}`), pay.click()]);
+    expect(await page.getByRole('button', { name: /^Pagar/ }).count()).toBeGreaterThan(0);
+    await context.close();
+  });
+
   it('updates the billing details through the customer update, refusing an invalid tax id', async () => {
     const s = await subscribed();
     const { context, page } = await signIn(s.url);
