@@ -413,6 +413,16 @@ export class FakeMercadoPago {
     this.refusedKeeping += 1;
   }
 
+  /**
+   * The test holder name a kept card pays as from now on (Mercado Pago's test cards answer by their
+   * holder's name): a `CONT` card whose review approved it, say, charged as `APRO` at its renewals.
+   */
+  keptCardPaysAs(cardId: string, holder: string): void {
+    const saved = this.tokens.get(`saved:${cardId}`);
+    if (!saved) throw new Error(`The fake keeps no card ${cardId}`);
+    saved.holder = holder;
+  }
+
   /** The cards kept with a customer (`POST /v1/customers/:id/cards`), by card id. */
   keptCards(): { cardId: string; customerId: string }[] {
     return [...this.tokens.entries()]

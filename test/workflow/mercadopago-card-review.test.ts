@@ -5,6 +5,8 @@ import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
 import { waitFor } from '../helpers/processes.ts';
+import { makeOat } from '../helpers/fixtures.ts';
+import { subscriptionWhen } from '../helpers/subscriptions.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { paymentNoticeWorkflowId } from '../../contracts/payment-notice.ts';
 
@@ -182,7 +184,29 @@ describe('Mercado Pago: a card in_process', () => {
     await notify(id);
     await waitForCheckoutStatus(api.orm, c.id, 'succeeded');
     expect(kept()).toHaveLength(1);
-    const [sub] = await sql('select card_token_id from subscriptions where checkout_id = ?', [c.id]);
+    const [sub] = await sql('select id, card_token_id, current_period_end from subscriptions where checkout_id = ?', [
+      c.id,
+    ]);
     expect(sub.card_token_id).toMatch(/^mpcard:[^:]+:[^:]+:master:/);
+
+    // The next period renews on that card, as the merchant's charge (decision 0074); its issuer now
+    // approves it at once (the test card's holder name would put every payment of it under review).
+    const [, customerId, cardId] = (sub.card_token_id as string).split(':');
+    mp.keptCardPaysAs(cardId!, 'APRO');
+    const s = { id: sub.id as string, oat: await makeOat(api.orm, c.organizationId) };
+    const to = new Date(new Date(sub.current_period_end).getTime() + 3_600_000).toISOString();
+    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+      body: { to },
+      token: s.oat,
+    });
+    expect(moved.status).toBe(200);
+    const renewed = await subscriptionWhen(api, s, (b) => b.period_number === 2);
+    expect(renewed.charges).toEqual([
+      expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' }),
+    ]);
+    const [renewal] = mp.requests.filter((r) => r.path === '/v1/payments' && r.body?.metadata?.reference === s.id);
+    expect(renewal!.body).toMatchObject({ payer: { type: 'customer', id: customerId }, binary_mode: true });
+    const minted = mp.requests.filter((r) => r.path === '/v1/card_tokens' && r.key === `${renewal!.key}:token`);
+    expect(minted.map((r) => r.body)).toEqual([{ customer_id: customerId, card_id: cardId }]);
   });
 });
