@@ -76,6 +76,25 @@ export async function browserCardToken(publicKey: string, cardNumber: string, ho
   return body.id;
 }
 
+/**
+ * A kept card's token as the buyer's browser mints it (MercadoPago.js `mp.fields.createCardToken({ cardId })`
+ * with the code typed into its `securityCode` field, decision 0078): the public key, the customer's card
+ * id and the security code.
+ */
+export async function keptCardBrowserToken(publicKey: string, cardId: string, securityCode: string): Promise<string> {
+  const response = await fetch(`${MP}/v1/card_tokens?public_key=${encodeURIComponent(publicKey)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ card_id: cardId, security_code: securityCode }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const body = (await response.json().catch(() => ({}))) as { id?: unknown };
+  if (!response.ok || typeof body.id !== 'string') {
+    throw new Error(`POST /v1/card_tokens (card_id, public key) answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.id;
+}
+
 /** A call to Mercado Pago's API with the seller's access token, as its panel or an operator makes it. */
 export async function mercadoPagoApi(
   method: 'GET' | 'POST',

@@ -6,6 +6,7 @@ import {
   eventually,
   expectWellFormed,
   key,
+  keptCardBrowserToken,
   keptTestCard,
   mercadoPagoApi,
   RUN,
@@ -206,6 +207,18 @@ withCards('Mercado Pago sandbox: after the sale and 3-D Secure (issue 33 §3, §
     const card = await approvedCard();
     expect(await gateway().keptCard(card.id)).toMatchObject({ id: card.id, brand: 'mastercard', last4: card.last4 });
     expect(await gateway().getChargeback('99999999999')).toBeNull();
+  });
+
+  it("a kept card paid with the buyer present: its token minted from the card's id and security code, as its customer", async () => {
+    const card = await approvedCard();
+    const token = await keptCardBrowserToken(env.publicKey!, card.id.split(':')[2]!, TEST_CARD_CVV);
+    const t = await charge('kept-card-present', { id: token } as CardToken, {
+      amount: 2500,
+      keptCardId: card.id,
+      payer: buyer,
+    });
+    if (t.status === 'pending') expect(t.threeDs).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+    else expect(t).toMatchObject({ status: 'succeeded', buyerId: customerOf(card), card: { last4: card.last4 } });
   });
 
   it('a buyer-present card payment offers 3-D Secure: approved at once, or waiting on the issuer’s challenge', async () => {
