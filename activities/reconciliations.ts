@@ -4,6 +4,7 @@ import {
   capturedPaymentsIn,
   gatewayIdsOfPayments,
   ownersOfGatewayPayments,
+  paymentsCapturedOutside,
 } from '../db/checkout/reconciliation-reads.ts';
 import { findReportByKey, insertReport } from '../db/reconciliation/records.ts';
 import { succeededRefundsIn } from '../db/sale/reconciliation-reads.ts';
@@ -37,55 +38,16 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       return callGateway(() => deps.gateway.ledger(windowOf(window)));
     },
 
-    /**
-     * Our books of the window through their owners (payments: checkout; refunds: sale), grouped by
-     * organization, each with the ledger's rows of its payments: by our record of the payment, else
-     * by its reference when that is one of our checkouts. Ledger rows of no organization's are left
-     * out of every report (the deployment's gateway account may carry others' money).
-     */
-    async readOurBooks({ window, organizationId, ledger }): Promise<OrganizationBooks[]> {
-      const em = deps.orm.em.fork();
-      const w = windowOf(window);
-      const [payments, refunds] = await Promise.all([
-        capturedPaymentsIn(em, w, organizationId),
-        succeededRefundsIn(em, w, organizationId),
-      ]);
-      const refunded = await gatewayIdsOfPayments(em, [...new Set(refunds.map((r) => r.transactionId))]);
-      const owners = await ownersOfGatewayPayments(em, ledger);
-      const books = new Map<string, OrganizationBooks>();
-      const of = (org: string) => {
-        let entry = books.get(org);
-        if (!entry) books.set(org, (entry = { organizationId: org, ours: [], theirs: [] }));
-        return entry;
-      };
-      if (organizationId) of(organizationId);
-      for (const p of payments) {
-        const row: BookRow = {
-          kind: 'payment',
-          gatewayId: p.gatewayTransactionId,
-          reference: p.checkoutId,
-          amount: Number(p.capturedAmount),
-          status: null,
-        };
-        of(p.organizationId).ours.push(row);
+    readOurBooks: (input) => readOurBooks(deps.orm, input),
+
+    async releaseDatesOf(gatewayTransactionIds: string[]): Promise<Record<string, string | null>> {
+      const dates: Record<string, string | null> = {};
+      for (const id of gatewayTransactionIds) {
+        Context.current().heartbeat(id);
+        const payment = await callGateway(() => deps.gateway.getTransaction(id));
+        dates[id] = payment?.releaseDate ?? null;
       }
-      for (const r of refunds) {
-        const payment = refunded.get(r.transactionId);
-        const row: BookRow = {
-          kind: 'refund',
-          gatewayId: payment?.gatewayId ?? null,
-          reference: payment?.checkoutId ?? null,
-          amount: -Number(r.amount),
-        };
-        of(r.organizationId).ours.push(row);
-      }
-      for (const row of ledger) {
-        const org =
-          (row.gatewayId ? owners.byGatewayId.get(row.gatewayId) : undefined) ??
-          (row.reference ? owners.byReference.get(row.reference) : undefined);
-        if (org && (!organizationId || org === organizationId)) of(org).theirs.push(row);
-      }
-      return [...books.values()];
+      return dates;
     },
 
     async waitingOwnerOf(gatewayTransactionId: string): Promise<WaitingOwner | null> {
@@ -119,4 +81,73 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       };
     },
   } satisfies ReconciliationActivities;
+}
+
+/**
+ * Our books of the window through their owners (payments: checkout; refunds: sale), grouped by
+ * organization, each with the ledger's rows of its payments: by our record of the payment, else
+ * by its reference when that is one of our checkouts. Ledger rows of no organization's are left
+ * out of every report (the deployment's gateway account may carry others' money).
+ */
+async function readOurBooks(
+  orm: Orm,
+  { window, organizationId, ledger }: Parameters<ReconciliationActivities['readOurBooks']>[0],
+): Promise<OrganizationBooks[]> {
+  const em = orm.em.fork();
+  const w = windowOf(window);
+  const [payments, refunds] = await Promise.all([
+    capturedPaymentsIn(em, w, organizationId),
+    succeededRefundsIn(em, w, organizationId),
+  ]);
+  const released = [...new Set(ledger.filter((r) => r.kind === 'payment' && r.gatewayId).map((r) => r.gatewayId!))];
+  const [refunded, owners, earlier] = await Promise.all([
+    gatewayIdsOfPayments(em, [...new Set(refunds.map((r) => r.transactionId))]),
+    ownersOfGatewayPayments(em, ledger),
+    paymentsCapturedOutside(em, released, w),
+  ]);
+  const books = new Map<string, OrganizationBooks>();
+  const of = (org: string) => {
+    let entry = books.get(org);
+    if (!entry) books.set(org, (entry = { organizationId: org, ours: [], theirs: [] }));
+    return entry;
+  };
+  if (organizationId) of(organizationId);
+  for (const p of payments) {
+    const row: BookRow = {
+      kind: 'payment',
+      gatewayId: p.gatewayTransactionId,
+      reference: p.checkoutId,
+      amount: Number(p.capturedAmount),
+      status: null,
+    };
+    of(p.organizationId).ours.push(row);
+  }
+  // Released today, captured on another day: known to our books, counted on its capture's day.
+  for (const p of earlier) {
+    if (organizationId && p.organizationId !== organizationId) continue;
+    of(p.organizationId).ours.push({
+      kind: 'payment',
+      gatewayId: p.gatewayTransactionId,
+      reference: p.checkoutId,
+      amount: 0,
+      capturedOnAnotherDay: Number(p.capturedAmount),
+    });
+  }
+  for (const r of refunds) {
+    const payment = refunded.get(r.transactionId);
+    const row: BookRow = {
+      kind: 'refund',
+      gatewayId: payment?.gatewayId ?? null,
+      reference: payment?.checkoutId ?? null,
+      amount: -Number(r.amount),
+    };
+    of(r.organizationId).ours.push(row);
+  }
+  for (const row of ledger) {
+    const org =
+      (row.gatewayId ? owners.byGatewayId.get(row.gatewayId) : undefined) ??
+      (row.reference ? owners.byReference.get(row.reference) : undefined);
+    if (org && (!organizationId || org === organizationId)) of(org).theirs.push(row);
+  }
+  return [...books.values()];
 }

@@ -16477,6 +16477,7 @@ export interface operations {
               reason:
                 | (
                     | 'installment_timing'
+                    | 'release_timing'
                     | 'fee'
                     | 'dispute'
                     | 'partial_refund'
@@ -16706,6 +16707,7 @@ export interface operations {
               reason:
                 | (
                     | 'installment_timing'
+                    | 'release_timing'
                     | 'fee'
                     | 'dispute'
                     | 'partial_refund'

@@ -126,6 +126,12 @@ export interface GatewayTransaction {
   threeDs?: ThreeDsChallenge | null;
   createdAt: string;
   confirmedAt: string | null;
+  /**
+   * When the gateway releases the payment's money to the merchant's balance, where it says (Mercado
+   * Pago's `money_release_date`: 14 or 30 days after a card's capture, by the account's setting); its
+   * ledger shows the payment that day (decision 0073). Unset: released at capture (the simulator).
+   */
+  releaseDate?: string | null;
 }
 
 export interface GatewayInvoice {

@@ -78,6 +78,11 @@ export interface ReconciliationActivities {
     organizationId: string | null;
     ledger: LedgerRow[];
   }): Promise<OrganizationBooks[]>;
+  /**
+   * When the gateway releases each payment's money to the merchant's balance (id → ISO date; null where
+   * it does not say, or does not know the payment): asked of the payments a day's ledger lacks.
+   */
+  releaseDatesOf(gatewayTransactionIds: string[]): Promise<Record<string, string | null>>;
   /** The report, its lines and its `reconciliation.completed` event, in one transaction; once per key. */
   recordReconciliation(input: RecordReconciliationInput): Promise<ReconciliationReportSummary>;
   /** Whose workflow waits on notices of the payment, found as a notice finds it; null: none that waits. */

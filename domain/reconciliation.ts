@@ -19,6 +19,17 @@ export interface BookRow {
   amount: number;
   /** The payment's status in our books, in the gateway's words (approved, refunded, …); null for a refund. */
   status?: string | null;
+  /**
+   * A payment our books captured on an earlier day, whose money the gateway's ledger releases on this
+   * one (Mercado Pago dates its release report by release, 14 or 30 days after a card's capture): its
+   * captured cents, counted on its capture day's report, so this row's `amount` is 0.
+   */
+  capturedOnAnotherDay?: number;
+  /**
+   * The gateway's word, asked when its ledger of the day lacks a payment our books captured that day:
+   * it releases the money on a later day (its ledger shows it then). Otherwise unset.
+   */
+  releasedLater?: boolean;
 }
 
 export type LedgerKind = 'payment' | 'refund' | 'fee' | 'dispute' | 'withholding' | 'payout';
@@ -42,6 +53,7 @@ export interface LedgerRow {
 
 export const RECONCILIATION_REASONS = [
   'installment_timing',
+  'release_timing',
   'fee',
   'dispute',
   'partial_refund',
@@ -129,6 +141,23 @@ function releasesPending(payments: LedgerRow[], ours: number): boolean {
   return new Set(numbers).size < of;
 }
 
+/**
+ * A payment whose capture and release fall on different days: the capture's day has no ledger row of it
+ * and the gateway says it releases later; the release's day has the ledger's rows of a payment our books
+ * captured before, no more than it captured (a part of it: an instalment's share).
+ */
+function releaseTiming(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
+  const earlier = ours.filter((row) => row.capturedOnAnotherDay !== undefined);
+  if (earlier.length === ours.length && earlier.length > 0) {
+    const released = sum(theirs);
+    const captured = earlier.reduce((total, row) => total + row.capturedOnAnotherDay!, 0);
+    if (released <= 0 || released > captured) return 'amount_mismatch';
+    return (theirs.find((row) => row.installment)?.installment?.of ?? 1) > 1 ? 'installment_timing' : 'release_timing';
+  }
+  if (theirs.length === 0 && ours.every((row) => row.releasedLater)) return 'release_timing';
+  return null;
+}
+
 function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReason | null {
   const difference = sum(ours) - sum(theirs);
   if (ours.length === 0) {
@@ -136,6 +165,8 @@ function paymentReason(ours: BookRow[], theirs: LedgerRow[]): ReconciliationReas
     // A later instalment's release of a payment of an earlier day: timing, not a payment we lack.
     return theirs.every((row) => (row.installment?.number ?? 1) > 1) ? 'installment_timing' : 'missing_in_books';
   }
+  const timing = releaseTiming(ours, theirs);
+  if (timing) return timing;
   if (theirs.length === 0) return 'missing_at_gateway';
   const ourStatus = ours.find((row) => row.status)?.status;
   const theirStatus = theirs.find((row) => row.status)?.status;
@@ -205,10 +236,16 @@ export function reconcile(ours: BookRow[], theirs: LedgerRow[]): ReconciliationR
 }
 
 /**
- * Reasons the gateway's ledger always gives (its fee, a later instalment's release, a tax it
- * withholds): explained drift. Any other reason is drift someone must look at.
+ * Reasons the gateway's ledger always gives (its fee, a release on another day than the capture's, a
+ * later instalment's release, a tax it withholds): explained drift. Any other reason is drift someone
+ * must look at.
  */
-export const EXPECTED_REASONS: readonly ReconciliationReason[] = ['fee', 'installment_timing', 'withholding'];
+export const EXPECTED_REASONS: readonly ReconciliationReason[] = [
+  'fee',
+  'installment_timing',
+  'release_timing',
+  'withholding',
+];
 
 /** `balanced` when every line matched or differs for an expected reason; `drift` otherwise. */
 export function reportStatus(result: ReconciliationResult): 'balanced' | 'drift' {
@@ -239,4 +276,30 @@ export function repairOf(line: ReconciliationLine): LineRepair | null {
   if (line.reason !== 'missing_in_books' || line.gatewayId === null) return null;
   if (line.kind === 'refund') return 'gateway_refunds';
   return line.kind === 'payment' ? 'payment_notice' : null;
+}
+
+/**
+ * Our payments of the day the ledger has no row of (a release on a later day, or a payment the gateway
+ * lacks): the gateway is asked which it releases later (`markReleasedLater`).
+ */
+export function unreleasedPayments(ours: BookRow[], theirs: LedgerRow[]): string[] {
+  const released = new Set(theirs.filter((row) => row.kind === 'payment').map((row) => row.gatewayId));
+  const ids = ours
+    .filter((row) => row.kind === 'payment' && row.capturedOnAnotherDay === undefined && row.gatewayId !== null)
+    .map((row) => row.gatewayId!)
+    .filter((id) => !released.has(id));
+  return [...new Set(ids)];
+}
+
+/** Our rows with the gateway's word on the payments it releases after the day (`releaseDates`: id → ISO date). */
+export function markReleasedLater(
+  ours: BookRow[],
+  releaseDates: Record<string, string | null>,
+  dayEnd: string,
+): BookRow[] {
+  const end = Date.parse(dayEnd);
+  return ours.map((row) => {
+    const at = row.kind === 'payment' && row.gatewayId ? releaseDates[row.gatewayId] : null;
+    return at && Date.parse(at) >= end ? { ...row, releasedLater: true } : row;
+  });
 }

@@ -38,6 +38,8 @@ export interface MpPayment {
   authorization_code?: string | null;
   date_created?: string;
   date_approved?: string | null;
+  /** When the payment's money is released to the seller's balance (its release report's DATE then). */
+  money_release_date?: string | null;
   date_of_expiration?: string | null;
   payer?: { id?: string | number | null } | null;
   card?: MpCard | null;
@@ -373,5 +375,6 @@ export function transactionFromPayment(p: MpPayment): GatewayTransaction {
     threeDs: threeDsOf(p),
     createdAt: iso(p.date_created) ?? new Date(0).toISOString(),
     confirmedAt: iso(p.date_approved),
+    releaseDate: iso(p.money_release_date),
   };
 }

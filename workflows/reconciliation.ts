@@ -19,7 +19,15 @@ import type {
   ReconciliationOutcome,
   ReconciliationReportSummary,
 } from '../contracts/reconciliation.ts';
-import { reconcile, repairOf, type LedgerRow, type ReconciliationLine } from '../domain/reconciliation.ts';
+import {
+  markReleasedLater,
+  reconcile,
+  repairOf,
+  unreleasedPayments,
+  type BookRow,
+  type LedgerRow,
+  type ReconciliationLine,
+} from '../domain/reconciliation.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { gatewayRefundsWorkflow } from './gateway-refunds.ts';
 import { paymentNoticeWorkflow } from './payment-notice.ts';
@@ -31,6 +39,13 @@ const { readGatewayLedger } = proxyActivities<ReconciliationActivities>({
   heartbeatTimeout: '1 minute',
   // Mercado Pago builds its release report in minutes: "not ready" is retried, backing off to 10 minutes.
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+});
+
+// One look-up per payment the day's ledger lacks, heartbeating: a busy day's may take minutes.
+const { releaseDatesOf } = proxyActivities<ReconciliationActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes' },
 });
 
 const { readOurBooks, recordReconciliation, waitingOwnerOf } = proxyActivities<ReconciliationActivities>({
@@ -58,7 +73,7 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     const books = await readOurBooks({ window, organizationId: input.organizationId ?? null, ledger });
     const reports: ReconciliationReportSummary[] = [];
     for (const { organizationId, ours, theirs } of books) {
-      const result = reconcile(ours, theirs);
+      const result = reconcile(await withReleaseDates(ours, theirs, window.to), theirs);
       const reportKey = `${workflowInfo().workflowId}:${workflowInfo().runId}:${organizationId}`;
       const summary = await recordReconciliation({ organizationId, day, reportKey, result });
       let repairsStarted = 0;
@@ -67,6 +82,16 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     }
     return { day, reports, unattributed: input.organizationId ? null : unattributedOf(ledger, books) };
   });
+}
+
+/**
+ * Our payments of the day its ledger lacks, with the gateway's word on when it releases them: a later
+ * day's release is timing, not a payment missing at the gateway (Mercado Pago's report is by release).
+ */
+async function withReleaseDates(ours: BookRow[], theirs: LedgerRow[], dayEnd: string): Promise<BookRow[]> {
+  const unreleased = unreleasedPayments(ours, theirs);
+  if (unreleased.length === 0) return ours;
+  return markReleasedLater(ours, await releaseDatesOf(unreleased), dayEnd);
 }
 
 /**

@@ -24,8 +24,9 @@ export const reconciliationReason = z
   .enum(REASONS)
   .describe(
     'Why a line does not match: missing_in_books (the gateway has it, our books do not), missing_at_gateway, ' +
-      'amount_mismatch, status_mismatch, installment_timing, partial_refund, fee, dispute, withholding. ' +
-      'fee, installment_timing and withholding are expected; any other makes the report drift',
+      'amount_mismatch, status_mismatch, installment_timing, release_timing (captured on one day, released to ' +
+      "the balance on another: the gateway's ledger is by release), partial_refund, fee, dispute, withholding. " +
+      'fee, installment_timing, release_timing and withholding are expected; any other makes the report drift',
   );
 
 export const reconciliationLineSchema = z.object({

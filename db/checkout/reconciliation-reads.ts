@@ -21,6 +21,27 @@ export async function capturedPaymentsIn(em: EntityManager, window: Window, orga
     .execute();
 }
 
+/**
+ * Our payments among the gateway's ids that were captured outside the window: those a day's ledger
+ * releases after (or, by its clock, before) the day our books captured them (decision 0073).
+ */
+export async function paymentsCapturedOutside(em: EntityManager, gatewayIds: string[], window: Window) {
+  if (gatewayIds.length === 0) return [];
+  return kyselyOf(em)
+    .selectFrom('transactions')
+    .select(['organizationId', 'gatewayTransactionId', 'checkoutId', 'capturedAmount'])
+    .where('gatewayTransactionId', 'in', gatewayIds)
+    .where('capturedAmount', '>', 0)
+    .where((eb) =>
+      eb.or([
+        eb(eb.fn.coalesce('confirmedAt', 'createdAt'), '<', window.from),
+        eb(eb.fn.coalesce('confirmedAt', 'createdAt'), '>=', window.to),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+}
+
 /** Our payments by id, for the gateway's ids of a refund's payment. */
 export async function gatewayIdsOfPayments(em: EntityManager, transactionIds: string[]) {
   if (transactionIds.length === 0) return new Map<string, { gatewayId: string; checkoutId: string | null }>();

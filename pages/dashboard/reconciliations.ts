@@ -18,6 +18,7 @@ export const REASON_WORDS: Record<string, string> = {
   amount_mismatch: 'Amount mismatch',
   status_mismatch: 'Status mismatch',
   installment_timing: 'Instalment timing (expected)',
+  release_timing: 'Released on another day (expected)',
   partial_refund: 'Partial refund',
   fee: 'Gateway fee (expected)',
   dispute: 'Dispute',

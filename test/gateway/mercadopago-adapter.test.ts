@@ -11,6 +11,7 @@ import {
   GatewayError,
   type CardChargeInput,
   type Chargebacks,
+  type KeptCardBrowserTokens,
   type KeptCardLookup,
   type PaymentGateway,
   type RecurringBilling,
@@ -88,6 +89,8 @@ describe('Mercado Pago card payments', () => {
       threeDs: null,
       createdAt: '2026-01-10T14:47:58.000Z',
       confirmedAt: '2026-01-10T14:47:58.000Z',
+      // money_release_date: when the ledger (its release report) shows it (decision 0073).
+      releaseDate: '2026-01-24T14:47:58.000Z',
     });
   });
 
@@ -305,8 +308,13 @@ describe('Mercado Pago recurrence', () => {
       'keepBrowserCard',
       'ledger',
     ];
-    // The optional capabilities it offers (gateway/capabilities.ts): chargebacks and the card updater's kept cards.
-    const capabilities: (keyof (Chargebacks & KeptCardLookup))[] = ['getChargeback', 'keptCard'];
+    // The optional capabilities it offers (gateway/capabilities.ts): chargebacks, the card updater's kept
+    // cards, and a kept card's id for the browser to mint its token with the security code (decision 0078).
+    const capabilities: (keyof (Chargebacks & KeptCardLookup & KeptCardBrowserTokens))[] = [
+      'getChargeback',
+      'keptCard',
+      'keptCardBrowserId',
+    ];
     // Its own helpers, shared with mercadopago-cards.ts; anything else public would be a port method.
     const helpers = ['config', 'sdk'];
     const methods = Object.getOwnPropertyNames(MercadoPagoGateway.prototype).filter(

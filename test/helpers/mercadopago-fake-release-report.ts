@@ -5,8 +5,9 @@ import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
  * /v1/account/release_report` asks for one (202, built later), `GET …/list` lists them (a report is
  * ready, with its `file_name`, from the first listing after it was asked for), `GET …/:file_name`
  * downloads its CSV in the columns of the guide's example. Each approved payment is released at its
- * approval (GROSS_AMOUNT its transaction_amount, MP_FEE_AMOUNT the fake's fee below), each refund at
- * its date. A payment in `releasedByInstallment` releases only its first instalment's share then
+ * `money_release_date` (GROSS_AMOUNT its transaction_amount, MP_FEE_AMOUNT the fake's fee below): its
+ * approval plus `releaseDelayMs`, the account's release setting (0: at once; Mercado Pago's card default
+ * is 14 or 30 days), each row dated by release as the report's DATE is; each refund at its date. A payment in `releasedByInstallment` releases only its first instalment's share then
  * (the account set to receive card sales by instalment; odd cents on the first), its fee with it, and
  * the row says, as Mercado Pago's does, how many instalments the payment has, not which one it is.
  * `extraLines` are raw CSV records a test adds (a dispute hold, a withholding, an account's payout).
@@ -39,7 +40,15 @@ export class FakeReleaseReports {
   readonly reports: Report[] = [];
   readonly extraLines: string[] = [];
   readonly releasedByInstallment = new Set<string>();
+  /** How long after its approval a payment's money is released to the balance (the account's setting). */
+  releaseDelayMs = 0;
   private nextId = 1;
+
+  /** The payment's `money_release_date`, as `GET /v1/payments/:id` shows it; null until approved. */
+  releaseDateOf(p: MpPayment): string | null {
+    if (!p.date_approved) return null;
+    return new Date(Date.parse(p.date_approved) + this.releaseDelayMs).toISOString();
+  }
 
   private readonly payments: Map<string, MpPayment & Record<string, any>>;
 
@@ -83,14 +92,15 @@ export class FakeReleaseReports {
     ];
     for (const p of this.payments.values()) {
       const released = p.captured !== false && ['approved', 'refunded'].includes(p.status ?? '');
-      if (released && inRange(p.date_approved)) {
+      const releaseDate = this.releaseDateOf(p);
+      if (released && inRange(releaseDate)) {
         const n = this.releasedByInstallment.has(String(p.id)) ? Number(p.installments ?? 1) : 1;
         const cents = Math.round(p.transaction_amount! * 100);
         const gross = (Math.floor(cents / n) + (cents % n > 0 ? 1 : 0)) / 100;
         const fee = fakeReleaseFee(p);
         lines.push(
           [
-            p.date_approved,
+            releaseDate,
             p.id,
             p.external_reference ?? '',
             'release',

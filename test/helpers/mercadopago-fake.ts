@@ -353,7 +353,7 @@ export class FakeMercadoPago {
         return refused('The action requested is not valid for the current payment state', '2018');
       }
       if (method === 'PUT') this.update(p, body);
-      return ok(p);
+      return ok({ ...p, money_release_date: this.releaseReports.releaseDateOf(p) });
     }
     if (method === 'GET' && (m = /^\/v1\/chargebacks\/([^/]+)$/.exec(path))) {
       const chargeback = this.chargebacks.get(m[1]!);

@@ -5,7 +5,7 @@ import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { createActivities } from '../../activities/index.ts';
 import { reconciliationWorkflowId, type ReconciliationInput } from '../../contracts/reconciliation.ts';
 import type { Orm } from '../../db/orm.ts';
-import type { PaymentGateway } from '../../gateway/port.ts';
+import type { GatewayTransaction, PaymentGateway } from '../../gateway/port.ts';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.ts';
 import type { testWorkers } from './test-workers.ts';
 
@@ -30,8 +30,37 @@ export function reconciliationBed(bed: () => ReconciliationBed) {
   const sql = (query: string, params: unknown[] = []): Promise<any[]> =>
     bed().orm.em.getConnection().execute(query, params);
 
-  /** A sale paid by card at the simulator and recorded in our books as the checkout records one. */
-  async function paidSale(organizationId: string, amount: number, installments = 1) {
+  /** The simulator's card charge of a sale (its reference the sale's id). */
+  const simulatorCharge = (amount: number, installments: number) => (saleId: string) =>
+    bed().sim.chargeCard(
+      {
+        reference: saleId,
+        amount,
+        currency: 'BRL',
+        installments,
+        noFeesInstallments: true,
+        card: {
+          number: '4111111111111111',
+          holderName: 'ANA',
+          expirationMonth: '12',
+          expirationYear: '2035',
+          cvv: '123',
+        },
+        capture: true,
+      },
+      `test:${saleId}`,
+    );
+
+  /**
+   * A sale paid by card at the simulator (or by `charge`, at another gateway) and recorded in our books
+   * as the checkout records one.
+   */
+  async function paidSale(
+    organizationId: string,
+    amount: number,
+    installments = 1,
+    charge: (saleId: string) => Promise<GatewayTransaction> = simulatorCharge(amount, installments),
+  ) {
     const [productId, priceId, customerId, transactionId, saleId] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];
     await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Course', now())`, [
       productId,
@@ -46,22 +75,12 @@ export function reconciliationBed(bed: () => ReconciliationBed) {
       `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
       [customerId, organizationId, `${uuidv7()}@example.com`],
     );
-    const card = {
-      number: '4111111111111111',
-      holderName: 'ANA',
-      expirationMonth: '12',
-      expirationYear: '2035',
-      cvv: '123',
-    };
-    const charge = await bed().sim.chargeCard(
-      { reference: saleId, amount, currency: 'BRL', installments, noFeesInstallments: true, card, capture: true },
-      `test:${saleId}`,
-    );
+    const paid = await charge(saleId);
     await sql(
       `insert into transactions (id, organization_id, gateway_transaction_id, status, payment_type, amount, currency,
          installments, captured_amount, confirmed_at, created_at, updated_at)
        values (?, ?, ?, 'succeeded', 'credit', ?, 'BRL', ?, ?, now(), now(), now())`,
-      [transactionId, organizationId, charge.id, charge.amount, installments, charge.capturedAmount],
+      [transactionId, organizationId, paid.id, paid.amount, installments, paid.capturedAmount],
     );
     await sql(
       `insert into sales (id, organization_id, transaction_id, customer_id, product_id, price_id, currency, subtotal_amount,
@@ -69,7 +88,7 @@ export function reconciliationBed(bed: () => ReconciliationBed) {
        values (?, ?, ?, ?, ?, ?, 'BRL', ?, ?, ?, 'credit_card', 'paid', now(), now())`,
       [saleId, organizationId, transactionId, customerId, productId, priceId, amount, amount, installments],
     );
-    return { saleId, transactionId, gatewayId: charge.id };
+    return { saleId, transactionId, gatewayId: paid.id };
   }
 
   /**

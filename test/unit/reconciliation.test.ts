@@ -3,11 +3,13 @@ import fc from 'fast-check';
 import {
   type BookRow,
   type LedgerRow,
+  markReleasedLater,
   reconcile,
   repairableLines,
   repairOf,
   reportStatus,
   sumsToZero,
+  unreleasedPayments,
 } from '../../domain/reconciliation.ts';
 
 /**
@@ -161,6 +163,43 @@ describe('reconcile, by hand', () => {
   });
 });
 
+describe('reconcile: a capture and its release on different days (Mercado Pago’s report is by release)', () => {
+  it('calls a capture of the day the gateway releases later timing, and one it does not release later missing', () => {
+    const ours = [pay('9', 10_000), pay('10', 5_000)];
+    // The ledger has neither; the gateway says 9 is released in 30 days and does not know 10.
+    expect(unreleasedPayments(ours, [led('payment', '11', 700)])).toEqual(['9', '10']);
+    const told = markReleasedLater(ours, { '9': '2026-12-28T12:00:00.000Z', '10': null }, '2026-11-29T00:00:00.000Z');
+    const result = reconcile(told, []);
+    expect(result.lines.map((l) => [l.gatewayId, l.difference, l.reason])).toEqual([
+      ['9', 10_000, 'release_timing'],
+      ['10', 5_000, 'missing_at_gateway'],
+    ]);
+    // A release date within the day is no later release: the ledger should have had it.
+    const sameDay = markReleasedLater(ours, { '9': '2026-11-28T23:59:59.000Z' }, '2026-11-29T00:00:00.000Z');
+    expect(reconcile(sameDay, []).lines[0]).toMatchObject({ reason: 'missing_at_gateway' });
+    expect(reportStatus(reconcile([told[0]!], []))).toBe('balanced');
+  });
+
+  it('calls the release of a payment captured on another day timing, never a payment our books lack', () => {
+    const carried = pay('12', 0, { capturedOnAnotherDay: 10_000 });
+    const released = reconcile([carried], [led('payment', '12', 10_000), led('fee', '12', -499)]);
+    expect(released.lines.map((l) => [l.kind, l.ours, l.theirs, l.reason])).toEqual([
+      ['payment', 0, 10_000, 'release_timing'],
+      ['fee', 0, -499, 'fee'],
+    ]);
+    expect(reportStatus(released)).toBe('balanced');
+    expect(repairableLines(released)).toEqual([]);
+    // Mercado Pago's instalment release: a share of it, of how many; timing all the same.
+    const share = led('payment', '12', 3_334, { installment: { number: null, of: 3 } });
+    expect(reconcile([carried], [share]).lines[0]).toMatchObject({ reason: 'installment_timing' });
+    // More than our books captured, or money taken back as a release: the amounts disagree.
+    expect(reconcile([carried], [led('payment', '12', 10_001)]).lines[0]).toMatchObject({ reason: 'amount_mismatch' });
+    expect(reconcile([carried], [led('payment', '12', -100)]).lines[0]).toMatchObject({ reason: 'amount_mismatch' });
+    // Only the day's own captures are asked about: a carried payment is already in the ledger.
+    expect(unreleasedPayments([carried], [])).toEqual([]);
+  });
+});
+
 describe('reconcile, the property', () => {
   const id = fc.constantFrom('1', '2', '3', '4', null);
   const reference = fc.constantFrom('a', 'b', 'c', null);
@@ -193,25 +232,39 @@ describe('reconcile, the property', () => {
     ),
   });
 
+  // A payment captured on another day, which the day's ledger releases: no cents of the day's own.
+  const carriedRow = fc.record({
+    kind: fc.constant('payment' as const),
+    gatewayId: id,
+    reference,
+    amount: fc.constant(0),
+    capturedOnAnotherDay: fc.integer({ min: 1, max: 1_000_000 }),
+  });
+  const markedRow = bookRow.chain((row) => fc.record({ releasedLater: fc.boolean() }).map((m) => ({ ...row, ...m })));
+
   it('explains Σ ours − Σ theirs to the cent, and every matched line is even', () => {
     fc.assert(
-      fc.property(fc.array(bookRow, { maxLength: 12 }), fc.array(ledgerRow, { maxLength: 16 }), (ours, theirs) => {
-        const result = reconcile(ours, theirs);
-        // The oracle: plain sums of the inputs.
-        let expected = 0;
-        for (const row of ours) expected += row.amount;
-        for (const row of theirs) if (row.kind !== 'payout') expected -= row.amount;
-        const explained = result.lines.filter((l) => l.reason !== null).reduce((t, l) => t + l.ours - l.theirs, 0);
-        expect(explained).toBe(expected);
-        expect(result.unmatchedTotal).toBe(expected);
-        expect(sumsToZero(result)).toBe(true);
-        for (const l of result.lines) if (l.reason === null) expect(l.ours).toBe(l.theirs);
-        // No row is dropped or counted twice.
-        expect(result.lines.reduce((t, l) => t + l.ours, 0)).toBe(ours.reduce((t, r) => t + r.amount, 0));
-        expect(result.lines.reduce((t, l) => t + l.theirs, 0)).toBe(
-          theirs.filter((r) => r.kind !== 'payout').reduce((t, r) => t + r.amount, 0),
-        );
-      }),
+      fc.property(
+        fc.array(fc.oneof(bookRow, markedRow, carriedRow), { maxLength: 12 }),
+        fc.array(ledgerRow, { maxLength: 16 }),
+        (ours, theirs) => {
+          const result = reconcile(ours, theirs);
+          // The oracle: plain sums of the inputs.
+          let expected = 0;
+          for (const row of ours) expected += row.amount;
+          for (const row of theirs) if (row.kind !== 'payout') expected -= row.amount;
+          const explained = result.lines.filter((l) => l.reason !== null).reduce((t, l) => t + l.ours - l.theirs, 0);
+          expect(explained).toBe(expected);
+          expect(result.unmatchedTotal).toBe(expected);
+          expect(sumsToZero(result)).toBe(true);
+          for (const l of result.lines) if (l.reason === null) expect(l.ours).toBe(l.theirs);
+          // No row is dropped or counted twice.
+          expect(result.lines.reduce((t, l) => t + l.ours, 0)).toBe(ours.reduce((t, r) => t + r.amount, 0));
+          expect(result.lines.reduce((t, l) => t + l.theirs, 0)).toBe(
+            theirs.filter((r) => r.kind !== 'payout').reduce((t, r) => t + r.amount, 0),
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });
