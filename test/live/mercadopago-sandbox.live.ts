@@ -109,6 +109,8 @@ withCards('Mercado Pago sandbox: a browser card kept and charged', () => {
     expect(t.capturedAmount).toBe(t.amount);
     expect(t.card).toMatchObject({ last4: card.last4, first4: card.first4 });
     expect(t.confirmedAt).not.toBeNull();
+    // When its money reaches the balance (money_release_date), which its release report is dated by (0073).
+    expect(Date.parse(t.releaseDate!)).toBeGreaterThanOrEqual(Date.parse(t.confirmedAt!) - 60_000);
   });
 
   it('charges the same kept card again, as a renewal does: a new payment, the same customer', async () => {
