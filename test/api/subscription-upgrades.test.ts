@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
-import { paidSubscription, payByCard } from '../helpers/subscriptions.ts';
+import { paidSubscription, payByCard, advancePastPeriodEnd } from '../helpers/subscriptions.ts';
 import { subscriptionStateQuery, subscriptionWorkflowId } from '../../contracts/subscription.ts';
 import { waitFor } from '../helpers/processes.ts';
 
@@ -147,12 +147,7 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
     expect((await payByCard(api, created.body.client_secret)).status).toBe(200);
     await workflowState(s.row.id, (x) => x.periodNumber === 2);
     const [row] = await sql('select current_period_end from subscriptions where id = ?', [s.row.id]);
-    const to = new Date(new Date(row!.current_period_end).getTime() + 3_600_000).toISOString();
-    const moved = await api.call('POST', `/api/v1/subscriptions/${s.row.id}/test-clock/advance`, {
-      body: { to },
-      token: s.oat,
-    });
-    expect(moved.status).toBe(200);
+    await advancePastPeriodEnd(api, { id: s.row.id, oat: s.oat }, row!.current_period_end);
     await workflowState(s.row.id, (x) => x.periodNumber === 3);
     const charges = await sql(
       `select period_number, amount::int as amount, outcome from subscription_charges where subscription_id = ?

@@ -4,11 +4,16 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
 import { createWorker } from '../../worker/worker.ts';
+import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from './api.ts';
 
 export interface MercadoPagoStack {
   api: TestApi;
   temporal: Client;
+}
+
+export interface SimulatorStack extends MercadoPagoStack {
+  sim: SimulatedGateway;
 }
 
 /**
@@ -54,6 +59,21 @@ export function ownQueueStack(queue: string, env: Record<string, string> = {}): 
     await orm?.close();
     await stack.temporal?.connection.close();
     await stack.api?.close();
+  });
+  return stack;
+}
+
+/**
+ * ownQueueStack on the embedded simulator (GATEWAY=simulator, `env` added), its signed callbacks
+ * posted to this API: the simulator's payment and chargeback notices reach the engine as a deployed
+ * simulator's would. Filled before the file's tests.
+ */
+export function simulatorQueueStack(queue: string, env: Record<string, string> = {}): SimulatorStack {
+  const stack = ownQueueStack(queue, { GATEWAY: 'simulator', ...env }) as SimulatorStack;
+  beforeAll(() => {
+    stack.sim = stack.api.gateway as SimulatedGateway;
+    stack.sim.callbacks.callbackUrl = `${stack.api.baseUrl}/api/v1/gateway/callbacks`;
+    stack.sim.callbacks.callbackSecret = stack.api.config.gatewayCallbackSecret;
   });
   return stack;
 }

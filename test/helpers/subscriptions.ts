@@ -79,3 +79,17 @@ export async function subscriptionWhen(
     },
   );
 }
+
+/** The subscription's test clock moved an hour past `periodEnd` (its renewal falls due): answered 200. */
+export async function advancePastPeriodEnd(
+  api: TestApi,
+  subscription: { id: string; oat: string },
+  periodEnd: string | Date,
+): Promise<void> {
+  const to = new Date(new Date(periodEnd).getTime() + 3_600_000).toISOString();
+  const moved = await api.call('POST', `/api/v1/subscriptions/${subscription.id}/test-clock/advance`, {
+    body: { to },
+    token: subscription.oat,
+  });
+  expect(moved.status).toBe(200);
+}

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import type { TestApi } from '../helpers/api.ts';
-import { ownQueueStack } from '../helpers/mercadopago-stack.ts';
+import { simulatorQueueStack } from '../helpers/mercadopago-stack.ts';
 import { checkoutRow, ledgerOf, makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { waitFor } from '../helpers/processes.ts';
 
@@ -14,15 +14,12 @@ import { waitFor } from '../helpers/processes.ts';
  */
 const QUEUE = 'billing-test-card-review';
 const REVIEW_WAIT_SECONDS = 6;
-const stack = ownQueueStack(QUEUE, { GATEWAY: 'simulator', CARD_REVIEW_WAIT_SECONDS: String(REVIEW_WAIT_SECONDS) });
+const stack = simulatorQueueStack(QUEUE, { CARD_REVIEW_WAIT_SECONDS: String(REVIEW_WAIT_SECONDS) });
 let api: TestApi;
 let temporal: Client;
 let sim: SimulatedGateway;
 beforeAll(() => {
-  ({ api, temporal } = stack);
-  sim = api.gateway as SimulatedGateway;
-  sim.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
-  sim.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
+  ({ api, temporal, sim } = stack);
 });
 
 const APPROVE = '4111111111111111';

@@ -6,7 +6,7 @@ import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { fakeMercadoPago, paymentNotice } from '../helpers/mercadopago-fake.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { makeOat } from '../helpers/fixtures.ts';
-import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { subscriptionWhen, advancePastPeriodEnd } from '../helpers/subscriptions.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { paymentNoticeWorkflowId } from '../../contracts/payment-notice.ts';
 
@@ -194,12 +194,7 @@ describe('Mercado Pago: a card in_process', () => {
     const [, customerId, cardId] = (sub.card_token_id as string).split(':');
     mp.keptCardPaysAs(cardId!, 'APRO');
     const s = { id: sub.id as string, oat: await makeOat(api.orm, c.organizationId) };
-    const to = new Date(new Date(sub.current_period_end).getTime() + 3_600_000).toISOString();
-    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
-      body: { to },
-      token: s.oat,
-    });
-    expect(moved.status).toBe(200);
+    await advancePastPeriodEnd(api, s, sub.current_period_end);
     const renewed = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(renewed.charges).toEqual([
       expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' }),

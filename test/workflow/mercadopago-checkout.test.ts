@@ -5,7 +5,7 @@ import { mercadoPagoTestbed } from '../helpers/mercadopago-testbed.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { signedNotice } from '../helpers/mercadopago-mock.ts';
-import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { subscriptionWhen, advancePastPeriodEnd } from '../helpers/subscriptions.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
 
@@ -329,12 +329,7 @@ describe('Mercado Pago: refunds and renewals', () => {
     );
     const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
     const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
-    const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
-    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
-      body: { to },
-      token: s.oat,
-    });
-    expect(moved.status).toBe(200);
+    await advancePastPeriodEnd(api, s, row.current_period_end);
     const body = await subscriptionWhen(api, s, (b) => b.period_number === 2);
     expect(body.charges).toEqual([expect.objectContaining({ period_number: 2, amount: 4_990, outcome: 'succeeded' })]);
 

@@ -5,7 +5,7 @@ import { mercadoPagoStack } from '../helpers/mercadopago-stack.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { fakeMercadoPago, type FakeRequest } from '../helpers/mercadopago-fake.ts';
-import { subscriptionWhen } from '../helpers/subscriptions.ts';
+import { subscriptionWhen, advancePastPeriodEnd } from '../helpers/subscriptions.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { brazilToday, invoiceChargeKey } from '../../domain/invoices.ts';
 import { sellerIdOf } from '../../api/seller-ids.ts';
@@ -93,12 +93,7 @@ describe('charges nobody is at (the merchant’s)', () => {
 
     const [row] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [c.id]);
     const s = { id: row.id as string, oat: await makeOat(api.orm, org.id) };
-    const to = new Date(new Date(row.current_period_end).getTime() + 3_600_000).toISOString();
-    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
-      body: { to },
-      token: s.oat,
-    });
-    expect(moved.status).toBe(200);
+    await advancePastPeriodEnd(api, s, row.current_period_end);
     await subscriptionWhen(api, s, (b) => b.period_number === 2);
     const renewals = paymentPosts().filter((r) => r.body?.metadata?.reference === s.id);
     expect(renewals.length).toBeGreaterThanOrEqual(1);

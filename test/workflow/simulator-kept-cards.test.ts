@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import type { TestApi } from '../helpers/api.ts';
-import { ownQueueStack } from '../helpers/mercadopago-stack.ts';
+import { simulatorQueueStack } from '../helpers/mercadopago-stack.ts';
 import { makeCheckout, waitForCheckoutStatus } from '../helpers/checkouts.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { subscriptionWhen } from '../helpers/subscriptions.ts';
@@ -16,15 +16,12 @@ import { keptCardWorkflowId } from '../../contracts/kept-card.ts';
  * The API and a worker of this file's own task queue, on the embedded simulator.
  */
 const QUEUE = 'billing-test-simulator-kept-cards';
-const stack = ownQueueStack(QUEUE, { GATEWAY: 'simulator' });
+const stack = simulatorQueueStack(QUEUE);
 let api: TestApi;
 let temporal: Client;
 let sim: SimulatedGateway;
 beforeAll(() => {
-  ({ api, temporal } = stack);
-  sim = api.gateway as SimulatedGateway;
-  sim.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
-  sim.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
+  ({ api, temporal, sim } = stack);
 });
 
 const APPROVE = '4111111111111111';
