@@ -20,9 +20,9 @@ export interface BookRow {
   /** The payment's status in our books, in the gateway's words (approved, refunded, …); null for a refund. */
   status?: string | null;
   /**
-   * A payment our books captured on an earlier day, whose money the gateway's ledger releases on this
-   * one (Mercado Pago dates its release report by release, 14 or 30 days after a card's capture): its
-   * captured cents, counted on its capture day's report, so this row's `amount` is 0.
+   * A payment our books captured on another day (an earlier one, as a rule), whose money the gateway's
+   * ledger releases on this one (Mercado Pago dates its release report by release, 14 or 30 days after a
+   * card's capture): its captured cents, counted on its capture day's report, so this row's `amount` is 0.
    */
   capturedOnAnotherDay?: number;
   /**
