@@ -90,9 +90,6 @@ const notOpen = (status: string) =>
 const inProgress = () =>
   new ApiError(409, CONFIRMATION_IN_PROGRESS, 'A confirmation of this checkout is already in progress');
 
-/** How long a buyer's request waits for the confirmation; past it the checkout is answered as being processed. */
-const CONFIRM_WAIT_MS = 20_000;
-
 const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
   discount_codes_not_allowed: ['discount_codes_not_allowed', 'This checkout does not accept discount codes'],
   discount_not_found: ['discount_not_found', 'Unknown discount code'],
@@ -168,11 +165,12 @@ export async function confirmCheckout(
     ] as [ConfirmCheckoutInput],
   };
   try {
-    // One call that returns with the outcome (the server holds it until the Update completes).
+    // One call that returns with the outcome (the server holds it until the Update completes); past
+    // CHECKOUT_CONFIRM_WAIT_MS the checkout is answered as being processed.
     const completed = handle.executeUpdate(confirmCheckoutUpdate, update);
     const answered = await Promise.race([
       completed,
-      new Promise<null>((resolve) => setTimeout(resolve, CONFIRM_WAIT_MS, null).unref()),
+      new Promise<null>((resolve) => setTimeout(resolve, deps.config.CHECKOUT_CONFIRM_WAIT_MS, null).unref()),
     ]);
     if (answered) return answered;
     // Past the wait: its outcome is read from the checkout later, by the buyer's polling.

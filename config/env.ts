@@ -101,6 +101,8 @@ const schema = z.object({
   CREDENTIAL_CACHE_TTL_MS: int.default(60_000),
   CREDENTIAL_USAGE_FLUSH_MS: int.min(10).default(15_000),
   IDEMPOTENCY_LEASE_MS: int.min(1000).default(60_000),
+  /** How long a buyer's confirmation waits for its outcome before answering the checkout as being processed. */
+  CHECKOUT_CONFIRM_WAIT_MS: int.min(1).max(60_000).default(20_000),
   /** How long POST /reconciliations waits for its report before answering 202 (decision 0076). */
   RECONCILIATION_REPORT_WAIT_MS: int.min(1).max(60_000).default(20_000),
   GATEWAY: z.enum(['simulator', 'http', 'mercadopago']).optional(),

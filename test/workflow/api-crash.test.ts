@@ -45,7 +45,9 @@ const CHECKOUTS = 50;
 /** Buyers whose card is tokenized, and whose Update is not yet sent, when the API dies. */
 const TOKENIZED = 10;
 /** Connections enough for the held statements (each keeps one) and everything else. */
-const ENV = { TEMPORAL_TASK_QUEUE: QUEUE, DATABASE_POOL_MAX: '30' };
+// Requests wait for their outcome longer than the moment takes to reach on a loaded machine, so
+// that nothing is answered before the kill.
+const ENV = { TEMPORAL_TASK_QUEUE: QUEUE, DATABASE_POOL_MAX: '30', CHECKOUT_CONFIRM_WAIT_MS: '60000' };
 
 let orm: Orm;
 let sql: Sql;
