@@ -56,6 +56,15 @@ async function sandbox(path: string, body: unknown) {
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
+/** The standalone server's own answer to `GET /v1/transactions/:id`: the payment's status on the wire. */
+async function wireStatus(transactionId: string) {
+  const res = await request(`${baseUrl}/v1/transactions/${transactionId}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  expect(res.statusCode).toBe(200);
+  return ((await res.body.json()) as { status: string }).status;
+}
+
 describe('the HTTP adapter after the sale', () => {
   it('offers chargebacks and kept-card look-ups', () => {
     expect(offersChargebacks(gateway)).toBe(true);
@@ -74,12 +83,26 @@ describe('the HTTP adapter after the sale', () => {
       currency: 'BRL',
       status: 'opened',
     });
+    // The payment shows its dispute, through the adapter and on the wire (Mercado Pago's in_mediation).
+    expect((await gateway.getTransaction(t.id))?.status).toBe('dispute');
+    expect(await wireStatus(t.id)).toBe('dispute');
     // Held: only what the dispute leaves can be refunded meanwhile.
     await expect(gateway.refund(t.id, 6_001, unique('key'))).rejects.toThrow('refund exceeds captured amount');
     expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'lost' })).body.status).toBe('lost');
     expect(await gateway.getChargeback(id)).toMatchObject({ status: 'lost' });
+    expect((await gateway.getTransaction(t.id))?.status).toBe('charged_back');
+    expect(await wireStatus(t.id)).toBe('charged_back');
     expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'won' })).status).toBe(422);
     expect(await gateway.getChargeback('chb_unknown')).toBeNull();
+  });
+
+  it('reads a payment whose dispute was won as it was before the dispute', async () => {
+    const t = await gateway.chargeCard(charge(), unique('key'));
+    const opened = await sandbox(`/transactions/${t.id}/chargebacks`, {});
+    expect(await wireStatus(t.id)).toBe('dispute');
+    expect((await sandbox(`/chargebacks/${opened.body.id}/decide`, { outcome: 'won' })).body.status).toBe('won');
+    expect((await gateway.getTransaction(t.id))?.status).toBe('succeeded');
+    expect(await wireStatus(t.id)).toBe('succeeded');
   });
 
   it('reads a kept card as the card updater replaced it', async () => {
