@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
-import { openOrm, type Orm } from '../../db/orm.ts';
-import { HttpGateway } from '../../gateway/http-adapter.ts';
+import type { HttpGateway } from '../../gateway/http-adapter.ts';
 import { offersChargebacks, offersKeptCardLookup } from '../../gateway/capabilities.ts';
 import type { CardChargeInput } from '../../gateway/port.ts';
-import { buildGatewayServer } from '@billing/simulated-gateway/server';
-import { SimulatedGateway } from '@billing/simulated-gateway';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { sandboxCall, useGatewayServer } from '../helpers/gateway-server.ts';
 import { unique } from '../helpers/fixtures.ts';
 
 /**
@@ -16,25 +12,10 @@ import { unique } from '../helpers/fixtures.ts';
  * server is backed by a real SimulatedGateway on the test database.
  */
 const API_KEY = 'gw_test_key_after_sale_0123';
-let orm: Orm;
-let server: FastifyInstance;
 let baseUrl: string;
 let gateway: HttpGateway;
-
-beforeAll(async () => {
-  orm = await openOrm(TEST_DATABASE_URL, 3);
-  const simulator = new SimulatedGateway(orm);
-  server = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, sandbox: simulator });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  gateway = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
-});
-
-afterAll(async () => {
-  await server.close();
-  await orm.close();
+useGatewayServer(API_KEY, (started) => {
+  ({ baseUrl, http: gateway } = started);
 });
 
 const charge = (): CardChargeInput => ({
@@ -47,14 +28,7 @@ const charge = (): CardChargeInput => ({
   capture: true,
 });
 
-async function sandbox(path: string, body: unknown) {
-  const res = await request(`${baseUrl}/v1/_sandbox${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
-}
+const sandbox = (path: string, body: unknown) => sandboxCall(baseUrl, API_KEY, path, body);
 
 /** The standalone server's own answer to `GET /v1/transactions/:id`: the payment's status on the wire. */
 async function wireStatus(transactionId: string) {

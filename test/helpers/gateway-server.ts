@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import type { FastifyInstance } from 'fastify';
+import { request } from 'undici';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
 import { buildGatewayServer } from '@billing/simulated-gateway/server';
@@ -35,4 +36,14 @@ export function useGatewayServer(apiKey: string, started: (stack: GatewayServerS
     await server?.close();
     await orm?.close();
   });
+}
+
+/** A POST to the simulated-gateway server's sandbox routes (`/v1/_sandbox…`): its status and JSON body. */
+export async function sandboxCall(baseUrl: string, apiKey: string, path: string, body: unknown) {
+  const res = await request(`${baseUrl}/v1/_sandbox${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.statusCode, body: (await res.body.json()) as any };
 }
