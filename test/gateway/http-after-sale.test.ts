@@ -2,8 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import type { HttpGateway } from '../../gateway/http-adapter.ts';
 import { offersChargebacks, offersKeptCardLookup } from '../../gateway/capabilities.ts';
-import type { CardChargeInput } from '../../gateway/port.ts';
-import { sandboxCall, useGatewayServer } from '../helpers/gateway-server.ts';
+import { capturedCardCharge, sandboxCall, useGatewayServer } from '../helpers/gateway-server.ts';
 import { unique } from '../helpers/fixtures.ts';
 
 /**
@@ -18,15 +17,7 @@ useGatewayServer(API_KEY, (started) => {
   ({ baseUrl, http: gateway } = started);
 });
 
-const charge = (): CardChargeInput => ({
-  reference: unique('after-sale'),
-  amount: 10_000,
-  currency: 'BRL',
-  installments: 1,
-  noFeesInstallments: false,
-  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
-  capture: true,
-});
+const charge = () => capturedCardCharge('after-sale');
 
 const sandbox = (path: string, body: unknown) => sandboxCall(baseUrl, API_KEY, path, body);
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openOrm, type Orm } from '../../db/orm.ts';
-import type { CardChargeInput } from '../../gateway/port.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { capturedCardCharge } from '../helpers/gateway-server.ts';
 import { unique } from '../helpers/fixtures.ts';
 
 /**
@@ -22,20 +22,10 @@ afterAll(async () => {
   await orm.close();
 });
 
-const charge = (): CardChargeInput => ({
-  reference: unique('disputed'),
-  amount: 10_000,
-  currency: 'BRL',
-  installments: 1,
-  noFeesInstallments: false,
-  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
-  capture: true,
-});
-
 /** A captured card payment of R$ 100,00, and the key it was charged under. */
 async function paid() {
   const key = unique('key');
-  const t = await sim.chargeCard(charge(), key);
+  const t = await sim.chargeCard(capturedCardCharge('disputed'), key);
   expect(t.status).toBe('succeeded');
   return { id: t.id, key };
 }

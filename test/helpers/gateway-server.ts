@@ -3,9 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
+import type { CardChargeInput } from '../../gateway/port.ts';
 import { buildGatewayServer } from '@billing/simulated-gateway/server';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { TEST_DATABASE_URL } from './env.ts';
+import { unique } from './fixtures.ts';
 
 export interface GatewayServerStack {
   sim: SimulatedGateway;
@@ -47,3 +49,14 @@ export async function sandboxCall(baseUrl: string, apiKey: string, path: string,
   });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
+
+/** A card charge of R$ 100,00 in one instalment, captured at once, under a reference of its own. */
+export const capturedCardCharge = (referencePrefix: string): CardChargeInput => ({
+  reference: unique(referencePrefix),
+  amount: 10_000,
+  currency: 'BRL',
+  installments: 1,
+  noFeesInstallments: false,
+  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+  capture: true,
+});
