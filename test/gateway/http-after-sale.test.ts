@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
-import { openOrm, type Orm } from '../../db/orm.ts';
-import { HttpGateway } from '../../gateway/http-adapter.ts';
+import type { HttpGateway } from '../../gateway/http-adapter.ts';
 import { offersChargebacks, offersKeptCardLookup } from '../../gateway/capabilities.ts';
-import type { CardChargeInput } from '../../gateway/port.ts';
-import { buildGatewayServer } from '@billing/simulated-gateway/server';
-import { SimulatedGateway } from '@billing/simulated-gateway';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import { capturedCardCharge, sandboxCall, useGatewayServer } from '../helpers/gateway-server.ts';
 import { unique } from '../helpers/fixtures.ts';
 
 /**
@@ -16,44 +11,23 @@ import { unique } from '../helpers/fixtures.ts';
  * server is backed by a real SimulatedGateway on the test database.
  */
 const API_KEY = 'gw_test_key_after_sale_0123';
-let orm: Orm;
-let server: FastifyInstance;
 let baseUrl: string;
 let gateway: HttpGateway;
-
-beforeAll(async () => {
-  orm = await openOrm(TEST_DATABASE_URL, 3);
-  const simulator = new SimulatedGateway(orm);
-  server = buildGatewayServer({ gateway: simulator, apiKey: API_KEY, sandbox: simulator });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
-  gateway = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
+useGatewayServer(API_KEY, (started) => {
+  ({ baseUrl, http: gateway } = started);
 });
 
-afterAll(async () => {
-  await server.close();
-  await orm.close();
-});
+const charge = () => capturedCardCharge('after-sale');
 
-const charge = (): CardChargeInput => ({
-  reference: unique('after-sale'),
-  amount: 10_000,
-  currency: 'BRL',
-  installments: 1,
-  noFeesInstallments: false,
-  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
-  capture: true,
-});
+const sandbox = (path: string, body: unknown) => sandboxCall(baseUrl, API_KEY, path, body);
 
-async function sandbox(path: string, body: unknown) {
-  const res = await request(`${baseUrl}/v1/_sandbox${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+/** The standalone server's own answer to `GET /v1/transactions/:id`: the payment's status on the wire. */
+async function wireStatus(transactionId: string) {
+  const res = await request(`${baseUrl}/v1/transactions/${transactionId}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
   });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
+  expect(res.statusCode).toBe(200);
+  return ((await res.body.json()) as { status: string }).status;
 }
 
 describe('the HTTP adapter after the sale', () => {
@@ -74,12 +48,26 @@ describe('the HTTP adapter after the sale', () => {
       currency: 'BRL',
       status: 'opened',
     });
+    // The payment shows its dispute, through the adapter and on the wire (Mercado Pago's in_mediation).
+    expect((await gateway.getTransaction(t.id))?.status).toBe('dispute');
+    expect(await wireStatus(t.id)).toBe('dispute');
     // Held: only what the dispute leaves can be refunded meanwhile.
     await expect(gateway.refund(t.id, 6_001, unique('key'))).rejects.toThrow('refund exceeds captured amount');
     expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'lost' })).body.status).toBe('lost');
     expect(await gateway.getChargeback(id)).toMatchObject({ status: 'lost' });
+    expect((await gateway.getTransaction(t.id))?.status).toBe('charged_back');
+    expect(await wireStatus(t.id)).toBe('charged_back');
     expect((await sandbox(`/chargebacks/${id}/decide`, { outcome: 'won' })).status).toBe(422);
     expect(await gateway.getChargeback('chb_unknown')).toBeNull();
+  });
+
+  it('reads a payment whose dispute was won as it was before the dispute', async () => {
+    const t = await gateway.chargeCard(charge(), unique('key'));
+    const opened = await sandbox(`/transactions/${t.id}/chargebacks`, {});
+    expect(await wireStatus(t.id)).toBe('dispute');
+    expect((await sandbox(`/chargebacks/${opened.body.id}/decide`, { outcome: 'won' })).body.status).toBe('won');
+    expect((await gateway.getTransaction(t.id))?.status).toBe('succeeded');
+    expect(await wireStatus(t.id)).toBe('succeeded');
   });
 
   it('reads a kept card as the card updater replaced it', async () => {

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import type { FastifyInstance } from 'fastify';
+import { request } from 'undici';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
+import type { CardChargeInput } from '../../gateway/port.ts';
 import { buildGatewayServer } from '@billing/simulated-gateway/server';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { TEST_DATABASE_URL } from './env.ts';
+import { unique } from './fixtures.ts';
 
 export interface GatewayServerStack {
   sim: SimulatedGateway;
@@ -36,3 +39,24 @@ export function useGatewayServer(apiKey: string, started: (stack: GatewayServerS
     await orm?.close();
   });
 }
+
+/** A POST to the simulated-gateway server's sandbox routes (`/v1/_sandbox…`): its status and JSON body. */
+export async function sandboxCall(baseUrl: string, apiKey: string, path: string, body: unknown) {
+  const res = await request(`${baseUrl}/v1/_sandbox${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.statusCode, body: (await res.body.json()) as any };
+}
+
+/** A card charge of R$ 100,00 in one instalment, captured at once, under a reference of its own. */
+export const capturedCardCharge = (referencePrefix: string): CardChargeInput => ({
+  reference: unique(referencePrefix),
+  amount: 10_000,
+  currency: 'BRL',
+  installments: 1,
+  noFeesInstallments: false,
+  card: { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
+  capture: true,
+});

@@ -6,6 +6,7 @@ import { createTemporalClient } from '../../temporal/client.ts';
 import { createWorker } from '../../worker/worker.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from './api.ts';
+import { useGatewayServer, type GatewayServerStack } from './gateway-server.ts';
 
 export interface MercadoPagoStack {
   api: TestApi;
@@ -33,15 +34,23 @@ export function mercadoPagoStack(queue: string, env: Record<string, string> = {}
 /**
  * The API and a worker of the calling test file's own task queue, both in this process, configured by
  * `env` (the gateway among it): for a file whose configuration the shared worker process does not have.
+ * `env` may be a function, read when the stack starts (a gateway server's address known by then).
  */
-export function ownQueueStack(queue: string, env: Record<string, string> = {}): MercadoPagoStack {
+export function ownQueueStack(
+  queue: string,
+  env: Record<string, string> | (() => Record<string, string>) = {},
+): MercadoPagoStack {
   const stack = {} as MercadoPagoStack;
   let orm: Orm | undefined;
   let workers: Worker[] = [];
   let connection: NativeConnection | undefined;
   let running: Promise<unknown> | undefined;
   beforeAll(async () => {
-    stack.api = await startApi({ TEMPORAL_TASK_QUEUE: queue, LOG_LEVEL: 'silent', ...env });
+    stack.api = await startApi({
+      TEMPORAL_TASK_QUEUE: queue,
+      LOG_LEVEL: 'silent',
+      ...(typeof env === 'function' ? env() : env),
+    });
     stack.temporal = createTemporalClient(stack.api.config);
     orm = await openOrm(stack.api.config.DATABASE_URL, 6);
     ({ workers, connection } = await createWorker(stack.api.config, {
@@ -64,6 +73,24 @@ export function ownQueueStack(queue: string, env: Record<string, string> = {}): 
 }
 
 /**
+ * ownQueueStack over GATEWAY=http, talking to the standalone simulated-gateway server (useGatewayServer)
+ * with `apiKey`; the simulator behind that server posts its signed callbacks to this API, as a deployed
+ * one would. `baseUrl` is the server's, for its sandbox routes. Filled before the file's tests.
+ */
+export function httpSimulatorStack(queue: string, apiKey: string): SimulatorStack & { baseUrl: string } {
+  const server = {} as GatewayServerStack;
+  useGatewayServer(apiKey, (started) => Object.assign(server, started));
+  const env = () => ({ GATEWAY: 'http', GATEWAY_URL: server.baseUrl, GATEWAY_API_KEY: apiKey });
+  const stack = ownQueueStack(queue, env) as SimulatorStack & { baseUrl: string };
+  beforeAll(() => {
+    stack.sim = server.sim;
+    stack.baseUrl = server.baseUrl;
+    postCallbacksTo(stack.sim, stack.api);
+  });
+  return stack;
+}
+
+/**
  * ownQueueStack on the embedded simulator (GATEWAY=simulator, `env` added), its signed callbacks
  * posted to this API: the simulator's payment and chargeback notices reach the engine as a deployed
  * simulator's would. Filled before the file's tests.
@@ -72,8 +99,13 @@ export function simulatorQueueStack(queue: string, env: Record<string, string> =
   const stack = ownQueueStack(queue, { GATEWAY: 'simulator', ...env }) as SimulatorStack;
   beforeAll(() => {
     stack.sim = stack.api.gateway as SimulatedGateway;
-    stack.sim.callbacks.callbackUrl = `${stack.api.baseUrl}/api/v1/gateway/callbacks`;
-    stack.sim.callbacks.callbackSecret = stack.api.config.gatewayCallbackSecret;
+    postCallbacksTo(stack.sim, stack.api);
   });
   return stack;
+}
+
+/** The simulator's signed callbacks posted to this API, as a deployed simulator's would be. */
+function postCallbacksTo(sim: SimulatedGateway, api: TestApi): void {
+  sim.callbacks.callbackUrl = `${api.baseUrl}/api/v1/gateway/callbacks`;
+  sim.callbacks.callbackSecret = api.config.gatewayCallbackSecret;
 }

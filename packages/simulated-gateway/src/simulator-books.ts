@@ -58,6 +58,12 @@ export type { SimulatorCallbacks } from './simulator-callbacks.ts';
 export type { SimulatorFaults } from './simulator-idempotency.ts';
 
 /**
+ * Statuses of a payment with money captured. A disputed one (`dispute`, `charged_back`) is one of the
+ * first two underneath (simulator-rows.ts): only its disputed money is held from a refund.
+ */
+const REFUNDABLE: ReadonlySet<string> = new Set(['succeeded', 'partial_refunded', 'dispute', 'charged_back']);
+
+/**
  * The simulated gateway's port (simulator.ts adds its sandbox controls): its books live in PostgreSQL
  * (schema gateway_sim), so the API, the worker and the standalone server see one gateway, and like a
  * real gateway it posts a signed GatewayCallback to our API after each state change that follows a
@@ -170,10 +176,10 @@ export class SimulatorBooks implements PaymentGateway, Chargebacks, KeptCardLook
     const notices: GatewayCallback[] = [];
     const result = await this.once(idempotencyKey, 'refund', async (sql) => {
       const t = await lockTransaction(sql, transactionId);
-      if (t.status !== 'succeeded' && t.status !== 'partial_refunded') {
+      if (!REFUNDABLE.has(t.status)) {
         throw new GatewayError(`Cannot refund a transaction that is ${t.status}`, false);
       }
-      // Money a dispute holds or took is no longer the seller's to give back.
+      // Money a dispute holds or took is no longer the seller's to give back; what it left still is.
       const disputed = await disputedAmount(sql, t.id);
       if (amount > t.capturedAmount - t.refundedAmount - disputed) {
         throw new GatewayError('refund exceeds captured amount', false);

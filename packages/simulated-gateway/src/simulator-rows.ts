@@ -10,9 +10,20 @@ import type {
 
 /** The simulator's rows (schema gateway_sim) as the port's objects, and the columns they are read from. */
 
+/**
+ * A payment's disputes show on the payment, as Mercado Pago shows it `in_mediation` while a dispute is
+ * open and `charged_back` once one is lost (decision 0079): `dispute_status` is that status, or null
+ * (no dispute, or only won ones: the payment is as its refunds left it, the stored `status`). Read with
+ * the row, so every answer (a read, a refund's, a callback's) says the same; the table is not aliased
+ * wherever these columns are read or returned.
+ */
+const DISPUTE_STATUS = `(select case when bool_or(d.status = 'opened') then 'dispute'
+    when bool_or(d.status = 'lost') then 'charged_back' end
+   from gateway_sim.disputes d where d.transaction_id = gateway_sim.transactions.id) as dispute_status`;
+
 export const TRANSACTION_COLUMNS = `id, reference, status, payment_type, amount, base_amount, currency, installments,
   installment_amounts, authorization_code, decline_reason, card, pix, boleto, buyer_id, transaction_number,
-  captured_amount, refunded_amount, lapses_at, created_at, confirmed_at`;
+  captured_amount, refunded_amount, lapses_at, created_at, confirmed_at, ${DISPUTE_STATUS}`;
 export const INVOICE_COLUMNS = `id, subscription_id, amount, currency, status, due_date::text as due_date,
   expiration_date::text as expiration_date, paid_at, created_at, transaction_id, cycle`;
 
@@ -35,7 +46,7 @@ export function toTransaction(row: Row): GatewayTransaction {
   return {
     id: row.id as string,
     reference: row.reference as string,
-    status: row.status as GatewayTransaction['status'],
+    status: (row.dispute_status ?? row.status) as GatewayTransaction['status'],
     paymentType: row.payment_type as GatewayTransaction['paymentType'],
     amount: Number(row.amount),
     baseAmount: Number(row.base_amount),
