@@ -113,6 +113,24 @@ async function waitUntil(
   console.log(`${what}: ready`);
 }
 
+/**
+ * worker/health-check.ts from the production folder, as the worker container's healthcheck runs it: exits 0
+ * once Temporal lists a poller of this host (retried a few seconds: the first poll follows `worker ready`).
+ */
+async function assertWorkerHealth(dir: string, env: NodeJS.ProcessEnv, healthy: boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await run(process.execPath, ['worker/health-check.ts'], { cwd: dir, env, timeoutMs: 30_000 });
+    if ((result.code === 0) === healthy) break;
+    if (!healthy || attempt >= 20) {
+      throw new Error(
+        `worker/health-check.ts: expected ${healthy ? 'healthy' : 'unhealthy'} (${result.code}):\n${result.output}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.log(`worker/health-check.ts: ${healthy ? 'healthy' : 'unhealthy'}, as expected`);
+}
+
 async function apiReady(port: number): Promise<boolean> {
   try {
     // As a TLS-terminating proxy would forward it: a plain request is refused (api/plugins/https.ts).
@@ -142,9 +160,12 @@ async function startStack(dir: string, databaseUrl: string, temporal: TemporalDe
   // The first credential of a new deployment (docker-compose.yml's `seed` service runs it from the image).
   await runToEnd(dir, 'scripts/seed.ts', { ...base, JWT_SECRET: randomBytes(32).toString('hex') });
   const appEnv = { ...base, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'prod-install-check' };
+  // docker-compose.prod.yml's worker healthcheck: unhealthy while no worker of this host polls, then healthy.
+  await assertWorkerHealth(dir, appEnv, false);
   const worker = start(dir, 'worker/main.ts', appEnv);
   children.push(worker.child);
   await waitUntil(worker, 'worker/main.ts', () => worker.output().includes('worker ready'));
+  await assertWorkerHealth(dir, appEnv, true);
   const port = await freePort();
   // Plain HTTP behind a (here absent) proxy: the check needs no certificate.
   const apiEnv = { ...appEnv, PORT: String(port), TLS_MODE: 'proxy', JWT_SECRET: randomBytes(32).toString('hex') };
