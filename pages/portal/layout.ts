@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import type { PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
@@ -97,5 +98,17 @@ export function renderPortalNotFound(locale: Locale, customer: PortalFrame['cust
     customer,
     title: t.notFound,
     children: html`<p><a href=${portalPaths.overview}>${t.back}</a></p>`,
+  });
+}
+
+/** A page that failed: too many requests (with the wait, in seconds), or anything else. */
+export function renderErrorPage(locale: Locale, failure: PageFailure): string {
+  const t = messagesFor(locale);
+  const busy = failure.status === 429;
+  return renderPortalPage({
+    locale,
+    customer: null,
+    title: busy ? t.busyTitle : t.errorTitle,
+    children: html`<p>${busy ? t.busyBody(failure.retryAfterSeconds) : t.errorBody}</p>`,
   });
 }
