@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { dependencyUnavailable } from '../api/plugins/errors.ts';
 import { ApiError, RETRY_AFTER_SECONDS } from '../use-cases/errors.ts';
+import type { Messages as CheckoutMessages } from './checkout/messages.ts';
 import { pickLocale, type Locale } from './locale.ts';
 import { sendPage } from './page-headers.ts';
 
@@ -31,6 +32,16 @@ export function pageErrorHandler(render: (locale: Locale, failure: PageFailure) 
       render(pickLocale(request.headers['accept-language']), { status, retryAfterSeconds }),
     );
   };
+}
+
+/** A failed page's title and text, from its catalogue (the checkout's words, which the portal's shares). */
+export function failureWords(
+  t: Pick<CheckoutMessages, 'busyTitle' | 'busyBody' | 'requestTitle' | 'requestBody' | 'errorTitle' | 'errorBody'>,
+  failure: PageFailure,
+): [title: string, body: string] {
+  if (failure.status === 429) return [t.busyTitle, t.busyBody(failure.retryAfterSeconds)];
+  if (failure.status < 500) return [t.requestTitle, t.requestBody];
+  return [t.errorTitle, t.errorBody];
 }
 
 /** The status the API's handler (api/plugins/errors.ts) would answer; an unexpected error is logged as there. */

@@ -1,7 +1,7 @@
 import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { gatewayPaymentData } from '../../api/schemas/checkout-confirm.ts';
-import type { PageFailure } from '../error-page.ts';
+import { failureWords, type PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
@@ -213,12 +213,11 @@ export const renderNotFoundPage = (locale: Locale) => renderStatusPage(locale, m
 export const renderUnavailablePage = (locale: Locale, reason: string) =>
   renderStatusPage(locale, messagesFor(locale).unavailable, reason);
 
-/** A page that failed: too many requests (with the wait, in seconds), or anything else. */
+/** A page that failed: too many requests (with the wait, in seconds), a request refused as sent, or anything else. */
 export function renderErrorPage(locale: Locale, failure: PageFailure): string {
   const t = messagesFor(locale);
-  return failure.status === 429
-    ? renderStatusPage(locale, t.busyTitle, t.busyBody(failure.retryAfterSeconds))
-    : renderStatusPage(locale, t.errorTitle, t.errorBody);
+  const [title, body] = failureWords(t, failure);
+  return renderStatusPage(locale, title, body);
 }
 
 function renderStatusPage(locale: Locale, title: string, detail?: string): string {

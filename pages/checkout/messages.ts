@@ -131,6 +131,8 @@ const ptBR = {
   busyTitle: 'Muitas tentativas em pouco tempo',
   busyBody: (seconds: number) =>
     `Por segurança, esperamos um pouco entre as tentativas. Aguarde ${seconds} segundo${seconds === 1 ? '' : 's'} e recarregue a página.`,
+  requestTitle: 'Não foi possível enviar',
+  requestBody: 'Volte à página, confira os dados e tente de novo.',
   errorTitle: 'Algo deu errado',
   errorBody: 'Não foi possível abrir esta página agora. Tente de novo em alguns instantes.',
 };
@@ -264,6 +266,8 @@ const en: Messages = {
   busyTitle: 'Too many attempts in a short time',
   busyBody: (seconds) =>
     `For safety, we wait a little between attempts. Wait ${seconds} second${seconds === 1 ? '' : 's'} and reload the page.`,
+  requestTitle: 'This could not be sent',
+  requestBody: 'Go back to the page, check the details and try again.',
   errorTitle: 'Something went wrong',
   errorBody: 'This page could not be opened just now. Try again in a moment.',
 };

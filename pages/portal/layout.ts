@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { PageFailure } from '../error-page.ts';
+import { failureWords, type PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
@@ -101,14 +101,8 @@ export function renderPortalNotFound(locale: Locale, customer: PortalFrame['cust
   });
 }
 
-/** A page that failed: too many requests (with the wait, in seconds), or anything else. */
+/** A page that failed: too many requests (with the wait, in seconds), a request refused as sent, or anything else. */
 export function renderErrorPage(locale: Locale, failure: PageFailure): string {
-  const t = messagesFor(locale);
-  const busy = failure.status === 429;
-  return renderPortalPage({
-    locale,
-    customer: null,
-    title: busy ? t.busyTitle : t.errorTitle,
-    children: html`<p>${busy ? t.busyBody(failure.retryAfterSeconds) : t.errorBody}</p>`,
-  });
+  const [title, body] = failureWords(messagesFor(locale), failure);
+  return renderPortalPage({ locale, customer: null, title, children: html`<p>${body}</p>` });
 }

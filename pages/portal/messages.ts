@@ -108,7 +108,10 @@ const ptBR = {
   refusalFallback: 'Não foi possível fazer esta mudança agora. Tente de novo em alguns instantes.',
 };
 
-type Shared = Pick<CheckoutMessages, 'declineReasons' | 'busyTitle' | 'busyBody' | 'errorTitle' | 'errorBody'>;
+type Shared = Pick<
+  CheckoutMessages,
+  'declineReasons' | 'busyTitle' | 'busyBody' | 'requestTitle' | 'requestBody' | 'errorTitle' | 'errorBody'
+>;
 export type Messages = typeof ptBR & Shared;
 
 const en: typeof ptBR = {
@@ -215,6 +218,8 @@ const en: typeof ptBR = {
  * a failed page's (too many requests, anything else).
  */
 export function messagesFor(locale: Locale): Messages {
-  const { declineReasons, busyTitle, busyBody, errorTitle, errorBody } = checkoutMessagesFor(locale);
-  return { ...(locale === 'en' ? en : ptBR), declineReasons, busyTitle, busyBody, errorTitle, errorBody };
+  const { declineReasons, busyTitle, busyBody, requestTitle, requestBody, errorTitle, errorBody } =
+    checkoutMessagesFor(locale);
+  const shared = { declineReasons, busyTitle, busyBody, requestTitle, requestBody, errorTitle, errorBody };
+  return { ...(locale === 'en' ? en : ptBR), ...shared };
 }

@@ -105,6 +105,22 @@ describe('refusals in the buyer\u2019s language', () => {
   });
 });
 
+describe('a form post the page cannot take', () => {
+  it('is a page in pt-BR, not the API\u2019s JSON validation body', async () => {
+    const path = await checkoutPath();
+    // A field past the form's limits (a hand-made post: the page's own fields never send it).
+    const posted = await api.call('POST', path, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'pt-BR,pt;q=0.9' },
+      raw: `email=ana%40example.com&payment_method=pix&name=${'a'.repeat(300)}`,
+    });
+    expect(posted.status).toBe(400);
+    expect(posted.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(posted.body).toContain('<h1>Não foi possível enviar</h1>');
+    expect(posted.body).toContain('Volte à página, confira os dados e tente de novo.');
+    expect(posted.body).not.toMatch(/validation_error|Invalid request|body\.name/);
+  });
+});
+
 describe('a page past the rate limit', () => {
   // Its own API process, with a limit a few page loads reach; the counts are the database's, shared.
   let limited: TestApi;
