@@ -95,6 +95,13 @@ const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
   discount_not_found: ['discount_not_found', 'Unknown discount code'],
   discount_already_applied: ['discount_already_applied', 'The checkout already has a discount'],
 };
+const DISCOUNT_NOT_APPLICABLE = 'discount_not_applicable';
+
+/** Every code a discount code's refusal answers with (the hosted page words each one, pages/checkout/refusals.ts). */
+export const DISCOUNT_REFUSAL_CODES = [
+  ...Object.values(DISCOUNT_ERRORS).map(([code]) => code),
+  DISCOUNT_NOT_APPLICABLE,
+];
 
 /**
  * Confirms a checkout: the request rules and server-side card tokenization (only the token reaches
@@ -277,7 +284,7 @@ function confirmationError(err: unknown): unknown {
       const reason = String(failure.details?.[0] ?? 'not_applicable');
       const known = DISCOUNT_ERRORS[reason];
       if (known) return unprocessable(known[0], known[1]);
-      return unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', reason);
+      return unprocessable(DISCOUNT_NOT_APPLICABLE, 'The discount does not apply to this checkout', reason);
     }
     default:
       return err;

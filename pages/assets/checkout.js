@@ -268,8 +268,11 @@
   if (watched) {
     const url = watched.getAttribute('data-poll');
     const poll = async () => {
+      let wait = 2000;
       try {
         const response = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' });
+        // Too many requests: ask again once the API says so; the page itself shows nothing of it.
+        if (response.status === 429) wait = Math.max(wait, Number(response.headers.get('retry-after')) * 1000 || 0);
         if (response.ok) {
           const checkout = await response.json();
           if (checkout.status === 'succeeded') return location.assign(watched.getAttribute('data-success-url'));
@@ -279,7 +282,7 @@
       } catch {
         // A lost answer: ask again.
       }
-      setTimeout(poll, 2000);
+      setTimeout(poll, wait);
     };
     setTimeout(poll, 2000);
   }

@@ -1,6 +1,7 @@
 import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { gatewayPaymentData } from '../../api/schemas/checkout-confirm.ts';
+import { failureWords, type PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
@@ -208,9 +209,16 @@ export function renderLinkPage(model: {
 /** A page for a link or a checkout that does not exist. */
 export const renderNotFoundPage = (locale: Locale) => renderStatusPage(locale, messagesFor(locale).notFound);
 
-/** A link whose product can no longer be sold (archived, say): the API's reason beside the title. */
+/** A link whose product can no longer be sold (archived, say): the reason, in the buyer's words, beside the title. */
 export const renderUnavailablePage = (locale: Locale, reason: string) =>
   renderStatusPage(locale, messagesFor(locale).unavailable, reason);
+
+/** A page that failed: too many requests (with the wait, in seconds), a request refused as sent, or anything else. */
+export function renderErrorPage(locale: Locale, failure: PageFailure): string {
+  const t = messagesFor(locale);
+  const [title, body] = failureWords(t, failure);
+  return renderStatusPage(locale, title, body);
+}
 
 function renderStatusPage(locale: Locale, title: string, detail?: string): string {
   return renderDocument({

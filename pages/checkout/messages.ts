@@ -97,6 +97,44 @@ const ptBR = {
   notFound: 'Pagamento não encontrado',
   unavailable: 'Este link de pagamento não está disponível',
   secure: 'Pagamento processado com segurança.',
+  /** The API's refusals of the buyer's payment, by error code (every code in pages/checkout/refusals.ts). */
+  refusals: {
+    invalid_request: 'Confira a forma de pagamento e as parcelas e tente de novo.',
+    invalid_tax_id: 'O CPF ou CNPJ informado não é válido. Confira os números.',
+    customer_email_required: 'Informe o seu e-mail: é para ele que vai o recibo.',
+    customer_name_required: 'Para pagar com boleto, informe o seu nome completo.',
+    customer_tax_id_required: 'Para pagar com boleto, informe o seu CPF ou CNPJ.',
+    customer_billing_address_required: 'Informe o endereço de cobrança.',
+    boleto_payer_incomplete: 'Para o boleto, informe nome e sobrenome e o endereço completo, com CEP e estado.',
+    discount_codes_not_allowed: 'Este pagamento não aceita cupom de desconto.',
+    discount_not_found: 'Cupom de desconto não encontrado. Confira o código digitado.',
+    discount_already_applied: 'Este pagamento já tem um desconto.',
+    discount_not_applicable: 'Este cupom não vale para esta compra.',
+    discount_exhausted: 'Este cupom já foi usado o número máximo de vezes.',
+    checkout_not_open: 'Este pagamento não está mais aberto. Recarregue a página para ver a situação.',
+    confirmation_in_progress: 'Este pagamento já está sendo processado. Aguarde um instante e recarregue a página.',
+    no_kept_card: 'O cartão salvo não pode ser usado aqui. Digite os dados do cartão.',
+    subscription_exists: 'Você já tem uma assinatura nesta loja. Para mudar de plano, fale com a loja.',
+    invalid_card: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
+    card_data_refused: 'O cartão não foi enviado pelo formulário seguro. Recarregue a página e tente de novo.',
+  } as Record<string, string>,
+  /** Any other refusal: never the API's own (English) words. */
+  refusalFallback: 'Não foi possível concluir o pagamento. Confira os dados e tente de novo.',
+  /** Why a checkout link cannot open a checkout, by error code. */
+  linkRefusals: {
+    product_archived: 'Este produto não está mais à venda.',
+    price_inactive: 'Este preço não está mais à venda.',
+    no_default_price: 'Este produto ainda não tem preço.',
+    checkout_link_archived: 'Este link foi desativado pela loja.',
+  } as Record<string, string>,
+  linkFallback: 'Fale com a loja para comprar este produto.',
+  busyTitle: 'Muitas tentativas em pouco tempo',
+  busyBody: (seconds: number) =>
+    `Por segurança, esperamos um pouco entre as tentativas. Aguarde ${seconds} segundo${seconds === 1 ? '' : 's'} e recarregue a página.`,
+  requestTitle: 'Não foi possível enviar',
+  requestBody: 'Volte à página, confira os dados e tente de novo.',
+  errorTitle: 'Algo deu errado',
+  errorBody: 'Não foi possível abrir esta página agora. Tente de novo em alguns instantes.',
 };
 
 export type Messages = typeof ptBR;
@@ -196,6 +234,42 @@ const en: Messages = {
   notFound: 'Payment not found',
   unavailable: 'This payment link is not available',
   secure: 'Payment processed securely.',
+  refusals: {
+    invalid_request: 'Check the payment method and installments and try again.',
+    invalid_tax_id: 'The CPF or CNPJ is not valid. Check the digits.',
+    customer_email_required: 'Enter your email: the receipt goes there.',
+    customer_name_required: 'To pay with boleto, enter your full name.',
+    customer_tax_id_required: 'To pay with boleto, enter your CPF or CNPJ.',
+    customer_billing_address_required: 'Enter your billing address.',
+    boleto_payer_incomplete:
+      'For a boleto, enter your first and last name and the full address, postal code and state included.',
+    discount_codes_not_allowed: 'This payment does not take discount codes.',
+    discount_not_found: 'Discount code not found. Check the code you typed.',
+    discount_already_applied: 'This payment already has a discount.',
+    discount_not_applicable: 'This discount code does not apply to this purchase.',
+    discount_exhausted: 'This discount code has been used up.',
+    checkout_not_open: 'This payment is no longer open. Reload the page to see where it stands.',
+    confirmation_in_progress: 'This payment is already being processed. Wait a moment and reload the page.',
+    no_kept_card: 'The saved card cannot be used here. Enter the card details.',
+    subscription_exists: 'You already have a subscription in this shop. To change plans, contact the shop.',
+    invalid_card: 'The card could not be checked. Check its details or use another card.',
+    card_data_refused: 'The card was not sent through the secure form. Reload the page and try again.',
+  },
+  refusalFallback: 'The payment could not be completed. Check the details and try again.',
+  linkRefusals: {
+    product_archived: 'This product is no longer for sale.',
+    price_inactive: 'This price is no longer available.',
+    no_default_price: 'This product has no price yet.',
+    checkout_link_archived: 'The shop has turned this link off.',
+  },
+  linkFallback: 'Contact the shop to buy this product.',
+  busyTitle: 'Too many attempts in a short time',
+  busyBody: (seconds) =>
+    `For safety, we wait a little between attempts. Wait ${seconds} second${seconds === 1 ? '' : 's'} and reload the page.`,
+  requestTitle: 'This could not be sent',
+  requestBody: 'Go back to the page, check the details and try again.',
+  errorTitle: 'Something went wrong',
+  errorBody: 'This page could not be opened just now. Try again in a moment.',
 };
 
 export const messagesFor = (locale: Locale): Messages => (locale === 'en' ? en : ptBR);

@@ -26,6 +26,7 @@ import {
 import {
   paidDestination,
   renderCheckoutPage,
+  renderErrorPage,
   renderLinkPage,
   renderNotFoundPage,
   renderUnavailablePage,
@@ -33,6 +34,7 @@ import {
   challengeOf,
 } from './checkout-page.ts';
 import { messagesFor } from './messages.ts';
+import { linkRefusalText, refusalText } from './refusals.ts';
 import type { FormAlert } from './payment-form.ts';
 import {
   confirmationOf,
@@ -42,6 +44,7 @@ import {
   type PaymentFormBody,
 } from './payment-form-input.ts';
 import { pickLocale, type Locale } from '../locale.ts';
+import { pageErrorHandler } from '../error-page.ts';
 import { sendPage } from '../page-headers.ts';
 import type { RequestEm } from '../request-em.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
@@ -62,6 +65,8 @@ const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '
  */
 export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   await app.register(formBody);
+  // A 429 (or any failure) of a page is a page in the buyer's language, never the API's JSON body.
+  app.setErrorHandler(pageErrorHandler(renderErrorPage));
   linkRoutes(app, deps);
   checkoutRoutes(app, deps);
 };
@@ -116,7 +121,7 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
       const locale = pickLocale(request.headers['accept-language']);
-      return sendPage(reply, err.statusCode, renderUnavailablePage(locale, err.detail ?? err.message));
+      return sendPage(reply, err.statusCode, renderUnavailablePage(locale, linkRefusalText(messagesFor(locale), err)));
     }
     return reply
       .setCookie(linkCookie(link.id), secret, {
@@ -174,7 +179,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
         return reply.redirect(checkoutPagePath(secret), 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
-        return refused({ title: t.invalid, detail: err.detail ?? err.message });
+        return refused({ title: t.invalid, detail: refusalText(t, err) });
       }
     },
   );

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { failureWords, type PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
@@ -98,4 +99,10 @@ export function renderPortalNotFound(locale: Locale, customer: PortalFrame['cust
     title: t.notFound,
     children: html`<p><a href=${portalPaths.overview}>${t.back}</a></p>`,
   });
+}
+
+/** A page that failed: too many requests (with the wait, in seconds), a request refused as sent, or anything else. */
+export function renderErrorPage(locale: Locale, failure: PageFailure): string {
+  const [title, body] = failureWords(messagesFor(locale), failure);
+  return renderPortalPage({ locale, customer: null, title, children: html`<p>${body}</p>` });
 }

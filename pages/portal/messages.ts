@@ -1,5 +1,5 @@
 import type { Locale } from '../locale.ts';
-import { messagesFor as checkoutMessagesFor } from '../checkout/messages.ts';
+import { messagesFor as checkoutMessagesFor, type Messages as CheckoutMessages } from '../checkout/messages.ts';
 
 /** The customer portal's words, in Brazilian Portuguese and English. */
 const ptBR = {
@@ -96,9 +96,23 @@ const ptBR = {
     tax_id: 'CPF ou CNPJ inválido.',
   } as Record<string, string>,
   perInterval: { day: '/dia', week: '/semana', month: '/mês', year: '/ano' } as Record<string, string>,
+  /** The API's refusals of a change, by error code (every code in pages/portal/refusals.ts). */
+  refusals: {
+    customer_updates_disabled: 'A loja não permite mudar a assinatura por aqui. Fale com a loja.',
+    plan_change_refused: 'Não é possível trocar para este plano. Escolha outro ou fale com a loja.',
+    payment_declined: 'O cartão salvo recusou a cobrança da troca de plano. Nada foi mudado.',
+    conflict: 'Esta assinatura já terminou e não pode mais ser mudada.',
+    not_found: 'Assinatura não encontrada.',
+    invalid_request: 'Confira o que foi pedido e tente de novo.',
+  } as Record<string, string>,
+  refusalFallback: 'Não foi possível fazer esta mudança agora. Tente de novo em alguns instantes.',
 };
 
-export type Messages = typeof ptBR & { declineReasons: Record<string, string> };
+type Shared = Pick<
+  CheckoutMessages,
+  'declineReasons' | 'busyTitle' | 'busyBody' | 'requestTitle' | 'requestBody' | 'errorTitle' | 'errorBody'
+>;
+export type Messages = typeof ptBR & Shared;
 
 const en: typeof ptBR = {
   title: 'My account',
@@ -188,10 +202,24 @@ const en: typeof ptBR = {
     tax_id: 'Not a valid CPF or CNPJ.',
   },
   perInterval: { day: '/day', week: '/week', month: '/month', year: '/year' },
+  refusals: {
+    customer_updates_disabled: 'The shop does not let you change the subscription here. Contact the shop.',
+    plan_change_refused: 'You cannot move to this plan. Choose another or contact the shop.',
+    payment_declined: 'The saved card declined the plan change charge. Nothing was changed.',
+    conflict: 'This subscription has ended and can no longer be changed.',
+    not_found: 'Subscription not found.',
+    invalid_request: 'Check what was asked and try again.',
+  },
+  refusalFallback: 'This change could not be made just now. Try again in a moment.',
 };
 
-/** The card refusals' words are the hosted checkout's: a renewal is refused for the same reasons. */
-export const messagesFor = (locale: Locale): Messages => ({
-  ...(locale === 'en' ? en : ptBR),
-  declineReasons: checkoutMessagesFor(locale).declineReasons,
-});
+/**
+ * The card refusals' words are the hosted checkout's: a renewal is refused for the same reasons; so are
+ * a failed page's (too many requests, anything else).
+ */
+export function messagesFor(locale: Locale): Messages {
+  const { declineReasons, busyTitle, busyBody, requestTitle, requestBody, errorTitle, errorBody } =
+    checkoutMessagesFor(locale);
+  const shared = { declineReasons, busyTitle, busyBody, requestTitle, requestBody, errorTitle, errorBody };
+  return { ...(locale === 'en' ? en : ptBR), ...shared };
+}

@@ -12,11 +12,13 @@ import {
 } from '../../api/portal-subscription-changes.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { pickLocale, type Locale } from '../locale.ts';
+import { pageErrorHandler } from '../error-page.ts';
 import { sendPage } from '../page-headers.ts';
 import type { RequestEm } from '../request-em.ts';
 import { billingForm, billingUpdateOf, renderBillingPage } from './billing.ts';
-import { renderExpiredPage, renderPortalNotFound, renderRefusedPage } from './layout.ts';
+import { renderErrorPage, renderExpiredPage, renderPortalNotFound, renderRefusedPage } from './layout.ts';
 import { messagesFor } from './messages.ts';
+import { refusalText } from './refusals.ts';
 import { renderOverviewPage } from './overview.ts';
 import { PORTAL, portalPaths } from './paths.ts';
 import {
@@ -54,6 +56,8 @@ interface Visit {
  */
 export const portalPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   await app.register(formBody);
+  // A 429 (or any failure) of a page is a page in the customer's language, never the API's JSON body.
+  app.setErrorHandler(pageErrorHandler(renderErrorPage));
   entryRoutes(app, deps);
   subscriptionRoutes(app, deps);
   changeRoutes(app, deps);
@@ -233,7 +237,7 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
         } catch (err) {
           if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
           const t = messagesFor(visit.locale);
-          const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: err.detail ?? err.message };
+          const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: refusalText(t, err) };
           return sendSubscriptionPage(reply, visit, id, err.statusCode, notice);
         }
         return reply.redirect(`${portalPaths.subscription(id)}?done=${done}`, 303);

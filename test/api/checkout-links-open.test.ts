@@ -200,6 +200,9 @@ describe('GET /checkout/:checkout_link_id', () => {
     expect(page.status).toBe(422);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.body).toContain('Este link de pagamento não está disponível');
+    // Why, by the refusal's code, in the buyer's words: never the API's "The product is archived" or an id.
+    expect(page.body).toContain('Este produto não está mais à venda.');
+    expect(page.body).not.toMatch(/archived|product /i);
     expect(await sql(`select id from checkouts where checkout_link_id = ?`, [linkId])).toEqual([]);
   });
 });

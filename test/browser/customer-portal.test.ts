@@ -280,3 +280,28 @@ describe('customer portal', () => {
     await english.close();
   });
 });
+
+describe('a refused change', () => {
+  it("says why in the customer's language, by the refusal's code, never the API's English detail", async () => {
+    const s = await subscribed();
+    const { context, page } = await signIn(s.url);
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}/cancel`);
+    // The merchant turns customer changes off while the page is open.
+    await sql(
+      `update organizations set subscription_settings =
+         coalesce(subscription_settings, '{}'::jsonb) || '{"allow_customer_updates": false}' where id = ?`,
+      [s.t.org.id],
+    );
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Confirmar o cancelamento' }).click(),
+    ]);
+    expect(refused.status()).toBe(403);
+    const alert = (await page.getByRole('alert').textContent()) ?? '';
+    expect(alert).toBe('Não foi possível concluir A loja não permite mudar a assinatura por aqui. Fale com a loja.');
+    expect(alert).not.toMatch(/organization|merchant|customers/);
+    await pageChecked(page, 'refused-change');
+    expect((await apiSubscription(s)).cancel_at_period_end).toBe(false);
+    await context.close();
+  });
+});
