@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Locale } from './locale.ts';
+import { assetVersionOf, readAssetFiles } from './asset-version.ts';
 
 /**
  * Server-rendered pages: preact components written with htm's tagged templates (Node runs our
@@ -47,6 +48,6 @@ export function trustedSvg(svg: string, className: string, label: string): VNode
   return html`<div class=${className} role="img" aria-label=${label} dangerouslySetInnerHTML=${{ __html: svg }}></div>`;
 }
 
-/** Assets are served under a versioned path so that a browser may keep them for a long time. */
-export const ASSET_VERSION = '1';
+/** Assets are served under a path of their digest so that a browser may keep them for a long time. */
+export const ASSET_VERSION = assetVersionOf(readAssetFiles());
 export const asset = (name: string) => `/assets/${ASSET_VERSION}/${name}`;

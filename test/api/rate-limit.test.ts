@@ -1,3 +1,4 @@
+import { asset } from '../../pages/render.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApi, type TestApi } from '../helpers/api.ts';
@@ -144,7 +145,7 @@ describe('rate limits (PostgreSQL counters)', () => {
   });
 
   it("never limits the health probes, nor the pages' static scripts and stylesheets", async () => {
-    for (const path of ['/healthz', '/assets/1/pages.css']) {
+    for (const path of ['/healthz', asset('pages.css')]) {
       for (let i = 0; i < 7; i++) {
         const res = await a.call('GET', path);
         expect(res.status).toBe(200);

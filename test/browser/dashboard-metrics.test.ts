@@ -1,3 +1,4 @@
+import { asset } from '../../pages/render.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
@@ -162,11 +163,11 @@ describe('merchant dashboard: metrics', () => {
       await expect(page.locator('.chart').count()).resolves.toBe(0);
       await pageChecked(page, 'metrics-refused');
 
-      const script = await api.call('GET', '/assets/1/uplot.js');
+      const script = await api.call('GET', asset('uplot.js'));
       expect(script.status).toBe(200);
       expect(script.headers['content-type']).toContain('text/javascript');
       expect(String(script.body)).toContain('uPlot');
-      const style = await api.call('GET', '/assets/1/uplot.css');
+      const style = await api.call('GET', asset('uplot.css'));
       expect(style.headers['content-type']).toContain('text/css');
       expect(String(style.body)).toContain('.uplot');
     } finally {
