@@ -62,15 +62,21 @@ describe('reconciliation of an extra-charge invoice paid at the gateway, its not
       expect(outcome.reports[0]).toMatchObject({ status: 'drift', repairsStarted: 1 });
       expect(r.ours - r.theirs - r.unmatched).toBe(0);
 
-      // The invoice's own workflow heard of it, asked the gateway, and ended paid.
-      expect(await handle.result()).toBe('paid');
+      // The run signalled the invoice's own workflow before it ended: it asked the gateway and ended paid.
       const { events } = await handle.fetchHistory();
       const signals = events!
         .map((e) => e.workflowExecutionSignaledEventAttributes)
         .filter((a) => !!a)
         .map((a) => ({ name: a.signalName, input: decode(a.input!.payloads!) }));
       expect(signals).toEqual([{ name: 'invoiceNotice', input: [{ status: 'succeeded' }] }]);
-      // Signalled, not left to the payment-notice workflow (which no owner's record would move).
+      let last = '';
+      await waitFor(async () => (last = (await handle.query(invoiceStateQuery)).status) === 'paid', {
+        what: 'the invoice to be paid',
+        timeoutMs: 10_000,
+        describe: () => last,
+      });
+      expect(await handle.result()).toBe('paid');
+      // Signalled, not left to the payment-notice workflow (which leaves an invoice's charge to its workflow).
       const notice = env.client.workflow.getHandle(paymentNoticeWorkflowId(gatewayId, 'succeeded'));
       await expect(notice.describe()).rejects.toThrow(WorkflowNotFoundError);
 
