@@ -70,15 +70,51 @@ export async function clubCustomer(orm: Orm) {
 const DAY = 86_400_000;
 
 /**
+ * An active subscription's row, in its first monthly period of R$ 99,00 from `now`: billed by the
+ * gateway (its gateway subscription) or by us (the card the gateway keeps).
+ */
+export async function insertActiveSubscription(
+  orm: Orm,
+  now: Date,
+  s: Omit<Awaited<ReturnType<typeof clubCustomer>>, 'slug'> & {
+    id: string;
+    billing: { recurrence: 'gateway'; gatewaySubscriptionId: string } | { recurrence: 'manual'; cardTokenId: string };
+  },
+): Promise<void> {
+  const { billing } = s;
+  await orm.em.getConnection().execute(
+    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
+       gateway_subscription_id, card_token_id, amount, subtotal_amount, currency, current_period_start,
+       current_period_end, created_at, workflow_id, billing_anchor, period_number)
+     values (?, ?, ?, ?, ?, 'active', ?, ?, ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
+    [
+      s.id,
+      s.organizationId,
+      s.customerId,
+      s.productId,
+      s.priceId,
+      billing.recurrence,
+      billing.recurrence === 'gateway' ? billing.gatewaySubscriptionId : null,
+      billing.recurrence === 'manual' ? billing.cardTokenId : null,
+      now,
+      new Date(now.getTime() + 30 * DAY),
+      now,
+      `subscription:${s.id}`,
+      now,
+    ],
+  );
+}
+
+/**
  * A gateway-billed subscription (its gateway plan, buyer, card and subscription) of a new organization,
  * started today by the test server's clock.
  */
 export async function gatewayBilledSubscription({ env, orm, sim }: Omit<TimeSkippingStack, 'bundle'>) {
   const key = (label: string) => `test:${label}:${uuidv7()}`;
-  const { organizationId, slug, productId, priceId, customerId } = await clubCustomer(orm);
+  const customer = await clubCustomer(orm);
   const id = uuidv7();
   const plan = await sim.createRecurrencePlan(
-    { reference: priceId, name: 'Club', amount: 9_900, currency: 'BRL', interval: 'month', intervalCount: 1 },
+    { reference: customer.priceId, name: 'Club', amount: 9_900, currency: 'BRL', interval: 'month', intervalCount: 1 },
     key('plan'),
   );
   const buyer = await sim.createBuyer({ email: 'ana@example.com', name: 'Ana' }, key('buyer'));
@@ -91,25 +127,9 @@ export async function gatewayBilledSubscription({ env, orm, sim }: Omit<TimeSkip
     { reference: id, planId: plan.id, buyerId: buyer.id, cardToken: card.id, startDate: brazilToday(now) },
     key('sub'),
   );
-  await orm.em.getConnection().execute(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
-       gateway_subscription_id, amount, subtotal_amount, currency, current_period_start, current_period_end,
-       created_at, workflow_id, billing_anchor, period_number)
-     values (?, ?, ?, ?, ?, 'active', 'gateway', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
-    [
-      id,
-      organizationId,
-      customerId,
-      productId,
-      priceId,
-      gatewaySub.id,
-      now,
-      new Date(now.getTime() + 30 * DAY),
-      now,
-      `subscription:${id}`,
-      now,
-    ],
-  );
+  const billing = { recurrence: 'gateway' as const, gatewaySubscriptionId: gatewaySub.id };
+  await insertActiveSubscription(orm, now, { ...customer, id, billing });
+  const { organizationId, slug, customerId } = customer;
   return { id, organizationId, slug, customerId, gatewaySubscriptionId: gatewaySub.id };
 }
 
