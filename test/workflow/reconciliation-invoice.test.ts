@@ -3,14 +3,22 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
+import { uuidv7 } from 'uuidv7';
+import { createActivities } from '../../activities/index.ts';
 import { invoiceStateQuery } from '../../contracts/invoice.ts';
 import { paymentNoticeWorkflowId } from '../../contracts/payment-notice.ts';
 import type { Orm } from '../../db/orm.ts';
 import { invoiceDeadline } from '../../domain/invoices.ts';
-import { extraChargeInput, gatewayBilledSubscription, runInvoiceWorkflow } from '../helpers/invoice-runs.ts';
+import {
+  extraChargeInput,
+  gatewayBilledSubscription,
+  runInvoiceWorkflow,
+  type InvoiceHandle,
+} from '../helpers/invoice-runs.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { reconciliationBed, today } from '../helpers/reconciliation-bed.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
+import { paymentNoticeWorkflow } from '../../workflows/payment-notice.ts';
 
 /**
  * The reconciliation (decisions 0073, 0077) of an extra-charge invoice's payment our books lack: the
@@ -29,19 +37,23 @@ const { sql, reconcile, report } = reconciliationBed(() => ({ env, bundle, orm, 
 const decode = (payloads: { data?: Uint8Array | null }[]) =>
   payloads.map((p) => JSON.parse(Buffer.from(p.data!).toString('utf8')));
 
+/** Polls the invoice's workflow until the invoice is stored pending at the gateway; its gateway id. */
+const pending = (handle: InvoiceHandle) =>
+  waitFor(
+    async () => {
+      const state = await handle.query(invoiceStateQuery);
+      return state.status === 'pending' && state.gatewayInvoiceId!;
+    },
+    { what: 'the invoice to be pending', timeoutMs: 10_000 },
+  );
+
 describe('reconciliation of an extra-charge invoice paid at the gateway, its notice lost', () => {
   it('signals the invoice’s waiting workflow, which records it paid once; a second run is balanced', async () => {
     const s = await gatewayBilledSubscription({ env, orm, sim });
     // Payable for the gateway's default 30 days: its deadline is far past anything this test waits for.
     const input = await extraChargeInput(env, s, null);
     await runInvoiceWorkflow({ env, bundle, orm, sim }, workers, input, async (handle) => {
-      const gatewayInvoiceId = await waitFor(
-        async () => {
-          const state = await handle.query(invoiceStateQuery);
-          return state.status === 'pending' && state.gatewayInvoiceId!;
-        },
-        { what: 'the invoice to be pending', timeoutMs: 10_000 },
-      );
+      const gatewayInvoiceId = await pending(handle);
       const paid = await sim.payInvoice(gatewayInvoiceId);
       const gatewayId = paid.transactionId!;
       // No notice reached the engine: our books lack the payment, the invoice still waits.
@@ -114,6 +126,36 @@ describe('reconciliation of an extra-charge invoice paid at the gateway, its not
       });
       expect(again.outcome.reports[0]).toMatchObject({ status: 'balanced', repairsStarted: 0 });
       expect(second.ours - second.theirs - second.unmatched).toBe(0);
+    });
+  });
+  it('the payment-notice workflow leaves an invoice’s charge it finds unrecorded to the invoice’s workflow', async () => {
+    // Its workflow ended between the run's look-up and its signal, say: the notice finds the invoice by
+    // the charge's reference, and no row of ours to write to. It changes nothing and gives nothing back.
+    const s = await gatewayBilledSubscription({ env, orm, sim });
+    const input = await extraChargeInput(env, s, null);
+    await runInvoiceWorkflow({ env, bundle, orm, sim }, workers, input, async (handle) => {
+      const paid = await sim.payInvoice(await pending(handle));
+      const taskQueue = `payment-notice-${uuidv7()}`;
+      const worker = await workers.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: bundle,
+        activities: createActivities({ orm, gateway: sim }),
+      });
+      const outcome = await worker.runUntil(
+        env.client.workflow.execute(paymentNoticeWorkflow, {
+          workflowId: paymentNoticeWorkflowId(paid.transactionId!, 'succeeded'),
+          taskQueue,
+          args: [paid.transactionId!],
+          workflowRunTimeout: '1 hour',
+        }),
+      );
+      expect(outcome).toEqual({ owner: 'invoice', synced: false, refunded: 0 });
+      expect(await sql(`select 1 from transactions where gateway_transaction_id = ?`, [paid.transactionId])).toEqual(
+        [],
+      );
+      expect((await sim.getTransaction(paid.transactionId!))!.refundedAmount).toBe(0);
+      expect((await handle.query(invoiceStateQuery)).status).toBe('pending');
     });
   });
 });
