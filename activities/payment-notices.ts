@@ -37,7 +37,9 @@ export function createPaymentNoticeActivities(deps: PaymentNoticeDeps) {
           const org = { organizationId: owner.organizationId, checkoutId: owner.checkoutId };
           await upsertTransaction(tx, org, payment, 'keep');
         }
-        const row = (await lockPaymentOfGatewayTransaction(tx, books.id))!;
+        const row = await lockPaymentOfGatewayTransaction(tx, books.id);
+        // An invoice's charge we never recorded: its workflow records it when it settles, never this.
+        if (!row) return { ...none, outcome: { ...none.outcome, owner: owner.kind } };
         const sold = (await lockSaleOfTransaction(tx, row.id)) !== null;
         const change = noticeChange(owner, sold, books);
         const synced = change.sync && ((await writeNoticedTransaction(tx, row.id, payment)) || recordedNow);

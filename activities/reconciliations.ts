@@ -6,6 +6,7 @@ import {
   ownersOfGatewayPayments,
   paymentsCapturedOutside,
 } from '../db/checkout/reconciliation-reads.ts';
+import { invoicesOfGatewayInvoices } from '../db/invoice/records.ts';
 import { findReportByKey, insertReport } from '../db/reconciliation/records.ts';
 import { succeededRefundsIn } from '../db/sale/reconciliation-reads.ts';
 import type { Orm } from '../db/orm.ts';
@@ -86,7 +87,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
 /**
  * Our books of the window through their owners (payments: checkout; refunds: sale), grouped by
  * organization, each with the ledger's rows of its payments: by our record of the payment, else
- * by its reference when that is one of our checkouts. Ledger rows of no organization's are left
+ * by its reference when that is one of our checkouts or extra-charge invoices. Ledger rows of no organization's are left
  * out of every report (the deployment's gateway account may carry others' money).
  */
 async function readOurBooks(
@@ -100,11 +101,16 @@ async function readOurBooks(
     succeededRefundsIn(em, w, organizationId),
   ]);
   const released = [...new Set(ledger.filter((r) => r.kind === 'payment' && r.gatewayId).map((r) => r.gatewayId!))];
-  const [refunded, owners, earlier] = await Promise.all([
+  const references = [...new Set(ledger.map((r) => r.reference).filter((r): r is string => !!r))];
+  const [refunded, owners, earlier, invoices] = await Promise.all([
     gatewayIdsOfPayments(em, [...new Set(refunds.map((r) => r.transactionId))]),
     ownersOfGatewayPayments(em, ledger),
     paymentsCapturedOutside(em, released, w),
+    invoicesOfGatewayInvoices(em, references),
   ]);
+  // An extra-charge invoice's charge is tagged with the invoice's gateway id (a lost notice leaves it
+  // out of our books until its workflow learns of it).
+  for (const i of invoices) owners.byReference.set(i.gatewayInvoiceId, i.organizationId);
   const books = new Map<string, OrganizationBooks>();
   const of = (org: string) => {
     let entry = books.get(org);

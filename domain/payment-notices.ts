@@ -5,7 +5,7 @@ import { checkoutKeys, type CheckoutStatus } from './checkout.ts';
  * (decision 0071): who the payment belongs to, and what the notice changes in our books.
  */
 
-/** Who made a payment, as our books say (or, for a checkout, as the payment's reference says). */
+/** Who made a payment, as our books say (or, for a checkout or an invoice, as the payment's reference says). */
 export type PaymentOwner =
   | { kind: 'checkout'; checkoutId: string; checkoutStatus: CheckoutStatus; organizationId: string }
   | { kind: 'invoice'; invoiceId: string; workflowId: string }

@@ -75,6 +75,23 @@ export async function invoiceWorkflowOfGateway(em: EntityManager, gatewayInvoice
   return row?.workflowId ?? null;
 }
 
+/**
+ * Our invoices made at the gateway as these ids (the reference the gateway's charge of an invoice
+ * carries), with their workflows and organizations; the ids none of ours was made as are left out.
+ */
+export async function invoicesOfGatewayInvoices(
+  em: EntityManager,
+  gatewayInvoiceIds: string[],
+): Promise<{ id: string; gatewayInvoiceId: string; workflowId: string; organizationId: string }[]> {
+  if (gatewayInvoiceIds.length === 0) return [];
+  const rows = await kyselyOf(em)
+    .selectFrom('subscription_invoices')
+    .select(['id', 'gatewayInvoiceId', 'workflowId', 'organizationId'])
+    .where('gatewayInvoiceId', 'in', gatewayInvoiceIds)
+    .execute();
+  return rows.map((r) => ({ ...r, gatewayInvoiceId: r.gatewayInvoiceId! }));
+}
+
 /** Our invoice whose charge is this transaction of ours, with its workflow; null when none is. */
 export async function invoiceOfTransaction(
   em: EntityManager,

@@ -6,7 +6,12 @@ import { type Orm } from '../../db/orm.ts';
 import { brazilToday, invoiceChargeAt, invoiceChargeKey } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { SavedCardRefused } from '../../gateway/port.ts';
-import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
+import {
+  clubCustomer,
+  insertActiveSubscription,
+  runInvoiceWorkflow,
+  type InvoiceHandle,
+} from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { waitFor } from '../helpers/processes.ts';
 import { invoiceStateQuery, invoiceVoidSignal, type InvoiceWorkflowInput } from '../../contracts/invoice.ts';
@@ -29,32 +34,19 @@ const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.ge
 
 /** A manually billed, active subscription of a new organization, with a card the simulator keeps. */
 async function manualSubscription(cardNumber = '4111111111111111') {
-  const { organizationId, productId, priceId, customerId } = await clubCustomer(orm);
+  const customer = await clubCustomer(orm);
   const id = uuidv7();
   const card = await sim.tokenizeCard(
     { number: cardNumber, holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
     `test:card:${uuidv7()}`,
   );
   const now = new Date(await env.currentTimeMs());
-  await sql(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
-       card_token_id, amount, subtotal_amount, currency, current_period_start, current_period_end, created_at,
-       workflow_id, billing_anchor, period_number)
-     values (?, ?, ?, ?, ?, 'active', 'manual', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
-    [
-      id,
-      organizationId,
-      customerId,
-      productId,
-      priceId,
-      card.id,
-      now,
-      new Date(now.getTime() + 30 * DAY),
-      now,
-      `subscription:${id}`,
-      now,
-    ],
-  );
+  await insertActiveSubscription(orm, now, {
+    ...customer,
+    id,
+    billing: { recurrence: 'manual', cardTokenId: card.id },
+  });
+  const { organizationId, customerId, productId, priceId } = customer;
   return { id, organizationId, customerId, productId, priceId };
 }
 type Subscription = Awaited<ReturnType<typeof manualSubscription>>;

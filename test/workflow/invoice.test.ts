@@ -4,10 +4,15 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { uuidv7 } from 'uuidv7';
 import { type Orm } from '../../db/orm.ts';
-import { brazilToday, invoiceDeadline } from '../../domain/invoices.ts';
+import { invoiceDeadline } from '../../domain/invoices.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { recordHistory } from '../helpers/histories.ts';
-import { clubCustomer, runInvoiceWorkflow, type InvoiceHandle } from '../helpers/invoice-runs.ts';
+import {
+  extraChargeInput,
+  gatewayBilledSubscription,
+  runInvoiceWorkflow,
+  type InvoiceHandle,
+} from '../helpers/invoice-runs.ts';
 import { useTimeSkipping } from '../helpers/time-skipping.ts';
 import { invoiceNoticeSignal, invoiceStateQuery, type InvoiceWorkflowInput } from '../../contracts/invoice.ts';
 import { until, waitFor } from '../helpers/processes.ts';
@@ -28,66 +33,12 @@ const workers = useTimeSkipping('invoice.ts', (started) => ({ env, bundle, orm, 
 const sql = (query: string, params: unknown[] = []): Promise<any[]> => orm.em.getConnection().execute(query, params);
 const key = (label: string) => `test:${label}:${uuidv7()}`;
 
-/** A gateway-billed subscription (its gateway plan, buyer, card and subscription) of a new organization. */
-async function subscription() {
-  const { organizationId, slug, productId, priceId, customerId } = await clubCustomer(orm);
-  const id = uuidv7();
-  const plan = await sim.createRecurrencePlan(
-    { reference: priceId, name: 'Club', amount: 9_900, currency: 'BRL', interval: 'month', intervalCount: 1 },
-    key('plan'),
-  );
-  const buyer = await sim.createBuyer({ email: 'ana@example.com', name: 'Ana' }, key('buyer'));
-  const card = await sim.tokenizeCard(
-    { number: '4111111111111111', holderName: 'ANA', expirationMonth: '12', expirationYear: '2035', cvv: '123' },
-    key('card'),
-  );
-  const now = new Date(await env.currentTimeMs());
-  const gatewaySub = await sim.createSubscription(
-    { reference: id, planId: plan.id, buyerId: buyer.id, cardToken: card.id, startDate: brazilToday(now) },
-    key('sub'),
-  );
-  await sql(
-    `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
-       gateway_subscription_id, amount, subtotal_amount, currency, current_period_start, current_period_end,
-       created_at, workflow_id, billing_anchor, period_number)
-     values (?, ?, ?, ?, ?, 'active', 'gateway', ?, 9900, 9900, 'brl', ?, ?, ?, ?, ?, 1)`,
-    [
-      id,
-      organizationId,
-      customerId,
-      productId,
-      priceId,
-      gatewaySub.id,
-      now,
-      new Date(now.getTime() + 30 * DAY),
-      now,
-      `subscription:${id}`,
-      now,
-    ],
-  );
-  return { id, organizationId, slug, customerId, gatewaySubscriptionId: gatewaySub.id };
-}
+const subscription = () => gatewayBilledSubscription({ env, orm, sim });
 
 type Subscription = Awaited<ReturnType<typeof subscription>>;
 
 /** The workflow's input for an invoice of R$ 150,00 due today (test-server time), payable for `days` more days. */
-async function invoiceInput(s: Subscription, days: number | null = 2): Promise<InvoiceWorkflowInput> {
-  const now = await env.currentTimeMs();
-  return {
-    invoiceId: uuidv7(),
-    organizationId: s.organizationId,
-    subscriptionId: s.id,
-    customerId: s.customerId,
-    gatewaySubscriptionId: s.gatewaySubscriptionId,
-    amount: 15_000,
-    currency: 'BRL',
-    description: 'Setup fee',
-    dueDate: brazilToday(new Date(now)),
-    expirationDate: days === null ? null : brazilToday(new Date(now + days * DAY)),
-    noFeesInstallments: false,
-    answerBy: new Date(now + DAY).toISOString(),
-  };
-}
+const invoiceInput = (s: Subscription, days: number | null = 2) => extraChargeInput(env, s, days);
 
 type Handle = InvoiceHandle;
 
