@@ -69,20 +69,7 @@ describe('the adapter asks for the release report, waits for it and downloads it
 
   it('answers "not ready" (retryable) once, then the day’s rows from the CSV', async () => {
     const gateway = mercadoPagoGateway();
-    const sale = await gateway.chargeCard(
-      {
-        reference: 'chk_rr',
-        amount: 10_000,
-        currency: 'BRL',
-        installments: 1,
-        noFeesInstallments: false,
-        capture: true,
-        card: { token: fake.browserToken() },
-        cardMethod: { paymentMethodId: 'master', issuerId: '24' },
-        payer: { email: 'ana@example.com', name: 'Ana Souza' },
-      },
-      'chk_rr:charge',
-    );
+    const sale = await gateway.chargeCard(fake.cardCharge('chk_rr', 10_000), 'chk_rr:charge');
     await gateway.refund(sale.id, 2_500, 'chk_rr:refund');
     const day = new Date(new Date().toISOString().slice(0, 10));
     const window = { from: day, to: new Date(day.getTime() + 86_400_000) };
@@ -119,20 +106,7 @@ describe('the adapter asks for the release report, waits for it and downloads it
 
   it('calls a card payment released by instalment, one of three today, instalment timing', async () => {
     const gateway = mercadoPagoGateway();
-    const sale = await gateway.chargeCard(
-      {
-        reference: 'chk_parcelado',
-        amount: 30_001,
-        currency: 'BRL',
-        installments: 3,
-        noFeesInstallments: true,
-        capture: true,
-        card: { token: fake.browserToken() },
-        cardMethod: { paymentMethodId: 'master', issuerId: '24' },
-        payer: { email: 'ana@example.com', name: 'Ana Souza' },
-      },
-      'chk_parcelado:charge',
-    );
+    const sale = await gateway.chargeCard(fake.cardCharge('chk_parcelado', 30_001, 3), 'chk_parcelado:charge');
     fake.releaseReports.releasedByInstallment.add(sale.id);
     const rows = (await ledgerOf(gateway, windowOf(day()))).filter((r) => r.gatewayId === sale.id);
     // 300,01 in three: 100,01 released today (odd cent first); the fee is 4.99 % of the whole.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { createHmac, randomUUID } from 'node:crypto';
 import { fetch as undiciFetch, getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { MpPayment } from '../../gateway/mercadopago-payments.ts';
+import type { CardChargeInput } from '../../gateway/port.ts';
 import { FakeReleaseReports } from './mercadopago-fake-release-report.ts';
 import { MP, signedNotice } from './mercadopago-mock.ts';
 
@@ -245,6 +246,24 @@ export class FakeMercadoPago {
     const id = `tok${this.next++}`;
     this.tokens.set(id, { holder, cvv: true });
     return id;
+  }
+
+  /**
+   * The adapter's input for a buyer's card payment of `amount` cents under `reference`, captured: the
+   * browser's token (holder APRO), its payment method and issuer as MercadoPago.js finds them, the payer.
+   */
+  cardCharge(reference: string, amount: number, installments = 1): CardChargeInput {
+    return {
+      reference,
+      amount,
+      currency: 'BRL',
+      installments,
+      noFeesInstallments: installments > 1,
+      capture: true,
+      card: { token: this.browserToken() },
+      cardMethod: { paymentMethodId: 'master', issuerId: '24' },
+      payer: { email: 'ana@example.com', name: 'Ana Souza' },
+    };
   }
 
   /** confirm-sdk's `card_token`: the browser's token with the payment method and issuer its script found by BIN. */

@@ -24,7 +24,7 @@ let sim: SimulatedGateway;
 
 const fake = fakeMercadoPago();
 const workers = useTimeSkipping('index.ts', (started) => ({ env, bundle, orm, sim } = started));
-const { paidSale, reconcile, report } = reconciliationBed(() => ({ env, bundle, orm, sim, workers }));
+const { sql, paidSale, reconcile, report } = reconciliationBed(() => ({ env, bundle, orm, sim, workers }));
 
 const DAY_MS = 86_400_000;
 const dayAfter = (days: number) => new Date(Date.parse(today()) + days * DAY_MS).toISOString().slice(0, 10);
@@ -35,20 +35,7 @@ describe('reconciliation of a payment released 30 days after its capture (Mercad
     const gateway = mercadoPagoGateway();
     const org = await makeOrganization(orm);
     const sale = await paidSale(org.id, 10_000, 1, (saleId) =>
-      gateway.chargeCard(
-        {
-          reference: saleId,
-          amount: 10_000,
-          currency: 'BRL',
-          installments: 1,
-          noFeesInstallments: false,
-          capture: true,
-          card: { token: fake.browserToken() },
-          cardMethod: { paymentMethodId: 'master', issuerId: '24' },
-          payer: { email: 'ana@example.com', name: 'Ana Souza' },
-        },
-        `${saleId}:charge`,
-      ),
+      gateway.chargeCard(fake.cardCharge(saleId, 10_000), `${saleId}:charge`),
     );
     const releaseDay = new Date(Date.parse(fake.releaseReports.releaseDateOf(fake.payments.get(sale.gatewayId)!)!))
       .toISOString()
@@ -97,31 +84,12 @@ describe('reconciliation of a payment released 30 days after its capture (Mercad
     const gateway = mercadoPagoGateway();
     const org = await makeOrganization(orm);
     // A capture our books hold under an id Mercado Pago does not know (a record gone wrong).
-    const sale = await paidSale(org.id, 4_200, 1, async () => ({
-      ...(await sim.chargeCard(
-        {
-          reference: 'unknown-at-mercado-pago',
-          amount: 4_200,
-          currency: 'BRL',
-          installments: 1,
-          noFeesInstallments: true,
-          card: {
-            number: '4111111111111111',
-            holderName: 'ANA',
-            expirationMonth: '12',
-            expirationYear: '2035',
-            cvv: '123',
-          },
-          capture: true,
-        },
-        `unknown:${Date.now()}`,
-      )),
-      id: '9999999999',
-    }));
+    const sale = await paidSale(org.id, 4_200);
+    await sql(`update transactions set gateway_transaction_id = '9999999999' where id = ?`, [sale.transactionId]);
     const { outcome } = await reconcile({ organizationId: org.id, day: today() }, [], gateway);
     const r = await report(outcome.reports[0]!.id);
     expect(r.lines).toEqual([
-      expect.objectContaining({ gatewayId: sale.gatewayId, ours: 4_200, theirs: 0, reason: 'missing_at_gateway' }),
+      expect.objectContaining({ gatewayId: '9999999999', ours: 4_200, theirs: 0, reason: 'missing_at_gateway' }),
     ]);
     expect(outcome.reports[0]).toMatchObject({ status: 'drift' });
   });
