@@ -5,6 +5,7 @@ import { hostedCheckoutBed, type HostedCheckoutBed } from '../helpers/hosted-che
 import { newContext, pageChecked } from '../helpers/browser.ts';
 import { unique } from '../helpers/fixtures.ts';
 import type { ShopSite } from '../helpers/shop-site.ts';
+import { openCheckout } from '../helpers/checkout-page.ts';
 
 /**
  * A buyer whose payment is refused reads why in the page's language, by the refusal's code, never the
@@ -21,23 +22,8 @@ beforeAll(() => {
 });
 
 /** A checkout made by the merchant's server (discount codes allowed, as by default); its page's path. */
-async function checkoutPath(): Promise<string> {
-  const product = await api.call('POST', '/api/v1/products/', {
-    token: tenant.oat,
-    body: {
-      organization_id: tenant.org.id,
-      name: unique('Curso'),
-      prices: [{ type: 'one_time', currency: 'brl', unit_amount: 12990 }],
-    },
-  });
-  expect(product.status).toBe(201);
-  const created = await api.call('POST', '/api/v1/checkouts/', {
-    token: tenant.oat,
-    body: { product_id: product.body.id, success_url: `${shop.origin}/obrigado` },
-  });
-  expect(created.status).toBe(201);
-  return `/checkout/c/${created.body.client_secret}`;
-}
+const checkoutPath = async (): Promise<string> =>
+  (await openCheckout(api, tenant.oat, tenant.org.id, { amount: 12_990, successUrl: `${shop.origin}/obrigado` })).path;
 
 /** The buyer fills the form for `method` and presses its button; the page's alert after the refusal. */
 async function refusedAlert(
