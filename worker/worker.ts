@@ -28,11 +28,10 @@ export async function createWorker(
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   try {
     // Before anything polls: a queue another database serves is refused (worker/queue-claim.ts).
-    await claimTaskQueue(
-      new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
-      config.TEMPORAL_TASK_QUEUE,
-      { deploymentId: await readDeploymentId(deps.orm.em.fork()), database: describeDatabase(config.DATABASE_URL) },
-    );
+    await claimTaskQueue(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), config.TEMPORAL_TASK_QUEUE, {
+      deploymentId: await readDeploymentId(deps.orm.em.fork()),
+      database: describeDatabase(config.DATABASE_URL),
+    });
   } catch (err) {
     await connection.close();
     throw err;

@@ -89,7 +89,9 @@ describe('a worker and the task queue of another database', () => {
       expect(message).toContain(`(127.0.0.1:5432/${new URL(OTHER_DATABASE_URL).pathname.slice(1)}, deployment `);
       for (const setting of ['TEMPORAL_TASK_QUEUE', 'TEMPORAL_NAMESPACE', 'DATABASE_URL'])
         expect(message).toContain(setting);
-      expect(message).toContain(`temporal workflow terminate --namespace default --workflow-id '${claimWorkflowId(queue)}'`);
+      expect(message).toContain(
+        `temporal workflow terminate --namespace default --workflow-id '${claimWorkflowId(queue)}'`,
+      );
       // A second worker of the same database, alongside the first, starts.
       const second = await startWorker(queue, TEST_DATABASE_URL);
       await second.stop();
@@ -123,8 +125,10 @@ describe('a worker and the task queue of another database', () => {
     }
     expect(stdout).not.toContain('worker ready:');
     expect(code).toBe(1);
-    expect(stderr).toContain(`worker refused to start: Temporal task queue "${TEST_TASK_QUEUE}" in namespace "default"`);
-    expect(stderr).toContain('Set TEMPORAL_TASK_QUEUE (or TEMPORAL_NAMESPACE)');
+    expect(stderr).toContain(
+      `worker refused to start: Temporal task queue "${TEST_TASK_QUEUE}" in namespace "default"`,
+    );
+    expect(stderr).toContain("Set TEMPORAL_NAMESPACE to a namespace of this database's own");
   }, 60_000);
 
   it('of two databases claiming a new queue at once, gives it to exactly one', async () => {
