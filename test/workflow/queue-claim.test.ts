@@ -13,6 +13,8 @@ import { bundleInChild } from '../../worker/bundle.ts';
 import { claimTaskQueue, claimWorkflowId, TaskQueueClaimedError } from '../../worker/queue-claim.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { TEST_DATABASE_URL, TEST_TASK_QUEUE, testEnv } from '../helpers/env.ts';
+import { until } from '../helpers/processes.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
 
 /**
  * One database per Temporal namespace and task queue (issue 34 §5, decision 0083): against the test
@@ -152,5 +154,41 @@ describe('a worker and the task queue of another database', () => {
     await temporal.workflow.getHandle(claimWorkflowId(queue)).terminate('test: the database is gone');
     await (await startWorker(queue, OTHER_DATABASE_URL)).stop();
     await refusal(queue, TEST_DATABASE_URL);
+  }, 60_000);
+
+  it('waits for a PostgreSQL that is down at start (the claim reads it), then polls', async () => {
+    const database = new URL(TEST_DATABASE_URL);
+    const proxy = await TcpProxy.start({ host: database.hostname, port: Number(database.port || 5432) });
+    await proxy.cut('refuse');
+    const throughProxy = new URL(TEST_DATABASE_URL);
+    throughProxy.port = String(proxy.port);
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'worker/main.ts')], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        ...testEnv({
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: throughProxy.toString(),
+          DATABASE_CONNECT_TIMEOUT_MS: '500',
+          TEMPORAL_TASK_QUEUE: freshQueue(),
+        }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await until(() => output.includes(`PostgreSQL at 127.0.0.1:${proxy.port}/`), 20_000, 'the wait to be logged');
+      expect(output).toContain('is unreachable');
+      expect(child.exitCode).toBeNull();
+      await proxy.restore();
+      await until(() => output.includes('worker ready:'), 30_000, 'the worker to poll');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await proxy.close();
+    }
   }, 60_000);
 });
