@@ -21,7 +21,8 @@ import { TcpProxy } from '../helpers/tcp-proxy.ts';
  * run's dev server, a worker of a second database on a queue the test database's workers serve is
  * refused with a message that says what to set, while the test database's own workers (a second one,
  * one restarted) start. Without the claim the second database's worker would poll the queue and run
- * the first's tasks, failing them as "not found".
+ * the first's tasks, failing them as "not found". The claim reads PostgreSQL at start: a worker waits
+ * for one that is down, as for Temporal.
  */
 const OTHER_DATABASE_URL = `${TEST_DATABASE_URL}_other_stack`;
 let orm: Orm;
