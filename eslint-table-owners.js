@@ -42,6 +42,7 @@ export const TABLE_OWNERS = {
   ],
   file: ['files'],
   reconciliation: ['reconciliations', 'reconciliation_lines'],
+  deployment: ['deployment'],
 };
 
 const OWNER_OF = new Map(Object.entries(TABLE_OWNERS).flatMap(([object, tables]) => tables.map((t) => [t, object])));

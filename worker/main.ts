@@ -10,6 +10,8 @@ import { openMailer } from '../mailer/index.ts';
 import { startNotificationSender } from './notification-sender.ts';
 import { startRelayLoop } from './webhook-relay.ts';
 import { createWorker } from './worker.ts';
+import { describeDatabase, TaskQueueClaimedError } from './queue-claim.ts';
+import { dependencyUnavailable } from '../api/plugins/errors.ts';
 
 const config = loadConfigOrExit('worker');
 const level = (
@@ -41,8 +43,10 @@ let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopping = true));
 
 /**
- * Temporal down at start-up is waited for, as it is once running (the worker's connection then
- * reconnects by itself): a supervisor starting the stack in any order gets a worker that comes up.
+ * Temporal or PostgreSQL down at start-up is waited for, as it is once running (the worker's
+ * connection then reconnects by itself): a supervisor starting the stack in any order gets a worker
+ * that comes up. PostgreSQL is read once before polling, for the database's deployment id that
+ * claims the task queue (worker/queue-claim.ts).
  */
 async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>> | null> {
   for (let delay = 500; ; delay = Math.min(delay * 2, 5000)) {
@@ -51,17 +55,26 @@ async function connectWorker(): Promise<Awaited<ReturnType<typeof createWorker>>
       return await createWorker(config, { orm, gateway, temporal, taskQueue, config });
     } catch (err) {
       // Only an unreachable server is waited for; anything else (a bad workflow bundle, an unknown
-      // namespace) is a mistake that retrying would hide.
-      if (!(err instanceof Error) || err.name !== 'TransportError') throw err;
+      // namespace, a queue another database serves) is a mistake that retrying would hide.
+      const down = err instanceof Error && (err.name === 'TransportError' || dependencyUnavailable(err) !== null);
+      if (!down) throw err;
       if (stopping) return null;
-      logger.warn(`Temporal at ${config.TEMPORAL_ADDRESS} is unreachable (${err.message}); retrying`);
+      const which = dependencyUnavailable(err)?.code === 'database_unavailable' ? 'PostgreSQL' : 'Temporal';
+      const at = which === 'PostgreSQL' ? describeDatabase(config.DATABASE_URL) : config.TEMPORAL_ADDRESS;
+      logger.warn(`${which} at ${at} is unreachable (${err.message}); retrying`);
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (stopping) return null;
     }
   }
 }
 
-const connected = await connectWorker();
+const connected = await connectWorker().catch((err: unknown) => {
+  if (!(err instanceof TaskQueueClaimedError)) throw err;
+  // The refusal is the whole message: what is wrong and what to set (no stack trace to read past).
+  process.stderr.write(`worker refused to start: ${err.message}\n`);
+  process.exitCode = 1;
+  return null;
+});
 if (connected) {
   const { workers, taskQueues, connection } = connected;
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.

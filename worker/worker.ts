@@ -4,6 +4,9 @@ import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
 import { actorActivityInterceptor } from '../temporal/actor-headers.ts';
 import { bundleInChild, workflowsPath } from './bundle.ts';
+import { Client } from '@temporalio/client';
+import { readDeploymentId } from '../db/deployment/identity.ts';
+import { claimTaskQueue, describeDatabase } from './queue-claim.ts';
 
 export { workflowsPath };
 
@@ -14,7 +17,8 @@ export const batchActivitySlots = (poolMax: number) => Math.max(1, Math.floor(po
  * Builds the Worker of the interactive task queue and those of its batch and webhook queues
  * (domain/task-queues.ts), or only the interactive or the background ones (WORKER_TASK_QUEUES), on one connection: each runs every
  * workflow and activity (a run started on either queue is served), and the batch queue's activities are
- * rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers).
+ * rate-limited (BATCH_ACTIVITIES_PER_SECOND, shared by all workers). Before any of them polls, the task
+ * queue is claimed for this database (worker/queue-claim.ts): TaskQueueClaimedError if another serves it.
  */
 export async function createWorker(
   config: Config,
@@ -22,6 +26,16 @@ export async function createWorker(
   overrides: Partial<WorkerOptions> = {},
 ): Promise<{ workers: Worker[]; taskQueues: string[]; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  try {
+    // Before anything polls: a queue another database serves is refused (worker/queue-claim.ts).
+    await claimTaskQueue(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), config.TEMPORAL_TASK_QUEUE, {
+      deploymentId: await readDeploymentId(deps.orm.em.fork()),
+      database: describeDatabase(config.DATABASE_URL),
+    });
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
   const activities = createActivities(deps);
   // Bundled once for both workers (a bundle is built per Worker otherwise), in a child process.
   const workflowBundle = overrides.workflowBundle ?? (await bundleInChild());

@@ -29,6 +29,7 @@ import { Migration0028ProductLists } from './0028-product-lists.ts';
 import { Migration0029GatewaySimulatorOut } from './0029-gateway-simulator-out.ts';
 import { Migration0030Disputes } from './0030-disputes.ts';
 import { Migration0031Reconciliations } from './0031-reconciliations.ts';
+import { Migration0032DeploymentIdentity } from './0032-deployment-identity.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -63,4 +64,5 @@ export const migrationsList = [
   { name: '0029-gateway-simulator-out', class: Migration0029GatewaySimulatorOut },
   { name: '0030-disputes', class: Migration0030Disputes },
   { name: '0031-reconciliations', class: Migration0031Reconciliations },
+  { name: '0032-deployment-identity', class: Migration0032DeploymentIdentity },
 ];

@@ -14,7 +14,11 @@ export const TEST_TIME_SKIPPING_DATABASE_URL =
   process.env.TEST_TIME_SKIPPING_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_test_time_skipping';
 export const TEST_TEMPORAL_PORT = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
 export const TEST_TEMPORAL_ADDRESS = `127.0.0.1:${TEST_TEMPORAL_PORT}`;
-export const TEST_TASK_QUEUE = 'billing-test';
+/**
+ * Named after the run's database: each worker claims its queue for its database (decision 0083), and a
+ * fresh database per run on a reused dev server (TEST_TEMPORAL_PORT) needs a queue of its own.
+ */
+export const TEST_TASK_QUEUE = `billing-test-${new URL(TEST_DATABASE_URL).pathname.slice(1)}`;
 export const TEST_JWT_SECRET = 'test-secret-for-hs256-user-jwts-0123456789';
 /** The worker's mail outbox (MAIL_OUTBOX_DIR): a temporary folder of the run's own, named after its database. */
 export const TEST_MAIL_OUTBOX_DIR = path.join(os.tmpdir(), `${new URL(TEST_DATABASE_URL).pathname.slice(1)}-mail`);
