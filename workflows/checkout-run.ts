@@ -395,6 +395,14 @@ export class CheckoutRun {
       currency: a.prepared.currency,
       gateway_payment_data: paymentData,
       decline_reason: this.state.declineReason,
+      // What the checkout's record shows: the sale's customer and subscription once recorded (the same
+      // the sale wrote on the checkout), else those it was opened with.
+      customer_id: this.state.customerId ?? a.prepared.customerId ?? null,
+      subscription_id:
+        this.state.subscriptionId ??
+        a.prepared.renewal?.subscriptionId ??
+        a.prepared.upgrade?.subscriptionId ??
+        null,
     };
   }
 }
