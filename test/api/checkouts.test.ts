@@ -179,7 +179,10 @@ describe('POST /api/v1/checkouts/', () => {
       expires_at: expect.stringMatching(ISO),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
+      url: expect.any(String),
     });
+    // The hosted page's absolute address (test/api/checkout-answers.test.ts opens it).
+    expect(c.url).toBe(`${api.config.publicBaseUrl}/checkout/c/${c.client_secret}`);
     expect(res.headers.deprecation).toBeUndefined();
     // Expires one hour after creation by default.
     expect(Date.parse(c.expires_at) - Date.parse(c.created_at)).toBe(3_600_000);
@@ -188,7 +191,9 @@ describe('POST /api/v1/checkouts/', () => {
     const stored = await row(c.id);
     expect(stored).toMatchObject({ status: 'open', client_secret: c.client_secret, amount: '9980', quantity: 2 });
     const created = await events(c.id, 'checkout.created');
-    expect(created).toEqual([{ organization_id: A.org.id, data: c }]);
+    // The event carries the record, without the answer's url.
+    const { url: _url, ...record } = c;
+    expect(created).toEqual([{ organization_id: A.org.id, data: record }]);
 
     const description = await temporal.workflow.getHandle(`checkout:${c.id}`).describe();
     expect(description.type).toBe('checkoutWorkflow');

@@ -191,7 +191,7 @@ export type CheckoutRecord = z.infer<typeof checkoutSchema>;
 export const checkoutAnswerSchema = checkoutSchema.extend({
   url: z.string().meta({
     description:
-      "The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)",
+      'The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)',
     example: 'https://billing.example.com/checkout/c/cs_…',
   }),
 });
