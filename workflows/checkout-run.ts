@@ -399,10 +399,7 @@ export class CheckoutRun {
       // the sale wrote on the checkout), else those it was opened with.
       customer_id: this.state.customerId ?? a.prepared.customerId ?? null,
       subscription_id:
-        this.state.subscriptionId ??
-        a.prepared.renewal?.subscriptionId ??
-        a.prepared.upgrade?.subscriptionId ??
-        null,
+        this.state.subscriptionId ?? a.prepared.renewal?.subscriptionId ?? a.prepared.upgrade?.subscriptionId ?? null,
     };
   }
 }

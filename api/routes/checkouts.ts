@@ -61,6 +61,10 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
       schema: {
         tags,
         summary: 'Create a checkout session (starts its checkout workflow)',
+        description:
+          'The answer is the Checkout record and `url`, the hosted checkout page (PUBLIC_BASE_URL/checkout/c/{client_secret}): ' +
+          'send the buyer there to pay, or confirm it from your own page with confirm-sdk. Every answer that presents a ' +
+          'checkout (get, list, update, manual renewal) carries it; the checkout events leave it out.',
         body: createCheckoutBody,
         response: { 201: checkoutAnswerSchema, ...errorResponses, 503: errorResponses[400] },
       },
