@@ -97,6 +97,10 @@ export interface PreparedConfirmation {
   slot?: number;
 }
 
+/** The subscription a renewal's or an upgrade's checkout pays into; null for any other checkout. */
+export const paidSubscriptionId = (p: PreparedConfirmation): string | null =>
+  p.renewal?.subscriptionId ?? p.upgrade?.subscriptionId ?? null;
+
 export interface RecordSaleInput {
   checkoutId: string;
   /** The captured (or paid) payment; null for a checkout whose total is zero. */
