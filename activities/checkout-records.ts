@@ -235,6 +235,7 @@ function preparedConfirmation(c: ConfirmingCheckout, email: string): PreparedCon
         ? { subscriptionId: c.subscriptionId, period: c.renewalPeriod }
         : null,
     upgrade: c.subscriptionId && c.renewalPeriod === null ? { subscriptionId: c.subscriptionId } : null,
+    customerId: c.customerId,
     slot: c.paymentSlot,
     recurring:
       c.priceType === 'recurring' && c.priceInterval

@@ -260,6 +260,8 @@ async function stillProcessing(deps: RouteDeps, checkoutId: string): Promise<Con
       currency: c.currency,
       gateway_payment_data: (c.gatewayPaymentData as GatewayPaymentData | null) ?? null,
       decline_reason: c.declineReason ?? null,
+      customer_id: c.customerId ?? null,
+      subscription_id: c.subscriptionId ?? null,
     },
     payment: null,
   };

@@ -789,7 +789,10 @@ export interface paths {
     /** List checkouts */
     get: operations['listCheckouts'];
     put?: never;
-    /** Create a checkout session (starts its checkout workflow) */
+    /**
+     * Create a checkout session (starts its checkout workflow)
+     * @description The answer is the Checkout record and `url`, the hosted checkout page (PUBLIC_BASE_URL/checkout/c/{client_secret}): send the buyer there to pay, or confirm it from your own page with confirm-sdk. Every answer that presents a checkout (get, list, update, manual renewal) carries it; the checkout events leave it out.
+     */
     post: operations['createCheckout'];
     delete?: never;
     options?: never;
@@ -12523,7 +12526,92 @@ export interface operations {
         };
         content: {
           'application/json': {
-            items: components['schemas']['Checkout'][];
+            items: {
+              id: string;
+              organization_id: string;
+              /** @enum {string} */
+              status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+              /** @description For the frontend; authenticates the public checkout endpoints */
+              client_secret: string;
+              /** @enum {string} */
+              payment_processor: 'gateway';
+              product_id: string;
+              product_price_id: string;
+              products: string[];
+              quantity: number;
+              /**
+               * @description Upper case
+               * @example BRL
+               */
+              currency: string;
+              /** @description Unit amount × quantity, cents */
+              subtotal_amount: number;
+              discount_amount: number;
+              /** @description Charged, after discount, cents */
+              amount: number;
+              discount_id: string | null;
+              allow_discount_codes: boolean;
+              customer_id: string | null;
+              external_customer_id: string | null;
+              is_business_customer: boolean;
+              customer_name: string | null;
+              customer_email: string | null;
+              customer_ip_address: string | null;
+              customer_billing_name: string | null;
+              customer_billing_address: {
+                line1: string;
+                city: string;
+                state: string | null;
+                postal_code: string | null;
+                country: string;
+              } | null;
+              customer_tax_id: string | null;
+              customer_metadata: {
+                [key: string]: unknown;
+              };
+              subscription_id: string | null;
+              /** @enum {string} */
+              recurrence_billing: 'gateway' | 'manual';
+              trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+              trial_interval_count: number | null;
+              require_billing_address: boolean;
+              success_url: string | null;
+              cancel_url: string | null;
+              embed_origin: string | null;
+              metadata: {
+                [key: string]: unknown;
+              };
+              no_fees_installments: boolean;
+              checkout_link_id: string | null;
+              payment_method: string | null;
+              /** @description After confirmation: transaction_id, status, authorization_code, installments */
+              gateway_payment_data: {
+                [key: string]: unknown;
+              } | null;
+              decline_reason: string | null;
+              /** @description checkout:<id> */
+              workflow_id: string;
+              /**
+               * @description ISO 8601 UTC
+               * @example 2025-01-31T12:00:00.000Z
+               */
+              expires_at: string;
+              /**
+               * @description ISO 8601 UTC
+               * @example 2025-01-31T12:00:00.000Z
+               */
+              created_at: string;
+              /**
+               * @description ISO 8601 UTC
+               * @example 2025-01-31T12:00:00.000Z
+               */
+              updated_at: string;
+              /**
+               * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+               * @example https://billing.example.com/checkout/c/cs_…
+               */
+              url: string;
+            }[];
             pagination: {
               total_count: number;
               max_page: number;
@@ -12767,7 +12855,92 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Checkout'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+             * @example https://billing.example.com/checkout/c/cs_…
+             */
+            url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -12932,7 +13105,92 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Checkout'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+             * @example https://billing.example.com/checkout/c/cs_…
+             */
+            url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -13092,7 +13350,92 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Checkout'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+             * @example https://billing.example.com/checkout/c/cs_…
+             */
+            url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -13247,7 +13590,92 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Checkout'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+             * @example https://billing.example.com/checkout/c/cs_…
+             */
+            url: string;
+          };
         };
       };
       /** @description Default Response */
@@ -13256,7 +13684,92 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Checkout'];
+          'application/json': {
+            id: string;
+            organization_id: string;
+            /** @enum {string} */
+            status: 'open' | 'confirmed' | 'succeeded' | 'failed' | 'expired';
+            /** @description For the frontend; authenticates the public checkout endpoints */
+            client_secret: string;
+            /** @enum {string} */
+            payment_processor: 'gateway';
+            product_id: string;
+            product_price_id: string;
+            products: string[];
+            quantity: number;
+            /**
+             * @description Upper case
+             * @example BRL
+             */
+            currency: string;
+            /** @description Unit amount × quantity, cents */
+            subtotal_amount: number;
+            discount_amount: number;
+            /** @description Charged, after discount, cents */
+            amount: number;
+            discount_id: string | null;
+            allow_discount_codes: boolean;
+            customer_id: string | null;
+            external_customer_id: string | null;
+            is_business_customer: boolean;
+            customer_name: string | null;
+            customer_email: string | null;
+            customer_ip_address: string | null;
+            customer_billing_name: string | null;
+            customer_billing_address: {
+              line1: string;
+              city: string;
+              state: string | null;
+              postal_code: string | null;
+              country: string;
+            } | null;
+            customer_tax_id: string | null;
+            customer_metadata: {
+              [key: string]: unknown;
+            };
+            subscription_id: string | null;
+            /** @enum {string} */
+            recurrence_billing: 'gateway' | 'manual';
+            trial_interval: ('day' | 'week' | 'month' | 'year') | null;
+            trial_interval_count: number | null;
+            require_billing_address: boolean;
+            success_url: string | null;
+            cancel_url: string | null;
+            embed_origin: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            no_fees_installments: boolean;
+            checkout_link_id: string | null;
+            payment_method: string | null;
+            /** @description After confirmation: transaction_id, status, authorization_code, installments */
+            gateway_payment_data: {
+              [key: string]: unknown;
+            } | null;
+            decline_reason: string | null;
+            /** @description checkout:<id> */
+            workflow_id: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 8601 UTC
+             * @example 2025-01-31T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)
+             * @example https://billing.example.com/checkout/c/cs_…
+             */
+            url: string;
+          };
         };
       };
       /** @description Invalid request: the request breaks this document (the detail names the field) */
@@ -13805,6 +14318,10 @@ export interface operations {
               };
             } | null;
             decline_reason: string | null;
+            /** @description The checkout's customer, as its GET shows it: once succeeded the sale's (found or created), before that the one the checkout was opened with, if any (our addition) */
+            customer_id: string | null;
+            /** @description Once a recurring price is paid, the subscription the sale started (or the renewal or upgrade checkout’s own); null for a one-time price (our addition) */
+            subscription_id: string | null;
           };
         };
       };

@@ -86,11 +86,20 @@ export interface PreparedConfirmation {
   /** An upgrade checkout: the subscription that moves to its price (domain/upgrades.ts). */
   upgrade?: { subscriptionId: string } | null;
   /**
+   * The customer the checkout was opened with (or given by the merchant since), which the confirmation's
+   * answer shows until a sale names its own. Absent in runs recorded before it was carried.
+   */
+  customerId?: string | null;
+  /**
    * The confirmation's number, carried by its payment call's gateway key: counted on the checkout's
    * row, so a run started again never reuses a number. Absent in runs recorded before it was stored.
    */
   slot?: number;
 }
+
+/** The subscription a renewal's or an upgrade's checkout pays into; null for any other checkout. */
+export const paidSubscriptionId = (p: PreparedConfirmation): string | null =>
+  p.renewal?.subscriptionId ?? p.upgrade?.subscriptionId ?? null;
 
 export interface RecordSaleInput {
   checkoutId: string;

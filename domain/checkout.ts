@@ -178,6 +178,12 @@ export interface ConfirmCheckoutResult {
     currency: string;
     gateway_payment_data: GatewayPaymentData | null;
     decline_reason: string | null;
+    /**
+     * The checkout's customer and subscription as its record shows them after the confirmation: the
+     * sale's (found or made) once it succeeded, else those the checkout was opened with.
+     */
+    customer_id: string | null;
+    subscription_id: string | null;
   };
   payment: PaymentSummary | null;
 }

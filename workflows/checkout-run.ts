@@ -17,6 +17,7 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
+import { confirmationView } from './checkout-answer.ts';
 import {
   DEADLINE_SLACK_MS,
   isFailure,
@@ -387,14 +388,6 @@ export class CheckoutRun {
   }
 
   private view(a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] {
-    return {
-      id: this.checkoutId,
-      status: this.state.status,
-      payment_method: a.request.paymentMethod,
-      amount: a.prepared.amount,
-      currency: a.prepared.currency,
-      gateway_payment_data: paymentData,
-      decline_reason: this.state.declineReason,
-    };
+    return confirmationView(this.checkoutId, this.state, a, paymentData);
   }
 }

@@ -21,9 +21,9 @@ import { pascal } from './openapi-operation-ids.ts';
  * (the `Event` component, GET /events/{id}'s answer) with its `type` fixed and its `data` the record
  * it is about, as that record's GET answers it: a `$ref` to the record's named component, which the
  * operations answering that record refer to as well (a subscription's and an invoice's answers add
- * `workflow_url`, the API's link to the Temporal UI, which their events leave out). A few events
- * carry fields of their own beside the record (EXTRAS). So a receiver generates its types from the
- * same document as a client (examples/webhook-receiver).
+ * `workflow_url`, the API's link to the Temporal UI, and a checkout's add `url`, its hosted page, which
+ * their events leave out). A few events carry fields of their own beside the record (EXTRAS). So a
+ * receiver generates its types from the same document as a client (examples/webhook-receiver).
  */
 
 /** The records events are about, by component name: `<resource>.<change>` is about `pascal(resource)`. */

@@ -19,10 +19,11 @@ import { checkoutByClientSecret, publicCheckoutView } from '../checkout-public.t
 import { conflict, ApiError, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
+  checkoutAnswer,
+  checkoutAnswerSchema,
   checkoutPage,
   checkoutParams,
   checkoutRecord,
-  checkoutSchema,
   clientSecretParams,
   createCheckoutBody,
   listCheckoutsQuery,
@@ -60,8 +61,12 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
       schema: {
         tags,
         summary: 'Create a checkout session (starts its checkout workflow)',
+        description:
+          'The answer is the Checkout record and `url`, the hosted checkout page (PUBLIC_BASE_URL/checkout/c/{client_secret}): ' +
+          'send the buyer there to pay, or confirm it from your own page with confirm-sdk. Every answer that presents a ' +
+          'checkout (get, list, update, manual renewal) carries it; the checkout events leave it out.',
         body: createCheckoutBody,
-        response: { 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
+        response: { 201: checkoutAnswerSchema, ...errorResponses, 503: errorResponses[400] },
       },
     },
     async (request, reply) => {
@@ -76,7 +81,7 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
         reply.header('deprecation', 'true');
         reply.header('link', `<${deps.config.publicBaseUrl}${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"`);
       }
-      return reply.status(201).send(checkoutRecord(checkout));
+      return reply.status(201).send(checkoutAnswer(checkout, deps.config.publicBaseUrl));
     },
   );
 
@@ -108,7 +113,11 @@ function collectionRoutes(app: RouteApp, deps: RouteDeps): void {
         limit: query.limit,
         offset: pageOffset(query),
       });
-      return pageOf(checkouts.map(checkoutRecord), total, query.limit);
+      return pageOf(
+        checkouts.map((c) => checkoutAnswer(c, deps.config.publicBaseUrl)),
+        total,
+        query.limit,
+      );
     },
   );
 }
@@ -126,12 +135,15 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
         tags,
         summary: 'Get a checkout',
         params: checkoutParams,
-        response: { 200: checkoutSchema, ...errorResponses },
+        response: { 200: checkoutAnswerSchema, ...errorResponses },
       },
     },
     async (request) => {
       const { organizationId } = organizationCredential(request);
-      return checkoutRecord(await ownCheckout(deps.orm.em.fork(), request.params.id, organizationId));
+      return checkoutAnswer(
+        await ownCheckout(deps.orm.em.fork(), request.params.id, organizationId),
+        deps.config.publicBaseUrl,
+      );
     },
   );
 
@@ -144,7 +156,7 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
         summary: 'Update an open checkout (customer fields, urls, metadata; discount and quantity re-price it)',
         params: checkoutParams,
         body: updateCheckoutBody,
-        response: { 200: checkoutSchema, ...errorResponses },
+        response: { 200: checkoutAnswerSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -189,7 +201,7 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
         recordEvent(tx, organizationId, 'checkout.updated', checkoutRecord(updated));
         return updated;
       });
-      return checkoutRecord(checkout);
+      return checkoutAnswer(checkout, deps.config.publicBaseUrl);
     },
   );
 }
@@ -210,7 +222,7 @@ function manualRenewalRoutes(app: RouteApp, deps: RouteDeps): void {
           "The path id is a succeeded checkout with recurrence_billing manual; the new checkout charges the same customer, price and quantity for the subscription's next period. " +
           'A payable (open or confirmed) renewal checkout of that period is answered as it is (200) rather than opened twice; paying it moves the subscription to that period.',
         params: checkoutParams,
-        response: { 200: checkoutSchema, 201: checkoutSchema, ...errorResponses, 503: errorResponses[400] },
+        response: { 200: checkoutAnswerSchema, 201: checkoutAnswerSchema, ...errorResponses, 503: errorResponses[400] },
       },
     },
     async (request, reply) => {
@@ -228,7 +240,7 @@ function manualRenewalRoutes(app: RouteApp, deps: RouteDeps): void {
         throw conflict('The checkout has no renewable subscription', 'Its subscription is missing or canceled');
       }
       const opened = await openRenewalCheckout(deps, { organizationId, original, subscription });
-      return reply.status(opened.created ? 201 : 200).send(checkoutRecord(opened.checkout));
+      return reply.status(opened.created ? 201 : 200).send(checkoutAnswer(opened.checkout, deps.config.publicBaseUrl));
     },
   );
 }

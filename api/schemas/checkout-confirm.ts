@@ -133,6 +133,20 @@ export const confirmSdkResponse = z.object({
   currency: z.string(),
   gateway_payment_data: gatewayPaymentData.nullable(),
   decline_reason: z.string().nullable(),
+  customer_id: z
+    .string()
+    .nullable()
+    .describe(
+      "The checkout's customer, as its GET shows it: once succeeded the sale's (found or created), before that the " +
+        'one the checkout was opened with, if any (our addition)',
+    ),
+  subscription_id: z
+    .string()
+    .nullable()
+    .describe(
+      'Once a recurring price is paid, the subscription the sale started (or the renewal or upgrade checkout’s own); ' +
+        'null for a one-time price (our addition)',
+    ),
 });
 
 /** 422: the usual error body; a declined payment (code payment_declined) adds its reason. The checkout stays open. */

@@ -10,6 +10,7 @@ import {
   openLinkCheckout,
   type CheckoutLinkEntity,
 } from '../../use-cases/hosted-checkout.ts';
+import { CHECKOUT_PAGE, checkoutPagePath } from '../../use-cases/checkout-pages.ts';
 import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
 import { browserTokenizer, type GatewaySources } from '../../api/browser-card-tokenizer.ts';
@@ -52,7 +53,6 @@ import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
 const linkParams = z.object({ checkout_link_id: z.string().max(64) });
 const pageParams = z.object({ client_secret: z.string().max(200) });
 
-const checkoutPagePath = (clientSecret: string) => `/checkout/c/${clientSecret}`;
 /** The browser's open checkout of a link, kept so that reloading the link reuses it (one per browser). */
 const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '')}`;
 
@@ -137,7 +137,7 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
 
 /** A checkout's own page, by client secret: the form, then the pending payment, then the receipt. */
 function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
-  app.get('/checkout/c/:client_secret', { schema: { hide: true, params: pageParams } }, async (request, reply) => {
+  app.get(`${CHECKOUT_PAGE}/:client_secret`, { schema: { hide: true, params: pageParams } }, async (request, reply) => {
     const locale = pickLocale(request.headers['accept-language']);
     const checkout = await pageCheckout(deps, request.params.client_secret);
     if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
@@ -146,7 +146,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
   });
 
   app.post(
-    '/checkout/c/:client_secret',
+    `${CHECKOUT_PAGE}/:client_secret`,
     { schema: { hide: true, params: pageParams, body: paymentFormBody } },
     async (request, reply) => {
       const locale = pickLocale(request.headers['accept-language']);

@@ -7,6 +7,7 @@ import { messagesFor, type Messages } from './messages.ts';
 import { nextChargeText } from './overview.ts';
 import { portalPaths } from './paths.ts';
 import type { ChargeEntity, CustomerEntity, RenewalToPay, SubscriptionView } from '../../use-cases/portal-reads.ts';
+import { checkoutPagePath } from '../../use-cases/checkout-pages.ts';
 
 /** A subscription's pages: its timeline and actions, the cancellation's confirmation, a plan change's preview. */
 
@@ -67,7 +68,7 @@ function RenewalLink({ renewal, t, locale }: { renewal: RenewalToPay | null; t: 
   return html`<section aria-labelledby="renewal" class="portal-actions">
     <h2 id="renewal">${t.renewalTitle}</h2>
     <p>${t.renewalDue(money(locale, renewal.amount, renewal.currency))}</p>
-    <p><a class="button" href=${`/checkout/c/${renewal.clientSecret}`}>${t.renewalPay}</a></p>
+    <p><a class="button" href=${checkoutPagePath(renewal.clientSecret)}>${t.renewalPay}</a></p>
   </section>`;
 }
 

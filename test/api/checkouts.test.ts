@@ -115,6 +115,9 @@ const events = (id: string, type: string) =>
     [type, id],
   );
 
+/** The record an event carries: the API's answer without its url (the hosted page's address). */
+const recordOf = ({ url: _url, ...record }: Record<string, unknown>) => record;
+
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CPF = { formatted: '529.982.247-25', digits: '52998224725' };
 const CNPJ = { formatted: '11.222.333/0001-81', digits: '11222333000181' };
@@ -179,7 +182,10 @@ describe('POST /api/v1/checkouts/', () => {
       expires_at: expect.stringMatching(ISO),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
+      url: expect.any(String),
     });
+    // The hosted page's absolute address (test/api/checkout-answers.test.ts opens it).
+    expect(c.url).toBe(`${api.config.publicBaseUrl}/checkout/c/${c.client_secret}`);
     expect(res.headers.deprecation).toBeUndefined();
     // Expires one hour after creation by default.
     expect(Date.parse(c.expires_at) - Date.parse(c.created_at)).toBe(3_600_000);
@@ -188,7 +194,7 @@ describe('POST /api/v1/checkouts/', () => {
     const stored = await row(c.id);
     expect(stored).toMatchObject({ status: 'open', client_secret: c.client_secret, amount: '9980', quantity: 2 });
     const created = await events(c.id, 'checkout.created');
-    expect(created).toEqual([{ organization_id: A.org.id, data: c }]);
+    expect(created).toEqual([{ organization_id: A.org.id, data: recordOf(c) }]);
 
     const description = await temporal.workflow.getHandle(`checkout:${c.id}`).describe();
     expect(description.type).toBe('checkoutWorkflow');
@@ -561,7 +567,7 @@ describe('POST /api/v1/checkouts/', () => {
       const childProduct = await makeProduct(child.id, { unitAmount: 700 });
       const c = await createOk({ product_id: childProduct.productId }, parent.oat);
       expect(c).toMatchObject({ organization_id: child.id, amount: 700 });
-      expect(await events(c.id, 'checkout.created')).toEqual([{ organization_id: child.id, data: c }]);
+      expect(await events(c.id, 'checkout.created')).toEqual([{ organization_id: child.id, data: recordOf(c) }]);
       // Read back by the child; the parent was allowed only the creation.
       const childOat = await makeOat(api.orm, child.id, ['checkouts:read']);
       expect((await api.call('GET', `/api/v1/checkouts/${c.id}`, { token: childOat })).status).toBe(200);
@@ -673,7 +679,7 @@ describe('PATCH /api/v1/checkouts/:id', () => {
       metadata: { b: 2 },
       updated_at: expect.stringMatching(ISO),
     });
-    expect(await events(c.id, 'checkout.updated')).toEqual([{ organization_id: A.org.id, data: res.body }]);
+    expect(await events(c.id, 'checkout.updated')).toEqual([{ organization_id: A.org.id, data: recordOf(res.body) }]);
     expect((await patch(c.id, { customer_tax_id: '123' })).status).toBe(422);
   });
 

@@ -168,7 +168,15 @@ describe('the OpenAPI document', () => {
       expect.objectContaining({ required: ['changed_fields'] }),
     ]);
     expect(dataOf('refund.created')).toEqual(getAnswer('/api/v1/refunds/{id}'));
-    expect(dataOf('checkout.updated')).toEqual(getAnswer('/api/v1/checkouts/{id}'));
+    // A checkout's answers add its hosted page's url to the record its events carry.
+    expect(dataOf('checkout.updated')).toEqual({ $ref: '#/components/schemas/Checkout' });
+    const checkout = doc.components.schemas.Checkout;
+    const checkoutAnswer = getAnswer('/api/v1/checkouts/{id}');
+    expect({ properties: Object.keys(checkoutAnswer.properties), required: checkoutAnswer.required }).toEqual({
+      properties: [...Object.keys(checkout.properties), 'url'],
+      required: [...checkout.required, 'url'],
+    });
+    expect(checkoutAnswer.properties.url.type).toBe('string');
     expect(dataOf('product.created')).toEqual(getAnswer('/api/v1/products/{id}'));
     expect(doc.webhooks['sale.paid'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'webhook-id',

@@ -107,6 +107,8 @@ describe('card', () => {
         installments: 1,
       },
       decline_reason: null,
+      customer_id: expect.any(String),
+      subscription_id: null,
     });
     expect(await captures(c.id)).toBe(1);
 
@@ -126,6 +128,8 @@ describe('card', () => {
       c.organizationId,
     ]);
     expect(customer).toMatchObject({ email: c.email, name: 'Ana Souza' });
+    // The answer names the customer the sale found or made, as the checkout's GET does.
+    expect(res.body.customer_id).toBe(customer!.id);
     const sales = await conn.execute<Record<string, any>[]>('select * from sales where checkout_id = ?', [c.id]);
     expect(sales).toHaveLength(1);
     expect(sales[0]).toMatchObject({

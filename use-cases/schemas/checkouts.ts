@@ -4,6 +4,7 @@ import type { Checkout } from '../../db/entities/index.ts';
 import { billingAddressInput, billingAddressSchema, presentBillingAddress } from './customers.ts';
 import { emailAddress, iso, listQuery, metadata, paginated, TAX_ID_FORMAT, uuid, nonBlank } from './common.ts';
 import { CHECKOUT_STATUSES } from '../../domain/checkout.ts';
+import { checkoutPageUrl } from '../checkout-pages.ts';
 
 /**
  * Wire shapes of checkouts: the spec's Checkout record (plus what the engine adds: product, quantity,
@@ -181,7 +182,27 @@ export const checkoutSchema = z.object({
 });
 export type CheckoutRecord = z.infer<typeof checkoutSchema>;
 
-export const checkoutPage = paginated(checkoutSchema);
+/**
+ * A checkout as the API answers it: its record (the one its events carry) and the hosted page's absolute
+ * address, so an integration redirects the buyer without building the path (Polar's checkout has it too).
+ * Events leave it out, as subscriptions' leave out their workflow_url: their receiver can build it from
+ * client_secret, and the worker that writes most of them does not serve the pages.
+ */
+export const checkoutAnswerSchema = checkoutSchema.extend({
+  url: z.string().meta({
+    description:
+      'The hosted checkout page, where the buyer pays: PUBLIC_BASE_URL/checkout/c/{client_secret} (our addition; events leave it out)',
+    example: 'https://billing.example.com/checkout/c/cs_…',
+  }),
+});
+export type CheckoutAnswer = z.infer<typeof checkoutAnswerSchema>;
+
+export const checkoutPage = paginated(checkoutAnswerSchema);
+
+/** The API's answer of a checkout: its record and its page's address on this deployment. */
+export function checkoutAnswer(c: CheckoutEntity, publicBaseUrl: string): CheckoutAnswer {
+  return { ...checkoutRecord(c), url: checkoutPageUrl(publicBaseUrl, c.clientSecret) };
+}
 
 export function checkoutRecord(c: CheckoutEntity): CheckoutRecord {
   return {
