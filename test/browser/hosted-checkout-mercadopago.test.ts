@@ -224,7 +224,7 @@ describe('the hosted checkout with Mercado Pago', () => {
     await screenshot(page, 'checkout-live-without-javascript');
     await context.close();
 
-    // Card data posted anyway is the API's 422 card_data_refused, shown on the page.
+    // Card data posted anyway is the API's 422 card_data_refused, shown on the page in its language.
     const raw = new URLSearchParams({
       email: 'ana@example.com',
       payment_method: 'credit_card',
@@ -239,7 +239,8 @@ describe('the hosted checkout with Mercado Pago', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.status).toBe(422);
-    expect(res.body).toContain('PCI DSS');
+    expect(res.body).toContain('O cartão não foi enviado pelo formulário seguro. Recarregue a página e tente de novo.');
+    expect(res.body).not.toContain('5031433215406351');
     const [row] = await sandbox.orm.em
       .getConnection()
       .execute('select status from checkouts where id = ?', [checkout.id]);
