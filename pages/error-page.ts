@@ -16,11 +16,12 @@ export interface PageFailure {
  * The error handler of a group of pages (the hosted checkout, the portal): a failure a browser meets on a
  * page (the rate limit's 429 above all, counted before the route runs) answers a page in the visitor's
  * language, with the status and Retry-After the API would send, never the API's JSON body. A request that
- * asks for JSON (a checkout link's API use) goes on to the API's own handler, whose bodies the spec fixes.
+ * does not ask for HTML (a checkout link's API use, any API client) goes on to the API's own handler,
+ * whose bodies the spec fixes.
  */
 export function pageErrorHandler(render: (locale: Locale, failure: PageFailure) => string) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (wantsJson(request.headers.accept)) throw err;
+    if (!wantsPage(request.headers.accept)) throw err;
     const status = pageStatus(err, request);
     if ((status === 503 || status === 429) && !reply.hasHeader('retry-after')) {
       reply.header('retry-after', String(RETRY_AFTER_SECONDS));
@@ -57,7 +58,10 @@ function pageStatus(err: FastifyError, request: FastifyRequest): number {
   return 500;
 }
 
-/** Accept names JSON, as the checkout link's route tells its API use (a browser's navigation never does). */
-function wantsJson(accept: string | undefined): boolean {
-  return accept !== undefined && /\bapplication\/json\b/i.test(accept);
+/**
+ * Accept names HTML, as a browser's navigation and form post always do. Anything else (an API client,
+ * curl's `*\/*`, no Accept at all) gets the API's JSON error body, which the OpenAPI document describes.
+ */
+function wantsPage(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/html\b/i.test(accept);
 }

@@ -96,7 +96,12 @@ describe('a form post the page cannot take', () => {
     const path = await checkoutPath();
     // A field past the form's limits (a hand-made post: the page's own fields never send it).
     const posted = await api.call('POST', path, {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'pt-BR,pt;q=0.9' },
+      // As a browser posts a form: it asks for HTML.
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+        'accept-language': 'pt-BR,pt;q=0.9',
+      },
       raw: `email=ana%40example.com&payment_method=pix&name=${'a'.repeat(300)}`,
     });
     expect(posted.status).toBe(400);
