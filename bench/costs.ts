@@ -3,8 +3,8 @@ import proto, { type temporal } from '@temporalio/proto';
 import { Agent, request } from 'undici';
 import { openOrm } from '../db/orm.ts';
 import { benchDb, sql, type BenchDb } from './db.ts';
-import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
+import { SWEEP_JOB } from '../contracts/sweep.ts';
+import { batchTaskQueue, scheduleIdFor } from '../domain/task-queues.ts';
 import { apiPoster } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot } from './harness.ts';
 import { startPgCounter, type StatementCounts } from './pg-counter.ts';
@@ -248,7 +248,7 @@ export async function benchCosts(databaseUrl: string): Promise<void> {
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: 4 });
   const phases: Phase[] = [];
   try {
-    await client.schedule.getHandle(SWEEP_SCHEDULE_ID).pause('cost benchmark');
+    await client.schedule.getHandle(scheduleIdFor(SWEEP_JOB, TASK_QUEUE)).pause('cost benchmark');
     const post = apiPoster(stack, dispatcher);
     const { organizationId, oat } = stack.demo;
     const product = async (recurring: boolean) => {

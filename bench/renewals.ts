@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { openOrm } from '../db/orm.ts';
-import { batchTaskQueue } from '../domain/task-queues.ts';
+import { batchTaskQueue, scheduleIdFor } from '../domain/task-queues.ts';
 import { checkoutBuyer, pace, type Run } from './checkout-load.ts';
 import { cpuSince, cpuSnapshot, ownCpuMs, percentile, type CpuReaders } from './harness.ts';
 import {
@@ -13,7 +13,7 @@ import {
 } from './renewal-storm.ts';
 import { benchDb } from './db.ts';
 import { startStack, type Stack } from './stack.ts';
-import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
+import { SWEEP_JOB } from '../contracts/sweep.ts';
 
 /**
  * The renewal storm: N subscriptions due at the same instant (manual billing, a saved approving card
@@ -124,7 +124,7 @@ async function storm(databaseUrl: string, n: number, workers: number): Promise<S
   const buyer = await checkoutBuyer(stack, 16);
   try {
     // The hourly sweep would start workflows for the subscriptions of earlier runs: not part of this storm.
-    await client.schedule.getHandle(SWEEP_SCHEDULE_ID).pause('renewal benchmark');
+    await client.schedule.getHandle(scheduleIdFor(SWEEP_JOB, TASK_QUEUE)).pause('renewal benchmark');
     const cpu = { ...stack.cpu, 'bench (probe, polling)': ownCpuMs };
 
     // At rest: the checkout probe alone (after a warm-up), and what it costs each process per second.

@@ -5,8 +5,11 @@ import type { BookRow, LedgerRow, ReconciliationResult } from '../domain/reconci
  * (decision 0073): a day of our books against the gateway's ledger, one report per organization.
  */
 
-/** The Schedule that reconciles yesterday every day, registered by the worker (worker/schedules.ts). */
-export const RECONCILIATION_SCHEDULE_ID = 'daily-reconciliation';
+/**
+ * The job that reconciles yesterday every day: its Schedule, registered by the worker, is
+ * `scheduleIdFor(RECONCILIATION_JOB, queue)` (worker/schedules.ts).
+ */
+export const RECONCILIATION_JOB = 'daily-reconciliation';
 
 export interface ReconciliationInput {
   /** YYYY-MM-DD (UTC); absent: the day before the run's (the daily Schedule's). */

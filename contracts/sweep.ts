@@ -3,8 +3,11 @@
  * and the activities it runs (SweepActivities).
  */
 
-/** The schedule that runs the sweep, registered by the worker at start (worker/schedules.ts). */
-export const SWEEP_SCHEDULE_ID = 'billing-sweep';
+/**
+ * The sweep's job name: its Schedule, registered by the worker at start, is
+ * `scheduleIdFor(SWEEP_JOB, queue)` (worker/schedules.ts).
+ */
+export const SWEEP_JOB = 'billing-sweep';
 
 /** What the sweep walks, in this order, each page by page. */
 export const SWEEP_KINDS = ['subscriptions', 'invoices', 'checkouts'] as const;

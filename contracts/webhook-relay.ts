@@ -3,8 +3,11 @@
  * the activity it runs (WebhookRelayActivities).
  */
 
-/** The relay's safety sweep, run by the `webhook-relay` Schedule (worker/schedules.ts). */
-export const WEBHOOK_RELAY_SCHEDULE_ID = 'webhook-relay';
+/**
+ * The relay's safety sweep, run by the Schedule `scheduleIdFor(WEBHOOK_RELAY_JOB, queue)`
+ * (worker/schedules.ts).
+ */
+export const WEBHOOK_RELAY_JOB = 'webhook-relay';
 
 /** The activity the relay workflow runs (activities/webhook-relay.ts). */
 export interface WebhookRelayActivities {

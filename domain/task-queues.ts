@@ -11,3 +11,10 @@ export const batchTaskQueue = (interactive: string) => `${interactive}-batch`;
  * calls wait on merchants' servers, not on our CPU), so a slow endpoint never takes a buyer's slot.
  */
 export const webhookTaskQueue = (interactive: string) => `${interactive}-webhooks`;
+
+/**
+ * A periodic job's Schedule id for one deployment: its job's name and the deployment's interactive
+ * queue (`billing-sweep:billing`). Schedule ids are unique per namespace, so a second deployment on
+ * another task queue of the same namespace gets Schedules of its own, starting its own queue's work.
+ */
+export const scheduleIdFor = (job: string, interactive: string) => `${job}:${interactive}`;

@@ -73,8 +73,8 @@ export async function claimTaskQueue(client: Client, taskQueue: string, claim: Q
     `Temporal task queue "${taskQueue}" in namespace "${namespace}" is served by another database ` +
       `(${held?.database ?? 'unknown'}, deployment ${held?.deploymentId ?? 'unknown'}), not by this ` +
       `worker's (${claim.database}, deployment ${claim.deploymentId}): the two would run each other's ` +
-      `tasks and fail them. Set TEMPORAL_NAMESPACE to a namespace of this database's own (the Schedules ` +
-      `are per namespace), or at least TEMPORAL_TASK_QUEUE to a queue no other database serves; or set ` +
+      `tasks and fail them. Set TEMPORAL_TASK_QUEUE to a queue no other database serves (its Schedules ` +
+      `are named after it), or TEMPORAL_NAMESPACE to a namespace of this database's own; or set ` +
       `DATABASE_URL to the database that serves it. If that database is gone for good, release the ` +
       `queue: temporal workflow terminate --namespace ${namespace} --workflow-id '${workflowId}'`,
   );

@@ -1,11 +1,11 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config/env.ts';
-import { batchTaskQueue, webhookTaskQueue } from '../domain/task-queues.ts';
+import { batchTaskQueue, scheduleIdFor, webhookTaskQueue } from '../domain/task-queues.ts';
 import { webhookRelayWorkflow } from '../workflows/webhook-relay.ts';
 import { billingSweepWorkflow } from '../workflows/sweep.ts';
-import { WEBHOOK_RELAY_SCHEDULE_ID } from '../contracts/webhook-relay.ts';
-import { SWEEP_SCHEDULE_ID } from '../contracts/sweep.ts';
-import { RECONCILIATION_SCHEDULE_ID } from '../contracts/reconciliation.ts';
+import { WEBHOOK_RELAY_JOB } from '../contracts/webhook-relay.ts';
+import { SWEEP_JOB } from '../contracts/sweep.ts';
+import { RECONCILIATION_JOB } from '../contracts/reconciliation.ts';
 import { reconciliationWorkflow } from '../workflows/reconciliation.ts';
 
 /** How often the webhook relay's safety sweep runs. */
@@ -20,17 +20,18 @@ export const RECONCILIATION_AT = { hour: 4, minute: 0 };
 /**
  * The periodic jobs as Temporal Schedules, so an operator sees, pauses and triggers them in the UI.
  * Registered by every worker at start; one that exists already is left as it is (an operator may
- * have paused it), so any number of workers can start in any order.
+ * have paused it), so any number of workers can start in any order. Their ids name the deployment's
+ * task queue (scheduleIdFor), so deployments sharing a namespace on different queues each have their own.
  */
 export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): Promise<void> {
   try {
     await client.schedule.create({
-      scheduleId: SWEEP_SCHEDULE_ID,
+      scheduleId: scheduleIdFor(SWEEP_JOB, config.TEMPORAL_TASK_QUEUE),
       spec: { intervals: [{ every: SWEEP_EVERY }] },
       action: {
         type: 'startWorkflow',
         workflowType: billingSweepWorkflow,
-        workflowId: SWEEP_SCHEDULE_ID,
+        workflowId: scheduleIdFor(SWEEP_JOB, config.TEMPORAL_TASK_QUEUE),
         taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
         args: [{}],
       },
@@ -46,12 +47,12 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
   }
   try {
     await client.schedule.create({
-      scheduleId: RECONCILIATION_SCHEDULE_ID,
+      scheduleId: scheduleIdFor(RECONCILIATION_JOB, config.TEMPORAL_TASK_QUEUE),
       spec: { calendars: [{ hour: RECONCILIATION_AT.hour, minute: RECONCILIATION_AT.minute }] },
       action: {
         type: 'startWorkflow',
         workflowType: reconciliationWorkflow,
-        workflowId: RECONCILIATION_SCHEDULE_ID,
+        workflowId: scheduleIdFor(RECONCILIATION_JOB, config.TEMPORAL_TASK_QUEUE),
         taskQueue: batchTaskQueue(config.TEMPORAL_TASK_QUEUE),
         args: [{}],
       },
@@ -65,12 +66,12 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'TEMP
   }
   try {
     await client.schedule.create({
-      scheduleId: WEBHOOK_RELAY_SCHEDULE_ID,
+      scheduleId: scheduleIdFor(WEBHOOK_RELAY_JOB, config.TEMPORAL_TASK_QUEUE),
       spec: { intervals: [{ every: WEBHOOK_RELAY_EVERY }] },
       action: {
         type: 'startWorkflow',
         workflowType: webhookRelayWorkflow,
-        workflowId: WEBHOOK_RELAY_SCHEDULE_ID,
+        workflowId: scheduleIdFor(WEBHOOK_RELAY_JOB, config.TEMPORAL_TASK_QUEUE),
         taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },

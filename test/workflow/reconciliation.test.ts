@@ -14,7 +14,7 @@ import { makeCheckout } from '../helpers/checkouts.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
 import type { Client, ScheduleOptions } from '@temporalio/client';
-import { RECONCILIATION_SCHEDULE_ID, type ReconciliationInput } from '../../contracts/reconciliation.ts';
+import type { ReconciliationInput } from '../../contracts/reconciliation.ts';
 import { ensureSchedules } from '../../worker/schedules.ts';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.ts';
 
@@ -245,7 +245,7 @@ describe('reconciliationWorkflow', () => {
     const created: ScheduleOptions[] = [];
     const client = { schedule: { create: async (o: ScheduleOptions) => void created.push(o) } } as unknown as Client;
     await ensureSchedules(client, { TEMPORAL_TASK_QUEUE: 'billing' });
-    const schedule = created.find((o) => o.scheduleId === RECONCILIATION_SCHEDULE_ID)!;
+    const schedule = created.find((o) => o.scheduleId === 'daily-reconciliation:billing')!;
     expect(schedule.spec).toEqual({ calendars: [{ hour: 4, minute: 0 }] });
     const action = schedule.action as unknown as { workflowType: unknown; args: [ReconciliationInput] };
     expect(action.workflowType).toBe(reconciliationWorkflow);

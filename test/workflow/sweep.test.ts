@@ -14,7 +14,8 @@ import { until } from '../helpers/processes.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { checkoutWorkflowId } from '../../contracts/checkout.ts';
 import { subscriptionWorkflowId } from '../../contracts/subscription.ts';
-import { SWEEP_SCHEDULE_ID, type SweepCounts } from '../../contracts/sweep.ts';
+import { SWEEP_JOB, type SweepCounts } from '../../contracts/sweep.ts';
+import { scheduleIdFor } from '../../domain/task-queues.ts';
 import { waitFor } from '../helpers/processes.ts';
 
 /**
@@ -65,7 +66,9 @@ async function describedWhen(workflowId: string, done: (d: { status: string; run
 
 describe('the billing sweep schedule', () => {
   it('is registered by the worker, hourly, starting the sweep workflow', async () => {
-    const schedule = await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).describe();
+    const schedule = await temporal.schedule
+      .getHandle(scheduleIdFor(SWEEP_JOB, api.config.TEMPORAL_TASK_QUEUE))
+      .describe();
     expect(schedule.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
     expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'billingSweepWorkflow' });
     expect(schedule.state.paused).toBe(false);
@@ -367,7 +370,7 @@ async function newRunResult(workflowId: string, lostRunId: string): Promise<unkn
  */
 async function sweep(history?: string): Promise<SweepCounts> {
   const before = new Set((await sweepRuns()).map((w) => w.runId));
-  await temporal.schedule.getHandle(SWEEP_SCHEDULE_ID).trigger();
+  await temporal.schedule.getHandle(scheduleIdFor(SWEEP_JOB, api.config.TEMPORAL_TASK_QUEUE)).trigger();
   let done: { workflowId: string; runId: string } | undefined;
   await until(async () => (done = (await sweepRuns()).find((w) => !before.has(w.runId))) !== undefined, 30_000);
   const counts = await temporal.workflow.getHandle(done!.workflowId, done!.runId).result();
@@ -380,7 +383,7 @@ async function sweepRuns(): Promise<{ workflowId: string; runId: string }[]> {
   for await (const w of temporal.workflow.list({
     query: `WorkflowType = 'billingSweepWorkflow' AND ExecutionStatus = 'Completed'`,
   })) {
-    if (w.workflowId.startsWith(SWEEP_SCHEDULE_ID)) runs.push({ workflowId: w.workflowId, runId: w.runId });
+    if (w.workflowId.startsWith(SWEEP_JOB)) runs.push({ workflowId: w.workflowId, runId: w.runId });
   }
   return runs;
 }

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { loadConfig } from '../../config/env.ts';
 import { createTemporalClient } from '../../temporal/client.ts';
-import { WEBHOOK_RELAY_SCHEDULE_ID } from '../../contracts/webhook-relay.ts';
-import { testEnv } from '../helpers/env.ts';
+import { WEBHOOK_RELAY_JOB } from '../../contracts/webhook-relay.ts';
+import { TEST_TASK_QUEUE, testEnv } from '../helpers/env.ts';
+import { scheduleIdFor } from '../../domain/task-queues.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { until } from '../helpers/processes.ts';
 
@@ -26,13 +27,12 @@ describe('webhookRelayWorkflow', () => {
       for await (const w of temporal.workflow.list({
         query: `WorkflowType = 'webhookRelayWorkflow' AND ExecutionStatus = 'Completed'`,
       })) {
-        if (w.workflowId.startsWith(WEBHOOK_RELAY_SCHEDULE_ID))
-          found.push({ workflowId: w.workflowId, runId: w.runId });
+        if (w.workflowId.startsWith(WEBHOOK_RELAY_JOB)) found.push({ workflowId: w.workflowId, runId: w.runId });
       }
       return found;
     };
     const before = new Set((await runs()).map((w) => w.runId));
-    const schedule = temporal.schedule.getHandle(WEBHOOK_RELAY_SCHEDULE_ID);
+    const schedule = temporal.schedule.getHandle(scheduleIdFor(WEBHOOK_RELAY_JOB, TEST_TASK_QUEUE));
     expect((await schedule.describe()).action).toMatchObject({ workflowType: 'webhookRelayWorkflow' });
     await schedule.trigger();
     let done: { workflowId: string; runId: string } | undefined;
