@@ -3163,6 +3163,14 @@ export interface operations {
           avatar_url?: string | null;
           social_username?: string | null;
           profile_settings?: {
+            /** @description The colour of the checkout’s, the portal’s and the e-mails’ buttons and header, as #rrggbb */
+            brand_color?: string;
+            /**
+             * Format: uuid
+             * @description An image file of the organization (purpose product_media) shown as its logo
+             */
+            logo_file_id?: string;
+          } & {
             [key: string]: components['schemas']['FreeFormValue'];
           };
           feature_settings?: {
@@ -3491,6 +3499,14 @@ export interface operations {
           avatar_url?: string | null;
           social_username?: string | null;
           profile_settings?: {
+            /** @description The colour of the checkout’s, the portal’s and the e-mails’ buttons and header, as #rrggbb */
+            brand_color?: string;
+            /**
+             * Format: uuid
+             * @description An image file of the organization (purpose product_media) shown as its logo
+             */
+            logo_file_id?: string;
+          } & {
             [key: string]: components['schemas']['FreeFormValue'];
           };
           feature_settings?: {

@@ -19,6 +19,7 @@ export async function ownMediaFiles(
   tx: EntityManager,
   organizationId: string,
   ids: readonly string[],
+  field = 'medias',
 ): Promise<MediaFileRecord[]> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
@@ -28,7 +29,7 @@ export async function ownMediaFiles(
     throw unprocessable(
       'invalid_media',
       'Media file not found',
-      `medias: no file ${missing.join(', ')} in this organization`,
+      `${field}: no file ${missing.join(', ')} in this organization`,
     );
   }
   const notImages = wanted.filter((id) => !isMediaType(byId.get(id)!.mimeType));
@@ -36,7 +37,7 @@ export async function ownMediaFiles(
     throw unprocessable(
       'invalid_media',
       'Product media must be images',
-      `medias: ${notImages.join(', ')} is not an image`,
+      `${field}: ${notImages.join(', ')} is not an image`,
     );
   }
   return wanted.map((id) => presentMediaFile(byId.get(id)!));

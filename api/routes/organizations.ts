@@ -52,6 +52,7 @@ import {
   toOrganizationBody,
 } from '../organization-records.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
+import { ownMediaFiles } from '../product-medias.ts';
 
 const READ_SCOPES = ['organizations:read', 'web:read'];
 const WRITE_SCOPES = ['organizations:write', 'web:write'];
@@ -132,6 +133,9 @@ function creationRoutes(app: RouteApp, deps: RouteDeps): void {
             modifiedAt: null,
             onboardedAt: null,
           });
+          // A logo must be a file of the organization, so a new one's is always unknown (as an update's would be).
+          const logo = body.profile_settings?.logo_file_id;
+          if (logo) await ownMediaFiles(tx, org.id, [logo], 'profile_settings.logo_file_id');
           // The organization row first: the membership and the event reference it (no ORM relations order them).
           await tx.flush();
           addMember(tx, { organizationId: org.id, userId: user.userId, role: 'owner', createdAt: now });
@@ -242,6 +246,8 @@ function updateRoutes(app: RouteApp, deps: RouteDeps): void {
           throw notFound('Organization');
         }
         checkSubscriptionSettings(request.body.subscription_settings);
+        const logo = request.body.profile_settings?.logo_file_id;
+        if (logo) await ownMediaFiles(tx, org.id, [logo], 'profile_settings.logo_file_id');
         if (!applyUpdate(org, request.body)) return org;
         org.modifiedAt = new Date();
         recordEvent(tx, org.id, 'organization.updated', toOrganizationBody(org));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailAddress, freeValue, objectKey } from '../../use-cases/schemas/common.ts';
+import { BRAND_COLOR_PATTERN } from '../../domain/branding.ts';
 import { MEMBER_ROLES } from '../../domain/organizations.ts';
 import { PRORATION_BEHAVIORS } from '../../domain/proration.ts';
 import { CHARGEBACK_SUBSCRIPTION_ACTIONS } from '../../domain/disputes.ts';
@@ -51,6 +52,21 @@ export const notificationSettingsInput = z.strictObject({
 const settingsObject = z.record(objectKey, freeValue);
 const socials = z.array(z.record(objectKey, freeValue)).max(50);
 
+/**
+ * The profile's settings: free-form, except the brand the pages show (domain/branding.ts): its colour
+ * and the image file of the organization shown as its logo.
+ */
+const profileSettings = z
+  .object({
+    brand_color: z.string().regex(BRAND_COLOR_PATTERN, { error: 'must be a colour as #rrggbb' }).optional().meta({
+      description: 'The colour of the checkout’s, the portal’s and the e-mails’ buttons and header, as #rrggbb',
+    }),
+    logo_file_id: z.uuid().optional().meta({
+      description: 'An image file of the organization (purpose product_media) shown as its logo',
+    }),
+  })
+  .catchall(freeValue);
+
 /** Profile fields a merchant may set at creation and change later; null clears them. */
 const profileFields = {
   bio: text(2000).nullish(),
@@ -61,7 +77,7 @@ const profileFields = {
   website: httpUrl.nullish(),
   avatar_url: httpUrl.nullish(),
   social_username: text(256).nullish(),
-  profile_settings: settingsObject.optional(),
+  profile_settings: profileSettings.optional(),
   feature_settings: settingsObject.optional(),
   subscription_settings: subscriptionSettingsInput.optional(),
   notification_settings: notificationSettingsInput.optional(),

@@ -447,3 +447,42 @@ describe('credentials', () => {
     expect(viaKey.status).toBe(201);
   });
 });
+
+describe('the organization’s logo and colour (profile_settings)', () => {
+  const patch = (body: Record<string, unknown>, tenant = A) =>
+    api.call('PATCH', `/api/v1/organizations/${tenant.org.id}`, { token: tenant.oat, body });
+
+  it('keeps an image file of the organization as its logo, with its colour', async () => {
+    const logo = await uploaded(image(png(16, 16), 'logo.png'));
+    const res = await patch({ profile_settings: { brand_color: '#1A237E', logo_file_id: logo.id, theme: 'x' } });
+    expect(res.status).toBe(200);
+    expect(res.body.profile_settings).toEqual({ brand_color: '#1A237E', logo_file_id: logo.id, theme: 'x' });
+  });
+
+  it('refuses another organization’s file, an unknown one and a non-image, changing nothing', async () => {
+    const before = (await api.call('GET', `/api/v1/organizations/${A.org.id}`, { token: A.oat })).body;
+    const theirs = await uploaded(image(), B);
+    const doc = (
+      await api.call('POST', '/api/v1/files/?purpose=downloadable', {
+        token: A.oat,
+        ...rawUpload({ filename: 'terms.pdf', type: 'application/pdf', data: pdf() }),
+      })
+    ).body;
+    for (const [id, detail] of [
+      [theirs.id, `profile_settings.logo_file_id: no file ${theirs.id} in this organization`],
+      [doc.id, `profile_settings.logo_file_id: ${doc.id} is not an image`],
+    ] as const) {
+      const res = await patch({ name: 'Renamed', profile_settings: { logo_file_id: id } });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ code: 'invalid_media', detail });
+    }
+    const after = (await api.call('GET', `/api/v1/organizations/${A.org.id}`, { token: A.oat })).body;
+    expect(after).toEqual(before);
+  });
+
+  it('is 400 for a colour that is not #rrggbb', async () => {
+    const res = await patch({ profile_settings: { brand_color: 'red' } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('body.profile_settings.brand_color');
+  });
+});

@@ -238,6 +238,19 @@ describe('POST /api/v1/organizations/', () => {
     expect(row.subscription_settings.dunning_retry_days).toEqual([1, 3, 5, 7]);
   });
 
+  it('is 422 for a logo file at creation: a new organization has no files, so none is its own', async () => {
+    const admin = await adminUser();
+    const slug = newSlug();
+    const logo = '01900000-0000-7000-8000-000000000000';
+    const created = await createOrganization(admin.jwt, { slug, profile_settings: { logo_file_id: logo } });
+    expect(created.status).toBe(422);
+    expect(created.body).toMatchObject({
+      code: 'invalid_media',
+      detail: `profile_settings.logo_file_id: no file ${logo} in this organization`,
+    });
+    expect(await sql('select 1 from organizations where slug = ?', [slug])).toHaveLength(0);
+  });
+
   it('accepts the longest and shortest slugs', async () => {
     const admin = await adminUser();
     const long = `${uniqueDigits()}${'a'.repeat(64)}`.slice(0, 64);
