@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CredentialCache } from './auth/credential-cache.ts';
+import { fileLinks } from './file-links.ts';
 import { userJwtVerifier } from './auth/user-jwt.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -72,7 +73,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   recordAuthRules(app);
   await registerRateLimit(app, { config, orm: deps.orm });
   registerIdempotency(app, deps);
-  await registerRoutes(app, { ...deps, cache });
-  await app.register(pagesPlugin, { ...deps, cache });
+  const files = fileLinks(deps.config);
+  await registerRoutes(app, { ...deps, cache, files });
+  await app.register(pagesPlugin, { ...deps, cache, files });
   return app;
 }

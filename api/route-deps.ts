@@ -5,6 +5,7 @@ import type { Config } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
+import type { FileLinks } from './file-links.ts';
 
 /**
  * What the app is built from and what every route module receives: a module of its own, so that a
@@ -25,6 +26,8 @@ export type App = FastifyInstance;
 /** What every route module receives besides the Fastify instance. */
 export interface RouteDeps extends AppDeps {
   cache: CredentialCache;
+  /** The file storage and its download URLs, shared by the files routes and the pages that show images. */
+  files: FileLinks;
 }
 
 /**

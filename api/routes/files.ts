@@ -15,8 +15,7 @@ import {
 } from '../../db/file/records.ts';
 import { cleanFileName, declaredTypeAcceptable, isMediaType, type FilePurpose } from '../../domain/file-types.ts';
 import { parseSorting } from '../../domain/pagination.ts';
-import { openFileStorage, type DownloadTarget } from '../../storage/index.ts';
-import { checkDownload, signDownload } from '../../storage/signed-urls.ts';
+import { checkDownload } from '../../storage/signed-urls.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../use-cases/errors.ts';
 import { deleteUnshownFile } from '../../use-cases/file-deletion.ts';
 import { fileTooLarge, invalidMultipart, receiveUpload, unsupportedFileType } from '../file-uploads.ts';
@@ -51,7 +50,7 @@ function describedOnly<T>(route: Parameters<FastifySchemaCompiler<T>>[0]): Retur
 }
 
 export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const files = fileStore(app, deps);
+  const files = fileStore(deps);
   const { maxBytes } = files;
   await app.register(multipart, {
     limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 1024, parts: 11, headerPairs: 100 },
@@ -68,29 +67,14 @@ export const filesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
  * The organization's file storage (its download URLs signed for the local disk), and what the routes
  * do with an upload and a file record.
  */
-function fileStore(app: RouteApp, deps: RouteDeps) {
+function fileStore(deps: RouteDeps) {
   const { config } = deps;
   const maxBytes = config.FILES_MAX_BYTES;
-  const downloadPath = (id: string) => `${app.prefix}/${id}/download`;
-  const storage = openFileStorage(config, (target: DownloadTarget) => {
-    const { expires, signature } = signDownload(config.filesUrlSigningSecret, target.fileId, target.expiresAt);
-    return `${config.publicBaseUrl}${downloadPath(target.fileId)}?expires=${expires}&signature=${signature}`;
-  });
+  const { storage } = deps.files;
 
-  /**
-   * A record with a fresh URL. Whole seconds, so the time shown is the one the URL carries, rounded
-   * up, so a URL lives FILES_URL_EXPIRY_SECONDS at least (rounding down left a 1 s URL a few ms).
-   */
+  /** A record with a fresh URL (its time the one the URL carries). */
   async function withDownloadUrl(file: FileRow) {
-    const expiresAt = new Date((Math.ceil(Date.now() / 1000) + config.FILES_URL_EXPIRY_SECONDS) * 1000);
-    const url = await storage.downloadUrl({
-      key: file.storageKey,
-      fileId: file.id,
-      name: file.name,
-      mimeType: file.mimeType,
-      expiresAt,
-    });
-    return presentFile(file, { url, expiresAt });
+    return presentFile(file, await deps.files.urlOf(file));
   }
 
   /** Streams the request's `file` part to storage: the file, not yet recorded. A refusal stores nothing. */

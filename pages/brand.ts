@@ -1,0 +1,42 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { BrandView } from '../api/organization-brand.ts';
+import { BRAND_COLOR_PATTERN, inkOn } from '../domain/branding.ts';
+import { html } from './render.ts';
+
+/**
+ * The merchant's brand on the buyer's and the customer's pages (decision 0091). The CSP allows no
+ * inline style, so the colour comes as a stylesheet of its own, whose path is the colour itself: it
+ * never changes, any number of organizations share it, and a browser keeps it for a year.
+ */
+
+/** The brand's stylesheet, or null for the pages' own colours. */
+export const brandStylesheet = (brand: BrandView | null | undefined): string | null =>
+  brand?.color ? `/brand/${brand.color.slice(1).toLowerCase()}.css` : null;
+
+/** The origin the logo is served from, for the page's CSP (`img-src`): ours, or the bucket's on S3. */
+export const logoOrigin = (brand: BrandView | null | undefined): string | null =>
+  brand?.logoUrl ? new URL(brand.logoUrl).origin : null;
+
+/** The merchant's logo and name, as the header of their pages shows them. */
+export function BrandMark({ brand, className = 'merchant' }: { brand: BrandView; className?: string }) {
+  return html`<p class=${className}>
+    ${brand.logoUrl ? html`<img class="brand-logo" src=${brand.logoUrl} alt="" height="32" />` : null}
+    <span>${brand.name}</span>
+  </p>`;
+}
+
+/** GET /brand/<rrggbb>.css: the brand's colour and the text colour on it, as the pages' variables. */
+export const brandRoutes: FastifyPluginAsync = async (app) => {
+  app.get<{ Params: { file: string } }>('/brand/:file', { schema: { hide: true } }, async (request, reply) => {
+    const color = `#${request.params.file.replace(/\.css$/, '')}`;
+    if (!request.params.file.endsWith('.css') || !BRAND_COLOR_PATTERN.test(color)) {
+      return reply.status(404).type('text/plain').send('Not found');
+    }
+    const hex = color.toLowerCase();
+    return reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .send(`:root{--brand:${hex};--brand-ink:${inkOn(hex)}}\n`);
+  });
+};
