@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../api/route-deps.ts';
 import { pageAssetRoutes } from './asset-routes.ts';
+import { brandRoutes } from './brand.ts';
 import { checkoutPageRoutes } from './checkout/routes.ts';
 import { dashboardPageRoutes } from './dashboard/routes/index.ts';
 import { portalPageRoutes } from './portal/routes.ts';
@@ -18,4 +19,5 @@ export async function pagesPlugin(app: FastifyInstance, deps: RouteDeps): Promis
   await app.register(checkoutPageRoutes, deps);
   await app.register(portalPageRoutes, deps);
   await app.register(pageAssetRoutes);
+  await app.register(brandRoutes);
 }

@@ -480,6 +480,17 @@ describe('the organization’s logo and colour (profile_settings)', () => {
     expect(after).toEqual(before);
   });
 
+  it('serves a colour’s stylesheet for the pages, with the text colour that reads on it', async () => {
+    const navy = await api.call('GET', '/brand/1A237E.css');
+    expect(navy.status).toBe(200);
+    expect(navy.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(navy.body).toBe(':root{--brand:#1a237e;--brand-ink:#ffffff}\n');
+    expect((await api.call('GET', '/brand/ffeb3b.css')).body).toContain('--brand-ink:#000000');
+    for (const bad of ['/brand/red.css', '/brand/1a237e.js', '/brand/1a237e0.css']) {
+      expect((await api.call('GET', bad)).status).toBe(404);
+    }
+  });
+
   it('is 400 for a colour that is not #rrggbb', async () => {
     const res = await patch({ profile_settings: { brand_color: 'red' } });
     expect(res.status).toBe(400);
