@@ -338,9 +338,6 @@ export function successUrlFor(successUrl: string, checkoutId: string): string {
 /** Why a confirmed checkout is open again when the buyer left a pending pix or boleto for a card. */
 export const METHOD_CHANGED = 'method_changed';
 
-/** Why a confirmed checkout is open again when its pix expired unpaid: the buyer may ask for a new code. */
-export const PIX_EXPIRED = 'pix_expired';
-
 /**
  * A buyer waiting on a pix or boleto may pay by card instead, and one whose card is under review may
  * pay with another card, a pix or a boleto: the pending charge is cancelled first and the checkout

@@ -5,7 +5,6 @@ import {
   keptCardIdOf,
   METHOD_CHANGED,
   MAX_DECLINED_CONFIRMATIONS,
-  PIX_EXPIRED,
   paymentKey,
   requiresCharge,
   TOO_MANY_ATTEMPTS,
@@ -15,7 +14,7 @@ import {
   type PaymentSummary,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import { pixRenewable } from '../domain/pending-payments.ts';
+import { PIX_EXPIRED, pixRenewable } from '../domain/pending-payments.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
@@ -29,7 +28,7 @@ import {
   untilAnswered,
   type Attempt,
 } from './checkout-activity-proxies.ts';
-import { withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
+import { reopenForNewPix, withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
 import { askSubscription, gatewaySubscription, startSubscriptionWorkflow } from './checkout-subscriptions.ts';
 import type { LostPayment, PendingPayment } from './checkout-resume.ts';
 
@@ -70,8 +69,8 @@ export class CheckoutRun {
   /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
   readonly doubtful: Attempt[] = [];
   recordedPaymentId: string | null = null;
-  /** When the checkout expires (epoch ms), once loaded: an expired pix reopens it only with time left. */
-  expiresAt: number | null = null;
+  /** When the checkout expires (epoch ms; set once loaded): an expired pix reopens it only with time left. */
+  expiresAt = 0;
 
   private readonly input: CheckoutWorkflowInput;
 
@@ -327,25 +326,14 @@ export class CheckoutRun {
     this.pending = null;
     state.pendingTransactionId = null;
     if (p.kind === 'credit_card') return this.reviewEnded(p, settled);
-    if (p.kind === 'pix' && this.expiresAt !== null && pixRenewable(this.expiresAt, Date.now())) {
-      return this.pixExpired(p, settled);
+    if (p.kind === 'pix' && pixRenewable(this.expiresAt, Date.now())) {
+      await reopenForNewPix(this.checkoutId, p, settled, this.abandoned);
+      return void Object.assign(state, { status: 'open', declineReason: PIX_EXPIRED });
     }
     const reason = p.kind === 'pix' ? 'expired' : 'overdue';
     await records.failCheckout(this.checkoutId, reason, settled);
     state.status = 'failed';
     state.declineReason = reason;
-  }
-
-  /**
-   * The pix expired unpaid while the checkout has time left: open again (not a decline), so the buyer
-   * asks for a new code as a new confirmation (a new charge, its own slot). The expired one was
-   * cancelled; should a bank pay it anyway, it is refunded once the checkout ends (checkout-aftermath.ts).
-   */
-  private async pixExpired(p: PendingPayment, settled: PaymentSummary): Promise<void> {
-    this.abandoned.push({ transactionId: p.transactionId, payBy: p.payBy });
-    await records.reopenCheckout(this.checkoutId, PIX_EXPIRED, settled);
-    this.state.status = 'open';
-    this.state.declineReason = PIX_EXPIRED;
   }
 
   /**
