@@ -28,6 +28,7 @@ import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { lockedCheckout } from './checkout-records.ts';
 import { checkoutRecord } from '../use-cases/schemas/checkouts.ts';
 import { callGateway } from './gateway-failures.ts';
+import { recordUnsoldPaymentRefund } from './duplicate-payment-refunds.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import type { CheckoutActivities, CheckoutCardCharge, PendingPaymentIssue } from '../contracts/checkout.ts';
 
@@ -309,7 +310,8 @@ function afterCaptureActivities(deps: PaymentDeps) {
   return {
     /**
      * Gives a capture back when its sale could not be recorded (the money-transfer sample's
-     * compensation): a full refund, keyed by the checkout and the transaction, so it happens once.
+     * compensation), or one the checkout's sale does not account for: a full refund, keyed by the
+     * checkout and the transaction, so it happens once; recorded on our books as given back.
      */
     async refundUnrecordedCapture(checkoutId: string, payment: PaymentSummary): Promise<PaymentSummary> {
       const refunded = await callGateway(() =>
@@ -319,6 +321,7 @@ function afterCaptureActivities(deps: PaymentDeps) {
           checkoutKeys.compensation(checkoutId, payment.id),
         ),
       );
+      await recordUnsoldPaymentRefund(deps.orm, summarize(refunded));
       return summarize(refunded);
     },
 

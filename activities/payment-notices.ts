@@ -9,6 +9,7 @@ import type { PaymentGateway } from '../gateway/port.ts';
 import { paymentOwnerOf } from '../use-cases/payment-owners.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway } from './gateway-failures.ts';
+import { recordUnsoldPaymentRefund } from './duplicate-payment-refunds.ts';
 
 export interface PaymentNoticeDeps {
   orm: Orm;
@@ -55,12 +56,9 @@ export function createPaymentNoticeActivities(deps: PaymentNoticeDeps) {
       return summarize(await callGateway(() => deps.gateway.refund(payment.id, left, key)));
     },
 
-    /** The refund's outcome on our copy of the payment (a payment with no sale has no refund record of its own). */
+    /** The refund's outcome on our copy of the payment, and as a refund of its checkout's sale when it has one. */
     async recordUnsoldRefund(payment: PaymentSummary): Promise<void> {
-      await deps.orm.em.fork().transactional(async (tx) => {
-        const row = await lockPaymentOfGatewayTransaction(tx, payment.id);
-        if (row) await writeNoticedTransaction(tx, row.id, payment);
-      });
+      await recordUnsoldPaymentRefund(deps.orm, payment);
     },
   } satisfies PaymentNoticeActivities;
 }

@@ -8,6 +8,19 @@ import { addInterval, isoDate } from './periods.ts';
 /** A pix is valid until the checkout would have expired, and never longer than this. */
 export const PIX_MAX_VALIDITY_SECONDS = 30 * 60;
 
+/** Why a confirmed checkout is open again when its pix expired unpaid: the buyer may ask for a new code. */
+export const PIX_EXPIRED = 'pix_expired';
+
+/** An expired pix gives way to a new code only if the checkout stays open at least this long after. */
+export const PIX_RENEWAL_MIN_MS = 60_000;
+
+/**
+ * A pix that expired unpaid reopens its checkout for a new code (issue 34 §1) while the checkout has
+ * time left for it; otherwise the checkout fails as expired.
+ */
+export const pixRenewable = (checkoutExpiresAt: number, now: number): boolean =>
+  checkoutExpiresAt - now >= PIX_RENEWAL_MIN_MS;
+
 /** A boleto falls due this many days after it is issued. */
 export const BOLETO_DUE_DAYS = 3;
 

@@ -110,3 +110,9 @@ export function gatewayMadeRefund(books: {
   }
   return { amount, gatewayRefundIds };
 }
+
+/**
+ * The reason of the refund that gives back a payment of an already paid checkout (a pix or boleto a
+ * bank paid after the buyer paid by card): recorded against the checkout's sale, which it leaves paid.
+ */
+export const DUPLICATE_PAYMENT_REASON = 'duplicate: paid after the checkout was already paid; refunded automatically';

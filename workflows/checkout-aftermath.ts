@@ -1,7 +1,14 @@
 import { condition, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import { paymentKey, type PaymentSummary } from '../domain/checkout.ts';
 import { PAYMENT_ISSUE } from '../domain/search-attributes.ts';
-import { DEADLINE_SLACK_MS, LATE_ARRIVAL_WINDOW, untilAnswered, type Attempt } from './checkout-activity-proxies.ts';
+import { PIX_EXPIRED } from '../domain/pending-payments.ts';
+import {
+  DEADLINE_SLACK_MS,
+  LATE_ARRIVAL_WINDOW,
+  records,
+  untilAnswered,
+  type Attempt,
+} from './checkout-activity-proxies.ts';
 
 /** What a checkout's workflow does once its outcome is settled: late payments undone, abandoned ones watched. */
 
@@ -59,6 +66,21 @@ export async function refundAbandonedPayments(
       if (!woke) break;
     }
   }
+}
+
+/**
+ * A pix that expired unpaid while its checkout has time left (decision 0089): the checkout opens again
+ * (not a decline), so the buyer asks for a new code as a new confirmation (a new charge, its own slot).
+ * The expired pix was cancelled; should a bank pay it anyway, it is refunded as an abandoned payment.
+ */
+export async function reopenForNewPix(
+  checkoutId: string,
+  expired: AbandonedPayment,
+  settled: PaymentSummary,
+  abandoned: AbandonedPayment[],
+): Promise<void> {
+  abandoned.push({ transactionId: expired.transactionId, payBy: expired.payBy });
+  await records.reopenCheckout(checkoutId, PIX_EXPIRED, settled);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type PaymentSummary,
 } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
+import { PIX_EXPIRED, pixRenewable } from '../domain/pending-payments.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
 import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
@@ -27,7 +28,7 @@ import {
   untilAnswered,
   type Attempt,
 } from './checkout-activity-proxies.ts';
-import { withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
+import { reopenForNewPix, withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
 import { askSubscription, gatewaySubscription, startSubscriptionWorkflow } from './checkout-subscriptions.ts';
 import type { LostPayment, PendingPayment } from './checkout-resume.ts';
 
@@ -68,6 +69,8 @@ export class CheckoutRun {
   /** Payment calls the gateway said it never processed; each is checked again before the run ends. */
   readonly doubtful: Attempt[] = [];
   recordedPaymentId: string | null = null;
+  /** When the checkout expires (epoch ms; set once loaded): an expired pix reopens it only with time left. */
+  expiresAt = 0;
 
   private readonly input: CheckoutWorkflowInput;
 
@@ -323,6 +326,10 @@ export class CheckoutRun {
     this.pending = null;
     state.pendingTransactionId = null;
     if (p.kind === 'credit_card') return this.reviewEnded(p, settled);
+    if (p.kind === 'pix' && pixRenewable(this.expiresAt, Date.now())) {
+      await reopenForNewPix(this.checkoutId, p, settled, this.abandoned);
+      return void Object.assign(state, { status: 'open', declineReason: PIX_EXPIRED });
+    }
     const reason = p.kind === 'pix' ? 'expired' : 'overdue';
     await records.failCheckout(this.checkoutId, reason, settled);
     state.status = 'failed';

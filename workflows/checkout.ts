@@ -44,6 +44,7 @@ async function checkoutLife(input: CheckoutWorkflowInput): Promise<{ status: Che
   state.declineReason = checkout.declineReason;
   run.loaded = true;
   const expiresAt = Date.parse(checkout.expiresAt);
+  run.expiresAt = expiresAt;
   // Started again on a confirmed checkout (the sweep, after its run was lost): a pix or boleto it
   // issued is waited for as before, a payment call whose answer it lost is asked about.
   const lost = state.status === 'confirmed' && !input.openUntil;

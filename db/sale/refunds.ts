@@ -69,3 +69,14 @@ export async function insertGatewayRefund(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** What the succeeded refund rows of a payment add up to, in minor units. */
+export async function succeededRefundSum(em: EntityManager, transactionId: string): Promise<number> {
+  const row = await kyselyOf(em)
+    .selectFrom('refunds')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('amount'), eb.lit(0)).as('refunded'))
+    .where('transactionId', '=', transactionId)
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+  return Number(row.refunded);
+}

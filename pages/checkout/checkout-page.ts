@@ -1,4 +1,6 @@
 import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
+import { PIX_EXPIRED } from '../../domain/pending-payments.ts';
+import type { VNode } from 'preact';
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { gatewayPaymentData } from '../../api/schemas/checkout-confirm.ts';
 import { failureWords, type PageFailure } from '../error-page.ts';
@@ -13,6 +15,7 @@ import {
   ChallengePanel,
   Closed,
   PixPanel,
+  PixRenewal,
   Processing,
   Receipt,
   UnderReview,
@@ -104,8 +107,13 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
   });
 }
 
-async function mainPart(model: CheckoutPageModel, t: Messages) {
+async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
   const { checkout, locale } = model;
+  // A pix that expired with the checkout still open: a new code, above the form (decision 0089).
+  if (checkout.status === 'open' && checkout.decline_reason === PIX_EXPIRED) {
+    const form = await mainPart({ ...model, checkout: { ...checkout, decline_reason: null } }, t);
+    return html`<${PixRenewal} action=${model.pagePath} t=${t} />${form}`;
+  }
   const watch: Watch = { pollUrl: model.pollUrl, successUrl: paidDestination(checkout, model.pagePath) };
   // The pending payment's documents, as the confirm-sdk answer describes them.
   const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;

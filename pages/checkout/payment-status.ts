@@ -62,6 +62,18 @@ export function PixPanel({
   <//>`;
 }
 
+/** The checkout's pix expired while it is still open: a new code is a new pix confirmation, posted to the page. */
+export function PixRenewal({ action, t }: { action: string; t: Messages }) {
+  return html`<section class="status renew" aria-labelledby="pix-renew-title">
+    <h2 id="pix-renew-title">${t.pixRenewTitle}</h2>
+    <p>${t.pixRenewBody}</p>
+    <form method="post" action=${action}>
+      <input type="hidden" name="payment_method" value="pix" />
+      <button type="submit">${t.pixRenew}</button>
+    </form>
+  </section>`;
+}
+
 export function BoletoPanel({
   boleto,
   barcodeSvg,
