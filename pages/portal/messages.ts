@@ -51,7 +51,13 @@ const ptBR = {
   attempt: 'Tentativa',
   result: 'Resultado',
   reason: 'Motivo',
-  outcomes: { succeeded: 'Paga', failed: 'Recusada', refunded: 'Reembolsada' } as Record<string, string>,
+  extraCharge: 'Avulsa',
+  outcomes: {
+    succeeded: 'Paga',
+    failed: 'Recusada',
+    refunded: 'Reembolsada',
+    partially_refunded: 'Reembolsada em parte',
+  } as Record<string, string>,
   cancelTitle: 'Cancelar a assinatura',
   cancelAction: 'Cancelar ao fim do período',
   cancelExplain: (date: string) =>
@@ -157,7 +163,8 @@ const en: typeof ptBR = {
   attempt: 'Attempt',
   result: 'Result',
   reason: 'Reason',
-  outcomes: { succeeded: 'Paid', failed: 'Declined', refunded: 'Refunded' },
+  extraCharge: 'Extra',
+  outcomes: { succeeded: 'Paid', failed: 'Declined', refunded: 'Refunded', partially_refunded: 'Partly refunded' },
   cancelTitle: 'Cancel the subscription',
   cancelAction: 'Cancel at the end of the period',
   cancelExplain: (date) =>

@@ -119,7 +119,7 @@ function PlanForm({ model, t }: { model: SubscriptionPageModel; t: Messages }) {
   </section>`;
 }
 
-/** Every renewal charge and dunning retry, oldest first, with a refusal's reason. */
+/** Every charge of the subscription and every refused try, oldest first, with a refusal's reason. */
 function Timeline({ charges, t, locale }: { charges: ChargeEntity[]; t: Messages; locale: Locale }) {
   return html`<section aria-labelledby="timeline">
     <h2 id="timeline">${t.timeline}</h2>
@@ -142,9 +142,9 @@ function Timeline({ charges, t, locale }: { charges: ChargeEntity[]; t: Messages
                 ${charges.map(
                   (c) =>
                     html`<tr class=${c.outcome === 'failed' ? 'failed' : undefined}>
-                      <td>${calendarDate(locale, c.attemptedAt)}</td>
-                      <td>${c.periodNumber}</td>
-                      <td>${c.tryNumber}</td>
+                      <td>${calendarDate(locale, c.at)}</td>
+                      <td>${c.period ?? t.extraCharge}</td>
+                      <td>${c.tryNumber ?? ''}</td>
                       <td>${money(locale, c.amount, c.currency)}</td>
                       <td>${t.outcomes[c.outcome] ?? c.outcome}</td>
                       <td>${c.declineReason ? (t.declineReasons[c.declineReason] ?? c.declineReason) : ''}</td>
