@@ -3,7 +3,7 @@ import { planChangePrice } from '../db/catalog/subscription-reads.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../domain/organizations.ts';
-import { archivedProductRefusal } from '../domain/proration.ts';
+import { archivedProductRefusal, customerPlanRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { PortalCustomerScope } from '../use-cases/portal-reads.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
@@ -49,7 +49,7 @@ export async function changePortalSubscription(
   if (!subscription) throw notFound('Subscription');
   if (!(await customerUpdatesAllowed(em, organizationId))) throw customerUpdatesDisabled();
   if ('price_id' in change) {
-    const refusal = await customerPriceRefusal(em, organizationId, change.price_id);
+    const refusal = await customerPriceRefusal(em, subscription, change.price_id);
     if (refusal) throw unprocessable('plan_change_refused', refusal);
     return presentPortalSubscription(await sendPriceChange(deps.temporal, subscription.workflowId, change.price_id));
   }
@@ -58,11 +58,19 @@ export async function changePortalSubscription(
 }
 
 /**
- * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a
- * product still on sale. Whether the price is of this organization and fits the subscription is the
- * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
+ * The portal's own limits on a plan change (domain/proration.ts): a customer moves only to another
+ * price of its subscription's product, still on sale. Whether the price is of this organization and
+ * fits the subscription is the workflow's activity's to say, as for the merchant (an unknown price is
+ * its 422 too).
  */
-async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
-  const found = await planChangePrice(em, organizationId, priceId);
-  return found ? archivedProductRefusal({ productArchived: found.productArchived }) : null;
+async function customerPriceRefusal(
+  em: EntityManager,
+  subscription: { organizationId: string; productId: string },
+  priceId: string,
+) {
+  const found = await planChangePrice(em, subscription.organizationId, priceId);
+  if (!found) return null;
+  return (
+    archivedProductRefusal({ productArchived: found.productArchived }) ?? customerPlanRefusal(subscription, found.price)
+  );
 }

@@ -144,7 +144,7 @@ describe('customer portal', () => {
     await context.close();
   });
 
-  it('shows the prorated amount of a plan change before the customer confirms it', async () => {
+  it("offers only its product's other prices, and shows a plan change's prorated amount before the customer confirms it", async () => {
     const s = await subscribed();
     const premium = uuidv7();
     await sql(
@@ -153,8 +153,28 @@ describe('customer portal', () => {
        values (?, ?, ?, 'recurring', 'brl', 14990, 'unspecified', 'month', 1, now())`,
       [premium, s.row.product_id, s.t.org.id],
     );
+    // Another product's monthly price of the same organization: not the customer's to move to.
+    const [otherProduct, otherPrice] = [uuidv7(), uuidv7()];
+    await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Outro curso', now())`, [
+      otherProduct,
+      s.t.org.id,
+    ]);
+    await sql(
+      `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+         interval_count, created_at)
+       values (?, ?, ?, 'recurring', 'brl', 12990, 'unspecified', 'month', 1, now())`,
+      [otherPrice, otherProduct, s.t.org.id],
+    );
     const { context, page } = await signIn(s.url);
     await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}`);
+    const offered = await page
+      .getByLabel('Novo plano')
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    expect(offered).toEqual([premium]);
+    // Nor is its preview shown when asked for by address: back to the subscription's page.
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}/plan?price_id=${otherPrice}`);
+    expect(page.url()).toBe(`${api.baseUrl}/portal/subscriptions/${s.id}`);
     await page.getByLabel('Novo plano').selectOption(premium);
     await page.getByRole('button', { name: 'Ver o valor da troca' }).click();
     await page.waitForURL(/\/plan\?price_id=/);
