@@ -8,7 +8,7 @@ import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { PortalCustomerScope } from '../use-cases/portal-reads.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
 import { presentPortalSubscription, type PortalSubscription } from './schemas/customer-portal.ts';
-import { sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
+import { sendCardReplacement, sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
 import type { RouteDeps } from './route-deps.ts';
 
 export type { PortalCustomerScope };
@@ -73,4 +73,20 @@ async function customerPriceRefusal(
   return (
     archivedProductRefusal({ productArchived: found.productArchived }) ?? customerPlanRefusal(subscription, found.price)
   );
+}
+
+/**
+ * The customer's new card for its subscription's renewals: the token its browser's gateway script
+ * minted (the card never reaches this server), kept by the subscription's workflow. The customer's own
+ * payment data, so not behind allow_customer_updates (which governs changes of the subscription's terms).
+ */
+export async function replacePortalCard(
+  deps: RouteDeps,
+  scope: PortalCustomerScope,
+  id: string,
+  browserToken: string,
+): Promise<PortalSubscription> {
+  const subscription = isUuid(id) ? await findOwnSubscription(deps.orm.em.fork(), scope, id) : null;
+  if (!subscription) throw notFound('Subscription');
+  return presentPortalSubscription(await sendCardReplacement(deps.temporal, subscription.workflowId, browserToken));
 }

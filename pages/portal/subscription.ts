@@ -43,6 +43,7 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
     children: html`<${Summary} view=${view} t=${t} locale=${locale} />
       <${RenewalLink} renewal=${model.renewal} t=${t} locale=${locale} />
       ${CHANGEABLE.has(s.status) ? html`<${Actions} model=${model} t=${t} />` : null}
+      ${CHANGEABLE.has(s.status) && s.recurrenceBilling === 'manual' ? html`<${CardLink} id=${s.id} t=${t} />` : null}
       <${Timeline} charges=${model.charges} t=${t} locale=${locale} />
       <p><a href=${portalPaths.overview}>${t.back}</a></p>`,
   });
@@ -89,6 +90,14 @@ function Actions({ model, t }: { model: SubscriptionPageModel; t: Messages }) {
         : html`<p><a class="button secondary" href=${portalPaths.cancel(s.id)}>${t.cancelAction}</a></p>`
     }
     ${s.cancelAtPeriodEnd ? null : html`<${PlanForm} model=${model} t=${t} />`}
+  </section>`;
+}
+
+/** The card the renewals charge, replaced on its own page (this engine charges it: manual billing only). */
+function CardLink({ id, t }: { id: string; t: Messages }) {
+  return html`<section aria-labelledby="card" class="portal-actions">
+    <h2 id="card">${t.cardCurrent}</h2>
+    <p><a class="button secondary" href=${portalPaths.card(id)}>${t.cardTitle}</a></p>
   </section>`;
 }
 
