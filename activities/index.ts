@@ -15,6 +15,7 @@ import { createGatewayRefundActivities } from './gateway-refunds.ts';
 import { createPaymentNoticeActivities } from './payment-notices.ts';
 import { createKeptCardActivities } from './kept-cards.ts';
 import { createDisputeActivities } from './disputes.ts';
+import { createSubscriptionCardActivities } from './subscription-card.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
@@ -74,6 +75,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInvoiceActivities(deps),
     ...createGatewayRenewalActivities(deps),
     ...createSubscriptionChangeActivities(deps),
+    ...createSubscriptionCardActivities(deps),
     ...createSweepActivities(deps),
     ...createReconciliationActivities(deps),
     ...createRenewalCheckoutActivities(deps),

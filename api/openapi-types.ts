@@ -12344,7 +12344,7 @@ export interface operations {
           | {
               /**
                * Format: uuid
-               * @description Move to this recurring price of the organization (same currency and interval, its product not archived), prorated per the organization's subscription_settings.proration_behavior
+               * @description Move to another recurring price of the subscription's product (same currency and interval, the product not archived), prorated per the organization's subscription_settings.proration_behavior
                */
               price_id: string;
             };

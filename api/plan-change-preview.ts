@@ -4,6 +4,7 @@ import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts
 import type { SubscriptionRow } from '../db/subscription/record.ts';
 import {
   archivedProductRefusal,
+  customerPlanRefusal,
   planChangeRefusal,
   planChangeSettlement,
   prorationBehaviorOf,
@@ -40,9 +41,9 @@ const termsOf = (p: PriceRow): PlanTerms => ({
 });
 
 /**
- * The organization's prices a customer may move this subscription to: those the change's own rules
- * (domain/proration.ts planChangeRefusal, archivedProductRefusal) accept, so the portal offers nothing
- * the change would refuse.
+ * The prices a customer may move this subscription to: its product's other prices that the change's
+ * own rules (domain/proration.ts planChangeRefusal, archivedProductRefusal, customerPlanRefusal)
+ * accept, so the portal offers nothing the change would refuse.
  */
 export async function planOptions(em: EntityManager, s: SubscriptionRow): Promise<PlanOption[]> {
   const current = await priceById(em, s.priceId);
@@ -57,7 +58,8 @@ export async function planOptions(em: EntityManager, s: SubscriptionRow): Promis
       const product = products.get(p.productId);
       const refusal =
         planChangeRefusal(currentTerms, termsOf(p)) ??
-        archivedProductRefusal({ productArchived: product?.isArchived ?? true });
+        archivedProductRefusal({ productArchived: product?.isArchived ?? true }) ??
+        customerPlanRefusal(s, p);
       return refusal === null;
     })
     .map((p) => ({

@@ -3,12 +3,12 @@ import { planChangePrice } from '../db/catalog/subscription-reads.ts';
 import { subscriptionSettingsOf } from '../db/organization/subscription-reads.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from '../domain/organizations.ts';
-import { archivedProductRefusal } from '../domain/proration.ts';
+import { archivedProductRefusal, customerPlanRefusal } from '../domain/proration.ts';
 import { ApiError, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { PortalCustomerScope } from '../use-cases/portal-reads.ts';
 import { isUuid } from '../use-cases/schemas/common.ts';
 import { presentPortalSubscription, type PortalSubscription } from './schemas/customer-portal.ts';
-import { sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
+import { sendCardReplacement, sendPriceChange, sendSubscriptionChange } from './subscription-updates.ts';
 import type { RouteDeps } from './route-deps.ts';
 
 export type { PortalCustomerScope };
@@ -49,7 +49,7 @@ export async function changePortalSubscription(
   if (!subscription) throw notFound('Subscription');
   if (!(await customerUpdatesAllowed(em, organizationId))) throw customerUpdatesDisabled();
   if ('price_id' in change) {
-    const refusal = await customerPriceRefusal(em, organizationId, change.price_id);
+    const refusal = await customerPriceRefusal(em, subscription, change.price_id);
     if (refusal) throw unprocessable('plan_change_refused', refusal);
     return presentPortalSubscription(await sendPriceChange(deps.temporal, subscription.workflowId, change.price_id));
   }
@@ -58,11 +58,35 @@ export async function changePortalSubscription(
 }
 
 /**
- * The portal's own limit on a plan change (domain/proration.ts): a customer moves only to a price of a
- * product still on sale. Whether the price is of this organization and fits the subscription is the
- * workflow's activity's to say, as for the merchant (an unknown price is its 422 too).
+ * The portal's own limits on a plan change (domain/proration.ts): a customer moves only to another
+ * price of its subscription's product, still on sale. Whether the price is of this organization and
+ * fits the subscription is the workflow's activity's to say, as for the merchant (an unknown price is
+ * its 422 too).
  */
-async function customerPriceRefusal(em: EntityManager, organizationId: string, priceId: string) {
-  const found = await planChangePrice(em, organizationId, priceId);
-  return found ? archivedProductRefusal({ productArchived: found.productArchived }) : null;
+async function customerPriceRefusal(
+  em: EntityManager,
+  subscription: { organizationId: string; productId: string },
+  priceId: string,
+) {
+  const found = await planChangePrice(em, subscription.organizationId, priceId);
+  if (!found) return null;
+  return (
+    archivedProductRefusal({ productArchived: found.productArchived }) ?? customerPlanRefusal(subscription, found.price)
+  );
+}
+
+/**
+ * The customer's new card for its subscription's renewals: the token its browser's gateway script
+ * minted (the card never reaches this server), kept by the subscription's workflow. The customer's own
+ * payment data, so not behind allow_customer_updates (which governs changes of the subscription's terms).
+ */
+export async function replacePortalCard(
+  deps: RouteDeps,
+  scope: PortalCustomerScope,
+  id: string,
+  browserToken: string,
+): Promise<PortalSubscription> {
+  const subscription = isUuid(id) ? await findOwnSubscription(deps.orm.em.fork(), scope, id) : null;
+  if (!subscription) throw notFound('Subscription');
+  return presentPortalSubscription(await sendCardReplacement(deps.temporal, subscription.workflowId, browserToken));
 }

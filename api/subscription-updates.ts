@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
+  CARD_CHANGE_REFUSED,
   PLAN_CHANGE_DECLINED,
   PLAN_CHANGE_REFUSED,
   SUBSCRIPTION_ENDED,
@@ -15,6 +16,7 @@ import {
   changePriceUpdate,
   changeSubscriptionUpdate,
   INVALID_CLOCK,
+  replaceCardUpdate,
 } from '../contracts/subscription.ts';
 
 /**
@@ -63,6 +65,19 @@ export async function sendMetadataChange(
   }
 }
 
+/** The customer's new card for the renewals, kept by the subscription's workflow (the portal). */
+export async function sendCardReplacement(
+  temporal: Client,
+  workflowId: string,
+  browserToken: string,
+): Promise<SubscriptionRecord> {
+  try {
+    return await temporal.workflow.getHandle(workflowId).executeUpdate(replaceCardUpdate, { args: [{ browserToken }] });
+  } catch (err) {
+    throw changeError(err);
+  }
+}
+
 /** Moves the subscription's test clock forward (sandbox); answers the subscription's new time. */
 export async function sendClockAdvance(temporal: Client, workflowId: string, to: string): Promise<{ clock: string }> {
   try {
@@ -82,6 +97,7 @@ function changeError(err: unknown): unknown {
     if (!(cause instanceof ApplicationFailure)) return err;
     if (cause.type === SUBSCRIPTION_ENDED) return ended();
     if (cause.type === PLAN_CHANGE_REFUSED) return unprocessable('plan_change_refused', cause.message);
+    if (cause.type === CARD_CHANGE_REFUSED) return unprocessable('card_refused', cause.message);
     if (cause.type === INVALID_CLOCK) return unprocessable('invalid_clock', cause.message);
     if (cause.type === PLAN_CHANGE_DECLINED) {
       return unprocessable('payment_declined', 'The prorated charge was declined', cause.message);

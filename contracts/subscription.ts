@@ -64,6 +64,11 @@ export const changePriceUpdate = defineUpdate<SubscriptionRecord, [{ priceId: st
 export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata: Record<string, unknown> }]>(
   'changeMetadata',
 );
+/**
+ * The customer's new card for the renewals (the portal): the token its browser's gateway script minted,
+ * kept with the gateway by the workflow's activity; answers with the subscription as written.
+ */
+export const replaceCardUpdate = defineUpdate<SubscriptionRecord, [{ browserToken: string }]>('replaceCard');
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
 /**
  * A renewal or upgrade checkout was paid (workflows/checkout-run.ts, through the activity of
@@ -227,6 +232,7 @@ export interface SubscriptionActivities {
   setCancelAtPeriodEnd(input: { subscriptionId: string; cancel: boolean; at: string }): Promise<SubscriptionRecord>;
   changePrice(input: PriceChange): Promise<SubscriptionRecord>;
   replaceSubscriptionMetadata(input: MetadataChange): Promise<SubscriptionRecord>;
+  replaceCard(input: { subscriptionId: string; browserToken: string; at: string }): Promise<SubscriptionRecord>;
   reconcileGatewayPeriod(input: { subscriptionId: string; period: number }): Promise<GatewayPeriodOutcome>;
   settleGatewayBalance(input: {
     subscriptionId: string;

@@ -121,3 +121,12 @@ export function planChangeRefusal(current: PlanTerms, next: PlanTerms): string |
 export function archivedProductRefusal(next: { productArchived: boolean }): string | null {
   return next.productArchived ? "The new price's product is archived" : null;
 }
+
+/**
+ * A customer's own plan change (the customer portal, its pages and API) beyond the merchant's rules:
+ * only among the prices the merchant sells the subscription's product at. Moving to another product
+ * stays the merchant's (its PATCH) or a new purchase's (an upgrade checkout), decision 0088.
+ */
+export function customerPlanRefusal(current: { productId: string }, next: { productId: string }): string | null {
+  return next.productId === current.productId ? null : "The new price is of another product than the subscription's";
+}

@@ -150,6 +150,11 @@ export const subscriptionHasEnded = (status: SubscriptionStatus, revoked = false
 /** A plan change refused for its price or billing (answered 422), or because its charge was declined. */
 export const PLAN_CHANGE_REFUSED = 'PlanChangeRefused';
 export const PLAN_CHANGE_DECLINED = 'PlanChangeDeclined';
+/**
+ * A customer's new card refused (answered 422): the gateway does not know its token, or the gateway's
+ * own recurrence bills the subscription (it keeps the card it charges itself).
+ */
+export const CARD_CHANGE_REFUSED = 'CardChangeRefused';
 
 /** The changes a merchant makes through its workflow. */
 export const SUBSCRIPTION_ACTIONS = ['cancel_at_period_end', 'uncancel', 'revoke'] as const;

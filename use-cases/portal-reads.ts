@@ -4,9 +4,10 @@ import { payableRenewalCheckout } from '../db/checkout/own-checkouts.ts';
 import { findCustomerByKey, type CustomerRow } from '../db/customer/customers.ts';
 import { invoicesOfSubscriptions } from '../db/invoice/portal-reads.ts';
 import type { InvoiceRow } from '../db/invoice/records.ts';
-import { customerSales, type SaleRow } from '../db/sale/portal-reads.ts';
+import { customerSales, subscriptionSales, type SaleRow } from '../db/sale/portal-reads.ts';
 import { customerSubscriptions } from '../db/subscription/portal-reads.ts';
-import type { SubscriptionChargeRow, SubscriptionRow } from '../db/subscription/record.ts';
+import type { SubscriptionRow } from '../db/subscription/record.ts';
+import { subscriptionTimeline, type TimelineEntry } from './portal-timeline.ts';
 import { subscriptionWithCharges } from './subscription-reads.ts';
 
 /**
@@ -23,7 +24,7 @@ export interface PortalCustomerScope {
 
 export type CustomerEntity = CustomerRow;
 export type SubscriptionEntity = SubscriptionRow;
-export type ChargeEntity = SubscriptionChargeRow;
+export type ChargeEntity = TimelineEntry;
 export type SaleEntity = SaleRow;
 export type InvoiceEntity = InvoiceRow;
 
@@ -83,7 +84,7 @@ export async function overviewData(em: EntityManager, scope: PortalCustomerScope
   };
 }
 
-/** One subscription of the customer with its renewal and dunning attempts, or null for any other id. */
+/** One subscription of the customer with every charge of it (portal-timeline.ts), or null for any other id. */
 export async function subscriptionData(
   em: EntityManager,
   scope: PortalCustomerScope,
@@ -94,14 +95,15 @@ export async function subscriptionData(
       organizationId: scope.organizationId,
       customerId: scope.customerId,
     });
-    const [names, intervals, renewal] = await Promise.all([
+    const [sales, names, intervals, renewal] = await Promise.all([
+      subscriptionSales(em, scope.organizationId, subscription.id),
       productNames(em, [subscription.productId]),
       priceIntervals(em, [subscription.priceId]),
       payableRenewalCheckout(em, scope.organizationId, subscription.id, subscription.periodNumber + 1),
     ]);
     return {
       subscription,
-      charges,
+      charges: subscriptionTimeline(subscription, charges, sales),
       renewal:
         renewal?.status === 'open'
           ? { clientSecret: renewal.clientSecret, amount: Number(renewal.amount), currency: renewal.currency }

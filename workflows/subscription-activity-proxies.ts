@@ -1,7 +1,12 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
-import { PLAN_CHANGE_DECLINED, PLAN_CHANGE_REFUSED, SUBSCRIPTION_ENDED } from '../domain/subscriptions.ts';
+import {
+  CARD_CHANGE_REFUSED,
+  PLAN_CHANGE_DECLINED,
+  PLAN_CHANGE_REFUSED,
+  SUBSCRIPTION_ENDED,
+} from '../domain/subscriptions.ts';
 
 /** The activities the subscription workflow runs (workflows/subscription*.ts), with their retry policies. */
 
@@ -42,6 +47,7 @@ export const payments = proxyActivities<SubscriptionActivities>({
       SUBSCRIPTION_ENDED,
       PLAN_CHANGE_REFUSED,
       PLAN_CHANGE_DECLINED,
+      CARD_CHANGE_REFUSED,
     ],
   },
 });

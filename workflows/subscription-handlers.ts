@@ -1,5 +1,10 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
-import { SUBSCRIPTION_ACTIONS, SUBSCRIPTION_ENDED, SUBSCRIPTION_ENDED_MESSAGE } from '../domain/subscriptions.ts';
+import {
+  CARD_CHANGE_REFUSED,
+  SUBSCRIPTION_ACTIONS,
+  SUBSCRIPTION_ENDED,
+  SUBSCRIPTION_ENDED_MESSAGE,
+} from '../domain/subscriptions.ts';
 import {
   advanceClockUpdate,
   changeMetadataUpdate,
@@ -9,6 +14,7 @@ import {
   checkoutPaidUpdate,
   gatewayInvoiceSignal,
   INVALID_CLOCK,
+  replaceCardUpdate,
   subscriptionStateQuery,
   type SubscriptionRecord,
 } from '../contracts/subscription.ts';
@@ -41,6 +47,7 @@ export function listen(run: SubscriptionRun): void {
     flags.noticed = flags.woken = true;
   });
   listenToChanges(run);
+  listenToCard(run);
   listenToChargebacks(run);
   listenToMetadata(run);
   listenToClock(run);
@@ -104,6 +111,30 @@ function listenToChanges(run: SubscriptionRun): void {
           throw ApplicationFailure.nonRetryable('A price id is required', 'InvalidAction');
         }
         refuseIfEnded(run);
+      },
+    },
+  );
+}
+
+/**
+ * The customer's new card (the portal), one step at a time with the renewals: a renewal charges the
+ * card kept before or after it, never a half-written one. The gateway's own recurrence keeps its card.
+ */
+function listenToCard(run: SubscriptionRun): void {
+  const { subscriptionId } = run;
+  setHandler(
+    replaceCardUpdate,
+    ({ browserToken }) =>
+      changing(run, () => payments.replaceCard({ subscriptionId, browserToken, at: run.clock.nowIso() })),
+    {
+      validator: (change) => {
+        if (typeof change?.browserToken !== 'string' || change.browserToken === '') {
+          throw ApplicationFailure.nonRetryable('A card token is required', 'InvalidAction');
+        }
+        refuseIfEnded(run);
+        if (run.ready && run.state.billing === 'gateway') {
+          throw ApplicationFailure.nonRetryable(GATEWAY_BILLED, CARD_CHANGE_REFUSED);
+        }
       },
     },
   );

@@ -108,7 +108,7 @@ export const updatePortalSubscriptionBody = z
       price_id: z
         .uuid()
         .describe(
-          'Move to this recurring price of the organization (same currency and interval, its product not archived), ' +
+          "Move to another recurring price of the subscription's product (same currency and interval, the product not archived), " +
             "prorated per the organization's subscription_settings.proration_behavior",
         ),
     }),

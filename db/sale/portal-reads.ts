@@ -19,3 +19,19 @@ export async function customerSales(em: EntityManager, organizationId: string, c
     .limit(50)
     .execute();
 }
+
+/** Every sale of the subscription (its first checkout's, renewals, plan changes, extra charges), oldest first. */
+export async function subscriptionSales(
+  em: EntityManager,
+  organizationId: string,
+  subscriptionId: string,
+): Promise<SaleRow[]> {
+  return kyselyOf(em)
+    .selectFrom('sales')
+    .selectAll()
+    .where('organizationId', '=', organizationId)
+    .where('subscriptionId', '=', subscriptionId)
+    .orderBy('createdAt', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}

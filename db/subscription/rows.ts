@@ -127,6 +127,21 @@ export async function writeMetadata(
   return row ?? null;
 }
 
+/** The card the renewals charge from now on (the customer's replacement); the row as written. */
+export async function writeCard(
+  em: EntityManager,
+  id: string,
+  cardTokenId: string,
+  at: Date,
+): Promise<SubscriptionRow> {
+  return kyselyOf(em)
+    .updateTable('subscriptions')
+    .set({ cardTokenId, modifiedAt: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** The plan change numbered `n` is taken (a refused charge takes its number too). */
 export async function writePriceChangeNumber(em: EntityManager, id: string, n: number): Promise<void> {
   await kyselyOf(em).updateTable('subscriptions').set({ priceChanges: n }).where('id', '=', id).execute();

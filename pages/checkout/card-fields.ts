@@ -25,6 +25,9 @@ export interface CardSetup {
   keptCard?: KeptCardOffer | null;
 }
 
+/** What the card's fields read of the checkout: its amount and instalment plans (the portal passes its own). */
+export type CardCheckout = Pick<PublicCheckout, 'amount' | 'installment_options'>;
+
 /** The no-JavaScript fallback's card inputs: label, post name and autofill. */
 const PLAIN_INPUTS = [
   { id: 'card_number', label: 'cardNumber', autocomplete: 'cc-number', maxlength: '23' },
@@ -70,7 +73,7 @@ export function CardFields({
   t,
   locale,
 }: {
-  checkout: PublicCheckout;
+  checkout: CardCheckout;
   setup: CardSetup;
   t: Messages;
   locale: Locale;
@@ -161,7 +164,7 @@ function Installments({
   locale,
   id = 'installments',
 }: {
-  checkout: PublicCheckout;
+  checkout: CardCheckout;
   t: Messages;
   locale: Locale;
   id?: string;

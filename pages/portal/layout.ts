@@ -19,6 +19,8 @@ export interface PortalFrame {
   /** A message after a change (role=status) or a refusal (role=alert). */
   notice?: { kind: 'status' | 'alert'; title: string; detail?: string | null } | null;
   children: ComponentChildren;
+  /** The page's scripts (the card page's tokenizer and its driver); none by default. */
+  scripts?: string[];
 }
 
 export function renderPortalPage(frame: PortalFrame): string {
@@ -27,6 +29,7 @@ export function renderPortalPage(frame: PortalFrame): string {
     locale: frame.locale,
     title: `${frame.title} · ${t.title}`,
     styles: STYLES,
+    scripts: frame.scripts,
     children: html`<div class="portal">
       <header class="portal-header">
         <p class="portal-brand">${t.title}</p>

@@ -9,5 +9,6 @@ export const portalPaths = {
   cancel: (id: string) => `${PORTAL}/subscriptions/${id}/cancel`,
   uncancel: (id: string) => `${PORTAL}/subscriptions/${id}/uncancel`,
   plan: (id: string) => `${PORTAL}/subscriptions/${id}/plan`,
+  card: (id: string) => `${PORTAL}/subscriptions/${id}/card`,
   billing: `${PORTAL}/billing`,
 };

@@ -10,6 +10,7 @@ export const PORTAL_CHANGE_CODES: readonly string[] = [
   'customer_updates_disabled',
   'plan_change_refused',
   'payment_declined',
+  'card_refused',
   'conflict',
   'not_found',
   'invalid_request',

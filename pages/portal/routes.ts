@@ -4,10 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../api/auth/credentials.ts';
 import { updateCustomer } from '../../api/customer-writes.ts';
+import { browserTokenizer } from '../../api/browser-card-tokenizer.ts';
 import { planOptions, previewPlanChange } from '../../api/plan-change-preview.ts';
 import {
   changePortalSubscription,
   customerUpdatesAllowed,
+  replacePortalCard,
   type PortalSubscriptionChange,
 } from '../../api/portal-subscription-changes.ts';
 import { ApiError } from '../../use-cases/errors.ts';
@@ -16,6 +18,7 @@ import { pageErrorHandler } from '../error-page.ts';
 import { sendPage } from '../page-headers.ts';
 import type { RequestEm } from '../request-em.ts';
 import { billingForm, billingUpdateOf, renderBillingPage } from './billing.ts';
+import { renderCardPage } from './card.ts';
 import { renderErrorPage, renderExpiredPage, renderPortalNotFound, renderRefusedPage } from './layout.ts';
 import { messagesFor } from './messages.ts';
 import { refusalText } from './refusals.ts';
@@ -38,6 +41,8 @@ const subscriptionParams = z.object({ id: z.string().max(64) });
 const planQuery = z.object({ price_id: z.string().max(64).optional() });
 const csrfForm = z.object({ csrf: z.string().max(200).optional() });
 const planForm = csrfForm.extend({ price_id: z.string().max(64).optional() });
+// The card's token and what the fields' script adds beside it (its BIN's method and issuer), unread here.
+const cardForm = csrfForm.extend({ card_token: z.string().max(500).optional() });
 
 /** A signed-in request: who, in which words, with the forms' anti-CSRF token. */
 interface Visit {
@@ -61,6 +66,7 @@ export const portalPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
   entryRoutes(app, deps);
   subscriptionRoutes(app, deps);
   changeRoutes(app, deps);
+  cardRoutes(app, deps);
   billingRoutes(app, deps);
 };
 
@@ -246,6 +252,51 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
   change('cancel', 'canceled', csrfForm, () => ({ cancel_at_period_end: true }));
   change('uncancel', 'uncanceled', csrfForm, () => ({ cancel_at_period_end: false }));
   change('plan', 'plan', planForm, (form) => (form.price_id ? { price_id: form.price_id } : null));
+}
+
+/**
+ * The card the subscription renews on: the page with the gateway's card fields (its CSP names the
+ * gateway's origins), and the post of the token they minted, kept by the subscription's workflow.
+ */
+function cardRoutes(app: RouteApp, deps: RouteDeps): void {
+  const path = `${PORTAL}/subscriptions/:id/card`;
+  const sendCardPage = async (
+    reply: FastifyReply,
+    visit: Visit,
+    id: string,
+    status: number,
+    notice?: Parameters<typeof renderCardPage>[0]['notice'],
+  ) => {
+    const view = await subscriptionData(visit.em, visit.scope, id);
+    if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+    const tokenizer = browserTokenizer(deps.config);
+    const page = renderCardPage({ ...visit, view, tokenizer, notice });
+    return sendPage(reply, status, page, { gateway: tokenizer?.sources ?? null });
+  };
+
+  app.get(path, { schema: { hide: true, params: subscriptionParams } }, async (request, reply) => {
+    const visit = await visitOf(app, deps, request);
+    if (!visit) return expired(request, reply);
+    return sendCardPage(reply, visit, request.params.id, 200);
+  });
+
+  app.post(path, { schema: { hide: true, params: subscriptionParams, body: cardForm } }, async (request, reply) => {
+    const visit = await postVisit(app, deps, request, reply);
+    if (!visit) return reply;
+    const { id } = request.params;
+    const t = messagesFor(visit.locale);
+    const token = request.body?.card_token ?? '';
+    // No token: the browser did not run the fields' script (no JavaScript); the page says what to do.
+    if (token === '') return sendCardPage(reply, visit, id, 422, { kind: 'alert', title: t.cardNeedsScript });
+    try {
+      await replacePortalCard(deps, visit.scope, id, token);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+      const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: refusalText(t, err) };
+      return sendCardPage(reply, visit, id, err.statusCode, notice);
+    }
+    return reply.redirect(`${portalPaths.subscription(id)}?done=card`, 303);
+  });
 }
 
 /** The billing details: the form, and its post through the customer update the merchant's API makes. */

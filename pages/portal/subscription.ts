@@ -43,6 +43,7 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
     children: html`<${Summary} view=${view} t=${t} locale=${locale} />
       <${RenewalLink} renewal=${model.renewal} t=${t} locale=${locale} />
       ${CHANGEABLE.has(s.status) ? html`<${Actions} model=${model} t=${t} />` : null}
+      ${CHANGEABLE.has(s.status) && s.recurrenceBilling === 'manual' ? html`<${CardLink} id=${s.id} t=${t} />` : null}
       <${Timeline} charges=${model.charges} t=${t} locale=${locale} />
       <p><a href=${portalPaths.overview}>${t.back}</a></p>`,
   });
@@ -92,6 +93,14 @@ function Actions({ model, t }: { model: SubscriptionPageModel; t: Messages }) {
   </section>`;
 }
 
+/** The card the renewals charge, replaced on its own page (this engine charges it: manual billing only). */
+function CardLink({ id, t }: { id: string; t: Messages }) {
+  return html`<section aria-labelledby="card" class="portal-actions">
+    <h2 id="card">${t.cardCurrent}</h2>
+    <p><a class="button secondary" href=${portalPaths.card(id)}>${t.cardTitle}</a></p>
+  </section>`;
+}
+
 /** Choosing a plan only asks for its preview (a GET): nothing changes before the preview's confirmation. */
 function PlanForm({ model, t }: { model: SubscriptionPageModel; t: Messages }) {
   const s = model.view.subscription;
@@ -119,7 +128,7 @@ function PlanForm({ model, t }: { model: SubscriptionPageModel; t: Messages }) {
   </section>`;
 }
 
-/** Every renewal charge and dunning retry, oldest first, with a refusal's reason. */
+/** Every charge of the subscription and every refused try, oldest first, with a refusal's reason. */
 function Timeline({ charges, t, locale }: { charges: ChargeEntity[]; t: Messages; locale: Locale }) {
   return html`<section aria-labelledby="timeline">
     <h2 id="timeline">${t.timeline}</h2>
@@ -142,9 +151,9 @@ function Timeline({ charges, t, locale }: { charges: ChargeEntity[]; t: Messages
                 ${charges.map(
                   (c) =>
                     html`<tr class=${c.outcome === 'failed' ? 'failed' : undefined}>
-                      <td>${calendarDate(locale, c.attemptedAt)}</td>
-                      <td>${c.periodNumber}</td>
-                      <td>${c.tryNumber}</td>
+                      <td>${calendarDate(locale, c.at)}</td>
+                      <td>${c.period ?? t.extraCharge}</td>
+                      <td>${c.tryNumber ?? ''}</td>
                       <td>${money(locale, c.amount, c.currency)}</td>
                       <td>${t.outcomes[c.outcome] ?? c.outcome}</td>
                       <td>${c.declineReason ? (t.declineReasons[c.declineReason] ?? c.declineReason) : ''}</td>

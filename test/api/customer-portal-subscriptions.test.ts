@@ -356,7 +356,7 @@ describe('PATCH /customer-portal/subscriptions/<id> with a price_id (plan change
     expect(await saleAmounts(s.id)).toEqual([4_990]);
   });
 
-  it("answers 422 for a price of another interval, another organization's or an archived product's, and changes nothing", async () => {
+  it("answers 422 for a price of another interval, another organization's, another product's or an archived product's, and changes nothing", async () => {
     const s = await paidSubscription();
     const yearly = await price(s.id, 49_900, 'year');
     const interval = await patch(s.id, s.session, { price_id: yearly });
@@ -370,6 +370,13 @@ describe('PATCH /customer-portal/subscriptions/<id> with a price_id (plan change
     expect({ status: stranger.status, body: stranger.body }).toEqual({
       status: 422,
       body: { code: 'plan_change_refused', error: 'Price not found' },
+    });
+    // Another product of the same organization, on sale: the merchant may move to it, the customer may not.
+    const otherProduct = await makePlan(s.t.org.id);
+    const elsewhere = await patch(s.id, s.session, { price_id: otherProduct.priceId });
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({
+      status: 422,
+      body: { code: 'plan_change_refused', error: "The new price is of another product than the subscription's" },
     });
     const retired = await makePlan(s.t.org.id);
     await sql('update products set is_archived = true where id = ?', [retired.productId]);

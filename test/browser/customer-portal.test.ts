@@ -5,7 +5,8 @@ import { uuidv7 } from 'uuidv7';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
-import { paidSubscription } from '../helpers/subscriptions.ts';
+import { waitFor } from '../helpers/processes.ts';
+import { advancePastPeriodEnd, paidSubscription } from '../helpers/subscriptions.ts';
 
 /**
  * The customer portal in Chromium: the merchant's link signs the customer in, the pages show its
@@ -58,6 +59,13 @@ async function pageChecked(page: Page, name: string) {
   await screenshot(page, `portal-${name}`);
   await expectAccessibleAtBothSizes(page, `portal-${name}`);
 }
+
+/** The subscription page's timeline, row by row, each row its cells' texts. */
+const timelineRows = (page: Page) =>
+  page
+    .getByTestId('timeline')
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent!.trim())));
 
 const apiSubscription = async (s: { id: string; t: { oat: string } }) => {
   const res = await api.call('GET', `/api/v1/subscriptions/${s.id}`, { token: s.t.oat });
@@ -118,7 +126,25 @@ describe('customer portal', () => {
     await context.close();
   });
 
-  it('shows the prorated amount of a plan change before the customer confirms it', async () => {
+  it('lists every charge of the subscription: its first sale, a renewal and an extra charge', async () => {
+    const s = await subscribed();
+    await advancePastPeriodEnd(api, { id: s.id, oat: s.t.oat }, s.row.current_period_end);
+    await waitFor(
+      async () => (await sql('select period_number from subscriptions where id = ?', [s.id]))[0].period_number === 2,
+      { what: 'the renewal of period 2', timeoutMs: 30_000 },
+    );
+    const { context, page } = await signIn(s.url);
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}`);
+    const paid = brl(9_990);
+    expect(await timelineRows(page)).toEqual([
+      [dateBR(s.row.created_at), '1', '1', paid, 'Paga', ''],
+      [expect.any(String), '2', '1', paid, 'Paga', ''],
+    ]);
+    await pageChecked(page, 'subscription-charges');
+    await context.close();
+  });
+
+  it("offers only its product's other prices, and shows a plan change's prorated amount before the customer confirms it", async () => {
     const s = await subscribed();
     const premium = uuidv7();
     await sql(
@@ -127,8 +153,28 @@ describe('customer portal', () => {
        values (?, ?, ?, 'recurring', 'brl', 14990, 'unspecified', 'month', 1, now())`,
       [premium, s.row.product_id, s.t.org.id],
     );
+    // Another product's monthly price of the same organization: not the customer's to move to.
+    const [otherProduct, otherPrice] = [uuidv7(), uuidv7()];
+    await sql(`insert into products (id, organization_id, name, created_at) values (?, ?, 'Outro curso', now())`, [
+      otherProduct,
+      s.t.org.id,
+    ]);
+    await sql(
+      `insert into prices (id, product_id, organization_id, type, currency, unit_amount, tax_behavior, interval,
+         interval_count, created_at)
+       values (?, ?, ?, 'recurring', 'brl', 12990, 'unspecified', 'month', 1, now())`,
+      [otherPrice, otherProduct, s.t.org.id],
+    );
     const { context, page } = await signIn(s.url);
     await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}`);
+    const offered = await page
+      .getByLabel('Novo plano')
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    expect(offered).toEqual([premium]);
+    // Nor is its preview shown when asked for by address: back to the subscription's page.
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.id}/plan?price_id=${otherPrice}`);
+    expect(page.url()).toBe(`${api.baseUrl}/portal/subscriptions/${s.id}`);
     await page.getByLabel('Novo plano').selectOption(premium);
     await page.getByRole('button', { name: 'Ver o valor da troca' }).click();
     await page.waitForURL(/\/plan\?price_id=/);
@@ -145,6 +191,11 @@ describe('customer portal', () => {
       [s.id],
     );
     expect(charge).toEqual({ amount: 5_000 });
+    // The change's charge is in the subscription's list, after the first sale.
+    expect((await timelineRows(page)).map((cells) => cells.slice(1))).toEqual([
+      ['1', '1', brl(9_990), 'Paga', ''],
+      ['Avulsa', '', brl(5_000), 'Paga', ''],
+    ]);
     await context.close();
   });
 
