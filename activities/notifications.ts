@@ -23,6 +23,7 @@ import {
   renderNotification,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
+import { buyerAddress, buyerMailKind, buyerMailMessageId, renderBuyerMail } from '../domain/buyer-mails.ts';
 import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
@@ -34,7 +35,9 @@ import type { NotificationOutcome, NotificationStart } from '../contracts/notifi
  * (docs/performance.md). A pass repeated after a crash queues nothing twice.
  */
 export async function enqueueNotifications(tx: EntityManager, events: readonly OutboxEvent[]): Promise<number> {
-  const candidates = events.filter((e) => isNotifyingEvent(e.type));
+  const candidates = events.filter(
+    (e) => isNotifyingEvent(e.type) || (buyerMailKind(e.type, e.data) && buyerAddress(e.type, e.data)),
+  );
   if (candidates.length === 0) return 0;
   const [organizations, sent] = await Promise.all([
     notifiedOrganizations(
@@ -48,7 +51,9 @@ export async function enqueueNotifications(tx: EntityManager, events: readonly O
   ]);
   const wanted = candidates.filter((e) => {
     const o = organizations.get(e.organizationId);
-    if (!o || !isNotifyingEvent(e.type) || sent.has(e.id) || o.recipients.length === 0) return false;
+    if (!o || sent.has(e.id)) return false;
+    if (!isNotifyingEvent(e.type)) return true; // a buyer's mail (domain/buyer-mails.ts), whatever the settings
+    if (o.recipients.length === 0) return false;
     return o.notificationSettings[NOTIFYING_EVENTS[e.type]] !== false;
   });
   return (
@@ -228,7 +233,10 @@ async function deliver(
     return { outcome, record: null };
   }
   const nothing = { outcome: { sent: false as const, messageId: null, recipients: [] }, record: null };
-  if (!facts || facts.organizationId !== input.organizationId || !isNotifyingEvent(facts.type)) return nothing;
+  if (!facts || facts.organizationId !== input.organizationId) return nothing;
+  const buyerMail = buyerMailKind(facts.type, facts.data);
+  if (buyerMail) return deliverToBuyer(deps, input, facts, buyerMail);
+  if (!isNotifyingEvent(facts.type)) return nothing;
   const { recipients } = facts;
   if (recipients.length === 0) return nothing;
   const { subject, text } = renderNotification({
@@ -251,6 +259,37 @@ async function deliver(
     headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
   });
   deps.log(`notification ${input.eventId} (${facts.type}) sent to ${recipients.join(', ')}: ${sent.where}`);
+  const record = { eventId: input.eventId, organizationId: input.organizationId, recipients, subject, messageId };
+  return { outcome: { sent: true, messageId, recipients }, record };
+}
+
+/** The buyer's mail of the event (domain/buyer-mails.ts): to the address the event names, recorded as a member mail is. */
+async function deliverToBuyer(
+  deps: NotificationSenderDeps,
+  input: NotificationStart,
+  facts: NotificationFacts,
+  kind: NonNullable<ReturnType<typeof buyerMailKind>>,
+): Promise<{ outcome: NotificationOutcome; record: SentRecord | null }> {
+  const to = buyerAddress(facts.type, facts.data);
+  if (!to) return { outcome: { sent: false, messageId: null, recipients: [] }, record: null };
+  const { subject, text } = renderBuyerMail({
+    kind,
+    organizationName: facts.organizationName,
+    data: facts.data,
+    productName: facts.productName,
+    customerName:
+      facts.customerName ?? (typeof facts.data.customer_name === 'string' ? facts.data.customer_name : null),
+  });
+  const messageId = buyerMailMessageId(kind, input.eventId, deps.from);
+  const recipients = [to];
+  const sent = await deps.mailer.send({
+    to: recipients,
+    subject,
+    text,
+    messageId,
+    headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
+  });
+  deps.log(`buyer mail ${input.eventId} (${kind}) sent to ${to}: ${sent.where}`);
   const record = { eventId: input.eventId, organizationId: input.organizationId, recipients, subject, messageId };
   return { outcome: { sent: true, messageId, recipients }, record };
 }

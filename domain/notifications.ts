@@ -70,6 +70,12 @@ export function renderNotification(f: NotificationFacts): RenderedNotification {
     rows.filter(([, value]) => value !== null && value !== undefined).map(([label, value]) => `${label}: ${value}`);
   if (f.type === 'sale.created') {
     const installments = Number(f.data.installments ?? 1);
+    const charged = (cents: unknown) => formatAmount(Number(cents), String(f.data.currency ?? 'BRL'));
+    // A card in instalments: what the buyer is charged, interest included (the sale's total_amount).
+    const inInstallments =
+      f.data.installment_amount !== undefined && f.data.total_amount !== undefined
+        ? `${installments} x ${charged(f.data.installment_amount)} = ${charged(f.data.total_amount)} charged (interest included)`
+        : `${amount} in ${installments} installments`;
     return {
       subject: `New sale: ${product} - ${amount}`,
       text: [
@@ -77,7 +83,8 @@ export function renderNotification(f: NotificationFacts): RenderedNotification {
         '',
         ...lines([
           ['Product', product],
-          ['Amount', installments > 1 ? `${amount} in ${installments} installments` : amount],
+          ['Amount', amount],
+          ...(installments > 1 ? ([['Installments', inInstallments]] as [string, unknown][]) : []),
           ['Customer', customer],
           ['Payment method', String(f.data.payment_method ?? 'credit_card').replaceAll('_', ' ')],
           ['Subscription', f.data.subscription_id],

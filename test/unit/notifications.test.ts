@@ -10,7 +10,15 @@ const at = new Date('2026-03-02T12:00:00Z');
 const sale: NotificationFacts = {
   type: 'sale.created',
   organizationName: 'Acme',
-  data: { id: 'sale-1', amount: 30_000, currency: 'BRL', installments: 3, payment_method: 'credit_card' },
+  data: {
+    id: 'sale-1',
+    amount: 30_000,
+    currency: 'BRL',
+    installments: 3,
+    installment_amount: 10_678,
+    total_amount: 32_034,
+    payment_method: 'credit_card',
+  },
   productName: 'Guitar course',
   customerName: 'Maria Souza',
   customerEmail: 'maria@example.com',
@@ -25,14 +33,15 @@ describe('notifications', () => {
     expect(['sale.paid', 'subscription.active', 'toString', 'constructor'].some(isNotifyingEvent)).toBe(false);
   });
 
-  it('tell a sale: product, amount with its installments, customer, method, in lines of their own', () => {
+  it('tell a sale: product, amount, its installments with the total charged, customer, method, in lines of their own', () => {
     const { subject, text } = renderNotification(sale);
     expect(subject).toBe('New sale: Guitar course - R$300.00');
     expect(text.split('\n')).toEqual([
       'Acme made a sale.',
       '',
       'Product: Guitar course',
-      'Amount: R$300.00 in 3 installments',
+      'Amount: R$300.00',
+      'Installments: 3 x R$106.78 = R$320.34 charged (interest included)',
       'Customer: Maria Souza <maria@example.com>',
       'Payment method: credit card',
       'Sale: sale-1',
