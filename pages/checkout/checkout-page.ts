@@ -40,6 +40,8 @@ export interface CheckoutPageModel {
   values?: PaymentFormValues;
   alert?: FormAlert | null;
   card: CardSetup;
+  /** The checkout link the checkout came from: a closed checkout's way to start again. */
+  restartUrl?: string | null;
 }
 
 /**
@@ -106,7 +108,12 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
 
 async function mainPart(model: CheckoutPageModel, t: Messages) {
   const { checkout, locale } = model;
-  const watch: Watch = { pollUrl: model.pollUrl, successUrl: paidDestination(checkout, model.pagePath) };
+  const watch: Watch = {
+    pollUrl: model.pollUrl,
+    successUrl: paidDestination(checkout, model.pagePath),
+    pagePath: model.pagePath,
+    refreshLabel: t.refreshStatus,
+  };
   // The pending payment's documents, as the confirm-sdk answer describes them.
   const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
   switch (checkout.status) {
@@ -131,7 +138,14 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
       />`;
       if (checkout.payment_method === 'pix' && data?.pix) {
         const qrSvg = await pixQrSvg(data.pix.qr_code);
-        return html`<${PixPanel} pix=${data.pix} qrSvg=${qrSvg} watch=${watch} now=${model.now} t=${t} />
+        return html`<${PixPanel}
+            pix=${data.pix}
+            qrSvg=${qrSvg}
+            watch=${watch}
+            now=${model.now}
+            canGoBack=${!!checkout.cancel_url}
+            t=${t}
+          />
           ${cardInstead}`;
       }
       if (checkout.payment_method === 'boleto' && data?.boleto) {
@@ -158,7 +172,13 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
         locale=${locale}
       />`;
     default:
-      return html`<${Closed} status=${checkout.status} cancelUrl=${checkout.cancel_url} t=${t} />`;
+      return html`<${Closed}
+        status=${checkout.status}
+        cancelUrl=${checkout.cancel_url}
+        restartUrl=${model.restartUrl ?? null}
+        shop=${checkout.organization.name}
+        t=${t}
+      />`;
   }
 }
 
