@@ -165,6 +165,13 @@ describe('hosted checkout pages', () => {
     await page.getByLabel('E-mail', { exact: true }).fill('caio@example.com');
     await page.getByRole('button', { name: 'Gerar código pix' }).click();
     await page.getByLabel('Código pix copia e cola').waitFor();
+    // Without JavaScript nothing polls: the waiting page links to itself, to see the payment as it stands.
+    const noScript = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'pt-BR', javaScriptEnabled: false });
+    const still = await noScript.newPage();
+    await still.goto(page.url());
+    const refresh = still.getByRole('link', { name: 'Atualizar a situação do pagamento' });
+    await expect(refresh.getAttribute('href')).resolves.toBe(new URL(page.url()).pathname);
+    await noScript.close();
     const [row] = await sql('select id, gateway_payment_data from checkouts where checkout_link_id = ?', [linkId]);
     const expired = await api.call(
       'POST',
