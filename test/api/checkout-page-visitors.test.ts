@@ -76,6 +76,23 @@ describe('hosted checkout pages, per visitor', () => {
   });
 });
 
+describe('a checkout link, per visitor', () => {
+  it("counts a returning browser's loads of the link on its checkout, not on the address", async () => {
+    const link = await api.call('POST', '/api/v1/checkout-links/', {
+      token: tenant.oat,
+      body: { product_ids: [productId] },
+    });
+    expect(link.status).toBe(201);
+    const opened = await api.call('POST', `/checkout/${link.body.id}`, { headers: html });
+    expect(opened.status).toBe(303);
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const back = await loads(`/checkout/${link.body.id}`, MAX, { ...html, cookie });
+    expect(back).toEqual(Array(MAX).fill(303));
+    // The address's own count is untouched: a new buyer on it still sees the link's page.
+    expect(await loads(`/checkout/${link.body.id}`, 1)).toEqual([200]);
+  });
+});
+
 describe('hosted checkout page headers', () => {
   it('sends HSTS over TLS, and lets forms post only to the page and where a paid post goes', async () => {
     const secret = await checkoutSecret({ success_url: 'https://shop.example/obrigado?c={CHECKOUT_ID}' });
