@@ -7,12 +7,24 @@ import type { GatewaySources } from '../api/browser-card-tokenizer.ts';
  * holds the checkout's client secret), and framing only by the origin the merchant named. A checkout
  * page that loads a gateway's card tokenizer adds exactly that gateway's origins (`gateway`), and a
  * page that shows a 3DS challenge the one origin of the issuer's challenge page (`challengeOrigin`).
+ * Forms post only to the page's own origin and the origins it names (`formAction`); HSTS over TLS.
  */
+export interface PageHeaderOptions {
+  frameAncestors?: string | null;
+  gateway?: GatewaySources | null;
+  challengeOrigin?: string | null;
+  /** Origins beside the page's own that its forms post to, or that a post of them is redirected to. */
+  formAction?: (string | null)[];
+}
+
+/** A year; sent only on a page that came over TLS (directly, or through the TLS-terminating proxy). */
+const HSTS = 'max-age=31536000';
+
 export function sendPage(
   reply: FastifyReply,
   status: number,
   page: string,
-  options: { frameAncestors?: string | null; gateway?: GatewaySources | null; challengeOrigin?: string | null } = {},
+  options: PageHeaderOptions = {},
 ): FastifyReply {
   const frameAncestors = options.frameAncestors ?? "'none'";
   const frameSources = [
@@ -20,6 +32,9 @@ export function sendPage(
     ...(options.challengeOrigin ? [options.challengeOrigin] : []),
   ];
   const sources = (extra: string[] = []) => ["'self'", ...extra].join(' ');
+  const formAction = [...new Set((options.formAction ?? []).filter((origin) => origin !== null))];
+  // request.protocol reads X-Forwarded-Proto only behind the trusted proxy (TLS_MODE=proxy).
+  if (reply.request.protocol === 'https') reply.header('strict-transport-security', HSTS);
   return reply
     .status(status)
     .type('text/html; charset=utf-8')
@@ -34,6 +49,7 @@ export function sendPage(
         // The gateway's Secure Fields frames, and a 3DS challenge's issuer page, where the page shows one.
         ...(frameSources.length > 0 ? [`frame-src ${frameSources.join(' ')}`] : []),
         "base-uri 'none'",
+        `form-action ${sources(formAction)}`,
         `frame-ancestors ${frameAncestors}`,
       ].join('; '),
     )

@@ -184,7 +184,7 @@ pattern \`${NO_NUL_PATTERN}\` on each free-text string states it): such a reques
 
 Requests are rate-limited in fixed windows (429 with \`Retry-After\`): per credential on operations that take
 one, and per client address on public operations (those without a security requirement), whatever credential
-a caller sends there.`;
+a caller sends there; the read of a checkout by its \`client_secret\` is counted per checkout instead.`;
 
 /** @fastify/swagger with the transforms above; the document at /openapi.json, its page at /docs. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {

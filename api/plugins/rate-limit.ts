@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
@@ -15,6 +16,12 @@ declare module 'fastify' {
      * Set on every route without app.authenticate (registerRateLimit's onRoute hook).
      */
     rateLimitByAddress?: boolean;
+    /**
+     * A public route's visitor, where the request names one (a checkout's client secret, or the cookie
+     * that holds it): counted per visitor instead of per address, so that buyers sharing one carrier
+     * address (mobile networks do) do not share a count. Null: counted by address.
+     */
+    rateLimitVisitor?: (request: FastifyRequest) => string | null;
   }
 }
 
@@ -85,7 +92,8 @@ export async function registerRateLimit(app: FastifyInstance, deps: { config: Co
  * address. It is not verified here: that would cost a lookup before the count.
  */
 export function credentialKey(request: FastifyRequest): string {
-  if (request.routeOptions.config?.rateLimitByAddress) return `ip:${request.ip}`;
+  const config = request.routeOptions.config;
+  if (config?.rateLimitByAddress) return config.rateLimitVisitor?.(request) ?? `ip:${request.ip}`;
   const apiKey = request.headers['x-service-api-key'];
   const authorization = request.headers.authorization;
   const secret =
@@ -97,6 +105,22 @@ export function credentialKey(request: FastifyRequest): string {
   if (secret) return `cred:${presentedSecretHash(request, secret)}`;
   return `ip:${request.ip}`;
 }
+
+/**
+ * A count per checkout (by its client secret, hashed), in a namespace of its own: `page` for the hosted
+ * checkout's pages, `poll` for the status reads a pending pix's page makes, so polling spends no page load.
+ * A made-up secret opens a count of its own; it reaches nothing but a not-found page.
+ */
+export function clientSecretCount(namespace: 'page' | 'poll', secret: string | undefined): string | null {
+  if (!secret || !/^cs_[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+  return `${namespace}:${createHash('sha256').update(secret).digest('hex')}`;
+}
+
+/** The checkout's client secret in the route's path, as the visitor of a page or a status read. */
+export const byPathSecret =
+  (namespace: 'page' | 'poll') =>
+  (request: FastifyRequest): string | null =>
+    clientSecretCount(namespace, (request.params as { client_secret?: string } | undefined)?.client_secret);
 
 /** Adapts a counter to the plugin's store interface; failures are logged, then reported to the plugin. */
 function counterStore(counter: Counter, log: FastifyBaseLogger): FastifyRateLimitStoreCtor {

@@ -33,6 +33,7 @@ import {
 } from '../../use-cases/schemas/checkouts.ts';
 import { storedBillingAddress } from '../../use-cases/schemas/customers.ts';
 import { openRenewalCheckout } from '../../use-cases/renewal-checkouts.ts';
+import { byPathSecret } from '../plugins/rate-limit.ts';
 import { errorResponses, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
 
@@ -250,6 +251,8 @@ function publicRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/client/:client_secret',
     {
+      // The page of a pending pix polls this: a count per checkout, apart from its page loads.
+      config: { rateLimitVisitor: byPathSecret('poll') },
       schema: {
         tags: ['checkouts (public)'],
         summary: 'Read a checkout by its client_secret (public: the hosted checkout page)',

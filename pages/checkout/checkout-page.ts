@@ -43,6 +43,8 @@ export interface CheckoutPageModel {
   values?: PaymentFormValues;
   alert?: FormAlert | null;
   card: CardSetup;
+  /** The checkout link the checkout came from: a closed checkout's way to start again. */
+  restartUrl?: string | null;
 }
 
 /**
@@ -114,7 +116,12 @@ async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
     const form = await mainPart({ ...model, checkout: { ...checkout, decline_reason: null } }, t);
     return html`<${PixRenewal} action=${model.pagePath} t=${t} />${form}`;
   }
-  const watch: Watch = { pollUrl: model.pollUrl, successUrl: paidDestination(checkout, model.pagePath) };
+  const watch: Watch = {
+    pollUrl: model.pollUrl,
+    successUrl: paidDestination(checkout, model.pagePath),
+    pagePath: model.pagePath,
+    refreshLabel: t.refreshStatus,
+  };
   // The pending payment's documents, as the confirm-sdk answer describes them.
   const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
   switch (checkout.status) {
@@ -139,7 +146,14 @@ async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
       />`;
       if (checkout.payment_method === 'pix' && data?.pix) {
         const qrSvg = await pixQrSvg(data.pix.qr_code);
-        return html`<${PixPanel} pix=${data.pix} qrSvg=${qrSvg} watch=${watch} now=${model.now} t=${t} />
+        return html`<${PixPanel}
+            pix=${data.pix}
+            qrSvg=${qrSvg}
+            watch=${watch}
+            now=${model.now}
+            canGoBack=${!!checkout.cancel_url}
+            t=${t}
+          />
           ${cardInstead}`;
       }
       if (checkout.payment_method === 'boleto' && data?.boleto) {
@@ -166,7 +180,13 @@ async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
         locale=${locale}
       />`;
     default:
-      return html`<${Closed} status=${checkout.status} cancelUrl=${checkout.cancel_url} t=${t} />`;
+      return html`<${Closed}
+        status=${checkout.status}
+        cancelUrl=${checkout.cancel_url}
+        restartUrl=${model.restartUrl ?? null}
+        shop=${checkout.organization.name}
+        t=${t}
+      />`;
   }
 }
 

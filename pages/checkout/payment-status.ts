@@ -10,11 +10,17 @@ import type { Messages } from './messages.ts';
 export interface Watch {
   pollUrl: string;
   successUrl: string;
+  /** This page: without JavaScript nothing polls, so the buyer gets a link that shows the payment as it stands. */
+  pagePath: string;
+  refreshLabel: string;
 }
 
 function Watched({ watch, children }: { watch: Watch; children: VNode | VNode[] }) {
   return html`<section class="status" data-poll=${watch.pollUrl} data-success-url=${watch.successUrl}>
     ${children}
+    <noscript
+      ><p><a class="button" href=${watch.pagePath}>${watch.refreshLabel}</a></p></noscript
+    >
   </section>`;
 }
 
@@ -39,12 +45,15 @@ export function PixPanel({
   qrSvg,
   watch,
   now,
+  canGoBack,
   t,
 }: {
   pix: { qr_code: string; expires_at: string };
   qrSvg: string;
   watch: Watch;
   now: Date;
+  /** Whether the checkout names a shop page to go back to (its cancel_url). */
+  canGoBack: boolean;
   t: Messages;
 }) {
   return html`<${Watched} watch=${watch}>
@@ -54,7 +63,10 @@ export function PixPanel({
     <${CopyField} id="pix-code" label=${t.pixCode} value=${pix.qr_code} t=${t} />
     <p class="countdown">
       ${`${t.expiresIn} `}
-      <time datetime=${pix.expires_at} data-countdown data-expired-text=${t.pixExpired}
+      <time
+        datetime=${pix.expires_at}
+        data-countdown
+        data-expired-text=${canGoBack ? t.pixExpired : t.pixExpiredNoReturn}
         >${remaining(pix.expires_at, now)}</time
       >
     </p>
@@ -154,10 +166,32 @@ export function Receipt({
   </section>`;
 }
 
-export function Closed({ status, cancelUrl, t }: { status: string; cancelUrl: string | null; t: Messages }) {
+/**
+ * A checkout that can no longer be paid, and what the buyer does now: go back to the shop (cancel_url),
+ * else open the checkout link it came from again (a new checkout), else ask the shop for a new link.
+ */
+export function Closed({
+  status,
+  cancelUrl,
+  restartUrl,
+  shop,
+  t,
+}: {
+  status: string;
+  cancelUrl: string | null;
+  restartUrl: string | null;
+  shop: string;
+  t: Messages;
+}) {
+  const next = cancelUrl
+    ? html`<p>${t.closedBody}</p>
+        <p><a class="button" href=${cancelUrl}>${t.cancel}</a></p>`
+    : restartUrl
+      ? html`<p>${t.closedRestart}</p>
+          <p><a class="button" href=${restartUrl}>${t.restart}</a></p>`
+      : html`<p>${t.closedAskShop(shop)}</p>`;
   return html`<section class="status closed">
     <h2>${status === 'expired' ? t.expiredTitle : t.failedTitle}</h2>
-    <p>${t.closedBody}</p>
-    ${cancelUrl ? html`<p><a class="button" href=${cancelUrl}>${t.cancel}</a></p>` : null}
+    ${next}
   </section>`;
 }

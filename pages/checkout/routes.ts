@@ -13,7 +13,7 @@ import {
 import { CHECKOUT_PAGE, checkoutPagePath } from '../../use-cases/checkout-pages.ts';
 import { errorResponses } from '../../use-cases/schemas/common.ts';
 import { publicCheckoutSchema, type CheckoutEntity } from '../../use-cases/schemas/checkouts.ts';
-import { browserTokenizer, type GatewaySources } from '../../api/browser-card-tokenizer.ts';
+import { browserTokenizer } from '../../api/browser-card-tokenizer.ts';
 import { confirmableByClientSecret, confirmCheckout } from '../../api/checkout-confirmation.ts';
 import { keptCardOffer } from '../../api/kept-card-offers.ts';
 import {
@@ -46,15 +46,15 @@ import {
 } from './payment-form-input.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { pageErrorHandler } from '../error-page.ts';
-import { sendPage } from '../page-headers.ts';
+import { sendPage, type PageHeaderOptions } from '../page-headers.ts';
+import { checkoutPageVisitor, linkCookie, linkPageVisitor } from '../visitor-count.ts';
+import { CHECKOUT_NOT_OPEN, CONFIRMATION_IN_PROGRESS } from '../../domain/checkout.ts';
+import { offerRefusal } from '../../domain/checkout-eligibility.ts';
 import type { RequestEm } from '../request-em.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
 
 const linkParams = z.object({ checkout_link_id: z.string().max(64) });
 const pageParams = z.object({ client_secret: z.string().max(200) });
-
-/** The browser's open checkout of a link, kept so that reloading the link reuses it (one per browser). */
-const linkCookie = (linkId: string) => `checkout_link_${linkId.replaceAll('-', '')}`;
 
 /**
  * The hosted checkout. A checkout link's URL (`{checkout_link_base}/<id>`, by default
@@ -76,6 +76,7 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/checkout/:checkout_link_id',
     {
+      config: { rateLimitVisitor: linkPageVisitor },
       schema: {
         tags: ['checkouts (public)'],
         summary: 'Open a checkout link',
@@ -106,11 +107,13 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!link) return sendPage(reply, 404, renderNotFoundPage(locale));
       const reused = await reusableCheckout(deps, request, link.id);
       if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
+      // A link whose product can no longer be sold says so at once, with no button to a refusal.
       return sendPage(reply, 200, await linkPage(em, link, locale));
     },
   );
 
-  app.post('/checkout/:checkout_link_id', { schema: { hide: true, params: linkParams } }, async (request, reply) => {
+  const linkPost = { config: { rateLimitVisitor: linkPageVisitor }, schema: { hide: true, params: linkParams } };
+  app.post('/checkout/:checkout_link_id', linkPost, async (request, reply) => {
     const link = await openCheckoutLink(deps.orm.em.fork(), request.params.checkout_link_id);
     if (!link) {
       return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
@@ -137,17 +140,22 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
 
 /** A checkout's own page, by client secret: the form, then the pending payment, then the receipt. */
 function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
-  app.get(`${CHECKOUT_PAGE}/:client_secret`, { schema: { hide: true, params: pageParams } }, async (request, reply) => {
-    const locale = pickLocale(request.headers['accept-language']);
-    const checkout = await pageCheckout(deps, request.params.client_secret);
-    if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
-    const { page, gateway, challengeOrigin } = await checkoutPage(deps, checkout, { locale });
-    return sendPage(reply, 200, page, { frameAncestors: checkout.embedOrigin, gateway, challengeOrigin });
-  });
+  const config = { rateLimitVisitor: checkoutPageVisitor };
+  app.get(
+    `${CHECKOUT_PAGE}/:client_secret`,
+    { config, schema: { hide: true, params: pageParams } },
+    async (request, reply) => {
+      const locale = pickLocale(request.headers['accept-language']);
+      const checkout = await pageCheckout(deps, request.params.client_secret);
+      if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const { page, headers } = await checkoutPage(deps, checkout, { locale });
+      return sendPage(reply, 200, page, headers);
+    },
+  );
 
   app.post(
     `${CHECKOUT_PAGE}/:client_secret`,
-    { schema: { hide: true, params: pageParams, body: paymentFormBody } },
+    { config, schema: { hide: true, params: pageParams, body: paymentFormBody } },
     async (request, reply) => {
       const locale = pickLocale(request.headers['accept-language']);
       const t = messagesFor(locale);
@@ -156,9 +164,20 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
       const form = request.body ?? {};
       const refused = async (alert: FormAlert) => {
-        const { page, gateway } = await checkoutPage(deps, checkout, { locale, form, alert });
-        return sendPage(reply, 422, page, { frameAncestors: checkout.embedOrigin, gateway });
+        const { page, headers } = await checkoutPage(deps, checkout, { locale, form, alert });
+        return sendPage(reply, 422, page, headers);
       };
+      // The form sent again once paid (the back button, say): the receipt, as after the first post.
+      const alreadyPaid = async () => {
+        const view = await publicCheckoutView(
+          deps.orm.em.fork(),
+          await checkoutByClientSecret(deps.orm.em.fork(), secret),
+        );
+        const to =
+          view.status === 'succeeded' ? paidDestination(view, checkoutPagePath(secret)) : checkoutPagePath(secret);
+        return reply.redirect(to, 303);
+      };
+      if (checkout.status === 'succeeded') return alreadyPaid();
 
       if (lacksCardToken(form, deps.config.acceptsCardData))
         return refused({ title: t.cardNotSent, detail: t.cardNeedsScript });
@@ -179,15 +198,22 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
         return reply.redirect(checkoutPagePath(secret), 303);
       } catch (err) {
         if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+        // Paid, or being paid, since the page was drawn: the page as it stands (the receipt once paid).
+        if (err.code === CHECKOUT_NOT_OPEN || err.code === CONFIRMATION_IN_PROGRESS) return alreadyPaid();
         return refused({ title: t.invalid, detail: refusalText(t, err) });
       }
     },
   );
 }
 
-/** The link's page: what it sells, at its product's default price. */
+/** The link's page: what it sells, at its product's default price; or why it sells nothing now. */
 async function linkPage(em: RequestEm, link: CheckoutLinkEntity, locale: Locale): Promise<string> {
   const { product, price, organization } = await checkoutLinkOffer(em, link);
+  const refusal = offerRefusal(product, price, false);
+  if (refusal) {
+    const t = messagesFor(locale);
+    return renderUnavailablePage(locale, t.linkRefusals[refusal.code] ?? t.linkFallback);
+  }
   return renderLinkPage({
     locale,
     action: `/checkout/${link.id}`,
@@ -222,7 +248,7 @@ async function checkoutPage(
   deps: RouteDeps,
   checkout: CheckoutEntity,
   options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
-): Promise<{ page: string; gateway: GatewaySources | null; challengeOrigin: string | null }> {
+): Promise<{ page: string; headers: PageHeaderOptions }> {
   const em = deps.orm.em.fork();
   const current = await checkoutByClientSecret(em, checkout.clientSecret);
   const view = await publicCheckoutView(em, current);
@@ -238,14 +264,26 @@ async function checkoutPage(
     values: options.form ? formValues(options.form) : undefined,
     alert: options.alert ?? null,
     card: { tokenizer, namedFields: deps.config.acceptsCardData, keptCard },
+    restartUrl: current.checkoutLinkId ? `/checkout/${current.checkoutLinkId}` : null,
   });
+  const challengeOrigin = challengeOf(view)?.origin ?? null;
   return {
     page,
-    gateway: tokenizer && takesCard(view) ? tokenizer.sources : null,
-    challengeOrigin: challengeOf(view)?.origin ?? null,
+    headers: {
+      frameAncestors: current.embedOrigin,
+      gateway: tokenizer && takesCard(view) ? tokenizer.sources : null,
+      challengeOrigin,
+      // Where the page's forms go: itself, the 3DS challenge's issuer, and the merchant's success_url
+      // that a paid post is redirected to (a browser holds a form's redirect to form-action too).
+      formAction: [challengeOrigin, originOf(view.success_url)],
+    },
   };
 }
 
 function wantsJson(accept: string | undefined): boolean {
   return accept !== undefined && /\bapplication\/json\b/i.test(accept);
+}
+
+function originOf(url: string | null): string | null {
+  return url && URL.canParse(url) ? new URL(url).origin : null;
 }

@@ -1,5 +1,6 @@
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
+import { renderMarkdown } from '../markdown.ts';
 import { money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
 
@@ -42,7 +43,7 @@ export function OrderSummary({
   return html`<section class="summary" aria-labelledby="product-name">
     <p class="merchant">${organization.name}</p>
     <h1 id="product-name">${product.name}</h1>
-    ${product.description ? html`<p class="description">${product.description}</p>` : null}
+    ${product.description ? html`<div class="description">${renderMarkdown(product.description)}</div>` : null}
     <p class="price" data-testid="price">${priceLabel(t, locale, price)}</p>
     ${trial && trialUnit ? html`<p class="trial">${t.trial(trial.count, trialUnit)}</p>` : null}
     ${

@@ -43,8 +43,15 @@ function productNames(link: CheckoutLinkRecord, products: ProductBody[]): string
   return link.product_ids.map((id) => products.find((p) => p.id === id)?.name ?? id).join(', ');
 }
 
+/** A link whose product was archived opens no checkout: it is not "in use", whatever its own state. */
+function sellsNothing(link: CheckoutLinkRecord, products: ProductBody[]): boolean {
+  return link.product_ids.some((id) => products.find((p) => p.id === id)?.is_archived);
+}
+
 export function checkoutLinksContent(v: CheckoutLinksView) {
   const path = linksPath(v.organizationId);
+  const inUse = v.links?.active.filter((l) => !sellsNothing(l, v.products)) ?? [];
+  const stalled = v.links?.active.filter((l) => sellsNothing(l, v.products)) ?? [];
   const named: Column<CheckoutLinkRecord>[] = [
     { label: 'Label', cell: (l) => l.label ?? '—' },
     { label: 'Products', cell: (l) => productNames(l, v.products) },
@@ -79,9 +86,22 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
       v.links
         ? html`<section aria-labelledby="active-title">
               <h2 id="active-title">Links</h2>
-              <${Table} caption="Links in use" columns=${active} rows=${v.links.active} empty="No links in use." />
+              <${Table} caption="Links in use" columns=${active} rows=${inUse} empty="No links in use." />
               <${Pager} path=${path} page=${v.links.page} maxPage=${v.links.maxPage} />
             </section>
+            ${
+              stalled.length > 0
+                ? html`<section aria-labelledby="stalled-title">
+                    <h2 id="stalled-title">Links of archived products</h2>
+                    <${Table}
+                      caption="Links whose product is archived: buyers are told it is no longer for sale"
+                      columns=${active}
+                      rows=${stalled}
+                      empty=""
+                    />
+                  </section>`
+                : null
+            }
             <section aria-labelledby="archived-title">
               <h2 id="archived-title">Archived links</h2>
               <${Table}
