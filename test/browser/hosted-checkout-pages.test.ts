@@ -155,16 +155,19 @@ describe('hosted checkout pages', () => {
     await dashboard.context.close();
   });
 
-  it('tells a buyer whose pix expired, with no shop page to go back to, how to start again', async () => {
+  it('tells a buyer whose boleto expired, with no shop page to go back to, how to start again', async () => {
     const linkId = await link(await product(), unique('Caneca'));
     const context = await newContext(browser);
     const page = await context.newPage();
     await page.goto(`${api.baseUrl}/checkout/${linkId}`);
     await page.getByRole('button', { name: 'Continuar' }).click();
-    await page.getByLabel('Pix', { exact: true }).check();
+    // A boleto: an expired pix would reopen the checkout for a new code (decision 0089), a boleto closes it.
+    await page.getByLabel('Boleto', { exact: true }).check();
     await page.getByLabel('E-mail', { exact: true }).fill('caio@example.com');
-    await page.getByRole('button', { name: 'Gerar código pix' }).click();
-    await page.getByLabel('Código pix copia e cola').waitFor();
+    await page.getByLabel('Nome completo').fill('Caio Prado');
+    await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
+    await page.getByRole('button', { name: 'Gerar boleto' }).click();
+    await page.getByLabel('Linha digitável').waitFor();
     // Without JavaScript nothing polls: the waiting page links to itself, to see the payment as it stands.
     const noScript = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'pt-BR', javaScriptEnabled: false });
     const still = await noScript.newPage();
