@@ -19,10 +19,11 @@ import {
   type Watch,
 } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
+import { chosenPlan, paidPlan, type BuyerPlan } from './amounts.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
 
-const SCRIPTS = ['checkout.js'];
+const SCRIPTS = ['checkout-amounts.js', 'checkout.js'];
 
 /** Where a paid checkout sends the buyer: the merchant's success_url, or this page's receipt. */
 export function paidDestination(checkout: PublicCheckout, pagePath: string): string {
@@ -40,6 +41,12 @@ export interface CheckoutPageModel {
   values?: PaymentFormValues;
   alert?: FormAlert | null;
   card: CardSetup;
+  /** What the sale of a paid checkout recorded: the receipt shows it (the card's interest included). */
+  paid?: { amount: number; installments: number; paymentMethod: string } | null;
+  /** Where the form's "apply the code" and "update amounts" post: the page again, priced with them (routes.ts). */
+  previewPath?: string;
+  /** A discount code the page is priced with, not yet paid: said beside the code's field. */
+  discountNote?: string | null;
 }
 
 /**
@@ -69,7 +76,8 @@ export function challengeOf(checkout: PublicCheckout): { url: string; creq: stri
 export async function renderCheckoutPage(model: CheckoutPageModel): Promise<string> {
   const { checkout, locale } = model;
   const t = messagesFor(locale);
-  const body = await mainPart(model, t);
+  const plan = planOf(model);
+  const body = await mainPart(model, t, plan);
   const tokenizer = takesCard(checkout) ? model.card.tokenizer : null;
   return renderDocument({
     locale,
@@ -83,6 +91,7 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
         price=${checkout.price}
         quantity=${checkout.quantity}
         amounts=${{ subtotal: checkout.subtotal_amount, discount: checkout.discount_amount, total: checkout.amount }}
+        plan=${plan}
         trial=${
           checkout.trial_interval
             ? { interval: checkout.trial_interval, count: checkout.trial_interval_count ?? 1 }
@@ -104,7 +113,15 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
   });
 }
 
-async function mainPart(model: CheckoutPageModel, t: Messages) {
+/** How the card is charged, where the page says it: the form's choice while open, the sale's once paid. */
+function planOf(model: CheckoutPageModel): BuyerPlan | null {
+  const { checkout } = model;
+  if (checkout.status === 'open') return chosenPlan(checkout, model.values?.installments);
+  if (checkout.status === 'succeeded' && model.paid) return paidPlan(checkout, model.paid);
+  return null;
+}
+
+async function mainPart(model: CheckoutPageModel, t: Messages, plan: BuyerPlan | null) {
   const { checkout, locale } = model;
   const watch: Watch = { pollUrl: model.pollUrl, successUrl: paidDestination(checkout, model.pagePath) };
   // The pending payment's documents, as the confirm-sdk answer describes them.
@@ -117,6 +134,9 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
         values=${model.values ?? {}}
         alert=${model.alert ?? declineAlert(checkout, t)}
         card=${model.card}
+        plan=${plan}
+        previewPath=${model.previewPath ?? null}
+        discountNote=${model.discountNote ?? null}
         t=${t}
         locale=${locale}
       />`;
@@ -153,6 +173,7 @@ async function mainPart(model: CheckoutPageModel, t: Messages) {
     case 'succeeded':
       return html`<${Receipt}
         checkout=${checkout}
+        paid=${model.paid && plan ? { method: model.paid.paymentMethod, plan } : null}
         continueUrl=${checkout.success_url ? watch.successUrl : null}
         t=${t}
         locale=${locale}
