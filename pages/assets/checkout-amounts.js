@@ -51,7 +51,7 @@
     if (!apply || !form.dataset.preview) return;
     apply.addEventListener('click', async (event) => {
       event.preventDefault();
-      const sent = new URLSearchParams();
+      const sent = new window.URLSearchParams();
       for (const [name, value] of new FormData(form)) if (!name.startsWith('card_')) sent.append(name, value);
       apply.setAttribute('aria-busy', 'true');
       try {
@@ -60,7 +60,7 @@
           body: sent,
           headers: { accept: 'text/html' },
         });
-        const next = new DOMParser().parseFromString(await response.text(), 'text/html');
+        const next = new window.DOMParser().parseFromString(await response.text(), 'text/html');
         const status = form.querySelector('[data-discount-status]');
         const refusal = next.querySelector('#payment-alert');
         status.textContent = refusal
