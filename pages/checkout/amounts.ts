@@ -53,5 +53,6 @@ export function planText(t: Messages, locale: Locale, plan: BuyerPlan): string {
 export function paidHow(t: Messages, locale: Locale, method: string, plan: BuyerPlan): string {
   if (method === 'pix') return t.pix;
   if (method === 'boleto') return t.boleto;
-  return `${t.card}, ${planText(t, locale, plan).toLowerCase()}`;
+  const how = planText(t, locale, plan);
+  return `${t.card}, ${how.charAt(0).toLowerCase()}${how.slice(1)}`;
 }

@@ -103,7 +103,8 @@ describe('hosted checkout amounts', () => {
       installments: 12,
     });
     expect(await text(page, 'receipt-amount')).toContain(
-      `Recebemos ${reais(Number(sale!.amount))} (Cartão de crédito, em 12x`,
+      `Recebemos ${reais(twelve.total)} (Cartão de crédito, em 12x de ${reais(twelve.installmentAmounts[0]!)}, ` +
+        `com ${reais(twelve.total - 89_900)} de juros).`,
     );
     expect(await text(page, 'total')).toBe(reais(Number(sale!.amount)));
     await screenshot(page, 'checkout-amounts-receipt');
