@@ -205,7 +205,9 @@ function previewRoute(app: RouteApp, deps: RouteDeps): void {
       const form = request.body ?? {};
       const code = form.discount_code?.trim();
       const preview =
-        code && checkout.status === 'open' ? await discountPreview(em(deps), checkout, code, new Date()) : null;
+        code && checkout.status === 'open'
+          ? await discountPreview(deps.orm.em.fork(), checkout, code, new Date())
+          : null;
       const t = messagesFor(locale);
       const { page, gateway } = await checkoutPage(deps, checkout, {
         locale,
@@ -223,8 +225,6 @@ function previewRoute(app: RouteApp, deps: RouteDeps): void {
     },
   );
 }
-
-const em = (deps: RouteDeps) => deps.orm.em.fork();
 
 /** The link's page: what it sells, at its product's default price. */
 async function linkPage(em: RequestEm, link: CheckoutLinkEntity, locale: Locale): Promise<string> {
