@@ -127,7 +127,13 @@ export function CardFields({
       <${SecureField} id="card_expiration_field" label=${t.cardExpiry} />
       <${SecureField} id="card_csc_field" label=${t.cardCsc} />
     </div>
-    <${Installments} checkout=${checkout} plan=${plan} previewPath=${previewPath} t=${t} locale=${locale} />
+    <${Installments}
+      checkout=${checkout}
+      plan=${plan}
+      previewPath=${named ? previewPath : null}
+      t=${t}
+      locale=${locale}
+    />
   </div>`;
 }
 
@@ -140,14 +146,12 @@ export function KeptCardFields({
   checkout,
   setup,
   plan,
-  previewPath = null,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
   setup: CardSetup;
   plan?: BuyerPlan;
-  previewPath?: string | null;
   t: Messages;
   locale: Locale;
 }) {
@@ -170,7 +174,7 @@ export function KeptCardFields({
     <${Installments}
       checkout=${checkout}
       plan=${plan}
-      previewPath=${previewPath}
+      previewPath=${null}
       t=${t}
       locale=${locale}
       id="kept_card_installments"
@@ -181,7 +185,8 @@ export function KeptCardFields({
 /**
  * The instalments, each option with what it costs in all; the chosen one is selected. Each option
  * carries the texts the page shows when it is chosen (the total, the plan line, the button), so the
- * script moves them over as they are; without the script, "update amounts" prices the page again.
+ * script moves them over as they are; without the script, where a card is paid without it (named
+ * fields), "update amounts" prices the page again.
  */
 function Installments({
   checkout,
