@@ -97,6 +97,9 @@ const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
 };
 const DISCOUNT_NOT_APPLICABLE = 'discount_not_applicable';
 
+/** The API's error code of a discount code's refusal (domain/checkout.ts DiscountCodeRefusal, or the workflow's reason). */
+export const discountRefusalCode = (reason: string): string => DISCOUNT_ERRORS[reason]?.[0] ?? DISCOUNT_NOT_APPLICABLE;
+
 /** Every code a discount code's refusal answers with (the hosted page words each one, pages/checkout/refusals.ts). */
 export const DISCOUNT_REFUSAL_CODES = [
   ...Object.values(DISCOUNT_ERRORS).map(([code]) => code),

@@ -44,12 +44,29 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
     decline_reason: checkout.declineReason ?? null,
     max_installments: maxInstallments(price),
     no_fees_installments: checkout.noFeesInstallments,
-    installment_options: installmentOptions(
+    installment_options: installmentOptionsView(
       Number(checkout.amount),
-      { noFees: checkout.noFeesInstallments, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS },
+      checkout.noFeesInstallments,
       maxInstallments(price),
-    ).map((o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! })),
+    ),
     organization: organizationView(organization),
+  };
+}
+
+/** Each number of instalments the buyer may choose for `amount`, with what it costs them (domain/installments.ts). */
+function installmentOptionsView(amount: number, noFees: boolean, max: number): PublicCheckout['installment_options'] {
+  return installmentOptions(amount, { noFees, monthlyRateBasisPoints: DEFAULT_MONTHLY_RATE_BASIS_POINTS }, max).map(
+    (o) => ({ installments: o.installments, total: o.total, installment_amount: o.installmentAmounts[0]! }),
+  );
+}
+
+/** The view with another discount and total (a discount code's preview), its instalments recomputed. */
+export function repricedView(view: PublicCheckout, price: { discountAmount: number; amount: number }): PublicCheckout {
+  return {
+    ...view,
+    discount_amount: price.discountAmount,
+    amount: price.amount,
+    installment_options: installmentOptionsView(price.amount, view.no_fees_installments, view.max_installments),
   };
 }
 

@@ -2,10 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { readAssetFiles } from './asset-version.ts';
 import { ASSET_VERSION } from './render.ts';
 
-const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
+const TYPES = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+} as const;
 
 /**
- * The pages' scripts and stylesheets, read once at start. Their path carries their digest (render.ts),
+ * The pages' scripts, stylesheets and icon, read once at start. Their path carries their digest (render.ts),
  * so a browser keeps them for a year; a change ships under a new path.
  */
 export const pageAssetRoutes: FastifyPluginAsync = async (app) => {

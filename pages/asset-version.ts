@@ -11,12 +11,12 @@ export const VENDOR_FILES: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
 };
 
-/** Our assets (every .js and .css of pages/assets) and the vendor files, by the name pages ask for. */
+/** Our assets (every .js, .css and .svg of pages/assets) and the vendor files, by the name pages ask for. */
 export function readAssetFiles(): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const folder = new URL('./assets/', import.meta.url);
   for (const name of readdirSync(folder).sort()) {
-    if (/\.(js|css)$/.test(name)) files.set(name, readFileSync(new URL(name, folder)));
+    if (/\.(js|css|svg)$/.test(name)) files.set(name, readFileSync(new URL(name, folder)));
   }
   const require = createRequire(import.meta.url);
   for (const [name, file] of Object.entries(VENDOR_FILES)) files.set(name, readFileSync(require.resolve(file)));

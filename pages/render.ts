@@ -33,6 +33,7 @@ export function renderDocument({ locale, title, scripts = [], styles = [], child
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="robots" content="noindex" />
       <title>${title}</title>
+      <link rel="icon" type="image/svg+xml" href=${asset('favicon.svg')} />
       ${['pages.css', ...styles].map((name) => html`<link rel="stylesheet" href=${asset(name)} />`)}
       ${scripts.map((name) => html`<script src=${name.startsWith('https://') ? name : asset(name)} defer></script>`)}
     </head>

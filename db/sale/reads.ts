@@ -57,3 +57,14 @@ export async function pendingRefundsBefore(
   }
   return query.orderBy('createdAt', 'asc').orderBy('id', 'asc').limit(batch).execute();
 }
+
+/** The sale of a paid checkout: its amount, instalments, method and the transaction that paid it. */
+export async function paidSaleOfCheckout(em: EntityManager, checkoutId: string) {
+  return (
+    (await kyselyOf(em)
+      .selectFrom('sales')
+      .select(['amount', 'installments', 'paymentMethod', 'transactionId'])
+      .where('checkoutId', '=', checkoutId)
+      .executeTakeFirst()) ?? null
+  );
+}

@@ -4,6 +4,8 @@
 'use strict';
 
 (function () {
+  // checkout-amounts.js, loaded first.
+  const { showAmounts, taxIdFormat, discountPreview } = window.CheckoutAmounts;
   for (const form of document.querySelectorAll('[data-payment-form]')) paymentForm(form);
 
   function paymentForm(form) {
@@ -19,12 +21,18 @@
     };
     form.addEventListener('change', (event) => {
       if (event.target.matches('[data-method-choice]')) show();
+      if (event.target.matches('[data-method-choice], [data-installments]')) showAmounts(form);
     });
     show();
+    showAmounts(form);
+    taxIdFormat(form);
     const tokenizers = { credit_card: cardTokenizer(form), kept_card: keptCardTokenizer(form) };
+    discountPreview(form, tokenizers.credit_card);
     // One submission at a time: a second press while the first is on its way would only be refused.
     form.addEventListener('submit', (event) => {
       if (form.dataset.submitting) return event.preventDefault();
+      // "Apply" posts to the preview without the script only; with it, discountPreview fetches it.
+      if (event.submitter && event.submitter.hasAttribute('formaction')) return;
       busy(form, true);
       const card = tokenizers[new FormData(form).get('payment_method')];
       if (!card) return;
@@ -63,7 +71,7 @@
     const methodField = fields.querySelector('[data-card-method]');
     const issuerField = fields.querySelector('[data-card-issuer]');
     const select = fields.querySelector('[data-installments]');
-    const offered = Array.from(select.options).map((option) => option.cloneNode(true));
+    let offered = Array.from(select.options).map((option) => option.cloneNode(true));
     const labelOf = (id) => fields.querySelector(`[data-label-of="${id}"]`).textContent.trim();
     if (typeof window.MercadoPago !== 'function') {
       return { tokenize: async () => Promise.reject(fields.dataset.unloadedText), fail };
@@ -90,14 +98,31 @@
     mountField('expirationDate', 'card_expiration_field');
     mountField('securityCode', 'card_csc_field');
     let lookUp = Promise.resolve();
-    number.on('binChange', (event) => (lookUp = lookUpCard(event.bin)));
+    let lastBin = null;
+    number.on('binChange', (event) => {
+      lastBin = event.bin;
+      lookUp = lookUpCard(event.bin);
+    });
+    const brand = fields.querySelector('[data-card-brand]');
+    const brands = JSON.parse(fields.dataset.brands || '{}');
+    // The card's brand, as the gateway names the payment method of its BIN (its prefix).
+    const showBrand = (methodId) => {
+      const name = methodId && brands[methodId];
+      brand.textContent = name ? fields.dataset.brandText.replace('{brand}', name) : '';
+      brand.hidden = !name;
+    };
 
     // The card's payment method and issuer, and only the instalments its issuer offers (up to the
     // checkout's most), each with what the buyer pays in all; a debit card pays at once.
     async function lookUpCard(bin) {
       methodField.value = '';
       issuerField.value = '';
-      if (!bin) return select.replaceChildren(...offered.map((option) => option.cloneNode(true)));
+      showBrand(null);
+      const chosen = select.value;
+      if (!bin) {
+        select.replaceChildren(...offered.map((option) => option.cloneNode(true)));
+        return keepChoice(chosen);
+      }
       try {
         const methods = await mp.getPaymentMethods({ bin });
         const method = methods && methods.results && methods.results[0];
@@ -109,15 +134,29 @@
         });
         const plan = plans && plans[0];
         methodField.value = method.id;
+        showBrand(method.id);
         issuerField.value = String(
           (plan && plan.issuer && plan.issuer.id) || (method.issuer && method.issuer.id) || '',
         );
         const most = method.payment_type_id === 'debit_card' ? 1 : Number(fields.dataset.maxInstallments);
         const costs = ((plan && plan.payer_costs) || []).filter((cost) => cost.installments <= most);
         if (costs.length > 0) select.replaceChildren(...costs.map(optionOf));
+        keepChoice(chosen);
       } catch {
         // No answer: the server's own plans stay, and the gateway decides at the payment.
       }
+    }
+
+    // The buyer's choice survives new plans where they still offer it; the amounts follow what is shown.
+    function keepChoice(chosen) {
+      if (Array.from(select.options).some((option) => option.value === chosen)) select.value = chosen;
+      showAmounts(form);
+    }
+
+    // Another amount (a discount code applied): the server's plans for it, then the issuer's for the card.
+    async function reprice() {
+      offered = Array.from(select.options).map((option) => option.cloneNode(true));
+      if (lastBin) await (lookUp = lookUpCard(lastBin));
     }
 
     const money = new Intl.NumberFormat(lang, { style: 'currency', currency: 'BRL' });
@@ -134,6 +173,20 @@
         .replace('{n}', String(cost.installments))
         .replace('{each}', money.format(cost.installment_amount))
         .replace('{total}', money.format(cost.total_amount));
+      // What the page shows once it is chosen: the total, the plan line (interest named) and the button.
+      const interest = Math.round(cost.total_amount * 100) - Number(fields.dataset.amount);
+      const plan =
+        cost.installments === 1
+          ? fields.dataset.planOne
+          : interest > 0
+            ? fields.dataset.planInterest
+            : fields.dataset.planFree;
+      option.dataset.totalText = money.format(cost.total_amount);
+      option.dataset.planText = plan
+        .replace('{n}', String(cost.installments))
+        .replace('{each}', money.format(cost.installment_amount))
+        .replace('{interest}', money.format(interest / 100));
+      option.dataset.payText = fields.dataset.payTemplate.replace('{amount}', money.format(cost.total_amount));
       return option;
     }
 
@@ -170,7 +223,7 @@
       errorBox.hidden = false;
     }
 
-    return { tokenize, fail };
+    return { tokenize, fail, reprice };
   }
 
   // The card the subscription keeps (decision 0078): the buyer types only its security code, in a

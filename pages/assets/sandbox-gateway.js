@@ -17,6 +17,15 @@
     securityCode: { maxlength: 4, autocomplete: 'cc-csc', valid: (v) => /^\d{3,4}$/.test(v.trim()) },
   };
   const digits = (value) => value.replace(/[\s-]/g, '');
+  // The number in the groups printed on the card, as typed: 4-6-5 for an American Express (34, 37), else fours.
+  function grouped(value) {
+    const d = value.replace(/\D/g, '').slice(0, 19);
+    const cuts = /^3[47]/.test(d) ? [4, 10] : [4, 8, 12, 16];
+    return [0, ...cuts]
+      .map((cut, i) => d.slice(cut, cuts[i]))
+      .filter(Boolean)
+      .join(' ');
+  }
 
   async function call(path, init) {
     const response = await fetch(`${ENDPOINT}${path}`, init);
@@ -63,7 +72,10 @@
         input.autocomplete = kind.autocomplete;
         if (this.options.placeholder) input.placeholder = this.options.placeholder;
         if (this.options.srLabel) input.setAttribute('aria-label', this.options.srLabel);
-        input.addEventListener('input', () => this.changed());
+        input.addEventListener('input', () => {
+          if (this.type === 'cardNumber') input.value = grouped(input.value);
+          this.changed();
+        });
         input.addEventListener('focus', () => this.emit('focus'));
         input.addEventListener('blur', () => this.emit('blur'));
         this.input = input;

@@ -3,6 +3,7 @@ import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
 import { money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
+import { planText, type BuyerPlan } from './amounts.ts';
 
 /**
  * How the page takes a card. The card's number, expiry and security code are the gateway's Secure
@@ -70,11 +71,15 @@ function SecureField({ id, label }: { id: string; label: string }) {
 export function CardFields({
   checkout,
   setup,
+  plan,
+  previewPath = null,
   t,
   locale,
 }: {
   checkout: CardCheckout;
   setup: CardSetup;
+  plan?: BuyerPlan;
+  previewPath?: string | null;
   t: Messages;
   locale: Locale;
 }) {
@@ -91,6 +96,12 @@ export function CardFields({
     data-failed-text=${t.cardTokenFailed}
     data-unloaded-text=${t.cardScriptUnloaded}
     data-missing-text=${t.cardMissing}
+    data-plan-one=${t.planLine(1, '{each}', null)}
+    data-plan-free=${t.planLine('{n}', '{each}', null)}
+    data-plan-interest=${t.planLine('{n}', '{each}', '{interest}')}
+    data-pay-template=${t.pay('{amount}')}
+    data-brand-text=${t.cardBrand('{brand}')}
+    data-brands=${JSON.stringify(t.brands)}
   >
     <p class="alert" role="alert" data-card-error hidden></p>
     ${
@@ -102,6 +113,7 @@ export function CardFields({
     <input type="hidden" name="payment_method_id" value="" data-card-method />
     <input type="hidden" name="issuer_id" value="" data-card-issuer />
     <${SecureField} id="card_number_field" label=${t.cardNumber} />
+    <p class="muted brand" data-card-brand data-testid="card-brand" aria-live="polite" hidden></p>
     <div class="field">
       <label for="card_name" data-label-of="card_name">${t.cardName}</label>
       <input
@@ -118,7 +130,13 @@ export function CardFields({
       <${SecureField} id="card_expiration_field" label=${t.cardExpiry} />
       <${SecureField} id="card_csc_field" label=${t.cardCsc} />
     </div>
-    <${Installments} checkout=${checkout} t=${t} locale=${locale} />
+    <${Installments}
+      checkout=${checkout}
+      plan=${plan}
+      previewPath=${named ? previewPath : null}
+      t=${t}
+      locale=${locale}
+    />
   </div>`;
 }
 
@@ -130,11 +148,13 @@ export function CardFields({
 export function KeptCardFields({
   checkout,
   setup,
+  plan,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
   setup: CardSetup;
+  plan?: BuyerPlan;
   t: Messages;
   locale: Locale;
 }) {
@@ -154,17 +174,34 @@ export function KeptCardFields({
     <p class="muted">${t.keptCardNote}</p>
     <input type="hidden" name="card_token" value="" data-card-token />
     <${SecureField} id="kept_card_csc_field" label=${t.keptCardCsc(kept.last4)} />
-    <${Installments} checkout=${checkout} t=${t} locale=${locale} id="kept_card_installments" />
+    <${Installments}
+      checkout=${checkout}
+      plan=${plan}
+      previewPath=${null}
+      t=${t}
+      locale=${locale}
+      id="kept_card_installments"
+    />
   </div>`;
 }
 
+/**
+ * The instalments, each option with what it costs in all; the chosen one is selected. Each option
+ * carries the texts the page shows when it is chosen (the total, the plan line, the button), so the
+ * script moves them over as they are; without the script, where a card is paid without it (named
+ * fields), "update amounts" prices the page again.
+ */
 function Installments({
   checkout,
+  plan,
+  previewPath,
   t,
   locale,
   id = 'installments',
 }: {
   checkout: CardCheckout;
+  plan?: BuyerPlan;
+  previewPath: string | null;
   t: Messages;
   locale: Locale;
   id?: string;
@@ -172,17 +209,35 @@ function Installments({
   return html`<div class="field">
     <label for=${id}>${t.installments}</label>
     <select id=${id} name="installments" data-installments>
-      ${checkout.installment_options.map(
-        (o) =>
-          html`<option value=${o.installments}>
-            ${t.installmentOption(
-              o.installments,
-              money(locale, o.installment_amount),
-              money(locale, o.total),
-              o.total === checkout.amount,
-            )}
-          </option>`,
-      )}
+      ${checkout.installment_options.map((o) => {
+        const option = {
+          installments: o.installments,
+          each: o.installment_amount,
+          total: o.total,
+          base: checkout.amount,
+        };
+        return html`<option
+          value=${o.installments}
+          selected=${o.installments === plan?.installments}
+          data-total-text=${money(locale, o.total)}
+          data-plan-text=${planText(t, locale, option)}
+          data-pay-text=${t.pay(money(locale, o.total))}
+        >
+          ${t.installmentOption(
+            o.installments,
+            money(locale, o.installment_amount),
+            money(locale, o.total),
+            o.total === checkout.amount,
+          )}
+        </option>`;
+      })}
     </select>
+    ${
+      previewPath && checkout.installment_options.length > 1
+        ? html`<noscript>
+            <button type="submit" class="secondary" formaction=${previewPath} formnovalidate>${t.updateAmounts}</button>
+          </noscript>`
+        : null
+    }
   </div>`;
 }

@@ -22,10 +22,11 @@ import {
   type Watch,
 } from './payment-status.ts';
 import { OrderSummary } from './summary.ts';
+import { chosenPlan, paidPlan, type BuyerPlan } from './amounts.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
 
-const SCRIPTS = ['checkout.js'];
+const SCRIPTS = ['checkout-amounts.js', 'checkout.js'];
 
 /** Where a paid checkout sends the buyer: the merchant's success_url, or this page's receipt. */
 export function paidDestination(checkout: PublicCheckout, pagePath: string): string {
@@ -45,6 +46,12 @@ export interface CheckoutPageModel {
   card: CardSetup;
   /** The checkout link the checkout came from: a closed checkout's way to start again. */
   restartUrl?: string | null;
+  /** What the sale of a paid checkout recorded: the receipt shows it (the card's interest included). */
+  paid?: { amount: number; installments: number; paymentMethod: string } | null;
+  /** Where the form's "apply the code" and "update amounts" post: the page again, priced with them (routes.ts). */
+  previewPath?: string;
+  /** A discount code the page is priced with, not yet paid: said beside the code's field. */
+  discountNote?: string | null;
 }
 
 /**
@@ -74,7 +81,8 @@ export function challengeOf(checkout: PublicCheckout): { url: string; creq: stri
 export async function renderCheckoutPage(model: CheckoutPageModel): Promise<string> {
   const { checkout, locale } = model;
   const t = messagesFor(locale);
-  const body = await mainPart(model, t);
+  const plan = planOf(model);
+  const body = await mainPart(model, t, plan);
   const tokenizer = takesCard(checkout) ? model.card.tokenizer : null;
   return renderDocument({
     locale,
@@ -88,6 +96,7 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
         price=${checkout.price}
         quantity=${checkout.quantity}
         amounts=${{ subtotal: checkout.subtotal_amount, discount: checkout.discount_amount, total: checkout.amount }}
+        plan=${plan}
         trial=${
           checkout.trial_interval
             ? { interval: checkout.trial_interval, count: checkout.trial_interval_count ?? 1 }
@@ -109,11 +118,19 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
   });
 }
 
-async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
+/** How the card is charged, where the page says it: the form's choice while open, the sale's once paid. */
+function planOf(model: CheckoutPageModel): BuyerPlan | null {
+  const { checkout } = model;
+  if (checkout.status === 'open') return chosenPlan(checkout, model.values?.installments);
+  if (checkout.status === 'succeeded' && model.paid) return paidPlan(checkout, model.paid);
+  return null;
+}
+
+async function mainPart(model: CheckoutPageModel, t: Messages, plan: BuyerPlan | null): Promise<VNode> {
   const { checkout, locale } = model;
   // A pix that expired with the checkout still open: a new code, above the form (decision 0089).
   if (checkout.status === 'open' && checkout.decline_reason === PIX_EXPIRED) {
-    const form = await mainPart({ ...model, checkout: { ...checkout, decline_reason: null } }, t);
+    const form = await mainPart({ ...model, checkout: { ...checkout, decline_reason: null } }, t, plan);
     return html`<${PixRenewal} action=${model.pagePath} t=${t} />${form}`;
   }
   const watch: Watch = {
@@ -132,49 +149,18 @@ async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
         values=${model.values ?? {}}
         alert=${model.alert ?? declineAlert(checkout, t)}
         card=${model.card}
+        plan=${plan}
+        previewPath=${model.previewPath ?? null}
+        discountNote=${model.discountNote ?? null}
         t=${t}
         locale=${locale}
       />`;
-    case 'confirmed': {
-      const cardInstead = html`<${CardInsteadForm}
-        checkout=${checkout}
-        action=${model.pagePath}
-        alert=${model.alert ?? null}
-        card=${model.card}
-        t=${t}
-        locale=${locale}
-      />`;
-      if (checkout.payment_method === 'pix' && data?.pix) {
-        const qrSvg = await pixQrSvg(data.pix.qr_code);
-        return html`<${PixPanel}
-            pix=${data.pix}
-            qrSvg=${qrSvg}
-            watch=${watch}
-            now=${model.now}
-            canGoBack=${!!checkout.cancel_url}
-            t=${t}
-          />
-          ${cardInstead}`;
-      }
-      if (checkout.payment_method === 'boleto' && data?.boleto) {
-        return html`<${BoletoPanel}
-            boleto=${data.boleto}
-            barcodeSvg=${boletoBarcodeSvg(data.boleto.barcode)}
-            watch=${watch}
-            t=${t}
-            locale=${locale}
-          />
-          ${cardInstead}`;
-      }
-      const challenge = challengeOf(checkout);
-      if (challenge) return html`<${ChallengePanel} challenge=${challenge} watch=${watch} t=${t} />`;
-      if (checkout.payment_method === 'credit_card' && data?.review)
-        return html`<${UnderReview} watch=${watch} t=${t} />`;
-      return html`<${Processing} watch=${watch} t=${t} />`;
-    }
+    case 'confirmed':
+      return pendingPart(model, t, watch, data);
     case 'succeeded':
       return html`<${Receipt}
         checkout=${checkout}
+        paid=${model.paid && plan ? { method: model.paid.paymentMethod, plan } : null}
         continueUrl=${checkout.success_url ? watch.successUrl : null}
         t=${t}
         locale=${locale}
@@ -188,6 +174,50 @@ async function mainPart(model: CheckoutPageModel, t: Messages): Promise<VNode> {
         t=${t}
       />`;
   }
+}
+
+/** A confirmed checkout waiting on its payment: the pix or boleto to pay, a challenge, or a wait. */
+async function pendingPart(
+  model: CheckoutPageModel,
+  t: Messages,
+  watch: Watch,
+  data: ReturnType<typeof gatewayPaymentData.safeParse>['data'],
+): Promise<VNode> {
+  const { checkout, locale } = model;
+  const cardInstead = html`<${CardInsteadForm}
+    checkout=${checkout}
+    action=${model.pagePath}
+    alert=${model.alert ?? null}
+    card=${model.card}
+    t=${t}
+    locale=${locale}
+  />`;
+  if (checkout.payment_method === 'pix' && data?.pix) {
+    const qrSvg = await pixQrSvg(data.pix.qr_code);
+    return html`<${PixPanel}
+        pix=${data.pix}
+        qrSvg=${qrSvg}
+        watch=${watch}
+        now=${model.now}
+        canGoBack=${!!checkout.cancel_url}
+        t=${t}
+      />
+      ${cardInstead}`;
+  }
+  if (checkout.payment_method === 'boleto' && data?.boleto) {
+    return html`<${BoletoPanel}
+        boleto=${data.boleto}
+        barcodeSvg=${boletoBarcodeSvg(data.boleto.barcode)}
+        watch=${watch}
+        t=${t}
+        locale=${locale}
+      />
+      ${cardInstead}`;
+  }
+  const challenge = challengeOf(checkout);
+  if (challenge) return html`<${ChallengePanel} challenge=${challenge} watch=${watch} t=${t} />`;
+  if (checkout.payment_method === 'credit_card' && data?.review) return html`<${UnderReview} watch=${watch} t=${t} />`;
+  return html`<${Processing} watch=${watch} t=${t} />`;
 }
 
 /** The last card refusal, kept on the open checkout, shown until the buyer pays. */

@@ -35,10 +35,10 @@ const filled = (value: string | undefined) => (value?.trim() ? value.trim() : un
 
 /** What the form gives back to the buyer after a refusal: everything but the card. */
 export function formValues(form: PaymentFormBody): PaymentFormValues {
-  const { email, name, tax_id, discount_code, payment_method } = form;
+  const { email, name, tax_id, discount_code, payment_method, installments } = form;
   const { billing_line1, billing_city, billing_state, billing_postal_code, billing_country } = form;
   return {
-    ...{ email, name, tax_id, discount_code, payment_method },
+    ...{ email, name, tax_id, discount_code, payment_method, installments },
     ...{ billing_line1, billing_city, billing_state, billing_postal_code, billing_country },
   };
 }

@@ -3,6 +3,7 @@ import { html } from '../render.ts';
 import { money, type Locale } from '../locale.ts';
 import { CardFields, KeptCardFields, type CardSetup } from './card-fields.ts';
 import type { Messages } from './messages.ts';
+import { chosenPlan, type BuyerPlan } from './amounts.ts';
 
 /** What the buyer typed, given back after a refusal (never the card). */
 export interface PaymentFormValues {
@@ -16,6 +17,8 @@ export interface PaymentFormValues {
   tax_id?: string;
   discount_code?: string;
   payment_method?: string;
+  /** The instalments chosen, kept when the page is priced again (a discount code, or "update amounts"). */
+  installments?: string;
 }
 
 /** A refusal to show above the form, in an alert that a screen reader announces. */
@@ -37,6 +40,9 @@ export function PaymentForm({
   values,
   alert,
   card,
+  plan,
+  previewPath,
+  discountNote,
   t,
   locale,
 }: {
@@ -45,14 +51,37 @@ export function PaymentForm({
   values: PaymentFormValues;
   alert: FormAlert | null;
   card: CardSetup;
+  /** The instalments chosen: the card's button says their total. */
+  plan: BuyerPlan;
+  previewPath: string | null;
+  discountNote: string | null;
   t: Messages;
   locale: Locale;
 }) {
-  return html`<form class="payment" method="post" action=${action} data-payment-form>
+  return html`<form class="payment" method="post" action=${action} data-payment-form data-preview=${previewPath}>
     <${AlertBox} alert=${alert} />
-    <${BuyerFields} checkout=${checkout} values=${values} t=${t} />
-    <${MethodChoice} checkout=${checkout} chosen=${values.payment_method} card=${card} t=${t} locale=${locale} />
+    <${BuyerFields}
+      checkout=${checkout}
+      values=${values}
+      previewPath=${previewPath}
+      discountNote=${discountNote}
+      t=${t}
+    />
+    <${MethodChoice}
+      checkout=${checkout}
+      chosen=${values.payment_method}
+      card=${card}
+      plan=${plan}
+      previewPath=${previewPath}
+      t=${t}
+      locale=${locale}
+    />
   </form>`;
+}
+
+/** The card's pay button: the total of the instalments chosen (the page's script keeps it so). */
+export function CardPayButton({ plan, t, locale }: { plan: BuyerPlan; t: Messages; locale: Locale }) {
+  return html`<button type="submit" data-pay-button>${t.pay(money(locale, plan.total))}</button>`;
 }
 
 /** The billing address a checkout with require_billing_address asks for, with the browser's address autofill. */
@@ -122,13 +151,25 @@ export function CardInsteadForm({
       <${AlertBox} alert=${alert} />
       <input type="hidden" name="payment_method" value="credit_card" />
       <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
-      <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+      <${CardPayButton} plan=${chosenPlan(checkout)} t=${t} locale=${locale} />
     </form>
   </details>`;
 }
 
 /** Who pays: e-mail (the receipt), name, CPF/CNPJ (a boleto needs both), and a discount code when allowed. */
-function BuyerFields({ checkout, values, t }: { checkout: PublicCheckout; values: PaymentFormValues; t: Messages }) {
+function BuyerFields({
+  checkout,
+  values,
+  previewPath,
+  discountNote,
+  t,
+}: {
+  checkout: PublicCheckout;
+  values: PaymentFormValues;
+  previewPath: string | null;
+  discountNote: string | null;
+  t: Messages;
+}) {
   return html`<div class="field">
       <label for="email">${t.email}</label>
       <input
@@ -160,24 +201,53 @@ function BuyerFields({ checkout, values, t }: { checkout: PublicCheckout; values
         inputmode="numeric"
         autocomplete="off"
         maxlength="18"
+        data-tax-id
         value=${values.tax_id ?? ''}
       />
     </div>
     ${checkout.require_billing_address ? html`<${AddressFields} values=${values} t=${t} />` : null}
     ${
       checkout.allow_discount_codes
-        ? html`<div class="field">
-            <label for="discount_code">${t.discountCode}</label>
-            <input
-              id="discount_code"
-              name="discount_code"
-              type="text"
-              autocomplete="off"
-              value=${values.discount_code ?? ''}
-            />
-          </div>`
+        ? html`<${DiscountField}
+            value=${values.discount_code ?? ''}
+            previewPath=${previewPath}
+            note=${discountNote}
+            t=${t}
+          />`
         : null
     }`;
+}
+
+/**
+ * The discount code, and its "apply" button: the page priced again with the code (routes.ts' preview;
+ * the script fetches it and updates the amounts in place), before anything is paid. The code stays in
+ * the form, and the payment applies it.
+ */
+function DiscountField({
+  value,
+  previewPath,
+  note,
+  t,
+}: {
+  value: string;
+  previewPath: string | null;
+  note: string | null;
+  t: Messages;
+}) {
+  return html`<div class="field">
+    <label for="discount_code">${t.discountCode}</label>
+    <div class="row apply">
+      <input id="discount_code" name="discount_code" type="text" autocomplete="off" value=${value} />
+      ${
+        previewPath
+          ? html`<button type="submit" class="secondary" formaction=${previewPath} formnovalidate data-apply-discount>
+              ${t.applyDiscount}
+            </button>`
+          : null
+      }
+    </div>
+    <p class="muted" role="status" data-discount-status data-testid="discount-status">${note ?? ''}</p>
+  </div>`;
 }
 
 /**
@@ -188,15 +258,20 @@ function MethodChoice({
   checkout,
   chosen,
   card,
+  plan,
+  previewPath,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
   chosen: string | undefined;
   card: CardSetup;
+  plan: BuyerPlan;
+  previewPath: string | null;
   t: Messages;
   locale: Locale;
 }) {
+  const cardFields = { checkout, setup: card, plan, previewPath, t, locale };
   const offered = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
   // The card the subscription keeps first, where it is offered (decision 0078).
   const kept = card.tokenizer ? card.keptCard : null;
@@ -223,8 +298,8 @@ function MethodChoice({
       kept
         ? html`<fieldset class="method-panel" data-method="kept_card">
             <legend class="visually-hidden">${label.kept_card}</legend>
-            <${KeptCardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
-            <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+            <${KeptCardFields} ...${cardFields} />
+            <${CardPayButton} plan=${plan} t=${t} locale=${locale} />
           </fieldset>`
         : null
     }
@@ -232,8 +307,8 @@ function MethodChoice({
       card.tokenizer
         ? html`<fieldset class="method-panel" data-method="credit_card">
             <legend class="visually-hidden">${t.card}</legend>
-            <${CardFields} checkout=${checkout} setup=${card} t=${t} locale=${locale} />
-            <button type="submit">${t.pay(money(locale, checkout.amount))}</button>
+            <${CardFields} ...${cardFields} />
+            <${CardPayButton} plan=${plan} t=${t} locale=${locale} />
           </fieldset>`
         : null
     }

@@ -3,6 +3,7 @@ import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html, trustedSvg } from '../render.ts';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
+import { paidHow, type BuyerPlan } from './amounts.ts';
 
 /** The parts of the page after the buyer has chosen: a pending pix or boleto, a card under review, processing, paid, closed. */
 
@@ -148,20 +149,26 @@ export function Processing({ watch, t }: { watch: Watch; t: Messages }) {
   return html`<${Watched} watch=${watch}><h2 aria-busy="true">${t.processing}</h2><//>`;
 }
 
+/** The receipt: what the sale recorded (the card's interest included), and how it was paid. */
 export function Receipt({
   checkout,
+  paid,
   continueUrl,
   t,
   locale,
 }: {
   checkout: PublicCheckout;
+  paid: { method: string; plan: BuyerPlan } | null;
   continueUrl: string | null;
   t: Messages;
   locale: Locale;
 }) {
+  // No sale yet (its record follows the payment by moments): the checkout's own amount and method.
+  const plan = paid?.plan ?? { installments: 1, each: checkout.amount, total: checkout.amount, base: checkout.amount };
+  const method = paid?.method ?? checkout.payment_method ?? 'credit_card';
   return html`<section class="status receipt">
     <h2>${t.paidTitle}</h2>
-    <p>${t.paidBody(money(locale, checkout.amount))}</p>
+    <p data-testid="receipt-amount">${t.paidBody(money(locale, plan.total), paidHow(t, locale, method, plan))}</p>
     ${continueUrl ? html`<p><a class="button" href=${continueUrl}>${t.continueToShop}</a></p>` : null}
   </section>`;
 }

@@ -34,6 +34,9 @@ import {
   takesCard,
   challengeOf,
 } from './checkout-page.ts';
+import { discountPreview, paidCheckoutSale } from '../../use-cases/checkout-preview.ts';
+import { discountRefusalCode } from '../../api/checkout-confirmation.ts';
+import { repricedView } from '../../api/checkout-public.ts';
 import { messagesFor } from './messages.ts';
 import { linkRefusalText, refusalText } from './refusals.ts';
 import type { FormAlert } from './payment-form.ts';
@@ -69,6 +72,7 @@ export const checkoutPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
   app.setErrorHandler(pageErrorHandler(renderErrorPage));
   linkRoutes(app, deps);
   checkoutRoutes(app, deps);
+  previewRoute(app, deps);
 };
 
 /** The checkout link's URL: its page, and the buyer's "go on" that creates (or reuses) the checkout. */
@@ -206,6 +210,44 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
   );
 }
 
+/**
+ * The page priced again as the form stands, nothing paid or written: a discount code applied (or why
+ * not, in the buyer's words) and the instalments chosen. The form's "apply" and, without JavaScript,
+ * "update amounts" post here; the page's script fetches it and takes the amounts from it.
+ */
+function previewRoute(app: RouteApp, deps: RouteDeps): void {
+  app.post(
+    `${CHECKOUT_PAGE}/:client_secret/preview`,
+    // Counted per checkout like its page (decision 0086): a code tried is a page load.
+    {
+      config: { rateLimitVisitor: checkoutPageVisitor },
+      schema: { hide: true, params: pageParams, body: paymentFormBody },
+    },
+    async (request, reply) => {
+      const locale = pickLocale(request.headers['accept-language']);
+      const checkout = await pageCheckout(deps, request.params.client_secret);
+      if (!checkout) return sendPage(reply, 404, renderNotFoundPage(locale));
+      const form = request.body ?? {};
+      const code = form.discount_code?.trim();
+      const preview =
+        code && checkout.status === 'open'
+          ? await discountPreview(deps.orm.em.fork(), checkout, code, new Date())
+          : null;
+      const t = messagesFor(locale);
+      const { page, headers } = await checkoutPage(deps, checkout, {
+        locale,
+        form,
+        alert:
+          preview?.ok === false
+            ? { title: t.discountRefused, detail: t.refusals[discountRefusalCode(preview.reason)] ?? null }
+            : undefined,
+        preview: preview?.ok ? { ...preview, note: t.discountApplied(code!) } : undefined,
+      });
+      return sendPage(reply, preview?.ok === false ? 422 : 200, page, headers);
+    },
+  );
+}
+
 /** The link's page: what it sells, at its product's default price; or why it sells nothing now. */
 async function linkPage(em: RequestEm, link: CheckoutLinkEntity, locale: Locale): Promise<string> {
   const { product, price, organization } = await checkoutLinkOffer(em, link);
@@ -247,11 +289,18 @@ async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<Chec
 async function checkoutPage(
   deps: RouteDeps,
   checkout: CheckoutEntity,
-  options: { locale: Locale; form?: PaymentFormBody; alert?: FormAlert },
+  options: {
+    locale: Locale;
+    form?: PaymentFormBody;
+    alert?: FormAlert;
+    /** A discount code's preview (previewRoute): the page priced with it. */
+    preview?: { discountAmount: number; amount: number; note: string };
+  },
 ): Promise<{ page: string; headers: PageHeaderOptions }> {
   const em = deps.orm.em.fork();
   const current = await checkoutByClientSecret(em, checkout.clientSecret);
-  const view = await publicCheckoutView(em, current);
+  const stored = await publicCheckoutView(em, current);
+  const view = options.preview ? repricedView(stored, options.preview) : stored;
   const tokenizer = browserTokenizer(deps.config);
   // A renewal checkout's kept card, paid with its security code typed again (decision 0078).
   const keptCard = tokenizer && current.status === 'open' ? await keptCardOffer(em, deps.gateway, current) : null;
@@ -265,6 +314,9 @@ async function checkoutPage(
     alert: options.alert ?? null,
     card: { tokenizer, namedFields: deps.config.acceptsCardData, keptCard },
     restartUrl: current.checkoutLinkId ? `/checkout/${current.checkoutLinkId}` : null,
+    paid: view.status === 'succeeded' ? await paidCheckoutSale(em, current.id) : null,
+    previewPath: `${checkoutPagePath(checkout.clientSecret)}/preview`,
+    discountNote: options.preview?.note ?? null,
   });
   const challengeOrigin = challengeOf(view)?.origin ?? null;
   return {

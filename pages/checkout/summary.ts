@@ -3,6 +3,7 @@ import { html } from '../render.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
+import { planText, type BuyerPlan } from './amounts.ts';
 
 type Interval = keyof Messages['every'];
 
@@ -26,6 +27,7 @@ export function OrderSummary({
   price,
   quantity,
   amounts,
+  plan = null,
   trial,
   t,
   locale,
@@ -35,6 +37,8 @@ export function OrderSummary({
   price: PublicCheckout['price'];
   quantity: number;
   amounts: { subtotal: number; discount: number; total: number } | null;
+  /** How the card is charged (the form's choice, or the sale's): the total then includes the interest. */
+  plan?: BuyerPlan | null;
   trial: { interval: string; count: number } | null;
   t: Messages;
   locale: Locale;
@@ -48,7 +52,7 @@ export function OrderSummary({
     ${trial && trialUnit ? html`<p class="trial">${t.trial(trial.count, trialUnit)}</p>` : null}
     ${
       amounts
-        ? html`<dl class="amounts">
+        ? html`<dl class="amounts" data-amounts aria-live="polite">
             ${
               quantity !== 1
                 ? html`<dt>${t.quantity}</dt>
@@ -64,7 +68,8 @@ export function OrderSummary({
                 : null
             }
             <dt>${t.total}</dt>
-            <dd class="total" data-testid="total">${money(locale, amounts.total)}</dd>
+            <dd class="total" data-testid="total" data-total>${money(locale, plan?.total ?? amounts.total)}</dd>
+            ${plan ? html`<dd class="plan" data-testid="plan" data-plan>${planText(t, locale, plan)}</dd>` : null}
           </dl>`
         : null
     }

@@ -57,7 +57,7 @@ export async function fillPlainCard(page: Page, number: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Número do cartão' }).fill(number);
   await page.getByLabel('Nome impresso no cartão').fill('ANA SOUZA');
   await page.getByRole('textbox', { name: 'Mês de validade (MM)' }).fill('11');
-  await page.getByRole('textbox', { name: 'Ano de validade (AA)' }).fill('30');
+  await page.getByRole('textbox', { name: 'Ano de validade (AA ou AAAA)' }).fill('30');
   await page.getByRole('textbox', { name: 'Código de segurança (CVV)' }).fill('123');
 }
 
