@@ -1,10 +1,35 @@
 import type { Locale } from '../locale.ts';
+import type { Section } from './layout.ts';
 
 /**
  * The dashboard's words, in Brazilian Portuguese and English, as pages/checkout/messages.ts holds the
  * buyer's. Pages move here one at a time (decision 0090); those not yet here still speak English.
  */
 const ptBR = {
+  frame: {
+    dashboard: 'Painel',
+    brand: 'Painel de vendas',
+    switchOrganization: 'Trocar de organização',
+    signOut: 'Sair',
+    sections: 'Seções',
+  },
+  sections: {
+    metrics: 'Métricas',
+    products: 'Produtos',
+    'checkout-links': 'Links de pagamento',
+    discounts: 'Cupons',
+    customers: 'Clientes',
+    subscriptions: 'Assinaturas',
+    sales: 'Vendas',
+    refunds: 'Reembolsos',
+    invoices: 'Cobranças avulsas',
+    reconciliations: 'Conciliação',
+    webhooks: 'Webhooks',
+    events: 'Eventos',
+    'api-keys': 'Chaves de API',
+    'access-tokens': 'Tokens de acesso',
+    members: 'Membros',
+  } satisfies Record<Section, string> as Record<Section, string>,
   signIn: {
     title: 'Entrar',
     withProvider: 'Entrar com a conta da empresa',
@@ -28,6 +53,30 @@ const ptBR = {
 export type DashboardMessages = typeof ptBR;
 
 const en: DashboardMessages = {
+  frame: {
+    dashboard: 'Dashboard',
+    brand: 'Billing dashboard',
+    switchOrganization: 'Switch organization',
+    signOut: 'Sign out',
+    sections: 'Sections',
+  },
+  sections: {
+    metrics: 'Metrics',
+    products: 'Products',
+    'checkout-links': 'Checkout links',
+    discounts: 'Discounts',
+    customers: 'Customers',
+    subscriptions: 'Subscriptions',
+    sales: 'Sales',
+    refunds: 'Refunds',
+    invoices: 'Extra charges',
+    reconciliations: 'Reconciliation',
+    webhooks: 'Webhooks',
+    events: 'Events',
+    'api-keys': 'API keys',
+    'access-tokens': 'Access tokens',
+    members: 'Members',
+  },
   signIn: {
     title: 'Sign in',
     withProvider: "Sign in with your company's account",

@@ -66,6 +66,9 @@ describe('merchant dashboard in Portuguese: sign-in and a refund in reais', () =
     const { page, close } = await signedIn('pt-BR');
     try {
       await page.goto(salePath());
+      const nav = page.getByRole('navigation', { name: 'Seções' });
+      await expect(nav.getByRole('link', { name: 'Vendas' }).getAttribute('aria-current')).resolves.toBe('page');
+      await expect(page.getByRole('button', { name: 'Sair' }).isVisible()).resolves.toBe(true);
       await expect(page.getByTestId('refundable').textContent()).resolves.toMatch(/^Reembolsável: R\$\s99,90$/);
       await page.getByLabel('Valor (R$, opcional)').fill('R$ 12,34');
       await page.getByRole('button', { name: 'Review the refund' }).click();
@@ -94,6 +97,8 @@ describe('merchant dashboard in Portuguese: sign-in and a refund in reais', () =
     const { page, close } = await signedIn('en-US');
     try {
       await page.goto(salePath());
+      const nav = page.getByRole('navigation', { name: 'Sections' });
+      await expect(nav.getByRole('link', { name: 'Sales' }).getAttribute('aria-current')).resolves.toBe('page');
       await expect(page.getByTestId('refundable').textContent()).resolves.toBe('Refundable: R$87.56');
       await page.getByLabel('Amount (R$, optional)').fill('100');
       await page.getByRole('button', { name: 'Review the refund' }).click();
