@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
+import { dashboardMessages } from './messages.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** The frame of every dashboard page: who is signed in, in which organization, the sections, the page. */
@@ -8,7 +9,7 @@ import { dashboardPaths } from './paths.ts';
 const STYLES = ['dashboard.css'];
 const SCRIPTS = ['dashboard.js'];
 
-/** The sections of an organization's dashboard, in the menu's order: [path segment, label]. */
+/** The sections of an organization's dashboard, in the menu's order: [path segment, English label]. */
 export const SECTIONS = [
   ['metrics', 'Metrics'],
   ['products', 'Products'],
@@ -53,19 +54,20 @@ export interface DashboardFrame {
 }
 
 export function renderDashboardPage(frame: DashboardFrame): string {
+  const t = dashboardMessages(frame.locale).frame;
   return renderDocument({
     locale: frame.locale,
-    title: `${frame.title} · Dashboard`,
+    title: `${frame.title} · ${t.dashboard}`,
     styles: [...STYLES, ...(frame.styles ?? [])],
     scripts: [...SCRIPTS, ...(frame.scripts ?? [])],
     children: html`<div class="dashboard">
       <header class="dash-header">
-        <a class="dash-brand" href=${dashboardPaths.home}>Billing dashboard</a>
+        <a class="dash-brand" href=${dashboardPaths.home}>${t.brand}</a>
         ${
           frame.organization
             ? html`<p class="dash-org">
                 <strong>${frame.organization.name}</strong>
-                <a href=${dashboardPaths.home}>Switch organization</a>
+                <a href=${dashboardPaths.home}>${t.switchOrganization}</a>
               </p>`
             : null
         }
@@ -74,13 +76,13 @@ export function renderDashboardPage(frame: DashboardFrame): string {
             ? html`<form class="dash-user" method="post" action=${dashboardPaths.signOut}>
                 <span class="muted">${frame.user.email}</span>
                 <${CsrfField} token=${frame.csrf ?? ''} />
-                <button type="submit" class="link-button">Sign out</button>
+                <button type="submit" class="link-button">${t.signOut}</button>
               </form>`
             : null
         }
       </header>
       <div class=${frame.organization ? 'dash-body with-nav' : 'dash-body'}>
-        ${frame.organization ? html`<${Nav} organizationId=${frame.organization.id} section=${frame.section} />` : null}
+        ${frame.organization ? html`<${Nav} locale=${frame.locale} organizationId=${frame.organization.id} section=${frame.section} />` : null}
         <main class="dash-main" id="main">
           <h1>${frame.title}</h1>
           ${frame.notice ? html`<${NoticeBox} ...${frame.notice} />` : null} ${frame.children}
@@ -90,16 +92,17 @@ export function renderDashboardPage(frame: DashboardFrame): string {
   });
 }
 
-function Nav({ organizationId, section }: { organizationId: string; section?: Section }) {
-  return html`<nav class="dash-nav" aria-label="Sections">
+function Nav({ locale, organizationId, section }: { locale: Locale; organizationId: string; section?: Section }) {
+  const t = dashboardMessages(locale);
+  return html`<nav class="dash-nav" aria-label=${t.frame.sections}>
     <ul>
       ${SECTIONS.map(
-        ([path, label]) =>
+        ([path]) =>
           html`<li>
             <a
               href=${dashboardPaths.section(organizationId, path)}
               aria-current=${path === section ? 'page' : undefined}
-              >${label}</a
+              >${t.sections[path]}</a
             >
           </li>`,
       )}

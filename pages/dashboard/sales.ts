@@ -13,6 +13,7 @@ import {
   type ListPage,
 } from './commerce.ts';
 import { amount, Field, moment, Pager, PostButton, Table, type Column } from './components.ts';
+import { dashboardMessages } from './messages.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Sales and refunds: the lists, a sale with its refunds, and a refund's form and confirmation. */
@@ -144,6 +145,8 @@ export interface SaleView extends CommerceContext {
   sale: SaleBody;
   refunds: ListPage<RefundBody> | null;
   values: RefundFormValues;
+  /** What can still be refunded, in cents (refund-balance.ts). */
+  refundable: number;
 }
 
 export function saleContent(v: SaleView) {
@@ -199,13 +202,14 @@ export function saleContent(v: SaleView) {
           : null
       }
       <h3>Refund</h3>
+      <p data-testid="refundable">${dashboardMessages(v.locale).refund.refundable(m(v.refundable))}</p>
       <form method="get" action=${`${path}/refund`} class="dash-form" aria-label="Refund this sale">
         <${Field}
-          label="Amount (R$, optional)"
+          label=${dashboardMessages(v.locale).refund.amount}
           name="amount"
           value=${v.values.amount}
           inputmode="decimal"
-          hint="In reais, e.g. 10,00. Empty: all that is still refundable."
+          hint=${dashboardMessages(v.locale).refund.amountHint}
         />
         <${Field} label="Reason (optional)" name="reason" value=${v.values.reason} maxlength="500" />
         <button type="submit" class="button">Review the refund</button>

@@ -91,11 +91,11 @@ describe('merchant dashboard: sign-in and API keys', () => {
       await page.goto(`${api.baseUrl}/dashboard/${t.org.id}/api-keys`);
       expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
       await pageChecked(page, 'sign-in');
-      await page.getByLabel('User token (JWT)').fill('not-a-jwt');
+      await page.getByLabel('Access token', { exact: true }).fill('not-a-jwt');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await expect(page.getByRole('alert').textContent()).resolves.toContain('That token was not accepted.');
 
-      await page.getByLabel('User token (JWT)').fill(t.ownerJwt);
+      await page.getByLabel('Access token', { exact: true }).fill(t.ownerJwt);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(`**/dashboard/${t.org.id}/api-keys`);
 

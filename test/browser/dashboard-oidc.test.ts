@@ -58,7 +58,7 @@ async function invitedPerson(options: { email?: boolean; emailVerified?: boolean
 
 /** From our sign-in page to the provider's, signed in there as `login` (any password), consent given. */
 async function signInAtProvider(page: Page, login: string, options: { consent?: boolean } = {}) {
-  await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+  await page.getByRole('link', { name: "Sign in with your company's account" }).click();
   await page.waitForURL(`${idp.issuer}/**`);
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill('any password');
@@ -98,7 +98,7 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
       await page.goto(`${api.baseUrl}/dashboard`);
       expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
       // The local JWT form stays, under the provider's button.
-      await expect(page.getByLabel('User token (JWT)').isVisible()).resolves.toBe(true);
+      await expect(page.getByLabel('Access token', { exact: true }).isVisible()).resolves.toBe(true);
       await pageChecked(page, 'sign-in');
 
       await signInAtProvider(page, person.login);
@@ -188,7 +188,7 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
     const page = await context.newPage();
     try {
       await page.goto(`${api.baseUrl}/dashboard/sign-in`);
-      await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+      await page.getByRole('link', { name: "Sign in with your company's account" }).click();
       await page.waitForURL(`${idp.issuer}/**`);
       const answer = page.waitForResponse((res) => res.url().includes('/dashboard/sign-in/oidc/callback'));
       await page.getByRole('link', { name: 'Cancel' }).click();
@@ -200,7 +200,7 @@ describe('merchant dashboard: sign-in through the identity provider', () => {
 
       await page.goto(`${cutOff.baseUrl}/dashboard/sign-in`);
       const down = page.waitForResponse((res) => res.url().includes('/dashboard/sign-in/oidc'));
-      await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+      await page.getByRole('link', { name: "Sign in with your company's account" }).click();
       expect((await down).status()).toBe(502);
       await expect(page.getByRole('alert').textContent()).resolves.toContain('cannot be reached right now');
       await pageChecked(page, 'provider-down');

@@ -1,6 +1,8 @@
 import formBody from '@fastify/formbody';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { pageErrorHandler } from '../../error-page.ts';
 import { sendPage } from '../../page-headers.ts';
+import { renderDashboardErrorPage } from '../error-page.ts';
 import { renderOrganizationPicker } from '../organizations.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteDeps } from '../../../api/route-deps.ts';
@@ -34,6 +36,8 @@ const FIRST_SECTION = 'metrics';
  */
 export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   await app.register(formBody);
+  // A 429 (or any failure) of a page is a page in the merchant's language, never the API's JSON body.
+  app.setErrorHandler(pageErrorHandler(renderDashboardErrorPage));
   signInRoutes(app, { identityProvider: deps.config.oidc !== null });
   if (deps.config.oidc) oidcRoutes(app, deps.config.oidc);
 

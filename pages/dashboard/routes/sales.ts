@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
 import { recordPath } from '../commerce.ts';
 import type { Notice } from '../layout.ts';
+import { refundAmountRefusal, saleRefundable } from '../refund-balance.ts';
 import { refundConfirmation, refundsContent, saleContent, salesContent, type RefundFormValues } from '../sales.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import {
@@ -124,7 +125,13 @@ async function salePage(
     {
       title: `Sale of ${sale.product.name}`,
       notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
-      children: saleContent({ ...commerceContext(visit), sale, refunds, values: extra.values ?? {} }),
+      children: saleContent({
+        ...commerceContext(visit),
+        sale,
+        refunds,
+        values: extra.values ?? {},
+        refundable: saleRefundable(sale, refunds?.items ?? []),
+      }),
     },
     extra.status ?? 200,
   );
@@ -135,7 +142,13 @@ const readSale = (reply: FastifyReply, visit: MemberVisit, id: string) =>
 
 /** A refund's amount as typed: null for "all that is refundable", undefined when it is not an amount. */
 const refundCents = (text: string | undefined) => (text?.trim() ? centsOf(text) : null);
-const notAnAmount: Notice = { kind: 'alert', title: 'Enter the amount in reais, e.g. 10,00, or leave it empty.' };
+
+/** Why the amount typed cannot be refunded (not an amount, more than is left), from the sale's refunds. */
+async function refundRefusal(visit: MemberVisit, sale: SaleBody, values: RefundFormValues): Promise<Notice | null> {
+  const { list } = await readList(visit.api.member.GET('/api/v1/refunds', listParams({ sale_id: sale.id })));
+  const cents = refundCents(values.amount);
+  return refundAmountRefusal(visit.locale, sale, cents, saleRefundable(sale, list?.items ?? []));
+}
 
 /** The refund form asks (GET) for its confirmation, which shows the amount; its button posts the refund. */
 function refundRoutes(app: RouteApp, deps: RouteDeps): void {
@@ -146,12 +159,11 @@ function refundRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const values = request.query;
-      const cents = refundCents(values.amount);
-      if (cents === undefined) {
-        return salePage(reply, visit, request.params.id, { notice: notAnAmount, status: 400, values });
-      }
       const sale = await readSale(reply, visit, request.params.id);
       if (!sale) return reply;
+      const refused = await refundRefusal(visit, sale, values);
+      if (refused) return salePage(reply, visit, sale.id, { notice: refused, status: 400, values });
+      const cents = refundCents(values.amount) ?? null;
       return sendSection(reply, visit, 'sales', {
         title: 'Refund this sale?',
         children: refundConfirmation({ ...commerceContext(visit), sale, cents, values }),
@@ -167,8 +179,11 @@ function refundRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return reply;
       const { id } = request.params;
       const { csrf: _, ...values } = request.body ?? {};
-      const cents = refundCents(values.amount);
-      if (cents === undefined) return salePage(reply, visit, id, { notice: notAnAmount, status: 400, values });
+      const sale = await readSale(reply, visit, id);
+      if (!sale) return reply;
+      const refused = await refundRefusal(visit, sale, values);
+      if (refused) return salePage(reply, visit, id, { notice: refused, status: 400, values });
+      const cents = refundCents(values.amount) ?? null;
       const refund = await visit.api.member.POST('/api/v1/refunds', {
         body: {
           sale_id: id,

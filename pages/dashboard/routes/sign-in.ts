@@ -4,7 +4,7 @@ import { ApiError } from '../../../use-cases/errors.ts';
 import { pickLocale } from '../../locale.ts';
 import { sendPage } from '../../page-headers.ts';
 import type { Notice } from '../layout.ts';
-import { renderSignInPage, TOKEN_REFUSED } from '../sign-in.ts';
+import { renderSignInPage, tokenRefused } from '../sign-in.ts';
 import { dashboardPaths } from '../paths.ts';
 import {
   clearSessionCookie,
@@ -63,7 +63,7 @@ export function signInRoutes(app: RouteApp, options: { identityProvider: boolean
     sendSignInPage(request, reply, {
       status,
       next,
-      notice: refused ? TOKEN_REFUSED : null,
+      notice: refused ? tokenRefused(pickLocale(request.headers['accept-language'])) : null,
       identityProvider: options.identityProvider,
     });
 
