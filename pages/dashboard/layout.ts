@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { dashboardMessages } from './messages.ts';
+import { SECTIONS, type Section } from './sections.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** The frame of every dashboard page: who is signed in, in which organization, the sections, the page. */
@@ -9,25 +10,7 @@ import { dashboardPaths } from './paths.ts';
 const STYLES = ['dashboard.css'];
 const SCRIPTS = ['dashboard.js'];
 
-/** The sections of an organization's dashboard, in the menu's order: [path segment, English label]. */
-export const SECTIONS = [
-  ['metrics', 'Metrics'],
-  ['products', 'Products'],
-  ['checkout-links', 'Checkout links'],
-  ['discounts', 'Discounts'],
-  ['customers', 'Customers'],
-  ['subscriptions', 'Subscriptions'],
-  ['sales', 'Sales'],
-  ['refunds', 'Refunds'],
-  ['invoices', 'Extra charges'],
-  ['reconciliations', 'Reconciliation'],
-  ['webhooks', 'Webhooks'],
-  ['events', 'Events'],
-  ['api-keys', 'API keys'],
-  ['access-tokens', 'Access tokens'],
-  ['members', 'Members'],
-] as const;
-export type Section = (typeof SECTIONS)[number][0];
+export type { Section } from './sections.ts';
 
 export interface Notice {
   kind: 'status' | 'alert';
@@ -97,7 +80,7 @@ function Nav({ locale, organizationId, section }: { locale: Locale; organization
   return html`<nav class="dash-nav" aria-label=${t.frame.sections}>
     <ul>
       ${SECTIONS.map(
-        ([path]) =>
+        (path) =>
           html`<li>
             <a
               href=${dashboardPaths.section(organizationId, path)}

@@ -1,5 +1,5 @@
 import type { Locale } from '../locale.ts';
-import type { Section } from './layout.ts';
+import type { Section } from './sections.ts';
 
 /**
  * The dashboard's words, in Brazilian Portuguese and English, as pages/checkout/messages.ts holds the

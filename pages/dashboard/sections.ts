@@ -1,0 +1,19 @@
+/** The dashboard's sections, in the menu's order: each a path under the organization (its label in messages.ts). */
+export const SECTIONS = [
+  'metrics',
+  'products',
+  'checkout-links',
+  'discounts',
+  'customers',
+  'subscriptions',
+  'sales',
+  'refunds',
+  'invoices',
+  'reconciliations',
+  'webhooks',
+  'events',
+  'api-keys',
+  'access-tokens',
+  'members',
+] as const;
+export type Section = (typeof SECTIONS)[number];
