@@ -29,6 +29,9 @@ export interface CardSetup {
 /** What the card's fields read of the checkout: its amount and instalment plans (the portal passes its own). */
 export type CardCheckout = Pick<PublicCheckout, 'amount' | 'installment_options'>;
 
+/** The scripts that drive card fields, in their order (checkout.js uses what checkout-amounts.js defines). */
+export const CARD_SCRIPTS = ['checkout-amounts.js', 'checkout.js'];
+
 /** The no-JavaScript fallback's card inputs: label, post name and autofill. */
 const PLAIN_INPUTS = [
   { id: 'card_number', label: 'cardNumber', autocomplete: 'cc-number', maxlength: '23' },

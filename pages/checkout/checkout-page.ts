@@ -8,7 +8,7 @@ import type { Locale } from '../locale.ts';
 import { html, renderDocument } from '../render.ts';
 import { messagesFor, type Messages } from './messages.ts';
 import { boletoBarcodeSvg, pixQrSvg } from './payment-documents.ts';
-import type { CardSetup } from './card-fields.ts';
+import { CARD_SCRIPTS, type CardSetup } from './card-fields.ts';
 import { CardInsteadForm, PaymentForm, type FormAlert, type PaymentFormValues } from './payment-form.ts';
 import {
   BoletoPanel,
@@ -26,7 +26,7 @@ import { chosenPlan, paidPlan, type BuyerPlan } from './amounts.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
 
-const SCRIPTS = ['checkout-amounts.js', 'checkout.js'];
+const SCRIPTS = CARD_SCRIPTS;
 
 /** Where a paid checkout sends the buyer: the merchant's success_url, or this page's receipt. */
 export function paidDestination(checkout: PublicCheckout, pagePath: string): string {

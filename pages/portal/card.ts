@@ -1,5 +1,5 @@
 import type { BrowserTokenizer } from '../../api/browser-card-tokenizer.ts';
-import { CardFields } from '../checkout/card-fields.ts';
+import { CARD_SCRIPTS, CardFields } from '../checkout/card-fields.ts';
 import { messagesFor as checkoutMessagesFor } from '../checkout/messages.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
@@ -24,7 +24,7 @@ export interface CardPageModel {
 }
 
 /** The driver of the card fields, shared with the checkout (its `[data-payment-form]`). */
-const SCRIPTS = ['checkout.js'];
+const SCRIPTS = CARD_SCRIPTS;
 
 export function renderCardPage(model: CardPageModel): string {
   const { locale, view, tokenizer } = model;
