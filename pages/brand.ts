@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { BrandView } from '../api/organization-brand.ts';
 import { BRAND_COLOR_PATTERN, inkOn } from '../domain/branding.ts';
+import type { PageHeaderOptions } from './page-headers.ts';
 import { html } from './render.ts';
 
 /**
@@ -13,16 +14,25 @@ import { html } from './render.ts';
 export const brandStylesheet = (brand: BrandView | null | undefined): string | null =>
   brand?.color ? `/brand/${brand.color.slice(1).toLowerCase()}.css` : null;
 
-/** The origin the logo is served from, for the page's CSP (`img-src`): ours, or the bucket's on S3. */
-export const logoOrigin = (brand: BrandView | null | undefined): string | null =>
-  brand?.logoUrl ? new URL(brand.logoUrl).origin : null;
-
 /** The merchant's logo and name, as the header of their pages shows them. */
 export function BrandMark({ brand, className = 'merchant' }: { brand: BrandView; className?: string }) {
   return html`<p class=${className}>
-    ${brand.logoUrl ? html`<img class="brand-logo" src=${brand.logoUrl} alt="" height="32" />` : null}
+    ${brand.logoUrl ? html`<img class="brand-logo" src=${brand.logoUrl} alt="" />` : null}
     <span>${brand.name}</span>
   </p>`;
+}
+
+/** A branded page's headers: the logo's origin in its CSP's img-src (ours on local disk, the bucket's on S3). */
+export const brandHeaders = (brand: BrandView | null | undefined): PageHeaderOptions => ({
+  imageSources: brand?.logoUrl ? [new URL(brand.logoUrl).origin] : [],
+});
+
+/** The product's images, shown beside its name (the heading), so their alt text is empty. */
+export function ProductImages({ images }: { images: { url: string; name: string }[] }) {
+  if (images.length === 0) return null;
+  return html`<div class="product-images">
+    ${images.map((image) => html`<img src=${image.url} alt="" loading="lazy" />`)}
+  </div>`;
 }
 
 /** GET /brand/<rrggbb>.css: the brand's colour and the text colour on it, as the pages' variables. */

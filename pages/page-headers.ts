@@ -15,6 +15,8 @@ export interface PageHeaderOptions {
   challengeOrigin?: string | null;
   /** Origins beside the page's own that its forms post to, or that a post of them is redirected to. */
   formAction?: (string | null)[];
+  /** Origins beside the page's own its images come from: the merchant's logo and product images on S3. */
+  imageSources?: string[];
 }
 
 /** A year; sent only on a page that came over TLS (directly, or through the TLS-terminating proxy). */
@@ -44,7 +46,7 @@ export function sendPage(
         "default-src 'none'",
         `script-src ${sources(options.gateway?.scriptSrc)}`,
         "style-src 'self'",
-        "img-src 'self' data:",
+        `img-src ${sources(['data:', ...(options.imageSources ?? [])])}`,
         `connect-src ${sources(options.gateway?.connectSrc)}`,
         // The gateway's Secure Fields frames, and a 3DS challenge's issuer page, where the page shows one.
         ...(frameSources.length > 0 ? [`frame-src ${frameSources.join(' ')}`] : []),

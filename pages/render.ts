@@ -22,11 +22,20 @@ export interface DocumentProps {
   scripts?: string[];
   /** Stylesheets under /assets beside pages.css (a page group's own, e.g. dashboard.css). */
   styles?: string[];
+  /** The merchant's brand stylesheet (pages/brand.ts), after ours so that its colours win. */
+  brandStyle?: string | null;
   children: ComponentChildren;
 }
 
 /** The whole document: one stylesheet and our scripts, nothing inline (the CSP forbids it). */
-export function renderDocument({ locale, title, scripts = [], styles = [], children }: DocumentProps): string {
+export function renderDocument({
+  locale,
+  title,
+  scripts = [],
+  styles = [],
+  brandStyle,
+  children,
+}: DocumentProps): string {
   const page: VNode = html`<html lang=${locale}>
     <head>
       <meta charset="utf-8" />
@@ -35,6 +44,7 @@ export function renderDocument({ locale, title, scripts = [], styles = [], child
       <title>${title}</title>
       <link rel="icon" type="image/svg+xml" href=${asset('favicon.svg')} />
       ${['pages.css', ...styles].map((name) => html`<link rel="stylesheet" href=${asset(name)} />`)}
+      ${brandStyle ? html`<link rel="stylesheet" href=${brandStyle} />` : null}
       ${scripts.map((name) => html`<script src=${name.startsWith('https://') ? name : asset(name)} defer></script>`)}
     </head>
     <body>

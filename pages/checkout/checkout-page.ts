@@ -1,3 +1,5 @@
+import type { Storefront } from '../../api/organization-brand.ts';
+import { brandStylesheet } from '../brand.ts';
 import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
 import { PIX_EXPIRED } from '../../domain/pending-payments.ts';
 import type { VNode } from 'preact';
@@ -52,6 +54,8 @@ export interface CheckoutPageModel {
   previewPath?: string;
   /** A discount code the page is priced with, not yet paid: said beside the code's field. */
   discountNote?: string | null;
+  /** The seller's brand and the product's images (decision 0091). */
+  storefront?: Storefront | null;
 }
 
 /**
@@ -89,9 +93,11 @@ export async function renderCheckoutPage(model: CheckoutPageModel): Promise<stri
     title: `${checkout.product.name} · ${t.title}`,
     // The gateway's script first: checkout.js finds window.MercadoPago when the buyer pays.
     scripts: tokenizer ? [tokenizer.script, ...SCRIPTS] : SCRIPTS,
+    brandStyle: brandStylesheet(model.storefront?.brand),
     children: html`<main class="checkout">
       <${OrderSummary}
         organization=${checkout.organization}
+        storefront=${model.storefront ?? null}
         product=${checkout.product}
         price=${checkout.price}
         quantity=${checkout.quantity}
@@ -238,14 +244,17 @@ export function renderLinkPage(model: {
   product: PublicCheckout['product'];
   price: PublicCheckout['price'];
   cancelUrl: string | null;
+  storefront?: Storefront | null;
 }): string {
   const t = messagesFor(model.locale);
   return renderDocument({
     locale: model.locale,
     title: `${model.product.name} · ${t.title}`,
+    brandStyle: brandStylesheet(model.storefront?.brand),
     children: html`<main class="checkout">
       <${OrderSummary}
         organization=${model.organization}
+        storefront=${model.storefront ?? null}
         product=${model.product}
         price=${model.price}
         quantity=${1}

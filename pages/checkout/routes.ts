@@ -1,3 +1,4 @@
+import { imageOrigins, storefrontOf } from '../../api/organization-brand.ts';
 import formBody from '@fastify/formbody';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -112,7 +113,8 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
       const reused = await reusableCheckout(deps, request, link.id);
       if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
       // A link whose product can no longer be sold says so at once, with no button to a refusal.
-      return sendPage(reply, 200, await linkPage(em, link, locale));
+      const { page, headers } = await linkPage(deps, em, link, locale);
+      return sendPage(reply, 200, page, headers);
     },
   );
 
@@ -249,21 +251,29 @@ function previewRoute(app: RouteApp, deps: RouteDeps): void {
 }
 
 /** The link's page: what it sells, at its product's default price; or why it sells nothing now. */
-async function linkPage(em: RequestEm, link: CheckoutLinkEntity, locale: Locale): Promise<string> {
+async function linkPage(
+  deps: RouteDeps,
+  em: RequestEm,
+  link: CheckoutLinkEntity,
+  locale: Locale,
+): Promise<{ page: string; headers: PageHeaderOptions }> {
   const { product, price, organization } = await checkoutLinkOffer(em, link);
   const refusal = offerRefusal(product, price, false);
   if (refusal) {
     const t = messagesFor(locale);
-    return renderUnavailablePage(locale, t.linkRefusals[refusal.code] ?? t.linkFallback);
+    return { page: renderUnavailablePage(locale, t.linkRefusals[refusal.code] ?? t.linkFallback), headers: {} };
   }
-  return renderLinkPage({
+  const storefront = await storefrontOf(em, deps.files, organization.id, product.id);
+  const page = renderLinkPage({
     locale,
     action: `/checkout/${link.id}`,
     organization: organizationView(organization),
     product: productView(product),
     price: priceView(price),
     cancelUrl: link.cancelUrl ?? null,
+    storefront,
   });
+  return { page, headers: { imageSources: imageOrigins(storefront) } };
 }
 
 /** The client secret of this browser's checkout of the link, while that checkout can still be paid. */
@@ -304,6 +314,7 @@ async function checkoutPage(
   const tokenizer = browserTokenizer(deps.config);
   // A renewal checkout's kept card, paid with its security code typed again (decision 0078).
   const keptCard = tokenizer && current.status === 'open' ? await keptCardOffer(em, deps.gateway, current) : null;
+  const storefront = await storefrontOf(em, deps.files, current.organizationId, current.productId);
   const page = await renderCheckoutPage({
     locale: options.locale,
     checkout: view,
@@ -317,6 +328,7 @@ async function checkoutPage(
     paid: view.status === 'succeeded' ? await paidCheckoutSale(em, current.id) : null,
     previewPath: `${checkoutPagePath(checkout.clientSecret)}/preview`,
     discountNote: options.preview?.note ?? null,
+    storefront,
   });
   const challengeOrigin = challengeOf(view)?.origin ?? null;
   return {
@@ -328,6 +340,7 @@ async function checkoutPage(
       // Where the page's forms go: itself, the 3DS challenge's issuer, and the merchant's success_url
       // that a paid post is redirected to (a browser holds a form's redirect to form-action too).
       formAction: [challengeOrigin, originOf(view.success_url)],
+      imageSources: imageOrigins(storefront),
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { Storefront } from '../../api/organization-brand.ts';
+import { BrandMark, ProductImages } from '../brand.ts';
 import type { PublicCheckout } from '../../use-cases/schemas/checkouts.ts';
 import { html } from '../render.ts';
 import { renderMarkdown } from '../markdown.ts';
@@ -23,6 +25,7 @@ export function priceLabel(
 /** What is being bought, for how much: the left column of every checkout page. */
 export function OrderSummary({
   organization,
+  storefront = null,
   product,
   price,
   quantity,
@@ -33,6 +36,8 @@ export function OrderSummary({
   locale,
 }: {
   organization: PublicCheckout['organization'];
+  /** The seller's logo and the product's images (decision 0091), where the page has them. */
+  storefront?: Storefront | null;
   product: PublicCheckout['product'];
   price: PublicCheckout['price'];
   quantity: number;
@@ -45,8 +50,9 @@ export function OrderSummary({
 }) {
   const trialUnit = trial ? t.units[trial.interval as Interval] : null;
   return html`<section class="summary" aria-labelledby="product-name">
-    <p class="merchant">${organization.name}</p>
+    ${storefront ? html`<${BrandMark} brand=${storefront.brand} />` : html`<p class="merchant">${organization.name}</p>`}
     <h1 id="product-name">${product.name}</h1>
+    ${storefront ? html`<${ProductImages} images=${storefront.images} />` : null}
     ${product.description ? html`<div class="description">${renderMarkdown(product.description)}</div>` : null}
     <p class="price" data-testid="price">${priceLabel(t, locale, price)}</p>
     ${trial && trialUnit ? html`<p class="trial">${t.trial(trial.count, trialUnit)}</p>` : null}

@@ -1,3 +1,4 @@
+import type { BrandView } from '../../api/organization-brand.ts';
 import { z } from 'zod';
 import { updateCustomerBody, type UpdateCustomerBody } from '../../use-cases/schemas/customers.ts';
 import type { Locale } from '../locale.ts';
@@ -47,6 +48,7 @@ export function billingUpdateOf(form: BillingForm): { body: UpdateCustomerBody }
 export function renderBillingPage(model: {
   locale: Locale;
   customer: CustomerEntity;
+  brand?: BrandView | null;
   csrf: string;
   /** What was sent, shown again after a refusal; else the customer's details. */
   values?: BillingForm;
@@ -77,6 +79,7 @@ export function renderBillingPage(model: {
   return renderPortalPage({
     locale: model.locale,
     customer: c,
+    brand: model.brand,
     section: 'billing',
     title: t.billing,
     notice: model.notice,

@@ -1,3 +1,4 @@
+import type { BrandView } from '../../api/organization-brand.ts';
 import type { BrowserTokenizer } from '../../api/browser-card-tokenizer.ts';
 import { CARD_SCRIPTS, CardFields } from '../checkout/card-fields.ts';
 import { messagesFor as checkoutMessagesFor } from '../checkout/messages.ts';
@@ -17,6 +18,7 @@ import type { CustomerEntity, SubscriptionView } from '../../use-cases/portal-re
 export interface CardPageModel {
   locale: Locale;
   customer: CustomerEntity;
+  brand?: BrandView | null;
   view: SubscriptionView;
   csrf: string;
   tokenizer: BrowserTokenizer | null;
@@ -38,6 +40,7 @@ export function renderCardPage(model: CardPageModel): string {
   return renderPortalPage({
     locale,
     customer: model.customer,
+    brand: model.brand,
     section: 'overview',
     title: `${t.cardTitle}: ${view.productName}`,
     notice: model.notice,

@@ -1,3 +1,5 @@
+import type { BrandView } from '../../api/organization-brand.ts';
+import { BrandMark, brandStylesheet } from '../brand.ts';
 import type { ComponentChildren } from 'preact';
 import { failureWords, type PageFailure } from '../error-page.ts';
 import type { Locale } from '../locale.ts';
@@ -13,6 +15,8 @@ export interface PortalFrame {
   locale: Locale;
   /** The signed-in customer, as the header names them; null on the pages shown without a session. */
   customer: { name?: string | null; email: string } | null;
+  /** The merchant's logo, name and colour (decision 0091); the portal's own look without it. */
+  brand?: BrandView | null;
   /** The section the page belongs to, marked aria-current in the menu. */
   section?: 'overview' | 'billing';
   title: string;
@@ -30,8 +34,10 @@ export function renderPortalPage(frame: PortalFrame): string {
     title: `${frame.title} · ${t.title}`,
     styles: STYLES,
     scripts: frame.scripts,
+    brandStyle: brandStylesheet(frame.brand),
     children: html`<div class="portal">
       <header class="portal-header">
+        ${frame.brand ? html`<${BrandMark} brand=${frame.brand} className="portal-merchant" />` : null}
         <p class="portal-brand">${t.title}</p>
         ${
           frame.customer

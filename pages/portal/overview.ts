@@ -1,3 +1,4 @@
+import type { BrandView } from '../../api/organization-brand.ts';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { ScrollRegion } from '../scroll-region.ts';
@@ -20,6 +21,7 @@ export function nextChargeText(s: SubscriptionEntity, t: Messages, locale: Local
 export function renderOverviewPage(model: {
   locale: Locale;
   customer: CustomerEntity;
+  brand?: BrandView | null;
   data: OverviewData;
   notice?: PortalFrame['notice'];
 }): string {
@@ -28,6 +30,7 @@ export function renderOverviewPage(model: {
   return renderPortalPage({
     locale,
     customer: model.customer,
+    brand: model.brand,
     section: 'overview',
     title: t.overview,
     notice: model.notice,

@@ -16,6 +16,8 @@ import { ApiError } from '../../use-cases/errors.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { pageErrorHandler } from '../error-page.ts';
 import { sendPage } from '../page-headers.ts';
+import { brandHeaders } from '../brand.ts';
+import { organizationBrand, type BrandView } from '../../api/organization-brand.ts';
 import type { RequestEm } from '../request-em.ts';
 import { billingForm, billingUpdateOf, renderBillingPage } from './billing.ts';
 import { renderCardPage } from './card.ts';
@@ -51,6 +53,8 @@ interface Visit {
   customer: CustomerEntity;
   csrf: string;
   em: RequestEm;
+  /** The merchant's logo and colour on every page of the session (decision 0091). */
+  brand: BrandView;
 }
 
 /**
@@ -82,7 +86,9 @@ async function visitOf(app: RouteApp, deps: RouteDeps, request: FastifyRequest):
     const scope = { organizationId: credential.organizationId, customerId: credential.customerId };
     const em = deps.orm.em.fork();
     const customer = await portalCustomer(em, scope);
-    return customer ? { locale, scope, customer, csrf: csrfTokenOf(token), em } : null;
+    if (!customer) return null;
+    const brand = await organizationBrand(em, deps.files, scope.organizationId);
+    return { locale, scope, customer, csrf: csrfTokenOf(token), em, brand };
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 401) return null;
     throw err;
@@ -143,9 +149,11 @@ function entryRoutes(app: RouteApp, deps: RouteDeps): void {
       renderOverviewPage({
         locale: visit.locale,
         customer: visit.customer,
+        brand: visit.brand,
         data,
         notice: doneNotice(visit.locale, done),
       }),
+      brandHeaders(visit.brand),
     );
   });
 }
@@ -171,7 +179,7 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return expired(request, reply);
       const view = await subscriptionData(visit.em, visit.scope, request.params.id);
       if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
-      return sendPage(reply, 200, renderCancelPage({ ...visit, view }));
+      return sendPage(reply, 200, renderCancelPage({ ...visit, view }), brandHeaders(visit.brand));
     },
   );
 
@@ -187,7 +195,7 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
       const priceId = request.query.price_id ?? '';
       const preview = await previewPlanChange(visit.em, view.subscription, priceId, new Date());
       if (!preview) return reply.redirect(portalPaths.subscription(id), 303);
-      return sendPage(reply, 200, renderPlanPreviewPage({ ...visit, view, preview }));
+      return sendPage(reply, 200, renderPlanPreviewPage({ ...visit, view, preview }), brandHeaders(visit.brand));
     },
   );
 }
@@ -218,6 +226,7 @@ async function sendSubscriptionPage(
       options,
       notice,
     }),
+    brandHeaders(visit.brand),
   );
 }
 
@@ -271,7 +280,7 @@ function cardRoutes(app: RouteApp, deps: RouteDeps): void {
     if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
     const tokenizer = browserTokenizer(deps.config);
     const page = renderCardPage({ ...visit, view, tokenizer, notice });
-    return sendPage(reply, status, page, { gateway: tokenizer?.sources ?? null });
+    return sendPage(reply, status, page, { ...brandHeaders(visit.brand), gateway: tokenizer?.sources ?? null });
   };
 
   app.get(path, { schema: { hide: true, params: subscriptionParams } }, async (request, reply) => {
@@ -305,7 +314,7 @@ function billingRoutes(app: RouteApp, deps: RouteDeps): void {
     const visit = await visitOf(app, deps, request);
     if (!visit) return expired(request, reply);
     const notice = doneNotice(visit.locale, request.query.done);
-    return sendPage(reply, 200, renderBillingPage({ ...visit, notice }));
+    return sendPage(reply, 200, renderBillingPage({ ...visit, notice }), brandHeaders(visit.brand));
   });
 
   app.post(portalPaths.billing, { schema: { hide: true, body: billingForm } }, async (request, reply) => {
@@ -318,6 +327,7 @@ function billingRoutes(app: RouteApp, deps: RouteDeps): void {
         reply,
         422,
         renderBillingPage({ ...visit, values: form, invalid, notice: { kind: 'alert', title: t.invalid } }),
+        brandHeaders(visit.brand),
       );
     const update = billingUpdateOf(form);
     if ('invalid' in update) return refused(update.invalid);

@@ -1,3 +1,4 @@
+import type { BrandView } from '../../api/organization-brand.ts';
 import type { PlanChangePreview, PlanOption } from '../../api/plan-change-preview.ts';
 import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
@@ -16,6 +17,7 @@ const CHANGEABLE = new Set(['trialing', 'active', 'past_due']);
 interface PageBase {
   locale: Locale;
   customer: CustomerEntity;
+  brand?: BrandView | null;
   view: SubscriptionView;
   csrf: string;
 }
@@ -37,6 +39,7 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
   return renderPortalPage({
     locale,
     customer: model.customer,
+    brand: model.brand,
     section: 'overview',
     title: view.productName,
     notice: model.notice,
@@ -173,6 +176,7 @@ export function renderCancelPage(model: PageBase): string {
   return renderPortalPage({
     locale: model.locale,
     customer: model.customer,
+    brand: model.brand,
     section: 'overview',
     title: `${t.cancelTitle}: ${model.view.productName}`,
     children: html`<p>${t.cancelExplain(calendarDate(model.locale, s.currentPeriodEnd))}</p>
@@ -201,6 +205,7 @@ export function renderPlanPreviewPage(model: PageBase & { preview: PlanChangePre
   return renderPortalPage({
     locale,
     customer: model.customer,
+    brand: model.brand,
     section: 'overview',
     title: t.planTitle,
     children: html`<p>${t.planPreview(m(Number(s.subtotalAmount)), m(preview.option.unitAmount))}</p>
