@@ -26,12 +26,16 @@ const NOT_DOCUMENTED = /^\/(docs|openapi\.json)([/*]|$)/;
 /** The pages' routes with a parameter (a page by its secret, its form post, its assets): web, not API operations. */
 const PAGE_ROUTES = new Set([
   'GET /assets/:version/:name',
+  'GET /brand/:file',
   'GET /checkout/c/:client_secret',
   'POST /checkout/c/:client_secret',
+  'POST /checkout/c/:client_secret/preview',
   'POST /checkout/:checkout_link_id',
   'GET /portal/subscriptions/:id',
   'GET /portal/subscriptions/:id/cancel',
   'GET /portal/subscriptions/:id/plan',
+  'GET /portal/subscriptions/:id/card',
+  'POST /portal/subscriptions/:id/card',
   'POST /portal/subscriptions/:id/cancel',
   'POST /portal/subscriptions/:id/uncancel',
   'POST /portal/subscriptions/:id/plan',
