@@ -131,7 +131,7 @@ describe('a worker and the task queue of another database', () => {
     expect(stderr).toContain(
       `worker refused to start: Temporal task queue "${TEST_TASK_QUEUE}" in namespace "default"`,
     );
-    expect(stderr).toContain("Set TEMPORAL_NAMESPACE to a namespace of this database's own");
+    expect(stderr).toContain('Set TEMPORAL_TASK_QUEUE to a queue no other database serves');
   }, 60_000);
 
   it('of two databases claiming a new queue at once, gives it to exactly one', async () => {
