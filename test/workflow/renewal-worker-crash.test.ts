@@ -5,6 +5,7 @@ import { renewalChargeKey } from '../../domain/subscriptions.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { sqlOf, type Sql } from '../helpers/checkout-books.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
 import { TEST_DATABASE_URL, TEST_TEMPORAL_ADDRESS } from '../helpers/env.ts';
 import { makeOat, makeOrganization } from '../helpers/fixtures.ts';
 import { killNow, startWorkerProcess, stopProcess, waitFor } from '../helpers/processes.ts';
@@ -65,12 +66,16 @@ let api: TestApi;
 let temporal: Client;
 let worker: ChildProcess | null = null;
 let sql: Sql;
+let booksOrm: Orm | null = null;
 let gates: RenewalGates | null = null;
 const workflowIds: string[] = [];
 
 beforeAll(async () => {
   api = await startApi({ TEMPORAL_TASK_QUEUE: QUEUE });
-  sql = sqlOf(api.orm);
+  // The books are read on a pool of their own: the API's few connections are busy serving the buyers,
+  // and a poll waiting behind them would time out on a loaded machine.
+  booksOrm = await openOrm(TEST_DATABASE_URL, 4);
+  sql = sqlOf(booksOrm);
   temporal = new Client({ connection: await Connection.connect({ address: TEST_TEMPORAL_ADDRESS }) });
   worker = await startWorkerProcess(WORKER_ENV);
 });
@@ -88,6 +93,7 @@ afterAll(async () => {
   await temporal?.connection.close();
   await (api?.gateway as SimulatedGateway | undefined)?.settleCallbacks();
   await api?.close();
+  await booksOrm?.close();
 });
 
 interface Renewing {

@@ -16,6 +16,7 @@ import {
 } from '../helpers/checkout-books.ts';
 import { checkoutGates, type CheckoutGates } from '../helpers/checkout-gates.ts';
 import { checkoutOutcomes, crashTraces, type CrashTraces } from '../helpers/checkout-workflows.ts';
+import { openOrm, type Orm } from '../../db/orm.ts';
 import { TEST_DATABASE_URL, TEST_TEMPORAL_ADDRESS } from '../helpers/env.ts';
 import { killNow, startWorkerProcess, stopProcess, waitFor } from '../helpers/processes.ts';
 
@@ -52,11 +53,15 @@ let api: TestApi;
 let temporal: Client;
 let worker: ChildProcess | null = null;
 let sql: Sql;
+let booksOrm: Orm | null = null;
 let gates: CheckoutGates | null = null;
 
 beforeAll(async () => {
   api = await startApi({ TEMPORAL_TASK_QUEUE: QUEUE });
-  sql = sqlOf(api.orm);
+  // The books are read on a pool of their own: the API's few connections are busy serving the buyers,
+  // and a poll waiting behind them would time out on a loaded machine.
+  booksOrm = await openOrm(TEST_DATABASE_URL, 4);
+  sql = sqlOf(booksOrm);
   temporal = new Client({ connection: await Connection.connect({ address: TEST_TEMPORAL_ADDRESS }) });
   worker = await startWorkerProcess(WORKER_ENV);
 });
@@ -66,6 +71,7 @@ afterAll(async () => {
   await gates?.remove();
   await temporal?.connection.close();
   await api?.close();
+  await booksOrm?.close();
 });
 
 /** Polls the organization's books until `moment` holds; returns them as they stood then. */
