@@ -55,7 +55,7 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
       {
         title: 'Access tokens',
         // A member sees why there is nothing here: only the owner or an admin manages tokens.
-        notice: ok ? (notice ?? null) : refusalNotice(list),
+        notice: ok ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: accessTokensContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -98,7 +98,12 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
         },
       });
       if (!created.data) {
-        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
+        return page(
+          reply,
+          visit,
+          { values: form, notice: refusalNotice(created, visit.locale) },
+          created.response.status,
+        );
       }
       createdToken(visit.organization.id).put(reply, created.data);
       return reply.redirect(sectionPath(visit.organization.id), 303);
@@ -146,7 +151,7 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: TokensPage): void {
         params: { path: { organization_id: visit.organization.id, id: request.params.id } },
       });
       const status = revoked.response.status;
-      if (status !== 204) return page(reply, visit, { notice: refusalNotice(revoked) }, status);
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(revoked, visit.locale) }, status);
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=revoked`, 303);
     },
   );

@@ -54,7 +54,7 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
       {
         title: TITLE,
         // A member sees why there is nothing here: only the owner or an admin manages keys.
-        notice: list.data ? (notice ?? null) : refusalNotice(list),
+        notice: list.data ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: apiKeysContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -96,7 +96,12 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
         },
       });
       if (!created.data) {
-        return page(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
+        return page(
+          reply,
+          visit,
+          { values: form, notice: refusalNotice(created, visit.locale) },
+          created.response.status,
+        );
       }
       // Post, redirect, get: a reload does not make a second key. The secret crosses the redirect in a
       // cookie that the next page reads once and clears, so it never enters an address or the history.
@@ -138,7 +143,8 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: KeysPage): void {
           params: { path: { organization_id: visit.organization.id, id: request.params.id } },
         },
       );
-      if (!revoked.data) return page(reply, visit, { notice: refusalNotice(revoked) }, revoked.response.status);
+      if (!revoked.data)
+        return page(reply, visit, { notice: refusalNotice(revoked, visit.locale) }, revoked.response.status);
       return reply.redirect(`${dashboardPaths.section(visit.organization.id, 'api-keys')}?done=revoked`, 303);
     },
   );

@@ -62,7 +62,7 @@ const linksPage: LinksPage = async (reply, visit, extra = {}, status = 200) => {
     SECTION,
     {
       title: 'Checkout links',
-      notice: refused ? refusalNotice(refused) : (extra.notice ?? null),
+      notice: refused ? refusalNotice(refused, visit.locale) : (extra.notice ?? null),
       children: checkoutLinksContent({
         locale: visit.locale,
         organizationId: visit.organization.id,
@@ -116,7 +116,12 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
       },
     });
     if (!created.data) {
-      return linksPage(reply, visit, { values: form, notice: refusalNotice(created) }, created.response.status);
+      return linksPage(
+        reply,
+        visit,
+        { values: form, notice: refusalNotice(created, visit.locale) },
+        created.response.status,
+      );
     }
     return reply.redirect(back(visit, 'created'), 303);
   });
@@ -128,7 +133,7 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
       visit.api.member.GET('/api/v1/checkout-links/{id}', byId(request.params.id)),
       catalogOf(visit),
     ]);
-    if (!link.data) return linksPage(reply, visit, { notice: refusalNotice(link) }, link.response.status);
+    if (!link.data) return linksPage(reply, visit, { notice: refusalNotice(link, visit.locale) }, link.response.status);
     if (link.data.is_archived) return reply.redirect(dashboardPaths.section(visit.organization.id, SECTION), 303);
     return sendSection(reply, visit, SECTION, {
       title: 'Archive this link?',
@@ -150,7 +155,7 @@ export function checkoutLinkPageRoutes(app: RouteApp, deps: RouteDeps): void {
         if (!visit) return reply;
         const answer = await call(visit.api.member, request.params.id);
         const status = answer.response.status;
-        if (status >= 300) return linksPage(reply, visit, { notice: refusalNotice(answer) }, status);
+        if (status >= 300) return linksPage(reply, visit, { notice: refusalNotice(answer, visit.locale) }, status);
         return reply.redirect(back(visit, done), 303);
       },
     );

@@ -95,7 +95,7 @@ export async function readRecord<T>(
     reply,
     visit,
     section,
-    { title: status === 404 ? 'Not found' : 'Refused', notice: refusalNotice(answer), children: null },
+    { title: status === 404 ? 'Not found' : 'Refused', notice: refusalNotice(answer, visit.locale), children: null },
     status,
   );
   return null;

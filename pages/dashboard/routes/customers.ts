@@ -46,7 +46,7 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
       'customers',
       {
         title: 'Customers',
-        notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+        notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
         children: customersContent({
           ...commerceContext(visit),
           list,
@@ -85,7 +85,7 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
       });
       if (!created.data) {
         const status = created.response.status;
-        return listPage(reply, visit, {}, { values, notice: refusalNotice(created), status });
+        return listPage(reply, visit, {}, { values, notice: refusalNotice(created, visit.locale), status });
       }
       return reply.redirect(`${recordPath(visit.organization.id, 'customers', created.data.id)}?done=created`, 303);
     },
@@ -121,7 +121,7 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
       'customers',
       {
         title: customer.name ?? customer.email,
-        notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+        notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
         children: customerContent({
           ...commerceContext(visit, names),
           customer,
@@ -157,7 +157,7 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
       });
       if (!session.data) {
         const status = session.response.status;
-        return page(reply, visit, request.params.id, { notice: refusalNotice(session), status });
+        return page(reply, visit, request.params.id, { notice: refusalNotice(session, visit.locale), status });
       }
       return page(reply, visit, request.params.id, {
         portal: session.data,

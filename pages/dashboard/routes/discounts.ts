@@ -36,7 +36,7 @@ const discountsPage: DiscountsPage = async (reply, visit, extra = {}, status = 2
     SECTION,
     {
       title: 'Discounts',
-      notice: discounts.data ? (extra.notice ?? null) : refusalNotice(discounts),
+      notice: discounts.data ? (extra.notice ?? null) : refusalNotice(discounts, visit.locale),
       children: discountsContent({
         locale: visit.locale,
         organizationId: visit.organization.id,
@@ -80,7 +80,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
     }
     const created = await visit.api.member.POST('/api/v1/discounts', { body: built.discount });
     if (!created.data) {
-      const refused = { values: form, notice: refusalNotice(created) };
+      const refused = { values: form, notice: refusalNotice(created, visit.locale) };
       return discountsPage(reply, visit, refused, created.response.status);
     }
     return reply.redirect(`${listPath(visit)}?done=created`, 303);
@@ -91,7 +91,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
     if (!visit) return reply;
     const discount = await visit.api.member.GET('/api/v1/discounts/{id}', byId(request.params.id));
     if (!discount.data) {
-      return discountsPage(reply, visit, { notice: refusalNotice(discount) }, discount.response.status);
+      return discountsPage(reply, visit, { notice: refusalNotice(discount, visit.locale) }, discount.response.status);
     }
     return sendSection(reply, visit, SECTION, {
       title: 'Delete this discount?',
@@ -112,7 +112,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
       if (!visit) return reply;
       const deleted = await visit.api.member.DELETE('/api/v1/discounts/{id}', byId(request.params.id));
       if (deleted.response.status !== 204) {
-        return discountsPage(reply, visit, { notice: refusalNotice(deleted) }, deleted.response.status);
+        return discountsPage(reply, visit, { notice: refusalNotice(deleted, visit.locale) }, deleted.response.status);
       }
       return reply.redirect(`${listPath(visit)}?done=deleted`, 303);
     },

@@ -58,7 +58,7 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
         'events',
         {
           title: 'Events',
-          notice: ok ? null : refusalNotice(events),
+          notice: ok ? null : refusalNotice(events, visit.locale),
           children: eventsContent({
             locale: visit.locale,
             organizationId: visit.organization.id,
@@ -85,7 +85,7 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
           reply,
           visit,
           'events',
-          { title: 'Event', notice: refusalNotice(event), children: null },
+          { title: 'Event', notice: refusalNotice(event, visit.locale), children: null },
           event.response.status,
         );
       }

@@ -55,7 +55,7 @@ export function invoicePageRoutes(app: RouteApp, deps: RouteDeps): void {
         'invoices',
         {
           title: 'Extra charges',
-          notice: refusal ? refusalNotice(refusal) : null,
+          notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: invoicesContent({
             ...commerceContext(visit, names),
             subscriptions: subscriptions.list,

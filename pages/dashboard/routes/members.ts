@@ -48,7 +48,7 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
       SECTION,
       {
         title: 'Members',
-        notice: ok ? (notice ?? null) : refusalNotice(list),
+        notice: ok ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: membersContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -86,7 +86,7 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
         body: { email: (form.email ?? '').trim(), role: unchecked<NewMember['role']>(form.role || undefined) },
       });
       if (!added.data) {
-        return page(reply, visit, { values: form, notice: refusalNotice(added) }, added.response.status);
+        return page(reply, visit, { values: form, notice: refusalNotice(added, visit.locale) }, added.response.status);
       }
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=added`, 303);
     },
@@ -135,7 +135,7 @@ function removalRoutes(app: RouteApp, deps: RouteDeps, page: MembersPage): void 
         params: { path: { id: visit.organization.id, email } },
       });
       const status = removed.response.status;
-      if (status !== 204) return page(reply, visit, { notice: refusalNotice(removed) }, status);
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(removed, visit.locale) }, status);
       // Who leaves has no members page to come back to: the organization picker instead.
       if (email.toLowerCase() === visit.user.email.toLowerCase()) return reply.redirect(dashboardPaths.home, 303);
       return reply.redirect(`${sectionPath(visit.organization.id)}?done=removed`, 303);

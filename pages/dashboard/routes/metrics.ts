@@ -60,7 +60,7 @@ export function metricsPageRoutes(app: RouteApp, deps: RouteDeps): void {
         'metrics',
         {
           title: 'Metrics',
-          notice: ok ? null : refusalNotice(report),
+          notice: ok ? null : refusalNotice(report, visit.locale),
           styles: ['uplot.css'],
           scripts: ok ? ['uplot.js', 'metrics.js'] : [],
           children: metricsContent({

@@ -53,7 +53,7 @@ async function productPage(
       reply,
       visit,
       'products',
-      { title: 'Product', notice: refusalNotice(product), children: null },
+      { title: 'Product', notice: refusalNotice(product, visit.locale), children: null },
       product.response.status,
     );
   }
@@ -86,7 +86,7 @@ async function patchProduct(
 ): Promise<FastifyReply> {
   const patched = await visit.api.member.PATCH('/api/v1/products/{id}', { ...byId(id), body: change.body });
   if (patched.response.status !== 200) {
-    const extra = { values: change.values, notice: refusalNotice(patched) };
+    const extra = { values: change.values, notice: refusalNotice(patched, visit.locale) };
     return productPage(reply, visit, id, extra, patched.response.status);
   }
   return reply.redirect(`${productPath(visit.organization.id, id)}?done=${change.done}`, 303);
@@ -184,7 +184,13 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
       const { id } = request.params;
       const archived = await visit.api.member.DELETE('/api/v1/products/{id}', byId(id));
       if (archived.response.status !== 204) {
-        return productPage(reply, visit, id, { notice: refusalNotice(archived) }, archived.response.status);
+        return productPage(
+          reply,
+          visit,
+          id,
+          { notice: refusalNotice(archived, visit.locale) },
+          archived.response.status,
+        );
       }
       return reply.redirect(`${productPath(visit.organization.id, id)}?done=archived`, 303);
     },

@@ -44,7 +44,7 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
       'products',
       {
         title: 'Products',
-        notice: list.data ? (extra.notice ?? null) : refusalNotice(list),
+        notice: list.data ? (extra.notice ?? null) : refusalNotice(list, visit.locale),
         children: productListContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -92,7 +92,13 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
         },
       });
       if (!created.data) {
-        return page(reply, visit, {}, { values: form, notice: refusalNotice(created) }, created.response.status);
+        return page(
+          reply,
+          visit,
+          {},
+          { values: form, notice: refusalNotice(created, visit.locale) },
+          created.response.status,
+        );
       }
       return reply.redirect(`${productPath(visit.organization.id, created.data.id)}?done=created`, 303);
     },

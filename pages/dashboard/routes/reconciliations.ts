@@ -54,7 +54,7 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
         return listPage(
           reply,
           visit,
-          { page: 1, day, notice: refusalNotice(run), status: undefined },
+          { page: 1, day, notice: refusalNotice(run, visit.locale), status: undefined },
           run.response.status,
         );
       }
@@ -73,7 +73,7 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
         params: { path: { id: request.params.id } },
       });
       if (!report.data) {
-        const page = { title: 'Reconciliation', notice: refusalNotice(report), children: null };
+        const page = { title: 'Reconciliation', notice: refusalNotice(report, visit.locale), children: null };
         return sendSection(reply, visit, 'reconciliations', page, report.response.status);
       }
       return sendSection(reply, visit, 'reconciliations', {
@@ -103,7 +103,7 @@ function csvRoute(app: RouteApp, deps: RouteDeps): void {
         parseAs: 'text',
       });
       if (csv.data === undefined) {
-        const page = { title: 'Reconciliation', notice: refusalNotice(csv), children: null };
+        const page = { title: 'Reconciliation', notice: refusalNotice(csv, visit.locale), children: null };
         return sendSection(reply, visit, 'reconciliations', page, csv.response.status);
       }
       return reply
@@ -127,7 +127,7 @@ async function listPage(
       query: { status: unchecked<'balanced' | 'drift' | undefined>(v.status), page: v.page, limit: PAGE_SIZE },
     },
   });
-  const notice = v.notice ?? (reports.data ? null : refusalNotice(reports));
+  const notice = v.notice ?? (reports.data ? null : refusalNotice(reports, visit.locale));
   return sendSection(
     reply,
     visit,

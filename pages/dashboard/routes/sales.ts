@@ -64,7 +64,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
         'sales',
         {
           title: 'Sales',
-          notice: refusal ? refusalNotice(refusal) : null,
+          notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: salesContent({ ...commerceContext(visit), list, page, ...filters }),
         },
         refusal?.response.status ?? 200,
@@ -86,7 +86,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
         'refunds',
         {
           title: 'Refunds',
-          notice: refusal ? refusalNotice(refusal) : null,
+          notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: refundsContent({ ...commerceContext(visit), list, page }),
         },
         refusal?.response.status ?? 200,
@@ -124,7 +124,7 @@ async function salePage(
     'sales',
     {
       title: `Sale of ${sale.product.name}`,
-      notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+      notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
       children: saleContent({
         ...commerceContext(visit),
         sale,
@@ -192,7 +192,11 @@ function refundRoutes(app: RouteApp, deps: RouteDeps): void {
         },
       });
       if (!refund.data) {
-        return salePage(reply, visit, id, { notice: refusalNotice(refund), status: refund.response.status, values });
+        return salePage(reply, visit, id, {
+          notice: refusalNotice(refund, visit.locale),
+          status: refund.response.status,
+          values,
+        });
       }
       return reply.redirect(`${recordPath(visit.organization.id, 'sales', id)}?done=${refund.data.status}`, 303);
     },

@@ -72,7 +72,7 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
         'subscriptions',
         {
           title: 'Subscriptions',
-          notice: refusal ? refusalNotice(refusal) : null,
+          notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: subscriptionsContent({
             ...commerceContext(visit, names),
             list,
@@ -128,7 +128,7 @@ async function subscriptionPage(
     'subscriptions',
     {
       title: `Subscription to ${names.products.get(s.product_id) ?? s.product_id}`,
-      notice: refusal ? refusalNotice(refusal) : (extra.notice ?? null),
+      notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
       children: subscriptionContent({
         ...commerceContext(visit, names),
         s,
@@ -173,7 +173,7 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       });
       if (!changed.data) {
         const status = changed.response.status;
-        return subscriptionPage(reply, visit, id, { notice: refusalNotice(changed), status });
+        return subscriptionPage(reply, visit, id, { notice: refusalNotice(changed, visit.locale), status });
       }
       return reply.redirect(`${recordPath(visit.organization.id, 'subscriptions', id)}?done=${action}`, 303);
     },
@@ -220,7 +220,7 @@ function invoiceRoutes(app: RouteApp, deps: RouteDeps): void {
       });
       if (!created.data) {
         return subscriptionPage(reply, visit, id, {
-          notice: refusalNotice(created),
+          notice: refusalNotice(created, visit.locale),
           status: created.response.status,
           invoiceValues: values,
         });

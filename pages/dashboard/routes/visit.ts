@@ -7,6 +7,7 @@ import { pickLocale, type Locale } from '../../locale.ts';
 import { sendPage } from '../../page-headers.ts';
 import { dashboardApi, type ApiAnswer, type DashboardApi } from '../api-client.ts';
 import { renderDashboardPage, type DashboardFrame, type Notice, type Section } from '../layout.ts';
+import { refusalWords } from '../messages-refusals.ts';
 import { dashboardPaths } from '../paths.ts';
 import { clearSessionCookie, formToken, formTokenMatches, SESSION_COOKIE } from '../session.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
@@ -113,22 +114,17 @@ export function sendSection(
   );
 }
 
-/** The API's refusal as the page's alert: its title and detail, as the API wrote them. */
-export function refusalNotice(answer: ApiAnswer): Notice {
+/** The API's refusal as the page's alert, in the page's language (messages-refusals.ts). */
+export function refusalNotice(answer: ApiAnswer, locale: Locale): Notice {
   const body = typeof answer.error === 'object' && answer.error !== null ? answer.error : {};
-  const words = body as { error?: unknown; detail?: unknown };
-  return {
-    kind: 'alert',
-    title: typeof words.error === 'string' ? words.error : `Refused (${answer.response.status})`,
-    detail: typeof words.detail === 'string' ? words.detail : null,
-  };
+  return { kind: 'alert', ...refusalWords(locale, answer.response.status, body) };
 }
 
 /** An answer the page cannot do without (a list it shows): an error page with the API's words otherwise. */
 export function expectOk<T>(answer: ApiAnswer & { data?: T }): T {
   const status = answer.response.status;
   if (status >= 400 || answer.data === undefined) {
-    throw new ApiError(status, 'dashboard_read_failed', refusalNotice(answer).title);
+    throw new ApiError(status, 'dashboard_read_failed', refusalNotice(answer, 'en').title);
   }
   return answer.data;
 }

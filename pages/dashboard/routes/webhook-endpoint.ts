@@ -66,7 +66,7 @@ async function endpointPage(
     'webhooks',
     {
       title: TITLE,
-      notice: refused ? refusalNotice(deliveries.refusal) : (extra.notice ?? null),
+      notice: refused ? refusalNotice(deliveries.refusal, visit.locale) : (extra.notice ?? null),
       children: endpointContent({
         locale: visit.locale,
         organizationId: visit.organization.id,
@@ -88,7 +88,7 @@ function missingEndpoint(reply: FastifyReply, visit: MemberVisit, answer: ApiAns
     'webhooks',
     {
       title: TITLE,
-      notice: refusalNotice(answer),
+      notice: refusalNotice(answer, visit.locale),
       children: html`<p><a href=${webhooksPath(visit.organization.id)}>All endpoints</a></p>`,
     },
     answer.response.status,
@@ -160,7 +160,13 @@ export function webhookEndpointPageRoutes(app: RouteApp, deps: RouteDeps): void 
       const { body, values } = endpointBody(request.body);
       const updated = await visit.api.member.PATCH('/api/v1/webhooks/{id}', { ...byId(id), body });
       if (!updated.data)
-        return editPage(reply, visit, id, { values, notice: refusalNotice(updated) }, updated.response.status);
+        return editPage(
+          reply,
+          visit,
+          id,
+          { values, notice: refusalNotice(updated, visit.locale) },
+          updated.response.status,
+        );
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=updated`, 303);
     },
   );
@@ -179,7 +185,7 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const { id } = request.params;
       const pinged = await visit.api.member.POST('/api/v1/webhooks/{id}/ping', byId(id));
       if (pinged.response.status !== 202)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(pinged) }, pinged.response.status);
+        return endpointPage(reply, visit, id, { notice: refusalNotice(pinged, visit.locale) }, pinged.response.status);
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=pinged`, 303);
     },
   );
@@ -196,7 +202,7 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
         body: { event_id: request.body.event_id ?? '' },
       });
       if (queued.response.status !== 202)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(queued) }, queued.response.status);
+        return endpointPage(reply, visit, id, { notice: refusalNotice(queued, visit.locale) }, queued.response.status);
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=redelivered`, 303);
     },
   );
@@ -229,7 +235,13 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const { id } = request.params;
       const rotated = await visit.api.member.POST('/api/v1/webhooks/{id}/secret', byId(id));
       if (!rotated.data)
-        return endpointPage(reply, visit, id, { notice: refusalNotice(rotated) }, rotated.response.status);
+        return endpointPage(
+          reply,
+          visit,
+          id,
+          { notice: refusalNotice(rotated, visit.locale) },
+          rotated.response.status,
+        );
       putSecret(reply, visit.organization.id, { endpoint_id: rotated.data.id, secret: rotated.data.secret });
       return reply.redirect(`${endpointPath(visit.organization.id, id)}?done=rotated`, 303);
     },

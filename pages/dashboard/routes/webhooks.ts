@@ -42,7 +42,7 @@ export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
       'webhooks',
       {
         title: TITLE,
-        notice: list.data ? (extra.notice ?? null) : refusalNotice(list),
+        notice: list.data ? (extra.notice ?? null) : refusalNotice(list, visit.locale),
         children: webhooksContent({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -77,7 +77,7 @@ export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const { body, values } = endpointBody(request.body);
       const created = await visit.api.member.POST('/api/v1/webhooks', { body });
       if (!created.data) {
-        return page(reply, visit, { values, notice: refusalNotice(created) }, created.response.status);
+        return page(reply, visit, { values, notice: refusalNotice(created, visit.locale) }, created.response.status);
       }
       // Post, redirect, get: the secret crosses the redirect in a cookie the endpoint's page reads once.
       putSecret(reply, visit.organization.id, { endpoint_id: created.data.id, secret: created.data.secret });
@@ -99,7 +99,7 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, page: ListPage): void {
       if (!visit) return reply;
       const endpoint = await visit.api.member.GET('/api/v1/webhooks/{id}', byId(request.params.id));
       if (!endpoint.data) {
-        return page(reply, visit, { notice: refusalNotice(endpoint) }, endpoint.response.status);
+        return page(reply, visit, { notice: refusalNotice(endpoint, visit.locale) }, endpoint.response.status);
       }
       return sendSection(reply, visit, 'webhooks', {
         title: 'Delete this endpoint?',
@@ -120,7 +120,7 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, page: ListPage): void {
       if (!visit) return reply;
       const deleted = await visit.api.member.DELETE('/api/v1/webhooks/{id}', byId(request.params.id));
       const status = deleted.response.status;
-      if (status !== 204) return page(reply, visit, { notice: refusalNotice(deleted) }, status);
+      if (status !== 204) return page(reply, visit, { notice: refusalNotice(deleted, visit.locale) }, status);
       return reply.redirect(`${webhooksPath(visit.organization.id)}?done=deleted`, 303);
     },
   );
