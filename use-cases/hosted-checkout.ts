@@ -21,18 +21,33 @@ export async function openCheckoutLink(em: EntityManager, id: string): Promise<C
   return link && link.productIds.length > 0 ? link : null;
 }
 
-/** What the link's page shows: its first product at that product's default price, and the seller. */
+/** What the link's page shows: each of its products at that product's default price, in the link's order, and the seller. */
 export async function checkoutLinkOffer(em: EntityManager, link: CheckoutLinkEntity) {
-  const product = await productOrFail(em, link.productIds[0]!);
-  const [price, organization] = await Promise.all([
-    priceOrFail(em, product.defaultPriceId!),
+  const [offers, organization] = await Promise.all([
+    Promise.all(
+      link.productIds.map(async (id) => {
+        const product = await productOrFail(em, id);
+        return { product, price: await priceOrFail(em, product.defaultPriceId!) };
+      }),
+    ),
     sellerOf(em, link.organizationId),
   ]);
-  return { product, price, organization };
+  return { offers, organization };
 }
 
-/** The checkout a link opens for a buyer, as the API's checkout creation makes it. */
-export function openLinkCheckout(deps: CheckoutDeps, link: CheckoutLinkEntity): Promise<CheckoutEntity> {
+/** The product of the link the buyer chose; the link's first when the choice is none of its own. */
+export const chosenLinkProduct = (link: CheckoutLinkEntity, productId: string | undefined): string =>
+  productId && link.productIds.includes(productId.toLowerCase()) ? productId.toLowerCase() : link.productIds[0]!;
+
+/**
+ * The checkout a link opens for a buyer, as the API's checkout creation makes it: it charges the
+ * product the buyer chose (the link's first by default) and offers all of the link's.
+ */
+export function openLinkCheckout(
+  deps: CheckoutDeps,
+  link: CheckoutLinkEntity,
+  productId?: string,
+): Promise<CheckoutEntity> {
   return createCheckout(deps, {
     actingOrganizationId: link.organizationId,
     allowSubOrganizations: false,
@@ -40,7 +55,7 @@ export function openLinkCheckout(deps: CheckoutDeps, link: CheckoutLinkEntity): 
     discountPolicy: 'when_applicable',
     input: {
       payment_processor: 'gateway',
-      product_id: link.productIds[0],
+      product_id: chosenLinkProduct(link, productId),
       products: [...link.productIds],
       discount_id: link.discountId ?? undefined,
       allow_discount_codes: link.allowDiscountCodes,
@@ -56,8 +71,15 @@ export function openLinkCheckout(deps: CheckoutDeps, link: CheckoutLinkEntity): 
   });
 }
 
-/** Whether the link's checkout with this client secret can still be paid (so reloading the link reuses it). */
-export async function linkCheckoutPayable(em: EntityManager, clientSecret: string, linkId: string): Promise<boolean> {
-  const status = await linkCheckoutStatus(em, clientSecret, linkId);
-  return status === 'open' || status === 'confirmed';
+/**
+ * The product of the link's checkout with this client secret while it can still be paid (so reloading
+ * the link reuses it); null when it cannot.
+ */
+export async function linkCheckoutPayable(
+  em: EntityManager,
+  clientSecret: string,
+  linkId: string,
+): Promise<string | null> {
+  const checkout = await linkCheckoutStatus(em, clientSecret, linkId);
+  return checkout && (checkout.status === 'open' || checkout.status === 'confirmed') ? checkout.productId : null;
 }

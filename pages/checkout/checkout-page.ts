@@ -1,5 +1,5 @@
 import type { Storefront } from '../../api/organization-brand.ts';
-import { brandStylesheet } from '../brand.ts';
+import { BrandMark, brandStylesheet } from '../brand.ts';
 import { METHOD_CHANGED, successUrlFor } from '../../domain/checkout.ts';
 import { PIX_EXPIRED } from '../../domain/pending-payments.ts';
 import type { VNode } from 'preact';
@@ -23,7 +23,7 @@ import {
   UnderReview,
   type Watch,
 } from './payment-status.ts';
-import { OrderSummary } from './summary.ts';
+import { OrderSummary, priceLabel } from './summary.ts';
 import { chosenPlan, paidPlan, type BuyerPlan } from './amounts.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
@@ -236,35 +236,78 @@ function declineAlert(checkout: PublicCheckout, t: Messages): FormAlert | null {
   };
 }
 
-/** A checkout link's landing: what is sold and one button; the checkout is created when the buyer presses it. */
+/** One product a link of several offers, at its default price. */
+export interface LinkChoice {
+  product: PublicCheckout['product'];
+  price: PublicCheckout['price'];
+}
+
+/**
+ * A checkout link's landing: what is sold and one button; the checkout is created when the buyer presses
+ * it. A link of several products lists them to choose one (radio buttons, no script needed), `product`
+ * checked.
+ */
 export function renderLinkPage(model: {
   locale: Locale;
   action: string;
   organization: PublicCheckout['organization'];
   product: PublicCheckout['product'];
   price: PublicCheckout['price'];
+  /** The link's products when it has several; empty for one. */
+  choices?: LinkChoice[];
   cancelUrl: string | null;
   storefront?: Storefront | null;
 }): string {
   const t = messagesFor(model.locale);
+  const choices = model.choices ?? [];
   return renderDocument({
     locale: model.locale,
-    title: `${model.product.name} · ${t.title}`,
+    title: `${choices.length > 1 ? t.chooseProduct : model.product.name} · ${t.title}`,
     brandStyle: brandStylesheet(model.storefront?.brand),
     children: html`<main class="checkout">
-      <${OrderSummary}
-        organization=${model.organization}
-        storefront=${model.storefront ?? null}
-        product=${model.product}
-        price=${model.price}
-        quantity=${1}
-        amounts=${null}
-        trial=${null}
-        t=${t}
-        locale=${model.locale}
-      />
+      ${
+        choices.length > 1
+          ? html`<section class="summary" aria-labelledby="product-name">
+              ${
+                model.storefront
+                  ? html`<${BrandMark} brand=${model.storefront.brand} />`
+                  : html`<p class="merchant">${model.organization.name}</p>`
+              }
+              <h1 id="product-name">${t.chooseProduct}</h1>
+            </section>`
+          : html`<${OrderSummary}
+              organization=${model.organization}
+              storefront=${model.storefront ?? null}
+              product=${model.product}
+              price=${model.price}
+              quantity=${1}
+              amounts=${null}
+              trial=${null}
+              t=${t}
+              locale=${model.locale}
+            />`
+      }
       <div class="pay">
         <form method="post" action=${model.action}>
+          ${
+            choices.length > 1
+              ? html`<fieldset class="methods">
+                  <legend>${t.productChoice}</legend>
+                  ${choices.map(
+                    (c) =>
+                      html`<label class="method">
+                        <input
+                          type="radio"
+                          name="product_id"
+                          value=${c.product.id}
+                          checked=${c.product.id === model.product.id}
+                        />
+                        <span>${c.product.name} · ${priceLabel(t, model.locale, c.price)}</span>
+                      </label>`,
+                  )}
+                </fieldset>`
+              : null
+          }
           <button type="submit">${t.continue}</button>
         </form>
         ${model.cancelUrl ? html`<p class="leave"><a href=${model.cancelUrl}>${t.cancel}</a></p>` : null}

@@ -120,6 +120,9 @@ const ptBR = {
   refreshStatus: 'Atualizar a situação do pagamento',
   notFound: 'Pagamento não encontrado',
   unavailable: 'Este link de pagamento não está disponível',
+  // A link of several products: the buyer picks the one to pay for.
+  chooseProduct: 'Escolha o produto',
+  productChoice: 'Produto',
   secure: 'Pagamento processado com segurança.',
   /** The API's refusals of the buyer's payment, by error code (every code in pages/checkout/refusals.ts). */
   refusals: {
@@ -273,6 +276,8 @@ const en: Messages = {
   refreshStatus: 'Refresh the payment status',
   notFound: 'Payment not found',
   unavailable: 'This payment link is not available',
+  chooseProduct: 'Choose a product',
+  productChoice: 'Product',
   secure: 'Payment processed securely.',
   refusals: {
     invalid_request: 'Check the payment method and installments and try again.',

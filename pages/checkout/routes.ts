@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApiError, notFound } from '../../use-cases/errors.ts';
 import {
   checkoutLinkOffer,
+  chosenLinkProduct,
   linkCheckoutPayable,
   openCheckoutLink,
   openLinkCheckout,
@@ -111,9 +112,12 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
       const locale = pickLocale(request.headers['accept-language']);
       if (!link) return sendPage(reply, 404, renderNotFoundPage(locale));
       const reused = await reusableCheckout(deps, request, link.id);
-      if (reused) return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused), 303);
+      // A link of one product goes back to the browser's checkout; one of several lets the buyer choose again.
+      if (reused && link.productIds.length === 1) {
+        return reply.header('cache-control', 'no-store').redirect(checkoutPagePath(reused.secret), 303);
+      }
       // A link whose product can no longer be sold says so at once, with no button to a refusal.
-      const { page, headers } = await linkPage(deps, em, link, locale);
+      const { page, headers } = await linkPage(deps, em, link, locale, reused?.productId);
       return sendPage(reply, 200, page, headers);
     },
   );
@@ -124,9 +128,13 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
     if (!link) {
       return sendPage(reply, 404, renderNotFoundPage(pickLocale(request.headers['accept-language'])));
     }
-    let secret = await reusableCheckout(deps, request, link.id);
+    // The product the buyer chose on the link's page (a link of several products offers the choice).
+    const chosen = (request.body as { product_id?: unknown } | undefined)?.product_id;
+    const productId = chosenLinkProduct(link, typeof chosen === 'string' ? chosen : undefined);
+    const reused = await reusableCheckout(deps, request, link.id);
+    let secret = reused?.productId === productId ? reused.secret : null;
     try {
-      secret ??= (await openLinkCheckout(deps, link)).clientSecret;
+      secret ??= (await openLinkCheckout(deps, link, productId)).clientSecret;
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
       const locale = pickLocale(request.headers['accept-language']);
@@ -250,37 +258,49 @@ function previewRoute(app: RouteApp, deps: RouteDeps): void {
   );
 }
 
-/** The link's page: what it sells, at its product's default price; or why it sells nothing now. */
+/**
+ * The link's page: what it sells, each product at its default price (the buyer chooses among several,
+ * `chosen` first checked); or why it sells nothing now.
+ */
 async function linkPage(
   deps: RouteDeps,
   em: RequestEm,
   link: CheckoutLinkEntity,
   locale: Locale,
+  chosen?: string,
 ): Promise<{ page: string; headers: PageHeaderOptions }> {
-  const { product, price, organization } = await checkoutLinkOffer(em, link);
-  const refusal = offerRefusal(product, price, false);
+  const { offers, organization } = await checkoutLinkOffer(em, link);
+  const refusal = offers.map(({ product, price }) => offerRefusal(product, price, false)).find(Boolean);
   if (refusal) {
     const t = messagesFor(locale);
     return { page: renderUnavailablePage(locale, t.linkRefusals[refusal.code] ?? t.linkFallback), headers: {} };
   }
-  const storefront = await storefrontOf(em, deps.files, organization.id, product.id);
+  const first = offers.find((o) => o.product.id === chosen) ?? offers[0]!;
+  const storefront = await storefrontOf(em, deps.files, organization.id, first.product.id);
   const page = renderLinkPage({
     locale,
     action: `/checkout/${link.id}`,
     organization: organizationView(organization),
-    product: productView(product),
-    price: priceView(price),
+    product: productView(first.product),
+    price: priceView(first.price),
+    choices:
+      offers.length > 1 ? offers.map((o) => ({ product: productView(o.product), price: priceView(o.price) })) : [],
     cancelUrl: link.cancelUrl ?? null,
     storefront,
   });
   return { page, headers: { imageSources: imageOrigins(storefront) } };
 }
 
-/** The client secret of this browser's checkout of the link, while that checkout can still be paid. */
-async function reusableCheckout(deps: RouteDeps, request: FastifyRequest, linkId: string): Promise<string | null> {
+/** This browser's checkout of the link (its secret and product), while that checkout can still be paid. */
+async function reusableCheckout(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  linkId: string,
+): Promise<{ secret: string; productId: string } | null> {
   const secret = request.cookies[linkCookie(linkId)];
   if (!secret || !isClientSecret(secret)) return null;
-  return (await linkCheckoutPayable(deps.orm.em.fork(), secret, linkId)) ? secret : null;
+  const productId = await linkCheckoutPayable(deps.orm.em.fork(), secret, linkId);
+  return productId ? { secret, productId } : null;
 }
 
 async function pageCheckout(deps: RouteDeps, clientSecret: string): Promise<CheckoutEntity | null> {

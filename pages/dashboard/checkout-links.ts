@@ -1,13 +1,17 @@
-import type { ProductBody } from '../../api/schemas/catalog.ts';
+import type { PriceBody, ProductBody } from '../../api/schemas/catalog.ts';
 import type { CheckoutLinkRecord } from '../../api/schemas/checkout-links.ts';
 import type { DiscountRecord } from '../../api/schemas/discounts.ts';
-import type { Locale } from '../locale.ts';
+import { money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
-import { Check, Confirmation, priceLine } from './catalog-parts.ts';
-import { Copyable, day, Field, Pager, PostButton, PostForm, Select, Table, type Column } from './components.ts';
+import { Check, Confirmation } from './catalog-parts.ts';
+import { day, Field, Pager, PostButton, PostForm, Select, Table, type Column } from './components.ts';
+import { linkMessages, type LinkMessages } from './messages-links.ts';
 import { dashboardPaths } from './paths.ts';
 
-/** Checkout links: create one for a product, copy its URL, archive it behind a confirmation, restore it. */
+/**
+ * Checkout links: create one for one or more products, copy its URL, edit it, archive it behind a
+ * confirmation, restore it. Words from messages-links.ts.
+ */
 
 export interface CheckoutLinksView {
   locale: Locale;
@@ -23,8 +27,9 @@ export interface CheckoutLinksView {
   values?: CheckoutLinkValues;
 }
 
+/** A link's form as posted (creation and edit alike). */
 export interface CheckoutLinkValues {
-  product_id?: string;
+  product_ids?: string[];
   label?: string;
   success_url?: string;
   cancel_url?: string;
@@ -32,7 +37,7 @@ export interface CheckoutLinkValues {
   discount_id?: string;
 }
 
-const linksPath = (organizationId: string) => dashboardPaths.section(organizationId, 'checkout-links');
+export const linksPath = (organizationId: string) => dashboardPaths.section(organizationId, 'checkout-links');
 
 /** A link's name in sentences and buttons: its label, or its products' names. */
 export function linkName(link: CheckoutLinkRecord, products: ProductBody[]): string {
@@ -48,67 +53,87 @@ function sellsNothing(link: CheckoutLinkRecord, products: ProductBody[]): boolea
   return link.product_ids.some((id) => products.find((p) => p.id === id)?.is_archived);
 }
 
+/** The form's values of a saved link: what the edit page starts from. */
+export function valuesOf(link: CheckoutLinkRecord): CheckoutLinkValues {
+  return {
+    product_ids: [...link.product_ids],
+    label: link.label ?? '',
+    success_url: link.success_url ?? '',
+    cancel_url: link.cancel_url ?? '',
+    allow_discount_codes: link.allow_discount_codes ? 'true' : '',
+    discount_id: link.discount_id ?? '',
+  };
+}
+
 export function checkoutLinksContent(v: CheckoutLinksView) {
+  const t = linkMessages(v.locale);
   const path = linksPath(v.organizationId);
   const inUse = v.links?.active.filter((l) => !sellsNothing(l, v.products)) ?? [];
   const stalled = v.links?.active.filter((l) => sellsNothing(l, v.products)) ?? [];
   const named: Column<CheckoutLinkRecord>[] = [
-    { label: 'Label', cell: (l) => l.label ?? '—' },
-    { label: 'Products', cell: (l) => productNames(l, v.products) },
+    { label: t.columns.label, cell: (l) => l.label ?? '—' },
+    { label: t.columns.products, cell: (l) => productNames(l, v.products) },
   ];
   const active: Column<CheckoutLinkRecord>[] = [
     ...named,
     {
-      label: 'URL',
-      cell: (l) =>
-        html`<${Copyable} id=${`link-${l.id}`} value=${l.url} label=${`Copy the URL of ${linkName(l, v.products)}`} />`,
+      label: t.columns.url,
+      cell: (l) => html`<${CopyableUrl} link=${l} t=${t} name=${linkName(l, v.products)} />`,
     },
-    { label: 'Discount codes', cell: (l) => (l.allow_discount_codes ? 'Allowed' : 'Not allowed') },
-    { label: 'Created', cell: (l) => day(v.locale, l.created_at) },
+    { label: t.columns.codes, cell: (l) => (l.allow_discount_codes ? t.codesAllowed : t.codesRefused) },
+    { label: t.columns.created, cell: (l) => day(v.locale, l.created_at) },
     {
-      label: 'Actions',
+      label: t.columns.actions,
       cell: (l) =>
-        html`<a href=${`${path}/${l.id}/archive`} aria-label=${`Archive ${linkName(l, v.products)}`}>Archive</a>`,
+        html`<a href=${`${path}/${l.id}/edit`} aria-label=${t.editNamed(linkName(l, v.products))}>${t.edit}</a>
+          <a href=${`${path}/${l.id}/archive`} aria-label=${t.archiveNamed(linkName(l, v.products))}>${t.archive}</a>`,
     },
   ];
   const archived: Column<CheckoutLinkRecord>[] = [
     ...named,
-    { label: 'URL', cell: (l) => html`<code>${l.url}</code>` },
-    { label: 'Archived', cell: (l) => day(v.locale, l.updated_at) },
+    { label: t.columns.url, cell: (l) => html`<code>${l.url}</code>` },
+    { label: t.columns.archived, cell: (l) => day(v.locale, l.updated_at) },
     {
-      label: 'Actions',
-      cell: (l) => html`<${PostButton} action=${`${path}/${l.id}/restore`} csrf=${v.csrf} label="Restore" />`,
+      label: t.columns.actions,
+      cell: (l) => html`<${PostButton} action=${`${path}/${l.id}/restore`} csrf=${v.csrf} label=${t.restore} />`,
     },
   ];
   return html`
-    <${CreateForm} ...${v} path=${path} />
+    <section aria-labelledby="create-title">
+      <h2 id="create-title">${t.createTitle}</h2>
+      <${LinkForm}
+        locale=${v.locale}
+        action=${path}
+        csrf=${v.csrf}
+        label=${t.createTitle}
+        button=${t.create}
+        choices=${v.sellable}
+        discounts=${v.discounts}
+        values=${v.values}
+      />
+    </section>
     ${
       v.links
         ? html`<section aria-labelledby="active-title">
-              <h2 id="active-title">Links</h2>
-              <${Table} caption="Links in use" columns=${active} rows=${inUse} empty="No links in use." />
+              <h2 id="active-title">${t.listTitle}</h2>
+              <${Table} caption=${t.inUseCaption} columns=${active} rows=${inUse} empty=${t.noneInUse} />
               <${Pager} path=${path} page=${v.links.page} maxPage=${v.links.maxPage} />
             </section>
             ${
               stalled.length > 0
                 ? html`<section aria-labelledby="stalled-title">
-                    <h2 id="stalled-title">Links of archived products</h2>
-                    <${Table}
-                      caption="Links whose product is archived: buyers are told it is no longer for sale"
-                      columns=${active}
-                      rows=${stalled}
-                      empty=""
-                    />
+                    <h2 id="stalled-title">${t.stalledTitle}</h2>
+                    <${Table} caption=${t.stalledCaption} columns=${active} rows=${stalled} empty="" />
                   </section>`
                 : null
             }
             <section aria-labelledby="archived-title">
-              <h2 id="archived-title">Archived links</h2>
+              <h2 id="archived-title">${t.archivedTitle}</h2>
               <${Table}
-                caption="Archived links: they open no checkout"
+                caption=${t.archivedCaption}
                 columns=${archived}
                 rows=${v.links.archived}
-                empty="No archived links."
+                empty=${t.noneArchived}
               />
             </section>`
         : null
@@ -116,72 +141,133 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
   `;
 }
 
-/** The creation form: the product (sold at its default price), a label, where the buyer goes after, discounts. */
-function CreateForm(v: CheckoutLinksView & { path: string }) {
+/**
+ * The link's URL with a copy button, as components.ts Copyable (dashboard.js copies it) but with the
+ * button's word from the catalogue: its accessible name must contain its visible text.
+ */
+function CopyableUrl({ link, t, name }: { link: CheckoutLinkRecord; t: LinkMessages; name: string }) {
+  const id = `link-${link.id}`;
+  return html`<span class="copyable"
+    ><code id=${id}>${link.url}</code>
+    <button type="button" class="button secondary" data-copy=${id} aria-label=${t.copyUrl(name)}>${t.copy}</button>
+    <span class="copy-status" role="status" data-copy-status=${id}></span
+  ></span>`;
+}
+
+/** The edit page of a link: the same form as creation, filled with the link (or with what was posted). */
+export function editLinkContent(v: {
+  locale: Locale;
+  organizationId: string;
+  csrf: string;
+  link: CheckoutLinkRecord;
+  /** Every product (up to a page of 100): the link's own stay listed even when archived, to be unchecked. */
+  products: ProductBody[];
+  sellable: ProductBody[];
+  discounts: DiscountRecord[];
+  values?: CheckoutLinkValues;
+}) {
+  const t = linkMessages(v.locale);
+  const path = linksPath(v.organizationId);
+  const own = v.products.filter((p) => v.link.product_ids.includes(p.id) && !v.sellable.some((s) => s.id === p.id));
+  return html`<${LinkForm}
+      locale=${v.locale}
+      action=${`${path}/${v.link.id}/edit`}
+      csrf=${v.csrf}
+      label=${t.editTitle(linkName(v.link, v.products))}
+      button=${t.save}
+      choices=${[...v.sellable, ...own]}
+      discounts=${v.discounts}
+      values=${v.values ?? valuesOf(v.link)}
+      url=${v.link.url}
+    />
+    <p><a href=${path}>${t.backToLinks}</a></p>`;
+}
+
+/** "R$ 49,90" or "R$ 99,90 por mês": a product's default price in the form's words. */
+function priceWords(t: LinkMessages, locale: Locale, price: PriceBody): string {
+  const amount = money(locale, price.unit_amount, price.currency);
+  if (price.type !== 'recurring' || !price.interval) return amount;
+  const count = price.interval_count ?? 1;
+  const every = count === 1 ? t.every[price.interval] : t.everyN(count, t.units[price.interval] ?? price.interval);
+  return `${amount} ${every ?? ''}`.trim();
+}
+
+/**
+ * A link's form: the products it sells (checkboxes, repeated `product_ids` fields, so it works without
+ * JavaScript), a label, where the buyer goes after, discounts.
+ */
+function LinkForm(v: {
+  locale: Locale;
+  action: string;
+  csrf: string;
+  label: string;
+  button: string;
+  choices: ProductBody[];
+  discounts: DiscountRecord[];
+  values?: CheckoutLinkValues;
+  url?: string;
+}) {
+  const t = linkMessages(v.locale);
   const values = v.values;
-  const products: [string, string][] = [
-    ['', 'Choose a product'],
-    ...v.sellable.map((p): [string, string] => {
-      const price = p.prices.find((pr) => pr.id === p.default_price_id);
-      return [p.id, price ? `${p.name} (${priceLine(v.locale, price)})` : p.name];
-    }),
-  ];
   const discounts: [string, string][] = [
-    ['', 'None'],
+    ['', t.noDiscount],
     ...v.discounts.map((d): [string, string] => [d.id, d.code ? `${d.name} (${d.code})` : d.name]),
   ];
-  return html`<section aria-labelledby="create-title">
-    <h2 id="create-title">Create a link</h2>
-    <${PostForm} action=${v.path} csrf=${v.csrf} label="Create a link">
-      <${Select} label="Product" name="product_id" value=${values?.product_id ?? ''} options=${products} />
-      <p class="hint">The link sells the product at its default price, set on the product's page.</p>
-      <${Field} label="Label (optional)" name="label" value=${values?.label} maxlength="256" />
-      <${Field}
-        label="Success URL (optional)"
-        name="success_url"
-        type="url"
-        value=${values?.success_url}
-        hint="Where the buyer goes after paying. {CHECKOUT_ID} is replaced by the checkout's id."
-      />
-      <${Field}
-        label="Cancel URL (optional)"
-        name="cancel_url"
-        type="url"
-        value=${values?.cancel_url}
-        hint="Where a buyer who leaves the checkout goes."
-      />
-      <${Check}
-        label="Allow discount codes"
-        name="allow_discount_codes"
-        checked=${values ? values.allow_discount_codes === 'true' : true}
-      />
-      <${Select}
-        label="Discount applied to every checkout (optional)"
-        name="discount_id"
-        value=${values?.discount_id ?? ''}
-        options=${discounts}
-      />
-      <button type="submit" class="button">Create link</button>
-    <//>
-  </section>`;
+  const option = (p: ProductBody) => {
+    const price = p.prices.find((pr) => pr.id === p.default_price_id);
+    return price ? t.productOption(p.name, priceWords(t, v.locale, price)) : p.name;
+  };
+  return html`<${PostForm} action=${v.action} csrf=${v.csrf} label=${v.label}>
+    ${v.url ? html`<p><code>${v.url}</code></p>` : null}
+    <fieldset aria-describedby="products-hint">
+      <legend>${t.products}</legend>
+      <p class="hint" id="products-hint">${v.choices.length > 0 ? t.productsHint : t.noProducts}</p>
+      ${v.choices.map(
+        (p) =>
+          html`<${Check}
+            label=${option(p)}
+            name="product_ids"
+            value=${p.id}
+            checked=${values?.product_ids?.includes(p.id)}
+          />`,
+      )}
+    </fieldset>
+    <${Field} label=${t.label} name="label" value=${values?.label} maxlength="256" />
+    <${Field}
+      label=${t.successUrl}
+      name="success_url"
+      type="url"
+      value=${values?.success_url}
+      hint=${t.successUrlHint}
+    />
+    <${Field} label=${t.cancelUrl} name="cancel_url" type="url" value=${values?.cancel_url} hint=${t.cancelUrlHint} />
+    <${Check}
+      label=${t.allowCodes}
+      name="allow_discount_codes"
+      checked=${values ? values.allow_discount_codes === 'true' : true}
+    />
+    <${Select} label=${t.discount} name="discount_id" value=${values?.discount_id ?? ''} options=${discounts} />
+    <button type="submit" class="button">${v.button}</button>
+  <//>`;
 }
 
 /** The confirmation before a link is archived. */
 export function archiveLinkConfirmation(v: {
+  locale: Locale;
   organizationId: string;
   csrf: string;
   link: CheckoutLinkRecord;
   products: ProductBody[];
 }) {
+  const t = linkMessages(v.locale);
   const path = linksPath(v.organizationId);
   return html`<${Confirmation}
     action=${`${path}/${v.link.id}/archive`}
     csrf=${v.csrf}
-    button="Archive link"
+    button=${t.archiveButton}
     back=${path}
-    backLabel="Keep it"
+    backLabel=${t.keep}
   >
-    Archive <strong>${linkName(v.link, v.products)}</strong> (<code>${v.link.url}</code>)? Buyers who open it no longer
-    get a checkout. You can restore it later.
+    ${t.archiveBefore} <strong>${linkName(v.link, v.products)}</strong> (<code>${v.link.url}</code>)${t.archiveAfter}
   <//>`;
 }

@@ -200,10 +200,10 @@ describe('merchant dashboard: checkout links', () => {
         page.getByRole('button', { name: 'Create link' }).click(),
       ]);
       expect(refused.status()).toBe(400);
-      await expect(page.getByRole('alert').textContent()).resolves.toContain('body.product_ids');
+      await expect(page.getByRole('alert').textContent()).resolves.toContain('Check at least one product.');
       await expect(page.getByLabel('Label (optional)').inputValue()).resolves.toBe('Launch');
 
-      await page.getByLabel('Product').selectOption(sold.id);
+      await page.getByRole('checkbox', { name: sold.name }).check();
       await page.getByLabel('Success URL (optional)').fill('https://shop.example/thanks?c={CHECKOUT_ID}');
       await page.getByLabel('Allow discount codes').uncheck();
       await page.getByLabel('Discount applied to every checkout (optional)').selectOption(discount.body.id);
