@@ -941,7 +941,7 @@ export interface paths {
     };
     /**
      * List sales
-     * @description Filters: customer_id, product_id, subscription_id, status. Sorting: created_at or amount (default -created_at).
+     * @description Filters: customer_id, product_id, subscription_id, status, and query: part of the customer’s e-mail or name, case-insensitive (as GET /customers/ finds them; `%` and `_` match themselves; a customer deleted since still matches). Sorting: created_at or amount (default -created_at).
      */
     get: operations['listSales'];
     put?: never;
@@ -14784,6 +14784,8 @@ export interface operations {
         product_id?: string;
         subscription_id?: string;
         status?: 'paid' | 'refunded' | 'partially_refunded';
+        /** @description Part of the customer’s e-mail or name, case-insensitive */
+        query?: string;
       };
       header?: never;
       path?: never;

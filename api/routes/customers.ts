@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createCustomer, customerPage, type CustomerRow } from '../../db/customer/customers.ts';
 import { endCustomerSessions } from '../../db/customer/sessions.ts';
 import { recordEvent } from '../../db/events.ts';
+import { CUSTOMER_SEARCH_FIELDS, customerSearchPattern, escapeLike } from '../../domain/customer-search.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   errorResponses,
@@ -137,10 +138,8 @@ function listRoutes(app: RouteApp, deps: RouteDeps): void {
       const where: FilterQuery<CustomerEntity> = { organizationId, deletedAt: null };
       if (q.email !== undefined) where.email = { $ilike: escapeLike(q.email) };
       if (q.external_id !== undefined) where.externalId = q.external_id;
-      if (q.query !== undefined && q.query !== '') {
-        const pattern = `%${escapeLike(q.query)}%`;
-        where.$or = [{ email: { $ilike: pattern } }, { name: { $ilike: pattern } }];
-      }
+      const pattern = customerSearchPattern(q.query);
+      if (pattern !== null) where.$or = CUSTOMER_SEARCH_FIELDS.map((field) => ({ [field]: { $ilike: pattern } }));
       const [rows, total] = await customerPage(deps.orm.em.fork(), where, {
         orderBy: orderBy(q.sorting, { created_at: 'createdAt', email: 'email', name: 'name' }, '-created_at'),
         limit: q.limit,
@@ -242,9 +241,4 @@ function deleteRoute(app: RouteApp, deps: RouteDeps, lookup: CustomerLookup): vo
       return reply.status(204).send(null);
     },
   );
-}
-
-/** Escapes LIKE wildcards so user input matches literally. */
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }

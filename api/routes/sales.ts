@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listSales, type SaleFilter } from '../../db/sale/lists.ts';
 import { ownSale } from '../../db/sale/reads.ts';
+import { customerSearchPattern } from '../../domain/customer-search.ts';
 import { saleRecordIn, saleRecordsIn } from '../../use-cases/sale-records.ts';
 import { notFound } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -21,7 +22,9 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         tags,
         summary: 'List sales',
         description:
-          'Filters: customer_id, product_id, subscription_id, status. Sorting: created_at or amount (default -created_at).',
+          'Filters: customer_id, product_id, subscription_id, status, and query: part of the customer’s e-mail or ' +
+          'name, case-insensitive (as GET /customers/ finds them; `%` and `_` match themselves; a customer deleted ' +
+          'since still matches). Sorting: created_at or amount (default -created_at).',
         querystring: listSalesQuery,
         response: { 200: salePage, ...errorResponses },
       },
@@ -43,6 +46,8 @@ export const salesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         where[field] = value;
       }
       if (q.status) where.status = q.status;
+      const pattern = customerSearchPattern(q.query);
+      if (pattern !== null) where.customerPattern = pattern;
       const em = deps.orm.em.fork();
       const { ids, total } = await listSales(em, where, { orderBy: order, limit: q.limit, offset: pageOffset(q) });
       return pageOf(await saleRecordsIn(em, ids), total, q.limit);

@@ -12,6 +12,7 @@ export const listSalesQuery = listQuery(['created_at', 'amount']).extend({
   product_id: z.string().optional(),
   subscription_id: z.string().optional(),
   status: z.enum(['paid', 'refunded', 'partially_refunded']).optional(),
+  query: z.string().max(256).optional().describe('Part of the customer’s e-mail or name, case-insensitive'),
 });
 export const salePage = paginated(saleSchema);
 export const saleParams = z.object({ id: z.string().max(64) });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { customerIdsMatching } from '../customer/sale-searches.ts';
 import { kyselyOf, type Selectable, type Database } from '../kysely.ts';
 
 /** The merchant's lists of its sales and refunds (GET /sales, GET /refunds). */
@@ -22,6 +23,8 @@ export interface SaleFilter {
   productId?: string;
   subscriptionId?: string;
   status?: SaleRow['status'];
+  /** An ILIKE pattern of the customer's e-mail or name (domain/customer-search.ts). */
+  customerPattern?: string;
 }
 
 /** The ids of a page of the sales `filter` keeps (in the page's order), and how many there are. */
@@ -35,6 +38,10 @@ export async function listSales(
   if (filter.productId !== undefined) where = where.where('productId', '=', filter.productId);
   if (filter.subscriptionId !== undefined) where = where.where('subscriptionId', '=', filter.subscriptionId);
   if (filter.status !== undefined) where = where.where('status', '=', filter.status);
+  if (filter.customerPattern !== undefined) {
+    const customers = customerIdsMatching(em, filter.organizationId, filter.customerPattern);
+    where = where.where('customerId', 'in', customers);
+  }
   let list = where.select('id');
   for (const [property, direction] of Object.entries(page.orderBy)) {
     const column = sortColumn(property);

@@ -6,7 +6,9 @@ import type { z } from 'zod';
 import { html } from '../render.ts';
 import { Facts, recordPath, type CommerceContext, type ListPage } from './commerce.ts';
 import { Copyable, day, Field, moment, Pager, PostButton, PostForm, Table, type Column } from './components.ts';
+import { recordMessages } from './messages-records.ts';
 import { dashboardPaths } from './paths.ts';
+import { ExportLink } from './record-exports.ts';
 import { saleColumns } from './sales.ts';
 import { subscriptionColumns } from './subscriptions.ts';
 
@@ -31,44 +33,59 @@ const taxIdText = (c: CustomerRecord) => (c.tax_id ? `${c.tax_id.type.toUpperCas
 
 export function customersContent(v: CustomersView) {
   const path = dashboardPaths.section(v.organizationId, 'customers');
+  const t = recordMessages(v.locale).customers;
   const columns: Column<CustomerRecord>[] = [
-    { label: 'E-mail', cell: (c) => html`<a href=${recordPath(v.organizationId, 'customers', c.id)}>${c.email}</a>` },
-    { label: 'Name', cell: (c) => c.name ?? '—' },
-    { label: 'Tax id', cell: taxIdText },
-    { label: 'External id', cell: (c) => c.external_id ?? '—' },
-    { label: 'Created', cell: (c) => day(v.locale, c.created_at) },
+    {
+      label: t.columns.email,
+      cell: (c) => html`<a href=${recordPath(v.organizationId, 'customers', c.id)}>${c.email}</a>`,
+    },
+    { label: t.columns.name, cell: (c) => c.name ?? '—' },
+    { label: t.columns.taxId, cell: taxIdText },
+    { label: t.columns.externalId, cell: (c) => c.external_id ?? '—' },
+    { label: t.columns.created, cell: (c) => day(v.locale, c.created_at) },
   ];
-  return html`<form method="get" action=${path} class="filter-form" role="search" aria-label="Customers">
-      <${Field} label="Search by e-mail or name" name="query" type="search" value=${v.search} maxlength="256" />
-      <button type="submit" class="button secondary">Search</button>
+  const filters = { query: v.search };
+  return html`<form method="get" action=${path} class="filter-form" role="search" aria-label=${t.searchLabel}>
+      <${Field} label=${t.searchField} name="query" type="search" value=${v.search} maxlength="256" />
+      <button type="submit" class="button secondary">${recordMessages(v.locale).search.submit}</button>
     </form>
     ${
       v.list
-        ? html`<${Table}
-              caption=${v.search ? `Customers matching “${v.search}”` : 'Customers, newest first'}
+        ? html`<${ExportLink}
+              path=${`${path}/export.csv`}
+              query=${filters}
+              size=${v.list.pagination.total_count}
+              locale=${v.locale}
+            />
+            <${Table}
+              caption=${v.search ? t.matching(v.search) : t.caption}
               columns=${columns}
               rows=${v.list.items}
-              empty=${v.search ? 'No customer matches.' : 'No customers yet.'}
+              empty=${v.search ? t.noMatch : t.empty}
             />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} query=${{ query: v.search }} />`
+            <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} query=${filters} />`
         : null
     }
     <section aria-labelledby="create-title">
-      <h2 id="create-title">Create a customer</h2>
-      <${PostForm} action=${path} csrf=${v.csrf} label="Create a customer">
-        <${Field} label="E-mail" name="email" type="email" value=${v.values.email} required maxlength="254" />
-        <${Field} label="Name (optional)" name="name" value=${v.values.name} maxlength="256" />
-        <${Field}
-          label="CPF or CNPJ (optional)"
-          name="tax_id"
-          value=${v.values.tax_id}
-          maxlength="32"
-          hint="With or without punctuation."
-        />
-        <button type="submit" class="button">Create customer</button>
+      <h2 id="create-title">${t.create}</h2>
+      <${PostForm} action=${path} csrf=${v.csrf} label=${t.create}>
+        <${Field} label=${t.columns.email} name="email" type="email" value=${v.values.email} required maxlength="254" />
+        <${Field} label=${t.nameOptional} name="name" value=${v.values.name} maxlength="256" />
+        <${Field} label=${t.taxIdOptional} name="tax_id" value=${v.values.tax_id} maxlength="32" hint=${t.taxIdHint} />
+        <button type="submit" class="button">${t.createSubmit}</button>
       <//>
     </section>`;
 }
+
+/** The customers list's rows as CSV cells, in the catalogue's header order (customers.csv). */
+export const customerCsvRow = (c: CustomerRecord) => [
+  c.id,
+  c.email,
+  c.name,
+  c.tax_id?.number ?? null,
+  c.external_id,
+  c.created_at,
+];
 
 export interface CustomerView extends CommerceContext {
   customer: CustomerRecord;
@@ -81,6 +98,8 @@ export interface CustomerView extends CommerceContext {
 export function customerContent(v: CustomerView) {
   const c = v.customer;
   const path = recordPath(v.organizationId, 'customers', c.id);
+  const t = recordMessages(v.locale);
+  const column = t.customers.columns;
   const address = c.billing_address
     ? [c.billing_address.line1, c.billing_address.city, c.billing_address.state, c.billing_address.postal_code]
         .filter(Boolean)
@@ -88,59 +107,66 @@ export function customerContent(v: CustomerView) {
         .join(', ')
     : '—';
   return html`<${Facts}
-      label="Customer"
+      label=${t.customer.label}
       rows=${[
-        ['E-mail', c.email],
-        ['Name', c.name ?? '—'],
-        ['Tax id', taxIdText(c)],
-        ['External id', c.external_id ?? '—'],
-        ['Billing name', c.billing_name ?? '—'],
-        ['Billing address', address],
-        ['Created', moment(v.locale, c.created_at)],
+        [column.email, c.email],
+        [column.name, c.name ?? '—'],
+        [column.taxId, taxIdText(c)],
+        [column.externalId, c.external_id ?? '—'],
+        [t.customer.billingName, c.billing_name ?? '—'],
+        [t.customer.billingAddress, address],
+        [column.created, moment(v.locale, c.created_at)],
       ]}
     />
     <${PortalLink} path=${path} csrf=${v.csrf} locale=${v.locale} portal=${v.portal} />
     <${Related}
-      title="Subscriptions"
+      id="subscriptions-title"
+      title=${t.customer.subscriptions}
       more=${`${dashboardPaths.section(v.organizationId, 'subscriptions')}?customer_id=${c.id}`}
       list=${v.subscriptions}
+      all=${t.customer.all}
       table=${html`<${Table}
-        caption="This customer's subscriptions, newest first"
+        caption=${t.customer.subscriptionsCaption}
         columns=${subscriptionColumns(v, false)}
         rows=${v.subscriptions?.items ?? []}
-        empty="No subscriptions."
+        empty=${t.customer.noSubscriptions}
       />`}
     />
     <${Related}
-      title="Sales"
+      id="sales-title"
+      title=${t.customer.sales}
       more=${`${dashboardPaths.section(v.organizationId, 'sales')}?customer_id=${c.id}`}
       list=${v.sales}
+      all=${t.customer.all}
       table=${html`<${Table}
-        caption="This customer's sales, newest first"
+        caption=${t.customer.salesCaption}
         columns=${saleColumns(v, { customer: false })}
         rows=${v.sales?.items ?? []}
-        empty="No sales."
+        empty=${t.sales.empty}
       />`}
     />`;
 }
 
 /** A section of the customer's records: the first page, and a link to all of them when there are more. */
 function Related({
+  id,
   title,
   more,
   list,
+  all,
   table,
 }: {
+  id: string;
   title: string;
   more: string;
   list: ListPage<unknown> | null;
+  all: (count: number) => string;
   table: unknown;
 }) {
-  const id = `${title.toLowerCase()}-title`;
   return html`<section aria-labelledby=${id}>
     <h2 id=${id}>${title}</h2>
     ${list ? table : null}
-    ${list && list.pagination.max_page > 1 ? html`<p><a href=${more}>All ${list.pagination.total_count}</a></p>` : null}
+    ${list && list.pagination.max_page > 1 ? html`<p><a href=${more}>${all(list.pagination.total_count)}</a></p>` : null}
   </section>`;
 }
 
@@ -156,18 +182,17 @@ function PortalLink({
   locale: CommerceContext['locale'];
   portal?: PortalSession;
 }) {
+  const t = recordMessages(locale).customer;
   return html`<section aria-labelledby="portal-title">
-    <h2 id="portal-title">Customer portal</h2>
+    <h2 id="portal-title">${t.portal}</h2>
     ${
       portal
         ? html`<div class="secret">
-            <p>
-              ${`Send this link to the customer: it opens their portal signed in, until ${moment(locale, portal.expires_at)}.`}
-            </p>
-            <p><${Copyable} id="portal-url" value=${portal.customer_portal_url} label="Copy the portal link" /></p>
+            <p>${t.portalSend(moment(locale, portal.expires_at))}</p>
+            <p><${Copyable} id="portal-url" value=${portal.customer_portal_url} label=${t.portalCopy} /></p>
           </div>`
-        : html`<p>A link that signs the customer in to their portal (subscriptions, purchases, billing details).</p>`
+        : html`<p>${t.portalAbout}</p>`
     }
-    <${PostButton} action=${`${path}/portal-link`} csrf=${csrf} label=${portal ? 'New portal link' : 'Portal link'} />
+    <${PostButton} action=${`${path}/portal-link`} csrf=${csrf} label=${portal ? t.portalNew : t.portalLink} />
   </section>`;
 }

@@ -71,16 +71,16 @@ describe('merchant dashboard in Portuguese: sign-in and a refund in reais', () =
       await expect(page.getByRole('button', { name: 'Sair' }).isVisible()).resolves.toBe(true);
       await expect(page.getByTestId('refundable').textContent()).resolves.toMatch(/^Reembolsável: R\$\s99,90$/);
       await page.getByLabel('Valor (R$, opcional)').fill('R$ 12,34');
-      await page.getByRole('button', { name: 'Review the refund' }).click();
+      await page.getByRole('button', { name: 'Revisar o reembolso' }).click();
       await expect(page.getByTestId('refund-amount').textContent()).resolves.toMatch(/^R\$\s12,34$/);
-      await page.getByRole('button', { name: 'Refund', exact: true }).click();
+      await page.getByRole('button', { name: 'Reembolsar', exact: true }).click();
       await page.waitForURL(/done=(succeeded|pending)$/);
       expect(await refunds()).toEqual([expect.objectContaining({ amount: 1_234 })]);
 
       // 99,90 paid less 12,34 refunded.
       await expect(page.getByTestId('refundable').textContent()).resolves.toMatch(/^Reembolsável: R\$\s87,56$/);
       await page.getByLabel('Valor (R$, opcional)').fill('87,57');
-      await page.getByRole('button', { name: 'Review the refund' }).click();
+      await page.getByRole('button', { name: 'Revisar o reembolso' }).click();
       await expect(page.getByRole('alert').textContent()).resolves.toMatch(
         /^O valor é maior que o reembolsável \(R\$\s87,56\)\.$/,
       );

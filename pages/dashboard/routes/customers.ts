@@ -1,7 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { recordPath } from '../commerce.ts';
-import { customerContent, customersContent, type CustomerFormValues, type PortalSession } from '../customers.ts';
+import {
+  customerContent,
+  customerCsvRow,
+  customersContent,
+  type CustomerFormValues,
+  type PortalSession,
+} from '../customers.ts';
+import { csvDocument } from '../csv.ts';
+import { recordMessages } from '../messages-records.ts';
 import type { Notice } from '../layout.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import {
@@ -17,6 +25,7 @@ import {
   recordParams,
 } from './commerce.ts';
 import { organizationParams } from './forms.ts';
+import { allRows, sendCsv } from './record-exports.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const createForm = z.object({
@@ -25,7 +34,6 @@ const createForm = z.object({
   name: z.string().max(400).optional(),
   tax_id: z.string().max(64).optional(),
 });
-const DONE = { created: 'Customer created.' };
 
 /** Customers (spec, Customers) through the API's own routes, as the signed-in member. */
 export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
@@ -37,21 +45,22 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
     extra: { values?: CustomerFormValues; notice?: Notice | null; status?: number } = {},
   ) => {
     const page = pageNumber(q.page);
+    const search = q.query?.trim() || undefined;
     const { list, refusal } = await readList(
-      visit.api.member.GET('/api/v1/customers', listParams({ query: q.query || undefined, page })),
+      visit.api.member.GET('/api/v1/customers', listParams({ query: search, page })),
     );
     return sendSection(
       reply,
       visit,
       'customers',
       {
-        title: 'Customers',
+        title: recordMessages(visit.locale).customers.title,
         notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
         children: customersContent({
           ...commerceContext(visit),
           list,
           page,
-          search: q.query,
+          search,
           values: extra.values ?? {},
         }),
       },
@@ -91,7 +100,30 @@ export function customerPageRoutes(app: RouteApp, deps: RouteDeps): void {
     },
   );
 
+  exportRoute(app, deps);
   customerRoutes(app, deps);
+}
+
+/** Every customer the search matches (up to the cap), as CSV with ISO dates. */
+function exportRoute(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/customers/export.csv',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const t = recordMessages(visit.locale).customers;
+      const query = request.query.query?.trim() || undefined;
+      const customers = await allRows((page, limit) =>
+        readList(visit.api.member.GET('/api/v1/customers', { params: { query: { query, page, limit } } })),
+      );
+      if ('refusal' in customers) {
+        const page = { title: t.title, notice: refusalNotice(customers.refusal, visit.locale), children: null };
+        return sendSection(reply, visit, 'customers', page, customers.refusal.response.status);
+      }
+      return sendCsv(reply, t.title.toLowerCase(), csvDocument(t.csv, customers.rows.map(customerCsvRow)));
+    },
+  );
 }
 
 /** One customer's page, and its portal link. */
@@ -140,7 +172,8 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      return page(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+      const done = { created: recordMessages(visit.locale).customers.created };
+      return page(reply, visit, request.params.id, { notice: doneNotice(request.query.done, done) });
     },
   );
 
@@ -161,7 +194,7 @@ function customerRoutes(app: RouteApp, deps: RouteDeps): void {
       }
       return page(reply, visit, request.params.id, {
         portal: session.data,
-        notice: { kind: 'status', title: 'Portal link created.' },
+        notice: { kind: 'status', title: recordMessages(visit.locale).customer.portalCreated },
       });
     },
   );

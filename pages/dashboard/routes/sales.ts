@@ -4,7 +4,16 @@ import type { SaleBody } from '../../../use-cases/schemas/sales.ts';
 import { recordPath } from '../commerce.ts';
 import type { Notice } from '../layout.ts';
 import { refundAmountRefusal, saleRefundable } from '../refund-balance.ts';
-import { refundConfirmation, refundsContent, saleContent, salesContent, type RefundFormValues } from '../sales.ts';
+import { csvDocument, reais } from '../csv.ts';
+import { recordMessages } from '../messages-records.ts';
+import {
+  refundConfirmation,
+  refundsContent,
+  saleContent,
+  salesContent,
+  salesFilters,
+  type RefundFormValues,
+} from '../sales.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import {
   byId,
@@ -18,6 +27,7 @@ import {
 } from './commerce.ts';
 import { unchecked } from '../api-client.ts';
 import { centsOf, organizationParams } from './forms.ts';
+import { allRows, sendCsv } from './record-exports.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
 const refundForm = z.object({
@@ -26,11 +36,6 @@ const refundForm = z.object({
   reason: z.string().max(600).optional(),
 });
 const refundQuery = refundForm.omit({ csrf: true });
-const DONE: Record<string, string> = {
-  succeeded: 'Refunded.',
-  pending: 'Refund requested: the gateway has not confirmed it yet.',
-  failed: 'The gateway refused the refund.',
-};
 
 /** Sales and refunds: the lists, a sale's page with its refunds, and a refund behind its confirmation. */
 export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
@@ -40,30 +45,17 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const q = request.query;
-      const filters = {
-        status: q.status || undefined,
-        customerId: q.customer_id || undefined,
-        subscriptionId: q.subscription_id || undefined,
-      };
-      const page = pageNumber(q.page);
+      const filters = salesFiltersOf(request.query);
+      const page = pageNumber(request.query.page);
       const { list, refusal } = await readList(
-        visit.api.member.GET(
-          '/api/v1/sales',
-          listParams({
-            page,
-            status: unchecked<SaleBody['status'] | undefined>(filters.status),
-            customer_id: filters.customerId,
-            subscription_id: filters.subscriptionId,
-          }),
-        ),
+        visit.api.member.GET('/api/v1/sales', listParams({ page, ...salesQuery(filters) })),
       );
       return sendSection(
         reply,
         visit,
         'sales',
         {
-          title: 'Sales',
+          title: recordMessages(visit.locale).sales.title,
           notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: salesContent({ ...commerceContext(visit), list, page, ...filters }),
         },
@@ -85,7 +77,7 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
         visit,
         'refunds',
         {
-          title: 'Refunds',
+          title: recordMessages(visit.locale).refunds.title,
           notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: refundsContent({ ...commerceContext(visit), list, page }),
         },
@@ -100,11 +92,65 @@ export function salePageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      return salePage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+      const done = recordMessages(visit.locale).refunds.done;
+      return salePage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, done) });
     },
   );
 
+  exportRoute(app, deps);
   refundRoutes(app, deps);
+}
+
+type SalesFilters = ReturnType<typeof salesFiltersOf>;
+
+/** The sales list's filters as the page's query sends them (an empty field is no filter). */
+const salesFiltersOf = (q: z.infer<typeof listQuery>) => ({
+  status: q.status || undefined,
+  customerId: q.customer_id || undefined,
+  subscriptionId: q.subscription_id || undefined,
+  search: q.query?.trim() || undefined,
+});
+
+/** The API's query of those filters; the API says which it refuses. */
+const salesQuery = (filters: SalesFilters) => {
+  const { status, ...rest } = salesFilters(filters);
+  return { ...rest, status: unchecked<SaleBody['status'] | undefined>(status) };
+};
+
+/** Every sale the list's filters match (up to the cap), as CSV: amounts in reais from cents, ISO dates. */
+function exportRoute(app: RouteApp, deps: RouteDeps): void {
+  app.get(
+    '/dashboard/:organization_id/sales/export.csv',
+    { schema: { hide: true, params: organizationParams, querystring: listQuery } },
+    async (request, reply) => {
+      const visit = await sectionVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const t = recordMessages(visit.locale);
+      const query = salesQuery(salesFiltersOf(request.query));
+      const sales = await allRows((page, limit) =>
+        readList(visit.api.member.GET('/api/v1/sales', { params: { query: { ...query, page, limit } } })),
+      );
+      if ('refusal' in sales) {
+        const page = { title: t.sales.title, notice: refusalNotice(sales.refusal, visit.locale), children: null };
+        return sendSection(reply, visit, 'sales', page, sales.refusal.response.status);
+      }
+      const rows = sales.rows.map((s) => [
+        s.id,
+        s.created_at,
+        s.customer.email,
+        s.customer.name,
+        s.product.name,
+        s.currency,
+        reais(s.amount),
+        reais(s.total_amount),
+        s.payment_method,
+        String(s.installments),
+        s.status,
+        reais(s.refunded_amount),
+      ]);
+      return sendCsv(reply, t.sales.title.toLowerCase(), csvDocument(t.sales.csv, rows));
+    },
+  );
 }
 
 async function salePage(
@@ -123,7 +169,7 @@ async function salePage(
     visit,
     'sales',
     {
-      title: `Sale of ${sale.product.name}`,
+      title: recordMessages(visit.locale).sale.title(sale.product.name),
       notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
       children: saleContent({
         ...commerceContext(visit),
@@ -165,7 +211,7 @@ function refundRoutes(app: RouteApp, deps: RouteDeps): void {
       if (refused) return salePage(reply, visit, sale.id, { notice: refused, status: 400, values });
       const cents = refundCents(values.amount) ?? null;
       return sendSection(reply, visit, 'sales', {
-        title: 'Refund this sale?',
+        title: recordMessages(visit.locale).confirm.title,
         children: refundConfirmation({ ...commerceContext(visit), sale, cents, values }),
       });
     },
