@@ -99,7 +99,9 @@ export function refundColumns(c: CommerceContext, withSale = true): Column<Refun
       ? [
           {
             label: 'Sale',
-            cell: (r: RefundBody) => html`<a href=${recordPath(c.organizationId, 'sales', r.sale_id)}>View sale</a>`,
+            // A late payment of a checkout that ended without a sale is refunded without one (decision 0095).
+            cell: (r: RefundBody) =>
+              r.sale_id ? html`<a href=${recordPath(c.organizationId, 'sales', r.sale_id)}>View sale</a>` : 'No sale',
           },
         ]
       : []),
