@@ -121,12 +121,13 @@ export const DUPLICATE_PAYMENT_REASON = 'duplicate: paid after the checkout was 
 
 /**
  * The reason of the refund that gives back a payment of a checkout that ended without a sale (decision
- * 0095): a pix or boleto a bank paid after the checkout expired or failed, or a capture whose sale could
- * not be recorded. Recorded as a refund of the payment alone (no sale), by the checkout's status then.
+ * 0095): a pix or boleto the buyer gave up (or that the checkout outlived) paid by a bank anyway, found
+ * when the checkout had expired or failed; or a capture whose sale could not be recorded. Recorded as a
+ * refund of the payment alone (no sale), by the checkout's status then.
  */
 export function unsoldPaymentRefundReason(checkoutStatus: CheckoutStatus): string {
   if (checkoutStatus === 'expired' || checkoutStatus === 'failed') {
-    return `late_payment: paid after the checkout ${checkoutStatus}; refunded automatically`;
+    return `late_payment: checkout ${checkoutStatus} without a sale; refunded automatically`;
   }
   return 'unrecorded: the sale of this payment could not be recorded; refunded automatically';
 }
