@@ -145,7 +145,8 @@ async function settle(tx: EntityManager, refundId: string, settlement: RefundSet
   }
   await settleRefundRow(tx, refundId, { status: 'succeeded' }, now);
   const payment = await lockTransaction(tx, refund.transactionId);
-  const sale = await lockSale(tx, refund.saleId);
+  // A refund without a sale is recorded as made, never pending (the table's check): never settled here.
+  const sale = await lockSale(tx, refund.saleId!);
   await recordRefundedTotals(tx, payment, sale, refund.amount, now);
   // The sale as its GET answers it, with this change: read the sales' one way.
   recordEvent(tx, refund.organizationId, 'sale.refunded', await saleRecordIn(tx, sale.id));

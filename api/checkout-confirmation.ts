@@ -94,6 +94,8 @@ const DISCOUNT_ERRORS: Record<string, [code: string, message: string]> = {
   discount_codes_not_allowed: ['discount_codes_not_allowed', 'This checkout does not accept discount codes'],
   discount_not_found: ['discount_not_found', 'Unknown discount code'],
   discount_already_applied: ['discount_already_applied', 'The checkout already has a discount'],
+  // Its uses all taken (max_redemptions): the code checkout creation answers for it too, worded as such on the page.
+  exhausted: ['discount_exhausted', 'Discount has no redemptions left'],
 };
 const DISCOUNT_NOT_APPLICABLE = 'discount_not_applicable';
 

@@ -2720,7 +2720,8 @@ export interface components {
     Refund: {
       id: string;
       organization_id: string;
-      sale_id: string;
+      /** @description The sale refunded; null for a late payment of a checkout that ended without a sale (expired, failed), given back automatically: its transaction_id names the payment */
+      sale_id: string | null;
       transaction_id: string;
       amount: number;
       currency: string;

@@ -1,3 +1,5 @@
+import type { CheckoutStatus } from './checkout.ts';
+
 /** What is still refundable: what was paid, less what is refunded or on its way to being refunded. */
 export function refundableAmount(paid: number, refunded: number, pending: number): number {
   return Math.max(0, paid - refunded - pending);
@@ -116,3 +118,16 @@ export function gatewayMadeRefund(books: {
  * bank paid after the buyer paid by card): recorded against the checkout's sale, which it leaves paid.
  */
 export const DUPLICATE_PAYMENT_REASON = 'duplicate: paid after the checkout was already paid; refunded automatically';
+
+/**
+ * The reason of the refund that gives back a payment of a checkout that ended without a sale (decision
+ * 0095): a pix or boleto the buyer gave up (or that the checkout outlived) paid by a bank anyway, found
+ * when the checkout had expired or failed; or a capture whose sale could not be recorded. Recorded as a
+ * refund of the payment alone (no sale), by the checkout's status then.
+ */
+export function unsoldPaymentRefundReason(checkoutStatus: CheckoutStatus): string {
+  if (checkoutStatus === 'expired' || checkoutStatus === 'failed') {
+    return `late_payment: checkout ${checkoutStatus} without a sale; refunded automatically`;
+  }
+  return 'unrecorded: the sale of this payment could not be recorded; refunded automatically';
+}

@@ -23,7 +23,11 @@ export const TAGS = [
       'Subscriptions, their changes (price, cancelation, revocation), extra charges (invoices) and test clocks.',
   },
   { name: 'sales', description: 'Sales: what each paid checkout, renewal or extra charge sold.' },
-  { name: 'refunds', description: 'Refunds of a sale, whole or partial.' },
+  {
+    name: 'refunds',
+    description:
+      'Refunds of a sale, whole or partial; and of a late payment of a checkout that ended without a sale (sale_id null).',
+  },
   {
     name: 'discounts',
     description: 'Discounts a checkout can apply: a percentage or a fixed amount, once, repeating or forever.',

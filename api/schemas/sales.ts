@@ -20,7 +20,13 @@ export const saleParams = z.object({ id: z.string().max(64) });
 export const refundSchema = z.object({
   id: z.string(),
   organization_id: z.string(),
-  sale_id: z.string(),
+  sale_id: z
+    .string()
+    .nullable()
+    .describe(
+      'The sale refunded; null for a late payment of a checkout that ended without a sale (expired, failed), ' +
+        'given back automatically: its transaction_id names the payment',
+    ),
   transaction_id: z.string(),
   amount: z.number().int(),
   currency: z.string(),

@@ -273,7 +273,8 @@ export const Refund = defineEntity({
   properties: {
     id: p.uuid().primary(),
     organizationId: p.uuid(),
-    saleId: p.uuid(),
+    /** Null for a late payment of a checkout that ended without a sale, given back (decision 0095). */
+    saleId: p.uuid().nullable(),
     transactionId: p.uuid(),
     amount: p.bigint('number'),
     reason: p.string().nullable(),

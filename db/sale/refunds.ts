@@ -57,10 +57,13 @@ export async function settleRefundRow(
     .execute();
 }
 
-/** A refund made at the gateway (its panel), recorded as it already is: succeeded. The row as written. */
+/**
+ * A refund made at the gateway (its panel, or ours of a payment no sale accounts for), recorded as it
+ * already is: succeeded. Without a sale when the payment's checkout ended without one. The row as written.
+ */
 export async function insertGatewayRefund(
   em: EntityManager,
-  refund: { organizationId: string; saleId: string; transactionId: string; amount: number; reason: string },
+  refund: { organizationId: string; saleId: string | null; transactionId: string; amount: number; reason: string },
   now: Date,
 ) {
   return kyselyOf(em)

@@ -32,7 +32,9 @@ export const shopHandlers = (log: (line: string) => void): Handlers => ({
     log(`subscription ${subscription.id} past due since ${subscription.current_period_end}`);
   },
   'refund.created': async ({ data: refund }) => {
-    log(`refund ${refund.id} of ${refund.amount} on sale ${refund.sale_id}: ${refund.status}`);
+    // No sale: a late payment of a checkout that ended without one, given back (its transaction names it).
+    const of = refund.sale_id ? `sale ${refund.sale_id}` : `transaction ${refund.transaction_id}`;
+    log(`refund ${refund.id} of ${refund.amount} on ${of}: ${refund.status}`);
   },
 });
 

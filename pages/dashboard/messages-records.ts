@@ -95,7 +95,7 @@ const ptBR = {
     title: 'Reembolsos',
     caption: 'Reembolsos, os mais recentes primeiro',
     empty: 'Nenhum reembolso.',
-    columns: { sale: 'Venda', viewSale: 'Ver a venda', reason: 'Motivo' },
+    columns: { sale: 'Venda', viewSale: 'Ver a venda', noSale: 'Sem venda', reason: 'Motivo' },
     done: {
       succeeded: 'Reembolsado.',
       pending: 'Reembolso pedido: o gateway ainda não o confirmou.',
@@ -246,7 +246,7 @@ const en: RecordMessages = {
     title: 'Refunds',
     caption: 'Refunds, newest first',
     empty: 'No refunds.',
-    columns: { sale: 'Sale', viewSale: 'View sale', reason: 'Reason' },
+    columns: { sale: 'Sale', viewSale: 'View sale', noSale: 'No sale', reason: 'Reason' },
     done: {
       succeeded: 'Refunded.',
       pending: 'Refund requested: the gateway has not confirmed it yet.',

@@ -111,8 +111,11 @@ export function refundColumns(c: CommerceContext, withSale = true): Column<Refun
       ? [
           {
             label: t.refunds.columns.sale,
+            // A late payment of a checkout that ended without a sale is refunded without one (decision 0095).
             cell: (r: RefundBody) =>
-              html`<a href=${recordPath(c.organizationId, 'sales', r.sale_id)}>${t.refunds.columns.viewSale}</a>`,
+              r.sale_id
+                ? html`<a href=${recordPath(c.organizationId, 'sales', r.sale_id)}>${t.refunds.columns.viewSale}</a>`
+                : t.refunds.columns.noSale,
           },
         ]
       : []),

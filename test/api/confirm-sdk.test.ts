@@ -265,11 +265,7 @@ describe('confirm-sdk: discount codes', () => {
       body: { payment_method: 'credit_card', discount_code: 'ONCE', card: card() },
     });
     expect(exhausted.status).toBe(422);
-    expect(exhausted.body).toEqual({
-      error: 'The discount does not apply to this checkout',
-      detail: 'exhausted',
-      code: 'discount_not_applicable',
-    });
+    expect(exhausted.body).toEqual({ error: 'Discount has no redemptions left', code: 'discount_exhausted' });
   });
 });
 

@@ -10,7 +10,7 @@ export function presentRefund(refund: RefundEntity, currency: string) {
   return {
     id: refund.id,
     organization_id: refund.organizationId,
-    sale_id: refund.saleId,
+    sale_id: refund.saleId ?? null,
     transaction_id: refund.transactionId,
     amount: refund.amount,
     currency: currency.toUpperCase(),
