@@ -36,6 +36,10 @@ const ptBR = {
     amount_required: 'Informe o valor.',
     gateway_unavailable: 'O gateway de pagamento não respondeu. Tente de novo em instantes.',
     temporarily_unavailable: 'O serviço está indisponível no momento. Tente de novo em instantes.',
+    already_member: 'Esta pessoa já é membro da organização.',
+    last_owner: 'O último proprietário não pode ser removido. Torne outro membro proprietário antes.',
+    invalid_expires_at: 'A data de expiração precisa ser no futuro.',
+    slug_taken: 'Já existe uma organização com este identificador.',
   } as Record<string, string>,
   byStatus: {
     400: 'Confira os campos do formulário.',
