@@ -44,7 +44,7 @@ export function accessTokensContent(v: AccessTokensView) {
         ? html`<section class="secret" aria-labelledby="created-title">
             <h2 id="created-title">${m.newToken(v.created.comment)}</h2>
             <p><strong>${common.copyNow}</strong> ${m.shownOnce}</p>
-            <p><${Copyable} id="new-token" value=${v.created.token} label=${m.copy} /></p>
+            <p><${Copyable} locale=${v.locale} id="new-token" value=${v.created.token} label=${m.copy} /></p>
           </section>`
         : null
     }
@@ -54,7 +54,7 @@ export function accessTokensContent(v: AccessTokensView) {
         ? html`<section aria-labelledby="tokens-title">
             <h2 id="tokens-title">${m.tokens}</h2>
             <${Table} caption=${m.caption} columns=${columns} rows=${v.tokens.items} empty=${m.none} />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.tokens.pagination.max_page} />
+            <${Pager} locale=${v.locale} path=${path} page=${v.page} maxPage=${v.tokens.pagination.max_page} />
           </section>`
         : null
     }

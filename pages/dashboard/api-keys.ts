@@ -50,7 +50,7 @@ export function apiKeysContent(v: ApiKeysView) {
         ? html`<section class="secret" aria-labelledby="created-title">
             <h2 id="created-title">${t.newKey(v.created.name)}</h2>
             <p><strong>${common.copyNow}</strong> ${t.shownOnce}</p>
-            <p><${Copyable} id="new-key" value=${v.created.key} label=${t.copy} /></p>
+            <p><${Copyable} locale=${v.locale} id="new-key" value=${v.created.key} label=${t.copy} /></p>
           </section>`
         : null
     }

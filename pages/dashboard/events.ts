@@ -87,7 +87,13 @@ export function eventsContent(v: EventsView) {
             <h2 id="events-title">${t.title}</h2>
             <p class="muted">${t.summary(total)}</p>
             <${Table} caption=${t.title} columns=${columns} rows=${v.events.items} empty=${t.none} />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.events.pagination.max_page} query=${{ ...v.filters }} />
+            <${Pager}
+              locale=${v.locale}
+              path=${path}
+              page=${v.page}
+              maxPage=${v.events.pagination.max_page}
+              query=${{ ...v.filters }}
+            />
           </section>`
         : null
     }

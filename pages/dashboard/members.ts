@@ -68,7 +68,7 @@ export function membersContent(v: MembersView) {
         ? html`<section aria-labelledby="members-title">
             <h2 id="members-title">${t.title}</h2>
             <${Table} caption=${t.caption} columns=${columns} rows=${v.members.items} empty=${t.none} />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.members.pagination.max_page} />
+            <${Pager} locale=${v.locale} path=${path} page=${v.page} maxPage=${v.members.pagination.max_page} />
           </section>`
         : null
     }

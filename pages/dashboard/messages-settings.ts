@@ -107,7 +107,7 @@ const ptBR = {
     time: 'Horário',
     kind: 'Tipo',
     result: 'Resultado',
-    httpStatus: 'Status HTTP',
+    httpStatus: 'Código HTTP',
     duration: 'Duração',
     response: 'Resposta',
     manual: 'Reenvio',

@@ -83,6 +83,7 @@ export function reconciliationsContent(v: ReconciliationsView) {
             <p class="muted">${t.summary(total)}</p>
             <${Table} caption=${t.caption} columns=${columns} rows=${v.reports.items} empty=${t.noReports} />
             <${Pager}
+              locale=${v.locale}
               path=${path}
               page=${v.page}
               maxPage=${v.reports.pagination.max_page}

@@ -39,7 +39,7 @@ export function deliveriesSection(v: DeliveriesView) {
         ? html`<p class="muted">${t.none}</p>`
         : v.deliveries.map((d) => html`<${DeliveryItem} delivery=${d} view=${v} />`)
     }
-    <${Pager} path=${path} page=${v.page} maxPage=${v.maxPage} />
+    <${Pager} locale=${v.locale} path=${path} page=${v.page} maxPage=${v.maxPage} />
   </section>`;
 }
 

@@ -37,7 +37,7 @@ export function endpointContent(v: EndpointView) {
         ? html`<section class="secret" aria-labelledby="secret-title">
             <h2 id="secret-title">${t.secret}</h2>
             <p><strong>${common.copyNow}</strong> ${t.secretOnce}</p>
-            <p><${Copyable} id="signing-secret" value=${v.secret} label=${t.copySecret} /></p>
+            <p><${Copyable} locale=${v.locale} id="signing-secret" value=${v.secret} label=${t.copySecret} /></p>
           </section>`
         : null
     }

@@ -78,7 +78,12 @@ export function webhooksContent(v: WebhooksView) {
               rows=${v.endpoints.items}
               empty=${t.noEndpoints}
             />
-            <${Pager} path=${webhooksPath(v.organizationId)} page=${v.endpoints.page} maxPage=${v.endpoints.maxPage} />
+            <${Pager}
+              locale=${v.locale}
+              path=${webhooksPath(v.organizationId)}
+              page=${v.endpoints.page}
+              maxPage=${v.endpoints.maxPage}
+            />
           </section>`
         : null
     }
