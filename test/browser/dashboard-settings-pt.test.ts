@@ -29,6 +29,8 @@ afterAll(async () => {
 });
 
 const pageChecked = (page: Page, name: string) => checkedPage(page, `dashboard-pt-${name}`);
+/** Each walk visits many pages, each checked by axe at two sizes: more than jest's minute on a busy machine. */
+const WALK_TIMEOUT = 240_000;
 const DATE = /\b\d{2}\/\d{2}\/\d{4}\b/;
 const section = (path: string) => `${api.baseUrl}/dashboard/${t.org.id}/${path}`;
 
@@ -114,171 +116,183 @@ const h1 = (page: Page) => page.getByRole('heading', { level: 1 }).textContent()
 const status = (page: Page) => page.getByRole('status').first().textContent();
 
 describe('merchant dashboard in Portuguese: the settings sections', () => {
-  it('shows webhooks in pt-BR: a refusal by its code, the secret, a delivery, edit, rotation and deletion', async () => {
-    expect(ENGLISH).toEqual(expect.arrayContaining(['Add endpoint', 'No endpoints yet.']));
-    const url = await receiver.start();
-    const { page, close } = await signedInPt();
-    try {
-      await expect(h1(page)).resolves.toBe('Escolha uma organização');
-      await checked(page, 'organizations');
-      await page.getByRole('link', { name: t.org.slug, exact: true }).click();
-      await page.getByRole('navigation', { name: 'Seções' }).getByRole('link', { name: 'Webhooks' }).click();
-      await page.waitForURL(section('webhooks'));
-      await expect(page.getByText('Nenhum endpoint ainda.').isVisible()).resolves.toBe(true);
-      await checked(page, 'webhooks-empty');
+  it(
+    'shows webhooks in pt-BR: a refusal by its code, the secret, a delivery, edit, rotation and deletion',
+    async () => {
+      expect(ENGLISH).toEqual(expect.arrayContaining(['Add endpoint', 'No endpoints yet.']));
+      const url = await receiver.start();
+      const { page, close } = await signedInPt();
+      try {
+        await expect(h1(page)).resolves.toBe('Escolha uma organização');
+        await checked(page, 'organizations');
+        await page.getByRole('link', { name: t.org.slug, exact: true }).click();
+        await page.getByRole('navigation', { name: 'Seções' }).getByRole('link', { name: 'Webhooks' }).click();
+        await page.waitForURL(section('webhooks'));
+        await expect(page.getByText('Nenhum endpoint ainda.').isVisible()).resolves.toBe(true);
+        await checked(page, 'webhooks-empty');
 
-      await page.getByLabel('URL', { exact: true }).fill('http://example.com/hooks');
-      await page.getByLabel('product.created', { exact: true }).check();
-      await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
-      const alert = page.getByRole('alert');
-      await expect(alert.textContent()).resolves.toContain('O endereço não é válido.');
-      await expect(alert.textContent()).resolves.toContain('Código: invalid_url');
-      await checked(page, 'webhook-refused');
+        await page.getByLabel('URL', { exact: true }).fill('http://example.com/hooks');
+        await page.getByLabel('product.created', { exact: true }).check();
+        await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
+        const alert = page.getByRole('alert');
+        await expect(alert.textContent()).resolves.toContain('O endereço não é válido.');
+        await expect(alert.textContent()).resolves.toContain('Código: invalid_url');
+        await checked(page, 'webhook-refused');
 
-      await page.getByLabel('URL', { exact: true }).fill(url);
-      await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
-      await page.waitForURL(/\/webhooks\/[0-9a-f-]{36}\?done=created$/);
-      await expect(status(page)).resolves.toContain('Endpoint adicionado.');
-      await expect(page.getByRole('heading', { name: 'Segredo de assinatura' }).isVisible()).resolves.toBe(true);
-      receiver.secrets = [(await page.locator('#signing-secret').textContent())!.trim()];
-      await expect(page.locator('dl').textContent()).resolves.toMatch(/Ativo[\s\S]*Criado em\s*\d{2}\/\d{2}\/\d{4}/);
-      await checked(page, 'webhook-created');
+        await page.getByLabel('URL', { exact: true }).fill(url);
+        await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
+        await page.waitForURL(/\/webhooks\/[0-9a-f-]{36}\?done=created$/);
+        await expect(status(page)).resolves.toContain('Endpoint adicionado.');
+        await expect(page.getByRole('heading', { name: 'Segredo de assinatura' }).isVisible()).resolves.toBe(true);
+        receiver.secrets = [(await page.locator('#signing-secret').textContent())!.trim()];
+        await expect(page.locator('dl').textContent()).resolves.toMatch(/Ativo[\s\S]*Criado em\s*\d{2}\/\d{2}\/\d{4}/);
+        await checked(page, 'webhook-created');
 
-      await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
-      await expect(status(page)).resolves.toContain('Evento de teste enviado.');
-      const delivery = page.locator('article.delivery').first();
-      await until(async () => {
-        await page.reload();
-        return (await page.locator('article.delivery h3').allTextContents()).some((h) => h.includes('Entregue'));
-      }, 30_000);
-      await expect(delivery.getByRole('columnheader', { name: 'Resultado' }).isVisible()).resolves.toBe(true);
-      await expect(delivery.getByRole('cell').nth(1).textContent()).resolves.toMatch(DATE);
-      await checked(page, 'webhook-delivered');
+        await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
+        await expect(status(page)).resolves.toContain('Evento de teste enviado.');
+        const delivery = page.locator('article.delivery').first();
+        await until(async () => {
+          await page.reload();
+          return (await page.locator('article.delivery h3').allTextContents()).some((h) => h.includes('Entregue'));
+        }, 30_000);
+        await expect(delivery.getByRole('columnheader', { name: 'Resultado' }).isVisible()).resolves.toBe(true);
+        await expect(delivery.getByRole('cell').nth(1).textContent()).resolves.toMatch(DATE);
+        await checked(page, 'webhook-delivered');
 
-      await page.getByRole('link', { name: 'Editar endpoint' }).click();
-      await expect(h1(page)).resolves.toBe('Editar endpoint');
-      await checked(page, 'webhook-edit');
-      await page.getByRole('button', { name: 'Salvar alterações' }).click();
-      await expect(status(page)).resolves.toContain('Alterações salvas.');
+        await page.getByRole('link', { name: 'Editar endpoint' }).click();
+        await expect(h1(page)).resolves.toBe('Editar endpoint');
+        await checked(page, 'webhook-edit');
+        await page.getByRole('button', { name: 'Salvar alterações' }).click();
+        await expect(status(page)).resolves.toContain('Alterações salvas.');
 
-      await page.getByRole('link', { name: 'Trocar o segredo de assinatura' }).click();
-      await expect(h1(page)).resolves.toBe('Trocar o segredo de assinatura?');
-      await checked(page, 'webhook-rotate');
-      await page.getByRole('button', { name: 'Trocar segredo' }).click();
-      await expect(status(page)).resolves.toContain('Um novo segredo de assinatura foi criado.');
+        await page.getByRole('link', { name: 'Trocar o segredo de assinatura' }).click();
+        await expect(h1(page)).resolves.toBe('Trocar o segredo de assinatura?');
+        await checked(page, 'webhook-rotate');
+        await page.getByRole('button', { name: 'Trocar segredo' }).click();
+        await expect(status(page)).resolves.toContain('Um novo segredo de assinatura foi criado.');
 
-      await page.getByRole('link', { name: 'Todos os endpoints' }).click();
-      await expect(page.getByRole('row', { name: new RegExp(url) }).textContent()).resolves.toContain('Ativo');
-      await checked(page, 'webhooks-list');
-      await page.getByRole('link', { name: `Excluir ${url}` }).click();
-      await expect(h1(page)).resolves.toBe('Excluir este endpoint?');
-      await checked(page, 'webhook-delete');
-      await page.getByRole('button', { name: 'Excluir endpoint' }).click();
-      await expect(status(page)).resolves.toContain('O endpoint foi excluído.');
+        await page.getByRole('link', { name: 'Todos os endpoints' }).click();
+        await expect(page.getByRole('row', { name: new RegExp(url) }).textContent()).resolves.toContain('Ativo');
+        await checked(page, 'webhooks-list');
+        await page.getByRole('link', { name: `Excluir ${url}` }).click();
+        await expect(h1(page)).resolves.toBe('Excluir este endpoint?');
+        await checked(page, 'webhook-delete');
+        await page.getByRole('button', { name: 'Excluir endpoint' }).click();
+        await expect(status(page)).resolves.toContain('O endpoint foi excluído.');
 
-      // Another organization's address: the frame's refusal in Portuguese too.
-      await page.goto(`${api.baseUrl}/dashboard/00000000-0000-7000-8000-000000000000/webhooks`);
-      await expect(page.getByRole('alert').textContent()).resolves.toContain('Nenhuma das suas organizações');
-      await checked(page, 'organization-not-found');
-    } finally {
-      await close();
-    }
-  });
+        // Another organization's address: the frame's refusal in Portuguese too.
+        await page.goto(`${api.baseUrl}/dashboard/00000000-0000-7000-8000-000000000000/webhooks`);
+        await expect(page.getByRole('alert').textContent()).resolves.toContain('Nenhuma das suas organizações');
+        await checked(page, 'organization-not-found');
+      } finally {
+        await close();
+      }
+    },
+    WALK_TIMEOUT,
+  );
 
-  it('creates and revokes an API key and an access token, and adds and removes a member, in pt-BR', async () => {
-    const { page, close } = await signedInPt();
-    try {
-      await page.goto(section('api-keys'));
-      await expect(page.getByText('Nenhuma chave revogada.').isVisible()).resolves.toBe(true);
-      await page.getByLabel('Nome', { exact: true }).fill('Loja');
-      await page.getByRole('button', { name: 'Criar chave' }).click();
-      await expect(status(page)).resolves.toContain('Chave criada.');
-      await expect(page.getByRole('heading', { name: 'Sua nova chave: Loja' }).isVisible()).resolves.toBe(true);
-      const key = await page.getByRole('row', { name: /Loja/ }).getByRole('cell').allTextContents();
-      expect([key[2], key[5], key[7]]).toEqual(['teste', 'Nunca', 'ativa']);
-      expect(key[4]).toMatch(DATE);
-      await checked(page, 'api-key-created');
-      await page.getByRole('link', { name: 'Revogar Loja' }).click();
-      await expect(h1(page)).resolves.toBe('Revogar esta chave?');
-      await checked(page, 'api-key-revoke');
-      await page.getByRole('button', { name: 'Revogar chave' }).click();
-      await expect(status(page)).resolves.toContain('A chave foi revogada.');
-      await checked(page, 'api-key-revoked');
+  it(
+    'creates and revokes an API key and an access token, and adds and removes a member, in pt-BR',
+    async () => {
+      const { page, close } = await signedInPt();
+      try {
+        await page.goto(section('api-keys'));
+        await expect(page.getByText('Nenhuma chave revogada.').isVisible()).resolves.toBe(true);
+        await page.getByLabel('Nome', { exact: true }).fill('Loja');
+        await page.getByRole('button', { name: 'Criar chave' }).click();
+        await expect(status(page)).resolves.toContain('Chave criada.');
+        await expect(page.getByRole('heading', { name: 'Sua nova chave: Loja' }).isVisible()).resolves.toBe(true);
+        const key = await page.getByRole('row', { name: /Loja/ }).getByRole('cell').allTextContents();
+        expect([key[2], key[5], key[7]]).toEqual(['teste', 'Nunca', 'ativa']);
+        expect(key[4]).toMatch(DATE);
+        await checked(page, 'api-key-created');
+        await page.getByRole('link', { name: 'Revogar Loja' }).click();
+        await expect(h1(page)).resolves.toBe('Revogar esta chave?');
+        await checked(page, 'api-key-revoke');
+        await page.getByRole('button', { name: 'Revogar chave' }).click();
+        await expect(status(page)).resolves.toContain('A chave foi revogada.');
+        await checked(page, 'api-key-revoked');
 
-      await page.goto(section('access-tokens'));
-      await page.getByLabel('Comentário').fill('Servidor da loja');
-      await page.getByRole('button', { name: 'Criar token' }).click();
-      await expect(page.getByRole('alert').textContent()).resolves.toContain('Campos: scopes');
-      await checked(page, 'access-token-refused');
-      await page.getByLabel('products:read').check();
-      await page.getByRole('button', { name: 'Criar token' }).click();
-      await expect(status(page)).resolves.toContain('Token criado.');
-      await checked(page, 'access-token-created');
-      await page.getByRole('link', { name: 'Revogar Servidor da loja' }).click();
-      await expect(h1(page)).resolves.toBe('Revogar este token?');
-      await page.getByRole('button', { name: 'Revogar token' }).click();
-      await expect(status(page)).resolves.toContain('O token foi revogado.');
+        await page.goto(section('access-tokens'));
+        await page.getByLabel('Comentário').fill('Servidor da loja');
+        await page.getByRole('button', { name: 'Criar token' }).click();
+        await expect(page.getByRole('alert').textContent()).resolves.toContain('Campos: scopes');
+        await checked(page, 'access-token-refused');
+        await page.getByLabel('products:read').check();
+        await page.getByRole('button', { name: 'Criar token' }).click();
+        await expect(status(page)).resolves.toContain('Token criado.');
+        await checked(page, 'access-token-created');
+        await page.getByRole('link', { name: 'Revogar Servidor da loja' }).click();
+        await expect(h1(page)).resolves.toBe('Revogar este token?');
+        await page.getByRole('button', { name: 'Revogar token' }).click();
+        await expect(status(page)).resolves.toContain('O token foi revogado.');
 
-      const email = `${unique('pessoa')}@example.com`.toLowerCase();
-      await page.goto(section('members'));
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByRole('button', { name: 'Adicionar membro' }).click();
-      await expect(status(page)).resolves.toContain('O membro foi adicionado.');
-      const member = await page
-        .getByRole('row', { name: new RegExp(email) })
-        .getByRole('cell')
-        .allTextContents();
-      expect(member[1]).toBe('Membro');
-      expect(member[2]).toMatch(DATE);
-      await checked(page, 'members');
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByRole('button', { name: 'Adicionar membro' }).click();
-      await expect(page.getByRole('alert').textContent()).resolves.toContain('Esta pessoa já é membro');
-      await page.getByRole('link', { name: `Remover ${email}` }).click();
-      await expect(h1(page)).resolves.toBe('Remover este membro?');
-      await checked(page, 'member-remove');
-      await page.getByRole('button', { name: 'Remover membro' }).click();
-      await expect(status(page)).resolves.toContain('O membro foi removido.');
-    } finally {
-      await close();
-    }
-  });
+        const email = `${unique('pessoa')}@example.com`.toLowerCase();
+        await page.goto(section('members'));
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByRole('button', { name: 'Adicionar membro' }).click();
+        await expect(status(page)).resolves.toContain('O membro foi adicionado.');
+        const member = await page
+          .getByRole('row', { name: new RegExp(email) })
+          .getByRole('cell')
+          .allTextContents();
+        expect(member[1]).toBe('Membro');
+        expect(member[2]).toMatch(DATE);
+        await checked(page, 'members');
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByRole('button', { name: 'Adicionar membro' }).click();
+        await expect(page.getByRole('alert').textContent()).resolves.toContain('Esta pessoa já é membro');
+        await page.getByRole('link', { name: `Remover ${email}` }).click();
+        await expect(h1(page)).resolves.toBe('Remover este membro?');
+        await checked(page, 'member-remove');
+        await page.getByRole('button', { name: 'Remover membro' }).click();
+        await expect(status(page)).resolves.toContain('O membro foi removido.');
+      } finally {
+        await close();
+      }
+    },
+    WALK_TIMEOUT,
+  );
 
-  it('shows the event log and a reconciliation with its lines in pt-BR, days as dd/mm/aaaa', async () => {
-    await paidSale(api, t.org.id, 5_000);
-    const { page, close } = await signedInPt();
-    try {
-      await page.goto(section('events'));
-      await expect(page.getByText(/\d+ eventos, os mais recentes primeiro/).isVisible()).resolves.toBe(true);
-      await expect(page.getByRole('columnheader', { name: 'Autor' }).isVisible()).resolves.toBe(true);
-      await checked(page, 'events');
-      await page
-        .getByRole('link', { name: /^Detalhes de / })
-        .first()
-        .click();
-      await expect(h1(page)).resolves.toMatch(/^Evento /);
-      await checked(page, 'event');
+  it(
+    'shows the event log and a reconciliation with its lines in pt-BR, days as dd/mm/aaaa',
+    async () => {
+      await paidSale(api, t.org.id, 5_000);
+      const { page, close } = await signedInPt();
+      try {
+        await page.goto(section('events'));
+        await expect(page.getByText(/\d+ eventos, os mais recentes primeiro/).isVisible()).resolves.toBe(true);
+        await expect(page.getByRole('columnheader', { name: 'Autor' }).isVisible()).resolves.toBe(true);
+        await checked(page, 'events');
+        await page
+          .getByRole('link', { name: /^Detalhes de / })
+          .first()
+          .click();
+        await expect(h1(page)).resolves.toMatch(/^Evento /);
+        await checked(page, 'event');
 
-      await page.goto(section('reconciliations'));
-      await expect(page.getByText('Nenhum relatório ainda.').isVisible()).resolves.toBe(true);
-      await checked(page, 'reconciliations-empty');
-      const today = new Date().toISOString().slice(0, 10);
-      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-      await page.getByLabel('Dia (UTC)').fill(tomorrow);
-      await page.getByRole('button', { name: 'Conciliar agora' }).click();
-      await expect(page.getByRole('alert').textContent()).resolves.toContain('Escolha um dia que já terminou.');
-      await page.getByLabel('Dia (UTC)').fill(today);
-      await page.getByRole('button', { name: 'Conciliar agora' }).click();
-      await page.waitForURL(/\/reconciliations\/[0-9a-f-]{36}$/);
-      const [y, m, d] = today.split('-');
-      await expect(h1(page)).resolves.toBe(`Conciliação de ${d}/${m}/${y}`);
-      await expect(page.getByRole('table', { name: 'Linhas do relatório' }).isVisible()).resolves.toBe(true);
-      await checked(page, 'reconciliation');
-      await page.getByRole('link', { name: 'Todos os relatórios' }).click();
-      await expect(page.getByRole('link', { name: `${d}/${m}/${y}` }).isVisible()).resolves.toBe(true);
-      await checked(page, 'reconciliations');
-    } finally {
-      await close();
-    }
-  });
+        await page.goto(section('reconciliations'));
+        await expect(page.getByText('Nenhum relatório ainda.').isVisible()).resolves.toBe(true);
+        await checked(page, 'reconciliations-empty');
+        const today = new Date().toISOString().slice(0, 10);
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+        await page.getByLabel('Dia (UTC)').fill(tomorrow);
+        await page.getByRole('button', { name: 'Conciliar agora' }).click();
+        await expect(page.getByRole('alert').textContent()).resolves.toContain('Escolha um dia que já terminou.');
+        await page.getByLabel('Dia (UTC)').fill(today);
+        await page.getByRole('button', { name: 'Conciliar agora' }).click();
+        await page.waitForURL(/\/reconciliations\/[0-9a-f-]{36}$/);
+        const [y, m, d] = today.split('-');
+        await expect(h1(page)).resolves.toBe(`Conciliação de ${d}/${m}/${y}`);
+        await expect(page.getByRole('table', { name: 'Linhas do relatório' }).isVisible()).resolves.toBe(true);
+        await checked(page, 'reconciliation');
+        await page.getByRole('link', { name: 'Todos os relatórios' }).click();
+        await expect(page.getByRole('link', { name: `${d}/${m}/${y}` }).isVisible()).resolves.toBe(true);
+        await checked(page, 'reconciliations');
+      } finally {
+        await close();
+      }
+    },
+    WALK_TIMEOUT,
+  );
 });
