@@ -3,6 +3,8 @@ import type { AccessTokenRecord } from '../../api/schemas/credentials.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Copyable, Field, moment, Pager, PostButton, PostForm, Table, type Column } from './components.ts';
+import { settingsMessages } from './messages-settings.ts';
+import { accessMessages } from './messages-settings-access.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Organization Access Tokens: create (the token once), the list, revoke behind a confirmation. */
@@ -22,40 +24,37 @@ export interface AccessTokensView {
 
 export function accessTokensContent(v: AccessTokensView) {
   const path = dashboardPaths.section(v.organizationId, 'access-tokens');
+  const { common } = settingsMessages(v.locale);
+  const { credentials: c, tokens: m } = accessMessages(v.locale);
   const columns: Column<AccessTokenRecord>[] = [
-    { label: 'Comment', cell: (t) => t.comment },
-    { label: 'Token', cell: (t) => html`<code>${t.masked_token}</code>` },
-    { label: 'Scopes', cell: (t) => t.scopes.join(', ') },
-    { label: 'Created', cell: (t) => moment(v.locale, t.created_at) },
-    { label: 'Last used', cell: (t) => (t.last_used_at ? moment(v.locale, t.last_used_at) : 'Never') },
-    { label: 'Expires', cell: (t) => (t.expires_at ? moment(v.locale, t.expires_at) : 'Never') },
+    { label: m.comment, cell: (t) => t.comment },
+    { label: m.token, cell: (t) => html`<code>${t.masked_token}</code>` },
+    { label: c.scopes, cell: (t) => t.scopes.join(', ') },
+    { label: m.created, cell: (t) => moment(v.locale, t.created_at) },
+    { label: c.lastUsed, cell: (t) => (t.last_used_at ? moment(v.locale, t.last_used_at) : c.never) },
+    { label: c.expires, cell: (t) => (t.expires_at ? moment(v.locale, t.expires_at) : c.never) },
     {
-      label: 'Actions',
-      cell: (t) => html`<a href=${`${path}/${t.id}/revoke`} aria-label=${`Revoke ${t.comment}`}>Revoke</a>`,
+      label: common.actions,
+      cell: (t) => html`<a href=${`${path}/${t.id}/revoke`} aria-label=${c.revokeOf(t.comment)}>${c.revoke}</a>`,
     },
   ];
   return html`
     ${
       v.created
         ? html`<section class="secret" aria-labelledby="created-title">
-            <h2 id="created-title">Your new token: ${v.created.comment}</h2>
-            <p><strong>Copy it now.</strong> This is the only time the token is shown; only its masked form is kept.</p>
-            <p><${Copyable} id="new-token" value=${v.created.token} label="Copy the new token" /></p>
+            <h2 id="created-title">${m.newToken(v.created.comment)}</h2>
+            <p><strong>${common.copyNow}</strong> ${m.shownOnce}</p>
+            <p><${Copyable} locale=${v.locale} id="new-token" value=${v.created.token} label=${m.copy} /></p>
           </section>`
         : null
     }
-    <${CreateForm} path=${path} csrf=${v.csrf} values=${v.values} />
+    <${CreateForm} locale=${v.locale} path=${path} csrf=${v.csrf} values=${v.values} />
     ${
       v.tokens
         ? html`<section aria-labelledby="tokens-title">
-            <h2 id="tokens-title">Tokens</h2>
-            <${Table}
-              caption="Access tokens not revoked"
-              columns=${columns}
-              rows=${v.tokens.items}
-              empty="No tokens."
-            />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.tokens.pagination.max_page} />
+            <h2 id="tokens-title">${m.tokens}</h2>
+            <${Table} caption=${m.caption} columns=${columns} rows=${v.tokens.items} empty=${m.none} />
+            <${Pager} locale=${v.locale} path=${path} page=${v.page} maxPage=${v.tokens.pagination.max_page} />
           </section>`
         : null
     }
@@ -63,17 +62,29 @@ export function accessTokensContent(v: AccessTokensView) {
 }
 
 /** The creation form: a comment, the scopes, and an expiry in days (none: it never expires). */
-function CreateForm({ path, csrf, values }: { path: string; csrf: string; values: AccessTokensView['values'] }) {
+function CreateForm({
+  locale,
+  path,
+  csrf,
+  values,
+}: {
+  locale: Locale;
+  path: string;
+  csrf: string;
+  values: AccessTokensView['values'];
+}) {
+  const { credentials: c, tokens: m } = accessMessages(locale);
+  const hint = m.scopesHint;
   const scopes = values?.scopes ?? [];
   return html`<section aria-labelledby="create-title">
-    <h2 id="create-title">Create a token</h2>
-    <${PostForm} action=${path} csrf=${csrf} label="Create a token" className="dash-form wide-form">
-      <${Field} label="Comment" name="comment" value=${values?.comment} required maxlength="200" />
+    <h2 id="create-title">${m.create}</h2>
+    <${PostForm} action=${path} csrf=${csrf} label=${m.create} className="dash-form wide-form">
+      <${Field} label=${m.comment} name="comment" value=${values?.comment} required maxlength="200" />
       <fieldset>
-        <legend>Scopes</legend>
+        <legend>${c.scopes}</legend>
         <p class="hint">
-          A <code>:write</code> scope includes its <code>:read</code>; <code>web:read</code> reads everything and
-          <code>web:write</code> does everything.
+          ${hint.a}<code>:write</code>${hint.includes}<code>:read</code>;
+          <code>web:read</code>${hint.reads}<code>web:write</code>${hint.does}
         </p>
         <div class="scope-grid">
           ${OAT_SCOPES.map(
@@ -86,29 +97,34 @@ function CreateForm({ path, csrf, values }: { path: string; csrf: string; values
         </div>
       </fieldset>
       <${Field}
-        label="Expires in (days, optional)"
+        label=${m.expiresIn}
         name="expires_in_days"
         type="number"
         min="1"
         max="3650"
         step="1"
         value=${values?.expires_in_days}
-        hint="Leave empty for a token that never expires."
+        hint=${m.expiresHint}
       />
-      <button type="submit" class="button">Create token</button>
+      <button type="submit" class="button">${m.createSubmit}</button>
     <//>
   </section>`;
 }
 
 /** The confirmation before a token is revoked: what stops working, and the button that does it. */
-export function revokeTokenConfirmation(v: { organizationId: string; csrf: string; token: AccessTokenRecord }) {
+export function revokeTokenConfirmation(v: {
+  locale: Locale;
+  organizationId: string;
+  csrf: string;
+  token: AccessTokenRecord;
+}) {
   const path = dashboardPaths.section(v.organizationId, 'access-tokens');
+  const { credentials: c, tokens: m } = accessMessages(v.locale);
   return html`<p>
-      Revoke <strong>${v.token.comment}</strong> (<code>${v.token.masked_token}</code>)? Every request with it is
-      refused from then on, on every API process. This cannot be undone.
+      ${c.revokeBefore}<strong>${v.token.comment}</strong> (<code>${v.token.masked_token}</code>)${m.revokeAfter}
     </p>
     <div class="actions">
-      <${PostButton} action=${`${path}/${v.token.id}/revoke`} csrf=${v.csrf} label="Revoke token" danger />
-      <a href=${path}>Keep it</a>
+      <${PostButton} action=${`${path}/${v.token.id}/revoke`} csrf=${v.csrf} label=${m.revokeSubmit} danger />
+      <a href=${path}>${settingsMessages(v.locale).common.keepIt}</a>
     </div>`;
 }

@@ -2,6 +2,7 @@ import { EVENT_TYPES, type EventRecord } from '../../api/schemas/events.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Field, moment, Pager, Select, Table, type Column } from './components.ts';
+import { settingsMessages } from './messages-settings.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** The event log (GET /api/v1/events/): filters, one page of events, and one event's payload. */
@@ -24,28 +25,26 @@ export interface EventsView {
   events: { items: EventRecord[]; pagination: { total_count: number; max_page: number } } | null;
 }
 
-const ACTORS: Record<string, string> = {
-  api_key: 'API key',
-  access_token: 'Access token',
-  user: 'User',
-  customer: 'Customer',
-  system: 'System',
-};
+const RESOURCES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))];
 
 /** Every type, and under each resource the prefix that takes all of its types (customer.*). */
-const TYPE_OPTIONS: readonly (readonly [string, string])[] = [
-  ['', 'All types'],
-  ...[...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))].flatMap((resource) => [
-    [`${resource}.*`, `${resource}.* (every ${resource} event)`] as const,
-    ...EVENT_TYPES.filter((t) => t.startsWith(`${resource}.`)).map((t) => [t, t] as const),
-  ]),
-];
+const typeOptionsIn = (locale: Locale): readonly (readonly [string, string])[] => {
+  const t = settingsMessages(locale).events;
+  return [
+    ['', t.allTypes],
+    ...RESOURCES.flatMap((resource) => [
+      [`${resource}.*`, t.everyOf(resource)] as const,
+      ...EVENT_TYPES.filter((type) => type.startsWith(`${resource}.`)).map((type) => [type, type] as const),
+    ]),
+  ];
+};
 
 /** Who made the change: the kind of credential, and its id (the signed-in user is "you"). */
-export function actorText(actor: EventRecord['actor'], userId: string) {
-  if (!actor) return html`<span class="muted">Not recorded</span>`;
-  const kind = ACTORS[actor.type] ?? actor.type;
-  if (actor.type === 'user' && actor.id === userId) return `${kind} (you)`;
+export function actorText(locale: Locale, actor: EventRecord['actor'], userId: string) {
+  const t = settingsMessages(locale).events;
+  if (!actor) return html`<span class="muted">${t.notRecorded}</span>`;
+  const kind = t.actors[actor.type] ?? actor.type;
+  if (actor.type === 'user' && actor.id === userId) return t.you(kind);
   return actor.id ? html`${kind} <code>${actor.id}</code>` : kind;
 }
 
@@ -54,35 +53,47 @@ const objectId = (e: EventRecord) => (typeof e.data.id === 'string' ? e.data.id 
 
 export function eventsContent(v: EventsView) {
   const path = dashboardPaths.section(v.organizationId, 'events');
+  const { common, events: t } = settingsMessages(v.locale);
   const columns: Column<EventRecord>[] = [
-    { label: 'Type', cell: (e) => html`<code>${e.type}</code>` },
-    { label: 'Time', cell: (e) => moment(v.locale, e.created_at) },
-    { label: 'Actor', cell: (e) => actorText(e.actor, v.userId) },
-    { label: 'Record', cell: (e) => (objectId(e) ? html`<code>${objectId(e)}</code>` : '—') },
+    { label: t.type, cell: (e) => html`<code>${e.type}</code>` },
+    { label: t.time, cell: (e) => moment(v.locale, e.created_at) },
+    { label: t.actor, cell: (e) => actorText(v.locale, e.actor, v.userId) },
+    { label: t.record, cell: (e) => (objectId(e) ? html`<code>${objectId(e)}</code>` : '—') },
     {
-      label: 'Details',
-      cell: (e) => html`<a href=${`${path}/${e.id}`} aria-label=${`Details of ${e.type} ${e.id}`}>Details</a>`,
+      label: t.details,
+      cell: (e) => html`<a href=${`${path}/${e.id}`} aria-label=${t.detailsOf(e.type, e.id)}>${t.details}</a>`,
     },
   ];
   const total = v.events?.pagination.total_count ?? 0;
   return html`
-    <form method="get" action=${path} class="dash-form events-form" aria-label="Filter events">
-      <${Select} label="Type" name="type" value=${v.filters.type ?? ''} options=${typeOptions(v.filters.type)} />
-      <${Field} label="Record id" name="object_id" value=${v.filters.object_id} maxlength="64" />
-      <${Field} label="From (day)" name="from" type="date" value=${v.filters.from} />
-      <${Field} label="To (day)" name="to" type="date" value=${v.filters.to} />
+    <form method="get" action=${path} class="dash-form events-form" aria-label=${t.filterForm}>
+      <${Select}
+        label=${t.type}
+        name="type"
+        value=${v.filters.type ?? ''}
+        options=${typeOptions(v.locale, v.filters.type)}
+      />
+      <${Field} label=${t.recordId} name="object_id" value=${v.filters.object_id} maxlength="64" />
+      <${Field} label=${t.from} name="from" type="date" value=${v.filters.from} />
+      <${Field} label=${t.to} name="to" type="date" value=${v.filters.to} />
       <div class="actions">
-        <button type="submit" class="button">Filter</button>
-        <a href=${path}>Clear</a>
+        <button type="submit" class="button">${common.filter}</button>
+        <a href=${path}>${common.clear}</a>
       </div>
     </form>
     ${
       v.events
         ? html`<section aria-labelledby="events-title">
-            <h2 id="events-title">Events</h2>
-            <p class="muted">${total === 1 ? '1 event' : `${total} events`}, newest first; days in Brasília time.</p>
-            <${Table} caption="Events" columns=${columns} rows=${v.events.items} empty="No events." />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.events.pagination.max_page} query=${{ ...v.filters }} />
+            <h2 id="events-title">${t.title}</h2>
+            <p class="muted">${t.summary(total)}</p>
+            <${Table} caption=${t.title} columns=${columns} rows=${v.events.items} empty=${t.none} />
+            <${Pager}
+              locale=${v.locale}
+              path=${path}
+              page=${v.page}
+              maxPage=${v.events.pagination.max_page}
+              query=${{ ...v.filters }}
+            />
           </section>`
         : null
     }
@@ -90,25 +101,28 @@ export function eventsContent(v: EventsView) {
 }
 
 /** The type options, with a filter typed into the address that is not among them. */
-const typeOptions = (type: string | undefined) =>
-  !type || TYPE_OPTIONS.some(([t]) => t === type) ? TYPE_OPTIONS : [...TYPE_OPTIONS, [type, type] as const];
+function typeOptions(locale: Locale, type: string | undefined) {
+  const options = typeOptionsIn(locale);
+  return !type || options.some(([t]) => t === type) ? options : [...options, [type, type] as const];
+}
 
 /** One event: what, when, who, and the payload as the API and webhook deliveries carry it. */
 export function eventDetails(v: { locale: Locale; organizationId: string; userId: string; event: EventRecord }) {
   const e = v.event;
+  const t = settingsMessages(v.locale).events;
   return html`<dl class="pairs">
-      <dt>Type</dt>
+      <dt>${t.type}</dt>
       <dd><code>${e.type}</code></dd>
-      <dt>Time</dt>
+      <dt>${t.time}</dt>
       <dd>${moment(v.locale, e.created_at)}</dd>
-      <dt>Actor</dt>
-      <dd>${actorText(e.actor, v.userId)}</dd>
-      <dt>Event id</dt>
+      <dt>${t.actor}</dt>
+      <dd>${actorText(v.locale, e.actor, v.userId)}</dd>
+      <dt>${t.eventId}</dt>
       <dd><code>${e.id}</code></dd>
     </dl>
     <section aria-labelledby="payload-title">
-      <h2 id="payload-title">Payload</h2>
+      <h2 id="payload-title">${t.payload}</h2>
       <pre class="payload" tabindex="0"><code>${JSON.stringify(e, null, 2)}</code></pre>
     </section>
-    <p><a href=${dashboardPaths.section(v.organizationId, 'events')}>All events</a></p>`;
+    <p><a href=${dashboardPaths.section(v.organizationId, 'events')}>${t.all}</a></p>`;
 }

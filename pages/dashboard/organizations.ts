@@ -2,6 +2,7 @@ import type { OrganizationBody } from '../../api/schemas/organizations.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { renderDashboardPage } from './layout.ts';
+import { settingsMessages } from './messages-settings.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** After sign-in: the organizations the user belongs to, each opening its dashboard. */
@@ -12,11 +13,12 @@ export function renderOrganizationPicker(p: {
   organizations: Pick<OrganizationBody, 'id' | 'name' | 'slug'>[];
   firstSection: string;
 }): string {
+  const t = settingsMessages(p.locale).organizations;
   return renderDashboardPage({
     locale: p.locale,
     user: p.user,
     csrf: p.csrf,
-    title: 'Pick an organization',
+    title: t.title,
     children: p.organizations.length
       ? html`<ul class="org-list">
           ${p.organizations.map(
@@ -27,9 +29,6 @@ export function renderOrganizationPicker(p: {
               </li>`,
           )}
         </ul>`
-      : html`<p>
-          You are not a member of any organization yet. Ask an owner to add your e-mail, or create one with
-          <code>POST /api/v1/organizations/</code>.
-        </p>`,
+      : html`<p>${t.none.before}<code>POST /api/v1/organizations/</code>${t.none.after}</p>`,
   });
 }

@@ -3,6 +3,7 @@ import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Facts, recordPath, type ListPage } from './commerce.ts';
 import { amount, Field, moment, Pager, PostForm, Select, Table, type Column } from './components.ts';
+import { reconciliationMessages, type ReconciliationMessages } from './messages-settings-reconciliation.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Reconciliation (GET/POST /api/v1/reconciliations, decision 0076): reports, one report's lines, a run now. */
@@ -11,41 +12,25 @@ type Report = components['schemas']['Reconciliation'] & { reason_counts: Record<
 type Line = { kind: string; gateway_id: string | null; reference: string | null; ours: number; theirs: number };
 type ReportLine = Line & { difference: number; reason: string | null; repair: string | null };
 
-/** The reasons in the dashboard's words; fee, instalment timing and withholding are expected. */
-export const REASON_WORDS: Record<string, string> = {
-  missing_in_books: 'Missing in our books',
-  missing_at_gateway: 'Missing at the gateway',
-  amount_mismatch: 'Amount mismatch',
-  status_mismatch: 'Status mismatch',
-  installment_timing: 'Instalment timing (expected)',
-  release_timing: 'Released on another day (expected)',
-  partial_refund: 'Partial refund',
-  fee: 'Gateway fee (expected)',
-  dispute: 'Dispute',
-  withholding: 'Withholding (expected)',
-};
-const reasonWord = (reason: string) => REASON_WORDS[reason] ?? reason;
-/** What the run did for a line missing in our books. */
-const REPAIR_LABELS: Record<string, string> = {
-  gateway_refunds: 'Refund recorded',
-  payment_notice: 'Payment applied',
-};
+/** The reasons in the dashboard's words (the catalogue's); fee, instalment timing and withholding are expected. */
+const reasonWord = (t: ReconciliationMessages, reason: string) => t.reasons[reason] ?? reason;
 
-const STATUS_OPTIONS = [
-  ['', 'Any status'],
-  ['drift', 'Drift'],
-  ['balanced', 'Balanced'],
-] as const;
+const statusOptions = (t: ReconciliationMessages) =>
+  [
+    ['', t.anyStatus],
+    ['drift', t.drift],
+    ['balanced', t.balanced],
+  ] as const;
 
-const statusText = (status: string) =>
-  status === 'drift' ? html`<strong>Drift</strong>` : status === 'balanced' ? 'Balanced' : status;
+const statusText = (t: ReconciliationMessages, status: string) =>
+  status === 'drift' ? html`<strong>${t.drift}</strong>` : status === 'balanced' ? t.balanced : status;
 
 /** Each reason with its count, e.g. "Gateway fee (expected): 2; Missing in our books: 1". */
-function reasonCounts(counts: Record<string, number>) {
+function reasonCounts(t: ReconciliationMessages, counts: Record<string, number>) {
   const entries = Object.entries(counts);
-  if (entries.length === 0) return html`<span class="muted">None</span>`;
+  if (entries.length === 0) return html`<span class="muted">${t.none}</span>`;
   return html`<ul class="plain">
-    ${entries.map(([reason, n]) => html`<li>${reasonWord(reason)}: ${n}</li>`)}
+    ${entries.map(([reason, n]) => html`<li>${reasonWord(t, reason)}: ${n}</li>`)}
   </ul>`;
 }
 
@@ -62,56 +47,43 @@ export interface ReconciliationsView {
 
 export function reconciliationsContent(v: ReconciliationsView) {
   const path = dashboardPaths.section(v.organizationId, 'reconciliations');
+  const t = reconciliationMessages(v.locale);
   const columns: Column<Report>[] = [
     {
-      label: 'Day (UTC)',
-      cell: (r) => html`<a href=${recordPath(v.organizationId, 'reconciliations', r.id)}>${r.day}</a>`,
+      label: t.dayUtc,
+      cell: (r) => html`<a href=${recordPath(v.organizationId, 'reconciliations', r.id)}>${t.day(r.day)}</a>`,
     },
-    { label: 'Status', cell: (r) => statusText(r.status) },
-    { label: 'Unmatched', cell: (r) => amount(v.locale, r.unmatched_total), numeric: true },
+    { label: t.status, cell: (r) => statusText(t, r.status) },
+    { label: t.unmatched, cell: (r) => amount(v.locale, r.unmatched_total), numeric: true },
     {
-      label: 'Lines unmatched',
-      cell: (r) => `${r.unmatched_count} of ${r.matched_count + r.unmatched_count}`,
+      label: t.linesUnmatched,
+      cell: (r) => t.linesOf(r.unmatched_count, r.matched_count + r.unmatched_count),
       numeric: true,
     },
-    { label: 'Reasons', cell: (r) => reasonCounts(r.reason_counts) },
-    { label: 'Run at', cell: (r) => moment(v.locale, r.created_at) },
+    { label: t.reasonsLabel, cell: (r) => reasonCounts(t, r.reason_counts) },
+    { label: t.runAt, cell: (r) => moment(v.locale, r.created_at) },
   ];
   const total = v.reports?.pagination.total_count ?? 0;
   return html`
-    <${PostForm} action=${path} csrf=${v.csrf} label="Reconcile now" className="dash-form events-form">
-      <${Field}
-        label="Day (UTC)"
-        name="day"
-        type="date"
-        value=${v.day}
-        required=${true}
-        hint="Our books of that day against the gateway's ledger"
-      />
-      <div class="actions"><button type="submit" class="button">Reconcile now</button></div>
+    <${PostForm} action=${path} csrf=${v.csrf} label=${t.run} className="dash-form events-form">
+      <${Field} label=${t.dayUtc} name="day" type="date" value=${v.day} required=${true} hint=${t.dayHint} />
+      <div class="actions"><button type="submit" class="button">${t.run}</button></div>
     <//>
-    <form method="get" action=${path} class="dash-form events-form" aria-label="Filter reports">
-      <${Select} label="Status" name="status" value=${v.status ?? ''} options=${STATUS_OPTIONS} />
+    <form method="get" action=${path} class="dash-form events-form" aria-label=${t.filterForm}>
+      <${Select} label=${t.status} name="status" value=${v.status ?? ''} options=${statusOptions(t)} />
       <div class="actions">
-        <button type="submit" class="button secondary">Filter</button>
-        <a href=${path}>Clear</a>
+        <button type="submit" class="button secondary">${t.filter}</button>
+        <a href=${path}>${t.clear}</a>
       </div>
     </form>
     ${
       v.reports
         ? html`<section aria-labelledby="reports-title">
-            <h2 id="reports-title">Reports</h2>
-            <p class="muted">
-              ${total === 1 ? '1 report' : `${total} reports`}, newest day first. Drift: a difference other than the
-              gateway's fees, instalment timing or withholding.
-            </p>
-            <${Table}
-              caption="Reconciliation reports"
-              columns=${columns}
-              rows=${v.reports.items}
-              empty="No reports yet."
-            />
+            <h2 id="reports-title">${t.reports}</h2>
+            <p class="muted">${t.summary(total)}</p>
+            <${Table} caption=${t.caption} columns=${columns} rows=${v.reports.items} empty=${t.noReports} />
             <${Pager}
+              locale=${v.locale}
               path=${path}
               page=${v.page}
               maxPage=${v.reports.pagination.max_page}
@@ -131,31 +103,35 @@ export function reconciliationDetails(v: {
 }) {
   const r = v.report;
   const self = recordPath(v.organizationId, 'reconciliations', r.id);
+  const t = reconciliationMessages(v.locale);
   const columns: Column<ReportLine>[] = [
-    { label: 'Kind', cell: (l) => l.kind },
-    { label: 'Gateway payment', cell: (l) => (l.gateway_id ? html`<code>${l.gateway_id}</code>` : '—') },
-    { label: 'Ours', cell: (l) => amount(v.locale, l.ours), numeric: true },
-    { label: 'Gateway', cell: (l) => amount(v.locale, l.theirs), numeric: true },
-    { label: 'Difference', cell: (l) => amount(v.locale, l.difference), numeric: true },
-    { label: 'Reason', cell: (l) => (l.reason ? reasonWord(l.reason) : html`<span class="muted">Matched</span>`) },
-    { label: 'Repair', cell: (l) => (l.repair ? REPAIR_LABELS[l.repair] : '—') },
+    { label: t.kind, cell: (l) => t.kinds[l.kind] ?? l.kind },
+    { label: t.gatewayPayment, cell: (l) => (l.gateway_id ? html`<code>${l.gateway_id}</code>` : '—') },
+    { label: t.ours, cell: (l) => amount(v.locale, l.ours), numeric: true },
+    { label: t.gateway, cell: (l) => amount(v.locale, l.theirs), numeric: true },
+    { label: t.difference, cell: (l) => amount(v.locale, l.difference), numeric: true },
+    {
+      label: t.reason,
+      cell: (l) => (l.reason ? reasonWord(t, l.reason) : html`<span class="muted">${t.matched}</span>`),
+    },
+    { label: t.repair, cell: (l) => (l.repair ? (t.repairs[l.repair] ?? l.repair) : '—') },
   ];
   return html`<${Facts}
-      label="Report"
+      label=${t.report}
       rows=${[
-        ['Day (UTC)', r.day],
-        ['Status', statusText(r.status)],
-        ['Our books', amount(v.locale, r.ours_total)],
-        ["Gateway's ledger", amount(v.locale, r.theirs_total)],
-        ['Unmatched', amount(v.locale, r.unmatched_total)],
-        ['Reasons', reasonCounts(r.reason_counts)],
-        ['Run at', moment(v.locale, r.created_at)],
+        [t.dayUtc, t.day(r.day)],
+        [t.status, statusText(t, r.status)],
+        [t.ourBooks, amount(v.locale, r.ours_total)],
+        [t.ledger, amount(v.locale, r.theirs_total)],
+        [t.unmatched, amount(v.locale, r.unmatched_total)],
+        [t.reasonsLabel, reasonCounts(t, r.reason_counts)],
+        [t.runAt, moment(v.locale, r.created_at)],
       ]}
     />
     <section aria-labelledby="lines-title">
-      <h2 id="lines-title">Lines</h2>
-      <p><a href=${`${self}/lines.csv`} download>Download the lines (CSV)</a></p>
-      <${Table} caption="Report lines" columns=${columns} rows=${r.lines} empty="Nothing moved that day." />
+      <h2 id="lines-title">${t.lines}</h2>
+      <p><a href=${`${self}/lines.csv`} download>${t.download}</a></p>
+      <${Table} caption=${t.linesCaption} columns=${columns} rows=${r.lines} empty=${t.nothingMoved} />
     </section>
-    <p><a href=${dashboardPaths.section(v.organizationId, 'reconciliations')}>All reports</a></p>`;
+    <p><a href=${dashboardPaths.section(v.organizationId, 'reconciliations')}>${t.all}</a></p>`;
 }

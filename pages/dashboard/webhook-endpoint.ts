@@ -2,6 +2,7 @@ import { SECRET_OVERLAP_MS } from '../../domain/webhooks.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Copyable, moment, PostButton, PostForm } from './components.ts';
+import { settingsMessages } from './messages-settings.ts';
 import { deliveriesSection, type DeliveriesView } from './webhook-deliveries.ts';
 import {
   endpointPath,
@@ -29,46 +30,44 @@ export interface EndpointView {
 export function endpointContent(v: EndpointView) {
   const e = v.endpoint;
   const path = endpointPath(v.organizationId, e.id);
-  return html`<p><a href=${webhooksPath(v.organizationId)}>All endpoints</a></p>
+  const { common, webhooks, endpoint: t } = settingsMessages(v.locale);
+  return html`<p><a href=${webhooksPath(v.organizationId)}>${t.allEndpoints}</a></p>
     ${
       v.secret
         ? html`<section class="secret" aria-labelledby="secret-title">
-            <h2 id="secret-title">Signing secret</h2>
-            <p>
-              <strong>Copy it now.</strong> This is the only time it is shown; your server verifies each delivery's
-              webhook-signature with it.
-            </p>
-            <p><${Copyable} id="signing-secret" value=${v.secret} label="Copy the signing secret" /></p>
+            <h2 id="secret-title">${t.secret}</h2>
+            <p><strong>${common.copyNow}</strong> ${t.secretOnce}</p>
+            <p><${Copyable} locale=${v.locale} id="signing-secret" value=${v.secret} label=${t.copySecret} /></p>
           </section>`
         : null
     }
     <section aria-labelledby="details-title">
-      <h2 id="details-title">Endpoint</h2>
+      <h2 id="details-title">${t.details}</h2>
       <dl class="details">
-        <dt>URL</dt>
+        <dt>${webhooks.url}</dt>
         <dd><code>${e.url}</code></dd>
-        <dt>Description</dt>
+        <dt>${t.description}</dt>
         <dd>${e.description ?? '—'}</dd>
-        <dt>Events</dt>
-        <dd>${eventsLabel(e.event_types)}</dd>
-        <dt>Status</dt>
-        <dd>${endpointStatus(e)}</dd>
+        <dt>${webhooks.events}</dt>
+        <dd>${eventsLabel(v.locale, e.event_types)}</dd>
+        <dt>${common.status}</dt>
+        <dd>${endpointStatus(v.locale, e)}</dd>
         ${
           e.failing_since
-            ? html`<dt>Failing since</dt>
+            ? html`<dt>${t.failingSince}</dt>
                 <dd>${moment(v.locale, e.failing_since)}</dd>`
             : null
         }
-        <dt>Created</dt>
+        <dt>${common.created}</dt>
         <dd>${moment(v.locale, e.created_at)}</dd>
-        <dt>Updated</dt>
+        <dt>${t.updated}</dt>
         <dd>${moment(v.locale, e.updated_at)}</dd>
       </dl>
       <div class="actions">
-        <a href=${`${path}/edit`}>Edit endpoint</a>
-        <${PostButton} action=${`${path}/ping`} csrf=${v.csrf} label="Send a test event" />
-        <a href=${`${path}/secret`}>Rotate the signing secret</a>
-        <a href=${`${path}/delete`}>Delete endpoint</a>
+        <a href=${`${path}/edit`}>${t.edit}</a>
+        <${PostButton} action=${`${path}/ping`} csrf=${v.csrf} label=${t.ping} />
+        <a href=${`${path}/secret`}>${t.rotate}</a>
+        <a href=${`${path}/delete`}>${t.delete}</a>
       </div>
     </section>
     ${v.deliveries ? deliveriesSection(v.deliveries) : null}`;
@@ -76,6 +75,7 @@ export function endpointContent(v: EndpointView) {
 
 /** The edit page: the endpoint's fields as they are (or as the user left them after a refusal). */
 export function editEndpointContent(v: {
+  locale: Locale;
   organizationId: string;
   csrf: string;
   endpoint: WebhookEndpoint;
@@ -84,42 +84,50 @@ export function editEndpointContent(v: {
 }) {
   const e = v.endpoint;
   const path = endpointPath(v.organizationId, e.id);
+  const t = settingsMessages(v.locale).endpoint;
   const values: EndpointValues = v.values ?? {
     url: e.url,
     description: e.description ?? '',
     event_types: e.event_types,
     enabled: e.enabled,
   };
-  return html`<p><a href=${path}>Back to the endpoint</a></p>
-    <${PostForm} action=${`${path}/edit`} csrf=${v.csrf} label="Edit endpoint">
-      <${EndpointFields} eventTypes=${v.eventTypes} values=${values} />
-      <button type="submit" class="button">Save changes</button>
+  return html`<p><a href=${path}>${t.back}</a></p>
+    <${PostForm} action=${`${path}/edit`} csrf=${v.csrf} label=${t.edit}>
+      <${EndpointFields} locale=${v.locale} eventTypes=${v.eventTypes} values=${values} />
+      <button type="submit" class="button">${t.save}</button>
     <//>`;
 }
 
 /** The confirmation before an endpoint is deleted. */
-export function deleteConfirmation(v: { organizationId: string; csrf: string; endpoint: WebhookEndpoint }) {
+export function deleteConfirmation(v: {
+  locale: Locale;
+  organizationId: string;
+  csrf: string;
+  endpoint: WebhookEndpoint;
+}) {
   const path = endpointPath(v.organizationId, v.endpoint.id);
-  return html`<p>
-      Delete the endpoint <code>${v.endpoint.url}</code>? No event is sent to it from then on, and deliveries waiting to
-      try again are canceled. This cannot be undone.
-    </p>
+  const { common, endpoint: t } = settingsMessages(v.locale);
+  return html`<p>${t.deleteConfirm.before}<code>${v.endpoint.url}</code>${t.deleteConfirm.after}</p>
     <div class="actions">
-      <${PostButton} action=${`${path}/delete`} csrf=${v.csrf} label="Delete endpoint" danger />
-      <a href=${path}>Keep it</a>
+      <${PostButton} action=${`${path}/delete`} csrf=${v.csrf} label=${t.delete} danger />
+      <a href=${path}>${common.keepIt}</a>
     </div>`;
 }
 
 /** The confirmation before the signing secret is replaced. */
-export function rotateConfirmation(v: { organizationId: string; csrf: string; endpoint: WebhookEndpoint }) {
+export function rotateConfirmation(v: {
+  locale: Locale;
+  organizationId: string;
+  csrf: string;
+  endpoint: WebhookEndpoint;
+}) {
   const path = endpointPath(v.organizationId, v.endpoint.id);
+  const t = settingsMessages(v.locale).endpoint;
   return html`<p>
-      Make a new signing secret for <code>${v.endpoint.url}</code>? For ${SECRET_OVERLAP_MS / 3_600_000} hours every
-      delivery is signed with both the old and the new secret, so your server can switch over; after that only the new
-      one signs.
+      ${t.rotateConfirm.before}<code>${v.endpoint.url}</code>${t.rotateConfirm.after(SECRET_OVERLAP_MS / 3_600_000)}
     </p>
     <div class="actions">
-      <${PostButton} action=${`${path}/secret`} csrf=${v.csrf} label="Rotate secret" danger />
-      <a href=${path}>Keep the current secret</a>
+      <${PostButton} action=${`${path}/secret`} csrf=${v.csrf} label=${t.rotateSubmit} danger />
+      <a href=${path}>${t.keepSecret}</a>
     </div>`;
 }

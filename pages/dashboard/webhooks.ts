@@ -3,6 +3,7 @@ import type { webhookSchema } from '../../api/schemas/webhooks.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Field, moment, Pager, PostForm, Table, type Column } from './components.ts';
+import { settingsMessages } from './messages-settings.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Webhook endpoints: the list, and the form that adds one (its fields are the edit page's too). */
@@ -32,74 +33,88 @@ export const webhooksPath = (organizationId: string) => dashboardPaths.section(o
 export const endpointPath = (organizationId: string, id: string) => `${webhooksPath(organizationId)}/${id}`;
 
 /** "All events" for an endpoint that subscribed to none in particular (it gets every type). */
-export const eventsLabel = (types: readonly string[]) => (types.length === 0 ? 'All events' : types.join(', '));
+export const eventsLabel = (locale: Locale, types: readonly string[]) =>
+  types.length === 0 ? settingsMessages(locale).webhooks.allEvents : types.join(', ');
 
-export function endpointStatus(e: WebhookEndpoint): string {
-  if (e.enabled) return e.failing_since ? 'Enabled, failing' : 'Enabled';
-  return e.disabled_reason ? `Disabled: ${e.disabled_reason}` : 'Disabled';
+export function endpointStatus(locale: Locale, e: WebhookEndpoint): string {
+  const t = settingsMessages(locale).webhooks;
+  if (e.enabled) return e.failing_since ? t.enabledFailing : t.enabled;
+  // The reason is the API's own text.
+  return e.disabled_reason ? t.disabledBecause(e.disabled_reason) : t.disabled;
 }
 
 export function webhooksContent(v: WebhooksView) {
+  const { common, webhooks: t } = settingsMessages(v.locale);
   const columns: Column<WebhookEndpoint>[] = [
     {
-      label: 'URL',
+      label: t.url,
       cell: (e) =>
         html`<a href=${endpointPath(v.organizationId, e.id)}><code>${e.url}</code></a
           >${e.description ? html`<br /><span class="muted">${e.description}</span>` : null}`,
     },
-    { label: 'Events', cell: (e) => eventsLabel(e.event_types) },
-    { label: 'Status', cell: endpointStatus },
-    { label: 'Created', cell: (e) => moment(v.locale, e.created_at) },
+    { label: t.events, cell: (e) => eventsLabel(v.locale, e.event_types) },
+    { label: common.status, cell: (e) => endpointStatus(v.locale, e) },
+    { label: common.created, cell: (e) => moment(v.locale, e.created_at) },
     {
-      label: 'Actions',
+      label: common.actions,
       cell: (e) =>
-        html`<a href=${`${endpointPath(v.organizationId, e.id)}/edit`} aria-label=${`Edit ${e.url}`}>Edit</a>
+        html`<a href=${`${endpointPath(v.organizationId, e.id)}/edit`} aria-label=${common.editOf(e.url)}
+            >${common.edit}</a
+          >
           ${' · '}
-          <a href=${`${endpointPath(v.organizationId, e.id)}/delete`} aria-label=${`Delete ${e.url}`}>Delete</a>`,
+          <a href=${`${endpointPath(v.organizationId, e.id)}/delete`} aria-label=${common.deleteOf(e.url)}
+            >${common.delete}</a
+          >`,
     },
   ];
   return html`
     ${
       v.endpoints
         ? html`<section aria-labelledby="endpoints-title">
-            <h2 id="endpoints-title">Endpoints</h2>
+            <h2 id="endpoints-title">${t.endpoints}</h2>
             <${Table}
-              caption="Where this organization's events are sent"
+              caption=${t.endpointsCaption}
               columns=${columns}
               rows=${v.endpoints.items}
-              empty="No endpoints yet."
+              empty=${t.noEndpoints}
             />
-            <${Pager} path=${webhooksPath(v.organizationId)} page=${v.endpoints.page} maxPage=${v.endpoints.maxPage} />
+            <${Pager}
+              locale=${v.locale}
+              path=${webhooksPath(v.organizationId)}
+              page=${v.endpoints.page}
+              maxPage=${v.endpoints.maxPage}
+            />
           </section>`
         : null
     }
     <section aria-labelledby="create-title">
-      <h2 id="create-title">Add an endpoint</h2>
-      <${PostForm} action=${webhooksPath(v.organizationId)} csrf=${v.csrf} label="Add an endpoint">
-        <${EndpointFields} eventTypes=${v.eventTypes} values=${v.values ?? { enabled: true }} />
-        <button type="submit" class="button">Add endpoint</button>
+      <h2 id="create-title">${t.add}</h2>
+      <${PostForm} action=${webhooksPath(v.organizationId)} csrf=${v.csrf} label=${t.add}>
+        <${EndpointFields} locale=${v.locale} eventTypes=${v.eventTypes} values=${v.values ?? { enabled: true }} />
+        <button type="submit" class="button">${t.addSubmit}</button>
       <//>
     </section>
   `;
 }
 
 /** URL, description, the events (none checked: all), enabled: the fields of the add and edit forms. */
-export function EndpointFields({ eventTypes, values }: { eventTypes: readonly string[]; values: EndpointValues }) {
+export function EndpointFields({
+  locale,
+  eventTypes,
+  values,
+}: {
+  locale: Locale;
+  eventTypes: readonly string[];
+  values: EndpointValues;
+}) {
+  const { common, webhooks: t } = settingsMessages(locale);
   const checked = new Set(values.event_types ?? []);
   return html`
-    <${Field}
-      label="URL"
-      name="url"
-      type="url"
-      value=${values.url}
-      required
-      maxlength="2048"
-      hint="Deliveries are POSTed here, signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)."
-    />
-    <${Field} label="Description (optional)" name="description" value=${values.description} maxlength="500" />
+    <${Field} label=${t.url} name="url" type="url" value=${values.url} required maxlength="2048" hint=${t.urlHint} />
+    <${Field} label=${t.descriptionOptional} name="description" value=${values.description} maxlength="500" />
     <fieldset aria-describedby="events-hint">
-      <legend>Events</legend>
-      <p class="hint" id="events-hint">None checked: every event, including types added later.</p>
+      <legend>${t.events}</legend>
+      <p class="hint" id="events-hint">${t.eventsHint}</p>
       ${groupsOf(eventTypes).map(
         (types) =>
           html`<div>
@@ -114,11 +129,11 @@ export function EndpointFields({ eventTypes, values }: { eventTypes: readonly st
       )}
     </fieldset>
     <fieldset aria-describedby="enabled-hint">
-      <legend>Status</legend>
+      <legend>${common.status}</legend>
       <label class="check"
-        ><input type="checkbox" name="enabled" value="true" checked=${values.enabled ?? true} /> Enabled</label
+        ><input type="checkbox" name="enabled" value="true" checked=${values.enabled ?? true} /> ${t.enabled}</label
       >
-      <p class="hint" id="enabled-hint">A disabled endpoint is sent nothing until it is enabled again.</p>
+      <p class="hint" id="enabled-hint">${t.enabledHint}</p>
     </fieldset>
   `;
 }

@@ -4,6 +4,7 @@ import type { AccessTokenRecord } from '../../../api/schemas/credentials.ts';
 import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { accessTokensContent, revokeTokenConfirmation, type AccessTokensView } from '../access-tokens.ts';
+import { accessMessages } from '../messages-settings-access.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { formList, organizationParams, pageNumberOf } from './forms.ts';
@@ -22,7 +23,6 @@ const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string
 type CreatedToken = NonNullable<AccessTokensView['created']>;
 
 const SECTION = 'access-tokens';
-const DONE = { revoked: 'The token is revoked.' };
 const PAGE_SIZE = 25;
 const TOKENS = '/api/v1/dashboard/organizations/{organization_id}/access-tokens';
 const listOf = (organizationId: string, page: number, limit: number) => ({
@@ -53,7 +53,7 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
       visit,
       SECTION,
       {
-        title: 'Access tokens',
+        title: accessMessages(visit.locale).tokens.title,
         // A member sees why there is nothing here: only the owner or an admin manages tokens.
         notice: ok ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: accessTokensContent({
@@ -75,10 +75,11 @@ export function accessTokenPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
+      const t = accessMessages(visit.locale).tokens;
       const created = createdToken(visit.organization.id).take(request, reply);
-      if (created) return page(reply, visit, { created, notice: { kind: 'status', title: 'Token created.' } });
+      if (created) return page(reply, visit, { created, notice: { kind: 'status', title: t.createdNotice } });
       const pageNumber = pageNumberOf(request.query.page);
-      return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
+      return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, t.done) });
     },
   );
 
@@ -135,8 +136,13 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: TokensPage): void {
       const token = await findToken(visit, request.params.id);
       if (!token) return reply.redirect(sectionPath(visit.organization.id), 303);
       return sendSection(reply, visit, SECTION, {
-        title: 'Revoke this token?',
-        children: revokeTokenConfirmation({ organizationId: visit.organization.id, csrf: visit.csrf, token }),
+        title: accessMessages(visit.locale).tokens.revokeTitle,
+        children: revokeTokenConfirmation({
+          locale: visit.locale,
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          token,
+        }),
       });
     },
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { apiKeysContent, revokeConfirmation, type ApiKeysView } from '../api-keys.ts';
+import { accessMessages } from '../messages-settings-access.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
@@ -21,8 +22,6 @@ const doneQuery = z.object({ done: z.string().max(20).optional() });
 
 type CreatedKey = NonNullable<ApiKeysView['created']>;
 
-const TITLE = 'API keys';
-const DONE = { revoked: 'The key is revoked.' };
 const ofOrganization = (organizationId: string) => ({ params: { path: { organization_id: organizationId } } });
 const KEYS = '/api/v1/dashboard/organizations/{organization_id}/api-keys';
 type NewKey = RequestBody<typeof KEYS, 'post'>;
@@ -52,7 +51,7 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
       visit,
       'api-keys',
       {
-        title: TITLE,
+        title: accessMessages(visit.locale).apiKeys.title,
         // A member sees why there is nothing here: only the owner or an admin manages keys.
         notice: list.data ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: apiKeysContent({
@@ -73,9 +72,10 @@ export function apiKeyPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
+      const t = accessMessages(visit.locale).apiKeys;
       const created = createdKey(visit.organization.id).take(request, reply);
-      if (created) return page(reply, visit, { created, notice: { kind: 'status', title: 'Key created.' } });
-      return page(reply, visit, { notice: doneNotice(request.query.done, DONE) });
+      if (created) return page(reply, visit, { created, notice: { kind: 'status', title: t.createdNotice } });
+      return page(reply, visit, { notice: doneNotice(request.query.done, t.done) });
     },
   );
 
@@ -125,8 +125,13 @@ function revokeRoutes(app: RouteApp, deps: RouteDeps, page: KeysPage): void {
       const key = list.data?.active.find((k) => k.id === request.params.id);
       if (!key) return reply.redirect(dashboardPaths.section(visit.organization.id, 'api-keys'), 303);
       return sendSection(reply, visit, 'api-keys', {
-        title: 'Revoke this key?',
-        children: revokeConfirmation({ organizationId: visit.organization.id, csrf: visit.csrf, key }),
+        title: accessMessages(visit.locale).apiKeys.revokeTitle,
+        children: revokeConfirmation({
+          locale: visit.locale,
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          key,
+        }),
       });
     },
   );

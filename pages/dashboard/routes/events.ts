@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eventDetails, eventsContent, type EventFilters } from '../events.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { settingsMessages } from '../messages-settings.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
 
@@ -57,7 +58,7 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
         visit,
         'events',
         {
-          title: 'Events',
+          title: settingsMessages(visit.locale).events.title,
           notice: ok ? null : refusalNotice(events, visit.locale),
           children: eventsContent({
             locale: visit.locale,
@@ -79,18 +80,19 @@ export function eventPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
+      const t = settingsMessages(visit.locale).events;
       const event = await visit.api.member.GET('/api/v1/events/{id}', { params: { path: { id: request.params.id } } });
       if (!event.data) {
         return sendSection(
           reply,
           visit,
           'events',
-          { title: 'Event', notice: refusalNotice(event, visit.locale), children: null },
+          { title: t.event, notice: refusalNotice(event, visit.locale), children: null },
           event.response.status,
         );
       }
       return sendSection(reply, visit, 'events', {
-        title: `Event ${event.data.type}`,
+        title: t.eventOf(event.data.type),
         children: eventDetails({
           locale: visit.locale,
           organizationId: visit.organization.id,

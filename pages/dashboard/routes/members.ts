@@ -4,6 +4,7 @@ import type { DashboardMember } from '../../../api/schemas/organizations.ts';
 import { unchecked, type RequestBody } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import { membersContent, removalConfirmation, type MembersView } from '../members.ts';
+import { accessMessages } from '../messages-settings-access.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
@@ -19,7 +20,6 @@ const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string
 const csrfOnly = z.object({ csrf: z.string().max(200).optional() });
 
 const SECTION = 'members';
-const DONE = { added: 'The member is added.', removed: 'The member is removed.' };
 const PAGE_SIZE = 50;
 /** The list with roles (api/routes/dashboard-members.ts); additions and removals go through the spec's routes. */
 const listOf = (organizationId: string, page: number, limit: number) => ({
@@ -47,7 +47,7 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
       visit,
       SECTION,
       {
-        title: 'Members',
+        title: accessMessages(visit.locale).members.title,
         notice: ok ? (notice ?? null) : refusalNotice(list, visit.locale),
         children: membersContent({
           locale: visit.locale,
@@ -70,7 +70,10 @@ export function memberPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const pageNumber = pageNumberOf(request.query.page);
-      return page(reply, visit, { page: pageNumber, notice: doneNotice(request.query.done, DONE) });
+      return page(reply, visit, {
+        page: pageNumber,
+        notice: doneNotice(request.query.done, accessMessages(visit.locale).members.done),
+      });
     },
   );
 
@@ -117,9 +120,16 @@ function removalRoutes(app: RouteApp, deps: RouteDeps, page: MembersPage): void 
       const member = await findMember(visit, request.params.email);
       if (!member) return reply.redirect(sectionPath(visit.organization.id), 303);
       const yourself = member.email.toLowerCase() === visit.user.email.toLowerCase();
+      const t = accessMessages(visit.locale).members;
       return sendSection(reply, visit, SECTION, {
-        title: yourself ? 'Leave this organization?' : 'Remove this member?',
-        children: removalConfirmation({ organizationId: visit.organization.id, csrf: visit.csrf, member, yourself }),
+        title: yourself ? t.leaveTitle : t.removeTitle,
+        children: removalConfirmation({
+          locale: visit.locale,
+          organizationId: visit.organization.id,
+          csrf: visit.csrf,
+          member,
+          yourself,
+        }),
       });
     },
   );

@@ -5,6 +5,7 @@ import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { unchecked } from '../api-client.ts';
 import { recordPath } from '../commerce.ts';
 import type { Notice } from '../layout.ts';
+import { reconciliationMessages } from '../messages-settings-reconciliation.ts';
 import { dashboardPaths } from '../paths.ts';
 import { reconciliationDetails, reconciliationsContent } from '../reconciliations.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
@@ -20,7 +21,6 @@ const runForm = z.object({ csrf: z.string().max(200).optional(), day: z.string()
 const reportParams = organizationParams.extend({ id: z.string().max(64) });
 
 const PAGE_SIZE = 25;
-const DONE = { running: "The gateway's ledger is not ready yet: the report shows here once the run has written it." };
 
 /** Reconciliation: the reports, a report with its lines and their CSV, and "Reconcile now" (decision 0076). */
 export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
@@ -35,7 +35,7 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
         status: q.status || undefined,
         page: pageNumberOf(q.page),
         day: q.day || utcYesterday(new Date()),
-        notice: doneNotice(q.done, DONE),
+        notice: doneNotice(q.done, reconciliationMessages(visit.locale).done),
       });
     },
   );
@@ -72,12 +72,13 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const report = await visit.api.member.GET('/api/v1/reconciliations/{id}', {
         params: { path: { id: request.params.id } },
       });
+      const t = reconciliationMessages(visit.locale);
       if (!report.data) {
-        const page = { title: 'Reconciliation', notice: refusalNotice(report, visit.locale), children: null };
+        const page = { title: t.title, notice: refusalNotice(report, visit.locale), children: null };
         return sendSection(reply, visit, 'reconciliations', page, report.response.status);
       }
       return sendSection(reply, visit, 'reconciliations', {
-        title: `Reconciliation of ${report.data.day}`,
+        title: t.titleOf(report.data.day),
         children: reconciliationDetails({
           locale: visit.locale,
           organizationId: visit.organization.id,
@@ -103,7 +104,11 @@ function csvRoute(app: RouteApp, deps: RouteDeps): void {
         parseAs: 'text',
       });
       if (csv.data === undefined) {
-        const page = { title: 'Reconciliation', notice: refusalNotice(csv, visit.locale), children: null };
+        const page = {
+          title: reconciliationMessages(visit.locale).title,
+          notice: refusalNotice(csv, visit.locale),
+          children: null,
+        };
         return sendSection(reply, visit, 'reconciliations', page, csv.response.status);
       }
       return reply
@@ -133,7 +138,7 @@ async function listPage(
     visit,
     'reconciliations',
     {
-      title: 'Reconciliation',
+      title: reconciliationMessages(visit.locale).title,
       notice,
       children: reconciliationsContent({
         locale: visit.locale,

@@ -8,6 +8,7 @@ import { sendPage } from '../../page-headers.ts';
 import { dashboardApi, type ApiAnswer, type DashboardApi } from '../api-client.ts';
 import { renderDashboardPage, type DashboardFrame, type Notice, type Section } from '../layout.ts';
 import { refusalWords } from '../messages-refusals.ts';
+import { settingsMessages } from '../messages-settings.ts';
 import { dashboardPaths } from '../paths.ts';
 import { clearSessionCookie, formToken, formTokenMatches, SESSION_COOKIE } from '../session.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
@@ -134,23 +135,25 @@ export const doneNotice = (done: string | undefined, messages: Record<string, st
   done && messages[done] ? { kind: 'status', title: messages[done] } : null;
 
 function refusedPage(visit: UserVisit): string {
+  const t = settingsMessages(visit.locale).visit;
   return renderDashboardPage({
     locale: visit.locale,
     user: visit.user,
     csrf: visit.csrf,
-    title: 'Refused',
-    notice: { kind: 'alert', title: 'This form was not sent from the dashboard.', detail: 'Nothing was changed.' },
+    title: t.refusedTitle,
+    notice: { kind: 'alert', title: t.refused, detail: t.nothingChanged },
     children: null,
   });
 }
 
 function notFoundPage(visit: UserVisit): string {
+  const t = settingsMessages(visit.locale).visit;
   return renderDashboardPage({
     locale: visit.locale,
     user: visit.user,
     csrf: visit.csrf,
-    title: 'Not found',
-    notice: { kind: 'alert', title: 'There is no such organization among yours.' },
+    title: t.notFoundTitle,
+    notice: { kind: 'alert', title: t.noSuchOrganization },
     children: null,
   });
 }

@@ -4,6 +4,7 @@ import type { ApiAnswer } from '../api-client.ts';
 import type { Notice } from '../layout.ts';
 import type { Delivery, DeliveriesView } from '../webhook-deliveries.ts';
 import { editEndpointContent, endpointContent, rotateConfirmation } from '../webhook-endpoint.ts';
+import { settingsMessages } from '../messages-settings.ts';
 import { endpointPath, webhooksPath, type EndpointValues } from '../webhooks.ts';
 import { html } from '../../render.ts';
 import { subscribableEventTypes } from '../../../api/schemas/webhooks.ts';
@@ -17,14 +18,6 @@ const pageQuery = z.object({
 });
 const redeliverForm = z.object({ csrf: z.string().max(200).optional(), event_id: z.string().max(64).optional() });
 
-const TITLE = 'Webhook endpoint';
-const DONE = {
-  created: 'Endpoint added.',
-  updated: 'Changes saved.',
-  rotated: 'A new signing secret is made.',
-  pinged: 'Test event sent. Reload the page in a moment to see its delivery.',
-  redelivered: 'Redelivery queued: the event is sent again now. Reload the page in a moment to see the attempt.',
-};
 const DELIVERIES_PER_PAGE = 10;
 
 const byId = (id: string) => ({ params: { path: { id } } });
@@ -65,7 +58,7 @@ async function endpointPage(
     visit,
     'webhooks',
     {
-      title: TITLE,
+      title: settingsMessages(visit.locale).endpoint.title,
       notice: refused ? refusalNotice(deliveries.refusal, visit.locale) : (extra.notice ?? null),
       children: endpointContent({
         locale: visit.locale,
@@ -82,14 +75,15 @@ async function endpointPage(
 
 /** An endpoint the API does not show (another organization's, deleted): its refusal, and the way back. */
 function missingEndpoint(reply: FastifyReply, visit: MemberVisit, answer: ApiAnswer): FastifyReply {
+  const t = settingsMessages(visit.locale).endpoint;
   return sendSection(
     reply,
     visit,
     'webhooks',
     {
-      title: TITLE,
+      title: t.title,
       notice: refusalNotice(answer, visit.locale),
-      children: html`<p><a href=${webhooksPath(visit.organization.id)}>All endpoints</a></p>`,
+      children: html`<p><a href=${webhooksPath(visit.organization.id)}>${t.allEndpoints}</a></p>`,
     },
     answer.response.status,
   );
@@ -111,9 +105,10 @@ async function editPage(
     visit,
     'webhooks',
     {
-      title: 'Edit endpoint',
+      title: settingsMessages(visit.locale).endpoint.edit,
       notice: extra.notice ?? null,
       children: editEndpointContent({
+        locale: visit.locale,
         organizationId,
         csrf: visit.csrf,
         endpoint: endpoint.data,
@@ -135,7 +130,7 @@ export function webhookEndpointPageRoutes(app: RouteApp, deps: RouteDeps): void 
       if (!visit) return reply;
       const { id } = request.params;
       const secret = takeSecret(request, reply, visit.organization.id, id);
-      const notice = doneNotice(request.query.done, DONE);
+      const notice = doneNotice(request.query.done, settingsMessages(visit.locale).endpoint.done);
       return endpointPage(reply, visit, id, { page: request.query.page, notice, secret });
     },
   );
@@ -216,8 +211,9 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const endpoint = await endpointOf(visit, request.params.id);
       if (!endpoint.data) return missingEndpoint(reply, visit, endpoint);
       return sendSection(reply, visit, 'webhooks', {
-        title: 'Rotate the signing secret?',
+        title: settingsMessages(visit.locale).endpoint.rotateTitle,
         children: rotateConfirmation({
+          locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
           endpoint: endpoint.data,

@@ -4,6 +4,7 @@ import type { WebhooksView } from '../webhooks.ts';
 import { webhooksContent, webhooksPath, endpointPath } from '../webhooks.ts';
 import { deleteConfirmation } from '../webhook-endpoint.ts';
 import type { Notice } from '../layout.ts';
+import { settingsMessages } from '../messages-settings.ts';
 import { subscribableEventTypes } from '../../../api/schemas/webhooks.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { organizationParams } from './forms.ts';
@@ -16,8 +17,6 @@ const listQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).optional(),
 });
 
-const TITLE = 'Webhooks';
-const DONE = { deleted: 'The endpoint is deleted.' };
 const PAGE_SIZE = 20;
 
 type ListPage = (
@@ -41,7 +40,7 @@ export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
       visit,
       'webhooks',
       {
-        title: TITLE,
+        title: settingsMessages(visit.locale).webhooks.title,
         notice: list.data ? (extra.notice ?? null) : refusalNotice(list, visit.locale),
         children: webhooksContent({
           locale: visit.locale,
@@ -64,7 +63,10 @@ export function webhookPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      return page(reply, visit, { page: request.query.page, notice: doneNotice(request.query.done, DONE) });
+      return page(reply, visit, {
+        page: request.query.page,
+        notice: doneNotice(request.query.done, settingsMessages(visit.locale).webhooks.done),
+      });
     },
   );
 
@@ -102,8 +104,9 @@ function deleteRoutes(app: RouteApp, deps: RouteDeps, page: ListPage): void {
         return page(reply, visit, { notice: refusalNotice(endpoint, visit.locale) }, endpoint.response.status);
       }
       return sendSection(reply, visit, 'webhooks', {
-        title: 'Delete this endpoint?',
+        title: settingsMessages(visit.locale).webhooks.deleteTitle,
         children: deleteConfirmation({
+          locale: visit.locale,
           organizationId: visit.organization.id,
           csrf: visit.csrf,
           endpoint: endpoint.data,
