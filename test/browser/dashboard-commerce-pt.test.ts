@@ -103,7 +103,11 @@ async function englishOnPage(page: Page): Promise<string[]> {
     const attributes = [...body.querySelectorAll('[aria-label], [data-label], [title], [placeholder]')].flatMap((e) =>
       ['aria-label', 'data-label', 'title', 'placeholder'].map((a) => e.getAttribute(a) ?? ''),
     );
-    return [document.title, body.textContent ?? '', ...attributes].join('\n');
+    // Each text node on a line of its own: a cell's words never run into the next cell's.
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    const texts: string[] = [];
+    while (walker.nextNode()) texts.push(walker.currentNode.textContent ?? '');
+    return [document.title, ...texts, ...attributes].join('\n');
   });
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return ENGLISH.filter((en) => new RegExp(`(?<!\\p{L})${escape(en)}(?!\\p{L})`, 'u').test(text));
