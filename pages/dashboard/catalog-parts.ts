@@ -3,27 +3,22 @@ import type { PriceBody } from '../../api/schemas/catalog.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { amount, Field, PostButton, Select } from './components.ts';
+import { catalogMessages } from './messages-catalog.ts';
 
 /** What the catalog's pages (products, checkout links, discounts) share: price terms, fields, confirmations. */
 
-const INTERVAL_WORDS: Record<string, [string, string]> = {
-  day: ['day', 'days'],
-  week: ['week', 'weeks'],
-  month: ['month', 'months'],
-  year: ['year', 'years'],
-};
-
-/** How often a price is charged: "One-time", "Every month", "Every 3 months". */
-export function priceTerms(price: Pick<PriceBody, 'type' | 'interval' | 'interval_count'>): string {
-  if (price.type !== 'recurring' || !price.interval) return 'One-time';
+/** How often a price is charged: "Todo mês", "A cada 3 meses"; "Every month", "Every 3 months". */
+export function priceTerms(locale: Locale, price: Pick<PriceBody, 'type' | 'interval' | 'interval_count'>): string {
+  const t = catalogMessages(locale).price;
+  if (price.type !== 'recurring' || !price.interval) return t.oneTime;
   const count = price.interval_count ?? 1;
-  const [one, many] = INTERVAL_WORDS[price.interval] ?? [price.interval, price.interval];
-  return count === 1 ? `Every ${one}` : `Every ${count} ${many}`;
+  if (count === 1) return t.every[price.interval] ?? price.interval;
+  return t.everyN(count, t.units[price.interval] ?? price.interval);
 }
 
-/** A price in one line: "R$99.90, every month". */
+/** A price in one line: "R$ 99,90, todo mês"; "R$99.90, every month". */
 export const priceLine = (locale: Locale, price: PriceBody) =>
-  `${amount(locale, price.unit_amount, price.currency)}, ${priceTerms(price).toLowerCase()}`;
+  `${amount(locale, price.unit_amount, price.currency)}, ${priceTerms(locale, price).toLowerCase()}`;
 
 /** The values of a price's fields, as typed. */
 export interface PriceValues {
@@ -38,56 +33,54 @@ export interface PriceValues {
  * A price's fields: the amount in reais, one-time or recurring, and for a recurring price its interval
  * (dashboard.css hides those while one-time is chosen; without styles they stay, and are not sent).
  */
-export function PriceFields({ values, invalid }: { values?: PriceValues; invalid?: string }): VNode {
+export function PriceFields({
+  locale,
+  values,
+  invalid,
+}: {
+  locale: Locale;
+  values?: PriceValues;
+  invalid?: string;
+}): VNode {
+  const t = catalogMessages(locale).price;
   return html`<fieldset>
-    <legend>Price</legend>
+    <legend>${t.legend}</legend>
     <${Field}
-      label="Amount (R$)"
+      label=${t.amount}
       name="amount"
       value=${values?.amount}
       inputmode="decimal"
       autocomplete="off"
       invalid=${invalid === 'amount'}
-      hint="In reais, e.g. 99,90."
+      hint=${t.amountHint}
     />
     <${Select}
-      label="Billing"
+      label=${t.billing}
       name="type"
       value=${values?.type ?? 'one_time'}
       options=${[
-        ['one_time', 'One-time'],
-        ['recurring', 'Recurring'],
+        ['one_time', t.oneTime],
+        ['recurring', t.recurring],
       ]}
     />
     <div class="recurring-only">
       <${Select}
-        label="Interval"
+        label=${t.interval}
         name="interval"
         value=${values?.interval ?? 'month'}
-        options=${[
-          ['month', 'Month'],
-          ['year', 'Year'],
-          ['week', 'Week'],
-          ['day', 'Day'],
-        ]}
+        options=${(['month', 'year', 'week', 'day'] as const).map((i) => [i, t.intervals[i]])}
       />
       <${Field}
-        label="Every (number of intervals)"
+        label=${t.count}
         name="interval_count"
         type="number"
         min="1"
         value=${values?.interval_count ?? '1'}
         invalid=${invalid === 'interval_count'}
-        hint="Recurring prices only: 3 with Month bills every 3 months."
+        hint=${t.countHint}
       />
     </div>
-    <${Field}
-      label="Price label (optional)"
-      name="price_name"
-      value=${values?.price_name}
-      maxlength="256"
-      hint="Shown to you only, e.g. Monthly plan."
-    />
+    <${Field} label=${t.label} name="price_name" value=${values?.price_name} maxlength="256" hint=${t.labelHint} />
   </fieldset>`;
 }
 

@@ -3,6 +3,7 @@ import { messagesFor as checkoutMessages } from '../checkout/messages.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Select } from './components.ts';
+import { commerceMessages } from './messages-commerce.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** What the commerce sections (customers, subscriptions, sales, refunds, extra charges) share. */
@@ -23,31 +24,17 @@ export interface Names {
 export const recordPath = (organizationId: string, section: string, id: string) =>
   `${dashboardPaths.section(organizationId, section)}/${id}`;
 
-/** The API's status codes in the dashboard's words. */
-export const STATUS_WORDS: Record<string, string> = {
-  incomplete: 'Incomplete',
-  trialing: 'Trialing',
-  active: 'Active',
-  past_due: 'Past due',
-  unpaid: 'Unpaid',
-  canceled: 'Canceled',
-  paid: 'Paid',
-  refunded: 'Refunded',
-  partially_refunded: 'Partially refunded',
-  pending: 'Pending',
-  succeeded: 'Succeeded',
-  failed: 'Failed',
-  voided: 'Voided',
-  opened: 'Open',
-  won: 'Won',
-  lost: 'Lost',
-};
-export const statusWord = (status: string) => STATUS_WORDS[status] ?? status;
+/**
+ * A status code of the API in the reader's words (messages-commerce.ts); its code when it has none.
+ * English until every page that shows statuses passes its locale (decision 0090).
+ */
+export const statusWord = (status: string, locale: Locale = 'en') =>
+  commerceMessages(locale).statuses[status] ?? status;
 
 /** A card refusal's reason: the gateway's code and what it means (the checkout's words for it). */
-export function declineText(reason: string | null | undefined): string {
+export function declineText(reason: string | null | undefined, locale: Locale = 'en'): string {
   if (!reason) return '';
-  const words = checkoutMessages('en').declineReasons[reason];
+  const words = checkoutMessages(locale).declineReasons[reason];
   return words ? `${words} (${reason})` : reason;
 }
 
@@ -92,6 +79,7 @@ export function FilterForm({
   value,
   options,
   keep = {},
+  locale = 'en',
 }: {
   action: string;
   label: string;
@@ -99,16 +87,20 @@ export function FilterForm({
   value?: string;
   options: readonly (readonly [string, string])[];
   keep?: Record<string, string | undefined>;
+  /** English until every page with a filter passes its locale (decision 0090). */
+  locale?: Locale;
 }): VNode {
-  return html`<form method="get" action=${action} class="filter-form" aria-label=${`Filter by ${label.toLowerCase()}`}>
+  const t = commerceMessages(locale).generic;
+  return html`<form method="get" action=${action} class="filter-form" aria-label=${t.filterBy(label)}>
     ${Object.entries(keep).map(([k, v]) => (v ? html`<input type="hidden" name=${k} value=${v} />` : null))}
-    <${Select} label=${label} name=${name} value=${value ?? ''} options=${[['', 'All'], ...options]} />
-    <button type="submit" class="button secondary">Filter</button>
+    <${Select} label=${label} name=${name} value=${value ?? ''} options=${[['', t.all], ...options]} />
+    <button type="submit" class="button secondary">${t.filter}</button>
   </form>`;
 }
 
 /** Status filter options of a list: each code with its words. */
-export const statusOptions = (statuses: readonly string[]) => statuses.map((s) => [s, statusWord(s)] as const);
+export const statusOptions = (statuses: readonly string[], locale: Locale = 'en') =>
+  statuses.map((s) => [s, statusWord(s, locale)] as const);
 
 /** What a commerce page's pieces need: the reader's locale, the organization, the forms' token, the names. */
 export interface CommerceContext {

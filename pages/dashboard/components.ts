@@ -3,6 +3,7 @@ import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { ScrollRegion } from '../scroll-region.ts';
 import { CsrfField } from './layout.ts';
+import { commerceMessages } from './messages-commerce.ts';
 
 /** The building blocks of the dashboard's sections: tables, forms, fields, buttons that post. */
 
@@ -148,11 +149,24 @@ export function PostButton({
 }
 
 /** A value with a copy button (dashboard.js copies the text of the element named by data-copy). */
-export function Copyable({ id, value, label }: { id: string; value: string; label: string }): VNode {
+export function Copyable({
+  id,
+  value,
+  label,
+  locale = 'en',
+}: {
+  id: string;
+  value: string;
+  label: string;
+  /** English until every page that shows one passes its locale (decision 0090). */
+  locale?: Locale;
+}): VNode {
   // The button keeps its name; "Copied" is announced by the status beside it (dashboard.js).
   return html`<span class="copyable"
     ><code id=${id}>${value}</code>
-    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>Copy</button>
+    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>
+      ${commerceMessages(locale).generic.copy}
+    </button>
     <span class="copy-status" role="status" data-copy-status=${id}></span
   ></span>`;
 }
@@ -178,20 +192,24 @@ export function Pager({
   page,
   maxPage,
   query = {},
+  locale = 'en',
 }: {
   path: string;
   page: number;
   maxPage: number;
   query?: Record<string, string | undefined>;
+  /** English until every page with a list passes its locale (decision 0090). */
+  locale?: Locale;
 }): VNode | null {
   if (maxPage <= 1) return null;
+  const t = commerceMessages(locale).generic;
   const href = (p: number) => {
     const q = new URLSearchParams(Object.entries({ ...query, page: String(p) }).filter(([, v]) => v) as string[][]);
     return `${path}?${q}`;
   };
-  return html`<nav class="pager" aria-label="Pages">
-    ${page > 1 ? html`<a href=${href(page - 1)} rel="prev">Previous</a>` : null}
-    <span>Page ${page} of ${maxPage}</span>
-    ${page < maxPage ? html`<a href=${href(page + 1)} rel="next">Next</a>` : null}
+  return html`<nav class="pager" aria-label=${t.pages}>
+    ${page > 1 ? html`<a href=${href(page - 1)} rel="prev">${t.previous}</a>` : null}
+    <span>${t.pageOf(page, maxPage)}</span>
+    ${page < maxPage ? html`<a href=${href(page + 1)} rel="next">${t.next}</a>` : null}
   </nav>`;
 }

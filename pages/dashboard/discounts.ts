@@ -4,6 +4,7 @@ import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Check, Confirmation } from './catalog-parts.ts';
 import { amount, day, Field, Pager, PostForm, Select, Table, type Column } from './components.ts';
+import { catalogMessages } from './messages-catalog.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Discounts: the list, the form that creates one (percentage or fixed, its duration and limits), deletion. */
@@ -44,33 +45,32 @@ export function discountValue(locale: Locale, d: DiscountRecord): string {
 }
 
 /** How long it applies to a subscription. */
-export function discountDuration(d: DiscountRecord): string {
-  if (d.duration === 'repeating') return `${d.duration_in_months} month${d.duration_in_months === 1 ? '' : 's'}`;
-  return d.duration === 'forever' ? 'Forever' : 'Once';
+export function discountDuration(locale: Locale, d: DiscountRecord): string {
+  const t = catalogMessages(locale).discounts;
+  if (d.duration === 'repeating') return t.months(d.duration_in_months ?? 0);
+  return d.duration === 'forever' ? t.forever : t.once;
 }
 
 export function discountsContent(v: DiscountsView) {
+  const t = catalogMessages(v.locale).discounts;
   const path = discountsPath(v.organizationId);
   const names = (d: DiscountRecord) =>
     d.product_ids.length === 0
-      ? 'All'
+      ? t.allProducts
       : d.product_ids.map((id) => v.products.find((p) => p.id === id)?.name ?? id).join(', ');
   const columns: Column<DiscountRecord>[] = [
-    { label: 'Name', cell: (d) => d.name },
-    { label: 'Code', cell: (d) => (d.code ? html`<code>${d.code}</code>` : '—') },
-    { label: 'Off', cell: (d) => discountValue(v.locale, d), numeric: true },
-    { label: 'Duration', cell: (d) => discountDuration(d) },
+    { label: t.name, cell: (d) => d.name },
+    { label: t.code, cell: (d) => (d.code ? html`<code>${d.code}</code>` : '—') },
+    { label: t.off, cell: (d) => discountValue(v.locale, d), numeric: true },
+    { label: t.duration, cell: (d) => discountDuration(v.locale, d) },
+    { label: t.redemptions, cell: (d) => t.redemptionsOf(d.redemptions_count, d.max_redemptions ?? null) },
+    { label: t.starts, cell: (d) => day(v.locale, d.starts_at) },
+    { label: t.ends, cell: (d) => day(v.locale, d.ends_at) },
+    { label: t.products, cell: names },
+    { label: t.created, cell: (d) => day(v.locale, d.created_at) },
     {
-      label: 'Redemptions',
-      cell: (d) => `${d.redemptions_count} of ${d.max_redemptions ?? 'unlimited'}`,
-    },
-    { label: 'Starts', cell: (d) => day(v.locale, d.starts_at) },
-    { label: 'Ends', cell: (d) => day(v.locale, d.ends_at) },
-    { label: 'Products', cell: names },
-    { label: 'Created', cell: (d) => day(v.locale, d.created_at) },
-    {
-      label: 'Actions',
-      cell: (d) => html`<a href=${`${path}/${d.id}/delete`} aria-label=${`Delete ${d.name}`}>Delete</a>`,
+      label: t.actions,
+      cell: (d) => html`<a href=${`${path}/${d.id}/delete`} aria-label=${t.deleteLabel(d.name)}>${t.delete}</a>`,
     },
   ];
   return html`
@@ -78,9 +78,9 @@ export function discountsContent(v: DiscountsView) {
     ${
       v.discounts
         ? html`<section aria-labelledby="list-title">
-            <h2 id="list-title">Discounts</h2>
-            <${Table} caption="Discounts" columns=${columns} rows=${v.discounts.items} empty="No discounts yet." />
-            <${Pager} path=${path} page=${v.discounts.page} maxPage=${v.discounts.maxPage} />
+            <h2 id="list-title">${t.title}</h2>
+            <${Table} caption=${t.title} columns=${columns} rows=${v.discounts.items} empty=${t.empty} />
+            <${Pager} locale=${v.locale} path=${path} page=${v.discounts.page} maxPage=${v.discounts.maxPage} />
           </section>`
         : null
     }
@@ -89,69 +89,58 @@ export function discountsContent(v: DiscountsView) {
 
 /** The creation form; the fields of the type and duration not chosen hide (dashboard.css) and are not sent. */
 function CreateForm(v: DiscountsView & { path: string }) {
+  const t = catalogMessages(v.locale).discounts;
   const values = v.values;
   const invalid = (field: string) => v.invalid === field;
   return html`<section aria-labelledby="create-title">
-    <h2 id="create-title">Create a discount</h2>
-    <${PostForm} action=${v.path} csrf=${v.csrf} label="Create a discount">
-      <${Field} label="Name" name="name" value=${values?.name} required maxlength="256" />
-      <${Field}
-        label="Code (optional)"
-        name="code"
-        value=${values?.code}
-        autocomplete="off"
-        hint="What buyers type at checkout: letters, digits, - or _. Without a code, apply it through a checkout link."
-      />
+    <h2 id="create-title">${t.create}</h2>
+    <${PostForm} action=${v.path} csrf=${v.csrf} label=${t.create}>
+      <${Field} label=${t.name} name="name" value=${values?.name} required maxlength="256" />
+      <${Field} label=${t.codeOptional} name="code" value=${values?.code} autocomplete="off" hint=${t.codeHint} />
       <${Select}
-        label="Type"
+        label=${t.type}
         name="type"
         value=${values?.type ?? 'percentage'}
         options=${[
-          ['percentage', 'Percentage off'],
-          ['fixed', 'Fixed amount off'],
+          ['percentage', t.percentage],
+          ['fixed', t.fixed],
         ]}
       />
       <div class="percentage-only">
         <${Field}
-          label="Percentage off (%)"
+          label=${t.percentOff}
           name="percent"
           value=${values?.percent}
           inputmode="decimal"
           invalid=${invalid('percent')}
-          hint="e.g. 10 or 12,5."
+          hint=${t.percentHint}
         />
       </div>
       <div class="fixed-only">
         <${Field}
-          label="Amount off (R$)"
+          label=${t.amountOff}
           name="amount_off"
           value=${values?.amount_off}
           inputmode="decimal"
           invalid=${invalid('amount_off')}
-          hint="In reais, e.g. 20,00."
+          hint=${t.amountOffHint}
         />
       </div>
-      <${DurationFields} values=${values} invalid=${invalid} />
+      <${DurationFields} locale=${v.locale} values=${values} invalid=${invalid} />
       <${Field}
-        label="Maximum redemptions (optional)"
+        label=${t.maxRedemptions}
         name="max_redemptions"
         type="number"
         min="1"
         value=${values?.max_redemptions}
         invalid=${invalid('max_redemptions')}
       />
-      <${Field} label="Starts on (optional)" name="starts_on" type="date" value=${values?.starts_on} />
-      <${Field}
-        label="Ends on (optional)"
-        name="ends_on"
-        type="date"
-        value=${values?.ends_on}
-        hint="Days in Brasília time: it applies from the start of the first to the end of the last."
-      />
+      <${Field} label=${t.startsOn} name="starts_on" type="date" value=${values?.starts_on} />
+      <${Field} label=${t.endsOn} name="ends_on" type="date" value=${values?.ends_on} hint=${t.endsHint} />
       ${
         v.products.length > 0
           ? html`<fieldset>
-              <legend>Only for these products (none checked: every product)</legend>
+              <legend>${t.onlyProducts}</legend>
               ${v.products.map(
                 (p) =>
                   html`<${Check}
@@ -164,25 +153,34 @@ function CreateForm(v: DiscountsView & { path: string }) {
             </fieldset>`
           : null
       }
-      <button type="submit" class="button">Create discount</button>
+      <button type="submit" class="button">${t.createButton}</button>
     <//>
   </section>`;
 }
 
-function DurationFields({ values, invalid }: { values?: DiscountValues; invalid: (field: string) => boolean }) {
+function DurationFields({
+  locale,
+  values,
+  invalid,
+}: {
+  locale: Locale;
+  values?: DiscountValues;
+  invalid: (field: string) => boolean;
+}) {
+  const t = catalogMessages(locale).discounts;
   return html`<${Select}
-      label="Duration on subscriptions"
+      label=${t.durationLabel}
       name="duration"
       value=${values?.duration ?? 'once'}
       options=${[
-        ['once', 'Once: the first payment'],
-        ['forever', 'Forever: every payment'],
-        ['repeating', 'Repeating: a number of months'],
+        ['once', t.durationOnce],
+        ['forever', t.durationForever],
+        ['repeating', t.durationRepeating],
       ]}
     />
     <div class="repeating-only">
       <${Field}
-        label="Months"
+        label=${t.monthsLabel}
         name="duration_in_months"
         type="number"
         min="1"
@@ -199,17 +197,20 @@ export function deleteDiscountConfirmation(v: {
   csrf: string;
   discount: DiscountRecord;
 }) {
+  const t = catalogMessages(v.locale).discounts;
   const path = discountsPath(v.organizationId);
   const d = v.discount;
   return html`<${Confirmation}
     action=${`${path}/${d.id}/delete`}
     csrf=${v.csrf}
-    button="Delete discount"
+    button=${t.deleteButton}
     back=${path}
-    backLabel="Keep it"
+    backLabel=${t.keepIt}
   >
-    Delete <strong>${d.name}</strong> (${discountValue(v.locale, d)}
-    off${d.code ? html`, code <code>${d.code}</code>` : null})? It no longer applies to new or open checkouts, and its
-    code can be used again. Sales keep their record of it. This cannot be undone.
+    ${t.deleteBody(
+      html`<strong>${d.name}</strong>`,
+      discountValue(v.locale, d),
+      d.code ? html`<code>${d.code}</code>` : null,
+    )}
   <//>`;
 }

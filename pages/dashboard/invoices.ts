@@ -1,6 +1,7 @@
 import { INVOICE_STATUSES } from '../../domain/invoices.ts';
 import type { InvoiceBody } from '../../api/schemas/invoices.ts';
 import type { SubscriptionBody } from '../../api/schemas/subscriptions.ts';
+import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import {
   CustomerLink,
@@ -13,24 +14,29 @@ import {
   type ListPage,
 } from './commerce.ts';
 import { amount, day, Field, moment, Pager, PostForm, Table, type Column } from './components.ts';
+import { commerceMessages } from './messages-commerce.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** Extra charges: a subscription's invoices, the form that creates one, and the section that lists them. */
 
-export function invoiceColumns(c: CommerceContext): Column<InvoiceBody>[] {
+/** An extra charge's columns; `full` false leaves out its last day to pay and its workflow (the section's wide table). */
+export function invoiceColumns(c: CommerceContext, full = true): Column<InvoiceBody>[] {
+  const t = commerceMessages(c.locale).invoices;
+  const status = (i: InvoiceBody) => statusWord(i.status, c.locale);
   return [
-    { label: 'Number', cell: (i) => i.number },
-    { label: 'Description', cell: (i) => i.description ?? '—' },
-    { label: 'Amount', cell: (i) => amount(c.locale, i.amount, i.currency), numeric: true },
-    { label: 'Due date', cell: (i) => day(c.locale, i.due_date) },
-    { label: 'Last day to pay', cell: (i) => day(c.locale, i.expiration_date) },
+    { label: t.number, cell: (i) => i.number },
+    { label: t.description, cell: (i) => i.description ?? '—' },
+    { label: t.amount, cell: (i) => amount(c.locale, i.amount, i.currency), numeric: true },
+    { label: t.dueDate, cell: (i) => day(c.locale, i.due_date) },
+    ...(full ? [{ label: t.lastDay, cell: (i: InvoiceBody) => day(c.locale, i.expiration_date) }] : []),
     {
-      label: 'Status',
-      cell: (i) =>
-        i.failure_reason ? `${statusWord(i.status)}: ${declineText(i.failure_reason)}` : statusWord(i.status),
+      label: t.status,
+      cell: (i) => (i.failure_reason ? `${status(i)}: ${declineText(i.failure_reason, c.locale)}` : status(i)),
     },
-    { label: 'Paid', cell: (i) => moment(c.locale, i.paid_at) },
-    { label: 'Workflow', cell: (i) => html`<a href=${i.workflow_url}>${i.workflow_id}</a>` },
+    { label: t.paid, cell: (i) => moment(c.locale, i.paid_at) },
+    ...(full
+      ? [{ label: t.workflow, cell: (i: InvoiceBody) => html`<a href=${i.workflow_url}>${i.workflow_id}</a>` }]
+      : []),
   ];
 }
 
@@ -41,19 +47,30 @@ export interface InvoiceFormValues {
 }
 
 /** The extra charge's form: amount in reais, what it is for, the due date. */
-export function InvoiceForm({ action, csrf, values }: { action: string; csrf: string; values: InvoiceFormValues }) {
-  return html`<${PostForm} action=${action} csrf=${csrf} label="Create an extra charge">
+export function InvoiceForm({
+  locale,
+  action,
+  csrf,
+  values,
+}: {
+  locale: Locale;
+  action: string;
+  csrf: string;
+  values: InvoiceFormValues;
+}) {
+  const t = commerceMessages(locale).invoices;
+  return html`<${PostForm} action=${action} csrf=${csrf} label=${t.formLabel}>
     <${Field}
-      label="Amount (R$)"
+      label=${t.amountField}
       name="amount"
       value=${values.amount}
       required
       inputmode="decimal"
-      hint="In reais, e.g. 25,00. Charged to the subscription's card."
+      hint=${t.amountHint}
     />
-    <${Field} label="Description" name="description" value=${values.description} maxlength="255" />
-    <${Field} label="Due date" name="due_date" type="date" value=${values.due_date} required />
-    <button type="submit" class="button">Create extra charge</button>
+    <${Field} label=${t.description} name="description" value=${values.description} maxlength="255" />
+    <${Field} label=${t.dueDate} name="due_date" type="date" value=${values.due_date} required />
+    <button type="submit" class="button">${t.create}</button>
   <//>`;
 }
 
@@ -72,46 +89,41 @@ export interface InvoicesView extends CommerceContext {
 }
 
 export function invoicesContent(v: InvoicesView) {
+  const t = commerceMessages(v.locale).invoices;
   const path = dashboardPaths.section(v.organizationId, 'invoices');
   const columns: Column<SubscriptionInvoice>[] = [
     {
-      label: 'Subscription',
+      label: t.subscription,
       cell: ({ subscription: s }) =>
         html`<a href=${recordPath(v.organizationId, 'subscriptions', s.id)}
           >${v.names.products.get(s.product_id) ?? s.product_id}</a
         >`,
     },
     {
-      label: 'Customer',
+      label: t.customer,
       cell: ({ subscription: s }) =>
         html`<${CustomerLink} organizationId=${v.organizationId} id=${s.customer_id} names=${v.names} />`,
     },
     // The section's table is wide already: the workflow and last day are on the subscription's page.
-    ...invoiceColumns(v)
-      .filter((col) => col.label !== 'Workflow' && col.label !== 'Last day to pay')
-      .map((col) => ({ ...col, cell: (row: SubscriptionInvoice) => col.cell(row.invoice) })),
+    ...invoiceColumns(v, false).map((col) => ({
+      ...col,
+      cell: (row: SubscriptionInvoice) => col.cell(row.invoice),
+    })),
   ];
-  return html`<p class="muted">
-      The API lists extra charges per subscription (<code>GET /api/v1/subscriptions/:id/invoices</code>), not for the
-      whole organization: this page shows the extra charges of one page of subscriptions at a time, newest subscriptions
-      first. A subscription's page lists all of its extra charges and has the form that creates one.
-    </p>
+  return html`<p class="muted">${t.note(html`<code>GET /api/v1/subscriptions/:id/invoices</code>`)}</p>
     <${FilterForm}
+      locale=${v.locale}
       action=${path}
-      label="Status"
+      label=${t.status}
       name="status"
       value=${v.status}
-      options=${statusOptions(INVOICE_STATUSES)}
+      options=${statusOptions(INVOICE_STATUSES, v.locale)}
     />
     ${
       v.subscriptions
-        ? html`<${Table}
-              caption="Extra charges of these subscriptions"
-              columns=${columns}
-              rows=${v.rows}
-              empty="No extra charges on these subscriptions."
-            />
+        ? html`<${Table} caption=${t.caption} columns=${columns} rows=${v.rows} empty=${t.empty} />
             <${Pager}
+              locale=${v.locale}
               path=${path}
               page=${v.page}
               maxPage=${v.subscriptions.pagination.max_page}

@@ -40,6 +40,13 @@ const ptBR = {
     amount_required: 'Informe o valor.',
     gateway_unavailable: 'O gateway de pagamento não respondeu. Tente de novo em instantes.',
     temporarily_unavailable: 'O serviço está indisponível no momento. Tente de novo em instantes.',
+    code_taken: 'Este código já é usado por outro cupom desta organização.',
+    invalid_ends_at: 'A data de término precisa ser depois da data de início.',
+    invalid_product: 'Produto não encontrado.',
+    unknown_price: 'Este preço não é deste produto.',
+    subscription_not_invoiceable: 'Esta assinatura não aceita cobranças avulsas.',
+    invoice_not_created: 'A cobrança avulsa não foi criada, e nada será cobrado. Tente de novo.',
+    payment_declined: 'A cobrança foi recusada.',
   } as Record<string, string>,
   byStatus: {
     400: 'Confira os campos do formulário.',

@@ -3,6 +3,7 @@ import type { MetricsReport } from '../../api/schemas/metrics.ts';
 import { calendarDate, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { amount, Field, Select, Table, type Column } from './components.ts';
+import { metricsMessages } from './messages-metrics.ts';
 import { dashboardPaths } from './paths.ts';
 
 /**
@@ -30,60 +31,72 @@ type Period = MetricsReport['periods'][number];
 type ChartedMetric = 'revenue' | 'mrr' | 'sales_count' | 'active_subscriptions';
 
 /** The charts, in the page's order: the figure they draw and whether it is money (cents) or a count. */
-export const CHARTS: readonly { metric: ChartedMetric; title: string; money: boolean }[] = [
-  { metric: 'revenue', title: 'Revenue', money: true },
-  { metric: 'mrr', title: 'MRR (monthly recurring revenue)', money: true },
-  { metric: 'sales_count', title: 'Sales', money: false },
-  { metric: 'active_subscriptions', title: 'Active subscriptions', money: false },
+export const CHARTS: readonly { metric: ChartedMetric; money: boolean }[] = [
+  { metric: 'revenue', money: true },
+  { metric: 'mrr', money: true },
+  { metric: 'sales_count', money: false },
+  { metric: 'active_subscriptions', money: false },
 ];
-
-const INTERVAL_LABELS: Record<MetricInterval, string> = { day: 'Day', week: 'Week', month: 'Month', year: 'Year' };
-const PER_INTERVAL: Record<string, string> = { day: 'per day', week: 'per week', month: 'per month', year: 'per year' };
 
 /** The time zones offered: Brazil's, then a few others; a zone typed into the address is added to them. */
-const TIME_ZONES: readonly (readonly [string, string])[] = [
-  ['America/Sao_Paulo', 'Brasília (America/Sao_Paulo)'],
-  ['America/Bahia', 'Bahia (America/Bahia)'],
-  ['America/Fortaleza', 'Fortaleza (America/Fortaleza)'],
-  ['America/Recife', 'Recife (America/Recife)'],
-  ['America/Belem', 'Belém (America/Belem)'],
-  ['America/Manaus', 'Amazonas (America/Manaus)'],
-  ['America/Cuiaba', 'Mato Grosso (America/Cuiaba)'],
-  ['America/Porto_Velho', 'Rondônia (America/Porto_Velho)'],
-  ['America/Rio_Branco', 'Acre (America/Rio_Branco)'],
-  ['America/Noronha', 'Fernando de Noronha (America/Noronha)'],
-  ['UTC', 'UTC'],
-  ['Europe/Lisbon', 'Lisbon (Europe/Lisbon)'],
-  ['America/New_York', 'New York (America/New_York)'],
+const TIME_ZONES = [
+  'America/Sao_Paulo',
+  'America/Bahia',
+  'America/Fortaleza',
+  'America/Recife',
+  'America/Belem',
+  'America/Manaus',
+  'America/Cuiaba',
+  'America/Porto_Velho',
+  'America/Rio_Branco',
+  'America/Noronha',
+  'UTC',
+  'Europe/Lisbon',
+  'America/New_York',
 ];
+
+/** A zone as the select names it: "Brasília (America/Sao_Paulo)"; UTC and zones not listed by their name. */
+const zoneOption = (locale: Locale, zone: string) => [zone, metricsMessages(locale).zones[zone] ?? zone] as const;
 
 export function metricsContent(v: MetricsView) {
   return html`
-    <${ChoiceForm} organizationId=${v.organizationId} choice=${v.choice} />
+    <${ChoiceForm} locale=${v.locale} organizationId=${v.organizationId} choice=${v.choice} />
     ${v.report ? html`<${Charts} view=${v} report=${v.report} /><${Figures} view=${v} report=${v.report} />` : null}
   `;
 }
 
-function ChoiceForm({ organizationId, choice }: { organizationId: string; choice: MetricsChoice }) {
-  const zones = TIME_ZONES.some(([zone]) => zone === choice.timezone)
-    ? TIME_ZONES
-    : [...TIME_ZONES, [choice.timezone, choice.timezone] as const];
+function ChoiceForm({
+  locale,
+  organizationId,
+  choice,
+}: {
+  locale: Locale;
+  organizationId: string;
+  choice: MetricsChoice;
+}) {
+  const t = metricsMessages(locale);
+  const listed = TIME_ZONES.includes(choice.timezone) ? TIME_ZONES : [...TIME_ZONES, choice.timezone];
   return html`<form
     method="get"
     action=${dashboardPaths.section(organizationId, 'metrics')}
     class="dash-form metrics-form"
-    aria-label="Figures to show"
+    aria-label=${t.form}
   >
-    <${Field} label="From" name="start_date" type="date" value=${choice.start_date} required />
-    <${Field} label="To" name="end_date" type="date" value=${choice.end_date} required />
+    <${Field} label=${t.from} name="start_date" type="date" value=${choice.start_date} required />
+    <${Field} label=${t.to} name="end_date" type="date" value=${choice.end_date} required />
     <${Select}
-      label="Interval"
+      label=${t.interval}
       name="interval"
       value=${choice.interval}
-      options=${METRIC_INTERVALS.map((i) => [i, INTERVAL_LABELS[i]] as const)}
+      options=${METRIC_INTERVALS.map((i: MetricInterval) => [i, t.intervals[i] ?? i] as const)}
     />
-    <${Select} label="Time zone" name="timezone" value=${choice.timezone} options=${zones} />
-    <button type="submit" class="button">Show</button>
+    <${Select}
+      label=${t.timeZone}
+      name="timezone"
+      value=${choice.timezone}
+      options=${listed.map((zone) => zoneOption(locale, zone))}
+    />
+    <button type="submit" class="button">${t.show}</button>
   </form>`;
 }
 
@@ -118,27 +131,27 @@ function chartData(locale: Locale, report: MetricsReport): string {
 }
 
 function Charts({ view, report }: { view: MetricsView; report: MetricsReport }) {
-  const range = `${calendarDate(view.locale, report.start_date)} to ${calendarDate(view.locale, report.end_date)}`;
+  const t = metricsMessages(view.locale);
+  const range = t.range(calendarDate(view.locale, report.start_date), calendarDate(view.locale, report.end_date));
+  const per = t.perInterval[report.interval] ?? report.interval;
   const total = (c: (typeof CHARTS)[number]) =>
     c.money ? amount(view.locale, report.totals[c.metric]) : String(report.totals[c.metric]);
   const summary = (c: (typeof CHARTS)[number]) =>
-    c.metric === 'revenue' || c.metric === 'sales_count'
-      ? `${total(c)} in total`
-      : `${total(c)} at the end of the range`;
+    c.metric === 'revenue' || c.metric === 'sales_count' ? t.inTotal(total(c)) : t.atEnd(total(c));
   return html`<section aria-labelledby="charts-title">
-    <h2 id="charts-title">Charts</h2>
-    <p class="muted">${range}, ${PER_INTERVAL[report.interval]}, in ${report.timezone} time.</p>
+    <h2 id="charts-title">${t.chartsTitle}</h2>
+    <p class="muted">${t.chartsNote(range, per, report.timezone)}</p>
     <div class="chart-grid">
       ${CHARTS.map(
         (c) =>
           html`<figure class="chart-card">
-            <figcaption>${c.title}</figcaption>
+            <figcaption>${t.charts[c.metric]}</figcaption>
             <div
               class="chart"
               id=${`chart-${c.metric}`}
               data-metric=${c.metric}
               data-money=${c.money ? 'brl' : undefined}
-              data-label=${`${c.title} ${PER_INTERVAL[report.interval]}, ${range}: ${summary(c)}.`}
+              data-label=${`${t.charts[c.metric]} ${per}, ${range}: ${summary(c)}.`}
             ></div>
           </figure>`,
       )}
@@ -155,44 +168,45 @@ function Charts({ view, report }: { view: MetricsView; report: MetricsReport }) 
 
 function Figures({ view, report }: { view: MetricsView; report: MetricsReport }) {
   const money = (cents: number | null) => amount(view.locale, cents);
+  const w = metricsMessages(view.locale);
   const t = report.totals;
   const percent = (fraction: number | null) =>
     fraction === null
       ? '—'
       : new Intl.NumberFormat(view.locale, { style: 'percent', maximumFractionDigits: 2 }).format(fraction);
   const totals: [string, string][] = [
-    ['Revenue', money(t.revenue)],
-    ['Refunds', money(t.refunds)],
-    ['Net revenue', money(t.net_revenue)],
-    ['Sales', String(t.sales_count)],
-    ['Average order value', money(t.average_order_value)],
-    ['MRR at the end of the range', money(t.mrr)],
-    ['Active subscriptions at the end of the range', String(t.active_subscriptions)],
-    ['New subscriptions', String(t.new_subscriptions)],
-    ['Churned subscriptions', String(t.churned_subscriptions)],
-    ['Checkout conversion', percent(t.checkout_conversion)],
+    [w.totals.revenue, money(t.revenue)],
+    [w.totals.refunds, money(t.refunds)],
+    [w.totals.net, money(t.net_revenue)],
+    [w.totals.sales, String(t.sales_count)],
+    [w.totals.average, money(t.average_order_value)],
+    [w.totals.mrr, money(t.mrr)],
+    [w.totals.active, String(t.active_subscriptions)],
+    [w.totals.new, String(t.new_subscriptions)],
+    [w.totals.churned, String(t.churned_subscriptions)],
+    [w.totals.conversion, percent(t.checkout_conversion)],
   ];
   const byPeriod: Column<Period>[] = [
-    { label: 'Period', cell: (p) => periodName(view.locale, p) },
-    { label: 'Revenue', cell: (p) => money(p.revenue), numeric: true },
+    { label: w.period, cell: (p) => periodName(view.locale, p) },
+    { label: w.totals.revenue, cell: (p) => money(p.revenue), numeric: true },
     { label: 'MRR', cell: (p) => money(p.mrr), numeric: true },
-    { label: 'Sales', cell: (p) => String(p.sales_count), numeric: true },
-    { label: 'Active subscriptions', cell: (p) => String(p.active_subscriptions), numeric: true },
+    { label: w.totals.sales, cell: (p) => String(p.sales_count), numeric: true },
+    { label: w.charts.active_subscriptions, cell: (p) => String(p.active_subscriptions), numeric: true },
   ];
   return html`<section aria-labelledby="totals-title">
-      <h2 id="totals-title">Totals</h2>
+      <h2 id="totals-title">${w.totalsTitle}</h2>
       <${Table}
-        caption=${`Over the range, in ${report.currency}`}
+        caption=${w.overRange(report.currency)}
         columns=${[
-          { label: 'Metric', cell: (r: [string, string]) => r[0] },
-          { label: 'Value', cell: (r: [string, string]) => r[1], numeric: true },
+          { label: w.metric, cell: (r: [string, string]) => r[0] },
+          { label: w.value, cell: (r: [string, string]) => r[1], numeric: true },
         ]}
         rows=${totals}
         empty=""
       />
     </section>
     <section aria-labelledby="periods-title">
-      <h2 id="periods-title">By period</h2>
-      <${Table} caption="The charts' figures" columns=${byPeriod} rows=${report.periods} empty="No periods." />
+      <h2 id="periods-title">${w.byPeriod}</h2>
+      <${Table} caption=${w.chartsFigures} columns=${byPeriod} rows=${report.periods} empty=${w.noPeriods} />
     </section>`;
 }

@@ -3,6 +3,7 @@ import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Confirmation, PriceFields, priceLine, priceTerms, TextArea, type PriceValues } from './catalog-parts.ts';
 import { amount, day, Field, PostButton, PostForm, Table, type Column } from './components.ts';
+import { catalogMessages } from './messages-catalog.ts';
 import { dashboardPaths } from './paths.ts';
 
 /** One product: its details, its prices (add, make default, archive), and archiving or restoring it. */
@@ -22,50 +23,51 @@ export const productPath = (organizationId: string, productId: string) =>
 
 export function productContent(v: ProductView) {
   const { product } = v;
+  const t = catalogMessages(v.locale);
   const path = productPath(v.organizationId, product.id);
   const defaultPrice = product.prices.find((p) => p.id === product.default_price_id);
   return html`
-    <p><a href=${dashboardPaths.section(v.organizationId, 'products')}>All products</a></p>
+    <p><a href=${dashboardPaths.section(v.organizationId, 'products')}>${t.product.all}</a></p>
     <dl class="pairs">
-      <dt>Status</dt>
-      <dd>${product.is_archived ? 'Archived: not sold in new checkouts' : 'Active'}</dd>
-      <dt>Description</dt>
+      <dt>${t.products.status}</dt>
+      <dd>${product.is_archived ? t.product.archivedNotSold : t.products.active}</dd>
+      <dt>${t.product.description}</dt>
       <dd>${product.description ?? '—'}</dd>
-      <dt>Default price</dt>
+      <dt>${t.product.defaultPrice}</dt>
       <dd>${defaultPrice ? priceLine(v.locale, defaultPrice) : '—'}</dd>
-      <dt>Created</dt>
+      <dt>${t.products.created}</dt>
       <dd>${day(v.locale, product.created_at)}</dd>
-      <dt>Id</dt>
+      <dt>${t.product.id}</dt>
       <dd><code>${product.id}</code></dd>
     </dl>
     <section aria-labelledby="prices-title">
-      <h2 id="prices-title">Prices</h2>
+      <h2 id="prices-title">${t.products.prices}</h2>
       <${Table}
-        caption=${`Prices of ${product.name}`}
+        caption=${t.product.pricesOf(product.name)}
         columns=${priceColumns(v, path)}
         rows=${product.prices}
-        empty="No prices."
+        empty=${t.product.noPrices}
       />
     </section>
     <section aria-labelledby="add-price-title">
-      <h2 id="add-price-title">Add a price</h2>
-      <p class="muted">
-        Prices cannot be changed once created: add a new one, make it the default, archive the old one.
-      </p>
-      <${PostForm} action=${`${path}/prices`} csrf=${v.csrf} label="Add a price">
-        <${PriceFields} values=${v.values} invalid=${v.invalid} />
-        <button type="submit" class="button">Add price</button>
+      <h2 id="add-price-title">${t.product.addPrice}</h2>
+      <p class="muted">${t.product.pricesFixed}</p>
+      <${PostForm} action=${`${path}/prices`} csrf=${v.csrf} label=${t.product.addPrice}>
+        <${PriceFields} locale=${v.locale} values=${v.values} invalid=${v.invalid} />
+        <button type="submit" class="button">${t.product.addPriceButton}</button>
       <//>
     </section>
     <${DetailsForm} ...${v} path=${path} />
     <section aria-labelledby="archive-title">
-      <h2 id="archive-title">${product.is_archived ? 'Restore' : 'Archive'}</h2>
+      <h2 id="archive-title">${product.is_archived ? t.product.restore : t.product.archive}</h2>
       ${
         product.is_archived
-          ? html`<p>This product is archived. Restored, it can be sold again.</p>
-              <${PostButton} action=${`${path}/restore`} csrf=${v.csrf} label="Restore product" />`
-          : html`<p>An archived product stays readable but is no longer sold in new checkouts.</p>
-              <div class="actions"><a href=${`${path}/archive`} class="button danger">Archive product</a></div>`
+          ? html`<p>${t.product.archivedNote}</p>
+              <${PostButton} action=${`${path}/restore`} csrf=${v.csrf} label=${t.product.restoreProduct} />`
+          : html`<p>${t.product.archiveNote}</p>
+              <div class="actions">
+                <a href=${`${path}/archive`} class="button danger">${t.product.archiveProduct}</a>
+              </div>`
       }
     </section>
   `;
@@ -73,32 +75,40 @@ export function productContent(v: ProductView) {
 
 /** The product's name and description; prices are changed by adding and archiving, above. */
 function DetailsForm(v: ProductView & { path: string }) {
+  const t = catalogMessages(v.locale);
   return html`<section aria-labelledby="details-title">
-    <h2 id="details-title">Details</h2>
-    <${PostForm} action=${`${v.path}/details`} csrf=${v.csrf} label="Details">
-      <${Field} label="Name" name="name" value=${v.values?.name ?? v.product.name} required maxlength="256" />
+    <h2 id="details-title">${t.product.details}</h2>
+    <${PostForm} action=${`${v.path}/details`} csrf=${v.csrf} label=${t.product.details}>
+      <${Field}
+        label=${t.products.name}
+        name="name"
+        value=${v.values?.name ?? v.product.name}
+        required
+        maxlength="256"
+      />
       <${TextArea}
-        label="Description (optional)"
+        label=${t.products.description}
         name="description"
         value=${v.values?.description ?? v.product.description}
-        hint="Shown to buyers on the checkout page. Markdown."
+        hint=${t.products.descriptionHint}
       />
-      <button type="submit" class="button">Save details</button>
+      <button type="submit" class="button">${t.product.saveDetails}</button>
     <//>
   </section>`;
 }
 
 function priceColumns(v: ProductView, path: string): Column<PriceBody>[] {
   const isDefault = (p: PriceBody) => p.id === v.product.default_price_id;
+  const t = catalogMessages(v.locale);
   return [
-    { label: 'Amount', cell: (p) => amount(v.locale, p.unit_amount, p.currency), numeric: true },
-    { label: 'Billing', cell: (p) => priceTerms(p) },
-    { label: 'Label', cell: (p) => p.name ?? '—' },
-    { label: 'Status', cell: (p) => (p.active ? 'Active' : 'Archived') },
-    { label: 'Default', cell: (p) => (isDefault(p) ? 'Default' : '—') },
-    { label: 'Created', cell: (p) => day(v.locale, p.created_at) },
+    { label: t.product.amount, cell: (p) => amount(v.locale, p.unit_amount, p.currency), numeric: true },
+    { label: t.price.billing, cell: (p) => priceTerms(v.locale, p) },
+    { label: t.product.label, cell: (p) => p.name ?? '—' },
+    { label: t.products.status, cell: (p) => (p.active ? t.products.active : t.products.archived) },
+    { label: t.product.isDefault, cell: (p) => (isDefault(p) ? t.product.isDefault : '—') },
+    { label: t.products.created, cell: (p) => day(v.locale, p.created_at) },
     {
-      label: 'Actions',
+      label: t.product.actions,
       cell: (p) =>
         p.active
           ? html`<div class="actions">
@@ -108,12 +118,12 @@ function priceColumns(v: ProductView, path: string): Column<PriceBody>[] {
                   : html`<${PostButton}
                       action=${`${path}/default-price`}
                       csrf=${v.csrf}
-                      label="Make default"
+                      label=${t.product.makeDefault}
                       fields=${{ price_id: p.id }}
                     />`
               }
-              <a href=${`${path}/prices/${p.id}/archive`} aria-label=${`Archive the price ${priceLine(v.locale, p)}`}
-                >Archive</a
+              <a href=${`${path}/prices/${p.id}/archive`} aria-label=${t.product.archivePrice(priceLine(v.locale, p))}
+                >${t.product.archive}</a
               >
             </div>`
           : null,
@@ -122,17 +132,22 @@ function priceColumns(v: ProductView, path: string): Column<PriceBody>[] {
 }
 
 /** The confirmation before a product is archived. */
-export function archiveProductConfirmation(v: { organizationId: string; csrf: string; product: ProductBody }) {
+export function archiveProductConfirmation(v: {
+  locale: Locale;
+  organizationId: string;
+  csrf: string;
+  product: ProductBody;
+}) {
+  const t = catalogMessages(v.locale).product;
   const path = productPath(v.organizationId, v.product.id);
   return html`<${Confirmation}
     action=${`${path}/archive`}
     csrf=${v.csrf}
-    button="Archive product"
+    button=${t.archiveProduct}
     back=${path}
-    backLabel="Keep it"
+    backLabel=${t.keepIt}
   >
-    Archive <strong>${v.product.name}</strong>? It stays readable, with its prices, but is no longer sold: checkout
-    links with it stop opening checkouts. You can restore it later.
+    ${t.archiveProductBody(html`<strong>${v.product.name}</strong>`)}
   <//>`;
 }
 
@@ -144,15 +159,15 @@ export function archivePriceConfirmation(v: {
   product: ProductBody;
   price: PriceBody;
 }) {
+  const t = catalogMessages(v.locale).product;
   const path = productPath(v.organizationId, v.product.id);
   return html`<${Confirmation}
     action=${`${path}/prices/${v.price.id}/archive`}
     csrf=${v.csrf}
-    button="Archive price"
+    button=${t.archivePriceButton}
     back=${path}
-    backLabel="Keep it"
+    backLabel=${t.keepIt}
   >
-    Archive the price <strong>${priceLine(v.locale, v.price)}</strong> of <strong>${v.product.name}</strong>? It is no
-    longer offered in new checkouts; subscriptions on it go on. Prices cannot be restored.
+    ${t.archivePriceBody(html`<strong>${priceLine(v.locale, v.price)}</strong>`, html`<strong>${v.product.name}</strong>`)}
   <//>`;
 }

@@ -13,6 +13,7 @@ import {
   type ListPage,
 } from './commerce.ts';
 import { amount, day, moment, Table, type Column } from './components.ts';
+import { commerceMessages } from './messages-commerce.ts';
 import { invoiceColumns, InvoiceForm, type InvoiceFormValues } from './invoices.ts';
 import { saleColumns } from './sales.ts';
 import { subscriptionStatus } from './subscriptions.ts';
@@ -29,42 +30,38 @@ export interface SubscriptionView extends CommerceContext {
 }
 
 export function subscriptionContent(v: SubscriptionView) {
+  const t = commerceMessages(v.locale).subscription;
   const path = recordPath(v.organizationId, 'subscriptions', v.s.id);
   return html`<${Summary} v=${v} />
-    ${v.s.ended_at ? null : html`<${Changes} path=${path} s=${v.s} />`}
+    ${v.s.ended_at ? null : html`<${Changes} v=${v} path=${path} />`}
     <section aria-labelledby="timeline-title">
-      <h2 id="timeline-title">Charges and retries</h2>
-      <${Table}
-        caption="Renewal charges and dunning retries, oldest first"
-        columns=${chargeColumns(v)}
-        rows=${v.s.charges}
-        empty="No renewal charge yet: the first period was paid at checkout."
-      />
+      <h2 id="timeline-title">${t.timeline}</h2>
+      <${Table} caption=${t.timelineCaption} columns=${chargeColumns(v)} rows=${v.s.charges} empty=${t.timelineEmpty} />
     </section>
     <section aria-labelledby="invoices-title">
-      <h2 id="invoices-title">Extra charges</h2>
+      <h2 id="invoices-title">${t.invoices}</h2>
       ${
         v.invoices
           ? html`<${Table}
-              caption="Extra-charge invoices, newest first"
+              caption=${t.invoicesCaption}
               columns=${invoiceColumns(v)}
               rows=${v.invoices.items}
-              empty="No extra charges."
+              empty=${t.invoicesEmpty}
             />`
           : null
       }
-      <h3>Create an extra charge</h3>
-      <${InvoiceForm} action=${`${path}/invoices`} csrf=${v.csrf} values=${v.invoiceValues} />
+      <h3>${t.createInvoice}</h3>
+      <${InvoiceForm} locale=${v.locale} action=${`${path}/invoices`} csrf=${v.csrf} values=${v.invoiceValues} />
     </section>
     <section aria-labelledby="sales-title">
-      <h2 id="sales-title">Sales</h2>
+      <h2 id="sales-title">${t.sales}</h2>
       ${
         v.sales
           ? html`<${Table}
-              caption="Sales of this subscription, newest first"
+              caption=${t.salesCaption}
               columns=${saleColumns(v, { customer: false })}
               rows=${v.sales.items}
-              empty="No sales."
+              empty=${t.salesEmpty}
             />`
           : null
       }
@@ -73,54 +70,69 @@ export function subscriptionContent(v: SubscriptionView) {
 
 function Summary({ v }: { v: SubscriptionView }) {
   const s = v.s;
+  const t = commerceMessages(v.locale);
   const discounted =
-    s.subtotal_amount !== s.amount ? ` (${amount(v.locale, s.subtotal_amount, s.currency)} before discount)` : '';
+    s.subtotal_amount !== s.amount
+      ? t.subscription.beforeDiscount(amount(v.locale, s.subtotal_amount, s.currency))
+      : '';
+  const period = t.subscription.periodRange(day(v.locale, s.current_period_start), day(v.locale, s.current_period_end));
   return html`<${Facts}
-    label="Subscription"
+    label=${t.subscription.label}
     rows=${[
-      ['Customer', html`<${CustomerLink} organizationId=${v.organizationId} id=${s.customer_id} names=${v.names} />`],
-      ['Product', v.names.products.get(s.product_id) ?? s.product_id],
-      ['Amount each period', `${amount(v.locale, s.amount, s.currency)}${discounted}`],
-      ['Status', subscriptionStatus(s)],
-      ['Current period', `${day(v.locale, s.current_period_start)} to ${day(v.locale, s.current_period_end)}`],
-      ['Period number', String(s.period_number)],
-      ['Trial end', day(v.locale, s.trial_end)],
-      ['Canceled', moment(v.locale, s.canceled_at)],
-      ['Ended', moment(v.locale, s.ended_at)],
-      ['Renewals charged by', s.recurrence_billing === 'gateway' ? 'The gateway' : 'Our renewals'],
-      ['Started', moment(v.locale, s.created_at)],
       [
-        'Workflow',
+        t.subscriptions.customer,
+        html`<${CustomerLink} organizationId=${v.organizationId} id=${s.customer_id} names=${v.names} />`,
+      ],
+      [t.subscriptions.product, v.names.products.get(s.product_id) ?? s.product_id],
+      [t.subscription.amountEachPeriod, `${amount(v.locale, s.amount, s.currency)}${discounted}`],
+      [t.subscriptions.status, subscriptionStatus(v.locale, s)],
+      [t.subscription.currentPeriod, period],
+      [t.subscription.periodNumber, String(s.period_number)],
+      [t.subscription.trialEnd, day(v.locale, s.trial_end)],
+      [t.subscription.canceled, moment(v.locale, s.canceled_at)],
+      [t.subscription.ended, moment(v.locale, s.ended_at)],
+      [t.subscription.renewalsBy, s.recurrence_billing === 'gateway' ? t.subscription.byGateway : t.subscription.byUs],
+      [t.subscriptions.started, moment(v.locale, s.created_at)],
+      [
+        t.subscription.workflow,
         html`<a href=${s.workflow_url} data-testid="workflow-link">${s.workflow_id}</a>${' '}
-          <span class="muted">in the Temporal UI</span>`,
+          <span class="muted">${t.subscription.inTemporal}</span>`,
       ],
     ]}
   />`;
 }
 
 /** The changes: cancel at the period's end or undo it, revoke now; each opens its confirmation. */
-function Changes({ path, s }: { path: string; s: SubscriptionBody }) {
+function Changes({ v, path }: { v: SubscriptionView; path: string }) {
+  const t = commerceMessages(v.locale).subscription;
   return html`<section aria-labelledby="changes-title">
-    <h2 id="changes-title">Changes</h2>
+    <h2 id="changes-title">${t.changes}</h2>
     <div class="actions">
       ${
-        s.cancel_at_period_end
-          ? html`<a class="button secondary" href=${`${path}/uncancel`}>Undo the cancellation</a>`
-          : html`<a class="button secondary" href=${`${path}/cancel`}>Cancel at period end</a>`
+        v.s.cancel_at_period_end
+          ? html`<a class="button secondary" href=${`${path}/uncancel`}>${t.undoCancel}</a>`
+          : html`<a class="button secondary" href=${`${path}/cancel`}>${t.cancel}</a>`
       }
-      <a class="button danger" href=${`${path}/revoke`}>Revoke now</a>
+      <a class="button danger" href=${`${path}/revoke`}>${t.revoke}</a>
     </div>
   </section>`;
 }
 
 function chargeColumns(v: CommerceContext): Column<Charge>[] {
+  const t = commerceMessages(v.locale);
   return [
-    { label: 'Tried', cell: (c) => moment(v.locale, c.attempted_at) },
-    { label: 'Period', cell: (c) => String(c.period_number), numeric: true },
-    { label: 'Try', cell: (c) => (c.try_number === 1 ? 'Renewal' : `Retry ${c.try_number - 1}`) },
-    { label: 'Amount', cell: (c) => amount(v.locale, c.amount, c.currency), numeric: true },
-    { label: 'Outcome', cell: (c) => statusWord(c.outcome) },
-    { label: 'Decline reason', cell: (c) => declineText(c.decline_reason) || '—' },
-    { label: 'Transaction', cell: (c) => (c.transaction_id ? html`<code>${c.transaction_id}</code>` : '—') },
+    { label: t.subscription.tried, cell: (c) => moment(v.locale, c.attempted_at) },
+    { label: t.subscription.period, cell: (c) => String(c.period_number), numeric: true },
+    {
+      label: t.subscription.try,
+      cell: (c) => (c.try_number === 1 ? t.subscription.renewal : t.subscription.retry(c.try_number - 1)),
+    },
+    { label: t.subscriptions.amount, cell: (c) => amount(v.locale, c.amount, c.currency), numeric: true },
+    { label: t.subscription.outcome, cell: (c) => statusWord(c.outcome, v.locale) },
+    { label: t.subscription.declineReason, cell: (c) => declineText(c.decline_reason, v.locale) || '—' },
+    {
+      label: t.subscription.transaction,
+      cell: (c) => (c.transaction_id ? html`<code>${c.transaction_id}</code>` : '—'),
+    },
   ];
 }

@@ -80,23 +80,32 @@ describe('days in Brasília', () => {
 
 describe('priceBody', () => {
   it('sends a recurring price with its interval, a one-time price without one', () => {
-    expect(priceBody({ amount: '99,90', type: 'recurring', interval: 'month', interval_count: '3' })).toEqual({
+    expect(priceBody({ amount: '99,90', type: 'recurring', interval: 'month', interval_count: '3' }, 'en')).toEqual({
       price: { currency: 'brl', unit_amount: 9990, type: 'recurring', interval: 'month', interval_count: 3 },
     });
-    expect(priceBody({ amount: '10', type: 'one_time', interval: 'month', interval_count: '1' })).toEqual({
+    expect(priceBody({ amount: '10', type: 'one_time', interval: 'month', interval_count: '1' }, 'en')).toEqual({
       price: { currency: 'brl', unit_amount: 1000, type: 'one_time' },
     });
   });
 
   it('leaves a blank amount to the API, and names an amount that is not reais', () => {
-    expect(priceBody({ amount: '', type: 'one_time' })).toEqual({
+    expect(priceBody({ amount: '', type: 'one_time' }, 'en')).toEqual({
       price: { currency: 'brl', unit_amount: undefined, type: 'one_time' },
     });
-    expect(priceBody({ amount: 'abc' })).toEqual({
+    expect(priceBody({ amount: 'abc' }, 'en')).toEqual({
       problem: { field: 'amount', message: 'Amount: “abc” is not an amount in reais, like 99,90.' },
     });
-    expect(priceBody({ amount: '5', type: 'recurring', interval: 'week', interval_count: 'two' })).toMatchObject({
+    expect(priceBody({ amount: '5', type: 'recurring', interval: 'week', interval_count: 'two' }, 'en')).toMatchObject({
       problem: { field: 'interval_count' },
+    });
+  });
+
+  it('names the field and what to type in the page’s language', () => {
+    expect(priceBody({ amount: 'abc' }, 'pt-BR')).toEqual({
+      problem: { field: 'amount', message: 'Valor: “abc” não é um valor em reais, como 99,90.' },
+    });
+    expect(priceBody({ amount: '5', type: 'recurring', interval_count: 'dois' }, 'pt-BR')).toEqual({
+      problem: { field: 'interval_count', message: 'A cada: “dois” não é um número inteiro.' },
     });
   });
 });

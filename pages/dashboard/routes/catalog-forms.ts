@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { RequestBody } from '../api-client.ts';
+import type { Locale } from '../../locale.ts';
 import type { Notice } from '../layout.ts';
+import { catalogMessages } from '../messages-catalog.ts';
 import { centsOf, formList } from './forms.ts';
 
 /**
@@ -16,9 +18,9 @@ export interface FormProblem {
 }
 
 /** A form the page could not send: the alert names the field and what to type (with a 400, as the API's would be). */
-export const problemNotice = (problem: FormProblem): Notice => ({
+export const problemNotice = (problem: FormProblem, locale: Locale): Notice => ({
   kind: 'alert',
-  title: 'Check the form',
+  title: catalogMessages(locale).form.check,
   detail: problem.message,
 });
 
@@ -60,6 +62,7 @@ export function dayEnd(date: string | undefined): string | undefined {
 
 /** An amount field: absent when blank (the API says it is required), a problem when not reais. */
 export function centsField(
+  locale: Locale,
   field: string,
   label: string,
   value: string | undefined,
@@ -67,19 +70,22 @@ export function centsField(
   if ((value ?? '').trim() === '') return {};
   const cents = centsOf(value);
   if (cents === undefined) {
-    return { problem: { field, message: `${label}: “${value!.trim()}” is not an amount in reais, like 99,90.` } };
+    return { problem: { field, message: catalogMessages(locale).form.notAmount(label, value!.trim()) } };
   }
   return { cents };
 }
 
 /** A whole-number field: absent when blank, a problem when it is not a whole number. */
 export function countField(
+  locale: Locale,
   field: string,
   label: string,
   value: string | undefined,
 ): { count?: number; problem?: FormProblem } {
   const count = wholeNumberOf(value);
-  if (count === null) return { problem: { field, message: `${label}: “${value!.trim()}” is not a whole number.` } };
+  if (count === null) {
+    return { problem: { field, message: catalogMessages(locale).form.notWhole(label, value!.trim()) } };
+  }
   return count === undefined ? {} : { count };
 }
 
@@ -90,15 +96,16 @@ export type NewPrice = RequestBody<'/api/v1/products', 'post'>['prices'][number]
  * A price of the form in the API's terms (prices are in BRL): a recurring price sends its interval,
  * a one-time price sends none, as the form shows the interval for recurring prices only.
  */
-export function priceBody(form: PriceForm): { price: NewPrice } | { problem: FormProblem } {
-  const amount = centsField('amount', 'Amount', form.amount);
+export function priceBody(form: PriceForm, locale: Locale): { price: NewPrice } | { problem: FormProblem } {
+  const t = catalogMessages(locale).form;
+  const amount = centsField(locale, 'amount', t.amount, form.amount);
   if (amount.problem) return { problem: amount.problem };
   const type = (form.type || 'one_time') as NewPrice['type'];
   // An empty amount is left out of the JSON (undefined): the API's refusal names the field.
   const price: NewPrice = { currency: 'brl', unit_amount: amount.cents!, type };
   if (form.price_name?.trim()) price.name = form.price_name.trim();
   if (type === 'recurring') {
-    const count = countField('interval_count', 'Every', form.interval_count);
+    const count = countField(locale, 'interval_count', t.every, form.interval_count);
     if (count.problem) return { problem: count.problem };
     price.interval = (form.interval || undefined) as NewPrice['interval'];
     if (count.count !== undefined) price.interval_count = count.count;
@@ -131,28 +138,28 @@ export type DiscountForm = z.infer<typeof discountForm>;
  * BRL, the months of a repeating duration, the days as moments in Brasília. Only the chosen type's
  * and duration's fields are sent, as the form shows only those.
  */
-export function discountBody(form: DiscountForm): { discount: NewDiscount } | { problem: FormProblem } {
+export function discountBody(form: DiscountForm, locale: Locale): { discount: NewDiscount } | { problem: FormProblem } {
+  const t = catalogMessages(locale).form;
   const type = form.type || 'percentage';
   const discount: Record<string, unknown> = { name: form.name ?? '', type, duration: form.duration || 'once' };
   if (form.code?.trim()) discount.code = form.code.trim();
   if (type === 'fixed') {
-    const amount = centsField('amount_off', 'Amount off', form.amount_off);
+    const amount = centsField(locale, 'amount_off', t.amountOff, form.amount_off);
     if (amount.problem) return { problem: amount.problem };
     Object.assign(discount, { amount: amount.cents, currency: 'brl' });
   } else if ((form.percent ?? '').trim() !== '') {
     const basisPoints = basisPointsOf(form.percent);
     if (basisPoints === undefined) {
-      const message = `Percentage off: “${form.percent!.trim()}” is not a percentage, like 10 or 12,5.`;
-      return { problem: { field: 'percent', message } };
+      return { problem: { field: 'percent', message: t.notPercent(form.percent!.trim()) } };
     }
     discount.basis_points = basisPoints;
   }
   if (discount.duration === 'repeating') {
-    const months = countField('duration_in_months', 'Months', form.duration_in_months);
+    const months = countField(locale, 'duration_in_months', t.months, form.duration_in_months);
     if (months.problem) return { problem: months.problem };
     discount.duration_in_months = months.count;
   }
-  const max = countField('max_redemptions', 'Maximum redemptions', form.max_redemptions);
+  const max = countField(locale, 'max_redemptions', t.maxRedemptions, form.max_redemptions);
   if (max.problem) return { problem: max.problem };
   if (max.count !== undefined) discount.max_redemptions = max.count;
   if (dayStart(form.starts_on)) discount.starts_at = dayStart(form.starts_on);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApiAnswer } from '../api-client.ts';
 import { noNames, type CommerceContext, type ListPage, type Names } from '../commerce.ts';
 import type { Section } from '../layout.ts';
+import { commerceMessages } from '../messages-commerce.ts';
 import { organizationParams } from './forms.ts';
 import { refusalNotice, sendSection, type MemberVisit } from './visit.ts';
 
@@ -91,11 +92,13 @@ export async function readRecord<T>(
   const answer = await call;
   if (answer.data) return answer.data;
   const status = answer.response.status;
+  const t = commerceMessages(visit.locale).generic;
+  const title = status === 404 ? t.notFound : t.refused;
   await sendSection(
     reply,
     visit,
     section,
-    { title: status === 404 ? 'Not found' : 'Refused', notice: refusalNotice(answer, visit.locale), children: null },
+    { title, notice: refusalNotice(answer, visit.locale), children: null },
     status,
   );
   return null;

@@ -4,6 +4,7 @@ import { deleteDiscountConfirmation, discountsContent, type DiscountsView } from
 import type { Notice } from '../layout.ts';
 import { dashboardPaths } from '../paths.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { catalogMessages } from '../messages-catalog.ts';
 import { discountBody, discountForm, problemNotice } from './catalog-forms.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
@@ -14,7 +15,6 @@ const listQuery = z.object({ done: z.string().max(20).optional(), page: z.string
 
 const SECTION = 'discounts';
 const PAGE_SIZE = 50;
-const DONE = { created: 'Discount created.', deleted: 'The discount is deleted.' };
 const byId = (id: string) => ({ params: { path: { id } } });
 
 type DiscountsPage = (
@@ -35,7 +35,7 @@ const discountsPage: DiscountsPage = async (reply, visit, extra = {}, status = 2
     visit,
     SECTION,
     {
-      title: 'Discounts',
+      title: catalogMessages(visit.locale).discounts.title,
       notice: discounts.data ? (extra.notice ?? null) : refusalNotice(discounts, visit.locale),
       children: discountsContent({
         locale: visit.locale,
@@ -65,7 +65,8 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const page = pageNumberOf(request.query.page);
-      return discountsPage(reply, visit, { notice: doneNotice(request.query.done, DONE), page });
+      const done = catalogMessages(visit.locale).discounts.done;
+      return discountsPage(reply, visit, { notice: doneNotice(request.query.done, done), page });
     },
   );
 
@@ -73,9 +74,10 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
     const visit = await sectionVisit(app, deps, request, reply);
     if (!visit) return reply;
     const form = request.body;
-    const built = discountBody(form);
+    const built = discountBody(form, visit.locale);
     if ('problem' in built) {
-      const extra = { values: form, invalid: built.problem.field, notice: problemNotice(built.problem) };
+      const notice = problemNotice(built.problem, visit.locale);
+      const extra = { values: form, invalid: built.problem.field, notice };
       return discountsPage(reply, visit, extra, 400);
     }
     const created = await visit.api.member.POST('/api/v1/discounts', { body: built.discount });
@@ -94,7 +96,7 @@ export function discountPageRoutes(app: RouteApp, deps: RouteDeps): void {
       return discountsPage(reply, visit, { notice: refusalNotice(discount, visit.locale) }, discount.response.status);
     }
     return sendSection(reply, visit, SECTION, {
-      title: 'Delete this discount?',
+      title: catalogMessages(visit.locale).discounts.deleteTitle,
       children: deleteDiscountConfirmation({
         locale: visit.locale,
         organizationId: visit.organization.id,

@@ -1,5 +1,6 @@
 import type { InvoiceBody } from '../../../api/schemas/invoices.ts';
 import { invoicesContent } from '../invoices.ts';
+import { commerceMessages } from '../messages-commerce.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { commerceContext, listParams, listQuery, namesOf, pageNumber, readList } from './commerce.ts';
 import { unchecked } from '../api-client.ts';
@@ -54,7 +55,7 @@ export function invoicePageRoutes(app: RouteApp, deps: RouteDeps): void {
         visit,
         'invoices',
         {
-          title: 'Extra charges',
+          title: commerceMessages(visit.locale).invoices.title,
           notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: invoicesContent({
             ...commerceContext(visit, names),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_METRICS_TIME_ZONE, type MetricInterval } from '../../../domain/metrics.ts';
 import { unchecked } from '../api-client.ts';
+import { metricsMessages } from '../messages-metrics.ts';
 import { metricsContent, type MetricsChoice } from '../metrics.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { organizationParams } from './forms.ts';
@@ -59,7 +60,7 @@ export function metricsPageRoutes(app: RouteApp, deps: RouteDeps): void {
         visit,
         'metrics',
         {
-          title: 'Metrics',
+          title: metricsMessages(visit.locale).title,
           notice: ok ? null : refusalNotice(report, visit.locale),
           styles: ['uplot.css'],
           scripts: ok ? ['uplot.js', 'metrics.js'] : [],

@@ -10,6 +10,7 @@ import {
   type ProductView,
 } from '../product.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { catalogMessages, type CatalogMessages } from '../messages-catalog.ts';
 import { priceBody, priceForm, problemNotice } from './catalog-forms.ts';
 import { organizationParams } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
@@ -24,15 +25,7 @@ const detailsForm = csrfOnly.extend({
 });
 const doneQuery = z.object({ done: z.string().max(20).optional() });
 
-const DONE = {
-  created: 'Product created.',
-  'price-added': 'Price added.',
-  default: 'Default price changed.',
-  saved: 'Details saved.',
-  'price-archived': 'Price archived.',
-  archived: 'Product archived.',
-  restored: 'Product restored.',
-};
+type Done = keyof CatalogMessages['product']['done'];
 
 type Extra = Pick<ProductView, 'values' | 'invalid'> & { notice?: Notice | null };
 
@@ -53,7 +46,11 @@ async function productPage(
       reply,
       visit,
       'products',
-      { title: 'Product', notice: refusalNotice(product, visit.locale), children: null },
+      {
+        title: catalogMessages(visit.locale).product.title,
+        notice: refusalNotice(product, visit.locale),
+        children: null,
+      },
       product.response.status,
     );
   }
@@ -82,7 +79,7 @@ async function patchProduct(
   reply: FastifyReply,
   visit: MemberVisit,
   id: string,
-  change: { body: RequestBody<'/api/v1/products/{id}', 'patch'>; done: keyof typeof DONE; values?: Extra['values'] },
+  change: { body: RequestBody<'/api/v1/products/{id}', 'patch'>; done: Done; values?: Extra['values'] },
 ): Promise<FastifyReply> {
   const patched = await visit.api.member.PATCH('/api/v1/products/{id}', { ...byId(id), body: change.body });
   if (patched.response.status !== 200) {
@@ -99,7 +96,8 @@ export function productPageRoutes(app: RouteApp, deps: RouteDeps): void {
   app.get(base, { schema: { hide: true, params: productParams, querystring: doneQuery } }, async (request, reply) => {
     const visit = await sectionVisit(app, deps, request, reply);
     if (!visit) return reply;
-    return productPage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+    const done = catalogMessages(visit.locale).product.done;
+    return productPage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, done) });
   });
 
   app.post(
@@ -109,9 +107,10 @@ export function productPageRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const form = request.body ?? {};
-      const price = priceBody(form);
+      const price = priceBody(form, visit.locale);
       if ('problem' in price) {
-        const extra = { values: form, invalid: price.problem.field, notice: problemNotice(price.problem) };
+        const notice = problemNotice(price.problem, visit.locale);
+        const extra = { values: form, invalid: price.problem.field, notice };
         return productPage(reply, visit, request.params.id, extra, 400);
       }
       const change = { body: { add_prices: [price.price] }, done: 'price-added' as const, values: form };
@@ -166,8 +165,9 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
     if (!product.data) return productPage(reply, visit, id);
     if (product.data.is_archived) return reply.redirect(productPath(visit.organization.id, id), 303);
     return sendSection(reply, visit, 'products', {
-      title: 'Archive this product?',
+      title: catalogMessages(visit.locale).product.archiveProductTitle,
       children: archiveProductConfirmation({
+        locale: visit.locale,
         organizationId: visit.organization.id,
         csrf: visit.csrf,
         product: product.data,
@@ -208,7 +208,7 @@ function archiveRoutes(app: RouteApp, deps: RouteDeps, base: string): void {
       const price = product.data.prices.find((p) => p.id === priceId && p.active);
       if (!price) return reply.redirect(productPath(visit.organization.id, id), 303);
       return sendSection(reply, visit, 'products', {
-        title: 'Archive this price?',
+        title: catalogMessages(visit.locale).product.archivePriceTitle,
         children: archivePriceConfirmation({
           locale: visit.locale,
           organizationId: visit.organization.id,

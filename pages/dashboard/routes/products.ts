@@ -4,6 +4,7 @@ import type { Notice } from '../layout.ts';
 import { productPath } from '../product.ts';
 import { PRODUCT_FILTERS, productListContent, type ProductListView } from '../products.ts';
 import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
+import { catalogMessages } from '../messages-catalog.ts';
 import { priceBody, priceForm, problemNotice } from './catalog-forms.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
@@ -33,7 +34,7 @@ type ListPage = (
 /** Products (spec, Products): the list and the creation of a product with its first price. */
 export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
   const page: ListPage = async (reply, visit, query, extra = {}, status = 200) => {
-    const show = PRODUCT_FILTERS.some(([f]) => f === query.show) ? query.show! : 'active';
+    const show = PRODUCT_FILTERS.some((f) => f === query.show) ? query.show! : 'active';
     const pageNumber = pageNumberOf(query.page);
     const list = await visit.api.member.GET('/api/v1/products', {
       params: { query: { is_archived: IS_ARCHIVED[show], query: query.query, page: pageNumber, limit: PAGE_SIZE } },
@@ -43,7 +44,7 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
       visit,
       'products',
       {
-        title: 'Products',
+        title: catalogMessages(visit.locale).products.title,
         notice: list.data ? (extra.notice ?? null) : refusalNotice(list, visit.locale),
         children: productListContent({
           locale: visit.locale,
@@ -78,9 +79,10 @@ export function productListRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
       const form = request.body ?? {};
-      const price = priceBody(form);
+      const price = priceBody(form, visit.locale);
       if ('problem' in price) {
-        const extra = { values: form, invalid: price.problem.field, notice: problemNotice(price.problem) };
+        const notice = problemNotice(price.problem, visit.locale);
+        const extra = { values: form, invalid: price.problem.field, notice };
         return page(reply, visit, {}, extra, 400);
       }
       const created = await visit.api.member.POST('/api/v1/products', {

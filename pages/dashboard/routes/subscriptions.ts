@@ -4,7 +4,9 @@ import { brazilToday } from '../../../domain/invoices.ts';
 import type { SubscriptionBody } from '../../../api/schemas/subscriptions.ts';
 import { recordPath } from '../commerce.ts';
 import type { InvoiceFormValues } from '../invoices.ts';
+import type { Locale } from '../../locale.ts';
 import type { Notice } from '../layout.ts';
+import { commerceMessages } from '../messages-commerce.ts';
 import { subscriptionContent } from '../subscription.ts';
 import {
   SUBSCRIPTION_ACTIONS,
@@ -37,9 +39,13 @@ const invoiceForm = z.object({
   due_date: z.string().max(20).optional(),
 });
 const actionParams = recordParams.extend({ action: z.enum(['cancel', 'uncancel', 'revoke']) });
-const DONE: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(SUBSCRIPTION_ACTIONS).map(([action, a]) => [action, a.done])),
-  invoice: 'Extra charge created: the gateway charges it to the card on its due date.',
+/** The `done` words after a change or an extra charge, in the page's language. */
+const doneWords = (locale: Locale): Record<string, string> => {
+  const t = commerceMessages(locale).subscriptions;
+  return {
+    ...Object.fromEntries(Object.entries(t.actions).map(([a, words]) => [a, words.done])),
+    invoice: t.invoiceDone,
+  };
 };
 
 /** Subscriptions: the list, one subscription's page and its changes, and its extra charges' form. */
@@ -71,7 +77,7 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
         visit,
         'subscriptions',
         {
-          title: 'Subscriptions',
+          title: commerceMessages(visit.locale).subscriptions.title,
           notice: refusal ? refusalNotice(refusal, visit.locale) : null,
           children: subscriptionsContent({
             ...commerceContext(visit, names),
@@ -92,7 +98,9 @@ export function subscriptionPageRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      return subscriptionPage(reply, visit, request.params.id, { notice: doneNotice(request.query.done, DONE) });
+      return subscriptionPage(reply, visit, request.params.id, {
+        notice: doneNotice(request.query.done, doneWords(visit.locale)),
+      });
     },
   );
 
@@ -127,7 +135,9 @@ async function subscriptionPage(
     visit,
     'subscriptions',
     {
-      title: `Subscription to ${names.products.get(s.product_id) ?? s.product_id}`,
+      title: commerceMessages(visit.locale).subscriptions.subscriptionTo(
+        names.products.get(s.product_id) ?? s.product_id,
+      ),
       notice: refusal ? refusalNotice(refusal, visit.locale) : (extra.notice ?? null),
       children: subscriptionContent({
         ...commerceContext(visit, names),
@@ -154,7 +164,7 @@ function actionRoutes(app: RouteApp, deps: RouteDeps): void {
       const action: SubscriptionAction = request.params.action;
       const names = await namesOf(visit, { customers: [s.customer_id], products: [s.product_id] });
       return sendSection(reply, visit, 'subscriptions', {
-        title: SUBSCRIPTION_ACTIONS[action].title,
+        title: commerceMessages(visit.locale).subscriptions.actions[action].title,
         children: subscriptionActionConfirmation({ ...commerceContext(visit, names), s, action }),
       });
     },
@@ -207,7 +217,7 @@ function invoiceRoutes(app: RouteApp, deps: RouteDeps): void {
       const { csrf: _, ...values } = request.body ?? {};
       const cents = centsOf(values.amount);
       if (cents === undefined) {
-        const notice: Notice = { kind: 'alert', title: 'Enter the amount in reais, e.g. 25,00.' };
+        const notice: Notice = { kind: 'alert', title: commerceMessages(visit.locale).subscriptions.invoiceNotAmount };
         return subscriptionPage(reply, visit, id, { notice, status: 400, invoiceValues: values });
       }
       const created = await visit.api.member.POST('/api/v1/subscriptions/{id}/invoices', {
