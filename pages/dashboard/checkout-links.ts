@@ -4,7 +4,7 @@ import type { DiscountRecord } from '../../api/schemas/discounts.ts';
 import { money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Check, Confirmation } from './catalog-parts.ts';
-import { day, Field, Pager, PostButton, PostForm, Select, Table, type Column } from './components.ts';
+import { Copyable, day, Field, Pager, PostButton, PostForm, Select, Table, type Column } from './components.ts';
 import { linkMessages, type LinkMessages } from './messages-links.ts';
 import { dashboardPaths } from './paths.ts';
 
@@ -78,7 +78,13 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
     ...named,
     {
       label: t.columns.url,
-      cell: (l) => html`<${CopyableUrl} link=${l} t=${t} name=${linkName(l, v.products)} />`,
+      cell: (l) =>
+        html`<${Copyable}
+          id=${`link-${l.id}`}
+          value=${l.url}
+          label=${t.copyUrl(linkName(l, v.products))}
+          locale=${v.locale}
+        />`,
     },
     { label: t.columns.codes, cell: (l) => (l.allow_discount_codes ? t.codesAllowed : t.codesRefused) },
     { label: t.columns.created, cell: (l) => day(v.locale, l.created_at) },
@@ -117,7 +123,7 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
         ? html`<section aria-labelledby="active-title">
               <h2 id="active-title">${t.listTitle}</h2>
               <${Table} caption=${t.inUseCaption} columns=${active} rows=${inUse} empty=${t.noneInUse} />
-              <${Pager} path=${path} page=${v.links.page} maxPage=${v.links.maxPage} />
+              <${Pager} path=${path} page=${v.links.page} maxPage=${v.links.maxPage} locale=${v.locale} />
             </section>
             ${
               stalled.length > 0
@@ -139,19 +145,6 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
         : null
     }
   `;
-}
-
-/**
- * The link's URL with a copy button, as components.ts Copyable (dashboard.js copies it) but with the
- * button's word from the catalogue: its accessible name must contain its visible text.
- */
-function CopyableUrl({ link, t, name }: { link: CheckoutLinkRecord; t: LinkMessages; name: string }) {
-  const id = `link-${link.id}`;
-  return html`<span class="copyable"
-    ><code id=${id}>${link.url}</code>
-    <button type="button" class="button secondary" data-copy=${id} aria-label=${t.copyUrl(name)}>${t.copy}</button>
-    <span class="copy-status" role="status" data-copy-status=${id}></span
-  ></span>`;
 }
 
 /** The edit page of a link: the same form as creation, filled with the link (or with what was posted). */

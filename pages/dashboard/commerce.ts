@@ -28,11 +28,10 @@ export const recordPath = (organizationId: string, section: string, id: string) 
  * A status code of the API in the reader's words (messages-commerce.ts); its code when it has none.
  * English until every page that shows statuses passes its locale (decision 0090).
  */
-export const statusWord = (status: string, locale: Locale = 'en') =>
-  commerceMessages(locale).statuses[status] ?? status;
+export const statusWord = (status: string, locale: Locale) => commerceMessages(locale).statuses[status] ?? status;
 
 /** A card refusal's reason: the gateway's code and what it means (the checkout's words for it). */
-export function declineText(reason: string | null | undefined, locale: Locale = 'en'): string {
+export function declineText(reason: string | null | undefined, locale: Locale): string {
   if (!reason) return '';
   const words = checkoutMessages(locale).declineReasons[reason];
   return words ? `${words} (${reason})` : reason;
@@ -79,7 +78,7 @@ export function FilterForm({
   value,
   options,
   keep = {},
-  locale = 'en',
+  locale,
 }: {
   action: string;
   label: string;
@@ -87,8 +86,7 @@ export function FilterForm({
   value?: string;
   options: readonly (readonly [string, string])[];
   keep?: Record<string, string | undefined>;
-  /** English until every page with a filter passes its locale (decision 0090). */
-  locale?: Locale;
+  locale: Locale;
 }): VNode {
   const t = commerceMessages(locale).generic;
   return html`<form method="get" action=${action} class="filter-form" aria-label=${t.filterBy(label)}>
@@ -99,7 +97,7 @@ export function FilterForm({
 }
 
 /** Status filter options of a list: each code with its words. */
-export const statusOptions = (statuses: readonly string[], locale: Locale = 'en') =>
+export const statusOptions = (statuses: readonly string[], locale: Locale) =>
   statuses.map((s) => [s, statusWord(s, locale)] as const);
 
 /** What a commerce page's pieces need: the reader's locale, the organization, the forms' token, the names. */

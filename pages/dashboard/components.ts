@@ -153,13 +153,12 @@ export function Copyable({
   id,
   value,
   label,
-  locale = 'en',
+  locale,
 }: {
   id: string;
   value: string;
   label: string;
-  /** English until every page that shows one passes its locale (decision 0090). */
-  locale?: Locale;
+  locale: Locale;
 }): VNode {
   // The button keeps its name; "Copied" is announced by the status beside it (dashboard.js).
   return html`<span class="copyable"
@@ -192,14 +191,13 @@ export function Pager({
   page,
   maxPage,
   query = {},
-  locale = 'en',
+  locale,
 }: {
   path: string;
   page: number;
   maxPage: number;
   query?: Record<string, string | undefined>;
-  /** English until every page with a list passes its locale (decision 0090). */
-  locale?: Locale;
+  locale: Locale;
 }): VNode | null {
   if (maxPage <= 1) return null;
   const t = commerceMessages(locale).generic;

@@ -63,7 +63,13 @@ export function customersContent(v: CustomersView) {
               rows=${v.list.items}
               empty=${v.search ? t.noMatch : t.empty}
             />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} query=${filters} />`
+            <${Pager}
+              path=${path}
+              page=${v.page}
+              maxPage=${v.list.pagination.max_page}
+              query=${filters}
+              locale=${v.locale}
+            />`
         : null
     }
     <section aria-labelledby="create-title">
@@ -189,7 +195,9 @@ function PortalLink({
       portal
         ? html`<div class="secret">
             <p>${t.portalSend(moment(locale, portal.expires_at))}</p>
-            <p><${Copyable} id="portal-url" value=${portal.customer_portal_url} label=${t.portalCopy} /></p>
+            <p>
+              <${Copyable} id="portal-url" value=${portal.customer_portal_url} label=${t.portalCopy} locale=${locale} />
+            </p>
           </div>`
         : html`<p>${t.portalAbout}</p>`
     }

@@ -98,7 +98,13 @@ export function salesContent(v: SalesView) {
               rows=${v.list.items}
               empty=${v.search ? t.sales.noMatch : t.sales.empty}
             />
-            <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} query=${filters} />`
+            <${Pager}
+              path=${path}
+              page=${v.page}
+              maxPage=${v.list.pagination.max_page}
+              query=${filters}
+              locale=${v.locale}
+            />`
         : null
     }`;
 }
@@ -130,7 +136,7 @@ export function refundsContent(v: CommerceContext & { list: ListPage<RefundBody>
   const t = recordMessages(v.locale).refunds;
   return v.list
     ? html`<${Table} caption=${t.caption} columns=${refundColumns(v)} rows=${v.list.items} empty=${t.empty} />
-        <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} />`
+        <${Pager} path=${path} page=${v.page} maxPage=${v.list.pagination.max_page} locale=${v.locale} />`
     : null;
 }
 
