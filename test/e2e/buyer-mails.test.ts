@@ -92,6 +92,7 @@ describe('the buyer receipt', () => {
       orm: api.orm,
       mailer: openMailer({ mailer: 'outbox', mailFrom: 'billing@localhost', MAIL_OUTBOX_DIR: TEST_MAIL_OUTBOX_DIR }),
       from: 'billing@localhost',
+      publicBaseUrl: api.config.publicBaseUrl,
       log: () => undefined,
     };
     // A second delivery of the same event (a retried activity, a second claim): nothing more is mailed.
