@@ -37,7 +37,7 @@ const table = (style: string, rows: string) =>
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;${style}">${rows}</table>`;
 
 function button(label: string, url: string, color: string, ink: string): string {
-  const a = `<a href="${escapeHtml(url)}" style="${FONT}display:inline-block;padding:12px 20px;color:${ink};text-decoration:none;font-weight:bold;font-size:16px;">${escapeHtml(label)}</a>`;
+  const a = `<a href="${escapeHtml(url)}" style="${FONT}display:inline-block;padding:12px 20px;color:${ink};text-decoration:none;font-weight:bold;font-size:16px;white-space:nowrap;">${escapeHtml(label)}</a>`;
   return `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;"><tr><td bgcolor="${color}" style="background:${color};border-radius:4px;">${a}</td></tr></table>`;
 }
 
@@ -46,12 +46,19 @@ function block(b: MailBlock, color: string, ink: string): string {
   if (b.kind === 'code') {
     return `<p style="margin:0 0 16px;padding:12px;background:${PAPER};border:1px solid #d1d5db;font-family:'Courier New',Courier,monospace;font-size:14px;word-break:break-all;">${escapeHtml(b.text)}</p>`;
   }
+  // A link is a button of its own under the facts: beside a label it would not fit a phone's width.
+  const links = b.rows.filter((row) => row.button && webUrl(row.value));
   const rows = b.rows.map((row) => {
-    const value = row.button && webUrl(row.value) ? button(row.button, row.value, color, ink) : escapeHtml(row.value);
+    if (links.includes(row)) return '';
+    const value = escapeHtml(row.value);
     return `<tr><th scope="row" align="left" valign="top" style="${FONT}padding:4px 12px 4px 0;font-size:15px;color:${QUIET};white-space:nowrap;">${escapeHtml(row.label)}</th><td style="${FONT}padding:4px 0;font-size:15px;color:${TEXT};word-break:break-word;">${value}</td></tr>`;
   });
   const facts = `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:0 0 16px;">${rows.join('')}</table>`;
-  return b.note === undefined ? facts : `${facts}<p style="margin:0 0 16px;">${escapeHtml(b.note)}</p>`;
+  const buttons = links.map(
+    (row) => `<div style="margin:0 0 16px;">${button(row.button!, row.value, color, ink)}</div>`,
+  );
+  const note = b.note === undefined ? '' : `<p style="margin:0 0 16px;">${escapeHtml(b.note)}</p>`;
+  return facts + buttons.join('') + note;
 }
 
 /** The whole HTML document of a mail: `lang="pt-BR"`, as the buyer's pages and the text part are. */
@@ -62,7 +69,7 @@ export function brandedMailHtml(mail: {
   brand: MailBrand;
 }): string {
   const color = mail.brand.color ?? NEUTRAL_COLOR;
-  const ink = mail.brand.color ? (mail.brand.ink ?? inkOn(color)) : inkOn(NEUTRAL_COLOR);
+  const ink = mail.brand.color ? (mail.brand.ink ?? inkOn(color)) : inkOn(color);
   const name = escapeHtml(mail.brand.name);
   const logo =
     mail.brand.logoUrl && webUrl(mail.brand.logoUrl)
@@ -70,7 +77,7 @@ export function brandedMailHtml(mail: {
       : '';
   const header = `<tr><td bgcolor="${color}" style="background:${color};padding:16px 24px;">${table(
     '',
-    `<tr>${logo}<td valign="middle" style="${FONT}color:${ink};font-size:20px;font-weight:bold;">${name}</td></tr>`,
+    `<tr>${logo}<td width="100%" valign="middle" style="${FONT}color:${ink};font-size:20px;font-weight:bold;">${name}</td></tr>`,
   )}</td></tr>`;
   const body = `<tr><td style="${FONT}padding:24px;font-size:16px;line-height:1.5;color:${TEXT};"><h1 style="margin:0 0 16px;font-size:22px;line-height:1.3;color:${TEXT};">${escapeHtml(mail.heading)}</h1>${mail.blocks.map((b) => block(b, color, ink)).join('')}</td></tr>`;
   const footer = `<tr><td style="${FONT}padding:16px 24px;border-top:1px solid #e5e7eb;font-size:13px;color:${QUIET};">Enviado por ${name}.</td></tr>`;
@@ -83,7 +90,7 @@ export function brandedMailHtml(mail: {
     table(
       `background:${PAPER};`,
       `<tr><td align="center" style="padding:24px 12px;">${table(
-        'max-width:600px;background:#ffffff;',
+        'max-width:600px;background:#ffffff;text-align:left;',
         header + body + footer,
       )}</td></tr>`,
     ),
