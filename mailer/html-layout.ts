@@ -69,7 +69,7 @@ export function brandedMailHtml(mail: {
   brand: MailBrand;
 }): string {
   const color = mail.brand.color ?? NEUTRAL_COLOR;
-  const ink = mail.brand.color ? (mail.brand.ink ?? inkOn(color)) : inkOn(color);
+  const ink = mail.brand.color && mail.brand.ink ? mail.brand.ink : inkOn(color);
   const name = escapeHtml(mail.brand.name);
   const logo =
     mail.brand.logoUrl && webUrl(mail.brand.logoUrl)
