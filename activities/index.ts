@@ -57,7 +57,12 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   // A worker built without configuration (some tests) mails to the default outbox.
   const mailConfig = deps.config ?? loadConfig({}, 'worker');
-  const mail = { orm: deps.orm, mailer: openMailer(mailConfig), from: mailConfig.mailFrom };
+  const mail = {
+    orm: deps.orm,
+    mailer: openMailer(mailConfig),
+    from: mailConfig.mailFrom,
+    publicBaseUrl: mailConfig.publicBaseUrl,
+  };
   const activities = {
     ...createRecurrencePlanActivities(deps),
     ...createCheckoutRecordActivities(deps),

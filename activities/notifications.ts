@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { priceIntervals, productNames } from '../db/catalog/labels.ts';
 import { customerContacts } from '../db/customer/notification-reads.ts';
+import { filesByIds } from '../db/file/records.ts';
 import {
   claimDueJobs,
   enqueueJobs,
@@ -12,7 +13,7 @@ import {
 } from '../db/event/notifications.ts';
 import type { OutboxEvent } from '../db/event/relay.ts';
 import type { Orm } from '../db/orm.ts';
-import { notifiedOrganizations } from '../db/organization/notification-reads.ts';
+import { notifiedOrganizations, type NotifiedOrganization } from '../db/organization/notification-reads.ts';
 import {
   isNotifyingEvent,
   NOTIFICATION_GIVE_UP_MS,
@@ -23,7 +24,10 @@ import {
   renderNotification,
 } from '../domain/notifications.ts';
 import type { Mailer } from '../mailer/port.ts';
+import { brandedMailHtml, type MailBrand } from '../mailer/html-layout.ts';
 import { buyerAddress, buyerMailKind, buyerMailMessageId, renderBuyerMail } from '../domain/buyer-mails.ts';
+import { brandLogoPath, brandOf } from '../domain/branding.ts';
+import { isMediaType } from '../domain/file-types.ts';
 import type { NotificationOutcome, NotificationStart } from '../contracts/notification.ts';
 
 /**
@@ -68,6 +72,8 @@ export interface NotificationSenderDeps {
   orm: Orm;
   mailer: Mailer;
   from: string;
+  /** PUBLIC_BASE_URL: the buyers' mails link the seller's logo under it (decision 0094). */
+  publicBaseUrl: string;
   log: (message: string) => void;
 }
 
@@ -98,6 +104,7 @@ export async function sendDueNotifications(
   const found = await notificationFacts(
     em,
     claimed.map((job) => job.eventId),
+    deps.publicBaseUrl,
   );
   const records: SentRecord[] = [];
   const done: string[] = [];
@@ -139,7 +146,7 @@ export async function sendNotification(
   input: NotificationStart,
 ): Promise<NotificationOutcome> {
   const em = deps.orm.em.fork();
-  const found = await notificationFacts(em, [input.eventId]);
+  const found = await notificationFacts(em, [input.eventId], deps.publicBaseUrl);
   const { outcome, record } = await deliver(deps, input, found.get(input.eventId));
   await recordSent(em, record ? [record] : [], [input.eventId]);
   return outcome;
@@ -156,6 +163,8 @@ interface NotificationFacts {
   createdAt: Date;
   organizationId: string;
   organizationName: string;
+  /** The seller's brand as its buyers' mails show it, read once for the round. */
+  brand: MailBrand;
   customerName: string | null;
   customerEmail: string | null;
   productName: string | null;
@@ -176,7 +185,11 @@ function idIn(data: Record<string, unknown>, key: string, objectKey?: string): s
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function notificationFacts(em: EntityManager, eventIds: string[]): Promise<Map<string, NotificationFacts>> {
+async function notificationFacts(
+  em: EntityManager,
+  eventIds: string[],
+  publicBaseUrl: string,
+): Promise<Map<string, NotificationFacts>> {
   const events = await notifiedEvents(em, eventIds);
   const refs = events.map((e) => ({
     customer: idIn(e.data, 'customer_id', 'customer'),
@@ -193,6 +206,7 @@ async function notificationFacts(em: EntityManager, eventIds: string[]): Promise
     productNames(em, present(refs.map((r) => r.product))),
     priceIntervals(em, present(refs.map((r) => r.price))),
   ]);
+  const brands = await mailBrands(em, organizations, publicBaseUrl);
   const facts = new Map<string, NotificationFacts>();
   events.forEach((e, i) => {
     const organization = organizations.get(e.organizationId);
@@ -206,6 +220,7 @@ async function notificationFacts(em: EntityManager, eventIds: string[]): Promise
       createdAt: e.createdAt,
       organizationId: e.organizationId,
       organizationName: organization.name,
+      brand: brands.get(e.organizationId)!,
       customerName: customer?.name ?? null,
       customerEmail: customer?.email ?? null,
       productName: (ref.product === null ? undefined : products.get(ref.product)) ?? null,
@@ -217,6 +232,29 @@ async function notificationFacts(em: EntityManager, eventIds: string[]): Promise
     });
   });
   return facts;
+}
+
+/**
+ * Each organization's brand for its buyers' mails (domain/branding.ts): its colour, and its logo when the
+ * file it names is still its own image, linked by the route that stays valid as long as a mail is kept
+ * (decision 0094). No brand is the layout's neutral default.
+ */
+async function mailBrands(
+  em: EntityManager,
+  organizations: Map<string, NotifiedOrganization>,
+  publicBaseUrl: string,
+): Promise<Map<string, MailBrand>> {
+  const brands = [...organizations].map(([id, o]) => ({ id, name: o.name, ...brandOf(o.profileSettings) }));
+  const logoIds = brands.map((b) => b.logoFileId).filter((id) => id !== null && UUID.test(id));
+  const logos = await filesByIds(em, logoIds as string[]);
+  const base = publicBaseUrl.replace(/\/+$/, '');
+  return new Map(
+    brands.map((b) => {
+      const logo = logos.some((f) => f.id === b.logoFileId && f.organizationId === b.id && isMediaType(f.mimeType));
+      const logoUrl = logo ? `${base}${brandLogoPath(b.id)}` : null;
+      return [b.id, { name: b.name, color: b.color, ink: b.ink, logoUrl }];
+    }),
+  );
 }
 
 /**
@@ -272,7 +310,7 @@ async function deliverToBuyer(
 ): Promise<{ outcome: NotificationOutcome; record: SentRecord | null }> {
   const to = buyerAddress(facts.type, facts.data);
   if (!to) return { outcome: { sent: false, messageId: null, recipients: [] }, record: null };
-  const { subject, text } = renderBuyerMail({
+  const { subject, heading, blocks, text } = renderBuyerMail({
     kind,
     organizationName: facts.organizationName,
     data: facts.data,
@@ -286,6 +324,7 @@ async function deliverToBuyer(
     to: recipients,
     subject,
     text,
+    html: brandedMailHtml({ subject, heading, blocks, brand: facts.brand }),
     messageId,
     headers: { 'X-Billing-Event-Id': input.eventId, 'X-Billing-Event-Type': facts.type },
   });

@@ -79,3 +79,17 @@ export async function organizationBrand(
   if (!organization) throw new Error(`Organization ${organizationId} not found`);
   return brandView(em, files, organization);
 }
+
+/**
+ * A fresh URL of the logo of the organization `organizationId` (a uuid), signed for `seconds`; null
+ * when it has none, its file is gone, or there is no such organization (the mails' logo route).
+ */
+export async function organizationLogoUrl(
+  em: EntityManager,
+  files: FileLinks,
+  organizationId: string,
+  seconds: number,
+): Promise<string | null> {
+  const organization = await findOrganization(em, organizationId);
+  return organization ? (await brandView(em, files, organization, seconds)).logoUrl : null;
+}

@@ -49,3 +49,9 @@ export function brandOf(profileSettings: Record<string, unknown> | null | undefi
     logoFileId: typeof logo === 'string' && logo.length > 0 ? logo : null,
   };
 }
+
+/**
+ * The path of an organization's logo that stays put (decision 0094): its mails link it under
+ * PUBLIC_BASE_URL, and the route sends whoever asks to a fresh signed URL of the file it is now.
+ */
+export const brandLogoPath = (organizationId: string) => `/brand/logos/${organizationId}`;

@@ -42,9 +42,37 @@ export interface BuyerMailFacts {
   customerName: string | null;
 }
 
+/**
+ * What a mail says, in the order it says it: the plain-text part writes each block as its lines with a
+ * blank line between blocks (decision 0087's text, unchanged); the HTML part (mailer/html-layout.ts,
+ * decision 0094) lays the same blocks out under the merchant's brand, so the two never say different things.
+ */
+export type MailBlock =
+  | { kind: 'paragraph'; text: string }
+  /** A code the buyer copies (pix copia e cola, a boleto's digitable line): alone, in a fixed-width font. */
+  | { kind: 'code'; text: string }
+  /**
+   * Labelled facts, one a line (`Produto: …`), and a sentence right after them. A row with `button` is
+   * a link, which the HTML part shows as a button named so.
+   */
+  | { kind: 'facts'; rows: { label: string; value: string; button?: string }[]; note?: string };
+
 export interface RenderedBuyerMail {
   subject: string;
+  /** The HTML part's heading (the text part has none: its subject says it). */
+  heading: string;
+  blocks: MailBlock[];
   text: string;
+}
+
+/** The plain-text part of `blocks`. */
+export function mailText(blocks: readonly MailBlock[]): string {
+  const lines = (block: MailBlock): string[] => {
+    if (block.kind !== 'facts') return [block.text];
+    const rows = block.rows.map((row) => `${row.label}: ${row.value}`);
+    return block.note === undefined ? rows : [...rows, block.note];
+  };
+  return `${blocks.map((block) => lines(block).join('\n')).join('\n\n')}\n`;
 }
 
 const brl = (cents: unknown, currency: unknown) =>
@@ -73,57 +101,66 @@ export function paidLine(data: Data): string {
   return `${total} (${METHODS[method] ?? method})`;
 }
 
-/** The subject and plain-text body of a buyer's mail. */
+const paragraph = (text: string): MailBlock => ({ kind: 'paragraph', text });
+
+/** The subject, the blocks and the plain-text body of a buyer's mail. */
 export function renderBuyerMail(f: BuyerMailFacts): RenderedBuyerMail {
   const product = f.productName ?? text(record(f.data.product)?.name) ?? 'sua compra';
-  const greeting = f.customerName ? `Olá, ${f.customerName}.` : 'Olá.';
+  const greeting = paragraph(f.customerName ? `Olá, ${f.customerName}.` : 'Olá.');
+  const mail = (subject: string, heading: string, blocks: MailBlock[]) => ({
+    subject,
+    heading,
+    blocks,
+    text: mailText(blocks),
+  });
   if (f.kind === 'receipt') {
-    return {
-      subject: `Recibo da sua compra em ${f.organizationName}: ${product}`,
-      text: [
-        greeting,
-        '',
-        `Recebemos o seu pagamento a ${f.organizationName}.`,
-        '',
-        `Produto: ${product}`,
-        `Pago: ${paidLine(f.data)}`,
-        `Data: ${dateTime(f.data.created_at)}`,
-        `Pedido: ${String(f.data.id)}`,
-        '',
-      ].join('\n'),
-    };
+    return mail(`Recibo da sua compra em ${f.organizationName}: ${product}`, 'Recibo da sua compra', [
+      greeting,
+      paragraph(`Recebemos o seu pagamento a ${f.organizationName}.`),
+      {
+        kind: 'facts',
+        rows: [
+          { label: 'Produto', value: product },
+          { label: 'Pago', value: paidLine(f.data) },
+          { label: 'Data', value: dateTime(f.data.created_at) },
+          { label: 'Pedido', value: String(f.data.id) },
+        ],
+      },
+    ]);
   }
   const payment = record(f.data.gateway_payment_data) ?? {};
   const pix = record(payment.pix);
   const boleto = record(payment.boleto);
   const amount = brl(f.data.amount, f.data.currency);
-  const how = pix
+  const how: MailBlock[] = pix
     ? [
-        `Para pagar ${amount} com Pix, copie o código abaixo e cole no app do seu banco (Pix copia e cola):`,
-        '',
-        String(pix.qr_code),
-        '',
-        `O código vale até ${dateTime(pix.expires_at)}.`,
+        paragraph(`Para pagar ${amount} com Pix, copie o código abaixo e cole no app do seu banco (Pix copia e cola):`),
+        { kind: 'code', text: String(pix.qr_code) },
+        paragraph(`O código vale até ${dateTime(pix.expires_at)}.`),
       ]
     : [
-        `Para pagar ${amount} com boleto, use a linha digitável abaixo no app ou site do seu banco:`,
-        '',
-        String(boleto?.digitable_line),
-        '',
-        `Código de barras: ${String(boleto?.barcode)}`,
-        `Vencimento: ${date(boleto?.due_date)}`,
-        ...(text(boleto?.url) ? [`Boleto: ${String(boleto?.url)}`] : []),
+        paragraph(`Para pagar ${amount} com boleto, use a linha digitável abaixo no app ou site do seu banco:`),
+        { kind: 'code', text: String(boleto?.digitable_line) },
+        {
+          kind: 'facts',
+          rows: [
+            { label: 'Código de barras', value: String(boleto?.barcode) },
+            { label: 'Vencimento', value: date(boleto?.due_date) },
+            ...(text(boleto?.url) ? [{ label: 'Boleto', value: String(boleto?.url), button: 'Abrir o boleto' }] : []),
+          ],
+        },
       ];
-  return {
-    subject: `${pix ? 'Seu código Pix' : 'Seu boleto'} para pagar ${product} em ${f.organizationName}`,
-    text: [
+  return mail(
+    `${pix ? 'Seu código Pix' : 'Seu boleto'} para pagar ${product} em ${f.organizationName}`,
+    pix ? 'Seu código Pix' : 'Seu boleto',
+    [
       greeting,
-      '',
       ...how,
-      '',
-      `Produto: ${product}`,
-      `Assim que o pagamento for confirmado, enviaremos o recibo.`,
-      '',
-    ].join('\n'),
-  };
+      {
+        kind: 'facts',
+        rows: [{ label: 'Produto', value: product }],
+        note: 'Assim que o pagamento for confirmado, enviaremos o recibo.',
+      },
+    ],
+  );
 }

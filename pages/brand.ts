@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { BrandView } from '../api/organization-brand.ts';
-import { BRAND_COLOR_PATTERN, inkOn } from '../domain/branding.ts';
+import { organizationLogoUrl, type BrandView } from '../api/organization-brand.ts';
+import type { RouteDeps } from '../api/route-deps.ts';
+import { BRAND_COLOR_PATTERN, brandLogoPath, inkOn } from '../domain/branding.ts';
+import { isUuid } from '../use-cases/schemas/common.ts';
 import type { PageHeaderOptions } from './page-headers.ts';
 import { html } from './render.ts';
 
@@ -35,8 +37,25 @@ export function ProductImages({ images }: { images: { url: string; name: string 
   </div>`;
 }
 
-/** GET /brand/<rrggbb>.css: the brand's colour and the text colour on it, as the pages' variables. */
-export const brandRoutes: FastifyPluginAsync = async (app) => {
+/**
+ * GET /brand/<rrggbb>.css: the brand's colour and the text colour on it, as the pages' variables.
+ * GET /brand/logos/<organization id>: the organization's logo now, for its buyers' mails (decision 0094),
+ * whose URL must outlive any signed one: a redirect to a fresh signed URL of the file, never cached
+ * for longer than that URL lives. No logo (or an unknown organization): a 404, and the mail shows the name.
+ */
+export const brandRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  app.get<{ Params: { organization_id: string } }>(
+    brandLogoPath(':organization_id'),
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const id = request.params.organization_id;
+      const seconds = deps.config.FILES_URL_EXPIRY_SECONDS;
+      const logo = isUuid(id) ? await organizationLogoUrl(deps.orm.em.fork(), deps.files, id, seconds) : null;
+      if (!logo) return reply.status(404).header('cache-control', 'no-cache').type('text/plain').send('Not found');
+      return reply.header('cache-control', `public, max-age=${String(Math.floor(seconds / 2))}`).redirect(logo, 302);
+    },
+  );
+
   app.get<{ Params: { file: string } }>('/brand/:file', { schema: { hide: true } }, async (request, reply) => {
     const color = `#${request.params.file.replace(/\.css$/, '')}`;
     if (!request.params.file.endsWith('.css') || !BRAND_COLOR_PATTERN.test(color)) {

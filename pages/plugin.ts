@@ -19,5 +19,5 @@ export async function pagesPlugin(app: FastifyInstance, deps: RouteDeps): Promis
   await app.register(checkoutPageRoutes, deps);
   await app.register(portalPageRoutes, deps);
   await app.register(pageAssetRoutes);
-  await app.register(brandRoutes);
+  await app.register(brandRoutes, deps);
 }

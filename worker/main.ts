@@ -91,6 +91,7 @@ if (connected) {
         orm,
         mailer: openMailer(config),
         from: config.mailFrom,
+        publicBaseUrl: config.publicBaseUrl,
         pollMs: config.WEBHOOK_RELAY_POLL_MS,
         log: (message) => logger.info(message),
       })

@@ -6,6 +6,8 @@ import { kyselyOf } from '../kysely.ts';
 export interface NotifiedOrganization {
   name: string;
   notificationSettings: Record<string, unknown>;
+  /** Where its brand is (domain/branding.ts), for the buyers' mails. */
+  profileSettings: Record<string, unknown> | null;
   /** The members' addresses now, in the order they joined. */
   recipients: string[];
 }
@@ -18,7 +20,11 @@ export async function notifiedOrganizations(
   if (ids.length === 0) return new Map();
   const db = kyselyOf(em);
   const [organizations, members] = await Promise.all([
-    db.selectFrom('organizations').select(['id', 'name', 'notificationSettings']).where('id', 'in', ids).execute(),
+    db
+      .selectFrom('organizations')
+      .select(['id', 'name', 'notificationSettings', 'profileSettings'])
+      .where('id', 'in', ids)
+      .execute(),
     db
       .selectFrom('organization_members as m')
       .innerJoin('users as u', 'u.id', 'm.userId')
@@ -34,6 +40,7 @@ export async function notifiedOrganizations(
       {
         name: o.name,
         notificationSettings: o.notificationSettings,
+        profileSettings: o.profileSettings ?? null,
         recipients: members.filter((m) => m.organizationId === o.id).map((m) => m.email),
       },
     ]),

@@ -27,6 +27,7 @@ const NOT_DOCUMENTED = /^\/(docs|openapi\.json)([/*]|$)/;
 const PAGE_ROUTES = new Set([
   'GET /assets/:version/:name',
   'GET /brand/:file',
+  'GET /brand/logos/:organization_id',
   'GET /checkout/c/:client_secret',
   'POST /checkout/c/:client_secret',
   'POST /checkout/c/:client_secret/preview',

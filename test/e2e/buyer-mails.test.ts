@@ -5,8 +5,9 @@ import { openMailer } from '../../mailer/index.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeCheckout } from '../helpers/checkouts.ts';
 import { TEST_MAIL_OUTBOX_DIR } from '../helpers/env.ts';
-import { makeMember, unique } from '../helpers/fixtures.ts';
+import { makeMember, makeTenant, unique } from '../helpers/fixtures.ts';
 import { outboxMails, type ReadMail } from '../helpers/mail.ts';
+import { multipart, png } from '../helpers/uploads.ts';
 import { waitFor } from './stack.ts';
 
 /**
@@ -92,6 +93,7 @@ describe('the buyer receipt', () => {
       orm: api.orm,
       mailer: openMailer({ mailer: 'outbox', mailFrom: 'billing@localhost', MAIL_OUTBOX_DIR: TEST_MAIL_OUTBOX_DIR }),
       from: 'billing@localhost',
+      publicBaseUrl: api.config.publicBaseUrl,
       log: () => undefined,
     };
     // A second delivery of the same event (a retried activity, a second claim): nothing more is mailed.
@@ -116,6 +118,11 @@ describe('the payment instructions', () => {
     expect(mail!.text).toContain('Para pagar R$ 899,00 com Pix');
     expect(mail!.text).toMatch(/O código vale até \d\d\/\d\d\/\d{4},? \d\d:\d\d\./);
     expect(await sql('select id from sales where checkout_id = ?', [c.id])).toEqual([]);
+    // A seller without a brand: the HTML part in the neutral colour (white on it), with no image to load.
+    expect(mail!.html).toContain(`${code}</p>`);
+    expect(mail!.html).toContain('background:#0b5cad;');
+    expect(mail!.html).toContain('color:#ffffff;');
+    expect(mail!.html).not.toContain('<img');
   });
 
   it('mails a boleto buyer the digitable line, barcode and due date', async () => {
@@ -130,5 +137,83 @@ describe('the payment instructions', () => {
     const [y, m, d] = boleto.due_date.slice(0, 10).split('-');
     expect(mail!.text).toContain(`Vencimento: ${d}/${m}/${y}\n`);
     expect(mail!.text).toContain('Olá, Ana Souza.');
+  });
+});
+
+describe('the HTML part under the seller’s brand (decision 0094)', () => {
+  const NAVY = '#1a237e';
+
+  it('shows the logo (served by a lasting URL), the colour and the name, escapes what it quotes, and leaves the text as it was', async () => {
+    const tenant = await makeTenant(api.orm);
+    const logo = png(64, 24);
+    const upload = multipart({ filename: 'logo.png', type: 'image/png', data: logo });
+    const file = await api.call('POST', '/api/v1/files/?purpose=product_media', {
+      token: tenant.oat,
+      raw: upload.raw,
+      headers: upload.headers,
+    });
+    expect(file.status).toBe(201);
+    const name = 'Cerâmica <Aurora> & "Cia"';
+    const patched = await api.call('PATCH', `/api/v1/organizations/${tenant.org.id}`, {
+      token: tenant.oat,
+      body: { name, profile_settings: { brand_color: NAVY, logo_file_id: file.body.id } },
+    });
+    expect(patched.status).toBe(200);
+    const email = `${unique('buyer')}@example.com`;
+    const c = await makeCheckout(api.orm, temporal, {
+      organizationId: tenant.org.id,
+      amount: 89_900,
+      productName: '<b>x</b>',
+      email,
+    });
+    expect((await confirm(c.clientSecret, { payment_method: 'credit_card', card: card(1) })).status).toBe(200);
+    const [mail] = await mailsTo(email, 'receipt');
+    const [sale] = await sql('select id from sales where checkout_id = ?', [c.id]);
+
+    // The text part says what it said before, the product's name as the merchant wrote it.
+    const lines = mail!.text.split('\n');
+    expect(lines.find((l) => l.startsWith('Data: '))).toMatch(/^Data: \d\d\/\d\d\/\d{4},? \d\d:\d\d$/);
+    expect(lines.filter((l) => !l.startsWith('Data: '))).toEqual([
+      'Olá.',
+      '',
+      `Recebemos o seu pagamento a ${name}.`,
+      '',
+      'Produto: <b>x</b>',
+      'Pago: R$ 899,00 (cartão de crédito)',
+      `Pedido: ${String(sale!.id)}`,
+      '',
+    ]);
+
+    const html = mail!.html!;
+    expect(html).toContain('<html lang="pt-BR">');
+    // The header bar in the brand's colour, its name in the ink domain/branding.ts picks (white on navy).
+    expect(html).toContain(`background:${NAVY};`);
+    expect(html).toContain(
+      'color:#ffffff;font-size:20px;font-weight:bold;">Cerâmica &lt;Aurora&gt; &amp; &quot;Cia&quot;</td>',
+    );
+    expect(html).toContain(
+      '<h1 style="margin:0 0 16px;font-size:22px;line-height:1.3;color:#111827;">Recibo da sua compra</h1>',
+    );
+    expect(html).toContain('>&lt;b&gt;x&lt;/b&gt;</td>');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain(`>${String(sale!.id)}</td>`);
+
+    // The logo: an absolute https URL of ours that outlives any signed one, sending to the file's bytes now.
+    const src = /<img src="([^"]+)" alt=""/.exec(html)?.[1];
+    expect(src).toMatch(new RegExp(`^https://[^/]+/brand/logos/${tenant.org.id}$`));
+    const redirect = await api.call('GET', new URL(src!).pathname);
+    expect(redirect.status).toBe(302);
+    const signed = new URL(String(redirect.headers.location));
+    const image = await api.call('GET', signed.pathname + signed.search);
+    expect(image.status).toBe(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(Number(image.headers['content-length'])).toBe(logo.length);
+  });
+
+  it('has no logo to send to for a seller without one, or an organization that is not', async () => {
+    const c = await checkout();
+    expect((await api.call('GET', `/brand/logos/${c.organizationId}`)).status).toBe(404);
+    expect((await api.call('GET', '/brand/logos/0190c0de-0000-7000-8000-000000000000')).status).toBe(404);
+    expect((await api.call('GET', '/brand/logos/not-an-id')).status).toBe(404);
   });
 });

@@ -150,6 +150,7 @@ describe('the notification sender', () => {
     orm: api.orm,
     mailer: openMailer({ mailer: 'outbox', mailFrom: from, MAIL_OUTBOX_DIR: outbox }),
     from,
+    publicBaseUrl: api.config.publicBaseUrl,
     log,
   });
   // Jobs these tests queue are due only in 2100, so that the worker's own sender never claims them.

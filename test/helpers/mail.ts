@@ -7,9 +7,14 @@ export interface ReadMail {
   headers: Record<string, string>;
   to: string[];
   text: string;
+  /** The HTML part, when the mail has one beside its text (multipart/alternative). */
+  html?: string;
 }
 
-/** Reads a single-part text message as nodemailer writes one (folded headers, 7bit or quoted-printable). */
+/**
+ * Reads a message as nodemailer writes one (folded headers, 7bit or quoted-printable): a single text
+ * part, or a multipart/alternative one of a text and an HTML part.
+ */
 export function readMail(raw: string): ReadMail {
   const [head, ...rest] = raw.replaceAll('\r\n', '\n').split('\n\n');
   const headers: Record<string, string> = {};
@@ -18,6 +23,21 @@ export function readMail(raw: string): ReadMail {
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
   let text = rest.join('\n\n');
+  const boundary = /^multipart\/alternative;.*boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+  if (boundary) {
+    // Each part lies between two delimiters; the newline before a delimiter belongs to it (RFC 2046).
+    const parts = text
+      .split(`--${boundary}`)
+      .slice(1, -1)
+      .map((part) => readMail(part.slice(1, -1)));
+    const of = (type: string) => parts.find((p) => p.headers['content-type']?.startsWith(type))?.text;
+    return {
+      headers,
+      to: (headers.to ?? '').split(',').map((a) => a.trim()),
+      text: of('text/plain') ?? '',
+      html: of('text/html'),
+    };
+  }
   if (headers['content-transfer-encoding'] === 'quoted-printable') {
     const ascii = text.replace(/=\n/g, '');
     const bytes: number[] = [];

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { buyerAddress, buyerMailKind, buyerMailMessageId, renderBuyerMail } from '../../domain/buyer-mails.ts';
+import { brandOf } from '../../domain/branding.ts';
+import { brandedMailHtml, NEUTRAL_COLOR } from '../../mailer/html-layout.ts';
 
 const sale = {
   id: 'sale-1',
@@ -64,5 +66,47 @@ describe('buyer mails', () => {
   it('carry a Message-ID of the event', () => {
     expect(buyerMailMessageId('receipt', 'e-1', 'Loja <billing@loja.example>')).toBe('<receipt.e-1@loja.example>');
     expect(buyerMailMessageId('payment_instructions', 'e-1', 'x@y.example')).toBe('<payment.e-1@y.example>');
+  });
+});
+
+describe('the HTML part of a buyer mail (decision 0094)', () => {
+  const facts = { organizationName: 'Loja', productName: 'Curso', customerName: null } as const;
+  const brand = (profile: Record<string, unknown> | null, logoUrl: string | null = null) => ({
+    name: 'Loja <da> Ana',
+    ...brandOf(profile),
+    logoUrl,
+  });
+
+  it('says what the text part says, under a header in the brand’s colour with the ink that reads on it', () => {
+    const mail = renderBuyerMail({ ...facts, kind: 'payment_instructions', data: pending(boleto) });
+    const html = brandedMailHtml({
+      ...mail,
+      brand: brand({ brand_color: '#FFEB3B' }, 'https://x.example/brand/logos/o'),
+    });
+    expect(html).toContain('bgcolor="#ffeb3b" style="background:#ffeb3b;padding:16px 24px;"');
+    expect(html).toContain('color:#000000;font-size:20px;font-weight:bold;">Loja &lt;da&gt; Ana</td>');
+    expect(html).toContain('<img src="https://x.example/brand/logos/o" alt=""');
+    expect(html).toContain('>23790.12345 6</p>');
+    expect(html).toContain('>Código de barras</th>');
+    expect(html).toContain('>05/03/2026</td>');
+    // The boleto's link is a button in the brand's colour.
+    expect(html).toContain(
+      '<td bgcolor="#ffeb3b" style="background:#ffeb3b;border-radius:4px;"><a href="https://b.example/1" style="font-family:Arial,Helvetica,sans-serif;display:inline-block;padding:12px 20px;color:#000000;',
+    );
+    expect(html).toContain('>Abrir o boleto</a>');
+    expect(html).toContain(
+      '<p style="margin:0 0 16px;">Assim que o pagamento for confirmado, enviaremos o recibo.</p>',
+    );
+  });
+
+  it('links nothing but the web, and falls back to a neutral colour without a brand', () => {
+    const hostile = { ...boleto.boleto, url: 'javascript:alert(1)' };
+    const mail = renderBuyerMail({ ...facts, kind: 'payment_instructions', data: pending({ boleto: hostile }) });
+    const html = brandedMailHtml({ ...mail, brand: brand(null, 'javascript:alert(2)') });
+    expect(html).not.toContain('<a ');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('>javascript:alert(1)</td>');
+    expect(html).toContain(`background:${NEUTRAL_COLOR};`);
+    expect(html).toContain('color:#ffffff;font-size:20px');
   });
 });
