@@ -78,13 +78,7 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
     ...named,
     {
       label: t.columns.url,
-      cell: (l) =>
-        html`<${Copyable}
-          id=${`link-${l.id}`}
-          value=${l.url}
-          label=${t.copyUrl(linkName(l, v.products))}
-          locale=${v.locale}
-        />`,
+      cell: (l) => copyableUrl(l, t.copyUrl(linkName(l, v.products)), v.locale),
     },
     { label: t.columns.codes, cell: (l) => (l.allow_discount_codes ? t.codesAllowed : t.codesRefused) },
     { label: t.columns.created, cell: (l) => day(v.locale, l.created_at) },
@@ -146,6 +140,10 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
     }
   `;
 }
+
+/** The link's URL with a copy button named after the link. */
+const copyableUrl = (link: CheckoutLinkRecord, label: string, locale: Locale) =>
+  html`<${Copyable} id=${`link-${link.id}`} value=${link.url} label=${label} locale=${locale} />`;
 
 /** The edit page of a link: the same form as creation, filled with the link (or with what was posted). */
 export function editLinkContent(v: {
