@@ -11,7 +11,8 @@ document.addEventListener('DOMContentLoaded', () => {
       );
       const status = document.querySelector(`[data-copy-status="${id}"]`);
       if (!status) return;
-      status.textContent = copied ? 'Copied' : 'Select the text to copy it';
+      // The words are the page's (its language), carried by the status element.
+      status.textContent = status.getAttribute(copied ? 'data-copied' : 'data-copy-failed');
       setTimeout(() => (status.textContent = ''), 2000);
     });
   }

@@ -160,13 +160,19 @@ export function Copyable({
   label: string;
   locale: Locale;
 }): VNode {
-  // The button keeps its name; "Copied" is announced by the status beside it (dashboard.js).
+  // The button keeps its name; "Copied" is announced by the status beside it (dashboard.js), in the words
+  // the status carries.
+  const t = commerceMessages(locale).generic;
   return html`<span class="copyable"
     ><code id=${id}>${value}</code>
-    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>
-      ${commerceMessages(locale).generic.copy}
-    </button>
-    <span class="copy-status" role="status" data-copy-status=${id}></span
+    <button type="button" class="button secondary" data-copy=${id} aria-label=${label}>${t.copy}</button>
+    <span
+      class="copy-status"
+      role="status"
+      data-copy-status=${id}
+      data-copied=${t.copied}
+      data-copy-failed=${t.copyFailed}
+    ></span
   ></span>`;
 }
 

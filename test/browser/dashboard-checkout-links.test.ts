@@ -85,6 +85,11 @@ describe('checkout links of several products, editable in the dashboard', () => 
       ({ id: linkId, url: linkUrl } = created);
       const row = page.getByRole('table', { name: 'Links em uso' }).getByRole('row', { name: new RegExp(label) });
       await expect(row.textContent()).resolves.toContain(`${one!.name}, ${two!.name}`);
+      // The copy button's status speaks the page's language too (dashboard.js reads it off the page).
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.baseUrl });
+      await row.getByRole('button', { name: `Copiar a URL de ${label}` }).click();
+      await row.locator('[role=status]', { hasText: /^Copiado$/ }).waitFor({ timeout: 5000 });
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(created.url);
       await pageChecked(page, 'dashboard-checkout-link-two-products');
     } finally {
       await close();
