@@ -85,8 +85,12 @@ export function checkoutLinksContent(v: CheckoutLinksView) {
     {
       label: t.columns.actions,
       cell: (l) =>
-        html`<a href=${`${path}/${l.id}/edit`} aria-label=${t.editNamed(linkName(l, v.products))}>${t.edit}</a>
-          <a href=${`${path}/${l.id}/archive`} aria-label=${t.archiveNamed(linkName(l, v.products))}>${t.archive}</a>`,
+        html`<span class="actions"
+          ><a href=${`${path}/${l.id}/edit`} aria-label=${t.editNamed(linkName(l, v.products))}>${t.edit}</a>
+          <a href=${`${path}/${l.id}/archive`} aria-label=${t.archiveNamed(linkName(l, v.products))}
+            >${t.archive}</a
+          ></span
+        >`,
     },
   ];
   const archived: Column<CheckoutLinkRecord>[] = [
