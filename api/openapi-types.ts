@@ -1478,7 +1478,7 @@ export interface paths {
     };
     /**
      * Open a checkout link
-     * @description With Accept: application/json a new checkout is created and returned (201, the public checkout view). Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).
+     * @description With Accept: application/json a new checkout is created and returned (201, the public checkout view), charging the link's product that `product_id` names (the link's first without it; 422 `product_not_in_link` for a product the link does not sell); it offers all of the link's products. Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).
      */
     get: operations['openCheckoutLink'];
     put?: never;
@@ -20092,7 +20092,9 @@ export interface operations {
   };
   openCheckoutLink: {
     parameters: {
-      query?: never;
+      query?: {
+        product_id?: string;
+      };
       header?: never;
       path: {
         checkout_link_id: string;

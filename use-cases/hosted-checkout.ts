@@ -5,6 +5,7 @@ import { unarchivedCheckoutLink } from '../db/catalog/hosted-checkout-reads.ts';
 import { priceOrFail, productOrFail } from '../db/catalog/products.ts';
 import { sellerOf } from '../db/organization/hosted-checkout-reads.ts';
 import { createCheckout, type CheckoutDeps } from './checkout-creation.ts';
+import { unprocessable } from './errors.ts';
 import type { CheckoutEntity } from './schemas/checkouts.ts';
 import { isUuid } from './schemas/common.ts';
 
@@ -38,6 +39,21 @@ export async function checkoutLinkOffer(em: EntityManager, link: CheckoutLinkEnt
 /** The product of the link the buyer chose; the link's first when the choice is none of its own. */
 export const chosenLinkProduct = (link: CheckoutLinkEntity, productId: string | undefined): string =>
   productId && link.productIds.includes(productId.toLowerCase()) ? productId.toLowerCase() : link.productIds[0]!;
+
+/**
+ * The product an integration asked for by `?product_id=` (the link's JSON answer): the link's first when
+ * none is asked, one of the link's own, or a 422 (a browser's choice falls back instead: chosenLinkProduct).
+ */
+export function requestedLinkProduct(link: CheckoutLinkEntity, productId: string | undefined): string {
+  if (productId !== undefined && !link.productIds.includes(productId.toLowerCase())) {
+    throw unprocessable(
+      'product_not_in_link',
+      'The product is not one of the checkout link',
+      `product_id ${productId}`,
+    );
+  }
+  return chosenLinkProduct(link, productId);
+}
 
 /**
  * The checkout a link opens for a buyer, as the API's checkout creation makes it: it charges the

@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../../use-cases/errors.ts';
 import {
   checkoutLinkOffer,
   chosenLinkProduct,
+  requestedLinkProduct,
   linkCheckoutPayable,
   openCheckoutLink,
   openLinkCheckout,
@@ -87,10 +88,13 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
         tags: ['checkouts (public)'],
         summary: 'Open a checkout link',
         description:
-          'With Accept: application/json a new checkout is created and returned (201, the public checkout view). ' +
+          'With Accept: application/json a new checkout is created and returned (201, the public checkout view), ' +
+          "charging the link's product that `product_id` names (the link's first without it; 422 " +
+          "`product_not_in_link` for a product the link does not sell); it offers all of the link's products. " +
           'Otherwise the answer is the hosted checkout page (200, text/html), which creates no checkout until the ' +
           'buyer goes on; a browser that already has an open checkout of this link is sent back to it (303).',
         params: linkParams,
+        querystring: z.object({ product_id: z.string().max(64).optional() }),
         response: {
           200: z.string().meta({ description: 'The checkout link page (text/html)' }),
           201: publicCheckoutSchema,
@@ -105,7 +109,7 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
       const link = await openCheckoutLink(em, request.params.checkout_link_id);
       if (wantsJson(request.headers.accept)) {
         if (!link) throw notFound('Checkout link');
-        const checkout = await openLinkCheckout(deps, link);
+        const checkout = await openLinkCheckout(deps, link, requestedLinkProduct(link, request.query.product_id));
         reply.header('cache-control', 'no-store');
         return reply.status(201).send(await publicCheckoutView(em, checkout));
       }

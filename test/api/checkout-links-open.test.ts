@@ -114,6 +114,26 @@ describe('GET /checkout/:checkout_link_id', () => {
     expect(events).toHaveLength(2);
   });
 
+  it("charges the link's product that ?product_id= names, and refuses one the link does not sell", async () => {
+    const first = await makeProduct(A.org.id, 5000);
+    const second = await makeProduct(A.org.id, 9000);
+    const elsewhere = await makeProduct(A.org.id, 100);
+    const linkId = await makeLink(A.org.id, [first.productId, second.productId]);
+    const opened = await api.call('GET', `/checkout/${linkId}?product_id=${second.productId.toUpperCase()}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect([opened.status, opened.body.product.id, opened.body.amount]).toEqual([201, second.productId, 9000]);
+
+    const refused = await api.call('GET', `/checkout/${linkId}?product_id=${elsewhere.productId}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect([refused.status, refused.body.code]).toEqual([422, 'product_not_in_link']);
+    const rows = await sql<{ product_id: string }>(`select product_id from checkouts where checkout_link_id = ?`, [
+      linkId,
+    ]);
+    expect(rows).toEqual([{ product_id: second.productId }]);
+  });
+
   it('shows a browser the link page and creates nothing until the buyer goes on (link previews, crawlers)', async () => {
     const { productId } = await makeProduct(A.org.id, 1000);
     const linkId = await makeLink(A.org.id, [productId]);
