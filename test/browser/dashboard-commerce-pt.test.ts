@@ -94,12 +94,11 @@ const ENGLISH = englishOnlyTexts();
 /**
  * The English texts of ENGLISH on the page, as words (not inside a longer word): its text, hidden parts
  * and options included, and the attributes a reader hears (aria-label, data-label, title, placeholder).
- * The sales table on a subscription's page is sales.ts's, moved to Portuguese on a branch of its own.
  */
 async function englishOnPage(page: Page): Promise<string[]> {
   const text = await page.evaluate(() => {
     const body = document.body.cloneNode(true) as HTMLElement;
-    body.querySelectorAll('section[aria-labelledby="sales-title"] table, script').forEach((e) => e.remove());
+    body.querySelectorAll('script').forEach((e) => e.remove());
     const attributes = [...body.querySelectorAll('[aria-label], [data-label], [title], [placeholder]')].flatMap((e) =>
       ['aria-label', 'data-label', 'title', 'placeholder'].map((a) => e.getAttribute(a) ?? ''),
     );

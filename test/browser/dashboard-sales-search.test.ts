@@ -123,7 +123,7 @@ describe('dashboard: sales searched and exported', () => {
       await page.waitForURL(/status=paid/);
       expect(new URL(page.url()).searchParams.get('query')).toBe('lima');
       await expect(page.getByLabel('Situação').inputValue()).resolves.toBe('paid');
-      await expect(page.getByRole('navigation', { name: 'Pages' }).textContent()).resolves.toContain('Page 1 of 6');
+      await expect(page.getByRole('navigation', { name: 'Páginas' }).textContent()).resolves.toContain('Página 1 de 6');
       const href = await page.getByRole('link', { name: 'Exportar CSV' }).getAttribute('href');
       expect(new URL(href!, page.url()).searchParams.toString()).toBe('status=paid&query=lima');
 
