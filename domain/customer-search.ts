@@ -1,3 +1,5 @@
+import { escapeLike } from './like-patterns.ts';
+
 /**
  * Finding customers by a piece of text (GET /customers and GET /sales `query`): a customer matches when
  * its e-mail or its name contains the text, case-insensitively, the text's `%`, `_` and `\` taken
@@ -6,11 +8,6 @@
 
 /** The customer fields a search reads. */
 export const CUSTOMER_SEARCH_FIELDS = ['email', 'name'] as const;
-
-/** Escapes LIKE wildcards (PostgreSQL's default escape character is the backslash) so input matches literally. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-}
 
 /** The ILIKE pattern of "contains `query`", or null when there is nothing to search for. */
 export function customerSearchPattern(query: string | undefined): string | null {

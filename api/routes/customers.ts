@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { createCustomer, customerPage, type CustomerRow } from '../../db/customer/customers.ts';
 import { endCustomerSessions } from '../../db/customer/sessions.ts';
 import { recordEvent } from '../../db/events.ts';
-import { CUSTOMER_SEARCH_FIELDS, customerSearchPattern, escapeLike } from '../../domain/customer-search.ts';
+import { CUSTOMER_SEARCH_FIELDS, customerSearchPattern } from '../../domain/customer-search.ts';
+import { escapeLike } from '../../domain/like-patterns.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   errorResponses,

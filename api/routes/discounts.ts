@@ -28,6 +28,7 @@ import {
   type DiscountEntity,
 } from '../schemas/discounts.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
+import { escapeLike } from '../../domain/like-patterns.ts';
 
 const tags = ['discounts'];
 // The spec gives API keys no discount operations: resource 'other' needs admin, which no key holds.
@@ -316,8 +317,4 @@ async function uniqueCode<T>(write: () => Promise<T>): Promise<T> {
 /** UUIDs as PostgreSQL prints them (lower case), each once. */
 function distinctIds(ids: readonly string[]): string[] {
   return [...new Set(ids.map((id) => id.toLowerCase()))];
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }

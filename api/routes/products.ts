@@ -25,6 +25,7 @@ import {
 import { mediasByProduct, mediasOf, ownMediaFiles, setProductMedias } from '../product-medias.ts';
 import { checkedPrice, createPrice, ownProduct, pricesByProduct, provisionRecurrencePlans } from '../product-prices.ts';
 import type { RouteApp, RouteDeps } from '../route-deps.ts';
+import { escapeLike } from '../../domain/like-patterns.ts';
 
 const tags = ['products'];
 
@@ -130,7 +131,7 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       const where = {
         organizationId,
         ...(query.is_archived !== undefined ? { isArchived: query.is_archived } : {}),
-        ...(query.query ? { name: { $ilike: `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {}),
+        ...(query.query ? { name: { $ilike: `%${escapeLike(query.query)}%` } } : {}),
       };
 
       const em = deps.orm.em.fork();

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
 import { kyselyOf } from '../kysely.ts';
 import type { SubscriptionChargeRow } from './record.ts';
+import { escapeLike } from '../../domain/like-patterns.ts';
 
 /** The subscription's renewal timeline (`subscription_charges`): one row per charge try of a period. */
 
@@ -122,9 +123,6 @@ export async function subscriptionOfChargeTransaction(
   return row?.subscriptionId ?? null;
 }
 
-/** `value` as a LIKE pattern that matches only itself. */
-const likeLiteral = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * The subscriptions that charge kept card `replaced` charge `by` from now on (a card updater's
  * replacement, decision 0071): a compare-and-set of the one column, so a card the buyer changed
@@ -136,7 +134,7 @@ export async function replaceSubscriptionCard(em: EntityManager, replaced: strin
       .updateTable('subscriptions')
       .set({ cardTokenId: by, modifiedAt: new Date() })
       // The kept card's id, or that id with details after a colon (Mercado Pago's payment method and issuer).
-      .where((eb) => eb.or([eb('cardTokenId', '=', replaced), eb('cardTokenId', 'like', `${likeLiteral(replaced)}:%`)]))
+      .where((eb) => eb.or([eb('cardTokenId', '=', replaced), eb('cardTokenId', 'like', `${escapeLike(replaced)}:%`)]))
       .returningAll()
       .execute()
   );
