@@ -10,6 +10,8 @@ import {
   type KeptCardLookup,
   type Chargebacks,
   type PaymentGateway,
+  type PixAutomatico,
+  type SandboxPixAutomatico,
   type RecurringBilling,
   type SandboxControls,
   type SandboxRecurringBilling,
@@ -101,3 +103,28 @@ export function recurringBillingOf(gateway: PaymentGateway): RecurringBilling {
 /** Whether this gateway's boleto needs the payer's `field` (see PaymentDocuments.boletoPayerRequires). */
 export const boletoRequires = (gateway: PaymentGateway, field: BoletoPayerField): boolean =>
   gateway.boletoPayerRequires.includes(field);
+
+const PIX_AUTOMATICO_METHODS = [
+  'createMandate',
+  'getMandate',
+  'cancelMandate',
+  'createMandateCharge',
+  'getMandateCharge',
+  'retryMandateCharge',
+  'cancelMandateCharge',
+] as const satisfies readonly (keyof PixAutomatico)[];
+
+/** Whether the gateway offers Pix Automático: mandates and their cycles' charges (the simulator, Efí). */
+export function offersPixAutomatico<G extends PaymentGateway>(gateway: G): gateway is G & PixAutomatico {
+  return hasMethods(gateway, PIX_AUTOMATICO_METHODS);
+}
+
+/** Whether the gateway plays the sandbox's payer and bank for Pix Automático (the embedded simulator). */
+export function offersSandboxPixAutomatico<G extends PaymentGateway>(
+  gateway: G,
+): gateway is G & PixAutomatico & SandboxPixAutomatico {
+  return (
+    offersPixAutomatico(gateway) &&
+    hasMethods(gateway, ['authorizeMandate', 'settleMandateCharges', 'revokeMandate', 'setPayerMaximum'])
+  );
+}

@@ -30,6 +30,14 @@ import type {
   PixDetails,
   TransactionStatus,
 } from '../contracts/gateway-records.ts';
+import type {
+  GatewayMandate,
+  GatewayMandateCharge,
+  MandateDebtor,
+  MandatePeriodicity,
+  MandateRetryPolicy,
+  PixPayerPersona,
+} from '../contracts/pix-automatico.ts';
 
 /** Declared as plain data in contracts/gateway-records.ts, for the workflows; part of the port all the same. */
 export type {
@@ -43,6 +51,8 @@ export type {
   PixDetails,
   TransactionStatus,
 };
+
+export type { GatewayMandate, GatewayMandateCharge, PixPayerPersona };
 
 export type {
   CardInput,
@@ -366,11 +376,93 @@ export interface SandboxControls {
   ): Promise<CardToken>;
 }
 
+/** What a mandate (`rec`) is created with. Amounts in cents. */
+export interface MandateInput {
+  /** Ours: the subscription it bills (its contract); a repeated key returns the first mandate. */
+  reference: string;
+  /** What the payer's bank shows them (≤ 35 characters). */
+  objectLabel: string;
+  debtor: MandateDebtor;
+  /** YYYY-MM-DD of the first cycle's charge (journey 3: of the second, the QR code paying the first). */
+  startDate: string;
+  endDate: string | null;
+  periodicity: MandatePeriodicity;
+  /** Every charge this amount; or null with `minimumAmount` (the payer sets a maximum above it). */
+  fixedAmount: number | null;
+  minimumAmount: number | null;
+  retryPolicy: MandateRetryPolicy;
+  /**
+   * How the payer authorizes it: `journey_1` a request to their bank (expiring at `requestExpiresAt`),
+   * `journey_2` a QR code that only authorizes, `journey_3` a QR code that also pays `firstCharge`.
+   */
+  journey: 'journey_1' | 'journey_2' | 'journey_3';
+  requestExpiresAt?: string | null;
+  firstCharge?: { amount: number; expiresInSeconds: number } | null;
+}
+
+/** A cycle's charge (`cobr`): sent within the window before its due date (domain/pix-automatico.ts). */
+export interface MandateChargeInput {
+  mandateId: string;
+  /** Ours: one per subscription and cycle. */
+  reference: string;
+  /** YYYY-MM-DD; the gateway settles on the next business day when it is not one (ajusteDiaUtil). */
+  dueDate: string;
+  amount: number;
+  description?: string | null;
+}
+
+/**
+ * Pix Automático (the BCB's recurring pix): mandates the payer authorizes once in their bank's app,
+ * and each cycle's charge, which the payer's bank settles on its due date, with the later-day retries
+ * the receiver asks for under the mandate's policy. Where a gateway has it (the simulator, Efí); ask
+ * with offersPixAutomatico (gateway/capabilities.ts). State changes arrive as callbacks
+ * (`mandate.updated`, `mandate_charge.updated`) and are always read back with the getters.
+ */
+export interface PixAutomatico {
+  createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate>;
+  /** Null when the gateway has no such mandate. */
+  getMandate(mandateId: string): Promise<GatewayMandate | null>;
+  /** The receiver cancels it (USUARIO_RECEBEDOR, SLCR); a cancelled one is returned as it is. */
+  cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate>;
+  /** A charge for a mandate that is not approved, or an amount it does not allow, is refused (not retryable). */
+  createMandateCharge(input: MandateChargeInput, idempotencyKey: string): Promise<GatewayMandateCharge>;
+  getMandateCharge(chargeId: string): Promise<GatewayMandateCharge | null>;
+  /**
+   * A later-day retry of a charge whose last attempt failed (POST /cobr/{txid}/retentativa/{data}):
+   * refused (not retryable) when the mandate allows none, three were asked already, or `settlementDate`
+   * is not a business day within seven days of the due date.
+   */
+  retryMandateCharge(chargeId: string, settlementDate: string, idempotencyKey: string): Promise<GatewayMandateCharge>;
+  /** Cancels an unpaid charge (the subscription ended); a paid one is refused (not retryable). */
+  cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge>;
+}
+
+/**
+ * The sandbox's payer and bank for Pix Automático (the simulator's): the payer answers a mandate as
+ * their persona does, and the bank settles the attempts due by a date, each followed by the callbacks.
+ */
+export interface SandboxPixAutomatico {
+  /** The payer reads the QR code or the request and answers as `persona` does (journey 3: pays the first charge). */
+  authorizeMandate(mandateId: string, persona: PixPayerPersona): Promise<GatewayMandate>;
+  /** The payer's bank settles every attempt whose settlement date is on or before `asOf` (YYYY-MM-DD). */
+  settleMandateCharges(asOf: string): Promise<GatewayMandateCharge[]>;
+  /** The payer revokes the mandate in their bank's app (USUARIO_PAGADOR, SLDB). */
+  revokeMandate(mandateId: string): Promise<GatewayMandate>;
+  /** The payer lowers (or raises) their maximum per charge in their bank's app. */
+  setPayerMaximum(mandateId: string, maximum: number | null): Promise<GatewayMandate>;
+}
+
 /** What the gateway posts to our callback endpoint when a payment changes state. */
 export interface GatewayCallback {
   /** Unique per notification, so a repeated delivery is recognized. */
   id: string;
-  type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
+  type:
+    | 'transaction.updated'
+    | 'invoice.updated'
+    | 'chargeback.updated'
+    | 'card.updated'
+    | 'mandate.updated'
+    | 'mandate_charge.updated';
   transactionId?: string;
   invoiceId?: string;
   /** chargeback.updated: the chargeback whose state changed, read back with getChargeback (decision 0072). */
@@ -378,6 +470,9 @@ export interface GatewayCallback {
   /** card.updated: the kept card the issuer's card updater replaced, and its replacement (keptCard). */
   cardId?: string;
   replacedBy?: string;
+  /** mandate.updated / mandate_charge.updated: read back with getMandate / getMandateCharge. */
+  mandateId?: string;
+  mandateChargeId?: string;
   status: string;
   occurredAt: string;
 }
