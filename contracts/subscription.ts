@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import {
   type DunningExhaustedStatus,
+  type RecurrenceBilling,
   type SubscriptionChange,
   type SubscriptionAction,
   type SubscriptionStatus,
@@ -24,7 +25,7 @@ export interface SubscriptionRunState {
   periodEnd: string;
   cancelAtPeriodEnd: boolean;
   /** Who charges the periods: this workflow (manual) or the gateway's own recurrence. */
-  billing: 'gateway' | 'manual';
+  billing: RecurrenceBilling;
   /** Manual renewals charge the saved card; without one, renewal checkouts pay. */
   hasCard: boolean;
   /** The try of the next charge of period periodNumber + 1 (1: the renewal itself; more: dunning). */
@@ -111,7 +112,7 @@ export interface SubscriptionRecord {
   product_id: string;
   price_id: string;
   checkout_id: string | null;
-  recurrence_billing: 'gateway' | 'manual';
+  recurrence_billing: RecurrenceBilling;
   gateway_subscription_id: string | null;
   amount: number;
   subtotal_amount: number;
@@ -134,7 +135,7 @@ export interface SubscriptionRecord {
 export interface SubscriptionPlan {
   organizationId: string;
   status: SubscriptionStatus;
-  recurrenceBilling: 'gateway' | 'manual';
+  recurrenceBilling: RecurrenceBilling;
   periodNumber: number;
   currentPeriodEnd: string;
   cancelAtPeriodEnd: boolean;
