@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type {
   MandateAttemptKind,
   MandateAttemptStatus,
@@ -116,3 +117,32 @@ export const OUR_REQUEST_STATUS = inverse(BCB_REQUEST_STATUS);
 export const OUR_CHARGE_STATUS = inverse(BCB_CHARGE_STATUS);
 export const OUR_ATTEMPT_KIND = inverse(BCB_ATTEMPT_KIND);
 export const OUR_ATTEMPT_STATUS = inverse(BCB_ATTEMPT_STATUS);
+
+// ── Ids as the BCB forms them, derived from our keys (a repeated creation forms the same id) ───
+
+const ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` (≤ 64) letters and digits drawn from a key: the same key, the same characters. */
+export function alphanumericOf(key: string, length: number): string {
+  const bytes = createHash('sha512').update(key).digest();
+  return Array.from(bytes.subarray(0, length), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+}
+
+const yyyyMMdd = (date: string) => date.slice(0, 10).replaceAll('-', '');
+
+/** ID Recorrência: R; R or N (retries allowed or not); the creator's ISPB; yyyyMMdd; 11 from the key. */
+export const bcbRecIdOf = (retryPolicy: MandateRetryPolicy, ispb: string, createdOn: string, key: string) =>
+  `R${retryPolicy === 'none' ? 'N' : 'R'}${ispb}${yyyyMMdd(createdOn)}${alphanumericOf(key, 11)}`;
+
+/** ID Solicitação da Recorrência: SC; the sender's ISPB; yyyyMMdd; 11 from the key. */
+export const bcbSolicRecIdOf = (ispb: string, createdOn: string, key: string) =>
+  `SC${ispb}${yyyyMMdd(createdOn)}${alphanumericOf(key, 11)}`;
+
+/** EndToEndId: E; the payer's ISPB; yyyyMMddHHmm in UTC; 11 from the key (32 characters). */
+export function bcbEndToEndIdOf(ispb: string, at: string, key: string): string {
+  const utc = new Date(at).toISOString();
+  return `E${ispb}${yyyyMMdd(utc)}${utc.slice(11, 13)}${utc.slice(14, 16)}${alphanumericOf(key, 11)}`;
+}
+
+/** A txid (26–35 letters and digits; the receiver's to choose): 35 from the key. */
+export const bcbTxidOf = (key: string) => alphanumericOf(key, 35);

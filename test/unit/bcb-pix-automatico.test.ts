@@ -5,7 +5,11 @@ import type { GatewayMandate, GatewayMandateAttempt, GatewayMandateCharge } from
 import {
   bcbCobRCompleta,
   bcbCobRNotification,
+  bcbEndToEndId,
   bcbRecCompleta,
+  bcbRecId,
+  bcbSolicRecId,
+  bcbTxid,
   bcbRecNotification,
   bcbSolicRecCompleta,
   bcbWebhookCobRBody,
@@ -13,6 +17,10 @@ import {
 } from '../../gateway/bcb-pix-automatico-schemas.ts';
 import {
   bcbAmountOf,
+  bcbEndToEndIdOf,
+  bcbRecIdOf,
+  bcbSolicRecIdOf,
+  bcbTxidOf,
   centsOf,
   chargeFromCobr,
   chargeNoticeOf,
@@ -611,5 +619,33 @@ describe('payloads the BCB would not send are refused', () => {
     const rejected = { ...mandate, cancellation: null, rejection: { code: 'AB10', description: 'not a rec code' } };
     expect(issuePaths(bcbRecCompleta, recFromMandate(rejected, RECEIVER))).toEqual(['encerramento']);
     expect(() => recFromMandate({ ...mandate, reference: 'x'.repeat(36) }, RECEIVER)).toThrow(/vinculo.contrato/);
+  });
+});
+
+// ── Ids ──────────────────────────────────────────────────────────────────────────────────────────
+
+describe('ids formed as the BCB forms them, from our keys', () => {
+  it("an idRec: R, R or N for the policy, the ISPB and the creation date, as the spec's RR1234567820240115abcdefghijk", () => {
+    const id = bcbRecIdOf('three_in_seven_days', '12345678', '2024-01-15', 'subscription:1:mandate');
+    expect(id).toMatch(/^RR1234567820240115[a-zA-Z0-9]{11}$/);
+    expect(bcbRecIdOf('none', '12345678', '2024-01-15', 'subscription:1:mandate')).toMatch(/^RN1234567820240115/);
+    expect(bcbRecIdOf('three_in_seven_days', '12345678', '2024-01-15', 'subscription:1:mandate')).toBe(id);
+    expect(bcbRecIdOf('three_in_seven_days', '12345678', '2024-01-15', 'subscription:2:mandate')).not.toBe(id);
+  });
+
+  it('an endToEndId: E, the ISPB, the minute in UTC, 32 characters', () => {
+    const id = bcbEndToEndIdOf('12345678', '2024-06-20T09:21:00-03:00', 'attempt-1');
+    expect(id).toMatch(/^E12345678202406201221[a-zA-Z0-9]{11}$/);
+  });
+
+  it('every id fits its pattern, whatever the key', () => {
+    fc.assert(
+      fc.property(fc.string(), isoDay, instant, (key, day, at) => {
+        expect(bcbRecId.safeParse(bcbRecIdOf('none', '99999999', day, key)).success).toBe(true);
+        expect(bcbSolicRecId.safeParse(bcbSolicRecIdOf('99999999', day, key)).success).toBe(true);
+        expect(bcbEndToEndId.safeParse(bcbEndToEndIdOf('99999999', at, key)).success).toBe(true);
+        expect(bcbTxid.safeParse(bcbTxidOf(key)).success).toBe(true);
+      }),
+    );
   });
 });
