@@ -1,4 +1,5 @@
 import { recurringBillingOf } from '../gateway/capabilities.ts';
+import { checkoutMandateTermsOf, issueMandate, type MandateTerms } from './checkout-mandates.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { findCheckoutRow, updateCheckoutFields } from '../db/checkout/records.ts';
@@ -245,8 +246,11 @@ function pendingPaymentActivities(deps: PaymentDeps) {
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
     async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
       await assertPayable(orm, input.checkoutId, input.slot);
-      const { issued, payBy } = await issuePixOrBoleto(gateway, input, await saleDetailsOf(orm, input));
+      const terms = input.kind === 'pix' ? await checkoutMandateTermsOf(orm, input.checkoutId) : null;
+      const sale = await saleDetailsOf(orm, input);
+      const { issued, payBy, mandate } = await issuePixOrBoleto(gateway, input, sale, terms);
       const payment = summarize(issued);
+      if (mandate) payment.paymentData.pix_automatico = mandate;
       await showOnCheckout(orm, input.checkoutId, payment);
       return { payment, payBy: payBy.toISOString() };
     },
@@ -364,11 +368,15 @@ async function issuePixOrBoleto(
   gateway: PaymentGateway,
   input: PendingPaymentIssue,
   sale: SaleDetails,
-): Promise<{ issued: GatewayTransaction; payBy: Date }> {
+  mandateTerms: MandateTerms | null,
+): Promise<{ issued: GatewayTransaction; payBy: Date; mandate?: GatewayPaymentData['pix_automatico'] }> {
   const now = Date.now();
   let issued: GatewayTransaction;
   let payBy: Date;
-  if (input.kind === 'pix') {
+  if (input.kind === 'pix' && mandateTerms) {
+    const offered = await issueMandate(gateway, input, mandateTerms, sale, now);
+    return { ...offered, payBy: new Date(offered.issued.pix!.expiresAt) };
+  } else if (input.kind === 'pix') {
     issued = await callGateway(() =>
       gateway.createPixCharge(
         {

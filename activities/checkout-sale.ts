@@ -127,7 +127,7 @@ async function markSucceeded(
       customerId,
       subscriptionId: checkout.subscriptionId ?? subscriptionId,
       declineReason: null,
-      gatewayPaymentData: paymentData ?? checkout.gatewayPaymentData,
+      gatewayPaymentData: paymentData ? { ...paymentData, ...mandateOf(checkout) } : checkout.gatewayPaymentData,
     },
     now,
   );
@@ -136,6 +136,15 @@ async function markSucceeded(
   }
   // The row as written is the event's record: no second read.
   events.push(['checkout.updated', checkoutRecord(row)]);
+}
+
+/**
+ * A Pix Automático checkout's mandate (decision 0096), as its pix was issued: kept on the checkout past
+ * the payment's own data, for the subscription's workflow to adopt (activities/mandate-adoption.ts).
+ */
+function mandateOf(checkout: CheckoutRow): Pick<GatewayPaymentData, 'pix_automatico'> {
+  const mandate = (checkout.gatewayPaymentData as GatewayPaymentData | null)?.pix_automatico;
+  return mandate ? { pix_automatico: mandate } : {};
 }
 
 async function insertSubscription(
@@ -158,8 +167,13 @@ async function insertSubscription(
     priceId: checkout.productPriceId,
     checkoutId: checkout.id,
     status: s.status,
-    // Without a gateway subscription (none could be made), our own renewals bill it.
-    recurrenceBilling: s.gatewaySubscriptionId ? checkout.recurrenceBilling : 'manual',
+    // Without a gateway subscription (none could be made), our own renewals bill it: through the
+    // mandate the buyer's pix authorized (Pix Automático), or the kept card and renewal checkouts.
+    recurrenceBilling: s.gatewaySubscriptionId
+      ? checkout.recurrenceBilling
+      : checkout.recurrenceBilling === 'pix_automatico' && mandateOf(checkout).pix_automatico
+        ? 'pix_automatico'
+        : 'manual',
     gatewaySubscriptionId: s.gatewaySubscriptionId,
     amount: checkout.amount,
     currency,

@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { GatewayMandateCharge, MandateCycle } from '../contracts/pix-automatico.ts';
+import type { GatewayMandate, GatewayMandateCharge, MandateCycle } from '../contracts/pix-automatico.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
 import { chargeOfReference, upsertMandateCharge, type MandateChargeRow } from '../db/mandate/charges.ts';
 import { mandateOfSubscription, upsertMandate, type MandateRow } from '../db/mandate/mandates.ts';
 import type { Orm } from '../db/orm.ts';
+import { checkoutMandateId } from '../db/checkout/mandate-reads.ts';
+import { findSubscription } from '../db/subscription/rows.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { applyBalance } from '../domain/proration.ts';
 import {
@@ -14,6 +16,7 @@ import {
   mandateChargeKey,
   mandateRetryKey,
   settlementDateOf,
+  type MandateStatus,
 } from '../domain/pix-automatico.ts';
 import { offersPixAutomatico, offersSandboxPixAutomatico } from '../gateway/capabilities.ts';
 import { GatewayError, type PaymentGateway, type PixAutomatico } from '../gateway/port.ts';
@@ -39,6 +42,11 @@ export function createMandateCycleActivities(deps: { orm: Orm; gateway: PaymentG
     return deps.gateway;
   };
 
+  return { ...cycleActivities(deps, rail), ...mandateActivities(deps, rail) };
+}
+
+/** A period's charge: sent, read back, retried. */
+function cycleActivities(deps: { orm: Orm; gateway: PaymentGateway }, rail: () => PixAutomatico) {
   return {
     async sendMandateCharge(input: { subscriptionId: string; period: number; dueDate: string }): Promise<MandateCycle> {
       const em = deps.orm.em.fork();
@@ -108,6 +116,31 @@ export function createMandateCycleActivities(deps: { orm: Orm; gateway: PaymentG
         return recordCharge(deps.orm, mandate, input.period, charge, row.retriesRequested, []);
       }
     },
+  } satisfies Pick<SubscriptionActivities, 'sendMandateCharge' | 'readMandateCharge' | 'retryMandateCharge'>;
+}
+
+/** The mandate itself: adopted from its checkout by the new subscription, cancelled when it ends. */
+function mandateActivities(deps: { orm: Orm; gateway: PaymentGateway }, rail: () => PixAutomatico) {
+  return {
+    /**
+     * A new Pix Automático subscription adopts the mandate its checkout's pix authorized (journey 3): the
+     * gateway's id kept on the checkout, read back from the gateway and written with its events. Once.
+     */
+    async adoptCheckoutMandate(subscriptionId: string): Promise<void> {
+      const em = deps.orm.em.fork();
+      if (await mandateOfSubscription(em, subscriptionId)) return;
+      const s = await findSubscription(em, subscriptionId);
+      const gatewayMandateId = s?.checkoutId ? await checkoutMandateId(em, s.checkoutId) : null;
+      if (!s || !gatewayMandateId) return;
+      const seen = await callGateway(() => rail().getMandate(gatewayMandateId));
+      const owner = {
+        organizationId: s.organizationId,
+        subscriptionId,
+        customerId: s.customerId,
+        currency: s.currency,
+      };
+      if (seen) await writeMandate(deps.orm, owner, seen, null);
+    },
 
     async cancelMandate(subscriptionId: string): Promise<void> {
       const em = deps.orm.em.fork();
@@ -123,10 +156,7 @@ export function createMandateCycleActivities(deps: { orm: Orm; gateway: PaymentG
       }
       await syncMandate(deps.orm, gateway, mandate);
     },
-  } satisfies Pick<
-    SubscriptionActivities,
-    'sendMandateCharge' | 'readMandateCharge' | 'retryMandateCharge' | 'cancelMandate'
-  >;
+  } satisfies Pick<SubscriptionActivities, 'adoptCheckoutMandate' | 'cancelMandate'>;
 }
 
 interface SandboxSettle {
@@ -165,22 +195,33 @@ async function chargeOf(
 /** The mandate as the gateway has it now, written (with its event when its status moved). */
 async function syncMandate(orm: Orm, gateway: PixAutomatico, mandate: MandateRow): Promise<MandateRow> {
   const seen = await callGateway(() => gateway.getMandate(mandate.gatewayMandateId));
-  if (!seen) return mandate;
+  return seen ? writeMandate(orm, mandate, seen, mandate.status) : mandate;
+}
+
+/**
+ * A sight of the mandate written through its repository, with `mandate.created` on the first and
+ * `mandate.<status>` whenever its status moved (a stale or repeated sight writes nothing).
+ */
+async function writeMandate(
+  orm: Orm,
+  owner: { organizationId: string; subscriptionId: string; customerId: string; currency: string },
+  seen: GatewayMandate,
+  known: MandateStatus | null,
+): Promise<MandateRow> {
   return orm.em.fork().transactional(async (tx) => {
-    const { row, previousStatus } = await upsertMandate(
+    const { organizationId, subscriptionId, customerId, currency } = owner;
+    const written = await upsertMandate(
       tx,
-      {
-        organizationId: mandate.organizationId,
-        subscriptionId: mandate.subscriptionId,
-        customerId: mandate.customerId,
-        currency: mandate.currency,
-        gateway: seen,
-      },
+      { organizationId, subscriptionId, customerId, currency, gateway: seen },
       new Date(),
     );
-    if (previousStatus !== row.status) {
-      await insertEvents(tx, row.organizationId, [[`mandate.${row.status}` as EventType, mandateEventData(row)]]);
-    }
+    const { row, previousStatus } = written;
+    const events: Events = [];
+    const data = mandateEventData(row);
+    if (previousStatus === null) events.push(['mandate.created', data]);
+    if ((previousStatus ?? known ?? 'created') !== row.status)
+      events.push([`mandate.${row.status}` as EventType, data]);
+    await insertEvents(tx, organizationId, events);
     return row;
   });
 }

@@ -258,6 +258,8 @@ export interface SubscriptionActivities {
     retry: number;
     settlementDate: string;
   }): Promise<MandateCycle>;
+  /** A new Pix Automático subscription adopts the mandate its checkout's pix authorized (journey 3), once. */
+  adoptCheckoutMandate(subscriptionId: string): Promise<void>;
   /** The subscription ended: its mandate is cancelled by the receiver, so the payer's bank takes no more charges. */
   cancelMandate(subscriptionId: string): Promise<void>;
   openRenewalCheckout(input: {

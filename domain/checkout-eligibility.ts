@@ -33,7 +33,15 @@ export function termsRefusal(
   price: Pick<PriceFacts, 'id' | 'type'>,
   terms: { trial: boolean; recurrenceBilling?: RecurrenceBilling },
 ): CheckoutRefusal | null {
-  if (price.type === 'recurring') return null;
+  if (price.type === 'recurring') {
+    if (!terms.trial || terms.recurrenceBilling !== 'pix_automatico') return null;
+    // Its first payment authorizes the mandate (journey 3): a trial's checkout has none to pay.
+    return {
+      code: 'pix_automatico_not_allowed',
+      message: 'A Pix Automático checkout has no trial',
+      detail: "The mandate is authorized with the first period's payment",
+    };
+  }
   const detail = `price ${price.id} is one_time`;
   if (terms.trial) return { code: 'trial_not_allowed', message: 'A trial needs a recurring price', detail };
   if (terms.recurrenceBilling === 'manual' || terms.recurrenceBilling === 'pix_automatico') {

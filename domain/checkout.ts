@@ -134,6 +134,12 @@ export type GatewayPaymentData = {
   three_ds?: { url: string; creq: string };
   /** A card payment the gateway is still reviewing: waited for until then, then cancelled (decision 0070). */
   review?: { until: string };
+  /**
+   * A Pix Automático checkout (decision 0096): the pix's QR code also authorizes the mandate (the
+   * gateway's id), which charges `amount` cents every period from `start_date` on. Kept on the checkout
+   * once it succeeds: its subscription adopts the mandate.
+   */
+  pix_automatico?: { mandate_id: string; periodicity: string; start_date: string; amount: number };
 };
 
 /**
@@ -224,6 +230,8 @@ export const checkoutKeys = {
   /** Keeping the card a slot's browser token paid with (decision 0074). */
   keepCard: (checkoutId: string, slot: number) => `checkout:${checkoutId}:keep-card:${slot}`,
   subscription: (checkoutId: string) => `checkout:${checkoutId}:subscription`,
+  /** A Pix Automático checkout's mandate, whose QR code also pays the slot's first period (journey 3). */
+  mandate: (checkoutId: string, slot: number) => `checkout:${checkoutId}:mandate:${slot}`,
 };
 
 /** The gateway key of a slot's payment call, by method. */

@@ -268,3 +268,18 @@ export const periodDueDate = (periodStart: number) => brasiliaDate(periodStart);
 /** Why a cycle's charge could not be sent: the mandate no longer takes charges, or the window closed. */
 export const MANDATE_NOT_ACTIVE = 'mandate_not_active';
 export const CHARGE_WINDOW_MISSED = 'charge_window_missed';
+
+/**
+ * A Pix Automático checkout's mandate terms (journey 3): its periodicity, and its start, the estimated
+ * day of the first charge it takes: the day in Brasília the first period, paid by the QR code, ends.
+ */
+export function checkoutMandateTerms(
+  recurring: { interval: PeriodInterval; intervalCount: number; billing: string } | null,
+  now: number,
+): { periodicity: MandatePeriodicity; startDate: string } | null {
+  if (recurring?.billing !== 'pix_automatico') return null;
+  const periodicity = periodicityOf(recurring.interval, recurring.intervalCount);
+  if (!periodicity) return null;
+  const periodEnd = addInterval(new Date(now), recurring.interval, recurring.intervalCount).getTime();
+  return { periodicity, startDate: brasiliaDate(periodEnd) };
+}

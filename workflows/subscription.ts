@@ -35,6 +35,8 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
     await gatewayBilledPeriods(run);
     if (run.state.status === 'canceled') await stopGatewayRecurrence(run);
   } else if (run.state.billing === 'pix_automatico') {
+    // Its first run adopts the mandate its checkout's pix authorized (journey 3).
+    if (input.state === undefined) await records.adoptCheckoutMandate(input.subscriptionId);
     await pixAutomaticoPeriods(run);
     // Ended: the payer's bank takes no more charges of it (the merchant's mandate is cancelled).
     if (run.state.status === 'canceled') await records.cancelMandate(input.subscriptionId);
