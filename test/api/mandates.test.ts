@@ -3,6 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { GatewayMandate, GatewayMandateCharge } from '../../contracts/pix-automatico.ts';
 import { upsertMandateCharge } from '../../db/mandate/charges.ts';
 import { upsertMandate } from '../../db/mandate/mandates.ts';
+import { insertEvents } from '../../db/events.ts';
+import { mandateChargeEventData, mandateEventData } from '../../use-cases/schemas/mandates.ts';
+import { webhookValidator } from '../helpers/openapi-validator.ts';
 import { startApi, type TestApi } from '../helpers/api.ts';
 import { makeOat, makeTenant } from '../helpers/fixtures.ts';
 import { approved, attempt, gatewayCharge, gatewayMandate, seedSubscription } from '../helpers/mandates.ts';
@@ -21,13 +24,14 @@ type Body = Record<string, any>;
 /** A mandate of a new subscription of `t`, as the gateway's sights of it left it, created at `at`. */
 async function mandateOf(t: Tenant, at: Date, sights: (subscriptionId: string) => GatewayMandate[]) {
   const s = await seedSubscription(api.orm, t.org.id);
+  const seen = sights(s.subscriptionId);
   let row;
-  for (const gateway of sights(s.subscriptionId)) {
+  for (const gateway of seen) {
     ({ row } = await api.orm.em
       .fork()
       .transactional((tx) => upsertMandate(tx, { organizationId: t.org.id, currency: 'brl', ...s, gateway }, at)));
   }
-  return { ...s, row: row!, gateway: sights(s.subscriptionId).at(-1)! };
+  return { ...s, row: row!, gateway: seen.at(-1)! };
 }
 
 async function chargeOf(
@@ -198,5 +202,58 @@ describe('GET /mandates/{id}', () => {
       expect(body.code).toBe('not_found');
     }
     expect((await get(`/api/v1/mandates/${ofB.row.id}`, B.oat)).id).toBe(ofB.row.id);
+  });
+});
+
+describe('the mandate events’ data', () => {
+  it('is the record the API answers, valid against the document’s webhooks, written with the change', async () => {
+    const m = await mandateOf(A, new Date(), (id) => [gatewayMandate(id)]);
+    const failedAttempt = attempt({ status: 'rejected', rejection: { code: 'AC06', description: 'Conta bloqueada' } });
+    await api.orm.em.fork().transactional(async (tx) => {
+      const { row, previousStatus } = await upsertMandate(
+        tx,
+        {
+          organizationId: A.org.id,
+          subscriptionId: m.subscriptionId,
+          customerId: m.customerId,
+          currency: 'brl',
+          gateway: approved(m.gateway),
+        },
+        new Date(),
+      );
+      expect(previousStatus).toBe('created');
+      const charge = await upsertMandateCharge(
+        tx,
+        {
+          organizationId: A.org.id,
+          mandateId: row.id,
+          subscriptionId: m.subscriptionId,
+          period: 1,
+          settlementDate: '2026-12-10',
+          gateway: gatewayCharge(approved(m.gateway), 1, { attempts: [failedAttempt] }),
+        },
+        new Date(),
+      );
+      expect(charge.newFailures).toHaveLength(1);
+      await insertEvents(tx, A.org.id, [
+        ['mandate.approved', mandateEventData(row)],
+        ['mandate.charge_created', mandateChargeEventData(charge.row)],
+        ['mandate.charge_attempt_failed', mandateChargeEventData(charge.row)],
+      ]);
+    });
+    const detail = await get(`/api/v1/mandates/${m.row.id}`);
+    const { charges, ...mandate } = detail;
+    const invalid = webhookValidator((await api.call('GET', '/openapi.json')).body);
+    const eventsOf = async (id: string) =>
+      ((await get(`/api/v1/events/?object_id=${id}&sorting=created_at`)).items as Body[]).map((e) => {
+        expect({ type: e.type, errors: invalid(e as { type: string }) }).toEqual({ type: e.type, errors: [] });
+        return [e.type, e.data];
+      });
+    expect(await eventsOf(m.row.id)).toEqual([['mandate.approved', mandate]]);
+    expect((await eventsOf(charges[0].id)).sort()).toEqual([
+      ['mandate.charge_attempt_failed', charges[0]],
+      ['mandate.charge_created', charges[0]],
+    ]);
+    expect(charges[0]).toMatchObject({ failure_reason: 'AC06', failure_description: 'The payer’s account is blocked' });
   });
 });
