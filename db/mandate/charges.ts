@@ -163,3 +163,13 @@ export async function chargesOfMandate(em: EntityManager, mandateId: string): Pr
     .orderBy('period')
     .execute();
 }
+
+/** A cycle's charge by our reference (one per subscription and period); null before it was sent. */
+export async function chargeOfReference(em: EntityManager, reference: string): Promise<MandateChargeRow | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('mandate_charges')
+    .selectAll()
+    .where('reference', '=', reference)
+    .executeTakeFirst();
+  return row ?? null;
+}
