@@ -6,6 +6,7 @@ export const SECTIONS = [
   'discounts',
   'customers',
   'subscriptions',
+  'mandates',
   'sales',
   'refunds',
   'invoices',

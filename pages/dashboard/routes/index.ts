@@ -10,6 +10,7 @@ import { accessTokenPageRoutes } from './access-tokens.ts';
 import { apiKeyPageRoutes } from './api-keys.ts';
 import { customerPageRoutes } from './customers.ts';
 import { invoicePageRoutes } from './invoices.ts';
+import { mandatePageRoutes } from './mandates.ts';
 import { salePageRoutes } from './sales.ts';
 import { subscriptionPageRoutes } from './subscriptions.ts';
 import { eventPageRoutes } from './events.ts';
@@ -68,6 +69,7 @@ export const dashboardPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   webhookPageRoutes(app, deps);
   customerPageRoutes(app, deps);
   subscriptionPageRoutes(app, deps);
+  mandatePageRoutes(app, deps);
   salePageRoutes(app, deps);
   invoicePageRoutes(app, deps);
   metricsPageRoutes(app, deps);
