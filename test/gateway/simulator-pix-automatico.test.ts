@@ -351,6 +351,26 @@ describe('refusals', () => {
     expect(ended).toMatchObject({ status: 'rejected', rejection: { code: 'AM02' } });
   });
 
+  it('a weekly charge never retries into its next cycle: the day the next one settles is refused', async () => {
+    const mandate = await approvedMandate('no_funds_until_retry', { periodicity: 'weekly' });
+    const charge = await chargeDue(mandate, '2026-03-10');
+    await settled(charge.id, '2026-03-10');
+    // The next cycle is due (and settles) on Tuesday 2026-03-17: the last retry day is the Monday before.
+    await refusal(sim.retryMandateCharge(charge.id, '2026-03-17', key('retry')));
+    expect((await sim.retryMandateCharge(charge.id, '2026-03-16', key('retry'))).attempts).toHaveLength(2);
+  });
+
+  it('a journey 1 request answered after its expiry: the mandate expires', async () => {
+    on('2026-03-01');
+    const mandate = await sim.createMandate(
+      mandateInput({ journey: 'journey_1', requestExpiresAt: '2026-03-02T12:00:00.000Z' }),
+      key('mandate'),
+    );
+    on('2026-03-03');
+    const expired = await sim.authorizeMandate(mandate.id, 'approves');
+    expect(expired).toMatchObject({ status: 'expired', request: { status: 'expired' } });
+  });
+
   it('a retry of a paid charge, and the cancellation of a paid one', async () => {
     const mandate = await approvedMandate('approves');
     const charge = await chargeDue(mandate, '2026-03-10');
