@@ -95,7 +95,9 @@ describe('mandates and their journeys', () => {
     expect(offersSandboxPixAutomatico(sim)).toBe(true);
     on('2026-03-01');
     const mandate = await sim.createMandate(mandateInput(), key('mandate'));
-    expect(mandate.id).toMatch(/^R[RN][0-9A-Za-z]{8}20260301[0-9A-Za-z]{11}$/);
+    expect(mandate.id).toMatch(/^RR\d{8}20260301[0-9A-Za-z]{11}$/);
+    const noRetries = await sim.createMandate(mandateInput({ retryPolicy: 'none' }), key('mandate'));
+    expect(noRetries.id).toMatch(/^RN\d{8}20260301[0-9A-Za-z]{11}$/);
     expect(mandate.id).toHaveLength(29);
     expect(mandate).toMatchObject({ status: 'created', journey: 'journey_2', request: null, firstPaymentId: null });
     expect(mandate.qrCode).toContain('br.gov.bcb.pix');
