@@ -154,6 +154,17 @@ describe('mandates and their journeys', () => {
     expect((await sim.getTransaction(mandate.firstPaymentId!))!.status).toBe('succeeded');
   });
 
+  it('journey 3 read after its pix lapsed: nothing is paid, the mandate expires', async () => {
+    on('2026-03-01');
+    const mandate = await sim.createMandate(
+      mandateInput({ journey: 'journey_3', firstCharge: { amount: 4_990, expiresInSeconds: 3600 } }),
+      key('mandate'),
+    );
+    sim.now = () => new Date('2026-03-01T13:00:01Z');
+    expect((await sim.authorizeMandate(mandate.id, 'approves')).status).toBe('expired');
+    expect((await sim.getTransaction(mandate.firstPaymentId!))!.capturedAmount).toBe(0);
+  });
+
   it('the receiver cancels a mandate (SLCR), and its open charge with it', async () => {
     const mandate = await approvedMandate('approves');
     const charge = await chargeDue(mandate, '2026-03-10');
