@@ -160,6 +160,11 @@ export const wireFaults = z.object({
    * younger than this is answered 503 (`search_may_lag`), never an empty list. 0: no lag. Not aimed.
    */
   search_lag_ms: z.number().int().nonnegative().default(0),
+  /**
+   * Pix Automático's notices of each change come in reverse order and twice (under new ids), until
+   * the next `POST /v1/_faults`. Not aimed.
+   */
+  mandate_notices_twice_reversed: z.boolean().default(false),
   /** Aims the faults above at one route's calls only. */
   route: z.enum(FAULTABLE_ROUTES).nullish(),
 });

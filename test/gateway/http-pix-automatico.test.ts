@@ -8,7 +8,7 @@ import { GatewayHttpError, HttpGateway } from '../../gateway/http-adapter.ts';
 import type { MandateInput } from '../../gateway/port.ts';
 // The package by path: node_modules' @billing/simulated-gateway is main's copy (helper brief).
 import { migrateSimulator } from '../../packages/simulated-gateway/src/migrate.ts';
-import { buildGatewayServer } from '../../packages/simulated-gateway/src/server.ts';
+import { buildGatewayServer, GatewayFaults } from '../../packages/simulated-gateway/src/server.ts';
 import { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
 
@@ -28,7 +28,13 @@ beforeAll(async () => {
   orm = await openOrm(TEST_DATABASE_URL, 4);
   await migrateSimulator(orm);
   sim = new SimulatedGateway(orm);
-  server = buildGatewayServer({ gateway: sim, apiKey: API_KEY, sandbox: sim });
+  server = buildGatewayServer({
+    gateway: sim,
+    apiKey: API_KEY,
+    sandbox: sim,
+    faults: new GatewayFaults(),
+    simulatorFaults: sim.faults,
+  });
   await server.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `http://127.0.0.1:${(server.server.address() as { port: number }).port}`;
   http = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
@@ -132,6 +138,22 @@ describe('Pix Automático through the HTTP adapter', () => {
     );
     expect(first.request).toMatchObject({ status: 'sent', expiresAt: '2026-03-05T12:00:00.000Z' });
     expect((await http.cancelMandate(first.id, key('cancel'))).cancellation).toMatchObject({ code: 'SLCR' });
+  });
+
+  it('POST /v1/_faults turns the reordered, repeated notices on, and the next one off', async () => {
+    const faults = async (body: object) => {
+      const res = await request(`${baseUrl}/v1/_faults`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    expect(await faults({ mandate_notices_twice_reversed: true })).toBe(200);
+    expect(sim.faults.mandateNoticesTwiceReversed).toBe(true);
+    expect(await faults({})).toBe(200);
+    expect(sim.faults.mandateNoticesTwiceReversed).toBe(false);
   });
 
   it('a body the protocol does not allow is a 400, before the simulator sees it', async () => {

@@ -95,7 +95,9 @@ describe('mandates and their journeys', () => {
     expect(offersSandboxPixAutomatico(sim)).toBe(true);
     on('2026-03-01');
     const mandate = await sim.createMandate(mandateInput(), key('mandate'));
-    expect(mandate.id).toMatch(/^R[RN][0-9A-Za-z]{8}20260301[0-9A-Za-z]{11}$/);
+    expect(mandate.id).toMatch(/^RR\d{8}20260301[0-9A-Za-z]{11}$/);
+    const noRetries = await sim.createMandate(mandateInput({ retryPolicy: 'none' }), key('mandate'));
+    expect(noRetries.id).toMatch(/^RN\d{8}20260301[0-9A-Za-z]{11}$/);
     expect(mandate.id).toHaveLength(29);
     expect(mandate).toMatchObject({ status: 'created', journey: 'journey_2', request: null, firstPaymentId: null });
     expect(mandate.qrCode).toContain('br.gov.bcb.pix');
@@ -150,6 +152,17 @@ describe('mandates and their journeys', () => {
     const rejected = await sim.authorizeMandate(mandate.id, 'rejects_authorization');
     expect(rejected).toMatchObject({ status: 'rejected', rejection: { code: 'AP14' } });
     expect((await sim.getTransaction(mandate.firstPaymentId!))!.status).toBe('succeeded');
+  });
+
+  it('journey 3 read after its pix lapsed: nothing is paid, the mandate expires', async () => {
+    on('2026-03-01');
+    const mandate = await sim.createMandate(
+      mandateInput({ journey: 'journey_3', firstCharge: { amount: 4_990, expiresInSeconds: 3600 } }),
+      key('mandate'),
+    );
+    sim.now = () => new Date('2026-03-01T13:00:01Z');
+    expect((await sim.authorizeMandate(mandate.id, 'approves')).status).toBe('expired');
+    expect((await sim.getTransaction(mandate.firstPaymentId!))!.capturedAmount).toBe(0);
   });
 
   it('the receiver cancels a mandate (SLCR), and its open charge with it', async () => {
@@ -349,6 +362,26 @@ describe('refusals', () => {
     const ended = (await sim.getMandateCharge(charge.id))!;
     expect(ended.attempts).toHaveLength(4);
     expect(ended).toMatchObject({ status: 'rejected', rejection: { code: 'AM02' } });
+  });
+
+  it('a weekly charge never retries into its next cycle: the day the next one settles is refused', async () => {
+    const mandate = await approvedMandate('no_funds_until_retry', { periodicity: 'weekly' });
+    const charge = await chargeDue(mandate, '2026-03-10');
+    await settled(charge.id, '2026-03-10');
+    // The next cycle is due (and settles) on Tuesday 2026-03-17: the last retry day is the Monday before.
+    await refusal(sim.retryMandateCharge(charge.id, '2026-03-17', key('retry')));
+    expect((await sim.retryMandateCharge(charge.id, '2026-03-16', key('retry'))).attempts).toHaveLength(2);
+  });
+
+  it('a journey 1 request answered after its expiry: the mandate expires', async () => {
+    on('2026-03-01');
+    const mandate = await sim.createMandate(
+      mandateInput({ journey: 'journey_1', requestExpiresAt: '2026-03-02T12:00:00.000Z' }),
+      key('mandate'),
+    );
+    on('2026-03-03');
+    const expired = await sim.authorizeMandate(mandate.id, 'approves');
+    expect(expired).toMatchObject({ status: 'expired', request: { status: 'expired' } });
   });
 
   it('a retry of a paid charge, and the cancellation of a paid one', async () => {

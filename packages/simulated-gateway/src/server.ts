@@ -134,8 +134,11 @@ export interface GatewayServerOptions {
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
   faults?: GatewayFaults;
-  /** The simulator's own faults: `POST /v1/_faults` sets their `searchLagMs` (`search_lag_ms`). */
-  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>;
+  /**
+   * The simulator's own faults: `POST /v1/_faults` sets their `searchLagMs` (`search_lag_ms`) and
+   * `mandateNoticesTwiceReversed` (`mandate_notices_twice_reversed`).
+   */
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs' | 'mandateNoticesTwiceReversed'>;
   /** Enables the `/v1/_sandbox/…` endpoints (pay or expire a pix/boleto, end a card's review, pay an invoice). */
   sandbox?: SandboxControls;
   logger?: FastifyServerOptions['logger'];
@@ -222,7 +225,7 @@ function injectFaults(
   app: FastifyInstance,
   faults: GatewayFaults,
   closing: AbortSignal,
-  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs'>,
+  simulatorFaults?: Pick<SimulatorFaults, 'searchLagMs' | 'mandateNoticesTwiceReversed'>,
 ): void {
   /** Calls whose answer is to be lost once the gateway has handled them. */
   const dropping = new WeakSet<FastifyRequest>();
@@ -251,7 +254,13 @@ function injectFaults(
     faults.failNext(body.fail_next, body.status, route);
     if (body.delay_ms > 0) faults.delayNextMs(body.delay_ms, route);
     faults.dropAnswerNext(body.drop_answer_next, route);
-    if (simulatorFaults) simulatorFaults.searchLagMs = body.search_lag_ms;
+    if (!simulatorFaults && body.mandate_notices_twice_reversed) {
+      throw new HttpProblem(400, 'This gateway has no notices to reorder');
+    }
+    if (simulatorFaults) {
+      simulatorFaults.searchLagMs = body.search_lag_ms;
+      simulatorFaults.mandateNoticesTwiceReversed = body.mandate_notices_twice_reversed;
+    }
     return { ok: true };
   });
 }

@@ -37,6 +37,7 @@ import {
   moveCharge,
   moveMandate,
   newMandateId,
+  newRequestId,
   newTxid,
   readAttempts,
   readCharge,
@@ -86,10 +87,11 @@ export async function insertMandate(
   sql: Sql,
   clock: () => Date,
   input: MandateInput,
+  idempotencyKey: string,
   notices: GatewayCallback[],
 ): Promise<GatewayMandate> {
   const now = clock();
-  const id = newMandateId(today(clock));
+  const id = newMandateId(input.retryPolicy, today(clock), idempotencyKey);
   let firstPaymentId: string | null = null;
   if (input.journey === 'journey_3') {
     const firstCharge = input.firstCharge!;
@@ -111,7 +113,7 @@ export async function insertMandate(
     : new Date(now.getTime() + DEFAULT_REQUEST_DAYS * 86_400_000);
   const request =
     input.journey === 'journey_1'
-      ? { id: `SC${id.slice(2)}`, status: 'sent', expiresAt: expiresAt.toISOString() }
+      ? { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
       : null;
   const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
   const [row] = await sql(
@@ -187,6 +189,7 @@ export async function insertMandateCharge(
   sql: Sql,
   clock: () => Date,
   input: MandateChargeInput,
+  idempotencyKey: string,
   notices: GatewayCallback[],
 ): Promise<GatewayMandateCharge> {
   const mandate = await lockMandate(sql, input.mandateId);
@@ -210,7 +213,7 @@ export async function insertMandateCharge(
     throw new GatewayError(`The window to send a charge due on ${input.dueDate} is not open on ${today(clock)}`, false);
   }
   const now = clock();
-  const id = newTxid();
+  const id = newTxid(idempotencyKey);
   await sql(
     `insert into gateway_sim.mandate_charges (id, mandate_id, reference, due_date, amount, description, status,
        retry_policy, history, created_at)

@@ -33,7 +33,7 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
   async createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate> {
     assertMandateInput(input);
     return this.pixOnce(idempotencyKey, 'create_mandate', (sql, notices) =>
-      insertMandate(sql, this.clock, input, notices),
+      insertMandate(sql, this.clock, input, idempotencyKey, notices),
     );
   }
 
@@ -54,7 +54,7 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
     assertAmount(input.amount);
     if (!isoDate.test(input.dueDate)) throw new GatewayError('dueDate must be a date YYYY-MM-DD', false);
     return this.pixOnce(idempotencyKey, 'create_mandate_charge', (sql, notices) =>
-      insertMandateCharge(sql, this.clock, input, notices),
+      insertMandateCharge(sql, this.clock, input, idempotencyKey, notices),
     );
   }
 

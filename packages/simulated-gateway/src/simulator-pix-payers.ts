@@ -71,11 +71,28 @@ export async function authorize(
     return withoutPersona(expired);
   }
   if (mandate.journey === 'journey_3') {
+    if (await firstPaymentLapsed(sql, mandate.firstPaymentId!, now)) {
+      // The QR code was read too late: its pix can no longer be paid, and the recurrence it offered expires.
+      const expired = await moveMandate(sql, mandateId, 'expired', now, { qr_code: null });
+      notices.push(mandateNotice(expired, now));
+      return withoutPersona(expired);
+    }
     await payFirstPayment(sql, now, mandate.firstPaymentId!, notices);
     await answerFirstPayment(sql, clock, mandate.firstPaymentId!, notices);
     return withoutPersona(await lockMandate(sql, mandateId));
   }
   return withoutPersona(await answer(sql, { ...mandate, persona }, now, notices));
+}
+
+async function firstPaymentLapsed(sql: Sql, transactionId: string, now: Date): Promise<boolean> {
+  const [row] = await sql<{ status: string; lapses_at: string | null }>(
+    'select status, lapses_at from gateway_sim.transactions where id = ?',
+    [transactionId],
+  );
+  return (
+    row!.status === 'failed' ||
+    (row!.status === 'pending' && row!.lapses_at !== null && new Date(row!.lapses_at) <= now)
+  );
 }
 
 /** The payer pays journey 3's first charge (a pending pix), as SimulatedGateway.pay does. */

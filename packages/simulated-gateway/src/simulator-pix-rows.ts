@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { Row, Sql } from './database.ts';
 import {
   GatewayError,
@@ -7,6 +6,7 @@ import {
   type GatewayMandateCharge,
 } from '../../../gateway/port.ts';
 import { newId } from './simulator-rows.ts';
+import { bcbEndToEndIdOf, bcbRecIdOf, bcbSolicRecIdOf, bcbTxidOf } from '../../../gateway/bcb-pix-automatico-words.ts';
 
 type GatewayMandateAttempt = GatewayMandateCharge['attempts'][number];
 type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
@@ -16,26 +16,22 @@ type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
  * records, their ids in the BCB's formats, and the notices of their changes.
  */
 
-/** The simulated receiver's PSP and the payers' bank, as ISPB-like 8-character agent ids. */
-const RECEIVER_AGENT = '99999003';
-const PAYER_AGENT = '99999004';
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** The simulated receiver's PSP and the payers' bank, as ISPB-like 8-digit agent ids. */
+const RECEIVER_ISPB = '99999003';
+const PAYER_ISPB = '99999004';
 
-const alphanumerics = (n: number) =>
-  Array.from({ length: n }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join('');
-const compactDate = (date: string) => date.replaceAll('-', '');
-
-/** The BCB's idRec (29 characters): `RR` (made by the receiver), its PSP's agent id, the day, 11 alphanumerics. */
-export const newMandateId = (today: string) => `RR${RECEIVER_AGENT}${compactDate(today)}${alphanumerics(11)}`;
-
-/** A cobr's txid: 26 to 35 alphanumerics; the simulator's have 32. */
-export const newTxid = () => alphanumerics(32);
-
-/** An end-to-end id (32 characters): `E`, the payer's bank's agent id, the UTC minute it settles, 11 alphanumerics. */
-export function newEndToEndId(settlesAt: Date): string {
-  const minute = settlesAt.toISOString().slice(0, 16).replace(/[-T:]/g, '');
-  return `E${PAYER_AGENT}${minute}${alphanumerics(11)}`;
-}
+/**
+ * The BCB's ids (gateway/bcb-pix-automatico-words.ts), formed from the idempotency key of the call that
+ * makes them, so a retried creation forms the same id: an idRec (29 characters, `RR` or `RN` by the
+ * retry policy), its journey 1 request's idSolicRec, a cobr's txid (35 alphanumerics), an attempt's
+ * end-to-end id (32 characters, the UTC minute it settles).
+ */
+export const newMandateId = (policy: GatewayMandate['retryPolicy'], today: string, key: string) =>
+  bcbRecIdOf(policy, RECEIVER_ISPB, today, key);
+export const newRequestId = (today: string, key: string) => bcbSolicRecIdOf(RECEIVER_ISPB, today, key);
+export const newTxid = (key: string) => bcbTxidOf(key);
+export const newEndToEndId = (settlesAt: Date, attemptKey: string) =>
+  bcbEndToEndIdOf(PAYER_ISPB, settlesAt.toISOString(), attemptKey);
 
 /** The instant `hhmm` (São Paulo time, UTC−3, no daylight saving since 2019) of `date`. */
 export const brasiliaTime = (date: string, hhmm: string) => new Date(`${date}T${hhmm}:00-03:00`);
@@ -216,7 +212,7 @@ export async function insertAttempt(
       attempt.number,
       attempt.settlementDate,
       attempt.kind,
-      newEndToEndId(brasiliaTime(attempt.settlementDate, '06:00')),
+      newEndToEndId(brasiliaTime(attempt.settlementDate, '06:00'), `${chargeId}:attempt:${attempt.number}`),
       historyEntry('scheduled', at),
     ],
   );
