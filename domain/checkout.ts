@@ -1,3 +1,4 @@
+import type { MandatePeriodicity } from './pix-automatico.ts';
 /**
  * The checkout's shared language and rules, imported by the API, the workflow and the activities
  * alike (so activities never import from workflows/). Pure: no I/O, no clock.
@@ -139,7 +140,7 @@ export type GatewayPaymentData = {
    * gateway's id), which charges `amount` cents every period from `start_date` on. Kept on the checkout
    * once it succeeds: its subscription adopts the mandate.
    */
-  pix_automatico?: { mandate_id: string; periodicity: string; start_date: string; amount: number };
+  pix_automatico?: { mandate_id: string; periodicity: MandatePeriodicity; start_date: string; amount: number };
 };
 
 /**

@@ -117,6 +117,18 @@ export const gatewayPaymentData = z.object({
       'A card payment the gateway is still reviewing (status pending; Mercado Pago: in_process): the checkout ' +
         'waits for its outcome until `until`, then cancels it at the gateway and opens again (our addition)',
     ),
+  pix_automatico: z
+    .object({
+      mandate_id: z.string().describe("The gateway's id of the mandate (the BCB's idRec)"),
+      periodicity: z.enum(['weekly', 'monthly', 'quarterly', 'semiannual', 'yearly']),
+      start_date: z.string().describe('YYYY-MM-DD: the estimated day of its first charge after this payment'),
+      amount: z.number().int().describe('What each period is expected to cost, in cents'),
+    })
+    .optional()
+    .describe(
+      "A Pix Automático checkout (recurrence_billing pix_automatico, our addition): the pix's QR code also " +
+        'authorizes this mandate, which the subscription is billed through from then on',
+    ),
 });
 
 export const confirmSdkResponse = z.object({
