@@ -153,8 +153,14 @@ const schema = z.object({
    */
   EFI_WEBHOOK_HMAC: z.string().min(16, 'at least 16 characters').optional(),
   /** The Efí account a Pix Automático charge names as receiver (cobr.recebedor): number with its digit, agency. */
-  EFI_ACCOUNT_NUMBER: z.string().regex(/^\d{1,20}$/, 'digits only').optional(),
-  EFI_ACCOUNT_AGENCY: z.string().regex(/^\d{1,4}$/, 'digits only').default('0001'),
+  EFI_ACCOUNT_NUMBER: z
+    .string()
+    .regex(/^\d{1,20}$/, 'digits only')
+    .optional(),
+  EFI_ACCOUNT_AGENCY: z
+    .string()
+    .regex(/^\d{1,4}$/, 'digits only')
+    .default('0001'),
   /** Per HTTP call to Efí (its SDK has no timeout of its own; the activities retry, same ids). */
   EFI_TIMEOUT_MS: int.min(100).max(60_000).default(10_000),
   /**
@@ -341,9 +347,9 @@ function oidcSettings(c: z.infer<typeof schema>, publicBaseUrl: string): OidcSet
  */
 function checkEfi(c: z.infer<typeof schema>): void {
   const problem = (line: string) => new ConfigError(`Invalid environment configuration:\n  ${line}`);
-  const missing = (['EFI_CLIENT_ID', 'EFI_CLIENT_SECRET', 'EFI_CERTIFICATE', 'EFI_SANDBOX', 'EFI_PIX_KEY'] as const).filter(
-    (name) => c[name] === undefined,
-  );
+  const missing = (
+    ['EFI_CLIENT_ID', 'EFI_CLIENT_SECRET', 'EFI_CERTIFICATE', 'EFI_SANDBOX', 'EFI_PIX_KEY'] as const
+  ).filter((name) => c[name] === undefined);
   if (missing.length > 0) throw problem(`${missing.join(', ')}: required when GATEWAY is efi`);
   if (c.EFI_SANDBOX === false && !existsSync(c.EFI_CERTIFICATE!)) {
     throw problem(`EFI_CERTIFICATE: no file at ${c.EFI_CERTIFICATE} (Efí's production API needs its .p12 certificate)`);

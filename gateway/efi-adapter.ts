@@ -191,12 +191,14 @@ export class EfiGateway implements EfiPaymentGateway {
   }
 
   /** A pending pix is removed (`PATCH /v2/cob/{txid}`), a boleto cancelled; one already so is returned as it is. */
-  async cancel(transactionId: string): Promise<GatewayTransaction> {
+  async cancel(transactionId: string, _idempotencyKey?: string): Promise<GatewayTransaction> {
     const current = await this.getTransaction(transactionId);
     if (!current) throw new EfiGatewayError(`Efí has no transaction ${transactionId}`, false, 404, 'not_found');
     if (current.status === 'canceled') return current;
     if (current.paymentType === 'boleto') {
-      await this.call(`PUT /v1/charge/${transactionId}/cancel`, () => this.sdk.cancelCharge({ id: Number(transactionId) }));
+      await this.call(`PUT /v1/charge/${transactionId}/cancel`, () =>
+        this.sdk.cancelCharge({ id: Number(transactionId) }),
+      );
     } else {
       await this.call(`PATCH /v2/cob/${transactionId}`, () =>
         this.sdk.pixUpdateCharge({ txid: transactionId }, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }),
@@ -270,11 +272,12 @@ export class EfiGateway implements EfiPaymentGateway {
     return rec.getMandate(this.rec, mandateId);
   }
 
-  cancelMandate(mandateId: string): Promise<GatewayMandate> {
+  cancelMandate(mandateId: string, _idempotencyKey?: string): Promise<GatewayMandate> {
     return rec.cancelMandate(this.rec, mandateId);
   }
 
-  createMandateCharge(input: MandateChargeInput): Promise<GatewayMandateCharge> {
+  /** Keyed by its reference (the cobr's txid), not by the call's key: one charge per cycle, whatever the key. */
+  createMandateCharge(input: MandateChargeInput, _idempotencyKey?: string): Promise<GatewayMandateCharge> {
     return rec.createMandateCharge(this.rec, input);
   }
 
@@ -282,11 +285,16 @@ export class EfiGateway implements EfiPaymentGateway {
     return rec.getMandateCharge(this.rec, chargeId);
   }
 
-  retryMandateCharge(chargeId: string, settlementDate: string): Promise<GatewayMandateCharge> {
+  /** Keyed by its date: a retry already asked for that date is returned as it is. */
+  retryMandateCharge(
+    chargeId: string,
+    settlementDate: string,
+    _idempotencyKey?: string,
+  ): Promise<GatewayMandateCharge> {
     return rec.retryMandateCharge(this.rec, chargeId, settlementDate);
   }
 
-  cancelMandateCharge(chargeId: string): Promise<GatewayMandateCharge> {
+  cancelMandateCharge(chargeId: string, _idempotencyKey?: string): Promise<GatewayMandateCharge> {
     return rec.cancelMandateCharge(this.rec, chargeId);
   }
 }

@@ -68,7 +68,10 @@ export function statusOfEfiError(err: unknown): number {
 function errorOf(what: string, err: unknown): EfiGatewayError {
   if (err instanceof EfiGatewayError) return err;
   const status = statusOfEfiError(err);
-  const e = (typeof err === 'object' && err !== null ? err : { detail: String(err).slice(0, 200) }) as Record<string, unknown>;
+  const e = (typeof err === 'object' && err !== null ? err : { detail: String(err).slice(0, 200) }) as Record<
+    string,
+    unknown
+  >;
   const code = String(e.nome ?? e.error ?? e.type ?? e.code ?? (err instanceof Error ? err.name : 'error'));
   const detail = String(e.mensagem ?? e.error_description ?? e.detail ?? e.title ?? (err as Error)?.message ?? '');
   const answered = status === 0 ? 'got no answer' : `answered ${status}`;
@@ -154,7 +157,8 @@ export function personOf(taxId: string, name: string): { cpf: string; nome: stri
 }
 
 type SdkCall = (...args: unknown[]) => Promise<unknown>;
-const SDK_METHODS = [
+/** The SDK's methods the Efí modules call (and the tests' transport answers). */
+export const SDK_METHODS = [
   'pixCreateCharge',
   'pixDetailCharge',
   'pixUpdateCharge',

@@ -34,7 +34,8 @@ export function verifyEfiNotice(hmac: unknown, secret: string): void {
   const given = Array.isArray(hmac) ? hmac[0] : hmac;
   if (typeof given !== 'string' || given.length === 0) throw new InvalidEfiNoticeError('An Efí notice without hmac');
   // Digests of equal length, so that neither the comparison nor its length leaks the secret.
-  if (!timingSafeEqual(digest(given), digest(secret))) throw new InvalidEfiNoticeError('An Efí notice with a wrong hmac');
+  if (!timingSafeEqual(digest(given), digest(secret)))
+    throw new InvalidEfiNoticeError('An Efí notice with a wrong hmac');
 }
 
 interface NoticeBody {
@@ -63,14 +64,26 @@ export function callbacksOfEfiNotice(body: unknown, receivedAt: Date): GatewayCa
     const e2e = text(pix.endToEndId);
     if (!txid) continue;
     const occurredAt = text(pix.horario) ?? at;
-    callbacks.push({ id: `efi:pix:${e2e ?? txid}:${occurredAt}`, type: 'transaction.updated', transactionId: txid, status: 'paid', occurredAt });
+    callbacks.push({
+      id: `efi:pix:${e2e ?? txid}:${occurredAt}`,
+      type: 'transaction.updated',
+      transactionId: txid,
+      status: 'paid',
+      occurredAt,
+    });
   }
   for (const rec of Array.isArray(notice.recs) ? notice.recs : []) {
     const idRec = text(rec.idRec);
     if (!idRec) continue;
     const status = text(rec.status) ?? 'unknown';
     const occurredAt = lastUpdate(rec.atualizacao, at);
-    callbacks.push({ id: `efi:rec:${idRec}:${status}:${occurredAt}`, type: 'mandate.updated', mandateId: idRec, status, occurredAt });
+    callbacks.push({
+      id: `efi:rec:${idRec}:${status}:${occurredAt}`,
+      type: 'mandate.updated',
+      mandateId: idRec,
+      status,
+      occurredAt,
+    });
   }
   for (const cobr of Array.isArray(notice.cobsr) ? notice.cobsr : []) {
     const txid = text(cobr.txid);

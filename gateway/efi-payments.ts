@@ -139,7 +139,13 @@ export interface EfiCharge {
   pdf?: { charge?: string };
   /** detailCharge's answer: the boleto under payment.banking_billet. */
   payment?: {
-    banking_billet?: { barcode?: string; link?: string; billet_link?: string; expire_at?: string; pdf?: { charge?: string } };
+    banking_billet?: {
+      barcode?: string;
+      link?: string;
+      billet_link?: string;
+      expire_at?: string;
+      pdf?: { charge?: string };
+    };
   } | null;
   history?: { message?: string; created_at?: string }[];
 }
@@ -165,7 +171,8 @@ export function boletoBody(input: BoletoChargeInput, idempotencyKey: string, not
 
 /** Efí's charge statuses (charges API "Status"): new/waiting unpaid, paid/settled paid, the rest ended. */
 function boletoStatus(status: string): Pick<GatewayTransaction, 'status' | 'declineReason'> {
-  if (status === 'paid' || status === 'settled' || status === 'identified') return { status: 'succeeded', declineReason: null };
+  if (status === 'paid' || status === 'settled' || status === 'identified')
+    return { status: 'succeeded', declineReason: null };
   if (status === 'canceled') return { status: 'canceled', declineReason: null };
   if (status === 'unpaid' || status === 'expired') return { status: 'failed', declineReason: 'overdue' };
   if (status === 'refunded') return { status: 'refunded', declineReason: null };
@@ -187,8 +194,11 @@ export function transactionFromCharge(charge: EfiCharge, reference: string): Gat
   const line = billet.barcode ?? '';
   const { status, declineReason } = boletoStatus(charge.status);
   const amount = charge.total;
-  const created = charge.created_at ? new Date(charge.created_at.replace(' ', 'T') + (charge.created_at.includes('Z') ? '' : '-03:00')) : null;
-  const paidAt = status === 'succeeded' ? charge.history?.find((h) => /pag/i.test(h.message ?? ''))?.created_at : undefined;
+  const created = charge.created_at
+    ? new Date(charge.created_at.replace(' ', 'T') + (charge.created_at.includes('Z') ? '' : '-03:00'))
+    : null;
+  const paidAt =
+    status === 'succeeded' ? charge.history?.find((h) => /pag/i.test(h.message ?? ''))?.created_at : undefined;
   return {
     id: String(charge.charge_id),
     reference,

@@ -11,7 +11,14 @@ import {
   type EfiClient,
   type EfiOptions,
 } from './efi-client.ts';
-import { chargeFromCobr, mandateFromRec, PERIODICITY, RETRY_POLICY, type BcbCobr, type BcbRec } from './efi-rec-mapping.ts';
+import {
+  chargeFromCobr,
+  mandateFromRec,
+  PERIODICITY,
+  RETRY_POLICY,
+  type BcbCobr,
+  type BcbRec,
+} from './efi-rec-mapping.ts';
 import {
   GatewayError,
   type GatewayMandate,
@@ -35,7 +42,9 @@ const REC_LOOKBACK_DAYS = 35;
 const CONTRACT_MAX = 35;
 
 export const contractOf = (reference: string) =>
-  reference.length <= CONTRACT_MAX ? reference : createHash('sha256').update(reference).digest('hex').slice(0, CONTRACT_MAX);
+  reference.length <= CONTRACT_MAX
+    ? reference
+    : createHash('sha256').update(reference).digest('hex').slice(0, CONTRACT_MAX);
 
 /** The cobr's txid of a cycle's charge: one per reference (subscription and cycle). */
 export const cobrTxidOf = (reference: string) => idFromKey(`cobr:${reference}`);
@@ -126,7 +135,11 @@ async function firstCharge(ctx: RecContext, input: MandateInput, idempotencyKey:
   return txid;
 }
 
-export async function createMandate(ctx: RecContext, input: MandateInput, idempotencyKey: string): Promise<GatewayMandate> {
+export async function createMandate(
+  ctx: RecContext,
+  input: MandateInput,
+  idempotencyKey: string,
+): Promise<GatewayMandate> {
   if (input.journey === 'journey_1') throw new GatewayError(JOURNEY_1_NEEDS_ACCOUNT, false);
   const earlier = await findRec(ctx, input);
   if (earlier) {
@@ -163,7 +176,10 @@ const readCobr = (ctx: RecContext, txid: string) =>
 export async function createMandateCharge(ctx: RecContext, input: MandateChargeInput): Promise<GatewayMandateCharge> {
   const account = ctx.options.account;
   if (!account) {
-    throw new GatewayError("Efí's cobr names the receiving account: set EFI_ACCOUNT_NUMBER (and EFI_ACCOUNT_AGENCY)", false);
+    throw new GatewayError(
+      "Efí's cobr names the receiving account: set EFI_ACCOUNT_NUMBER (and EFI_ACCOUNT_AGENCY)",
+      false,
+    );
   }
   const txid = cobrTxidOf(input.reference);
   const existing = await readCobr(ctx, txid);
@@ -177,7 +193,9 @@ export async function createMandateCharge(ctx: RecContext, input: MandateChargeI
     recebedor: { conta: account.number, tipoConta: account.type, agencia: account.agency },
   };
   try {
-    return chargeFromCobr(await call<BcbCobr>(ctx, `PUT /v2/cobr/${txid}`, () => sdk(ctx).pixCreateAutomaticChargeTxid({ txid }, body)));
+    return chargeFromCobr(
+      await call<BcbCobr>(ctx, `PUT /v2/cobr/${txid}`, () => sdk(ctx).pixCreateAutomaticChargeTxid({ txid }, body)),
+    );
   } catch (err) {
     // A first PUT whose answer was lost made it: the second is refused (txid in use), the charge is there.
     if (!(err instanceof GatewayError) || err.retryable) throw err;
@@ -196,7 +214,11 @@ const hasRetryOn = (cobr: BcbCobr, date: string) =>
   (cobr.tentativas ?? []).some((t) => t.tipo === 'RIFL' && t.dataLiquidacao === date);
 
 /** POST /v2/cobr/{txid}/retentativa/{data}; a retry already asked for that date is returned as it is. */
-export async function retryMandateCharge(ctx: RecContext, chargeId: string, settlementDate: string): Promise<GatewayMandateCharge> {
+export async function retryMandateCharge(
+  ctx: RecContext,
+  chargeId: string,
+  settlementDate: string,
+): Promise<GatewayMandateCharge> {
   const before = await readCobr(ctx, chargeId);
   if (!before) throw new EfiGatewayError(`Efí has no cobr ${chargeId}`, false, 404, 'not_found');
   if (hasRetryOn(before, settlementDate)) return chargeFromCobr(before);
@@ -217,7 +239,8 @@ export async function cancelMandateCharge(ctx: RecContext, chargeId: string): Pr
   const cobr = await readCobr(ctx, chargeId);
   if (!cobr) throw new EfiGatewayError(`Efí has no cobr ${chargeId}`, false, 404, 'not_found');
   if (cobr.status === 'CANCELADA') return chargeFromCobr(cobr);
-  if (cobr.status === 'CONCLUIDA') throw new GatewayError(`Efí cobr ${chargeId} is paid: it cannot be cancelled`, false);
+  if (cobr.status === 'CONCLUIDA')
+    throw new GatewayError(`Efí cobr ${chargeId} is paid: it cannot be cancelled`, false);
   return chargeFromCobr(
     await call<BcbCobr>(ctx, `PATCH /v2/cobr/${chargeId}`, () =>
       sdk(ctx).pixUpdateAutomaticCharge({ txid: chargeId }, { status: 'CANCELADA' }),

@@ -145,7 +145,10 @@ export function mandateFromRec(rec: BcbRec, firstPaymentId: string | null = null
     retryPolicy: reverse(RETRY_POLICY, rec.politicaRetentativa, 'retry policy'),
     rejection: reason(rec.encerramento?.rejeicao),
     cancellation: cancellationOf(rec.encerramento?.cancelamento),
-    history: (rec.atualizacao ?? []).map((a) => ({ status: known(MANDATE_STATUS, a.status, 'rec status'), at: rfc3339(a.data) })),
+    history: (rec.atualizacao ?? []).map((a) => ({
+      status: known(MANDATE_STATUS, a.status, 'rec status'),
+      at: rfc3339(a.data),
+    })),
     qrCode: status === 'created' ? (rec.dadosQR?.pixCopiaECola ?? null) : null,
     firstPaymentId: rec.ativacao?.dadosJornada?.txid ?? firstPaymentId,
     request: request
@@ -177,7 +180,10 @@ function attemptOf(t: NonNullable<BcbCobr['tentativas']>[number]): GatewayMandat
     status: known(ATTEMPT_STATUS, t.status, 'attempt status'),
     endToEndId: t.endToEndId,
     rejection: reason(t.rejeicao ?? t.motivo),
-    history: (t.atualizacao ?? []).map((a) => ({ status: known(ATTEMPT_STATUS, a.status, 'attempt status'), at: rfc3339(a.data) })),
+    history: (t.atualizacao ?? []).map((a) => ({
+      status: known(ATTEMPT_STATUS, a.status, 'attempt status'),
+      at: rfc3339(a.data),
+    })),
   };
 }
 

@@ -261,6 +261,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
         'POST /api/v1/gateway/callbacks',
         'POST /api/v1/gateway/mercadopago/notifications',
+        'POST /api/v1/gateway/efi/notifications',
         'POST /api/v1/sandbox/cards/{card_token_id}/update',
         'POST /api/v1/sandbox/chargebacks/{chargeback_id}/decide',
         'POST /api/v1/sandbox/invoices/{invoice_id}/fail',

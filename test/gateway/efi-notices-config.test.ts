@@ -49,7 +49,11 @@ describe('Efí notices', () => {
       },
     ]);
     expect(callbacksOfEfiNotice(fixture('notice-rec'), AT)).toEqual([
-      expect.objectContaining({ type: 'mandate.updated', mandateId: 'RR1234567820260110abcdefghijk', status: 'APROVADA' }),
+      expect.objectContaining({
+        type: 'mandate.updated',
+        mandateId: 'RR1234567820260110abcdefghijk',
+        status: 'APROVADA',
+      }),
     ]);
     expect(callbacksOfEfiNotice(fixture('notice-cobr'), AT)).toEqual([
       expect.objectContaining({
@@ -86,7 +90,13 @@ describe('GATEWAY=efi start-up', () => {
   };
 
   it('refuses to start without the credentials, certificate, environment or pix key, naming them', () => {
-    for (const name of ['EFI_CLIENT_ID', 'EFI_CLIENT_SECRET', 'EFI_CERTIFICATE', 'EFI_SANDBOX', 'EFI_PIX_KEY'] as const) {
+    for (const name of [
+      'EFI_CLIENT_ID',
+      'EFI_CLIENT_SECRET',
+      'EFI_CERTIFICATE',
+      'EFI_SANDBOX',
+      'EFI_PIX_KEY',
+    ] as const) {
       const env: Record<string, string> = { ...base };
       delete env[name];
       expect(() => loadConfig(env, 'worker')).toThrow(ConfigError);

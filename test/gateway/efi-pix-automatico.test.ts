@@ -34,7 +34,11 @@ describe('Efí mandates (rec)', () => {
 
     expect(efi.sent[0]!.query).toMatchObject({ cpf: '19119119100' });
     expect(efi.sent[2]!.body).toEqual({
-      vinculo: { contrato: 'sub_123', devedor: { cpf: '19119119100', nome: 'Maria da Silva' }, objeto: 'Plano Pro mensal' },
+      vinculo: {
+        contrato: 'sub_123',
+        devedor: { cpf: '19119119100', nome: 'Maria da Silva' },
+        objeto: 'Plano Pro mensal',
+      },
       calendario: { dataInicial: '2026-02-10', periodicidade: 'MENSAL' },
       valor: { valorRec: '49.90' },
       politicaRetentativa: 'PERMITE_3R_7D',
@@ -69,7 +73,10 @@ describe('Efí mandates (rec)', () => {
     efi.answer('POST', '/v2/rec', 201, fixture('rec-created'));
     const withTxid = { ...fixture('rec-created'), ativacao: { dadosJornada: { txid: 'T' } } };
     efi.answer('GET', `/v2/rec/${ID_REC}`, 200, withTxid);
-    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, { ...withTxid, dadosQR: { jornada: 'JORNADA_3', pixCopiaECola: 'composite' } });
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, {
+      ...withTxid,
+      dadosQR: { jornada: 'JORNADA_3', pixCopiaECola: 'composite' },
+    });
     const m = await efiGateway().createMandate(
       { ...mandate, journey: 'journey_3', firstCharge: { amount: 4990, expiresInSeconds: 3600 } },
       'subscription:sub_123:mandate',
@@ -111,7 +118,10 @@ const charge = { mandateId: ID_REC, reference: 'sub_123:period:2', dueDate: '202
 
 describe('Efí mandate charges (cobr)', () => {
   it('PUTs the cobr under a txid derived from the reference, naming the receiving account', async () => {
-    efi.answer('GET', /^\/v2\/cobr\//, 404, { ...fixture('error-cob-not-found'), type: 'https://pix.bcb.gov.br/api/v2/error/CobRNaoEncontrada' });
+    efi.answer('GET', /^\/v2\/cobr\//, 404, {
+      ...fixture('error-cob-not-found'),
+      type: 'https://pix.bcb.gov.br/api/v2/error/CobRNaoEncontrada',
+    });
     efi.answer('PUT', /^\/v2\/cobr\//, 201, fixture('cobr-created', { TXID: 'c1' }));
     const c = await efiGateway().createMandateCharge(charge, 'subscription:sub_123:period:2:mandate-charge');
     const put = efi.sent[1]!;
@@ -125,7 +135,13 @@ describe('Efí mandate charges (cobr)', () => {
       ajusteDiaUtil: true,
       recebedor: { conta: '1234567', tipoConta: 'PAGAMENTO', agencia: '0001' },
     });
-    expect(c).toMatchObject({ id: 'c1', mandateId: ID_REC, reference: 'sub_123:period:2', amount: 4990, status: 'created' });
+    expect(c).toMatchObject({
+      id: 'c1',
+      mandateId: ID_REC,
+      reference: 'sub_123:period:2',
+      amount: 4990,
+      status: 'created',
+    });
   });
 
   it('a second call for the same reference reads the first cobr and makes none', async () => {

@@ -95,13 +95,17 @@ describe('Efí pix', () => {
     efi.answer('GET', /^\/v2\/cob\//, 404, fixture('error-cob-not-found'));
     efi.answer('PUT', /^\/v2\/cob\//, 400, fixture('error-cob-invalid'));
     efi.answer('GET', /^\/v2\/cob\//, 404, fixture('error-cob-not-found'));
-    const refused = (await efiGateway().createPixCharge(pixInput, 'k').catch((e: unknown) => e)) as EfiGatewayError;
+    const refused = (await efiGateway()
+      .createPixCharge(pixInput, 'k')
+      .catch((e: unknown) => e)) as EfiGatewayError;
     expect(refused).toBeInstanceOf(EfiGatewayError);
     expect(refused.retryable).toBe(false);
     expect(refused.status).toBe(400);
 
     efi.answer('GET', /^\/v2\/cob\//, 503, '<html>Service Unavailable</html>');
-    const down = (await efiGateway().createPixCharge(pixInput, 'k').catch((e: unknown) => e)) as EfiGatewayError;
+    const down = (await efiGateway()
+      .createPixCharge(pixInput, 'k')
+      .catch((e: unknown) => e)) as EfiGatewayError;
     expect(down.retryable).toBe(true);
 
     efi.hang('GET', /^\/v2\/cob\//);
@@ -170,7 +174,12 @@ describe('Efí pix', () => {
     efi.answer('GET', '/v2/cob/abc', 200, fixture('cob-active', { TXID: 'abc' }));
     efi.answer('GET', '/v2/loc/789/qrcode', 200, fixture('qrcode'));
     efi.answer('PATCH', '/v2/cob/abc', 200, {});
-    efi.answer('GET', '/v2/cob/abc', 200, fixture('cob-active', { TXID: 'abc', '"ATIVA"': '"REMOVIDA_PELO_USUARIO_RECEBEDOR"' }));
+    efi.answer(
+      'GET',
+      '/v2/cob/abc',
+      200,
+      fixture('cob-active', { TXID: 'abc', '"ATIVA"': '"REMOVIDA_PELO_USUARIO_RECEBEDOR"' }),
+    );
     const t = await efiGateway().cancel('abc');
     expect(efi.sent[2]!.body).toEqual({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     expect(t.status).toBe('canceled');
@@ -224,7 +233,10 @@ describe('Efí boleto', () => {
   });
 
   it('a retry finds the boleto its key made, and issues none again', async () => {
-    efi.answer('GET', '/v1/charges', 200, { code: 200, data: [{ charge_id: 674329, custom_id: 'k1', status: 'waiting', total: 12345 }] });
+    efi.answer('GET', '/v1/charges', 200, {
+      code: 200,
+      data: [{ charge_id: 674329, custom_id: 'k1', status: 'waiting', total: 12345 }],
+    });
     efi.answer('GET', '/v1/charge/674329', 200, fixture('charge-detail-billet-paid', { KEY: 'k1' }));
     const t = await efiGateway().createBoleto(boletoInput, 'k1');
     expect(efi.sent.map((s) => `${s.method} ${s.path}`)).toEqual(['GET /v1/charges', 'GET /v1/charge/674329']);

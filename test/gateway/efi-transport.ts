@@ -66,8 +66,10 @@ export function mockEfi(): EfiMock {
       config,
       request: {},
     });
-    if (isAuth(url.pathname)) return respond(200, { access_token: 'test-token', token_type: 'Bearer', expires_in: 3600 });
-    const body = typeof config.data === 'string' && config.data ? (JSON.parse(config.data) as Record<string, unknown>) : null;
+    if (isAuth(url.pathname))
+      return respond(200, { access_token: 'test-token', token_type: 'Bearer', expires_in: 3600 });
+    const body =
+      typeof config.data === 'string' && config.data ? (JSON.parse(config.data) as Record<string, unknown>) : null;
     const headers = Object.fromEntries(
       Object.entries(config.headers?.toJSON?.() ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
     );
@@ -84,7 +86,13 @@ export function mockEfi(): EfiMock {
     }
     const response = respond(next.answer.status, next.answer.body);
     if (next.answer.status >= 400) {
-      throw new AxiosError(`Request failed with status code ${next.answer.status}`, AxiosError.ERR_BAD_REQUEST, config, {}, response);
+      throw new AxiosError(
+        `Request failed with status code ${next.answer.status}`,
+        AxiosError.ERR_BAD_REQUEST,
+        config,
+        {},
+        response,
+      );
     }
     return response;
   };
