@@ -360,7 +360,11 @@ describe('the OpenAPI document', () => {
     const opened = operations()
       .filter(({ op }) => open(op.requestBody?.content?.['application/json']?.schema))
       .map(({ method, path }) => `${method} ${path}`);
-    expect(opened).toEqual(['post /api/v1/gateway/callbacks', 'post /api/v1/gateway/mercadopago/notifications']);
+    expect(opened).toEqual([
+      'post /api/v1/gateway/callbacks',
+      'post /api/v1/gateway/mercadopago/notifications',
+      'post /api/v1/gateway/efi/notifications',
+    ]);
   });
 
   it('states the variants of a discount (type × duration), so a body that mixes them breaks the document', () => {
