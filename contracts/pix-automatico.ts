@@ -3,7 +3,7 @@
  * plain data, in our words, modelled on the Banco Central's Pix API (bacen/pix-api openapi.yaml 2.9:
  * `rec` is a mandate, `solicrec` its request, `cobr` a cycle's charge with its `tentativas`).
  * gateway/port.ts re-exports them as part of its port. The BCB's own words (CRIADA, PERMITE_3R_7D, …)
- * appear only in the adapters and the simulator's wire payloads (domain/pix-automatico-wire.ts maps them).
+ * appear only in the adapters and the simulator's wire payloads (gateway/bcb-pix-automatico.ts maps them).
  */
 
 import type {
