@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { cobBody } from './efi-payments.ts';
 import {
   EfiGatewayError,
@@ -12,13 +11,14 @@ import {
   type EfiOptions,
 } from './efi-client.ts';
 import {
-  chargeFromCobr,
-  mandateFromRec,
-  PERIODICITY,
-  RETRY_POLICY,
-  type BcbCobr,
-  type BcbRec,
-} from './efi-rec-mapping.ts';
+  BCB_PERIODICITY,
+  BCB_RETRY_POLICY,
+  chargeFromCobr as chargeOfCobr,
+  contratoOf,
+  mandateFromRec as mandateOfRec,
+  parseBcbCobR,
+  parseBcbRec,
+} from './bcb-pix-automatico.ts';
 import {
   GatewayError,
   type GatewayMandate,
@@ -38,18 +38,31 @@ import {
 
 /** How far back a creation looks for the rec a lost answer made. */
 const REC_LOOKBACK_DAYS = 35;
-/** The BCB's vinculo.contrato holds 35 characters: a longer reference travels as its hash. */
-const CONTRACT_MAX = 35;
-
-export const contractOf = (reference: string) =>
-  reference.length <= CONTRACT_MAX
-    ? reference
-    : createHash('sha256').update(reference).digest('hex').slice(0, CONTRACT_MAX);
-
 /** The cobr's txid of a cycle's charge: one per reference (subscription and cycle). */
 export const cobrTxidOf = (reference: string) => idFromKey(`cobr:${reference}`);
 /** Journey 3's immediate charge that pays the first period, one per mandate key. */
 export const firstChargeTxidOf = (idempotencyKey: string) => idFromKey(`${idempotencyKey}:first-charge`);
+
+/** The fields of a rec and a cobr this module reads before they are parsed (the BCB's RecCompleta, CobRCompleta). */
+interface BcbRec {
+  idRec: string;
+  status: string;
+  vinculo?: { contrato?: string };
+  ativacao?: { dadosJornada?: { txid?: string } } | null;
+  dadosQR?: { pixCopiaECola?: string } | null;
+}
+interface BcbCobr {
+  txid: string;
+  status: string;
+  tentativas?: { tipo: string; dataLiquidacao: string }[];
+}
+
+/**
+ * The one place Efí's answers become our records: the BCB's payloads parsed and mapped by the shared
+ * BCB mapping (gateway/bcb-pix-automatico.ts); a payload that is not the BCB's is a definite error.
+ */
+const mandateFromRec = (rec: BcbRec) => mandateOfRec(parseBcbRec(rec));
+const chargeFromCobr = (cobr: BcbCobr) => chargeOfCobr(parseBcbCobR(cobr));
 
 const JOURNEY_1_NEEDS_ACCOUNT =
   "Efí's journey 1 (POST /v2/solicrec) sends the request to the payer's account (agência, conta and ISPB of their " +
@@ -87,7 +100,7 @@ async function findRec(ctx: RecContext, input: MandateInput): Promise<BcbRec | n
   const listed = await call<{ recs?: BcbRec[] }>(ctx, 'GET /v2/rec', () =>
     sdk(ctx).pixListRecurrenceAutomatic({ inicio, fim, ...who, 'paginacao.itensPorPagina': 1000 }),
   );
-  const contract = contractOf(input.reference);
+  const contract = contratoOf(input.reference);
   const found = (listed.recs ?? []).filter((r) => r.vinculo?.contrato === contract);
   return found[found.length - 1] ?? null;
 }
@@ -99,17 +112,17 @@ function recBody(input: MandateInput, loc: number, firstTxid: string | null) {
       : { valorMinimoRecebedor: reais(input.minimumAmount ?? 0) };
   return {
     vinculo: {
-      contrato: contractOf(input.reference),
+      contrato: contratoOf(input.reference),
       devedor: personOf(input.debtor.taxId, input.debtor.name),
       objeto: input.objectLabel.slice(0, 35),
     },
     calendario: {
       dataInicial: input.startDate,
       ...(input.endDate ? { dataFinal: input.endDate } : {}),
-      periodicidade: PERIODICITY[input.periodicity],
+      periodicidade: BCB_PERIODICITY[input.periodicity],
     },
     valor: value,
-    politicaRetentativa: RETRY_POLICY[input.retryPolicy],
+    politicaRetentativa: BCB_RETRY_POLICY[input.retryPolicy],
     loc,
     ...(firstTxid ? { ativacao: { dadosJornada: { txid: firstTxid } } } : {}),
   };
@@ -152,7 +165,7 @@ export async function createMandate(
     sdk(ctx).pixCreateRecurrenceAutomatic(recBody(input, loc.id, firstTxid)),
   );
   const rec = (await recWithQr(ctx, made.idRec)) ?? made;
-  return mandateFromRec(rec, firstTxid);
+  return mandateFromRec(rec);
 }
 
 export async function getMandate(ctx: RecContext, mandateId: string): Promise<GatewayMandate | null> {

@@ -6,6 +6,10 @@ import { efiGateway, fixture, mockEfi, PIX_KEY } from './efi-transport.ts';
 /** Pix Automático through Efí (the BCB's rec, locrec, cobr) over a mocked transport. */
 const efi = mockEfi();
 const ID_REC = 'RR1234567820260110abcdefghijk';
+/** BCB txids: 26–35 letters and digits. */
+const C1 = 'c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1';
+const FIRST = 'f1rstf1rstf1rstf1rstf1rstf1rst';
+const E2 = 'E12345678202603110800abcdef12346';
 
 const mandate = {
   reference: 'sub_123',
@@ -71,7 +75,10 @@ describe('Efí mandates (rec)', () => {
     efi.answer('PUT', /^\/v2\/cob\//, 201, fixture('cob-active', { TXID: 'first' }));
     efi.answer('POST', '/v2/locrec', 201, fixture('locrec'));
     efi.answer('POST', '/v2/rec', 201, fixture('rec-created'));
-    const withTxid = { ...fixture('rec-created'), ativacao: { dadosJornada: { txid: 'T' } } };
+    const withTxid = {
+      ...fixture('rec-created'),
+      ativacao: { tipoJornada: 'AGUARDANDO_DEFINICAO', dadosJornada: { txid: FIRST } },
+    };
     efi.answer('GET', `/v2/rec/${ID_REC}`, 200, withTxid);
     efi.answer('GET', `/v2/rec/${ID_REC}`, 200, {
       ...withTxid,
@@ -85,7 +92,7 @@ describe('Efí mandates (rec)', () => {
     const txid = cob.path.slice('/v2/cob/'.length);
     expect(cob.body).toMatchObject({ valor: { original: '49.90' }, chave: PIX_KEY, calendario: { expiracao: 3600 } });
     expect(efi.sent[4]!.body).toMatchObject({ ativacao: { dadosJornada: { txid } } });
-    expect(efi.sent[6]!.query).toEqual({ txid: 'T' });
+    expect(efi.sent[6]!.query).toEqual({ txid: FIRST });
     expect(m.qrCode).toBe('composite');
   });
 
@@ -122,7 +129,7 @@ describe('Efí mandate charges (cobr)', () => {
       ...fixture('error-cob-not-found'),
       type: 'https://pix.bcb.gov.br/api/v2/error/CobRNaoEncontrada',
     });
-    efi.answer('PUT', /^\/v2\/cobr\//, 201, fixture('cobr-created', { TXID: 'c1' }));
+    efi.answer('PUT', /^\/v2\/cobr\//, 201, fixture('cobr-created', { TXID: C1 }));
     const c = await efiGateway().createMandateCharge(charge, 'subscription:sub_123:period:2:mandate-charge');
     const put = efi.sent[1]!;
     expect(put.path).toMatch(/^\/v2\/cobr\/[a-zA-Z0-9]{26,35}$/);
@@ -136,7 +143,7 @@ describe('Efí mandate charges (cobr)', () => {
       recebedor: { conta: '1234567', tipoConta: 'PAGAMENTO', agencia: '0001' },
     });
     expect(c).toMatchObject({
-      id: 'c1',
+      id: C1,
       mandateId: ID_REC,
       reference: 'sub_123:period:2',
       amount: 4990,
@@ -145,43 +152,45 @@ describe('Efí mandate charges (cobr)', () => {
   });
 
   it('a second call for the same reference reads the first cobr and makes none', async () => {
-    efi.answer('GET', /^\/v2\/cobr\//, 200, fixture('cobr-created', { TXID: 'c1' }));
+    efi.answer('GET', /^\/v2\/cobr\//, 200, fixture('cobr-created', { TXID: C1 }));
     const c = await efiGateway().createMandateCharge(charge, 'another key, same cycle');
     expect(efi.sent.map((s) => s.method)).toEqual(['GET']);
-    expect(c.id).toBe('c1');
+    expect(c.id).toBe(C1);
   });
 
   it('reads a rejected attempt with its code, and asks a retry for a date once', async () => {
-    efi.answer('GET', '/v2/cobr/c1', 200, fixture('cobr-attempt-failed', { TXID: 'c1' }));
-    efi.answer('POST', '/v2/cobr/c1/retentativa/2026-03-11', 200, {
-      ...fixture('cobr-attempt-failed', { TXID: 'c1' }),
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, fixture('cobr-attempt-failed', { TXID: C1 }));
+    efi.answer('POST', `/v2/cobr/${C1}/retentativa/2026-03-11`, 200, {
+      ...fixture('cobr-attempt-failed', { TXID: C1 }),
       tentativas: [
         ...(fixture('cobr-attempt-failed') as { tentativas: object[] }).tentativas,
-        { dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: 'E2', atualizacao: [] },
+        { dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: E2, atualizacao: [] },
       ],
     });
-    const retried = await efiGateway().retryMandateCharge('c1', '2026-03-11', 'retry:1');
+    const retried = await efiGateway().retryMandateCharge(C1, '2026-03-11', 'retry:1');
     expect(retried.attempts.map((a) => [a.kind, a.status, a.rejection?.code ?? null])).toEqual([
       ['scheduled', 'rejected', 'AM02'],
       ['retry', 'requested', null],
     ]);
     expect(retried.status).toBe('active');
 
-    efi.answer('GET', '/v2/cobr/c1', 200, {
-      ...fixture('cobr-attempt-failed', { TXID: 'c1' }),
-      tentativas: [{ dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: 'E2' }],
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, {
+      ...fixture('cobr-attempt-failed', { TXID: C1 }),
+      tentativas: [
+        { dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: E2, atualizacao: [] },
+      ],
     });
-    await efiGateway().retryMandateCharge('c1', '2026-03-11', 'retry:1');
+    await efiGateway().retryMandateCharge(C1, '2026-03-11', 'retry:1');
     expect(efi.sent.at(-1)!.method).toBe('GET');
   });
 
   it('cancels an unpaid cobr; a paid one is refused without asking', async () => {
-    efi.answer('GET', '/v2/cobr/c1', 200, fixture('cobr-created', { TXID: 'c1' }));
-    efi.answer('PATCH', '/v2/cobr/c1', 200, { ...fixture('cobr-created', { TXID: 'c1' }), status: 'CANCELADA' });
-    expect((await efiGateway().cancelMandateCharge('c1', 'k')).status).toBe('cancelled');
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, fixture('cobr-created', { TXID: C1 }));
+    efi.answer('PATCH', `/v2/cobr/${C1}`, 200, { ...fixture('cobr-created', { TXID: C1 }), status: 'CANCELADA' });
+    expect((await efiGateway().cancelMandateCharge(C1, 'k')).status).toBe('cancelled');
     expect(efi.sent[1]!.body).toEqual({ status: 'CANCELADA' });
 
-    efi.answer('GET', '/v2/cobr/c1', 200, { ...fixture('cobr-created', { TXID: 'c1' }), status: 'CONCLUIDA' });
-    await expect(efiGateway().cancelMandateCharge('c1', 'k')).rejects.toMatchObject({ retryable: false });
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, { ...fixture('cobr-created', { TXID: C1 }), status: 'CONCLUIDA' });
+    await expect(efiGateway().cancelMandateCharge(C1, 'k')).rejects.toMatchObject({ retryable: false });
   });
 });
