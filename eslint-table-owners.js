@@ -42,6 +42,7 @@ export const TABLE_OWNERS = {
   ],
   file: ['files'],
   reconciliation: ['reconciliations', 'reconciliation_lines'],
+  mandate: ['mandates', 'mandate_charges'],
   deployment: ['deployment'],
 };
 

@@ -201,6 +201,7 @@ function refuseInvalidConfirmation(
         hasCard: request.card !== null,
         installments: request.installments,
       },
+      pixAutomatico: c.recurrenceBilling === 'pix_automatico',
       price: { type: c.priceType, interval: c.priceInterval },
       buyer: {
         hasEmail: Boolean(email),

@@ -18,6 +18,7 @@ import { createDisputeActivities } from './disputes.ts';
 import { createSubscriptionCardActivities } from './subscription-card.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
+import { createMandateCycleActivities } from './mandate-cycles.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
 import { createSubscriptionSaleUpdateActivities } from './subscription-sale-update.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
@@ -75,6 +76,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDisputeActivities(deps),
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
+    ...createMandateCycleActivities(deps),
     ...createSubscriptionSaleActivities(deps),
     ...createSubscriptionSaleUpdateActivities(deps),
     ...createInvoiceActivities(deps),

@@ -1,3 +1,4 @@
+import type { RecurrenceBilling } from '../domain/subscriptions.ts';
 import type { EventType } from '../db/events.ts';
 
 /**
@@ -28,7 +29,7 @@ export interface CheckoutRow {
   subscription_id: string | null;
   renewal_period: number | null;
   balance_applied: string;
-  recurrence_billing: 'gateway' | 'manual';
+  recurrence_billing: RecurrenceBilling;
   payment_method: string | null;
 }
 

@@ -48,7 +48,7 @@ export function createSubscriptionActivities(deps: { orm: Orm; gateway: PaymentG
 }
 
 /** The period's price: the subtotal, less the subscription's discount while its duration lasts. */
-async function amountOf(em: EntityManager, t: SubscriptionTerms, period: number): Promise<number> {
+export async function amountOf(em: EntityManager, t: SubscriptionTerms, period: number): Promise<number> {
   const start = boundsOf(t, period).start;
   const d = t.discountId ? await heldDiscount(em, t.discountId) : null;
   const discount = d

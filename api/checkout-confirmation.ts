@@ -1,3 +1,4 @@
+import type { RecurrenceBilling } from '../domain/subscriptions.ts';
 import { boletoRequires } from '../gateway/capabilities.ts';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -64,6 +65,7 @@ export interface ConfirmableCheckout {
   noFeesInstallments: boolean;
   paymentMethod: string | null;
   requireBillingAddress: boolean;
+  recurrenceBilling: RecurrenceBilling;
   hasBillingAddress: boolean;
   /** What the stored billing address lacks of a full one (a boleto's, at some gateways). */
   billingAddressLacks: AddressPart[];
@@ -227,6 +229,7 @@ function earlyRefusal(
   return confirmationRefusal(
     {
       request: { paymentMethod: body.payment_method, hasCard, installments },
+      pixAutomatico: checkout.recurrenceBilling === 'pix_automatico',
       price: { type: checkout.priceType, interval: checkout.priceInterval },
       buyer: {
         // A customer of the checkout has an e-mail (customers require one).

@@ -1091,6 +1091,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/mandates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Pix Automático mandates
+     * @description Filters: subscription_id, customer_id, status. Sorting: created_at (default -created_at). Scope: subscriptions:read. Each item is the mandate without its charges (GET /mandates/{id} has them).
+     */
+    get: operations['listMandates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mandates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a Pix Automático mandate with its charges
+     * @description The mandate and its cycles' charges, by period, each with its settlement attempts: the date, the kind, the status, the rejection code and the failure in words. Scope: subscriptions:read.
+     */
+    get: operations['getMandate'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/refunds': {
     parameters: {
       query?: never;
@@ -2225,6 +2265,176 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'mandate.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.created: data is the Mandate */
+    post: operations['onMandateCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.approved: data is the Mandate */
+    post: operations['onMandateApproved'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.rejected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.rejected: data is the Mandate */
+    post: operations['onMandateRejected'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.expired: data is the Mandate */
+    post: operations['onMandateExpired'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.cancelled: data is the Mandate */
+    post: operations['onMandateCancelled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.charge_created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.charge_created: data is the MandateCharge */
+    post: operations['onMandateChargeCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.charge_attempt_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.charge_attempt_failed: data is the MandateCharge */
+    post: operations['onMandateChargeAttemptFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.charge_retry_requested': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.charge_retry_requested: data is the MandateCharge */
+    post: operations['onMandateChargeRetryRequested'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.charge_paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.charge_paid: data is the MandateCharge */
+    post: operations['onMandateChargePaid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'mandate.charge_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** mandate.charge_failed: data is the MandateCharge */
+    post: operations['onMandateChargeFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'webhook_endpoint.created': {
     parameters: {
       query?: never;
@@ -2777,6 +2987,104 @@ export interface components {
       unmatched_count: number;
       /** @description When the report was written */
       created_at: string;
+    };
+    Mandate: {
+      id: string;
+      organization_id: string;
+      subscription_id: string;
+      customer_id: string;
+      gateway_mandate_id: string;
+      /** @enum {string} */
+      status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+      /**
+       * @description How the payer authorized it (journey_1–4), or pending
+       * @enum {string}
+       */
+      journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4' | 'pending';
+      /** @enum {string} */
+      periodicity: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+      /** @enum {string} */
+      retry_policy: 'none' | 'three_in_seven_days';
+      /** @description YYYY-MM-DD */
+      start_date: string;
+      end_date: string | null;
+      /** @description Every charge is this amount (cents); null when it varies */
+      fixed_amount: number | null;
+      minimum_amount: number | null;
+      /** @description The most the payer allows per charge (cents); null when unlimited */
+      payer_maximum: number | null;
+      /** @description Upper case */
+      currency: string;
+      /** @description What the payer's bank shows */
+      object_label: string;
+      debtor: {
+        name: string;
+        tax_id: string;
+      };
+      /** @description The copy-and-paste QR code while it waits for the payer */
+      qr_code: string | null;
+      rejection: {
+        code: string;
+        description: string;
+      } | null;
+      cancellation: {
+        code: string;
+        description: string;
+        by: ('payer_psp' | 'payer' | 'receiver_psp' | 'receiver') | null;
+      } | null;
+      history: {
+        /** @enum {string} */
+        status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+        at: string;
+      }[];
+      approved_at: string | null;
+      ended_at: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    MandateCharge: {
+      id: string;
+      organization_id: string;
+      mandate_id: string;
+      subscription_id: string;
+      gateway_charge_id: string;
+      /** @description The subscription's period it bills */
+      period: number;
+      /** @description YYYY-MM-DD */
+      due_date: string;
+      /** @description The business day it settles on (YYYY-MM-DD) */
+      settlement_date: string;
+      /** @description In cents */
+      amount: number;
+      /** @enum {string} */
+      status: 'created' | 'active' | 'completed' | 'expired' | 'rejected' | 'cancelled';
+      /** @description Later-day retries asked for (0–3) */
+      retries_requested: number;
+      /** @description The last failed attempt's code, or insufficient_funds */
+      failure_reason: string | null;
+      failure_description: string | null;
+      /** @description Its settlement tries, in settlement order */
+      attempts: {
+        /** @description The business day it settles on (YYYY-MM-DD) */
+        settlement_date: string;
+        /**
+         * @description scheduled: sent in time; unscheduled: sent late; retry: a later-day retry
+         * @enum {string}
+         */
+        kind: 'scheduled' | 'unscheduled' | 'retry';
+        /** @enum {string} */
+        status: 'requested' | 'scheduled' | 'paid' | 'cancelled' | 'rejected' | 'expired';
+        end_to_end_id: string;
+        /** @description The BCB's rejection code (AM02, AC05…); null when none */
+        rejection_code: string | null;
+        /** @description Why it failed: its rejection code, or insufficient_funds when it ran out of day; null unless it failed */
+        failure_reason: string | null;
+        /** @description The failure in words */
+        failure_description: string | null;
+      }[];
+      paid_at: string | null;
+      created_at: string;
+      updated_at: string;
     };
     WebhookEndpoint: {
       id: string;
@@ -10338,6 +10646,16 @@ export interface operations {
             | 'invoice.voided'
             | 'refund.created'
             | 'reconciliation.completed'
+            | 'mandate.created'
+            | 'mandate.approved'
+            | 'mandate.rejected'
+            | 'mandate.expired'
+            | 'mandate.cancelled'
+            | 'mandate.charge_created'
+            | 'mandate.charge_attempt_failed'
+            | 'mandate.charge_retry_requested'
+            | 'mandate.charge_paid'
+            | 'mandate.charge_failed'
             | 'webhook_endpoint.created'
             | 'webhook_endpoint.updated'
             | 'webhook_endpoint.deleted'
@@ -10814,6 +11132,16 @@ export interface operations {
             | 'invoice.voided'
             | 'refund.created'
             | 'reconciliation.completed'
+            | 'mandate.created'
+            | 'mandate.approved'
+            | 'mandate.rejected'
+            | 'mandate.expired'
+            | 'mandate.cancelled'
+            | 'mandate.charge_created'
+            | 'mandate.charge_attempt_failed'
+            | 'mandate.charge_retry_requested'
+            | 'mandate.charge_paid'
+            | 'mandate.charge_failed'
             | 'webhook_endpoint.created'
             | 'webhook_endpoint.updated'
             | 'webhook_endpoint.deleted'
@@ -16424,6 +16752,325 @@ export interface operations {
             workflow_id: string;
             /** @description That workflow in the Temporal UI (the API’s address of it; events leave it out) */
             workflow_url: string;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  listMandates: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description Field to sort by; a leading - sorts descending */
+        sorting?: 'created_at' | '-created_at';
+        subscription_id?: string;
+        customer_id?: string;
+        status?: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['Mandate'][];
+            pagination: {
+              total_count: number;
+              max_page: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  getMandate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            organization_id: string;
+            subscription_id: string;
+            customer_id: string;
+            gateway_mandate_id: string;
+            /** @enum {string} */
+            status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+            /**
+             * @description How the payer authorized it (journey_1–4), or pending
+             * @enum {string}
+             */
+            journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4' | 'pending';
+            /** @enum {string} */
+            periodicity: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+            /** @enum {string} */
+            retry_policy: 'none' | 'three_in_seven_days';
+            /** @description YYYY-MM-DD */
+            start_date: string;
+            end_date: string | null;
+            /** @description Every charge is this amount (cents); null when it varies */
+            fixed_amount: number | null;
+            minimum_amount: number | null;
+            /** @description The most the payer allows per charge (cents); null when unlimited */
+            payer_maximum: number | null;
+            /** @description Upper case */
+            currency: string;
+            /** @description What the payer's bank shows */
+            object_label: string;
+            debtor: {
+              name: string;
+              tax_id: string;
+            };
+            /** @description The copy-and-paste QR code while it waits for the payer */
+            qr_code: string | null;
+            rejection: {
+              code: string;
+              description: string;
+            } | null;
+            cancellation: {
+              code: string;
+              description: string;
+              by: ('payer_psp' | 'payer' | 'receiver_psp' | 'receiver') | null;
+            } | null;
+            history: {
+              /** @enum {string} */
+              status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+              at: string;
+            }[];
+            approved_at: string | null;
+            ended_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description Its charges, by period, each with its attempts */
+            charges: components['schemas']['MandateCharge'][];
           };
         };
       };
@@ -22557,6 +23204,496 @@ export interface operations {
             id: string | null;
           } | null;
           data: components['schemas']['Reconciliation'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Mandate'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateApproved: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.approved';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Mandate'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateRejected: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.rejected';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Mandate'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateExpired: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.expired';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Mandate'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateCancelled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.cancelled';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['Mandate'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateChargeCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.charge_created';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['MandateCharge'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateChargeAttemptFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.charge_attempt_failed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['MandateCharge'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateChargeRetryRequested: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.charge_retry_requested';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['MandateCharge'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateChargePaid: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.charge_paid';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['MandateCharge'];
+        };
+      };
+    };
+    responses: {
+      /** @description Handled (any 2xx): the delivery is done */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not handled (any other answer, or none in time): the delivery is tried again */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onMandateChargeFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and redelivery, the receiver's key to handle it once */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256> per secret, space-separated (two while a rotated secret overlaps) */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @constant */
+          type: 'mandate.charge_failed';
+          created_at: string;
+          organization_id: string;
+          /** @description Who made the change: an API key, an organization access token, a user (JWT) or a customer (their session, or a buyer on a public page: id null), each with its id, or the system (a renewal, an expiry, the gateway's notice: id null). Null on events recorded before actors were. */
+          actor: {
+            /** @enum {string} */
+            type: 'api_key' | 'access_token' | 'user' | 'customer' | 'system';
+            id: string | null;
+          } | null;
+          data: components['schemas']['MandateCharge'];
         };
       };
     };

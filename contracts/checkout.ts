@@ -1,3 +1,4 @@
+import type { RecurrenceBilling } from '../domain/subscriptions.ts';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import {
   CHECKOUT_NOT_OPEN,
@@ -79,7 +80,7 @@ export interface PreparedConfirmation {
     interval: PeriodInterval;
     intervalCount: number;
     trial: { interval: PeriodInterval; count: number } | null;
-    billing: 'gateway' | 'manual';
+    billing: RecurrenceBilling;
   } | null;
   /** A renewal checkout: the subscription and the period it pays (no new subscription is made). */
   renewal?: { subscriptionId: string; period: number } | null;

@@ -6,6 +6,7 @@
  * appear only in the adapters and the simulator's wire payloads (gateway/bcb-pix-automatico.ts maps them).
  */
 
+import type { PaymentSummary } from '../domain/checkout.ts';
 import type {
   MandateAttemptKind,
   MandateAttemptStatus,
@@ -142,3 +143,27 @@ export const PIX_PAYER_PERSONAS: readonly PixPayerPersona[] = [
   'no_funds_until_retry',
   'closed_account',
 ];
+
+/**
+ * A subscription period's charge through its mandate, as the subscription's workflow sees it after each
+ * step (activities/mandate-cycles.ts): sent (with the gateway's charge as it stands, and the payment once
+ * paid), or not sent and why (the mandate no longer takes charges, the window closed, the gateway refused).
+ */
+export type MandateCycle =
+  | {
+      sent: true;
+      chargeId: string;
+      amount: number;
+      currency: string;
+      status: MandateChargeStatus;
+      retryPolicy: MandateRetryPolicy;
+      /** The mandate's: the next period's charge is due one periodicity after this one. */
+      periodicity: MandatePeriodicity;
+      retriesRequested: number;
+      attempts: GatewayMandateAttempt[];
+      /** The mandate's state when the charge was read (a payer's revocation ends the cycle). */
+      mandateStatus: MandateStatus;
+      /** The paid charge as a pix payment of the period (the renewal's record); null until paid. */
+      payment: PaymentSummary | null;
+    }
+  | { sent: false; refusal: string };

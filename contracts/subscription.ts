@@ -1,7 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentSummary } from '../domain/checkout.ts';
+import type { MandateCycle } from './pix-automatico.ts';
 import {
   type DunningExhaustedStatus,
+  type RecurrenceBilling,
   type SubscriptionChange,
   type SubscriptionAction,
   type SubscriptionStatus,
@@ -23,8 +25,8 @@ export interface SubscriptionRunState {
   /** When the current period ends (ISO): the next renewal is due then. */
   periodEnd: string;
   cancelAtPeriodEnd: boolean;
-  /** Who charges the periods: this workflow (manual) or the gateway's own recurrence. */
-  billing: 'gateway' | 'manual';
+  /** Who charges the periods: this workflow (manual, or through a Pix Automático mandate) or the gateway's own recurrence. */
+  billing: RecurrenceBilling;
   /** Manual renewals charge the saved card; without one, renewal checkouts pay. */
   hasCard: boolean;
   /** The try of the next charge of period periodNumber + 1 (1: the renewal itself; more: dunning). */
@@ -91,6 +93,8 @@ export interface CheckoutPaidNotice {
 export type CheckoutSaleVerdict = { accepted: true } | { accepted: false; reason: string };
 /** The gateway notified a change of one of this subscription's invoices: the workflow asks the gateway. */
 export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
+/** The gateway notified a change of this subscription's mandate or of a period's charge through it: the workflow asks the gateway. */
+export const mandateNoticeSignal = defineSignal('mandateNotice');
 
 /**
  * A lost dispute took back a payment of this subscription (decision 0072): the merchant's
@@ -111,7 +115,7 @@ export interface SubscriptionRecord {
   product_id: string;
   price_id: string;
   checkout_id: string | null;
-  recurrence_billing: 'gateway' | 'manual';
+  recurrence_billing: RecurrenceBilling;
   gateway_subscription_id: string | null;
   amount: number;
   subtotal_amount: number;
@@ -134,7 +138,7 @@ export interface SubscriptionRecord {
 export interface SubscriptionPlan {
   organizationId: string;
   status: SubscriptionStatus;
-  recurrenceBilling: 'gateway' | 'manual';
+  recurrenceBilling: RecurrenceBilling;
   periodNumber: number;
   currentPeriodEnd: string;
   cancelAtPeriodEnd: boolean;
@@ -243,6 +247,19 @@ export interface SubscriptionActivities {
   cancelGatewaySubscription(subscriptionId: string): Promise<void>;
   pendingInvoiceIds(subscriptionId: string): Promise<string[]>;
   billSandboxPeriod(input: { subscriptionId: string; period: number; tryNumber: number }): Promise<{ billed: boolean }>;
+  /** Pix Automático (decision 0096): sends the period's charge through the subscription's mandate, once. */
+  sendMandateCharge(input: { subscriptionId: string; period: number; dueDate: string }): Promise<MandateCycle>;
+  /** The period's charge as the gateway has it now (a sandbox's payer's bank settles what is due by `asOf` first). */
+  readMandateCharge(input: { subscriptionId: string; period: number; asOf: string }): Promise<MandateCycle>;
+  /** Asks for the period's `retry`-th later-day retry (1–3), settling on `settlementDate`. */
+  retryMandateCharge(input: {
+    subscriptionId: string;
+    period: number;
+    retry: number;
+    settlementDate: string;
+  }): Promise<MandateCycle>;
+  /** The subscription ended: its mandate is cancelled by the receiver, so the payer's bank takes no more charges. */
+  cancelMandate(subscriptionId: string): Promise<void>;
   openRenewalCheckout(input: {
     subscriptionId: string;
     period: number;

@@ -46,6 +46,7 @@ export const CONFIRMATION_REFUSAL_CODES = {
     'the checkout requires a billing address, or the gateway prints it on a boleto, and none is known',
   invalid_tax_id: 'customer_tax_id is no valid CPF or CNPJ',
   boleto_payer_incomplete: "the gateway's boleto needs a first and last name, or an address's postal code and state",
+  payment_method_not_allowed: 'a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only',
 } as const;
 
 export interface ConfirmationRequest {
@@ -162,6 +163,8 @@ export function buyerRefusal(
 /** What a confirmation is judged on: the request, the checkout's price and what is known of the buyer. */
 export interface ConfirmationCase {
   request: ConfirmationRequest;
+  /** The checkout bills its subscription by Pix Automático (decision 0096): pix, and a debtor with name and tax id. */
+  pixAutomatico?: boolean;
   price: NonNullable<ConfirmationPrice>;
   buyer: {
     hasEmail: boolean;
@@ -193,10 +196,33 @@ export function confirmationRefusal(c: ConfirmationCase, gateway: ConfirmationGa
   if (c.buyer.sentInvalidTaxId) {
     return stateRefusal('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
+  if (c.pixAutomatico) {
+    const mandate = mandateDebtorRefusal(c.request.paymentMethod, c.buyer);
+    if (mandate) return mandate;
+  }
   return buyerRefusal(c.request.paymentMethod, {
     ...c.buyer,
     lacksRequiredAddress: c.buyer.addressRequired && !c.buyer.hasAddress,
     boletoNeedsAddress: gateway.boletoNeedsAddress,
     boletoNeedsFullName: gateway.boletoNeedsFullName,
   });
+}
+
+/**
+ * A Pix Automático checkout's first payment is the QR code that also authorizes the mandate (journey 3):
+ * pix only, and the mandate's debtor needs a name and a CPF or CNPJ (the BCB's vinculo.devedor).
+ */
+function mandateDebtorRefusal(
+  paymentMethod: ConfirmPaymentMethod,
+  buyer: { hasName: boolean; hasTaxId: boolean },
+): ConfirmationRefusal | null {
+  if (paymentMethod !== 'pix') {
+    const detail = 'This checkout bills its subscription by Pix Automático: send payment_method pix';
+    return stateRefusal('payment_method_not_allowed', 'payment_method must be pix', detail);
+  }
+  if (!buyer.hasName) return stateRefusal('customer_name_required', 'customer_name is required for Pix Automático');
+  if (!buyer.hasTaxId) {
+    return stateRefusal('customer_tax_id_required', 'customer_tax_id is required for Pix Automático');
+  }
+  return null;
 }

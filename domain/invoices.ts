@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from './subscriptions.ts';
+import type { RecurrenceBilling, SubscriptionStatus } from './subscriptions.ts';
 
 /**
  * Extra-charge invoices of a subscription (the spec's "Subscription invoice"), shared by the API, the
@@ -23,10 +23,14 @@ export const INVOICEABLE_STATUSES: readonly SubscriptionStatus[] = ['active', 't
  */
 export type InvoiceBilling = 'gateway' | 'manual';
 
+/** Who charges a subscription's invoices; null for a Pix Automático one, which takes none yet (decision 0096). */
+export const invoiceBillingOf = (billing: RecurrenceBilling): InvoiceBilling | null =>
+  billing === 'pix_automatico' ? null : billing;
+
 /** What decides whether a subscription can take an extra charge. */
 export interface InvoiceableSubscription {
   status: SubscriptionStatus;
-  recurrenceBilling: InvoiceBilling;
+  recurrenceBilling: RecurrenceBilling;
   gatewaySubscriptionId: string | null;
   cardTokenId: string | null;
 }
@@ -35,6 +39,9 @@ export interface InvoiceableSubscription {
 export function notInvoiceable(s: InvoiceableSubscription): string | null {
   if (!INVOICEABLE_STATUSES.includes(s.status)) {
     return `The subscription is ${s.status}; extra charges need it ${INVOICEABLE_STATUSES.join(', ')}`;
+  }
+  if (s.recurrenceBilling === 'pix_automatico') {
+    return 'The subscription is billed by Pix Automático, whose mandate takes no extra charges yet';
   }
   // The engine charges a manual subscription's invoice to the card it keeps (a pix or boleto buyer has none).
   if (s.recurrenceBilling === 'manual') {

@@ -1,3 +1,4 @@
+import type { RecurrenceBilling } from './subscriptions.ts';
 import { nextRenewalChargeAt, type SubscriptionStatus } from './subscriptions.ts';
 
 /**
@@ -70,7 +71,7 @@ export function afterManualRenewalStep(step: ManualRenewalStep): ManualRenewalSt
  */
 export function manualChargeDueAt(
   s: {
-    billing: 'gateway' | 'manual';
+    billing: RecurrenceBilling;
     status: SubscriptionStatus;
     periodEnd: string;
     firstFailureAt: string | null;

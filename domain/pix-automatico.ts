@@ -235,3 +235,36 @@ export const mandateChargeKey = (subscriptionId: string, period: number) =>
 export const mandateRetryKey = (subscriptionId: string, period: number, n: number) =>
   `${mandateChargeKey(subscriptionId, period)}:retry:${n}`;
 export const mandateCancelKey = (subscriptionId: string) => `subscription:${subscriptionId}:mandate-cancel`;
+
+// ── The subscription's cycles ───────────────────────────────────────────────────────────────────
+
+/** Brasília's offset (UTC−3 all year since 2019): a cycle's dates are days there. */
+const BRASILIA_OFFSET_MS = -3 * 3_600_000;
+
+/** The day in Brasília of an instant (ms). */
+export const brasiliaDate = (ms: number) => new Date(ms + BRASILIA_OFFSET_MS).toISOString().slice(0, 10);
+
+/** The instant of `hour`:00 in Brasília on `date`. */
+export const brasiliaTime = (date: string, hour: number) =>
+  Date.parse(`${date}T00:00:00Z`) + hour * 3_600_000 - BRASILIA_OFFSET_MS;
+
+/** The hour a cycle's charge is sent on its send day. */
+export const SEND_HOUR = 9;
+/**
+ * The hour an attempt's outcome is read on its settlement day when no notice came first: the payer's
+ * bank tries through the day (a payer with no funds in the morning may pay in the evening), so never
+ * before its evening.
+ */
+export const READ_HOUR = 22;
+/** An attempt still unsettled at READ_HOUR is asked again this much later, until it settles. */
+export const REREAD_MS = 12 * 3_600_000;
+
+/**
+ * The due date of a subscription's period `period` that starts at `periodStart` (the previous period's
+ * end): the day in Brasília of that instant. The period's charge is for that day.
+ */
+export const periodDueDate = (periodStart: number) => brasiliaDate(periodStart);
+
+/** Why a cycle's charge could not be sent: the mandate no longer takes charges, or the window closed. */
+export const MANDATE_NOT_ACTIVE = 'mandate_not_active';
+export const CHARGE_WINDOW_MISSED = 'charge_window_missed';

@@ -7,6 +7,14 @@ import { addInterval, type PeriodInterval } from './periods.ts';
  * every instant is an argument.
  */
 
+/**
+ * Who bills a subscription's renewals: the gateway's own recurrence (`gateway`), this engine charging the
+ * kept card or opening renewal checkouts (`manual`), or this engine through the buyer's Pix Automático
+ * mandate (`pix_automatico`, decision 0096).
+ */
+export const RECURRENCE_BILLINGS = ['gateway', 'manual', 'pix_automatico'] as const;
+export type RecurrenceBilling = (typeof RECURRENCE_BILLINGS)[number];
+
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 

@@ -1,3 +1,4 @@
+import type { RecurrenceBilling } from './subscriptions.ts';
 import { prorationAmount, settleProration, type PeriodSpan, type ProrationBehavior } from './proration.ts';
 import type { SubscriptionStatus } from './subscriptions.ts';
 
@@ -12,7 +13,7 @@ export const UPGRADE_REFUSED = 'upgrade_refused';
 
 export interface UpgradedSubscription {
   status: SubscriptionStatus;
-  recurrenceBilling: 'gateway' | 'manual';
+  recurrenceBilling: RecurrenceBilling;
   currency: string;
   customerId: string;
 }

@@ -8,6 +8,15 @@ import { ledgerFromWire, ledgerQueryPath, wireLedger } from './http-ledger.ts';
 import type { LedgerRow } from '../domain/reconciliation.ts';
 import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
 import {
+  mandateChargeFromWire,
+  mandateChargeInputToWire,
+  mandateFromWire,
+  mandateInputToWire,
+  wireMandate,
+  wireMandateCharge,
+  wireMandateChargeList,
+} from './http-pix-automatico.ts';
+import {
   invoiceFromWire,
   invoiceInputToWire,
   planFromWire,
@@ -39,7 +48,14 @@ import {
   type CardToken,
   type GatewayChargeback,
   type GatewayInvoice,
+  type GatewayMandate,
+  type GatewayMandateCharge,
   type LedgerWindow,
+  type MandateChargeInput,
+  type MandateInput,
+  type PixAutomatico,
+  type PixPayerPersona,
+  type SandboxPixAutomatico,
   type GatewayInvoiceInput,
   type GatewaySubscription,
   type GatewaySubscriptionInput,
@@ -81,7 +97,9 @@ export class GatewayHttpError extends GatewayError {
  * idempotency key is safe (or findTransactionByIdempotencyKey tells what happened); any other 4xx
  * is a definite refusal; 404 on a lookup by id is "no such thing".
  */
-export class HttpGateway implements PaymentGateway, SandboxRecurringBilling, Chargebacks, KeptCardLookup {
+export class HttpGateway
+  implements PaymentGateway, SandboxRecurringBilling, Chargebacks, KeptCardLookup, PixAutomatico, SandboxPixAutomatico
+{
   /** The simulator's boleto needs nothing of its payer beyond the usual name, e-mail and tax id. */
   readonly boletoPayerRequires = [] as const;
   /** The sandbox's browser token is a kept card already: kept before the charge. */
@@ -227,6 +245,80 @@ export class HttpGateway implements PaymentGateway, SandboxRecurringBilling, Cha
   async billSandboxCycle(subscriptionId: string, cycle: number, idempotencyKey: string): Promise<GatewayInvoice> {
     const body = { cycle, idempotency_key: idempotencyKey };
     return invoiceFromWire(await this.post('sandboxBillCycle', subscriptionId, body, idempotencyKey, wireInvoice));
+  }
+
+  // ── Pix Automático (http-pix-automatico.ts) ──────────────────────────────────────────────
+
+  async createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate> {
+    const wire = await this.post('createMandate', undefined, mandateInputToWire(input), idempotencyKey, wireMandate);
+    return mandateFromWire(wire);
+  }
+
+  async getMandate(mandateId: string): Promise<GatewayMandate | null> {
+    const wire = await this.get('getMandate', mandateId, wireMandate);
+    return wire ? mandateFromWire(wire) : null;
+  }
+
+  async cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate> {
+    return mandateFromWire(await this.post('cancelMandate', mandateId, {}, idempotencyKey, wireMandate));
+  }
+
+  async createMandateCharge(input: MandateChargeInput, idempotencyKey: string): Promise<GatewayMandateCharge> {
+    const body = mandateChargeInputToWire(input);
+    return mandateChargeFromWire(
+      await this.post('createMandateCharge', undefined, body, idempotencyKey, wireMandateCharge),
+    );
+  }
+
+  async getMandateCharge(chargeId: string): Promise<GatewayMandateCharge | null> {
+    const wire = await this.get('getMandateCharge', chargeId, wireMandateCharge);
+    return wire ? mandateChargeFromWire(wire) : null;
+  }
+
+  async retryMandateCharge(
+    chargeId: string,
+    settlementDate: string,
+    idempotencyKey: string,
+  ): Promise<GatewayMandateCharge> {
+    const body = { settlement_date: settlementDate };
+    return mandateChargeFromWire(
+      await this.post('retryMandateCharge', chargeId, body, idempotencyKey, wireMandateCharge),
+    );
+  }
+
+  async cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge> {
+    return mandateChargeFromWire(
+      await this.post('cancelMandateCharge', chargeId, {}, idempotencyKey, wireMandateCharge),
+    );
+  }
+
+  /** The simulated server's sandbox payer and bank (control routes: no idempotency key; 404 elsewhere). */
+  async authorizeMandate(mandateId: string, persona: PixPayerPersona): Promise<GatewayMandate> {
+    return mandateFromWire(await this.control('sandboxAuthorizeMandate', mandateId, { persona }, wireMandate));
+  }
+
+  async settleMandateCharges(asOf: string): Promise<GatewayMandateCharge[]> {
+    const wire = await this.control('sandboxSettleMandateCharges', undefined, { as_of: asOf }, wireMandateChargeList);
+    return wire.items.map(mandateChargeFromWire);
+  }
+
+  async revokeMandate(mandateId: string): Promise<GatewayMandate> {
+    return mandateFromWire(await this.control('sandboxRevokeMandate', mandateId, {}, wireMandate));
+  }
+
+  async setPayerMaximum(mandateId: string, maximum: number | null): Promise<GatewayMandate> {
+    return mandateFromWire(await this.control('sandboxSetPayerMaximum', mandateId, { maximum }, wireMandate));
+  }
+
+  private async control<S extends z.ZodType>(
+    route: RouteName,
+    id: string | undefined,
+    body: object,
+    schema: S,
+  ): Promise<z.infer<S>> {
+    const result = await this.send('POST', routePath(route, id), body, undefined, schema);
+    if (result === null) throw new GatewayHttpError(`${ROUTES[route].path}: not found`, false, 404, 'not_found');
+    return result;
   }
 
   private async createTransaction(body: object, idempotencyKey: string): Promise<GatewayTransaction> {

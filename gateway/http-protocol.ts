@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The gateway's REST protocol, shared by the HTTP adapter (client) and the simulated-gateway server:
  * the route table, the errors and the fault controls here; the snake_case wire shapes (zod) and
  * their camelCase ⇄ snake_case mappings by resource in http-cards.ts, http-buyers.ts,
- * http-transactions.ts, http-charges.ts and http-recurrence.ts. A field renamed there is renamed on
+ * http-transactions.ts, http-charges.ts, http-recurrence.ts and http-pix-automatico.ts. A field renamed there is renamed on
  * both sides at once.
  *
  * Conventions: `Authorization: Bearer <api key>` (the key names the seller account, so no seller id
@@ -40,6 +40,17 @@ export const ROUTES = {
   ledger: { method: 'GET', path: '/v1/ledger' },
   /** A chargeback of one of the gateway's payments (gateway/http-disputes.ts). */
   getChargeback: { method: 'GET', path: '/v1/chargebacks/:id' },
+  /** Pix Automático (gateway/http-pix-automatico.ts): a mandate the payer authorizes once in their bank. */
+  createMandate: { method: 'POST', path: '/v1/mandates' },
+  getMandate: { method: 'GET', path: '/v1/mandates/:id' },
+  /** The receiver cancels the mandate (and its charges not settled yet). */
+  cancelMandate: { method: 'POST', path: '/v1/mandates/:id/cancel' },
+  /** A cycle's charge under a mandate. */
+  createMandateCharge: { method: 'POST', path: '/v1/mandate-charges' },
+  getMandateCharge: { method: 'GET', path: '/v1/mandate-charges/:id' },
+  /** Body `{ settlement_date }`: a later-day retry of a charge whose last attempt failed. */
+  retryMandateCharge: { method: 'POST', path: '/v1/mandate-charges/:id/retries' },
+  cancelMandateCharge: { method: 'POST', path: '/v1/mandate-charges/:id/cancel' },
   // Controls of the simulated server only (`/v1/_…`); no real gateway has them.
   /** Fault injection for tests. */
   faults: { method: 'POST', path: '/v1/_faults' },
@@ -63,6 +74,14 @@ export const ROUTES = {
   sandboxDecideChargeback: { method: 'POST', path: '/v1/_sandbox/chargebacks/:id/decide' },
   /** Body `{ last4, expiration_month, expiration_year }`: the card updater replaces a kept card. */
   sandboxUpdateCard: { method: 'POST', path: '/v1/_sandbox/cards/tokens/:id/update' },
+  /** Body `{ persona }`: the payer answers the mandate as that persona does (journey 3: pays its first charge). */
+  sandboxAuthorizeMandate: { method: 'POST', path: '/v1/_sandbox/mandates/:id/authorize' },
+  /** The payer revokes the mandate in their bank's app. */
+  sandboxRevokeMandate: { method: 'POST', path: '/v1/_sandbox/mandates/:id/revoke' },
+  /** Body `{ maximum }`: the payer's maximum per charge (null: none). */
+  sandboxSetPayerMaximum: { method: 'POST', path: '/v1/_sandbox/mandates/:id/payer-maximum' },
+  /** Body `{ as_of }`: the payer's bank settles every attempt due on or before that day (`{ items }`: the charges changed). */
+  sandboxSettleMandateCharges: { method: 'POST', path: '/v1/_sandbox/mandate-charges/settle' },
 } as const;
 
 /** Control routes are never subject to injected faults and take no Idempotency-Key. */

@@ -1,4 +1,5 @@
-import { offersRecurringBilling } from '../gateway/capabilities.ts';
+import type { RecurrenceBilling } from '../domain/subscriptions.ts';
+import { offersPixAutomatico, offersRecurringBilling } from '../gateway/capabilities.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,7 +15,12 @@ import { recordEvent } from '../db/events.ts';
 import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { transitionCheckout } from '../db/checkout/lifecycle.ts';
 import { insertCheckout } from '../db/checkout/records.ts';
-import { checkoutExpiresAt, recurrenceBillingOf, termsRefusal } from '../domain/checkout-eligibility.ts';
+import {
+  checkoutExpiresAt,
+  recurrenceBillingOf,
+  termsRefusal,
+  type RecurrenceRails,
+} from '../domain/checkout-eligibility.ts';
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
@@ -88,7 +94,10 @@ export async function createCheckout(deps: CheckoutDeps, request: CreateCheckout
   const taxId = checkedFields(request.input);
   const now = new Date();
   const checkout = await deps.orm.em.fork().transactional(async (tx) => {
-    const sale = await pricedSale(tx, request, now, offersRecurringBilling(deps.gateway));
+    const sale = await pricedSale(tx, request, now, {
+      gatewayRecurrence: offersRecurringBilling(deps.gateway),
+      pixAutomatico: offersPixAutomatico(deps.gateway),
+    });
     const upgrade = await checkedBuyer(tx, request, sale.price, sale.product.organizationId);
     const checkout = await newCheckout(tx, request, { sale, upgrade, taxId, now });
     if (sale.discount) await redeemWith(tx, sale.discount.id, checkout.id);
@@ -121,7 +130,7 @@ interface Sale {
   /** What the subscription's balance adds to a renewal's amount (negative: a credit). */
   balanceApplied: number;
   /** Who bills the renewals (domain/checkout-eligibility.ts recurrenceBillingOf). */
-  recurrenceBilling: 'gateway' | 'manual';
+  recurrenceBilling: RecurrenceBilling;
 }
 
 /** The product, price and products the checkout sells, its terms checked, its discount and balance priced in. */
@@ -129,7 +138,7 @@ async function pricedSale(
   tx: EntityManager,
   request: CreateCheckoutRequest,
   now: Date,
-  billsRecurrence: boolean,
+  rails: RecurrenceRails,
 ): Promise<Sale> {
   const { input } = request;
   const { product, price } = await chargedProductAndPrice(tx, request);
@@ -138,7 +147,7 @@ async function pricedSale(
   refuse(
     termsRefusal(price, { trial: input.trial_interval !== undefined, recurrenceBilling: input.recurrence_billing }),
   );
-  const recurrenceBilling = recurrenceBillingOf(input.recurrence_billing, price, billsRecurrence);
+  const recurrenceBilling = recurrenceBillingOf(input.recurrence_billing, price, rails);
   if (typeof recurrenceBilling !== 'string') refuse(recurrenceBilling);
 
   let discount = input.discount_id ? await discountOf(tx, input.discount_id, product.organizationId) : null;
@@ -164,7 +173,7 @@ async function pricedSale(
     discount,
     priced,
     balanceApplied,
-    recurrenceBilling: recurrenceBilling as 'gateway' | 'manual',
+    recurrenceBilling: recurrenceBilling as RecurrenceBilling,
   };
 }
 

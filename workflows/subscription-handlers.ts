@@ -13,6 +13,7 @@ import {
   chargedBackSignal,
   checkoutPaidUpdate,
   gatewayInvoiceSignal,
+  mandateNoticeSignal,
   INVALID_CLOCK,
   replaceCardUpdate,
   subscriptionStateQuery,
@@ -44,6 +45,10 @@ export function listen(run: SubscriptionRun): void {
     return sale.verdict!;
   });
   setHandler(gatewayInvoiceSignal, () => {
+    flags.noticed = flags.woken = true;
+  });
+  // The gateway's word on the mandate or a period's charge through it: the Pix Automático half reads it.
+  setHandler(mandateNoticeSignal, () => {
     flags.noticed = flags.woken = true;
   });
   listenToChanges(run);

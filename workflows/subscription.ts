@@ -4,9 +4,11 @@ import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
 import { GATEWAY_BILLED, listen, SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
+import { pixAutomaticoPeriods } from './subscription-pix-automatico.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
 import { asSystem } from './actor-interceptors.ts';
 import { SubscriptionRun } from './subscription-run.ts';
+import { records } from './subscription-activity-proxies.ts';
 
 /**
  * A subscription's whole life, one period per run: it waits for the period's end, renews (charging
@@ -32,6 +34,10 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
     run.refuseSales(GATEWAY_BILLED);
     await gatewayBilledPeriods(run);
     if (run.state.status === 'canceled') await stopGatewayRecurrence(run);
+  } else if (run.state.billing === 'pix_automatico') {
+    await pixAutomaticoPeriods(run);
+    // Ended: the payer's bank takes no more charges of it (the merchant's mandate is cancelled).
+    if (run.state.status === 'canceled') await records.cancelMandate(input.subscriptionId);
   } else {
     await manualPeriods(run);
   }

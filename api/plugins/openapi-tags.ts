@@ -22,6 +22,11 @@ export const TAGS = [
     description:
       'Subscriptions, their changes (price, cancelation, revocation), extra charges (invoices) and test clocks.',
   },
+  {
+    name: 'mandates',
+    description:
+      "Pix Automático mandates: a subscription's standing authorization at the payer's bank, its cycles' charges and their attempts.",
+  },
   { name: 'sales', description: 'Sales: what each paid checkout, renewal or extra charge sold.' },
   {
     name: 'refunds',

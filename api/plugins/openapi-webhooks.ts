@@ -8,6 +8,7 @@ import { accessTokenSchema, apiKeySchema } from '../schemas/credentials.ts';
 import { discountSchema } from '../schemas/discounts.ts';
 import { eventSchema } from '../schemas/events.ts';
 import { invoiceRecordSchema } from '../schemas/invoices.ts';
+import { mandateChargeSchema, mandateSchema } from '../schemas/mandates.ts';
 import { addedMemberSchema, organizationSchema } from '../schemas/organizations.ts';
 import { reconciliationSchema } from '../schemas/reconciliations.ts';
 import { refundSchema, saleSchema } from '../schemas/sales.ts';
@@ -43,6 +44,8 @@ export const RECORD_SCHEMAS = {
   Invoice: invoiceRecordSchema,
   Refund: refundSchema,
   Reconciliation: reconciliationSchema,
+  Mandate: mandateSchema,
+  MandateCharge: mandateChargeSchema,
   WebhookEndpoint: webhookSchema,
 } as const;
 export type RecordName = keyof typeof RECORD_SCHEMAS;
@@ -88,8 +91,9 @@ const OPEN_RECORDS = new Set(Object.keys(EXTRAS).map((type) => recordOf(type as 
 /** The named components: the records and the event envelope. */
 const NAMED: Record<string, z.ZodType> = { ...RECORD_SCHEMAS, Event: eventSchema };
 
-/** The record an event type is about: `subscription.past_due` → `Subscription`. */
+/** The record an event type is about: `subscription.past_due` → `Subscription`; `mandate.charge_*` → `MandateCharge`. */
 export function recordOf(type: EventType): RecordName {
+  if (type.startsWith('mandate.charge_')) return 'MandateCharge';
   const name = pascal(type.split('.')[0]!);
   if (!(name in RECORD_SCHEMAS)) throw new Error(`${type}: no record schema named ${name} (RECORD_SCHEMAS)`);
   return name as RecordName;

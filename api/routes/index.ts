@@ -14,6 +14,7 @@ import { filesRoutes } from './files.ts';
 import { webhookDeliveriesRoutes, webhookRedeliveryRoutes } from './webhook-deliveries.ts';
 import { webhooksRoutes } from './webhooks.ts';
 import { functionsRoutes } from './functions.ts';
+import { mandatesRoutes } from './mandates.ts';
 import { metricsRoutes } from './metrics.ts';
 import { healthRoutes } from './health.ts';
 import { organizationsRoutes } from './organizations.ts';
@@ -54,6 +55,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
+  await app.register(mandatesRoutes, { ...deps, prefix: '/api/v1/mandates' });
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
   await app.register(reconciliationsRoutes, { ...deps, prefix: '/api/v1/reconciliations' });
   await app.register(sandboxRoutes, { ...deps, prefix: '/api/v1/sandbox' });

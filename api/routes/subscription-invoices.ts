@@ -17,6 +17,7 @@ import {
   invoiceDatesError,
   invoiceExpirationDate,
   invoiceWorkflowId,
+  invoiceBillingOf,
   notInvoiceable,
   type InvoiceBilling,
 } from '../../domain/invoices.ts';
@@ -120,14 +121,16 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
       if (wrongDates) throw unprocessable(wrongDates.code, 'Invalid invoice dates', wrongDates.detail);
       // Stored and answered, so the invoice says the day it lapses rather than null.
       const expirationDate = invoiceExpirationDate(body.due_date, body.expiration_date);
-      const billing = subscription.recurrenceBilling;
+      const billing = invoiceBillingOf(subscription.recurrenceBilling);
       const why = notInvoiceable({
         status: subscription.status,
-        recurrenceBilling: billing,
+        recurrenceBilling: subscription.recurrenceBilling,
         gatewaySubscriptionId: subscription.gatewaySubscriptionId ?? null,
         cardTokenId: subscription.cardTokenId ?? null,
       });
-      if (why) throw new ApiError(409, SUBSCRIPTION_NOT_INVOICEABLE, 'The subscription cannot be invoiced', why);
+      if (why || !billing) {
+        throw new ApiError(409, SUBSCRIPTION_NOT_INVOICEABLE, 'The subscription cannot be invoiced', why ?? undefined);
+      }
       const record = await createInvoice(
         deps,
         billing,

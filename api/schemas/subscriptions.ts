@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
 import { subscriptionRecord, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/subscription/record.ts';
-import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
+import { RECURRENCE_BILLINGS, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { iso, listQuery, metadata, paginated } from '../../use-cases/schemas/common.ts';
 import type { Assert, Same } from './record-checks.ts';
 import type { SubscriptionRecord } from '../../contracts/subscription.ts';
@@ -21,8 +21,10 @@ export const subscriptionRecordSchema = z.object({
   price_id: z.string(),
   checkout_id: z.string().nullable(),
   recurrence_billing: z
-    .enum(['gateway', 'manual'])
-    .describe('gateway: the gateway renews it; manual: our own renewals charge it'),
+    .enum(RECURRENCE_BILLINGS)
+    .describe(
+      "gateway: the gateway renews it; manual: our own renewals charge it; pix_automatico: our own renewals charge the buyer's Pix Automático mandate",
+    ),
   gateway_subscription_id: z.string().nullable(),
   amount: z.number().int().describe('What each period is charged, after discount, in cents'),
   subtotal_amount: z.number().int().describe('The price before discounts, in cents'),

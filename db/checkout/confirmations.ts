@@ -44,6 +44,8 @@ export async function confirmableCheckoutRow(
     'requireBillingAddress',
     // Whether there is one, and for a boleto whether it is full (postal code, state).
     'customerBillingAddress',
+    // A Pix Automático checkout is paid with pix, by a debtor with name and tax id (decision 0096).
+    'recurrenceBilling',
   ]);
   const checkout = await (
     'clientSecret' in by

@@ -29,6 +29,7 @@ import {
 } from './payments.ts';
 import { AdminUser, Organization, OrganizationMember, User } from './organization.ts';
 import { Reconciliation, ReconciliationLine } from './reconciliation.ts';
+import { Mandate, MandateCharge } from './mandate.ts';
 
 export * from './catalog.ts';
 export * from './credentials.ts';
@@ -37,6 +38,7 @@ export * from './event.ts';
 export * from './file.ts';
 export * from './idempotency.ts';
 export * from './invoice.ts';
+export * from './mandate.ts';
 export * from './organization.ts';
 export * from './payments.ts';
 export * from './rate-limit.ts';
@@ -79,4 +81,6 @@ export const entities = [
   NotificationJob,
   Reconciliation,
   ReconciliationLine,
+  Mandate,
+  MandateCharge,
 ];

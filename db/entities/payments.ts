@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { CHECKOUT_STATUSES, type ConfirmCardToken, type ConfirmPaymentMethod } from '../../domain/checkout.ts';
-import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
+import { RECURRENCE_BILLINGS, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import type { BillingAddress } from './customer.ts';
 
 export const Discount = defineEntity({
@@ -83,7 +83,7 @@ export const Checkout = defineEntity({
     renewalPeriod: p.integer().nullable(),
     /** What a renewal checkout took from its subscription's balance (its amount is the price plus this). */
     balanceApplied: p.bigint('number'),
-    recurrenceBilling: p.enum(['gateway', 'manual'] as const),
+    recurrenceBilling: p.enum(RECURRENCE_BILLINGS),
     trialInterval: p.enum(['day', 'week', 'month', 'year'] as const).nullable(),
     trialIntervalCount: p.integer().nullable(),
     requireBillingAddress: p.boolean(),
@@ -159,7 +159,7 @@ export const Subscription = defineEntity({
     priceId: p.uuid(),
     checkoutId: p.uuid().nullable(),
     status: p.enum(SUBSCRIPTION_STATUSES),
-    recurrenceBilling: p.enum(['gateway', 'manual'] as const),
+    recurrenceBilling: p.enum(RECURRENCE_BILLINGS),
     gatewaySubscriptionId: p.string().nullable(),
     amount: p.bigint('number'),
     currency: p.string(),

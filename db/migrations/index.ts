@@ -31,6 +31,8 @@ import { Migration0030Disputes } from './0030-disputes.ts';
 import { Migration0031Reconciliations } from './0031-reconciliations.ts';
 import { Migration0032DeploymentIdentity } from './0032-deployment-identity.ts';
 import { Migration0033RefundsWithoutASale } from './0033-refunds-without-a-sale.ts';
+import { Migration0034PixMandates } from './0034-pix-mandates.ts';
+import { Migration0035PixAutomaticoBilling } from './0035-pix-automatico-billing.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -67,4 +69,6 @@ export const migrationsList = [
   { name: '0031-reconciliations', class: Migration0031Reconciliations },
   { name: '0032-deployment-identity', class: Migration0032DeploymentIdentity },
   { name: '0033-refunds-without-a-sale', class: Migration0033RefundsWithoutASale },
+  { name: '0034-pix-mandates', class: Migration0034PixMandates },
+  { name: '0035-pix-automatico-billing', class: Migration0035PixAutomaticoBilling },
 ];

@@ -183,6 +183,18 @@ describe('the OpenAPI document', () => {
     });
     expect(checkoutAnswer.properties.url.type).toBe('string');
     expect(dataOf('product.created')).toEqual(getAnswer('/api/v1/products/{id}'));
+    // A mandate's events carry the Mandate; its charges' the MandateCharge, which its detail lists.
+    expect(dataOf('mandate.approved')).toEqual({ $ref: '#/components/schemas/Mandate' });
+    expect(dataOf('mandate.charge_attempt_failed')).toEqual({ $ref: '#/components/schemas/MandateCharge' });
+    const mandateAnswer = getAnswer('/api/v1/mandates/{id}');
+    const mandate = doc.components.schemas.Mandate;
+    expect({
+      properties: Object.keys(mandateAnswer.properties),
+      charges: mandateAnswer.properties.charges.items,
+    }).toEqual({
+      properties: [...Object.keys(mandate.properties), 'charges'],
+      charges: { $ref: '#/components/schemas/MandateCharge' },
+    });
     expect(doc.webhooks['sale.paid'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'webhook-id',
       'webhook-timestamp',

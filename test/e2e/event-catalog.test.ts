@@ -41,6 +41,10 @@ const BEYOND_DESIGN = [
   'sale.dispute_closed',
   // The daily reconciliation's report (decision 0073).
   'reconciliation.completed',
+  // Pix Automático's mandates and their charges (decision 0096).
+  ...['mandate.created', 'mandate.approved', 'mandate.rejected', 'mandate.expired', 'mandate.cancelled'],
+  ...['mandate.charge_created', 'mandate.charge_attempt_failed', 'mandate.charge_retry_requested'],
+  ...['mandate.charge_paid', 'mandate.charge_failed'],
 ];
 
 let api: TestApi;

@@ -23,6 +23,10 @@ import {
   type SubscriptionRunState,
 } from '../../contracts/subscription.ts';
 import { waitFor } from './processes.ts';
+import { Context as activityContext } from '@temporalio/activity';
+import type { PixPayerPersona } from '../../contracts/pix-automatico.ts';
+import { upsertMandate } from '../../db/mandate/mandates.ts';
+import { brasiliaDate } from '../../domain/pix-automatico.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on
@@ -122,7 +126,12 @@ export interface SubscriptionOptions {
   trialDays?: number;
   subtotal?: number;
   /** gateway: the simulated gateway's recurrence bills the periods (a plan, a buyer and its subscription). */
-  billing?: 'manual' | 'gateway';
+  billing?: 'manual' | 'gateway' | 'pix_automatico';
+  /**
+   * pix_automatico: the payer of its mandate (journey 2, monthly, three retries in seven days, starting at
+   * the first period's end), authorized at the simulator as this persona does. Default: approves.
+   */
+  payer?: PixPayerPersona;
   /** Paid by pix or boleto: no card is kept, renewal checkouts pay. */
   noCard?: boolean;
   /** Billed yearly rather than monthly. */
@@ -215,6 +224,8 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       `test:card:${id}`,
     );
     const now = await clockTo(options.start ?? nextMidMonth(new Date(await env.currentTimeMs())));
+    // The simulator's clock is the test server's (workflow time), as its activities' answers are.
+    sim.now = () => now;
     // The checkout that sold it (renewal checkouts copy its customer details).
     await sql(
       `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
@@ -243,6 +254,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     const periodEnd = trialEnd ?? addMonth(now, options.interval === 'year' ? 12 : 1);
     const gatewaySubscriptionId =
       options.billing === 'gateway' ? await gatewaySubscription(id, subtotal, token.id, email, periodEnd) : null;
+    const pix = options.billing === 'pix_automatico';
     await sql(
       `insert into subscriptions (id, organization_id, customer_id, product_id, price_id, status, recurrence_billing,
          amount, subtotal_amount, currency, current_period_start, current_period_end, trial_end, created_at,
@@ -265,13 +277,43 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         subscriptionWorkflowId(id),
         anchor,
         trialEnd ? 0 : 1,
-        options.noCard ? null : token.id,
+        options.noCard || pix ? null : token.id,
         gatewaySubscriptionId,
         checkoutId,
         discountId,
       ],
     );
-    return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId };
+    const mandateId = pix ? await mandate(id, org.id, customerId, periodEnd, options.payer ?? 'approves') : null;
+    return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId, mandateId };
+  }
+
+  /**
+   * A Pix Automático subscription's mandate, as its checkout leaves it: created at the simulator, answered
+   * by its payer, and recorded through the mandate's repository. The gateway's id.
+   */
+  async function mandate(id: string, organizationId: string, customerId: string, start: Date, payer: PixPayerPersona) {
+    const created = await sim.createMandate(
+      {
+        reference: id,
+        objectLabel: 'Club mensal',
+        debtor: { name: 'Ana Souza', taxId: '12345678909' },
+        startDate: brasiliaDate(start.getTime()),
+        endDate: null,
+        periodicity: 'monthly',
+        fixedAmount: null,
+        minimumAmount: null,
+        retryPolicy: 'three_in_seven_days',
+        journey: 'journey_2',
+      },
+      `test:mandate:${id}`,
+    );
+    const answered = await sim.authorizeMandate(created.id, payer);
+    await upsertMandate(
+      orm.em.fork(),
+      { organizationId, subscriptionId: id, customerId, currency: 'brl', gateway: answered },
+      start,
+    );
+    return created.id;
   }
 
   /** The gateway's side of a gateway-billed subscription, as the checkout creates it. */
@@ -305,7 +347,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       // while every workflow is idle).
       activities: createActivities({
         orm,
-        gateway,
+        gateway: onWorkflowTime(gateway),
         temporal: env.client,
         config: { ...config, ...settings, TEMPORAL_TASK_QUEUE: taskQueue },
       }),
@@ -333,6 +375,26 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
             .catch(() => undefined);
         }
       }
+    });
+  }
+
+  /**
+   * The gateway as the activities call it: the simulator's clock set, at each call, to the workflow time
+   * the activity was scheduled at (the time-skipping server's), so that its windows and dates follow the
+   * months the test skips, as a real gateway's follow real time.
+   */
+  function onWorkflowTime(gateway: PaymentGateway): PaymentGateway {
+    if (gateway !== sim) return gateway;
+    return new Proxy(sim, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const at = activityContext.current().info.currentAttemptScheduledTimestampMs;
+          target.now = () => new Date(at);
+          return value.apply(target, args);
+        };
+      },
     });
   }
 

@@ -1,7 +1,9 @@
 import { expect } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import type { TestApi } from './api.ts';
+import { upsertMandate } from '../../db/mandate/mandates.ts';
 import { makeApiKey, makeTenant, unique } from './fixtures.ts';
+import { gatewayMandate } from './mandates.ts';
 import type { Watched } from './unchanged.ts';
 
 export type Tenant = Awaited<ReturnType<typeof makeTenant>>;
@@ -84,6 +86,19 @@ export async function recordsOf(api: TestApi, t: Tenant): Promise<Map<string, Na
      values (?, ?, current_date, 'balanced', 4990, 4990, 0, 1, 0, ?, now())`,
     [reconciliation, t.org.id, unique('report')],
   );
+  const mandate = await api.orm.em.fork().transactional((tx) =>
+    upsertMandate(
+      tx,
+      {
+        organizationId: t.org.id,
+        subscriptionId: ids.subscription,
+        customerId: customer.id,
+        currency: 'brl',
+        gateway: gatewayMandate(ids.subscription),
+      },
+      new Date(),
+    ),
+  );
   const key = await makeApiKey(api.orm, t.org.id);
   const [token] = await sql('select id from organization_access_tokens where organization_id = ? limit 1', [t.org.id]);
 
@@ -120,6 +135,7 @@ export async function recordsOf(api: TestApi, t: Tenant): Promise<Map<string, Na
     ['subscriptions/{id}', { value: ids.subscription, watched: [row('subscriptions', ids.subscription)] }],
     ['invoices/{invoice_id}', one('subscription_invoices', more.invoice)],
     ['reconciliations/{id}', one('reconciliations', reconciliation)],
+    ['mandates/{id}', one('mandates', mandate.row.id)],
   ]);
 }
 

@@ -79,18 +79,33 @@ describe('expiry', () => {
 });
 
 describe('recurrenceBillingOf', () => {
-  const recurring = { id: 'p_r', type: 'recurring' as const };
+  const recurring = { id: 'p_r', type: 'recurring' as const, interval: 'month' as const, intervalCount: 1 };
   const once = { id: 'p_o', type: 'one_time' as const };
+  const withRecurrence = { gatewayRecurrence: true, pixAutomatico: false };
+  const without = { gatewayRecurrence: false, pixAutomatico: false };
   it('unsent, follows the gateway: its own recurrence where it bills one, manual renewals otherwise', () => {
-    expect(recurrenceBillingOf(undefined, recurring, true)).toBe('gateway');
-    expect(recurrenceBillingOf(undefined, recurring, false)).toBe('manual');
-    expect(recurrenceBillingOf(undefined, once, false)).toBe('gateway');
+    expect(recurrenceBillingOf(undefined, recurring, withRecurrence)).toBe('gateway');
+    expect(recurrenceBillingOf(undefined, recurring, without)).toBe('manual');
+    expect(recurrenceBillingOf(undefined, once, without)).toBe('gateway');
   });
   it('sent, is kept; gateway where the gateway bills none is refused, not changed', () => {
-    expect(recurrenceBillingOf('manual', recurring, true)).toBe('manual');
-    expect(recurrenceBillingOf('gateway', recurring, true)).toBe('gateway');
-    expect(recurrenceBillingOf('gateway', recurring, false)).toMatchObject({ code: 'gateway_recurrence_unavailable' });
-    expect(recurrenceBillingOf('gateway', once, false)).toBe('gateway');
+    expect(recurrenceBillingOf('manual', recurring, withRecurrence)).toBe('manual');
+    expect(recurrenceBillingOf('gateway', recurring, withRecurrence)).toBe('gateway');
+    expect(recurrenceBillingOf('gateway', recurring, without)).toMatchObject({
+      code: 'gateway_recurrence_unavailable',
+    });
+    expect(recurrenceBillingOf('gateway', once, without)).toBe('gateway');
+  });
+  it('pix_automatico: a gateway that offers it, and a price whose interval the BCB has a periodicity for', () => {
+    const pix = { gatewayRecurrence: false, pixAutomatico: true };
+    expect(recurrenceBillingOf('pix_automatico', recurring, pix)).toBe('pix_automatico');
+    expect(recurrenceBillingOf('pix_automatico', { ...recurring, interval: 'week' }, pix)).toBe('pix_automatico');
+    expect(recurrenceBillingOf('pix_automatico', recurring, without)).toMatchObject({
+      code: 'pix_automatico_unavailable',
+    });
+    for (const price of [{ ...recurring, interval: 'day' as const }, { ...recurring, intervalCount: 2 }, once]) {
+      expect(recurrenceBillingOf('pix_automatico', price, pix)).toMatchObject({ code: 'pix_automatico_not_allowed' });
+    }
   });
   it('asks the adapter: the simulator and the HTTP adapter bill recurrence, Mercado Pago none', () => {
     const adapters = [SimulatedGateway, HttpGateway, MercadoPagoGateway].map(

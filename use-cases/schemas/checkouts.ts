@@ -34,7 +34,9 @@ const origin = z
   .meta({ description: 'scheme://host[:port]', example: 'https://shop.example.com' });
 
 export const TRIAL_INTERVALS = ['day', 'week', 'month', 'year'] as const;
-export const RECURRENCE_BILLING = ['gateway', 'manual'] as const;
+import { RECURRENCE_BILLINGS } from '../../domain/subscriptions.ts';
+
+export const RECURRENCE_BILLING = RECURRENCE_BILLINGS;
 
 /** The customer fields a checkout carries, shared by creation and update. */
 const customerFields = {

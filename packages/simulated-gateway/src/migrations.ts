@@ -176,9 +176,75 @@ alter table gateway_sim.ledger drop constraint ledger_kind_check,
 alter table gateway_sim.cards add column replaced_by text references gateway_sim.cards (id);
 `;
 
+/**
+ * Pix Automático (decision 0096): mandates (the BCB's `rec`, id its idRec) with the payer the sandbox
+ * plays (`persona`) and the maximum they set in their bank's app; each cycle's charge (`cobr`, id its
+ * txid) and its settlement attempts (number 0 the first, 1–3 the later-day retries). Histories are
+ * jsonb arrays of {status, at}, appended to.
+ */
+const PIX_AUTOMATICO = `
+create table gateway_sim.mandates (
+  id text primary key check (length(id) = 29),
+  reference text not null,
+  status text not null check (status in ('created', 'approved', 'rejected', 'expired', 'cancelled')),
+  journey text not null,
+  object_label text not null,
+  debtor jsonb not null,
+  start_date date not null,
+  end_date date,
+  periodicity text not null,
+  fixed_amount bigint,
+  minimum_amount bigint,
+  payer_maximum bigint,
+  retry_policy text not null,
+  persona text,
+  rejection jsonb,
+  cancellation jsonb,
+  history jsonb not null,
+  qr_code text,
+  first_payment_id text references gateway_sim.transactions (id),
+  request jsonb,
+  created_at timestamptz not null default now()
+);
+create index gateway_sim_mandates_first_payment_idx on gateway_sim.mandates (first_payment_id)
+  where first_payment_id is not null;
+
+create table gateway_sim.mandate_charges (
+  id text primary key check (id ~ '^[A-Za-z0-9]{26,35}$'),
+  mandate_id text not null references gateway_sim.mandates (id),
+  reference text not null,
+  due_date date not null,
+  amount bigint not null check (amount > 0),
+  description text,
+  status text not null check (status in ('created', 'active', 'completed', 'expired', 'rejected', 'cancelled')),
+  retry_policy text not null,
+  rejection jsonb,
+  cancellation jsonb,
+  history jsonb not null,
+  paid_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create index gateway_sim_mandate_charges_mandate_idx on gateway_sim.mandate_charges (mandate_id, due_date);
+
+create table gateway_sim.mandate_attempts (
+  charge_id text not null references gateway_sim.mandate_charges (id),
+  number integer not null check (number between 0 and 3),
+  settlement_date date not null,
+  kind text not null check (kind in ('scheduled', 'unscheduled', 'retry')),
+  status text not null,
+  end_to_end_id text not null unique check (length(end_to_end_id) = 32),
+  rejection jsonb,
+  history jsonb not null,
+  primary key (charge_id, number)
+);
+create index gateway_sim_mandate_attempts_due_idx on gateway_sim.mandate_attempts (settlement_date)
+  where status = 'scheduled';
+`;
+
 export const SIMULATOR_MIGRATIONS: readonly SimulatorMigration[] = [
   { name: '0001-idempotency-and-plans', sql: IDEMPOTENCY_AND_PLANS },
   { name: '0002-books', sql: [CARDS_AND_BUYERS, TRANSACTIONS, RECURRENCE, ATTEMPTS].join('') },
   { name: '0003-invoice-cycles', sql: INVOICE_CYCLES },
   { name: '0004-disputes-and-card-updates', sql: DISPUTES_AND_CARD_UPDATES },
+  { name: '0005-pix-automatico', sql: PIX_AUTOMATICO },
 ];

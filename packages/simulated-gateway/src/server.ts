@@ -9,6 +9,7 @@ import Fastify, {
 import type { z } from 'zod';
 import { isDatabaseError } from './database.ts';
 import { afterSaleSandboxRoutes, chargebackRoutes } from './server-disputes.ts';
+import { pixAutomaticoRoutes, pixAutomaticoSandboxRoutes } from './server-pix-automatico.ts';
 import type { SimulatorFaults } from './simulator-idempotency.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
@@ -198,6 +199,8 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   paymentRoutes(app, options.gateway);
   chargebackRoutes(app, options.gateway);
   recurrenceRoutes(app, options.gateway);
+  pixAutomaticoRoutes(app, options.gateway);
+  if (options.sandbox) pixAutomaticoSandboxRoutes(app, options.gateway);
   return app;
 }
 

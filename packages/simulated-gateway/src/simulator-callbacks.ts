@@ -56,6 +56,17 @@ export class CallbackDelivery {
     }
   }
 
+  /**
+   * Sends the notices one after the other, each once the one before was delivered or given up: their
+   * order of arrival is the order given (the faults that reorder notices rely on it).
+   */
+  deliverInOrder(notices: GatewayCallback[]): void {
+    const sending: Promise<void> = (async () => {
+      for (const notice of notices) await this.post(notice).catch(() => undefined);
+    })().finally(() => this.inflight.delete(sending));
+    this.inflight.add(sending);
+  }
+
   /** Waits out every delivery under way, including any started meanwhile. */
   async settle(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);

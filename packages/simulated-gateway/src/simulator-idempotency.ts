@@ -22,6 +22,12 @@ export interface SimulatorFaults {
    * retryable `search_may_lag` error, never null. 0: no lag.
    */
   searchLagMs: number;
+  /**
+   * Pix Automático's notices of each change (mandate.updated, mandate_charge.updated) are delivered in
+   * the reverse of the order they happened in, then all again under new ids, as a gateway whose
+   * notices cross and repeat would: the engine must read the state back, never trust the order.
+   */
+  mandateNoticesTwiceReversed?: boolean;
 }
 
 /** The operations that create a transaction: what findTransactionByIdempotencyKey answers for. */

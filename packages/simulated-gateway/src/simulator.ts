@@ -18,15 +18,17 @@ import { toTransaction, TRANSACTION_COLUMNS } from './simulator-rows.ts';
 import { authorizationCode, lapseReason, lockTransaction, recordCapture } from './simulator-transactions.ts';
 export type { SimulatorCallbacks } from './simulator-callbacks.ts';
 export type { SimulatorFaults } from './simulator-idempotency.ts';
-import { SimulatorBooks } from './simulator-books.ts';
+import { answerFirstPayment } from './simulator-pix-payers.ts';
+import { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
 
 /**
  * The embedded simulated gateway (the sandbox's gateway): its port (simulator-books.ts) and the
  * sandbox controls a tester or a test plays the buyer, the bank and the card network with (`pay`,
  * `expire`, `endReview`, `payInvoice`, `failInvoice`, `billSubscription`, `openChargeback`,
  * `decideChargeback`, `updateCard`), each followed by the callbacks a real gateway would send.
+ * Pix Automático's port and sandbox come from SimulatorPixAutomatico (simulator-pix-gateway.ts).
  */
-export class SimulatedGateway extends SimulatorBooks implements SandboxRecurringBilling, SandboxControls {
+export class SimulatedGateway extends SimulatorPixAutomatico implements SandboxRecurringBilling, SandboxControls {
   // ── Sandbox controls (not part of the port) ───────────────────────────────────────────────
 
   /** The buyer's bank disputes a card payment (all that is left of it, or `amount` cents): a chargeback opens. */
@@ -67,7 +69,7 @@ export class SimulatedGateway extends SimulatorBooks implements SandboxRecurring
   async pay(transactionId: string): Promise<GatewayTransaction> {
     const current = await this.getTransaction(transactionId);
     if (!current) throw new GatewayError(`Unknown transaction ${transactionId}`, false);
-    return this.change(async (sql, notices) => {
+    return this.pixChange(async (sql, notices) => {
       const t = await lockTransaction(sql, transactionId);
       if (t.paymentType === 'credit') throw new GatewayError('Only a pix or boleto charge is paid this way', false);
       if (t.status === 'succeeded') return t;
@@ -84,6 +86,8 @@ export class SimulatedGateway extends SimulatorBooks implements SandboxRecurring
       );
       const updated = await recordCapture(sql, t.id, t.baseAmount, null);
       notices.push(transactionNotice(updated, this.now()));
+      // Pix Automático's journey 3: paying a mandate's first charge answers its recurrence.
+      await answerFirstPayment(sql, this.clock, t.id, notices);
       return updated;
     });
   }

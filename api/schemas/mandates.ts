@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import type {
+  MandateAttemptKind,
+  MandateAttemptStatus,
+  MandateCancelledBy,
+  MandateChargeStatus,
+  MandateJourney,
+  MandatePeriodicity,
+  MandateRetryPolicy,
+  MandateStatus,
+} from '../../domain/pix-automatico.ts';
+import {
+  mandateChargeEventData,
+  mandateEventData,
+  presentMandateAttempt,
+  presentMandateDetail,
+} from '../../use-cases/schemas/mandates.ts';
+import { listQuery, paginated } from '../../use-cases/schemas/common.ts';
+import type { Assert, Same } from './record-checks.ts';
+
+/** Pix Automático's mandates and their cycles' charges on the wire (decision 0096). */
+
+const MANDATE_STATUSES = [
+  'created',
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+] as const satisfies readonly MandateStatus[];
+const CHARGE_STATUSES = [
+  'created',
+  'active',
+  'completed',
+  'expired',
+  'rejected',
+  'cancelled',
+] as const satisfies readonly MandateChargeStatus[];
+const JOURNEYS = [
+  'journey_1',
+  'journey_2',
+  'journey_3',
+  'journey_4',
+  'pending',
+] as const satisfies readonly MandateJourney[];
+const PERIODICITIES = [
+  'weekly',
+  'monthly',
+  'quarterly',
+  'semiannual',
+  'yearly',
+] as const satisfies readonly MandatePeriodicity[];
+const RETRY_POLICIES = ['none', 'three_in_seven_days'] as const satisfies readonly MandateRetryPolicy[];
+const CANCELLED_BY = [
+  'payer_psp',
+  'payer',
+  'receiver_psp',
+  'receiver',
+] as const satisfies readonly MandateCancelledBy[];
+const ATTEMPT_KINDS = ['scheduled', 'unscheduled', 'retry'] as const satisfies readonly MandateAttemptKind[];
+const ATTEMPT_STATUSES = [
+  'requested',
+  'scheduled',
+  'paid',
+  'cancelled',
+  'rejected',
+  'expired',
+] as const satisfies readonly MandateAttemptStatus[];
+
+const date = z.string().describe('YYYY-MM-DD');
+const timestamp = z.string();
+const cents = z.number().int();
+
+export const mandateAttemptSchema = z.object({
+  settlement_date: date.describe('The business day it settles on (YYYY-MM-DD)'),
+  kind: z.enum(ATTEMPT_KINDS).describe('scheduled: sent in time; unscheduled: sent late; retry: a later-day retry'),
+  status: z.enum(ATTEMPT_STATUSES),
+  end_to_end_id: z.string(),
+  rejection_code: z.string().nullable().describe("The BCB's rejection code (AM02, AC05…); null when none"),
+  failure_reason: z
+    .string()
+    .nullable()
+    .describe('Why it failed: its rejection code, or insufficient_funds when it ran out of day; null unless it failed'),
+  failure_description: z.string().nullable().describe('The failure in words'),
+});
+type AttemptMatches = Assert<Same<z.infer<typeof mandateAttemptSchema>, ReturnType<typeof presentMandateAttempt>>>;
+
+export const mandateChargeSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  mandate_id: z.string(),
+  subscription_id: z.string(),
+  gateway_charge_id: z.string(),
+  period: z.number().int().describe("The subscription's period it bills"),
+  due_date: date,
+  settlement_date: date.describe('The business day it settles on (YYYY-MM-DD)'),
+  amount: cents.describe('In cents'),
+  status: z.enum(CHARGE_STATUSES),
+  retries_requested: z.number().int().describe('Later-day retries asked for (0–3)'),
+  failure_reason: z.string().nullable().describe("The last failed attempt's code, or insufficient_funds"),
+  failure_description: z.string().nullable(),
+  attempts: z.array(mandateAttemptSchema).describe('Its settlement tries, in settlement order'),
+  paid_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+type ChargeMatches = Assert<Same<z.infer<typeof mandateChargeSchema>, ReturnType<typeof mandateChargeEventData>>>;
+
+const reason = z.object({ code: z.string(), description: z.string() });
+
+export const mandateSchema = z.object({
+  id: z.string(),
+  organization_id: z.string(),
+  subscription_id: z.string(),
+  customer_id: z.string(),
+  gateway_mandate_id: z.string(),
+  status: z.enum(MANDATE_STATUSES),
+  journey: z.enum(JOURNEYS).describe('How the payer authorized it (journey_1–4), or pending'),
+  periodicity: z.enum(PERIODICITIES),
+  retry_policy: z.enum(RETRY_POLICIES),
+  start_date: date,
+  end_date: date.nullable(),
+  fixed_amount: cents.nullable().describe('Every charge is this amount (cents); null when it varies'),
+  minimum_amount: cents.nullable(),
+  payer_maximum: cents.nullable().describe('The most the payer allows per charge (cents); null when unlimited'),
+  currency: z.string().describe('Upper case'),
+  object_label: z.string().describe("What the payer's bank shows"),
+  debtor: z.object({ name: z.string(), tax_id: z.string() }),
+  qr_code: z.string().nullable().describe('The copy-and-paste QR code while it waits for the payer'),
+  rejection: reason.nullable(),
+  cancellation: reason.extend({ by: z.enum(CANCELLED_BY).nullable() }).nullable(),
+  history: z.array(z.object({ status: z.enum(MANDATE_STATUSES), at: timestamp })),
+  approved_at: timestamp.nullable(),
+  ended_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+type MandateMatches = Assert<Same<z.infer<typeof mandateSchema>, ReturnType<typeof mandateEventData>>>;
+
+export const mandateDetailSchema = mandateSchema.extend({
+  charges: z.array(mandateChargeSchema).describe('Its charges, by period, each with its attempts'),
+});
+type DetailMatches = Assert<Same<z.infer<typeof mandateDetailSchema>, ReturnType<typeof presentMandateDetail>>>;
+
+export type MandateSchemasMatch = [AttemptMatches, ChargeMatches, MandateMatches, DetailMatches];
+
+export const listMandatesQuery = listQuery(['created_at']).extend({
+  subscription_id: z.string().optional(),
+  customer_id: z.string().optional(),
+  status: z.enum(MANDATE_STATUSES).optional(),
+});
+export const mandatePage = paginated(mandateSchema);
+export const mandateParams = z.object({ id: z.string().max(64) });

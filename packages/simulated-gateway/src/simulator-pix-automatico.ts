@@ -1,0 +1,336 @@
+import type { Sql } from './database.ts';
+import { addDays } from '../../../domain/business-days.ts';
+import {
+  cycleDueDate,
+  isAllowedRetryDate,
+  isChargeFinal,
+  isInChargeWindow,
+  isMandateFinal,
+  isRetryableFailure,
+  MAX_RETRIES,
+  mandateAllows,
+  RETRY_SPAN_DAYS,
+  settlementDateOf,
+} from '../../../domain/pix-automatico.ts';
+import { pixBrCode } from '../../../gateway/payment-documents.ts';
+import {
+  GatewayError,
+  type GatewayCallback,
+  type MandateChargeInput,
+  type MandateInput,
+  type PixChargeInput,
+  type GatewayMandate,
+  type GatewayMandateCharge,
+} from '../../../gateway/port.ts';
+import { transactionNotice } from './simulator-callbacks.ts';
+import { insertPixCharge } from './simulator-charges.ts';
+import { assertAmount, isoDate } from './simulator-input-checks.ts';
+import {
+  historyEntry,
+  insertAttempt,
+  lockCharge,
+  lockMandate,
+  mandateChargeNotice,
+  mandateNotice,
+  MANDATE_COLUMNS,
+  moveAttempt,
+  moveCharge,
+  moveMandate,
+  newMandateId,
+  newTxid,
+  readAttempts,
+  readCharge,
+  toMandate,
+  type StoredMandate,
+} from './simulator-pix-rows.ts';
+
+/**
+ * Pix Automático's port at the simulator (gateway/port.ts PixAutomatico): mandates and their cycles'
+ * charges, each call in the transaction that claimed its idempotency key (`sql`), the rail's rules
+ * read from domain/pix-automatico.ts. `clock` is the simulator's; its UTC date is "today".
+ */
+
+const today = (clock: () => Date) => clock().toISOString().slice(0, 10);
+/** A journey 1 request the caller gave no expiry lasts a week. */
+const DEFAULT_REQUEST_DAYS = 7;
+
+/** Refusals before the books are touched (no key spent): what no retry of the same call could mend. */
+export function assertMandateInput(input: MandateInput): void {
+  if (!isoDate.test(input.startDate)) throw new GatewayError('startDate must be a date YYYY-MM-DD', false);
+  if (input.endDate !== null && (!isoDate.test(input.endDate) || input.endDate < input.startDate)) {
+    throw new GatewayError('endDate must be a date YYYY-MM-DD on or after startDate', false);
+  }
+  if (input.fixedAmount !== null && input.minimumAmount !== null) {
+    throw new GatewayError('A mandate has a fixed amount or a minimum amount, not both', false);
+  }
+  if (input.fixedAmount !== null) assertAmount(input.fixedAmount);
+  if (input.minimumAmount !== null) assertAmount(input.minimumAmount);
+  if (input.objectLabel.length === 0 || input.objectLabel.length > 35) {
+    throw new GatewayError('objectLabel must have 1 to 35 characters', false);
+  }
+  if (input.journey === 'journey_3') {
+    if (!input.firstCharge) throw new GatewayError('Journey 3 needs the first charge it pays (firstCharge)', false);
+    assertAmount(input.firstCharge.amount);
+    if (!Number.isInteger(input.firstCharge.expiresInSeconds) || input.firstCharge.expiresInSeconds <= 0) {
+      throw new GatewayError('firstCharge.expiresInSeconds must be a positive integer', false);
+    }
+  }
+}
+
+/** The composite QR code's copy-and-paste (journeys 2 and 3): a BR Code naming the recurrence's location. */
+function mandateQrCode(mandateId: string, reference: string, amount: number | null): string {
+  return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
+}
+
+export async function insertMandate(
+  sql: Sql,
+  clock: () => Date,
+  input: MandateInput,
+  notices: GatewayCallback[],
+): Promise<GatewayMandate> {
+  const now = clock();
+  const id = newMandateId(today(clock));
+  let firstPaymentId: string | null = null;
+  if (input.journey === 'journey_3') {
+    const firstCharge = input.firstCharge!;
+    const pix: PixChargeInput = {
+      reference: `${input.reference}:first-payment`,
+      amount: firstCharge.amount,
+      currency: 'BRL',
+      buyer: input.debtor.email
+        ? { email: input.debtor.email, name: input.debtor.name, taxId: input.debtor.taxId }
+        : null,
+      expiresInSeconds: firstCharge.expiresInSeconds,
+    };
+    const transaction = await insertPixCharge(sql, clock, pix);
+    firstPaymentId = transaction.id;
+    notices.push(transactionNotice(transaction, now));
+  }
+  const expiresAt = input.requestExpiresAt
+    ? new Date(input.requestExpiresAt)
+    : new Date(now.getTime() + DEFAULT_REQUEST_DAYS * 86_400_000);
+  const request =
+    input.journey === 'journey_1'
+      ? { id: `SC${id.slice(2)}`, status: 'sent', expiresAt: expiresAt.toISOString() }
+      : null;
+  const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
+  const [row] = await sql(
+    `insert into gateway_sim.mandates (id, reference, status, journey, object_label, debtor, start_date, end_date,
+       periodicity, fixed_amount, minimum_amount, retry_policy, history, qr_code, first_payment_id, request, created_at)
+     values (?, ?, 'created', ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?)
+     returning ${MANDATE_COLUMNS}`,
+    [
+      id,
+      input.reference,
+      input.journey,
+      input.objectLabel,
+      JSON.stringify({ name: input.debtor.name, taxId: input.debtor.taxId, email: input.debtor.email ?? null }),
+      input.startDate,
+      input.endDate,
+      input.periodicity,
+      input.fixedAmount,
+      input.minimumAmount,
+      input.retryPolicy,
+      historyEntry('created', now),
+      qrCode,
+      firstPaymentId,
+      request ? JSON.stringify(request) : null,
+      now,
+    ],
+  );
+  return toMandate(row!);
+}
+
+/**
+ * Ends a mandate (`cancellation`), and with it every charge not settled yet: their scheduled attempts
+ * are cancelled, as the payer's bank drops a revoked mandate's schedule.
+ */
+export async function endMandate(
+  sql: Sql,
+  mandate: StoredMandate,
+  cancellation: GatewayMandate['cancellation'],
+  at: Date,
+  notices: GatewayCallback[],
+): Promise<StoredMandate> {
+  const ended = await moveMandate(sql, mandate.id, 'cancelled', at, { cancellation: JSON.stringify(cancellation) });
+  notices.push(mandateNotice(ended, at));
+  const open = await sql<{ id: string }>(
+    `select id from gateway_sim.mandate_charges where mandate_id = ? and status in ('created', 'active') order by due_date
+     for update`,
+    [mandate.id],
+  );
+  for (const { id } of open) {
+    const charge = await cancelOpenCharge(sql, id, cancellation, at);
+    notices.push(mandateChargeNotice(charge, at));
+  }
+  return ended;
+}
+
+/** The receiver cancels its mandate (USUARIO_RECEBEDOR, SLCR); a cancelled one is answered as it is. */
+export async function cancelMandateByReceiver(
+  sql: Sql,
+  clock: () => Date,
+  mandateId: string,
+  notices: GatewayCallback[],
+): Promise<GatewayMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  if (mandate.status === 'cancelled') return toPort(mandate);
+  if (isMandateFinal(mandate.status))
+    throw new GatewayError(`Cannot cancel a mandate that is ${mandate.status}`, false);
+  const cancellation = { code: 'SLCR', description: 'Cancelado a pedido do recebedor', by: 'receiver' as const };
+  return toPort(await endMandate(sql, mandate, cancellation, clock(), notices));
+}
+
+const toPort = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
+
+export async function insertMandateCharge(
+  sql: Sql,
+  clock: () => Date,
+  input: MandateChargeInput,
+  notices: GatewayCallback[],
+): Promise<GatewayMandateCharge> {
+  const mandate = await lockMandate(sql, input.mandateId);
+  if (mandate.status !== 'approved') {
+    throw new GatewayError(`Cannot charge a mandate that is ${mandate.status}`, false);
+  }
+  // A fixed mandate takes only its amount; a variable one anything from its minimum up: the payer's
+  // maximum is their bank's to enforce when the charge settles (AM02), as real payer banks do.
+  if (
+    !mandateAllows(
+      { ...mandate, payerMaximum: mandate.fixedAmount === null ? null : mandate.payerMaximum },
+      input.amount,
+    )
+  ) {
+    throw new GatewayError(`The mandate does not allow a charge of ${input.amount} cents`, false);
+  }
+  if (input.dueDate < mandate.startDate || (mandate.endDate !== null && input.dueDate > mandate.endDate)) {
+    throw new GatewayError(`The due date ${input.dueDate} is outside the mandate's dates`, false);
+  }
+  if (!isInChargeWindow(input.dueDate, today(clock))) {
+    throw new GatewayError(`The window to send a charge due on ${input.dueDate} is not open on ${today(clock)}`, false);
+  }
+  const now = clock();
+  const id = newTxid();
+  await sql(
+    `insert into gateway_sim.mandate_charges (id, mandate_id, reference, due_date, amount, description, status,
+       retry_policy, history, created_at)
+     values (?, ?, ?, ?, ?, ?, 'active', ?, ?::jsonb, ?)`,
+    [
+      id,
+      mandate.id,
+      input.reference,
+      input.dueDate,
+      input.amount,
+      input.description ?? null,
+      mandate.retryPolicy,
+      JSON.stringify([...JSON.parse(historyEntry('created', now)), ...JSON.parse(historyEntry('active', now))]),
+      now,
+    ],
+  );
+  await insertAttempt(sql, id, { number: 0, settlementDate: settlementDateOf(input.dueDate), kind: 'scheduled' }, now);
+  const charge = (await readCharge(sql, id))!;
+  notices.push(mandateChargeNotice(charge, now));
+  return charge;
+}
+
+/**
+ * The last day a charge may still be retried on: the latest day the rail allows (isAllowedRetryDate)
+ * that settles before the mandate's next cycle does; null when none (the policy allows no retry).
+ */
+export async function lastRetryDay(sql: Sql, charge: GatewayMandateCharge): Promise<string | null> {
+  const next = await nextCycleSettlement(sql, charge);
+  for (let days = RETRY_SPAN_DAYS; days >= 1; days--) {
+    const day = addDays(settlementDateOf(charge.dueDate), days);
+    if (isAllowedRetryDate(charge.dueDate, day, charge.retryPolicy) && (next === null || day < next)) return day;
+  }
+  return null;
+}
+
+/** When the mandate's cycle after the charge's settles (null past the mandate's end date). */
+async function nextCycleSettlement(sql: Sql, charge: GatewayMandateCharge): Promise<string | null> {
+  const [row] = await sql<{ start_date: string; end_date: string | null; periodicity: string }>(
+    `select start_date::text as start_date, end_date::text as end_date, periodicity from gateway_sim.mandates where id = ?`,
+    [charge.mandateId],
+  );
+  const periodicity = row!.periodicity as GatewayMandate['periodicity'];
+  for (let cycle = 1; cycle < 10_000; cycle++) {
+    const due = cycleDueDate(row!.start_date, periodicity, cycle);
+    if (row!.end_date !== null && due > row!.end_date) return null;
+    if (due > charge.dueDate) return settlementDateOf(due);
+  }
+  return null;
+}
+
+/**
+ * A later-day retry (POST /cobr/{txid}/retentativa/{data}): only of an open charge whose last attempt
+ * failed in a way a retry can mend, under a policy that allows it, at most three, each on a day the
+ * rail allows that settles after the last attempt and before the next cycle.
+ */
+export async function retryCharge(
+  sql: Sql,
+  clock: () => Date,
+  chargeId: string,
+  settlementDate: string,
+  notices: GatewayCallback[],
+): Promise<GatewayMandateCharge> {
+  if (!isoDate.test(settlementDate)) throw new GatewayError('The retry date must be a date YYYY-MM-DD', false);
+  const charge = await lockCharge(sql, chargeId);
+  if (charge.status !== 'active') throw new GatewayError(`Cannot retry a charge that is ${charge.status}`, false);
+  if (charge.retryPolicy === 'none') throw new GatewayError("The mandate's policy allows no retry", false);
+  const attempts = await readAttempts(sql, chargeId);
+  const last = attempts[attempts.length - 1]!;
+  if (attempts.length > MAX_RETRIES) throw new GatewayError(`A charge has at most ${MAX_RETRIES} retries`, false);
+  if (!isRetryableFailure(last)) {
+    throw new GatewayError(`Cannot retry a charge whose last attempt is ${last.status}`, false);
+  }
+  const lastDay = await lastRetryDay(sql, charge);
+  if (
+    !isAllowedRetryDate(charge.dueDate, settlementDate, charge.retryPolicy) ||
+    settlementDate <= last.settlementDate ||
+    lastDay === null ||
+    settlementDate > lastDay
+  ) {
+    throw new GatewayError(`${settlementDate} is not a day this charge may be retried on`, false);
+  }
+  const now = clock();
+  await insertAttempt(sql, chargeId, { number: attempts.length, settlementDate, kind: 'retry' }, now);
+  const retried = (await readCharge(sql, chargeId))!;
+  notices.push(mandateChargeNotice(retried, now));
+  return retried;
+}
+
+/** The receiver cancels an unsettled charge; a paid (or otherwise ended) one is refused, a cancelled one answered as it is. */
+export async function cancelChargeByReceiver(
+  sql: Sql,
+  clock: () => Date,
+  chargeId: string,
+  notices: GatewayCallback[],
+): Promise<GatewayMandateCharge> {
+  const charge = await lockCharge(sql, chargeId);
+  if (charge.status === 'cancelled') return charge;
+  if (isChargeFinal(charge.status)) throw new GatewayError(`Cannot cancel a charge that is ${charge.status}`, false);
+  const now = clock();
+  const cancelled = await cancelOpenCharge(
+    sql,
+    chargeId,
+    { code: 'SLCR', description: 'Cancelado a pedido do recebedor', by: 'receiver' },
+    now,
+  );
+  notices.push(mandateChargeNotice(cancelled, now));
+  return cancelled;
+}
+
+async function cancelOpenCharge(
+  sql: Sql,
+  chargeId: string,
+  cancellation: GatewayMandateCharge['cancellation'],
+  at: Date,
+): Promise<GatewayMandateCharge> {
+  for (const attempt of await readAttempts(sql, chargeId)) {
+    if (attempt.status === 'scheduled' || attempt.status === 'requested') {
+      await moveAttempt(sql, chargeId, attempt.number, 'cancelled', at);
+    }
+  }
+  await moveCharge(sql, chargeId, 'cancelled', at, { cancellation: JSON.stringify(cancellation) });
+  return (await readCharge(sql, chargeId))!;
+}
