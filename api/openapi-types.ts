@@ -883,7 +883,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first (approved meanwhile: that is the sale, and the try answers 409). Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state).
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first (approved meanwhile: that is the sale, and the try answers 409). Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state); `payment_method_not_allowed` (a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only).
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -2776,7 +2776,7 @@ export interface components {
       };
       subscription_id: string | null;
       /** @enum {string} */
-      recurrence_billing: 'gateway' | 'manual';
+      recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
       trial_interval: ('day' | 'week' | 'month' | 'year') | null;
       trial_interval_count: number | null;
       require_billing_address: boolean;
@@ -2880,10 +2880,10 @@ export interface components {
       price_id: string;
       checkout_id: string | null;
       /**
-       * @description gateway: the gateway renews it; manual: our own renewals charge it
+       * @description gateway: the gateway renews it; manual: our own renewals charge it; pix_automatico: our own renewals charge the buyer's Pix Automático mandate
        * @enum {string}
        */
-      recurrence_billing: 'gateway' | 'manual';
+      recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
       gateway_subscription_id: string | null;
       /** @description What each period is charged, after discount, in cents */
       amount: number;
@@ -12936,7 +12936,7 @@ export interface operations {
               };
               subscription_id: string | null;
               /** @enum {string} */
-              recurrence_billing: 'gateway' | 'manual';
+              recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
               trial_interval: ('day' | 'week' | 'month' | 'year') | null;
               trial_interval_count: number | null;
               require_billing_address: boolean;
@@ -13170,7 +13170,7 @@ export interface operations {
                * @description Who bills a recurring price's renewals. Unsent: `gateway` where the gateway bills recurrence (the simulator), `manual` with Mercado Pago, where `gateway` is a 422 `gateway_recurrence_unavailable`
                * @enum {string}
                */
-              recurrence_billing?: 'gateway' | 'manual';
+              recurrence_billing?: 'gateway' | 'manual' | 'pix_automatico';
               /**
                * @description Only for recurring prices
                * @enum {string}
@@ -13265,7 +13265,7 @@ export interface operations {
             };
             subscription_id: string | null;
             /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
             require_billing_address: boolean;
@@ -13515,7 +13515,7 @@ export interface operations {
             };
             subscription_id: string | null;
             /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
             require_billing_address: boolean;
@@ -13760,7 +13760,7 @@ export interface operations {
             };
             subscription_id: string | null;
             /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
             require_billing_address: boolean;
@@ -14000,7 +14000,7 @@ export interface operations {
             };
             subscription_id: string | null;
             /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
             require_billing_address: boolean;
@@ -14094,7 +14094,7 @@ export interface operations {
             };
             subscription_id: string | null;
             /** @enum {string} */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
             require_billing_address: boolean;
@@ -15589,10 +15589,10 @@ export interface operations {
               price_id: string;
               checkout_id: string | null;
               /**
-               * @description gateway: the gateway renews it; manual: our own renewals charge it
+               * @description gateway: the gateway renews it; manual: our own renewals charge it; pix_automatico: our own renewals charge the buyer's Pix Automático mandate
                * @enum {string}
                */
-              recurrence_billing: 'gateway' | 'manual';
+              recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
               gateway_subscription_id: string | null;
               /** @description What each period is charged, after discount, in cents */
               amount: number;
@@ -15760,10 +15760,10 @@ export interface operations {
             price_id: string;
             checkout_id: string | null;
             /**
-             * @description gateway: the gateway renews it; manual: our own renewals charge it
+             * @description gateway: the gateway renews it; manual: our own renewals charge it; pix_automatico: our own renewals charge the buyer's Pix Automático mandate
              * @enum {string}
              */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             gateway_subscription_id: string | null;
             /** @description What each period is charged, after discount, in cents */
             amount: number;
@@ -15970,10 +15970,10 @@ export interface operations {
             price_id: string;
             checkout_id: string | null;
             /**
-             * @description gateway: the gateway renews it; manual: our own renewals charge it
+             * @description gateway: the gateway renews it; manual: our own renewals charge it; pix_automatico: our own renewals charge the buyer's Pix Automático mandate
              * @enum {string}
              */
-            recurrence_billing: 'gateway' | 'manual';
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             gateway_subscription_id: string | null;
             /** @description What each period is charged, after discount, in cents */
             amount: number;
@@ -20517,7 +20517,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ; `boleto_payer_incomplete`: the gateway's boleto needs a first and last name, or an address's postal code and state. */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ; `boleto_payer_incomplete`: the gateway's boleto needs a first and last name, or an address's postal code and state; `payment_method_not_allowed`: a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only. */
       422: {
         headers: {
           [name: string]: unknown;

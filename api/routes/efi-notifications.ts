@@ -1,7 +1,11 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
-import { offersPixAutomatico } from '../../gateway/capabilities.ts';
+import { mandateNoticeSignal } from '../../contracts/subscription.ts';
+import { chargeOfGateway } from '../../db/mandate/charges.ts';
+import { mandateOfGateway } from '../../db/mandate/mandates.ts';
+import { subscriptionWorkflowId } from '../../domain/subscriptions.ts';
 import { EfiGateway } from '../../gateway/efi-adapter.ts';
 import {
   callbacksOfEfiNotice,
@@ -21,7 +25,8 @@ import type { RouteDeps } from '../route-deps.ts';
  * and EFI_WEBHOOK_HMAC; otherwise it answers as an unknown route does (404). The `hmac` query parameter
  * is checked first (in constant time); the notice then becomes callbacks (gateway/efi-notifications.ts),
  * each object read back from Efí, never believed from the body: a payment goes to its owner as Mercado
- * Pago's do (decision 0071), a mandate or a mandate charge is read back for its owner.
+ * Pago's do (decision 0071); a mandate's or a mandate charge's subscription is signalled, and its
+ * workflow reads them back from Efí.
  */
 const DESCRIPTION =
   'Served when the gateway is Efí and EFI_WEBHOOK_HMAC is set (otherwise 404). Authenticated by the `hmac` ' +
@@ -103,13 +108,30 @@ async function deliver(deps: RouteDeps, callback: GatewayCallback, log: FastifyB
     await recordGatewayRefundsOf(deps, payment, log);
     return;
   }
-  if (!offersPixAutomatico(deps.gateway)) return;
-  // Read back from Efí; the mandates' owners (the subscriptions' Pix Automático) take them from here.
-  const read =
+  await signalMandateOwner(deps, callback, log);
+}
+
+/**
+ * A rec or cobr notice goes to the subscription whose mandate (or mandate charge) it names, by its
+ * workflow's mandateNotice signal: the workflow reads the mandate and its charges back from Efí itself.
+ * One that is none of ours (not recorded yet, or another system's) is acknowledged and ignored.
+ */
+async function signalMandateOwner(deps: RouteDeps, callback: GatewayCallback, log: FastifyBaseLogger): Promise<void> {
+  const em = deps.orm.em.fork();
+  const subscriptionId =
     callback.type === 'mandate.updated' && callback.mandateId
-      ? await deps.gateway.getMandate(callback.mandateId)
-      : callback.mandateChargeId
-        ? await deps.gateway.getMandateCharge(callback.mandateChargeId)
-        : null;
-  log.info({ callback: callback.type, status: read?.status ?? null }, 'Efí Pix Automático notice read back');
+      ? (await mandateOfGateway(em, callback.mandateId))?.subscriptionId
+      : callback.type === 'mandate_charge.updated' && callback.mandateChargeId
+        ? (await chargeOfGateway(em, callback.mandateChargeId))?.subscriptionId
+        : undefined;
+  if (!subscriptionId)
+    return log.info({ callback: callback.type }, 'Efí notified a mandate that is none of ours: ignored');
+  try {
+    await deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(mandateNoticeSignal);
+  } catch (err) {
+    // An ended subscription has nothing left to learn; anything else: Efí sends the notice again.
+    if (err instanceof WorkflowNotFoundError) return;
+    log.warn({ err }, 'could not signal the subscription of an Efí mandate notice');
+    throw serviceUnavailable('temporarily_unavailable', 'Notice not processed; retry later');
+  }
 }

@@ -77,3 +77,13 @@ describe('Efí notices route', () => {
     expect(res.status).toBe(503);
   });
 });
+
+describe('Efí Pix Automático notices', () => {
+  it('acknowledges a rec or cobr notice of no mandate of ours, calling nothing', async () => {
+    for (const notice of ['notice-rec', 'notice-cobr']) {
+      const res = await api.call('POST', `${PATH}?hmac=${HMAC}&ignorar=/rec`, { body: fixture(notice) });
+      expect(res.status).toBe(200);
+    }
+    expect(efi.sent).toEqual([]);
+  });
+});
