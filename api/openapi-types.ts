@@ -932,6 +932,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/gateway/efi/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive a notice from Efí
+     * @description Served when the gateway is Efí and EFI_WEBHOOK_HMAC is set (otherwise 404). Authenticated by the `hmac` query parameter registered with the webhook URL (Efí’s webhooks without mTLS). Takes the BCB’s pix, rec and cobr notices and the charges API’s boleto notices (`?kind=charge`, `notification=<token>`); every object named is read back from Efí. 503 when Efí or our services cannot be reached (Efí retries).
+     */
+    post: operations['receiveEfiNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/sales': {
     parameters: {
       query?: never;
@@ -14980,6 +15000,170 @@ export interface operations {
             /** @description Card Updater: its replacement */
             new_card_id?: string | number;
           };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  receiveEfiNotification: {
+    parameters: {
+      query?: {
+        /** @description The secret registered with the webhook URL (EFI_WEBHOOK_HMAC); required */
+        hmac?: string;
+        /** @description `charge`: a boleto notice of the charges API (its token in the body) */
+        kind?: 'charge';
+        /** @description Where Efí’s appended `/pix`, `/rec` or `/cobr` lands; ignored */
+        ignorar?: string;
+      };
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Efí’s notice; its other fields are ignored */
+    requestBody: {
+      content: {
+        'application/json': {
+          pix?: ({
+            txid?: string;
+            endToEndId?: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+          recs?: ({
+            idRec?: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+          cobsr?: ({
+            txid?: string;
+            idRec?: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+          /** @description A charges-API notice’s token */
+          notification?: string;
+        } & {
+          [key: string]: unknown;
         };
       };
     };

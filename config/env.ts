@@ -1,4 +1,5 @@
 import { hkdfSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { cardDataAccepted } from '../domain/card-data.ts';
 import { CARD_REVIEW_WAIT_SECONDS } from '../domain/card-review.ts';
@@ -105,7 +106,7 @@ const schema = z.object({
   CHECKOUT_CONFIRM_WAIT_MS: int.min(1).max(60_000).default(20_000),
   /** How long POST /reconciliations waits for its report before answering 202 (decision 0076). */
   RECONCILIATION_REPORT_WAIT_MS: int.min(1).max(60_000).default(20_000),
-  GATEWAY: z.enum(['simulator', 'http', 'mercadopago']).optional(),
+  GATEWAY: z.enum(['simulator', 'http', 'mercadopago', 'efi']).optional(),
   GATEWAY_URL: z.url().optional(),
   GATEWAY_API_KEY: z.string().optional(),
   GATEWAY_TIMEOUT_MS: int.min(1).default(10_000),
@@ -134,6 +135,34 @@ const schema = z.object({
     .optional(),
   /** Per HTTP call to Mercado Pago (the SDK's own retries are off: the activities retry, same key). */
   MERCADOPAGO_TIMEOUT_MS: int.min(100).max(60_000).default(5000),
+  /** GATEWAY=efi: the Efí application's credentials (Efí's panel, API → Aplicações); required then. */
+  EFI_CLIENT_ID: z.string().min(1).optional(),
+  EFI_CLIENT_SECRET: z.string().min(1).optional(),
+  /** GATEWAY=efi: path to the application's .p12 certificate (Efí's mTLS; a live one must exist at start-up). */
+  EFI_CERTIFICATE: z.string().min(1).optional(),
+  /** GATEWAY=efi: `true` for Efí's homologação (sandbox) hosts, `false` for production; required then. */
+  EFI_SANDBOX: z
+    .enum(['true', 'false'], 'must be true or false')
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** GATEWAY=efi: the receiver's pix key (a key of the Efí account), every pix charge and mandate is made to it. */
+  EFI_PIX_KEY: z.string().min(1).max(77).optional(),
+  /**
+   * The secret Efí's webhooks carry as `?hmac=` (registered with the webhook URL): without it the Efí
+   * notices route is not served (404).
+   */
+  EFI_WEBHOOK_HMAC: z.string().min(16, 'at least 16 characters').optional(),
+  /** The Efí account a Pix Automático charge names as receiver (cobr.recebedor): number with its digit, agency. */
+  EFI_ACCOUNT_NUMBER: z
+    .string()
+    .regex(/^\d{1,20}$/, 'digits only')
+    .optional(),
+  EFI_ACCOUNT_AGENCY: z
+    .string()
+    .regex(/^\d{1,4}$/, 'digits only')
+    .default('0001'),
+  /** Per HTTP call to Efí (its SDK has no timeout of its own; the activities retry, same ids). */
+  EFI_TIMEOUT_MS: int.min(100).max(60_000).default(10_000),
   /**
    * A live deployment takes card numbers only as the gateway's browser tokens: card data sent to this
    * server (confirm-sdk's `card`, a direct transaction's) puts it in full PCI DSS scope (SAQ D), which
@@ -186,7 +215,7 @@ export const PUBLISHED_SECRETS: readonly string[] = [
 export type Config = z.infer<typeof schema> & {
   /** Requests per window per credential: 100 in the sandbox, 1000 in production unless overridden. */
   rateLimitMax: number;
-  gateway: 'simulator' | 'http' | 'mercadopago';
+  gateway: 'simulator' | 'http' | 'mercadopago' | 'efi';
   /** Whether card data may reach this server (domain/card-data.ts). */
   acceptsCardData: boolean;
   publicBaseUrl: string;
@@ -236,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRo
       'Invalid environment configuration:\n  MERCADOPAGO_ACCESS_TOKEN: required when GATEWAY is mercadopago',
     );
   }
+  if (gateway === 'efi') checkEfi(c);
   if (c.DEPLOYMENT_ENV === 'live' && !c.GATEWAY_CALLBACK_SECRET) {
     throw new ConfigError(
       'Invalid environment configuration:\n  GATEWAY_CALLBACK_SECRET: required when DEPLOYMENT_ENV is live',
@@ -308,6 +338,22 @@ function oidcSettings(c: z.infer<typeof schema>, publicBaseUrl: string): OidcSet
     scopes: c.OIDC_SCOPES,
     redirectUri: `${publicBaseUrl.replace(/\/$/, '')}/dashboard/sign-in/oidc/callback`,
   };
+}
+
+/**
+ * GATEWAY=efi needs the application's credentials, its certificate, the environment it is for and the
+ * receiver's pix key; a production one (EFI_SANDBOX=false) also a certificate file that exists, since
+ * the SDK reads it only at the first call, which would otherwise fail on a buyer's checkout.
+ */
+function checkEfi(c: z.infer<typeof schema>): void {
+  const problem = (line: string) => new ConfigError(`Invalid environment configuration:\n  ${line}`);
+  const missing = (
+    ['EFI_CLIENT_ID', 'EFI_CLIENT_SECRET', 'EFI_CERTIFICATE', 'EFI_SANDBOX', 'EFI_PIX_KEY'] as const
+  ).filter((name) => c[name] === undefined);
+  if (missing.length > 0) throw problem(`${missing.join(', ')}: required when GATEWAY is efi`);
+  if (c.EFI_SANDBOX === false && !existsSync(c.EFI_CERTIFICATE!)) {
+    throw problem(`EFI_CERTIFICATE: no file at ${c.EFI_CERTIFICATE} (Efí's production API needs its .p12 certificate)`);
+  }
 }
 
 /** Only the API stores files: the settings FILES_STORAGE needs, together. */

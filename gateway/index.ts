@@ -1,5 +1,7 @@
 import type { Config } from '../config/env.ts';
 import { openOrm, type Orm } from '../db/orm.ts';
+import { EfiGateway } from './efi-adapter.ts';
+import { efiNoticeUrl } from './efi-notifications.ts';
 import { HttpGateway } from './http-adapter.ts';
 import { MercadoPagoGateway } from './mercadopago-adapter.ts';
 import { webhooksOnly } from './mercadopago-notifications.ts';
@@ -67,9 +69,37 @@ const mercadoPago = (config: Config) =>
     statementDescriptor: config.MERCADOPAGO_STATEMENT_DESCRIPTOR ?? null,
   });
 
-/** A remote gateway: the HTTP adapter (GATEWAY=http) or Mercado Pago (GATEWAY=mercadopago). */
+/** loadConfig refuses GATEWAY=efi without its credentials, certificate, environment and pix key. */
+export const efiGateway = (config: Config) =>
+  new EfiGateway({
+    clientId: config.EFI_CLIENT_ID!,
+    clientSecret: config.EFI_CLIENT_SECRET!,
+    certificate: config.EFI_CERTIFICATE!,
+    sandbox: config.EFI_SANDBOX!,
+    pixKey: config.EFI_PIX_KEY!,
+    account: config.EFI_ACCOUNT_NUMBER
+      ? { number: config.EFI_ACCOUNT_NUMBER, agency: config.EFI_ACCOUNT_AGENCY, type: 'PAGAMENTO' }
+      : null,
+    timeoutMs: config.EFI_TIMEOUT_MS,
+    notificationUrl: config.EFI_WEBHOOK_HMAC
+      ? efiNoticeUrl(`${config.publicBaseUrl}/api/v1/gateway/efi/notifications`, config.EFI_WEBHOOK_HMAC, 'charge')
+      : null,
+  });
+
+/**
+ * Efí takes no cards (decision 0097), while PaymentGateway still requires CardPayments and CardVault
+ * of every gateway: until the port makes cards a capability, Efí is handed over as what it is not.
+ * A card checkout on GATEWAY=efi fails at chargeCard; pix, boleto and Pix Automático work.
+ */
+const efiAsPaymentGateway = (config: Config) => efiGateway(config) as unknown as PaymentGateway;
+
+/** A remote gateway: the HTTP adapter (GATEWAY=http), Mercado Pago (GATEWAY=mercadopago) or Efí (GATEWAY=efi). */
 const remoteGateway = (config: Config) =>
-  config.gateway === 'mercadopago' ? mercadoPago(config) : httpGateway(config);
+  config.gateway === 'mercadopago'
+    ? mercadoPago(config)
+    : config.gateway === 'efi'
+      ? efiAsPaymentGateway(config)
+      : httpGateway(config);
 
 /** Sandbox deployments use the simulator (on `orm`); production the configured remote gateway. */
 export async function createGateway(config: Config, orm: Orm): Promise<PaymentGateway> {

@@ -29,6 +29,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/checkouts/client/:client_secret/confirm-sdk': 'confirmCheckout',
   'POST /api/v1/gateway/callbacks': 'receiveGatewayCallback',
   'POST /api/v1/gateway/mercadopago/notifications': 'receiveMercadoPagoNotification',
+  'POST /api/v1/gateway/efi/notifications': 'receiveEfiNotification',
   'GET /checkout/:checkout_link_id': 'openCheckoutLink',
   'GET /api/v1/sandbox/test-cards': 'listSandboxTestCards',
   'POST /api/v1/sandbox/transactions/:transaction_id/pay': 'paySandboxTransaction',

@@ -4,6 +4,7 @@ import { checkoutLinksRoutes } from './checkout-links.ts';
 import { checkoutConfirmRoutes } from './checkout-confirm.ts';
 import { gatewayCallbackRoutes } from './gateway-callbacks.ts';
 import { mercadoPagoNotificationRoutes } from './mercadopago-notifications.ts';
+import { efiNotificationRoutes } from './efi-notifications.ts';
 import { customerPortalRoutes } from './customer-portal.ts';
 import { customersRoutes } from './customers.ts';
 import { dashboardRoutes } from './dashboard.ts';
@@ -50,6 +51,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(checkoutConfirmRoutes, { ...deps, prefix: '/api/v1/checkouts' });
   await app.register(gatewayCallbackRoutes, { ...deps, prefix: '/api/v1/gateway' });
   await app.register(mercadoPagoNotificationRoutes, { ...deps, prefix: '/api/v1/gateway' });
+  await app.register(efiNotificationRoutes, { ...deps, prefix: '/api/v1/gateway' });
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });

@@ -273,6 +273,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
         'POST /api/v1/gateway/callbacks',
         'POST /api/v1/gateway/mercadopago/notifications',
+        'POST /api/v1/gateway/efi/notifications',
         'POST /api/v1/sandbox/cards/{card_token_id}/update',
         'POST /api/v1/sandbox/chargebacks/{chargeback_id}/decide',
         'POST /api/v1/sandbox/invoices/{invoice_id}/fail',
@@ -371,7 +372,11 @@ describe('the OpenAPI document', () => {
     const opened = operations()
       .filter(({ op }) => open(op.requestBody?.content?.['application/json']?.schema))
       .map(({ method, path }) => `${method} ${path}`);
-    expect(opened).toEqual(['post /api/v1/gateway/callbacks', 'post /api/v1/gateway/mercadopago/notifications']);
+    expect(opened).toEqual([
+      'post /api/v1/gateway/callbacks',
+      'post /api/v1/gateway/mercadopago/notifications',
+      'post /api/v1/gateway/efi/notifications',
+    ]);
   });
 
   it('states the variants of a discount (type × duration), so a body that mixes them breaks the document', () => {

@@ -1,0 +1,196 @@
+import { describe, expect, it } from '@jest/globals';
+import { offersPixAutomatico } from '../../gateway/capabilities.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
+import { efiGateway, fixture, mockEfi, PIX_KEY } from './efi-transport.ts';
+
+/** Pix Automático through Efí (the BCB's rec, locrec, cobr) over a mocked transport. */
+const efi = mockEfi();
+const ID_REC = 'RR1234567820260110abcdefghijk';
+/** BCB txids: 26–35 letters and digits. */
+const C1 = 'c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1';
+const FIRST = 'f1rstf1rstf1rstf1rstf1rstf1rst';
+const E2 = 'E12345678202603110800abcdef12346';
+
+const mandate = {
+  reference: 'sub_123',
+  objectLabel: 'Plano Pro mensal',
+  debtor: { name: 'Maria da Silva', taxId: '191.191.191-00' },
+  startDate: '2026-02-10',
+  endDate: null,
+  periodicity: 'monthly' as const,
+  fixedAmount: 4990,
+  minimumAmount: null,
+  retryPolicy: 'three_in_seven_days' as const,
+  journey: 'journey_2' as const,
+};
+
+describe('Efí mandates (rec)', () => {
+  it('is offered as Pix Automático by the methods it has', () => {
+    expect(offersPixAutomatico(efiGateway() as unknown as PaymentGateway)).toBe(true);
+  });
+
+  it('journey 2: a locrec, then the rec on it in BCB words, and the QR code read back', async () => {
+    efi.answer('GET', '/v2/rec', 200, { recs: [] });
+    efi.answer('POST', '/v2/locrec', 201, fixture('locrec'));
+    efi.answer('POST', '/v2/rec', 201, fixture('rec-created'));
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-detail-qr'));
+    const m = await efiGateway().createMandate(mandate, 'subscription:sub_123:mandate');
+
+    expect(efi.sent[0]!.query).toMatchObject({ cpf: '19119119100' });
+    expect(efi.sent[2]!.body).toEqual({
+      vinculo: {
+        contrato: 'sub_123',
+        devedor: { cpf: '19119119100', nome: 'Maria da Silva' },
+        objeto: 'Plano Pro mensal',
+      },
+      calendario: { dataInicial: '2026-02-10', periodicidade: 'MENSAL' },
+      valor: { valorRec: '49.90' },
+      politicaRetentativa: 'PERMITE_3R_7D',
+      loc: 1234,
+    });
+    expect(m).toMatchObject({
+      id: ID_REC,
+      reference: 'sub_123',
+      status: 'created',
+      journey: 'pending',
+      periodicity: 'monthly',
+      fixedAmount: 4990,
+      minimumAmount: null,
+      retryPolicy: 'three_in_seven_days',
+      qrCode: (fixture('rec-detail-qr') as { dadosQR: { pixCopiaECola: string } }).dadosQR.pixCopiaECola,
+    });
+  });
+
+  it('a retry after a lost answer finds the rec by its contract and makes no second one', async () => {
+    efi.answer('GET', '/v2/rec', 200, { recs: [fixture('rec-created')] });
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-detail-qr'));
+    const m = await efiGateway().createMandate(mandate, 'subscription:sub_123:mandate');
+    expect(efi.sent.map((s) => s.method)).toEqual(['GET', 'GET']);
+    expect(m.id).toBe(ID_REC);
+  });
+
+  it('journey 3: an immediate cob pays the first period and the rec names its txid for the composite QR', async () => {
+    efi.answer('GET', '/v2/rec', 200, { recs: [] });
+    efi.answer('GET', /^\/v2\/cob\//, 404, fixture('error-cob-not-found'));
+    efi.answer('PUT', /^\/v2\/cob\//, 201, fixture('cob-active', { TXID: 'first' }));
+    efi.answer('POST', '/v2/locrec', 201, fixture('locrec'));
+    efi.answer('POST', '/v2/rec', 201, fixture('rec-created'));
+    const withTxid = {
+      ...fixture('rec-created'),
+      ativacao: { tipoJornada: 'AGUARDANDO_DEFINICAO', dadosJornada: { txid: FIRST } },
+    };
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, withTxid);
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, {
+      ...withTxid,
+      dadosQR: { jornada: 'JORNADA_3', pixCopiaECola: 'composite' },
+    });
+    const m = await efiGateway().createMandate(
+      { ...mandate, journey: 'journey_3', firstCharge: { amount: 4990, expiresInSeconds: 3600 } },
+      'subscription:sub_123:mandate',
+    );
+    const cob = efi.sent[2]!;
+    const txid = cob.path.slice('/v2/cob/'.length);
+    expect(cob.body).toMatchObject({ valor: { original: '49.90' }, chave: PIX_KEY, calendario: { expiracao: 3600 } });
+    expect(efi.sent[4]!.body).toMatchObject({ ativacao: { dadosJornada: { txid } } });
+    expect(efi.sent[6]!.query).toEqual({ txid: FIRST });
+    expect(m.qrCode).toBe('composite');
+  });
+
+  it('journey 1 needs the payer’s account, which a mandate does not carry: refused before any call', async () => {
+    await expect(efiGateway().createMandate({ ...mandate, journey: 'journey_1' }, 'k')).rejects.toMatchObject({
+      retryable: false,
+    });
+  });
+
+  it('cancels with status CANCELADA; a cancelled one is returned as it is', async () => {
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, { ...fixture('rec-created'), status: 'APROVADA' });
+    efi.answer('PATCH', `/v2/rec/${ID_REC}`, 200, fixture('rec-cancelled'));
+    const m = await efiGateway().cancelMandate(ID_REC);
+    expect(efi.sent[1]!.body).toEqual({ status: 'CANCELADA' });
+    expect(m).toMatchObject({
+      status: 'cancelled',
+      journey: 'journey_2',
+      cancellation: { code: 'SLCR', by: 'receiver' },
+      qrCode: null,
+    });
+    expect(m.history.map((h) => h.status)).toEqual(['created', 'approved', 'cancelled']);
+
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-cancelled'));
+    await efiGateway().cancelMandate(ID_REC);
+    expect(efi.sent.at(-1)!.method).toBe('GET');
+  });
+});
+
+const charge = { mandateId: ID_REC, reference: 'sub_123:period:2', dueDate: '2026-03-10', amount: 4990 };
+
+describe('Efí mandate charges (cobr)', () => {
+  it('PUTs the cobr under a txid derived from the reference, naming the receiving account', async () => {
+    efi.answer('GET', /^\/v2\/cobr\//, 404, {
+      ...fixture('error-cob-not-found'),
+      type: 'https://pix.bcb.gov.br/api/v2/error/CobRNaoEncontrada',
+    });
+    efi.answer('PUT', /^\/v2\/cobr\//, 201, fixture('cobr-created', { TXID: C1 }));
+    const c = await efiGateway().createMandateCharge(charge, 'subscription:sub_123:period:2:mandate-charge');
+    const put = efi.sent[1]!;
+    expect(put.path).toMatch(/^\/v2\/cobr\/[a-zA-Z0-9]{26,35}$/);
+    expect(put.path).toBe(efi.sent[0]!.path);
+    expect(put.body).toEqual({
+      idRec: ID_REC,
+      infoAdicional: 'sub_123:period:2',
+      calendario: { dataDeVencimento: '2026-03-10' },
+      valor: { original: '49.90' },
+      ajusteDiaUtil: true,
+      recebedor: { conta: '1234567', tipoConta: 'PAGAMENTO', agencia: '0001' },
+    });
+    expect(c).toMatchObject({
+      id: C1,
+      mandateId: ID_REC,
+      reference: 'sub_123:period:2',
+      amount: 4990,
+      status: 'created',
+    });
+  });
+
+  it('a second call for the same reference reads the first cobr and makes none', async () => {
+    efi.answer('GET', /^\/v2\/cobr\//, 200, fixture('cobr-created', { TXID: C1 }));
+    const c = await efiGateway().createMandateCharge(charge, 'another key, same cycle');
+    expect(efi.sent.map((s) => s.method)).toEqual(['GET']);
+    expect(c.id).toBe(C1);
+  });
+
+  it('reads a rejected attempt with its code, and asks a retry for a date once', async () => {
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, fixture('cobr-attempt-failed', { TXID: C1 }));
+    efi.answer('POST', `/v2/cobr/${C1}/retentativa/2026-03-11`, 200, {
+      ...fixture('cobr-attempt-failed', { TXID: C1 }),
+      tentativas: [
+        ...(fixture('cobr-attempt-failed') as { tentativas: object[] }).tentativas,
+        { dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: E2, atualizacao: [] },
+      ],
+    });
+    const retried = await efiGateway().retryMandateCharge(C1, '2026-03-11', 'retry:1');
+    expect(retried.attempts.map((a) => [a.kind, a.status, a.rejection?.code ?? null])).toEqual([
+      ['scheduled', 'rejected', 'AM02'],
+      ['retry', 'requested', null],
+    ]);
+    expect(retried.status).toBe('active');
+
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, {
+      ...fixture('cobr-attempt-failed', { TXID: C1 }),
+      tentativas: [
+        { dataLiquidacao: '2026-03-11', tipo: 'RIFL', status: 'SOLICITADA', endToEndId: E2, atualizacao: [] },
+      ],
+    });
+    await efiGateway().retryMandateCharge(C1, '2026-03-11', 'retry:1');
+    expect(efi.sent.at(-1)!.method).toBe('GET');
+  });
+
+  it('cancels an unpaid cobr; a paid one is refused without asking', async () => {
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, fixture('cobr-created', { TXID: C1 }));
+    efi.answer('PATCH', `/v2/cobr/${C1}`, 200, { ...fixture('cobr-created', { TXID: C1 }), status: 'CANCELADA' });
+    expect((await efiGateway().cancelMandateCharge(C1, 'k')).status).toBe('cancelled');
+    expect(efi.sent[1]!.body).toEqual({ status: 'CANCELADA' });
+
+    efi.answer('GET', `/v2/cobr/${C1}`, 200, { ...fixture('cobr-created', { TXID: C1 }), status: 'CONCLUIDA' });
+    await expect(efiGateway().cancelMandateCharge(C1, 'k')).rejects.toMatchObject({ retryable: false });
+  });
+});
