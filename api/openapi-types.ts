@@ -14681,6 +14681,17 @@ export interface operations {
               review?: {
                 until: string;
               };
+              /** @description A Pix Automático checkout (recurrence_billing pix_automatico, our addition): the pix's QR code also authorizes this mandate, which the subscription is billed through from then on */
+              pix_automatico?: {
+                /** @description The gateway's id of the mandate (the BCB's idRec) */
+                mandate_id: string;
+                /** @enum {string} */
+                periodicity: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+                /** @description YYYY-MM-DD: the estimated day of its first charge after this payment */
+                start_date: string;
+                /** @description What each period is expected to cost, in cents */
+                amount: number;
+              };
             } | null;
             decline_reason: string | null;
             /** @description The checkout's customer, as its GET shows it: once succeeded the sale's (found or created), before that the one the checkout was opened with, if any (our addition) */
@@ -14838,12 +14849,20 @@ export interface operations {
         'application/json': {
           id: string;
           /** @enum {string} */
-          type: 'transaction.updated' | 'invoice.updated' | 'chargeback.updated' | 'card.updated';
+          type:
+            | 'transaction.updated'
+            | 'invoice.updated'
+            | 'chargeback.updated'
+            | 'card.updated'
+            | 'mandate.updated'
+            | 'mandate_charge.updated';
           transactionId?: string;
           invoiceId?: string;
           chargebackId?: string;
           cardId?: string;
           replacedBy?: string;
+          mandateId?: string;
+          mandateChargeId?: string;
           status: string;
           occurredAt: string;
         };

@@ -1,11 +1,6 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SYSTEM_ACTOR } from '../../contracts/actor.ts';
-import { mandateNoticeSignal } from '../../contracts/subscription.ts';
-import { chargeOfGateway } from '../../db/mandate/charges.ts';
-import { mandateOfGateway } from '../../db/mandate/mandates.ts';
-import { subscriptionWorkflowId } from '../../domain/subscriptions.ts';
 import { EfiGateway } from '../../gateway/efi-adapter.ts';
 import {
   callbacksOfEfiNotice,
@@ -17,6 +12,7 @@ import type { GatewayCallback } from '../../gateway/port.ts';
 import { serviceUnavailable, unauthorized } from '../../use-cases/errors.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 import { efiNotificationBody, efiNotificationQuery, efiNotificationResponse } from '../schemas/efi-notifications.ts';
+import { signalMandateOwner } from '../mandate-notices.ts';
 import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -109,29 +105,4 @@ async function deliver(deps: RouteDeps, callback: GatewayCallback, log: FastifyB
     return;
   }
   await signalMandateOwner(deps, callback, log);
-}
-
-/**
- * A rec or cobr notice goes to the subscription whose mandate (or mandate charge) it names, by its
- * workflow's mandateNotice signal: the workflow reads the mandate and its charges back from Efí itself.
- * One that is none of ours (not recorded yet, or another system's) is acknowledged and ignored.
- */
-async function signalMandateOwner(deps: RouteDeps, callback: GatewayCallback, log: FastifyBaseLogger): Promise<void> {
-  const em = deps.orm.em.fork();
-  const subscriptionId =
-    callback.type === 'mandate.updated' && callback.mandateId
-      ? (await mandateOfGateway(em, callback.mandateId))?.subscriptionId
-      : callback.type === 'mandate_charge.updated' && callback.mandateChargeId
-        ? (await chargeOfGateway(em, callback.mandateChargeId))?.subscriptionId
-        : undefined;
-  if (!subscriptionId)
-    return log.info({ callback: callback.type }, 'Efí notified a mandate that is none of ours: ignored');
-  try {
-    await deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(mandateNoticeSignal);
-  } catch (err) {
-    // An ended subscription has nothing left to learn; anything else: Efí sends the notice again.
-    if (err instanceof WorkflowNotFoundError) return;
-    log.warn({ err }, 'could not signal the subscription of an Efí mandate notice');
-    throw serviceUnavailable('temporarily_unavailable', 'Notice not processed; retry later');
-  }
 }

@@ -6,6 +6,7 @@ import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '../../gatewa
 import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { signalInvoiceNotice } from '../invoice-notices.ts';
 import { replaceKeptCardOf } from '../kept-card-notices.ts';
+import { signalMandateOwner } from '../mandate-notices.ts';
 import { signalRecurrenceInvoice } from '../recurrence-notices.ts';
 import { deliverPaymentNotice, readGatewayTransaction } from '../transaction-notices.ts';
 import { badRequest, unauthorized } from '../../use-cases/errors.ts';
@@ -81,6 +82,10 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       }
       if (notice.type === 'card.updated' && notice.cardId && notice.replacedBy) {
         await replaceKeptCardOf(deps, { replaced: notice.cardId, by: notice.replacedBy }, request.log);
+      }
+      // A Pix Automático mandate or cycle charge moved (decision 0096): its subscription's workflow reads it back.
+      if (notice.type === 'mandate.updated' || notice.type === 'mandate_charge.updated') {
+        await signalMandateOwner(deps, notice, request.log.child({ callback: notice.id }));
       }
       // Recorded after it was handled, so a failed attempt is not mistaken for a handled one.
       await recordCallback(em, notice);

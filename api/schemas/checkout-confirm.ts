@@ -166,7 +166,14 @@ export const paymentDeclinedBody = errorBody.extend({ decline_reason: z.string()
 
 export const gatewayCallbackBody = z.object({
   id: z.string().min(1).max(200),
-  type: z.enum(['transaction.updated', 'invoice.updated', 'chargeback.updated', 'card.updated']),
+  type: z.enum([
+    'transaction.updated',
+    'invoice.updated',
+    'chargeback.updated',
+    'card.updated',
+    'mandate.updated',
+    'mandate_charge.updated',
+  ]),
   transactionId: z.string().min(1).optional(),
   invoiceId: z.string().min(1).optional(),
   /** chargeback.updated: the chargeback to read back from the gateway (decision 0072). */
@@ -174,6 +181,9 @@ export const gatewayCallbackBody = z.object({
   /** card.updated: the kept card the issuer's card updater replaced, and its replacement (decision 0079). */
   cardId: z.string().min(1).max(200).optional(),
   replacedBy: z.string().min(1).max(200).optional(),
+  /** mandate.updated, mandate_charge.updated: the Pix Automático mandate or cycle charge to read back (decision 0096). */
+  mandateId: z.string().min(1).max(200).optional(),
+  mandateChargeId: z.string().min(1).max(200).optional(),
   status: z.string().min(1),
   occurredAt: z.string(),
 });
