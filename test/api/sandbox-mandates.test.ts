@@ -174,6 +174,39 @@ describe("the sandbox's Pix Automático bank", () => {
   });
 });
 
+describe("the sandbox's Pix Automático bank, with a charge due", () => {
+  it("settles the organization's own charges only", async () => {
+    const [owner, other] = [await makeTenant(api.orm), await makeTenant(api.orm)];
+    const mandate = await approvedMandate(owner);
+    // The cycle's charge, sent to the gateway four days before it is due (as the subscription's workflow
+    // does when its clock reaches the window), on the simulator's clock.
+    const sim = api.gateway as SimulatedGateway;
+    const dueDate = mandate.start_date as string;
+    const now = sim.now;
+    sim.now = () => new Date(Date.parse(`${dueDate}T12:00:00Z`) - 4 * 86_400_000);
+    const charge = await sim
+      .createMandateCharge(
+        { mandateId: mandate.gateway_mandate_id, reference: `test:${mandate.id}`, dueDate, amount: 3_990 },
+        `test:settle:${mandate.id}`,
+      )
+      .finally(() => {
+        sim.now = now;
+      });
+    const settle = (tenant: Tenant) =>
+      api.call('POST', '/api/v1/sandbox/mandate-charges/settle', { token: tenant.oat, body: { as_of: '2100-01-01' } });
+
+    const others = await settle(other);
+    expect([others.status, others.body.items]).toEqual([200, []]);
+    expect((await sim.getMandateCharge(charge.id))?.status).toBe('active');
+
+    const ours = await settle(owner);
+    expect(ours.status).toBe(200);
+    expect(ours.body.items.map((c: any) => [c.id, c.mandate_id, c.status])).toEqual([
+      [charge.id, mandate.gateway_mandate_id, 'completed'],
+    ]);
+  });
+});
+
 describe('outside a sandbox deployment', () => {
   let live: TestApi;
   beforeAll(async () => {
