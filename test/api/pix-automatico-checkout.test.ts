@@ -83,6 +83,45 @@ describe('a Pix Automático checkout', () => {
     expect(events.map((e) => e.type)).toEqual(['mandate.created', 'mandate.approved']);
   });
 
+  it('on a sandbox test clock, the next month is charged through the mandate and paid', async () => {
+    const tenant = await makeTenant(api.orm);
+    const created = await createCheckout(tenant, { product_id: await productOf(tenant, MONTHLY) });
+    const confirmed = await api.call('POST', `/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
+      body: { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '52998224725' },
+    });
+    const paymentId = confirmed.body.gateway_payment_data.transaction_id;
+    await api.call('POST', `/api/v1/sandbox/transactions/${paymentId}/pay`);
+    await waitForCheckoutStatus(api.orm, created.body.id, 'succeeded');
+    const [s] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [created.body.id]);
+    await waitFor(async () => (await sql('select id from mandates where subscription_id = ?', [s.id]))[0], {
+      what: 'the mandate adopted',
+      timeoutMs: 20_000,
+    });
+    // Two days past the period's end: the charge went out four days before it and settled on its day.
+    const to = new Date(new Date(s.current_period_end).getTime() + 2 * 86_400_000).toISOString();
+    const moved = await api.call('POST', `/api/v1/subscriptions/${s.id}/test-clock/advance`, {
+      body: { to },
+      token: tenant.oat,
+    });
+    expect(moved.status).toBe(200);
+    const paid = await waitFor(
+      async () => {
+        const [row] = await sql(
+          `select s.period_number, c.status, c.amount::int as amount from subscriptions s
+             join mandate_charges c on c.subscription_id = s.id where s.id = ?`,
+          [s.id],
+        );
+        return row?.period_number === 2 ? row : null;
+      },
+      { what: 'period 2 paid through the mandate', timeoutMs: 30_000 },
+    );
+    expect(paid).toEqual({ period_number: 2, status: 'completed', amount: 3_990 });
+    const sales = await sql('select amount::int as amount from sales where subscription_id = ? order by created_at', [
+      s.id,
+    ]);
+    expect(sales).toEqual([{ amount: 3_990 }, { amount: 3_990 }]);
+  });
+
   it('is paid with pix only, by a debtor with a name and a tax id', async () => {
     const tenant = await makeTenant(api.orm);
     const created = await createCheckout(tenant, { product_id: await productOf(tenant, MONTHLY) });
