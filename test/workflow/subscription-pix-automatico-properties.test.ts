@@ -164,6 +164,13 @@ async function checkInvariants(input: {
   const [sales] = await sql('select count(*)::int as n from sales where subscription_id = ?', [subscriptionId]);
   expect(sales.n).toBe(paid.length);
   expect(sent.filter((c) => c.status === 'completed')).toHaveLength(paid.length);
+  // Our books settle each charge on the banking day its due date moves to, as the payer's bank does.
+  const settlements = await sql(
+    `select to_char(due_date, 'YYYY-MM-DD') as due, to_char(settlement_date, 'YYYY-MM-DD') as settles
+     from mandate_charges where subscription_id = ?`,
+    [subscriptionId],
+  );
+  for (const c of settlements) expect(c).toEqual({ due: c.due, settles: bankingDayOnOrAfter(c.due) });
   const [books] = await sql(
     `select count(*)::int as n, count(distinct period)::int as periods,
        count(*) filter (where status = 'completed')::int as completed
