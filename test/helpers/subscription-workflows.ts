@@ -26,7 +26,7 @@ import { waitFor } from './processes.ts';
 import { Context as activityContext } from '@temporalio/activity';
 import type { PixPayerPersona } from '../../contracts/pix-automatico.ts';
 import { upsertMandate } from '../../db/mandate/mandates.ts';
-import { brasiliaDate } from '../../domain/pix-automatico.ts';
+import { brasiliaDate, type MandatePeriodicity } from '../../domain/pix-automatico.ts';
 
 /**
  * What the subscription workflow tests share: the time-skipping test server, the real activities on
@@ -121,6 +121,13 @@ export function nextMidMonth(now: Date): Date {
   return thisMonth > now ? thisMonth : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 15, 12));
 }
 
+/** The mandate's periodicity of a price's interval (one of each). */
+const MANDATE_PERIODICITY: Record<'week' | 'month' | 'year', MandatePeriodicity> = {
+  week: 'weekly',
+  month: 'monthly',
+  year: 'yearly',
+};
+
 export interface SubscriptionOptions {
   settings?: Record<string, unknown>;
   trialDays?: number;
@@ -128,14 +135,14 @@ export interface SubscriptionOptions {
   /** gateway: the simulated gateway's recurrence bills the periods (a plan, a buyer and its subscription). */
   billing?: 'manual' | 'gateway' | 'pix_automatico';
   /**
-   * pix_automatico: the payer of its mandate (journey 2, monthly, three retries in seven days, starting at
+   * pix_automatico: the payer of its mandate (journey 2, of the price's periodicity, three retries in seven days, starting at
    * the first period's end), authorized at the simulator as this persona does. Default: approves.
    */
   payer?: PixPayerPersona;
   /** Paid by pix or boleto: no card is kept, renewal checkouts pay. */
   noCard?: boolean;
-  /** Billed yearly rather than monthly. */
-  interval?: 'month' | 'year';
+  /** Billed yearly (or weekly) rather than monthly; a Pix Automático mandate's periodicity follows. */
+  interval?: 'week' | 'month' | 'year';
   /**
    * The instant the subscription starts (its checkout is paid): the test server's clock is moved
    * forward to it first, so the periods' dates do not depend on the day the test runs. Default: the
@@ -261,7 +268,11 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     );
     const trialEnd = options.trialDays ? new Date(now.getTime() + options.trialDays * DAY) : null;
     const anchor = trialEnd ?? now;
-    const periodEnd = trialEnd ?? addMonth(now, options.interval === 'year' ? 12 : 1);
+    const periodEnd =
+      trialEnd ??
+      (options.interval === 'week'
+        ? new Date(now.getTime() + 7 * DAY)
+        : addMonth(now, options.interval === 'year' ? 12 : 1));
     const gatewaySubscriptionId =
       options.billing === 'gateway' ? await gatewaySubscription(id, subtotal, token.id, email, periodEnd) : null;
     const pix = options.billing === 'pix_automatico';
@@ -293,7 +304,10 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         discountId,
       ],
     );
-    const mandateId = pix ? await mandate(id, org.id, customerId, now, periodEnd, options.payer ?? 'approves') : null;
+    const periodicity = MANDATE_PERIODICITY[options.interval ?? 'month'];
+    const mandateId = pix
+      ? await mandate(id, org.id, customerId, now, periodEnd, options.payer ?? 'approves', periodicity)
+      : null;
     return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId, mandateId };
   }
 
@@ -308,12 +322,13 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     now: Date,
     start: Date,
     payer: PixPayerPersona,
+    periodicity: MandatePeriodicity,
   ) {
     // Its dates are the test server's (workflow time): so is the simulator's clock, for it.
     const realClock = sim.now;
     sim.now = () => now;
     try {
-      return await authorizedMandate(id, organizationId, customerId, start, payer);
+      return await authorizedMandate(id, organizationId, customerId, start, payer, periodicity);
     } finally {
       sim.now = realClock;
     }
@@ -325,6 +340,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     customerId: string,
     start: Date,
     payer: PixPayerPersona,
+    periodicity: MandatePeriodicity,
   ) {
     const created = await sim.createMandate(
       {
@@ -333,7 +349,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         debtor: { name: 'Ana Souza', taxId: '12345678909' },
         startDate: brasiliaDate(start.getTime()),
         endDate: null,
-        periodicity: 'monthly',
+        periodicity,
         fixedAmount: null,
         minimumAmount: null,
         retryPolicy: 'three_in_seven_days',
