@@ -338,6 +338,14 @@ describe('refusals', () => {
     expect(err.message).toMatch(/does not allow/);
   });
 
+  it('one live charge per cycle: a second charge of the mandate for the same due date is refused under another key', async () => {
+    const mandate = await approvedMandate('approves');
+    const first = await chargeDue(mandate, '2026-03-20');
+    const err = await refusal(chargeDue(mandate, '2026-03-20'));
+    expect(err.message).toMatch(/already/);
+    expect((await sim.getMandateCharge(first.id))!.status).toBe('active');
+  });
+
   it('a charge sent too late for its window (less than 2 days before its due date) is refused; an early one is taken, for test clocks', async () => {
     const mandate = await approvedMandate('approves');
     await refusal(chargeDue(mandate, '2026-03-20', 4_990, '2026-03-19'));

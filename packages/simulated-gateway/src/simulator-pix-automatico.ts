@@ -215,6 +215,12 @@ export async function insertMandateCharge(
   if (today(clock) > chargeWindow(input.dueDate).closes) {
     throw new GatewayError(`The window to send a charge due on ${input.dueDate} closed before ${today(clock)}`, false);
   }
+  // One live charge per cycle: the payer's bank takes no second charge of the mandate for its due date.
+  const [live] = await sql(
+    `select id from gateway_sim.mandate_charges where mandate_id = ? and due_date = ? and status <> 'cancelled'`,
+    [mandate.id, input.dueDate],
+  );
+  if (live) throw new GatewayError(`The mandate has a charge due on ${input.dueDate} already (${live.id})`, false);
   const now = clock();
   const id = newTxid(idempotencyKey);
   await sql(
