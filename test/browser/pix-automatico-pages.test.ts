@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Client } from '@temporalio/client';
 import type { Browser, Page } from 'playwright-core';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { expectAccessibleAtBothSizes, launchBrowser, newContext, screenshot } from '../helpers/browser.ts';
@@ -14,9 +13,8 @@ import { scanQrPng } from '../helpers/qr.ts';
  * gateway, through the subscription's workflow).
  */
 let api: TestApi;
-let temporal: Client;
 let browser: Browser;
-useApi((started) => ({ api, temporal } = started), { callbacksHere: true });
+useApi((started) => ({ api } = started), { callbacksHere: true });
 beforeAll(async () => {
   browser = await launchBrowser();
 });
@@ -130,6 +128,90 @@ describe('a Pix Automático checkout page', () => {
     await page.goto(c.url);
     await page.getByLabel('Pix Automático: pay every month automatically').waitFor();
     expect(await page.getByTestId('mandate-amount').textContent()).toBe('R$39.90 charged every month.');
+    await context.close();
+  });
+});
+
+/** Pays a Pix Automático checkout through the API (as the page does); its subscription once it adopted the approved mandate. */
+async function pixAutomaticoSubscription() {
+  const c = await pixAutomaticoCheckout();
+  const secret = c.url.split('/').pop();
+  const confirmed = await api.call('POST', `/api/v1/checkouts/client/${secret}/confirm-sdk`, {
+    body: { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '529.982.247-25' },
+  });
+  expect(confirmed.status).toBe(200);
+  const paid = await api.call(
+    'POST',
+    `/api/v1/sandbox/transactions/${confirmed.body.gateway_payment_data.transaction_id}/pay`,
+  );
+  expect(paid.status).toBe(200);
+  const subscription = await waitFor(
+    async () => {
+      const [row] = await sql(
+        `select s.id, s.customer_id, s.current_period_end, s.amount from subscriptions s
+           join mandates m on m.subscription_id = s.id where s.checkout_id = ? and m.status = 'approved'`,
+        [c.id],
+      );
+      return row ?? null;
+    },
+    { what: 'the subscription to adopt its approved mandate', timeoutMs: 30_000 },
+  );
+  const session = await api.call('POST', '/api/v1/customer-portal/sessions/', {
+    token: c.tenant.oat,
+    body: { customer_id: subscription.customer_id },
+  });
+  expect(session.status).toBe(201);
+  const portalUrl = (session.body.customer_portal_url as string).replace(api.config.publicBaseUrl, api.baseUrl);
+  return { ...c, subscription, portalUrl, portalToken: session.body.token as string };
+}
+
+describe('a Pix Automático subscription in the customer portal', () => {
+  it('shows the mandate, and revokes it after a confirmation: cancelled by the receiver, with its event', async () => {
+    const s = await pixAutomaticoSubscription();
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(s.portalUrl);
+    await page.goto(`${api.baseUrl}/portal/subscriptions/${s.subscription.id}`);
+    const mandate = page.getByTestId('mandate');
+    expect(await mandate.getByTestId('mandate-status').textContent()).toBe(
+      'Autorizada: as cobranças são feitas automaticamente',
+    );
+    expect(await mandate.getByTestId('mandate-journey').textContent()).toBe('Lendo o QR code do primeiro pagamento');
+    expect(await mandate.getByTestId('mandate-periodicity').textContent()).toBe('Todo mês');
+    // The next charge: the subscription's amount, due the day its period ends in Brasília (UTC−3).
+    const periodEnd = new Date(new Date(s.subscription.current_period_end).getTime() - 3 * 3_600_000);
+    expect((await mandate.getByTestId('mandate-next-charge').textContent())!.trim()).toBe(
+      `${brl(Number(s.subscription.amount))} em ${dayBR(periodEnd.toISOString().slice(0, 10))}`,
+    );
+    await screenshot(page, 'portal-pix-automatico');
+    await expectAccessibleAtBothSizes(page);
+
+    await mandate.getByRole('link', { name: 'Cancelar autorização' }).click();
+    await page.getByRole('button', { name: 'Confirmar o cancelamento da autorização' }).waitFor();
+    // Nothing is cancelled by opening the confirmation.
+    expect((await sql('select status from mandates where subscription_id = ?', [s.subscription.id]))[0].status).toBe(
+      'approved',
+    );
+    await expectAccessibleAtBothSizes(page);
+    await page.getByRole('button', { name: 'Confirmar o cancelamento da autorização' }).click();
+    await page.getByText('Autorização do Pix Automático cancelada.', { exact: false }).waitFor();
+    const [ended] = await sql('select id, status, cancelled_by from mandates where subscription_id = ?', [
+      s.subscription.id,
+    ]);
+    expect([ended.status, ended.cancelled_by]).toEqual(['cancelled', 'receiver']);
+    const events = await sql(`select data from events where type = 'mandate.cancelled' and data->>'id' = ?`, [
+      ended.id,
+    ]);
+    expect(events).toHaveLength(1);
+    expect(await page.getByTestId('mandate-status').textContent()).toMatch(/^Cancelada/);
+    expect(await page.getByTestId('mandate-next-charge').textContent()).toContain('Nenhuma');
+    expect(await page.getByRole('link', { name: 'Cancelar autorização' }).count()).toBe(0);
+
+    // Revoked once: the portal's API refuses it again, in plain words.
+    const again = await api.call('POST', `/api/v1/customer-portal/subscriptions/${s.subscription.id}/mandate/revoke`, {
+      token: s.portalToken,
+    });
+    expect([again.status, again.body.code]).toEqual([422, 'mandate_ended']);
     await context.close();
   });
 });
