@@ -104,7 +104,8 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
       const { id } = request.params;
       const em = deps.orm.em.fork();
       const { subscription, charges } = await subscriptionWithCharges(em, id, { organizationId, customerId });
-      const mandate = subscription.recurrenceBilling === 'pix_automatico' ? await portalMandateOf(em, subscription) : null;
+      const mandate =
+        subscription.recurrenceBilling === 'pix_automatico' ? await portalMandateOf(em, subscription) : null;
       return { ...present(subscription), charges: charges.map(presentPortalCharge), mandate };
     },
   );
