@@ -156,7 +156,13 @@ function mandateActivities(deps: { orm: Orm; gateway: PaymentGateway }, rail: ()
       }
       await syncMandate(deps.orm, gateway, mandate);
     },
-  } satisfies Pick<SubscriptionActivities, 'adoptCheckoutMandate' | 'cancelMandate'>;
+
+    /** The gateway said the mandate moved (a notice): its state as the gateway has it now, written. */
+    async syncSubscriptionMandate(subscriptionId: string): Promise<void> {
+      const mandate = await mandateOfSubscription(deps.orm.em.fork(), subscriptionId);
+      if (mandate) await syncMandate(deps.orm, rail(), mandate);
+    },
+  } satisfies Pick<SubscriptionActivities, 'adoptCheckoutMandate' | 'cancelMandate' | 'syncSubscriptionMandate'>;
 }
 
 interface SandboxSettle {

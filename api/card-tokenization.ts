@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cardSourceRefusal } from '../domain/card-data.ts';
+import { offersCardPayments } from '../gateway/capabilities.ts';
 import { GatewayError, type CardInput, type CardOwner, type CardToken } from '../gateway/port.ts';
 import { ApiError, badRequest, unprocessable } from '../use-cases/errors.ts';
 import type { RouteDeps } from './route-deps.ts';
@@ -18,6 +19,7 @@ export function sentCard(deps: RouteDeps, data: CardInput | null, browserToken: 
   const refusal = cardSourceRefusal(
     { cardData: data !== null, browserToken: browserToken !== null },
     deps.config.acceptsCardData,
+    offersCardPayments(deps.gateway),
   );
   if (refusal?.code === 'ambiguous_card') throw badRequest(refusal.message);
   if (refusal) throw unprocessable(refusal.code, 'Card data is not accepted here', refusal.message);

@@ -1432,6 +1432,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/sandbox/mandates/{id}/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer answers a Pix Automático mandate as a persona does (sandbox)
+     * @description The persona also decides how the payer’s bank settles the later charges. A mandate already answered (a checkout’s, approved when its QR code was paid) is returned as it is. Scope: subscriptions:write.
+     */
+    post: operations['authorizeSandboxMandate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/mandates/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer revokes an approved Pix Automático mandate in their bank’s app (sandbox)
+     * @description Cancelled by the payer (SLDB), with its open charges; a cancelled one is returned as it is. Scope: subscriptions:write.
+     */
+    post: operations['revokeSandboxMandate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/mandates/{id}/payer-maximum': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer sets their maximum per charge of an approved mandate (sandbox)
+     * @description A charge above it is rejected by the payer’s bank (AM02) on its settlement day; it cannot be under the receiver’s minimum. Scope: subscriptions:write.
+     */
+    post: operations['setSandboxMandatePayerMaximum'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/mandate-charges/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer’s bank settles the organization’s mandate charges due by a day (sandbox)
+     * @description Each attempt settling on or before as_of is paid, rejected or expired as its payer’s persona plays it; a charge no retry can mend any more ends. Only this organization’s mandates. Each subscription’s workflow records its charge from the gateway’s callbacks. Scope: subscriptions:write.
+     */
+    post: operations['settleSandboxMandateCharges'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox-gateway/v1/payment_methods/search': {
     parameters: {
       query?: never;
@@ -20153,6 +20233,678 @@ export interface operations {
         };
       };
       /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  authorizeSandboxMandate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description How the payer answers and pays: approves; rejects_authorization; lowers_maximum (a cent under the amount, or the receiver's minimum); revokes (before the second cycle settles); no_funds_morning; no_funds_until_retry; closed_account
+           * @enum {string}
+           */
+          persona:
+            | 'approves'
+            | 'rejects_authorization'
+            | 'lowers_maximum'
+            | 'revokes'
+            | 'no_funds_morning'
+            | 'no_funds_until_retry'
+            | 'closed_account';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Mandate'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `gateway_refused`: the simulated payer's bank refused the step; the detail says why, nothing changed. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  revokeSandboxMandate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Mandate'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `gateway_refused`: the simulated payer's bank refused the step; the detail says why, nothing changed. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  setSandboxMandatePayerMaximum: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The most the payer allows per charge, in cents; null for no maximum */
+          maximum: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Mandate'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `gateway_refused`: the simulated payer's bank refused the step; the detail says why, nothing changed. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  settleSandboxMandateCharges: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date
+           * @description YYYY-MM-DD: every attempt settling on or before this day is settled
+           */
+          as_of: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The charges that changed, in the gateway's own shape (its ids: gateway_charge_id on ours) */
+            items: {
+              id: string;
+              mandate_id: string;
+              reference: string;
+              due_date: string;
+              amount: number;
+              /** @enum {string} */
+              status: 'created' | 'active' | 'completed' | 'expired' | 'rejected' | 'cancelled';
+              /** @enum {string} */
+              retry_policy: 'none' | 'three_in_seven_days';
+              attempts: {
+                settlement_date: string;
+                /** @enum {string} */
+                kind: 'scheduled' | 'unscheduled' | 'retry';
+                /** @enum {string} */
+                status: 'requested' | 'scheduled' | 'paid' | 'cancelled' | 'rejected' | 'expired';
+                end_to_end_id: string;
+                rejection: {
+                  code: string;
+                  description: string;
+                } | null;
+                history: {
+                  /** @enum {string} */
+                  status: 'requested' | 'scheduled' | 'paid' | 'cancelled' | 'rejected' | 'expired';
+                  at: string;
+                }[];
+              }[];
+              rejection: {
+                code: string;
+                description: string;
+              } | null;
+              cancellation: {
+                code: string;
+                description: string;
+                /** @enum {string} */
+                by: 'payer_psp' | 'payer' | 'receiver_psp' | 'receiver';
+              } | null;
+              history: {
+                /** @enum {string} */
+                status: 'created' | 'active' | 'completed' | 'expired' | 'rejected' | 'cancelled';
+                at: string;
+              }[];
+              paid_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `gateway_refused`: the simulated payer's bank refused the step; the detail says why, nothing changed. */
       422: {
         headers: {
           [name: string]: unknown;

@@ -269,6 +269,8 @@ export interface SubscriptionActivities {
   }): Promise<MandateCycle>;
   /** A new Pix Automático subscription adopts the mandate its checkout's pix authorized (journey 3), once. */
   adoptCheckoutMandate(subscriptionId: string): Promise<void>;
+  /** A notice said the subscription's mandate moved: its state as the gateway has it now, written. */
+  syncSubscriptionMandate(subscriptionId: string): Promise<void>;
   /** The subscription ended: its mandate is cancelled by the receiver, so the payer's bank takes no more charges. */
   cancelMandate(subscriptionId: string): Promise<void>;
   openRenewalCheckout(input: {

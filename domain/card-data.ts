@@ -12,7 +12,7 @@ export function cardDataAccepted(deployment: 'test' | 'live', acceptedFullPciSco
 }
 
 export interface CardSourceRefusal {
-  code: 'card_data_refused' | 'ambiguous_card';
+  code: 'card_data_refused' | 'ambiguous_card' | 'payment_method_not_allowed';
   message: string;
 }
 
@@ -23,9 +23,17 @@ export interface CardSourceRefusal {
 export function cardSourceRefusal(
   sent: { cardData: boolean; browserToken: boolean },
   acceptsCardData: boolean,
+  gatewayTakesCards = true,
 ): CardSourceRefusal | null {
   if (sent.cardData && sent.browserToken) {
     return { code: 'ambiguous_card', message: 'Send the card or its card_token, not both' };
+  }
+  // A gateway without card payments (Efí, decision 0097): refused before anything reaches it.
+  if ((sent.cardData || sent.browserToken) && !gatewayTakesCards) {
+    return {
+      code: 'payment_method_not_allowed',
+      message: 'This payment gateway takes no cards: pay with pix or boleto',
+    };
   }
   if (sent.cardData && !acceptsCardData) {
     return {

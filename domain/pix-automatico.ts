@@ -18,35 +18,52 @@ import { addInterval, isoDate, type PeriodInterval } from './periods.ts';
 // ── The BCB's words, ours ─────────────────────────────────────────────────────────────────────
 
 /** RecStatus: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA. */
-export type MandateStatus = 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+export const MANDATE_STATUSES = ['created', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+export type MandateStatus = (typeof MANDATE_STATUSES)[number];
 
 /**
  * How the payer authorized it (RecAtivacao.tipoJornada): 1 a request pushed to the payer's bank,
  * 2 a QR code that only authorizes, 3 a QR code that pays the first charge and authorizes, 4 a
  * due-date QR code that offers the recurrence after payment; `pending` before it is activated.
  */
-export type MandateJourney = 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4' | 'pending';
+export const MANDATE_JOURNEYS = ['journey_1', 'journey_2', 'journey_3', 'journey_4', 'pending'] as const;
+export type MandateJourney = (typeof MANDATE_JOURNEYS)[number];
 
 /** calendario.periodicidade: SEMANAL, MENSAL, TRIMESTRAL, SEMESTRAL, ANUAL. */
-export type MandatePeriodicity = 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+export const MANDATE_PERIODICITIES = ['weekly', 'monthly', 'quarterly', 'semiannual', 'yearly'] as const;
+export type MandatePeriodicity = (typeof MANDATE_PERIODICITIES)[number];
 
 /** politicaRetentativa: NAO_PERMITE, PERMITE_3R_7D (three more tries within seven days of the due date). */
-export type MandateRetryPolicy = 'none' | 'three_in_seven_days';
+export const MANDATE_RETRY_POLICIES = ['none', 'three_in_seven_days'] as const;
+export type MandateRetryPolicy = (typeof MANDATE_RETRY_POLICIES)[number];
 
 /** encerramento.cancelamento.solicitante: PSP_PAGADOR, USUARIO_PAGADOR, PSP_RECEBEDOR, USUARIO_RECEBEDOR. */
-export type MandateCancelledBy = 'payer_psp' | 'payer' | 'receiver_psp' | 'receiver';
+export const MANDATE_CANCELLED_BY = ['payer_psp', 'payer', 'receiver_psp', 'receiver'] as const;
+export type MandateCancelledBy = (typeof MANDATE_CANCELLED_BY)[number];
 
 /** SolicRecStatus: the request of journey 1 as it travels to the payer's bank. */
-export type MandateRequestStatus = 'created' | 'sent' | 'received' | 'rejected' | 'accepted' | 'expired' | 'cancelled';
+export const MANDATE_REQUEST_STATUSES = [
+  'created',
+  'sent',
+  'received',
+  'rejected',
+  'accepted',
+  'expired',
+  'cancelled',
+] as const;
+export type MandateRequestStatus = (typeof MANDATE_REQUEST_STATUSES)[number];
 
 /** CobRStatus: a cycle's charge. */
-export type MandateChargeStatus = 'created' | 'active' | 'completed' | 'expired' | 'rejected' | 'cancelled';
+export const MANDATE_CHARGE_STATUSES = ['created', 'active', 'completed', 'expired', 'rejected', 'cancelled'] as const;
+export type MandateChargeStatus = (typeof MANDATE_CHARGE_STATUSES)[number];
 
 /** CobRTentativas.status: one settlement try of a charge, on one date. */
-export type MandateAttemptStatus = 'requested' | 'scheduled' | 'paid' | 'cancelled' | 'rejected' | 'expired';
+export const MANDATE_ATTEMPT_STATUSES = ['requested', 'scheduled', 'paid', 'cancelled', 'rejected', 'expired'] as const;
+export type MandateAttemptStatus = (typeof MANDATE_ATTEMPT_STATUSES)[number];
 
 /** CobRTentativas.tipo: AGND (scheduled in time), NTAG (not scheduled: sent late), RIFL (a later-day retry). */
-export type MandateAttemptKind = 'scheduled' | 'unscheduled' | 'retry';
+export const MANDATE_ATTEMPT_KINDS = ['scheduled', 'unscheduled', 'retry'] as const;
+export type MandateAttemptKind = (typeof MANDATE_ATTEMPT_KINDS)[number];
 
 /** What the rules read of a charge's settlement try (contracts/pix-automatico.ts GatewayMandateAttempt). */
 export interface AttemptOutcome {

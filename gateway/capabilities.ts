@@ -128,3 +128,11 @@ export function offersSandboxPixAutomatico<G extends PaymentGateway>(
     hasMethods(gateway, ['authorizeMandate', 'settleMandateCharges', 'revokeMandate', 'setPayerMaximum'])
   );
 }
+
+/**
+ * Whether the gateway takes card payments (the simulator, Mercado Pago): Efí's adapter has none
+ * (decision 0097), and a card sent to it is refused before any call.
+ */
+export function offersCardPayments(gateway: object): boolean {
+  return hasMethods(gateway, ['chargeCard', 'tokenizeCard', 'keepBrowserCard']);
+}

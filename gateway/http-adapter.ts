@@ -297,8 +297,9 @@ export class HttpGateway
     return mandateFromWire(await this.control('sandboxAuthorizeMandate', mandateId, { persona }, wireMandate));
   }
 
-  async settleMandateCharges(asOf: string): Promise<GatewayMandateCharge[]> {
-    const wire = await this.control('sandboxSettleMandateCharges', undefined, { as_of: asOf }, wireMandateChargeList);
+  async settleMandateCharges(asOf: string, mandateIds?: readonly string[]): Promise<GatewayMandateCharge[]> {
+    const body = mandateIds === undefined ? { as_of: asOf } : { as_of: asOf, mandate_ids: [...mandateIds] };
+    const wire = await this.control('sandboxSettleMandateCharges', undefined, body, wireMandateChargeList);
     return wire.items.map(mandateChargeFromWire);
   }
 

@@ -108,8 +108,11 @@ export const wireMandateChargeList = z.object({ items: z.array(wireMandateCharge
 export const wireMandateRetry = z.strictObject({ settlement_date: date });
 /** Sandbox: the payer who answers the mandate. */
 export const wireAuthorizeMandate = z.strictObject({ persona: z.enum(PIX_PAYER_PERSONAS) });
-/** Sandbox: the payer's bank settles the attempts due by this day. */
-export const wireSettleMandateCharges = z.strictObject({ as_of: date });
+/** Sandbox: the payer's bank settles the attempts due by this day (of these mandates only, when given). */
+export const wireSettleMandateCharges = z.strictObject({
+  as_of: date,
+  mandate_ids: z.array(z.string().min(1).max(64)).max(10_000).optional(),
+});
 /** Sandbox: the payer's maximum per charge, null for none. */
 export const wirePayerMaximum = z.strictObject({ maximum: positiveCents.nullable() });
 

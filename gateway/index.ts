@@ -89,7 +89,7 @@ export const efiGateway = (config: Config) =>
 /**
  * Efí takes no cards (decision 0097), while PaymentGateway still requires CardPayments and CardVault
  * of every gateway: until the port makes cards a capability, Efí is handed over as what it is not.
- * A card checkout on GATEWAY=efi fails at chargeCard; pix, boleto and Pix Automático work.
+ * A card sent on GATEWAY=efi is refused before any call (offersCardPayments, 422 payment_method_not_allowed).
  */
 const efiAsPaymentGateway = (config: Config) => efiGateway(config) as unknown as PaymentGateway;
 

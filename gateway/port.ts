@@ -444,8 +444,11 @@ export interface PixAutomatico {
 export interface SandboxPixAutomatico {
   /** The payer reads the QR code or the request and answers as `persona` does (journey 3: pays the first charge). */
   authorizeMandate(mandateId: string, persona: PixPayerPersona): Promise<GatewayMandate>;
-  /** The payer's bank settles every attempt whose settlement date is on or before `asOf` (YYYY-MM-DD). */
-  settleMandateCharges(asOf: string): Promise<GatewayMandateCharge[]>;
+  /**
+   * The payer's bank settles every attempt whose settlement date is on or before `asOf` (YYYY-MM-DD);
+   * with `mandateIds`, only the charges of those mandates (the gateway's ids).
+   */
+  settleMandateCharges(asOf: string, mandateIds?: readonly string[]): Promise<GatewayMandateCharge[]>;
   /** The payer revokes the mandate in their bank's app (USUARIO_PAGADOR, SLDB). */
   revokeMandate(mandateId: string): Promise<GatewayMandate>;
   /** The payer lowers (or raises) their maximum per charge in their bank's app. */

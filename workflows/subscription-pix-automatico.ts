@@ -35,7 +35,7 @@ export async function pixAutomaticoPeriods(run: SubscriptionRun): Promise<void> 
     const { state } = run;
     if (state.cancelAtPeriodEnd || state.status === 'unpaid') {
       // Nothing more is charged: the period runs out (or, unpaid, the merchant decides).
-      await waitUntil(run, state.status === 'unpaid' ? null : Date.parse(state.periodEnd));
+      await waitHearing(run, state.status === 'unpaid' ? null : Date.parse(state.periodEnd));
       if (state.cancelAtPeriodEnd && !run.ended() && run.clock.now() >= Date.parse(state.periodEnd)) {
         return run.closePeriod();
       }
@@ -57,8 +57,8 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
   const dueDate = periodDueDate(Date.parse(state.periodEnd));
   const sendOn = chargeSendDate(dueDate, brasiliaDate(run.clock.now()));
   if (sendOn === null) return refused(run, period, 1, CHARGE_WINDOW_MISSED, true);
-  await waitUntil(run, brasiliaTime(sendOn, SEND_HOUR));
-  if (run.ended() || state.cancelAtPeriodEnd) return false;
+  await waitHearing(run, brasiliaTime(sendOn, SEND_HOUR));
+  if (run.ended() || state.cancelAtPeriodEnd || run.clock.now() < brasiliaTime(sendOn, SEND_HOUR)) return false;
 
   let cycle = await run.oneAtATime(() => payments.sendMandateCharge({ subscriptionId, period, dueDate }));
   for (;;) {
@@ -71,9 +71,9 @@ async function renew(run: SubscriptionRun): Promise<boolean> {
     const attempt = cycle.attempts.at(-1);
     if (attempt && isSettled(attempt)) {
       const reason = attemptFailureReason(attempt);
-      const retry = nextRetry(run, dueDate, cycle);
+      const retry = isRetryableFailure(attempt) ? nextRetry(run, dueDate, cycle) : null;
       await refused(run, period, cycle.attempts.length, reason, retry === null);
-      if (retry === null || !isRetryableFailure(attempt)) return false;
+      if (retry === null) return false;
       cycle = await payments.retryMandateCharge({
         subscriptionId,
         period,
@@ -129,6 +129,20 @@ async function refused(run: SubscriptionRun, period: number, tryNumber: number, 
   state.firstFailureAt ??= at;
   if (final) await run.exhaustDunning();
   return false;
+}
+
+/**
+ * Waits as waitUntil does, and writes the mandate as the gateway has it whenever a notice says it moved
+ * meanwhile (a payer's revocation shows at once, not at the next charge).
+ */
+async function waitHearing(run: SubscriptionRun, when: number | null): Promise<void> {
+  run.flags.noticed = false;
+  await waitUntil(run, when, () => run.flags.noticed);
+  while (run.flags.noticed && !run.ended()) {
+    run.flags.noticed = false;
+    await records.syncSubscriptionMandate(run.subscriptionId);
+    await waitUntil(run, when, () => run.flags.noticed);
+  }
 }
 
 /**

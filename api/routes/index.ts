@@ -20,6 +20,7 @@ import { healthRoutes } from './health.ts';
 import { organizationsRoutes } from './organizations.ts';
 import { productsRoutes } from './products.ts';
 import { sandboxRoutes } from './sandbox.ts';
+import { sandboxMandatesRoutes } from './sandbox-mandates.ts';
 import { sandboxGatewayRoutes } from './sandbox-gateway.ts';
 import { reconciliationsRoutes } from './reconciliations.ts';
 import { refundsRoutes } from './refunds.ts';
@@ -59,6 +60,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
   await app.register(reconciliationsRoutes, { ...deps, prefix: '/api/v1/reconciliations' });
   await app.register(sandboxRoutes, { ...deps, prefix: '/api/v1/sandbox' });
+  await app.register(sandboxMandatesRoutes, { ...deps, prefix: '/api/v1/sandbox' });
   // The simulated gateway's own browser-facing API (Mercado Pago's shape), beside ours.
   await app.register(sandboxGatewayRoutes, { ...deps, prefix: '/sandbox-gateway/v1' });
   await app.register(transactionsRoutes, { ...deps, prefix: '/api/v1/transactions' });

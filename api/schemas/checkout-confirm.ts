@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MANDATE_PERIODICITIES } from '../../domain/pix-automatico.ts';
 import { emailAddress, errorBody, nonBlank } from '../../use-cases/schemas/common.ts';
 import { billingAddressInput } from '../../use-cases/schemas/customers.ts';
 
@@ -120,7 +121,7 @@ export const gatewayPaymentData = z.object({
   pix_automatico: z
     .object({
       mandate_id: z.string().describe("The gateway's id of the mandate (the BCB's idRec)"),
-      periodicity: z.enum(['weekly', 'monthly', 'quarterly', 'semiannual', 'yearly']),
+      periodicity: z.enum(MANDATE_PERIODICITIES),
       start_date: z.string().describe('YYYY-MM-DD: the estimated day of its first charge after this payment'),
       amount: z.number().int().describe('What each period is expected to cost, in cents'),
     })

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type {
-  MandateAttemptKind,
-  MandateAttemptStatus,
-  MandateCancelledBy,
-  MandateChargeStatus,
-  MandateJourney,
-  MandatePeriodicity,
-  MandateRetryPolicy,
-  MandateStatus,
+import {
+  MANDATE_ATTEMPT_KINDS,
+  MANDATE_ATTEMPT_STATUSES,
+  MANDATE_CANCELLED_BY,
+  MANDATE_CHARGE_STATUSES,
+  MANDATE_JOURNEYS,
+  MANDATE_PERIODICITIES,
+  MANDATE_RETRY_POLICIES,
+  MANDATE_STATUSES,
 } from '../../domain/pix-automatico.ts';
 import {
   mandateChargeEventData,
@@ -20,60 +20,16 @@ import type { Assert, Same } from './record-checks.ts';
 
 /** Pix Automático's mandates and their cycles' charges on the wire (decision 0096). */
 
-const MANDATE_STATUSES = [
-  'created',
-  'approved',
-  'rejected',
-  'expired',
-  'cancelled',
-] as const satisfies readonly MandateStatus[];
-const CHARGE_STATUSES = [
-  'created',
-  'active',
-  'completed',
-  'expired',
-  'rejected',
-  'cancelled',
-] as const satisfies readonly MandateChargeStatus[];
-const JOURNEYS = [
-  'journey_1',
-  'journey_2',
-  'journey_3',
-  'journey_4',
-  'pending',
-] as const satisfies readonly MandateJourney[];
-const PERIODICITIES = [
-  'weekly',
-  'monthly',
-  'quarterly',
-  'semiannual',
-  'yearly',
-] as const satisfies readonly MandatePeriodicity[];
-const RETRY_POLICIES = ['none', 'three_in_seven_days'] as const satisfies readonly MandateRetryPolicy[];
-const CANCELLED_BY = [
-  'payer_psp',
-  'payer',
-  'receiver_psp',
-  'receiver',
-] as const satisfies readonly MandateCancelledBy[];
-const ATTEMPT_KINDS = ['scheduled', 'unscheduled', 'retry'] as const satisfies readonly MandateAttemptKind[];
-const ATTEMPT_STATUSES = [
-  'requested',
-  'scheduled',
-  'paid',
-  'cancelled',
-  'rejected',
-  'expired',
-] as const satisfies readonly MandateAttemptStatus[];
-
 const date = z.string().describe('YYYY-MM-DD');
 const timestamp = z.string();
 const cents = z.number().int();
 
 export const mandateAttemptSchema = z.object({
   settlement_date: date.describe('The business day it settles on (YYYY-MM-DD)'),
-  kind: z.enum(ATTEMPT_KINDS).describe('scheduled: sent in time; unscheduled: sent late; retry: a later-day retry'),
-  status: z.enum(ATTEMPT_STATUSES),
+  kind: z
+    .enum(MANDATE_ATTEMPT_KINDS)
+    .describe('scheduled: sent in time; unscheduled: sent late; retry: a later-day retry'),
+  status: z.enum(MANDATE_ATTEMPT_STATUSES),
   end_to_end_id: z.string(),
   rejection_code: z.string().nullable().describe("The BCB's rejection code (AM02, AC05…); null when none"),
   failure_reason: z
@@ -94,7 +50,7 @@ export const mandateChargeSchema = z.object({
   due_date: date,
   settlement_date: date.describe('The business day it settles on (YYYY-MM-DD)'),
   amount: cents.describe('In cents'),
-  status: z.enum(CHARGE_STATUSES),
+  status: z.enum(MANDATE_CHARGE_STATUSES),
   retries_requested: z.number().int().describe('Later-day retries asked for (0–3)'),
   failure_reason: z.string().nullable().describe("The last failed attempt's code, or insufficient_funds"),
   failure_description: z.string().nullable(),
@@ -114,9 +70,9 @@ export const mandateSchema = z.object({
   customer_id: z.string(),
   gateway_mandate_id: z.string(),
   status: z.enum(MANDATE_STATUSES),
-  journey: z.enum(JOURNEYS).describe('How the payer authorized it (journey_1–4), or pending'),
-  periodicity: z.enum(PERIODICITIES),
-  retry_policy: z.enum(RETRY_POLICIES),
+  journey: z.enum(MANDATE_JOURNEYS).describe('How the payer authorized it (journey_1–4), or pending'),
+  periodicity: z.enum(MANDATE_PERIODICITIES),
+  retry_policy: z.enum(MANDATE_RETRY_POLICIES),
   start_date: date,
   end_date: date.nullable(),
   fixed_amount: cents.nullable().describe('Every charge is this amount (cents); null when it varies'),
@@ -127,7 +83,7 @@ export const mandateSchema = z.object({
   debtor: z.object({ name: z.string(), tax_id: z.string() }),
   qr_code: z.string().nullable().describe('The copy-and-paste QR code while it waits for the payer'),
   rejection: reason.nullable(),
-  cancellation: reason.extend({ by: z.enum(CANCELLED_BY).nullable() }).nullable(),
+  cancellation: reason.extend({ by: z.enum(MANDATE_CANCELLED_BY).nullable() }).nullable(),
   history: z.array(z.object({ status: z.enum(MANDATE_STATUSES), at: timestamp })),
   approved_at: timestamp.nullable(),
   ended_at: timestamp.nullable(),

@@ -54,3 +54,13 @@ export async function ownMandate(em: EntityManager, organizationId: string, id: 
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** The gateway's ids of the organization's mandates (the sandbox's bank settles only theirs). */
+export async function gatewayMandateIdsOf(em: EntityManager, organizationId: string): Promise<string[]> {
+  const rows = await kyselyOf(em)
+    .selectFrom('mandates')
+    .select('gatewayMandateId')
+    .where('organizationId', '=', organizationId)
+    .execute();
+  return rows.map((row) => row.gatewayMandateId);
+}

@@ -166,6 +166,7 @@ const ptBR = {
     subscription_exists: 'Você já tem uma assinatura nesta loja. Para mudar de plano, fale com a loja.',
     invalid_card: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
     card_data_refused: 'O cartão não foi enviado pelo formulário seguro. Recarregue a página e tente de novo.',
+    payment_method_not_allowed: 'Esta forma de pagamento não está disponível aqui. Escolha outra.',
   } as Record<string, string>,
   /** Any other refusal: never the API's own (English) words. */
   refusalFallback: 'Não foi possível concluir o pagamento. Confira os dados e tente de novo.',
@@ -342,6 +343,7 @@ const en: Messages = {
     subscription_exists: 'You already have a subscription in this shop. To change plans, contact the shop.',
     invalid_card: 'The card could not be checked. Check its details or use another card.',
     card_data_refused: 'The card was not sent through the secure form. Reload the page and try again.',
+    payment_method_not_allowed: 'This payment method is not available here. Choose another.',
   },
   refusalFallback: 'The payment could not be completed. Check the details and try again.',
   linkRefusals: {

@@ -245,6 +245,10 @@ describe('the OpenAPI document', () => {
       'get /api/v1/checkouts/{id}': 'getCheckout',
       'post /api/v1/checkouts/client/{client_secret}/confirm-sdk': 'confirmCheckout',
       'post /functions/v1/create-price': 'createPrice',
+      'post /api/v1/sandbox/mandates/{id}/authorize': 'authorizeSandboxMandate',
+      'post /api/v1/sandbox/mandates/{id}/revoke': 'revokeSandboxMandate',
+      'post /api/v1/sandbox/mandates/{id}/payer-maximum': 'setSandboxMandatePayerMaximum',
+      'post /api/v1/sandbox/mandate-charges/settle': 'settleSandboxMandateCharges',
     });
   });
 
@@ -255,6 +259,11 @@ describe('the OpenAPI document', () => {
     expect(security('get', '/api/v1/customers')).toEqual([{ accessToken: ['customers:read'] }, { apiKey: ['read'] }]);
     expect(security('post', '/api/v1/organizations')).toEqual([{ userJwt: [] }]);
     expect(security('get', '/api/v1/customer-portal/customer')).toEqual([{ customerSession: [] }]);
+    // The sandbox's Pix Automático routes name the organization's mandates: they take its credential.
+    expect(security('post', '/api/v1/sandbox/mandates/{id}/revoke')).toEqual([
+      { accessToken: ['subscriptions:write'] },
+      { apiKey: ['write'] },
+    ]);
     // Public operations say so (an empty list), rather than saying nothing.
     const publicOps = operations()
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)

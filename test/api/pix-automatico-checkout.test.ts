@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Client } from '@temporalio/client';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { waitForCheckoutStatus } from '../helpers/checkouts.ts';
@@ -13,8 +12,7 @@ import { waitFor } from '../helpers/processes.ts';
  * gateway call.
  */
 let api: TestApi;
-let temporal: Client;
-useApi((started) => ({ api, temporal } = started), { callbacksHere: true });
+useApi((started) => ({ api } = started), { callbacksHere: true });
 
 type Tenant = Awaited<ReturnType<typeof makeTenant>>;
 const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.getConnection().execute(q, params);

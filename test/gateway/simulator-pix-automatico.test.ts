@@ -338,10 +338,11 @@ describe('refusals', () => {
     expect(err.message).toMatch(/does not allow/);
   });
 
-  it('a charge sent outside its window: from 10 to 2 days before the due date', async () => {
+  it('a charge sent too late for its window (less than 2 days before its due date) is refused; an early one is taken, for test clocks', async () => {
     const mandate = await approvedMandate('approves');
-    await refusal(chargeDue(mandate, '2026-03-20', 4_990, '2026-03-09'));
     await refusal(chargeDue(mandate, '2026-03-20', 4_990, '2026-03-19'));
+    await refusal(chargeDue(mandate, '2026-03-22', 4_990, '2026-03-21'));
+    expect((await chargeDue(mandate, '2026-03-25', 4_990, '2026-03-09')).status).toBe('active');
     expect((await chargeDue(mandate, '2026-03-20', 4_990, '2026-03-10')).status).toBe('active');
     expect((await chargeDue(mandate, '2026-03-21', 4_990, '2026-03-19')).status).toBe('active');
   });

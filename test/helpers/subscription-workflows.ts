@@ -146,6 +146,18 @@ export interface SubscriptionOptions {
   discount?: { basisPoints: number; duration: 'once' | 'forever' | 'repeating'; durationInMonths?: number };
 }
 
+/** The simulator's Pix Automático calls, which run on workflow time in these tests (onWorkflowTime). */
+const PIX_AUTOMATICO_CALLS = new Set([
+  'createMandate',
+  'getMandate',
+  'cancelMandate',
+  'createMandateCharge',
+  'getMandateCharge',
+  'retryMandateCharge',
+  'cancelMandateCharge',
+  'settleMandateCharges',
+]);
+
 /** Registers the suite's set-up and tear-down; the kit's members work inside its tests. */
 export function useSubscriptionWorkflows(taskQueuePrefix: string) {
   let env: TestWorkflowEnvironment;
@@ -224,8 +236,6 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
       `test:card:${id}`,
     );
     const now = await clockTo(options.start ?? nextMidMonth(new Date(await env.currentTimeMs())));
-    // The simulator's clock is the test server's (workflow time), as its activities' answers are.
-    sim.now = () => now;
     // The checkout that sold it (renewal checkouts copy its customer details).
     await sql(
       `insert into checkouts (id, organization_id, status, client_secret, workflow_id, product_id, product_price_id,
@@ -283,7 +293,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
         discountId,
       ],
     );
-    const mandateId = pix ? await mandate(id, org.id, customerId, periodEnd, options.payer ?? 'approves') : null;
+    const mandateId = pix ? await mandate(id, org.id, customerId, now, periodEnd, options.payer ?? 'approves') : null;
     return { id, organizationId: org.id, productId, priceId, anchor, gatewaySubscriptionId, checkoutId, mandateId };
   }
 
@@ -291,7 +301,31 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
    * A Pix Automático subscription's mandate, as its checkout leaves it: created at the simulator, answered
    * by its payer, and recorded through the mandate's repository. The gateway's id.
    */
-  async function mandate(id: string, organizationId: string, customerId: string, start: Date, payer: PixPayerPersona) {
+  async function mandate(
+    id: string,
+    organizationId: string,
+    customerId: string,
+    now: Date,
+    start: Date,
+    payer: PixPayerPersona,
+  ) {
+    // Its dates are the test server's (workflow time): so is the simulator's clock, for it.
+    const realClock = sim.now;
+    sim.now = () => now;
+    try {
+      return await authorizedMandate(id, organizationId, customerId, start, payer);
+    } finally {
+      sim.now = realClock;
+    }
+  }
+
+  async function authorizedMandate(
+    id: string,
+    organizationId: string,
+    customerId: string,
+    start: Date,
+    payer: PixPayerPersona,
+  ) {
     const created = await sim.createMandate(
       {
         reference: id,
@@ -379,7 +413,7 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
   }
 
   /**
-   * The gateway as the activities call it: the simulator's clock set, at each call, to the workflow time
+   * The gateway as the activities call it: the simulator's clock set, at each Pix Automático call, to the workflow time
    * the activity was scheduled at (the time-skipping server's), so that its windows and dates follow the
    * months the test skips, as a real gateway's follow real time.
    */
@@ -388,11 +422,17 @@ export function useSubscriptionWorkflows(taskQueuePrefix: string) {
     return new Proxy(sim, {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
+        // Only Pix Automático's calls: the cards' expiry dates are real ones, far before the skipped years.
+        if (typeof value !== 'function' || !PIX_AUTOMATICO_CALLS.has(String(name))) return value;
+        return async (...args: unknown[]) => {
           const at = activityContext.current().info.currentAttemptScheduledTimestampMs;
+          const realClock = target.now;
           target.now = () => new Date(at);
-          return value.apply(target, args);
+          try {
+            return await value.apply(target, args);
+          } finally {
+            target.now = realClock;
+          }
         };
       },
     });

@@ -17,6 +17,16 @@ describe('where card data may travel (domain/card-data.ts)', () => {
     expect(cardSourceRefusal({ cardData: false, browserToken: false }, false)).toBeNull();
   });
 
+  it('a gateway without card payments (Efí) refuses any card, data or token, before a call', () => {
+    for (const sent of [
+      { cardData: true, browserToken: false },
+      { cardData: false, browserToken: true },
+    ]) {
+      expect(cardSourceRefusal(sent, true, false)?.code).toBe('payment_method_not_allowed');
+    }
+    expect(cardSourceRefusal({ cardData: false, browserToken: false }, true, false)).toBeNull();
+  });
+
   it('ACCEPT_RAW_CARD_DATA_IN_FULL_PCI_SCOPE is read as true or false, nothing else', () => {
     const live = {
       DEPLOYMENT_ENV: 'live',

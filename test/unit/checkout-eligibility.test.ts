@@ -4,6 +4,8 @@ import {
   offersSandboxRecurringBilling,
 } from '../../gateway/capabilities.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
+import { EfiGateway } from '../../gateway/efi-adapter.ts';
+import { offersCardPayments, offersPixAutomatico, offersSandboxPixAutomatico } from '../../gateway/capabilities.ts';
 import { MercadoPagoGateway } from '../../gateway/mercadopago-adapter.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
@@ -115,5 +117,13 @@ describe('recurrenceBillingOf', () => {
     expect(adapters.map((gateway) => offersSandboxRecurringBilling(gateway))).toEqual([true, true, false]);
     // The sandbox routes' controls (pay a pix, fail an invoice…) only where the simulator is embedded.
     expect(adapters.map((gateway) => offersSandboxControls(gateway))).toEqual([true, false, false]);
+  });
+  it('asks the adapter which rails it has: Pix Automático on the simulator, over HTTP and on Efí; cards everywhere but Efí', () => {
+    const adapters = [SimulatedGateway, HttpGateway, MercadoPagoGateway, EfiGateway].map(
+      (adapter) => Object.create(adapter.prototype) as PaymentGateway,
+    );
+    expect(adapters.map((gateway) => offersPixAutomatico(gateway))).toEqual([true, true, false, true]);
+    expect(adapters.map((gateway) => offersSandboxPixAutomatico(gateway))).toEqual([true, true, false, false]);
+    expect(adapters.map((gateway) => offersCardPayments(gateway))).toEqual([true, true, true, false]);
   });
 });

@@ -90,7 +90,7 @@ export function pixAutomaticoSandboxRoutes(app: FastifyInstance, gateway: Paymen
     return mandateToWire(await gateway.setPayerMaximum(idOf(request), maximum));
   });
   app.post(ROUTES.sandboxSettleMandateCharges.path, async (request) => {
-    const { as_of: asOf } = bodyOf(wireSettleMandateCharges, request);
-    return { items: (await gateway.settleMandateCharges(asOf)).map(mandateChargeToWire) };
+    const { as_of: asOf, mandate_ids: mandateIds } = bodyOf(wireSettleMandateCharges, request);
+    return { items: (await gateway.settleMandateCharges(asOf, mandateIds)).map(mandateChargeToWire) };
   });
 }

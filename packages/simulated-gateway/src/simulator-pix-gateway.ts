@@ -84,9 +84,9 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
     return this.pixChange((sql, notices) => authorize(sql, this.clock, mandateId, persona, notices));
   }
 
-  async settleMandateCharges(asOf: string): Promise<GatewayMandateCharge[]> {
+  async settleMandateCharges(asOf: string, mandateIds?: readonly string[]): Promise<GatewayMandateCharge[]> {
     if (!isoDate.test(asOf)) throw new GatewayError('asOf must be a date YYYY-MM-DD', false);
-    return this.pixChange((sql, notices) => settleDue(sql, asOf, notices));
+    return this.pixChange((sql, notices) => settleDue(sql, asOf, notices, mandateIds));
   }
 
   async revokeMandate(mandateId: string): Promise<GatewayMandate> {

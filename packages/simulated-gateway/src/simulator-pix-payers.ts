@@ -223,15 +223,24 @@ export function attemptEnd(
 /**
  * The payer's bank settles every scheduled attempt due on or before `asOf`, in settlement order, then
  * ends the charges no retry can mend any more (their last retry day has passed, or none is allowed).
+ * With `mandateIds`, only those mandates' charges (one merchant's, in a shared sandbox).
  * The charges changed, in the order they changed.
  */
-export async function settleDue(sql: Sql, asOf: string, notices: GatewayCallback[]): Promise<GatewayMandateCharge[]> {
+export async function settleDue(
+  sql: Sql,
+  asOf: string,
+  notices: GatewayCallback[],
+  mandateIds?: readonly string[],
+): Promise<GatewayMandateCharge[]> {
+  // null: every mandate's charges; a list (even an empty one): only theirs.
+  const only = mandateIds === undefined ? null : [...mandateIds];
   const due = await sql<{ charge_id: string; number: number }>(
     `select a.charge_id, a.number from gateway_sim.mandate_attempts a
        join gateway_sim.mandate_charges c on c.id = a.charge_id
      where a.status = 'scheduled' and c.status = 'active' and a.settlement_date <= ?
+       and (?::text[] is null or c.mandate_id = any(?::text[]))
      order by a.settlement_date, c.created_at, a.number`,
-    [asOf],
+    [asOf, only, only],
   );
   const changed = new Set<string>();
   for (const { charge_id: chargeId, number } of due) {
@@ -239,10 +248,12 @@ export async function settleDue(sql: Sql, asOf: string, notices: GatewayCallback
   }
   const open = await sql<{ id: string }>(
     `select c.id from gateway_sim.mandate_charges c
-     where c.status = 'active' and exists (select 1 from gateway_sim.mandate_attempts a
+     where c.status = 'active' and (?::text[] is null or c.mandate_id = any(?::text[]))
+       and exists (select 1 from gateway_sim.mandate_attempts a
        where a.charge_id = c.id and a.status in ('expired', 'rejected')
          and a.number = (select max(number) from gateway_sim.mandate_attempts where charge_id = c.id))
      order by c.created_at`,
+    [only, only],
   );
   for (const { id } of open) {
     if (await endIfNoRetryLeft(sql, id, asOf, notices)) changed.add(id);
