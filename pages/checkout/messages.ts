@@ -152,7 +152,6 @@ const ptBR = {
     customer_email_required: 'Informe o seu e-mail: é para ele que vai o recibo.',
     customer_name_required: 'Para pagar com boleto ou Pix Automático, informe o seu nome completo.',
     customer_tax_id_required: 'Para pagar com boleto ou Pix Automático, informe o seu CPF ou CNPJ.',
-    payment_method_not_allowed: 'Este pagamento é feito só com Pix Automático.',
     customer_billing_address_required: 'Informe o endereço de cobrança.',
     boleto_payer_incomplete: 'Para o boleto, informe nome e sobrenome e o endereço completo, com CEP e estado.',
     discount_codes_not_allowed: 'Este pagamento não aceita cupom de desconto.',
@@ -328,7 +327,6 @@ const en: Messages = {
     customer_email_required: 'Enter your email: the receipt goes there.',
     customer_name_required: 'To pay with boleto or Pix Automático, enter your full name.',
     customer_tax_id_required: 'To pay with boleto or Pix Automático, enter your CPF or CNPJ.',
-    payment_method_not_allowed: 'This payment is made with Pix Automático only.',
     customer_billing_address_required: 'Enter your billing address.',
     boleto_payer_incomplete:
       'For a boleto, enter your first and last name and the full address, postal code and state included.',
