@@ -39,6 +39,7 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
     is_business_customer: checkout.isBusinessCustomer,
     trial_interval: checkout.trialInterval ?? null,
     trial_interval_count: checkout.trialIntervalCount ?? null,
+    recurrence_billing: checkout.recurrenceBilling,
     payment_method: checkout.paymentMethod ?? null,
     gateway_payment_data: checkout.gatewayPaymentData ?? null,
     decline_reason: checkout.declineReason ?? null,

@@ -779,6 +779,26 @@ export interface paths {
     patch: operations['updatePortalSubscription'];
     trace?: never;
   };
+  '/api/v1/customer-portal/subscriptions/{id}/mandate/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke the Pix Automático authorization of a subscription of the session's customer
+     * @description The subscription's workflow cancels the mandate at the gateway as the receiver and records it (event `mandate.cancelled`); the next period then finds no active mandate and is not charged. Answers the mandate as it now stands. A mandate already cancelled, rejected or expired answers 422 `mandate_ended`; a subscription not billed by Pix Automático, 422 `no_mandate`; an ended subscription, 409. Not behind allow_customer_updates: a payer may always revoke (at its bank too).
+     */
+    post: operations['revokePortalMandate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/checkouts': {
     parameters: {
       query?: never;
@@ -2603,6 +2623,57 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    PortalMandate: {
+      id: string;
+      /** @enum {string} */
+      status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+      /** @enum {string} */
+      journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4' | 'pending';
+      /** @enum {string} */
+      periodicity: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+      start_date: string;
+      /** @description The maximum the payer set at its bank, in cents */
+      payer_maximum: number | null;
+      currency: string;
+      cancellation: {
+        by: string | null;
+        code: string;
+        description: string;
+      } | null;
+      rejection: {
+        code: string;
+        description: string;
+      } | null;
+      /** @description null once the mandate or the subscription has ended */
+      next_charge: {
+        /** @description YYYY-MM-DD: the day the current period ends, in Brasília's date */
+        due_date: string;
+        amount: number;
+      } | null;
+      /** @description Each period charged through the mandate, with its settlement attempts */
+      charges: {
+        period: number;
+        due_date: string;
+        amount: number;
+        /** @enum {string} */
+        status: 'created' | 'active' | 'completed' | 'expired' | 'rejected' | 'cancelled';
+        /** @description insufficient_funds, or the BCB code of the refusal */
+        failure_reason: string | null;
+        /** @description The reason in words */
+        failure_description: string | null;
+        attempts: {
+          settlement_date: string;
+          /** @enum {string} */
+          kind: 'scheduled' | 'unscheduled' | 'retry';
+          /** @enum {string} */
+          status: 'requested' | 'scheduled' | 'paid' | 'cancelled' | 'rejected' | 'expired';
+          /** @description insufficient_funds, or the BCB code of the refusal */
+          failure_reason: string | null;
+          /** @description The reason in words */
+          failure_description: string | null;
+        }[];
+      }[];
+    };
     Organization: {
       id: string;
       parent_organization_id: string | null;
@@ -12644,6 +12715,8 @@ export interface operations {
               decline_reason: string | null;
               attempted_at: string;
             }[];
+            /** @description The Pix Automático mandate the subscription is billed through; null for any other subscription */
+            mandate: components['schemas']['PortalMandate'] | null;
           };
         };
       };
@@ -12895,6 +12968,135 @@ export interface operations {
       };
       /** @description Content-Type is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  revokePortalMandate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalMandate'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -14389,6 +14591,11 @@ export interface operations {
             is_business_customer: boolean;
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
+            /**
+             * @description How the subscription renews; pix_automatico: the checkout is paid with pix only, and its QR code authorizes the mandate
+             * @enum {string}
+             */
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             payment_method: string | null;
             /** @description After confirmation: transaction_id, status, authorization_code, installments */
             gateway_payment_data: {
@@ -21756,6 +21963,11 @@ export interface operations {
             is_business_customer: boolean;
             trial_interval: ('day' | 'week' | 'month' | 'year') | null;
             trial_interval_count: number | null;
+            /**
+             * @description How the subscription renews; pix_automatico: the checkout is paid with pix only, and its QR code authorizes the mandate
+             * @enum {string}
+             */
+            recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
             payment_method: string | null;
             /** @description After confirmation: transaction_id, status, authorization_code, installments */
             gateway_payment_data: {

@@ -71,6 +71,15 @@ export const changeMetadataUpdate = defineUpdate<SubscriptionRecord, [{ metadata
  * kept with the gateway by the workflow's activity; answers with the subscription as written.
  */
 export const replaceCardUpdate = defineUpdate<SubscriptionRecord, [{ browserToken: string }]>('replaceCard');
+/**
+ * The customer revokes its Pix Automático authorization (the portal): the workflow, the subscription's
+ * only writer, cancels the mandate at the gateway as the receiver and records it with its event
+ * (activities/mandate-cycles.ts cancelMandate), between its own steps. The subscription itself is
+ * unchanged: its next period finds the mandate ended and is refused (mandate_not_active). Answers when done.
+ */
+export const revokeMandateUpdate = defineUpdate<{ revoked: true }, []>('revokeMandate');
+/** revokeMandateUpdate's refusal: the subscription is not billed by Pix Automático. */
+export const NOT_PIX_AUTOMATICO = 'NotPixAutomatico';
 export const subscriptionStateQuery = defineQuery<SubscriptionRunState>('subscriptionState');
 /**
  * A renewal or upgrade checkout was paid (workflows/checkout-run.ts, through the activity of

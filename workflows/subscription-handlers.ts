@@ -20,6 +20,7 @@ import {
   type SubscriptionRecord,
 } from '../contracts/subscription.ts';
 import { payments, records } from './subscription-activity-proxies.ts';
+import { listenToMandate } from './subscription-mandate-handlers.ts';
 import type { SaleInTurn, SubscriptionRun } from './subscription-run.ts';
 
 export const GATEWAY_BILLED = 'the gateway bills this subscription';
@@ -56,6 +57,7 @@ export function listen(run: SubscriptionRun): void {
   listenToChargebacks(run);
   listenToMetadata(run);
   listenToClock(run);
+  listenToMandate(run);
 }
 
 /** An Update's validator: nothing changes a subscription that has ended (once its state is known). */

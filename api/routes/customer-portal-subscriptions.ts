@@ -5,9 +5,11 @@ import { isLive, SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.ts';
 import { subscriptionWithCharges } from '../../use-cases/subscription-reads.ts';
 import { customerCredential } from '../plugins/auth.ts';
 import { changePortalSubscription } from '../portal-subscription-changes.ts';
+import { portalMandateOf, revokePortalMandate } from '../portal-mandates.ts';
 import { errorBody, errorResponses, isUuid, orderBy, pageOf, pageOffset } from '../../use-cases/schemas/common.ts';
 import {
   listPortalSubscriptionsQuery,
+  portalMandateSchema,
   portalSubscriptionDetailSchema,
   portalSubscriptionPage,
   portalSubscriptionSchema,
@@ -100,17 +102,41 @@ function readRoutes(app: RouteApp, deps: RouteDeps): void {
     async (request) => {
       const { organizationId, customerId } = customerCredential(request);
       const { id } = request.params;
-      const { subscription, charges } = await subscriptionWithCharges(deps.orm.em.fork(), id, {
-        organizationId,
-        customerId,
-      });
-      return { ...present(subscription), charges: charges.map(presentPortalCharge) };
+      const em = deps.orm.em.fork();
+      const { subscription, charges } = await subscriptionWithCharges(em, id, { organizationId, customerId });
+      const mandate =
+        subscription.recurrenceBilling === 'pix_automatico' ? await portalMandateOf(em, subscription) : null;
+      return { ...present(subscription), charges: charges.map(presentPortalCharge), mandate };
     },
   );
 }
 
-/** PATCH /:id: what the customer may change of its own subscription. */
+/** PATCH /:id: what the customer may change of its own subscription; POST /:id/mandate/revoke: its Pix Automático authorization. */
 function updateRoutes(app: RouteApp, deps: RouteDeps): void {
+  app.post(
+    '/:id/mandate/revoke',
+    {
+      onRequest: app.authenticate(CUSTOMER),
+      schema: {
+        operationId: 'revokePortalMandate',
+        tags,
+        summary: "Revoke the Pix Automático authorization of a subscription of the session's customer",
+        description:
+          "The subscription's workflow cancels the mandate at the gateway as the receiver and records it " +
+          '(event `mandate.cancelled`); the next period then finds no active mandate and is not charged. ' +
+          'Answers the mandate as it now stands. A mandate already cancelled, rejected or expired answers 422 ' +
+          '`mandate_ended`; a subscription not billed by Pix Automático, 422 `no_mandate`; an ended ' +
+          'subscription, 409. Not behind allow_customer_updates: a payer may always revoke (at its bank too).',
+        params: subscriptionParams,
+        response: { 200: portalMandateSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId, customerId } = customerCredential(request);
+      return revokePortalMandate(deps, { organizationId, customerId }, request.params.id);
+    },
+  );
+
   app.patch(
     '/:id',
     {

@@ -78,10 +78,59 @@ export const portalSubscriptionSchema = subscriptionSchema.pick({
 });
 export type PortalSubscription = z.infer<typeof portalSubscriptionSchema>;
 
+const reasonFields = {
+  failure_reason: z.string().nullable().describe('insufficient_funds, or the BCB code of the refusal'),
+  failure_description: z.string().nullable().describe('The reason in words'),
+};
+
+/** A Pix Automático subscription's mandate as its customer sees it (api/portal-mandates.ts, decision 0096). */
+export const portalMandateSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['created', 'approved', 'rejected', 'expired', 'cancelled']),
+    journey: z.enum(['journey_1', 'journey_2', 'journey_3', 'journey_4', 'pending']),
+    periodicity: z.enum(['weekly', 'monthly', 'quarterly', 'semiannual', 'yearly']),
+    start_date: z.string(),
+    payer_maximum: z.number().int().nullable().describe('The maximum the payer set at its bank, in cents'),
+    currency: z.string(),
+    cancellation: z.object({ by: z.string().nullable(), code: z.string(), description: z.string() }).nullable(),
+    rejection: z.object({ code: z.string(), description: z.string() }).nullable(),
+    next_charge: z
+      .object({
+        due_date: z.string().describe("YYYY-MM-DD: the day the current period ends, in Brasília's date"),
+        amount: z.number().int(),
+      })
+      .nullable()
+      .describe('null once the mandate or the subscription has ended'),
+    charges: z
+      .array(
+        z.object({
+          period: z.number().int(),
+          due_date: z.string(),
+          amount: z.number().int(),
+          status: z.enum(['created', 'active', 'completed', 'expired', 'rejected', 'cancelled']),
+          ...reasonFields,
+          attempts: z.array(
+            z.object({
+              settlement_date: z.string(),
+              kind: z.enum(['scheduled', 'unscheduled', 'retry']),
+              status: z.enum(['requested', 'scheduled', 'paid', 'cancelled', 'rejected', 'expired']),
+              ...reasonFields,
+            }),
+          ),
+        }),
+      )
+      .describe('Each period charged through the mandate, with its settlement attempts'),
+  })
+  .meta({ id: 'PortalMandate' });
+
 export const portalSubscriptionDetailSchema = portalSubscriptionSchema.extend({
   charges: z
     .array(subscriptionChargeSchema.omit({ transaction_id: true }))
     .describe('Every renewal charge and dunning retry, oldest first (by attempted_at, then period, then try)'),
+  mandate: portalMandateSchema
+    .nullable()
+    .describe('The Pix Automático mandate the subscription is billed through; null for any other subscription'),
 });
 
 export const listPortalSubscriptionsQuery = listQuery(['created_at', 'current_period_end', 'amount']).extend({

@@ -25,6 +25,7 @@ import {
 } from './payment-status.ts';
 import { OrderSummary, priceLabel } from './summary.ts';
 import { chosenPlan, paidPlan, type BuyerPlan } from './amounts.ts';
+import { isPixAutomaticoCheckout, MandateTerms, termsOf } from './pix-automatico.ts';
 
 /** The hosted checkout's pages: a checkout link's landing and a checkout's own page, by client secret. */
 
@@ -63,6 +64,8 @@ export interface CheckoutPageModel {
  * Only then does it load the gateway's script, and its CSP name the gateway's origins.
  */
 export function takesCard(checkout: PublicCheckout): boolean {
+  // A Pix Automático checkout is paid with pix only (its mandate's QR code).
+  if (isPixAutomaticoCheckout(checkout)) return false;
   if (checkout.status === 'open') return true;
   if (checkout.status !== 'confirmed') return false;
   const data = gatewayPaymentData.safeParse(checkout.gateway_payment_data).data;
@@ -158,6 +161,7 @@ async function mainPart(model: CheckoutPageModel, t: Messages, plan: BuyerPlan |
         plan=${plan}
         previewPath=${model.previewPath ?? null}
         discountNote=${model.discountNote ?? null}
+        now=${model.now}
         t=${t}
         locale=${locale}
       />`;
@@ -198,6 +202,18 @@ async function pendingPart(
     t=${t}
     locale=${locale}
   />`;
+  if (checkout.payment_method === 'pix' && data?.pix && data.pix_automatico) {
+    // The mandate's QR code: it pays the first period and authorizes the next (no card instead: pix only).
+    return html`<${PixPanel}
+      pix=${data.pix}
+      qrSvg=${await pixQrSvg(data.pix.qr_code)}
+      watch=${watch}
+      now=${model.now}
+      canGoBack=${!!checkout.cancel_url}
+      mandate=${html`<${MandateTerms} terms=${termsOf(data.pix_automatico)} firstNow=${false} t=${t} locale=${locale} />`}
+      t=${t}
+    />`;
+  }
   if (checkout.payment_method === 'pix' && data?.pix) {
     const qrSvg = await pixQrSvg(data.pix.qr_code);
     return html`<${PixPanel}

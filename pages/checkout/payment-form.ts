@@ -4,6 +4,7 @@ import { money, type Locale } from '../locale.ts';
 import { CardFields, KeptCardFields, type CardSetup } from './card-fields.ts';
 import type { Messages } from './messages.ts';
 import { chosenPlan, type BuyerPlan } from './amounts.ts';
+import { isPixAutomaticoCheckout, MandateTerms, pixAutomaticoLabel, plannedTerms } from './pix-automatico.ts';
 
 /** What the buyer typed, given back after a refusal (never the card). */
 export interface PaymentFormValues {
@@ -43,6 +44,7 @@ export function PaymentForm({
   plan,
   previewPath,
   discountNote,
+  now,
   t,
   locale,
 }: {
@@ -55,9 +57,34 @@ export function PaymentForm({
   plan: BuyerPlan;
   previewPath: string | null;
   discountNote: string | null;
+  /** The page's clock: a Pix Automático checkout states its next charge's estimated day. */
+  now: Date;
   t: Messages;
   locale: Locale;
 }) {
+  const mandate = isPixAutomaticoCheckout(checkout) ? plannedTerms(checkout, now) : null;
+  if (mandate) {
+    return html`<form class="payment" method="post" action=${action} data-payment-form data-preview=${previewPath}>
+      <${AlertBox} alert=${alert} />
+      <${BuyerFields}
+        checkout=${checkout}
+        values=${values}
+        previewPath=${previewPath}
+        discountNote=${discountNote}
+        payerRequired=${true}
+        t=${t}
+      />
+      <fieldset class="methods">
+        <legend>${t.method}</legend>
+        <label class="method">
+          <input type="radio" name="payment_method" value="pix" checked data-method-choice />
+          ${pixAutomaticoLabel(t, mandate.periodicity)}
+        </label>
+      </fieldset>
+      <${MandateTerms} terms=${mandate} firstNow=${true} t=${t} locale=${locale} />
+      <button type="submit">${t.payPixAutomatico}</button>
+    </form>`;
+  }
   return html`<form class="payment" method="post" action=${action} data-payment-form data-preview=${previewPath}>
     <${AlertBox} alert=${alert} />
     <${BuyerFields}
@@ -162,15 +189,19 @@ function BuyerFields({
   values,
   previewPath,
   discountNote,
+  payerRequired = false,
   t,
 }: {
   checkout: PublicCheckout;
   values: PaymentFormValues;
   previewPath: string | null;
   discountNote: string | null;
+  /** Pix Automático's mandate names its payer: name and CPF/CNPJ are then required. */
+  payerRequired?: boolean;
   t: Messages;
 }) {
-  return html`<div class="field">
+  return html`${payerRequired ? html`<p class="muted" id="payer-note">${t.pixAutomaticoNeedsPayer}</p>` : null}
+    <div class="field">
       <label for="email">${t.email}</label>
       <input
         id="email"
@@ -189,6 +220,7 @@ function BuyerFields({
         name="name"
         type="text"
         autocomplete="name"
+        required=${payerRequired}
         value=${values.name ?? checkout.customer_name ?? ''}
       />
     </div>
@@ -202,6 +234,7 @@ function BuyerFields({
         autocomplete="off"
         maxlength="18"
         data-tax-id
+        required=${payerRequired}
         value=${values.tax_id ?? ''}
       />
     </div>

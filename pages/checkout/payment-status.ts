@@ -47,6 +47,7 @@ export function PixPanel({
   watch,
   now,
   canGoBack,
+  mandate = null,
   t,
 }: {
   pix: { qr_code: string; expires_at: string };
@@ -55,12 +56,14 @@ export function PixPanel({
   now: Date;
   /** Whether the checkout names a shop page to go back to (its cancel_url). */
   canGoBack: boolean;
+  /** A Pix Automático checkout's mandate terms, stated beside its QR code. */
+  mandate?: VNode | null;
   t: Messages;
 }) {
   return html`<${Watched} watch=${watch}>
-    <h2>${t.pixTitle}</h2>
-    <p>${t.pixHelp}</p>
-    ${trustedSvg(qrSvg, 'qr', t.pixQr)}
+    <h2>${mandate ? t.pixAutomaticoTitle : t.pixTitle}</h2>
+    <p>${mandate ? t.pixAutomaticoHelp : t.pixHelp}</p>
+    ${mandate} ${trustedSvg(qrSvg, 'qr', t.pixQr)}
     <${CopyField} id="pix-code" label=${t.pixCode} value=${pix.qr_code} t=${t} />
     <p class="countdown">
       ${`${t.expiresIn} `}

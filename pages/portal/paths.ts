@@ -10,5 +10,6 @@ export const portalPaths = {
   uncancel: (id: string) => `${PORTAL}/subscriptions/${id}/uncancel`,
   plan: (id: string) => `${PORTAL}/subscriptions/${id}/plan`,
   card: (id: string) => `${PORTAL}/subscriptions/${id}/card`,
+  revokeMandate: (id: string) => `${PORTAL}/subscriptions/${id}/mandate/revoke`,
   billing: `${PORTAL}/billing`,
 };

@@ -3,7 +3,7 @@ import type { Messages } from './messages.ts';
 
 /**
  * Every code a subscription change from the portal's pages can be refused with, below 500
- * (api/portal-subscription-changes.ts and the workflow's refusals, api/subscription-updates.ts): the
+ * (api/portal-subscription-changes.ts, api/portal-mandates.ts and the workflow's refusals, api/subscription-updates.ts): the
  * customer reads it in the page's language, never the API's own message or detail.
  */
 export const PORTAL_CHANGE_CODES: readonly string[] = [
@@ -13,6 +13,8 @@ export const PORTAL_CHANGE_CODES: readonly string[] = [
   'card_refused',
   'conflict',
   'not_found',
+  'mandate_ended',
+  'no_mandate',
   'invalid_request',
 ];
 

@@ -12,6 +12,7 @@ import {
   replacePortalCard,
   type PortalSubscriptionChange,
 } from '../../api/portal-subscription-changes.ts';
+import { portalMandateOf, revokePortalMandate } from '../../api/portal-mandates.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { pageErrorHandler } from '../error-page.ts';
@@ -35,6 +36,7 @@ import {
 } from '../../use-cases/portal-reads.ts';
 import { clearSessionCookie, csrfTokenMatches, csrfTokenOf, SESSION_COOKIE, setSessionCookie } from './session.ts';
 import { renderCancelPage, renderPlanPreviewPage, renderSubscriptionPage } from './subscription.ts';
+import { renderRevokeMandatePage } from './mandate.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
 
 const entryQuery = z.object({ token: z.string().max(200).optional(), done: z.string().max(20).optional() });
@@ -184,6 +186,19 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
   );
 
   app.get(
+    `${PORTAL}/subscriptions/:id/mandate/revoke`,
+    { schema: { hide: true, params: subscriptionParams } },
+    async (request, reply) => {
+      const visit = await visitOf(app, deps, request);
+      if (!visit) return expired(request, reply);
+      const view = await subscriptionData(visit.em, visit.scope, request.params.id);
+      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+      const t = messagesFor(visit.locale);
+      return sendPage(reply, 200, renderRevokeMandatePage({ ...visit, view, t }), brandHeaders(visit.brand));
+    },
+  );
+
+  app.get(
     `${PORTAL}/subscriptions/:id/plan`,
     { schema: { hide: true, params: subscriptionParams, querystring: planQuery } },
     async (request, reply) => {
@@ -210,9 +225,10 @@ async function sendSubscriptionPage(
 ) {
   const view = await subscriptionData(visit.em, visit.scope, id);
   if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
-  const [canChange, options] = await Promise.all([
+  const [canChange, options, mandate] = await Promise.all([
     customerUpdatesAllowed(visit.em, visit.scope.organizationId),
     planOptions(visit.em, view.subscription),
+    view.subscription.recurrenceBilling === 'pix_automatico' ? portalMandateOf(visit.em, view.subscription) : null,
   ]);
   return sendPage(
     reply,
@@ -225,6 +241,7 @@ async function sendSubscriptionPage(
       canChange,
       options,
       notice,
+      mandate,
     }),
     brandHeaders(visit.brand),
   );
@@ -258,6 +275,25 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
         return reply.redirect(`${portalPaths.subscription(id)}?done=${done}`, 303);
       },
     );
+  // The Pix Automático authorization revoked (behind its confirmation page), through the subscription's workflow.
+  app.post(
+    `${PORTAL}/subscriptions/:id/mandate/revoke`,
+    { schema: { hide: true, params: subscriptionParams, body: csrfForm } },
+    async (request, reply) => {
+      const visit = await postVisit(app, deps, request, reply);
+      if (!visit) return reply;
+      const { id } = request.params;
+      try {
+        await revokePortalMandate(deps, visit.scope, id);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
+        const t = messagesFor(visit.locale);
+        const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: refusalText(t, err) };
+        return sendSubscriptionPage(reply, visit, id, err.statusCode, notice);
+      }
+      return reply.redirect(`${portalPaths.subscription(id)}?done=mandate_revoked`, 303);
+    },
+  );
   change('cancel', 'canceled', csrfForm, () => ({ cancel_at_period_end: true }));
   change('uncancel', 'uncanceled', csrfForm, () => ({ cancel_at_period_end: false }));
   change('plan', 'plan', planForm, (form) => (form.price_id ? { price_id: form.price_id } : null));

@@ -9,6 +9,8 @@ import { nextChargeText } from './overview.ts';
 import { portalPaths } from './paths.ts';
 import type { ChargeEntity, CustomerEntity, RenewalToPay, SubscriptionView } from '../../use-cases/portal-reads.ts';
 import { checkoutPagePath } from '../../use-cases/checkout-pages.ts';
+import type { PortalMandate } from '../../api/portal-mandates.ts';
+import { MandateSection } from './mandate.ts';
 
 /** A subscription's pages: its timeline and actions, the cancellation's confirmation, a plan change's preview. */
 
@@ -30,6 +32,8 @@ export interface SubscriptionPageModel extends PageBase {
   canChange: boolean;
   options: PlanOption[];
   notice?: PortalFrame['notice'];
+  /** A Pix Automático subscription's mandate (decision 0096). */
+  mandate?: PortalMandate | null;
 }
 
 export function renderSubscriptionPage(model: SubscriptionPageModel): string {
@@ -45,6 +49,7 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
     notice: model.notice,
     children: html`<${Summary} view=${view} t=${t} locale=${locale} />
       <${RenewalLink} renewal=${model.renewal} t=${t} locale=${locale} />
+      ${model.mandate ? html`<${MandateSection} mandate=${model.mandate} subscriptionId=${s.id} locale=${locale} />` : null}
       ${CHANGEABLE.has(s.status) ? html`<${Actions} model=${model} t=${t} />` : null}
       ${CHANGEABLE.has(s.status) && s.recurrenceBilling === 'manual' ? html`<${CardLink} id=${s.id} t=${t} />` : null}
       <${Timeline} charges=${model.charges} t=${t} locale=${locale} />

@@ -169,7 +169,8 @@ describe('GET /customer-portal/subscriptions/ and /subscriptions/<id>', () => {
     );
     const one = await api.call('GET', `${BASE}/${running}`, { token });
     expect(one.status).toBe(200);
-    expect(Object.keys(one.body).sort()).toEqual([...PORTAL_FIELDS, 'charges'].sort());
+    expect(Object.keys(one.body).sort()).toEqual([...PORTAL_FIELDS, 'charges', 'mandate'].sort());
+    expect(one.body.mandate).toBeNull(); // billed by the card: no Pix Automático mandate
     expect(one.body.charges).toEqual([
       {
         period_number: 1,

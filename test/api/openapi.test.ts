@@ -40,6 +40,8 @@ const PAGE_ROUTES = new Set([
   'POST /portal/subscriptions/:id/cancel',
   'POST /portal/subscriptions/:id/uncancel',
   'POST /portal/subscriptions/:id/plan',
+  'GET /portal/subscriptions/:id/mandate/revoke',
+  'POST /portal/subscriptions/:id/mandate/revoke',
   'POST /portal/billing',
 ]);
 /** The merchant dashboard's pages (all under /dashboard) are pages too, with no API operation. */

@@ -285,6 +285,10 @@ export const publicCheckoutSchema = z.object({
   is_business_customer: z.boolean(),
   trial_interval: z.enum(TRIAL_INTERVALS).nullable(),
   trial_interval_count: z.number().int().nullable(),
+  recurrence_billing: z.enum(RECURRENCE_BILLING).meta({
+    description:
+      'How the subscription renews; pix_automatico: the checkout is paid with pix only, and its QR code authorizes the mandate',
+  }),
   payment_method: z.string().nullable(),
   gateway_payment_data: gatewayPaymentData,
   decline_reason: z.string().nullable(),
