@@ -775,6 +775,8 @@ describe('GET /api/v1/checkouts/client/:client_secret (public)', () => {
       expires_at: c.expires_at,
       allow_discount_codes: true,
       require_billing_address: false,
+      // Who bills the renewals: the page states a Pix Automático mandate's terms (decision 0096).
+      recurrence_billing: 'gateway',
       is_business_customer: false,
       trial_interval: null,
       trial_interval_count: null,
