@@ -72,7 +72,7 @@ describe('refusals in the buyer\u2019s language', () => {
       { 'E-mail': 'bruno@example.com', 'CPF ou CNPJ': '529.982.247-25' },
       false,
     );
-    expect(alert).toBe('Confira os dados Para pagar com boleto, informe o seu nome completo.');
+    expect(alert).toBe('Confira os dados Para pagar com boleto ou Pix Automático, informe o seu nome completo.');
     expectNoApiText(alert);
     await pageChecked(page, 'checkout-refused-boleto-name');
     await close();
