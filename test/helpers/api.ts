@@ -49,7 +49,9 @@ export interface CallOptions {
  */
 export async function startApi(envOverrides: Record<string, string> = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(envOverrides));
-  const orm = await openOrm(config.DATABASE_URL, 5);
+  // A small pool unless the test names one: many tests' APIs share one PostgreSQL.
+  const poolMax = envOverrides.DATABASE_POOL_MAX ? config.DATABASE_POOL_MAX : 5;
+  const orm = await openOrm(config.DATABASE_URL, poolMax, { connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
   const temporal = createTemporalClient(config);
   const tls = {
     cert: await readFile(path.join(REPO_ROOT, config.TLS_CERT_FILE)),

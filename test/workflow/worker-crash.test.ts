@@ -57,7 +57,9 @@ let booksOrm: Orm | null = null;
 let gates: CheckoutGates | null = null;
 
 beforeAll(async () => {
-  api = await startApi({ TEMPORAL_TASK_QUEUE: QUEUE });
+  // Sixty buyers confirm at once on a loaded machine: they wait for one of the API's connections rather
+  // than being answered 503 (this test counts what a crash does to the answers, not what overload does).
+  api = await startApi({ TEMPORAL_TASK_QUEUE: QUEUE, DATABASE_POOL_MAX: '10', DATABASE_CONNECT_TIMEOUT_MS: '30000' });
   // The books are read on a pool of their own: the API's few connections are busy serving the buyers,
   // and a poll waiting behind them would time out on a loaded machine.
   booksOrm = await openOrm(TEST_DATABASE_URL, 4);
