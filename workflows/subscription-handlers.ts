@@ -24,6 +24,7 @@ import { listenToMandate } from './subscription-mandate-handlers.ts';
 import type { SaleInTurn, SubscriptionRun } from './subscription-run.ts';
 
 export const GATEWAY_BILLED = 'the gateway bills this subscription';
+export const MANDATE_BILLED = "the subscription's Pix Automático mandate bills its periods";
 export const SUBSCRIPTION_HAS_ENDED = 'the subscription has ended';
 
 /**
@@ -36,8 +37,9 @@ export function listen(run: SubscriptionRun): void {
   const { flags } = run;
   setHandler(subscriptionStateQuery, () => ({ ...run.state }));
   setHandler(checkoutPaidUpdate, async (notice) => {
-    // The gateway's recurrence pays a gateway-billed subscription's periods: no checkout does.
-    if (run.ready && run.state.billing === 'gateway') return { accepted: false, reason: GATEWAY_BILLED };
+    // The gateway's recurrence pays a gateway-billed subscription's periods, the mandate a Pix
+    // Automático one's (its charge may be on its way already): no checkout does.
+    if (run.ready && run.state.billing !== 'manual') return { accepted: false, reason: salesRefusal(run) };
     if (run.closed) return { accepted: false, reason: SUBSCRIPTION_HAS_ENDED };
     const sale: SaleInTurn = { notice, verdict: null };
     run.sales.push(sale); // synchronously: a run never moves on with a sale it has not seen
@@ -58,6 +60,11 @@ export function listen(run: SubscriptionRun): void {
   listenToMetadata(run);
   listenToClock(run);
   listenToMandate(run);
+}
+
+/** Why a subscription not billed manually takes no checkout's sale (decision 0096 for Pix Automático). */
+export function salesRefusal(run: SubscriptionRun): string {
+  return run.state.billing === 'pix_automatico' ? MANDATE_BILLED : GATEWAY_BILLED;
 }
 
 /** An Update's validator: nothing changes a subscription that has ended (once its state is known). */

@@ -2,7 +2,7 @@ import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { SubscriptionStatus } from '../domain/subscriptions.ts';
 import type { SubscriptionWorkflowInput } from '../contracts/subscription.ts';
 import { gatewayBilledPeriods, stopGatewayRecurrence } from './subscription-gateway.ts';
-import { GATEWAY_BILLED, listen, SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
+import { listen, salesRefusal, SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
 import { manualPeriods } from './subscription-manual.ts';
 import { pixAutomaticoPeriods } from './subscription-pix-automatico.ts';
 import { voidPendingInvoices } from './subscription-invoices.ts';
@@ -30,8 +30,9 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
   listen(run);
   await run.load(input.state !== undefined);
 
+  // A sale put before the state was read: only a manual subscription's periods are paid by checkouts.
+  if (run.state.billing !== 'manual') run.refuseSales(salesRefusal(run));
   if (run.state.billing === 'gateway') {
-    run.refuseSales(GATEWAY_BILLED);
     await gatewayBilledPeriods(run);
     if (run.state.status === 'canceled') await stopGatewayRecurrence(run);
   } else if (run.state.billing === 'pix_automatico') {
