@@ -3,7 +3,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { GatewayMandate, GatewayMandateCharge, MandateCycle } from '../contracts/pix-automatico.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
 import { insertEvents, type EventType } from '../db/events.ts';
-import { chargeOfReference, upsertMandateCharge, type MandateChargeRow } from '../db/mandate/charges.ts';
+import {
+  chargeOfReference,
+  chargesOfMandate,
+  upsertMandateCharge,
+  type MandateChargeRow,
+} from '../db/mandate/charges.ts';
 import { mandateOfSubscription, upsertMandate, type MandateRow } from '../db/mandate/mandates.ts';
 import type { Orm } from '../db/orm.ts';
 import { checkoutMandateId } from '../db/checkout/mandate-reads.ts';
@@ -11,6 +16,8 @@ import { findSubscription } from '../db/subscription/rows.ts';
 import type { PaymentSummary } from '../domain/checkout.ts';
 import { applyBalance } from '../domain/proration.ts';
 import {
+  isChargeFinal,
+  isMandateFinal,
   MANDATE_NOT_ACTIVE,
   mandateCancelKey,
   mandateChargeKey,
@@ -142,25 +149,31 @@ function mandateActivities(deps: { orm: Orm; gateway: PaymentGateway }, rail: ()
       if (seen) await writeMandate(deps.orm, owner, seen, null);
     },
 
+    /**
+     * The ended subscription's mandate, cancelled by the receiver (unless it ended already), and the
+     * charges the gateway cancelled with it read back, so our books show them cancelled too.
+     */
     async cancelMandate(subscriptionId: string): Promise<void> {
       const em = deps.orm.em.fork();
       const mandate = await mandateOfSubscription(em, subscriptionId);
-      if (!mandate || mandate.status === 'cancelled' || mandate.status === 'rejected' || mandate.status === 'expired') {
-        return;
-      }
+      if (!mandate) return;
       const gateway = rail();
-      try {
-        await callGateway(() => gateway.cancelMandate(mandate.gatewayMandateId, mandateCancelKey(subscriptionId)));
-      } catch (err) {
-        if (definiteRefusal(err) === null) throw err; // ended at the gateway already: read below
+      if (!isMandateFinal(mandate.status)) {
+        try {
+          await callGateway(() => gateway.cancelMandate(mandate.gatewayMandateId, mandateCancelKey(subscriptionId)));
+        } catch (err) {
+          if (definiteRefusal(err) === null) throw err; // ended at the gateway already: read below
+        }
       }
-      await syncMandate(deps.orm, gateway, mandate);
+      await syncEndedCharges(deps.orm, gateway, await syncMandate(deps.orm, gateway, mandate));
     },
 
     /** The gateway said the mandate moved (a notice): its state as the gateway has it now, written. */
     async syncSubscriptionMandate(subscriptionId: string): Promise<void> {
       const mandate = await mandateOfSubscription(deps.orm.em.fork(), subscriptionId);
-      if (mandate) await syncMandate(deps.orm, rail(), mandate);
+      if (!mandate) return;
+      const gateway = rail();
+      await syncEndedCharges(deps.orm, gateway, await syncMandate(deps.orm, gateway, mandate));
     },
   } satisfies Pick<SubscriptionActivities, 'adoptCheckoutMandate' | 'cancelMandate' | 'syncSubscriptionMandate'>;
 }
@@ -202,6 +215,19 @@ async function chargeOf(
 async function syncMandate(orm: Orm, gateway: PixAutomatico, mandate: MandateRow): Promise<MandateRow> {
   const seen = await callGateway(() => gateway.getMandate(mandate.gatewayMandateId));
   return seen ? writeMandate(orm, mandate, seen, mandate.status) : mandate;
+}
+
+/**
+ * An ended mandate's charges not settled in our books, read back: the gateway cancels them with the
+ * mandate (the payer's bank drops its schedule), and no period's run reads them again once it has ended.
+ */
+async function syncEndedCharges(orm: Orm, gateway: PixAutomatico, mandate: MandateRow): Promise<void> {
+  if (!isMandateFinal(mandate.status)) return;
+  const open = (await chargesOfMandate(orm.em.fork(), mandate.id)).filter((c) => !isChargeFinal(c.status));
+  for (const row of open) {
+    const charge = await readCharge(gateway, row.gatewayChargeId);
+    await recordCharge(orm, mandate, row.period, charge, row.retriesRequested, []);
+  }
 }
 
 /**
