@@ -23,7 +23,7 @@ export const INVOICEABLE_STATUSES: readonly SubscriptionStatus[] = ['active', 't
  */
 export type InvoiceBilling = 'gateway' | 'manual';
 
-/** Who charges a subscription's invoices; null for a Pix Automático one, which takes none yet (decision 0096). */
+/** Who charges a subscription's invoices; null for a Pix Automático one, which takes none (decision 0096). */
 export const invoiceBillingOf = (billing: RecurrenceBilling): InvoiceBilling | null =>
   billing === 'pix_automatico' ? null : billing;
 
@@ -40,8 +40,13 @@ export function notInvoiceable(s: InvoiceableSubscription): string | null {
   if (!INVOICEABLE_STATUSES.includes(s.status)) {
     return `The subscription is ${s.status}; extra charges need it ${INVOICEABLE_STATUSES.join(', ')}`;
   }
+  // The rail allows one charge per cycle (the period's), and a pix-paid subscription keeps no card
+  // (docs/decisions/0096-pix-automatico.md, "Extra charges").
   if (s.recurrenceBilling === 'pix_automatico') {
-    return 'The subscription is billed by Pix Automático, whose mandate takes no extra charges yet';
+    return (
+      'The subscription is billed by Pix Automático: its mandate takes one charge per period (the period’s own) ' +
+      'and it keeps no card to charge; bill the amount through a checkout, or change its price'
+    );
   }
   // The engine charges a manual subscription's invoice to the card it keeps (a pix or boleto buyer has none).
   if (s.recurrenceBilling === 'manual') {

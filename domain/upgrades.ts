@@ -31,8 +31,12 @@ export function upgradeRefusal(s: UpgradedSubscription, c: UpgradeCheckout): str
   if (s.status === 'canceled') return 'The subscription has ended';
   // The gateway's recurrence bills such a subscription on its own plan
   // (see docs/decisions/0035-upgrades-through-a-checkout.md).
-  if (s.recurrenceBilling !== 'manual')
+  if (s.recurrenceBilling === 'gateway')
     return 'A gateway-billed subscription changes plan by a price change, not through a checkout';
+  // Its mandate's calendar was fixed when the payer authorized it; an upgrade's period would start at the
+  // checkout's payment (docs/decisions/0096-pix-automatico.md, "Upgrades").
+  if (s.recurrenceBilling === 'pix_automatico')
+    return 'A Pix Automático subscription changes plan by a price change (its mandate charges the new price from the next period), not through a checkout';
   if (c.priceType !== 'recurring') return 'An upgrade sells a recurring price';
   if (c.currency.toLowerCase() !== s.currency.toLowerCase()) return 'The price is in another currency';
   if (c.hasTrial) return 'An upgrade starts a paid period: it takes no trial';

@@ -95,7 +95,8 @@ function creationRoutes(app: RouteApp, deps: RouteDeps, ownSubscription: Subscri
           '(at once when that is today). Either way it becomes paid (with a transaction and a sale) or failed ' +
           'with the decline reason, and is voided uncharged when its subscription ends first or it is still ' +
           'unpaid past its last payable day. Only a subscription that is active, trialing, unpaid or past_due ' +
-          'can be charged, and a manual one only with a saved card (else 409). A 503 means nothing was created.',
+          'can be charged, a manual one only with a saved card, and never a Pix Automático one, whose mandate takes ' +
+          "only its periods' charges (else 409). A 503 means nothing was created.",
         params: subscriptionParams,
         body: createInvoiceBody,
         response: {

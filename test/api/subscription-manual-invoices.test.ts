@@ -162,4 +162,22 @@ describe('extra charges of a manually billed subscription', () => {
     });
     expect(await sql('select 1 from subscription_invoices where subscription_id = ?', [s.id])).toEqual([]);
   });
+
+  it('refuses a Pix Automático subscription (409) saying why, writing nothing', async () => {
+    const s = await manualSubscription();
+    // As its checkout leaves it: billed through the mandate, paid by pix (no card kept).
+    await sql(`update subscriptions set recurrence_billing = 'pix_automatico', card_token_id = null where id = ?`, [
+      s.id,
+    ]);
+    const res = await post(s);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      error: 'The subscription cannot be invoiced',
+      code: 'subscription_not_invoiceable',
+      detail:
+        'The subscription is billed by Pix Automático: its mandate takes one charge per period (the period’s own) ' +
+        'and it keeps no card to charge; bill the amount through a checkout, or change its price',
+    });
+    expect(await sql('select 1 from subscription_invoices where subscription_id = ?', [s.id])).toEqual([]);
+  });
 });

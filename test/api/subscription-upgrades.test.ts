@@ -233,6 +233,19 @@ describe('a checkout with subscription_id (plan upgrade)', () => {
       code: 'upgrade_refused',
       detail: 'A gateway-billed subscription changes plan by a price change, not through a checkout',
     });
+    // A Pix Automático one's mandate keeps its calendar: a price change, not an upgrade's new period.
+    const pix = await subscription();
+    await sql(`update subscriptions set recurrence_billing = 'pix_automatico', card_token_id = null where id = ?`, [
+      pix.row.id,
+    ]);
+    const pixPrice = await product(pix.organizationId, 9_990, 'month');
+    const pixRefused = await createCheckout(pix.oat, { product_id: pixPrice.productId, subscription_id: pix.row.id });
+    expect(pixRefused.status).toBe(422);
+    expect(pixRefused.body).toMatchObject({
+      code: 'upgrade_refused',
+      detail:
+        'A Pix Automático subscription changes plan by a price change (its mandate charges the new price from the next period), not through a checkout',
+    });
     // Ended: revoked first.
     expect(
       (await api.call('PATCH', `/api/v1/subscriptions/${s.row.id}`, { body: { revoke: true }, token: s.oat })).status,
