@@ -187,7 +187,7 @@ export class SubscriptionRun {
     sale.verdict = verdict;
   }
 
-  /** Refuses every checkout sale still waiting (the subscription ended, or the gateway bills it). */
+  /** Refuses every checkout sale still waiting (the subscription ended, or it is not billed manually). */
   refuseSales(reason: string): void {
     for (const sale of this.sales.splice(0)) this.answer(sale, { accepted: false, reason });
   }
