@@ -11,6 +11,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
-  testTimeout: 60_000,
+  // Generous: hooks start API and worker processes (a workflow bundle each), slow on a loaded 2-core machine.
+  testTimeout: 120_000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 };
