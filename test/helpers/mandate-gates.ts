@@ -34,9 +34,9 @@ export function mandateGates(
       `if ${subscriptionId} = any('${pgArray(only[gate])}'::uuid[]) then ${waitAt(gate)} end if;`;
     return {
       sends: {
-        // mandateChargeKey: subscription:<id>:period:<n>:mandate-charge
+        // mandateChargeKey: subscription:<id>:period:<n>:mandate-charge (whatever follows it)
         on: 'before insert on gateway_sim.attempts',
-        when: `new.outcome = 'ran' and new.operation = 'create_mandate_charge' and new.key like 'subscription:%:mandate-charge'`,
+        when: `new.outcome = 'ran' and new.operation = 'create_mandate_charge' and new.key like 'subscription:%'`,
         body: `if exists (select 1 from subscriptions where id::text = split_part(new.key, ':', 2) and organization_id = ${org})
                then ${wait('sends', "split_part(new.key, ':', 2)::uuid")} end if;`,
       },
