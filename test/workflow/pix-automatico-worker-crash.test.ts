@@ -9,7 +9,7 @@ import { addMonth, APPROVE, DAY, stateOf, useSubscriptionWorkflows } from '../he
  * killed between the gateway's commit and our write. Temporal runs the activity again, and it must find
  * the same charge under the same key: one charge at the payer's bank for the due date, one in our books,
  * the period paid once. (The gateway's answer is lost in the activity, on the time-skipping server; the
- * SIGKILL of a worker process on the dev server is not done here.)
+ * SIGKILL of a worker process on the dev server is pix-automatico-worker-kill.test.ts's.)
  */
 const kit = useSubscriptionWorkflows('pix-automatico-worker-crash');
 const { sql } = kit;
