@@ -18,7 +18,7 @@ import {
 } from '../schemas/mercadopago-notifications.ts';
 import { cardReplacementOf } from '../../gateway/mercadopago-card-updates.ts';
 import { replaceKeptCardOf } from '../kept-card-notices.ts';
-import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
+import { deliverGatewayPayment } from '../transaction-notices.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -120,18 +120,7 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         return { received: true as const };
       }
       const log = request.log.child({ mercadoPagoPayment: paymentId });
-      const payment = await readGatewayTransaction(deps, paymentId, log);
-      if (!payment) {
-        log.warn('Mercado Pago notified a payment it does not know: ignored');
-        return { received: true as const };
-      }
-      // Mercado Pago's answer, never the notice's body: the id and status it gives are what the owner learns.
-      const update = { transactionId: payment.id, status: payment.status };
-      if (!(await deliverPaymentNotice(deps, update, async () => payment, log))) {
-        log.info('Mercado Pago notified a payment that is none of ours: ignored');
-      }
-      // A refund made in Mercado Pago's panel arrives as this same notice: its workflow records it.
-      await recordGatewayRefundsOf(deps, payment, log);
+      await deliverGatewayPayment(deps, paymentId, log, 'Mercado Pago');
       return { received: true as const };
     },
   );
