@@ -9,7 +9,6 @@ import {
 } from '../../gateway/mercadopago-notifications.ts';
 import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { unauthorized } from '../../use-cases/errors.ts';
-import { errorBody } from '../../use-cases/schemas/common.ts';
 import {
   mercadoPagoNotificationBody,
   mercadoPagoNotificationHeaders,
@@ -19,6 +18,7 @@ import {
 import { cardReplacementOf } from '../../gateway/mercadopago-card-updates.ts';
 import { replaceKeptCardOf } from '../kept-card-notices.ts';
 import { deliverGatewayPayment } from '../transaction-notices.ts';
+import { noticeResponses, servedOnlyWith } from '../notice-routes.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -73,21 +73,10 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         querystring: mercadoPagoNotificationQuery,
         headers: mercadoPagoNotificationHeaders,
         body: mercadoPagoNotificationBody,
-        response: {
-          200: mercadoPagoNotificationResponse,
-          400: errorBody,
-          401: errorBody,
-          404: errorBody,
-          429: errorBody,
-          503: errorBody,
-        },
+        response: noticeResponses(mercadoPagoNotificationResponse),
       },
       // Not served: as any unknown route, before the body is read.
-      onRequest: async (_request, reply) => {
-        if (secret) return;
-        reply.callNotFound();
-        return reply;
-      },
+      onRequest: servedOnlyWith(secret),
       // Checked before the request is validated: an unsigned request learns nothing about the shape.
       preValidation: async (request, reply) => {
         // Unsigned by design: acknowledged, so that it is not retried, and never acted on.
