@@ -93,6 +93,28 @@ async function signalRunningOwner(
 }
 
 /**
+ * A gateway's notice that names one of its payments (Mercado Pago's, Efí's): the payment is read back
+ * from the gateway, never believed from the notice, its owner learns the id and status the gateway
+ * answers, and a refund made in the gateway's panel is recorded. A payment the gateway does not know, or
+ * that is none of ours, is acknowledged and ignored (a forged id would otherwise be retried forever).
+ */
+export async function deliverGatewayPayment(
+  deps: Pick<RouteDeps, 'gateway' | 'orm' | 'temporal' | 'config'>,
+  paymentId: string,
+  log: FastifyBaseLogger,
+  gatewayName: string,
+): Promise<void> {
+  const payment = await readGatewayTransaction(deps, paymentId, log);
+  if (!payment) return log.warn(`${gatewayName} notified a payment it does not know: ignored`);
+  const update = { transactionId: payment.id, status: payment.status };
+  if (!(await deliverPaymentNotice(deps, update, async () => payment, log))) {
+    log.info(`${gatewayName} notified a payment that is none of ours: ignored`);
+  }
+  // A refund made in the gateway's panel arrives as this same notice: its workflow records it.
+  await recordGatewayRefundsOf(deps, payment, log);
+}
+
+/**
  * A payment the gateway shows refunded: the gateway-refunds workflow records what no refund of ours
  * accounts for (a refund made in the gateway's panel; decision 0068). One run per payment and
  * refunded total, so a repeated notice joins it; the route writes nothing itself.

@@ -104,7 +104,8 @@ export function recurringBillingOf(gateway: PaymentGateway): RecurringBilling {
 export const boletoRequires = (gateway: PaymentGateway, field: BoletoPayerField): boolean =>
   gateway.boletoPayerRequires.includes(field);
 
-const PIX_AUTOMATICO_METHODS = [
+/** The calls of Pix Automático's port (PixAutomatico), which offersPixAutomatico checks for. */
+export const PIX_AUTOMATICO_METHODS = [
   'createMandate',
   'getMandate',
   'cancelMandate',

@@ -1,8 +1,6 @@
-import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition } from '@temporalio/workflow';
 import {
   CHECKOUT_NOT_OPEN,
-  firstSubscriptionPeriod,
-  keptCardIdOf,
   METHOD_CHANGED,
   MAX_DECLINED_CONFIRMATIONS,
   paymentKey,
@@ -16,7 +14,6 @@ import {
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { PIX_EXPIRED, pixRenewable } from '../domain/pending-payments.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
-import { CUSTOMER_ID, PAYMENT_ISSUE, SUBSCRIPTION_ID } from '../domain/search-attributes.ts';
 import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
 import { confirmationView } from './checkout-answer.ts';
 import {
@@ -28,18 +25,18 @@ import {
   untilAnswered,
   type Attempt,
 } from './checkout-activity-proxies.ts';
-import { reopenForNewPix, withReviewedCardKept, type AbandonedPayment } from './checkout-aftermath.ts';
-import { askSubscription, gatewaySubscription, startSubscriptionWorkflow } from './checkout-subscriptions.ts';
+import { reopenForNewPix, type AbandonedPayment } from './checkout-aftermath.ts';
 import type { LostPayment, PendingPayment } from './checkout-resume.ts';
+import { recordCheckoutSale, type SaleRun } from './checkout-sale.ts';
 
 type PaymentOutcome = { payment: PaymentSummary; payBy: string | null };
 
 /**
  * One run of a checkout's workflow (workflows/checkout.ts reads its life top to bottom): its state and
- * the steps of a confirmation, each a method. Everything here is workflow code: deterministic, and
- * every side effect an activity.
+ * the steps of a confirmation, each a method (the sale's in workflows/checkout-sale.ts). Everything here is
+ * workflow code: deterministic, and every side effect an activity.
  */
-export class CheckoutRun {
+export class CheckoutRun implements SaleRun {
   readonly state: CheckoutState = {
     status: 'open',
     declined: 0,
@@ -80,6 +77,10 @@ export class CheckoutRun {
 
   get checkoutId() {
     return this.input.checkoutId;
+  }
+
+  get organizationId() {
+    return this.input.organizationId;
   }
 
   /** A confirmation (the Update): fixes the amount, pays, and records or declines. */
@@ -199,95 +200,9 @@ export class CheckoutRun {
     return { outcome: 'declined', checkout: this.view(a, payment?.paymentData ?? null), payment };
   }
 
-  /**
-   * Records the paid checkout: the gateway subscription of a gateway-billed recurring price first
-   * (its outcome must be known, or the gateway could bill a subscription we do not hold), then the
-   * customer, transaction, subscription and sale in one transaction. Should the record be refused
-   * for good, the capture is given back: never money without a sale.
-   */
-  async recordSale(a: Attempt, approved: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
-    const payment = await withReviewedCardKept(this.checkoutId, a, approved);
-    const paidAt = new Date();
-    // A renewal checkout pays a period of its subscription: no new subscription, no gateway recurrence.
-    const recurring = a.prepared.renewal ? null : a.prepared.recurring;
-    const period = recurring
-      ? firstSubscriptionPeriod(
-          { interval: recurring.interval, intervalCount: recurring.intervalCount },
-          recurring.trial,
-          paidAt,
-        )
-      : null;
-    const moves = a.prepared.renewal ?? a.prepared.upgrade;
-    if (moves) {
-      // The subscription's workflow, its only writer, records what the sale moves first (or refuses it).
-      const verdict = await askSubscription(moves.subscriptionId, {
-        checkoutId: this.checkoutId,
-        payment,
-        cardTokenId: keptCardIdOf(a.request.card, payment),
-        periodStart: paidAt.toISOString(),
-      });
-      if (!verdict.accepted) return this.giveBack(a, payment);
-    }
-    const gatewaySubscriptionId =
-      recurring?.billing === 'gateway' && a.request.card
-        ? await gatewaySubscription(this.checkoutId, a, a.request.card.id, period!.periodEnd)
-        : null;
-    let sale;
-    try {
-      sale = await records.recordSale({
-        checkoutId: this.checkoutId,
-        payment,
-        subscription: period && {
-          status: period.status,
-          periodStart: paidAt.toISOString(),
-          periodEnd: period.periodEnd.toISOString(),
-          trialEnd: period.trialEnd?.toISOString() ?? null,
-          gatewaySubscriptionId,
-          cardTokenId: keptCardIdOf(a.request.card, payment),
-        },
-      });
-    } catch (err) {
-      // Refused for good (retryable failures are retried until they succeed); a local activity's
-      // failure arrives unwrapped.
-      if (!(err instanceof ActivityFailure || err instanceof ApplicationFailure)) throw err;
-      return this.giveBack(a, payment);
-    }
-    return this.recorded(a, payment, sale, !moves);
-  }
-
-  /** The sale is recorded: the checkout succeeded; a new subscription gets its workflow. */
-  private async recorded(
-    a: Attempt,
-    payment: PaymentSummary | null,
-    sale: { customerId: string; subscriptionId: string | null },
-    newSubscription: boolean,
-  ): Promise<ConfirmCheckoutResult> {
-    this.state.status = 'succeeded';
-    this.recordedPaymentId = payment?.id ?? null;
-    this.state.customerId = sale.customerId;
-    this.state.subscriptionId = sale.subscriptionId;
-    upsertSearchAttributes([
-      { key: CUSTOMER_ID, value: sale.customerId },
-      ...(sale.subscriptionId ? [{ key: SUBSCRIPTION_ID, value: sale.subscriptionId }] : []),
-    ]);
-    // A renewal's or upgrade's subscription recorded the sale's moves itself, before the sale.
-    if (newSubscription && sale.subscriptionId) {
-      await startSubscriptionWorkflow(this.input.organizationId, sale.subscriptionId, sale.customerId);
-    }
-    return { outcome: 'succeeded', checkout: this.view(a, payment?.paymentData ?? null), payment };
-  }
-
-  /** The money-transfer sample's compensation: refund the capture, end the checkout failed, flag the run. */
-  private async giveBack(a: Attempt, payment: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
-    const refunded =
-      payment && payment.capturedAmount > 0
-        ? await untilAnswered.refundUnrecordedCapture(this.checkoutId, payment)
-        : payment;
-    upsertSearchAttributes([{ key: PAYMENT_ISSUE, value: 'capture_refunded_unrecorded' }]);
-    await records.failCheckout(this.checkoutId, 'recording_failed', refunded);
-    this.state.status = 'failed';
-    this.state.declineReason = 'recording_failed';
-    return { outcome: 'declined', checkout: this.view(a, refunded?.paymentData ?? null), payment: refunded };
+  /** Records the paid checkout (workflows/checkout-sale.ts): the sale, or the capture given back. */
+  recordSale(a: Attempt, approved: PaymentSummary | null): Promise<ConfirmCheckoutResult> {
+    return recordCheckoutSale(this, a, approved);
   }
 
   /**
@@ -394,7 +309,7 @@ export class CheckoutRun {
     }
   }
 
-  private view(a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] {
+  view(a: Attempt, paymentData: GatewayPaymentData | null): ConfirmCheckoutResult['checkout'] {
     return confirmationView(this.checkoutId, this.state, a, paymentData);
   }
 }

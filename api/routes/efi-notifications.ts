@@ -10,10 +10,10 @@ import {
 } from '../../gateway/efi-notifications.ts';
 import type { GatewayCallback } from '../../gateway/port.ts';
 import { serviceUnavailable, unauthorized } from '../../use-cases/errors.ts';
-import { errorBody } from '../../use-cases/schemas/common.ts';
 import { efiNotificationBody, efiNotificationQuery, efiNotificationResponse } from '../schemas/efi-notifications.ts';
 import { signalMandateOwner } from '../mandate-notices.ts';
-import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
+import { deliverGatewayPayment } from '../transaction-notices.ts';
+import { noticeResponses, servedOnlyWith } from '../notice-routes.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -47,20 +47,9 @@ export const efiNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         description: DESCRIPTION,
         querystring: efiNotificationQuery,
         body: efiNotificationBody,
-        response: {
-          200: efiNotificationResponse,
-          400: errorBody,
-          401: errorBody,
-          404: errorBody,
-          429: errorBody,
-          503: errorBody,
-        },
+        response: noticeResponses(efiNotificationResponse),
       },
-      onRequest: async (_request, reply) => {
-        if (secret) return;
-        reply.callNotFound();
-        return reply;
-      },
+      onRequest: servedOnlyWith(secret),
       preValidation: async (request) => {
         try {
           verifyEfiNotice((request.query as Record<string, unknown> | undefined)?.hmac, secret!);
@@ -94,15 +83,7 @@ async function callbacksOf(deps: RouteDeps, kind: 'charge' | undefined, body: un
 
 async function deliver(deps: RouteDeps, callback: GatewayCallback, log: FastifyBaseLogger): Promise<void> {
   if (callback.type === 'transaction.updated' && callback.transactionId) {
-    const payment = await readGatewayTransaction(deps, callback.transactionId, log);
-    if (!payment) return log.warn('Efí notified a payment it does not know: ignored');
-    // Efí's answer, never the notice's: the id and status it gives are what the owner learns.
-    const update = { transactionId: payment.id, status: payment.status };
-    if (!(await deliverPaymentNotice(deps, update, async () => payment, log))) {
-      log.info('Efí notified a payment that is none of ours: ignored');
-    }
-    await recordGatewayRefundsOf(deps, payment, log);
-    return;
+    return deliverGatewayPayment(deps, callback.transactionId, log, 'Efí');
   }
   await signalMandateOwner(deps, callback, log);
 }

@@ -9,7 +9,6 @@ import {
 } from '../../gateway/mercadopago-notifications.ts';
 import { recordChargebackNotice } from '../chargeback-notices.ts';
 import { unauthorized } from '../../use-cases/errors.ts';
-import { errorBody } from '../../use-cases/schemas/common.ts';
 import {
   mercadoPagoNotificationBody,
   mercadoPagoNotificationHeaders,
@@ -18,7 +17,8 @@ import {
 } from '../schemas/mercadopago-notifications.ts';
 import { cardReplacementOf } from '../../gateway/mercadopago-card-updates.ts';
 import { replaceKeptCardOf } from '../kept-card-notices.ts';
-import { deliverPaymentNotice, readGatewayTransaction, recordGatewayRefundsOf } from '../transaction-notices.ts';
+import { deliverGatewayPayment } from '../transaction-notices.ts';
+import { noticeResponses, servedOnlyWith } from '../notice-routes.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 /**
@@ -73,21 +73,10 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         querystring: mercadoPagoNotificationQuery,
         headers: mercadoPagoNotificationHeaders,
         body: mercadoPagoNotificationBody,
-        response: {
-          200: mercadoPagoNotificationResponse,
-          400: errorBody,
-          401: errorBody,
-          404: errorBody,
-          429: errorBody,
-          503: errorBody,
-        },
+        response: noticeResponses(mercadoPagoNotificationResponse),
       },
       // Not served: as any unknown route, before the body is read.
-      onRequest: async (_request, reply) => {
-        if (secret) return;
-        reply.callNotFound();
-        return reply;
-      },
+      onRequest: servedOnlyWith(secret),
       // Checked before the request is validated: an unsigned request learns nothing about the shape.
       preValidation: async (request, reply) => {
         // Unsigned by design: acknowledged, so that it is not retried, and never acted on.
@@ -120,18 +109,7 @@ export const mercadoPagoNotificationRoutes: FastifyPluginAsyncZod<RouteDeps> = a
         return { received: true as const };
       }
       const log = request.log.child({ mercadoPagoPayment: paymentId });
-      const payment = await readGatewayTransaction(deps, paymentId, log);
-      if (!payment) {
-        log.warn('Mercado Pago notified a payment it does not know: ignored');
-        return { received: true as const };
-      }
-      // Mercado Pago's answer, never the notice's body: the id and status it gives are what the owner learns.
-      const update = { transactionId: payment.id, status: payment.status };
-      if (!(await deliverPaymentNotice(deps, update, async () => payment, log))) {
-        log.info('Mercado Pago notified a payment that is none of ours: ignored');
-      }
-      // A refund made in Mercado Pago's panel arrives as this same notice: its workflow records it.
-      await recordGatewayRefundsOf(deps, payment, log);
+      await deliverGatewayPayment(deps, paymentId, log, 'Mercado Pago');
       return { received: true as const };
     },
   );

@@ -2,9 +2,10 @@ import type { components } from '../../api/openapi-types.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Facts, recordPath, type ListPage } from './commerce.ts';
-import { amount, day, moment, Pager, Select, Table, type Column } from './components.ts';
+import { amount, day, moment, Table, type Column } from './components.ts';
 import { mandateMessages, type MandateMessages } from './messages-mandates.ts';
 import { dashboardPaths } from './paths.ts';
+import { StatusFilter, StatusListPage } from './status-list.ts';
 
 /** Pix Automático (GET /api/v1/mandates, decision 0096): the mandates, and one with its charges' attempts. */
 
@@ -16,9 +17,6 @@ const word = (words: Record<string, string>, key: string) => words[key] ?? key;
 /** A failure in the reader's words: the catalogue's for the codes it knows, else the API's. */
 const reasonText = (t: MandateMessages, code: string | null, description: string | null) =>
   code === null ? '—' : (t.reasons[code] ?? description ?? code);
-
-const statusOptions = (t: MandateMessages) =>
-  [['', t.anyStatus], ...Object.entries(t.mandateStatuses)] as [string, string][];
 
 const mandateAmount = (locale: Locale, t: MandateMessages, m: Mandate) =>
   m.fixed_amount !== null ? amount(locale, m.fixed_amount, m.currency.toLowerCase()) : t.varies;
@@ -51,24 +49,19 @@ export function mandatesContent(v: MandatesView) {
     { label: t.createdAt, cell: (m) => moment(v.locale, m.created_at) },
   ];
   return html`
-    <form method="get" action=${path} class="dash-form events-form" aria-label=${t.filterForm}>
-      <${Select} label=${t.status} name="status" value=${v.status ?? ''} options=${statusOptions(t)} />
-      <div class="actions">
-        <button type="submit" class="button secondary">${t.filter}</button>
-        <a href=${path}>${t.clear}</a>
-      </div>
-    </form>
+    <${StatusFilter} path=${path} t=${t} status=${v.status} options=${Object.entries(t.mandateStatuses)} />
     ${
       v.mandates
-        ? html`<p class="muted">${t.summary(v.mandates.pagination.total_count)}</p>
-            <${Table} caption=${t.caption} columns=${columns} rows=${v.mandates.items} empty=${t.none} />
-            <${Pager}
-              locale=${v.locale}
-              path=${path}
-              page=${v.page}
-              maxPage=${v.mandates.pagination.max_page}
-              query=${{ status: v.status }}
-            />`
+        ? html`<${StatusListPage}
+            locale=${v.locale}
+            path=${path}
+            t=${t}
+            status=${v.status}
+            page=${v.page}
+            list=${v.mandates}
+            columns=${columns}
+            empty=${t.none}
+          />`
         : null
     }
   `;

@@ -2,9 +2,10 @@ import type { components } from '../../api/openapi-types.ts';
 import type { Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { Facts, recordPath, type ListPage } from './commerce.ts';
-import { amount, Field, moment, Pager, PostForm, Select, Table, type Column } from './components.ts';
+import { amount, Field, moment, PostForm, Table, type Column } from './components.ts';
 import { reconciliationMessages, type ReconciliationMessages } from './messages-settings-reconciliation.ts';
 import { dashboardPaths } from './paths.ts';
+import { StatusFilter, StatusListPage } from './status-list.ts';
 
 /** Reconciliation (GET/POST /api/v1/reconciliations, decision 0076): reports, one report's lines, a run now. */
 
@@ -17,7 +18,6 @@ const reasonWord = (t: ReconciliationMessages, reason: string) => t.reasons[reas
 
 const statusOptions = (t: ReconciliationMessages) =>
   [
-    ['', t.anyStatus],
     ['drift', t.drift],
     ['balanced', t.balanced],
   ] as const;
@@ -63,31 +63,25 @@ export function reconciliationsContent(v: ReconciliationsView) {
     { label: t.reasonsLabel, cell: (r) => reasonCounts(t, r.reason_counts) },
     { label: t.runAt, cell: (r) => moment(v.locale, r.created_at) },
   ];
-  const total = v.reports?.pagination.total_count ?? 0;
   return html`
     <${PostForm} action=${path} csrf=${v.csrf} label=${t.run} className="dash-form events-form">
       <${Field} label=${t.dayUtc} name="day" type="date" value=${v.day} required=${true} hint=${t.dayHint} />
       <div class="actions"><button type="submit" class="button">${t.run}</button></div>
     <//>
-    <form method="get" action=${path} class="dash-form events-form" aria-label=${t.filterForm}>
-      <${Select} label=${t.status} name="status" value=${v.status ?? ''} options=${statusOptions(t)} />
-      <div class="actions">
-        <button type="submit" class="button secondary">${t.filter}</button>
-        <a href=${path}>${t.clear}</a>
-      </div>
-    </form>
+    <${StatusFilter} path=${path} t=${t} status=${v.status} options=${statusOptions(t)} />
     ${
       v.reports
         ? html`<section aria-labelledby="reports-title">
             <h2 id="reports-title">${t.reports}</h2>
-            <p class="muted">${t.summary(total)}</p>
-            <${Table} caption=${t.caption} columns=${columns} rows=${v.reports.items} empty=${t.noReports} />
-            <${Pager}
+            <${StatusListPage}
               locale=${v.locale}
               path=${path}
+              t=${t}
+              status=${v.status}
               page=${v.page}
-              maxPage=${v.reports.pagination.max_page}
-              query=${{ status: v.status }}
+              list=${v.reports}
+              columns=${columns}
+              empty=${t.noReports}
             />
           </section>`
         : null

@@ -173,30 +173,24 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
     },
   );
 
-  app.get(
-    `${PORTAL}/subscriptions/:id/cancel`,
-    { schema: { hide: true, params: subscriptionParams } },
-    async (request, reply) => {
-      const visit = await visitOf(app, deps, request);
-      if (!visit) return expired(request, reply);
-      const view = await subscriptionData(visit.em, visit.scope, request.params.id);
-      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
-      return sendPage(reply, 200, renderCancelPage({ ...visit, view }), brandHeaders(visit.brand));
-    },
-  );
-
-  app.get(
-    `${PORTAL}/subscriptions/:id/mandate/revoke`,
-    { schema: { hide: true, params: subscriptionParams } },
-    async (request, reply) => {
-      const visit = await visitOf(app, deps, request);
-      if (!visit) return expired(request, reply);
-      const view = await subscriptionData(visit.em, visit.scope, request.params.id);
-      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
-      const t = messagesFor(visit.locale);
-      return sendPage(reply, 200, renderRevokeMandatePage({ ...visit, view, t }), brandHeaders(visit.brand));
-    },
-  );
+  // The confirmation page before a change's post: cancelling the subscription, revoking its mandate.
+  const confirmations: [string, (page: Parameters<typeof renderCancelPage>[0]) => string][] = [
+    ['cancel', renderCancelPage],
+    ['mandate/revoke', (page) => renderRevokeMandatePage({ ...page, t: messagesFor(page.locale) })],
+  ];
+  for (const [step, render] of confirmations) {
+    app.get(
+      `${PORTAL}/subscriptions/:id/${step}`,
+      { schema: { hide: true, params: subscriptionParams } },
+      async (request, reply) => {
+        const visit = await visitOf(app, deps, request);
+        if (!visit) return expired(request, reply);
+        const view = await subscriptionOf(reply, visit, request.params.id);
+        if (!view) return reply;
+        return sendPage(reply, 200, render({ ...visit, view }), brandHeaders(visit.brand));
+      },
+    );
+  }
 
   app.get(
     `${PORTAL}/subscriptions/:id/plan`,
@@ -205,14 +199,21 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await visitOf(app, deps, request);
       if (!visit) return expired(request, reply);
       const { id } = request.params;
-      const view = await subscriptionData(visit.em, visit.scope, id);
-      if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+      const view = await subscriptionOf(reply, visit, id);
+      if (!view) return reply;
       const priceId = request.query.price_id ?? '';
       const preview = await previewPlanChange(visit.em, view.subscription, priceId, new Date());
       if (!preview) return reply.redirect(portalPaths.subscription(id), 303);
       return sendPage(reply, 200, renderPlanPreviewPage({ ...visit, view, preview }), brandHeaders(visit.brand));
     },
   );
+}
+
+/** The customer's subscription `id`, or null once the 404 page is sent (another customer's is unknown too). */
+async function subscriptionOf(reply: FastifyReply, visit: Visit, id: string) {
+  const view = await subscriptionData(visit.em, visit.scope, id);
+  if (!view) sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+  return view;
 }
 
 /** The subscription's page, with a notice after a change or a refusal (then with the refusal's status). */
@@ -223,8 +224,8 @@ async function sendSubscriptionPage(
   status: number,
   notice: Parameters<typeof renderSubscriptionPage>[0]['notice'],
 ) {
-  const view = await subscriptionData(visit.em, visit.scope, id);
-  if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+  const view = await subscriptionOf(reply, visit, id);
+  if (!view) return reply;
   const [canChange, options, mandate] = await Promise.all([
     customerUpdatesAllowed(visit.em, visit.scope.organizationId),
     planOptions(visit.em, view.subscription),
@@ -312,8 +313,8 @@ function cardRoutes(app: RouteApp, deps: RouteDeps): void {
     status: number,
     notice?: Parameters<typeof renderCardPage>[0]['notice'],
   ) => {
-    const view = await subscriptionData(visit.em, visit.scope, id);
-    if (!view) return sendPage(reply, 404, renderPortalNotFound(visit.locale, visit.customer));
+    const view = await subscriptionOf(reply, visit, id);
+    if (!view) return reply;
     const tokenizer = browserTokenizer(deps.config);
     const page = renderCardPage({ ...visit, view, tokenizer, notice });
     return sendPage(reply, status, page, { ...brandHeaders(visit.brand), gateway: tokenizer?.sources ?? null });

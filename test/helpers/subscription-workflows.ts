@@ -6,6 +6,7 @@ import { uuidv7 } from 'uuidv7';
 import { createActivities } from '../../activities/index.ts';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { isoDate } from '../../domain/periods.ts';
+import { PIX_AUTOMATICO_METHODS } from '../../gateway/capabilities.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { SimulatedGateway } from '@billing/simulated-gateway';
 import { capturedAmounts } from '@billing/simulated-gateway/books';
@@ -154,16 +155,7 @@ export interface SubscriptionOptions {
 }
 
 /** The simulator's Pix Automático calls, which run on workflow time in these tests (onWorkflowTime). */
-const PIX_AUTOMATICO_CALLS = new Set([
-  'createMandate',
-  'getMandate',
-  'cancelMandate',
-  'createMandateCharge',
-  'getMandateCharge',
-  'retryMandateCharge',
-  'cancelMandateCharge',
-  'settleMandateCharges',
-]);
+const PIX_AUTOMATICO_CALLS = new Set<string>([...PIX_AUTOMATICO_METHODS, 'settleMandateCharges']);
 
 /** Registers the suite's set-up and tear-down; the kit's members work inside its tests. */
 export function useSubscriptionWorkflows(taskQueuePrefix: string) {

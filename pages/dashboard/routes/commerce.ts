@@ -81,19 +81,21 @@ export const commerceContext = (visit: MemberVisit, names: Names = noNames()): C
 
 /**
  * One record read from the API for a section's page, or null once the page is sent with the API's
- * refusal (404 for another organization's record, as the API answers).
+ * refusal (404 for another organization's record, as the API answers), titled `title` when the
+ * section has its own words, else "not found" or "refused".
  */
 export async function readRecord<T>(
   reply: FastifyReply,
   visit: MemberVisit,
   section: Section,
   call: Promise<ApiAnswer & { data?: T }>,
+  title?: string,
 ): Promise<T | null> {
   const answer = await call;
   if (answer.data) return answer.data;
   const status = answer.response.status;
   const t = commerceMessages(visit.locale).generic;
-  const title = status === 404 ? t.notFound : t.refused;
+  title ??= status === 404 ? t.notFound : t.refused;
   await sendSection(
     reply,
     visit,

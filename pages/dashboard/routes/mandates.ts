@@ -3,11 +3,11 @@ import type { RouteApp, RouteDeps } from '../../../api/route-deps.ts';
 import { unchecked } from '../api-client.ts';
 import { mandateDetails, mandatesContent } from '../mandates.ts';
 import { mandateMessages } from '../messages-mandates.ts';
+import { byId, readRecord, recordParams } from './commerce.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { refusalNotice, sectionVisit, sendSection } from './visit.ts';
 
 const listQuery = z.object({ status: z.string().max(20).optional(), page: z.string().max(10).optional() });
-const mandateParams = organizationParams.extend({ id: z.string().max(64) });
 const PAGE_SIZE = 25;
 
 type MandateStatus = 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
@@ -48,24 +48,20 @@ export function mandatePageRoutes(app: RouteApp, deps: RouteDeps): void {
 
   app.get(
     '/dashboard/:organization_id/mandates/:id',
-    { schema: { hide: true, params: mandateParams } },
+    { schema: { hide: true, params: recordParams } },
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const mandate = await visit.api.member.GET('/api/v1/mandates/{id}', {
-        params: { path: { id: request.params.id } },
-      });
       const t = mandateMessages(visit.locale);
-      if (!mandate.data) {
-        const page = { title: t.title, notice: refusalNotice(mandate, visit.locale), children: null };
-        return sendSection(reply, visit, 'mandates', page, mandate.response.status);
-      }
+      const call = visit.api.member.GET('/api/v1/mandates/{id}', byId(request.params.id));
+      const mandate = await readRecord(reply, visit, 'mandates', call, t.title);
+      if (!mandate) return reply;
       return sendSection(reply, visit, 'mandates', {
-        title: t.titleOf(mandate.data.object_label),
+        title: t.titleOf(mandate.object_label),
         children: mandateDetails({
           locale: visit.locale,
           organizationId: visit.organization.id,
-          mandate: mandate.data,
+          mandate,
         }),
       });
     },

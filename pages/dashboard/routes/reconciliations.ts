@@ -8,6 +8,7 @@ import type { Notice } from '../layout.ts';
 import { reconciliationMessages } from '../messages-settings-reconciliation.ts';
 import { dashboardPaths } from '../paths.ts';
 import { reconciliationDetails, reconciliationsContent } from '../reconciliations.ts';
+import { byId, readRecord, recordParams } from './commerce.ts';
 import { organizationParams, pageNumberOf } from './forms.ts';
 import { doneNotice, refusalNotice, sectionVisit, sendSection, type MemberVisit } from './visit.ts';
 
@@ -18,7 +19,6 @@ const listQuery = z.object({
   day: z.string().max(20).optional(),
 });
 const runForm = z.object({ csrf: z.string().max(200).optional(), day: z.string().max(20).optional() });
-const reportParams = organizationParams.extend({ id: z.string().max(64) });
 
 const PAGE_SIZE = 25;
 
@@ -65,24 +65,20 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
 
   app.get(
     '/dashboard/:organization_id/reconciliations/:id',
-    { schema: { hide: true, params: reportParams } },
+    { schema: { hide: true, params: recordParams } },
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
-      const report = await visit.api.member.GET('/api/v1/reconciliations/{id}', {
-        params: { path: { id: request.params.id } },
-      });
       const t = reconciliationMessages(visit.locale);
-      if (!report.data) {
-        const page = { title: t.title, notice: refusalNotice(report, visit.locale), children: null };
-        return sendSection(reply, visit, 'reconciliations', page, report.response.status);
-      }
+      const call = visit.api.member.GET('/api/v1/reconciliations/{id}', byId(request.params.id));
+      const report = await readRecord(reply, visit, 'reconciliations', call, t.title);
+      if (!report) return reply;
       return sendSection(reply, visit, 'reconciliations', {
-        title: t.titleOf(report.data.day),
+        title: t.titleOf(report.day),
         children: reconciliationDetails({
           locale: visit.locale,
           organizationId: visit.organization.id,
-          report: report.data,
+          report,
         }),
       });
     },
@@ -95,7 +91,7 @@ export function reconciliationPageRoutes(app: RouteApp, deps: RouteDeps): void {
 function csvRoute(app: RouteApp, deps: RouteDeps): void {
   app.get(
     '/dashboard/:organization_id/reconciliations/:id/lines.csv',
-    { schema: { hide: true, params: reportParams } },
+    { schema: { hide: true, params: recordParams } },
     async (request, reply) => {
       const visit = await sectionVisit(app, deps, request, reply);
       if (!visit) return reply;
