@@ -207,7 +207,12 @@ function refuseInvalidConfirmation(
       },
       pixAutomatico: c.recurrenceBilling === 'pix_automatico',
       optIn: {
-        price: { id: c.productPriceId, type: c.priceType, interval: c.priceInterval, intervalCount: c.priceIntervalCount },
+        price: {
+          id: c.productPriceId,
+          type: c.priceType,
+          interval: c.priceInterval,
+          intervalCount: c.priceIntervalCount,
+        },
         recurrenceBilling: c.recurrenceBilling,
         trial: c.trialInterval !== null,
         ofSubscription: c.subscriptionId !== null,

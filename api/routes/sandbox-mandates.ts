@@ -136,7 +136,7 @@ const CHECKOUT_WRITE = { oat: ['checkouts:write'], apiKey: 'other' } as const;
 
 const checkoutRefusals = validationErrors({
   gateway_refused: "the simulated payer's bank refused the step; the detail says why, nothing changed",
-  no_pending_mandate: "the checkout waits on no Pix Automático QR code (it is not confirmed with one, or it was paid)",
+  no_pending_mandate: 'the checkout waits on no Pix Automático QR code (it is not confirmed with one, or it was paid)',
 });
 
 /**

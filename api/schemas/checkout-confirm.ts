@@ -79,10 +79,10 @@ export const confirmSdkBody = z.strictObject({
     .optional()
     .meta({
       description:
-        "True with payment_method pix: the buyer pays the first period with a QR code that also authorizes a Pix " +
+        'True with payment_method pix: the buyer pays the first period with a QR code that also authorizes a Pix ' +
         'Automático mandate (journey 3), and the subscription is billed through it (our addition, decision 0096). ' +
-        "For a checkout with a weekly to yearly recurring price, no trial, that pays no existing subscription, on a " +
-        'gateway that offers Pix Automático (the public checkout\'s pix_automatico_offered): else 422 ' +
+        'For a checkout with a weekly to yearly recurring price, no trial, that pays no existing subscription, on a ' +
+        "gateway that offers Pix Automático (the public checkout's pix_automatico_offered): else 422 " +
         '`pix_automatico_not_allowed` or `pix_automatico_unavailable`; the buyer needs a name and a CPF or CNPJ. ' +
         'With another payment_method, 400. A checkout created with recurrence_billing pix_automatico is paid so ' +
         'whatever this says',

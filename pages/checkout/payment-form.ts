@@ -321,7 +321,9 @@ function MethodChoice({
 }) {
   const cardFields = { checkout, setup: card, plan, previewPath, t, locale };
   const offered = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
-  const withMandate = mandate ? offered.flatMap((m) => (m === 'pix' ? (['pix', 'pix_automatico'] as const) : [m])) : offered;
+  const withMandate = mandate
+    ? offered.flatMap((m) => (m === 'pix' ? (['pix', 'pix_automatico'] as const) : [m]))
+    : offered;
   // The card the subscription keeps first, where it is offered (decision 0078).
   const kept = card.tokenizer ? card.keptCard : null;
   const methods = kept ? (['kept_card', ...withMandate] as const) : withMandate;

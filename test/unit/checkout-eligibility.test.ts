@@ -110,7 +110,7 @@ describe('recurrenceBillingOf', () => {
       expect(recurrenceBillingOf('pix_automatico', price, pix)).toMatchObject({ code: 'pix_automatico_not_allowed' });
     }
   });
-  it("offers the buyer Pix Automático where the checkout is not one already and the rules allow it", () => {
+  it('offers the buyer Pix Automático where the checkout is not one already and the rules allow it', () => {
     const facts = { price: recurring, recurrenceBilling: 'manual' as const, trial: false, ofSubscription: false };
     expect(offersPixAutomaticoOptIn(facts, { pixAutomatico: true })).toBe(true);
     expect(offersPixAutomaticoOptIn(facts, { pixAutomatico: false })).toBe(false);
