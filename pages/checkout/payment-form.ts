@@ -9,6 +9,7 @@ import {
   MandateTerms,
   offersPixAutomaticoChoice,
   pixAutomaticoLabel,
+  PixAutomaticoPanel,
   plannedTerms,
   type MandateTermsView,
 } from './pix-automatico.ts';
@@ -368,16 +369,7 @@ function MethodChoice({
       <legend class="visually-hidden">${t.pix}</legend>
       <button type="submit">${t.payPix}</button>
     </fieldset>
-    ${
-      mandate
-        ? html`<fieldset class="method-panel" data-method="pix_automatico">
-            <legend class="visually-hidden">${label.pix_automatico}</legend>
-            <p class="muted">${t.pixAutomaticoNeedsPayer}</p>
-            <${MandateTerms} terms=${mandate} firstNow=${true} t=${t} locale=${locale} />
-            <button type="submit">${t.payPixAutomatico}</button>
-          </fieldset>`
-        : null
-    }
+    ${mandate ? html`<${PixAutomaticoPanel} terms=${mandate} t=${t} locale=${locale} />` : null}
     <fieldset class="method-panel" data-method="boleto">
       <legend class="visually-hidden">${t.boleto}</legend>
       <button type="submit">${t.payBoleto}</button>

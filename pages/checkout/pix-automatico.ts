@@ -77,3 +77,13 @@ export function MandateTerms({
     </ul>
   </section>`;
 }
+
+/** The buyer's choice of Pix Automático, a method beside pix: its payer's needs and terms, and its button. */
+export function PixAutomaticoPanel({ terms, t, locale }: { terms: MandateTermsView; t: Messages; locale: Locale }) {
+  return html`<fieldset class="method-panel" data-method="pix_automatico">
+    <legend class="visually-hidden">${pixAutomaticoLabel(t, terms.periodicity)}</legend>
+    <p class="muted">${t.pixAutomaticoNeedsPayer}</p>
+    <${MandateTerms} terms=${terms} firstNow=${true} t=${t} locale=${locale} />
+    <button type="submit">${t.payPixAutomatico}</button>
+  </fieldset>`;
+}

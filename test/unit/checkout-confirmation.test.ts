@@ -6,6 +6,7 @@ import {
   hasFirstAndLastName,
   paymentRefusal,
 } from '../../domain/checkout-confirmation.ts';
+import type { PixAutomaticoOptIn } from '../../domain/checkout-eligibility.ts';
 
 const oneTime = { type: 'one_time' as const };
 const monthly = { type: 'recurring' as const, interval: 'month' };
@@ -192,11 +193,11 @@ describe('confirmationRefusal', () => {
 
 describe("the buyer's choice of Pix Automático (pix_automatico)", () => {
   const buyer = { hasEmail: true, hasName: true, hasTaxId: true, hasAddress: false, addressRequired: false };
-  const price = { id: 'p_m', type: 'recurring' as const, interval: 'month' as const, intervalCount: 1 };
-  const optIn = { price, recurrenceBilling: 'manual' as const, trial: false, ofSubscription: false };
+  const price: PixAutomaticoOptIn['price'] = { id: 'p_m', type: 'recurring', interval: 'month', intervalCount: 1 };
+  const optIn: PixAutomaticoOptIn = { price, recurrenceBilling: 'manual', trial: false, ofSubscription: false };
   const pix = { paymentMethod: 'pix' as const, hasCard: false, installments: 1, pixAutomatico: true };
   const rail = { boletoNeedsAddress: false, pixAutomatico: true };
-  const judged = (over: Partial<typeof optIn>, gateway = rail, who = buyer) =>
+  const judged = (over: Partial<PixAutomaticoOptIn>, gateway = rail, who = buyer) =>
     confirmationRefusal({ request: pix, price: monthly, optIn: { ...optIn, ...over }, buyer: who }, gateway);
 
   it('is taken for a weekly to yearly price, no trial, a new subscription, on a gateway with the rail', () => {
@@ -209,7 +210,7 @@ describe("the buyer's choice of Pix Automático (pix_automatico)", () => {
       code: 'pix_automatico_unavailable',
     });
     expect(judged({ price: { ...price, interval: 'day' } })).toMatchObject({ code: 'pix_automatico_not_allowed' });
-    expect(judged({ price: { id: 'p_o', type: 'one_time' } as never })).toMatchObject({
+    expect(judged({ price: { id: 'p_o', type: 'one_time' } })).toMatchObject({
       code: 'pix_automatico_not_allowed',
     });
     expect(judged({ trial: true })).toMatchObject({ code: 'pix_automatico_not_allowed' });
