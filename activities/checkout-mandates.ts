@@ -11,26 +11,27 @@ import { offersPixAutomatico } from '../gateway/capabilities.ts';
 import { pngDataUrl } from '../gateway/payment-documents.ts';
 import type { GatewayTransaction, PaymentGateway, SaleDetails } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
+import { optedIntoPixAutomatico } from './checkout-records.ts';
 
 export type MandateTerms = NonNullable<ReturnType<typeof checkoutMandateTerms>>;
 
 /**
  * A Pix Automático checkout's mandate terms, when its pix is issued: its price's periodicity and the day
- * its first period will end. None for any other checkout, or for a renewal's or an upgrade's, whose
- * subscription keeps its own billing.
+ * its first period will end. A checkout created so, or one whose buyer chose it for this pix (the
+ * confirmation's opt-in, checked by the confirmation's rules). None for any other checkout, or for a
+ * renewal's or an upgrade's, whose subscription keeps its own billing.
  */
 export async function checkoutMandateTermsOf(orm: Orm, checkoutId: string): Promise<MandateTerms | null> {
   const em = orm.em.fork();
   const c = await findCheckoutRow(em, checkoutId);
-  if (!c || c.recurrenceBilling !== 'pix_automatico' || c.renewalPeriod !== null || c.subscriptionId !== null) {
-    return null;
-  }
+  const billedByMandate = c && (c.recurrenceBilling === 'pix_automatico' || optedIntoPixAutomatico(c));
+  if (!billedByMandate || c.renewalPeriod !== null || c.subscriptionId !== null) return null;
   const price = await checkoutPriceTerms(em, c.productPriceId);
   if (!price?.priceInterval) return null;
   const recurring = {
     interval: price.priceInterval,
     intervalCount: price.priceIntervalCount ?? 1,
-    billing: c.recurrenceBilling,
+    billing: 'pix_automatico',
   };
   return checkoutMandateTerms(recurring, Date.now());
 }

@@ -27,7 +27,7 @@ import {
   hasFirstAndLastName,
   type ConfirmationGateway,
 } from '../domain/checkout-confirmation.ts';
-import { boletoRequires } from '../gateway/capabilities.ts';
+import { boletoRequires, offersPixAutomatico } from '../gateway/capabilities.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { discountRule } from '../domain/discounts.ts';
 import type { PreparedConfirmation } from '../contracts/checkout.ts';
@@ -57,6 +57,7 @@ export function createCheckoutRecordActivities(deps: { orm: Orm; gateway: Paymen
   const gateway: ConfirmationGateway = {
     boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
     boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
+    pixAutomatico: offersPixAutomatico(deps.gateway),
   };
 
   return {
@@ -161,6 +162,7 @@ async function confirm(
     payment_method: request.paymentMethod,
     card: request.card,
     installments: request.installments,
+    ...(request.pixAutomatico ? { pix_automatico: true } : {}),
   };
   let row = await transitionCheckout(tx, c.id, 'confirm', {
     paymentMethod: request.paymentMethod,
@@ -200,8 +202,21 @@ function refuseInvalidConfirmation(
         paymentMethod: request.paymentMethod,
         hasCard: request.card !== null,
         installments: request.installments,
+        // As confirmed: a run resumed on a confirmed checkout asks again without the buyer's request.
+        pixAutomatico: optedIntoPixAutomatico(c),
       },
       pixAutomatico: c.recurrenceBilling === 'pix_automatico',
+      optIn: {
+        price: {
+          id: c.productPriceId,
+          type: c.priceType,
+          interval: c.priceInterval,
+          intervalCount: c.priceIntervalCount,
+        },
+        recurrenceBilling: c.recurrenceBilling,
+        trial: c.trialInterval !== null,
+        ofSubscription: c.subscriptionId !== null,
+      },
       price: { type: c.priceType, interval: c.priceInterval },
       buyer: {
         hasEmail: Boolean(email),
@@ -247,11 +262,16 @@ function preparedConfirmation(c: ConfirmingCheckout, email: string): PreparedCon
               c.trialInterval && c.trialIntervalCount
                 ? { interval: c.trialInterval, count: c.trialIntervalCount }
                 : null,
-            billing: c.recurrenceBilling,
+            // The buyer's Pix Automático bills the subscription by its mandate (decision 0096's opt-in).
+            billing: optedIntoPixAutomatico(c) ? 'pix_automatico' : c.recurrenceBilling,
           }
         : null,
   };
 }
+
+/** The confirmation on the checkout is the buyer's choice of Pix Automático for its pix. */
+export const optedIntoPixAutomatico = (c: { confirmation: StoredConfirmation | null }): boolean =>
+  c.confirmation?.pix_automatico === true;
 
 /**
  * The buyer is known now (the email at the latest): a customer with a live subscription cannot buy

@@ -168,10 +168,11 @@ async function insertSubscription(
     checkoutId: checkout.id,
     status: s.status,
     // Without a gateway subscription (none could be made), our own renewals bill it: through the
-    // mandate the buyer's pix authorized (Pix Automático), or the kept card and renewal checkouts.
+    // mandate the buyer's pix authorized (Pix Automático, the merchant's or the buyer's choice), or the
+    // kept card and renewal checkouts.
     recurrenceBilling: s.gatewaySubscriptionId
       ? checkout.recurrenceBilling
-      : checkout.recurrenceBilling === 'pix_automatico' && mandateOf(checkout).pix_automatico
+      : mandateOf(checkout).pix_automatico
         ? 'pix_automatico'
         : 'manual',
     gatewaySubscriptionId: s.gatewaySubscriptionId,

@@ -30,7 +30,9 @@ import {
 } from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { CardInput } from '../gateway/port.ts';
-import { offersKeptCardWithCode } from '../gateway/capabilities.ts';
+import { offersKeptCardWithCode, offersPixAutomatico } from '../gateway/capabilities.ts';
+import type { PixAutomaticoOptIn } from '../domain/checkout-eligibility.ts';
+import type { PeriodInterval } from '../domain/periods.ts';
 import { subscriptionCardTokenId } from '../db/subscription/checkout-reads.ts';
 import { chargeableCard, sentCard } from './card-tokenization.ts';
 import { subscriptionExists } from '../use-cases/checkout-creation.ts';
@@ -60,8 +62,12 @@ export interface ConfirmableCheckout {
   ownerEmail: string | null;
   ownerName: string | null;
   customerTaxId: string | null;
+  priceId: string;
   priceType: 'one_time' | 'recurring';
   priceInterval: string | null;
+  priceIntervalCount: number | null;
+  /** A trial: no first payment, so no Pix Automático to choose. */
+  hasTrial: boolean;
   noFeesInstallments: boolean;
   paymentMethod: string | null;
   requireBillingAddress: boolean;
@@ -173,6 +179,7 @@ export async function confirmCheckout(
           billingAddress: body.customer_billing_address ? storedBillingAddress(body.customer_billing_address) : null,
         },
         discountCode: body.discount_code ?? null,
+        ...(body.pix_automatico ? { pixAutomatico: true } : {}),
         // The buyer's own request (not a merchant's server call): for the gateway's risk analysis.
         ...(buyerDevice ? { buyerDevice } : {}),
       },
@@ -228,8 +235,9 @@ function earlyRefusal(
 ): ConfirmationRefusal | null {
   return confirmationRefusal(
     {
-      request: { paymentMethod: body.payment_method, hasCard, installments },
+      request: { paymentMethod: body.payment_method, hasCard, installments, pixAutomatico: body.pix_automatico },
       pixAutomatico: checkout.recurrenceBilling === 'pix_automatico',
+      optIn: pixAutomaticoOptInOf(checkout),
       price: { type: checkout.priceType, interval: checkout.priceInterval },
       buyer: {
         // A customer of the checkout has an e-mail (customers require one).
@@ -248,8 +256,24 @@ function earlyRefusal(
     {
       boletoNeedsAddress: boletoRequires(deps.gateway, 'address'),
       boletoNeedsFullName: boletoRequires(deps.gateway, 'full_name'),
+      pixAutomatico: offersPixAutomatico(deps.gateway),
     },
   );
+}
+
+/** What the buyer's choice of Pix Automático is judged on (domain/checkout-eligibility.ts), from the checkout as read. */
+export function pixAutomaticoOptInOf(checkout: ConfirmableCheckout): PixAutomaticoOptIn {
+  return {
+    price: {
+      id: checkout.priceId,
+      type: checkout.priceType,
+      interval: checkout.priceInterval as PeriodInterval | null,
+      intervalCount: checkout.priceIntervalCount,
+    },
+    recurrenceBilling: checkout.recurrenceBilling,
+    trial: checkout.hasTrial,
+    ofSubscription: checkout.subscriptionId !== null,
+  };
 }
 
 /** A confirmation that outlasted the request: the buyer is told it is being processed, and polls the checkout. */

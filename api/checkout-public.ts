@@ -3,6 +3,9 @@ import { priceOrFail, productOrFail, type PriceRow } from '../db/catalog/product
 import { checkoutBySecret } from '../db/checkout/public-reads.ts';
 import { findOrganization } from '../db/organization/organizations.ts';
 import { maxInstallments } from '../domain/checkout-pricing.ts';
+import { offersPixAutomaticoOptIn } from '../domain/checkout-eligibility.ts';
+import { offersPixAutomatico } from '../gateway/capabilities.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
 import { DEFAULT_MONTHLY_RATE_BASIS_POINTS, installmentOptions } from '../domain/installments.ts';
 import { notFound } from '../use-cases/errors.ts';
 import type { CheckoutEntity, PublicCheckout } from '../use-cases/schemas/checkouts.ts';
@@ -10,8 +13,15 @@ import { iso } from '../use-cases/schemas/common.ts';
 
 /** What a buyer's side reaches of a checkout: by its client secret, and the hosted page's view of it. */
 
-/** The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data. */
-export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEntity): Promise<PublicCheckout> {
+/**
+ * The hosted page's view of a checkout: what the buyer sees, nothing of the merchant's own data; with
+ * what its gateway lets the buyer choose (Pix Automático).
+ */
+export async function publicCheckoutView(
+  em: EntityManager,
+  checkout: CheckoutEntity,
+  gateway: PaymentGateway,
+): Promise<PublicCheckout> {
   const [product, price, organization] = await Promise.all([
     productOrFail(em, checkout.productId),
     priceOrFail(em, checkout.productPriceId),
@@ -40,6 +50,15 @@ export async function publicCheckoutView(em: EntityManager, checkout: CheckoutEn
     trial_interval: checkout.trialInterval ?? null,
     trial_interval_count: checkout.trialIntervalCount ?? null,
     recurrence_billing: checkout.recurrenceBilling,
+    pix_automatico_offered: offersPixAutomaticoOptIn(
+      {
+        price: { id: price.id, type: price.type, interval: price.interval, intervalCount: price.intervalCount },
+        recurrenceBilling: checkout.recurrenceBilling,
+        trial: checkout.trialInterval != null,
+        ofSubscription: checkout.subscriptionId != null,
+      },
+      { pixAutomatico: offersPixAutomatico(gateway) },
+    ),
     payment_method: checkout.paymentMethod ?? null,
     gateway_payment_data: checkout.gatewayPaymentData ?? null,
     decline_reason: checkout.declineReason ?? null,

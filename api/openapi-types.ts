@@ -903,7 +903,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a checkout with card, pix or boleto (public: the client_secret is the credential)
-     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first (approved meanwhile: that is the sale, and the try answers 409). Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state); `payment_method_not_allowed` (a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only).
+     * @description Card data is tokenized at the gateway by the server and never stored. A declined card answers 422 (code payment_declined, with decline_reason) and leaves the checkout open for another try. A checkout waiting on its pix or boleto takes a card instead (payment_method credit_card): the pending charge is cancelled at the gateway first, and a pix or boleto a bank pays anyway is refunded; had it been paid before the cancellation, that payment is the sale and the card answers 409. A card the gateway holds for review (Mercado Pago: in_process) answers 200 with the checkout confirmed and gateway_payment_data.status pending, its review.until the end of the wait: approved, it is the sale; refused, the checkout opens again with its decline_reason; undecided at review.until, it is cancelled at the gateway and the checkout opens again (decline_reason review_expired). Another try meanwhile (card, pix or boleto) cancels it first (approved meanwhile: that is the sale, and the try answers 409). Any other confirmation of a checkout that is not open, or of one already being confirmed, answers 409. A buyer who already has a live subscription, where the organization's subscription_settings.allow_multiple_subscriptions is false, answers 422 `subscription_exists` for a recurring price, with nothing charged. What the buyer has not given yet (and neither the checkout nor its customer has), or sent invalid, answers 422: `customer_email_required` (the checkout has no customer and no customer_email was sent); `customer_name_required` (a boleto needs the buyer's name and none is known); `customer_tax_id_required` (a boleto needs the buyer's tax id and none is known); `customer_billing_address_required` (the checkout requires a billing address, or the gateway prints it on a boleto, and none is known); `invalid_tax_id` (customer_tax_id is no valid CPF or CNPJ); `boleto_payer_incomplete` (the gateway's boleto needs a first and last name, or an address's postal code and state); `payment_method_not_allowed` (a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only); `pix_automatico_unavailable` (pix_automatico was sent and the gateway offers no Pix Automático); `pix_automatico_not_allowed` (pix_automatico was sent for a price that is not weekly to yearly, a checkout with a trial, or a renewal or upgrade).
      */
     post: operations['confirmCheckout'];
     delete?: never;
@@ -1486,6 +1486,26 @@ export interface paths {
      * @description A charge above it is rejected by the payer’s bank (AM02) on its settlement day; it cannot be under the receiver’s minimum. Scope: subscriptions:write.
      */
     post: operations['setSandboxMandatePayerMaximum'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sandbox/checkouts/{id}/mandate/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer reads a checkout’s Pix Automático QR code in their bank’s app and answers it (sandbox)
+     * @description For a checkout confirmed with a Pix Automático pix (its gateway_payment_data.pix_automatico): the payer pays the first period and answers the mandate as the persona does, which also decides how their bank settles the later charges. The checkout then records its sale from the gateway’s notice, as after /sandbox/transactions/{id}/pay, and the subscription adopts the mandate. Answers the gateway’s mandate, in its own shape. Scope: checkouts:write.
+     */
+    post: operations['createSandboxCheckoutMandateAuthorize'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14596,6 +14616,8 @@ export interface operations {
              * @enum {string}
              */
             recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
+            /** @description The buyer may pay with pix and `pix_automatico: true` (confirm-sdk): the QR code pays the first period and authorizes a Pix Automático mandate that bills the subscription (a weekly to yearly recurring price, no trial, a new subscription, a gateway that offers it; false for a checkout created as pix_automatico, which needs no choice). Our addition */
+            pix_automatico_offered: boolean;
             payment_method: string | null;
             /** @description After confirmation: transaction_id, status, authorization_code, installments */
             gateway_payment_data: {
@@ -14913,6 +14935,8 @@ export interface operations {
             /** @description True: the token was minted in the buyer's browser from the card the checkout's subscription keeps, with the security code the buyer typed again (Mercado Pago: `mp.fields.createCardToken({ cardId })` with a `securityCode` Secure Field; the card's id is the hosted page's). The payment names the card's customer, payment method and issuer; 422 `no_kept_card` for a checkout whose subscription keeps no such card */
             kept_card?: boolean;
           };
+          /** @description True with payment_method pix: the buyer pays the first period with a QR code that also authorizes a Pix Automático mandate (journey 3), and the subscription is billed through it (our addition, decision 0096). For a checkout with a weekly to yearly recurring price, no trial, that pays no existing subscription, on a gateway that offers Pix Automático (the public checkout's pix_automatico_offered): else 422 `pix_automatico_not_allowed` or `pix_automatico_unavailable`; the buyer needs a name and a CPF or CNPJ. With another payment_method, 400. A checkout created with recurrence_billing pix_automatico is paid so whatever this says */
+          pix_automatico?: boolean;
           /** @description The device id the gateway's security script gave this browser (Mercado Pago: `MP_DEVICE_SESSION_ID` of security.js), sent with the card payment for its risk analysis; gateways without one ignore it (our addition) */
           device_session_id?: string;
         };
@@ -20736,6 +20760,223 @@ export interface operations {
       };
     };
   };
+  createSandboxCheckoutMandateAuthorize: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description How the payer answers and pays: approves; rejects_authorization; lowers_maximum (a cent under the amount, or the receiver's minimum); revokes (before the second cycle settles); no_funds_morning; no_funds_until_retry; closed_account
+           * @enum {string}
+           */
+          persona:
+            | 'approves'
+            | 'rejects_authorization'
+            | 'lowers_maximum'
+            | 'revokes'
+            | 'no_funds_morning'
+            | 'no_funds_until_retry'
+            | 'closed_account';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            reference: string;
+            /** @enum {string} */
+            status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+            /** @enum {string} */
+            journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4' | 'pending';
+            object_label: string;
+            debtor: {
+              name: string;
+              tax_id: string;
+              email?: string | null;
+            };
+            start_date: string;
+            end_date: string | null;
+            /** @enum {string} */
+            periodicity: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+            fixed_amount: number | null;
+            minimum_amount: number | null;
+            payer_maximum: number | null;
+            /** @enum {string} */
+            retry_policy: 'none' | 'three_in_seven_days';
+            rejection: {
+              code: string;
+              description: string;
+            } | null;
+            cancellation: {
+              code: string;
+              description: string;
+              /** @enum {string} */
+              by: 'payer_psp' | 'payer' | 'receiver_psp' | 'receiver';
+            } | null;
+            history: {
+              /** @enum {string} */
+              status: 'created' | 'approved' | 'rejected' | 'expired' | 'cancelled';
+              at: string;
+            }[];
+            qr_code: string | null;
+            first_payment_id: string | null;
+            request: {
+              id: string;
+              /** @enum {string} */
+              status: 'created' | 'sent' | 'received' | 'rejected' | 'accepted' | 'expired' | 'cancelled';
+              expires_at: string;
+            } | null;
+          };
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `gateway_refused`: the simulated payer's bank refused the step; the detail says why, nothing changed; `no_pending_mandate`: the checkout waits on no Pix Automático QR code (it is not confirmed with one, or it was paid). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   settleSandboxMandateCharges: {
     parameters: {
       query?: never;
@@ -21495,7 +21736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ; `boleto_payer_incomplete`: the gateway's boleto needs a first and last name, or an address's postal code and state; `payment_method_not_allowed`: a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only. */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `unknown_seller`: seller_id is no seller of the seller-config endpoint; `customer_email_required`: the checkout has no customer and no customer_email was sent; `customer_name_required`: a boleto needs the buyer's name and none is known; `customer_tax_id_required`: a boleto needs the buyer's tax id and none is known; `customer_billing_address_required`: the checkout requires a billing address, or the gateway prints it on a boleto, and none is known; `invalid_tax_id`: customer_tax_id is no valid CPF or CNPJ; `boleto_payer_incomplete`: the gateway's boleto needs a first and last name, or an address's postal code and state; `payment_method_not_allowed`: a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only; `pix_automatico_unavailable`: pix_automatico was sent and the gateway offers no Pix Automático; `pix_automatico_not_allowed`: pix_automatico was sent for a price that is not weekly to yearly, a checkout with a trial, or a renewal or upgrade. */
       422: {
         headers: {
           [name: string]: unknown;
@@ -21968,6 +22209,8 @@ export interface operations {
              * @enum {string}
              */
             recurrence_billing: 'gateway' | 'manual' | 'pix_automatico';
+            /** @description The buyer may pay with pix and `pix_automatico: true` (confirm-sdk): the QR code pays the first period and authorizes a Pix Automático mandate that bills the subscription (a weekly to yearly recurring price, no trial, a new subscription, a gateway that offers it; false for a checkout created as pix_automatico, which needs no choice). Our addition */
+            pix_automatico_offered: boolean;
             payment_method: string | null;
             /** @description After confirmation: transaction_id, status, authorization_code, installments */
             gateway_payment_data: {

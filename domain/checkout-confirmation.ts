@@ -1,5 +1,6 @@
 import { maxInstallments } from './checkout-pricing.ts';
 import type { ConfirmPaymentMethod } from './checkout.ts';
+import { pixAutomaticoOptInRefusal, type PixAutomaticoOptIn } from './checkout-eligibility.ts';
 
 /**
  * The spec's rules of a confirmation (confirm-sdk, transactions/direct), in one function,
@@ -47,6 +48,9 @@ export const CONFIRMATION_REFUSAL_CODES = {
   invalid_tax_id: 'customer_tax_id is no valid CPF or CNPJ',
   boleto_payer_incomplete: "the gateway's boleto needs a first and last name, or an address's postal code and state",
   payment_method_not_allowed: 'a Pix Automático checkout (recurrence_billing pix_automatico) is paid with pix only',
+  pix_automatico_unavailable: 'pix_automatico was sent and the gateway offers no Pix Automático',
+  pix_automatico_not_allowed:
+    'pix_automatico was sent for a price that is not weekly to yearly, a checkout with a trial, or a renewal or upgrade',
 } as const;
 
 export interface ConfirmationRequest {
@@ -54,6 +58,8 @@ export interface ConfirmationRequest {
   /** A card (or its token) came with the request. */
   hasCard: boolean;
   installments: number;
+  /** The buyer chose to pay with the mandate's QR code (pix_automatico: true, decision 0096's opt-in). */
+  pixAutomatico?: boolean;
 }
 
 /** What the checkout's price allows; unknown (null) where only the request is at hand. */
@@ -61,6 +67,9 @@ export type ConfirmationPrice = { type: 'one_time' | 'recurring'; interval?: str
 
 /** A card only for credit_card, and no more installments than the price allows. */
 export function paymentRefusal(request: ConfirmationRequest, price: ConfirmationPrice): ConfirmationRefusal | null {
+  if (request.pixAutomatico && request.paymentMethod !== 'pix') {
+    return requestRefusal('pix_automatico is only accepted when payment_method is pix');
+  }
   if (request.paymentMethod !== 'credit_card') {
     return request.hasCard
       ? requestRefusal('card and card_token are only accepted when payment_method is credit_card')
@@ -165,6 +174,8 @@ export interface ConfirmationCase {
   request: ConfirmationRequest;
   /** The checkout bills its subscription by Pix Automático (decision 0096): pix, and a debtor with name and tax id. */
   pixAutomatico?: boolean;
+  /** What the buyer's choice of Pix Automático (request.pixAutomatico) is judged on; unknown: refused. */
+  optIn?: PixAutomaticoOptIn;
   price: NonNullable<ConfirmationPrice>;
   buyer: {
     hasEmail: boolean;
@@ -187,6 +198,8 @@ export interface ConfirmationGateway {
   boletoNeedsAddress: boolean;
   /** Its boleto names the payer by first and last name (Mercado Pago). */
   boletoNeedsFullName?: boolean;
+  /** It offers Pix Automático (offersPixAutomatico). */
+  pixAutomatico?: boolean;
 }
 
 /** The first refusal of a confirmation, in the order the API has always answered them; null to go on. */
@@ -196,7 +209,14 @@ export function confirmationRefusal(c: ConfirmationCase, gateway: ConfirmationGa
   if (c.buyer.sentInvalidTaxId) {
     return stateRefusal('invalid_tax_id', 'Invalid customer_tax_id', 'customer_tax_id must be a valid CPF or CNPJ');
   }
-  if (c.pixAutomatico) {
+  const optedIn = c.request.pixAutomatico === true && !c.pixAutomatico;
+  if (optedIn) {
+    const refused = c.optIn
+      ? pixAutomaticoOptInRefusal(c.optIn, { pixAutomatico: gateway.pixAutomatico ?? false })
+      : { code: 'pix_automatico_not_allowed', message: 'This checkout has no Pix Automático', detail: undefined };
+    if (refused) return stateRefusal(refused.code, refused.message, refused.detail);
+  }
+  if (c.pixAutomatico || optedIn) {
     const mandate = mandateDebtorRefusal(c.request.paymentMethod, c.buyer);
     if (mandate) return mandate;
   }
@@ -217,6 +237,7 @@ function mandateDebtorRefusal(
   buyer: { hasName: boolean; hasTaxId: boolean },
 ): ConfirmationRefusal | null {
   if (paymentMethod !== 'pix') {
+    // Only a checkout created as Pix Automático: a buyer's opt-in with another method is the request's 400.
     const detail = 'This checkout bills its subscription by Pix Automático: send payment_method pix';
     return stateRefusal('payment_method_not_allowed', 'payment_method must be pix', detail);
   }

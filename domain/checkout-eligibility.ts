@@ -82,7 +82,7 @@ export function recurrenceBillingOf(
  */
 function pixAutomaticoRefusal(
   price: Pick<PriceFacts, 'id' | 'type' | 'interval' | 'intervalCount'>,
-  rails: RecurrenceRails,
+  rails: Pick<RecurrenceRails, 'pixAutomatico'>,
 ): CheckoutRefusal | null {
   if (!rails.pixAutomatico) {
     return {
@@ -100,6 +100,43 @@ function pixAutomaticoRefusal(
     detail: `price ${price.id} is ${price.type === 'recurring' ? `every ${price.intervalCount ?? 1} ${price.interval}` : 'one_time'}`,
   };
 }
+
+/** What the buyer's own choice of Pix Automático at the confirmation is judged on (decision 0096, the opt-in). */
+export interface PixAutomaticoOptIn {
+  price: Pick<PriceFacts, 'id' | 'type' | 'interval' | 'intervalCount'>;
+  /** What the checkout was created with: `pix_automatico` already bills by mandate, nothing to opt into. */
+  recurrenceBilling: RecurrenceBilling;
+  trial: boolean;
+  /** A renewal's or an upgrade's checkout: it pays a subscription that keeps its own billing. */
+  ofSubscription: boolean;
+}
+
+/**
+ * Whether the buyer may pay a checkout's pix with its mandate (journey 3) though the merchant left
+ * recurrence_billing `manual` or `gateway`: the same rail and interval rules as a Pix Automático checkout,
+ * no trial (the first payment authorizes the mandate), and a new subscription. Null: allowed.
+ */
+export function pixAutomaticoOptInRefusal(
+  c: PixAutomaticoOptIn,
+  rails: Pick<RecurrenceRails, 'pixAutomatico'>,
+): CheckoutRefusal | null {
+  const rail = pixAutomaticoRefusal(c.price, rails);
+  if (rail?.code === 'pix_automatico_unavailable') return { ...rail, detail: 'Pay with pix without pix_automatico' };
+  if (rail) return rail;
+  if (c.trial) {
+    const detail = "The mandate is authorized with the first period's payment, and a trial has none";
+    return { code: 'pix_automatico_not_allowed', message: 'A checkout with a trial has no Pix Automático', detail };
+  }
+  if (c.ofSubscription) {
+    const detail = "A renewal's or an upgrade's checkout pays a subscription that keeps its own billing";
+    return { code: 'pix_automatico_not_allowed', message: "This checkout's subscription has its billing", detail };
+  }
+  return null;
+}
+
+/** Whether the hosted page offers the buyer Pix Automático beside pix (a checkout that is not one already). */
+export const offersPixAutomaticoOptIn = (c: PixAutomaticoOptIn, rails: Pick<RecurrenceRails, 'pixAutomatico'>) =>
+  c.recurrenceBilling !== 'pix_automatico' && pixAutomaticoOptInRefusal(c, rails) === null;
 
 /**
  * An archived product or price is no longer sold to new buyers; a renewal checkout still pays for it,

@@ -112,6 +112,11 @@ export interface ConfirmCheckoutInput {
   buyer: ConfirmBuyer;
   /** Applied by the workflow, under the same lock that marks the checkout confirmed. */
   discountCode: string | null;
+  /**
+   * The buyer chose Pix Automático for this pix (decision 0096's opt-in): its QR code is the mandate's.
+   * Kept with the confirmation on the checkout (`confirmation.pix_automatico`), which is what is read after.
+   */
+  pixAutomatico?: boolean;
   /** The buyer's request, for the gateway's risk analysis (decision 0069); older confirmations carry none. */
   buyerDevice?: BuyerDevice;
 }

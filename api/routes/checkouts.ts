@@ -262,7 +262,7 @@ function publicRoutes(app: RouteApp, deps: RouteDeps): void {
     },
     async (request) => {
       const em = deps.orm.em.fork();
-      return publicCheckoutView(em, await checkoutByClientSecret(em, request.params.client_secret));
+      return publicCheckoutView(em, await checkoutByClientSecret(em, request.params.client_secret), deps.gateway);
     },
   );
 }

@@ -3,12 +3,14 @@ import type { GatewayMandate } from '../../contracts/pix-automatico.ts';
 import { insertEvents, type EventType } from '../../db/events.ts';
 import { upsertMandate, type MandateRow } from '../../db/mandate/mandates.ts';
 import { gatewayMandateIdsOf, ownMandate } from '../../db/mandate/reads.ts';
+import { pendingCheckoutMandate } from '../../db/checkout/mandate-reads.ts';
 import type { Orm } from '../../db/orm.ts';
 import { offersSandboxPixAutomatico } from '../../gateway/capabilities.ts';
-import { mandateChargeToWire } from '../../gateway/http-pix-automatico.ts';
+import { mandateChargeToWire, mandateToWire, wireMandate } from '../../gateway/http-pix-automatico.ts';
 import { GatewayError, type PixAutomatico, type SandboxPixAutomatico } from '../../gateway/port.ts';
 import { notFound, unprocessable } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid, validationErrors } from '../../use-cases/schemas/common.ts';
+import { z } from 'zod';
 import { mandateEventData } from '../../use-cases/schemas/mandates.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { mandateParams, mandateSchema } from '../schemas/mandates.ts';
@@ -61,6 +63,7 @@ export const sandboxMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return mandateEventData(await recordSight(deps.orm, mandate, seen));
   };
   payerRoutes(app, change);
+  checkoutPayerRoutes(app, deps, sandbox);
   bankRoutes(app, deps, sandbox);
 };
 
@@ -126,6 +129,51 @@ function payerRoutes(app: RouteApp, change: Change): void {
       change(organizationCredential(request).organizationId, request.params.id, (gateway, gatewayId) =>
         gateway.setPayerMaximum(gatewayId, request.body.maximum),
       ),
+  );
+}
+
+const CHECKOUT_WRITE = { oat: ['checkouts:write'], apiKey: 'other' } as const;
+
+const checkoutRefusals = validationErrors({
+  gateway_refused: "the simulated payer's bank refused the step; the detail says why, nothing changed",
+  no_pending_mandate: 'the checkout waits on no Pix Automático QR code (it is not confirmed with one, or it was paid)',
+});
+
+/**
+ * A checkout's journey-3 mandate, before it is ours: its row is written only once the buyer's pix is paid
+ * and the subscription adopts it, so the payer's answer to the QR code is asked by the checkout.
+ */
+function checkoutPayerRoutes(app: RouteApp, deps: RouteDeps, sandbox: () => Sandbox): void {
+  app.post(
+    '/checkouts/:id/mandate/authorize',
+    {
+      onRequest: app.authenticate(CHECKOUT_WRITE),
+      schema: {
+        tags,
+        summary: 'The payer reads a checkout’s Pix Automático QR code in their bank’s app and answers it (sandbox)',
+        description:
+          'For a checkout confirmed with a Pix Automático pix (its gateway_payment_data.pix_automatico): the payer ' +
+          'pays the first period and answers the mandate as the persona does, which also decides how their bank ' +
+          'settles the later charges. The checkout then records its sale from the gateway’s notice, as after ' +
+          '/sandbox/transactions/{id}/pay, and the subscription adopts the mandate. Answers the gateway’s mandate, ' +
+          'in its own shape. Scope: checkouts:write.',
+        params: z.object({ id: z.string().max(64) }),
+        body: authorizeMandateBody,
+        response: { 200: wireMandate, ...errorResponses, 422: checkoutRefusals },
+      },
+    },
+    async (request) => {
+      const rail = sandbox();
+      const { organizationId } = organizationCredential(request);
+      const { id } = request.params;
+      const checkout = isUuid(id) ? await pendingCheckoutMandate(deps.orm.em.fork(), organizationId, id) : undefined;
+      if (!checkout) throw notFound('Checkout');
+      if (!checkout.mandateId) {
+        throw unprocessable('no_pending_mandate', 'The checkout waits on no Pix Automático QR code');
+      }
+      const mandateId = checkout.mandateId;
+      return mandateToWire(await refused(() => rail.authorizeMandate(mandateId, request.body.persona)));
+    },
   );
 }
 

@@ -74,6 +74,19 @@ export const confirmSdkBody = z.strictObject({
       '(422 card_data_refused otherwise). Send card or card_token, not both.',
   }),
   card_token: confirmCardToken.optional(),
+  pix_automatico: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'True with payment_method pix: the buyer pays the first period with a QR code that also authorizes a Pix ' +
+        'Automático mandate (journey 3), and the subscription is billed through it (our addition, decision 0096). ' +
+        'For a checkout with a weekly to yearly recurring price, no trial, that pays no existing subscription, on a ' +
+        "gateway that offers Pix Automático (the public checkout's pix_automatico_offered): else 422 " +
+        '`pix_automatico_not_allowed` or `pix_automatico_unavailable`; the buyer needs a name and a CPF or CNPJ. ' +
+        'With another payment_method, 400. A checkout created with recurrence_billing pix_automatico is paid so ' +
+        'whatever this says',
+    }),
   device_session_id: z
     .string()
     .regex(/^[\x21-\x7e]{1,500}$/, 'must be 1 to 500 visible ASCII characters')

@@ -44,8 +44,10 @@ export async function confirmableCheckoutRow(
     'requireBillingAddress',
     // Whether there is one, and for a boleto whether it is full (postal code, state).
     'customerBillingAddress',
-    // A Pix Automático checkout is paid with pix, by a debtor with name and tax id (decision 0096).
+    // A Pix Automático checkout is paid with pix, by a debtor with name and tax id (decision 0096);
+    // a buyer may choose it where the checkout has no trial (the opt-in).
     'recurrenceBilling',
+    'trialInterval',
   ]);
   const checkout = await (
     'clientSecret' in by
@@ -53,7 +55,7 @@ export async function confirmableCheckoutRow(
       : query.where('id', '=', by.id).where('organizationId', '=', by.organizationId)
   ).executeTakeFirst();
   if (!checkout) return undefined;
-  const { productPriceId, ...row } = checkout;
+  const { productPriceId, trialInterval, ...row } = checkout;
   const [terms, owner] = await Promise.all([
     checkoutPriceTerms(em, productPriceId),
     row.customerId ? checkoutOwnerOf(em, row.customerId) : undefined,
@@ -63,7 +65,10 @@ export async function confirmableCheckoutRow(
     ...row,
     ownerEmail: owner?.ownerEmail ?? null,
     ownerName: owner?.ownerName ?? null,
+    priceId: productPriceId,
     priceType: terms.priceType,
     priceInterval: terms.priceInterval,
+    priceIntervalCount: terms.priceIntervalCount,
+    hasTrial: trialInterval !== null,
   };
 }

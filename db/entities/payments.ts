@@ -110,6 +110,8 @@ export interface StoredConfirmation {
   payment_method: ConfirmPaymentMethod;
   card: ConfirmCardToken | null;
   installments: number;
+  /** The buyer chose Pix Automático for this pix (decision 0096's opt-in); absent: not chosen. */
+  pix_automatico?: boolean;
 }
 
 export const DiscountRedemption = defineEntity({

@@ -10,6 +10,8 @@
 
   function paymentForm(form) {
     const panels = form.querySelectorAll('[data-method]');
+    // The buyer's fields a method needs (Pix Automático's payer: name and CPF/CNPJ), required while it is chosen.
+    const needed = form.querySelectorAll('[data-required-for]');
     const show = () => {
       const chosen = form.querySelector('[data-method-choice]:checked');
       for (const panel of panels) {
@@ -17,6 +19,9 @@
         panel.hidden = !on;
         // A hidden method's fields are neither validated nor sent.
         panel.disabled = !on;
+      }
+      for (const field of needed) {
+        field.required = chosen !== null && field.getAttribute('data-required-for') === chosen.value;
       }
     };
     form.addEventListener('change', (event) => {

@@ -166,6 +166,9 @@ const ptBR = {
     invalid_card: 'Não foi possível validar o cartão. Confira os dados ou use outro cartão.',
     card_data_refused: 'O cartão não foi enviado pelo formulário seguro. Recarregue a página e tente de novo.',
     payment_method_not_allowed: 'Esta forma de pagamento não está disponível aqui. Escolha outra.',
+    pix_automatico_unavailable: 'O Pix Automático não está disponível aqui. Pague com pix ou escolha outra forma.',
+    pix_automatico_not_allowed:
+      'O Pix Automático não está disponível para esta compra. Pague com pix ou escolha outra forma.',
   } as Record<string, string>,
   /** Any other refusal: never the API's own (English) words. */
   refusalFallback: 'Não foi possível concluir o pagamento. Confira os dados e tente de novo.',
@@ -342,6 +345,9 @@ const en: Messages = {
     invalid_card: 'The card could not be checked. Check its details or use another card.',
     card_data_refused: 'The card was not sent through the secure form. Reload the page and try again.',
     payment_method_not_allowed: 'This payment method is not available here. Choose another.',
+    pix_automatico_unavailable: 'Pix Automático is not available here. Pay with pix or choose another method.',
+    pix_automatico_not_allowed:
+      'Pix Automático is not available for this purchase. Pay with pix or choose another method.',
   },
   refusalFallback: 'The payment could not be completed. Check the details and try again.',
   linkRefusals: {

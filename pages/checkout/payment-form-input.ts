@@ -113,11 +113,14 @@ export function confirmationOf(
 ): { body: ConfirmSdkBody; invalid: null } | { body: null; invalid: string[] } {
   // The kept card (decision 0078) is a card payment whose token the browser minted from the kept card.
   const keptCard = form.payment_method === 'kept_card';
+  // Pix Automático chosen by the buyer (decision 0096's opt-in) is a pix whose QR code is the mandate's.
+  const pixAutomatico = form.payment_method === 'pix_automatico';
   const byCard = form.payment_method === 'credit_card' || keptCard;
   const token = byCard ? filled(form.card_token) : undefined;
   const installments = Number(form.installments ?? '1') || 1;
   const parsed = confirmSdkBody.safeParse({
-    payment_method: keptCard ? 'credit_card' : form.payment_method,
+    payment_method: keptCard ? 'credit_card' : pixAutomatico ? 'pix' : form.payment_method,
+    pix_automatico: pixAutomatico || undefined,
     customer_email: filled(form.email),
     customer_name: filled(form.name),
     customer_tax_id: filled(form.tax_id),

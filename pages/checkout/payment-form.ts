@@ -4,7 +4,15 @@ import { money, type Locale } from '../locale.ts';
 import { CardFields, KeptCardFields, type CardSetup } from './card-fields.ts';
 import type { Messages } from './messages.ts';
 import { chosenPlan, type BuyerPlan } from './amounts.ts';
-import { isPixAutomaticoCheckout, MandateTerms, pixAutomaticoLabel, plannedTerms } from './pix-automatico.ts';
+import {
+  isPixAutomaticoCheckout,
+  MandateTerms,
+  offersPixAutomaticoChoice,
+  pixAutomaticoLabel,
+  PixAutomaticoPanel,
+  plannedTerms,
+  type MandateTermsView,
+} from './pix-automatico.ts';
 
 /** What the buyer typed, given back after a refusal (never the card). */
 export interface PaymentFormValues {
@@ -100,6 +108,7 @@ export function PaymentForm({
       card=${card}
       plan=${plan}
       previewPath=${previewPath}
+      mandate=${offersPixAutomaticoChoice(checkout) ? plannedTerms(checkout, now) : null}
       t=${t}
       locale=${locale}
     />
@@ -200,6 +209,8 @@ function BuyerFields({
   payerRequired?: boolean;
   t: Messages;
 }) {
+  // Where the buyer may choose Pix Automático, its payer's fields are required once it is chosen (the script).
+  const requiredFor = !payerRequired && offersPixAutomaticoChoice(checkout) ? 'pix_automatico' : undefined;
   return html`${payerRequired ? html`<p class="muted" id="payer-note">${t.pixAutomaticoNeedsPayer}</p>` : null}
     <div class="field">
       <label for="email">${t.email}</label>
@@ -221,6 +232,7 @@ function BuyerFields({
         type="text"
         autocomplete="name"
         required=${payerRequired}
+        data-required-for=${requiredFor}
         value=${values.name ?? checkout.customer_name ?? ''}
       />
     </div>
@@ -235,6 +247,7 @@ function BuyerFields({
         maxlength="18"
         data-tax-id
         required=${payerRequired}
+        data-required-for=${requiredFor}
         value=${values.tax_id ?? ''}
       />
     </div>
@@ -285,7 +298,8 @@ function DiscountField({
 
 /**
  * The methods, and each one's fields and button (the script shows the chosen one's). Without a
- * tokenizer the card is not offered, and the page says so.
+ * tokenizer the card is not offered, and the page says so. Where the buyer may choose Pix Automático
+ * (`mandate`: its terms), it follows pix, with its terms stated before payment.
  */
 function MethodChoice({
   checkout,
@@ -293,6 +307,7 @@ function MethodChoice({
   card,
   plan,
   previewPath,
+  mandate,
   t,
   locale,
 }: {
@@ -301,19 +316,24 @@ function MethodChoice({
   card: CardSetup;
   plan: BuyerPlan;
   previewPath: string | null;
+  mandate: MandateTermsView | null;
   t: Messages;
   locale: Locale;
 }) {
   const cardFields = { checkout, setup: card, plan, previewPath, t, locale };
   const offered = card.tokenizer ? METHODS : METHODS.filter((m) => m !== 'credit_card');
+  const withMandate = mandate
+    ? offered.flatMap((m) => (m === 'pix' ? (['pix', 'pix_automatico'] as const) : [m]))
+    : offered;
   // The card the subscription keeps first, where it is offered (decision 0078).
   const kept = card.tokenizer ? card.keptCard : null;
-  const methods = kept ? (['kept_card', ...offered] as const) : offered;
+  const methods = kept ? (['kept_card', ...withMandate] as const) : withMandate;
   const selected = methods.find((m) => m === chosen) ?? methods[0];
   const label = {
     kept_card: kept ? t.keptCard(kept.brand, kept.last4) : '',
     credit_card: t.card,
     pix: t.pix,
+    pix_automatico: mandate ? pixAutomaticoLabel(t, mandate.periodicity) : '',
     boleto: t.boleto,
   };
   return html`${card.tokenizer ? null : html`<p class="muted" data-testid="card-unavailable">${t.cardUnavailable}</p>`}
@@ -349,6 +369,7 @@ function MethodChoice({
       <legend class="visually-hidden">${t.pix}</legend>
       <button type="submit">${t.payPix}</button>
     </fieldset>
+    ${mandate ? html`<${PixAutomaticoPanel} terms=${mandate} t=${t} locale=${locale} />` : null}
     <fieldset class="method-panel" data-method="boleto">
       <legend class="visually-hidden">${t.boleto}</legend>
       <button type="submit">${t.payBoleto}</button>

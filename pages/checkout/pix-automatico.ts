@@ -20,10 +20,14 @@ export interface MandateTermsView {
 export const isPixAutomaticoCheckout = (checkout: PublicCheckout) =>
   checkout.recurrence_billing === 'pix_automatico' && checkout.price.type === 'recurring';
 
+/** A checkout whose buyer may choose Pix Automático beside pix (decision 0096's opt-in; the API says whether). */
+export const offersPixAutomaticoChoice = (checkout: PublicCheckout) =>
+  checkout.pix_automatico_offered && checkout.status === 'open';
+
 /**
  * The terms before payment, as the confirmation will set them (domain/pix-automatico.ts
- * checkoutMandateTerms, the rule activities/checkout-mandates.ts applies): null for a price Pix
- * Automático cannot bill (the API refused such a checkout already).
+ * checkoutMandateTerms, the rule activities/checkout-mandates.ts applies), for a Pix Automático checkout or
+ * the buyer's choice of it: null for a price Pix Automático cannot bill (the API refuses it).
  */
 export function plannedTerms(checkout: PublicCheckout, now: Date): MandateTermsView | null {
   const { interval, interval_count } = checkout.price;
@@ -31,7 +35,7 @@ export function plannedTerms(checkout: PublicCheckout, now: Date): MandateTermsV
   const recurring = {
     interval: interval as PeriodInterval,
     intervalCount: interval_count ?? 1,
-    billing: checkout.recurrence_billing,
+    billing: 'pix_automatico',
   };
   const terms = checkoutMandateTerms(recurring, now.getTime());
   return terms ? { ...terms, amount: checkout.amount } : null;
@@ -72,4 +76,14 @@ export function MandateTerms({
       <li>${t.pixAutomaticoCancel}</li>
     </ul>
   </section>`;
+}
+
+/** The buyer's choice of Pix Automático, a method beside pix: its payer's needs and terms, and its button. */
+export function PixAutomaticoPanel({ terms, t, locale }: { terms: MandateTermsView; t: Messages; locale: Locale }) {
+  return html`<fieldset class="method-panel" data-method="pix_automatico">
+    <legend class="visually-hidden">${pixAutomaticoLabel(t, terms.periodicity)}</legend>
+    <p class="muted">${t.pixAutomaticoNeedsPayer}</p>
+    <${MandateTerms} terms=${terms} firstNow=${true} t=${t} locale=${locale} />
+    <button type="submit">${t.payPixAutomatico}</button>
+  </fieldset>`;
 }

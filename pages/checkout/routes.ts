@@ -111,7 +111,7 @@ function linkRoutes(app: RouteApp, deps: RouteDeps): void {
         if (!link) throw notFound('Checkout link');
         const checkout = await openLinkCheckout(deps, link, requestedLinkProduct(link, request.query.product_id));
         reply.header('cache-control', 'no-store');
-        return reply.status(201).send(await publicCheckoutView(em, checkout));
+        return reply.status(201).send(await publicCheckoutView(em, checkout, deps.gateway));
       }
       const locale = pickLocale(request.headers['accept-language']);
       if (!link) return sendPage(reply, 404, renderNotFoundPage(locale));
@@ -190,6 +190,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
         const view = await publicCheckoutView(
           deps.orm.em.fork(),
           await checkoutByClientSecret(deps.orm.em.fork(), secret),
+          deps.gateway,
         );
         const to =
           view.status === 'succeeded' ? paidDestination(view, checkoutPagePath(secret)) : checkoutPagePath(secret);
@@ -210,7 +211,7 @@ function checkoutRoutes(app: RouteApp, deps: RouteDeps): void {
           return refused({ title: t.declined, detail: `${t.declineReasons[reason] ?? ''} ${t.tryAgain}`.trim() });
         }
         if (result.outcome === 'succeeded') {
-          const view = await publicCheckoutView(deps.orm.em.fork(), checkout);
+          const view = await publicCheckoutView(deps.orm.em.fork(), checkout, deps.gateway);
           return reply.redirect(paidDestination({ ...view, status: 'succeeded' }, checkoutPagePath(secret)), 303);
         }
         return reply.redirect(checkoutPagePath(secret), 303);
@@ -333,7 +334,7 @@ async function checkoutPage(
 ): Promise<{ page: string; headers: PageHeaderOptions }> {
   const em = deps.orm.em.fork();
   const current = await checkoutByClientSecret(em, checkout.clientSecret);
-  const stored = await publicCheckoutView(em, current);
+  const stored = await publicCheckoutView(em, current, deps.gateway);
   const view = options.preview ? repricedView(stored, options.preview) : stored;
   const tokenizer = browserTokenizer(deps.config);
   // A renewal checkout's kept card, paid with its security code typed again (decision 0078).

@@ -777,6 +777,8 @@ describe('GET /api/v1/checkouts/client/:client_secret (public)', () => {
       require_billing_address: false,
       // Who bills the renewals: the page states a Pix Automático mandate's terms (decision 0096).
       recurrence_billing: 'gateway',
+      // A monthly price without a trial: the buyer may choose Pix Automático (the simulator offers it).
+      pix_automatico_offered: true,
       is_business_customer: false,
       trial_interval: null,
       trial_interval_count: null,

@@ -73,6 +73,7 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/subscriptions/{id}/invoices': { amount: 1_000, due_date: '2100-01-01' },
   'POST /api/v1/sandbox/mandates/{id}/authorize': { persona: 'approves' },
   'POST /api/v1/sandbox/mandates/{id}/payer-maximum': { maximum: 1_000 },
+  'POST /api/v1/sandbox/checkouts/{id}/mandate/authorize': { persona: 'approves' },
 };
 
 interface Operation {

@@ -6,6 +6,7 @@ import {
   hasFirstAndLastName,
   paymentRefusal,
 } from '../../domain/checkout-confirmation.ts';
+import type { PixAutomaticoOptIn } from '../../domain/checkout-eligibility.ts';
 
 const oneTime = { type: 'one_time' as const };
 const monthly = { type: 'recurring' as const, interval: 'month' };
@@ -187,5 +188,54 @@ describe('confirmationRefusal', () => {
       'customer_billing_address is required for boleto',
     );
     expect(confirmationRefusal({ request: boleto, price: oneTime, buyer }, { boletoNeedsAddress: false })).toBeNull();
+  });
+});
+
+describe("the buyer's choice of Pix Automático (pix_automatico)", () => {
+  const buyer = { hasEmail: true, hasName: true, hasTaxId: true, hasAddress: false, addressRequired: false };
+  const price: PixAutomaticoOptIn['price'] = { id: 'p_m', type: 'recurring', interval: 'month', intervalCount: 1 };
+  const optIn: PixAutomaticoOptIn = { price, recurrenceBilling: 'manual', trial: false, ofSubscription: false };
+  const pix = { paymentMethod: 'pix' as const, hasCard: false, installments: 1, pixAutomatico: true };
+  const rail = { boletoNeedsAddress: false, pixAutomatico: true };
+  const judged = (over: Partial<PixAutomaticoOptIn>, gateway = rail, who = buyer) =>
+    confirmationRefusal({ request: pix, price: monthly, optIn: { ...optIn, ...over }, buyer: who }, gateway);
+
+  it('is taken for a weekly to yearly price, no trial, a new subscription, on a gateway with the rail', () => {
+    expect(judged({})).toBeNull();
+    expect(judged({ recurrenceBilling: 'gateway' })).toBeNull();
+  });
+  it('is refused (422) where the gateway, the price, a trial or the subscription does not allow it', () => {
+    expect(judged({}, { boletoNeedsAddress: false, pixAutomatico: false })).toMatchObject({
+      status: 422,
+      code: 'pix_automatico_unavailable',
+    });
+    expect(judged({ price: { ...price, interval: 'day' } })).toMatchObject({ code: 'pix_automatico_not_allowed' });
+    expect(judged({ price: { id: 'p_o', type: 'one_time' } })).toMatchObject({
+      code: 'pix_automatico_not_allowed',
+    });
+    expect(judged({ trial: true })).toMatchObject({ code: 'pix_automatico_not_allowed' });
+    expect(judged({ ofSubscription: true })).toMatchObject({ code: 'pix_automatico_not_allowed' });
+    // Unknown facts: refused rather than guessed.
+    expect(confirmationRefusal({ request: pix, price: monthly, buyer }, rail)).toMatchObject({
+      code: 'pix_automatico_not_allowed',
+    });
+  });
+  it('wants the debtor’s name and tax id, as a Pix Automático checkout does', () => {
+    expect(judged({}, rail, { ...buyer, hasName: false })).toMatchObject({ code: 'customer_name_required' });
+    expect(judged({}, rail, { ...buyer, hasTaxId: false })).toMatchObject({ code: 'customer_tax_id_required' });
+  });
+  it('is the request’s fault (400) with another method', () => {
+    const boleto = { ...pix, paymentMethod: 'boleto' as const };
+    expect(confirmationRefusal({ request: boleto, price: monthly, optIn, buyer }, rail)).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: 'pix_automatico is only accepted when payment_method is pix',
+    });
+  });
+  it('changes nothing for a checkout created as Pix Automático, which needs no choice', () => {
+    const created = { ...optIn, recurrenceBilling: 'pix_automatico' as const, trial: true };
+    expect(
+      confirmationRefusal({ request: pix, pixAutomatico: true, price: monthly, optIn: created, buyer }, rail),
+    ).toBeNull();
   });
 });

@@ -13,6 +13,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   checkoutExpiresAt,
   offerRefusal,
+  offersPixAutomaticoOptIn,
   renewalCheckoutExpiryMinutes,
   termsRefusal,
   recurrenceBillingOf,
@@ -108,6 +109,17 @@ describe('recurrenceBillingOf', () => {
     for (const price of [{ ...recurring, interval: 'day' as const }, { ...recurring, intervalCount: 2 }, once]) {
       expect(recurrenceBillingOf('pix_automatico', price, pix)).toMatchObject({ code: 'pix_automatico_not_allowed' });
     }
+  });
+  it('offers the buyer Pix Automático where the checkout is not one already and the rules allow it', () => {
+    const facts = { price: recurring, recurrenceBilling: 'manual' as const, trial: false, ofSubscription: false };
+    expect(offersPixAutomaticoOptIn(facts, { pixAutomatico: true })).toBe(true);
+    expect(offersPixAutomaticoOptIn(facts, { pixAutomatico: false })).toBe(false);
+    expect(offersPixAutomaticoOptIn({ ...facts, recurrenceBilling: 'pix_automatico' }, { pixAutomatico: true })).toBe(
+      false,
+    );
+    expect(offersPixAutomaticoOptIn({ ...facts, trial: true }, { pixAutomatico: true })).toBe(false);
+    expect(offersPixAutomaticoOptIn({ ...facts, ofSubscription: true }, { pixAutomatico: true })).toBe(false);
+    expect(offersPixAutomaticoOptIn({ ...facts, price: once }, { pixAutomatico: true })).toBe(false);
   });
   it('asks the adapter: the simulator and the HTTP adapter bill recurrence, Mercado Pago none', () => {
     const adapters = [SimulatedGateway, HttpGateway, MercadoPagoGateway].map(

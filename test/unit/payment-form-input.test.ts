@@ -41,3 +41,14 @@ describe('the checkout form post', () => {
     expect(post({ payment_method_id: 'Master Card!' })).toEqual({ body: null, invalid: [t.card] });
   });
 });
+
+describe("the form's Pix Automático (the buyer's choice)", () => {
+  it('is a pix with pix_automatico, and a plain pix is none', () => {
+    const payer = { email: 'ana@example.com', name: 'Ana Souza', tax_id: '529.982.247-25' };
+    const chosen = confirmationOf(paymentFormBody.parse({ payment_method: 'pix_automatico', ...payer }), t).body;
+    expect(chosen).toMatchObject({ payment_method: 'pix', pix_automatico: true });
+    const plain = confirmationOf(paymentFormBody.parse({ payment_method: 'pix', ...payer }), t).body;
+    expect(plain?.payment_method).toBe('pix');
+    expect(plain?.pix_automatico).toBeUndefined();
+  });
+});

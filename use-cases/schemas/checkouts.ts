@@ -289,6 +289,13 @@ export const publicCheckoutSchema = z.object({
     description:
       'How the subscription renews; pix_automatico: the checkout is paid with pix only, and its QR code authorizes the mandate',
   }),
+  pix_automatico_offered: z.boolean().meta({
+    description:
+      'The buyer may pay with pix and `pix_automatico: true` (confirm-sdk): the QR code pays the first period and ' +
+      'authorizes a Pix Automático mandate that bills the subscription (a weekly to yearly recurring price, no trial, ' +
+      'a new subscription, a gateway that offers it; false for a checkout created as pix_automatico, which needs no ' +
+      'choice). Our addition',
+  }),
   payment_method: z.string().nullable(),
   gateway_payment_data: gatewayPaymentData,
   decline_reason: z.string().nullable(),
