@@ -157,7 +157,7 @@ describe('Pix Automático through the HTTP adapter', () => {
   });
 
   it('a body the protocol does not allow is a 400, before the simulator sees it', async () => {
-    const res = await request(`${baseUrl}/v1/mandates`, {
+    const res = await request(`${baseUrl}/v2/rec`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' },
       body: JSON.stringify({ reference: 'x', periodicity: 'daily' }),

@@ -83,17 +83,30 @@ function mandateQrCode(mandateId: string, reference: string, amount: number | nu
   return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
 }
 
+/**
+ * How the BCB's API creates a mandate (server-pix-automatico.ts), where the port creates it in one call:
+ * journey 3's first charge made before it (a pending pix, POST /rec's ativacao.dadosJornada.txid), and
+ * journey 1's request sent after it (POST /solicrec).
+ */
+export interface BcbMandateCreation {
+  firstPaymentId?: string;
+  requestLater?: boolean;
+}
+
 export async function insertMandate(
   sql: Sql,
   clock: () => Date,
   input: MandateInput,
   idempotencyKey: string,
   notices: GatewayCallback[],
+  bcb: BcbMandateCreation = {},
 ): Promise<GatewayMandate> {
   const now = clock();
   const id = newMandateId(input.retryPolicy, today(clock), idempotencyKey);
   let firstPaymentId: string | null = null;
-  if (input.journey === 'journey_3') {
+  if (bcb.firstPaymentId !== undefined) {
+    firstPaymentId = await pendingPix(sql, bcb.firstPaymentId);
+  } else if (input.journey === 'journey_3') {
     const firstCharge = input.firstCharge!;
     const pix: PixChargeInput = {
       reference: `${input.reference}:first-payment`,
@@ -112,7 +125,7 @@ export async function insertMandate(
     ? new Date(input.requestExpiresAt)
     : new Date(now.getTime() + DEFAULT_REQUEST_DAYS * 86_400_000);
   const request =
-    input.journey === 'journey_1'
+    input.journey === 'journey_1' && !bcb.requestLater
       ? { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
       : null;
   const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
@@ -143,6 +156,49 @@ export async function insertMandate(
   return toMandate(row!);
 }
 
+/** Journey 3's first charge named by its txid: a pix of the simulator's, not paid or lapsed yet. */
+async function pendingPix(sql: Sql, transactionId: string): Promise<string> {
+  const [row] = await sql<{ status: string; payment_type: string }>(
+    'select status, payment_type from gateway_sim.transactions where id = ?',
+    [transactionId],
+  );
+  if (row?.payment_type !== 'pix' || row.status !== 'pending') {
+    throw new GatewayError(`Journey 3's first charge ${transactionId} is not a pending pix`, false);
+  }
+  return transactionId;
+}
+
+/**
+ * Journey 1's request to the payer's bank (POST /solicrec) for a mandate created without it; a mandate
+ * that has its request answers as it is.
+ */
+export async function sendMandateRequest(
+  sql: Sql,
+  clock: () => Date,
+  mandateId: string,
+  expiresAt: string,
+  idempotencyKey: string,
+): Promise<GatewayMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  if (mandate.request) return toPort(mandate);
+  if (mandate.journey !== 'journey_1' || mandate.status !== 'created') {
+    throw new GatewayError(`A request is sent only for a journey 1 mandate waiting for its payer`, false);
+  }
+  const request = { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt };
+  const [row] = await sql(
+    `update gateway_sim.mandates set request = ?::jsonb where id = ? returning ${MANDATE_COLUMNS}`,
+    [JSON.stringify(request), mandateId],
+  );
+  return toMandate(row!);
+}
+
+/** A charge's cancellation when its mandate ends: the cobr's codes are not the rec's (SLDB → SLBD, ACCL → ACCT). */
+const COBR_CANCELLATION: Record<string, { code: string; description: string }> = {
+  SLCR: { code: 'SLCR', description: 'Cancelado a pedido do recebedor' },
+  SLDB: { code: 'SLBD', description: 'Recorrência cancelada pelo usuário pagador' },
+  ACCL: { code: 'ACCT', description: 'Conta do pagador encerrada' },
+};
+
 /**
  * Ends a mandate (`cancellation`), and with it every charge not settled yet: their scheduled attempts
  * are cancelled, as the payer's bank drops a revoked mandate's schedule.
@@ -161,8 +217,10 @@ export async function endMandate(
      for update`,
     [mandate.id],
   );
+  const code = cancellation ? COBR_CANCELLATION[cancellation.code] : undefined;
+  const chargeCancellation = cancellation && { ...cancellation, ...(code ?? { code: 'OTHR' }) };
   for (const { id } of open) {
-    const charge = await cancelOpenCharge(sql, id, cancellation, at);
+    const charge = await cancelOpenCharge(sql, id, chargeCancellation, at);
     notices.push(mandateChargeNotice(charge, at));
   }
   return ended;
@@ -191,6 +249,7 @@ export async function insertMandateCharge(
   input: MandateChargeInput,
   idempotencyKey: string,
   notices: GatewayCallback[],
+  id = newTxid(idempotencyKey),
 ): Promise<GatewayMandateCharge> {
   const mandate = await lockMandate(sql, input.mandateId);
   if (mandate.status !== 'approved') {
@@ -222,7 +281,6 @@ export async function insertMandateCharge(
   );
   if (live) throw new GatewayError(`The mandate has a charge due on ${input.dueDate} already (${live.id})`, false);
   const now = clock();
-  const id = newTxid(idempotencyKey);
   await sql(
     `insert into gateway_sim.mandate_charges (id, mandate_id, reference, due_date, amount, description, status,
        retry_policy, history, created_at)
