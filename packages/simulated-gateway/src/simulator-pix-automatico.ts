@@ -25,6 +25,7 @@ import {
 import { transactionNotice } from './simulator-callbacks.ts';
 import { insertPixCharge } from './simulator-charges.ts';
 import { assertAmount, isoDate } from './simulator-input-checks.ts';
+import { pendingPix } from './simulator-pix-bcb.ts';
 import {
   historyEntry,
   insertAttempt,
@@ -39,6 +40,8 @@ import {
   newMandateId,
   newRequestId,
   newTxid,
+  simulatorToday,
+  withoutPersona,
   readAttempts,
   readCharge,
   toMandate,
@@ -51,7 +54,6 @@ import {
  * read from domain/pix-automatico.ts. `clock` is the simulator's; its UTC date is "today".
  */
 
-const today = (clock: () => Date) => clock().toISOString().slice(0, 10);
 /** A journey 1 request the caller gave no expiry lasts a week. */
 const DEFAULT_REQUEST_DAYS = 7;
 
@@ -102,7 +104,7 @@ export async function insertMandate(
   bcb: BcbMandateCreation = {},
 ): Promise<GatewayMandate> {
   const now = clock();
-  const id = newMandateId(input.retryPolicy, today(clock), idempotencyKey);
+  const id = newMandateId(input.retryPolicy, simulatorToday(clock), idempotencyKey);
   let firstPaymentId: string | null = null;
   if (bcb.firstPaymentId !== undefined) {
     firstPaymentId = await pendingPix(sql, bcb.firstPaymentId);
@@ -126,7 +128,7 @@ export async function insertMandate(
     : new Date(now.getTime() + DEFAULT_REQUEST_DAYS * 86_400_000);
   const request =
     input.journey === 'journey_1' && !bcb.requestLater
-      ? { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
+      ? { id: newRequestId(simulatorToday(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
       : null;
   const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
   const [row] = await sql(
@@ -152,42 +154,6 @@ export async function insertMandate(
       request ? JSON.stringify(request) : null,
       now,
     ],
-  );
-  return toMandate(row!);
-}
-
-/** Journey 3's first charge named by its txid: a pix of the simulator's, not paid or lapsed yet. */
-async function pendingPix(sql: Sql, transactionId: string): Promise<string> {
-  const [row] = await sql<{ status: string; payment_type: string }>(
-    'select status, payment_type from gateway_sim.transactions where id = ?',
-    [transactionId],
-  );
-  if (row?.payment_type !== 'pix' || row.status !== 'pending') {
-    throw new GatewayError(`Journey 3's first charge ${transactionId} is not a pending pix`, false);
-  }
-  return transactionId;
-}
-
-/**
- * Journey 1's request to the payer's bank (POST /solicrec) for a mandate created without it; a mandate
- * that has its request answers as it is.
- */
-export async function sendMandateRequest(
-  sql: Sql,
-  clock: () => Date,
-  mandateId: string,
-  expiresAt: string,
-  idempotencyKey: string,
-): Promise<GatewayMandate> {
-  const mandate = await lockMandate(sql, mandateId);
-  if (mandate.request) return toPort(mandate);
-  if (mandate.journey !== 'journey_1' || mandate.status !== 'created') {
-    throw new GatewayError(`A request is sent only for a journey 1 mandate waiting for its payer`, false);
-  }
-  const request = { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt };
-  const [row] = await sql(
-    `update gateway_sim.mandates set request = ?::jsonb where id = ? returning ${MANDATE_COLUMNS}`,
-    [JSON.stringify(request), mandateId],
   );
   return toMandate(row!);
 }
@@ -226,6 +192,24 @@ export async function endMandate(
   return ended;
 }
 
+/**
+ * Ends a mandate with `cancellation` (and its open charges, endMandate) unless it is cancelled already,
+ * which is answered as it is; one in any other state `mayEnd` refuses is refused.
+ */
+export async function cancelMandateAs(
+  sql: Sql,
+  mandateId: string,
+  cancellation: NonNullable<GatewayMandate['cancellation']>,
+  at: Date,
+  notices: GatewayCallback[],
+  mayEnd: (status: GatewayMandate['status']) => boolean,
+): Promise<GatewayMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  if (mandate.status === 'cancelled') return withoutPersona(mandate);
+  if (!mayEnd(mandate.status)) throw new GatewayError(`Cannot cancel a mandate that is ${mandate.status}`, false);
+  return withoutPersona(await endMandate(sql, mandate, cancellation, at, notices));
+}
+
 /** The receiver cancels its mandate (USUARIO_RECEBEDOR, SLCR); a cancelled one is answered as it is. */
 export async function cancelMandateByReceiver(
   sql: Sql,
@@ -233,15 +217,9 @@ export async function cancelMandateByReceiver(
   mandateId: string,
   notices: GatewayCallback[],
 ): Promise<GatewayMandate> {
-  const mandate = await lockMandate(sql, mandateId);
-  if (mandate.status === 'cancelled') return toPort(mandate);
-  if (isMandateFinal(mandate.status))
-    throw new GatewayError(`Cannot cancel a mandate that is ${mandate.status}`, false);
   const cancellation = { code: 'SLCR', description: 'Cancelado a pedido do recebedor', by: 'receiver' as const };
-  return toPort(await endMandate(sql, mandate, cancellation, clock(), notices));
+  return cancelMandateAs(sql, mandateId, cancellation, clock(), notices, (status) => !isMandateFinal(status));
 }
-
-const toPort = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
 
 export async function insertMandateCharge(
   sql: Sql,
@@ -271,8 +249,11 @@ export async function insertMandateCharge(
   // Too late for the payer's bank (less than two days before its due date) is refused. Too early is
   // not: a sandbox test clock runs a subscription months ahead of this simulator's own time, and the
   // engine keeps the window's opening itself (domain chargeSendDate; its tests check the days sent).
-  if (today(clock) > chargeWindow(input.dueDate).closes) {
-    throw new GatewayError(`The window to send a charge due on ${input.dueDate} closed before ${today(clock)}`, false);
+  if (simulatorToday(clock) > chargeWindow(input.dueDate).closes) {
+    throw new GatewayError(
+      `The window to send a charge due on ${input.dueDate} closed before ${simulatorToday(clock)}`,
+      false,
+    );
   }
   // One live charge per cycle: the payer's bank takes no second charge of the mandate for its due date.
   const [live] = await sql(

@@ -24,11 +24,11 @@ import {
   insertMandate,
   insertMandateCharge,
   retryCharge,
-  sendMandateRequest,
   type BcbMandateCreation,
 } from './simulator-pix-automatico.ts';
+import { sendMandateRequest } from './simulator-pix-bcb.ts';
 import { authorize, revoke, setMaximum, settleDue } from './simulator-pix-payers.ts';
-import { readCharge, readMandate, recordOfNotice } from './simulator-pix-rows.ts';
+import { readCharge, readMandate, recordOfNotice, withoutPersona } from './simulator-pix-rows.ts';
 import { newId } from './simulator-rows.ts';
 
 /**
@@ -81,9 +81,7 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
 
   async getMandate(mandateId: string): Promise<GatewayMandate | null> {
     const mandate = await readMandate((text, params) => this.db.query(text, params), mandateId);
-    if (!mandate) return null;
-    const { persona: _persona, ...port } = mandate;
-    return port;
+    return mandate ? withoutPersona(mandate) : null;
   }
 
   async cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate> {

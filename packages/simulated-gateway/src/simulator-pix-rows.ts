@@ -9,7 +9,7 @@ import { newId } from './simulator-rows.ts';
 import { bcbEndToEndIdOf, bcbRecIdOf, bcbSolicRecIdOf, bcbTxidOf } from '../../../gateway/bcb-pix-automatico-words.ts';
 
 type GatewayMandateAttempt = GatewayMandateCharge['attempts'][number];
-type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
+export type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
 
 /**
  * Pix Automático's rows (gateway_sim.mandates, mandate_charges, mandate_attempts) as the port's
@@ -80,6 +80,12 @@ export const toStoredMandate = (row: Row): StoredMandate => ({
   ...toMandate(row),
   persona: (row.persona as string | null) ?? null,
 });
+
+/** The port's record of a stored mandate (the payer it plays is the sandbox's secret). */
+export const withoutPersona = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
+
+/** The simulator's "today": its clock's UTC date. */
+export const simulatorToday = (clock: () => Date) => clock().toISOString().slice(0, 10);
 
 /** An attempt as stored: its number (0 the first, 1–3 the retries) besides the port's record. */
 export type StoredAttempt = GatewayMandateAttempt & { number: number };
