@@ -14,16 +14,7 @@ import {
   bcbTxid,
   type BcbSolicRecCompleta,
 } from './bcb-pix-automatico-schemas.ts';
-import {
-  BCB_PERIODICITY,
-  BCB_REQUEST_STATUS,
-  BCB_RETRY_POLICY,
-  bcbAmountOf,
-  centsOrNull,
-  centsOf,
-  OUR_PERIODICITY,
-  OUR_RETRY_POLICY,
-} from './bcb-pix-automatico-words.ts';
+import { BCB_WORDS, bcbAmountOf, centsOrNull, centsOf, OUR_WORDS } from './bcb-pix-automatico-words.ts';
 import { contratoOf, referenceOfContrato, type BcbPayerBank, type BcbReceiver } from './bcb-pix-automatico.ts';
 import { GatewayError } from './port.ts';
 
@@ -175,7 +166,7 @@ export function recSolicitadaOf(
     calendario: {
       dataInicial: input.startDate,
       ...(input.endDate === null ? {} : { dataFinal: input.endDate }),
-      periodicidade: BCB_PERIODICITY[input.periodicity],
+      periodicidade: BCB_WORDS.periodicity[input.periodicity],
     },
     valor:
       input.fixedAmount !== null
@@ -183,7 +174,7 @@ export function recSolicitadaOf(
         : input.minimumAmount !== null
           ? { valorMinimoRecebedor: bcbAmountOf(input.minimumAmount) }
           : undefined,
-    politicaRetentativa: BCB_RETRY_POLICY[input.retryPolicy],
+    politicaRetentativa: BCB_WORDS.retryPolicy[input.retryPolicy],
     ...(journey.loc === undefined ? {} : { loc: journey.loc }),
     ...(journey.firstChargeTxid === undefined ? {} : { ativacao: { dadosJornada: { txid: journey.firstChargeTxid } } }),
   };
@@ -201,10 +192,10 @@ export function mandateInputOfRec(rec: BcbRecSolicitada): { input: MandateInput;
       debtor: { name: devedor.nome, taxId: 'cpf' in devedor ? devedor.cpf : devedor.cnpj, email: null },
       startDate: rec.calendario.dataInicial,
       endDate: rec.calendario.dataFinal ?? null,
-      periodicity: OUR_PERIODICITY[rec.calendario.periodicidade],
+      periodicity: OUR_WORDS.periodicity[rec.calendario.periodicidade],
       fixedAmount: centsOrNull(rec.valor?.valorRec),
       minimumAmount: centsOrNull(rec.valor?.valorMinimoRecebedor),
-      retryPolicy: OUR_RETRY_POLICY[rec.politicaRetentativa],
+      retryPolicy: OUR_WORDS.retryPolicy[rec.politicaRetentativa],
       journey,
     },
     firstChargeTxid,
@@ -234,8 +225,8 @@ export function solicRecFromMandate(mandate: GatewayMandate, payerBank: BcbPayer
   return {
     idSolicRec: request.id,
     ...solicRecSolicitadaOf(mandate, request.expiresAt, payerBank),
-    status: BCB_REQUEST_STATUS[request.status],
-    atualizacao: [{ status: BCB_REQUEST_STATUS[request.status], data: at }],
+    status: BCB_WORDS.requestStatus[request.status],
+    atualizacao: [{ status: BCB_WORDS.requestStatus[request.status], data: at }],
   };
 }
 
