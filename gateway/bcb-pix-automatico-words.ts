@@ -10,6 +10,17 @@ import type {
   MandateRetryPolicy,
   MandateStatus,
 } from '../contracts/pix-automatico.ts';
+import type {
+  bcbCobRStatus,
+  bcbPeriodicidade,
+  bcbPoliticaRetentativa,
+  bcbRecStatus,
+  bcbSolicitante,
+  bcbSolicRecStatus,
+  bcbTentativaStatus,
+  bcbTipoJornada,
+  bcbTipoTentativa,
+} from './bcb-pix-automatico-schemas.ts';
 import { GatewayError } from './port.ts';
 
 /**
@@ -42,81 +53,90 @@ export const centsOrNull = (amount: string | undefined) => (amount === undefined
 
 // ── Words ────────────────────────────────────────────────────────────────────────────────────────
 
-function inverse<K extends string, V extends string>(map: Record<K, V>): Record<V, K> {
-  return Object.fromEntries(Object.entries(map).map(([k, v]) => [v, k])) as Record<V, K>;
-}
+/**
+ * One table per pair of words, ours → the BCB's; the BCB's → ours (OUR_WORDS) is derived from it. Each
+ * table covers every word of ours, and each BCB word is one of the specification's (its enum in
+ * bcb-pix-automatico-schemas.ts), so neither side can drift.
+ */
+export const BCB_WORDS = {
+  mandateStatus: {
+    created: 'CRIADA',
+    approved: 'APROVADA',
+    rejected: 'REJEITADA',
+    expired: 'EXPIRADA',
+    cancelled: 'CANCELADA',
+  } satisfies Record<MandateStatus, BcbWord<typeof bcbRecStatus>>,
+  periodicity: {
+    weekly: 'SEMANAL',
+    monthly: 'MENSAL',
+    quarterly: 'TRIMESTRAL',
+    semiannual: 'SEMESTRAL',
+    yearly: 'ANUAL',
+  } satisfies Record<MandatePeriodicity, BcbWord<typeof bcbPeriodicidade>>,
+  retryPolicy: {
+    none: 'NAO_PERMITE',
+    three_in_seven_days: 'PERMITE_3R_7D',
+  } satisfies Record<MandateRetryPolicy, BcbWord<typeof bcbPoliticaRetentativa>>,
+  journey: {
+    journey_1: 'JORNADA_1',
+    journey_2: 'JORNADA_2',
+    journey_3: 'JORNADA_3',
+    journey_4: 'JORNADA_4',
+    pending: 'AGUARDANDO_DEFINICAO',
+  } satisfies Record<MandateJourney, BcbWord<typeof bcbTipoJornada>>,
+  cancelledBy: {
+    payer_psp: 'PSP_PAGADOR',
+    payer: 'USUARIO_PAGADOR',
+    receiver_psp: 'PSP_RECEBEDOR',
+    receiver: 'USUARIO_RECEBEDOR',
+  } satisfies Record<MandateCancelledBy, BcbWord<typeof bcbSolicitante>>,
+  requestStatus: {
+    created: 'CRIADA',
+    sent: 'ENVIADA',
+    received: 'RECEBIDA',
+    rejected: 'REJEITADA',
+    accepted: 'ACEITA',
+    expired: 'EXPIRADA',
+    cancelled: 'CANCELADA',
+  } satisfies Record<MandateRequestStatus, BcbWord<typeof bcbSolicRecStatus>>,
+  chargeStatus: {
+    created: 'CRIADA',
+    active: 'ATIVA',
+    completed: 'CONCLUIDA',
+    expired: 'EXPIRADA',
+    rejected: 'REJEITADA',
+    cancelled: 'CANCELADA',
+  } satisfies Record<MandateChargeStatus, BcbWord<typeof bcbCobRStatus>>,
+  attemptKind: {
+    scheduled: 'AGND',
+    unscheduled: 'NTAG',
+    retry: 'RIFL',
+  } satisfies Record<MandateAttemptKind, BcbWord<typeof bcbTipoTentativa>>,
+  attemptStatus: {
+    requested: 'SOLICITADA',
+    scheduled: 'AGENDADA',
+    paid: 'PAGA',
+    cancelled: 'CANCELADA',
+    rejected: 'REJEITADA',
+    expired: 'EXPIRADA',
+  } satisfies Record<MandateAttemptStatus, BcbWord<typeof bcbTentativaStatus>>,
+} as const;
 
-export const BCB_MANDATE_STATUS = {
-  created: 'CRIADA',
-  approved: 'APROVADA',
-  rejected: 'REJEITADA',
-  expired: 'EXPIRADA',
-  cancelled: 'CANCELADA',
-} as const satisfies Record<MandateStatus, string>;
-export const BCB_PERIODICITY = {
-  weekly: 'SEMANAL',
-  monthly: 'MENSAL',
-  quarterly: 'TRIMESTRAL',
-  semiannual: 'SEMESTRAL',
-  yearly: 'ANUAL',
-} as const satisfies Record<MandatePeriodicity, string>;
-export const BCB_RETRY_POLICY = {
-  none: 'NAO_PERMITE',
-  three_in_seven_days: 'PERMITE_3R_7D',
-} as const satisfies Record<MandateRetryPolicy, string>;
-export const BCB_JOURNEY = {
-  journey_1: 'JORNADA_1',
-  journey_2: 'JORNADA_2',
-  journey_3: 'JORNADA_3',
-  journey_4: 'JORNADA_4',
-  pending: 'AGUARDANDO_DEFINICAO',
-} as const satisfies Record<MandateJourney, string>;
-export const BCB_CANCELLED_BY = {
-  payer_psp: 'PSP_PAGADOR',
-  payer: 'USUARIO_PAGADOR',
-  receiver_psp: 'PSP_RECEBEDOR',
-  receiver: 'USUARIO_RECEBEDOR',
-} as const satisfies Record<MandateCancelledBy, string>;
-export const BCB_REQUEST_STATUS = {
-  created: 'CRIADA',
-  sent: 'ENVIADA',
-  received: 'RECEBIDA',
-  rejected: 'REJEITADA',
-  accepted: 'ACEITA',
-  expired: 'EXPIRADA',
-  cancelled: 'CANCELADA',
-} as const satisfies Record<MandateRequestStatus, string>;
-export const BCB_CHARGE_STATUS = {
-  created: 'CRIADA',
-  active: 'ATIVA',
-  completed: 'CONCLUIDA',
-  expired: 'EXPIRADA',
-  rejected: 'REJEITADA',
-  cancelled: 'CANCELADA',
-} as const satisfies Record<MandateChargeStatus, string>;
-export const BCB_ATTEMPT_KIND = {
-  scheduled: 'AGND',
-  unscheduled: 'NTAG',
-  retry: 'RIFL',
-} as const satisfies Record<MandateAttemptKind, string>;
-export const BCB_ATTEMPT_STATUS = {
-  requested: 'SOLICITADA',
-  scheduled: 'AGENDADA',
-  paid: 'PAGA',
-  cancelled: 'CANCELADA',
-  rejected: 'REJEITADA',
-  expired: 'EXPIRADA',
-} as const satisfies Record<MandateAttemptStatus, string>;
+type BcbWord<E extends { options: readonly string[] }> = E['options'][number];
+type Inverted<M extends Record<string, string>> = { [K in keyof M as M[K]]: K };
+type OurWords = { [P in keyof typeof BCB_WORDS]: Inverted<(typeof BCB_WORDS)[P]> };
 
-export const OUR_MANDATE_STATUS = inverse(BCB_MANDATE_STATUS);
-export const OUR_PERIODICITY = inverse(BCB_PERIODICITY);
-export const OUR_RETRY_POLICY = inverse(BCB_RETRY_POLICY);
-export const OUR_JOURNEY = inverse(BCB_JOURNEY);
-export const OUR_CANCELLED_BY = inverse(BCB_CANCELLED_BY);
-export const OUR_REQUEST_STATUS = inverse(BCB_REQUEST_STATUS);
-export const OUR_CHARGE_STATUS = inverse(BCB_CHARGE_STATUS);
-export const OUR_ATTEMPT_KIND = inverse(BCB_ATTEMPT_KIND);
-export const OUR_ATTEMPT_STATUS = inverse(BCB_ATTEMPT_STATUS);
+/** The BCB's words → ours, each table of BCB_WORDS turned around. */
+export const OUR_WORDS = Object.fromEntries(
+  Object.entries(BCB_WORDS).map(([pair, words]) => [
+    pair,
+    Object.fromEntries(Object.entries(words).map(([ours, bcb]) => [bcb, ours])),
+  ]),
+) as OurWords;
+
+/** The names Efí's adapter reads them by. */
+export const BCB_PERIODICITY = BCB_WORDS.periodicity;
+export const BCB_RETRY_POLICY = BCB_WORDS.retryPolicy;
 
 // ── Ids as the BCB forms them, derived from our keys (a repeated creation forms the same id) ───
 

@@ -17,29 +17,7 @@ import {
   type BcbTentativa,
   type BcbTipoConta,
 } from './bcb-pix-automatico-schemas.ts';
-import {
-  BCB_ATTEMPT_KIND,
-  BCB_ATTEMPT_STATUS,
-  BCB_CANCELLED_BY,
-  BCB_CHARGE_STATUS,
-  BCB_JOURNEY,
-  BCB_MANDATE_STATUS,
-  BCB_PERIODICITY,
-  BCB_REQUEST_STATUS,
-  BCB_RETRY_POLICY,
-  bcbAmountOf,
-  centsOf,
-  centsOrNull,
-  OUR_MANDATE_STATUS as MANDATE_STATUS,
-  OUR_PERIODICITY as PERIODICITY,
-  OUR_RETRY_POLICY as RETRY_POLICY,
-  OUR_JOURNEY as JOURNEY,
-  OUR_CANCELLED_BY as CANCELLED_BY,
-  OUR_REQUEST_STATUS as REQUEST_STATUS,
-  OUR_CHARGE_STATUS as CHARGE_STATUS,
-  OUR_ATTEMPT_KIND as ATTEMPT_KIND,
-  OUR_ATTEMPT_STATUS as ATTEMPT_STATUS,
-} from './bcb-pix-automatico-words.ts';
+import { BCB_WORDS, bcbAmountOf, centsOf, centsOrNull, OUR_WORDS } from './bcb-pix-automatico-words.ts';
 import { GatewayError } from './port.ts';
 
 export * from './bcb-pix-automatico-words.ts';
@@ -118,12 +96,12 @@ type RecClosing = Pick<BcbRecNotification, 'encerramento' | 'ativacao'>;
 function mandateClosingOf(rec: RecClosing) {
   const closing = rec.encerramento;
   return {
-    journey: JOURNEY[rec.ativacao?.tipoJornada ?? 'AGUARDANDO_DEFINICAO'],
+    journey: OUR_WORDS.journey[rec.ativacao?.tipoJornada ?? 'AGUARDANDO_DEFINICAO'],
     firstPaymentId: rec.ativacao?.dadosJornada?.txid ?? null,
     rejection: closing && 'rejeicao' in closing ? reasonOf(closing.rejeicao) : null,
     cancellation:
       closing && 'cancelamento' in closing
-        ? { ...reasonOf(closing.cancelamento), by: CANCELLED_BY[closing.cancelamento.solicitante] }
+        ? { ...reasonOf(closing.cancelamento), by: OUR_WORDS.cancelledBy[closing.cancelamento.solicitante] }
         : null,
   };
 }
@@ -136,26 +114,26 @@ export function mandateFromRec(rec: BcbRecCompleta): GatewayMandate {
   return {
     id: rec.idRec,
     reference: referenceOfContrato(rec.vinculo.contrato),
-    status: MANDATE_STATUS[rec.status],
+    status: OUR_WORDS.mandateStatus[rec.status],
     journey: closing.journey,
     objectLabel: rec.vinculo.objeto ?? '',
     debtor: { name: devedor.nome, taxId: 'cpf' in devedor ? devedor.cpf : devedor.cnpj },
     startDate: rec.calendario.dataInicial,
     endDate: rec.calendario.dataFinal ?? null,
-    periodicity: PERIODICITY[rec.calendario.periodicidade],
+    periodicity: OUR_WORDS.periodicity[rec.calendario.periodicidade],
     fixedAmount: centsOrNull(rec.valor?.valorRec),
     minimumAmount: centsOrNull(rec.valor?.valorMinimoRecebedor),
     payerMaximum: null,
-    retryPolicy: RETRY_POLICY[rec.politicaRetentativa],
+    retryPolicy: OUR_WORDS.retryPolicy[rec.politicaRetentativa],
     rejection: closing.rejection,
     cancellation: closing.cancellation,
-    history: historyOf(rec.atualizacao, MANDATE_STATUS),
+    history: historyOf(rec.atualizacao, OUR_WORDS.mandateStatus),
     qrCode: rec.dadosQR?.pixCopiaECola ?? null,
     firstPaymentId: closing.firstPaymentId,
     request: request
       ? {
           id: request.idSolicRec,
-          status: REQUEST_STATUS[request.status],
+          status: OUR_WORDS.requestStatus[request.status],
           expiresAt: request.calendario.dataExpiracaoSolicitacao,
         }
       : null,
@@ -166,8 +144,8 @@ export function mandateFromRec(rec: BcbRecCompleta): GatewayMandate {
 export function mandateNoticeOf(notice: BcbRecNotification) {
   return {
     id: notice.idRec,
-    status: MANDATE_STATUS[notice.status],
-    history: historyOf(notice.atualizacao, MANDATE_STATUS),
+    status: OUR_WORDS.mandateStatus[notice.status],
+    history: historyOf(notice.atualizacao, OUR_WORDS.mandateStatus),
     ...mandateClosingOf(notice),
   };
 }
@@ -175,11 +153,11 @@ export function mandateNoticeOf(notice: BcbRecNotification) {
 function attemptFromTentativa(tentativa: BcbTentativa): GatewayMandateAttempt {
   return {
     settlementDate: tentativa.dataLiquidacao,
-    kind: ATTEMPT_KIND[tentativa.tipo],
-    status: ATTEMPT_STATUS[tentativa.status],
+    kind: OUR_WORDS.attemptKind[tentativa.tipo],
+    status: OUR_WORDS.attemptStatus[tentativa.status],
     endToEndId: tentativa.endToEndId,
     rejection: tentativa.rejeicao ? reasonOf(tentativa.rejeicao) : null,
-    history: historyOf(tentativa.atualizacao, ATTEMPT_STATUS),
+    history: historyOf(tentativa.atualizacao, OUR_WORDS.attemptStatus),
   };
 }
 
@@ -190,14 +168,14 @@ function chargeProgressOf(cobr: CobRProgress) {
   const attempts = (cobr.tentativas ?? []).map(attemptFromTentativa);
   const paidAttempt = attempts.find((attempt) => attempt.status === 'paid');
   return {
-    status: CHARGE_STATUS[cobr.status],
+    status: OUR_WORDS.chargeStatus[cobr.status],
     attempts,
     rejection: closing && 'rejeicao' in closing ? reasonOf(closing.rejeicao) : null,
     cancellation:
       closing && 'cancelamento' in closing
-        ? { ...reasonOf(closing.cancelamento), by: CANCELLED_BY[closing.cancelamento.solicitante] }
+        ? { ...reasonOf(closing.cancelamento), by: OUR_WORDS.cancelledBy[closing.cancelamento.solicitante] }
         : null,
-    history: historyOf(cobr.atualizacao, CHARGE_STATUS),
+    history: historyOf(cobr.atualizacao, OUR_WORDS.chargeStatus),
     // The pix's own time when the cobr lists it; else when the paid attempt turned PAGA.
     paidAt: cobr.pix?.[0]?.horario ?? paidAttempt?.history.find((change) => change.status === 'paid')?.at ?? null,
   };
@@ -211,7 +189,7 @@ export function chargeFromCobr(cobr: BcbCobRCompleta): GatewayMandateCharge {
     reference: cobr.infoAdicional ?? cobr.txid,
     dueDate: cobr.calendario.dataDeVencimento,
     amount: centsOf(cobr.valor.original),
-    retryPolicy: RETRY_POLICY[cobr.politicaRetentativa],
+    retryPolicy: OUR_WORDS.retryPolicy[cobr.politicaRetentativa],
     ...chargeProgressOf(cobr),
   };
 }
@@ -250,14 +228,14 @@ const taxIdOf = (taxId: string) => (taxId.length === 11 ? { cpf: taxId } : { cnp
 function closingOf(thing: Pick<GatewayMandate, 'rejection' | 'cancellation'>) {
   if (thing.cancellation) {
     const { by, code, description } = thing.cancellation;
-    return { cancelamento: { solicitante: BCB_CANCELLED_BY[by], codigo: code, descricao: description } };
+    return { cancelamento: { solicitante: BCB_WORDS.cancelledBy[by], codigo: code, descricao: description } };
   }
   if (thing.rejection) return { rejeicao: { codigo: thing.rejection.code, descricao: thing.rejection.description } };
   return undefined;
 }
 
 const ativacaoOf = (mandate: GatewayMandate) => ({
-  tipoJornada: BCB_JOURNEY[mandate.journey],
+  tipoJornada: BCB_WORDS.journey[mandate.journey],
   ...(mandate.firstPaymentId === null ? {} : { dadosJornada: { txid: mandate.firstPaymentId } }),
 });
 
@@ -289,7 +267,7 @@ export function recFromMandate(
     calendario: withoutUndefined({
       dataInicial: mandate.startDate,
       dataFinal: mandate.endDate ?? undefined,
-      periodicidade: BCB_PERIODICITY[mandate.periodicity],
+      periodicidade: BCB_WORDS.periodicity[mandate.periodicity],
     }),
     valor: withoutUndefined({
       valorRec: mandate.fixedAmount === null ? undefined : bcbAmountOf(mandate.fixedAmount),
@@ -304,9 +282,9 @@ export function recFromMandate(
             codMun: payerBank.cityCode,
             ...taxIdOf(mandate.debtor.taxId),
           }),
-    status: BCB_MANDATE_STATUS[mandate.status],
-    politicaRetentativa: BCB_RETRY_POLICY[mandate.retryPolicy],
-    atualizacao: atualizacaoOf(mandate.history, BCB_MANDATE_STATUS),
+    status: BCB_WORDS.mandateStatus[mandate.status],
+    politicaRetentativa: BCB_WORDS.retryPolicy[mandate.retryPolicy],
+    atualizacao: atualizacaoOf(mandate.history, BCB_WORDS.mandateStatus),
     encerramento: closingOf(mandate),
     solicitacao: mandate.request
       ? [
@@ -315,10 +293,10 @@ export function recFromMandate(
             idRec: mandate.id,
             calendario: { dataExpiracaoSolicitacao: mandate.request.expiresAt },
             destinatario: { ...account, ...taxIdOf(mandate.debtor.taxId) },
-            status: BCB_REQUEST_STATUS[mandate.request.status],
+            status: BCB_WORDS.requestStatus[mandate.request.status],
             atualizacao: [
               {
-                status: BCB_REQUEST_STATUS[mandate.request.status],
+                status: BCB_WORDS.requestStatus[mandate.request.status],
                 data: lastChangeAt(mandate.history, 'the mandate'),
               },
             ],
@@ -334,8 +312,8 @@ export function recFromMandate(
 export function recNotificationOf(mandate: GatewayMandate): BcbRecNotification {
   return withoutUndefined({
     idRec: mandate.id,
-    status: BCB_MANDATE_STATUS[mandate.status],
-    atualizacao: atualizacaoOf(mandate.history, BCB_MANDATE_STATUS),
+    status: BCB_WORDS.mandateStatus[mandate.status],
+    atualizacao: atualizacaoOf(mandate.history, BCB_WORDS.mandateStatus),
     encerramento: closingOf(mandate),
     ativacao: ativacaoOf(mandate),
   }) as BcbRecNotification;
@@ -344,10 +322,10 @@ export function recNotificationOf(mandate: GatewayMandate): BcbRecNotification {
 function tentativaOf(attempt: GatewayMandateAttempt): BcbTentativa {
   return withoutUndefined({
     dataLiquidacao: attempt.settlementDate,
-    tipo: BCB_ATTEMPT_KIND[attempt.kind],
-    status: BCB_ATTEMPT_STATUS[attempt.status],
+    tipo: BCB_WORDS.attemptKind[attempt.kind],
+    status: BCB_WORDS.attemptStatus[attempt.status],
     endToEndId: attempt.endToEndId,
-    atualizacao: atualizacaoOf(attempt.history, BCB_ATTEMPT_STATUS),
+    atualizacao: atualizacaoOf(attempt.history, BCB_WORDS.attemptStatus),
     rejeicao: attempt.rejection
       ? { codigo: attempt.rejection.code, descricao: attempt.rejection.description }
       : undefined,
@@ -357,8 +335,8 @@ function tentativaOf(attempt: GatewayMandateAttempt): BcbTentativa {
 function chargeProgressPayload(charge: GatewayMandateCharge) {
   const paidAttempt = charge.attempts.find((attempt) => attempt.status === 'paid');
   return {
-    status: BCB_CHARGE_STATUS[charge.status],
-    atualizacao: atualizacaoOf(charge.history, BCB_CHARGE_STATUS),
+    status: BCB_WORDS.chargeStatus[charge.status],
+    atualizacao: atualizacaoOf(charge.history, BCB_WORDS.chargeStatus),
     encerramento: closingOf(charge),
     tentativas: charge.attempts.map(tentativaOf),
     pix:
@@ -392,7 +370,7 @@ export function cobrFromCharge(charge: GatewayMandateCharge, receiver: BcbReceiv
       tipoConta: receiver.account.type,
       agencia: receiver.account.branch,
     }),
-    politicaRetentativa: BCB_RETRY_POLICY[charge.retryPolicy],
+    politicaRetentativa: BCB_WORDS.retryPolicy[charge.retryPolicy],
     ...withoutUndefined(chargeProgressPayload(charge)),
   }) as BcbCobRCompleta;
 }

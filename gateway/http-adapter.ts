@@ -7,15 +7,8 @@ import { chargebackFromWire, wireChargeback } from './http-disputes.ts';
 import { ledgerFromWire, ledgerQueryPath, wireLedger } from './http-ledger.ts';
 import type { LedgerRow } from '../domain/reconciliation.ts';
 import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
-import {
-  mandateChargeFromWire,
-  mandateChargeInputToWire,
-  mandateFromWire,
-  mandateInputToWire,
-  wireMandate,
-  wireMandateCharge,
-  wireMandateChargeList,
-} from './http-pix-automatico.ts';
+import { mandateChargeFromWire, mandateFromWire, wireMandate, wireMandateChargeList } from './http-pix-automatico.ts';
+import { BcbPixAutomaticoClient } from './http-pix-automatico-bcb.ts';
 import {
   invoiceFromWire,
   invoiceInputToWire,
@@ -107,9 +100,15 @@ export class HttpGateway
   private readonly options: HttpGatewayOptions;
   private readonly baseUrl: string;
 
+  /** Pix Automático, in the BCB's API. */
+  private readonly pix: BcbPixAutomaticoClient;
+
   constructor(options: HttpGatewayOptions) {
     this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.pix = new BcbPixAutomaticoClient((method, path, body, key, schema) =>
+      this.send(method, path, body, key, schema),
+    );
   }
 
   async tokenizeCard(card: CardInput, idempotencyKey: string): Promise<CardToken> {
@@ -247,32 +246,26 @@ export class HttpGateway
     return invoiceFromWire(await this.post('sandboxBillCycle', subscriptionId, body, idempotencyKey, wireInvoice));
   }
 
-  // ── Pix Automático (http-pix-automatico.ts) ──────────────────────────────────────────────
+  // ── Pix Automático: the BCB's API (http-pix-automatico-bcb.ts); the sandbox's (http-pix-automatico.ts) ──
 
   async createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate> {
-    const wire = await this.post('createMandate', undefined, mandateInputToWire(input), idempotencyKey, wireMandate);
-    return mandateFromWire(wire);
+    return this.pix.createMandate(input, idempotencyKey);
   }
 
   async getMandate(mandateId: string): Promise<GatewayMandate | null> {
-    const wire = await this.get('getMandate', mandateId, wireMandate);
-    return wire ? mandateFromWire(wire) : null;
+    return this.pix.getMandate(mandateId);
   }
 
   async cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate> {
-    return mandateFromWire(await this.post('cancelMandate', mandateId, {}, idempotencyKey, wireMandate));
+    return this.pix.cancelMandate(mandateId, idempotencyKey);
   }
 
   async createMandateCharge(input: MandateChargeInput, idempotencyKey: string): Promise<GatewayMandateCharge> {
-    const body = mandateChargeInputToWire(input);
-    return mandateChargeFromWire(
-      await this.post('createMandateCharge', undefined, body, idempotencyKey, wireMandateCharge),
-    );
+    return this.pix.createMandateCharge(input, idempotencyKey);
   }
 
   async getMandateCharge(chargeId: string): Promise<GatewayMandateCharge | null> {
-    const wire = await this.get('getMandateCharge', chargeId, wireMandateCharge);
-    return wire ? mandateChargeFromWire(wire) : null;
+    return this.pix.getMandateCharge(chargeId);
   }
 
   async retryMandateCharge(
@@ -280,16 +273,11 @@ export class HttpGateway
     settlementDate: string,
     idempotencyKey: string,
   ): Promise<GatewayMandateCharge> {
-    const body = { settlement_date: settlementDate };
-    return mandateChargeFromWire(
-      await this.post('retryMandateCharge', chargeId, body, idempotencyKey, wireMandateCharge),
-    );
+    return this.pix.retryMandateCharge(chargeId, settlementDate, idempotencyKey);
   }
 
   async cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge> {
-    return mandateChargeFromWire(
-      await this.post('cancelMandateCharge', chargeId, {}, idempotencyKey, wireMandateCharge),
-    );
+    return this.pix.cancelMandateCharge(chargeId, idempotencyKey);
   }
 
   /** The simulated server's sandbox payer and bank (control routes: no idempotency key; 404 elsewhere). */
@@ -344,7 +332,7 @@ export class HttpGateway
 
   /** One call; null for a 404, the parsed body for a 2xx, a GatewayHttpError otherwise. */
   private async send<S extends z.ZodType>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH',
     path: string,
     body: object | undefined,
     idempotencyKey: string | undefined,

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { date, positiveCents, reference, timestamp } from './http-fields.ts';
+import { date, positiveCents, timestamp } from './http-fields.ts';
 import { PIX_PAYER_PERSONAS } from '../contracts/pix-automatico.ts';
-import type { GatewayMandate, GatewayMandateCharge, MandateChargeInput, MandateInput } from './port.ts';
+import type { GatewayMandate, GatewayMandateCharge } from './port.ts';
 
 /**
- * Pix Automático on the gateway's REST protocol (http-protocol.ts): mandates and their cycle charges
- * in snake_case, the port's records (contracts/pix-automatico.ts) key for key, nested objects
- * included; optional fields travel as explicit nulls. Also the bodies of the sandbox's payer and bank.
+ * Pix Automático's sandbox on the gateway's REST protocol (http-protocol.ts): the payer's and their
+ * bank's controls (`/v1/_sandbox/…`, which no BCB API has) answer mandates and their cycle charges in
+ * snake_case, the port's records (contracts/pix-automatico.ts) key for key, nested objects included,
+ * optional fields as explicit nulls; the API's sandbox routes answer the same shapes. Pix Automático
+ * itself travels in the BCB's shapes (gateway/http-pix-automatico-bcb.ts).
  */
 
 const cents = z.number().int().nonnegative();
@@ -23,22 +25,6 @@ const retryPolicy = z.enum(['none', 'three_in_seven_days']);
 const mandateStatus = z.enum(['created', 'approved', 'rejected', 'expired', 'cancelled']);
 const chargeStatus = z.enum(['created', 'active', 'completed', 'expired', 'rejected', 'cancelled']);
 const attemptStatus = z.enum(['requested', 'scheduled', 'paid', 'cancelled', 'rejected', 'expired']);
-
-export const wireMandateInput = z.object({
-  reference,
-  object_label: z.string().min(1).max(35),
-  debtor,
-  start_date: date,
-  end_date: date.nullable(),
-  periodicity,
-  fixed_amount: positiveCents.nullable(),
-  minimum_amount: positiveCents.nullable(),
-  retry_policy: retryPolicy,
-  journey: z.enum(['journey_1', 'journey_2', 'journey_3']),
-  request_expires_at: timestamp.nullish(),
-  first_charge: z.object({ amount: positiveCents, expires_in_seconds: z.number().int().positive() }).nullish(),
-});
-export type WireMandateInput = z.infer<typeof wireMandateInput>;
 
 export const wireMandate = z.object({
   id: z.string(),
@@ -69,15 +55,6 @@ export const wireMandate = z.object({
 });
 export type WireMandate = z.infer<typeof wireMandate>;
 
-export const wireMandateChargeInput = z.object({
-  mandate_id: z.string().min(1),
-  reference,
-  due_date: date,
-  amount: positiveCents,
-  description: z.string().max(140).nullish(),
-});
-export type WireMandateChargeInput = z.infer<typeof wireMandateChargeInput>;
-
 export const wireMandateCharge = z.object({
   id: z.string(),
   mandate_id: z.string(),
@@ -104,8 +81,6 @@ export const wireMandateCharge = z.object({
 export type WireMandateCharge = z.infer<typeof wireMandateCharge>;
 export const wireMandateChargeList = z.object({ items: z.array(wireMandateCharge) });
 
-/** `POST /v1/mandate-charges/:id/retries`: the day the retry settles on. */
-export const wireMandateRetry = z.strictObject({ settlement_date: date });
 /** Sandbox: the payer who answers the mandate. */
 export const wireAuthorizeMandate = z.strictObject({ persona: z.enum(PIX_PAYER_PERSONAS) });
 /** Sandbox: the payer's bank settles the attempts due by this day (of these mandates only, when given). */
@@ -133,13 +108,8 @@ function toWire<S extends z.ZodType>(schema: S, value: object): z.infer<S> {
 }
 const fromWire = <T>(value: unknown): T => rekey(value, camel) as T;
 
-export const mandateInputToWire = (input: MandateInput): WireMandateInput => toWire(wireMandateInput, input);
-export const mandateInputFromWire = (wire: WireMandateInput): MandateInput => fromWire(wire);
 export const mandateToWire = (mandate: GatewayMandate): WireMandate => toWire(wireMandate, mandate);
 export const mandateFromWire = (wire: WireMandate): GatewayMandate => fromWire(wire);
-export const mandateChargeInputToWire = (input: MandateChargeInput): WireMandateChargeInput =>
-  toWire(wireMandateChargeInput, input);
-export const mandateChargeInputFromWire = (wire: WireMandateChargeInput): MandateChargeInput => fromWire(wire);
 export const mandateChargeToWire = (charge: GatewayMandateCharge): WireMandateCharge =>
   toWire(wireMandateCharge, charge);
 export const mandateChargeFromWire = (wire: WireMandateCharge): GatewayMandateCharge => fromWire(wire);

@@ -4,8 +4,9 @@ import { z } from 'zod';
  * The gateway's REST protocol, shared by the HTTP adapter (client) and the simulated-gateway server:
  * the route table, the errors and the fault controls here; the snake_case wire shapes (zod) and
  * their camelCase ⇄ snake_case mappings by resource in http-cards.ts, http-buyers.ts,
- * http-transactions.ts, http-charges.ts, http-recurrence.ts and http-pix-automatico.ts. A field renamed there is renamed on
- * both sides at once.
+ * http-transactions.ts, http-charges.ts, http-recurrence.ts and http-pix-automatico.ts (its sandbox; Pix
+ * Automático itself speaks the BCB's API, gateway/bcb-pix-automatico*.ts). A field renamed there is
+ * renamed on both sides at once.
  *
  * Conventions: `Authorization: Bearer <api key>` (the key names the seller account, so no seller id
  * travels in paths), `Idempotency-Key` on every POST, JSON bodies, money in integer cents, and
@@ -40,17 +41,29 @@ export const ROUTES = {
   ledger: { method: 'GET', path: '/v1/ledger' },
   /** A chargeback of one of the gateway's payments (gateway/http-disputes.ts). */
   getChargeback: { method: 'GET', path: '/v1/chargebacks/:id' },
-  /** Pix Automático (gateway/http-pix-automatico.ts): a mandate the payer authorizes once in their bank. */
-  createMandate: { method: 'POST', path: '/v1/mandates' },
-  getMandate: { method: 'GET', path: '/v1/mandates/:id' },
-  /** The receiver cancels the mandate (and its charges not settled yet). */
-  cancelMandate: { method: 'POST', path: '/v1/mandates/:id/cancel' },
-  /** A cycle's charge under a mandate. */
-  createMandateCharge: { method: 'POST', path: '/v1/mandate-charges' },
-  getMandateCharge: { method: 'GET', path: '/v1/mandate-charges/:id' },
-  /** Body `{ settlement_date }`: a later-day retry of a charge whose last attempt failed. */
-  retryMandateCharge: { method: 'POST', path: '/v1/mandate-charges/:id/retries' },
-  cancelMandateCharge: { method: 'POST', path: '/v1/mandate-charges/:id/cancel' },
+  /**
+   * Pix Automático in the BCB's Pix API (bacen/pix-api openapi.yaml 2.9; gateway/bcb-pix-automatico*.ts):
+   * a QR code's location, journey 3's first charge, the mandate (`rec`), journey 1's request to the
+   * payer's bank (`solicrec`).
+   */
+  createMandateLocation: { method: 'POST', path: '/v2/locrec' },
+  /** Journey 3's immediate charge (`cob`), its txid chosen by the receiver: the first period's pix. */
+  createFirstCharge: { method: 'PUT', path: '/v2/cob/:id' },
+  createMandate: { method: 'POST', path: '/v2/rec' },
+  getMandate: { method: 'GET', path: '/v2/rec/:id' },
+  /** Body `{ status: "CANCELADA" }`: the receiver cancels the mandate (and its charges not settled yet). */
+  cancelMandate: { method: 'PATCH', path: '/v2/rec/:id' },
+  sendMandateRequest: { method: 'POST', path: '/v2/solicrec' },
+  /** A cycle's charge under a mandate (`cobr`), its txid chosen by the receiver. */
+  createMandateCharge: { method: 'PUT', path: '/v2/cobr/:id' },
+  getMandateCharge: { method: 'GET', path: '/v2/cobr/:id' },
+  /** A later-day retry of a charge whose last attempt failed, settling on `:data` (YYYY-MM-DD). */
+  retryMandateCharge: { method: 'POST', path: '/v2/cobr/:id/retentativa/:data' },
+  /** Body `{ status: "CANCELADA" }`. */
+  cancelMandateCharge: { method: 'PATCH', path: '/v2/cobr/:id' },
+  /** Body `{ webhookUrl }`: the BCB's notices of recs (`<url>/rec`) and of cobrs (`<url>/cobr`). */
+  setMandateWebhook: { method: 'PUT', path: '/v2/webhookrec' },
+  setMandateChargeWebhook: { method: 'PUT', path: '/v2/webhookcobr' },
   // Controls of the simulated server only (`/v1/_…`); no real gateway has them.
   /** Fault injection for tests. */
   faults: { method: 'POST', path: '/v1/_faults' },
@@ -89,12 +102,15 @@ export const CONTROL_PREFIX = '/v1/_';
 
 export type RouteName = keyof typeof ROUTES;
 
-/** The concrete path of a route, with its `:id` filled in (escaped: ids come from outside). */
-export function routePath(route: RouteName, id?: string): string {
+/** The concrete path of a route, with its `:id` (and `:data`) filled in (escaped: ids come from outside). */
+export function routePath(route: RouteName, id?: string, data?: string): string {
   const { path } = ROUTES[route];
   if (!path.includes(':id')) return path;
   if (id === undefined) throw new Error(`route ${route} needs an id`);
-  return path.replace(':id', encodeURIComponent(id));
+  const filled = path.replace(':id', encodeURIComponent(id));
+  if (!filled.includes(':data')) return filled;
+  if (data === undefined) throw new Error(`route ${route} needs its :data`);
+  return filled.replace(':data', encodeURIComponent(data));
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

@@ -2,20 +2,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
-import { openOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { offersSandboxPixAutomatico } from '../../gateway/capabilities.ts';
-import { GatewayHttpError, HttpGateway } from '../../gateway/http-adapter.ts';
+import { GatewayHttpError, type HttpGateway } from '../../gateway/http-adapter.ts';
 import type { MandateInput } from '../../gateway/port.ts';
-// The package by path: node_modules' @billing/simulated-gateway is main's copy (helper brief).
-import { migrateSimulator } from '../../packages/simulated-gateway/src/migrate.ts';
-import { buildGatewayServer, GatewayFaults } from '../../packages/simulated-gateway/src/server.ts';
-import { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import type { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
+import { mandateInputOf, openSimulator, pixKey, serveSimulator, setSimDate } from './pix-automatico-setup.ts';
 
 /**
- * Pix Automático over the gateway's REST protocol: the HTTP adapter against the simulated-gateway
- * server answers what the embedded simulator answers (mandates, charges, attempts and their nested
- * records, key for key), refusals stay final, and the sandbox's payer and bank work over the wire.
+ * Pix Automático over HTTP: the HTTP adapter against the simulated-gateway server (which speaks the
+ * BCB's Pix API, test/gateway/simulator-bcb-wire.test.ts) answers what the embedded simulator answers
+ * (mandates, charges, attempts and their nested records, key for key), refusals stay final, and the
+ * sandbox's payer and bank work over the wire.
  */
 const API_KEY = 'gw_test_key_pix_automatico_0123456789';
 let orm: Orm;
@@ -25,19 +23,8 @@ let baseUrl: string;
 let http: HttpGateway;
 
 beforeAll(async () => {
-  orm = await openOrm(TEST_DATABASE_URL, 4);
-  await migrateSimulator(orm);
-  sim = new SimulatedGateway(orm);
-  server = buildGatewayServer({
-    gateway: sim,
-    apiKey: API_KEY,
-    sandbox: sim,
-    faults: new GatewayFaults(),
-    simulatorFaults: sim.faults,
-  });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(server.server.address() as { port: number }).port}`;
-  http = new HttpGateway({ baseUrl, apiKey: API_KEY, timeoutMs: 5000 });
+  ({ orm, sim } = await openSimulator(4));
+  ({ server, baseUrl, http } = await serveSimulator(sim, API_KEY));
 });
 afterEach(() => {
   sim.now = () => new Date();
@@ -47,23 +34,9 @@ afterAll(async () => {
   await orm.close();
 });
 
-const key = (label: string) => `test:http-pix-automatico:${label}:${uuidv7()}`;
-const on = (date: string) => {
-  sim.now = () => new Date(`${date}T12:00:00Z`);
-};
-const mandateInput = (overrides: Partial<MandateInput> = {}): MandateInput => ({
-  reference: uuidv7(),
-  objectLabel: 'Plano Mensal',
-  debtor: { name: 'Ana Souza', taxId: '12345678909', email: null },
-  startDate: '2026-03-10',
-  endDate: null,
-  periodicity: 'monthly',
-  fixedAmount: 4_990,
-  minimumAmount: null,
-  retryPolicy: 'three_in_seven_days',
-  journey: 'journey_2',
-  ...overrides,
-});
+const key = (label: string) => pixKey('http-pix-automatico', label);
+const on = (date: string) => setSimDate(sim, date);
+const mandateInput = (overrides: Partial<MandateInput> = {}): MandateInput => mandateInputOf(overrides);
 
 describe('Pix Automático through the HTTP adapter', () => {
   it('offers the sandbox; a mandate and its charge read the same over HTTP as embedded', async () => {
@@ -157,7 +130,7 @@ describe('Pix Automático through the HTTP adapter', () => {
   });
 
   it('a body the protocol does not allow is a 400, before the simulator sees it', async () => {
-    const res = await request(`${baseUrl}/v1/mandates`, {
+    const res = await request(`${baseUrl}/v2/rec`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' },
       body: JSON.stringify({ reference: 'x', periodicity: 'daily' }),

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { uuidv7 } from 'uuidv7';
-import { openOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { offersSandboxPixAutomatico } from '../../gateway/capabilities.ts';
 import {
   GatewayError,
@@ -12,9 +12,8 @@ import {
 } from '../../gateway/port.ts';
 // The package by path: node_modules' @billing/simulated-gateway is main's copy (helper brief).
 import { plainSql } from '../../packages/simulated-gateway/src/database.ts';
-import { migrateSimulator } from '../../packages/simulated-gateway/src/migrate.ts';
-import { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
-import { TEST_DATABASE_URL } from '../helpers/env.ts';
+import type { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
+import { mandateInputOf, openSimulator, pixKey, setSimDate } from './pix-automatico-setup.ts';
 
 /**
  * Pix Automático at the simulator (decision 0096): mandates answered by each payer persona, cycle
@@ -26,9 +25,7 @@ let orm: Orm;
 let sim: SimulatedGateway;
 
 beforeAll(async () => {
-  orm = await openOrm(TEST_DATABASE_URL, 5);
-  await migrateSimulator(orm);
-  sim = new SimulatedGateway(orm);
+  ({ orm, sim } = await openSimulator(5));
 });
 afterEach(() => {
   sim.now = () => new Date();
@@ -39,26 +36,10 @@ afterAll(async () => {
   await orm.close();
 });
 
-const key = (label: string) => `test:pix-automatico:${label}:${uuidv7()}`;
-const on = (date: string) => {
-  sim.now = () => new Date(`${date}T12:00:00Z`);
-};
-
-function mandateInput(overrides: Partial<MandateInput> = {}): MandateInput {
-  return {
-    reference: uuidv7(),
-    objectLabel: 'Plano Mensal',
-    debtor: { name: 'Ana Souza', taxId: '12345678909', email: 'ana@example.com' },
-    startDate: '2026-03-10',
-    endDate: null,
-    periodicity: 'monthly',
-    fixedAmount: 4_990,
-    minimumAmount: null,
-    retryPolicy: 'three_in_seven_days',
-    journey: 'journey_2',
-    ...overrides,
-  };
-}
+const key = (label: string) => pixKey('pix-automatico', label);
+const on = (date: string) => setSimDate(sim, date);
+const mandateInput = (overrides: Partial<MandateInput> = {}): MandateInput =>
+  mandateInputOf(overrides, 'ana@example.com');
 
 async function approvedMandate(persona: PixPayerPersona, overrides: Partial<MandateInput> = {}) {
   on('2026-03-01');

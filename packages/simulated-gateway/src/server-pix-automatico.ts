@@ -1,26 +1,53 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { cobrFromCharge, recFromMandate } from '../../../gateway/bcb-pix-automatico.ts';
+import {
+  bcbCancelamento,
+  bcbCobRSolicitada,
+  bcbCobSolicitada,
+  cobGeradaOf,
+  pixInputOfCob,
+  bcbRecSolicitada,
+  bcbSolicRecSolicitada,
+  bcbWebhookSolicitado,
+  chargeInputOfCobr,
+  mandateInputOfRec,
+  SANDBOX_RECEIVER,
+  solicRecFromMandate,
+} from '../../../gateway/bcb-pix-automatico-requests.ts';
 import { offersPixAutomatico, offersSandboxPixAutomatico } from '../../../gateway/capabilities.ts';
 import {
-  mandateChargeInputFromWire,
   mandateChargeToWire,
-  mandateInputFromWire,
   mandateToWire,
   wireAuthorizeMandate,
-  wireMandateChargeInput,
-  wireMandateInput,
-  wireMandateRetry,
   wirePayerMaximum,
   wireSettleMandateCharges,
 } from '../../../gateway/http-pix-automatico.ts';
 import { errorBody, IDEMPOTENCY_HEADER, ROUTES } from '../../../gateway/http-protocol.ts';
-import type { PaymentGateway } from '../../../gateway/port.ts';
+import type { GatewayMandate, GatewayMandateCharge, PaymentGateway, PixAutomatico } from '../../../gateway/port.ts';
+import type { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
+import { SANDBOX_PAYER_BANK } from './simulator-pix-rows.ts';
 
 /**
- * The simulated server's Pix Automático (gateway/http-pix-automatico.ts): the port's mandates and
- * cycle charges, and the sandbox's payer and bank, for a gateway that has them. A body that does not
- * parse is a 400, as the server's other routes answer it.
+ * The simulated server's Pix Automático in the BCB's Pix API (bacen/pix-api openapi.yaml 2.9): its
+ * paths, request bodies and answers (RecCompleta, SolicRecCompleta, CobRCompleta) and, once PUT
+ * /webhookrec and /webhookcobr name a URL, its webhooks (`{ recs }`, `{ cobsr }`). The mapping is the
+ * engine's (gateway/bcb-pix-automatico*.ts); test/gateway/simulator-bcb-wire.test.ts checks every
+ * payload against the schemas written from the specification. Beside the BCB's, as every POST of this
+ * server, a POST carries an Idempotency-Key; a PUT or PATCH is keyed by its path. The sandbox's payer
+ * and bank (`/v1/_sandbox/…`) are not the BCB's: they answer in the protocol's snake_case.
  */
+
+/** The simulator, which creates a mandate and a charge the ways the BCB's API does. */
+type BcbPixGateway = PaymentGateway &
+  PixAutomatico &
+  Pick<
+    SimulatorPixAutomatico,
+    'createFirstCharge' | 'createBcbMandate' | 'sendMandateRequest' | 'createMandateChargeAs' | 'bcbWebhooks'
+  >;
+
+const speaksBcb = (gateway: PaymentGateway): gateway is BcbPixGateway =>
+  offersPixAutomatico(gateway) && 'createBcbMandate' in gateway;
 
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -43,36 +70,79 @@ function keyOf(request: FastifyRequest): string {
   return key;
 }
 
+const rec = (mandate: GatewayMandate) => recFromMandate(mandate, SANDBOX_RECEIVER, SANDBOX_PAYER_BANK);
+const cobr = (charge: GatewayMandateCharge) => cobrFromCharge(charge, SANDBOX_RECEIVER);
+
+/** A location's id: increasing, and not reused after a restart (the simulator keeps no locations). */
+let lastLocation = Date.now();
+
 export function pixAutomaticoRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
-  if (!offersPixAutomatico(gateway)) return;
+  if (!speaksBcb(gateway)) return;
+  app.post(ROUTES.createMandateLocation.path, async (_request, reply) => {
+    const id = ++lastLocation;
+    const criacao = new Date().toISOString();
+    return reply.status(201).send({ id, location: `pix.sandbox.invalid/rec/${id}`, criacao });
+  });
+  app.put(ROUTES.createFirstCharge.path, async (request, reply) => {
+    const txid = idOf(request);
+    const cob = bodyOf(bcbCobSolicitada, request);
+    const pix = await gateway.createFirstCharge(txid, pixInputOfCob(cob, txid), `bcb:cob:${txid}`);
+    return reply.status(201).send(cobGeradaOf(pix, cob));
+  });
   app.post(ROUTES.createMandate.path, async (request, reply) => {
-    const input = mandateInputFromWire(bodyOf(wireMandateInput, request));
-    return reply.status(201).send(mandateToWire(await gateway.createMandate(input, keyOf(request))));
+    const { input, firstChargeTxid } = mandateInputOfRec(bodyOf(bcbRecSolicitada, request));
+    const creation = firstChargeTxid ? { firstPaymentId: firstChargeTxid } : { requestLater: true };
+    const mandate = await gateway.createBcbMandate(input, keyOf(request), creation);
+    return reply.status(201).send(rec(mandate));
   });
   app.get(ROUTES.getMandate.path, async (request, reply) => {
     const mandate = await gateway.getMandate(idOf(request));
-    if (!mandate) return reply.status(404).send(errorBody(404, `No mandate ${idOf(request)}`));
-    return mandateToWire(mandate);
+    if (!mandate) return reply.status(404).send(errorBody(404, `No rec ${idOf(request)}`));
+    return rec(mandate);
   });
-  app.post(ROUTES.cancelMandate.path, async (request) =>
-    mandateToWire(await gateway.cancelMandate(idOf(request), keyOf(request))),
-  );
-  app.post(ROUTES.createMandateCharge.path, async (request, reply) => {
-    const input = mandateChargeInputFromWire(bodyOf(wireMandateChargeInput, request));
-    return reply.status(201).send(mandateChargeToWire(await gateway.createMandateCharge(input, keyOf(request))));
+  app.patch(ROUTES.cancelMandate.path, async (request) => {
+    bodyOf(bcbCancelamento, request);
+    return rec(await gateway.cancelMandate(idOf(request), `bcb:cancel-rec:${idOf(request)}`));
+  });
+  app.post(ROUTES.sendMandateRequest.path, async (request, reply) => {
+    const { idRec, calendario } = bodyOf(bcbSolicRecSolicitada, request);
+    const mandate = await gateway.sendMandateRequest(idRec, calendario.dataExpiracaoSolicitacao, keyOf(request));
+    return reply.status(201).send(solicRecFromMandate(mandate, SANDBOX_PAYER_BANK));
+  });
+  cobrRoutes(app, gateway);
+  webhookRoutes(app, gateway);
+}
+
+function cobrRoutes(app: FastifyInstance, gateway: BcbPixGateway): void {
+  app.put(ROUTES.createMandateCharge.path, async (request, reply) => {
+    const txid = idOf(request);
+    const input = chargeInputOfCobr(bodyOf(bcbCobRSolicitada, request), txid);
+    return reply.status(201).send(cobr(await gateway.createMandateChargeAs(txid, input, `bcb:cobr:${txid}`)));
   });
   app.get(ROUTES.getMandateCharge.path, async (request, reply) => {
     const charge = await gateway.getMandateCharge(idOf(request));
-    if (!charge) return reply.status(404).send(errorBody(404, `No mandate charge ${idOf(request)}`));
-    return mandateChargeToWire(charge);
+    if (!charge) return reply.status(404).send(errorBody(404, `No cobr ${idOf(request)}`));
+    return cobr(charge);
   });
-  app.post(ROUTES.retryMandateCharge.path, async (request) => {
-    const { settlement_date: day } = bodyOf(wireMandateRetry, request);
-    return mandateChargeToWire(await gateway.retryMandateCharge(idOf(request), day, keyOf(request)));
+  app.post(ROUTES.retryMandateCharge.path, async (request, reply) => {
+    const { id, data } = request.params as { id: string; data: string };
+    return reply.status(201).send(cobr(await gateway.retryMandateCharge(id, data, keyOf(request))));
   });
-  app.post(ROUTES.cancelMandateCharge.path, async (request) =>
-    mandateChargeToWire(await gateway.cancelMandateCharge(idOf(request), keyOf(request))),
-  );
+  app.patch(ROUTES.cancelMandateCharge.path, async (request) => {
+    bodyOf(bcbCancelamento, request);
+    return cobr(await gateway.cancelMandateCharge(idOf(request), `bcb:cancel-cobr:${idOf(request)}`));
+  });
+}
+
+function webhookRoutes(app: FastifyInstance, gateway: BcbPixGateway): void {
+  app.put(ROUTES.setMandateWebhook.path, async (request) => {
+    gateway.bcbWebhooks.rec = bodyOf(bcbWebhookSolicitado, request).webhookUrl;
+    return {};
+  });
+  app.put(ROUTES.setMandateChargeWebhook.path, async (request) => {
+    gateway.bcbWebhooks.cobr = bodyOf(bcbWebhookSolicitado, request).webhookUrl;
+    return {};
+  });
 }
 
 /** The sandbox's payer and bank: only on a gateway that plays them (the simulator). */

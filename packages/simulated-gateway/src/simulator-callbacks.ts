@@ -48,12 +48,7 @@ export class CallbackDelivery {
 
   /** Sends each notice in the background; delivery failures are retried a few times, never thrown. */
   deliver(notices: GatewayCallback[]): void {
-    for (const notice of notices) {
-      const sending: Promise<void> = this.post(notice)
-        .catch(() => undefined)
-        .finally(() => this.inflight.delete(sending));
-      this.inflight.add(sending);
-    }
+    for (const notice of notices) this.track(() => this.post(notice));
   }
 
   /**
@@ -61,10 +56,20 @@ export class CallbackDelivery {
    * order of arrival is the order given (the faults that reorder notices rely on it).
    */
   deliverInOrder(notices: GatewayCallback[]): void {
-    const sending: Promise<void> = (async () => {
-      for (const notice of notices) await this.post(notice).catch(() => undefined);
-    })().finally(() => this.inflight.delete(sending));
-    this.inflight.add(sending);
+    this.track(async () => {
+      for (const notice of notices) await this.post(notice);
+    });
+  }
+
+  /**
+   * Posts JSON bodies to URLs of their own, unsigned (the BCB's webhooks, whose receiver authenticates
+   * the sender by mTLS), in the order given, retried as callbacks are.
+   */
+  deliverPlain(posts: { url: string; body: unknown }[]): void {
+    if (posts.length === 0) return;
+    this.track(async () => {
+      for (const { url, body } of posts) await this.postJson(url, JSON.stringify(body), {});
+    });
   }
 
   /** Waits out every delivery under way, including any started meanwhile. */
@@ -72,18 +77,26 @@ export class CallbackDelivery {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
+  private track(send: () => Promise<void>): void {
+    const sending: Promise<void> = send()
+      .catch(() => undefined)
+      .finally(() => this.inflight.delete(sending));
+    this.inflight.add(sending);
+  }
+
   private async post(notice: GatewayCallback): Promise<void> {
     const { callbackUrl: url, callbackSecret: secret } = this.callbacks;
     if (!url || !secret) return;
     const body = JSON.stringify(notice);
+    await this.postJson(url, body, { [CALLBACK_SIGNATURE_HEADER]: signCallback(secret, body, new Date()) });
+  }
+
+  private async postJson(url: string, body: string, headers: Record<string, string>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         const res = await request(url, {
           method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            [CALLBACK_SIGNATURE_HEADER]: signCallback(secret, body, new Date()),
-          },
+          headers: { 'content-type': 'application/json', ...headers },
           body,
           dispatcher: this.dispatcherFor(url),
           headersTimeout: 5000,

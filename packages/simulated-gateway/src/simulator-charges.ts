@@ -120,10 +120,20 @@ export async function endCardReview(sql: Sql, clock: () => Date, transactionId: 
   return recordCapture(sql, t.id, t.baseAmount, null);
 }
 
-export async function insertPixCharge(sql: Sql, clock: () => Date, input: PixChargeInput): Promise<GatewayTransaction> {
+/**
+ * A pix's id is its txid, as a PSP's cob is (26–35 letters and digits, no underscore): journey 3 names
+ * it as the rec's ativacao.dadosJornada.txid.
+ */
+const newPixTxid = () => newId('tr').replace('_', '');
+
+export async function insertPixCharge(
+  sql: Sql,
+  clock: () => Date,
+  input: PixChargeInput,
+  id = newPixTxid(),
+): Promise<GatewayTransaction> {
   const buyer = input.buyer ? await storeBuyer(sql, input.buyer) : null;
   const now = clock();
-  const id = newId('tr');
   const expiresAt = new Date(now.getTime() + input.expiresInSeconds * 1000);
   return insertTransaction(sql, {
     id,

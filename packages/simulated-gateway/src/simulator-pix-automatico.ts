@@ -25,6 +25,7 @@ import {
 import { transactionNotice } from './simulator-callbacks.ts';
 import { insertPixCharge } from './simulator-charges.ts';
 import { assertAmount, isoDate } from './simulator-input-checks.ts';
+import { pendingPix } from './simulator-pix-bcb.ts';
 import {
   historyEntry,
   insertAttempt,
@@ -39,6 +40,8 @@ import {
   newMandateId,
   newRequestId,
   newTxid,
+  simulatorToday,
+  withoutPersona,
   readAttempts,
   readCharge,
   toMandate,
@@ -51,7 +54,6 @@ import {
  * read from domain/pix-automatico.ts. `clock` is the simulator's; its UTC date is "today".
  */
 
-const today = (clock: () => Date) => clock().toISOString().slice(0, 10);
 /** A journey 1 request the caller gave no expiry lasts a week. */
 const DEFAULT_REQUEST_DAYS = 7;
 
@@ -83,17 +85,30 @@ function mandateQrCode(mandateId: string, reference: string, amount: number | nu
   return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
 }
 
+/**
+ * How the BCB's API creates a mandate (server-pix-automatico.ts), where the port creates it in one call:
+ * journey 3's first charge made before it (a pending pix, POST /rec's ativacao.dadosJornada.txid), and
+ * journey 1's request sent after it (POST /solicrec).
+ */
+export interface BcbMandateCreation {
+  firstPaymentId?: string;
+  requestLater?: boolean;
+}
+
 export async function insertMandate(
   sql: Sql,
   clock: () => Date,
   input: MandateInput,
   idempotencyKey: string,
   notices: GatewayCallback[],
+  bcb: BcbMandateCreation = {},
 ): Promise<GatewayMandate> {
   const now = clock();
-  const id = newMandateId(input.retryPolicy, today(clock), idempotencyKey);
+  const id = newMandateId(input.retryPolicy, simulatorToday(clock), idempotencyKey);
   let firstPaymentId: string | null = null;
-  if (input.journey === 'journey_3') {
+  if (bcb.firstPaymentId !== undefined) {
+    firstPaymentId = await pendingPix(sql, bcb.firstPaymentId);
+  } else if (input.journey === 'journey_3') {
     const firstCharge = input.firstCharge!;
     const pix: PixChargeInput = {
       reference: `${input.reference}:first-payment`,
@@ -112,8 +127,8 @@ export async function insertMandate(
     ? new Date(input.requestExpiresAt)
     : new Date(now.getTime() + DEFAULT_REQUEST_DAYS * 86_400_000);
   const request =
-    input.journey === 'journey_1'
-      ? { id: newRequestId(today(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
+    input.journey === 'journey_1' && !bcb.requestLater
+      ? { id: newRequestId(simulatorToday(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
       : null;
   const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
   const [row] = await sql(
@@ -143,6 +158,13 @@ export async function insertMandate(
   return toMandate(row!);
 }
 
+/** A charge's cancellation when its mandate ends: the cobr's codes are not the rec's (SLDB → SLBD, ACCL → ACCT). */
+const COBR_CANCELLATION: Record<string, { code: string; description: string }> = {
+  SLCR: { code: 'SLCR', description: 'Cancelado a pedido do recebedor' },
+  SLDB: { code: 'SLBD', description: 'Recorrência cancelada pelo usuário pagador' },
+  ACCL: { code: 'ACCT', description: 'Conta do pagador encerrada' },
+};
+
 /**
  * Ends a mandate (`cancellation`), and with it every charge not settled yet: their scheduled attempts
  * are cancelled, as the payer's bank drops a revoked mandate's schedule.
@@ -161,11 +183,31 @@ export async function endMandate(
      for update`,
     [mandate.id],
   );
+  const code = cancellation ? COBR_CANCELLATION[cancellation.code] : undefined;
+  const chargeCancellation = cancellation && { ...cancellation, ...(code ?? { code: 'OTHR' }) };
   for (const { id } of open) {
-    const charge = await cancelOpenCharge(sql, id, cancellation, at);
+    const charge = await cancelOpenCharge(sql, id, chargeCancellation, at);
     notices.push(mandateChargeNotice(charge, at));
   }
   return ended;
+}
+
+/**
+ * Ends a mandate with `cancellation` (and its open charges, endMandate) unless it is cancelled already,
+ * which is answered as it is; one in any other state `mayEnd` refuses is refused.
+ */
+export async function cancelMandateAs(
+  sql: Sql,
+  mandateId: string,
+  cancellation: NonNullable<GatewayMandate['cancellation']>,
+  at: Date,
+  notices: GatewayCallback[],
+  mayEnd: (status: GatewayMandate['status']) => boolean,
+): Promise<GatewayMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  if (mandate.status === 'cancelled') return withoutPersona(mandate);
+  if (!mayEnd(mandate.status)) throw new GatewayError(`Cannot cancel a mandate that is ${mandate.status}`, false);
+  return withoutPersona(await endMandate(sql, mandate, cancellation, at, notices));
 }
 
 /** The receiver cancels its mandate (USUARIO_RECEBEDOR, SLCR); a cancelled one is answered as it is. */
@@ -175,15 +217,9 @@ export async function cancelMandateByReceiver(
   mandateId: string,
   notices: GatewayCallback[],
 ): Promise<GatewayMandate> {
-  const mandate = await lockMandate(sql, mandateId);
-  if (mandate.status === 'cancelled') return toPort(mandate);
-  if (isMandateFinal(mandate.status))
-    throw new GatewayError(`Cannot cancel a mandate that is ${mandate.status}`, false);
   const cancellation = { code: 'SLCR', description: 'Cancelado a pedido do recebedor', by: 'receiver' as const };
-  return toPort(await endMandate(sql, mandate, cancellation, clock(), notices));
+  return cancelMandateAs(sql, mandateId, cancellation, clock(), notices, (status) => !isMandateFinal(status));
 }
-
-const toPort = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
 
 export async function insertMandateCharge(
   sql: Sql,
@@ -191,6 +227,7 @@ export async function insertMandateCharge(
   input: MandateChargeInput,
   idempotencyKey: string,
   notices: GatewayCallback[],
+  id = newTxid(idempotencyKey),
 ): Promise<GatewayMandateCharge> {
   const mandate = await lockMandate(sql, input.mandateId);
   if (mandate.status !== 'approved') {
@@ -212,8 +249,11 @@ export async function insertMandateCharge(
   // Too late for the payer's bank (less than two days before its due date) is refused. Too early is
   // not: a sandbox test clock runs a subscription months ahead of this simulator's own time, and the
   // engine keeps the window's opening itself (domain chargeSendDate; its tests check the days sent).
-  if (today(clock) > chargeWindow(input.dueDate).closes) {
-    throw new GatewayError(`The window to send a charge due on ${input.dueDate} closed before ${today(clock)}`, false);
+  if (simulatorToday(clock) > chargeWindow(input.dueDate).closes) {
+    throw new GatewayError(
+      `The window to send a charge due on ${input.dueDate} closed before ${simulatorToday(clock)}`,
+      false,
+    );
   }
   // One live charge per cycle: the payer's bank takes no second charge of the mandate for its due date.
   const [live] = await sql(
@@ -222,7 +262,6 @@ export async function insertMandateCharge(
   );
   if (live) throw new GatewayError(`The mandate has a charge due on ${input.dueDate} already (${live.id})`, false);
   const now = clock();
-  const id = newTxid(idempotencyKey);
   await sql(
     `insert into gateway_sim.mandate_charges (id, mandate_id, reference, due_date, amount, description, status,
        retry_policy, history, created_at)

@@ -8,8 +8,13 @@ import {
   type SandboxPixAutomatico,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type PixChargeInput,
   type PixPayerPersona,
+  type GatewayTransaction,
 } from '../../../gateway/port.ts';
+import { transactionNotice } from './simulator-callbacks.ts';
+import { insertPixCharge } from './simulator-charges.ts';
+import { cobrNotificationOf, recNotificationOf } from '../../../gateway/bcb-pix-automatico.ts';
 import { SimulatorBooks } from './simulator-books.ts';
 import { assertAmount, isoDate } from './simulator-input-checks.ts';
 import {
@@ -19,9 +24,11 @@ import {
   insertMandate,
   insertMandateCharge,
   retryCharge,
+  type BcbMandateCreation,
 } from './simulator-pix-automatico.ts';
+import { sendMandateRequest } from './simulator-pix-bcb.ts';
 import { authorize, revoke, setMaximum, settleDue } from './simulator-pix-payers.ts';
-import { readCharge, readMandate } from './simulator-pix-rows.ts';
+import { readCharge, readMandate, recordOfNotice, withoutPersona } from './simulator-pix-rows.ts';
 import { newId } from './simulator-rows.ts';
 
 /**
@@ -30,18 +37,51 @@ import { newId } from './simulator-rows.ts';
  * Every change is followed by its `mandate.updated` / `mandate_charge.updated` callbacks.
  */
 export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomatico, SandboxPixAutomatico {
+  /**
+   * The BCB's webhooks (PUT /webhookrec, /webhookcobr): each notice of a rec or a cobr is also posted
+   * to `<rec>/rec` as `{ recs: [...] }` or `<cobr>/cobr` as `{ cobsr: [...] }`, as the record stood.
+   */
+  readonly bcbWebhooks: { rec?: string; cobr?: string } = {};
+
   async createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate> {
-    assertMandateInput(input);
+    return this.createBcbMandate(input, idempotencyKey, {});
+  }
+
+  /** As the BCB's POST /rec creates it: journey 3 on a pix made before, journey 1 without its request yet. */
+  async createBcbMandate(
+    input: MandateInput,
+    idempotencyKey: string,
+    bcb: BcbMandateCreation,
+  ): Promise<GatewayMandate> {
+    // A journey 3 mandate on a pix made before has no firstCharge to check: the pix is checked instead.
+    assertMandateInput(bcb.firstPaymentId === undefined ? input : { ...input, journey: 'journey_2' });
     return this.pixOnce(idempotencyKey, 'create_mandate', (sql, notices) =>
-      insertMandate(sql, this.clock, input, idempotencyKey, notices),
+      insertMandate(sql, this.clock, input, idempotencyKey, notices, bcb),
+    );
+  }
+
+  /**
+   * Journey 3's immediate charge with the txid its receiver chose (the BCB's PUT /cob/{txid}): a pix
+   * of the simulator's, as the embedded journey 3 makes one, once per key.
+   */
+  async createFirstCharge(txid: string, input: PixChargeInput, idempotencyKey: string): Promise<GatewayTransaction> {
+    return this.pixOnce(idempotencyKey, 'create_pix_charge', async (sql, notices) => {
+      const transaction = await insertPixCharge(sql, this.clock, input, txid);
+      notices.push(transactionNotice(transaction, this.now()));
+      return transaction;
+    });
+  }
+
+  /** Journey 1's request to the payer's bank (POST /solicrec), once per key. */
+  async sendMandateRequest(mandateId: string, expiresAt: string, idempotencyKey: string): Promise<GatewayMandate> {
+    return this.pixOnce(idempotencyKey, 'send_mandate_request', (sql) =>
+      sendMandateRequest(sql, this.clock, mandateId, expiresAt, idempotencyKey),
     );
   }
 
   async getMandate(mandateId: string): Promise<GatewayMandate | null> {
     const mandate = await readMandate((text, params) => this.db.query(text, params), mandateId);
-    if (!mandate) return null;
-    const { persona: _persona, ...port } = mandate;
-    return port;
+    return mandate ? withoutPersona(mandate) : null;
   }
 
   async cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate> {
@@ -51,10 +91,19 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
   }
 
   async createMandateCharge(input: MandateChargeInput, idempotencyKey: string): Promise<GatewayMandateCharge> {
+    return this.createMandateChargeAs(undefined, input, idempotencyKey);
+  }
+
+  /** The charge with the txid its receiver chose (the BCB's PUT /cobr/{txid}); else one formed from the key. */
+  async createMandateChargeAs(
+    txid: string | undefined,
+    input: MandateChargeInput,
+    idempotencyKey: string,
+  ): Promise<GatewayMandateCharge> {
     assertAmount(input.amount);
     if (!isoDate.test(input.dueDate)) throw new GatewayError('dueDate must be a date YYYY-MM-DD', false);
     return this.pixOnce(idempotencyKey, 'create_mandate_charge', (sql, notices) =>
-      insertMandateCharge(sql, this.clock, input, idempotencyKey, notices),
+      insertMandateCharge(sql, this.clock, input, idempotencyKey, notices, txid),
     );
   }
 
@@ -121,10 +170,24 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
 
   /** Sends a change's notices; under the `mandateNoticesTwiceReversed` fault, Pix Automático's come reversed and twice. */
   protected deliverPixNotices(notices: GatewayCallback[]): void {
-    if (!this.faults.mandateNoticesTwiceReversed) return this.delivery.deliver(notices);
+    const twiceReversed = this.faults.mandateNoticesTwiceReversed === true;
     const isPix = (n: GatewayCallback) => n.type === 'mandate.updated' || n.type === 'mandate_charge.updated';
+    const pix = twiceReversed ? notices.filter(isPix).reverse() : notices.filter(isPix);
+    const webhooks = twiceReversed ? [...pix, ...pix] : pix;
+    this.delivery.deliverPlain(webhooks.flatMap((n) => this.bcbWebhookOf(n)));
+    if (!twiceReversed) return this.delivery.deliver(notices);
     this.delivery.deliver(notices.filter((n) => !isPix(n)));
-    const reversed = notices.filter(isPix).reverse();
-    this.delivery.deliverInOrder([...reversed, ...reversed.map((n) => ({ ...n, id: newId('cb') }))]);
+    this.delivery.deliverInOrder([...pix, ...pix.map((n) => ({ ...n, id: newId('cb') }))]);
+  }
+
+  /** The BCB's webhook post of a notice, when one is registered for its kind. */
+  private bcbWebhookOf(notice: GatewayCallback): { url: string; body: unknown }[] {
+    const record = recordOfNotice(notice);
+    const { rec, cobr } = this.bcbWebhooks;
+    if (record && 'mandate' in record && rec)
+      return [{ url: `${rec}/rec`, body: { recs: [recNotificationOf(record.mandate)] } }];
+    if (record && 'charge' in record && cobr)
+      return [{ url: `${cobr}/cobr`, body: { cobsr: [cobrNotificationOf(record.charge)] } }];
+    return [];
   }
 }

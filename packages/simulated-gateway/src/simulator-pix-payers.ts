@@ -8,7 +8,7 @@ import {
   type PixPayerPersona,
 } from '../../../gateway/port.ts';
 import { transactionNotice } from './simulator-callbacks.ts';
-import { endMandate, lastRetryDay } from './simulator-pix-automatico.ts';
+import { cancelMandateAs, endMandate, lastRetryDay } from './simulator-pix-automatico.ts';
 import {
   brasiliaTime,
   lockCharge,
@@ -21,12 +21,12 @@ import {
   moveMandate,
   readAttempts,
   toStoredMandate,
+  withoutPersona,
+  type PixReasonCode,
   type StoredAttempt,
   type StoredMandate,
 } from './simulator-pix-rows.ts';
 import { authorizationCode, lockTransaction, recordCapture } from './simulator-transactions.ts';
-
-type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
 
 /**
  * The sandbox's payers and their bank (gateway/port.ts SandboxPixAutomatico): a mandate is answered,
@@ -153,8 +153,6 @@ async function answer(sql: Sql, mandate: StoredMandate, now: Date, notices: Gate
   return answered;
 }
 
-const withoutPersona = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
-
 /** The payer revokes an approved mandate in their bank's app (USUARIO_PAGADOR, SLDB); a cancelled one is as it is. */
 export async function revoke(
   sql: Sql,
@@ -162,10 +160,8 @@ export async function revoke(
   mandateId: string,
   notices: GatewayCallback[],
 ): Promise<GatewayMandate> {
-  const mandate = await lockMandate(sql, mandateId);
-  if (mandate.status === 'cancelled') return withoutPersona(mandate);
-  if (mandate.status !== 'approved') throw new GatewayError(`Cannot revoke a mandate that is ${mandate.status}`, false);
-  return withoutPersona(await endMandate(sql, mandate, { ...reason('SLDB'), by: 'payer' }, clock(), notices));
+  const cancellation = { ...reason('SLDB'), by: 'payer' as const };
+  return cancelMandateAs(sql, mandateId, cancellation, clock(), notices, (status) => status === 'approved');
 }
 
 /** The payer sets their maximum per charge (null: none); their bank never lets it under the receiver's minimum. */

@@ -9,7 +9,7 @@ import { newId } from './simulator-rows.ts';
 import { bcbEndToEndIdOf, bcbRecIdOf, bcbSolicRecIdOf, bcbTxidOf } from '../../../gateway/bcb-pix-automatico-words.ts';
 
 type GatewayMandateAttempt = GatewayMandateCharge['attempts'][number];
-type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
+export type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
 
 /**
  * Pix Automático's rows (gateway_sim.mandates, mandate_charges, mandate_attempts) as the port's
@@ -19,6 +19,8 @@ type PixReasonCode = NonNullable<GatewayMandate['rejection']>;
 /** The simulated receiver's PSP and the payers' bank, as ISPB-like 8-digit agent ids. */
 const RECEIVER_ISPB = '99999003';
 const PAYER_ISPB = '99999004';
+/** The payers' bank as the BCB's payloads name it (a rec's pagador, a solicrec's destinatario). */
+export const SANDBOX_PAYER_BANK = { ispb: PAYER_ISPB, account: '0000001', branch: '0001' };
 
 /**
  * The BCB's ids (gateway/bcb-pix-automatico-words.ts), formed from the idempotency key of the call that
@@ -78,6 +80,12 @@ export const toStoredMandate = (row: Row): StoredMandate => ({
   ...toMandate(row),
   persona: (row.persona as string | null) ?? null,
 });
+
+/** The port's record of a stored mandate (the payer it plays is the sandbox's secret). */
+export const withoutPersona = ({ persona: _persona, ...mandate }: StoredMandate): GatewayMandate => mandate;
+
+/** The simulator's "today": its clock's UTC date. */
+export const simulatorToday = (clock: () => Date) => clock().toISOString().slice(0, 10);
 
 /** An attempt as stored: its number (0 the first, 1–3 the retries) besides the port's record. */
 export type StoredAttempt = GatewayMandateAttempt & { number: number };
@@ -218,18 +226,25 @@ export async function insertAttempt(
   );
 }
 
+/** The record a notice was made of, as it stood then: what the BCB's webhook of that notice tells. */
+export type NoticeRecord = { mandate: GatewayMandate } | { charge: GatewayMandateCharge };
+const noticeRecords = new WeakMap<GatewayCallback, NoticeRecord>();
+export const recordOfNotice = (notice: GatewayCallback) => noticeRecords.get(notice);
+
 export function mandateNotice(mandate: GatewayMandate, occurredAt: Date): GatewayCallback {
-  return {
+  const notice: GatewayCallback = {
     id: newId('cb'),
     type: 'mandate.updated',
     mandateId: mandate.id,
     status: mandate.status,
     occurredAt: occurredAt.toISOString(),
   };
+  noticeRecords.set(notice, { mandate });
+  return notice;
 }
 
 export function mandateChargeNotice(charge: GatewayMandateCharge, occurredAt: Date): GatewayCallback {
-  return {
+  const notice: GatewayCallback = {
     id: newId('cb'),
     type: 'mandate_charge.updated',
     mandateChargeId: charge.id,
@@ -237,4 +252,6 @@ export function mandateChargeNotice(charge: GatewayMandateCharge, occurredAt: Da
     status: charge.status,
     occurredAt: occurredAt.toISOString(),
   };
+  noticeRecords.set(notice, { charge });
+  return notice;
 }
