@@ -58,7 +58,9 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
       const s = await findSubscription(em, input.subscriptionId);
       const customer = s ? await findCustomerByKey(em, s.organizationId, { id: s.customerId }) : null;
       const price = s ? await checkoutPriceTerms(em, s.priceId) : undefined;
-      const periodicity = price?.priceInterval ? periodicityOf(price.priceInterval, price.priceIntervalCount ?? 1) : null;
+      const periodicity = price?.priceInterval
+        ? periodicityOf(price.priceInterval, price.priceIntervalCount ?? 1)
+        : null;
       if (!s || !customer?.name || !customer.taxId || !periodicity) {
         throw ApplicationFailure.nonRetryable('The subscription cannot have a mandate', 'MandateNotAllowed');
       }

@@ -285,7 +285,11 @@ export interface SubscriptionActivities {
    * `switched` (recurrence_billing pix_automatico, with subscription.updated), `later` (the mandate
    * starts after that date), or `none` (no approved mandate now, or the subscription is not manual).
    */
-  adoptApprovedMandate(input: { subscriptionId: string; dueDate: string; at: string }): Promise<'switched' | 'later' | 'none'>;
+  adoptApprovedMandate(input: {
+    subscriptionId: string;
+    dueDate: string;
+    at: string;
+  }): Promise<'switched' | 'later' | 'none'>;
   openRenewalCheckout(input: {
     subscriptionId: string;
     period: number;
