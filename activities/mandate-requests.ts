@@ -111,6 +111,13 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
       return sight(await syncMandate(deps.orm, gateway, row));
     },
 
+    ...adoptionActivities(deps, rail),
+  } satisfies MandateActivities & Pick<SubscriptionActivities, 'adoptApprovedMandate'>;
+}
+
+/** A manual subscription adopts its approved mandate, between its periods (workflows/subscription-mandate-switch.ts). */
+function adoptionActivities(deps: { orm: Orm }, rail: () => PixAutomatico) {
+  return {
     async adoptApprovedMandate(input: { subscriptionId: string; dueDate: string; at: string }) {
       const mandate = await mandateOfSubscription(deps.orm.em.fork(), input.subscriptionId);
       if (mandate?.status !== 'approved') return 'none' as const;
@@ -126,7 +133,7 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
         return 'switched' as const;
       });
     },
-  } satisfies MandateActivities & Pick<SubscriptionActivities, 'adoptApprovedMandate'>;
+  } satisfies Pick<SubscriptionActivities, 'adoptApprovedMandate'>;
 }
 
 /** The insert met the one-live-mandate-per-subscription index (migration 0036). */

@@ -112,13 +112,3 @@ export function firstMandateDueDate(periodEnd: number, periodicity: MandatePerio
   const due = periodDueDate(periodEnd);
   return chargeSendDate(due, brasiliaDate(now)) !== null ? due : cycleDueDate(due, periodicity, 2);
 }
-
-/**
- * Whether a subscription whose current period ends at `periodEnd` may bill its next period through an
- * approved mandate starting on `startDate`: the mandate covers that due date and its charge can still
- * be sent in time. Otherwise the period renews as before, and the next one is billed by the mandate.
- */
-export function mandateBillsNextPeriod(periodEnd: number, startDate: string, now: number): boolean {
-  const due = periodDueDate(periodEnd);
-  return startDate <= due && chargeSendDate(due, brasiliaDate(now)) !== null;
-}

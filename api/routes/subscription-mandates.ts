@@ -70,30 +70,7 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
     },
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
-      const em = deps.orm.em.fork();
-      const s = isUuid(request.params.id) ? await findOwnSubscription(em, { organizationId }, request.params.id) : null;
-      if (!s) throw notFound('Subscription');
-      const [price, customer, live] = await Promise.all([
-        checkoutPriceTerms(em, s.priceId),
-        findCustomerByKey(em, organizationId, { id: s.customerId }),
-        liveMandateOfSubscription(em, s.id),
-      ]);
-      const refusal = mandateRequestRefusal({
-        subscription: s,
-        price: {
-          id: s.priceId,
-          type: price?.priceType ?? 'one_time',
-          interval: price?.priceInterval ?? null,
-          intervalCount: price?.priceIntervalCount ?? null,
-        },
-        customer: { name: customer?.name ?? null, taxId: customer?.taxId?.number ?? null },
-        rails: {
-          gatewayRecurrence: offersRecurringBilling(deps.gateway),
-          pixAutomatico: offersPixAutomatico(deps.gateway),
-        },
-        liveMandate: live?.status ?? null,
-      });
-      if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
+      const s = await eligibleSubscription(deps, organizationId, request.params.id);
       const input: MandateWorkflowInput = {
         mandateId: uuidv7(),
         organizationId,
@@ -102,29 +79,60 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
         journey: request.body.journey,
         answerBy: new Date(Date.now() + request.body.expires_in_days * DAY_MS).toISOString(),
       };
-      const startWorkflowOperation = new WithStartWorkflowOperation<MandateWorkflow>('mandateWorkflow', {
-        workflowId: mandateWorkflowId(input.mandateId),
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: organizationId },
-          { key: SUBSCRIPTION_ID, value: s.id },
-          { key: CUSTOMER_ID, value: s.customerId },
-        ],
-        memo: { journey: input.journey, answerBy: input.answerBy },
-      });
-      try {
-        const created = await deps.temporal.workflow.executeUpdateWithStart(mandateCreationUpdate, {
-          startWorkflowOperation,
-        });
-        return reply.status(201).send(created as never);
-      } catch (err) {
-        throw creationError(err);
-      }
+      return reply.status(201).send((await startMandate(deps, input)) as never);
     },
   );
 };
+
+/** The organization's subscription `id`, when its payer may be asked for a mandate; else the refusal (404, 409, 422). */
+async function eligibleSubscription(deps: RouteDeps, organizationId: string, id: string) {
+  const em = deps.orm.em.fork();
+  const s = isUuid(id) ? await findOwnSubscription(em, { organizationId }, id) : null;
+  if (!s) throw notFound('Subscription');
+  const [price, customer, live] = await Promise.all([
+    checkoutPriceTerms(em, s.priceId),
+    findCustomerByKey(em, organizationId, { id: s.customerId }),
+    liveMandateOfSubscription(em, s.id),
+  ]);
+  const refusal = mandateRequestRefusal({
+    subscription: s,
+    price: {
+      id: s.priceId,
+      type: price?.priceType ?? 'one_time',
+      interval: price?.priceInterval ?? null,
+      intervalCount: price?.priceIntervalCount ?? null,
+    },
+    customer: { name: customer?.name ?? null, taxId: customer?.taxId?.number ?? null },
+    rails: {
+      gatewayRecurrence: offersRecurringBilling(deps.gateway),
+      pixAutomatico: offersPixAutomatico(deps.gateway),
+    },
+    liveMandate: live?.status ?? null,
+  });
+  if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
+  return s;
+}
+
+/** Starts the mandate's workflow with its creation Update, and answers with what the Update answers. */
+async function startMandate(deps: RouteDeps, input: MandateWorkflowInput) {
+  const startWorkflowOperation = new WithStartWorkflowOperation<MandateWorkflow>('mandateWorkflow', {
+    workflowId: mandateWorkflowId(input.mandateId),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: [
+      { key: ORGANIZATION_ID, value: input.organizationId },
+      { key: SUBSCRIPTION_ID, value: input.subscriptionId },
+      { key: CUSTOMER_ID, value: input.customerId },
+    ],
+    memo: { journey: input.journey, answerBy: input.answerBy },
+  });
+  try {
+    return await deps.temporal.workflow.executeUpdateWithStart(mandateCreationUpdate, { startWorkflowOperation });
+  } catch (err) {
+    throw creationError(err);
+  }
+}
 
 /** The workflow's refusals as the API's errors: either way no mandate was kept. */
 function creationError(err: unknown): unknown {

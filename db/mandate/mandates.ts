@@ -167,10 +167,7 @@ export async function mandateOfSubscription(em: EntityManager, subscriptionId: s
 }
 
 /** The subscription's live mandate (created or approved), if it has one. */
-export async function liveMandateOfSubscription(
-  em: EntityManager,
-  subscriptionId: string,
-): Promise<MandateRow | null> {
+export async function liveMandateOfSubscription(em: EntityManager, subscriptionId: string): Promise<MandateRow | null> {
   const row = await kyselyOf(em)
     .selectFrom('mandates')
     .selectAll()
