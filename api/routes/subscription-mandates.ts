@@ -13,9 +13,9 @@ import { findCustomerByKey } from '../../db/customer/customers.ts';
 import { liveMandateOfSubscription } from '../../db/mandate/mandates.ts';
 import { findOwnSubscription } from '../../db/subscription/rows.ts';
 import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
-import { mandateRequestRefusal, mandateWorkflowId } from '../../domain/mandate-requests.ts';
-import { CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../../domain/search-attributes.ts';
+import { mandateRequestRefusal } from '../../domain/mandate-requests.ts';
 import { offersPixAutomatico, offersRecurringBilling } from '../../gateway/capabilities.ts';
+import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid, validationErrors } from '../../use-cases/schemas/common.ts';
 import { organizationCredential } from '../plugins/auth.ts';
@@ -116,16 +116,8 @@ async function eligibleSubscription(deps: RouteDeps, organizationId: string, id:
 /** Starts the mandate's workflow with its creation Update, and answers with what the Update answers. */
 async function startMandate(deps: RouteDeps, input: MandateWorkflowInput) {
   const startWorkflowOperation = new WithStartWorkflowOperation<MandateWorkflow>('mandateWorkflow', {
-    workflowId: mandateWorkflowId(input.mandateId),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
+    ...mandateWorkflowStart(deps.config.TEMPORAL_TASK_QUEUE, input),
     workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: input.organizationId },
-      { key: SUBSCRIPTION_ID, value: input.subscriptionId },
-      { key: CUSTOMER_ID, value: input.customerId },
-    ],
-    memo: { journey: input.journey, answerBy: input.answerBy },
   });
   try {
     return await deps.temporal.workflow.executeUpdateWithStart(mandateCreationUpdate, { startWorkflowOperation });

@@ -4,7 +4,8 @@ import { temporal } from '@temporalio/proto';
 import { uuidv7 } from 'uuidv7';
 import { mandateAnswerSignal, type MandateWorkflowInput } from '../../contracts/mandate.ts';
 import type { PixPayerPersona } from '../../contracts/pix-automatico.ts';
-import { mandateWorkflowId, MANDATE_EXPIRY_GRACE_MS } from '../../domain/mandate-requests.ts';
+import { MANDATE_EXPIRY_GRACE_MS } from '../../domain/mandate-requests.ts';
+import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { APPROVE, DAY, stateOf, useSubscriptionWorkflows, type Handle } from '../helpers/subscription-workflows.ts';
 import { waitFor } from '../helpers/processes.ts';
 
@@ -37,20 +38,16 @@ async function askForMandate(
 ) {
   const mandateId = uuidv7();
   const answerBy = new Date((await kit.env.currentTimeMs()) + answerInMs).toISOString();
-  const handle = await sub.client.start('mandateWorkflow', {
-    workflowId: mandateWorkflowId(mandateId),
-    taskQueue: `${PREFIX}-${s.id}`,
-    args: [
-      {
-        mandateId,
-        organizationId: s.organizationId,
-        subscriptionId: s.id,
-        customerId: s.customerId,
-        journey,
-        answerBy,
-      } satisfies MandateWorkflowInput,
-    ],
-  });
+  const input: MandateWorkflowInput = {
+    mandateId,
+    organizationId: s.organizationId,
+    subscriptionId: s.id,
+    customerId: s.customerId,
+    journey,
+    answerBy,
+  };
+  // As the API starts it: its id, search attributes and memo.
+  const handle = await sub.client.start('mandateWorkflow', mandateWorkflowStart(`${PREFIX}-${s.id}`, input));
   // Recorded in its created state before the payer says anything.
   const created = await waitFor(
     async () => (await sql('select * from mandates where id = ?', [mandateId]))[0] as Record<string, any> | undefined,
