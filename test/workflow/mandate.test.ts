@@ -7,6 +7,7 @@ import type { PixPayerPersona } from '../../contracts/pix-automatico.ts';
 import { MANDATE_EXPIRY_GRACE_MS } from '../../domain/mandate-requests.ts';
 import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { APPROVE, DAY, stateOf, useSubscriptionWorkflows, type Handle } from '../helpers/subscription-workflows.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { waitFor } from '../helpers/processes.ts';
 
 /**
@@ -108,6 +109,7 @@ describe('a mandate asked of a manual subscription’s payer', () => {
       const second = await askForMandate(sub, s, 'qr_code', 7 * DAY);
       await payerAnswers(second.handle, second.created.gateway_mandate_id, 'approves');
       expect(await outcomeOf(second.handle)).toBe('approved');
+      await recordHistory(kit.env.client, 'mandate-approved', second.handle.workflowId);
       await waitFor(async () => (await row(s.id)).recurrence_billing === 'pix_automatico', {
         what: 'the subscription to adopt the mandate',
         timeoutMs: 30_000,
