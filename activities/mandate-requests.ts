@@ -51,7 +51,7 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
   const sight = (row: MandateRow): MandateSight => ({ status: row.status, startDate: row.startDate });
 
   return {
-    async requestMandate(input: MandateWorkflowInput): Promise<MandateRecord> {
+    async requestMandate(input: MandateWorkflowInput & { at: string }): Promise<MandateRecord> {
       const em = deps.orm.em.fork();
       const recorded = await mandateById(em, input.mandateId);
       if (recorded) return mandateEventData(recorded); // a retry after the row was written
@@ -73,7 +73,7 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
             reference: s.id,
             objectLabel: label.slice(0, 35),
             debtor: { name: customer.name!, taxId: customer.taxId!.number, email: customer.email },
-            startDate: firstMandateDueDate(new Date(s.currentPeriodEnd).getTime(), periodicity, Date.now()),
+            startDate: firstMandateDueDate(new Date(s.currentPeriodEnd).getTime(), periodicity, Date.parse(input.at)),
             endDate: null,
             periodicity,
             fixedAmount: null,
@@ -85,7 +85,8 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
           mandateRequestKey(input.mandateId),
         ),
       );
-      const owner = { ...input, currency: s.currency };
+      const { organizationId, subscriptionId, customerId } = input;
+      const owner = { organizationId, subscriptionId, customerId, currency: s.currency };
       try {
         return mandateEventData(await writeMandate(deps.orm, owner, seen, null, input.mandateId));
       } catch (err) {

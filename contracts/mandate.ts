@@ -42,8 +42,11 @@ export interface MandateSight {
 }
 
 export interface MandateActivities {
-  /** Creates the mandate at the gateway (keyed by our id) and writes our row in its `created` state, with mandate.created. */
-  requestMandate(input: MandateWorkflowInput): Promise<MandateRecord>;
+  /**
+   * Creates the mandate at the gateway (keyed by our id) and writes our row in its `created` state, with
+   * mandate.created. `at`: the workflow's time, from which the first due date it bills is chosen.
+   */
+  requestMandate(input: MandateWorkflowInput & { at: string }): Promise<MandateRecord>;
   /** The mandate as the gateway has it now, written (with mandate.<status> when it moved). */
   readRequestedMandate(mandateId: string): Promise<MandateSight>;
   /** The receiver withdraws a mandate the payer did not answer in time (or whose subscription ended). */

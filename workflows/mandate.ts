@@ -62,7 +62,7 @@ export async function mandateWorkflow(input: MandateWorkflowInput): Promise<Mand
   });
 
   try {
-    run.created = await gateway.requestMandate(input);
+    run.created = await gateway.requestMandate({ ...input, at: new Date().toISOString() });
   } catch (err) {
     if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
     run.refusal = ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
