@@ -19,6 +19,7 @@ import { createSubscriptionCardActivities } from './subscription-card.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createMandateCycleActivities } from './mandate-cycles.ts';
+import { createMandateRequestActivities } from './mandate-requests.ts';
 import { createSubscriptionSaleActivities } from './subscription-sales.ts';
 import { createSubscriptionSaleUpdateActivities } from './subscription-sale-update.ts';
 import { createRenewalCheckoutActivities } from './renewal-checkouts.ts';
@@ -36,6 +37,7 @@ import type { PaymentNoticeActivities } from '../contracts/payment-notice.ts';
 import type { GatewayRefundActivities, RefundActivities } from '../contracts/refund.ts';
 import type { DisputeActivities } from '../contracts/dispute.ts';
 import type { SubscriptionActivities } from '../contracts/subscription.ts';
+import type { MandateActivities } from '../contracts/mandate.ts';
 import type { SweepActivities } from '../contracts/sweep.ts';
 import type { ReconciliationActivities } from '../contracts/reconciliation.ts';
 import type { WebhookDeliveryActivities } from '../contracts/webhook-delivery.ts';
@@ -77,6 +79,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDirectTransactionActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createMandateCycleActivities(deps),
+    ...createMandateRequestActivities(deps),
     ...createSubscriptionSaleActivities(deps),
     ...createSubscriptionSaleUpdateActivities(deps),
     ...createInvoiceActivities(deps),
@@ -97,6 +100,7 @@ export function createActivities(deps: ActivityDeps) {
   // Every workflow's activity interface, implemented whole: a method missing or of another shape fails here.
   return activities satisfies CheckoutActivities &
     SubscriptionActivities &
+    MandateActivities &
     InvoiceActivities &
     RefundActivities &
     GatewayRefundActivities &

@@ -212,7 +212,7 @@ async function chargeOf(
 }
 
 /** The mandate as the gateway has it now, written (with its event when its status moved). */
-async function syncMandate(orm: Orm, gateway: PixAutomatico, mandate: MandateRow): Promise<MandateRow> {
+export async function syncMandate(orm: Orm, gateway: PixAutomatico, mandate: MandateRow): Promise<MandateRow> {
   const seen = await callGateway(() => gateway.getMandate(mandate.gatewayMandateId));
   return seen ? writeMandate(orm, mandate, seen, mandate.status) : mandate;
 }
@@ -234,17 +234,18 @@ async function syncEndedCharges(orm: Orm, gateway: PixAutomatico, mandate: Manda
  * A sight of the mandate written through its repository, with `mandate.created` on the first and
  * `mandate.<status>` whenever its status moved (a stale or repeated sight writes nothing).
  */
-async function writeMandate(
+export async function writeMandate(
   orm: Orm,
   owner: { organizationId: string; subscriptionId: string; customerId: string; currency: string },
   seen: GatewayMandate,
   known: MandateStatus | null,
+  id?: string,
 ): Promise<MandateRow> {
   return orm.em.fork().transactional(async (tx) => {
     const { organizationId, subscriptionId, customerId, currency } = owner;
     const written = await upsertMandate(
       tx,
-      { organizationId, subscriptionId, customerId, currency, gateway: seen },
+      { organizationId, subscriptionId, customerId, currency, gateway: seen, ...(id ? { id } : {}) },
       new Date(),
     );
     const { row, previousStatus } = written;

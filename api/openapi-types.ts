@@ -1111,6 +1111,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/subscriptions/{id}/mandates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask a subscription's payer for a Pix Automático mandate
+     * @description For an active or trialing subscription billed manually (`recurrence_billing: manual`), whose price is weekly, monthly, quarterly, semiannual or yearly, in BRL, whose customer has a name and a CPF or CNPJ, on a gateway with Pix Automático. Answers 201 with the mandate, `created`: journey 2 (`qr_code`) with its `qr_code` to show the payer; journey 1 (`request`) with the `request` pushed to the payer's bank and when it expires. The payer answers in their bank’s app: approved (`mandate.approved`), the subscription bills its next period through the mandate (`recurrence_billing` becomes `pix_automatico` before that period, `subscription.updated`; when its charge can no longer be sent in time, from the period after); rejected or expired (`mandate.rejected`, `mandate.expired`), nothing changes. A QR code unanswered by expires_in_days is withdrawn (`mandate.cancelled`). A subscription with a mandate waiting or approved answers 409 `mandate_exists`; a rejected, expired or cancelled one may be replaced. A subscription not billed manually, not active or trialing, or canceling at period end answers 409 `subscription_not_eligible`. Scope: subscriptions:write.
+     */
+    post: operations['createSubscriptionMandate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/mandates': {
     parameters: {
       query?: never;
@@ -3194,6 +3214,15 @@ export interface components {
       };
       /** @description The copy-and-paste QR code while it waits for the payer */
       qr_code: string | null;
+      /** @description Journey 1: the request pushed to the payer's bank, as last seen; null for the other journeys */
+      request: {
+        /** @description The request's id at the payer's bank (the BCB's idSolicRec) */
+        id: string;
+        /** @enum {string} */
+        status: 'created' | 'sent' | 'received' | 'rejected' | 'accepted' | 'expired' | 'cancelled';
+        /** @description When the request expires unanswered */
+        expires_at: string;
+      } | null;
       rejection: {
         code: string;
         description: string;
@@ -17191,6 +17220,176 @@ export interface operations {
       };
     };
   };
+  createSubscriptionMandate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description request: journey 1, a request pushed to the payer's bank (they answer in its app); qr_code: journey 2, a QR code that only authorizes (show it to the payer)
+           * @enum {string}
+           */
+          journey: 'request' | 'qr_code';
+          /**
+           * @description How long the payer has to answer: the request expires then; an unanswered QR code is withdrawn (cancelled by the receiver) shortly after. 7 by default
+           * @default 7
+           */
+          expires_in_days?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Mandate'];
+        };
+      };
+      /** @description Invalid request: the request breaks this document (the detail names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description The credential lacks the scope or role this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description No such record visible to this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description In conflict with the state of the record, or with a request still running under the same Idempotency-Key */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `pix_automatico_not_allowed`: the price is not weekly to yearly, or the subscription not in BRL; `pix_automatico_unavailable`: the gateway offers no Pix Automático; `customer_name_required`: the customer has no name (the mandate names its debtor); `customer_tax_id_required`: the customer has no CPF or CNPJ; `gateway_refused`: the gateway refused to create the mandate; nothing was created. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   listMandates: {
     parameters: {
       query?: {
@@ -17381,6 +17580,15 @@ export interface operations {
             };
             /** @description The copy-and-paste QR code while it waits for the payer */
             qr_code: string | null;
+            /** @description Journey 1: the request pushed to the payer's bank, as last seen; null for the other journeys */
+            request: {
+              /** @description The request's id at the payer's bank (the BCB's idSolicRec) */
+              id: string;
+              /** @enum {string} */
+              status: 'created' | 'sent' | 'received' | 'rejected' | 'accepted' | 'expired' | 'cancelled';
+              /** @description When the request expires unanswered */
+              expires_at: string;
+            } | null;
             rejection: {
               code: string;
               description: string;

@@ -43,6 +43,11 @@ export interface SubscriptionRunState {
   clockOffsetMs?: number;
   /** Sandbox test clock: the time it was moved to, which the workflow reaches step by step (ISO). */
   clockTarget?: string | null;
+  /**
+   * A mandate asked of the payer was approved (decision 0098, the mandateApproved signal): a manual
+   * subscription bills its next period through it once that period's charge can still be sent in time.
+   */
+  mandateApproved?: boolean;
 }
 
 export interface SubscriptionWorkflowInput {
@@ -104,6 +109,8 @@ export type CheckoutSaleVerdict = { accepted: true } | { accepted: false; reason
 export const gatewayInvoiceSignal = defineSignal('gatewayInvoice');
 /** The gateway notified a change of this subscription's mandate or of a period's charge through it: the workflow asks the gateway. */
 export const mandateNoticeSignal = defineSignal('mandateNotice');
+/** The payer approved a mandate the merchant asked for (workflows/mandate.ts): the subscription adopts it. */
+export const mandateApprovedSignal = defineSignal('mandateApproved');
 
 /**
  * A lost dispute took back a payment of this subscription (decision 0072): the merchant's
@@ -273,6 +280,16 @@ export interface SubscriptionActivities {
   syncSubscriptionMandate(subscriptionId: string): Promise<void>;
   /** The subscription ended: its mandate is cancelled by the receiver, so the payer's bank takes no more charges. */
   cancelMandate(subscriptionId: string): Promise<void>;
+  /**
+   * A manual subscription adopts its approved mandate (decision 0098) for the period due `dueDate`:
+   * `switched` (recurrence_billing pix_automatico, with subscription.updated), `later` (the mandate
+   * starts after that date), or `none` (no approved mandate now, or the subscription is not manual).
+   */
+  adoptApprovedMandate(input: {
+    subscriptionId: string;
+    dueDate: string;
+    at: string;
+  }): Promise<'switched' | 'later' | 'none'>;
   openRenewalCheckout(input: {
     subscriptionId: string;
     period: number;

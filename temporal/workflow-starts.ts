@@ -4,6 +4,8 @@ import { CHECKOUT_ID, CUSTOMER_ID, ORGANIZATION_ID, SUBSCRIPTION_ID } from '../d
 import type { InvoiceWorkflowInput } from '../contracts/invoice.ts';
 import type { CheckoutWorkflow } from '../contracts/checkout.ts';
 import type { InvoiceWorkflow } from '../contracts/invoice.ts';
+import type { MandateWorkflow, MandateWorkflowInput } from '../contracts/mandate.ts';
+import { mandateWorkflowId } from '../domain/mandate-requests.ts';
 
 /**
  * How the workflows of checkouts and extra-charge invoices are started, in one place for the API
@@ -30,6 +32,24 @@ export function invoiceWorkflowStart(
       { key: SUBSCRIPTION_ID, value: input.subscriptionId },
       { key: CUSTOMER_ID, value: input.customerId },
     ],
+  };
+}
+
+/** The start of a mandate's workflow (decision 0098; the API adds its creation Update and FAIL): the operator finds it by organization, subscription and customer, its memo saying the journey and the deadline. */
+export function mandateWorkflowStart(
+  taskQueue: string,
+  input: MandateWorkflowInput,
+): Pick<WorkflowStartOptions<MandateWorkflow>, 'workflowId' | 'taskQueue' | 'args' | 'typedSearchAttributes' | 'memo'> {
+  return {
+    workflowId: mandateWorkflowId(input.mandateId),
+    taskQueue,
+    args: [input],
+    typedSearchAttributes: [
+      { key: ORGANIZATION_ID, value: input.organizationId },
+      { key: SUBSCRIPTION_ID, value: input.subscriptionId },
+      { key: CUSTOMER_ID, value: input.customerId },
+    ],
+    memo: { journey: input.journey, answerBy: input.answerBy },
   };
 }
 

@@ -7,6 +7,7 @@ export { chargebackWorkflow } from './chargeback.ts';
 export { directTransactionWorkflow } from './direct-transaction.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { subscriptionWorkflow } from './subscription.ts';
+export { mandateWorkflow } from './mandate.ts';
 export { invoiceWorkflow } from './invoice.ts';
 export { billingSweepWorkflow } from './sweep.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
@@ -22,6 +23,7 @@ import type { KeptCardWorkflow } from '../contracts/kept-card.ts';
 import type { PaymentNoticeWorkflow } from '../contracts/payment-notice.ts';
 import type { GatewayRefundsWorkflow, RefundWorkflow } from '../contracts/refund.ts';
 import type { SubscriptionWorkflow } from '../contracts/subscription.ts';
+import type { MandateWorkflow } from '../contracts/mandate.ts';
 import type { WebhookDeliveryWorkflow } from '../contracts/webhook-delivery.ts';
 import type { ReconciliationWorkflow } from '../contracts/reconciliation.ts';
 import type { checkoutWorkflow } from './checkout.ts';
@@ -34,6 +36,7 @@ import type { paymentNoticeWorkflow } from './payment-notice.ts';
 import type { keptCardWorkflow } from './kept-card.ts';
 import type { chargebackWorkflow } from './chargeback.ts';
 import type { subscriptionWorkflow } from './subscription.ts';
+import type { mandateWorkflow } from './mandate.ts';
 import type { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 import type { reconciliationWorkflow } from './reconciliation.ts';
 
@@ -42,6 +45,7 @@ type Fulfils<Workflow extends Contract, Contract> = Workflow;
 export type WorkflowsFulfilTheirContracts = [
   Fulfils<typeof checkoutWorkflow, CheckoutWorkflow>,
   Fulfils<typeof subscriptionWorkflow, SubscriptionWorkflow>,
+  Fulfils<typeof mandateWorkflow, MandateWorkflow>,
   Fulfils<typeof invoiceWorkflow, InvoiceWorkflow>,
   Fulfils<typeof refundWorkflow, RefundWorkflow>,
   Fulfils<typeof gatewayRefundsWorkflow, GatewayRefundsWorkflow>,

@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
-import { NOT_PIX_AUTOMATICO, revokeMandateUpdate } from '../contracts/subscription.ts';
+import { mandateApprovedSignal, NOT_PIX_AUTOMATICO, revokeMandateUpdate } from '../contracts/subscription.ts';
 import { SUBSCRIPTION_ENDED, SUBSCRIPTION_ENDED_MESSAGE } from '../domain/subscriptions.ts';
 import { records } from './subscription-activity-proxies.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
@@ -11,6 +11,12 @@ import type { SubscriptionRun } from './subscription-run.ts';
  * the next period (mandate_not_active).
  */
 export function listenToMandate(run: SubscriptionRun): void {
+  // A mandate the merchant asked the payer for was approved (workflows/mandate.ts): a manual subscription
+  // adopts it between its periods (workflows/subscription-mandate-switch.ts).
+  setHandler(mandateApprovedSignal, async () => {
+    await condition(() => run.ready);
+    if (run.state.billing === 'manual' && !run.ended()) run.state.mandateApproved = true;
+  });
   setHandler(
     revokeMandateUpdate,
     async () => {

@@ -12,6 +12,7 @@ import type { RenewalOutcome, SubscriptionWorkflow } from '../contracts/subscrip
 import { payments, records } from './subscription-activity-proxies.ts';
 import { SUBSCRIPTION_HAS_ENDED } from './subscription-handlers.ts';
 import type { SubscriptionRun } from './subscription-run.ts';
+import { mandateSwitchDue, switchToMandate } from './subscription-mandate-switch.ts';
 
 /**
  * Manual billing (`recurrence_billing: manual`): this workflow renews. At each period's end it charges
@@ -24,6 +25,7 @@ import type { SubscriptionRun } from './subscription-run.ts';
 export async function manualPeriods(run: SubscriptionRun): Promise<void> {
   let at: ManualRenewalState = DECIDING;
   for (;;) {
+    await switchToMandate(run); // a mandate the payer approved bills from the next period (continues as new)
     const step = nextManualRenewalStep(at, factsOf(run));
     at = afterManualRenewalStep(step);
     switch (step.do) {
@@ -86,7 +88,10 @@ async function moveOn(run: SubscriptionRun): Promise<void> {
 /** Waits until `when` (or forever), a sale, a change, the test clock or the end. */
 async function waitUntil(run: SubscriptionRun, when: number | null): Promise<void> {
   run.clock.moved = false;
-  await run.clock.sleepUntil(when, () => run.ended() || run.clock.moved || run.sales.length > 0);
+  await run.clock.sleepUntil(
+    when,
+    () => run.ended() || run.clock.moved || run.sales.length > 0 || mandateSwitchDue(run),
+  );
   await condition(() => run.flags.changing === 0);
 }
 

@@ -43,6 +43,8 @@ async function subscriptionLife(input: SubscriptionWorkflowInput): Promise<Subsc
     if (run.state.status === 'canceled') await records.cancelMandate(input.subscriptionId);
   } else {
     await manualPeriods(run);
+    // Ended before adopting the mandate its payer approved (decision 0098): the payer's bank takes none of it.
+    if (run.state.mandateApproved && run.state.status === 'canceled') await records.cancelMandate(input.subscriptionId);
   }
   await condition(() => run.flags.changing === 0);
   // Its extra charges would charge the kept card on their due dates: voided with it.

@@ -26,6 +26,7 @@ import { reconciliationsRoutes } from './reconciliations.ts';
 import { refundsRoutes } from './refunds.ts';
 import { salesRoutes } from './sales.ts';
 import { subscriptionInvoicesRoutes } from './subscription-invoices.ts';
+import { subscriptionMandatesRoutes } from './subscription-mandates.ts';
 import { subscriptionsRoutes } from './subscriptions.ts';
 import { transactionsRoutes } from './transactions.ts';
 import { sellerConfigRoutes } from './seller-config.ts';
@@ -56,6 +57,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RouteDeps): Pro
   await app.register(salesRoutes, { ...deps, prefix: '/api/v1/sales' });
   await app.register(subscriptionsRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(subscriptionInvoicesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
+  await app.register(subscriptionMandatesRoutes, { ...deps, prefix: '/api/v1/subscriptions' });
   await app.register(mandatesRoutes, { ...deps, prefix: '/api/v1/mandates' });
   await app.register(refundsRoutes, { ...deps, prefix: '/api/v1/refunds' });
   await app.register(reconciliationsRoutes, { ...deps, prefix: '/api/v1/reconciliations' });

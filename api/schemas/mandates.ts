@@ -6,6 +6,7 @@ import {
   MANDATE_CHARGE_STATUSES,
   MANDATE_JOURNEYS,
   MANDATE_PERIODICITIES,
+  MANDATE_REQUEST_STATUSES,
   MANDATE_RETRY_POLICIES,
   MANDATE_STATUSES,
 } from '../../domain/pix-automatico.ts';
@@ -15,6 +16,7 @@ import {
   presentMandateAttempt,
   presentMandateDetail,
 } from '../../use-cases/schemas/mandates.ts';
+import { DEFAULT_MANDATE_ANSWER_DAYS, MAX_MANDATE_ANSWER_DAYS } from '../../domain/mandate-requests.ts';
 import { listQuery, paginated } from '../../use-cases/schemas/common.ts';
 import type { Assert, Same } from './record-checks.ts';
 
@@ -82,6 +84,14 @@ export const mandateSchema = z.object({
   object_label: z.string().describe("What the payer's bank shows"),
   debtor: z.object({ name: z.string(), tax_id: z.string() }),
   qr_code: z.string().nullable().describe('The copy-and-paste QR code while it waits for the payer'),
+  request: z
+    .object({
+      id: z.string().describe("The request's id at the payer's bank (the BCB's idSolicRec)"),
+      status: z.enum(MANDATE_REQUEST_STATUSES),
+      expires_at: timestamp.describe('When the request expires unanswered'),
+    })
+    .nullable()
+    .describe("Journey 1: the request pushed to the payer's bank, as last seen; null for the other journeys"),
   rejection: reason.nullable(),
   cancellation: reason.extend({ by: z.enum(MANDATE_CANCELLED_BY).nullable() }).nullable(),
   history: z.array(z.object({ status: z.enum(MANDATE_STATUSES), at: timestamp })),
@@ -105,4 +115,24 @@ export const listMandatesQuery = listQuery(['created_at']).extend({
   status: z.enum(MANDATE_STATUSES).optional(),
 });
 export const mandatePage = paginated(mandateSchema);
+
+/** POST /subscriptions/{id}/mandates: which journey asks the payer, and how long they have to answer. */
+export const createMandateBody = z.strictObject({
+  journey: z
+    .enum(['request', 'qr_code'])
+    .describe(
+      "request: journey 1, a request pushed to the payer's bank (they answer in its app); qr_code: journey 2, a QR " +
+        'code that only authorizes (show it to the payer)',
+    ),
+  expires_in_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_MANDATE_ANSWER_DAYS)
+    .default(DEFAULT_MANDATE_ANSWER_DAYS)
+    .describe(
+      'How long the payer has to answer: the request expires then; an unanswered QR code is withdrawn (cancelled by ' +
+        `the receiver) shortly after. ${DEFAULT_MANDATE_ANSWER_DAYS} by default`,
+    ),
+});
 export const mandateParams = z.object({ id: z.string().max(64) });

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { GatewayMandateAttempt, StatusChange } from '../../contracts/pix-automatico.ts';
+import type { GatewayMandate, GatewayMandateAttempt, StatusChange } from '../../contracts/pix-automatico.ts';
 import type {
   MandateCancelledBy,
   MandateChargeStatus,
@@ -16,7 +16,8 @@ export const Mandate = defineEntity({
   properties: {
     id: p.uuid().primary(),
     organizationId: p.uuid(),
-    subscriptionId: p.uuid().unique(),
+    /** One live (created or approved) mandate per subscription (migration 0036's partial index). */
+    subscriptionId: p.uuid(),
     customerId: p.uuid(),
     gatewayMandateId: p.string().unique(),
     status: p.enum(['created', 'approved', 'rejected', 'expired', 'cancelled'] as const satisfies MandateStatus[]),
@@ -34,6 +35,8 @@ export const Mandate = defineEntity({
     debtorName: p.string(),
     debtorTaxId: p.string(),
     qrCode: p.text().nullable(),
+    /** Journey 1: its request to the payer's bank, as last seen (migration 0036). */
+    request: p.json<GatewayMandate['request']>().nullable(),
     rejectionCode: p.string().nullable(),
     rejectionDescription: p.string().nullable(),
     cancelledBy: p.string().$type<MandateCancelledBy>().nullable(),

@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { GatewayMandate, StatusChange } from '../../contracts/pix-automatico.ts';
 import { isMandateFinal, laterMandateStatus, type MandateStatus } from '../../domain/pix-automatico.ts';
 import { sameJson } from './same-json.ts';
-import { kyselyOf, type Database, type Insertable, type Selectable } from '../kysely.ts';
+import { kyselyOf, sql, type Database, type Insertable, type Selectable } from '../kysely.ts';
 
 /**
  * The mandate object's repository (decision 0096): the only writer of `mandates`. A mandate is what the
@@ -29,6 +29,7 @@ function columnsOf(gateway: GatewayMandate) {
     debtorName: gateway.debtor.name,
     debtorTaxId: gateway.debtor.taxId,
     qrCode: gateway.qrCode,
+    request: gateway.request,
     rejectionCode: gateway.rejection?.code ?? null,
     rejectionDescription: gateway.rejection?.description ?? null,
     cancelledBy: gateway.cancellation?.by ?? null,
@@ -91,7 +92,15 @@ async function lockOfGateway(em: EntityManager, gatewayMandateId: string) {
  */
 export async function upsertMandate(
   em: EntityManager,
-  m: { organizationId: string; subscriptionId: string; customerId: string; currency: string; gateway: GatewayMandate },
+  m: {
+    organizationId: string;
+    subscriptionId: string;
+    customerId: string;
+    currency: string;
+    gateway: GatewayMandate;
+    /** Our id, when the caller chose it (a mandate's own workflow is named by it); else a new one. */
+    id?: string;
+  },
   now: Date,
 ): Promise<{ row: MandateRow; previousStatus: MandateStatus | null }> {
   const db = kyselyOf(em);
@@ -99,7 +108,7 @@ export async function upsertMandate(
   if (!current) {
     const history = mergedHistory([], m.gateway.history, m.gateway.status, now);
     const values: Insertable<Database['mandates']> = {
-      id: uuidv7(),
+      id: m.id ?? uuidv7(),
       organizationId: m.organizationId,
       subscriptionId: m.subscriptionId,
       customerId: m.customerId,
@@ -141,12 +150,35 @@ export async function upsertMandate(
 const isUnchanged = (row: Record<string, unknown>, change: Record<string, unknown>) =>
   Object.entries(change).every(([key, value]) => sameJson(row[key], value));
 
+/**
+ * The subscription's mandate: its approved one, else the one waiting for the payer, else the latest
+ * that ended (a subscription may have had several, decision 0098; one at most is live).
+ */
 export async function mandateOfSubscription(em: EntityManager, subscriptionId: string): Promise<MandateRow | null> {
   const row = await kyselyOf(em)
     .selectFrom('mandates')
     .selectAll()
     .where('subscriptionId', '=', subscriptionId)
+    .orderBy(sql`case status when 'approved' then 0 when 'created' then 1 else 2 end`)
+    .orderBy('createdAt', 'desc')
+    .limit(1)
     .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The subscription's live mandate (created or approved), if it has one. */
+export async function liveMandateOfSubscription(em: EntityManager, subscriptionId: string): Promise<MandateRow | null> {
+  const row = await kyselyOf(em)
+    .selectFrom('mandates')
+    .selectAll()
+    .where('subscriptionId', '=', subscriptionId)
+    .where('status', 'in', ['created', 'approved'])
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function mandateById(em: EntityManager, id: string): Promise<MandateRow | null> {
+  const row = await kyselyOf(em).selectFrom('mandates').selectAll().where('id', '=', id).executeTakeFirst();
   return row ?? null;
 }
 

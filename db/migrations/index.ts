@@ -33,6 +33,7 @@ import { Migration0032DeploymentIdentity } from './0032-deployment-identity.ts';
 import { Migration0033RefundsWithoutASale } from './0033-refunds-without-a-sale.ts';
 import { Migration0034PixMandates } from './0034-pix-mandates.ts';
 import { Migration0035PixAutomaticoBilling } from './0035-pix-automatico-billing.ts';
+import { Migration0036MandateReplacements } from './0036-mandate-replacements.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -71,4 +72,5 @@ export const migrationsList = [
   { name: '0033-refunds-without-a-sale', class: Migration0033RefundsWithoutASale },
   { name: '0034-pix-mandates', class: Migration0034PixMandates },
   { name: '0035-pix-automatico-billing', class: Migration0035PixAutomaticoBilling },
+  { name: '0036-mandate-replacements', class: Migration0036MandateReplacements },
 ];

@@ -142,6 +142,21 @@ export async function writeCard(
     .executeTakeFirstOrThrow();
 }
 
+/** Who bills the periods from the next on (a manual subscription adopting its mandate, decision 0098); the row as written. */
+export async function writeRecurrenceBilling(
+  em: EntityManager,
+  id: string,
+  recurrenceBilling: SubscriptionRow['recurrenceBilling'],
+  at: Date,
+): Promise<SubscriptionRow> {
+  return kyselyOf(em)
+    .updateTable('subscriptions')
+    .set({ recurrenceBilling, modifiedAt: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** The plan change numbered `n` is taken (a refused charge takes its number too). */
 export async function writePriceChangeNumber(em: EntityManager, id: string, n: number): Promise<void> {
   await kyselyOf(em).updateTable('subscriptions').set({ priceChanges: n }).where('id', '=', id).execute();

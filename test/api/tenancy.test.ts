@@ -71,6 +71,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/subscriptions/{id}': { cancel_at_period_end: true },
   'POST /api/v1/subscriptions/{id}/test-clock/advance': { to: '2100-01-01T00:00:00.000Z' },
   'POST /api/v1/subscriptions/{id}/invoices': { amount: 1_000, due_date: '2100-01-01' },
+  'POST /api/v1/subscriptions/{id}/mandates': { journey: 'qr_code' },
   'POST /api/v1/sandbox/mandates/{id}/authorize': { persona: 'approves' },
   'POST /api/v1/sandbox/mandates/{id}/payer-maximum': { maximum: 1_000 },
   'POST /api/v1/sandbox/checkouts/{id}/mandate/authorize': { persona: 'approves' },

@@ -42,6 +42,8 @@ const RECORDED = {
   chargebackWorkflow: 'chargeback-lost.json',
   // test/workflow/reconciliation.test.ts, "names every fault of a day with its reason, …" (its first run, with both repairs)
   reconciliationWorkflow: 'reconciliation-repaired.json',
+  // test/workflow/mandate.test.ts, "rejected, … its replacement, approved, …" (the approved one)
+  mandateWorkflow: 'mandate-approved.json',
 };
 
 // The worker's own bundle, built once: bundling per history took most of this file's time.

@@ -47,6 +47,10 @@ export function mandateEventData(row: MandateRow) {
     object_label: row.objectLabel,
     debtor: { name: row.debtorName, tax_id: row.debtorTaxId },
     qr_code: row.qrCode,
+    request:
+      row.request === null
+        ? null
+        : { id: row.request.id, status: row.request.status, expires_at: row.request.expiresAt },
     rejection:
       row.rejectionCode === null
         ? null

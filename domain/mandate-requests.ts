@@ -1,0 +1,114 @@
+import { recurrenceBillingOf, type RecurrenceRails } from './checkout-eligibility.ts';
+import type { PeriodInterval } from './periods.ts';
+import {
+  brasiliaDate,
+  chargeSendDate,
+  cycleDueDate,
+  periodDueDate,
+  type MandatePeriodicity,
+  type MandateStatus,
+} from './pix-automatico.ts';
+
+/**
+ * A mandate asked of an existing subscription's payer (decision 0098): journey 1 (a request pushed to
+ * the payer's bank, which expires) or 2 (a QR code that only authorizes), run by the mandate's own
+ * workflow until the payer answers; approved, the subscription bills its next periods through it.
+ * Which subscriptions may ask, the mandate's first due date, and when the subscription switches.
+ */
+
+/** The API's names of the journeys a merchant may start (journey 3 is the hosted checkout's). */
+export const MANDATE_REQUEST_JOURNEYS = { request: 'journey_1', qr_code: 'journey_2' } as const;
+export type MandateRequestJourney = keyof typeof MANDATE_REQUEST_JOURNEYS;
+
+/** How long the payer has to answer unless the merchant says otherwise, and the most it may say. */
+export const DEFAULT_MANDATE_ANSWER_DAYS = 7;
+export const MAX_MANDATE_ANSWER_DAYS = 30;
+/** The gateway is asked again this often while the payer has not answered (notices only hasten it). */
+export const MANDATE_REREAD_MS = 3_600_000;
+/**
+ * After the answer's deadline the gateway has this long to report the request expired; a mandate it
+ * still keeps waiting is then withdrawn by the receiver, so that no late answer can approve it unseen.
+ */
+export const MANDATE_EXPIRY_GRACE_MS = 3_600_000;
+
+export const mandateWorkflowId = (mandateId: string) => `mandate:${mandateId}`;
+/** The mandate's creation at the gateway, and its withdrawal: once each, however often retried. */
+export const mandateRequestKey = (mandateId: string) => `mandate:${mandateId}:create`;
+export const mandateWithdrawKey = (mandateId: string) => `mandate:${mandateId}:withdraw`;
+
+export interface MandateRequestRefusal {
+  status: 409 | 422;
+  code: string;
+  message: string;
+  detail: string;
+}
+
+export interface MandateRequestFacts {
+  subscription: { status: string; recurrenceBilling: string; cancelAtPeriodEnd: boolean; currency: string };
+  price: { id: string; type: 'one_time' | 'recurring'; interval: PeriodInterval | null; intervalCount: number | null };
+  customer: { name: string | null; taxId: string | null };
+  rails: RecurrenceRails;
+  /** The status of the subscription's live mandate (created or approved), if it has one. */
+  liveMandate: MandateStatus | null;
+}
+
+/**
+ * Why a subscription's payer cannot be asked for a mandate: it is not an active (or trialing)
+ * subscription billed manually, its price has no BCB periodicity or the gateway no rail (the
+ * checkout's own rules), its customer has no name or tax id, or a mandate is pending or approved.
+ */
+export function mandateRequestRefusal(f: MandateRequestFacts): MandateRequestRefusal | null {
+  const s = f.subscription;
+  if (s.recurrenceBilling !== 'manual' || !['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd) {
+    return {
+      status: 409,
+      code: 'subscription_not_eligible',
+      message: 'Only an active or trialing subscription billed manually can switch to Pix Automático',
+      detail: `status ${s.status}, recurrence_billing ${s.recurrenceBilling}${s.cancelAtPeriodEnd ? ', canceling at period end' : ''}`,
+    };
+  }
+  const billing = recurrenceBillingOf('pix_automatico', f.price, f.rails);
+  if (typeof billing !== 'string') return { status: 422, ...billing };
+  if (s.currency.toUpperCase() !== 'BRL') {
+    return {
+      status: 422,
+      code: 'pix_automatico_not_allowed',
+      message: 'Pix Automático bills subscriptions in BRL only',
+      detail: `currency ${s.currency.toUpperCase()}`,
+    };
+  }
+  if (!f.customer.name?.trim()) {
+    return {
+      status: 422,
+      code: 'customer_name_required',
+      message: 'The mandate names its debtor: the customer has no name',
+      detail: 'customer.name',
+    };
+  }
+  if (!f.customer.taxId) {
+    return {
+      status: 422,
+      code: 'customer_tax_id_required',
+      message: 'The mandate names its debtor: the customer has no CPF or CNPJ',
+      detail: 'customer.tax_id',
+    };
+  }
+  if (f.liveMandate !== null) {
+    return {
+      status: 409,
+      code: 'mandate_exists',
+      message: `The subscription has a mandate ${f.liveMandate === 'created' ? 'waiting for the payer' : 'approved'} already`,
+      detail: 'A rejected, expired or cancelled mandate may be replaced; a live one is revoked first',
+    };
+  }
+  return null;
+}
+
+/**
+ * The first due date a new mandate bills (its start): the subscription's next period's, when its
+ * charge can still be sent in the window before it; else the period's after.
+ */
+export function firstMandateDueDate(periodEnd: number, periodicity: MandatePeriodicity, now: number): string {
+  const due = periodDueDate(periodEnd);
+  return chargeSendDate(due, brasiliaDate(now)) !== null ? due : cycleDueDate(due, periodicity, 2);
+}

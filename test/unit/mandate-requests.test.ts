@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { firstMandateDueDate, mandateRequestRefusal, type MandateRequestFacts } from '../../domain/mandate-requests.ts';
+
+/** Which subscriptions' payers may be asked for a mandate (decision 0098), and the first due date it bills. */
+const eligible: MandateRequestFacts = {
+  subscription: { status: 'active', recurrenceBilling: 'manual', cancelAtPeriodEnd: false, currency: 'brl' },
+  price: { id: 'p', type: 'recurring', interval: 'month', intervalCount: 1 },
+  customer: { name: 'Ana Souza', taxId: '52998224725' },
+  rails: { gatewayRecurrence: false, pixAutomatico: true },
+  liveMandate: null,
+};
+const codeOf = (change: Partial<MandateRequestFacts>) => {
+  const refusal = mandateRequestRefusal({ ...eligible, ...change });
+  return refusal && [refusal.status, refusal.code];
+};
+
+describe('mandateRequestRefusal', () => {
+  it('lets an active or trialing manual subscription with a named, taxed customer ask', () => {
+    expect(codeOf({})).toBeNull();
+    expect(codeOf({ subscription: { ...eligible.subscription, status: 'trialing' } })).toBeNull();
+  });
+
+  it('refuses what the spec says, each with its code', () => {
+    const sub = eligible.subscription;
+    expect(codeOf({ subscription: { ...sub, recurrenceBilling: 'pix_automatico' } })).toEqual([
+      409,
+      'subscription_not_eligible',
+    ]);
+    expect(codeOf({ subscription: { ...sub, recurrenceBilling: 'gateway' } })).toEqual([
+      409,
+      'subscription_not_eligible',
+    ]);
+    expect(codeOf({ subscription: { ...sub, status: 'past_due' } })).toEqual([409, 'subscription_not_eligible']);
+    expect(codeOf({ subscription: { ...sub, cancelAtPeriodEnd: true } })).toEqual([409, 'subscription_not_eligible']);
+    expect(codeOf({ price: { ...eligible.price, intervalCount: 2 } })).toEqual([422, 'pix_automatico_not_allowed']);
+    expect(codeOf({ price: { ...eligible.price, interval: 'day' } })).toEqual([422, 'pix_automatico_not_allowed']);
+    expect(codeOf({ subscription: { ...sub, currency: 'usd' } })).toEqual([422, 'pix_automatico_not_allowed']);
+    expect(codeOf({ rails: { gatewayRecurrence: true, pixAutomatico: false } })).toEqual([
+      422,
+      'pix_automatico_unavailable',
+    ]);
+    expect(codeOf({ customer: { name: ' ', taxId: '52998224725' } })).toEqual([422, 'customer_name_required']);
+    expect(codeOf({ customer: { name: 'Ana', taxId: null } })).toEqual([422, 'customer_tax_id_required']);
+    expect(codeOf({ liveMandate: 'created' })).toEqual([409, 'mandate_exists']);
+    expect(codeOf({ liveMandate: 'approved' })).toEqual([409, 'mandate_exists']);
+  });
+});
+
+describe('firstMandateDueDate', () => {
+  // A period ending at noon in Brasília on 2027-03-15.
+  const periodEnd = Date.parse('2027-03-15T15:00:00Z');
+  it("is the next period's due date while its charge can still be sent (two days before, at the latest)", () => {
+    expect(firstMandateDueDate(periodEnd, 'monthly', Date.parse('2027-03-01T12:00:00Z'))).toBe('2027-03-15');
+    expect(firstMandateDueDate(periodEnd, 'monthly', Date.parse('2027-03-13T12:00:00Z'))).toBe('2027-03-15');
+  });
+  it("is the period's after once that window has closed", () => {
+    expect(firstMandateDueDate(periodEnd, 'monthly', Date.parse('2027-03-14T12:00:00Z'))).toBe('2027-04-15');
+    expect(firstMandateDueDate(periodEnd, 'weekly', Date.parse('2027-03-14T12:00:00Z'))).toBe('2027-03-22');
+  });
+});
