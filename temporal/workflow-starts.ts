@@ -18,6 +18,15 @@ import { mandateWorkflowId } from '../domain/mandate-requests.ts';
  * completed has settled its record, so it is never run twice.
  */
 
+/** What an operator finds a subscription's invoice or mandate workflow by in the Temporal UI. */
+function subscriptionSearchAttributes(of: { organizationId: string; subscriptionId: string; customerId: string }) {
+  return [
+    { key: ORGANIZATION_ID, value: of.organizationId },
+    { key: SUBSCRIPTION_ID, value: of.subscriptionId },
+    { key: CUSTOMER_ID, value: of.customerId },
+  ];
+}
+
 /** The start of an invoice's workflow, without its conflict policy (the API's creation adds its Update and FAIL). */
 export function invoiceWorkflowStart(
   taskQueue: string,
@@ -27,11 +36,7 @@ export function invoiceWorkflowStart(
     workflowId: invoiceWorkflowId(input.invoiceId),
     taskQueue,
     args: [input],
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: input.organizationId },
-      { key: SUBSCRIPTION_ID, value: input.subscriptionId },
-      { key: CUSTOMER_ID, value: input.customerId },
-    ],
+    typedSearchAttributes: subscriptionSearchAttributes(input),
   };
 }
 
@@ -44,11 +49,7 @@ export function mandateWorkflowStart(
     workflowId: mandateWorkflowId(input.mandateId),
     taskQueue,
     args: [input],
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: input.organizationId },
-      { key: SUBSCRIPTION_ID, value: input.subscriptionId },
-      { key: CUSTOMER_ID, value: input.customerId },
-    ],
+    typedSearchAttributes: subscriptionSearchAttributes(input),
     memo: { journey: input.journey, answerBy: input.answerBy },
   };
 }
