@@ -6,15 +6,8 @@ import { updateOpenCheckout, type CheckoutFields } from '../../db/checkout/lifec
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/catalog/discount-redemptions.ts';
-import {
-  checkedPricing,
-  createCheckout,
-  customerOf,
-  discountOf,
-  ownCheckout,
-  pricingFor,
-  validTaxId,
-} from '../../use-cases/checkout-creation.ts';
+import { checkedPricing, createCheckout, pricingFor } from '../../use-cases/checkout-creation.ts';
+import { customerOf, discountOf, ownCheckout, validTaxId } from '../../use-cases/checkout-references.ts';
 import { checkoutByClientSecret, publicCheckoutView } from '../checkout-public.ts';
 import { conflict, ApiError, unprocessable } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
