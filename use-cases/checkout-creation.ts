@@ -278,7 +278,7 @@ async function newCheckout(
 async function redeemWith(tx: EntityManager, discountId: string, checkoutId: string): Promise<void> {
   await tx.flush();
   if ((await redeemDiscount(tx, discountId, checkoutId)) === 'exhausted') {
-    throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discountId}`);
+    throw discountExhausted(discountId);
   }
 }
 
@@ -311,6 +311,14 @@ async function closeUnstarted(deps: CheckoutDeps, checkoutId: string): Promise<v
     recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
   });
 }
+
+/** The 422 of a discount whose max_redemptions are all taken. */
+export const discountExhausted = (discountId: string | null) =>
+  unprocessable(
+    'discount_exhausted',
+    'Discount has no redemptions left',
+    discountId ? `discount ${discountId}` : undefined,
+  );
 
 export function pricingFor(
   price: Pick<PriceEntity, 'unitAmount' | 'currency'>,
@@ -350,6 +358,8 @@ export function checkedPricing(result: ReturnType<typeof priceCheckout>): Checko
     case 'amount_too_large':
       throw unprocessable('amount_too_large', 'The total amount is too large');
     case 'discount_not_applicable':
+      // Used up is one answer whether the count said so or the redemption did (redeemWith, confirm-sdk's code).
+      if (result.reason === 'exhausted') throw discountExhausted(null);
       throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', result.reason);
   }
 }
