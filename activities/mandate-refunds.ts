@@ -45,7 +45,10 @@ export async function refundMandateCharge(
     });
   }
   if (refund.status === 'processing') {
-    throw ApplicationFailure.create({ message: `The pix devolução ${refund.id} is still processing`, type: GATEWAY_ERROR });
+    throw ApplicationFailure.create({
+      message: `The pix devolução ${refund.id} is still processing`,
+      type: GATEWAY_ERROR,
+    });
   }
   return refund;
 }

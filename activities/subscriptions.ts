@@ -139,7 +139,11 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
       if (await mandateChargeOfPayment(deps.orm.em.fork(), payment.id)) {
         const made = await refundMandateCharge(gateway, payment.id, left, key);
         const refunded = payment.refundedAmount + made.amount;
-        return { ...payment, refundedAmount: refunded, status: transactionStatusAfterRefunds(payment.capturedAmount, refunded) };
+        return {
+          ...payment,
+          refundedAmount: refunded,
+          status: transactionStatusAfterRefunds(payment.capturedAmount, refunded),
+        };
       }
       return summarize(await callGateway(() => gateway.refund(payment.id, left, key)));
     },

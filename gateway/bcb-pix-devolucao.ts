@@ -47,7 +47,11 @@ export function paidEndToEndId(charge: GatewayMandateCharge): string {
 }
 
 /** A Devolucao in our words. */
-export function refundFromDevolucao(devolucao: BcbDevolucao, chargeId: string, endToEndId: string): GatewayMandateRefund {
+export function refundFromDevolucao(
+  devolucao: BcbDevolucao,
+  chargeId: string,
+  endToEndId: string,
+): GatewayMandateRefund {
   return {
     id: devolucao.id,
     chargeId,

@@ -284,6 +284,8 @@ export async function refundMandateCharge(
   const made = await read<unknown>(ctx, `GET ${what}`, () => sdk(ctx).pixDetailDevolution({ e2eId, id }));
   const devolucao =
     made ??
-    (await call<unknown>(ctx, `PUT ${what}`, () => sdk(ctx).pixDevolution({ e2eId, id }, devolucaoSolicitadaOf(amount))));
+    (await call<unknown>(ctx, `PUT ${what}`, () =>
+      sdk(ctx).pixDevolution({ e2eId, id }, devolucaoSolicitadaOf(amount)),
+    ));
   return refundFromDevolucao(parseBcbDevolucao(devolucao), chargeId, e2eId);
 }

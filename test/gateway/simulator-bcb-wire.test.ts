@@ -226,7 +226,12 @@ describe('the simulator speaks Pix Automático in the BCB’s shapes', () => {
       headers: { authorization: `Bearer ${API_KEY}` },
     });
     expect(read.statusCode).toBe(200);
-    expect(await read.body.json()).toMatchObject({ id: part.id, rtrId: part.returnId, valor: '19.90', status: 'DEVOLVIDO' });
+    expect(await read.body.json()).toMatchObject({
+      id: part.id,
+      rtrId: part.returnId,
+      valor: '19.90',
+      status: 'DEVOLVIDO',
+    });
     const unpaid = await chargeDue(approved, '2026-04-10');
     expect(await http.refundMandateCharge(unpaid.id, 100, key('refund')).catch((e: unknown) => e)).toMatchObject({
       retryable: false,

@@ -31,10 +31,7 @@ async function approvedMandate(): Promise<GatewayMandate> {
 
 async function chargeDue(mandate: GatewayMandate, dueDate: string) {
   setSimDate(sim, new Date(Date.parse(`${dueDate}T12:00:00Z`) - 4 * 86_400_000).toISOString().slice(0, 10));
-  return sim.createMandateCharge(
-    { mandateId: mandate.id, reference: uuidv7(), dueDate, amount: 4_990 },
-    key('charge'),
-  );
+  return sim.createMandateCharge({ mandateId: mandate.id, reference: uuidv7(), dueDate, amount: 4_990 }, key('charge'));
 }
 
 async function refusal(promise: Promise<unknown>): Promise<GatewayError> {

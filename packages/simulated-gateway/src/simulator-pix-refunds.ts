@@ -83,7 +83,15 @@ export async function refundPaidAttempt(
   const [row] = await sql(
     `insert into gateway_sim.mandate_refunds (${REFUND_COLUMNS})
      values (?, ?, ?, ?, ?, 'refunded', null, ?, ?) returning ${REFUND_COLUMNS}`,
-    [endToEndId, id, charge.id, bcbReturnIdOf(SANDBOX_RECEIVER_ISPB, now.toISOString(), endToEndId, id), amount, now, now],
+    [
+      endToEndId,
+      id,
+      charge.id,
+      bcbReturnIdOf(SANDBOX_RECEIVER_ISPB, now.toISOString(), endToEndId, id),
+      amount,
+      now,
+      now,
+    ],
   );
   return toRefund(row!);
 }
