@@ -202,13 +202,10 @@ export class SavedCardRefused extends GatewayError {
 }
 
 /**
- * Card payments: charge a card (1–12 installments, optionally pre-authorized), capture, void,
- * refund, and look a transaction up by its id or by the idempotency key that made it.
+ * A gateway's transactions, whatever paid them: void, refund, and look one up by its id or by the
+ * idempotency key that made it. Every gateway has these.
  */
-export interface CardPayments {
-  /** A declined card is a transaction with status failed and a decline reason, not an error. */
-  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
-  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
+export interface Transactions {
   /** Voids a pre-authorization or a pending pix/boleto. */
   cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction>;
   /** Null when the gateway has no such transaction. */
@@ -222,6 +219,17 @@ export interface CardPayments {
   findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null>;
   /** Full or partial; the gateway refuses more than was captured. */
   refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
+}
+
+/**
+ * Card payments, where the gateway takes cards (the simulator, Mercado Pago; not Efí, decision 0097):
+ * charge a card (1–12 installments, optionally pre-authorized) and capture it. Asked with
+ * offersCardPayments, reached with cardPaymentsOf (gateway/capabilities.ts).
+ */
+export interface CardPayments {
+  /** A declined card is a transaction with status failed and a decline reason, not an error. */
+  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
 }
 
 /**
@@ -241,7 +249,10 @@ export interface PaymentDocuments {
   createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
 }
 
-/** A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. */
+/**
+ * A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. Part of
+ * the card capability (offersCardPayments): a gateway has both or neither.
+ */
 export interface CardVault {
   /**
    * True when the token the buyer's browser makes is good for one payment only (Mercado Pago's): the
@@ -301,10 +312,14 @@ export interface KeptCardBrowserTokens {
 }
 
 /**
- * What every gateway this engine works with offers. Recurring billing is a capability of its own,
- * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
+ * What every gateway this engine works with offers. Cards (CardPayments and CardVault) and recurring
+ * billing are capabilities of their own, which an adapter has or lacks: ask with offersCardPayments
+ * and offersRecurringBilling (gateway/capabilities.ts).
  */
-export type PaymentGateway = CardPayments & PaymentDocuments & CardVault & GatewayLedger;
+export type PaymentGateway = Transactions & PaymentDocuments & GatewayLedger;
+
+/** A gateway that takes cards: charges them and keeps them for later renewals. */
+export type CardGateway = PaymentGateway & CardPayments & CardVault;
 
 /**
  * Chargebacks (disputes) of the gateway's payments, where the gateway reports them (decision 0072):

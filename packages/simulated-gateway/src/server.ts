@@ -46,6 +46,7 @@ import {
 } from '../../../gateway/http-transactions.ts';
 import {
   GatewayError,
+  type CardGateway,
   type PaymentGateway,
   type RecurringBilling,
   type SandboxControls,
@@ -129,7 +130,7 @@ export class GatewayFaults {
 }
 
 export interface GatewayServerOptions {
-  gateway: PaymentGateway & RecurringBilling;
+  gateway: CardGateway & RecurringBilling;
   /** The one API key (Bearer token) the server accepts. */
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
