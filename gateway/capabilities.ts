@@ -10,6 +10,7 @@ import {
   type CardVault,
   type KeptCardBrowserTokens,
   type KeptCardLookup,
+  type MandateRequestField,
   type Chargebacks,
   type PaymentGateway,
   type PixAutomatico,
@@ -121,6 +122,10 @@ export const PIX_AUTOMATICO_METHODS = [
 export function offersPixAutomatico<G extends PaymentGateway>(gateway: G): gateway is G & PixAutomatico {
   return hasMethods(gateway, PIX_AUTOMATICO_METHODS);
 }
+
+/** Whether this gateway's journey 1 request needs `field` (see PixAutomatico.mandateRequestRequires). */
+export const mandateRequestRequires = (gateway: PaymentGateway, field: MandateRequestField): boolean =>
+  offersPixAutomatico(gateway) && (gateway.mandateRequestRequires ?? []).includes(field);
 
 /** Whether the gateway plays the sandbox's payer and bank for Pix Automático (the embedded simulator). */
 export function offersSandboxPixAutomatico<G extends PaymentGateway>(

@@ -70,6 +70,8 @@ export type EfiPaymentGateway = PaymentGateway & PixAutomatico;
 export class EfiGateway implements EfiPaymentGateway {
   /** Efí's boleto names the payer by name and CPF/CNPJ only: no address needed. */
   readonly boletoPayerRequires = [] as const;
+  /** Efí's journey 1 request (POST /v2/solicrec) names the payer's account, which it cannot find itself. */
+  readonly mandateRequestRequires = ['payer_account'] as const;
   private readonly options: EfiOptions;
   private readonly client: EfiClient;
   private readonly now: () => Date;

@@ -172,6 +172,7 @@ export const SDK_METHODS = [
   'getNotification',
   'pixCreateLocationRecurrenceAutomatic',
   'pixCreateRecurrenceAutomatic',
+  'pixCreateRequestRecurrenceAutomatic',
   'pixDetailRecurrenceAutomatic',
   'pixListRecurrenceAutomatic',
   'pixUpdateRecurrenceAutomatic',

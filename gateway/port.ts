@@ -413,7 +413,26 @@ export interface MandateInput {
   journey: 'journey_1' | 'journey_2' | 'journey_3';
   requestExpiresAt?: string | null;
   firstCharge?: { amount: number; expiresInSeconds: number } | null;
+  /**
+   * Journey 1: the payer's account the request is pushed to (the BCB's solicrec `destinatario`, held by
+   * the debtor's CPF/CNPJ). Required where the gateway says so (mandateRequestRequires 'payer_account':
+   * Efí); a sandbox's payer bank stands in without it.
+   */
+  payerAccount?: MandatePayerAccount | null;
 }
+
+/** A payer's bank account, as a journey 1 request names it. */
+export interface MandatePayerAccount {
+  /** The payer's bank (its participant's ISPB, 8 characters). */
+  ispb: string;
+  /** Up to 4 digits. */
+  agency: string;
+  /** Up to 20 digits, its check digit included. */
+  account: string;
+}
+
+/** What a gateway needs of a journey 1 request beyond the mandate (see PixAutomatico.mandateRequestRequires). */
+export type MandateRequestField = 'payer_account';
 
 /** A cycle's charge (`cobr`): sent within the window before its due date (domain/pix-automatico.ts). */
 export interface MandateChargeInput {
@@ -434,6 +453,11 @@ export interface MandateChargeInput {
  * (`mandate.updated`, `mandate_charge.updated`) and are always read back with the getters.
  */
 export interface PixAutomatico {
+  /**
+   * What this gateway needs to push a journey 1 request (`payer_account`: the payer's bank account, which
+   * it cannot find by itself); absent or empty: nothing beyond the mandate.
+   */
+  readonly mandateRequestRequires?: readonly MandateRequestField[];
   createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate>;
   /** Null when the gateway has no such mandate. */
   getMandate(mandateId: string): Promise<GatewayMandate | null>;
