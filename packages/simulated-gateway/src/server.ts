@@ -327,7 +327,7 @@ function answerErrors(app: FastifyInstance): void {
 }
 
 /** Cards, buyers and transactions: charges, pix and boletos, their capture, void and refund. */
-function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway & RecurringBilling): void {
+function paymentRoutes(app: FastifyInstance, gateway: CardGateway & RecurringBilling): void {
   app.post(ROUTES.tokenizeCard.path, async (request, reply) => {
     const card = cardInputFromWire(parse(wireCardInput, request.body));
     const token = await gateway.tokenizeCard(card, idempotencyKey(request));
