@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../gateway/capabilities.ts';
 import { GatewayError, type CardChargeInput, type GatewayTransaction, type PaymentGateway } from '../gateway/port.ts';
 import { callGateway } from './gateway-failures.ts';
 
@@ -33,7 +34,7 @@ export async function chargeCard(
   input: CardChargeInput,
   keys: CardChargeKeys | Pick<CardChargeKeys, 'charge'>,
 ): Promise<GatewayTransaction> {
-  const charged = await callGateway(() => gateway.chargeCard(input, keys.charge));
+  const charged = await callGateway(async () => cardPaymentsOf(gateway).chargeCard(input, keys.charge));
   if (charged.status !== 'pre_authorized' || !input.capture || !('capture' in keys)) return charged;
   return captureOrVoid(gateway, charged, keys);
 }
@@ -45,7 +46,7 @@ export async function captureOrVoid(
   keys: SettlementKeys,
 ): Promise<GatewayTransaction> {
   try {
-    return await gateway.capture(authorized.id, null, keys.capture);
+    return await cardPaymentsOf(gateway).capture(authorized.id, null, keys.capture);
   } catch (err) {
     if (!(err instanceof GatewayError) || err.retryable) return callGateway(() => Promise.reject(err));
     const voided = await voidCharge(gateway, authorized.id, keys.void);

@@ -3,7 +3,7 @@ import type { CheckoutActivities, CheckoutCardCharge } from '../contracts/checko
 import { checkoutPayer } from '../db/checkout/sale-details.ts';
 import { checkoutKeys, type PaymentSummary } from '../domain/checkout.ts';
 import { cardReviewDeadline, CARD_REVIEW_WAIT_SECONDS } from '../domain/card-review.ts';
-import { recurringBillingOf } from '../gateway/capabilities.ts';
+import { cardPaymentsOf, recurringBillingOf } from '../gateway/capabilities.ts';
 import { GatewayError, type BuyerInput, type PaymentGateway } from '../gateway/port.ts';
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
@@ -114,7 +114,7 @@ async function keepPaidCard(
 ): Promise<string | null> {
   const owner = { email: payer?.email ?? null, name: payer?.name ?? null };
   try {
-    const kept = await gateway.keepBrowserCard(
+    const kept = await cardPaymentsOf(gateway).keepBrowserCard(
       input.cardTokenId,
       owner,
       checkoutKeys.keepCard(input.checkoutId, input.slot),

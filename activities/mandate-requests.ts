@@ -81,6 +81,7 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
             retryPolicy: 'three_in_seven_days',
             journey,
             requestExpiresAt: journey === 'journey_1' ? input.answerBy : null,
+            payerAccount: journey === 'journey_1' ? (input.payerAccount ?? null) : null,
           },
           mandateRequestKey(input.mandateId),
         ),

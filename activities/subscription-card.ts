@@ -12,6 +12,7 @@ import {
   SUBSCRIPTION_ENDED_MESSAGE,
   subscriptionHasEnded,
 } from '../domain/subscriptions.ts';
+import { cardPaymentsOf } from '../gateway/capabilities.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, refusalReason } from './gateway-failures.ts';
 import { lockedTerms } from './subscription-lifecycle.ts';
@@ -45,7 +46,9 @@ export function createSubscriptionCardActivities(deps: { orm: Orm; gateway: Paym
       const owner = { email: customer?.email ?? null, name: customer?.name ?? null };
       // One key per token: a retried activity keeps the same card once.
       const key = `subscription-card:${t.id}:${createHash('sha256').update(input.browserToken).digest('hex')}`;
-      const card = await callGateway(() => gateway.keepBrowserCard(input.browserToken, owner, key)).catch((err) => {
+      const card = await callGateway(async () =>
+        cardPaymentsOf(gateway).keepBrowserCard(input.browserToken, owner, key),
+      ).catch((err) => {
         throw refusedCard(err);
       });
       return orm.em.fork().transactional(async (tx) => {

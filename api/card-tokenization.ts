@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cardSourceRefusal } from '../domain/card-data.ts';
-import { offersCardPayments } from '../gateway/capabilities.ts';
+import { cardPaymentsOf, offersCardPayments } from '../gateway/capabilities.ts';
 import { GatewayError, type CardInput, type CardOwner, type CardToken } from '../gateway/port.ts';
 import { ApiError, badRequest, unprocessable } from '../use-cases/errors.ts';
 import type { RouteDeps } from './route-deps.ts';
@@ -50,8 +50,8 @@ export async function chargeableCard(
   const key = cardKey(scope, card);
   try {
     return 'data' in card
-      ? await deps.gateway.tokenizeCard(card.data, key, owner)
-      : await deps.gateway.keepBrowserCard(card.browserToken, owner, key);
+      ? await cardPaymentsOf(deps.gateway).tokenizeCard(card.data, key, owner)
+      : await cardPaymentsOf(deps.gateway).keepBrowserCard(card.browserToken, owner, key);
   } catch (err) {
     throw tokenizationError(err);
   }

@@ -30,7 +30,7 @@ import {
 } from '../domain/checkout-confirmation.ts';
 import { parseTaxId } from '../domain/tax-id.ts';
 import type { CardInput } from '../gateway/port.ts';
-import { offersKeptCardWithCode, offersPixAutomatico } from '../gateway/capabilities.ts';
+import { offersCardPayments, offersKeptCardWithCode, offersPixAutomatico } from '../gateway/capabilities.ts';
 import type { PixAutomaticoOptIn } from '../domain/checkout-eligibility.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import { subscriptionCardTokenId } from '../db/subscription/checkout-reads.ts';
@@ -136,7 +136,11 @@ export async function confirmCheckout(
   const installments = body.card?.installments ?? body.card_token?.installments ?? 1;
   // A browser's single-use token travels in the Update as it is: charged first, the card kept after the
   // charge by the activity (decision 0074), so nothing precedes the activity's verdict on it.
-  const singleUse = sent !== null && 'browserToken' in sent && deps.gateway.browserTokensSingleUse === true;
+  const singleUse =
+    sent !== null &&
+    'browserToken' in sent &&
+    offersCardPayments(deps.gateway) &&
+    deps.gateway.browserTokensSingleUse === true;
   // The confirmation's activity decides (decision 0062); the same rule here answers before a card is
   // tokenized or kept, which on some gateways already needs the buyer's e-mail.
   if (!singleUse) refuse(earlyRefusal(deps, checkout, body, sent !== null, installments));

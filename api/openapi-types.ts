@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Ask a subscription's payer for a Pix Automático mandate
-     * @description For an active or trialing subscription billed manually (`recurrence_billing: manual`), whose price is weekly, monthly, quarterly, semiannual or yearly, in BRL, whose customer has a name and a CPF or CNPJ, on a gateway with Pix Automático. Answers 201 with the mandate, `created`: journey 2 (`qr_code`) with its `qr_code` to show the payer; journey 1 (`request`) with the `request` pushed to the payer's bank and when it expires. The payer answers in their bank’s app: approved (`mandate.approved`), the subscription bills its next period through the mandate (`recurrence_billing` becomes `pix_automatico` before that period, `subscription.updated`; when its charge can no longer be sent in time, from the period after); rejected or expired (`mandate.rejected`, `mandate.expired`), nothing changes. A QR code unanswered by expires_in_days is withdrawn (`mandate.cancelled`). A subscription with a mandate waiting or approved answers 409 `mandate_exists`; a rejected, expired or cancelled one may be replaced. A subscription not billed manually, not active or trialing, or canceling at period end answers 409 `subscription_not_eligible`. Scope: subscriptions:write.
+     * @description For an active or trialing subscription billed manually (`recurrence_billing: manual`), whose price is weekly, monthly, quarterly, semiannual or yearly, in BRL, whose customer has a name and a CPF or CNPJ, on a gateway with Pix Automático. Answers 201 with the mandate, `created`: journey 2 (`qr_code`) with its `qr_code` to show the payer; journey 1 (`request`) with the `request` pushed to the payer's bank and when it expires. The payer answers in their bank’s app: approved (`mandate.approved`), the subscription bills its next period through the mandate (`recurrence_billing` becomes `pix_automatico` before that period, `subscription.updated`; when its charge can no longer be sent in time, from the period after); rejected or expired (`mandate.rejected`, `mandate.expired`), nothing changes. A QR code unanswered by expires_in_days is withdrawn (`mandate.cancelled`). A subscription with a mandate waiting or approved answers 409 `mandate_exists`; a rejected, expired or cancelled one may be replaced. A subscription not billed manually, not active or trialing, or canceling at period end answers 409 `subscription_not_eligible`. Journey 1 pushes the request to the payer’s bank account, `payer_account` (ISPB, agency, account): a gateway that cannot find the account itself answers 422 `payer_account_required` without it, and a malformed one is 422 `invalid_payer_account`. Scope: subscriptions:write.
      */
     post: operations['createSubscriptionMandate'];
     delete?: never;
@@ -17245,6 +17245,15 @@ export interface operations {
            * @default 7
            */
           expires_in_days?: number;
+          /** @description Journey request only: the payer's bank account the request is pushed to, held by the customer's CPF/CNPJ. Required where the gateway cannot find the account itself (422 payer_account_required without it); the sandbox takes the request without it */
+          payer_account?: {
+            /** @description The payer's bank's participant code (ISPB): 8 digits or capital letters */
+            ispb: string;
+            /** @description 1–4 digits */
+            agency: string;
+            /** @description 1–20 digits, its check digit included, no hyphen */
+            account: string;
+          };
         };
       };
     };
@@ -17349,7 +17358,7 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `pix_automatico_not_allowed`: the price is not weekly to yearly, or the subscription not in BRL; `pix_automatico_unavailable`: the gateway offers no Pix Automático; `customer_name_required`: the customer has no name (the mandate names its debtor); `customer_tax_id_required`: the customer has no CPF or CNPJ; `gateway_refused`: the gateway refused to create the mandate; nothing was created. */
+      /** @description Validation error: the request is well-formed, but a rule between its fields, of the clock, of check digits or of the stored data refuses it; `code` says which rule, the detail names the field. `pix_automatico_not_allowed`: the price is not weekly to yearly, or the subscription not in BRL; `pix_automatico_unavailable`: the gateway offers no Pix Automático; `customer_name_required`: the customer has no name (the mandate names its debtor); `customer_tax_id_required`: the customer has no CPF or CNPJ; `payer_account_required`: journey request on a gateway that needs the payer's account (Efí) without it; `invalid_payer_account`: payer_account is not an ISPB, agency and account, or was given for a QR code; `gateway_refused`: the gateway refused to create the mandate; nothing was created. */
       422: {
         headers: {
           [name: string]: unknown;

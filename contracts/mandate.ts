@@ -1,5 +1,5 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { MandateRequestJourney } from '../domain/mandate-requests.ts';
+import type { MandateRequestJourney, PayerBankAccount } from '../domain/mandate-requests.ts';
 import type { MandateStatus } from '../domain/pix-automatico.ts';
 
 /**
@@ -17,6 +17,8 @@ export interface MandateWorkflowInput {
   journey: MandateRequestJourney;
   /** By when the payer must answer (ISO): journey 1's request expires then; journey 2's QR code is withdrawn. */
   answerBy: string;
+  /** Journey 1: the payer's bank account the request is pushed to, where the API was given it. */
+  payerAccount?: PayerBankAccount | null;
 }
 
 /** The mandate as the API answers it (use-cases/schemas/mandates.ts mandateEventData). */

@@ -112,3 +112,59 @@ export function firstMandateDueDate(periodEnd: number, periodicity: MandatePerio
   const due = periodDueDate(periodEnd);
   return chargeSendDate(due, brasiliaDate(now)) !== null ? due : cycleDueDate(due, periodicity, 2);
 }
+
+/** The payer's bank account a journey 1 request is pushed to (the BCB's solicrec `destinatario`). */
+export interface PayerBankAccount {
+  /** Their bank's participant code (ISPB): 8 digits or capital letters. */
+  ispb: string;
+  /** 1–4 digits. */
+  agency: string;
+  /** 1–20 digits, its check digit included (no hyphen). */
+  account: string;
+}
+
+const PAYER_ACCOUNT_RULES: { field: keyof PayerBankAccount; pattern: RegExp; says: string }[] = [
+  { field: 'ispb', pattern: /^[0-9A-Z]{8}$/, says: "the payer's bank's ISPB: 8 digits or capital letters" },
+  { field: 'agency', pattern: /^\d{1,4}$/, says: 'the agency: 1 to 4 digits' },
+  { field: 'account', pattern: /^\d{1,20}$/, says: 'the account: 1 to 20 digits, its check digit included, no hyphen' },
+];
+
+/**
+ * Why a mandate request's payer account cannot be taken: given for a QR code (only a request goes to an
+ * account), missing where the gateway needs it to push the request (`required`: Efí), or not an ISPB,
+ * agency and account in the BCB's shapes. Null: taken (or rightly absent).
+ */
+export function payerAccountRefusal(
+  journey: MandateRequestJourney,
+  account: PayerBankAccount | null,
+  required: boolean,
+): MandateRequestRefusal | null {
+  if (account === null) {
+    if (journey !== 'request' || !required) return null;
+    return {
+      status: 422,
+      code: 'payer_account_required',
+      message: "This gateway pushes the request to the payer's bank account: give payer_account",
+      detail: 'payer_account (ispb, agency, account), or journey qr_code',
+    };
+  }
+  if (journey !== 'request') {
+    return {
+      status: 422,
+      code: 'invalid_payer_account',
+      message: "Only a request (journey request) goes to the payer's account; a QR code takes none",
+      detail: 'payer_account',
+    };
+  }
+  for (const rule of PAYER_ACCOUNT_RULES) {
+    if (!rule.pattern.test(account[rule.field])) {
+      return {
+        status: 422,
+        code: 'invalid_payer_account',
+        message: `Not a payer account the BCB takes: ${rule.says}`,
+        detail: `payer_account.${rule.field}`,
+      };
+    }
+  }
+  return null;
+}

@@ -6,8 +6,11 @@
 import {
   GatewayError,
   type BoletoPayerField,
+  type CardPayments,
+  type CardVault,
   type KeptCardBrowserTokens,
   type KeptCardLookup,
+  type MandateRequestField,
   type Chargebacks,
   type PaymentGateway,
   type PixAutomatico,
@@ -121,6 +124,10 @@ export function offersPixAutomatico<G extends PaymentGateway>(gateway: G): gatew
   return hasMethods(gateway, PIX_AUTOMATICO_METHODS);
 }
 
+/** Whether this gateway's journey 1 request needs `field` (see PixAutomatico.mandateRequestRequires). */
+export const mandateRequestRequires = (gateway: PaymentGateway, field: MandateRequestField): boolean =>
+  offersPixAutomatico(gateway) && (gateway.mandateRequestRequires ?? []).includes(field);
+
 /** Whether the gateway plays the sandbox's payer and bank for Pix Automático (the embedded simulator). */
 export function offersSandboxPixAutomatico<G extends PaymentGateway>(
   gateway: G,
@@ -131,10 +138,32 @@ export function offersSandboxPixAutomatico<G extends PaymentGateway>(
   );
 }
 
+const CARD_METHODS = [
+  'chargeCard',
+  'capture',
+  'tokenizeCard',
+  'keepBrowserCard',
+] as const satisfies readonly (keyof (CardPayments & CardVault))[];
+
 /**
- * Whether the gateway takes card payments (the simulator, Mercado Pago): Efí's adapter has none
- * (decision 0097), and a card sent to it is refused before any call.
+ * Whether the gateway takes card payments and keeps cards (the simulator, Mercado Pago): Efí's adapter
+ * has neither (decision 0097), and a card sent to it is refused before any call.
  */
-export function offersCardPayments(gateway: object): boolean {
-  return hasMethods(gateway, ['chargeCard', 'tokenizeCard', 'keepBrowserCard']);
+export function offersCardPayments<G extends PaymentGateway>(gateway: G): gateway is G & CardPayments & CardVault {
+  return hasMethods(gateway, CARD_METHODS);
+}
+
+/**
+ * The gateway's card payments and vault, for the activities and routes that charge or keep a card. A
+ * card reaches them only where the gateway takes cards (the API refuses one with 422
+ * payment_method_not_allowed otherwise, domain/card-data.ts); a subscription sold with a card on a
+ * gateway swapped since for one without cards is a definite refusal, not something a retry mends.
+ */
+export function cardPaymentsOf(gateway: PaymentGateway): CardPayments & CardVault {
+  if (offersCardPayments(gateway)) return gateway;
+  throw new GatewayError(
+    'This payment gateway takes no cards (its card payments need its own browser script and keep no card for a ' +
+      'later charge): sell by pix, boleto or Pix Automático, or configure a gateway that takes cards',
+    false,
+  );
 }

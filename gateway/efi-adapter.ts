@@ -14,22 +14,19 @@ import {
   boletoBody,
   cobBody,
   isBoletoId,
-  ledgerRowsOfPix,
   transactionFromCharge,
   transactionFromCob,
   type EfiCharge,
   type EfiCob,
-  type EfiPix,
   type EfiQrCode,
 } from './efi-payments.ts';
+import { efiLedger } from './efi-ledger.ts';
 import { callbacksOfChargeEvents, type EfiChargeEvent } from './efi-notifications.ts';
 import * as rec from './efi-pix-automatico.ts';
 import {
   GatewayError,
   type BoletoChargeInput,
-  type CardPayments,
   type GatewayCallback,
-  type GatewayLedger,
   type GatewayMandate,
   type GatewayMandateCharge,
   type GatewayMandateRefund,
@@ -37,7 +34,7 @@ import {
   type LedgerWindow,
   type MandateChargeInput,
   type MandateInput,
-  type PaymentDocuments,
+  type PaymentGateway,
   type PixAutomatico,
   type PixChargeInput,
 } from './port.ts';
@@ -52,20 +49,20 @@ type ChargesAnswer<T> = { code?: number; data: T };
 const REFUND_BOLETO =
   "Efí's charges API refunds no paid boleto (Efí's panel returns it by a bank transfer): refund it there";
 
-/** What Efí does of the port: all but card payments (see docs/decisions/0097-efi-adapter.md). */
-export type EfiPaymentGateway = Omit<CardPayments, 'chargeCard' | 'capture'> &
-  PaymentDocuments &
-  GatewayLedger &
-  PixAutomatico;
+/**
+ * What Efí does of the port: every call PaymentGateway requires, and Pix Automático; not the card
+ * capability (CardPayments, CardVault), which offersCardPayments then answers false for (decision 0097).
+ */
+export type EfiPaymentGateway = PaymentGateway & PixAutomatico;
 
 /**
  * The payment gateway over Efí's Pix and charges APIs, through its official SDK (sdk-node-apis-efi):
  * pix (an immediate `cob`), boleto (the charges API's banking_billet), cancels, pix refunds
- * (devoluções), the ledger of pix received, and Pix Automático (efi-pix-automatico.ts).
+ * (devoluções), the ledger of pix and boletos received, and Pix Automático (efi-pix-automatico.ts).
  *
  * It takes no cards: Efí's card payments need a payment_token made by Efí's own browser script, with
- * no pre-authorization to capture and no card kept for a later charge without the buyer, so CardPayments'
- * chargeCard and capture and the CardVault are not implemented (decision 0097), not answered "unsupported".
+ * no pre-authorization to capture and no card kept for a later charge without the buyer, so the port's
+ * card capability (CardPayments, CardVault) is not implemented (decision 0097), not answered "unsupported".
  *
  * Efí takes no idempotency key on these APIs: each write is keyed by an id derived from ours (a txid,
  * a devolução id, a boleto's custom_id) and read before it is made, so a retry after a lost answer
@@ -74,6 +71,8 @@ export type EfiPaymentGateway = Omit<CardPayments, 'chargeCard' | 'capture'> &
 export class EfiGateway implements EfiPaymentGateway {
   /** Efí's boleto names the payer by name and CPF/CNPJ only: no address needed. */
   readonly boletoPayerRequires = [] as const;
+  /** Efí's journey 1 request (POST /v2/solicrec) names the payer's account, which it cannot find itself. */
+  readonly mandateRequestRequires = ['payer_account'] as const;
   private readonly options: EfiOptions;
   private readonly client: EfiClient;
   private readonly now: () => Date;
@@ -231,25 +230,9 @@ export class EfiGateway implements EfiPaymentGateway {
     return after;
   }
 
-  /** The pix received in the window (`GET /v2/pix`, page by page) and their devoluções (efi-payments.ts). */
-  async ledger(window: LedgerWindow): Promise<LedgerRow[]> {
-    const received: EfiPix[] = [];
-    for (let page = 0; ; page++) {
-      const answer = await this.call<{ pix?: EfiPix[]; parametros?: { paginacao?: { quantidadeDePaginas?: number } } }>(
-        'GET /v2/pix',
-        () =>
-          this.sdk.pixReceivedList({
-            inicio: window.from.toISOString(),
-            fim: window.to.toISOString(),
-            'paginacao.paginaAtual': page,
-            'paginacao.itensPorPagina': 1000,
-          }),
-      );
-      received.push(...(answer.pix ?? []));
-      if (page + 1 >= (answer.parametros?.paginacao?.quantidadeDePaginas ?? 1)) break;
-    }
-    // `fim` is inclusive at Efí; the window's `to` is not.
-    return ledgerRowsOfPix(received.filter((p) => Date.parse(p.horario) < window.to.getTime()));
+  /** The pix received in the window and the boletos paid in it (efi-ledger.ts). */
+  ledger(window: LedgerWindow): Promise<LedgerRow[]> {
+    return efiLedger(this.sdk, this.options.timeoutMs, window);
   }
 
   /**

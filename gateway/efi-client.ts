@@ -173,6 +173,7 @@ export const SDK_METHODS = [
   'getNotification',
   'pixCreateLocationRecurrenceAutomatic',
   'pixCreateRecurrenceAutomatic',
+  'pixCreateRequestRecurrenceAutomatic',
   'pixDetailRecurrenceAutomatic',
   'pixListRecurrenceAutomatic',
   'pixUpdateRecurrenceAutomatic',

@@ -234,8 +234,8 @@ export function transactionFromCharge(charge: EfiCharge, reference: string): Gat
 
 /**
  * The pix received in a window (`GET /v2/pix`) as ledger rows: each pix's gross, keyed by its txid
- * (our transaction id), and each devolução that left as a refund. Efí's fees and boletos are not in
- * it (decision 0097): the Extratos API's statement files are not read.
+ * (our transaction id), and each devolução that left as a refund. The boletos are read beside them
+ * (efi-ledger.ts); Efí's fees are in neither (decision 0102).
  */
 export function ledgerRowsOfPix(received: EfiPix[]): LedgerRow[] {
   return received.flatMap((pix) => [

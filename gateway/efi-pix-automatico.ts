@@ -53,6 +53,8 @@ interface BcbRec {
   vinculo?: { contrato?: string };
   ativacao?: { dadosJornada?: { txid?: string } } | null;
   dadosQR?: { pixCopiaECola?: string } | null;
+  /** Journey 1's requests (solicrec) to the payer's bank, the last one current. */
+  solicitacao?: unknown[] | null;
 }
 interface BcbCobr {
   txid: string;
@@ -68,8 +70,10 @@ const mandateFromRec = (rec: BcbRec) => mandateOfRec(parseBcbRec(rec));
 const chargeFromCobr = (cobr: BcbCobr) => chargeOfCobr(parseBcbCobR(cobr));
 
 const JOURNEY_1_NEEDS_ACCOUNT =
-  "Efí's journey 1 (POST /v2/solicrec) sends the request to the payer's account (agência, conta and ISPB of their " +
-  'bank), which a mandate here does not carry: use journey 2 or 3 (a QR code)';
+  "Efí's journey 1 (POST /v2/solicrec) sends the request to the payer's account: give its ISPB, agency and account " +
+  '(payerAccount), or use journey 2 or 3 (a QR code)';
+/** A journey 1 request given no expiry lasts this long (the API's default answer time). */
+const DEFAULT_REQUEST_MS = 7 * 86_400_000;
 
 export interface RecContext {
   client: EfiClient;
@@ -108,7 +112,7 @@ async function findRec(ctx: RecContext, input: MandateInput): Promise<BcbRec | n
   return found[found.length - 1] ?? null;
 }
 
-function recBody(input: MandateInput, loc: number, firstTxid: string | null) {
+function recBody(input: MandateInput, loc: number | null, firstTxid: string | null) {
   const value =
     input.fixedAmount !== null
       ? { valorRec: reais(input.fixedAmount) }
@@ -126,7 +130,8 @@ function recBody(input: MandateInput, loc: number, firstTxid: string | null) {
     },
     valor: value,
     politicaRetentativa: BCB_RETRY_POLICY[input.retryPolicy],
-    loc,
+    // Journey 1 has no QR code, so no location: its request goes to the payer's bank (solicrec).
+    ...(loc !== null ? { loc } : {}),
     ...(firstTxid ? { ativacao: { dadosJornada: { txid: firstTxid } } } : {}),
   };
 }
@@ -156,7 +161,7 @@ export async function createMandate(
   input: MandateInput,
   idempotencyKey: string,
 ): Promise<GatewayMandate> {
-  if (input.journey === 'journey_1') throw new GatewayError(JOURNEY_1_NEEDS_ACCOUNT, false);
+  if (input.journey === 'journey_1') return requestMandate(ctx, input);
   const earlier = await findRec(ctx, input);
   if (earlier) {
     const rec = (await recWithQr(ctx, earlier.idRec)) ?? earlier;
@@ -169,6 +174,50 @@ export async function createMandate(
   );
   const rec = (await recWithQr(ctx, made.idRec)) ?? made;
   return mandateFromRec(rec);
+}
+
+/** The solicrec's body: the rec, the request's expiry, and the payer's account held by the debtor. */
+function solicRecBody(input: MandateInput, idRec: string, now: Date) {
+  const account = input.payerAccount!;
+  const expiresAt = input.requestExpiresAt ?? new Date(now.getTime() + DEFAULT_REQUEST_MS).toISOString();
+  const digits = input.debtor.taxId.replace(/\D/g, '');
+  const taxId = digits.length === 14 ? { cnpj: digits } : { cpf: digits };
+  return {
+    idRec,
+    calendario: { dataExpiracaoSolicitacao: expiresAt },
+    destinatario: { agencia: account.agency, conta: account.account, ispbParticipante: account.ispb, ...taxId },
+  };
+}
+
+/**
+ * Journey 1: a rec without a location (`POST /v2/rec`), then its request to the payer's account
+ * (`POST /v2/solicrec`), and the rec read back with it. A retry finds the rec by its contract and sends
+ * the request only when the rec has none; a request refused because the rec has one already (a first
+ * POST whose answer was lost) reads the rec again.
+ */
+async function requestMandate(ctx: RecContext, input: MandateInput): Promise<GatewayMandate> {
+  if (!input.payerAccount) throw new GatewayError(JOURNEY_1_NEEDS_ACCOUNT, false);
+  const rec =
+    (await findRec(ctx, input)) ??
+    (await call<BcbRec>(ctx, 'POST /v2/rec', () => sdk(ctx).pixCreateRecurrenceAutomatic(recBody(input, null, null))));
+  if (rec.status === 'CRIADA' && !rec.solicitacao?.length) {
+    const body = solicRecBody(input, rec.idRec, ctx.now());
+    try {
+      await call(ctx, 'POST /v2/solicrec', () => sdk(ctx).pixCreateRequestRecurrenceAutomatic(body));
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.retryable) throw err;
+      const now = await read<BcbRec>(ctx, `GET /v2/rec/${rec.idRec}`, () =>
+        sdk(ctx).pixDetailRecurrenceAutomatic({ idRec: rec.idRec }),
+      );
+      if (!now?.solicitacao?.length) throw err;
+      return mandateFromRec(now);
+    }
+  }
+  const sent = await read<BcbRec>(ctx, `GET /v2/rec/${rec.idRec}`, () =>
+    sdk(ctx).pixDetailRecurrenceAutomatic({ idRec: rec.idRec }),
+  );
+  if (!sent) throw new EfiGatewayError(`Efí rec ${rec.idRec} vanished after its request`, true, 200, 'vanished');
+  return mandateFromRec(sent);
 }
 
 export async function getMandate(ctx: RecContext, mandateId: string): Promise<GatewayMandate | null> {

@@ -70,7 +70,10 @@ export class BcbPixAutomaticoClient implements PixAutomatico {
     );
     if (input.journey !== 'journey_1' || made.request) return made;
     const expiresAt = input.requestExpiresAt ?? new Date(Date.now() + DEFAULT_REQUEST_MS).toISOString();
-    const request = solicRecSolicitadaOf(made, expiresAt, SANDBOX_PAYER_BANK);
+    // The payer's account when the caller has it; else the sandbox's payer bank stands in.
+    const payer = input.payerAccount;
+    const bank = payer ? { ispb: payer.ispb, branch: payer.agency, account: payer.account } : SANDBOX_PAYER_BANK;
+    const request = solicRecSolicitadaOf(made, expiresAt, bank);
     await this.call(
       'POST',
       routePath('sendMandateRequest'),

@@ -86,19 +86,12 @@ export const efiGateway = (config: Config) =>
       : null,
   });
 
-/**
- * Efí takes no cards (decision 0097), while PaymentGateway still requires CardPayments and CardVault
- * of every gateway: until the port makes cards a capability, Efí is handed over as what it is not.
- * A card sent on GATEWAY=efi is refused before any call (offersCardPayments, 422 payment_method_not_allowed).
- */
-const efiAsPaymentGateway = (config: Config) => efiGateway(config) as unknown as PaymentGateway;
-
 /** A remote gateway: the HTTP adapter (GATEWAY=http), Mercado Pago (GATEWAY=mercadopago) or Efí (GATEWAY=efi). */
-const remoteGateway = (config: Config) =>
+const remoteGateway = (config: Config): PaymentGateway =>
   config.gateway === 'mercadopago'
     ? mercadoPago(config)
     : config.gateway === 'efi'
-      ? efiAsPaymentGateway(config)
+      ? efiGateway(config)
       : httpGateway(config);
 
 /** Sandbox deployments use the simulator (on `orm`); production the configured remote gateway. */

@@ -203,13 +203,10 @@ export class SavedCardRefused extends GatewayError {
 }
 
 /**
- * Card payments: charge a card (1–12 installments, optionally pre-authorized), capture, void,
- * refund, and look a transaction up by its id or by the idempotency key that made it.
+ * A gateway's transactions, whatever paid them: void, refund, and look one up by its id or by the
+ * idempotency key that made it. Every gateway has these.
  */
-export interface CardPayments {
-  /** A declined card is a transaction with status failed and a decline reason, not an error. */
-  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
-  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
+export interface Transactions {
   /** Voids a pre-authorization or a pending pix/boleto. */
   cancel(transactionId: string, idempotencyKey: string): Promise<GatewayTransaction>;
   /** Null when the gateway has no such transaction. */
@@ -223,6 +220,17 @@ export interface CardPayments {
   findTransactionByIdempotencyKey(idempotencyKey: string): Promise<GatewayTransaction | null>;
   /** Full or partial; the gateway refuses more than was captured. */
   refund(transactionId: string, amount: number, idempotencyKey: string): Promise<GatewayTransaction>;
+}
+
+/**
+ * Card payments, where the gateway takes cards (the simulator, Mercado Pago; not Efí, decision 0097):
+ * charge a card (1–12 installments, optionally pre-authorized) and capture it. Asked with
+ * offersCardPayments, reached with cardPaymentsOf (gateway/capabilities.ts).
+ */
+export interface CardPayments {
+  /** A declined card is a transaction with status failed and a decline reason, not an error. */
+  chargeCard(input: CardChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
+  capture(transactionId: string, amount: number | null, idempotencyKey: string): Promise<GatewayTransaction>;
 }
 
 /**
@@ -242,7 +250,10 @@ export interface PaymentDocuments {
   createBoleto(input: BoletoChargeInput, idempotencyKey: string): Promise<GatewayTransaction>;
 }
 
-/** A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. */
+/**
+ * A card vault: the card made chargeable now and at later renewals, by an id chargeCard takes. Part of
+ * the card capability (offersCardPayments): a gateway has both or neither.
+ */
 export interface CardVault {
   /**
    * True when the token the buyer's browser makes is good for one payment only (Mercado Pago's): the
@@ -302,10 +313,14 @@ export interface KeptCardBrowserTokens {
 }
 
 /**
- * What every gateway this engine works with offers. Recurring billing is a capability of its own,
- * which an adapter has or lacks: ask with offersRecurringBilling (gateway/capabilities.ts).
+ * What every gateway this engine works with offers. Cards (CardPayments and CardVault) and recurring
+ * billing are capabilities of their own, which an adapter has or lacks: ask with offersCardPayments
+ * and offersRecurringBilling (gateway/capabilities.ts).
  */
-export type PaymentGateway = CardPayments & PaymentDocuments & CardVault & GatewayLedger;
+export type PaymentGateway = Transactions & PaymentDocuments & GatewayLedger;
+
+/** A gateway that takes cards: charges them and keeps them for later renewals. */
+export type CardGateway = PaymentGateway & CardPayments & CardVault;
 
 /**
  * Chargebacks (disputes) of the gateway's payments, where the gateway reports them (decision 0072):
@@ -399,7 +414,26 @@ export interface MandateInput {
   journey: 'journey_1' | 'journey_2' | 'journey_3';
   requestExpiresAt?: string | null;
   firstCharge?: { amount: number; expiresInSeconds: number } | null;
+  /**
+   * Journey 1: the payer's account the request is pushed to (the BCB's solicrec `destinatario`, held by
+   * the debtor's CPF/CNPJ). Required where the gateway says so (mandateRequestRequires 'payer_account':
+   * Efí); a sandbox's payer bank stands in without it.
+   */
+  payerAccount?: MandatePayerAccount | null;
 }
+
+/** A payer's bank account, as a journey 1 request names it. */
+export interface MandatePayerAccount {
+  /** The payer's bank (its participant's ISPB, 8 characters). */
+  ispb: string;
+  /** Up to 4 digits. */
+  agency: string;
+  /** Up to 20 digits, its check digit included. */
+  account: string;
+}
+
+/** What a gateway needs of a journey 1 request beyond the mandate (see PixAutomatico.mandateRequestRequires). */
+export type MandateRequestField = 'payer_account';
 
 /** A cycle's charge (`cobr`): sent within the window before its due date (domain/pix-automatico.ts). */
 export interface MandateChargeInput {
@@ -420,6 +454,11 @@ export interface MandateChargeInput {
  * (`mandate.updated`, `mandate_charge.updated`) and are always read back with the getters.
  */
 export interface PixAutomatico {
+  /**
+   * What this gateway needs to push a journey 1 request (`payer_account`: the payer's bank account, which
+   * it cannot find by itself); absent or empty: nothing beyond the mandate.
+   */
+  readonly mandateRequestRequires?: readonly MandateRequestField[];
   createMandate(input: MandateInput, idempotencyKey: string): Promise<GatewayMandate>;
   /** Null when the gateway has no such mandate. */
   getMandate(mandateId: string): Promise<GatewayMandate | null>;

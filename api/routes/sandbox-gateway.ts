@@ -7,6 +7,7 @@ import { errorBody, errorResponses, nonBlank } from '../../use-cases/schemas/com
 import { SANDBOX_PUBLIC_KEY, servesSandboxTokenizer } from '../browser-card-tokenizer.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { testCardBin, testCardPlans } from '../../gateway/test-card-bins.ts';
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { centsToReais } from '../../gateway/mercadopago-money.ts';
 
 /**
@@ -209,7 +210,7 @@ function cardTokenRoute(app: RouteApp, deps: RouteDeps): void {
       };
       try {
         // A fresh key: each call makes a new token, as a browser's each press does.
-        const token = await deps.gateway.tokenizeCard(card, `sandbox-card-token:${randomUUID()}`);
+        const token = await cardPaymentsOf(deps.gateway).tokenizeCard(card, `sandbox-card-token:${randomUUID()}`);
         return reply.status(201).send({
           id: token.id,
           first_six_digits: body.card_number.slice(0, 6),

@@ -13,8 +13,8 @@ import { findCustomerByKey } from '../../db/customer/customers.ts';
 import { liveMandateOfSubscription } from '../../db/mandate/mandates.ts';
 import { findOwnSubscription } from '../../db/subscription/rows.ts';
 import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
-import { mandateRequestRefusal } from '../../domain/mandate-requests.ts';
-import { offersPixAutomatico, offersRecurringBilling } from '../../gateway/capabilities.ts';
+import { mandateRequestRefusal, payerAccountRefusal } from '../../domain/mandate-requests.ts';
+import { mandateRequestRequires, offersPixAutomatico, offersRecurringBilling } from '../../gateway/capabilities.ts';
 import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { errorResponses, isUuid, validationErrors } from '../../use-cases/schemas/common.ts';
@@ -52,7 +52,10 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
           'expires_in_days is withdrawn (`mandate.cancelled`). A subscription with a mandate waiting or approved ' +
           'answers 409 `mandate_exists`; a rejected, expired or cancelled one may be replaced. A subscription not ' +
           'billed manually, not active or trialing, or canceling at period end answers 409 ' +
-          '`subscription_not_eligible`. Scope: subscriptions:write.',
+          '`subscription_not_eligible`. Journey 1 pushes the request to the payer’s bank account, `payer_account` ' +
+          '(ISPB, agency, account): a gateway that cannot find the account itself answers 422 ' +
+          '`payer_account_required` without it, and a malformed one is 422 `invalid_payer_account`. ' +
+          'Scope: subscriptions:write.',
         params: subscriptionParams,
         body: createMandateBody,
         response: {
@@ -63,6 +66,8 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
             pix_automatico_unavailable: 'the gateway offers no Pix Automático',
             customer_name_required: 'the customer has no name (the mandate names its debtor)',
             customer_tax_id_required: 'the customer has no CPF or CNPJ',
+            payer_account_required: "journey request on a gateway that needs the payer's account (Efí) without it",
+            invalid_payer_account: 'payer_account is not an ISPB, agency and account, or was given for a QR code',
             gateway_refused: 'the gateway refused to create the mandate; nothing was created',
           }),
         },
@@ -71,6 +76,16 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
       const s = await eligibleSubscription(deps, organizationId, request.params.id);
+      const payerAccount = request.body.payer_account ?? null;
+      const accountRefusal = payerAccountRefusal(
+        request.body.journey,
+        payerAccount,
+        mandateRequestRequires(deps.gateway, 'payer_account'),
+      );
+      if (accountRefusal) {
+        const { status, code, message, detail } = accountRefusal;
+        throw new ApiError(status, code, message, detail);
+      }
       const input: MandateWorkflowInput = {
         mandateId: uuidv7(),
         organizationId,
@@ -78,6 +93,7 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
         customerId: s.customerId,
         journey: request.body.journey,
         answerBy: new Date(Date.now() + request.body.expires_in_days * DAY_MS).toISOString(),
+        payerAccount,
       };
       return reply.status(201).send((await startMandate(deps, input)) as never);
     },

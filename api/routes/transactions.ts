@@ -8,6 +8,7 @@ import { checkoutProduct } from '../../db/catalog/transaction-reads.ts';
 import { transactionByGatewayId, type TransactionRow } from '../../db/checkout/public-reads.ts';
 import { findCheckoutRow } from '../../db/checkout/records.ts';
 import { findOrganization } from '../../db/organization/organizations.ts';
+import { offersCardPayments } from '../../gateway/capabilities.ts';
 import type { GatewayTransaction } from '../../gateway/port.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../../use-cases/errors.ts';
 import { chargeableCard, sentCard } from '../card-tokenization.ts';
@@ -325,7 +326,8 @@ async function directCard(deps: RouteDeps, scope: string, body: DirectTransactio
   const sent = sentCard(deps, data, body.card_token ?? null);
   if (!sent) return null;
   // A one-off charge keeps no card: a browser's single-use token is charged as it is (decision 0074).
-  if ('browserToken' in sent && deps.gateway.browserTokensSingleUse === true) return sent.browserToken;
+  if ('browserToken' in sent && offersCardPayments(deps.gateway) && deps.gateway.browserTokensSingleUse === true)
+    return sent.browserToken;
   const owner = { email: body.customer_email ?? null, name: card?.holder_name ?? null };
   return (await chargeableCard(deps, scope, sent, owner)).id;
 }

@@ -134,5 +134,17 @@ export const createMandateBody = z.strictObject({
       'How long the payer has to answer: the request expires then; an unanswered QR code is withdrawn (cancelled by ' +
         `the receiver) shortly after. ${DEFAULT_MANDATE_ANSWER_DAYS} by default`,
     ),
+  payer_account: z
+    .strictObject({
+      ispb: z.string().describe("The payer's bank's participant code (ISPB): 8 digits or capital letters"),
+      agency: z.string().describe('1–4 digits'),
+      account: z.string().describe('1–20 digits, its check digit included, no hyphen'),
+    })
+    .optional()
+    .describe(
+      "Journey request only: the payer's bank account the request is pushed to, held by the customer's CPF/CNPJ. " +
+        'Required where the gateway cannot find the account itself (422 payer_account_required without it); the ' +
+        'sandbox takes the request without it',
+    ),
 });
 export const mandateParams = z.object({ id: z.string().max(64) });

@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
@@ -45,7 +46,7 @@ const cardData = {
 /** What the buyer's browser gets from the sandbox's tokenization: a token id, never seen by our server with its number. */
 const browserToken = async (number = '5555555555554444') =>
   (
-    await sandbox.gateway.tokenizeCard(
+    await cardPaymentsOf(sandbox.gateway).tokenizeCard(
       { number, holderName: 'Ana Souza', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
       `browser-${Math.random()}`,
     )

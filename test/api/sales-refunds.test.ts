@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { restartStrandedRefunds } from '../../api/routes/refunds.ts';
@@ -41,7 +42,7 @@ async function paidSale(tenant: Tenant, amount = 10_000, installments = 1) {
     `insert into customers (id, organization_id, email, name, created_at, updated_at) values (?, ?, ?, 'Ana', now(), now())`,
     [customerId, tenant.org.id, `${unique('buyer')}@example.com`],
   );
-  const charge = await api.gateway.chargeCard(
+  const charge = await cardPaymentsOf(api.gateway).chargeCard(
     {
       reference: uuidv7(),
       amount,

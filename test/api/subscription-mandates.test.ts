@@ -119,6 +119,23 @@ describe('POST /subscriptions/{id}/mandates', () => {
     expect([bad.status, bad.body.code]).toEqual([400, 'validation_error']);
     const tooLong = await askFor(tenant, subscriptionId, { journey: 'request', expires_in_days: 31 });
     expect(tooLong.status).toBe(400);
+    const account = { ispb: '91193552', agency: '2569', account: '550689' };
+    const badIspb = await askFor(tenant, subscriptionId, {
+      journey: 'request',
+      payer_account: { ...account, ispb: '9119355' },
+    });
+    expect([badIspb.status, badIspb.body.code, badIspb.body.detail]).toEqual([
+      422,
+      'invalid_payer_account',
+      'payer_account.ispb',
+    ]);
+    const hyphen = await askFor(tenant, subscriptionId, {
+      journey: 'request',
+      payer_account: { ...account, account: '55068-9' },
+    });
+    expect([hyphen.status, hyphen.body.detail]).toEqual([422, 'payer_account.account']);
+    const qrWithAccount = await askFor(tenant, subscriptionId, { journey: 'qr_code', payer_account: account });
+    expect([qrWithAccount.status, qrWithAccount.body.code]).toEqual([422, 'invalid_payer_account']);
     await sql(`update customers set tax_id = null where id = (select customer_id from subscriptions where id = ?)`, [
       subscriptionId,
     ]);

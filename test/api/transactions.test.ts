@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from 'uuidv7';
 import { createTemporalClient } from '../../temporal/client.ts';
@@ -344,7 +345,7 @@ describe('GET /api/v1/transactions/:transaction_id', () => {
   });
 
   it('reads from the gateway what we have no record of, and says so', async () => {
-    const charge = await api.gateway.chargeCard(
+    const charge = await cardPaymentsOf(api.gateway).chargeCard(
       {
         reference: uuidv7(),
         amount: 1234,

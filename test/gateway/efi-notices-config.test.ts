@@ -12,7 +12,9 @@ import {
   InvalidEfiNoticeError,
   verifyEfiNotice,
 } from '../../gateway/efi-notifications.ts';
+import { cardPaymentsOf, offersCardPayments } from '../../gateway/capabilities.ts';
 import { createGateway } from '../../gateway/index.ts';
+import { GatewayError, type PaymentGateway } from '../../gateway/port.ts';
 import { efiGateway, fixture, mockEfi } from './efi-transport.ts';
 
 /** Efí's notices (the hmac in the query, what a notice names) and GATEWAY=efi's start-up checks. */
@@ -115,5 +117,21 @@ describe('GATEWAY=efi start-up', () => {
   it('selects the Efí adapter', async () => {
     const config = loadConfig(base, 'worker');
     expect(await createGateway(config, null as unknown as Orm)).toBeInstanceOf(EfiGateway);
+  });
+
+  it('is a PaymentGateway as it is, without cards: a card call is refused (not retryable) before any request', async () => {
+    // Compiles only while EfiGateway implements every call PaymentGateway requires (no cast in gateway/index.ts).
+    const gateway: PaymentGateway = efiGateway();
+    expect(offersCardPayments(gateway)).toBe(false);
+    const refusal = (() => {
+      try {
+        cardPaymentsOf(gateway);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(GatewayError);
+    expect(refusal).toMatchObject({ retryable: false, message: expect.stringMatching(/takes no cards/) });
+    expect(efi.sent).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { offersPixAutomatico } from '../../gateway/capabilities.ts';
-import type { PaymentGateway } from '../../gateway/port.ts';
+import { mandateRequestRequires, offersPixAutomatico } from '../../gateway/capabilities.ts';
+import { GatewayError } from '../../gateway/port.ts';
 import { efiGateway, fixture, mockEfi, PIX_KEY } from './efi-transport.ts';
 
 /** Pix Automático through Efí (the BCB's rec, locrec, cobr) over a mocked transport. */
@@ -26,7 +26,7 @@ const mandate = {
 
 describe('Efí mandates (rec)', () => {
   it('is offered as Pix Automático by the methods it has', () => {
-    expect(offersPixAutomatico(efiGateway() as unknown as PaymentGateway)).toBe(true);
+    expect(offersPixAutomatico(efiGateway())).toBe(true);
   });
 
   it('journey 2: a locrec, then the rec on it in BCB words, and the QR code read back', async () => {
@@ -96,10 +96,63 @@ describe('Efí mandates (rec)', () => {
     expect(m.qrCode).toBe('composite');
   });
 
-  it('journey 1 needs the payer’s account, which a mandate does not carry: refused before any call', async () => {
-    await expect(efiGateway().createMandate({ ...mandate, journey: 'journey_1' }, 'k')).rejects.toMatchObject({
-      retryable: false,
+  const journey1 = {
+    ...mandate,
+    journey: 'journey_1' as const,
+    requestExpiresAt: '2026-01-17T13:00:10.000Z',
+    payerAccount: { ispb: '91193552', agency: '2569', account: '550689' },
+  };
+
+  it('says it needs the payer’s account for journey 1, and refuses one without it before any call', async () => {
+    expect(mandateRequestRequires(efiGateway(), 'payer_account')).toBe(true);
+    const refused = await efiGateway()
+      .createMandate({ ...journey1, payerAccount: null }, 'k')
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect(refused).toMatchObject({ retryable: false, message: expect.stringMatching(/ISPB, agency and account/) });
+    expect(efi.sent).toEqual([]);
+  });
+
+  it('journey 1: a rec without a location, then its solicrec to the payer’s account, read back with the request', async () => {
+    efi.answer('GET', '/v2/rec', 200, { recs: [] });
+    efi.answer('POST', '/v2/rec', 201, fixture('rec-journey1-created'));
+    efi.answer('POST', '/v2/solicrec', 201, fixture('solicrec-created'));
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-journey1-sent'));
+    const m = await efiGateway().createMandate(journey1, 'mandate:m1:create');
+
+    const [, rec, solicrec] = efi.sent;
+    expect(rec!.body).not.toHaveProperty('loc');
+    expect(rec!.body).toMatchObject({ vinculo: { contrato: 'sub_123' }, valor: { valorRec: '49.90' } });
+    // The BCB's SolicRecSolicitada as Efí's SDK takes it: the account held by the debtor's CPF.
+    expect(solicrec!.body).toEqual({
+      idRec: ID_REC,
+      calendario: { dataExpiracaoSolicitacao: '2026-01-17T13:00:10.000Z' },
+      destinatario: { agencia: '2569', conta: '550689', cpf: '19119119100', ispbParticipante: '91193552' },
     });
+    expect(m).toMatchObject({
+      id: ID_REC,
+      status: 'created',
+      qrCode: null,
+      request: { id: 'SC090893562026011000000000001', status: 'sent', expiresAt: '2026-01-17T13:00:10.000Z' },
+    });
+  });
+
+  it('journey 1 retried after a lost answer: the rec found by its contract, its request not sent twice', async () => {
+    efi.answer('GET', '/v2/rec', 200, { recs: [fixture('rec-journey1-created')] });
+    efi.answer('POST', '/v2/solicrec', 400, fixture('error-solicrec-exists'));
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-journey1-sent'));
+    const m = await efiGateway().createMandate(journey1, 'mandate:m1:create');
+    expect(efi.sent.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'GET /v2/rec',
+      'POST /v2/solicrec',
+      `GET /v2/rec/${ID_REC}`,
+    ]);
+    expect(m.request).toMatchObject({ id: 'SC090893562026011000000000001' });
+
+    efi.answer('GET', '/v2/rec', 200, { recs: [fixture('rec-journey1-sent')] });
+    efi.answer('GET', `/v2/rec/${ID_REC}`, 200, fixture('rec-journey1-sent'));
+    await efiGateway().createMandate(journey1, 'mandate:m1:create');
+    expect(efi.sent.slice(3).map((s) => s.method)).toEqual(['GET', 'GET']);
   });
 
   it('cancels with status CANCELADA; a cancelled one is returned as it is', async () => {

@@ -261,17 +261,78 @@ describe('Efí lookups by key and ledger', () => {
     expect(await efiGateway().findTransactionByIdempotencyKey('never')).toBeNull();
   });
 
+  const DAY = { from: new Date('2026-01-10T00:00:00.000Z'), to: new Date('2026-01-11T00:00:00.000Z') };
+
   it('reads the pix received in a window as gross payments and the devoluções that left', async () => {
     efi.answer('GET', '/v2/pix', 200, fixture('pix-received'));
-    const rows = await efiGateway().ledger({
-      from: new Date('2026-01-10T00:00:00.000Z'),
-      to: new Date('2026-01-11T00:00:00.000Z'),
-    });
+    efi.answer('GET', '/v1/charges', 200, fixture('charges-list-empty'));
+    const rows = await efiGateway().ledger(DAY);
     expect(efi.sent[0]!.query).toMatchObject({ inicio: '2026-01-10T00:00:00.000Z', fim: '2026-01-11T00:00:00.000Z' });
     expect(rows).toEqual([
       { kind: 'payment', gatewayId: 'e0123456789abcdef0123456789abcdef0', reference: null, amount: 12345 },
       { kind: 'refund', gatewayId: 'e0123456789abcdef0123456789abcdef0', reference: null, amount: -2000 },
       { kind: 'payment', gatewayId: 'E98765432202601101800abcdef12345', reference: null, amount: 1000 },
     ]);
+  });
+
+  it('reads the boletos paid in the window beside the pix: what was paid, keyed by the charge_id', async () => {
+    efi.answer('GET', '/v2/pix', 200, { ...fixture('pix-received'), pix: [] });
+    efi.answer('GET', '/v1/charges', 200, fixture('charges-list-billets-paid'));
+    const rows = await efiGateway().ledger(DAY);
+    // By date of payment, over the Brasília days the UTC day touches (21:00 the day before to 21:00).
+    expect(efi.sent[1]).toMatchObject({
+      host: 'cobrancas-h.api.efipay.com.br',
+      path: '/v1/charges',
+      query: {
+        charge_type: 'billet',
+        date_of: 'payment',
+        begin_date: '2026-01-09',
+        end_date: '2026-01-10',
+        limit: 1000,
+        page: 1,
+      },
+    });
+    expect(rows).toEqual([
+      {
+        kind: 'payment',
+        gatewayId: '674329',
+        reference: null,
+        amount: 12345,
+        status: 'paid',
+        releaseDate: '2026-01-12T03:00:00.000Z',
+      },
+      // Paid late: the fine is in what was paid.
+      {
+        kind: 'payment',
+        gatewayId: '674330',
+        reference: null,
+        amount: 5150,
+        status: 'paid',
+        releaseDate: '2026-01-13T03:00:00.000Z',
+      },
+      // 674331 was marked paid by hand (settled: no money at Efí); 674332 was paid after the day's end.
+    ]);
+  });
+
+  it('reads the paid boletos page by page until a short page', async () => {
+    const paid = (fixture('charges-list-billets-paid') as { data: Record<string, unknown>[] }).data[0]!;
+    const full = Array.from({ length: 1000 }, (_, i) => ({ ...paid, id: 700000 + i }));
+    efi.answer('GET', '/v2/pix', 200, { ...fixture('pix-received'), pix: [] });
+    efi.answer('GET', '/v1/charges', 200, { code: 200, data: full });
+    efi.answer('GET', '/v1/charges', 200, { code: 200, data: [{ ...paid, id: 800000 }] });
+    const rows = await efiGateway().ledger(DAY);
+    expect(efi.sent.slice(1).map((s) => s.query.page)).toEqual([1, 2]);
+    expect(rows).toHaveLength(1001);
+    expect(rows.at(-1)).toMatchObject({ gatewayId: '800000', amount: 12345 });
+  });
+
+  it('a charges API that does not answer leaves the ledger unread (retryable), not short of its boletos', async () => {
+    efi.answer('GET', '/v2/pix', 200, fixture('pix-received'));
+    efi.dropConnection('GET', '/v1/charges');
+    const failed = await efiGateway()
+      .ledger(DAY)
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(GatewayError);
+    expect((failed as GatewayError).retryable).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import type { HttpGateway } from '../../gateway/http-adapter.ts';
-import { GatewayError, type PaymentGateway, type RecurringBilling } from '../../gateway/port.ts';
+import { GatewayError, type CardGateway, type RecurringBilling } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useGatewayServer } from '../helpers/gateway-server.ts';
 
@@ -20,7 +20,7 @@ useGatewayServer(API_KEY, (started) => ({ sim, baseUrl, http } = started));
 const key = (label: string) => `test:${label}:${uuidv7()}`;
 
 /** A pending extra-charge invoice of a new gateway subscription (card approved). */
-async function pendingInvoice(gateway: PaymentGateway & RecurringBilling, expirationDate: string | null = null) {
+async function pendingInvoice(gateway: CardGateway & RecurringBilling, expirationDate: string | null = null) {
   const plan = await gateway.createRecurrencePlan(
     { reference: uuidv7(), name: 'Club', amount: 2_990, currency: 'BRL', interval: 'month', intervalCount: 1 },
     key('plan'),

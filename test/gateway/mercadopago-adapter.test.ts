@@ -13,7 +13,7 @@ import {
   type Chargebacks,
   type KeptCardBrowserTokens,
   type KeptCardLookup,
-  type PaymentGateway,
+  type CardGateway,
   type RecurringBilling,
 } from '../../gateway/port.ts';
 import { fixture, mercadoPagoGateway as gateway, mockMercadoPago, MP } from '../helpers/mercadopago-mock.ts';
@@ -295,7 +295,7 @@ describe('Mercado Pago recurrence', () => {
     // @ts-expect-error Mercado Pago offers no RecurringBilling
     const recurring: RecurringBilling = gateway();
     expect(recurring).toBeDefined();
-    const ported: (keyof PaymentGateway)[] = [
+    const ported: (keyof CardGateway)[] = [
       'chargeCard',
       'capture',
       'cancel',

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import type { HttpGateway } from '../../gateway/http-adapter.ts';
-import type { PaymentGateway, RecurringBilling } from '../../gateway/port.ts';
+import type { CardGateway, RecurringBilling } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useGatewayServer } from '../helpers/gateway-server.ts';
 
@@ -21,7 +21,7 @@ useGatewayServer(API_KEY, (started) => ({ sim, baseUrl, http } = started));
 const key = (label: string) => `test:${label}:${uuidv7()}`;
 
 /** A monthly gateway subscription of R$ 29,90 starting on 31 January 2030. */
-async function gatewaySubscription(gateway: PaymentGateway & RecurringBilling, cardNumber = '4111111111111111') {
+async function gatewaySubscription(gateway: CardGateway & RecurringBilling, cardNumber = '4111111111111111') {
   const plan = await gateway.createRecurrencePlan(
     { reference: uuidv7(), name: 'Club', amount: 2_990, currency: 'BRL', interval: 'month', intervalCount: 1 },
     key('plan'),

@@ -170,11 +170,19 @@ describe('the simulator speaks Pix Automático in the BCB’s shapes', () => {
     );
     expect((await http.getTransaction(third.firstPaymentId!))?.status).toBe('pending');
     expect((await http.authorizeMandate(third.id, 'approves')).status).toBe('approved');
+    const payerAccount = { ispb: '91193552', agency: '2569', account: '550689' };
     const first = await http.createMandate(
-      mandateInputOf({ journey: 'journey_1', requestExpiresAt: '2026-03-05T12:00:00.000Z' }),
+      mandateInputOf({ journey: 'journey_1', requestExpiresAt: '2026-03-05T12:00:00.000Z', payerAccount }),
       key('mandate'),
     );
     expect(first.request).toMatchObject({ status: 'sent', expiresAt: '2026-03-05T12:00:00.000Z' });
+    // The payer's account given goes to the payer's bank as the solicrec's destinatario.
+    const solicrec = exchanges.filter((e) => e.route === 'POST /v2/solicrec').at(-1);
+    expect((solicrec?.sent as { destinatario?: unknown })?.destinatario).toMatchObject({
+      ispbParticipante: '91193552',
+      agencia: '2569',
+      conta: '550689',
+    });
     expect(await http.authorizeMandate(first.id, 'rejects_authorization')).toMatchObject({
       status: 'rejected',
       rejection: { code: 'AP13' },

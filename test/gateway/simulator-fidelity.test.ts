@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { uuidv7 } from 'uuidv7';
 import { openOrm, type Orm } from '../../db/orm.ts';
 import { HttpGateway } from '../../gateway/http-adapter.ts';
-import { GatewayError, type PaymentGateway, type PixChargeInput } from '../../gateway/port.ts';
+import { GatewayError, type CardGateway, type PixChargeInput } from '../../gateway/port.ts';
 import { buildGatewayServer, GatewayFaults } from '@billing/simulated-gateway/server';
 import { ENGINE_PIX_WINDOW, SimulatedGateway } from '@billing/simulated-gateway';
 import { TEST_DATABASE_URL } from '../helpers/env.ts';
@@ -47,7 +47,7 @@ afterAll(async () => {
 
 const key = (label: string) => `test:fidelity:${label}:${uuidv7()}`;
 const card = { number: '4111111111111111', holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031' };
-const charge = (gateway: PaymentGateway, k: string) =>
+const charge = (gateway: CardGateway, k: string) =>
   gateway.chargeCard(
     {
       reference: uuidv7(),

@@ -6,6 +6,7 @@ import { createCheckoutPaymentActivities } from '../../activities/checkout-payme
 import { createCheckoutRecordActivities } from '../../activities/checkout-records.ts';
 import type { Orm } from '../../db/orm.ts';
 import type { PaymentSummary } from '../../domain/checkout.ts';
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import type { PaymentGateway } from '../../gateway/port.ts';
 import { CHECKOUT_ID, ORGANIZATION_ID } from '../../domain/search-attributes.ts';
 import { TEST_TASK_QUEUE } from './env.ts';
@@ -168,7 +169,7 @@ export async function leaveLostConfirmation(
     ...createCheckoutRecordActivities({ orm, gateway }),
     ...createCheckoutPaymentActivities({ orm, gateway }),
   };
-  const token = await gateway.tokenizeCard(
+  const token = await cardPaymentsOf(gateway).tokenizeCard(
     { number: '4111111111111111', holderName: 'ANA SOUZA', expirationMonth: '12', expirationYear: '2031', cvv: '123' },
     `test:${checkoutId}:card`,
   );

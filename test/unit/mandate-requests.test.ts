@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { firstMandateDueDate, mandateRequestRefusal, type MandateRequestFacts } from '../../domain/mandate-requests.ts';
+import {
+  firstMandateDueDate,
+  mandateRequestRefusal,
+  payerAccountRefusal,
+  type MandateRequestFacts,
+} from '../../domain/mandate-requests.ts';
 
 /** Which subscriptions' payers may be asked for a mandate (decision 0098), and the first due date it bills. */
 const eligible: MandateRequestFacts = {
@@ -56,5 +61,43 @@ describe('firstMandateDueDate', () => {
   it("is the period's after once that window has closed", () => {
     expect(firstMandateDueDate(periodEnd, 'monthly', Date.parse('2027-03-14T12:00:00Z'))).toBe('2027-04-15');
     expect(firstMandateDueDate(periodEnd, 'weekly', Date.parse('2027-03-14T12:00:00Z'))).toBe('2027-03-22');
+  });
+});
+
+describe('payerAccountRefusal', () => {
+  const account = { ispb: '91193552', agency: '2569', account: '550689' };
+  const refusal = (...args: Parameters<typeof payerAccountRefusal>) => {
+    const r = payerAccountRefusal(...args);
+    return r && [r.status, r.code, r.detail];
+  };
+
+  it('takes a request without an account where the gateway finds it (the sandbox), and requires one where not (Efí)', () => {
+    expect(refusal('request', null, false)).toBeNull();
+    expect(refusal('request', null, true)).toEqual([
+      422,
+      'payer_account_required',
+      'payer_account (ispb, agency, account), or journey qr_code',
+    ]);
+    expect(refusal('qr_code', null, true)).toBeNull();
+    expect(refusal('request', account, true)).toBeNull();
+    expect(refusal('request', { ...account, ispb: '0000000A' }, true)).toBeNull();
+  });
+
+  it('refuses an ISPB, agency or account out of the BCB’s shapes, naming the field, and an account for a QR code', () => {
+    for (const [field, value] of [
+      ['ispb', '9119355'],
+      ['ispb', '9119355a'],
+      ['agency', '25690'],
+      ['agency', ''],
+      ['account', '55068-9'],
+      ['account', '1'.repeat(21)],
+    ] as const) {
+      expect(refusal('request', { ...account, [field]: value }, false)).toEqual([
+        422,
+        'invalid_payer_account',
+        `payer_account.${field}`,
+      ]);
+    }
+    expect(refusal('qr_code', account, false)).toEqual([422, 'invalid_payer_account', 'payer_account']);
   });
 });

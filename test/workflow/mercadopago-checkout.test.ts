@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import type { TestApi } from '../helpers/api.ts';
@@ -486,7 +487,7 @@ describe('Mercado Pago: a lost answer while the search lags (decision 0067)', ()
 
 describe('Mercado Pago: a kept card asks for its security code with the buyer present (decision 0074)', () => {
   const charge = (token: string, extra: Record<string, unknown> = {}) =>
-    api.gateway.chargeCard(
+    cardPaymentsOf(api.gateway).chargeCard(
       {
         reference: `kept-${token}`,
         amount: 2_000,
@@ -502,7 +503,7 @@ describe('Mercado Pago: a kept card asks for its security code with the buyer pr
 
   it('refuses a token minted without the security code for a buyer-present charge, and charges one minted with it', async () => {
     const email = `kept-${Date.now()}@example.com`;
-    const kept = await api.gateway.keepBrowserCard(
+    const kept = await cardPaymentsOf(api.gateway).keepBrowserCard(
       mp.browserToken(),
       { email, name: 'Ana Souza' },
       `test:keep:${email}`,

@@ -1,3 +1,4 @@
+import { cardPaymentsOf } from '../../gateway/capabilities.ts';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { uuidv7 } from 'uuidv7';
@@ -47,7 +48,7 @@ describe('Mercado Pago: a payment notice after its owner’s workflow ended', ()
     const c = await makeCheckout(api.orm, temporal, { amount: 8_000, taskQueue: QUEUE, expiresInMs: 1_000 });
     expect(await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result()).toEqual({ status: 'expired' });
     // A card payment made for the checkout (its reference) whose answer never reached the engine.
-    const payment = await api.gateway.chargeCard(
+    const payment = await cardPaymentsOf(api.gateway).chargeCard(
       {
         reference: c.id,
         amount: 8_000,

@@ -47,6 +47,7 @@ import {
 } from '../../../gateway/http-transactions.ts';
 import {
   GatewayError,
+  type CardGateway,
   type PaymentGateway,
   type RecurringBilling,
   type SandboxControls,
@@ -130,7 +131,7 @@ export class GatewayFaults {
 }
 
 export interface GatewayServerOptions {
-  gateway: PaymentGateway & RecurringBilling;
+  gateway: CardGateway & RecurringBilling;
   /** The one API key (Bearer token) the server accepts. */
   apiKey: string;
   /** Enables fault injection (and the `POST /v1/_faults` control endpoint). */
@@ -328,7 +329,7 @@ function answerErrors(app: FastifyInstance): void {
 }
 
 /** Cards, buyers and transactions: charges, pix and boletos, their capture, void and refund. */
-function paymentRoutes(app: FastifyInstance, gateway: PaymentGateway & RecurringBilling): void {
+function paymentRoutes(app: FastifyInstance, gateway: CardGateway & RecurringBilling): void {
   app.post(ROUTES.tokenizeCard.path, async (request, reply) => {
     const card = cardInputFromWire(parse(wireCardInput, request.body));
     const token = await gateway.tokenizeCard(card, idempotencyKey(request));
