@@ -73,6 +73,11 @@ export async function portalMandateOf(em: EntityManager, subscription: Subscript
 }
 export type PortalMandate = NonNullable<Awaited<ReturnType<typeof portalMandateOf>>>;
 
+/** The status of the subscription's mandate the portal shows (what its page's script polls); null when none. */
+export async function portalMandateStatus(em: EntityManager, subscriptionId: string) {
+  return (await mandateOfSubscription(em, subscriptionId))?.status ?? null;
+}
+
 /** The mandate of a subscription that is already cancelled, rejected or expired. */
 export const MANDATE_ENDED = 'mandate_ended';
 

@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { revokePortalMandate } from '../../api/portal-mandates.ts';
+import { portalMandateStatus, revokePortalMandate } from '../../api/portal-mandates.ts';
 import type { RouteApp, RouteDeps } from '../../api/route-deps.ts';
 import { requestSubscriptionMandate } from '../../api/subscription-mandate-requests.ts';
-import { mandateOfSubscription } from '../../db/mandate/mandates.ts';
 import { DEFAULT_MANDATE_ANSWER_DAYS } from '../../domain/mandate-requests.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { subscriptionData, type PortalCustomerScope } from '../../use-cases/portal-reads.ts';
@@ -82,8 +81,8 @@ export function portalMandateRoutes<V extends MandateVisit>(app: RouteApp, deps:
       if (!visit) return reply.status(401).header('cache-control', 'no-store').send({ status: null });
       const view = await subscriptionData(visit.em, visit.scope, request.params.id);
       if (!view) return reply.status(404).header('cache-control', 'no-store').send({ status: null });
-      const mandate = await mandateOfSubscription(visit.em, view.subscription.id);
-      return reply.header('cache-control', 'no-store').send({ status: mandate?.status ?? null });
+      const status = await portalMandateStatus(visit.em, view.subscription.id);
+      return reply.header('cache-control', 'no-store').send({ status });
     },
   );
 
