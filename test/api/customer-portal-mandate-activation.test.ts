@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
+import { portalActivationOf } from '../../api/portal-mandates.ts';
+import type { RouteDeps } from '../../api/route-deps.ts';
+import { requestSubscriptionMandate } from '../../api/subscription-mandate-requests.ts';
 import { mandateWorkflowId } from '../../domain/mandate-requests.ts';
+import type { PaymentGateway } from '../../gateway/port.ts';
+import { messagesFor } from '../../pages/portal/messages.ts';
+import { refusalText } from '../../pages/portal/refusals.ts';
+import { ApiError } from '../../use-cases/errors.ts';
 import { csrfTokenOf, SESSION_COOKIE } from '../../pages/portal/session.ts';
 import type { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
@@ -182,6 +189,33 @@ describe('the portal’s “Ativar Pix Automático”', () => {
     const refused = await page.post(`/portal/subscriptions/${s.id}/mandate`);
     expect(refused.status).toBe(409);
     expect(refused.body).toContain('Esta assinatura não pode passar para o Pix Automático');
+    expect(await mandatesOf(s.id)).toEqual([]);
+  }, 120_000);
+
+  it('on a gateway without Pix Automático: no button, and the domain rule refuses it in the customer’s words', async () => {
+    const tenant = await makeTenant(api.orm);
+    const s = await manualSubscription(tenant);
+    const [row] = await sql(
+      'select id, status, recurrence_billing as "recurrenceBilling", cancel_at_period_end as "cancelAtPeriodEnd" from subscriptions where id = ?',
+      [s.id],
+    );
+    // The same subscription on the simulator (which offers it), and on a gateway with no mandates at all.
+    const noMandates = { name: 'no-pix-automatico' } as unknown as PaymentGateway;
+    expect(await portalActivationOf(api.orm.em.fork(), api.gateway, row)).toEqual({ kind: 'offer' });
+    expect(await portalActivationOf(api.orm.em.fork(), noMandates, row)).toBeNull();
+    const customerId = (await sql('select customer_id from subscriptions where id = ?', [s.id]))[0].customer_id;
+    const deps = { orm: api.orm, gateway: noMandates, config: api.config } as unknown as RouteDeps;
+    const scope = { organizationId: tenant.org.id, customerId };
+    const err = await requestSubscriptionMandate(deps, scope, s.id, { journey: 'qr_code', expiresInDays: 7 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect([(err as ApiError).statusCode, (err as ApiError).code]).toEqual([422, 'pix_automatico_unavailable']);
+    expect(refusalText(messagesFor('pt-BR'), err as ApiError)).toBe('A loja não oferece Pix Automático no momento.');
+    expect(refusalText(messagesFor('en'), err as ApiError)).toBe(
+      'The shop does not offer Pix Automático at the moment.',
+    );
     expect(await mandatesOf(s.id)).toEqual([]);
   }, 120_000);
 });
