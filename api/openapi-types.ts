@@ -790,7 +790,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke the Pix Automático authorization of a subscription of the session's customer
-     * @description The subscription's workflow cancels the mandate at the gateway as the receiver and records it (event `mandate.cancelled`); the next period then finds no active mandate and is not charged. Answers the mandate as it now stands. A mandate already cancelled, rejected or expired answers 422 `mandate_ended`; a subscription not billed by Pix Automático, 422 `no_mandate`; an ended subscription, 409. Not behind allow_customer_updates: a payer may always revoke (at its bank too).
+     * @description The subscription's workflow cancels the mandate at the gateway as the receiver and records it (event `mandate.cancelled`); the next period then finds no active mandate and is not charged. Answers the mandate as it now stands. A manual subscription’s mandate still waiting for the payer is withdrawn by its own workflow instead, cancelled at the gateway alike (SLCR), and the subscription keeps its billing. A mandate already cancelled, rejected or expired answers 422 `mandate_ended`; a subscription not billed by Pix Automático, 422 `no_mandate`; an ended subscription, 409. Not behind allow_customer_updates: a payer may always revoke (at its bank too).
      */
     post: operations['revokePortalMandate'];
     delete?: never;

@@ -1,8 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { mandateWithdrawUpdate } from '../contracts/mandate.ts';
 import { NOT_PIX_AUTOMATICO, revokeMandateUpdate } from '../contracts/subscription.ts';
 import { chargesOfMandate } from '../db/mandate/charges.ts';
-import { mandateOfSubscription } from '../db/mandate/mandates.ts';
+import { liveMandateOfSubscription, mandateById, mandateOfSubscription } from '../db/mandate/mandates.ts';
+import { mandateWorkflowId } from '../domain/mandate-requests.ts';
+import { offersPixAutomatico } from '../gateway/capabilities.ts';
+import type { PaymentGateway } from '../gateway/port.ts';
 import { findOwnSubscription } from '../db/subscription/rows.ts';
 import { isMandateFinal, periodDueDate } from '../domain/pix-automatico.ts';
 import { SUBSCRIPTION_ENDED } from '../domain/subscriptions.ts';
@@ -69,12 +73,19 @@ export async function portalMandateOf(em: EntityManager, subscription: Subscript
 }
 export type PortalMandate = NonNullable<Awaited<ReturnType<typeof portalMandateOf>>>;
 
+/** The status of the subscription's mandate the portal shows (what its page's script polls); null when none. */
+export async function portalMandateStatus(em: EntityManager, subscriptionId: string) {
+  return (await mandateOfSubscription(em, subscriptionId))?.status ?? null;
+}
+
 /** The mandate of a subscription that is already cancelled, rejected or expired. */
 export const MANDATE_ENDED = 'mandate_ended';
 
 /**
  * The customer revokes its subscription's Pix Automático authorization: sent to the subscription's
  * workflow (its only writer), which cancels the mandate at the gateway as the receiver and records it.
+ * A manual subscription's mandate still waiting for the payer is withdrawn by its own workflow instead
+ * (workflows/mandate.ts, decision 0101), cancelled at the gateway alike (SLCR).
  * Not behind allow_customer_updates: a payer may always revoke, at its bank too. An ended mandate is
  * refused (422 mandate_ended); another customer's subscription is a 404.
  */
@@ -90,6 +101,10 @@ export async function revokePortalMandate(
   if (!mandate) throw unprocessable('no_mandate', 'The subscription has no Pix Automático mandate');
   if (isMandateFinal(mandate.status)) {
     throw unprocessable(MANDATE_ENDED, `The mandate is ${mandate.status} already`);
+  }
+  if (mandate.status === 'created' && subscription.recurrenceBilling === 'manual') {
+    await withdrawWaitingMandate(deps, mandate.id);
+    return (await portalMandateOf(deps.orm.em.fork(), subscription))!;
   }
   try {
     await deps.temporal.workflow.getHandle(subscription.workflowId).executeUpdate(revokeMandateUpdate, { args: [] });
@@ -108,4 +123,46 @@ function revokeError(err: unknown): unknown {
   if (cause.type === SUBSCRIPTION_ENDED) return ended;
   if (cause.type === NOT_PIX_AUTOMATICO) return unprocessable('no_mandate', cause.message);
   return err;
+}
+
+/**
+ * A waiting mandate withdrawn through its own workflow, which cancels it at the gateway (SLCR) and records
+ * it. A workflow that has ended meanwhile (the payer answered, the request expired) changes nothing: the
+ * mandate as it then stands is the answer, an ended one refused as any ended mandate is.
+ */
+async function withdrawWaitingMandate(deps: RouteDeps, mandateId: string): Promise<void> {
+  try {
+    await deps.temporal.workflow.getHandle(mandateWorkflowId(mandateId)).executeUpdate(mandateWithdrawUpdate);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError) && !(err instanceof WorkflowUpdateFailedError)) throw err;
+  }
+  const now = await mandateById(deps.orm.em.fork(), mandateId);
+  if (now && isMandateFinal(now.status) && now.status !== 'cancelled') {
+    throw unprocessable(MANDATE_ENDED, `The mandate is ${now.status} already`);
+  }
+}
+
+/** What the portal offers a manual subscription's customer about Pix Automático (decision 0101). */
+export type PortalActivation = { kind: 'offer' } | { kind: 'waiting'; qrCode: string; startDate: string } | null;
+
+const ACTIVATABLE = ['trialing', 'active'];
+
+/**
+ * A manual subscription's Pix Automático in the portal: the QR code of its mandate while it waits for the
+ * payer, else the offer to activate it (a subscription that may switch, on a gateway that offers it; the
+ * domain rule decides when it is asked, api/subscription-mandate-requests.ts), else nothing.
+ */
+export async function portalActivationOf(
+  em: EntityManager,
+  gateway: PaymentGateway,
+  subscription: { id: string; status: string; recurrenceBilling: string; cancelAtPeriodEnd: boolean },
+): Promise<PortalActivation> {
+  if (subscription.recurrenceBilling !== 'manual') return null;
+  const live = await liveMandateOfSubscription(em, subscription.id);
+  if (live) {
+    if (live.status !== 'created' || !live.qrCode) return null;
+    return { kind: 'waiting', qrCode: live.qrCode, startDate: live.startDate };
+  }
+  const may = ACTIVATABLE.includes(subscription.status) && !subscription.cancelAtPeriodEnd;
+  return may && offersPixAutomatico(gateway) ? { kind: 'offer' } : null;
 }

@@ -30,6 +30,12 @@ export type MandateWorkflow = (input: MandateWorkflowInput) => Promise<MandateOu
 
 /** Answered once the mandate is created at the gateway and recorded (or refused). */
 export const mandateCreationUpdate = defineUpdate<MandateRecord>('mandateCreation');
+/**
+ * The customer withdraws the mandate while it still waits for the payer (the portal, decision 0101): the
+ * receiver cancels it at the gateway (SLCR). Answered with what became of it: `cancelled`, or the answer
+ * the payer gave first (the update then changes nothing).
+ */
+export const mandateWithdrawUpdate = defineUpdate<MandateOutcome>('mandateWithdraw');
 /** The gateway notified a change of the mandate: the workflow asks the gateway. */
 export const mandateAnswerSignal = defineSignal('mandateNotice');
 

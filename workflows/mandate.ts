@@ -12,6 +12,7 @@ import {
   MANDATE_EXISTS,
   mandateAnswerSignal,
   mandateCreationUpdate,
+  mandateWithdrawUpdate,
   type MandateActivities,
   type MandateOutcome,
   type MandateRecord,
@@ -51,7 +52,13 @@ const records = proxyActivities<MandateActivities>({
  * the receiver (cancelled), as is an approved one whose subscription has ended.
  */
 export async function mandateWorkflow(input: MandateWorkflowInput): Promise<MandateOutcome> {
-  const run = { created: null as MandateRecord | null, refusal: null as ApplicationFailure | null, noticed: false };
+  const run = {
+    created: null as MandateRecord | null,
+    refusal: null as ApplicationFailure | null,
+    noticed: false,
+    withdrawn: false,
+    outcome: null as MandateOutcome | null,
+  };
   setHandler(mandateCreationUpdate, async () => {
     await condition(() => run.created !== null || run.refusal !== null);
     if (run.refusal) throw run.refusal;
@@ -60,33 +67,46 @@ export async function mandateWorkflow(input: MandateWorkflowInput): Promise<Mand
   setHandler(mandateAnswerSignal, () => {
     run.noticed = true;
   });
+  setHandler(mandateWithdrawUpdate, async () => {
+    run.withdrawn = true;
+    await condition(() => run.outcome !== null);
+    return run.outcome!;
+  });
 
   try {
     run.created = await gateway.requestMandate({ ...input, at: new Date().toISOString() });
   } catch (err) {
     if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
     run.refusal = ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
+    run.outcome = 'not_created';
     await condition(allHandlersFinished);
     return 'not_created';
   }
   const seen = await answerOf(input, run);
-  const final = seen.status === 'approved' ? await handOver(input) : seen.status;
+  run.outcome = seen.status === 'approved' ? await handOver(input) : seen.status;
   await condition(allHandlersFinished);
-  return final;
+  return run.outcome;
 }
 
 /**
  * Waits for the payer's answer: approved or final as the gateway reports it, or withdrawn a grace after
- * the deadline when the gateway still keeps it waiting.
+ * the deadline when the gateway still keeps it waiting, or at once when the customer withdraws it.
  */
-async function answerOf(input: MandateWorkflowInput, run: { noticed: boolean }): Promise<MandateSight> {
+async function answerOf(
+  input: MandateWorkflowInput,
+  run: { noticed: boolean; withdrawn: boolean },
+): Promise<MandateSight> {
   const deadline = Date.parse(input.answerBy);
   for (;;) {
     // The next read: at the deadline (the request's expiry), its grace, or the periodic one.
     const marks = [deadline, deadline + MANDATE_EXPIRY_GRACE_MS].filter((at) => at > Date.now());
     const next = Math.min(Date.now() + MANDATE_REREAD_MS, ...marks);
-    await condition(() => run.noticed, Math.max(next - Date.now(), 1));
+    await condition(() => run.noticed || run.withdrawn, Math.max(next - Date.now(), 1));
     run.noticed = false;
+    if (run.withdrawn) {
+      log.info('The customer withdrew the mandate before the payer answered', { mandateId: input.mandateId });
+      return records.withdrawMandate(input.mandateId);
+    }
     const seen = await records.readRequestedMandate(input.mandateId);
     if (seen.status === 'approved' || isMandateFinal(seen.status)) return seen;
     if (Date.now() >= deadline + MANDATE_EXPIRY_GRACE_MS) {

@@ -1,30 +1,12 @@
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { uuidv7 } from 'uuidv7';
-import {
-  MANDATE_EXISTS,
-  mandateCreationUpdate,
-  type MandateWorkflow,
-  type MandateWorkflowInput,
-} from '../../contracts/mandate.ts';
-import { checkoutPriceTerms } from '../../db/catalog/checkout-reads.ts';
-import { findCustomerByKey } from '../../db/customer/customers.ts';
-import { liveMandateOfSubscription } from '../../db/mandate/mandates.ts';
-import { findOwnSubscription } from '../../db/subscription/rows.ts';
-import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
-import { mandateRequestRefusal, payerAccountRefusal } from '../../domain/mandate-requests.ts';
-import { mandateRequestRequires, offersPixAutomatico, offersRecurringBilling } from '../../gateway/capabilities.ts';
-import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
-import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
-import { errorResponses, isUuid, validationErrors } from '../../use-cases/schemas/common.ts';
+import { errorResponses, validationErrors } from '../../use-cases/schemas/common.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import { createMandateBody, mandateSchema } from '../schemas/mandates.ts';
 import { subscriptionParams } from '../schemas/subscriptions.ts';
+import { requestSubscriptionMandate } from '../subscription-mandate-requests.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const;
-const DAY_MS = 86_400_000;
 
 /**
  * POST /subscriptions/{id}/mandates (decision 0098): asks a manual subscription's payer for a Pix
@@ -75,81 +57,13 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
     },
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
-      const s = await eligibleSubscription(deps, organizationId, request.params.id);
-      const payerAccount = request.body.payer_account ?? null;
-      const accountRefusal = payerAccountRefusal(
-        request.body.journey,
-        payerAccount,
-        mandateRequestRequires(deps.gateway, 'payer_account'),
-      );
-      if (accountRefusal) {
-        const { status, code, message, detail } = accountRefusal;
-        throw new ApiError(status, code, message, detail);
-      }
-      const input: MandateWorkflowInput = {
-        mandateId: uuidv7(),
-        organizationId,
-        subscriptionId: s.id,
-        customerId: s.customerId,
-        journey: request.body.journey,
-        answerBy: new Date(Date.now() + request.body.expires_in_days * DAY_MS).toISOString(),
-        payerAccount,
-      };
-      return reply.status(201).send((await startMandate(deps, input)) as never);
+      const { journey, expires_in_days: expiresInDays, payer_account: payerAccount } = request.body;
+      const mandate = await requestSubscriptionMandate(deps, { organizationId }, request.params.id, {
+        journey,
+        expiresInDays,
+        payerAccount: payerAccount ?? null,
+      });
+      return reply.status(201).send(mandate as never);
     },
   );
 };
-
-/** The organization's subscription `id`, when its payer may be asked for a mandate; else the refusal (404, 409, 422). */
-async function eligibleSubscription(deps: RouteDeps, organizationId: string, id: string) {
-  const em = deps.orm.em.fork();
-  const s = isUuid(id) ? await findOwnSubscription(em, { organizationId }, id) : null;
-  if (!s) throw notFound('Subscription');
-  const [price, customer, live] = await Promise.all([
-    checkoutPriceTerms(em, s.priceId),
-    findCustomerByKey(em, organizationId, { id: s.customerId }),
-    liveMandateOfSubscription(em, s.id),
-  ]);
-  const refusal = mandateRequestRefusal({
-    subscription: s,
-    price: {
-      id: s.priceId,
-      type: price?.priceType ?? 'one_time',
-      interval: price?.priceInterval ?? null,
-      intervalCount: price?.priceIntervalCount ?? null,
-    },
-    customer: { name: customer?.name ?? null, taxId: customer?.taxId?.number ?? null },
-    rails: {
-      gatewayRecurrence: offersRecurringBilling(deps.gateway),
-      pixAutomatico: offersPixAutomatico(deps.gateway),
-    },
-    liveMandate: live?.status ?? null,
-  });
-  if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
-  return s;
-}
-
-/** Starts the mandate's workflow with its creation Update, and answers with what the Update answers. */
-async function startMandate(deps: RouteDeps, input: MandateWorkflowInput) {
-  const startWorkflowOperation = new WithStartWorkflowOperation<MandateWorkflow>('mandateWorkflow', {
-    ...mandateWorkflowStart(deps.config.TEMPORAL_TASK_QUEUE, input),
-    workflowIdConflictPolicy: 'FAIL',
-  });
-  try {
-    return await deps.temporal.workflow.executeUpdateWithStart(mandateCreationUpdate, { startWorkflowOperation });
-  } catch (err) {
-    throw creationError(err);
-  }
-}
-
-/** The workflow's refusals as the API's errors: either way no mandate was kept. */
-function creationError(err: unknown): unknown {
-  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
-  if (err.cause.type === GATEWAY_REFUSAL) {
-    return unprocessable('gateway_refused', 'The gateway refused to create the mandate', err.cause.message);
-  }
-  if (err.cause.type === MANDATE_EXISTS) {
-    return new ApiError(409, MANDATE_EXISTS, 'The subscription has a mandate waiting or approved already');
-  }
-  return err;
-}

@@ -3,6 +3,7 @@ import { calendarDate, money, type Locale } from '../locale.ts';
 import { html } from '../render.ts';
 import { CsrfField, renderPortalPage } from './layout.ts';
 import type { Messages } from './messages.ts';
+import { activationWordsFor } from './mandate-activation.ts';
 import { portalPaths } from './paths.ts';
 import type { CustomerEntity, SubscriptionView } from '../../use-cases/portal-reads.ts';
 import type { BrandView } from '../../api/organization-brand.ts';
@@ -266,19 +267,25 @@ export function renderRevokeMandatePage(model: {
   csrf: string;
   t: Messages;
 }): string {
-  const w = wordsFor(model.locale);
   const id = model.view.subscription.id;
+  // A manual subscription's mandate still waits for the payer: withdrawing it changes nothing in the billing.
+  const waiting = model.view.subscription.recurrenceBilling === 'manual';
+  const a = activationWordsFor(model.locale);
+  const w = wordsFor(model.locale);
+  const words = waiting
+    ? { title: a.withdraw, explain: a.withdrawExplain, confirm: a.withdrawConfirm }
+    : { title: w.revokeTitle, explain: w.revokeExplain, confirm: w.revokeConfirm };
   return renderPortalPage({
     locale: model.locale,
     customer: model.customer,
     brand: model.brand,
     section: 'overview',
-    title: `${w.revokeTitle}: ${model.view.productName}`,
-    children: html`<p>${w.revokeExplain}</p>
+    title: `${words.title}: ${model.view.productName}`,
+    children: html`<p>${words.explain}</p>
       <p class="muted">${w.revokeBankToo}</p>
       <form method="post" action=${portalPaths.revokeMandate(id)}>
         <${CsrfField} token=${model.csrf} />
-        <button type="submit" class="danger">${w.revokeConfirm}</button>
+        <button type="submit" class="danger">${words.confirm}</button>
       </form>
       <p><a href=${portalPaths.subscription(id)}>${model.t.back}</a></p>`,
   });

@@ -11,5 +11,7 @@ export const portalPaths = {
   plan: (id: string) => `${PORTAL}/subscriptions/${id}/plan`,
   card: (id: string) => `${PORTAL}/subscriptions/${id}/card`,
   revokeMandate: (id: string) => `${PORTAL}/subscriptions/${id}/mandate/revoke`,
+  activateMandate: (id: string) => `${PORTAL}/subscriptions/${id}/mandate`,
+  mandateStatus: (id: string) => `${PORTAL}/subscriptions/${id}/mandate/status`,
   billing: `${PORTAL}/billing`,
 };

@@ -12,7 +12,9 @@ import {
   replacePortalCard,
   type PortalSubscriptionChange,
 } from '../../api/portal-subscription-changes.ts';
-import { portalMandateOf, revokePortalMandate } from '../../api/portal-mandates.ts';
+import { portalActivationOf, portalMandateOf } from '../../api/portal-mandates.ts';
+import { pixQrSvg } from '../checkout/payment-documents.ts';
+import { portalMandateRoutes } from './mandate-routes.ts';
 import { ApiError } from '../../use-cases/errors.ts';
 import { pickLocale, type Locale } from '../locale.ts';
 import { pageErrorHandler } from '../error-page.ts';
@@ -32,6 +34,7 @@ import {
   portalCustomer,
   subscriptionData,
   type CustomerEntity,
+  type SubscriptionEntity,
   type PortalCustomerScope,
 } from '../../use-cases/portal-reads.ts';
 import { clearSessionCookie, csrfTokenMatches, csrfTokenOf, SESSION_COOKIE, setSessionCookie } from './session.ts';
@@ -49,7 +52,7 @@ const planForm = csrfForm.extend({ price_id: z.string().max(64).optional() });
 const cardForm = csrfForm.extend({ card_token: z.string().max(500).optional() });
 
 /** A signed-in request: who, in which words, with the forms' anti-CSRF token. */
-interface Visit {
+export interface Visit {
   locale: Locale;
   scope: PortalCustomerScope;
   customer: CustomerEntity;
@@ -72,6 +75,7 @@ export const portalPageRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
   entryRoutes(app, deps);
   subscriptionRoutes(app, deps);
   changeRoutes(app, deps);
+  portalMandateRoutes(app, deps, { visitOf, postVisit, sendSubscriptionPage });
   cardRoutes(app, deps);
   billingRoutes(app, deps);
 };
@@ -169,7 +173,7 @@ function subscriptionRoutes(app: RouteApp, deps: RouteDeps): void {
       const visit = await visitOf(app, deps, request);
       if (!visit) return expired(request, reply);
       const notice = doneNotice(visit.locale, request.query.done);
-      return sendSubscriptionPage(reply, visit, request.params.id, 200, notice);
+      return sendSubscriptionPage(reply, deps, visit, request.params.id, 200, notice);
     },
   );
 
@@ -219,6 +223,7 @@ async function subscriptionOf(reply: FastifyReply, visit: Visit, id: string) {
 /** The subscription's page, with a notice after a change or a refusal (then with the refusal's status). */
 async function sendSubscriptionPage(
   reply: FastifyReply,
+  deps: RouteDeps,
   visit: Visit,
   id: string,
   status: number,
@@ -226,11 +231,13 @@ async function sendSubscriptionPage(
 ) {
   const view = await subscriptionOf(reply, visit, id);
   if (!view) return reply;
-  const [canChange, options, mandate] = await Promise.all([
+  const [canChange, options, mandate, activation] = await Promise.all([
     customerUpdatesAllowed(visit.em, visit.scope.organizationId),
     planOptions(visit.em, view.subscription),
-    view.subscription.recurrenceBilling === 'pix_automatico' ? portalMandateOf(visit.em, view.subscription) : null,
+    mandateShown(visit, view.subscription),
+    portalActivationOf(visit.em, deps.gateway, view.subscription),
   ]);
+  const qrSvg = activation?.kind === 'waiting' ? await pixQrSvg(activation.qrCode) : null;
   return sendPage(
     reply,
     status,
@@ -243,9 +250,21 @@ async function sendSubscriptionPage(
       options,
       notice,
       mandate,
+      activation,
+      qrSvg,
     }),
     brandHeaders(visit.brand),
   );
+}
+
+/**
+ * The mandate section: a Pix Automático subscription's mandate; a manual one's approved mandate too (it
+ * switches between its periods), while its waiting one is the activation's QR code instead.
+ */
+async function mandateShown(visit: Visit, subscription: SubscriptionEntity) {
+  if (subscription.recurrenceBilling === 'pix_automatico') return portalMandateOf(visit.em, subscription);
+  const mandate = await portalMandateOf(visit.em, subscription);
+  return mandate?.status === 'approved' ? mandate : null;
 }
 
 /** The form posts that change a subscription, each through the portal API's own change. */
@@ -271,30 +290,11 @@ function changeRoutes(app: RouteApp, deps: RouteDeps): void {
           if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
           const t = messagesFor(visit.locale);
           const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: refusalText(t, err) };
-          return sendSubscriptionPage(reply, visit, id, err.statusCode, notice);
+          return sendSubscriptionPage(reply, deps, visit, id, err.statusCode, notice);
         }
         return reply.redirect(`${portalPaths.subscription(id)}?done=${done}`, 303);
       },
     );
-  // The Pix Automático authorization revoked (behind its confirmation page), through the subscription's workflow.
-  app.post(
-    `${PORTAL}/subscriptions/:id/mandate/revoke`,
-    { schema: { hide: true, params: subscriptionParams, body: csrfForm } },
-    async (request, reply) => {
-      const visit = await postVisit(app, deps, request, reply);
-      if (!visit) return reply;
-      const { id } = request.params;
-      try {
-        await revokePortalMandate(deps, visit.scope, id);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
-        const t = messagesFor(visit.locale);
-        const notice = { kind: 'alert' as const, title: t.forbiddenTitle, detail: refusalText(t, err) };
-        return sendSubscriptionPage(reply, visit, id, err.statusCode, notice);
-      }
-      return reply.redirect(`${portalPaths.subscription(id)}?done=mandate_revoked`, 303);
-    },
-  );
   change('cancel', 'canceled', csrfForm, () => ({ cancel_at_period_end: true }));
   change('uncancel', 'uncanceled', csrfForm, () => ({ cancel_at_period_end: false }));
   change('plan', 'plan', planForm, (form) => (form.price_id ? { price_id: form.price_id } : null));

@@ -9,8 +9,9 @@ import { nextChargeText } from './overview.ts';
 import { portalPaths } from './paths.ts';
 import type { ChargeEntity, CustomerEntity, RenewalToPay, SubscriptionView } from '../../use-cases/portal-reads.ts';
 import { checkoutPagePath } from '../../use-cases/checkout-pages.ts';
-import type { PortalMandate } from '../../api/portal-mandates.ts';
+import type { PortalActivation, PortalMandate } from '../../api/portal-mandates.ts';
 import { MandateSection } from './mandate.ts';
+import { ACTIVATION_SCRIPTS, MandateActivation } from './mandate-activation.ts';
 
 /** A subscription's pages: its timeline and actions, the cancellation's confirmation, a plan change's preview. */
 
@@ -32,8 +33,12 @@ export interface SubscriptionPageModel extends PageBase {
   canChange: boolean;
   options: PlanOption[];
   notice?: PortalFrame['notice'];
-  /** A Pix Automático subscription's mandate (decision 0096). */
+  /** A Pix Automático subscription's mandate (decision 0096), or a manual one's approved before it switches. */
   mandate?: PortalMandate | null;
+  /** A manual subscription's "Ativar Pix Automático", or its waiting QR code (decision 0101). */
+  activation?: PortalActivation;
+  /** The waiting QR code's picture. */
+  qrSvg?: string | null;
 }
 
 export function renderSubscriptionPage(model: SubscriptionPageModel): string {
@@ -47,9 +52,21 @@ export function renderSubscriptionPage(model: SubscriptionPageModel): string {
     section: 'overview',
     title: view.productName,
     notice: model.notice,
+    scripts: model.activation?.kind === 'waiting' ? ACTIVATION_SCRIPTS : [],
     children: html`<${Summary} view=${view} t=${t} locale=${locale} />
       <${RenewalLink} renewal=${model.renewal} t=${t} locale=${locale} />
       ${model.mandate ? html`<${MandateSection} mandate=${model.mandate} subscriptionId=${s.id} locale=${locale} />` : null}
+      ${
+        model.activation
+          ? html`<${MandateActivation}
+              activation=${model.activation}
+              qrSvg=${model.qrSvg ?? null}
+              view=${view}
+              csrf=${model.csrf}
+              locale=${locale}
+            />`
+          : null
+      }
       ${CHANGEABLE.has(s.status) ? html`<${Actions} model=${model} t=${t} />` : null}
       ${CHANGEABLE.has(s.status) && s.recurrenceBilling === 'manual' ? html`<${CardLink} id=${s.id} t=${t} />` : null}
       <${Timeline} charges=${model.charges} t=${t} locale=${locale} />

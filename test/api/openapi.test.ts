@@ -42,6 +42,8 @@ const PAGE_ROUTES = new Set([
   'POST /portal/subscriptions/:id/plan',
   'GET /portal/subscriptions/:id/mandate/revoke',
   'POST /portal/subscriptions/:id/mandate/revoke',
+  'POST /portal/subscriptions/:id/mandate',
+  'GET /portal/subscriptions/:id/mandate/status',
   'POST /portal/billing',
 ]);
 /** The merchant dashboard's pages (all under /dashboard) are pages too, with no API operation. */

@@ -103,6 +103,20 @@ describe('a mandate asked of a manual subscription’s payer', () => {
     expect(await mandateEvents(s.organizationId)).toEqual(['mandate.created', 'mandate.expired']);
   }, 120_000);
 
+  it('journey 1: a request nobody answers is reported expired by the gateway at its deadline, not withdrawn', async () => {
+    const s = await manualSubscription();
+    await run(s.id, async (sub) => {
+      const asked = await askForMandate(sub, s, 'request', 2 * DAY);
+      expect(await asked.handle.result()).toBe('expired');
+      expect(await stateOf(sub)).toMatchObject({ billing: 'manual' });
+    });
+    expect(
+      await sql('select status, cancelled_by, cancellation_code from mandates where subscription_id = ?', [s.id]),
+    ).toEqual([{ status: 'expired', cancelled_by: null, cancellation_code: null }]);
+    expect((await row(s.id)).recurrence_billing).toBe('manual');
+    expect(await mandateEvents(s.organizationId)).toEqual(['mandate.created', 'mandate.expired']);
+  }, 120_000);
+
   it('a QR code nobody answers is withdrawn by the receiver a grace after its deadline', async () => {
     const s = await manualSubscription();
     await run(s.id, async (sub) => {

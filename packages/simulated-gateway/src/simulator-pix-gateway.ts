@@ -29,7 +29,14 @@ import {
 } from './simulator-pix-automatico.ts';
 import { sendMandateRequest } from './simulator-pix-bcb.ts';
 import { readRefund, refundCharge, refundPaidAttempt, refundsOfCharge } from './simulator-pix-refunds.ts';
-import { authorize, revoke, setMaximum, settleDue } from './simulator-pix-payers.ts';
+import {
+  authorize,
+  expireLapsedRequest,
+  requestLapsed,
+  revoke,
+  setMaximum,
+  settleDue,
+} from './simulator-pix-payers.ts';
 import { readCharge, readMandate, recordOfNotice, withoutPersona } from './simulator-pix-rows.ts';
 import { newId } from './simulator-rows.ts';
 
@@ -81,12 +88,19 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
     );
   }
 
+  /** As it stands; a journey 1 request read past its expiry is expired first (expireLapsedRequest), as a PSP reports it. */
   async getMandate(mandateId: string): Promise<GatewayMandate | null> {
     const mandate = await readMandate((text, params) => this.db.query(text, params), mandateId);
-    return mandate ? withoutPersona(mandate) : null;
+    if (!mandate) return null;
+    if (!requestLapsed(mandate, this.now())) return withoutPersona(mandate);
+    return withoutPersona(
+      await this.pixChange((sql, notices) => expireLapsedRequest(sql, this.clock, mandateId, notices)),
+    );
   }
 
+  /** A lapsed journey 1 request has expired already (read first, getMandate): refused, as any ended mandate is. */
   async cancelMandate(mandateId: string, idempotencyKey: string): Promise<GatewayMandate> {
+    await this.getMandate(mandateId);
     return this.pixOnce(idempotencyKey, 'cancel_mandate', (sql, notices) =>
       cancelMandateByReceiver(sql, this.clock, mandateId, notices),
     );

@@ -59,17 +59,10 @@ export async function authorize(
   persona: PixPayerPersona,
   notices: GatewayCallback[],
 ): Promise<GatewayMandate> {
-  const mandate = await lockMandate(sql, mandateId);
+  const mandate = await expireLapsedRequest(sql, clock, mandateId, notices);
   if (mandate.status !== 'created') return withoutPersona(mandate);
   const now = clock();
   await sql('update gateway_sim.mandates set persona = ? where id = ?', [persona, mandateId]);
-  if (mandate.request && new Date(mandate.request.expiresAt) <= now) {
-    const expired = await moveMandate(sql, mandateId, 'expired', now, {
-      request: JSON.stringify({ ...mandate.request, status: 'expired' }),
-    });
-    notices.push(mandateNotice(expired, now));
-    return withoutPersona(expired);
-  }
   if (mandate.journey === 'journey_3') {
     if (await firstPaymentLapsed(sql, mandate.firstPaymentId!, now)) {
       // The QR code was read too late: its pix can no longer be paid, and the recurrence it offered expires.
@@ -82,6 +75,32 @@ export async function authorize(
     return withoutPersona(await lockMandate(sql, mandateId));
   }
   return withoutPersona(await answer(sql, { ...mandate, persona }, now, notices));
+}
+
+/**
+ * The mandate, locked, with a journey 1 request past its expiry (on the simulator's clock) and still
+ * unanswered expired first, as the payer's bank expires it on its own: the rec and its solicrec both
+ * EXPIRADA, notified once (a mandate no longer `created` is left as it is).
+ */
+export async function expireLapsedRequest(
+  sql: Sql,
+  clock: () => Date,
+  mandateId: string,
+  notices: GatewayCallback[],
+): Promise<StoredMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  const now = clock();
+  if (!requestLapsed(mandate, now)) return mandate;
+  const expired = await moveMandate(sql, mandateId, 'expired', now, {
+    request: JSON.stringify({ ...mandate.request, status: 'expired' }),
+  });
+  notices.push(mandateNotice(expired, now));
+  return expired;
+}
+
+/** Whether a journey 1 request has lapsed unanswered (a read that sees one expires it: expireLapsedRequest). */
+export function requestLapsed(mandate: StoredMandate, now: Date): boolean {
+  return mandate.status === 'created' && mandate.request !== null && new Date(mandate.request.expiresAt) <= now;
 }
 
 async function firstPaymentLapsed(sql: Sql, transactionId: string, now: Date): Promise<boolean> {
