@@ -67,6 +67,9 @@ const chargeFromCobr = (cobr: BcbCobr) => chargeOfCobr(parseBcbCobR(cobr));
 const JOURNEY_1_NEEDS_ACCOUNT =
   "Efí's journey 1 (POST /v2/solicrec) sends the request to the payer's account (agência, conta and ISPB of their " +
   'bank), which a mandate here does not carry: use journey 2 or 3 (a QR code)';
+/** Journey 4 rides on a due-date cobv whose composite QR code Efí's adapter does not make yet (decision 0100). */
+export const JOURNEY_4_NOT_ON_EFI =
+  "Efí's adapter does not offer journey 4 yet (a cobv's composite QR code with its rec): use journey 2 or 3";
 
 export interface RecContext {
   client: EfiClient;
@@ -154,6 +157,7 @@ export async function createMandate(
   idempotencyKey: string,
 ): Promise<GatewayMandate> {
   if (input.journey === 'journey_1') throw new GatewayError(JOURNEY_1_NEEDS_ACCOUNT, false);
+  if (input.journey === 'journey_4') throw new GatewayError(JOURNEY_4_NOT_ON_EFI, false);
   const earlier = await findRec(ctx, input);
   if (earlier) {
     const rec = (await recWithQr(ctx, earlier.idRec)) ?? earlier;

@@ -393,11 +393,19 @@ export interface MandateInput {
   retryPolicy: MandateRetryPolicy;
   /**
    * How the payer authorizes it: `journey_1` a request to their bank (expiring at `requestExpiresAt`),
-   * `journey_2` a QR code that only authorizes, `journey_3` a QR code that also pays `firstCharge`.
+   * `journey_2` a QR code that only authorizes, `journey_3` a QR code that also pays `firstCharge` (an
+   * immediate cob), `journey_4` a QR code that pays `dueCharge` (a due-date cobv) and offers the
+   * recurrence beside it: the payer pays, and may accept or decline the mandate in the same step.
    */
-  journey: 'journey_1' | 'journey_2' | 'journey_3';
+  journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4';
   requestExpiresAt?: string | null;
   firstCharge?: { amount: number; expiresInSeconds: number } | null;
+  /**
+   * Journey 4's due-date charge (the BCB's cobv): `amount` cents due on `dueDate` (YYYY-MM-DD, Brasília),
+   * still payable `daysPayableAfterDue` days after it (validadeAposVencimento). Its id is the mandate's
+   * `firstPaymentId` when created; paid, it is a pix transaction as any other.
+   */
+  dueCharge?: { amount: number; dueDate: string; daysPayableAfterDue: number } | null;
 }
 
 /** A cycle's charge (`cobr`): sent within the window before its due date (domain/pix-automatico.ts). */
