@@ -13,7 +13,7 @@ import { findCustomerByKey } from '../../db/customer/customers.ts';
 import { liveMandateOfSubscription } from '../../db/mandate/mandates.ts';
 import { findOwnSubscription } from '../../db/subscription/rows.ts';
 import { GATEWAY_REFUSAL } from '../../domain/failures.ts';
-import { mandateRequestRefusal } from '../../domain/mandate-requests.ts';
+import { mandateRequestRefusal, renewalAnswerBy, type MandateRequestJourney } from '../../domain/mandate-requests.ts';
 import { offersPixAutomatico, offersRecurringBilling } from '../../gateway/capabilities.ts';
 import { mandateWorkflowStart } from '../../temporal/workflow-starts.ts';
 import { ApiError, notFound, unprocessable } from '../../use-cases/errors.ts';
@@ -28,7 +28,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * POST /subscriptions/{id}/mandates (decision 0098): asks a manual subscription's payer for a Pix
- * Automático mandate, journey 1 (a request to their bank) or 2 (a QR code). The mandate's own workflow
+ * Automático mandate, journey 1 (a request to their bank), 2 (a QR code) or 4 (the next renewal's pix QR code
+ * also offers it, decision 0100). The mandate's own workflow
  * (`mandate:<id>`) creates it at the gateway and records it; the answer is its creation Update's, with
  * the QR code or the request and its expiry. Approved, the subscription bills its next period through it.
  */
@@ -45,7 +46,11 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
           'weekly, monthly, quarterly, semiannual or yearly, in BRL, whose customer has a name and a CPF or CNPJ, on ' +
           'a gateway with Pix Automático. Answers 201 with the mandate, `created`: journey 2 (`qr_code`) with its ' +
           "`qr_code` to show the payer; journey 1 (`request`) with the `request` pushed to the payer's bank and " +
-          'when it expires. The payer answers in their bank’s app: approved (`mandate.approved`), the subscription ' +
+          'when it expires; `with_renewal` (journey 4) for a subscription renewed by pix (no kept card): its next ' +
+          "renewal checkout is opened (or the open one found) and its pix, once the buyer chooses pix, is the mandate's " +
+          'QR code, which pays the renewal and offers the recurrence in one step (expires_in_days counts from the ' +
+          "renewal's due date; a subscription renewed on its card answers 422 `payment_method_not_allowed`). " +
+          'The payer answers in their bank’s app: approved (`mandate.approved`), the subscription ' +
           'bills its next period through the mandate (`recurrence_billing` becomes `pix_automatico` before that ' +
           'period, `subscription.updated`; when its charge can no longer be sent in time, from the period after); ' +
           'rejected or expired (`mandate.rejected`, `mandate.expired`), nothing changes. A QR code unanswered by ' +
@@ -64,20 +69,25 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
             customer_name_required: 'the customer has no name (the mandate names its debtor)',
             customer_tax_id_required: 'the customer has no CPF or CNPJ',
             gateway_refused: 'the gateway refused to create the mandate; nothing was created',
+            payment_method_not_allowed: 'with_renewal for a subscription renewed on its kept card',
           }),
         },
       },
     },
     async (request, reply) => {
       const { organizationId } = organizationCredential(request);
-      const s = await eligibleSubscription(deps, organizationId, request.params.id);
+      const s = await eligibleSubscription(deps, organizationId, request.params.id, request.body.journey);
       const input: MandateWorkflowInput = {
         mandateId: uuidv7(),
         organizationId,
         subscriptionId: s.id,
         customerId: s.customerId,
         journey: request.body.journey,
-        answerBy: new Date(Date.now() + request.body.expires_in_days * DAY_MS).toISOString(),
+        // Journey 4's payer answers when paying the renewal: the days count from its due date.
+        answerBy:
+          request.body.journey === 'with_renewal'
+            ? renewalAnswerBy(new Date(s.currentPeriodEnd).getTime(), request.body.expires_in_days)
+            : new Date(Date.now() + request.body.expires_in_days * DAY_MS).toISOString(),
       };
       return reply.status(201).send((await startMandate(deps, input)) as never);
     },
@@ -85,7 +95,12 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
 };
 
 /** The organization's subscription `id`, when its payer may be asked for a mandate; else the refusal (404, 409, 422). */
-async function eligibleSubscription(deps: RouteDeps, organizationId: string, id: string) {
+async function eligibleSubscription(
+  deps: RouteDeps,
+  organizationId: string,
+  id: string,
+  journey: MandateRequestJourney,
+) {
   const em = deps.orm.em.fork();
   const s = isUuid(id) ? await findOwnSubscription(em, { organizationId }, id) : null;
   if (!s) throw notFound('Subscription');
@@ -108,6 +123,8 @@ async function eligibleSubscription(deps: RouteDeps, organizationId: string, id:
       pixAutomatico: offersPixAutomatico(deps.gateway),
     },
     liveMandate: live?.status ?? null,
+    journey,
+    hasCard: s.cardTokenId != null,
   });
   if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
   return s;
@@ -131,6 +148,14 @@ function creationError(err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
   if (err.cause.type === GATEWAY_REFUSAL) {
     return unprocessable('gateway_refused', 'The gateway refused to create the mandate', err.cause.message);
+  }
+  if (err.cause.type === 'MandateNotAllowed') {
+    return new ApiError(
+      409,
+      'subscription_not_eligible',
+      'The subscription cannot be offered a mandate now',
+      err.cause.message,
+    );
   }
   if (err.cause.type === MANDATE_EXISTS) {
     return new ApiError(409, MANDATE_EXISTS, 'The subscription has a mandate waiting or approved already');

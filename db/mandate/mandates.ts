@@ -115,6 +115,8 @@ export async function upsertMandate(
       gatewayMandateId: m.gateway.id,
       currency: m.currency,
       ...columnsOf(m.gateway),
+      // Set once, from the creation's answer: a later sight of a rec may not name the charge.
+      firstPaymentId: m.gateway.journey === 'journey_4' ? m.gateway.firstPaymentId : null,
       history,
       ...milestones(null, m.gateway.status, history, now),
       createdAt: now,

@@ -12,7 +12,6 @@ import {
   RETRY_SPAN_DAYS,
   settlementDateOf,
 } from '../../../domain/pix-automatico.ts';
-import { pixBrCode } from '../../../gateway/payment-documents.ts';
 import {
   GatewayError,
   type GatewayCallback,
@@ -32,6 +31,7 @@ import {
   lockCharge,
   lockMandate,
   mandateChargeNotice,
+  mandateQrCode,
   mandateNotice,
   MANDATE_COLUMNS,
   moveAttempt,
@@ -109,11 +109,6 @@ export function dueChargePix(input: MandateInput, now: Date): PixChargeInput {
       : null,
     expiresInSeconds,
   };
-}
-
-/** The composite QR code's copy-and-paste (journeys 2, 3 and 4): a BR Code naming the recurrence's location. */
-export function mandateQrCode(mandateId: string, reference: string, amount: number | null): string {
-  return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
 }
 
 /**

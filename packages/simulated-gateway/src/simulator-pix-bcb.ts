@@ -1,9 +1,9 @@
 import type { Sql } from './database.ts';
 import { GatewayError, type GatewayMandate } from '../../../gateway/port.ts';
-import { mandateQrCode } from './simulator-pix-automatico.ts';
 import {
   lockMandate,
   MANDATE_COLUMNS,
+  mandateQrCode,
   newRequestId,
   simulatorToday,
   toMandate,
