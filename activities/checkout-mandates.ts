@@ -106,8 +106,11 @@ export async function mandateRenewalPix(
   const c = await findCheckoutRow(em, input.checkoutId);
   if (!c || c.renewalPeriod === null || c.subscriptionId === null) return null;
   const mandate = await liveMandateOfSubscription(em, c.subscriptionId);
-  if (!mandate?.firstPaymentId || !mandate.qrCode) return null;
+  if (!mandate?.firstPaymentId || !offersPixAutomatico(gateway)) return null;
   const charge = await callGateway(() => gateway.getTransaction(mandate.firstPaymentId!));
   if (!renewalPixRidesOnMandate(mandate, charge, input.amount) || !charge?.pix) return null;
-  return { ...charge, pix: { ...charge.pix, qrCode: mandate.qrCode, qrCodeImage: pngDataUrl(mandate.qrCode) } };
+  // The composite QR code, the gateway's: our row does not keep it (it pays the renewal).
+  const qrCode = (await callGateway(() => gateway.getMandate(mandate.gatewayMandateId)))?.qrCode;
+  if (!qrCode) return null;
+  return { ...charge, pix: { ...charge.pix, qrCode, qrCodeImage: pngDataUrl(qrCode) } };
 }

@@ -28,7 +28,8 @@ function columnsOf(gateway: GatewayMandate) {
     objectLabel: gateway.objectLabel,
     debtorName: gateway.debtor.name,
     debtorTaxId: gateway.debtor.taxId,
-    qrCode: gateway.qrCode,
+    // Journey 4's QR code pays the renewal: only its renewal checkout shows it (decision 0100), never our row.
+    qrCode: gateway.journey === 'journey_4' ? null : gateway.qrCode,
     request: gateway.request,
     rejectionCode: gateway.rejection?.code ?? null,
     rejectionDescription: gateway.rejection?.description ?? null,

@@ -160,7 +160,8 @@ describe('POST /subscriptions/{id}/mandates', () => {
     const offered = await askFor(tenant, subscriptionId, { journey: 'with_renewal' });
     expect(offered.status).toBe(201);
     expect(offered.body).toMatchObject({ status: 'created', journey: 'journey_4', subscription_id: subscriptionId });
-    expect(offered.body.qr_code).toContain(offered.body.gateway_mandate_id);
+    // Its QR code pays the renewal: shown by the renewal checkout only, never answered here.
+    expect(offered.body.qr_code).toBeNull();
     // The renewal checkout it rides on is open, for the period's amount, until the payer's deadline.
     const renewals = await sql(
       `select status, amount::int as amount from checkouts where subscription_id = ? and renewal_period = 2`,
