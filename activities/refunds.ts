@@ -10,6 +10,7 @@ import type { Orm } from '../db/orm.ts';
 import { refundVerdict, saleStatusAfterRefunds, transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import type { PaymentGateway } from '../gateway/port.ts';
 import { callGateway, GATEWAY_REFUSAL } from './gateway-failures.ts';
+import { mandateChargeOfPayment, refundMandateCharge } from './mandate-refunds.ts';
 import { saleRecordIn } from '../use-cases/sale-records.ts';
 import { REFUND_NOT_FOUND } from '../contracts/refund.ts';
 import type { RefundSettlement, SettledRefundStatus } from '../contracts/refund.ts';
@@ -41,6 +42,12 @@ export function createRefundActivities(deps: RefundDeps) {
       const refund = await loadRefund(em, refundId);
       if (refund.status !== 'pending') return 'already_settled';
       const payment = await refundedPayment(em, refund.transactionId);
+      // A payment a Pix Automático charge made goes back as its paid pix's devolução (decision 0099).
+      const chargeId = await mandateChargeOfPayment(em, payment.gatewayTransactionId);
+      if (chargeId) {
+        await refundMandateCharge(deps.gateway, chargeId, refund.amount, refundGatewayKey(refund.id));
+        return 'refunded';
+      }
       await callGateway(() =>
         deps.gateway.refund(payment.gatewayTransactionId, refund.amount, refundGatewayKey(refund.id)),
       );
@@ -67,6 +74,8 @@ export function createRefundActivities(deps: RefundDeps) {
       const seen = await loadRefund(em, refundId);
       if (seen.status !== 'pending') return seen.status;
       const before = await refundedPayment(em, seen.transactionId);
+      const chargeId = await mandateChargeOfPayment(em, before.gatewayTransactionId);
+      if (chargeId) return reconcileMandateRefund(chargeId, seen);
       const books = await callGateway(() => deps.gateway.getTransaction(before.gatewayTransactionId));
       const decided = await em.fork().transactional(async (tx) => {
         const refund = await loadRefund(tx, refundId, true);
@@ -101,6 +110,25 @@ export function createRefundActivities(deps: RefundDeps) {
       return em.fork().transactional((tx) => settle(tx, refundId, settlement));
     },
   } satisfies Partial<RefundActivities>;
+
+  /**
+   * A mandate charge's refund whose answer never came: the devolução is asked for again under its key.
+   * The gateway answers the refund it made, or makes it now (our books reserved its amount, pending):
+   * either way the record ends as the gateway's books are. Still processing: retried until decided.
+   */
+  async function reconcileMandateRefund(
+    chargeId: string,
+    refund: { id: string; amount: number },
+  ): Promise<SettledRefundStatus> {
+    let settlement: RefundSettlement = { status: 'succeeded' };
+    try {
+      await refundMandateCharge(deps.gateway, chargeId, refund.amount, refundGatewayKey(refund.id));
+    } catch (err) {
+      if (!(err instanceof ApplicationFailure) || err.type !== GATEWAY_REFUSAL) throw err;
+      settlement = { status: 'failed', reason: `gateway: ${err.message}` };
+    }
+    return deps.orm.em.fork().transactional((tx) => settle(tx, refund.id, settlement));
+  }
 }
 
 /**

@@ -31,6 +31,8 @@ import { applyChange, boundsOf, enterPeriod, lockedTerms, type SubscriptionTerms
 import { chargeCard } from './card-charges.ts';
 import { summarize } from './checkout-payments.ts';
 import { callGateway, refusalReason } from './gateway-failures.ts';
+import { mandateChargeOfPayment, refundMandateCharge } from './mandate-refunds.ts';
+import { transactionStatusAfterRefunds } from '../domain/refunds.ts';
 import { NO_SAVED_CARD } from '../domain/failures.ts';
 import type { SubscriptionRecord } from '../contracts/subscription.ts';
 import type { RenewalCharge, RenewalOutcome, SubscriptionPlan } from '../contracts/subscription.ts';
@@ -130,14 +132,20 @@ function renewalActivities(deps: { orm: Orm; gateway: PaymentGateway; config?: C
 
     /** Gives a renewal's capture back (a revocation that raced the charge): never a charge after cancellation. */
     async refundRenewal(input: RenewalCharge & { payment: PaymentSummary }): Promise<PaymentSummary> {
-      const refunded = await callGateway(() =>
-        gateway.refund(
-          input.payment.id,
-          input.payment.capturedAmount - input.payment.refundedAmount,
-          `${renewalChargeKey(input.subscriptionId, input.period, input.tryNumber)}:refund`,
-        ),
-      );
-      return summarize(refunded);
+      const { payment } = input;
+      const left = payment.capturedAmount - payment.refundedAmount;
+      const key = `${renewalChargeKey(input.subscriptionId, input.period, input.tryNumber)}:refund`;
+      // A period paid through the mandate goes back as its pix's devolução (decision 0099).
+      if (await mandateChargeOfPayment(deps.orm.em.fork(), payment.id)) {
+        const made = await refundMandateCharge(gateway, payment.id, left, key);
+        const refunded = payment.refundedAmount + made.amount;
+        return {
+          ...payment,
+          refundedAmount: refunded,
+          status: transactionStatusAfterRefunds(payment.capturedAmount, refunded),
+        };
+      }
+      return summarize(await callGateway(() => gateway.refund(payment.id, left, key)));
     },
   } satisfies Partial<SubscriptionActivities>;
 }

@@ -35,7 +35,7 @@ import type { PixAutomaticoOptIn } from '../domain/checkout-eligibility.ts';
 import type { PeriodInterval } from '../domain/periods.ts';
 import { subscriptionCardTokenId } from '../db/subscription/checkout-reads.ts';
 import { chargeableCard, sentCard } from './card-tokenization.ts';
-import { subscriptionExists } from '../use-cases/checkout-creation.ts';
+import { subscriptionExists } from '../use-cases/checkout-references.ts';
 import { storedBillingAddress } from '../use-cases/schemas/customers.ts';
 import { ApiError, badRequest, notFound, unprocessable } from '../use-cases/errors.ts';
 import type { ConfirmSdkBody } from './schemas/checkout-confirm.ts';

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 
 /**
@@ -32,6 +33,7 @@ interface ConnectionState {
 }
 
 const empty = (): StatementCounts => ({ byKind: {}, statements: 0, transactions: 0 });
+const STATEMENT_LOG = process.env.BENCH_PG_LOG;
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 
@@ -49,6 +51,11 @@ function cstring(buf: Buffer, offset: number): [string, number] {
 function executed(state: ConnectionState, sql: string): void {
   if (sql.includes('gateway_sim.')) state.gateway = true;
   const kind = kindOf(sql);
+  // Which statements, when the counts alone do not say: one line each, with its time and side (BENCH_PG_LOG).
+  if (STATEMENT_LOG) {
+    const line = `${Date.now()} ${state.gateway ? 'gateway' : 'engine'} ${sql.replace(/\s+/g, ' ').slice(0, 200)}\n`;
+    appendFileSync(STATEMENT_LOG, line);
+  }
   const c = state.counts;
   c.byKind[kind] = (c.byKind[kind] ?? 0) + 1;
   c.statements++;

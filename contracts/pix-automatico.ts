@@ -119,6 +119,29 @@ export interface GatewayMandateCharge {
   paidAt: string | null;
 }
 
+/** Where a refund of a paid charge stands: the BCB's EM_PROCESSAMENTO, DEVOLVIDO, NAO_REALIZADO. */
+export type MandateRefundStatus = 'processing' | 'refunded' | 'failed';
+
+/**
+ * A refund of a paid cycle's charge: the BCB's pix devolução (PUT /pix/{e2eid}/devolucao/{id}), made
+ * against the paid attempt's end-to-end id. Its id is the receiver's, formed from our idempotency key.
+ */
+export interface GatewayMandateRefund {
+  /** The devolução's id (1–35 letters and digits): a repeated key names the same refund. */
+  id: string;
+  chargeId: string;
+  /** The paid attempt's end-to-end id the refund was made against. */
+  endToEndId: string;
+  /** The refund's own end-to-end id on the rail (rtrId). */
+  returnId: string;
+  amount: number;
+  status: MandateRefundStatus;
+  requestedAt: string;
+  refundedAt: string | null;
+  /** Why it was not made (NAO_REALIZADO's motivo). */
+  reason: string | null;
+}
+
 /**
  * The payers the sandbox plays (decision 0096), chosen on the mandate when the sandbox authorizes it:
  * approves and pays; rejects the authorization; lowers their maximum below the charge; revokes in their

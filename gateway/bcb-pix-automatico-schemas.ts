@@ -309,6 +309,31 @@ export const bcbCobRNotification = z.object({
 
 export const bcbWebhookCobRBody = z.object({ cobsr: z.array(bcbCobRNotification) });
 
+// ── Refunds of a received pix (the API's Pix section: PUT/GET /pix/{e2eid}/devolucao/{id}) ──────
+
+/** DevolucaoId: the receiver's own id of a refund. */
+export const bcbDevolucaoId = z.string().regex(anchored('[a-zA-Z0-9]{1,35}'));
+export const bcbDevolucaoStatus = z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']);
+
+/** DevolucaoSolicitada: the body of PUT /pix/{e2eid}/devolucao/{id}. */
+export const bcbDevolucaoSolicitada = z.object({
+  valor: bcbAmount,
+  natureza: z.enum(['ORIGINAL', 'RETIRADA']).optional(),
+  descricao: z.string().max(140).optional(),
+});
+
+/** Devolucao: the refund as PUT (201) and GET (200) answer it. */
+export const bcbDevolucao = z.object({
+  id: bcbDevolucaoId,
+  rtrId: z.string().regex(anchored('[a-zA-Z0-9]{32}')),
+  valor: bcbAmount,
+  natureza: z.enum(['ORIGINAL', 'RETIRADA', 'MED_OPERACIONAL', 'MED_FRAUDE', 'MED_PIX_AUTOMATICO']).optional(),
+  descricao: z.string().max(140).optional(),
+  horario: z.object({ solicitacao: bcbDateTime.optional(), liquidacao: bcbDateTime.optional() }),
+  status: bcbDevolucaoStatus,
+  motivo: z.string().max(140).optional(),
+});
+
 export type BcbRecCompleta = z.infer<typeof bcbRecCompleta>;
 export type BcbRecNotification = z.infer<typeof bcbRecNotification>;
 export type BcbSolicRecCompleta = z.infer<typeof bcbSolicRecCompleta>;
@@ -316,3 +341,6 @@ export type BcbCobRCompleta = z.infer<typeof bcbCobRCompleta>;
 export type BcbCobRNotification = z.infer<typeof bcbCobRNotification>;
 export type BcbTentativa = z.infer<typeof bcbTentativa>;
 export type BcbTipoConta = z.infer<typeof bcbTipoConta>;
+export type BcbDevolucaoSolicitada = z.infer<typeof bcbDevolucaoSolicitada>;
+export type BcbDevolucao = z.infer<typeof bcbDevolucao>;
+export type BcbDevolucaoStatus = z.infer<typeof bcbDevolucaoStatus>;

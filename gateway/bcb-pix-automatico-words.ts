@@ -166,3 +166,11 @@ export function bcbEndToEndIdOf(ispb: string, at: string, key: string): string {
 
 /** A txid (26–35 letters and digits; the receiver's to choose): 35 from the key. */
 export const bcbTxidOf = (key: string) => alphanumericOf(key, 35);
+
+/** A devolução's id (1–35 letters and digits; the receiver's to choose): 35 from our refund's key. */
+export const bcbDevolucaoIdOf = (key: string) => alphanumericOf(`devolucao:${key}`, 35);
+
+/** A devolução's rtrId: D; the receiver's ISPB; yyyyMMddHHmm in UTC; 11 from its e2eid and id (32 characters). */
+export function bcbReturnIdOf(ispb: string, at: string, endToEndId: string, id: string): string {
+  return `D${bcbEndToEndIdOf(ispb, at, `${endToEndId}:${id}`).slice(1)}`;
+}

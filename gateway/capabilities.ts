@@ -113,6 +113,7 @@ export const PIX_AUTOMATICO_METHODS = [
   'getMandateCharge',
   'retryMandateCharge',
   'cancelMandateCharge',
+  'refundMandateCharge',
 ] as const satisfies readonly (keyof PixAutomatico)[];
 
 /** Whether the gateway offers Pix Automático: mandates and their cycles' charges (the simulator, Efí). */

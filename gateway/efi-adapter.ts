@@ -32,6 +32,7 @@ import {
   type GatewayLedger,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type GatewayMandateRefund,
   type GatewayTransaction,
   type LedgerWindow,
   type MandateChargeInput,
@@ -296,5 +297,10 @@ export class EfiGateway implements EfiPaymentGateway {
 
   cancelMandateCharge(chargeId: string, _idempotencyKey?: string): Promise<GatewayMandateCharge> {
     return rec.cancelMandateCharge(this.rec, chargeId);
+  }
+
+  /** A paid cobr's refund: its paid pix's devolução, its id formed from the key (efi-pix-automatico.ts). */
+  refundMandateCharge(chargeId: string, amount: number, idempotencyKey: string): Promise<GatewayMandateRefund> {
+    return rec.refundMandateCharge(this.rec, chargeId, amount, idempotencyKey);
   }
 }

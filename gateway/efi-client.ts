@@ -164,6 +164,7 @@ export const SDK_METHODS = [
   'pixUpdateCharge',
   'pixGenerateQRCode',
   'pixDevolution',
+  'pixDetailDevolution',
   'pixReceivedList',
   'createOneStepCharge',
   'detailCharge',

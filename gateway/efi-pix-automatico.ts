@@ -19,10 +19,13 @@ import {
   parseBcbCobR,
   parseBcbRec,
 } from './bcb-pix-automatico.ts';
+import { bcbDevolucaoIdOf } from './bcb-pix-automatico-words.ts';
+import { devolucaoSolicitadaOf, paidEndToEndId, parseBcbDevolucao, refundFromDevolucao } from './bcb-pix-devolucao.ts';
 import {
   GatewayError,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type GatewayMandateRefund,
   type MandateChargeInput,
   type MandateInput,
 } from './port.ts';
@@ -263,4 +266,30 @@ export async function cancelMandateCharge(ctx: RecContext, chargeId: string): Pr
       sdk(ctx).pixUpdateAutomaticCharge({ txid: chargeId }, { status: 'CANCELADA' }),
     ),
   );
+}
+
+/**
+ * A paid cobr's refund (decision 0099): the cobr read (GET /v2/cobr/{txid}) for its paid attempt's
+ * end-to-end id, then that pix's devolução through the SDK, its id formed from our key. The devolução is
+ * read first (GET /v2/pix/{e2eId}/devolucao/{id}) and asked for (PUT) only when Efí has none, so a
+ * retry after a lost answer gets the first refund and never a second one.
+ */
+export async function refundMandateCharge(
+  ctx: RecContext,
+  chargeId: string,
+  amount: number,
+  idempotencyKey: string,
+): Promise<GatewayMandateRefund> {
+  const cobr = await readCobr(ctx, chargeId);
+  if (!cobr) throw new EfiGatewayError(`Efí has no cobr ${chargeId}`, false, 404, 'not_found');
+  const e2eId = paidEndToEndId(chargeFromCobr(cobr));
+  const id = bcbDevolucaoIdOf(idempotencyKey);
+  const what = `/v2/pix/${e2eId}/devolucao/${id}`;
+  const made = await read<unknown>(ctx, `GET ${what}`, () => sdk(ctx).pixDetailDevolution({ e2eId, id }));
+  const devolucao =
+    made ??
+    (await call<unknown>(ctx, `PUT ${what}`, () =>
+      sdk(ctx).pixDevolution({ e2eId, id }, devolucaoSolicitadaOf(amount)),
+    ));
+  return refundFromDevolucao(parseBcbDevolucao(devolucao), chargeId, e2eId);
 }

@@ -43,6 +43,7 @@ import {
   type GatewayInvoice,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type GatewayMandateRefund,
   type LedgerWindow,
   type MandateChargeInput,
   type MandateInput,
@@ -278,6 +279,10 @@ export class HttpGateway
 
   async cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge> {
     return this.pix.cancelMandateCharge(chargeId, idempotencyKey);
+  }
+
+  async refundMandateCharge(chargeId: string, amount: number, idempotencyKey: string): Promise<GatewayMandateRefund> {
+    return this.pix.refundMandateCharge(chargeId, amount, idempotencyKey);
   }
 
   /** The simulated server's sandbox payer and bank (control routes: no idempotency key; 404 elsewhere). */

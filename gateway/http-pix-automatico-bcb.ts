@@ -13,12 +13,15 @@ import {
   solicRecSolicitadaOf,
 } from './bcb-pix-automatico-requests.ts';
 import { bcbCobRCompleta, bcbRecCompleta, bcbSolicRecCompleta } from './bcb-pix-automatico-schemas.ts';
-import { bcbTxidOf } from './bcb-pix-automatico-words.ts';
+import { bcbDevolucaoIdOf, bcbTxidOf } from './bcb-pix-automatico-words.ts';
+import { bcbDevolucao } from './bcb-pix-automatico-schemas.ts';
+import { devolucaoSolicitadaOf, paidEndToEndId, refundFromDevolucao } from './bcb-pix-devolucao.ts';
 import { routePath } from './http-protocol.ts';
 import {
   GatewayError,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type GatewayMandateRefund,
   type MandateChargeInput,
   type MandateInput,
   type PixAutomatico,
@@ -116,6 +119,20 @@ export class BcbPixAutomaticoClient implements PixAutomatico {
   async cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge> {
     const path = routePath('cancelMandateCharge', chargeId);
     return chargeFromCobr(await this.call('PATCH', path, CANCEL, idempotencyKey, bcbCobRCompleta));
+  }
+
+  /**
+   * A paid charge's refund (decision 0099): the cobr read back for its paid attempt's end-to-end id,
+   * then the pix's devolução (PUT /pix/{e2eid}/devolucao/{id}), its id formed from the key, so a
+   * repeated call names the same refund and the server answers the first.
+   */
+  async refundMandateCharge(chargeId: string, amount: number, idempotencyKey: string): Promise<GatewayMandateRefund> {
+    const charge = await this.getMandateCharge(chargeId);
+    if (!charge) throw new GatewayError(`No cobr ${chargeId}`, false);
+    const endToEndId = paidEndToEndId(charge);
+    const path = routePath('refundPix', endToEndId, bcbDevolucaoIdOf(idempotencyKey));
+    const devolucao = await this.call('PUT', path, devolucaoSolicitadaOf(amount), idempotencyKey, bcbDevolucao);
+    return refundFromDevolucao(devolucao, chargeId, endToEndId);
   }
 
   /** Journey 3's first period: an immediate cob (PUT /cob/{txid}) whose txid is formed from the mandate's key. */

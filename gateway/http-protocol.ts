@@ -63,6 +63,12 @@ export const ROUTES = {
   retryMandateCharge: { method: 'POST', path: '/v2/cobr/:id/retentativa/:data' },
   /** Body `{ status: "CANCELADA" }`. */
   cancelMandateCharge: { method: 'PATCH', path: '/v2/cobr/:id' },
+  /**
+   * A refund of a received pix (a paid cobr's attempt), the BCB's devolução: `:id` the pix's end-to-end
+   * id, `:data` the refund's id (the receiver's). PUT with DevolucaoSolicitada; both answer a Devolucao.
+   */
+  refundPix: { method: 'PUT', path: '/v2/pix/:id/devolucao/:data' },
+  getPixRefund: { method: 'GET', path: '/v2/pix/:id/devolucao/:data' },
   /** Body `{ webhookUrl }`: the BCB's notices of recs (`<url>/rec`) and of cobrs (`<url>/cobr`). */
   setMandateWebhook: { method: 'PUT', path: '/v2/webhookrec' },
   setMandateChargeWebhook: { method: 'PUT', path: '/v2/webhookcobr' },

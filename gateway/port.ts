@@ -33,6 +33,7 @@ import type {
 import type {
   GatewayMandate,
   GatewayMandateCharge,
+  GatewayMandateRefund,
   MandateDebtor,
   MandatePeriodicity,
   MandateRetryPolicy,
@@ -52,7 +53,7 @@ export type {
   TransactionStatus,
 };
 
-export type { GatewayMandate, GatewayMandateCharge, PixPayerPersona };
+export type { GatewayMandate, GatewayMandateCharge, GatewayMandateRefund, PixPayerPersona };
 
 export type {
   CardInput,
@@ -443,6 +444,12 @@ export interface PixAutomatico {
   retryMandateCharge(chargeId: string, settlementDate: string, idempotencyKey: string): Promise<GatewayMandateCharge>;
   /** Cancels an unpaid charge (the subscription ended); a paid one is refused (not retryable). */
   cancelMandateCharge(chargeId: string, idempotencyKey: string): Promise<GatewayMandateCharge>;
+  /**
+   * Gives back `amount` cents of a paid charge to its payer (a pix devolução against the paid attempt's
+   * end-to-end id). Partial refunds add up to at most the paid amount; a repeated key answers the first
+   * refund, never a second one. An unpaid charge or an amount above what is left is refused (not retryable).
+   */
+  refundMandateCharge(chargeId: string, amount: number, idempotencyKey: string): Promise<GatewayMandateRefund>;
 }
 
 /**

@@ -4,15 +4,18 @@ import type { PaymentGateway } from '../gateway/port.ts';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { uuidv7 } from 'uuidv7';
-import { findCheckoutLink } from '../db/catalog/checkout-links.ts';
-import { findDiscount, type DiscountRow } from '../db/catalog/discounts.ts';
-import { findOwnCheckout } from '../db/checkout/own-checkouts.ts';
-import { findCustomerByKey } from '../db/customer/customers.ts';
-import { findOwnSubscription } from '../db/subscription/rows.ts';
+import type { DiscountRow } from '../db/catalog/discounts.ts';
+import {
+  customerOf,
+  discountOf,
+  linkOf,
+  subscriptionExists,
+  subscriptionOf,
+  validTaxId,
+} from './checkout-references.ts';
 import { redeemDiscount, releaseRedemption } from '../db/catalog/discount-redemptions.ts';
 import { secondSubscriptionRefused } from '../db/customer/checkout-customers.ts';
 import { recordEvent } from '../db/events.ts';
-import { SUBSCRIPTION_EXISTS } from '../domain/checkout.ts';
 import { transitionCheckout } from '../db/checkout/lifecycle.ts';
 import { insertCheckout } from '../db/checkout/records.ts';
 import {
@@ -24,10 +27,8 @@ import {
 import { isPricingError, priceCheckout, type CheckoutPrice } from '../domain/checkout-pricing.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
-import { parseTaxId } from '../domain/tax-id.ts';
-import { ApiError, badRequest, notFound, unprocessable } from './errors.ts';
+import { ApiError, badRequest, unprocessable } from './errors.ts';
 import { checkoutRecord, type CheckoutEntity, type CreateCheckoutInput } from './schemas/checkouts.ts';
-import { isUuid } from './schemas/common.ts';
 import { storedBillingAddress } from './schemas/customers.ts';
 import { ensureCheckoutWorkflow } from '../temporal/workflow-starts.ts';
 import { upgradedSubscription, type CheckoutUpgrade } from './checkout-upgrades.ts';
@@ -277,7 +278,7 @@ async function newCheckout(
 async function redeemWith(tx: EntityManager, discountId: string, checkoutId: string): Promise<void> {
   await tx.flush();
   if ((await redeemDiscount(tx, discountId, checkoutId)) === 'exhausted') {
-    throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discountId}`);
+    throw discountExhausted(discountId);
   }
 }
 
@@ -310,6 +311,14 @@ async function closeUnstarted(deps: CheckoutDeps, checkoutId: string): Promise<v
     recordEvent(tx, closed.organizationId, 'checkout.updated', checkoutRecord(closed));
   });
 }
+
+/** The 422 of a discount whose max_redemptions are all taken. */
+export const discountExhausted = (discountId: string | null) =>
+  unprocessable(
+    'discount_exhausted',
+    'Discount has no redemptions left',
+    discountId ? `discount ${discountId}` : undefined,
+  );
 
 export function pricingFor(
   price: Pick<PriceEntity, 'unitAmount' | 'currency'>,
@@ -349,57 +358,8 @@ export function checkedPricing(result: ReturnType<typeof priceCheckout>): Checko
     case 'amount_too_large':
       throw unprocessable('amount_too_large', 'The total amount is too large');
     case 'discount_not_applicable':
+      // Used up is one answer whether the count said so or the redemption did (redeemWith, confirm-sdk's code).
+      if (result.reason === 'exhausted') throw discountExhausted(null);
       throw unprocessable('discount_not_applicable', 'The discount does not apply to this checkout', result.reason);
   }
-}
-
-export async function discountOf(em: EntityManager, id: string, organizationId: string): Promise<DiscountRow> {
-  const discount = await findDiscount(em, organizationId, id);
-  if (!discount) throw unprocessable('discount_not_found', 'Discount not found', `discount_id ${id}`);
-  return discount;
-}
-
-export async function customerOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const customer = await findCustomerByKey(em, organizationId, { id });
-  if (!customer) throw unprocessable('customer_not_found', 'Customer not found', `customer_id ${id}`);
-}
-
-async function subscriptionOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const subscription = await findOwnSubscription(em, { organizationId }, id);
-  if (!subscription) throw unprocessable('subscription_not_found', 'Subscription not found', `subscription_id ${id}`);
-}
-
-/** The 422 of a checkout whose customer already has a live subscription (allow_multiple_subscriptions false). */
-export const subscriptionExists = () =>
-  unprocessable(
-    SUBSCRIPTION_EXISTS,
-    'The customer already has a subscription',
-    'The organization allows one live subscription per customer: change its plan instead',
-  );
-
-async function linkOf(em: EntityManager, id: string, organizationId: string): Promise<void> {
-  const link = await findCheckoutLink(em, organizationId, id);
-  if (!link) throw unprocessable('checkout_link_not_found', 'Checkout link not found', `checkout_link_id ${id}`);
-  if (link.isArchived) {
-    throw unprocessable('checkout_link_archived', 'The checkout link is archived', `checkout_link_id ${id}`);
-  }
-}
-
-/** CPF or CNPJ by its check digits; stored as digits. */
-export function validTaxId(input: string): string {
-  const parsed = parseTaxId(input);
-  if (!parsed) throw unprocessable('invalid_tax_id', 'Invalid customer_tax_id', 'Expected a valid CPF or CNPJ');
-  return parsed.number;
-}
-
-/** The checkout of the organization, locked for update; any other (or a malformed id) is a 404. */
-export async function ownCheckout(
-  em: EntityManager,
-  id: string,
-  organizationId: string,
-  forUpdate = false,
-): Promise<CheckoutEntity> {
-  const checkout = isUuid(id) ? await findOwnCheckout(em, organizationId, id, forUpdate) : null;
-  if (!checkout) throw notFound('Checkout');
-  return checkout;
 }

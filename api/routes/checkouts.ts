@@ -6,17 +6,10 @@ import { updateOpenCheckout, type CheckoutFields } from '../../db/checkout/lifec
 import { recordEvent } from '../../db/events.ts';
 import { customAmountOnReprice } from '../../domain/checkout-pricing.ts';
 import { redeemDiscount, releaseRedemption } from '../../db/catalog/discount-redemptions.ts';
-import {
-  checkedPricing,
-  createCheckout,
-  customerOf,
-  discountOf,
-  ownCheckout,
-  pricingFor,
-  validTaxId,
-} from '../../use-cases/checkout-creation.ts';
+import { checkedPricing, createCheckout, discountExhausted, pricingFor } from '../../use-cases/checkout-creation.ts';
+import { customerOf, discountOf, ownCheckout, validTaxId } from '../../use-cases/checkout-references.ts';
 import { checkoutByClientSecret, publicCheckoutView } from '../checkout-public.ts';
-import { conflict, ApiError, unprocessable } from '../../use-cases/errors.ts';
+import { conflict, ApiError } from '../../use-cases/errors.ts';
 import { organizationCredential } from '../plugins/auth.ts';
 import {
   checkoutAnswer,
@@ -187,7 +180,7 @@ function itemRoutes(app: RouteApp, deps: RouteDeps): void {
           if ((discount?.id ?? null) !== found.discountId) {
             await releaseRedemption(tx, found.id);
             if (discount && (await redeemDiscount(tx, discount.id, found.id)) === 'exhausted') {
-              throw unprocessable('discount_exhausted', 'Discount has no redemptions left', `discount ${discount.id}`);
+              throw discountExhausted(discount.id);
             }
           }
           Object.assign(fields, {

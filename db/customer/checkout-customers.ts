@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { allowsMultipleSubscriptions, limitedToOneSubscription } from '../../domain/checkout.ts';
 import { kyselyOf } from '../kysely.ts';
-import { subscriptionSettingsOf } from '../organization/organizations.ts';
+import { subscriptionSettingsOf } from '../organization/subscription-reads.ts';
 import { hasLiveSubscription } from '../subscription/lists.ts';
 import type { CustomerRow } from './customers.ts';
 

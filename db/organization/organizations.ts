@@ -67,19 +67,6 @@ export async function childOrganizationIds(em: EntityManager, parentId: string):
   return rows.map((row) => row.id);
 }
 
-/** The organization's stored subscription settings (`undefined` for an unknown organization). */
-export async function subscriptionSettingsOf(
-  em: EntityManager,
-  organizationId: string,
-): Promise<Record<string, unknown> | undefined> {
-  const row = await kyselyOf(em)
-    .selectFrom('organizations')
-    .select('subscriptionSettings')
-    .where('id', '=', organizationId)
-    .executeTakeFirst();
-  return row?.subscriptionSettings;
-}
-
 /** A new organization's row as the seeds write it (the other columns take their initial values). */
 export interface SeededOrganization {
   id: string;

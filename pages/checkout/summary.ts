@@ -6,6 +6,7 @@ import { renderMarkdown } from '../markdown.ts';
 import { money, type Locale } from '../locale.ts';
 import type { Messages } from './messages.ts';
 import { planText, type BuyerPlan } from './amounts.ts';
+import { maxInstallments } from '../../domain/checkout-pricing.ts';
 
 type Interval = keyof Messages['every'];
 
@@ -75,7 +76,12 @@ export function OrderSummary({
             }
             <dt>${t.total}</dt>
             <dd class="total" data-testid="total" data-total>${money(locale, plan?.total ?? amounts.total)}</dd>
-            ${plan ? html`<dd class="plan" data-testid="plan" data-plan>${planText(t, locale, plan)}</dd>` : null}
+            ${
+              // A monthly subscription is charged whole each period: no plan line ("À vista") under its total.
+              plan && maxInstallments(price) > 1
+                ? html`<dd class="plan" data-testid="plan" data-plan>${planText(t, locale, plan)}</dd>`
+                : null
+            }
           </dl>`
         : null
     }

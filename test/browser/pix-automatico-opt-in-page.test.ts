@@ -53,6 +53,9 @@ describe("the hosted page's choice of Pix Automático", () => {
     await choice.waitFor();
     // Every method stays: the card, pix, Pix Automático and boleto.
     expect(await page.locator('input[name="payment_method"]').count()).toBe(4);
+    // A monthly price is charged whole each period: its total, and no instalment line ("À vista") under it.
+    expect(await page.getByTestId('total').textContent()).toBe(brl(3_990));
+    expect(await page.getByTestId('plan').count()).toBe(0);
     const terms = page.getByTestId('mandate-terms');
     // Plain pix wants no name: Pix Automático's terms and its payer's fields wait for its choice.
     await page.getByLabel('Pix', { exact: true }).check();

@@ -18,6 +18,8 @@ import {
 } from '../../gateway/bcb-pix-automatico-requests.ts';
 import {
   bcbCobRCompleta,
+  bcbDevolucao,
+  bcbDevolucaoSolicitada,
   bcbLocRec,
   bcbRecCompleta,
   bcbSolicRecCompleta,
@@ -71,6 +73,8 @@ const ANSWERS: Record<string, z.ZodType> = {
   'POST /v2/cobr/:id/retentativa/:data': RETRY_ANSWER,
   'PUT /v2/webhookrec': z.object({}),
   'PUT /v2/webhookcobr': z.object({}),
+  'PUT /v2/pix/:id/devolucao/:data': bcbDevolucao,
+  'GET /v2/pix/:id/devolucao/:data': bcbDevolucao,
 };
 const REQUESTS: Record<string, z.ZodType> = {
   'PUT /v2/cob/:id': bcbCobSolicitada,
@@ -82,6 +86,7 @@ const REQUESTS: Record<string, z.ZodType> = {
   'PATCH /v2/cobr/:id': bcbCancelamento,
   'PUT /v2/webhookrec': bcbWebhookSolicitado,
   'PUT /v2/webhookcobr': bcbWebhookSolicitado,
+  'PUT /v2/pix/:id/devolucao/:data': bcbDevolucaoSolicitada,
 };
 
 /** `payload` is `schema`'s field for field: it parses, and parsing drops nothing (no field the schema lacks). */
@@ -236,6 +241,34 @@ describe('the simulator speaks Pix Automático in the BCB’s shapes', () => {
     await chargeDue(kept, '2026-04-10');
     expect((await http.cancelMandate(kept.id, key('cancel'))).cancellation).toMatchObject({ code: 'SLCR' });
     sim.faults.mandateNoticesTwiceReversed = false;
+  });
+
+  it('a paid charge’s devolução (PUT and GET /pix/{e2eid}/devolucao/{id}): in part, repeated, and no more than paid', async () => {
+    const approved = await mandate('approves');
+    const paid = await settled((await chargeDue(approved, '2026-03-10')).id, '2026-03-10');
+    const refundKey = key('refund');
+    const part = await http.refundMandateCharge(paid.id, 1_990, refundKey);
+    const e2eId = paid.attempts[0]!.endToEndId;
+    expect(part).toMatchObject({ chargeId: paid.id, endToEndId: e2eId, amount: 1_990, status: 'refunded' });
+    expect(part.id).toMatch(/^[A-Za-z0-9]{35}$/);
+    expect(part.returnId).toMatch(/^D[A-Za-z0-9]{31}$/);
+    expect(await http.refundMandateCharge(paid.id, 1_990, refundKey)).toEqual(part);
+    const over = await http.refundMandateCharge(paid.id, 3_001, key('refund')).catch((e: unknown) => e);
+    expect(over).toMatchObject({ retryable: false });
+    const read = await request(`${baseUrl}/v2/pix/${e2eId}/devolucao/${part.id}`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(read.statusCode).toBe(200);
+    expect(await read.body.json()).toMatchObject({
+      id: part.id,
+      rtrId: part.returnId,
+      valor: '19.90',
+      status: 'DEVOLVIDO',
+    });
+    const unpaid = await chargeDue(approved, '2026-04-10');
+    expect(await http.refundMandateCharge(unpaid.id, 100, key('refund')).catch((e: unknown) => e)).toMatchObject({
+      retryable: false,
+    });
   });
 
   it('every answer, request body and webhook was the specification’s, field for field', async () => {

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { WorkflowUpdateStage } from '@temporalio/client';
 import {
   changeSubscriptionUpdate,
   checkoutPaidUpdate,
   type CheckoutSaleVerdict,
 } from '../../contracts/subscription.ts';
+import { PAYMENT_ISSUE } from '../../domain/search-attributes.ts';
 import { MANDATE_BILLED } from '../../workflows/subscription-handlers.ts';
 import {
   addMonth,
@@ -21,7 +23,8 @@ import { waitFor } from '../helpers/processes.ts';
  * on the time-skipping server. A checkout's sale: its mandate pays its periods, so the sale is refused
  * at once (and its checkout gives the capture back), as a gateway-billed subscription's is, never left
  * waiting until the subscription ends. A revocation: the charge on its way is cancelled at the gateway
- * with the mandate, and our books read it back.
+ * with the mandate, and our books read it back; a charge the payer's bank settled as the revocation came
+ * is given back as its pix's devolução (decision 0099).
  */
 const kit = useSubscriptionWorkflows('subscription-pix-automatico-ends-test');
 const { sql, subscription, run, until, charges } = kit;
@@ -98,5 +101,60 @@ describe('a Pix Automático subscription revoked while its period charge is on i
     );
     expect(events.map((e) => e.type)).toEqual(['mandate.charge_created', 'mandate.charge_failed']);
     expect(await charges(s.id)).toEqual([]); // nothing was paid, nothing refused: the period was never due
+  }, 90_000);
+});
+
+describe('a Pix Automático subscription revoked as its paid period charge is read', () => {
+  it('gives the period back to the payer as the paid pix’s devolução, with no PaymentIssue', async () => {
+    const s = await subscription(APPROVE, { billing: 'pix_automatico' });
+    // The charge's read holds once the payer's bank has settled it, until the revocation is accepted.
+    let reached!: () => void;
+    let release!: () => void;
+    const atRead = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const read = kit.sim.getMandateCharge.bind(kit.sim);
+    kit.sim.getMandateCharge = async (chargeId) => {
+      const charge = await read(chargeId);
+      if (charge?.status === 'completed') {
+        reached();
+        await released;
+      }
+      return charge;
+    };
+    let ended;
+    try {
+      ended = await run(s.id, async (handle) => {
+        const skipping = kit.env.sleep(await until(addMonth(s.anchor), DAY));
+        await atRead;
+        const revoking = await handle.startUpdate(changeSubscriptionUpdate, {
+          args: ['revoke'],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
+        release();
+        await revoking.result();
+        await skipping;
+        const result = await handle.result();
+        return { result, issue: (await handle.describe()).typedSearchAttributes.get(PAYMENT_ISSUE) ?? null };
+      });
+    } finally {
+      delete (kit.sim as { getMandateCharge?: unknown }).getMandateCharge;
+    }
+    expect(ended).toEqual({ result: 'canceled', issue: null });
+    // The money: the period's R$ 99,00 given back at the gateway, against the paid attempt.
+    const given = await sql(
+      `select r.amount::int as amount, r.status from gateway_sim.mandate_refunds r
+         join gateway_sim.mandate_charges g on g.id = r.charge_id
+         join mandate_charges c on c.gateway_charge_id = g.id
+        where c.subscription_id = ?`,
+      [s.id],
+    );
+    expect(given).toEqual([{ amount: 9_900, status: 'refunded' }]);
+    const [payment] = await sql(
+      `select t.status, t.refunded_amount::int as refunded, sa.status as sale_status from sales sa
+         join transactions t on t.id = sa.transaction_id where sa.subscription_id = ?`,
+      [s.id],
+    );
+    expect(payment).toEqual({ status: 'refunded', refunded: 9_900, sale_status: 'refunded' });
+    expect((await charges(s.id)).map((c) => [c.period_number, c.outcome])).toEqual([[2, 'refunded']]);
   }, 90_000);
 });

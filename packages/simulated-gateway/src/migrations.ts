@@ -241,10 +241,33 @@ create index gateway_sim_mandate_attempts_due_idx on gateway_sim.mandate_attempt
   where status = 'scheduled';
 `;
 
+/**
+ * Refunds of paid Pix Automático charges (decision 0099): the BCB's pix devolução, keyed as the BCB's
+ * API keys it, by the paid attempt's end-to-end id and the receiver's id for the refund (so a repeated
+ * PUT finds the first). Statuses: processing (EM_PROCESSAMENTO), refunded (DEVOLVIDO), failed
+ * (NAO_REALIZADO); a failed one gives nothing back and does not count against the paid amount.
+ */
+const MANDATE_REFUNDS = `
+create table gateway_sim.mandate_refunds (
+  end_to_end_id text not null references gateway_sim.mandate_attempts (end_to_end_id),
+  id text not null check (id ~ '^[A-Za-z0-9]{1,35}$'),
+  charge_id text not null references gateway_sim.mandate_charges (id),
+  return_id text not null unique check (length(return_id) = 32),
+  amount bigint not null check (amount > 0),
+  status text not null check (status in ('processing', 'refunded', 'failed')),
+  reason text,
+  requested_at timestamptz not null,
+  refunded_at timestamptz,
+  primary key (end_to_end_id, id)
+);
+create index gateway_sim_mandate_refunds_charge_idx on gateway_sim.mandate_refunds (charge_id);
+`;
+
 export const SIMULATOR_MIGRATIONS: readonly SimulatorMigration[] = [
   { name: '0001-idempotency-and-plans', sql: IDEMPOTENCY_AND_PLANS },
   { name: '0002-books', sql: [CARDS_AND_BUYERS, TRANSACTIONS, RECURRENCE, ATTEMPTS].join('') },
   { name: '0003-invoice-cycles', sql: INVOICE_CYCLES },
   { name: '0004-disputes-and-card-updates', sql: DISPUTES_AND_CARD_UPDATES },
   { name: '0005-pix-automatico', sql: PIX_AUTOMATICO },
+  { name: '0006-mandate-refunds', sql: MANDATE_REFUNDS },
 ];

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { isDatabaseError } from './database.ts';
 import { afterSaleSandboxRoutes, chargebackRoutes } from './server-disputes.ts';
 import { pixAutomaticoRoutes, pixAutomaticoSandboxRoutes } from './server-pix-automatico.ts';
+import { pixRefundRoutes } from './server-pix-refunds.ts';
 import type { SimulatorFaults } from './simulator-idempotency.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
 import { cardInputFromWire, cardTokenToWire, wireCardInput } from '../../../gateway/http-cards.ts';
@@ -203,6 +204,7 @@ export function buildGatewayServer(options: GatewayServerOptions): FastifyInstan
   chargebackRoutes(app, options.gateway);
   recurrenceRoutes(app, options.gateway);
   pixAutomaticoRoutes(app, options.gateway);
+  pixRefundRoutes(app, options.gateway);
   if (options.sandbox) pixAutomaticoSandboxRoutes(app, options.gateway);
   return app;
 }

@@ -8,6 +8,7 @@ import {
   type SandboxPixAutomatico,
   type GatewayMandate,
   type GatewayMandateCharge,
+  type GatewayMandateRefund,
   type PixChargeInput,
   type PixPayerPersona,
   type GatewayTransaction,
@@ -27,6 +28,7 @@ import {
   type BcbMandateCreation,
 } from './simulator-pix-automatico.ts';
 import { composeDueChargeQr, sendMandateRequest } from './simulator-pix-bcb.ts';
+import { readRefund, refundCharge, refundPaidAttempt, refundsOfCharge } from './simulator-pix-refunds.ts';
 import { authorize, revoke, setMaximum, settleDue } from './simulator-pix-payers.ts';
 import { readCharge, readMandate, recordOfNotice, withoutPersona } from './simulator-pix-rows.ts';
 import { newId } from './simulator-rows.ts';
@@ -130,6 +132,26 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
     return this.pixOnce(idempotencyKey, 'cancel_mandate_charge', (sql, notices) =>
       cancelChargeByReceiver(sql, this.clock, chargeId, notices),
     );
+  }
+
+  /** A paid charge's refund (decision 0099), once per key; keyed by the refund's own row, not gateway_sim.idempotency. */
+  async refundMandateCharge(chargeId: string, amount: number, idempotencyKey: string): Promise<GatewayMandateRefund> {
+    return this.db.transaction((sql) => refundCharge(sql, this.clock, chargeId, amount, idempotencyKey));
+  }
+
+  /** The BCB's PUT /pix/{e2eid}/devolucao/{id}: the refund `id` of a paid attempt, made once. */
+  async refundPix(endToEndId: string, id: string, amount: number): Promise<GatewayMandateRefund> {
+    return this.db.transaction((sql) => refundPaidAttempt(sql, this.clock, endToEndId, id, amount));
+  }
+
+  /** The BCB's GET /pix/{e2eid}/devolucao/{id}. */
+  async getPixRefund(endToEndId: string, id: string): Promise<GatewayMandateRefund | null> {
+    return readRefund((text, params) => this.db.query(text, params), endToEndId, id);
+  }
+
+  /** What was given back of a charge, oldest first. */
+  async mandateChargeRefunds(chargeId: string): Promise<GatewayMandateRefund[]> {
+    return refundsOfCharge((text, params) => this.db.query(text, params), chargeId);
   }
 
   // ── Sandbox: the payer and their bank ─────────────────────────────────────────────────────

@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bcbDevolucaoSolicitada } from '../../../gateway/bcb-pix-automatico-schemas.ts';
+import { centsOf } from '../../../gateway/bcb-pix-automatico-words.ts';
+import { devolucaoOf } from '../../../gateway/bcb-pix-devolucao.ts';
+import { errorBody, ROUTES } from '../../../gateway/http-protocol.ts';
+import type { PaymentGateway } from '../../../gateway/port.ts';
+import type { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
+
+/**
+ * The simulated server's refunds of received pix (decision 0099), in the BCB's Pix API (bacen/pix-api
+ * openapi.yaml 2.9): `PUT /v2/pix/{e2eid}/devolucao/{id}` with DevolucaoSolicitada (201, a Devolucao)
+ * and `GET` of the same path (200, a Devolucao; 404 when there is none). A PUT is keyed by its path: a
+ * repeated one answers the first refund. The pix is a paid Pix Automático attempt (its cobr's `pix`).
+ * A refusal (an unknown or unpaid pix, more than is left) is the protocol's 422, not the BCB's Problema.
+ */
+
+type PixRefunds = Pick<SimulatorPixAutomatico, 'refundPix' | 'getPixRefund'>;
+
+const refundsPix = (gateway: PaymentGateway): gateway is PaymentGateway & PixRefunds =>
+  'refundPix' in gateway && 'getPixRefund' in gateway;
+
+const paramsOf = (request: FastifyRequest) => request.params as { id: string; data: string };
+
+export function pixRefundRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
+  if (!refundsPix(gateway)) return;
+  app.put(ROUTES.refundPix.path, async (request, reply) => {
+    const { id: endToEndId, data: id } = paramsOf(request);
+    const parsed = bcbDevolucaoSolicitada.safeParse(request.body ?? {});
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+      return reply.status(400).send(errorBody(400, `Invalid request body: ${detail}`));
+    }
+    const refund = await gateway.refundPix(endToEndId, id, centsOf(parsed.data.valor));
+    return reply.status(201).send(devolucaoOf(refund));
+  });
+  app.get(ROUTES.getPixRefund.path, async (request, reply) => {
+    const { id: endToEndId, data: id } = paramsOf(request);
+    const refund = await gateway.getPixRefund(endToEndId, id);
+    if (!refund) return reply.status(404).send(errorBody(404, `No devolução ${id} of the pix ${endToEndId}`));
+    return devolucaoOf(refund);
+  });
+}
