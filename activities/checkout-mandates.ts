@@ -3,9 +3,11 @@ import type { PendingPaymentIssue } from '../contracts/checkout.ts';
 import { checkoutKeys, type GatewayPaymentData } from '../domain/checkout.ts';
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { pixValiditySeconds } from '../domain/pending-payments.ts';
+import { renewalPixRidesOnMandate } from '../domain/mandate-requests.ts';
 import { checkoutMandateTerms } from '../domain/pix-automatico.ts';
 import { checkoutPriceTerms } from '../db/catalog/checkout-reads.ts';
 import { findCheckoutRow } from '../db/checkout/records.ts';
+import { liveMandateOfSubscription } from '../db/mandate/mandates.ts';
 import type { Orm } from '../db/orm.ts';
 import { offersPixAutomatico } from '../gateway/capabilities.ts';
 import { pngDataUrl } from '../gateway/payment-documents.ts';
@@ -87,4 +89,28 @@ export async function issueMandate(
       amount: input.amount,
     },
   };
+}
+
+/**
+ * A renewal checkout's pix when its subscription's payer is offered a mandate with it (journey 4,
+ * decision 0100): the due-date charge the mandate's QR code pays, shown with that QR code, so that
+ * paying the renewal and accepting the recurrence is one step. Null for any other checkout, or when the
+ * offer cannot ride on this pix (renewalPixRidesOnMandate): then the renewal has a pix of its own.
+ */
+export async function mandateRenewalPix(
+  orm: Orm,
+  gateway: PaymentGateway,
+  input: PendingPaymentIssue,
+): Promise<GatewayTransaction | null> {
+  const em = orm.em.fork();
+  const c = await findCheckoutRow(em, input.checkoutId);
+  if (!c || c.renewalPeriod === null || c.subscriptionId === null) return null;
+  const mandate = await liveMandateOfSubscription(em, c.subscriptionId);
+  if (!mandate?.firstPaymentId || !offersPixAutomatico(gateway)) return null;
+  const charge = await callGateway(() => gateway.getTransaction(mandate.firstPaymentId!));
+  if (!renewalPixRidesOnMandate(mandate, charge, input.amount) || !charge?.pix) return null;
+  // The composite QR code, the gateway's: our row does not keep it (it pays the renewal).
+  const qrCode = (await callGateway(() => gateway.getMandate(mandate.gatewayMandateId)))?.qrCode;
+  if (!qrCode) return null;
+  return { ...charge, pix: { ...charge.pix, qrCode, qrCodeImage: pngDataUrl(qrCode) } };
 }

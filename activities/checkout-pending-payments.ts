@@ -5,7 +5,7 @@ import { checkoutKeys, type GatewayPaymentData, type PaymentSummary } from '../d
 import { boletoDueDate, pixValiditySeconds } from '../domain/pending-payments.ts';
 import { boletoPayableUntil } from '../gateway/payment-documents.ts';
 import { GatewayError, type GatewayTransaction, type PaymentGateway, type SaleDetails } from '../gateway/port.ts';
-import { checkoutMandateTermsOf, issueMandate, type MandateTerms } from './checkout-mandates.ts';
+import { checkoutMandateTermsOf, issueMandate, mandateRenewalPix, type MandateTerms } from './checkout-mandates.ts';
 import { assertPayable, saleDetailsOf, showOnCheckout, type PaymentDeps } from './checkout-payment-context.ts';
 import { callGateway } from './gateway-failures.ts';
 import { summarize } from './payment-summaries.ts';
@@ -19,7 +19,10 @@ export function pendingPaymentActivities(deps: PaymentDeps) {
       await assertPayable(orm, input.checkoutId, input.slot);
       const terms = input.kind === 'pix' ? await checkoutMandateTermsOf(orm, input.checkoutId) : null;
       const sale = await saleDetailsOf(orm, input);
-      const { issued, payBy, mandate } = await issuePixOrBoleto(gateway, input, sale, terms);
+      const riding = input.kind === 'pix' && !terms ? await mandateRenewalPix(orm, gateway, input) : null;
+      const { issued, payBy, mandate } = riding
+        ? { issued: riding, payBy: new Date(riding.pix!.expiresAt), mandate: undefined }
+        : await issuePixOrBoleto(gateway, input, sale, terms);
       const payment = summarize(issued);
       if (mandate) payment.paymentData.pix_automatico = mandate;
       await showOnCheckout(orm, input.checkoutId, payment);

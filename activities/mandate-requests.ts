@@ -1,4 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
 import {
   MANDATE_EXISTS,
   type MandateActivities,
@@ -27,16 +29,20 @@ import { offersPixAutomatico } from '../gateway/capabilities.ts';
 import type { PaymentGateway, PixAutomatico } from '../gateway/port.ts';
 import { mandateEventData } from '../use-cases/schemas/mandates.ts';
 import { callGateway, refusalReason } from './gateway-failures.ts';
+import { renewalForMandate } from './mandate-renewals.ts';
 import { syncMandate, writeMandate } from './mandate-cycles.ts';
 import { lockedTerms } from './subscription-lifecycle.ts';
 
 /**
- * A mandate asked of an existing subscription's payer (journeys 1 and 2, decision 0098), run by its own
+ * A mandate asked of an existing subscription's payer (journeys 1 and 2, decision 0098; 4, decision 0100), run by its own
  * workflow (workflows/mandate.ts): created at the gateway under our id's key and recorded at once in its
  * `created` state, read back until the payer answers, withdrawn when they do not; approved, adopted by
  * the subscription (its workflow's step, between its periods).
  */
-export function createMandateRequestActivities(deps: { orm: Orm; gateway: PaymentGateway }) {
+/** Journey 4 opens the renewal checkout it rides on: the worker's client and configuration. */
+type MandateRequestDeps = { orm: Orm; gateway: PaymentGateway; temporal?: Client; config?: Config };
+
+export function createMandateRequestActivities(deps: MandateRequestDeps) {
   const rail = (): PixAutomatico => {
     if (!offersPixAutomatico(deps.gateway)) {
       throw ApplicationFailure.nonRetryable('The gateway offers no Pix Automático', 'NoPixAutomatico');
@@ -67,13 +73,16 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
       const gateway = rail();
       const label = (await productNames(em, [s.productId])).get(s.productId) ?? 'Assinatura';
       const journey = MANDATE_REQUEST_JOURNEYS[input.journey];
+      const renewal = journey === 'journey_4' ? await renewalForMandate(deps, s, periodicity, input.answerBy) : null;
       const seen = await callGateway(() =>
         gateway.createMandate(
           {
             reference: s.id,
             objectLabel: label.slice(0, 35),
             debtor: { name: customer.name!, taxId: customer.taxId!.number, email: customer.email },
-            startDate: firstMandateDueDate(new Date(s.currentPeriodEnd).getTime(), periodicity, Date.parse(input.at)),
+            startDate:
+              renewal?.startDate ??
+              firstMandateDueDate(new Date(s.currentPeriodEnd).getTime(), periodicity, Date.parse(input.at)),
             endDate: null,
             periodicity,
             fixedAmount: null,
@@ -82,6 +91,7 @@ export function createMandateRequestActivities(deps: { orm: Orm; gateway: Paymen
             journey,
             requestExpiresAt: journey === 'journey_1' ? input.answerBy : null,
             payerAccount: journey === 'journey_1' ? (input.payerAccount ?? null) : null,
+            dueCharge: renewal?.dueCharge ?? null,
           },
           mandateRequestKey(input.mandateId),
         ),

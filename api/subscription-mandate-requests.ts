@@ -16,6 +16,7 @@ import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import {
   mandateRequestRefusal,
   payerAccountRefusal,
+  renewalAnswerBy,
   type MandateRequestJourney,
   type PayerBankAccount,
 } from '../domain/mandate-requests.ts';
@@ -40,7 +41,7 @@ export async function requestSubscriptionMandate(
   subscriptionId: string,
   ask: { journey: MandateRequestJourney; expiresInDays: number; payerAccount?: PayerBankAccount | null },
 ): Promise<MandateRecord> {
-  const s = await eligibleSubscription(deps, scope, subscriptionId);
+  const s = await eligibleSubscription(deps, scope, subscriptionId, ask.journey);
   const payerAccount = ask.payerAccount ?? null;
   const accountRefusal = payerAccountRefusal(
     ask.journey,
@@ -57,7 +58,11 @@ export async function requestSubscriptionMandate(
     subscriptionId: s.id,
     customerId: s.customerId,
     journey: ask.journey,
-    answerBy: new Date(Date.now() + ask.expiresInDays * DAY_MS).toISOString(),
+    // Journey 4's payer answers when paying the renewal: the days count from its due date.
+    answerBy:
+      ask.journey === 'with_renewal'
+        ? renewalAnswerBy(new Date(s.currentPeriodEnd).getTime(), ask.expiresInDays)
+        : new Date(Date.now() + ask.expiresInDays * DAY_MS).toISOString(),
     payerAccount,
   };
   return startMandate(deps, input);
@@ -68,6 +73,7 @@ async function eligibleSubscription(
   deps: RouteDeps,
   scope: { organizationId: string; customerId?: string },
   id: string,
+  journey: MandateRequestJourney,
 ) {
   const em = deps.orm.em.fork();
   const s = isUuid(id) ? await findOwnSubscription(em, scope, id) : null;
@@ -91,6 +97,8 @@ async function eligibleSubscription(
       pixAutomatico: offersPixAutomatico(deps.gateway),
     },
     liveMandate: live?.status ?? null,
+    journey,
+    hasCard: s.cardTokenId != null,
   });
   if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.detail);
   return s;
@@ -114,6 +122,14 @@ function creationError(err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
   if (err.cause.type === GATEWAY_REFUSAL) {
     return unprocessable('gateway_refused', 'The gateway refused to create the mandate', err.cause.message);
+  }
+  if (err.cause.type === 'MandateNotAllowed') {
+    return new ApiError(
+      409,
+      'subscription_not_eligible',
+      'The subscription cannot be offered a mandate now',
+      err.cause.message,
+    );
   }
   if (err.cause.type === MANDATE_EXISTS) {
     return new ApiError(409, MANDATE_EXISTS, 'The subscription has a mandate waiting or approved already');

@@ -146,7 +146,9 @@ export interface GatewayMandateRefund {
  * The payers the sandbox plays (decision 0096), chosen on the mandate when the sandbox authorizes it:
  * approves and pays; rejects the authorization; lowers their maximum below the charge; revokes in their
  * bank's app; has no funds in the morning and pays in the evening; has no funds on the due date and pays
- * at the first retry; has a closed account.
+ * at the first retry; has a closed account. A QR code that also carries a charge (journey 3's cob,
+ * journey 4's cobv) is paid by every persona: `approves` then accepts the recurrence,
+ * `rejects_authorization` declines it (AP14).
  */
 export type PixPayerPersona =
   | 'approves'

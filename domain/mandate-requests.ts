@@ -16,8 +16,16 @@ import {
  * Which subscriptions may ask, the mandate's first due date, and when the subscription switches.
  */
 
-/** The API's names of the journeys a merchant may start (journey 3 is the hosted checkout's). */
-export const MANDATE_REQUEST_JOURNEYS = { request: 'journey_1', qr_code: 'journey_2' } as const;
+/**
+ * The API's names of the journeys a merchant may start (journey 3 is the hosted checkout's):
+ * `with_renewal` is journey 4, the recurrence offered in the QR code of the next renewal's pix
+ * (decision 0100).
+ */
+export const MANDATE_REQUEST_JOURNEYS = {
+  request: 'journey_1',
+  qr_code: 'journey_2',
+  with_renewal: 'journey_4',
+} as const;
 export type MandateRequestJourney = keyof typeof MANDATE_REQUEST_JOURNEYS;
 
 /** How long the payer has to answer unless the merchant says otherwise, and the most it may say. */
@@ -50,6 +58,10 @@ export interface MandateRequestFacts {
   rails: RecurrenceRails;
   /** The status of the subscription's live mandate (created or approved), if it has one. */
   liveMandate: MandateStatus | null;
+  /** The journey asked; `with_renewal` rides on a renewal paid by pix, so it needs one without a kept card. */
+  journey?: MandateRequestJourney;
+  /** A card is kept: its renewals are charged to it, never paid through a renewal checkout's pix. */
+  hasCard?: boolean;
 }
 
 /**
@@ -91,6 +103,14 @@ export function mandateRequestRefusal(f: MandateRequestFacts): MandateRequestRef
       code: 'customer_tax_id_required',
       message: 'The mandate names its debtor: the customer has no CPF or CNPJ',
       detail: 'customer.tax_id',
+    };
+  }
+  if (f.journey === 'with_renewal' && f.hasCard) {
+    return {
+      status: 422,
+      code: 'payment_method_not_allowed',
+      message: "Journey 4 offers the mandate in the renewal's pix QR code: this subscription renews on its card",
+      detail: 'with_renewal needs a subscription renewed by pix (no kept card); ask with qr_code or request',
     };
   }
   if (f.liveMandate !== null) {
@@ -167,4 +187,44 @@ export function payerAccountRefusal(
     }
   }
   return null;
+}
+
+/**
+ * Journey 4 (decision 0100): the renewal's pix the QR code pays is due on the next period's due date
+ * (its Brasília day) and payable until the payer's deadline, `answerBy` (the renewal checkout stays open
+ * as long); the mandate it offers starts with the period after, the renewal paying the one before it.
+ */
+export function renewalMandateTerms(
+  periodEnd: number,
+  periodicity: MandatePeriodicity,
+  answerBy: number,
+): { dueDate: string; daysPayableAfterDue: number; startDate: string } {
+  const dueDate = periodDueDate(periodEnd);
+  const days = Math.round((Date.parse(brasiliaDate(answerBy)) - Date.parse(dueDate)) / 86_400_000);
+  return { dueDate, daysPayableAfterDue: Math.max(0, days), startDate: cycleDueDate(dueDate, periodicity, 2) };
+}
+
+/** Journey 4's deadline: the end of the Brasília day `days` after the next period's due date. */
+export function renewalAnswerBy(periodEnd: number, days: number): string {
+  const due = Date.parse(`${periodDueDate(periodEnd)}T23:59:59.000-03:00`);
+  return new Date(due + days * 86_400_000).toISOString();
+}
+
+/**
+ * Whether a renewal checkout's pix is the journey 4 mandate's due-date charge: the subscription's live
+ * mandate is a journey 4 one still waiting for its payer, and its charge is for the amount the
+ * checkout asks (a renewal whose amount changed since is paid by a pix of its own; the offer expires).
+ */
+export function renewalPixRidesOnMandate(
+  mandate: { status: MandateStatus; journey: string; firstPaymentId: string | null } | null,
+  charge: { amount: number; status: string } | null,
+  checkoutAmount: number,
+): boolean {
+  return (
+    mandate?.status === 'created' &&
+    mandate.journey === 'journey_4' &&
+    mandate.firstPaymentId !== null &&
+    charge?.status === 'pending' &&
+    charge.amount === checkoutAmount
+  );
 }

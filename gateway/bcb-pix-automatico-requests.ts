@@ -20,12 +20,14 @@ import { GatewayError } from './port.ts';
 
 /**
  * What a receiver sends the BCB's Pix API for Pix Automático (bacen/pix-api openapi.yaml 2.9): the
- * request bodies of PUT /cob/{txid} (CobSolicitada: journey 3's immediate charge), POST /rec (RecSolicitada), PATCH /rec/{idRec} (RecRevisada, here only its
+ * request bodies of PUT /cob/{txid} (CobSolicitada: journey 3's immediate charge), PUT /cobv/{txid}
+ * (CobVSolicitada: journey 4's due-date charge), POST /rec (RecSolicitada), PATCH /rec/{idRec} (RecRevisada, here only its
  * cancellation), POST /solicrec (SolicRecSolicitada), PUT /cobr/{txid} (CobRSolicitada), PATCH
  * /cobr/{txid} (CobRRevisada) and PUT /webhookrec, /webhookcobr; and our records both ways. The HTTP
  * adapter builds them, the simulator's server parses them (its answers are bcb-pix-automatico.ts's).
  * The journey is not a field of a rec: journey 3 names its immediate charge (ativacao.dadosJornada.txid),
- * journey 2 its QR code's location (loc), and journey 1 has neither and a solicrec after it.
+ * journey 2 its QR code's location (loc), and journey 1 has neither and a solicrec after it. Journey 4's
+ * rec is made as journey 2's, and its composite QR code asked with its cobv (GET /rec/{idRec}?txid=).
  */
 
 const pessoa = z.union([
@@ -55,6 +57,29 @@ export const bcbCobGerada = bcbCobSolicitada.extend({
   pixCopiaECola: z.string().max(512).optional(),
 });
 export type BcbCobGerada = z.infer<typeof bcbCobGerada>;
+
+/**
+ * CobVSolicitada: a due-date charge (journey 4's), payable until `validadeAposVencimento` days after
+ * `dataDeVencimento`; its devedor is required (a cobv names whom it bills).
+ */
+export const bcbCobVSolicitada = z.object({
+  calendario: z.object({ dataDeVencimento: bcbDate, validadeAposVencimento: z.number().int().nonnegative() }),
+  devedor: pessoa,
+  valor: z.object({ original: bcbAmount }),
+  chave: z.string().max(77),
+  infoAdicionais: bcbCobSolicitada.shape.infoAdicionais,
+});
+export type BcbCobVSolicitada = z.infer<typeof bcbCobVSolicitada>;
+
+/** CobVGerada: PUT /cobv/{txid}'s answer (its loc and recebedor left out, as the cob's). */
+export const bcbCobVGerada = bcbCobVSolicitada.extend({
+  txid: bcbTxid,
+  calendario: bcbCobVSolicitada.shape.calendario.extend({ criacao: bcbDateTime }),
+  revisao: z.number().int().nonnegative(),
+  status: bcbCobGerada.shape.status,
+  pixCopiaECola: z.string().max(512).optional(),
+});
+export type BcbCobVGerada = z.infer<typeof bcbCobVGerada>;
 
 /** RecSolicitada (vinculo, calendario, valor, recebedor.convenio, politicaRetentativa, loc, ativacao). */
 export const bcbRecSolicitada = z.object({
@@ -145,6 +170,49 @@ export function cobGeradaOf(transaction: GatewayTransaction, cob: BcbCobSolicita
     ...cob,
     txid: transaction.id,
     calendario: { criacao: transaction.createdAt, expiracao: cob.calendario.expiracao },
+    revisao: 0,
+    status: transaction.status === 'succeeded' ? 'CONCLUIDA' : 'ATIVA',
+    ...(transaction.pix ? { pixCopiaECola: transaction.pix.qrCode } : {}),
+  };
+}
+
+/** Journey 4's due-date charge as PUT /cobv/{txid}'s body: our reference travels as an infoAdicional. */
+export function cobVSolicitadaOf(input: MandateInput, chave: string): BcbCobVSolicitada {
+  const due = input.dueCharge;
+  if (!due) throw new GatewayError('Journey 4 needs the due-date charge it pays (dueCharge)', false);
+  return {
+    calendario: { dataDeVencimento: due.dueDate, validadeAposVencimento: due.daysPayableAfterDue },
+    devedor: devedorOf(input.debtor.taxId, input.debtor.name),
+    valor: { original: bcbAmountOf(due.amount) },
+    chave,
+    infoAdicionais: [{ nome: REFERENCE_FIELD, valor: `${input.reference}:due-payment` }],
+  };
+}
+
+/**
+ * PUT /cobv/{txid}'s body as our pix input: payable until the end of its last day in Brasília, from
+ * `now` (a cobv whose last day has passed is refused, not retryable).
+ */
+export function pixInputOfCobV(cobv: BcbCobVSolicitada, txid: string, now: Date): PixChargeInput {
+  const { dataDeVencimento, validadeAposVencimento } = cobv.calendario;
+  const last = new Date(`${dataDeVencimento}T23:59:59-03:00`).getTime() + validadeAposVencimento * 86_400_000;
+  const expiresInSeconds = Math.floor((last - now.getTime()) / 1000);
+  if (expiresInSeconds <= 0) throw new GatewayError(`The cobv ${txid} is past its last day`, false);
+  return {
+    reference: cobv.infoAdicionais?.find((info) => info.nome === REFERENCE_FIELD)?.valor ?? txid,
+    amount: centsOf(cobv.valor.original),
+    currency: 'BRL',
+    buyer: null,
+    expiresInSeconds,
+  };
+}
+
+/** Our pix as PUT /cobv/{txid}'s answer. */
+export function cobVGeradaOf(transaction: GatewayTransaction, cobv: BcbCobVSolicitada): BcbCobVGerada {
+  return {
+    ...cobv,
+    txid: transaction.id,
+    calendario: { ...cobv.calendario, criacao: transaction.createdAt },
     revisao: 0,
     status: transaction.status === 'succeeded' ? 'CONCLUIDA' : 'ATIVA',
     ...(transaction.pix ? { pixCopiaECola: transaction.pix.qrCode } : {}),

@@ -234,10 +234,22 @@ function closingOf(thing: Pick<GatewayMandate, 'rejection' | 'cancellation'>) {
   return undefined;
 }
 
+/** RecAtivacao: dadosJornada.txid is journey 3's alone (the BCB's receiver removes it for journeys 1, 2 and 4). */
 const ativacaoOf = (mandate: GatewayMandate) => ({
   tipoJornada: BCB_WORDS.journey[mandate.journey],
-  ...(mandate.firstPaymentId === null ? {} : { dadosJornada: { txid: mandate.firstPaymentId } }),
+  ...(mandate.firstPaymentId === null || mandate.journey !== 'journey_3'
+    ? {}
+    : { dadosJornada: { txid: mandate.firstPaymentId } }),
 });
+
+/** dadosQR: the composite QR code, named by its journey (2: the rec's alone, 3 with a cob, 4 with a cobv). */
+const dadosQrOf = (mandate: GatewayMandate) => {
+  if (mandate.qrCode === null) return undefined;
+  const j = mandate.journey;
+  return j === 'journey_2' || j === 'journey_3' || j === 'journey_4'
+    ? { jornada: BCB_WORDS.journey[j], pixCopiaECola: mandate.qrCode }
+    : { pixCopiaECola: mandate.qrCode };
+};
 
 const withoutUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -304,7 +316,7 @@ export function recFromMandate(
         ]
       : undefined,
     ativacao: ativacaoOf(mandate),
-    dadosQR: mandate.qrCode === null ? undefined : { pixCopiaECola: mandate.qrCode },
+    dadosQR: dadosQrOf(mandate),
   }) as BcbRecCompleta;
 }
 

@@ -74,6 +74,9 @@ const JOURNEY_1_NEEDS_ACCOUNT =
   '(payerAccount), or use journey 2 or 3 (a QR code)';
 /** A journey 1 request given no expiry lasts this long (the API's default answer time). */
 const DEFAULT_REQUEST_MS = 7 * 86_400_000;
+/** Journey 4 rides on a due-date cobv whose composite QR code Efí's adapter does not make yet (decision 0100). */
+export const JOURNEY_4_NOT_ON_EFI =
+  "Efí's adapter does not offer journey 4 yet (a cobv's composite QR code with its rec): use journey 2 or 3";
 
 export interface RecContext {
   client: EfiClient;
@@ -162,6 +165,7 @@ export async function createMandate(
   idempotencyKey: string,
 ): Promise<GatewayMandate> {
   if (input.journey === 'journey_1') return requestMandate(ctx, input);
+  if (input.journey === 'journey_4') throw new GatewayError(JOURNEY_4_NOT_ON_EFI, false);
   const earlier = await findRec(ctx, input);
   if (earlier) {
     const rec = (await recWithQr(ctx, earlier.idRec)) ?? earlier;

@@ -2,9 +2,11 @@ import type { z } from 'zod';
 import { chargeFromCobr, mandateFromRec, SANDBOX_PAYER_BANK } from './bcb-pix-automatico.ts';
 import {
   bcbCobGerada,
+  bcbCobVGerada,
   bcbLocRecGerada,
   cobrSolicitadaOf,
   cobSolicitadaOf,
+  cobVSolicitadaOf,
   SANDBOX_PIX_KEY,
   recSolicitadaOf,
   SANDBOX_RECEIVER,
@@ -68,6 +70,7 @@ export class BcbPixAutomaticoClient implements PixAutomatico {
     const made = this.mandate(
       await this.call('POST', routePath('createMandate'), body, idempotencyKey, bcbRecCompleta),
     );
+    if (input.journey === 'journey_4') return this.withDueCharge(input, made, idempotencyKey);
     if (input.journey !== 'journey_1' || made.request) return made;
     const expiresAt = input.requestExpiresAt ?? new Date(Date.now() + DEFAULT_REQUEST_MS).toISOString();
     // The payer's account when the caller has it; else the sandbox's payer bank stands in.
@@ -150,6 +153,23 @@ export class BcbPixAutomaticoClient implements PixAutomatico {
     const txid = bcbTxidOf(`${idempotencyKey}:first-charge`);
     const body = cobSolicitadaOf(pix, SANDBOX_PIX_KEY);
     return (await this.call('PUT', routePath('createFirstCharge', txid), body, idempotencyKey, bcbCobGerada)).txid;
+  }
+
+  /**
+   * Journey 4: the due-date charge (PUT /cobv/{txid}, its txid formed from the mandate's key) and the
+   * composite QR code that pays it and offers the rec (GET /rec/{idRec}?txid=). A rec does not name a
+   * cobv (dadosJornada is journey 3's), so the mandate's `firstPaymentId` is the cobv's txid as created
+   * here; a later read of the rec leaves it unknown (null). Retried, each step answers as it first did
+   * (the cobv by its txid, the composition by the charge it bound).
+   */
+  private async withDueCharge(input: MandateInput, made: GatewayMandate, key: string): Promise<GatewayMandate> {
+    const txid = bcbTxidOf(`${key}:due-charge`);
+    const cobv = cobVSolicitadaOf(input, SANDBOX_PIX_KEY);
+    await this.call('PUT', routePath('createDueCharge', txid), cobv, `${key}:cobv`, bcbCobVGerada);
+    const path = `${routePath('getMandate', made.id)}?txid=${encodeURIComponent(txid)}`;
+    const rec = await this.send('GET', path, undefined, undefined, bcbRecCompleta);
+    if (!rec) throw new GatewayError(`The rec ${made.id} vanished before its QR code was composed`, true);
+    return { ...this.mandate(rec), firstPaymentId: txid };
   }
 
   /** The rec as our mandate; the debtor's e-mail, which a rec does not carry, unknown. */

@@ -49,6 +49,8 @@ export const ROUTES = {
   createMandateLocation: { method: 'POST', path: '/v2/locrec' },
   /** Journey 3's immediate charge (`cob`), its txid chosen by the receiver: the first period's pix. */
   createFirstCharge: { method: 'PUT', path: '/v2/cob/:id' },
+  /** Journey 4's due-date charge (`cobv`), its txid chosen by the receiver: the renewal's pix. */
+  createDueCharge: { method: 'PUT', path: '/v2/cobv/:id' },
   createMandate: { method: 'POST', path: '/v2/rec' },
   getMandate: { method: 'GET', path: '/v2/rec/:id' },
   /** Body `{ status: "CANCELADA" }`: the receiver cancels the mandate (and its charges not settled yet). */

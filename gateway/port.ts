@@ -409,9 +409,11 @@ export interface MandateInput {
   retryPolicy: MandateRetryPolicy;
   /**
    * How the payer authorizes it: `journey_1` a request to their bank (expiring at `requestExpiresAt`),
-   * `journey_2` a QR code that only authorizes, `journey_3` a QR code that also pays `firstCharge`.
+   * `journey_2` a QR code that only authorizes, `journey_3` a QR code that also pays `firstCharge` (an
+   * immediate cob), `journey_4` a QR code that pays `dueCharge` (a due-date cobv) and offers the
+   * recurrence beside it: the payer pays, and may accept or decline the mandate in the same step.
    */
-  journey: 'journey_1' | 'journey_2' | 'journey_3';
+  journey: 'journey_1' | 'journey_2' | 'journey_3' | 'journey_4';
   requestExpiresAt?: string | null;
   firstCharge?: { amount: number; expiresInSeconds: number } | null;
   /**
@@ -420,6 +422,12 @@ export interface MandateInput {
    * Efí); a sandbox's payer bank stands in without it.
    */
   payerAccount?: MandatePayerAccount | null;
+  /**
+   * Journey 4's due-date charge (the BCB's cobv): `amount` cents due on `dueDate` (YYYY-MM-DD, Brasília),
+   * still payable `daysPayableAfterDue` days after it (validadeAposVencimento). Its id is the mandate's
+   * `firstPaymentId` when created; paid, it is a pix transaction as any other.
+   */
+  dueCharge?: { amount: number; dueDate: string; daysPayableAfterDue: number } | null;
 }
 
 /** A payer's bank account, as a journey 1 request names it. */

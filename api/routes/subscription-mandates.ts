@@ -10,7 +10,8 @@ const WRITE = { oat: ['subscriptions:write'], apiKey: 'subscriptions' } as const
 
 /**
  * POST /subscriptions/{id}/mandates (decision 0098): asks a manual subscription's payer for a Pix
- * Automático mandate, journey 1 (a request to their bank) or 2 (a QR code). The mandate's own workflow
+ * Automático mandate, journey 1 (a request to their bank), 2 (a QR code) or 4 (the next renewal's pix QR code
+ * also offers it, decision 0100). The mandate's own workflow
  * (`mandate:<id>`) creates it at the gateway and records it; the answer is its creation Update's, with
  * the QR code or the request and its expiry. Approved, the subscription bills its next period through it.
  */
@@ -27,7 +28,11 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
           'weekly, monthly, quarterly, semiannual or yearly, in BRL, whose customer has a name and a CPF or CNPJ, on ' +
           'a gateway with Pix Automático. Answers 201 with the mandate, `created`: journey 2 (`qr_code`) with its ' +
           "`qr_code` to show the payer; journey 1 (`request`) with the `request` pushed to the payer's bank and " +
-          'when it expires. The payer answers in their bank’s app: approved (`mandate.approved`), the subscription ' +
+          'when it expires; `with_renewal` (journey 4) for a subscription renewed by pix (no kept card): its next ' +
+          "renewal checkout is opened (or the open one found) and its pix, once the buyer chooses pix, is the mandate's " +
+          'QR code, which pays the renewal and offers the recurrence in one step (expires_in_days counts from the ' +
+          "renewal's due date; a subscription renewed on its card answers 422 `payment_method_not_allowed`). " +
+          'The payer answers in their bank’s app: approved (`mandate.approved`), the subscription ' +
           'bills its next period through the mandate (`recurrence_billing` becomes `pix_automatico` before that ' +
           'period, `subscription.updated`; when its charge can no longer be sent in time, from the period after); ' +
           'rejected or expired (`mandate.rejected`, `mandate.expired`), nothing changes. A QR code unanswered by ' +
@@ -51,6 +56,7 @@ export const subscriptionMandatesRoutes: FastifyPluginAsyncZod<RouteDeps> = asyn
             payer_account_required: "journey request on a gateway that needs the payer's account (Efí) without it",
             invalid_payer_account: 'payer_account is not an ISPB, agency and account, or was given for a QR code',
             gateway_refused: 'the gateway refused to create the mandate; nothing was created',
+            payment_method_not_allowed: 'with_renewal for a subscription renewed on its kept card',
           }),
         },
       },

@@ -119,10 +119,11 @@ export const mandatePage = paginated(mandateSchema);
 /** POST /subscriptions/{id}/mandates: which journey asks the payer, and how long they have to answer. */
 export const createMandateBody = z.strictObject({
   journey: z
-    .enum(['request', 'qr_code'])
+    .enum(['request', 'qr_code', 'with_renewal'])
     .describe(
       "request: journey 1, a request pushed to the payer's bank (they answer in its app); qr_code: journey 2, a QR " +
-        'code that only authorizes (show it to the payer)',
+        'code that only authorizes (show it to the payer); with_renewal: journey 4, the next renewal checkout’s pix ' +
+        'QR code pays the renewal and offers the mandate (a subscription renewed by pix)',
     ),
   expires_in_days: z
     .number()
@@ -132,7 +133,7 @@ export const createMandateBody = z.strictObject({
     .default(DEFAULT_MANDATE_ANSWER_DAYS)
     .describe(
       'How long the payer has to answer: the request expires then; an unanswered QR code is withdrawn (cancelled by ' +
-        `the receiver) shortly after. ${DEFAULT_MANDATE_ANSWER_DAYS} by default`,
+        `the receiver) shortly after; with_renewal: days after the renewal's due date. ${DEFAULT_MANDATE_ANSWER_DAYS} by default`,
     ),
   payer_account: z
     .strictObject({

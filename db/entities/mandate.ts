@@ -35,6 +35,8 @@ export const Mandate = defineEntity({
     debtorName: p.string(),
     debtorTaxId: p.string(),
     qrCode: p.text().nullable(),
+    /** Journey 4: the gateway's id of the due-date charge its QR code pays, from its creation (migration 0038). */
+    firstPaymentId: p.text().nullable(),
     /** Journey 1: its request to the payer's bank, as last seen (migration 0036). */
     request: p.json<GatewayMandate['request']>().nullable(),
     rejectionCode: p.string().nullable(),

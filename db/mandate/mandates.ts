@@ -28,7 +28,8 @@ function columnsOf(gateway: GatewayMandate) {
     objectLabel: gateway.objectLabel,
     debtorName: gateway.debtor.name,
     debtorTaxId: gateway.debtor.taxId,
-    qrCode: gateway.qrCode,
+    // Journey 4's QR code pays the renewal: only its renewal checkout shows it (decision 0100), never our row.
+    qrCode: gateway.journey === 'journey_4' ? null : gateway.qrCode,
     request: gateway.request,
     rejectionCode: gateway.rejection?.code ?? null,
     rejectionDescription: gateway.rejection?.description ?? null,
@@ -115,6 +116,8 @@ export async function upsertMandate(
       gatewayMandateId: m.gateway.id,
       currency: m.currency,
       ...columnsOf(m.gateway),
+      // Set once, from the creation's answer: a later sight of a rec may not name the charge.
+      firstPaymentId: m.gateway.journey === 'journey_4' ? m.gateway.firstPaymentId : null,
       history,
       ...milestones(null, m.gateway.status, history, now),
       createdAt: now,

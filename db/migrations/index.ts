@@ -34,6 +34,7 @@ import { Migration0033RefundsWithoutASale } from './0033-refunds-without-a-sale.
 import { Migration0034PixMandates } from './0034-pix-mandates.ts';
 import { Migration0035PixAutomaticoBilling } from './0035-pix-automatico-billing.ts';
 import { Migration0036MandateReplacements } from './0036-mandate-replacements.ts';
+import { Migration0038MandateDueCharges } from './0038-mandate-due-charges.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery depends on the runtime. */
 export const migrationsList = [
@@ -73,4 +74,5 @@ export const migrationsList = [
   { name: '0034-pix-mandates', class: Migration0034PixMandates },
   { name: '0035-pix-automatico-billing', class: Migration0035PixAutomaticoBilling },
   { name: '0036-mandate-replacements', class: Migration0036MandateReplacements },
+  { name: '0038-mandate-due-charges', class: Migration0038MandateDueCharges },
 ];

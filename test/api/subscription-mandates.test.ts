@@ -146,4 +146,60 @@ describe('POST /subscriptions/{id}/mandates', () => {
     expect([canceling.status, canceling.body.code]).toEqual([409, 'subscription_not_eligible']);
     expect(await sql('select id from mandates where subscription_id = ?', [subscriptionId])).toEqual([]);
   }, 60_000);
+
+  it('with_renewal (journey 4): offered in the renewal checkout’s pix; refused where it cannot ride on one', async () => {
+    const tenant = await makeTenant(api.orm);
+    const subscriptionId = await manualPixSubscription(tenant);
+    const refusal = async (body: Record<string, unknown>) => {
+      const res = await askFor(tenant, subscriptionId, body);
+      return { status: res.status, code: res.body.code, error: typeof res.body.error, detail: typeof res.body.detail };
+    };
+    // Renewed on a kept card: its renewals are never paid by a renewal checkout's pix.
+    await sql(`update subscriptions set card_token_id = 'card_kept' where id = ?`, [subscriptionId]);
+    expect(await refusal({ journey: 'with_renewal' })).toEqual({
+      status: 422,
+      code: 'payment_method_not_allowed',
+      error: 'string',
+      detail: 'string',
+    });
+    await sql(`update subscriptions set card_token_id = null, recurrence_billing = 'gateway' where id = ?`, [
+      subscriptionId,
+    ]);
+    expect(await refusal({ journey: 'with_renewal' })).toEqual({
+      status: 409,
+      code: 'subscription_not_eligible',
+      error: 'string',
+      detail: 'string',
+    });
+    await sql(`update subscriptions set recurrence_billing = 'manual' where id = ?`, [subscriptionId]);
+    expect(await sql('select id from mandates where subscription_id = ?', [subscriptionId])).toEqual([]);
+
+    const offered = await askFor(tenant, subscriptionId, { journey: 'with_renewal' });
+    expect(offered.status).toBe(201);
+    expect(offered.body).toMatchObject({ status: 'created', journey: 'journey_4', subscription_id: subscriptionId });
+    // Its QR code pays the renewal: shown by the renewal checkout only, never answered here.
+    expect(offered.body.qr_code).toBeNull();
+    // The renewal checkout it rides on is open, for the period's amount, until the payer's deadline.
+    const renewals = await sql(
+      `select status, amount::int as amount from checkouts where subscription_id = ? and renewal_period = 2`,
+      [subscriptionId],
+    );
+    expect(renewals).toEqual([{ status: 'open', amount: 3_990 }]);
+    // A live mandate: the next ask, whatever its journey, is refused before any gateway call.
+    expect(await refusal({ journey: 'with_renewal' })).toEqual({
+      status: 409,
+      code: 'mandate_exists',
+      error: 'string',
+      detail: 'string',
+    });
+    expect(await refusal({ journey: 'qr_code' })).toEqual({
+      status: 409,
+      code: 'mandate_exists',
+      error: 'string',
+      detail: 'string',
+    });
+    expect(await sql('select journey from mandates where subscription_id = ?', [subscriptionId])).toEqual([
+      { journey: 'journey_4' },
+    ]);
+  }, 60_000);
 });

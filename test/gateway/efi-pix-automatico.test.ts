@@ -155,6 +155,15 @@ describe('Efí mandates (rec)', () => {
     expect(efi.sent.slice(3).map((s) => s.method)).toEqual(['GET', 'GET']);
   });
 
+  it('journey 4 is not offered on Efí yet (decision 0100): refused before any call, not retryable', async () => {
+    const dueCharge = { amount: 4_990, dueDate: '2026-03-10', daysPayableAfterDue: 3 };
+    const sentBefore = efi.sent.length;
+    await expect(
+      efiGateway().createMandate({ ...mandate, journey: 'journey_4', dueCharge }, 'k'),
+    ).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('journey 4') });
+    expect(efi.sent.length).toBe(sentBefore);
+  });
+
   it('cancels with status CANCELADA; a cancelled one is returned as it is', async () => {
     efi.answer('GET', `/v2/rec/${ID_REC}`, 200, { ...fixture('rec-created'), status: 'APROVADA' });
     efi.answer('PATCH', `/v2/rec/${ID_REC}`, 200, fixture('rec-cancelled'));

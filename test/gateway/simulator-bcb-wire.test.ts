@@ -10,6 +10,8 @@ import {
   bcbCobGerada,
   bcbCobRSolicitada,
   bcbCobSolicitada,
+  bcbCobVGerada,
+  bcbCobVSolicitada,
   bcbRecSolicitada,
   bcbSolicRecSolicitada,
   bcbWebhookSolicitado,
@@ -35,7 +37,7 @@ import { mandateInputOf, openSimulator, pixKey, serveSimulator, setSimDate } fro
  * field for field (nothing missing, nothing the specification does not name) with the schemas written
  * from the specification (gateway/bcb-pix-automatico-schemas.ts, themselves checked against the
  * specification's examples), and so does every body the HTTP adapter sends it. The flows cover each
- * shape: the three journeys, approval, rejection, each cancellation, paid, expired and rejected
+ * shape: the four journeys, approval, rejection, each cancellation, paid, expired and rejected
  * attempts, retries, and notices reordered and repeated.
  */
 const API_KEY = 'gw_test_key_bcb_wire_0123456789abcdef';
@@ -60,6 +62,7 @@ const RETRY_ANSWER = bcbCobRCompleta.required({ tentativas: true });
 const ANSWERS: Record<string, z.ZodType> = {
   'POST /v2/locrec': bcbLocRec,
   'PUT /v2/cob/:id': bcbCobGerada,
+  'PUT /v2/cobv/:id': bcbCobVGerada,
   'POST /v2/rec': bcbRecCompleta,
   'GET /v2/rec/:id': bcbRecCompleta,
   'PATCH /v2/rec/:id': bcbRecCompleta,
@@ -75,6 +78,7 @@ const ANSWERS: Record<string, z.ZodType> = {
 };
 const REQUESTS: Record<string, z.ZodType> = {
   'PUT /v2/cob/:id': bcbCobSolicitada,
+  'PUT /v2/cobv/:id': bcbCobVSolicitada,
   'POST /v2/rec': bcbRecSolicitada,
   'PATCH /v2/rec/:id': bcbCancelamento,
   'POST /v2/solicrec': bcbSolicRecSolicitada,
@@ -188,6 +192,35 @@ describe('the simulator speaks Pix Automático in the BCB’s shapes', () => {
       rejection: { code: 'AP13' },
     });
     expect((await http.getMandate(first.id))?.request?.status).toBe('rejected');
+  });
+
+  it('journey 4: a cobv and its rec in one QR code (JORNADA_4); paid and accepted, or paid and declined (AP14)', async () => {
+    setSimDate(sim, '2026-03-01');
+    const dueCharge = { amount: 4_990, dueDate: '2026-03-10', daysPayableAfterDue: 3 };
+    const offered = await http.createMandate(
+      mandateInputOf({ journey: 'journey_4', startDate: '2026-04-10', dueCharge }),
+      key('mandate'),
+    );
+    expect(offered).toMatchObject({ status: 'created', journey: 'journey_4' });
+    expect(offered.qrCode).toContain(`rec:${offered.id}`);
+    const composed = exchanges.filter((e) => e.route === 'GET /v2/rec/:id').at(-1)?.answered;
+    expect(composed).toMatchObject({ dadosQR: { jornada: 'JORNADA_4', pixCopiaECola: offered.qrCode } });
+    expect(composed).not.toHaveProperty('ativacao.dadosJornada');
+    const cobv = exchanges.filter((e) => e.route === 'PUT /v2/cobv/:id').at(-1)?.sent;
+    expect(cobv).toMatchObject({ calendario: { dataDeVencimento: '2026-03-10', validadeAposVencimento: 3 } });
+    expect(await http.getTransaction(offered.firstPaymentId!)).toMatchObject({ status: 'pending', amount: 4_990 });
+    expect((await http.authorizeMandate(offered.id, 'approves')).status).toBe('approved');
+    expect((await http.getTransaction(offered.firstPaymentId!))?.status).toBe('succeeded');
+
+    const declined = await http.createMandate(
+      mandateInputOf({ journey: 'journey_4', startDate: '2026-04-10', dueCharge }),
+      key('mandate'),
+    );
+    expect(await http.authorizeMandate(declined.id, 'rejects_authorization')).toMatchObject({
+      status: 'rejected',
+      rejection: { code: 'AP14' },
+    });
+    expect((await http.getTransaction(declined.firstPaymentId!))?.status).toBe('succeeded');
   });
 
   it('a lowered maximum (AM02), a closed account (AC05, then ACCL and ACCT)', async () => {

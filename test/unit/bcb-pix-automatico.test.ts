@@ -433,7 +433,14 @@ const mandates: fc.Arbitrary<GatewayMandate> = fc
       }),
     ),
   })
-  .map(({ amounts, closing, ...mandate }) => ({ ...mandate, ...amounts, ...closing, payerMaximum: null }));
+  // A rec names a charge (dadosJornada.txid) for journey 3 only (the BCB removes it for 1, 2 and 4).
+  .map(({ amounts, closing, ...mandate }) => ({
+    ...mandate,
+    ...amounts,
+    ...closing,
+    firstPaymentId: mandate.journey === 'journey_3' ? mandate.firstPaymentId : null,
+    payerMaximum: null,
+  }));
 
 const attempts: fc.Arbitrary<GatewayMandateAttempt> = fc.record({
   settlementDate: isoDay,

@@ -3,6 +3,9 @@ import {
   firstMandateDueDate,
   mandateRequestRefusal,
   payerAccountRefusal,
+  renewalAnswerBy,
+  renewalMandateTerms,
+  renewalPixRidesOnMandate,
   type MandateRequestFacts,
 } from '../../domain/mandate-requests.ts';
 
@@ -99,5 +102,41 @@ describe('payerAccountRefusal', () => {
       ]);
     }
     expect(refusal('qr_code', account, false)).toEqual([422, 'invalid_payer_account', 'payer_account']);
+  });
+});
+
+describe('journey 4: the mandate offered with the renewal (decision 0100)', () => {
+  it('is refused to a subscription renewed on its card, with the spec’s code', () => {
+    expect(codeOf({ journey: 'with_renewal', hasCard: true })).toEqual([422, 'payment_method_not_allowed']);
+    expect(codeOf({ journey: 'with_renewal', hasCard: false })).toBeNull();
+    expect(codeOf({ journey: 'qr_code', hasCard: true })).toBeNull();
+    expect(codeOf({ journey: 'with_renewal', hasCard: false, liveMandate: 'created' })).toEqual([
+      409,
+      'mandate_exists',
+    ]);
+  });
+
+  // A period ending at noon in Brasília on 2027-03-15.
+  const periodEnd = Date.parse('2027-03-15T15:00:00Z');
+  it('pays the renewal due on the period’s day, payable to the deadline, and starts the period after', () => {
+    const answerBy = renewalAnswerBy(periodEnd, 7);
+    expect(answerBy).toBe('2027-03-23T02:59:59.000Z');
+    expect(renewalMandateTerms(periodEnd, 'monthly', Date.parse(answerBy))).toEqual({
+      dueDate: '2027-03-15',
+      daysPayableAfterDue: 7,
+      startDate: '2027-04-15',
+    });
+    expect(renewalMandateTerms(periodEnd, 'weekly', periodEnd).startDate).toBe('2027-03-22');
+  });
+
+  it('rides on the renewal’s pix only while the offer waits and the amounts agree', () => {
+    const waiting = { status: 'created' as const, journey: 'journey_4', firstPaymentId: 'tx' };
+    const pending = { amount: 9_900, status: 'pending' };
+    expect(renewalPixRidesOnMandate(waiting, pending, 9_900)).toBe(true);
+    expect(renewalPixRidesOnMandate(waiting, pending, 9_800)).toBe(false);
+    expect(renewalPixRidesOnMandate(waiting, { ...pending, status: 'canceled' }, 9_900)).toBe(false);
+    expect(renewalPixRidesOnMandate({ ...waiting, status: 'rejected' }, pending, 9_900)).toBe(false);
+    expect(renewalPixRidesOnMandate({ ...waiting, journey: 'journey_2' }, pending, 9_900)).toBe(false);
+    expect(renewalPixRidesOnMandate(null, pending, 9_900)).toBe(false);
   });
 });

@@ -5,8 +5,11 @@ import {
   bcbCancelamento,
   bcbCobRSolicitada,
   bcbCobSolicitada,
+  bcbCobVSolicitada,
   cobGeradaOf,
+  cobVGeradaOf,
   pixInputOfCob,
+  pixInputOfCobV,
   bcbRecSolicitada,
   bcbSolicRecSolicitada,
   bcbWebhookSolicitado,
@@ -30,7 +33,7 @@ import { SANDBOX_PAYER_BANK } from './simulator-pix-rows.ts';
 
 /**
  * The simulated server's Pix Automático in the BCB's Pix API (bacen/pix-api openapi.yaml 2.9): its
- * paths, request bodies and answers (RecCompleta, SolicRecCompleta, CobRCompleta) and, once PUT
+ * paths, request bodies and answers (RecCompleta, SolicRecCompleta, CobRCompleta, journey 4's CobVGerada) and, once PUT
  * /webhookrec and /webhookcobr name a URL, its webhooks (`{ recs }`, `{ cobsr }`). The mapping is the
  * engine's (gateway/bcb-pix-automatico*.ts); test/gateway/simulator-bcb-wire.test.ts checks every
  * payload against the schemas written from the specification. Beside the BCB's, as every POST of this
@@ -43,7 +46,13 @@ type BcbPixGateway = PaymentGateway &
   PixAutomatico &
   Pick<
     SimulatorPixAutomatico,
-    'createFirstCharge' | 'createBcbMandate' | 'sendMandateRequest' | 'createMandateChargeAs' | 'bcbWebhooks'
+    | 'createFirstCharge'
+    | 'createBcbMandate'
+    | 'sendMandateRequest'
+    | 'createMandateChargeAs'
+    | 'composeDueChargeQr'
+    | 'bcbWebhooks'
+    | 'now'
   >;
 
 const speaksBcb = (gateway: PaymentGateway): gateway is BcbPixGateway =>
@@ -89,6 +98,12 @@ export function pixAutomaticoRoutes(app: FastifyInstance, gateway: PaymentGatewa
     const pix = await gateway.createFirstCharge(txid, pixInputOfCob(cob, txid), `bcb:cob:${txid}`);
     return reply.status(201).send(cobGeradaOf(pix, cob));
   });
+  app.put(ROUTES.createDueCharge.path, async (request, reply) => {
+    const txid = idOf(request);
+    const cobv = bodyOf(bcbCobVSolicitada, request);
+    const pix = await gateway.createFirstCharge(txid, pixInputOfCobV(cobv, txid, gateway.now()), `bcb:cobv:${txid}`);
+    return reply.status(201).send(cobVGeradaOf(pix, cobv));
+  });
   app.post(ROUTES.createMandate.path, async (request, reply) => {
     const { input, firstChargeTxid } = mandateInputOfRec(bodyOf(bcbRecSolicitada, request));
     const creation = firstChargeTxid ? { firstPaymentId: firstChargeTxid } : { requestLater: true };
@@ -96,6 +111,9 @@ export function pixAutomaticoRoutes(app: FastifyInstance, gateway: PaymentGatewa
     return reply.status(201).send(rec(mandate));
   });
   app.get(ROUTES.getMandate.path, async (request, reply) => {
+    // ?txid= asks for the composite QR code with that charge: a cobv's makes the rec a journey 4's.
+    const { txid } = request.query as { txid?: string };
+    if (txid) return rec(await gateway.composeDueChargeQr(idOf(request), txid));
     const mandate = await gateway.getMandate(idOf(request));
     if (!mandate) return reply.status(404).send(errorBody(404, `No rec ${idOf(request)}`));
     return rec(mandate);

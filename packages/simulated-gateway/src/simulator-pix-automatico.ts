@@ -12,7 +12,6 @@ import {
   RETRY_SPAN_DAYS,
   settlementDateOf,
 } from '../../../domain/pix-automatico.ts';
-import { pixBrCode } from '../../../gateway/payment-documents.ts';
 import {
   GatewayError,
   type GatewayCallback,
@@ -32,6 +31,7 @@ import {
   lockCharge,
   lockMandate,
   mandateChargeNotice,
+  mandateQrCode,
   mandateNotice,
   MANDATE_COLUMNS,
   moveAttempt,
@@ -78,11 +78,37 @@ export function assertMandateInput(input: MandateInput): void {
       throw new GatewayError('firstCharge.expiresInSeconds must be a positive integer', false);
     }
   }
+  if (input.journey === 'journey_4') {
+    const due = input.dueCharge;
+    if (!due) throw new GatewayError('Journey 4 needs the due-date charge it pays (dueCharge)', false);
+    assertAmount(due.amount);
+    if (!isoDate.test(due.dueDate)) throw new GatewayError('dueCharge.dueDate must be a date YYYY-MM-DD', false);
+    if (!Number.isInteger(due.daysPayableAfterDue) || due.daysPayableAfterDue < 0) {
+      throw new GatewayError('dueCharge.daysPayableAfterDue must be a whole number of days, 0 or more', false);
+    }
+  }
 }
 
-/** The composite QR code's copy-and-paste (journeys 2 and 3): a BR Code naming the recurrence's location. */
-function mandateQrCode(mandateId: string, reference: string, amount: number | null): string {
-  return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
+/**
+ * Journey 4's due-date charge (a cobv) as the simulator's pending pix: payable until the end of its last
+ * day in Brasília (`daysPayableAfterDue` after its due date); one whose last day has passed is refused.
+ */
+export function dueChargePix(input: MandateInput, now: Date): PixChargeInput {
+  const due = input.dueCharge!;
+  const lastMoment = Date.parse(`${addDays(due.dueDate, due.daysPayableAfterDue)}T23:59:59-03:00`);
+  const expiresInSeconds = Math.floor((lastMoment - now.getTime()) / 1000);
+  if (expiresInSeconds <= 0) {
+    throw new GatewayError(`The due-date charge could be paid until ${new Date(lastMoment).toISOString()}`, false);
+  }
+  return {
+    reference: `${input.reference}:due-payment`,
+    amount: due.amount,
+    currency: 'BRL',
+    buyer: input.debtor.email
+      ? { email: input.debtor.email, name: input.debtor.name, taxId: input.debtor.taxId }
+      : null,
+    expiresInSeconds,
+  };
 }
 
 /**
@@ -122,6 +148,10 @@ export async function insertMandate(
     const transaction = await insertPixCharge(sql, clock, pix);
     firstPaymentId = transaction.id;
     notices.push(transactionNotice(transaction, now));
+  } else if (input.journey === 'journey_4') {
+    const transaction = await insertPixCharge(sql, clock, dueChargePix(input, now));
+    firstPaymentId = transaction.id;
+    notices.push(transactionNotice(transaction, now));
   }
   const expiresAt = input.requestExpiresAt
     ? new Date(input.requestExpiresAt)
@@ -130,7 +160,9 @@ export async function insertMandate(
     input.journey === 'journey_1' && !bcb.requestLater
       ? { id: newRequestId(simulatorToday(clock), idempotencyKey), status: 'sent', expiresAt: expiresAt.toISOString() }
       : null;
-  const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, input.fixedAmount);
+  // Journey 4's QR code pays its due-date charge: the BR Code carries that amount.
+  const qrAmount = input.journey === 'journey_4' ? input.dueCharge!.amount : input.fixedAmount;
+  const qrCode = input.journey === 'journey_1' ? null : mandateQrCode(id, input.reference, qrAmount);
   const [row] = await sql(
     `insert into gateway_sim.mandates (id, reference, status, journey, object_label, debtor, start_date, end_date,
        periodicity, fixed_amount, minimum_amount, retry_policy, history, qr_code, first_payment_id, request, created_at)

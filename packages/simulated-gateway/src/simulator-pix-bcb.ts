@@ -3,6 +3,7 @@ import { GatewayError, type GatewayMandate } from '../../../gateway/port.ts';
 import {
   lockMandate,
   MANDATE_COLUMNS,
+  mandateQrCode,
   newRequestId,
   simulatorToday,
   toMandate,
@@ -11,8 +12,9 @@ import {
 
 /**
  * What the BCB's API does in steps where the port's createMandate does it in one call
- * (server-pix-automatico.ts): journey 3's rec names a pix made before it (PUT /cob/{txid}), and journey
- * 1's request goes to the payer's bank after its rec (POST /solicrec).
+ * (server-pix-automatico.ts): journey 3's rec names a pix made before it (PUT /cob/{txid}), journey
+ * 1's request goes to the payer's bank after its rec (POST /solicrec), and journey 4's composite QR code
+ * is asked of a rec with its due-date charge (GET /rec/{idRec}?txid=, the cobv made by PUT /cobv/{txid}).
  */
 
 /** Journey 3's first charge named by its txid: a pix of the simulator's, not paid or lapsed yet. */
@@ -22,7 +24,7 @@ export async function pendingPix(sql: Sql, transactionId: string): Promise<strin
     [transactionId],
   );
   if (row?.payment_type !== 'pix' || row.status !== 'pending') {
-    throw new GatewayError(`Journey 3's first charge ${transactionId} is not a pending pix`, false);
+    throw new GatewayError(`The charge ${transactionId} a rec names is not a pending pix`, false);
   }
   return transactionId;
 }
@@ -47,6 +49,30 @@ export async function sendMandateRequest(
   const [row] = await sql(
     `update gateway_sim.mandates set request = ?::jsonb where id = ? returning ${MANDATE_COLUMNS}`,
     [JSON.stringify(request), mandateId],
+  );
+  return toMandate(row!);
+}
+
+/**
+ * Journey 4 at the BCB: GET /rec/{idRec}?txid={cobv} composes the QR code that pays the cobv and offers
+ * the rec. The simulator binds them then (the mandate becomes journey 4 on that pix, whose payment
+ * answers it); asked again with the same txid, it answers as it is. Only a rec made with a location
+ * (a QR code's) and still waiting for its payer takes a pending pix so.
+ */
+export async function composeDueChargeQr(sql: Sql, mandateId: string, txid: string): Promise<GatewayMandate> {
+  const mandate = await lockMandate(sql, mandateId);
+  if (mandate.firstPaymentId === txid) return withoutPersona(mandate);
+  if (mandate.journey !== 'journey_2' || mandate.status !== 'created' || mandate.firstPaymentId !== null) {
+    throw new GatewayError(`The rec ${mandateId} cannot be composed with the charge ${txid}`, false);
+  }
+  await pendingPix(sql, txid);
+  const [pix] = await sql<{ base_amount: number }>('select base_amount from gateway_sim.transactions where id = ?', [
+    txid,
+  ]);
+  const [row] = await sql(
+    `update gateway_sim.mandates set journey = 'journey_4', first_payment_id = ?, qr_code = ? where id = ?
+     returning ${MANDATE_COLUMNS}`,
+    [txid, mandateQrCode(mandateId, mandate.reference, Number(pix!.base_amount)), mandateId],
   );
   return toMandate(row!);
 }

@@ -27,7 +27,7 @@ import {
   retryCharge,
   type BcbMandateCreation,
 } from './simulator-pix-automatico.ts';
-import { sendMandateRequest } from './simulator-pix-bcb.ts';
+import { composeDueChargeQr, sendMandateRequest } from './simulator-pix-bcb.ts';
 import { readRefund, refundCharge, refundPaidAttempt, refundsOfCharge } from './simulator-pix-refunds.ts';
 import {
   authorize,
@@ -79,6 +79,11 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
       notices.push(transactionNotice(transaction, this.now()));
       return transaction;
     });
+  }
+
+  /** Journey 4's composite QR code (GET /rec/{idRec}?txid=): binds the rec to its due-date charge, once. */
+  async composeDueChargeQr(mandateId: string, txid: string): Promise<GatewayMandate> {
+    return this.pixChange((sql) => composeDueChargeQr(sql, mandateId, txid));
   }
 
   /** Journey 1's request to the payer's bank (POST /solicrec), once per key. */

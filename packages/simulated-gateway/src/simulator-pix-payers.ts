@@ -63,7 +63,7 @@ export async function authorize(
   if (mandate.status !== 'created') return withoutPersona(mandate);
   const now = clock();
   await sql('update gateway_sim.mandates set persona = ? where id = ?', [persona, mandateId]);
-  if (mandate.journey === 'journey_3') {
+  if (mandate.journey === 'journey_3' || mandate.journey === 'journey_4') {
     if (await firstPaymentLapsed(sql, mandate.firstPaymentId!, now)) {
       // The QR code was read too late: its pix can no longer be paid, and the recurrence it offered expires.
       const expired = await moveMandate(sql, mandateId, 'expired', now, { qr_code: null });
@@ -114,7 +114,7 @@ async function firstPaymentLapsed(sql: Sql, transactionId: string, now: Date): P
   );
 }
 
-/** The payer pays journey 3's first charge (a pending pix), as SimulatedGateway.pay does. */
+/** The payer pays journey 3's first charge or journey 4's due-date one (a pending pix), as SimulatedGateway.pay does. */
 async function payFirstPayment(sql: Sql, now: Date, transactionId: string, notices: GatewayCallback[]): Promise<void> {
   const t = await lockTransaction(sql, transactionId);
   if (t.status === 'succeeded') return;
@@ -128,9 +128,9 @@ async function payFirstPayment(sql: Sql, now: Date, transactionId: string, notic
 }
 
 /**
- * Journey 3: the payment of a mandate's first charge (transaction `transactionId`) answers the
- * recurrence offered with it, as the mandate's persona does (approves when the sandbox chose none).
- * Nothing for any other transaction.
+ * Journeys 3 and 4: the payment of the charge a mandate's QR code carries (transaction `transactionId`)
+ * answers the recurrence offered with it, as the mandate's persona does (approves when the sandbox chose
+ * none). Nothing for any other transaction.
  */
 export async function answerFirstPayment(
   sql: Sql,
@@ -150,8 +150,8 @@ async function answer(sql: Sql, mandate: StoredMandate, now: Date, notices: Gate
   const request = (status: string) => (mandate.request ? JSON.stringify({ ...mandate.request, status }) : null);
   let answered: StoredMandate;
   if (persona === 'rejects_authorization') {
-    // Journey 3's payer paid the first charge and refused only the recurrence.
-    const code = mandate.journey === 'journey_3' ? 'AP14' : 'AP13';
+    // Journey 3's (or 4's) payer paid the charge and refused only the recurrence.
+    const code = mandate.journey === 'journey_3' || mandate.journey === 'journey_4' ? 'AP14' : 'AP13';
     answered = await moveMandate(sql, mandate.id, 'rejected', now, {
       rejection: JSON.stringify(reason(code)),
       request: request('rejected'),
@@ -316,12 +316,15 @@ async function settleAttempt(
   return [chargeId];
 }
 
-/** Cycles the payer has paid under a mandate: its charges settled, and journey 3's first payment. */
+/**
+ * Cycles the payer has paid under a mandate: its charges settled, and journey 3's first payment (journey
+ * 4's due-date charge paid a period billed before the mandate, not one of its cycles).
+ */
 async function paidCycles(sql: Sql, mandate: StoredMandate): Promise<number> {
   const [row] = await sql<{ n: number }>(
     `select (select count(*)::int from gateway_sim.mandate_charges where mandate_id = ? and status = 'completed')
           + (select count(*)::int from gateway_sim.transactions where id = ? and status = 'succeeded') as n`,
-    [mandate.id, mandate.firstPaymentId],
+    [mandate.id, mandate.journey === 'journey_3' ? mandate.firstPaymentId : null],
   );
   return Number(row!.n);
 }

@@ -1,3 +1,4 @@
+import { pixBrCode } from '../../../gateway/payment-documents.ts';
 import type { Row, Sql } from './database.ts';
 import {
   GatewayError,
@@ -254,4 +255,9 @@ export function mandateChargeNotice(charge: GatewayMandateCharge, occurredAt: Da
   };
   noticeRecords.set(notice, { charge });
   return notice;
+}
+
+/** The composite QR code's copy-and-paste (journeys 2, 3 and 4): a BR Code naming the recurrence's location. */
+export function mandateQrCode(mandateId: string, reference: string, amount: number | null): string {
+  return `${pixBrCode({ transactionId: mandateId, reference, amount: amount ?? 0 })}|rec:${mandateId}`;
 }
