@@ -33,15 +33,15 @@ import { renewalForMandate } from './mandate-renewals.ts';
 import { syncMandate, writeMandate } from './mandate-cycles.ts';
 import { lockedTerms } from './subscription-lifecycle.ts';
 
-/**
- * A mandate asked of an existing subscription's payer (journeys 1 and 2, decision 0098; 4, decision 0100), run by its own
- * workflow (workflows/mandate.ts): created at the gateway under our id's key and recorded at once in its
- * `created` state, read back until the payer answers, withdrawn when they do not; approved, adopted by
- * the subscription (its workflow's step, between its periods).
- */
 /** Journey 4 opens the renewal checkout it rides on: the worker's client and configuration. */
 type MandateRequestDeps = { orm: Orm; gateway: PaymentGateway; temporal?: Client; config?: Config };
 
+/**
+ * A mandate asked of an existing subscription's payer (journeys 1 and 2, decision 0098; 4, decision
+ * 0100), run by its own workflow (workflows/mandate.ts): created at the gateway under our id's key and
+ * recorded at once in its `created` state, read back until the payer answers, withdrawn when they do
+ * not; approved, adopted by the subscription (its workflow's step, between its periods).
+ */
 export function createMandateRequestActivities(deps: MandateRequestDeps) {
   const rail = (): PixAutomatico => {
     if (!offersPixAutomatico(deps.gateway)) {
