@@ -36,6 +36,9 @@ const gateway = new SimulatedGateway(
   { callbackUrl: env.GATEWAY_CALLBACK_URL, callbackSecret: env.GATEWAY_CALLBACK_SECRET },
   { pixExpiryWindow: ENGINE_PIX_WINDOW },
 );
+// The BCB's webhooks of recs and cobrs go to our endpoint beside the callbacks' (`…/callbacks/bcb/rec`,
+// `…/cobr`; decision 0103), as PUT /webhookrec and /webhookcobr would register them.
+gateway.bcbWebhooks.rec = gateway.bcbWebhooks.cobr = `${env.GATEWAY_CALLBACK_URL.replace(/\/+$/, '')}/bcb`;
 const server = buildGatewayServer({
   gateway,
   apiKey: env.GATEWAY_API_KEY,
