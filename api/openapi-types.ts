@@ -912,6 +912,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/gateway/callbacks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive a signed payment notification from the gateway
+     * @description Authenticated by the x-gateway-signature header (HMAC-SHA256 of "<t>.<raw body>").
+     */
+    post: operations['receiveGatewayCallback'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/gateway/callbacks/bcb/rec': {
     parameters: {
       query?: never;
@@ -946,26 +966,6 @@ export interface paths {
      * @description Authenticated by the x-gateway-signature header (HMAC-SHA256 of "<t>.<raw body>"), the sandbox’s stand-in for the BCB’s mTLS. Every rec or cobr named is read back from the gateway, never taken from the body. 503 when our services cannot be reached (the gateway retries).
      */
     post: operations['createGatewayCallbackBcbCobr'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/gateway/callbacks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Receive a signed payment notification from the gateway
-     * @description Authenticated by the x-gateway-signature header (HMAC-SHA256 of "<t>.<raw body>").
-     */
-    post: operations['receiveGatewayCallback'];
     delete?: never;
     options?: never;
     head?: never;
@@ -15214,6 +15214,147 @@ export interface operations {
       };
     };
   };
+  receiveGatewayCallback: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: string;
+          /** @enum {string} */
+          type:
+            | 'transaction.updated'
+            | 'invoice.updated'
+            | 'chargeback.updated'
+            | 'card.updated'
+            | 'mandate.updated'
+            | 'mandate_charge.updated';
+          transactionId?: string;
+          invoiceId?: string;
+          chargebackId?: string;
+          cardId?: string;
+          replacedBy?: string;
+          mandateId?: string;
+          mandateChargeId?: string;
+          status: string;
+          occurredAt: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
+            duplicate: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
   createGatewayCallbackBcbRec: {
     parameters: {
       query?: never;
@@ -15381,147 +15522,6 @@ export interface operations {
           'application/json': {
             /** @enum {boolean} */
             received: true;
-          };
-        };
-      };
-      /** @description Default Response */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Request body larger than the limit */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Content-Type is not application/json */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Internal server error (no detail is ever leaked) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-            detail?: string;
-            code: string;
-          };
-        };
-      };
-    };
-  };
-  receiveGatewayCallback: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
-        'idempotency-key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          id: string;
-          /** @enum {string} */
-          type:
-            | 'transaction.updated'
-            | 'invoice.updated'
-            | 'chargeback.updated'
-            | 'card.updated'
-            | 'mandate.updated'
-            | 'mandate_charge.updated';
-          transactionId?: string;
-          invoiceId?: string;
-          chargebackId?: string;
-          cardId?: string;
-          replacedBy?: string;
-          mandateId?: string;
-          mandateChargeId?: string;
-          status: string;
-          occurredAt: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {boolean} */
-            received: true;
-            duplicate: boolean;
           };
         };
       };

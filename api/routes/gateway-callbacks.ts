@@ -46,8 +46,6 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     // The gateway's word, not a person's: what it leads to is the system's doing.
     request.identifyActor?.(SYSTEM_ACTOR);
   };
-  bcbWebhookRoutes(app, deps, preValidation);
-
   app.post(
     '/callbacks',
     {
@@ -96,4 +94,6 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       return { received: true as const, duplicate: false };
     },
   );
+  // The BCB's webhooks of Pix Automático, checked by the same signature (decision 0103).
+  bcbWebhookRoutes(app, deps, preValidation);
 };
