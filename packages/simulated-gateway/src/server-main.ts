@@ -17,7 +17,7 @@ const env = z
     GATEWAY_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8444),
     /** The key clients send as `Authorization: Bearer …`; the API's GATEWAY_API_KEY. */
     GATEWAY_API_KEY: z.string().min(1).default('sim_gateway_key'),
-    /** Where the simulator posts payment callbacks (our API's callback endpoint), and their secret. */
+    /** Where the simulator posts payment callbacks (our API's callback endpoint; the BCB's webhooks to `<it>/bcb/…`), and their secret. */
     GATEWAY_CALLBACK_URL: z.url().default('https://127.0.0.1:8443/api/v1/gateway/callbacks'),
     GATEWAY_CALLBACK_SECRET: z.string().min(16).default(DEV_GATEWAY_CALLBACK_SECRET),
     /** `1` enables fault injection (`POST /v1/_faults`). */
