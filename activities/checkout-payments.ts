@@ -1,5 +1,5 @@
 import { Context, log } from '@temporalio/activity';
-import type { CheckoutActivities, CheckoutCardCharge } from '../contracts/checkout.ts';
+import type { CheckoutActivities, CheckoutCardCharge, PendingPaymentIssue } from '../contracts/checkout.ts';
 import { checkoutPayer } from '../db/checkout/sale-details.ts';
 import { checkoutKeys, type PaymentSummary } from '../domain/checkout.ts';
 import { cardReviewDeadline, CARD_REVIEW_WAIT_SECONDS } from '../domain/card-review.ts';
@@ -8,7 +8,7 @@ import { GatewayError, type BuyerInput, type PaymentGateway } from '../gateway/p
 import { ensureRecurrencePlan } from '../use-cases/recurrence-plans.ts';
 import { chargeCard, findChargeByKey } from './card-charges.ts';
 import { assertPayable, saleDetailsOf, showOnCheckout, type PaymentDeps } from './checkout-payment-context.ts';
-import { pendingPaymentActivities } from './checkout-pending-payments.ts';
+import { findIssuedMandate, pendingPaymentActivities } from './checkout-pending-payments.ts';
 import { recordUnsoldPaymentRefund } from './duplicate-payment-refunds.ts';
 import { callGateway } from './gateway-failures.ts';
 import { summarize } from './payment-summaries.ts';
@@ -90,7 +90,9 @@ function cardActivities(deps: PaymentDeps) {
      * The truth about a payment call whose answer was lost: the transaction the gateway made under
      * the slot's key, or null when it never processed that call.
      */
-    async findPayment(idempotencyKey: string): Promise<PaymentSummary | null> {
+    async findPayment(idempotencyKey: string, issue?: PendingPaymentIssue): Promise<PaymentSummary | null> {
+      const mandatePix = issue ? await findIssuedMandate(deps, issue) : undefined;
+      if (mandatePix) return mandatePix;
       const found = await findChargeByKey(gateway, idempotencyKey);
       return found ? summarize(found) : null;
     },

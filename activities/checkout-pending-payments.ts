@@ -16,17 +16,8 @@ export function pendingPaymentActivities(deps: PaymentDeps) {
   return {
     /** Issues the pix or boleto for the amount the confirmation fixed, and shows it on the checkout. */
     async issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }> {
-      await assertPayable(orm, input.checkoutId, input.slot);
       const terms = input.kind === 'pix' ? await checkoutMandateTermsOf(orm, input.checkoutId) : null;
-      const sale = await saleDetailsOf(orm, input);
-      const riding = input.kind === 'pix' && !terms ? await mandateRenewalPix(orm, gateway, input) : null;
-      const { issued, payBy, mandate } = riding
-        ? { issued: riding, payBy: new Date(riding.pix!.expiresAt), mandate: undefined }
-        : await issuePixOrBoleto(gateway, input, sale, terms);
-      const payment = summarize(issued);
-      if (mandate) payment.paymentData.pix_automatico = mandate;
-      await showOnCheckout(orm, input.checkoutId, payment);
-      return { payment, payBy: payBy.toISOString() };
+      return issuePendingPayment(deps, input, terms);
     },
 
     /** The gateway's word on a transaction, copied into our transactions table. */
@@ -63,6 +54,40 @@ export function pendingPaymentActivities(deps: PaymentDeps) {
       }
     },
   } satisfies Partial<CheckoutActivities>;
+}
+
+async function issuePendingPayment(
+  { orm, gateway }: PaymentDeps,
+  input: PendingPaymentIssue,
+  terms: MandateTerms | null,
+): Promise<{ payment: PaymentSummary; payBy: string }> {
+  await assertPayable(orm, input.checkoutId, input.slot);
+  const sale = await saleDetailsOf(orm, input);
+  // A renewal's pix may be the due-date charge of the mandate offered with it (journey 4, decision 0100).
+  const riding = input.kind === 'pix' && !terms ? await mandateRenewalPix(orm, gateway, input) : null;
+  const { issued, payBy, mandate } = riding
+    ? { issued: riding, payBy: new Date(riding.pix!.expiresAt), mandate: undefined }
+    : await issuePixOrBoleto(gateway, input, sale, terms);
+  const payment = summarize(issued);
+  if (mandate) payment.paymentData.pix_automatico = mandate;
+  await showOnCheckout(orm, input.checkoutId, payment);
+  return { payment, payBy: payBy.toISOString() };
+}
+
+/**
+ * A Pix Automático checkout's pix whose answer was lost: the journey 3 mandate was made under the
+ * mandate's key (and its first pix under keys formed from it), which the pix's key does not find. The
+ * creation asked again under that key finds it: a repeat returns the mandate the gateway made, with its
+ * first pix (issuing a pix takes no money, so one the gateway never made is made now, as a retry would).
+ * Undefined for any other payment, which its own key finds.
+ */
+export async function findIssuedMandate(
+  deps: PaymentDeps,
+  input: PendingPaymentIssue,
+): Promise<PaymentSummary | undefined> {
+  const terms = input.kind === 'pix' ? await checkoutMandateTermsOf(deps.orm, input.checkoutId) : null;
+  if (!terms) return undefined;
+  return (await issuePendingPayment(deps, input, terms)).payment;
 }
 
 /** The pix or boleto at the gateway, keyed by the checkout's payment slot, and the last moment it can be paid. */

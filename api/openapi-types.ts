@@ -932,6 +932,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/gateway/callbacks/bcb/rec': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive the BCB’s webhook of Pix Automático recurrences (webhookrec)
+     * @description Authenticated by the x-gateway-signature header (HMAC-SHA256 of "<t>.<raw body>"), the sandbox’s stand-in for the BCB’s mTLS. Every rec or cobr named is read back from the gateway, never taken from the body. 503 when our services cannot be reached (the gateway retries).
+     */
+    post: operations['createGatewayCallbackBcbRec'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/gateway/callbacks/bcb/cobr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive the BCB’s webhook of Pix Automático recurring charges (webhookcobr)
+     * @description Authenticated by the x-gateway-signature header (HMAC-SHA256 of "<t>.<raw body>"), the sandbox’s stand-in for the BCB’s mTLS. Every rec or cobr named is read back from the gateway, never taken from the body. 503 when our services cannot be reached (the gateway retries).
+     */
+    post: operations['createGatewayCallbackBcbCobr'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/gateway/mercadopago/notifications': {
     parameters: {
       query?: never;
@@ -15219,6 +15259,269 @@ export interface operations {
             /** @enum {boolean} */
             received: true;
             duplicate: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createGatewayCallbackBcbRec: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The BCB’s webhookrec body */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The recs that changed (RecNotification); each is read back by its idRec */
+          recs: ({
+            idRec: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Request body larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Internal server error (no detail is ever leaked) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            detail?: string;
+            code: string;
+          };
+        };
+      };
+    };
+  };
+  createGatewayCallbackBcbCobr: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: a repeat with the same key and request within 24 hours returns the first response (with Idempotent-Replayed: true) instead of running the operation again. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The BCB’s webhookcobr body */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The cobrs that changed (CobRNotification); each is read back by its txid */
+          cobsr: ({
+            txid: string;
+            idRec?: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
           };
         };
       };

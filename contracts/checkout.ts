@@ -182,7 +182,8 @@ export interface CheckoutActivities {
   chargeCard(input: CheckoutCardCharge): Promise<PaymentSummary>;
   /** A card approved after its review, kept as one approved at once is (decision 0074); null: not kept. */
   keepReviewedCard(input: Pick<CheckoutCardCharge, 'checkoutId' | 'slot' | 'cardTokenId'>): Promise<string | null>;
-  findPayment(idempotencyKey: string): Promise<PaymentSummary | null>;
+  /** With the pix's issue: a Pix Automático checkout's pix is found under its mandate's key (journey 3). */
+  findPayment(idempotencyKey: string, issue?: PendingPaymentIssue): Promise<PaymentSummary | null>;
   issuePendingPayment(input: PendingPaymentIssue): Promise<{ payment: PaymentSummary; payBy: string }>;
   syncPayment(gatewayTransactionId: string): Promise<PaymentSummary>;
   cancelPendingPayment(checkoutId: string, gatewayTransactionId: string): Promise<PaymentSummary>;

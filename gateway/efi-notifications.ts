@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { callbacksOfBcbWebhook } from './bcb-notices.ts';
 import type { GatewayCallback } from './port.ts';
 
 /**
@@ -40,13 +41,9 @@ export function verifyEfiNotice(hmac: unknown, secret: string): void {
 
 interface NoticeBody {
   pix?: { txid?: unknown; endToEndId?: unknown; horario?: unknown }[];
-  recs?: { idRec?: unknown; status?: unknown; atualizacao?: { data?: unknown }[] }[];
-  cobsr?: { idRec?: unknown; txid?: unknown; status?: unknown; atualizacao?: { data?: unknown }[] }[];
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
-const lastUpdate = (updates: { data?: unknown }[] | undefined, fallback: string) =>
-  text(updates?.[updates.length - 1]?.data) ?? fallback;
 
 /**
  * The callbacks a verified notice stands for, one per object it names: a paid cob's pix
@@ -72,33 +69,7 @@ export function callbacksOfEfiNotice(body: unknown, receivedAt: Date): GatewayCa
       occurredAt,
     });
   }
-  for (const rec of Array.isArray(notice.recs) ? notice.recs : []) {
-    const idRec = text(rec.idRec);
-    if (!idRec) continue;
-    const status = text(rec.status) ?? 'unknown';
-    const occurredAt = lastUpdate(rec.atualizacao, at);
-    callbacks.push({
-      id: `efi:rec:${idRec}:${status}:${occurredAt}`,
-      type: 'mandate.updated',
-      mandateId: idRec,
-      status,
-      occurredAt,
-    });
-  }
-  for (const cobr of Array.isArray(notice.cobsr) ? notice.cobsr : []) {
-    const txid = text(cobr.txid);
-    if (!txid) continue;
-    const status = text(cobr.status) ?? 'unknown';
-    const occurredAt = lastUpdate(cobr.atualizacao, at);
-    callbacks.push({
-      id: `efi:cobr:${txid}:${status}:${occurredAt}`,
-      type: 'mandate_charge.updated',
-      mandateChargeId: txid,
-      ...(text(cobr.idRec) ? { mandateId: text(cobr.idRec)! } : {}),
-      status,
-      occurredAt,
-    });
-  }
+  callbacks.push(...callbacksOfBcbWebhook(body, receivedAt, 'efi'));
   return callbacks;
 }
 

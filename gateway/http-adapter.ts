@@ -8,6 +8,7 @@ import { ledgerFromWire, ledgerQueryPath, wireLedger } from './http-ledger.ts';
 import type { LedgerRow } from '../domain/reconciliation.ts';
 import { IDEMPOTENCY_HEADER, ROUTES, routePath, wireError, type RouteName } from './http-protocol.ts';
 import { mandateChargeFromWire, mandateFromWire, wireMandate, wireMandateChargeList } from './http-pix-automatico.ts';
+import { readBcbProblema } from './bcb-pix-problems.ts';
 import { BcbPixAutomaticoClient } from './http-pix-automatico-bcb.ts';
 import {
   invoiceFromWire,
@@ -74,7 +75,7 @@ export interface HttpGatewayOptions {
 export class GatewayHttpError extends GatewayError {
   /** The HTTP status, or null when no answer arrived (network error, timeout). */
   readonly status: number | null;
-  /** The gateway's error type (`invalid_request`, `request_refused`…), when it sent one. */
+  /** The gateway's error type (`invalid_request`, `request_refused`…; on the BCB's routes the Problema's name), when it sent one. */
   readonly type: string | null;
   constructor(message: string, retryable: boolean, status: number | null, type: string | null) {
     super(message, retryable);
@@ -385,9 +386,11 @@ export class HttpGateway
       return parsed.data;
     }
     if (status === 404 && method === 'GET') return null;
+    // The protocol's error, or on the BCB's routes the BCB's Problema (its type's name, e.g. CobROperacaoInvalida).
     const error = wireError.safeParse(safeJson(text));
-    const type = error.success ? error.data.error.type : null;
-    const message = error.success ? error.data.error.message : text.slice(0, 200);
+    const problema = error.success ? null : readBcbProblema(safeJson(text));
+    const type = error.success ? error.data.error.type : (problema?.name ?? null);
+    const message = error.success ? error.data.error.message : (problema?.message ?? text.slice(0, 200));
     const retryable = status >= 500 || status === 429;
     throw new GatewayHttpError(
       `Gateway ${what} answered ${status}${type ? ` ${type}` : ''}: ${message}`,

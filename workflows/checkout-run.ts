@@ -14,7 +14,7 @@ import {
 import { GATEWAY_REFUSAL } from '../domain/failures.ts';
 import { PIX_EXPIRED, pixRenewable } from '../domain/pending-payments.ts';
 import { CARD_GIVEN_UP_WATCH_MS, REVIEW_EXPIRED } from '../domain/card-review.ts';
-import type { CheckoutState, CheckoutWorkflowInput } from '../contracts/checkout.ts';
+import type { CheckoutState, CheckoutWorkflowInput, PendingPaymentIssue } from '../contracts/checkout.ts';
 import { confirmationView } from './checkout-answer.ts';
 import {
   DEADLINE_SLACK_MS,
@@ -147,17 +147,22 @@ export class CheckoutRun implements SaleRun {
       });
       return { payment, payBy: null };
     }
-    return via.issuePendingPayment({
+    return via.issuePendingPayment(this.pendingIssue(a));
+  }
+
+  /** The pix or boleto a confirmation issues (a card's attempt has none). */
+  private pendingIssue({ request, prepared, slot }: Attempt): PendingPaymentIssue {
+    return {
       checkoutId: this.checkoutId,
       organizationId: this.input.organizationId,
       slot,
-      kind: request.paymentMethod,
+      kind: request.paymentMethod as PendingPaymentIssue['kind'],
       amount: prepared.amount,
       currency: prepared.currency,
       buyer: prepared.buyer,
       expiresAt: prepared.expiresAt,
       ...(request.buyerDevice ? { buyerDevice: request.buyerDevice } : {}),
-    });
+    };
   }
 
   /**
@@ -165,7 +170,11 @@ export class CheckoutRun implements SaleRun {
    * the same call again, whose key returns what was done (and finishes a capture left half-way).
    */
   private async resolve(a: Attempt, via: typeof payments): Promise<PaymentOutcome | null> {
-    const found = await via.findPayment(paymentKey(this.checkoutId, a.request.paymentMethod, a.slot));
+    const key = paymentKey(this.checkoutId, a.request.paymentMethod, a.slot);
+    // A pix is looked up with its issue: a Pix Automático checkout's is found under its mandate's key.
+    const found = await (a.request.paymentMethod === 'credit_card'
+      ? via.findPayment(key)
+      : via.findPayment(key, this.pendingIssue(a)));
     return found ? this.pay(a, via) : null;
   }
 

@@ -13,6 +13,7 @@ import { badRequest, unauthorized } from '../../use-cases/errors.ts';
 import { errorBody } from '../../use-cases/schemas/common.ts';
 import { gatewayCallbackBody, gatewayCallbackResponse } from '../schemas/checkout-confirm.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { bcbWebhookRoutes } from './bcb-webhooks.ts';
 
 /**
  * The gateway's notifications. The signature covers the raw body, so this module keeps its own JSON
@@ -31,6 +32,20 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     }
   });
 
+  // Checked before the body is validated: an unsigned request learns nothing about the shape.
+  const preValidation = async (request: FastifyRequest) => {
+    const header = request.headers[CALLBACK_SIGNATURE_HEADER];
+    const raw = rawBodies.get(request) ?? '';
+    const signed = verifyCallbackSignature(
+      deps.config.gatewayCallbackSecret,
+      Array.isArray(header) ? header[0] : header,
+      raw,
+      new Date(),
+    );
+    if (!signed) throw unauthorized('Invalid gateway signature');
+    // The gateway's word, not a person's: what it leads to is the system's doing.
+    request.identifyActor?.(SYSTEM_ACTOR);
+  };
   app.post(
     '/callbacks',
     {
@@ -41,20 +56,7 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         body: gatewayCallbackBody,
         response: { 200: gatewayCallbackResponse, 400: errorBody, 401: errorBody, 429: errorBody, 503: errorBody },
       },
-      // Checked before the body is validated: an unsigned request learns nothing about the shape.
-      preValidation: async (request) => {
-        const header = request.headers[CALLBACK_SIGNATURE_HEADER];
-        const raw = rawBodies.get(request) ?? '';
-        const signed = verifyCallbackSignature(
-          deps.config.gatewayCallbackSecret,
-          Array.isArray(header) ? header[0] : header,
-          raw,
-          new Date(),
-        );
-        if (!signed) throw unauthorized('Invalid gateway signature');
-        // The gateway's word, not a person's: what it leads to is the system's doing.
-        request.identifyActor?.(SYSTEM_ACTOR);
-      },
+      preValidation,
     },
     async (request) => {
       const notice = request.body;
@@ -92,4 +94,6 @@ export const gatewayCallbackRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       return { received: true as const, duplicate: false };
     },
   );
+  // The BCB's webhooks of Pix Automático, checked by the same signature (decision 0103).
+  bcbWebhookRoutes(app, deps, preValidation);
 };

@@ -285,6 +285,8 @@ describe('the OpenAPI document', () => {
         'GET /sandbox-gateway/v1/payment_methods/search',
         'POST /api/v1/checkouts/client/{client_secret}/confirm-sdk',
         'POST /api/v1/gateway/callbacks',
+        'POST /api/v1/gateway/callbacks/bcb/cobr',
+        'POST /api/v1/gateway/callbacks/bcb/rec',
         'POST /api/v1/gateway/mercadopago/notifications',
         'POST /api/v1/gateway/efi/notifications',
         'POST /api/v1/sandbox/cards/{card_token_id}/update',
@@ -387,6 +389,8 @@ describe('the OpenAPI document', () => {
       .map(({ method, path }) => `${method} ${path}`);
     expect(opened).toEqual([
       'post /api/v1/gateway/callbacks',
+      'post /api/v1/gateway/callbacks/bcb/rec',
+      'post /api/v1/gateway/callbacks/bcb/cobr',
       'post /api/v1/gateway/mercadopago/notifications',
       'post /api/v1/gateway/efi/notifications',
     ]);

@@ -67,7 +67,7 @@ describe('Pix Automático through the HTTP adapter', () => {
     expect(await http.getMandateCharge('0000000000000000000000000000')).toBeNull();
   });
 
-  it('a refusal is final (422), and the receiver and payer cancel over HTTP', async () => {
+  it('a refusal is final (400, the BCB’s CobROperacaoInvalida), and the receiver and payer cancel over HTTP', async () => {
     on('2026-03-01');
     const mandate = await http.createMandate(mandateInput(), key('mandate'));
     await http.authorizeMandate(mandate.id, 'approves');
@@ -82,7 +82,7 @@ describe('Pix Automático through the HTTP adapter', () => {
         (e: unknown) => e,
       );
     expect(err).toBeInstanceOf(GatewayHttpError);
-    expect(err).toMatchObject({ status: 422, retryable: false });
+    expect(err).toMatchObject({ status: 400, type: 'CobROperacaoInvalida', retryable: false });
     const charge = await http.createMandateCharge(
       { mandateId: mandate.id, reference: uuidv7(), dueDate: '2026-03-10', amount: 4_990 },
       key('charge'),

@@ -26,7 +26,8 @@ import {
   bcbWebhookCobRBody,
   bcbWebhookRecBody,
 } from '../../gateway/bcb-pix-automatico-schemas.ts';
-import type { HttpGateway } from '../../gateway/http-adapter.ts';
+import { GatewayHttpError, type HttpGateway } from '../../gateway/http-adapter.ts';
+import { bcbProblema } from '../../gateway/bcb-pix-problems.ts';
 import type { GatewayMandate, MandateInput, PixPayerPersona } from '../../gateway/port.ts';
 import type { SimulatedGateway } from '../../packages/simulated-gateway/src/simulator.ts';
 import { mandateInputOf, openSimulator, pixKey, serveSimulator, setSimDate } from './pix-automatico-setup.ts';
@@ -277,6 +278,54 @@ describe('the simulator speaks Pix Automático in the BCB’s shapes', () => {
     expect(await http.refundMandateCharge(unpaid.id, 100, key('refund')).catch((e: unknown) => e)).toMatchObject({
       retryable: false,
     });
+  });
+
+  it('errors are the BCB’s Problema, named per route; the adapter keeps a refusal final and an outage retryable', async () => {
+    const raw = async (method: 'POST' | 'GET', path: string, body?: object, headers: Record<string, string> = {}) => {
+      const res = await request(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...headers },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.statusCode, body: (await res.body.json()) as { type: string; violacoes?: unknown[] } };
+    };
+    const typeOf = (name: string) => `https://pix.bcb.gov.br/api/v2/error/${name}`;
+    const badRec = await raw(
+      'POST',
+      '/v2/rec',
+      { calendario: { periodicidade: 'DIARIA' } },
+      { 'idempotency-key': 'k' },
+    );
+    expect([badRec.status, badRec.body.type]).toEqual([400, typeOf('RecOperacaoInvalida')]);
+    expect(badRec.body.violacoes?.length).toBeGreaterThan(0);
+    const approved = await mandate('approves');
+    const charge = await chargeDue(approved, '2026-03-10');
+    const unkeyed = await raw('POST', `/v2/cobr/${charge.id}/retentativa/2026-03-11`);
+    expect([unkeyed.status, unkeyed.body.type]).toEqual([400, typeOf('RequisicaoInvalida')]);
+    const noRec = await raw('GET', '/v2/rec/RR00000000000000000000000000');
+    expect([noRec.status, noRec.body.type]).toEqual([404, typeOf('RecNaoEncontrada')]);
+    const noCobr = await raw('GET', '/v2/cobr/0000000000000000000000000000');
+    expect([noCobr.status, noCobr.body.type]).toEqual([404, typeOf('CobRNaoEncontrado')]);
+    expect(await http.getMandateCharge('0000000000000000000000000000')).toBeNull();
+
+    // A charge above the mandate's fixed amount is refused: final. An outage is worth repeating.
+    const refused = await chargeDue(approved, '2026-04-10', 5_000).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayHttpError);
+    expect(refused).toMatchObject({ status: 400, type: 'CobROperacaoInvalida', retryable: false });
+    const fault = await raw('POST', '/v1/_faults', { fail_next: 1, status: 503, route: 'createMandate' });
+    expect(fault.status).toBe(200);
+    const outage = await http.createMandate(mandateInputOf(), key('mandate')).catch((e: unknown) => e);
+    expect(outage).toMatchObject({ status: 503, type: 'ServicoIndisponivel', retryable: true });
+
+    const errors = exchanges.filter((e) => e.status >= 400);
+    expect(errors.length).toBeGreaterThanOrEqual(6);
+    for (const error of errors) {
+      expectFieldForField(bcbProblema, error.answered, `${error.route} error`);
+      expect({ route: error.route, status: (error.answered as { status: number }).status }).toEqual({
+        route: error.route,
+        status: error.status,
+      });
+    }
   });
 
   it('every answer, request body and webhook was the specification’s, field for field', async () => {

@@ -25,7 +25,7 @@ export interface CheckoutFixtureOptions {
   expiresInMs?: number;
   productName?: string;
   /** Who bills a recurring price's renewals (default: the gateway). */
-  recurrenceBilling?: 'gateway' | 'manual';
+  recurrenceBilling?: 'gateway' | 'manual' | 'pix_automatico';
   /** The checkout's organization (default: a new one). */
   organizationId?: string;
   /** The task queue its workflow runs on (default: the test run's), for tests with a worker of their own. */

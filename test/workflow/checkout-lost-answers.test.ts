@@ -233,6 +233,19 @@ describe('a charge whose answer is lost', () => {
     await temporal.workflow.getHandle(checkoutWorkflowId(c.id)).result();
   });
 
+  it('a Pix Automático checkout’s mandate whose answer is lost is found under its key: one mandate, shown', async () => {
+    const c = await makeCheckout({ amount: 3_990, recurring: 'month', recurrenceBilling: 'pix_automatico' });
+    faults.dropAnswerNext(CHARGE_ATTEMPTS, 'createMandate');
+    const res = await confirm(c, { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '52998224725' });
+    expect([res.status, res.body.status]).toEqual([200, 'confirmed']);
+    const made = await orm.em
+      .getConnection()
+      .execute<{ id: string }[]>('select id from gateway_sim.mandates where reference = ?', [c.id]);
+    expect(made).toHaveLength(1);
+    expect(res.body.gateway_payment_data.pix_automatico.mandate_id).toBe(made[0]!.id);
+    expect(res.body.gateway_payment_data.pix.qr_code).toContain(made[0]!.id);
+  });
+
   it('a pre-authorization whose capture the gateway refuses is voided, and the buyer is told it was declined', async () => {
     const c = await makeCheckout({ amount: 8_800 });
     faults.failNext(1, 422, 'captureTransaction');

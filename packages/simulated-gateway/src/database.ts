@@ -33,6 +33,17 @@ export function markDatabaseError(err: unknown): unknown {
 
 export const isDatabaseError = (err: unknown): boolean => err instanceof Error && FROM_DATABASE in err;
 
+/**
+ * A connection that could not be made or was lost. The simulator's only connections are its
+ * database's, and MikroORM's first connect (its database check) fails with the bare network error.
+ */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+const isConnectionFailure = (err: unknown) =>
+  CONNECTION_FAILURES.has((err as { code?: unknown } | null)?.code as string);
+
+/** Its database down (refused, reset, gone): the gateway is unavailable for now, and a caller retries. */
+export const isDatabaseDown = (err: unknown): boolean => isDatabaseError(err) || isConnectionFailure(err);
+
 export interface PoolOptions {
   max?: number;
   applicationName?: string;

@@ -17,7 +17,7 @@ const env = z
     GATEWAY_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8444),
     /** The key clients send as `Authorization: Bearer …`; the API's GATEWAY_API_KEY. */
     GATEWAY_API_KEY: z.string().min(1).default('sim_gateway_key'),
-    /** Where the simulator posts payment callbacks (our API's callback endpoint), and their secret. */
+    /** Where the simulator posts payment callbacks (our API's callback endpoint; the BCB's webhooks to `<it>/bcb/…`), and their secret. */
     GATEWAY_CALLBACK_URL: z.url().default('https://127.0.0.1:8443/api/v1/gateway/callbacks'),
     GATEWAY_CALLBACK_SECRET: z.string().min(16).default(DEV_GATEWAY_CALLBACK_SECRET),
     /** `1` enables fault injection (`POST /v1/_faults`). */
@@ -36,6 +36,9 @@ const gateway = new SimulatedGateway(
   { callbackUrl: env.GATEWAY_CALLBACK_URL, callbackSecret: env.GATEWAY_CALLBACK_SECRET },
   { pixExpiryWindow: ENGINE_PIX_WINDOW },
 );
+// The BCB's webhooks of recs and cobrs go to our endpoint beside the callbacks' (`…/callbacks/bcb/rec`,
+// `…/cobr`; decision 0103), as PUT /webhookrec and /webhookcobr would register them.
+gateway.bcbWebhooks.rec = gateway.bcbWebhooks.cobr = `${env.GATEWAY_CALLBACK_URL.replace(/\/+$/, '')}/bcb`;
 const server = buildGatewayServer({
   gateway,
   apiKey: env.GATEWAY_API_KEY,

@@ -26,8 +26,16 @@ import {
   wirePayerMaximum,
   wireSettleMandateCharges,
 } from '../../../gateway/http-pix-automatico.ts';
-import { errorBody, IDEMPOTENCY_HEADER, ROUTES } from '../../../gateway/http-protocol.ts';
-import type { GatewayMandate, GatewayMandateCharge, PaymentGateway, PixAutomatico } from '../../../gateway/port.ts';
+import { IDEMPOTENCY_HEADER, ROUTES } from '../../../gateway/http-protocol.ts';
+import { BCB_ERROR_NAMES, bcbGeneralName, bcbProblemaOf, type BcbViolacao } from '../../../gateway/bcb-pix-problems.ts';
+import { isDatabaseDown } from './database.ts';
+import {
+  GatewayError,
+  type GatewayMandate,
+  type GatewayMandateCharge,
+  type PaymentGateway,
+  type PixAutomatico,
+} from '../../../gateway/port.ts';
 import type { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
 import { SANDBOX_PAYER_BANK } from './simulator-pix-rows.ts';
 
@@ -60,23 +68,93 @@ const speaksBcb = (gateway: PaymentGateway): gateway is BcbPixGateway =>
 
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
+/** A request the route refuses: its tag's `…OperacaoInvalida`, or the general `RequisicaoInvalida`. */
+class BcbInvalid extends Error {
+  readonly general: boolean;
+  readonly violacoes: BcbViolacao[];
+  constructor(message: string, violacoes: BcbViolacao[] = [], general = false) {
+    super(message);
+    this.violacoes = violacoes;
+    this.general = general;
+  }
+}
+
+/** Not found: its tag's `…NaoEncontrad[ao]`. */
+class BcbNotFound extends Error {}
+
 function bodyOf<S extends z.ZodType>(schema: S, request: FastifyRequest): z.infer<S> {
   const parsed = schema.safeParse(request.body ?? {});
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    throw Object.assign(new Error(`Invalid request body: ${detail}`), { statusCode: 400 });
+    const violacoes = parsed.error.issues.map((i) => ({
+      razao: i.message,
+      propriedade: i.path.join('.') || 'body',
+    }));
+    throw new BcbInvalid('A requisição não respeita o schema.', violacoes);
   }
   return parsed.data;
+}
+
+/** A sandbox control's body (the protocol's, not the BCB's): a bad one is the protocol's 400. */
+function sandboxBodyOf<S extends z.ZodType>(schema: S, request: FastifyRequest): z.infer<S> {
+  const parsed = schema.safeParse(request.body ?? {});
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+  throw Object.assign(new Error(`Invalid request body: ${detail}`), { statusCode: 400 });
 }
 
 function keyOf(request: FastifyRequest): string {
   const key = request.headers[IDEMPOTENCY_HEADER];
   if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
-    throw Object.assign(new Error('Idempotency-Key header is required on every POST (1-255 characters)'), {
-      statusCode: 400,
-    });
+    const violacao = { razao: 'Idempotency-Key header is required on every POST (1-255 characters)' };
+    throw new BcbInvalid(
+      'Idempotency-Key ausente ou inválida.',
+      [{ ...violacao, propriedade: IDEMPOTENCY_HEADER }],
+      true,
+    );
   }
   return key;
+}
+
+/** The BCB's route names of a request (its METHOD and route path). */
+const BCB_ROUTES = new Map(
+  (Object.keys(BCB_ERROR_NAMES) as (keyof typeof BCB_ERROR_NAMES)[]).map((name) => [
+    `${ROUTES[name].method} ${ROUTES[name].path}`,
+    BCB_ERROR_NAMES[name],
+  ]),
+);
+const namesOf = (request: FastifyRequest) =>
+  BCB_ROUTES.get(`${request.method} ${request.routeOptions.url ?? ''}`) ?? {
+    invalid: 'RequisicaoInvalida',
+    notFound: 'NaoEncontrado',
+  };
+
+/**
+ * Errors answered as the BCB's Problema (gateway/bcb-pix-problems.ts): a refusal of the simulator's (a
+ * GatewayError not worth repeating) is the route's `…OperacaoInvalida`, a retryable one or its database
+ * down `ServicoIndisponivel`.
+ */
+function answerProblems(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, request, reply) => {
+    const names = namesOf(request);
+    const send = (status: number, name: string, detail: string, violacoes?: BcbViolacao[]) =>
+      reply.status(status).send(bcbProblemaOf(status, name, detail, violacoes));
+    if (err instanceof BcbInvalid) {
+      return send(400, err.general ? 'RequisicaoInvalida' : names.invalid, err.message, err.violacoes);
+    }
+    if (err instanceof BcbNotFound) return send(404, names.notFound, err.message);
+    if (err instanceof GatewayError && !err.retryable) return send(400, names.invalid, err.message);
+    if (err instanceof GatewayError || isDatabaseDown(err)) {
+      request.log.warn({ err }, 'simulated gateway: unavailable');
+      return send(503, 'ServicoIndisponivel', 'Serviço indisponível; tente novamente.');
+    }
+    const status = (err as { statusCode?: number }).statusCode;
+    // Fastify's own refusals (a body that is not JSON…): the general RequisicaoInvalida.
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return send(status, bcbGeneralName(status), (err as Error).message);
+    }
+    request.log.error({ err }, 'simulated gateway failed');
+    return send(500, 'ErroInternoDoServidor', 'Erro interno do servidor.');
+  });
 }
 
 const rec = (mandate: GatewayMandate) => recFromMandate(mandate, SANDBOX_RECEIVER, SANDBOX_PAYER_BANK);
@@ -85,8 +163,19 @@ const cobr = (charge: GatewayMandateCharge) => cobrFromCharge(charge, SANDBOX_RE
 /** A location's id: increasing, and not reused after a restart (the simulator keeps no locations). */
 let lastLocation = Date.now();
 
+/** The BCB's API's paths (sandbox controls aside). */
+export const BCB_PREFIX = '/v2/';
+
 export function pixAutomaticoRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
   if (!speaksBcb(gateway)) return;
+  // A context of their own, so that their errors are the BCB's Problema.
+  void app.register(async (bcb) => {
+    answerProblems(bcb);
+    bcbRoutes(bcb, gateway);
+  });
+}
+
+function bcbRoutes(app: FastifyInstance, gateway: BcbPixGateway): void {
   app.post(ROUTES.createMandateLocation.path, async (_request, reply) => {
     const id = ++lastLocation;
     const criacao = new Date().toISOString();
@@ -110,12 +199,12 @@ export function pixAutomaticoRoutes(app: FastifyInstance, gateway: PaymentGatewa
     const mandate = await gateway.createBcbMandate(input, keyOf(request), creation);
     return reply.status(201).send(rec(mandate));
   });
-  app.get(ROUTES.getMandate.path, async (request, reply) => {
+  app.get(ROUTES.getMandate.path, async (request) => {
     // ?txid= asks for the composite QR code with that charge: a cobv's makes the rec a journey 4's.
     const { txid } = request.query as { txid?: string };
     if (txid) return rec(await gateway.composeDueChargeQr(idOf(request), txid));
     const mandate = await gateway.getMandate(idOf(request));
-    if (!mandate) return reply.status(404).send(errorBody(404, `No rec ${idOf(request)}`));
+    if (!mandate) throw new BcbNotFound(`Recorrência ${idOf(request)} não encontrada.`);
     return rec(mandate);
   });
   app.patch(ROUTES.cancelMandate.path, async (request) => {
@@ -137,9 +226,9 @@ function cobrRoutes(app: FastifyInstance, gateway: BcbPixGateway): void {
     const input = chargeInputOfCobr(bodyOf(bcbCobRSolicitada, request), txid);
     return reply.status(201).send(cobr(await gateway.createMandateChargeAs(txid, input, `bcb:cobr:${txid}`)));
   });
-  app.get(ROUTES.getMandateCharge.path, async (request, reply) => {
+  app.get(ROUTES.getMandateCharge.path, async (request) => {
     const charge = await gateway.getMandateCharge(idOf(request));
-    if (!charge) return reply.status(404).send(errorBody(404, `No cobr ${idOf(request)}`));
+    if (!charge) throw new BcbNotFound(`Cobrança ${idOf(request)} não encontrada.`);
     return cobr(charge);
   });
   app.post(ROUTES.retryMandateCharge.path, async (request, reply) => {
@@ -167,18 +256,18 @@ function webhookRoutes(app: FastifyInstance, gateway: BcbPixGateway): void {
 export function pixAutomaticoSandboxRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
   if (!offersSandboxPixAutomatico(gateway)) return;
   app.post(ROUTES.sandboxAuthorizeMandate.path, async (request) => {
-    const { persona } = bodyOf(wireAuthorizeMandate, request);
+    const { persona } = sandboxBodyOf(wireAuthorizeMandate, request);
     return mandateToWire(await gateway.authorizeMandate(idOf(request), persona));
   });
   app.post(ROUTES.sandboxRevokeMandate.path, async (request) =>
     mandateToWire(await gateway.revokeMandate(idOf(request))),
   );
   app.post(ROUTES.sandboxSetPayerMaximum.path, async (request) => {
-    const { maximum } = bodyOf(wirePayerMaximum, request);
+    const { maximum } = sandboxBodyOf(wirePayerMaximum, request);
     return mandateToWire(await gateway.setPayerMaximum(idOf(request), maximum));
   });
   app.post(ROUTES.sandboxSettleMandateCharges.path, async (request) => {
-    const { as_of: asOf, mandate_ids: mandateIds } = bodyOf(wireSettleMandateCharges, request);
+    const { as_of: asOf, mandate_ids: mandateIds } = sandboxBodyOf(wireSettleMandateCharges, request);
     return { items: (await gateway.settleMandateCharges(asOf, mandateIds)).map(mandateChargeToWire) };
   });
 }

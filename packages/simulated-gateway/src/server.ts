@@ -7,9 +7,10 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { z } from 'zod';
-import { isDatabaseError } from './database.ts';
+import { isDatabaseDown } from './database.ts';
 import { afterSaleSandboxRoutes, chargebackRoutes } from './server-disputes.ts';
-import { pixAutomaticoRoutes, pixAutomaticoSandboxRoutes } from './server-pix-automatico.ts';
+import { BCB_PREFIX, pixAutomaticoRoutes, pixAutomaticoSandboxRoutes } from './server-pix-automatico.ts';
+import { bcbGeneralName, bcbProblemaOf } from '../../../gateway/bcb-pix-problems.ts';
 import { pixRefundRoutes } from './server-pix-refunds.ts';
 import type { SimulatorFaults } from './simulator-idempotency.ts';
 import { buyerInputFromWire, buyerToWire, wireBuyerInput } from '../../../gateway/http-buyers.ts';
@@ -237,7 +238,12 @@ function injectFaults(
     const { failStatus, delayMs, dropAnswer } = faults.take(routeNameOf(request));
     if (delayMs > 0) await sleep(delayMs, undefined, { signal: closing }).catch(() => undefined);
     if (failStatus !== null) {
-      return reply.status(failStatus).send(errorBody(failStatus, `Injected fault: ${failStatus}`));
+      const detail = `Injected fault: ${failStatus}`;
+      // The BCB's routes answer in the BCB's Problema.
+      const body = request.url.startsWith(BCB_PREFIX)
+        ? bcbProblemaOf(failStatus, bcbGeneralName(failStatus), detail)
+        : errorBody(failStatus, detail);
+      return reply.status(failStatus).send(body);
     }
     if (dropAnswer) dropping.add(request);
   });
@@ -292,14 +298,6 @@ function sandboxRoutes(app: FastifyInstance, sandbox: SandboxControls): void {
   });
 }
 
-/**
- * A connection that could not be made or was lost. The simulator's only connections are its
- * database's, and MikroORM's first connect (its database check) fails with the bare network error.
- */
-const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
-const isConnectionFailure = (err: unknown) =>
-  CONNECTION_FAILURES.has((err as { code?: unknown } | null)?.code as string);
-
 /** Unknown routes are a 404; errors are answered in the protocol's shape, a gateway's refusal as a 422. */
 function answerErrors(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
@@ -315,7 +313,7 @@ function answerErrors(app: FastifyInstance): void {
       return reply.status(status).send(errorBody(status, err.message));
     }
     // Its database down (refused, reset, gone): unavailable for now, so a caller retries, as with any gateway.
-    if (isDatabaseError(err) || isConnectionFailure(err)) {
+    if (isDatabaseDown(err)) {
       request.log.warn({ err }, 'simulated gateway: database unavailable');
       return reply.status(503).send(errorBody(503, 'The gateway is unavailable; retry later'));
     }

@@ -62,13 +62,20 @@ export class CallbackDelivery {
   }
 
   /**
-   * Posts JSON bodies to URLs of their own, unsigned (the BCB's webhooks, whose receiver authenticates
-   * the sender by mTLS), in the order given, retried as callbacks are.
+   * Posts the BCB's webhooks: JSON bodies to URLs of their own, in the order given, retried as callbacks
+   * are. The BCB's PSPs authenticate by mTLS; the simulator signs them as its callbacks when it has a
+   * secret (the sandbox's stand-in, checked by our endpoint as it checks the callbacks).
    */
-  deliverPlain(posts: { url: string; body: unknown }[]): void {
+  deliverBcb(posts: { url: string; body: unknown }[]): void {
     if (posts.length === 0) return;
     this.track(async () => {
-      for (const { url, body } of posts) await this.postJson(url, JSON.stringify(body), {});
+      for (const { url, body } of posts) {
+        const text = JSON.stringify(body);
+        const secret = this.callbacks.callbackSecret;
+        const signature: Record<string, string> = {};
+        if (secret) signature[CALLBACK_SIGNATURE_HEADER] = signCallback(secret, text, new Date());
+        await this.postJson(url, text, signature);
+      }
     });
   }
 

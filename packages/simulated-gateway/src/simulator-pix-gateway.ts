@@ -47,8 +47,9 @@ import { newId } from './simulator-rows.ts';
  */
 export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomatico, SandboxPixAutomatico {
   /**
-   * The BCB's webhooks (PUT /webhookrec, /webhookcobr): each notice of a rec or a cobr is also posted
-   * to `<rec>/rec` as `{ recs: [...] }` or `<cobr>/cobr` as `{ cobsr: [...] }`, as the record stood.
+   * The BCB's webhooks (PUT /webhookrec, /webhookcobr): each notice of a rec or a cobr is posted to
+   * `<rec>/rec` as `{ recs: [...] }` or `<cobr>/cobr` as `{ cobsr: [...] }`, as the record stood, instead
+   * of the simulator's own callback.
    */
   readonly bcbWebhooks: { rec?: string; cobr?: string } = {};
 
@@ -209,16 +210,22 @@ export class SimulatorPixAutomatico extends SimulatorBooks implements PixAutomat
     return result;
   }
 
-  /** Sends a change's notices; under the `mandateNoticesTwiceReversed` fault, Pix Automático's come reversed and twice. */
+  /**
+   * Sends a change's notices; under the `mandateNoticesTwiceReversed` fault, Pix Automático's come reversed
+   * and twice. A rec's or cobr's notice goes by the BCB's webhook when one is registered for its kind, as a
+   * PSP notifies (the standalone server registers ours), and by the simulator's own callback otherwise.
+   */
   protected deliverPixNotices(notices: GatewayCallback[]): void {
     const twiceReversed = this.faults.mandateNoticesTwiceReversed === true;
     const isPix = (n: GatewayCallback) => n.type === 'mandate.updated' || n.type === 'mandate_charge.updated';
     const pix = twiceReversed ? notices.filter(isPix).reverse() : notices.filter(isPix);
-    const webhooks = twiceReversed ? [...pix, ...pix] : pix;
-    this.delivery.deliverPlain(webhooks.flatMap((n) => this.bcbWebhookOf(n)));
-    if (!twiceReversed) return this.delivery.deliver(notices);
+    const webhooks = pix.flatMap((n) => this.bcbWebhookOf(n));
+    this.delivery.deliverBcb(twiceReversed ? [...webhooks, ...webhooks] : webhooks);
+    const enveloped = (n: GatewayCallback) => !isPix(n) || this.bcbWebhookOf(n).length === 0;
+    if (!twiceReversed) return this.delivery.deliver(notices.filter(enveloped));
     this.delivery.deliver(notices.filter((n) => !isPix(n)));
-    this.delivery.deliverInOrder([...pix, ...pix.map((n) => ({ ...n, id: newId('cb') }))]);
+    const own = pix.filter(enveloped);
+    this.delivery.deliverInOrder([...own, ...own.map((n) => ({ ...n, id: newId('cb') }))]);
   }
 
   /** The BCB's webhook post of a notice, when one is registered for its kind. */
