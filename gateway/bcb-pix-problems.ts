@@ -44,6 +44,8 @@ type BcbRoute = Extract<
   | 'cancelMandateCharge'
   | 'setMandateWebhook'
   | 'setMandateChargeWebhook'
+  | 'refundPix'
+  | 'getPixRefund'
 >;
 const REC = { invalid: 'RecOperacaoInvalida', notFound: 'RecNaoEncontrada' } as const;
 const COBR = { invalid: 'CobROperacaoInvalida', notFound: 'CobRNaoEncontrado' } as const;
@@ -60,6 +62,9 @@ export const BCB_ERROR_NAMES: Record<BcbRoute, { invalid: string; notFound: stri
   cancelMandateCharge: COBR,
   setMandateWebhook: { invalid: 'WebhookRecOperacaoInvalida', notFound: 'NaoEncontrado' },
   setMandateChargeWebhook: { invalid: 'WebhookCobROperacaoInvalida', notFound: 'NaoEncontrado' },
+  // The Pix tag's: a refund the rules refuse, and a refund id unknown for that pix.
+  refundPix: { invalid: 'PixDevolucaoInvalida', notFound: 'PixDevolucaoNaoEncontrada' },
+  getPixRefund: { invalid: 'PixDevolucaoInvalida', notFound: 'PixDevolucaoNaoEncontrada' },
 };
 
 const TITLES: Record<number, string> = {

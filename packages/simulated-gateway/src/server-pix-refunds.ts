@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bcbDevolucaoSolicitada } from '../../../gateway/bcb-pix-automatico-schemas.ts';
 import { centsOf } from '../../../gateway/bcb-pix-automatico-words.ts';
 import { devolucaoOf } from '../../../gateway/bcb-pix-devolucao.ts';
-import { errorBody, ROUTES } from '../../../gateway/http-protocol.ts';
+import { ROUTES } from '../../../gateway/http-protocol.ts';
 import type { PaymentGateway } from '../../../gateway/port.ts';
+import { answerProblems, BcbNotFound, bodyOf } from './server-bcb-problems.ts';
 import type { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
 
 /**
@@ -11,7 +12,8 @@ import type { SimulatorPixAutomatico } from './simulator-pix-gateway.ts';
  * openapi.yaml 2.9): `PUT /v2/pix/{e2eid}/devolucao/{id}` with DevolucaoSolicitada (201, a Devolucao)
  * and `GET` of the same path (200, a Devolucao; 404 when there is none). A PUT is keyed by its path: a
  * repeated one answers the first refund. The pix is a paid Pix Automático attempt (its cobr's `pix`).
- * A refusal (an unknown or unpaid pix, more than is left) is the protocol's 422, not the BCB's Problema.
+ * Errors are the BCB's Problema: a refusal (an unknown or unpaid pix, more than is left) PixDevolucaoInvalida,
+ * an unknown refund PixDevolucaoNaoEncontrada.
  */
 
 type PixRefunds = Pick<SimulatorPixAutomatico, 'refundPix' | 'getPixRefund'>;
@@ -23,20 +25,20 @@ const paramsOf = (request: FastifyRequest) => request.params as { id: string; da
 
 export function pixRefundRoutes(app: FastifyInstance, gateway: PaymentGateway): void {
   if (!refundsPix(gateway)) return;
-  app.put(ROUTES.refundPix.path, async (request, reply) => {
-    const { id: endToEndId, data: id } = paramsOf(request);
-    const parsed = bcbDevolucaoSolicitada.safeParse(request.body ?? {});
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-      return reply.status(400).send(errorBody(400, `Invalid request body: ${detail}`));
-    }
-    const refund = await gateway.refundPix(endToEndId, id, centsOf(parsed.data.valor));
-    return reply.status(201).send(devolucaoOf(refund));
-  });
-  app.get(ROUTES.getPixRefund.path, async (request, reply) => {
-    const { id: endToEndId, data: id } = paramsOf(request);
-    const refund = await gateway.getPixRefund(endToEndId, id);
-    if (!refund) return reply.status(404).send(errorBody(404, `No devolução ${id} of the pix ${endToEndId}`));
-    return devolucaoOf(refund);
+  // A context of their own, so that their errors are the BCB's Problema.
+  void app.register(async (bcb) => {
+    answerProblems(bcb);
+    bcb.put(ROUTES.refundPix.path, async (request, reply) => {
+      const { id: endToEndId, data: id } = paramsOf(request);
+      const wanted = bodyOf(bcbDevolucaoSolicitada, request);
+      const refund = await gateway.refundPix(endToEndId, id, centsOf(wanted.valor));
+      return reply.status(201).send(devolucaoOf(refund));
+    });
+    bcb.get(ROUTES.getPixRefund.path, async (request) => {
+      const { id: endToEndId, data: id } = paramsOf(request);
+      const refund = await gateway.getPixRefund(endToEndId, id);
+      if (!refund) throw new BcbNotFound(`Devolução ${id} não encontrada para o e2eid ${endToEndId}.`);
+      return devolucaoOf(refund);
+    });
   });
 }
