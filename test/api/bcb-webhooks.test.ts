@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { CALLBACK_SIGNATURE_HEADER, signCallback } from '../../gateway/callback-signature.ts';
 import { useApi, type TestApi } from '../helpers/api.ts';
-import { waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { subscribeByPixAutomatico } from '../helpers/pix-automatico-buyers.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/processes.ts';
 
@@ -33,25 +33,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 
 /** A Pix Automático checkout paid by the mandate's QR code: the subscription's approved mandate. */
 async function approvedMandate(tenant: Tenant) {
-  const product = await api.call('POST', '/api/v1/products/', {
-    token: tenant.oat,
-    body: {
-      organization_id: tenant.org.id,
-      name: 'Clube do livro',
-      prices: [{ currency: 'brl', type: 'recurring', interval: 'month', unit_amount: 3_990 }],
-    },
-  });
-  const created = await api.call('POST', '/api/v1/checkouts/', {
-    token: tenant.oat,
-    body: { customer_email: 'ana@example.com', recurrence_billing: 'pix_automatico', product_id: product.body.id },
-  });
-  const confirmed = await api.call('POST', `/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
-    body: { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '52998224725' },
-  });
-  expect([confirmed.status, confirmed.body.status]).toEqual([200, 'confirmed']);
-  await api.call('POST', `/api/v1/sandbox/transactions/${confirmed.body.gateway_payment_data.transaction_id}/pay`);
-  const checkout = await waitForCheckoutStatus(api.orm, created.body.id, 'succeeded');
-  const [subscription] = await sql('select id from subscriptions where checkout_id = ?', [checkout.id]);
+  const { subscription } = await subscribeByPixAutomatico(api, tenant);
   return waitFor(
     async () =>
       (

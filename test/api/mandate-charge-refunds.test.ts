@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
-import { waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { subscribeByPixAutomatico } from '../helpers/pix-automatico-buyers.ts';
 import { waitFor } from '../helpers/processes.ts';
 
 /**
@@ -18,24 +18,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 
 /** A monthly Pix Automático subscription whose period 2 (R$ 39,90) the mandate paid. */
 async function periodPaidByMandate(tenant: Tenant) {
-  const product = await api.call('POST', '/api/v1/products/', {
-    token: tenant.oat,
-    body: {
-      organization_id: tenant.org.id,
-      name: 'Clube do livro',
-      prices: [{ currency: 'brl', type: 'recurring', interval: 'month', unit_amount: 3_990 }],
-    },
-  });
-  const created = await api.call('POST', '/api/v1/checkouts/', {
-    token: tenant.oat,
-    body: { customer_email: 'ana@example.com', recurrence_billing: 'pix_automatico', product_id: product.body.id },
-  });
-  const confirmed = await api.call('POST', `/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
-    body: { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '52998224725' },
-  });
-  await api.call('POST', `/api/v1/sandbox/transactions/${confirmed.body.gateway_payment_data.transaction_id}/pay`);
-  await waitForCheckoutStatus(api.orm, created.body.id, 'succeeded');
-  const [s] = await sql('select id, current_period_end from subscriptions where checkout_id = ?', [created.body.id]);
+  const { subscription: s } = await subscribeByPixAutomatico(api, tenant);
   await waitFor(async () => (await sql('select id from mandates where subscription_id = ?', [s.id]))[0], {
     what: 'the mandate adopted',
     timeoutMs: 20_000,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SimulatedGateway } from '@billing/simulated-gateway';
 import { useApi, startApi, type TestApi } from '../helpers/api.ts';
 import { makeTenant } from '../helpers/fixtures.ts';
-import { waitForCheckoutStatus } from '../helpers/checkouts.ts';
+import { subscribeByPixAutomatico } from '../helpers/pix-automatico-buyers.ts';
 import { waitFor } from '../helpers/processes.ts';
 
 /**
@@ -19,29 +19,7 @@ const sql = (q: string, params: unknown[] = []): Promise<any[]> => api.orm.em.ge
 
 /** A Pix Automático subscription of `tenant` whose journey-3 mandate the buyer approved by paying its QR code. */
 async function approvedMandate(tenant: Tenant) {
-  const product = await api.call('POST', '/api/v1/products/', {
-    token: tenant.oat,
-    body: {
-      organization_id: tenant.org.id,
-      name: 'Clube do livro',
-      prices: [{ currency: 'brl', type: 'recurring', interval: 'month', unit_amount: 3_990 }],
-    },
-  });
-  const created = await api.call('POST', '/api/v1/checkouts/', {
-    token: tenant.oat,
-    body: { customer_email: 'ana@example.com', recurrence_billing: 'pix_automatico', product_id: product.body.id },
-  });
-  const confirmed = await api.call('POST', `/api/v1/checkouts/client/${created.body.client_secret}/confirm-sdk`, {
-    body: { payment_method: 'pix', customer_name: 'Ana Souza', customer_tax_id: '529.982.247-25' },
-  });
-  expect([confirmed.status, confirmed.body.status]).toEqual([200, 'confirmed']);
-  const paid = await api.call(
-    'POST',
-    `/api/v1/sandbox/transactions/${confirmed.body.gateway_payment_data.transaction_id}/pay`,
-  );
-  expect(paid.body.status).toBe('succeeded');
-  const checkout = await waitForCheckoutStatus(api.orm, created.body.id, 'succeeded');
-  const [subscription] = await sql('select id from subscriptions where checkout_id = ?', [checkout.id]);
+  const { subscription } = await subscribeByPixAutomatico(api, tenant);
   return waitFor(
     async () => {
       const list = await api.call('GET', `/api/v1/mandates/?subscription_id=${subscription.id}`, { token: tenant.oat });
