@@ -12,7 +12,7 @@ import { addToBalance, findSubscription, writeCancelAtPeriodEnd } from '../db/su
 import { saleRecordIn } from '../use-cases/sale-records.ts';
 import type { SaleBody } from '../use-cases/schemas/sales.ts';
 import { upsertTransaction } from '../db/checkout/transactions.ts';
-import type { PaymentSummary } from '../domain/checkout.ts';
+import { saleMethodOf, type PaymentSummary } from '../domain/checkout.ts';
 import { discountRule } from '../domain/discounts.ts';
 import { applyBalance } from '../domain/proration.ts';
 import {
@@ -284,7 +284,8 @@ async function renewalSale(
     discountAmount: subtotal - price,
     amount: input.amount,
     installments: 1,
-    paymentMethod: 'credit_card',
+    // A card's renewal, or a Pix Automático cycle's pix paid through its mandate.
+    paymentMethod: input.payment ? saleMethodOf(input.payment.paymentType) : 'credit_card',
     at,
   });
   return saleRecordIn(tx, id);

@@ -11,6 +11,10 @@ export const CHECKOUT_STATUSES = ['open', 'confirmed', 'succeeded', 'failed', 'e
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 export type ConfirmPaymentMethod = 'credit_card' | 'pix' | 'boleto';
 
+/** A sale's payment_method from its payment's type (the gateway's `credit` is the API's `credit_card`). */
+export const saleMethodOf = (paymentType: 'credit' | 'pix' | 'boleto'): ConfirmPaymentMethod =>
+  paymentType === 'credit' ? 'credit_card' : paymentType;
+
 /**
  * What happens to a checkout: a confirmation takes it (its payment in flight), a refused payment gives
  * it back to the buyer, a failure or a recorded sale ends it, and so does its expiry while open.

@@ -100,7 +100,8 @@ describe('POST /refunds of a sale paid by a Pix Automático charge', () => {
     ]);
     expect(payment).toEqual({ status: 'refunded', refunded: 3_990 });
     const sale = await api.call('GET', `/api/v1/sales/${paid.sale_id}`, { token: tenant.oat });
-    expect(sale.body).toMatchObject({ status: 'refunded', refunded_amount: 3_990 });
+    // The period was paid by pix through the mandate, and its sale says so.
+    expect(sale.body).toMatchObject({ status: 'refunded', refunded_amount: 3_990, payment_method: 'pix' });
     const events = await sql(
       `select type from events where organization_id = ? and type in ('refund.created', 'sale.refunded') order by id`,
       [tenant.org.id],
